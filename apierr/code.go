@@ -1,0 +1,81 @@
+package apierr
+
+import "net/http"
+
+// Code is an error code: self-explanatory, in UPPER-KEBAB case.
+type Code string
+
+// The catalogue of codes. Each comment says when the code is used and which extra attributes
+// the error message carries.
+const (
+	// TooFewArguments: a required argument is missing. Attributes: names (the function's required
+	// argument names in declaration order) and count (how many there are).
+	TooFewArguments Code = "TOO-FEW-ARGUMENTS"
+	// AuthenticationNeeded: the token is missing, unknown, expired or revoked, or a session is
+	// required and an API key was given. Attribute: path (the function name).
+	AuthenticationNeeded Code = "API-AUTHENTICATION-NEEDED"
+	// UnknownFunction: no such function at that version. Attribute: path.
+	UnknownFunction Code = "UNKNOWN-FUNCTION"
+	// UnknownVersion: the version segment names no served version. Attributes: version, versions.
+	UnknownVersion Code = "UNKNOWN-VERSION"
+	// UnknownArguments: the call names arguments the function does not take. Attribute: names.
+	UnknownArguments Code = "UNKNOWN-ARGUMENTS"
+	// InvalidJSON: a JSON body is not a JSON object, or (strict mode) an argument value is not
+	// JSON. Attribute: name, when it is one argument.
+	InvalidJSON Code = "INVALID-JSON"
+	// InvalidArgument: a value does not fit the argument's schema. Attributes: name, reason.
+	InvalidArgument Code = "INVALID-ARGUMENT"
+	// InvalidMessage: a WebSocket message is not a valid call. Attribute: reason.
+	InvalidMessage Code = "INVALID-MESSAGE"
+	// DuplicateID: a WebSocket call reuses the id of a call still running.
+	DuplicateID Code = "DUPLICATE-ID"
+	// Cancelled: the call was cancelled.
+	Cancelled Code = "CANCELLED"
+	// InvalidCredentials: login with a wrong user or password (the same for both).
+	InvalidCredentials Code = "INVALID-CREDENTIALS"
+	// RateLimited: too many calls or login attempts. Attribute: retry_after (seconds).
+	RateLimited Code = "RATE-LIMITED"
+	// RequestTooLarge: a body, argument or message is over its limit. Attribute: limit (bytes).
+	RequestTooLarge Code = "REQUEST-TOO-LARGE"
+	// NotFound: a named object does not exist. Attribute: name.
+	NotFound Code = "NOT-FOUND"
+	// Conflict: a named object already exists. Attribute: name.
+	Conflict Code = "CONFLICT"
+	// Timeout: the call ran past its deadline.
+	Timeout Code = "TIMEOUT"
+	// Internal: a function panicked or failed unexpectedly. The log has the details.
+	Internal Code = "INTERNAL-ERROR"
+)
+
+// Catalogue lists the framework's codes, in the order doc shows them.
+var Catalogue = []Code{
+	TooFewArguments, AuthenticationNeeded, UnknownFunction, UnknownVersion, UnknownArguments,
+	InvalidJSON, InvalidArgument, InvalidMessage, DuplicateID, Cancelled, InvalidCredentials,
+	RateLimited, RequestTooLarge, NotFound, Conflict, Timeout, Internal,
+}
+
+// Status returns the HTTP status that accompanies an error message with code c: 401 for
+// authentication, 404 for what does not exist, 409 for conflicts, 413 for sizes, 429 for rate
+// limits, 499 for cancelled calls, 504 for timeouts, 500 for internal errors, and 400 for every
+// other code, including codes of the application's own.
+func (c Code) Status() int {
+	switch c {
+	case AuthenticationNeeded, InvalidCredentials:
+		return http.StatusUnauthorized
+	case UnknownFunction, UnknownVersion, NotFound:
+		return http.StatusNotFound
+	case Conflict:
+		return http.StatusConflict
+	case RequestTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case RateLimited:
+		return http.StatusTooManyRequests
+	case Cancelled:
+		return 499 // the de-facto "client closed request"
+	case Timeout:
+		return http.StatusGatewayTimeout
+	case Internal:
+		return http.StatusInternalServerError
+	}
+	return http.StatusBadRequest
+}

@@ -1,0 +1,81 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/fnapi/fnapi/stream"
+	"github.com/fnapi/fnapi/version"
+)
+
+// Call is one call of a function, as a transport received it. Interceptors may read it and set
+// Identity; they must not keep it after the call returns.
+type Call struct {
+	// Func is the function called.
+	Func *Func
+	// Version is the API version the call was made at.
+	Version version.Version
+	// Args holds the arguments as JSON values, by name. Tokens (_session, _key) are not in it.
+	Args map[string]json.RawMessage
+	// Credentials holds the tokens that came with the call.
+	Credentials Credentials
+	// Identity is set by the authentication interceptor to who the caller is; nil when anonymous.
+	Identity any
+	// Transport names how the call arrived: "http", "ws".
+	Transport string
+	// ID is the WebSocket call's id; empty over HTTP.
+	ID string
+	// RemoteAddr is the client's network address, for rate limits and logs.
+	RemoteAddr string
+	// Header holds the request's HTTP header (the handshake's, over WebSocket). Never log it:
+	// it may hold tokens.
+	Header http.Header
+	// SetCookie sets a cookie on the HTTP response; nil where the transport cannot (WebSocket).
+	SetCookie func(*http.Cookie)
+	// Sink receives the chunks in streaming mode; nil in non-streaming mode.
+	Sink stream.Sink
+}
+
+// Credentials are the tokens a call carries. Secrets: never log them.
+type Credentials struct {
+	// Session is the session ID, from the session cookie or the _session argument.
+	Session string
+	// SessionFromCookie reports that Session came from the cookie, which a browser adds by itself.
+	SessionFromCookie bool
+	// Key is the API key, from the authorization header or the _key argument.
+	Key string
+	// CrossSite reports that the browser marked the request cross-site (Sec-Fetch-Site or a
+	// foreign Origin).
+	CrossSite bool
+}
+
+// Handler answers a call: the function's result, or an error (an *apierr.Error for the client).
+// In streaming mode the chunks go to the call's Sink and the result is nil.
+type Handler func(ctx context.Context, c *Call) (any, error)
+
+// Interceptor wraps a Handler: it may inspect or change the call, refuse it with an error, or
+// observe the result.
+type Interceptor func(next Handler) Handler
+
+// Chain returns h wrapped by the interceptors, the first one outermost.
+func Chain(h Handler, interceptors ...Interceptor) Handler {
+	for i := len(interceptors) - 1; i >= 0; i-- {
+		h = interceptors[i](h)
+	}
+	return h
+}
+
+type callKey struct{}
+
+// WithCall returns a context that carries c, for the function and interceptors to read with
+// CallFrom. Transports call it once per call.
+func WithCall(ctx context.Context, c *Call) context.Context {
+	return context.WithValue(ctx, callKey{}, c)
+}
+
+// CallFrom returns the call a context belongs to, or nil.
+func CallFrom(ctx context.Context) *Call {
+	c, _ := ctx.Value(callKey{}).(*Call)
+	return c
+}

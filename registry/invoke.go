@@ -1,0 +1,79 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"runtime/debug"
+
+	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/stream"
+)
+
+// Invoke is the Handler at the centre of every chain: it binds the call's arguments and runs
+// the function. In non-streaming mode (c.Sink nil) it returns the function's result, the
+// accumulated chunks for a streaming function. In streaming mode it sends the chunks to c.Sink
+// (a non-streaming function's result as one chunk) and returns nil, nil when the function
+// succeeds; the transport then sends the end message.
+func Invoke(ctx context.Context, c *Call) (result any, err error) {
+	f := c.Func
+	args, err := f.bind(c.Args)
+	if err != nil {
+		return nil, err
+	}
+	in := make([]reflect.Value, 0, 2+len(args))
+	if f.hasCtx {
+		in = append(in, reflect.ValueOf(ctx))
+	}
+	in = append(in, args...)
+	var state stream.State
+	if f.Streaming {
+		sender := reflect.New(f.sender.Elem())
+		sink := c.Sink
+		if sink == nil {
+			state = f.Accumulator.Start()
+			sink = accumulate{state}
+		}
+		sender.Interface().(stream.Binder).Bind(ctx, sink)
+		in = append(in, sender)
+	}
+	out, err := f.call(in)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case state != nil:
+		return state.Result(), nil
+	case c.Sink != nil && !f.Streaming:
+		return nil, c.Sink.Send(ctx, out)
+	}
+	return out, nil
+}
+
+// call runs the function, turning a panic into INTERNAL-ERROR whose cause holds the stack.
+func (f *Func) call(in []reflect.Value) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			result = nil
+			err = apierr.New(apierr.Internal).Wrap(fmt.Errorf("registry: %q panicked: %v\n%s", f.Name, p, debug.Stack()))
+		}
+	}()
+	out := f.fn.Call(in)
+	if f.outErr {
+		if e := out[len(out)-1]; !e.IsNil() {
+			return nil, e.Interface().(error)
+		}
+	}
+	if f.outValue {
+		return out[0].Interface(), nil
+	}
+	return nil, nil
+}
+
+// accumulate is the sink of a streaming function called in non-streaming mode.
+type accumulate struct{ state stream.State }
+
+func (a accumulate) Send(_ context.Context, chunk any) error {
+	a.state.Add(chunk)
+	return nil
+}

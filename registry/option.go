@@ -1,0 +1,96 @@
+package registry
+
+import (
+	"fmt"
+
+	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/stream"
+	"github.com/fnapi/fnapi/version"
+)
+
+// Access says which token a function needs.
+type Access int
+
+const (
+	// Token (the default) admits a call with any valid token: a session ID or an API key.
+	Token Access = iota
+	// Public admits every call, without a token.
+	Public
+	// Session admits only a call with a valid session ID: an API key is refused.
+	Session
+)
+
+// String returns "token", "none" or "session", as doc shows it.
+func (a Access) String() string {
+	switch a {
+	case Public:
+		return "none"
+	case Session:
+		return "session"
+	}
+	return "token"
+}
+
+// Option configures a function at registration.
+type Option func(*Func) error
+
+// Args names the plain parameters of the function, in order (after the context). It is needed
+// for, and only for, functions whose arguments are plain parameters.
+func Args(names ...string) Option {
+	return func(f *Func) error { f.argNames = names; return nil }
+}
+
+// Describe sets the function's description, as doc shows it. Default: the Go doc comment of
+// the function, when Comments provides it; else none.
+func Describe(text string) Option {
+	return func(f *Func) error { f.Description = text; return nil }
+}
+
+// Since sets the API version in which the function appears. Default: 1.0.
+func Since(v string) Option {
+	return func(f *Func) error {
+		p, err := version.Parse(v)
+		if err != nil {
+			return err
+		}
+		f.Since = p
+		return nil
+	}
+}
+
+// Until sets the API version from which the function is no longer served, because it was
+// removed or replaced by another registration of the same name. Default: served in every later
+// version.
+func Until(v string) Option {
+	return func(f *Func) error {
+		p, err := version.Parse(v)
+		if err != nil {
+			return err
+		}
+		f.Until = &p
+		return nil
+	}
+}
+
+// Requires sets the token the function needs. Default: Token.
+func Requires(a Access) Option {
+	return func(f *Func) error {
+		if a < Token || a > Session {
+			return fmt.Errorf("unknown access %d", a)
+		}
+		f.Access = a
+		return nil
+	}
+}
+
+// Errors declares the error codes the function returns besides the framework's catalogue, so
+// that doc lists them.
+func Errors(codes ...apierr.Code) Option {
+	return func(f *Func) error { f.Errors = append(f.Errors, codes...); return nil }
+}
+
+// Accumulate sets how the chunks of a streaming function build the result of a non-streaming
+// call. Default: stream.Append, an array of every chunk.
+func Accumulate(a stream.Accumulator) Option {
+	return func(f *Func) error { f.acc = &a; return nil }
+}
