@@ -1,0 +1,22 @@
+// Package records holds the traffic records of the example data service, one per conversation
+// and time slice as a network monitor collects them, and the store that keeps them.
+//
+// A record arrives as JSON (the ingest function, the demo generator, collectors):
+//
+//	{"time": 1700000000, "protocol": "tcp", "application": "https",
+//	 "client": {"ip": "10.0.0.5", "port": 51234, "bytes": 1200, "packets": 9},
+//	 "server": {"ip": "93.184.216.34", "port": 443, "bytes": 48000, "packets": 40}}
+//
+// ParseRecord checks and normalises one record, ParseBatch a batch of them all or nothing; a bad
+// record is a *RecordError naming the field ("client.ip") and the reason, inside a *BatchError
+// naming its index. Decisions: time is Unix seconds or RFC 3339 (truncated to the second), at
+// least 1970 and at most MaxFuture after the caller's now; protocol is a name ("tcp", "udp",
+// "icmp", "icmpv6", ...) or a number 0..255; IPv4-mapped IPv6 addresses are stored and shown
+// as IPv4, zones are rejected; application is lower-cased and, when absent, named from the
+// server port (Application); ports, bytes and packets default to 0, counts are at most 2^53-1;
+// unknown fields are rejected, so a misspelt field never passes silently as a zero.
+//
+// The records table (Schema) keeps addresses as the two 64-bit halves of their 16-byte form
+// (Halves, AddrFromHalves), so CIDR filters are range comparisons. A Store keeps records; DuckDB
+// is the embedded one, in <dir>/records.duckdb.
+package records

@@ -1,0 +1,283 @@
+package records
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// RecordError says which field of a record is wrong and why.
+type RecordError struct {
+	// Field is the path of the field: "time", "client.ip", "server.bytes", or "" for the
+	// record as a whole.
+	Field string
+	// Reason says what is wrong, for a person to read.
+	Reason string
+}
+
+// Error returns "records: FIELD: REASON".
+func (e *RecordError) Error() string {
+	if e.Field == "" {
+		return "records: " + e.Reason
+	}
+	return "records: " + e.Field + ": " + e.Reason
+}
+
+// BatchError is the error of ParseBatch: the record at Index (0-based) is wrong.
+type BatchError struct {
+	// Index is the position of the first bad record in the batch.
+	Index int
+	// Err is what is wrong with it, a *RecordError.
+	Err error
+}
+
+// Error returns "records: record INDEX: FIELD: REASON".
+func (e *BatchError) Error() string {
+	return fmt.Sprintf("records: record %d: %s", e.Index, strings.TrimPrefix(e.Err.Error(), "records: "))
+}
+
+// Unwrap returns the record's error.
+func (e *BatchError) Unwrap() error { return e.Err }
+
+// ParseBatch parses every record of raw with ParseRecord. It is all or nothing: when a record is
+// wrong it returns no records and a *BatchError naming the first bad record's index.
+func ParseBatch(raw []json.RawMessage, now time.Time) ([]Record, error) {
+	out := make([]Record, len(raw))
+	for i, r := range raw {
+		rec, err := ParseRecord(r, now)
+		if err != nil {
+			return nil, &BatchError{Index: i, Err: err}
+		}
+		out[i] = rec
+	}
+	return out, nil
+}
+
+// ParseRecord parses and validates one record in the ingest format
+//
+//	{"time": 1700000000, "protocol": "tcp", "application": "https",
+//	 "client": {"ip": "10.0.0.5", "port": 51234, "bytes": 1200, "packets": 9},
+//	 "server": {"ip": "93.184.216.34", "port": 443, "bytes": 48000, "packets": 40}}
+//
+// and returns it normalised: time in Unix seconds (an RFC 3339 time is truncated to the second),
+// protocol as a number, addresses canonical, application lower case and, when absent, null or
+// empty, named by Application from the server port. time, protocol, client, server and the two
+// ip fields are required; ports, bytes and packets default to 0. now is the current time: a
+// record more than MaxFuture after it is rejected. Errors are *RecordError.
+func ParseRecord(raw json.RawMessage, now time.Time) (Record, error) {
+	fields, err := object(raw, "")
+	if err != nil {
+		return Record{}, err
+	}
+	if err := checkFields(fields, "", "time", "protocol", "application", "client", "server"); err != nil {
+		return Record{}, err
+	}
+	var r Record
+	for _, name := range []string{"time", "protocol", "client", "server"} {
+		if _, ok := fields[name]; !ok {
+			return Record{}, &RecordError{Field: name, Reason: "missing"}
+		}
+	}
+	if r.Time, err = parseTime(fields["time"]); err != nil {
+		return Record{}, named(err, "time")
+	}
+	if r.Protocol, err = parseProtocolField(fields["protocol"]); err != nil {
+		return Record{}, named(err, "protocol")
+	}
+	if v, ok := fields["application"]; ok {
+		if r.Application, err = parseApplication(v); err != nil {
+			return Record{}, named(err, "application")
+		}
+	}
+	if r.Client, err = parseEndpoint(fields["client"], "client"); err != nil {
+		return Record{}, err
+	}
+	if r.Server, err = parseEndpoint(fields["server"], "server"); err != nil {
+		return Record{}, err
+	}
+	if r.Application == "" {
+		r.Application = Application(r.Protocol, r.Server.Port)
+	}
+	return r, r.Validate(now)
+}
+
+// object decodes raw as a JSON object into its members; path names it in errors.
+func object(raw json.RawMessage, path string) (map[string]json.RawMessage, error) {
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
+		return nil, &RecordError{Field: path, Reason: "not an object"}
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, &RecordError{Field: path, Reason: "invalid JSON object"}
+	}
+	return m, nil
+}
+
+func parseTime(v json.RawMessage) (int64, error) {
+	if isString(v) {
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return 0, &RecordError{Reason: "invalid string"}
+		}
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return 0, &RecordError{Reason: "not an RFC 3339 time"}
+		}
+		if t.Unix() < 0 {
+			return 0, &RecordError{Reason: "before 1970"}
+		}
+		return t.Unix(), nil
+	}
+	n, err := integer(v)
+	if err != nil {
+		return 0, &RecordError{Reason: "not Unix seconds (an integer) or an RFC 3339 string"}
+	}
+	if n < 0 {
+		return 0, &RecordError{Reason: "before 1970"}
+	}
+	return n, nil
+}
+
+func parseProtocolField(v json.RawMessage) (uint8, error) {
+	if isString(v) {
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return 0, &RecordError{Reason: "invalid string"}
+		}
+		p, err := ParseProtocol(s)
+		if err != nil {
+			return 0, &RecordError{Reason: strings.TrimPrefix(err.Error(), "records: ")}
+		}
+		return p, nil
+	}
+	n, err := integer(v)
+	if err != nil || n < 0 || n > 255 {
+		return 0, &RecordError{Reason: `not "tcp", "udp", "icmp" or a number 0..255`}
+	}
+	return uint8(n), nil
+}
+
+func parseApplication(v json.RawMessage) (string, error) {
+	if string(bytes.TrimSpace(v)) == "null" {
+		return "", nil
+	}
+	var s string
+	if !isString(v) || json.Unmarshal(v, &s) != nil {
+		return "", &RecordError{Reason: "not a string"}
+	}
+	s = strings.ToLower(s)
+	if s == "" {
+		return "", nil
+	}
+	if reason := applicationProblem(s); reason != "" {
+		return "", &RecordError{Reason: reason}
+	}
+	return s, nil
+}
+
+func parseEndpoint(v json.RawMessage, side string) (Endpoint, error) {
+	fields, err := object(v, side)
+	if err != nil {
+		return Endpoint{}, err
+	}
+	if err := checkFields(fields, side+".", "ip", "port", "bytes", "packets"); err != nil {
+		return Endpoint{}, err
+	}
+	if _, ok := fields["ip"]; !ok {
+		return Endpoint{}, &RecordError{Field: side + ".ip", Reason: "missing"}
+	}
+	var e Endpoint
+	if e.IP, err = parseAddr(fields["ip"]); err != nil {
+		return Endpoint{}, named(err, side+".ip")
+	}
+	if v, ok := fields["port"]; ok {
+		n, err := integer(v)
+		if err != nil || n < 0 || n > 65535 {
+			return Endpoint{}, &RecordError{Field: side + ".port", Reason: "not an integer 0..65535"}
+		}
+		e.Port = uint16(n)
+	}
+	if v, ok := fields["bytes"]; ok {
+		if e.Bytes, err = count(v); err != nil {
+			return Endpoint{}, named(err, side+".bytes")
+		}
+	}
+	if v, ok := fields["packets"]; ok {
+		if e.Packets, err = count(v); err != nil {
+			return Endpoint{}, named(err, side+".packets")
+		}
+	}
+	return e, nil
+}
+
+// checkFields returns a *RecordError for the first (by name) member of fields not in known;
+// prefix is the path of the object ("" or "client.").
+func checkFields(fields map[string]json.RawMessage, prefix string, known ...string) error {
+	var unknown []string
+	for name := range fields {
+		if !slices.Contains(known, name) {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	return &RecordError{Field: prefix + slices.Min(unknown), Reason: "unknown field"}
+}
+
+// named sets the field of a *RecordError that has none and returns it.
+func named(err error, field string) error {
+	if re, ok := err.(*RecordError); ok && re.Field == "" {
+		re.Field = field
+	}
+	return err
+}
+
+func parseAddr(v json.RawMessage) (netip.Addr, error) {
+	var s string
+	if !isString(v) || json.Unmarshal(v, &s) != nil {
+		return netip.Addr{}, &RecordError{Reason: "not a string"}
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Addr{}, &RecordError{Reason: fmt.Sprintf("%q is not an IPv4 or IPv6 address", s)}
+	}
+	if a.Zone() != "" {
+		return netip.Addr{}, &RecordError{Reason: "address with a zone"}
+	}
+	return a.Unmap(), nil
+}
+
+// count parses a non-negative integer at most MaxCount.
+func count(v json.RawMessage) (uint64, error) {
+	n, err := integer(v)
+	switch {
+	case err != nil:
+		return 0, &RecordError{Reason: "not an integer"}
+	case n < 0:
+		return 0, &RecordError{Reason: "negative"}
+	case n > MaxCount:
+		return 0, &RecordError{Reason: "above 2^53-1"}
+	}
+	return uint64(n), nil
+}
+
+// integer parses a JSON number without fraction or exponent that fits an int64.
+func integer(v json.RawMessage) (int64, error) {
+	s := string(bytes.TrimSpace(v))
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("records: %q is not an integer", s)
+	}
+	return n, nil
+}
+
+func isString(v json.RawMessage) bool {
+	t := bytes.TrimSpace(v)
+	return len(t) > 0 && t[0] == '"'
+}

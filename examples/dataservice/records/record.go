@@ -1,0 +1,131 @@
+package records
+
+import (
+	"encoding/json"
+	"net/netip"
+	"strconv"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Limits on the values of a record.
+const (
+	// MaxCount is the largest bytes or packets value of one side of a record, 2^53-1: every
+	// JSON client reads it exactly, and no real conversation sends more in one time slice.
+	MaxCount = 1<<53 - 1
+	// MaxApplicationLen is the longest application name, in bytes.
+	MaxApplicationLen = 64
+	// MaxFuture is how far past the current time a record's time may be (clock skew between
+	// collectors), beyond which it is rejected as impossible.
+	MaxFuture = 24 * time.Hour
+)
+
+// Record is one traffic record: what a client and a server sent each other over one
+// conversation during one time slice. It is valid when Validate says so; ParseRecord builds
+// valid records from JSON, and its JSON form (MarshalJSON) is the one ParseRecord reads.
+type Record struct {
+	// Time is the start of the time slice, in Unix seconds.
+	Time int64
+	// Protocol is the IP protocol number (TCP, UDP, ICMP, ...).
+	Protocol uint8
+	// Application names what the conversation is ("https", "dns", ..., Unknown); lower case.
+	Application string
+	// Client is the side that opened the conversation.
+	Client Endpoint
+	// Server is the side that answered it.
+	Server Endpoint
+}
+
+// Endpoint is one side of a conversation and what it sent.
+type Endpoint struct {
+	// IP is the address, IPv4 or IPv6 without zone; IPv4-mapped IPv6 addresses are unmapped.
+	IP netip.Addr
+	// Port is the TCP or UDP port; 0 for protocols without ports.
+	Port uint16
+	// Bytes is what this side sent, at most MaxCount.
+	Bytes uint64
+	// Packets is how many packets this side sent, at most MaxCount.
+	Packets uint64
+}
+
+// Validate reports the first thing wrong with r as a *RecordError, with now the current time
+// (a record may not be more than MaxFuture after it): a time before 1970, an invalid, zoned or
+// IPv4-mapped address, a count above MaxCount, or an empty, over-long, upper-case or
+// non-printable application name.
+func (r Record) Validate(now time.Time) error {
+	if r.Time < 0 {
+		return &RecordError{Field: "time", Reason: "before 1970"}
+	}
+	if r.Time > now.Add(MaxFuture).Unix() {
+		return &RecordError{Field: "time", Reason: "more than a day in the future"}
+	}
+	if reason := applicationProblem(r.Application); reason != "" {
+		return &RecordError{Field: "application", Reason: reason}
+	}
+	if err := r.Client.validate("client"); err != nil {
+		return err
+	}
+	return r.Server.validate("server")
+}
+
+func (e Endpoint) validate(side string) error {
+	switch {
+	case !e.IP.IsValid():
+		return &RecordError{Field: side + ".ip", Reason: "missing address"}
+	case e.IP.Zone() != "":
+		return &RecordError{Field: side + ".ip", Reason: "address with a zone"}
+	case e.IP.Is4In6():
+		return &RecordError{Field: side + ".ip", Reason: "IPv4-mapped address (use the IPv4 form)"}
+	case e.Bytes > MaxCount:
+		return &RecordError{Field: side + ".bytes", Reason: "above 2^53-1"}
+	case e.Packets > MaxCount:
+		return &RecordError{Field: side + ".packets", Reason: "above 2^53-1"}
+	}
+	return nil
+}
+
+// applicationProblem says what is wrong with an application name, or "" when nothing is.
+func applicationProblem(name string) string {
+	switch {
+	case name == "":
+		return "empty"
+	case len(name) > MaxApplicationLen:
+		return "longer than " + strconv.Itoa(MaxApplicationLen) + " bytes"
+	case !utf8.ValidString(name):
+		return "not valid UTF-8"
+	}
+	for _, c := range name {
+		if !unicode.IsPrint(c) {
+			return "contains a non-printable character"
+		}
+		if unicode.ToLower(c) != c {
+			return "not lower case"
+		}
+	}
+	return ""
+}
+
+// MarshalJSON writes r in the ingest format: time in Unix seconds, protocol by name when it has
+// one (else its number), addresses as text.
+func (r Record) MarshalJSON() ([]byte, error) {
+	var proto any = r.Protocol
+	if name := ProtocolName(r.Protocol); name[0] < '0' || name[0] > '9' {
+		proto = name
+	}
+	return json.Marshal(struct {
+		Time        int64    `json:"time"`
+		Protocol    any      `json:"protocol"`
+		Application string   `json:"application"`
+		Client      endpoint `json:"client"`
+		Server      endpoint `json:"server"`
+	}{r.Time, proto, r.Application, endpoint(r.Client), endpoint(r.Server)})
+}
+
+// endpoint is the JSON form of an Endpoint.
+type endpoint struct {
+	IP      netip.Addr `json:"ip"`
+	Port    uint16     `json:"port"`
+	Bytes   uint64     `json:"bytes"`
+	Packets uint64     `json:"packets"`
+}
