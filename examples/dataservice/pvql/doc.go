@@ -1,0 +1,65 @@
+// Package pvql is the query engine of the example data service: it parses the query language
+// of DESIGN.md section 4 (modelled on PVQL) and answers it from the records table in DuckDB
+// (see package records).
+//
+// Parse and Validate check an expression; an error is a *SyntaxError with the 0-based
+// character Position of the problem and what was Expected there. An Engine answers
+// expressions with Query, or progressively with Stream; Fields describes the language's
+// metrics, keys and layers for clients.
+//
+// # Literals
+//
+//   - Numbers: digits with an optional fraction (12, 0.5); no exponent. A number in HAVING
+//     and in SINCE/UNTIL may have a leading "-".
+//   - Strings: in single or double quotes; a backslash makes the next character literal
+//     ('it\'s'). Aliases (AS "name") are strings.
+//   - Addresses: bare IPv4 (10.0.0.1) or IPv6 (2001:db8::1), or a quoted string holding one;
+//     an IPv4 address and its IPv4-mapped IPv6 form (::ffff:10.0.0.1) are the same address.
+//   - CIDR: a bare address with "/bits" (10.0.0.0/8, 2001:db8::/32), after IN or inside an
+//     IN list of client.ip or server.ip; host bits are ignored.
+//   - Protocols: tcp, udp, icmp (bare or quoted, any case) or a number 0-255.
+//   - Applications: a quoted string or a bare name (application = https).
+//   - Names of keywords, metrics, keys and layers are case-insensitive; aliases are not.
+//
+// In HAVING a value is an arithmetic expression over metrics, an alias in quotes, or an
+// alias written bare when it is no metric name.
+//
+// # Limits
+//
+// An expression longer than MaxLength characters, nested deeper than MaxDepth parentheses or
+// NOTs, or holding more than MaxStatements statements is a *SyntaxError, so no input can
+// exhaust the parser. A statement that yields more groups than WithMaxGroups allows fails
+// with ErrTooManyGroups.
+//
+// # Semantics
+//
+//   - Period: SINCE..UNTIL; a record counts when since <= time < until. Without SINCE the
+//     period starts the default period length before its end; without UNTIL it ends at now.
+//     The default period length and now are arguments of Query and Stream, both truncated to
+//     whole seconds; an empty or reversed period matches nothing and has accumulated_time 0.
+//   - Values are computed in float64 on each group's sums. A division by zero, or any result
+//     that is not a finite number, is null (NaN in Row.Values, null in JSON) and stays null
+//     through further arithmetic. In HAVING a comparison with null is false.
+//   - time(N): the point T (a multiple of N) covers [T-N, T). At most one time key.
+//   - Without BY the result has exactly one row, zeros when nothing matched, unless HAVING
+//     removes it.
+//   - Order: by the first value descending (null after every number), ties by the keys in BY
+//     order ascending: ports, protocols (by number) and times numerically, addresses by
+//     their 128-bit value (so every IPv4 address sorts before non-mapped IPv6 ones above
+//     ::ffff:255.255.255.255), applications by bytes. meta.sorted is true. With a time key
+//     rows are ordered by time first, and meta.sorted is false.
+//   - HAVING keeps the rows (with a time key: each time point of a group) that satisfy it.
+//     TOP N then keeps the N groups, ignoring time, with the largest first value computed
+//     over the whole period, among the groups that still have rows; ties by keys.
+//   - meta.accumulated_time is the length of the period in seconds (in a partial streamed
+//     result, the part answered so far); meta.elapsed is the seconds spent answering.
+//
+// # Execution
+//
+// Each statement compiles to one parameterised SQL query that sums, per group, only the base
+// quantities its values and HAVING need (bytes and packets of each side, record count), with
+// the period, the layer and WHERE in its WHERE clause. Expressions never reach the SQL text:
+// only column names chosen by the compiler and "?" parameters do. Values, HAVING, TOP and the
+// order are computed in Go on the group sums. Stream answers the period in slices, newest
+// first, merging the sums, so each partial result is exact for the part of the period read.
+package pvql

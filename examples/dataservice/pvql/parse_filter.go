@@ -1,0 +1,323 @@
+package pvql
+
+import (
+	"encoding/binary"
+	"net/netip"
+	"strconv"
+	"strings"
+)
+
+// fnode is a parsed condition, or, inside parentheses in HAVING, an arithmetic expression
+// that turns out to be the left operand of a comparison: "(traffic + 1) > 5".
+type fnode struct {
+	f filter
+	x expr
+}
+
+// or parses: and {"OR" and}. having selects HAVING operands (values) over WHERE operands
+// (fields); mixed lets the first operand be a bare expression.
+func (p *parser) or(having, mixed bool) (fnode, error) {
+	l, err := p.and(having, mixed)
+	if err != nil || l.x != nil {
+		return l, err
+	}
+	terms := []filter{l.f}
+	for isKeyword(p.peek(), "OR") {
+		p.next()
+		r, err := p.and(having, false)
+		if err != nil {
+			return fnode{}, err
+		}
+		terms = append(terms, r.f)
+	}
+	if len(terms) == 1 {
+		return l, nil
+	}
+	return fnode{f: &orFilter{terms: terms}}, nil
+}
+
+// and parses: not {"AND" not}.
+func (p *parser) and(having, mixed bool) (fnode, error) {
+	l, err := p.not(having, mixed)
+	if err != nil || l.x != nil {
+		return l, err
+	}
+	terms := []filter{l.f}
+	for isKeyword(p.peek(), "AND") {
+		p.next()
+		r, err := p.not(having, false)
+		if err != nil {
+			return fnode{}, err
+		}
+		terms = append(terms, r.f)
+	}
+	if len(terms) == 1 {
+		return l, nil
+	}
+	return fnode{f: &andFilter{terms: terms}}, nil
+}
+
+// not parses: "NOT" not | primary.
+func (p *parser) not(having, mixed bool) (fnode, error) {
+	t := p.peek()
+	if !isKeyword(t, "NOT") {
+		return p.primary(having, mixed)
+	}
+	p.next()
+	if err := p.enter(t); err != nil {
+		return fnode{}, err
+	}
+	x, err := p.not(having, false)
+	if err != nil {
+		return fnode{}, err
+	}
+	p.depth--
+	return fnode{f: &notFilter{x: x.f}}, nil
+}
+
+// primary parses a parenthesised condition or one comparison.
+func (p *parser) primary(having, mixed bool) (fnode, error) {
+	t := p.peek()
+	if t.kind != tokLParen {
+		if !having {
+			return p.fieldComparison()
+		}
+		x, err := p.expr()
+		if err != nil {
+			return fnode{}, err
+		}
+		return p.valueComparison(x, mixed)
+	}
+	p.next()
+	if err := p.enter(t); err != nil {
+		return fnode{}, err
+	}
+	inner, err := p.or(having, having)
+	if err != nil {
+		return fnode{}, err
+	}
+	if r := p.next(); r.kind != tokRParen {
+		expected := "AND, OR or \")\""
+		if inner.x != nil {
+			expected = "an operator (+, -, *, /, =, !=, <, <=, >, >=, IN) or \")\""
+		}
+		return fnode{}, p.errorAt(r, "", expected)
+	}
+	p.depth--
+	if inner.x == nil {
+		return inner, nil
+	}
+	x, err := p.termRest(inner.x)
+	if err == nil {
+		x, err = p.exprRest(x)
+	}
+	if err != nil {
+		return fnode{}, err
+	}
+	return p.valueComparison(x, mixed)
+}
+
+// compareOp reads a comparison operator or IN, if t is one.
+func compareOp(t token) (op, bool) {
+	switch t.kind {
+	case tokEq:
+		return opEq, true
+	case tokNe:
+		return opNe, true
+	case tokLt:
+		return opLt, true
+	case tokLe:
+		return opLe, true
+	case tokGt:
+		return opGt, true
+	case tokGe:
+		return opGe, true
+	}
+	return opIn, isKeyword(t, "IN")
+}
+
+// valueComparison parses the rest of a HAVING comparison whose left operand is x.
+func (p *parser) valueComparison(x expr, mixed bool) (fnode, error) {
+	t := p.peek()
+	o, ok := compareOp(t)
+	if !ok {
+		if mixed {
+			return fnode{x: x}, nil
+		}
+		return fnode{}, p.errorAt(t, "", "an operator (+, -, *, /, =, !=, <, <=, >, >=, IN)")
+	}
+	p.next()
+	vf := &valueFilter{x: x, op: o}
+	if o != opIn {
+		n, err := p.signedNumber()
+		vf.nums = []float64{n}
+		return fnode{f: vf}, err
+	}
+	err := p.list(func() error {
+		n, err := p.signedNumber()
+		vf.nums = append(vf.nums, n)
+		return err
+	})
+	return fnode{f: vf}, err
+}
+
+func (p *parser) signedNumber() (float64, error) {
+	t := p.next()
+	neg := t.kind == tokMinus
+	if neg {
+		t = p.next()
+	}
+	if t.kind != tokNumber {
+		return 0, p.errorAt(t, "", expNumber)
+	}
+	f, err := strconv.ParseFloat(t.text, 64)
+	if err != nil {
+		return 0, p.errorAt(t, "number too large", expNumber)
+	}
+	if neg {
+		f = -f
+	}
+	return f, nil
+}
+
+// list parses "(" item {"," item} ")".
+func (p *parser) list(item func() error) error {
+	if t := p.next(); t.kind != tokLParen {
+		return p.errorAt(t, "", "\"(\"")
+	}
+	for {
+		if err := item(); err != nil {
+			return err
+		}
+		t := p.next()
+		if t.kind == tokRParen {
+			return nil
+		}
+		if t.kind != tokComma {
+			return p.errorAt(t, "", "\",\" or \")\"")
+		}
+	}
+}
+
+// fieldComparison parses a WHERE comparison: field op literal | field IN (...) | ip IN CIDR.
+func (p *parser) fieldComparison() (fnode, error) {
+	t := p.next()
+	field, ok := fieldByName(t)
+	if !ok {
+		msg := unknown(t, "field")
+		if _, isMetric := metricByName(t.text); isMetric && t.kind == tokIdent {
+			msg = t.text + " is a value; filter values with HAVING"
+		} else if isKeyword(t, "time") {
+			msg = "time cannot be filtered; use SINCE and UNTIL"
+		}
+		return fnode{}, p.errorAt(t, msg, expField)
+	}
+	o, ok := compareOp(p.peek())
+	if !ok {
+		return fnode{}, p.errorAt(p.peek(), "", expCompare)
+	}
+	p.next()
+	ff := &fieldFilter{field: field, op: o}
+	isIP := field == kClientIP || field == kServerIP
+	if o != opIn {
+		l, err := p.literal(field, false)
+		ff.lits = []literal{l}
+		return fnode{f: ff}, err
+	}
+	if c := p.peek(); isIP && c.kind == tokPrefix {
+		p.next()
+		ff.lits = []literal{prefixLiteral(c.text)}
+		return fnode{f: ff}, nil
+	}
+	if c := p.peek(); c.kind != tokLParen {
+		expected := "\"(\""
+		if isIP {
+			expected = "\"(\" or a CIDR (10.0.0.0/8)"
+		}
+		return fnode{}, p.errorAt(c, "", expected)
+	}
+	err := p.list(func() error {
+		l, err := p.literal(field, isIP)
+		ff.lits = append(ff.lits, l)
+		return err
+	})
+	return fnode{f: ff}, err
+}
+
+func fieldByName(t token) (keyKind, bool) {
+	for i, k := range keyKinds {
+		if keyKind(i) != kTime && t.kind == tokIdent && strings.EqualFold(t.text, k.name) {
+			return keyKind(i), true
+		}
+	}
+	return 0, false
+}
+
+// literal parses a WHERE operand of the type of field; prefix allows a CIDR.
+func (p *parser) literal(field keyKind, prefix bool) (literal, error) {
+	t := p.next()
+	switch field {
+	case kClientIP, kServerIP:
+		if t.kind == tokPrefix && prefix {
+			return prefixLiteral(t.text), nil
+		}
+		if t.kind == tokAddr || t.kind == tokString {
+			if a, err := netip.ParseAddr(t.text); err == nil {
+				x := addrOf(a)
+				return literal{lo: x, hi: x}, nil
+			}
+		}
+		if prefix {
+			return literal{}, p.errorAt(t, "", "an IP address or a CIDR")
+		}
+		return literal{}, p.errorAt(t, "", "an IP address (IN takes a CIDR)")
+	case kClientPort, kServerPort:
+		n, err := p.integer(t, 0, "a port number (0-65535)")
+		if err == nil && n > 65535 {
+			err = p.errorAt(t, "port out of range", "a port number (0-65535)")
+		}
+		return literal{n: n}, err
+	case kProtocol:
+		const expected = "a protocol (tcp, udp, icmp or a number 0-255)"
+		if t.kind == tokIdent || t.kind == tokString {
+			if n, ok := protocolNumber(t.text); ok {
+				return literal{n: int64(n)}, nil
+			}
+			return literal{}, p.errorAt(t, "unknown protocol "+strconv.Quote(t.text), expected)
+		}
+		n, err := p.integer(t, 0, expected)
+		if err == nil && n > 255 {
+			err = p.errorAt(t, "protocol out of range", expected)
+		}
+		return literal{n: n}, err
+	}
+	if t.kind != tokString && t.kind != tokIdent {
+		return literal{}, p.errorAt(t, "", "an application name (\"https\")")
+	}
+	return literal{s: t.text}, nil
+}
+
+// addrOf returns a as 128 bits, IPv4 mapped into IPv6.
+func addrOf(a netip.Addr) addr128 {
+	b := a.As16()
+	return addr128{hi: binary.BigEndian.Uint64(b[:8]), lo: binary.BigEndian.Uint64(b[8:])}
+}
+
+// prefixLiteral returns the address range of a CIDR the lexer has checked.
+func prefixLiteral(text string) literal {
+	pf := netip.MustParsePrefix(text).Masked()
+	bits := pf.Bits()
+	if pf.Addr().Is4() {
+		bits += 96
+	}
+	lo := addrOf(pf.Addr())
+	hi := lo
+	switch {
+	case bits <= 64:
+		hi.hi |= ^uint64(0) >> bits
+		hi.lo = ^uint64(0)
+	default:
+		hi.lo |= ^uint64(0) >> (bits - 64)
+	}
+	return literal{lo: lo, hi: hi}
+}
