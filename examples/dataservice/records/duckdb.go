@@ -1,0 +1,166 @@
+package records
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/duckdb/duckdb-go/v2"
+)
+
+// FileName is the name of the DuckDB database file in the data directory.
+const FileName = "records.duckdb"
+
+// DuckDB is the embedded Store: a DuckDB database file whose write-ahead log makes every
+// acknowledged Ingest survive a crash (even kill -9) of the process. Writes are serialised;
+// reads through DB run concurrently with them. It is safe for concurrent use.
+type DuckDB struct {
+	db *sql.DB
+	// write holds one token: the right to write.
+	write chan struct{}
+}
+
+var _ Store = (*DuckDB)(nil)
+
+// OpenDuckDB opens (creating it and dir when missing) the DuckDB database dir/records.duckdb and
+// creates the records table. Only one process may open the file at a time.
+func OpenDuckDB(ctx context.Context, dir string) (*DuckDB, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("records: open: %w", err)
+	}
+	path := filepath.Join(dir, FileName)
+	connector, err := duckdb.NewConnector(path, nil)
+	if err != nil {
+		return nil, fmt.Errorf("records: open %s: %w", path, err)
+	}
+	db := sql.OpenDB(connector)
+	if _, err := db.ExecContext(ctx, Schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("records: create table: %w", err)
+	}
+	s := &DuckDB{db: db, write: make(chan struct{}, 1)}
+	s.write <- struct{}{}
+	return s, nil
+}
+
+// lock takes the write token, or fails when ctx ends first.
+func (s *DuckDB) lock(ctx context.Context) error {
+	select {
+	case <-s.write:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *DuckDB) unlock() { s.write <- struct{}{} }
+
+// Ingest validates recs (a bad record is a *BatchError and nothing is stored) and appends them
+// in one transaction through DuckDB's appender. It returns once the transaction is committed to
+// the write-ahead log.
+func (s *DuckDB) Ingest(ctx context.Context, recs []Record) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	now := time.Now()
+	for i, r := range recs {
+		if err := r.Validate(now); err != nil {
+			return &BatchError{Index: i, Err: err}
+		}
+	}
+	if err := s.lock(ctx); err != nil {
+		return fmt.Errorf("records: ingest: %w", err)
+	}
+	defer s.unlock()
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("records: ingest: %w", err)
+	}
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		c, ok := dc.(*duckdb.Conn)
+		if !ok {
+			return fmt.Errorf("unexpected driver connection %T", dc)
+		}
+		return appendInTx(ctx, c, recs)
+	})
+	if err != nil {
+		return fmt.Errorf("records: ingest %d records: %w", len(recs), err)
+	}
+	return nil
+}
+
+// appendInTx appends recs to the records table in one transaction on c.
+func appendInTx(ctx context.Context, c *duckdb.Conn, recs []Record) error {
+	tx, err := c.BeginTx(ctx, driver.TxOptions{})
+	if err != nil {
+		return err
+	}
+	if err := appendRecords(ctx, c, recs); err != nil {
+		if rerr := tx.Rollback(); rerr != nil {
+			// The connection's state is unknown: have database/sql discard it.
+			return errors.Join(err, rerr, driver.ErrBadConn)
+		}
+		return err
+	}
+	return tx.Commit()
+}
+
+// appendRecords appends recs to the records table through an appender on c.
+func appendRecords(ctx context.Context, c *duckdb.Conn, recs []Record) error {
+	a, err := duckdb.NewAppenderFromConn(c, "", "records")
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		chi, clo := Halves(r.Client.IP)
+		shi, slo := Halves(r.Server.IP)
+		err = a.AppendRow(r.Time, r.Protocol, r.Application,
+			chi, clo, r.Client.Port, r.Client.Bytes, r.Client.Packets,
+			shi, slo, r.Server.Port, r.Server.Bytes, r.Server.Packets)
+		if err != nil {
+			break
+		}
+		if err = ctx.Err(); err != nil {
+			break
+		}
+	}
+	if err != nil {
+		// Discard what was appended; Close then has nothing left to write.
+		return errors.Join(err, a.Clear(), a.Close())
+	}
+	return a.CloseWithCancel(ctx)
+}
+
+// DeleteBefore deletes the records whose time is before t (Unix seconds).
+func (s *DuckDB) DeleteBefore(ctx context.Context, t int64) (int64, error) {
+	if err := s.lock(ctx); err != nil {
+		return 0, fmt.Errorf("records: delete: %w", err)
+	}
+	defer s.unlock()
+	res, err := s.db.ExecContext(ctx, `DELETE FROM records WHERE time < ?`, t)
+	if err != nil {
+		return 0, fmt.Errorf("records: delete before %d: %w", t, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("records: delete before %d: %w", t, err)
+	}
+	return n, nil
+}
+
+// DB returns the database holding the records table, for reading.
+func (s *DuckDB) DB() *sql.DB { return s.db }
+
+// Close closes the database; a clean close checkpoints the write-ahead log into the file.
+func (s *DuckDB) Close() error {
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("records: close: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,37 @@
+package records
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// Store keeps traffic records. Implementations are safe for concurrent use.
+type Store interface {
+	// Ingest stores a batch of valid records in one transaction: all of them or, when it
+	// returns an error, none. A nil error means the records are durable.
+	Ingest(ctx context.Context, recs []Record) error
+	// DeleteBefore deletes the records whose time is before t (Unix seconds) and returns how
+	// many it deleted.
+	DeleteBefore(ctx context.Context, t int64) (int64, error)
+	// DB returns the database that holds the records table (Schema), for the query engine to
+	// read. Callers must not close it or write to the table.
+	DB() *sql.DB
+	// Close releases the store; it must not be used afterwards.
+	Close() error
+}
+
+// Retain applies a retention period: it deletes from s the records older than keep at now, and
+// returns how many it deleted. The service calls it periodically with the configured retention;
+// a keep of zero or less keeps everything.
+func Retain(ctx context.Context, s Store, keep time.Duration, now time.Time) (int64, error) {
+	if keep <= 0 {
+		return 0, nil
+	}
+	n, err := s.DeleteBefore(ctx, now.Add(-keep).Unix())
+	if err != nil {
+		return n, fmt.Errorf("records: retain %s: %w", keep, err)
+	}
+	return n, nil
+}
