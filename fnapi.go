@@ -1,0 +1,99 @@
+// Package fnapi puts a Go program's functions on the network: register plain Go functions,
+// and fnapi serves each one over HTTPS (GET and POST, query string, forms and JSON bodies), as a
+// stream (NDJSON or Server-Sent Events), and over one multiplexed WebSocket, with per-version
+// routing, structured errors and a generated description of the API.
+//
+// A first server:
+//
+//	reg := registry.New()
+//	fnapi.MustRegisterBuiltins(reg) // echo, doc, get-api-version, cancel
+//	reg.MustRegister("add", func(a, b int) int { return a + b },
+//		registry.Args("a", "b"), registry.Requires(registry.Public))
+//	api, err := fnapi.New(reg)
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	http.Handle("/api/", http.StripPrefix("/api", api))
+//
+// GET /api/add?a=2&b=3 then answers {"type":"result","result":5}.
+//
+// The packages below fnapi hold the parts: registry (functions, their shapes and schemas),
+// transport (HTTP, streams, WebSocket), stream (what a streaming function sends), version,
+// apierr (the error type and codes), doc (the API description), auth (users, sessions and API
+// keys) and client (a Go client).
+package fnapi
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/fnapi/fnapi/registry"
+	"github.com/fnapi/fnapi/transport"
+	"go.uber.org/zap"
+)
+
+// Option configures New.
+type Option func(*transport.Config)
+
+// New returns the http.Handler that serves reg, to mount under a prefix with http.StripPrefix.
+// It refuses a registry with no function or whose versions are incompatible (see
+// registry.Registry.Check). New(reg) with no option is safe: no logging, only public functions
+// callable until an authentication interceptor is added with WithInterceptors.
+func New(reg *registry.Registry, opts ...Option) (http.Handler, error) {
+	var cfg transport.Config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	h, err := transport.New(reg, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("fnapi: %w", err)
+	}
+	return h, nil
+}
+
+// WithLogger logs one line per call, and internal errors in full, to l. Default: no logging.
+func WithLogger(l *zap.Logger) Option {
+	return func(c *transport.Config) { c.Logger = l }
+}
+
+// WithInterceptors wraps every call in the interceptors, the first outermost. Authentication is
+// one (see package auth). Default: none.
+func WithInterceptors(ics ...registry.Interceptor) Option {
+	return func(c *transport.Config) { c.Interceptors = append(c.Interceptors, ics...) }
+}
+
+// WithStrictJSON refuses query-string and form values that are not JSON with INVALID-JSON,
+// instead of taking them as plain strings. Default: off.
+func WithStrictJSON() Option {
+	return func(c *transport.Config) { c.StrictJSON = true }
+}
+
+// WithCallTimeout sets the deadline of a non-streaming call. Default: 60 s.
+func WithCallTimeout(d time.Duration) Option {
+	return func(c *transport.Config) { c.CallTimeout = d }
+}
+
+// WithMaxBodyBytes limits request bodies. Default: 1 MiB.
+func WithMaxBodyBytes(n int64) Option {
+	return func(c *transport.Config) { c.MaxBodyBytes = n }
+}
+
+// WithMetrics records per-function metrics into m; serve m.Handler() at a path of your choice.
+// Default: none.
+func WithMetrics(m *transport.Metrics) Option {
+	return func(c *transport.Config) { c.Metrics = m }
+}
+
+// WithAllowedOrigins lets browser pages from these origins (scheme://host[:port]) call with
+// cookies and open WebSockets. Each allowed origin can act with its visitors' sessions: list
+// only sites you trust. Default: only the server's own origin.
+func WithAllowedOrigins(origins ...string) Option {
+	return func(c *transport.Config) { c.AllowedOrigins = append(c.AllowedOrigins, origins...) }
+}
+
+// WithConfig replaces the whole transport configuration, for settings without an option of
+// their own. Options after it still apply.
+func WithConfig(cfg transport.Config) Option {
+	return func(c *transport.Config) { *c = cfg }
+}

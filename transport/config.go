@@ -1,0 +1,74 @@
+package transport
+
+import (
+	"time"
+
+	"github.com/fnapi/fnapi/registry"
+	"go.uber.org/zap"
+)
+
+// Config configures a Handler. The zero value is usable: each field's comment names its default.
+type Config struct {
+	// Logger receives one line per call (function, version, transport, id, duration, code) and the
+	// details of internal errors. Tokens, arguments and bodies are never logged. Default: no logging.
+	Logger *zap.Logger
+	// Interceptors wrap every call, the first outermost, inside the handler's own logging and
+	// metrics and outside the function. Authentication goes here.
+	Interceptors []registry.Interceptor
+	// StrictJSON makes a query-string or form value that is not valid JSON an INVALID-JSON error
+	// instead of a plain string. Default: false (?user=admin is the string "admin").
+	StrictJSON bool
+	// MaxBodyBytes limits a request body, and each multipart part. Default: 1 MiB.
+	MaxBodyBytes int64
+	// MaxURLBytes limits the length of the request URL's path and query. Default: 16 KiB.
+	MaxURLBytes int
+	// MaxArgs limits the number of arguments of one call. Default: 256.
+	MaxArgs int
+	// CallTimeout is the deadline of a non-streaming call; past it the function's context is done
+	// and the caller gets TIMEOUT. Default: 60 s.
+	CallTimeout time.Duration
+	// StreamTimeout is the longest a stream may run before it ends with TIMEOUT. Default: 1 h.
+	StreamTimeout time.Duration
+	// SessionCookie names the cookie that carries a session ID. Default: "Svc-Session".
+	SessionCookie string
+	// KeyHeader names the request header that carries an API key. Default: "Svc-Authorization".
+	KeyHeader string
+	// AllowedOrigins lists the origins (scheme://host[:port]) besides the server's own from which
+	// browsers may call with cookies and open WebSockets. Allowing an origin lets its pages act
+	// with the user's session: list only sites you trust. Default: none.
+	AllowedOrigins []string
+	// WS configures the WebSocket endpoint.
+	WS WSConfig
+	// Metrics, when set, receives per-function counters; serve it with its Handler method.
+	// Default: none.
+	Metrics *Metrics
+}
+
+func (c Config) withDefaults() Config {
+	if c.Logger == nil {
+		c.Logger = zap.NewNop()
+	}
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = 1 << 20
+	}
+	if c.MaxURLBytes <= 0 {
+		c.MaxURLBytes = 16 << 10
+	}
+	if c.MaxArgs <= 0 {
+		c.MaxArgs = 256
+	}
+	if c.CallTimeout <= 0 {
+		c.CallTimeout = 60 * time.Second
+	}
+	if c.StreamTimeout <= 0 {
+		c.StreamTimeout = time.Hour
+	}
+	if c.SessionCookie == "" {
+		c.SessionCookie = "Svc-Session"
+	}
+	if c.KeyHeader == "" {
+		c.KeyHeader = "Svc-Authorization"
+	}
+	c.WS = c.WS.withDefaults()
+	return c
+}

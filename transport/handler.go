@@ -1,0 +1,143 @@
+package transport
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/registry"
+	"github.com/fnapi/fnapi/version"
+)
+
+// Handler serves a registry over HTTP and WebSocket. It is safe for concurrent use.
+type Handler struct {
+	reg  *registry.Registry
+	cfg  Config
+	call registry.Handler // the interceptor chain around registry.Invoke
+}
+
+// New returns a Handler serving reg. It refuses a registry whose versions are not compatible
+// (see registry.Registry.Check) or that serves nothing.
+func New(reg *registry.Registry, cfg Config) (*Handler, error) {
+	if reg == nil {
+		return nil, fmt.Errorf("transport: nil registry")
+	}
+	if _, ok := reg.Latest(); !ok {
+		return nil, fmt.Errorf("transport: the registry has no function")
+	}
+	if err := reg.Check(); err != nil {
+		return nil, fmt.Errorf("transport: %w", err)
+	}
+	h := &Handler{reg: reg, cfg: cfg.withDefaults()}
+	ics := []registry.Interceptor{h.observe}
+	ics = append(ics, h.cfg.Interceptors...)
+	ics = append(ics, requireIdentity)
+	h.call = registry.Chain(registry.Invoke, ics...)
+	return h, nil
+}
+
+// requireIdentity is the innermost interceptor: whatever the configured interceptors did, a
+// function that needs a token is never run for an anonymous caller. With no authentication
+// interceptor configured, only public functions can be called.
+func requireIdentity(next registry.Handler) registry.Handler {
+	return func(ctx context.Context, c *registry.Call) (any, error) {
+		if c.Func.Access != registry.Public && c.Identity == nil {
+			return nil, apierr.New(apierr.AuthenticationNeeded, "path", c.Func.Name)
+		}
+		return next(ctx, c)
+	}
+}
+
+// route is what a request path names.
+type route struct {
+	version version.Version
+	kind    string // "call", "stream" or "ws"
+	name    string // the function, for call and stream
+}
+
+// ServeHTTP answers one request.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if n := len(r.URL.EscapedPath()) + len(r.URL.RawQuery); n > h.cfg.MaxURLBytes {
+		writeError(w, apierr.New(apierr.RequestTooLarge, "limit", h.cfg.MaxURLBytes))
+		return
+	}
+	rt, err := h.route(r.URL.Path)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if rt.kind == "ws" {
+		h.serveWS(w, r, rt.version)
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodPost {
+		w.Header().Set("Allow", "GET, POST")
+		writeError(w, apierr.New(apierr.MethodNotAllowed, "allowed", []string{"GET", "POST"}))
+		return
+	}
+	f := h.reg.Lookup(rt.version, rt.name)
+	if f == nil {
+		writeError(w, apierr.New(apierr.UnknownFunction, "path", rt.name))
+		return
+	}
+	c, err := h.newCall(w, r, f, rt.version)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if rt.kind == "stream" {
+		h.serveStream(w, r, c)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.CallTimeout)
+	defer cancel()
+	res, err := h.call(registry.WithCall(ctx, c), c)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeResult(w, res)
+}
+
+// route parses a path below the mount point: [/M.m]/fn, [/M.m]/stream/fn or [/M.m]/ws.
+func (h *Handler) route(path string) (route, error) {
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	latest, _ := h.reg.Latest()
+	rt := route{version: latest, kind: "call"}
+	if len(segs) > 0 && looksLikeVersion(segs[0]) {
+		v, err := version.Parse(segs[0])
+		if err != nil || !h.reg.Serves(v) {
+			return rt, apierr.New(apierr.UnknownVersion, "version", segs[0], "versions", h.versionNames())
+		}
+		rt.version, segs = v, segs[1:]
+	}
+	switch {
+	case len(segs) == 1 && segs[0] == "ws":
+		rt.kind = "ws"
+		return rt, nil
+	case len(segs) == 2 && segs[0] == "stream" && segs[1] != "":
+		rt.kind, rt.name = "stream", segs[1]
+		return rt, nil
+	case len(segs) == 1 && segs[0] != "":
+		rt.name = segs[0]
+		return rt, nil
+	}
+	return rt, apierr.New(apierr.UnknownFunction, "path", strings.Join(segs, "/"))
+}
+
+// looksLikeVersion reports whether a path segment is meant as a version: a digit first and a
+// dot. Function names hold no dot, so the two never meet.
+func looksLikeVersion(s string) bool {
+	return s != "" && s[0] >= '0' && s[0] <= '9' && strings.Contains(s, ".")
+}
+
+func (h *Handler) versionNames() []string {
+	vs := h.reg.Versions()
+	names := make([]string, len(vs))
+	for i, v := range vs {
+		names[i] = v.String()
+	}
+	return names
+}

@@ -1,0 +1,64 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/registry"
+	"go.uber.org/zap"
+)
+
+// observe is the outermost interceptor: it logs one line per call, records metrics, and turns
+// every error into an *apierr.Error, logging the internals of INTERNAL-ERROR for the operator.
+func (h *Handler) observe(next registry.Handler) registry.Handler {
+	log := h.cfg.Logger
+	m := h.cfg.Metrics
+	return func(ctx context.Context, c *registry.Call) (any, error) {
+		start := time.Now()
+		if m != nil {
+			m.begin(c.Func.Name)
+		}
+		res, err := next(ctx, c)
+		d := time.Since(start)
+		var code apierr.Code
+		if err != nil {
+			e := apierr.From(err)
+			code = e.Code
+			if e.Code == apierr.Internal {
+				log.Error("internal error", zap.String("function", c.Func.Name), zap.Error(internalCause(err)))
+			}
+			err = e
+		}
+		if m != nil {
+			m.end(c.Func.Name, code, d)
+		}
+		if ce := log.Check(zap.InfoLevel, "call"); ce != nil {
+			fields := []zap.Field{
+				zap.String("function", c.Func.Name),
+				zap.Stringer("version", c.Version),
+				zap.String("transport", c.Transport),
+				zap.Duration("duration", d),
+				zap.String("code", string(code)),
+			}
+			if c.ID != "" {
+				fields = append(fields, zap.String("id", c.ID))
+			}
+			if c.Sink != nil {
+				fields = append(fields, zap.Bool("stream", true))
+			}
+			ce.Write(fields...)
+		}
+		return res, err
+	}
+}
+
+// internalCause returns what to log of an internal error: its cause when it has one.
+func internalCause(err error) error {
+	var e *apierr.Error
+	if errors.As(err, &e) && e.Unwrap() != nil {
+		return e.Unwrap()
+	}
+	return err
+}
