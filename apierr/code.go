@@ -41,6 +41,11 @@ const (
 	NotFound Code = "NOT-FOUND"
 	// Conflict: a named object already exists. Attribute: name.
 	Conflict Code = "CONFLICT"
+	// MethodNotAllowed: an HTTP method other than GET and POST. Attribute: allowed.
+	MethodNotAllowed Code = "METHOD-NOT-ALLOWED"
+	// UnsupportedMediaType: a POST body of a Content-Type that carries no arguments.
+	// Attributes: type (the one sent), supported.
+	UnsupportedMediaType Code = "UNSUPPORTED-MEDIA-TYPE"
 	// Timeout: the call ran past its deadline.
 	Timeout Code = "TIMEOUT"
 	// Internal: a function panicked or failed unexpectedly. The log has the details.
@@ -51,12 +56,13 @@ const (
 var Catalogue = []Code{
 	TooFewArguments, AuthenticationNeeded, UnknownFunction, UnknownVersion, UnknownArguments,
 	InvalidJSON, InvalidArgument, InvalidMessage, DuplicateID, Cancelled, InvalidCredentials,
-	RateLimited, RequestTooLarge, NotFound, Conflict, Timeout, Internal,
+	RateLimited, RequestTooLarge, NotFound, Conflict, MethodNotAllowed, UnsupportedMediaType,
+	Timeout, Internal,
 }
 
 // Status returns the HTTP status that accompanies an error message with code c: 401 for
 // authentication, 404 for what does not exist, 409 for conflicts, 413 for sizes, 429 for rate
-// limits, 499 for cancelled calls, 504 for timeouts, 500 for internal errors, and 400 for every
+// limits, 405 and 415 for the request's method and body type, 499 for cancelled calls, 504 for timeouts, 500 for internal errors, and 400 for every
 // other code, including codes of the application's own.
 func (c Code) Status() int {
 	switch c {
@@ -68,6 +74,10 @@ func (c Code) Status() int {
 		return http.StatusConflict
 	case RequestTooLarge:
 		return http.StatusRequestEntityTooLarge
+	case MethodNotAllowed:
+		return http.StatusMethodNotAllowed
+	case UnsupportedMediaType:
+		return http.StatusUnsupportedMediaType
 	case RateLimited:
 		return http.StatusTooManyRequests
 	case Cancelled:

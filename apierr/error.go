@@ -16,7 +16,7 @@ type Error struct {
 	// Code is the error code sent to the client.
 	Code Code
 	// Attrs holds the extra attributes sent with the code, such as "name" or "path".
-	Attrs map[string]any
+	Attrs  map[string]any
 	status int
 	cause  error
 }

@@ -147,8 +147,8 @@ func checkName(name string) error {
 		return errors.New("empty function name")
 	}
 	for _, r := range name {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
-			return fmt.Errorf("function name %q: use letters, digits, '-', '_' and '.'", name)
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return fmt.Errorf("function name %q: use letters, digits, '-' and '_'", name)
 		}
 	}
 	switch name {

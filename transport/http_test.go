@@ -107,7 +107,9 @@ func TestCallingForms(t *testing.T) {
 		res  func() response
 		want string
 	}{
-		{"GET JSON values", func() response { return get(t, srv, `/api/greet?name="ann"&times=2&tags=`+url.QueryEscape(`["a","b"]`)) }, "hello ann hello ann a,b"},
+		{"GET JSON values", func() response {
+			return get(t, srv, `/api/greet?name="ann"&times=2&tags=`+url.QueryEscape(`["a","b"]`))
+		}, "hello ann hello ann a,b"},
 		{"GET unquoted string", func() response { return get(t, srv, "/api/greet?name=ann") }, "hello ann "},
 		{"POST form", func() response {
 			return post(t, srv, "/api/greet", "application/x-www-form-urlencoded", "name=ann&times=2")
@@ -168,13 +170,17 @@ func TestErrors(t *testing.T) {
 		{"body not JSON", func() response { return post(t, srv, "/api/echo", "application/json", `{"a":`) }, 400, "INVALID-JSON", nil},
 		{"deep nesting", func() response { return post(t, srv, "/api/echo", "application/json", `{"a":`+deep+`}`) }, 413, "REQUEST-TOO-LARGE",
 			map[string]any{"limit": 1024.0}},
-		{"deep nesting in query", func() response { return get(t, srv, "/api/echo?a="+strings.Repeat("[", 5000)+strings.Repeat("]", 5000)) }, 200, "", nil},
+		{"deep nesting in query", func() response {
+			return get(t, srv, "/api/echo?a="+strings.Repeat("[", 5000)+strings.Repeat("]", 5000))
+		}, 200, "", nil},
 		{"duplicate in query", func() response { return get(t, srv, "/api/echo?a=1&a=2") }, 400, "INVALID-ARGUMENT",
 			map[string]any{"name": "a"}},
 		{"duplicate across query and body", func() response { return post(t, srv, "/api/echo?a=1", "application/json", `{"a":2}`) }, 400, "INVALID-ARGUMENT",
 			map[string]any{"name": "a"}},
 		{"odd content type", func() response { return post(t, srv, "/api/echo", "text/csv", "a,b") }, 415, "UNSUPPORTED-MEDIA-TYPE", nil},
-		{"broken multipart", func() response { return post(t, srv, "/api/echo", "multipart/form-data; boundary=xx", "--xx\r\nbroken") }, 400, "INVALID-ARGUMENT", nil},
+		{"broken multipart", func() response {
+			return post(t, srv, "/api/echo", "multipart/form-data; boundary=xx", "--xx\r\nbroken")
+		}, 400, "INVALID-ARGUMENT", nil},
 		{"multipart without boundary", func() response { return post(t, srv, "/api/echo", "multipart/form-data", "x") }, 400, "INVALID-ARGUMENT", nil},
 		{"bad escape", func() response { return get(t, srv, "/api/echo?a=%zz") }, 400, "INVALID-ARGUMENT", nil},
 		{"method", func() response {
