@@ -20,9 +20,10 @@ var udpApplications = map[uint16]string{
 	3478: "stun", 4500: "ipsec-nat-t", 5353: "mdns", 51820: "wireguard",
 }
 
-// Application returns the name of the application a server port stands for under IP protocol
-// proto (443 over TCP is "https", 53 over UDP "dns", 123 over UDP "ntp", ...), or Unknown. Only
-// TCP and UDP ports name applications.
+// Application returns the name of the application of a conversation under IP protocol proto
+// with a server on serverPort: for TCP and UDP the application of the well-known port (443 over
+// TCP is "https", 53 over UDP "dns", 123 over UDP "ntp", ...); for other protocols, which have no
+// ports, the protocol's name when it has one ("icmp", "icmpv6", "gre", ...); Unknown otherwise.
 func Application(proto uint8, serverPort uint16) string {
 	var name string
 	switch proto {
@@ -30,6 +31,8 @@ func Application(proto uint8, serverPort uint16) string {
 		name = tcpApplications[serverPort]
 	case UDP:
 		name = udpApplications[serverPort]
+	default:
+		name = protocolNames[proto]
 	}
 	if name == "" {
 		return Unknown

@@ -40,7 +40,7 @@ func TestApplication(t *testing.T) {
 		{records.TCP, 53, "dns"}, {records.TCP, 22, "ssh"}, {records.UDP, 123, "ntp"},
 		{records.TCP, 25, "smtp"}, {records.TCP, 5432, "postgresql"}, {records.TCP, 8080, "http-alt"},
 		{records.UDP, 443, "quic"}, {records.TCP, 123, records.Unknown},
-		{records.TCP, 4444, records.Unknown}, {records.ICMP, 0, records.Unknown}, {records.ICMP, 80, records.Unknown},
+		{records.TCP, 4444, records.Unknown}, {records.ICMP, 0, "icmp"}, {records.ICMPv6, 80, "icmpv6"}, {89, 0, records.Unknown},
 	}
 	for _, tt := range tests {
 		if got := records.Application(tt.proto, tt.port); got != tt.want {
