@@ -2,7 +2,6 @@ package pvql
 
 import (
 	"strconv"
-	"strings"
 )
 
 // Statement is one parsed statement of a query expression. Its parts are read by the engine;
@@ -155,7 +154,7 @@ var keyKinds = []struct {
 	kServerIP:    {"server.ip", "ip", "Address of the server (IPv4 or IPv6); WHERE accepts =, !=, <, <=, >, >=, IN (list) and IN CIDR."},
 	kClientPort:  {"client.port", "port", "Port of the client (0-65535)."},
 	kServerPort:  {"server.port", "port", "Port of the server (0-65535)."},
-	kProtocol:    {"protocol", "protocol", "IP protocol: tcp, udp, icmp or a number (0-255)."},
+	kProtocol:    {"protocol", "protocol", "IP protocol: tcp, udp, icmp, ... or a number (0-255); results name the known ones."},
 	kApplication: {"application", "string", "Application name (https, dns, ...; unknown when not recognised)."},
 }
 
@@ -178,18 +177,6 @@ var layers = []struct {
 	lTCP:       {"tcp", 6, "TCP records (protocol 6)."},
 	lUDP:       {"udp", 17, "UDP records (protocol 17)."},
 	lICMP:      {"icmp", 1, "ICMP records (protocol 1)."},
-}
-
-// protocolNames maps the protocol numbers that have names in queries and results.
-var protocolNames = map[uint8]string{1: "icmp", 6: "tcp", 17: "udp"}
-
-func protocolNumber(name string) (uint8, bool) {
-	for n, s := range protocolNames {
-		if strings.EqualFold(s, name) {
-			return n, true
-		}
-	}
-	return 0, false
 }
 
 // timeSpec is a SINCE or UNTIL bound: absolute Unix seconds, or relative to now.

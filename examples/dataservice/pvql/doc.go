@@ -17,7 +17,8 @@
 //     an IPv4 address and its IPv4-mapped IPv6 form (::ffff:10.0.0.1) are the same address.
 //   - CIDR: a bare address with "/bits" (10.0.0.0/8, 2001:db8::/32), after IN or inside an
 //     IN list of client.ip or server.ip; host bits are ignored.
-//   - Protocols: tcp, udp, icmp (bare or quoted, any case) or a number 0-255.
+//   - Protocols: a name of records.ProtocolName (tcp, udp, icmp, gre, ...; bare or quoted,
+//     any case) or a number 0-255.
 //   - Applications: a quoted string or a bare name (application = https).
 //   - Names of keywords, metrics, keys and layers are case-insensitive; aliases are not.
 //

@@ -1,10 +1,11 @@
 package pvql
 
 import (
-	"encoding/binary"
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
 // fnode is a parsed condition, or, inside parentheses in HAVING, an arithmetic expression
@@ -278,9 +279,9 @@ func (p *parser) literal(field keyKind, prefix bool) (literal, error) {
 		}
 		return literal{n: n}, err
 	case kProtocol:
-		const expected = "a protocol (tcp, udp, icmp or a number 0-255)"
+		const expected = "a protocol (tcp, udp, icmp, ... or a number 0-255)"
 		if t.kind == tokIdent || t.kind == tokString {
-			if n, ok := protocolNumber(t.text); ok {
+			if n, err := records.ParseProtocol(t.text); err == nil {
 				return literal{n: int64(n)}, nil
 			}
 			return literal{}, p.errorAt(t, "unknown protocol "+strconv.Quote(t.text), expected)
@@ -297,10 +298,10 @@ func (p *parser) literal(field keyKind, prefix bool) (literal, error) {
 	return literal{s: t.text}, nil
 }
 
-// addrOf returns a as 128 bits, IPv4 mapped into IPv6.
+// addrOf returns a as 128 bits, IPv4 mapped into IPv6, as the records table keeps it.
 func addrOf(a netip.Addr) addr128 {
-	b := a.As16()
-	return addr128{hi: binary.BigEndian.Uint64(b[:8]), lo: binary.BigEndian.Uint64(b[8:])}
+	hi, lo := records.Halves(a)
+	return addr128{hi: hi, lo: lo}
 }
 
 // prefixLiteral returns the address range of a CIDR the lexer has checked.

@@ -1,0 +1,133 @@
+package pvql
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+)
+
+// result computes the statement's values on its group sums, then applies HAVING, TOP and the
+// order. Meta.Elapsed is left to the caller.
+func (s *state) result() Result {
+	st, g := s.st, s.groups
+	if len(st.keys) == 0 && len(g.keys) == 0 {
+		g.at(gkey{})
+	}
+	nv := len(st.values)
+	vals := make([]float64, len(g.keys)*nv)
+	var kept []int
+	for i := range g.keys {
+		for j, v := range st.values {
+			vals[i*nv+j] = finalValue(v.x, &g.sums[i])
+		}
+		if st.having == nil || match(st.having, &g.sums[i]) {
+			kept = append(kept, i)
+		}
+	}
+	timeKey := slices.ContainsFunc(st.keys, func(k key) bool { return k.kind == kTime })
+	if st.top > 0 && timeKey {
+		kept = s.topGroups(kept)
+	}
+	slices.SortFunc(kept, func(a, b int) int {
+		ka, kb := &g.keys[a], &g.keys[b]
+		if timeKey && ka.time != kb.time {
+			if ka.time < kb.time {
+				return -1
+			}
+			return 1
+		}
+		if c := compareValuesDesc(vals[a*nv], vals[b*nv]); c != 0 {
+			return c
+		}
+		return compareKeys(st.keys, ka, kb, true)
+	})
+	if st.top > 0 && !timeKey && int64(len(kept)) > st.top {
+		kept = kept[:st.top]
+	}
+	r := Result{Data: make([]Row, len(kept)), Meta: Meta{AccumulatedTime: s.covered, Sorted: !timeKey}}
+	for n, i := range kept {
+		r.Data[n] = Row{Keys: rowKeys(st.keys, &g.keys[i]), Values: vals[i*nv : (i+1)*nv : (i+1)*nv]}
+	}
+	return r
+}
+
+// topGroups keeps the rows of the st.top groups, ignoring time, whose first value over the
+// whole period is largest, among the groups that have rows in kept.
+func (s *state) topGroups(kept []int) []int {
+	st, g := s.st, s.groups
+	totals := map[gkey]*sums{}
+	for i, k := range g.keys {
+		k.time = 0
+		t := totals[k]
+		if t == nil {
+			t = &sums{}
+			totals[k] = t
+		}
+		for j := range t {
+			t[j] += g.sums[i][j]
+		}
+	}
+	type candidate struct {
+		k gkey
+		v float64
+	}
+	seen := map[gkey]bool{}
+	var cands []candidate
+	for _, i := range kept {
+		k := g.keys[i]
+		k.time = 0
+		if !seen[k] {
+			seen[k] = true
+			cands = append(cands, candidate{k, finalValue(st.values[0].x, totals[k])})
+		}
+	}
+	slices.SortFunc(cands, func(a, b candidate) int {
+		if c := compareValuesDesc(a.v, b.v); c != 0 {
+			return c
+		}
+		return compareKeys(st.keys, &a.k, &b.k, false)
+	})
+	top := map[gkey]bool{}
+	for _, c := range cands[:min(int64(len(cands)), st.top)] {
+		top[c.k] = true
+	}
+	return slices.DeleteFunc(kept, func(i int) bool {
+		k := g.keys[i]
+		k.time = 0
+		return !top[k]
+	})
+}
+
+// rowKeys renders a group's keys for a Row.
+func rowKeys(keys []key, k *gkey) []any {
+	out := make([]any, len(keys))
+	for i, key := range keys {
+		switch key.kind {
+		case kTime:
+			out[i] = k.time
+		case kClientIP:
+			out[i] = records.AddrFromHalves(k.cHi, k.cLo).String()
+		case kServerIP:
+			out[i] = records.AddrFromHalves(k.sHi, k.sLo).String()
+		case kClientPort:
+			out[i] = int64(k.cPort)
+		case kServerPort:
+			out[i] = int64(k.sPort)
+		case kProtocol:
+			out[i] = protocolKey(k.proto)
+		case kApplication:
+			out[i] = k.app
+		}
+	}
+	return out
+}
+
+// protocolKey is a protocol's name, or its number when it has none.
+func protocolKey(p uint8) any {
+	name := records.ProtocolName(p)
+	if name == strconv.Itoa(int(p)) {
+		return int64(p)
+	}
+	return name
+}

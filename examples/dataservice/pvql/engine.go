@@ -1,0 +1,61 @@
+package pvql
+
+import (
+	"context"
+	"database/sql"
+	"time"
+)
+
+// Engine answers query expressions from the records table of a DuckDB database. It is safe
+// for concurrent use; it holds no state beyond its options.
+type Engine struct {
+	db        *sql.DB
+	slices    int
+	maxGroups int
+}
+
+// Option configures an Engine.
+type Option func(*Engine)
+
+// WithStreamSlices sets into how many slices Stream divides each statement's period, and so
+// how many partial results it reports. Default 4; values below 1 mean 1.
+func WithStreamSlices(n int) Option {
+	return func(e *Engine) { e.slices = max(n, 1) }
+}
+
+// WithMaxGroups sets the most groups (rows before HAVING and TOP) one statement may produce;
+// more fail with ErrTooManyGroups. Default 1,000,000, which bounds the memory of one answer;
+// 0 removes the limit.
+func WithMaxGroups(n int) Option {
+	return func(e *Engine) { e.maxGroups = max(n, 0) }
+}
+
+// New returns an Engine reading the records table (records.Schema) of db.
+func New(db *sql.DB, opts ...Option) *Engine {
+	e := &Engine{db: db, slices: 4, maxGroups: 1_000_000}
+	for _, o := range opts {
+		o(e)
+	}
+	return e
+}
+
+// Query answers expr, one Result per statement. now is the time @now stands for and
+// defaultPeriod the length of the period when a statement gives no SINCE (a non-positive
+// length means one hour). A bad expression is a *SyntaxError.
+func (e *Engine) Query(ctx context.Context, expr string, now time.Time, defaultPeriod time.Duration) ([]Result, error) {
+	var out []Result
+	err := e.run(ctx, expr, now, defaultPeriod, 1, func(r []Result, _ float64) error {
+		out = r
+		return nil
+	})
+	return out, err
+}
+
+// Stream answers expr progressively: it reads each statement's period in slices, newest
+// first, and after each slice calls fn with the results so far (each call's results replace
+// the previous ones) and the fraction of the work done. The last call has progress 1 and
+// results equal to Query's. An error from fn stops the stream and is returned as is.
+func (e *Engine) Stream(ctx context.Context, expr string, now time.Time, defaultPeriod time.Duration,
+	fn func(partial []Result, progress float64) error) error {
+	return e.run(ctx, expr, now, defaultPeriod, e.slices, fn)
+}

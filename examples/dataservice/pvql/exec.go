@@ -1,0 +1,175 @@
+package pvql
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// timeBound keeps resolved times within ±2^53 seconds so that period arithmetic never
+// overflows; no record lies beyond.
+const timeBound = 1 << 53
+
+// state is one statement being answered.
+type state struct {
+	st           *Statement
+	plan         plan
+	since, until int64
+	covered      int64
+	groups       *groups
+}
+
+func (e *Engine) run(ctx context.Context, expr string, now time.Time, defaultPeriod time.Duration, n int,
+	fn func([]Result, float64) error) error {
+	start := time.Now()
+	stmts, err := Parse(expr)
+	if err != nil {
+		return err
+	}
+	states := make([]*state, len(stmts))
+	for i, st := range stmts {
+		s := &state{st: st, plan: compile(st, e.maxGroups), groups: newGroups()}
+		s.since, s.until = period(st, now, defaultPeriod)
+		states[i] = s
+	}
+	for j := range n {
+		for i, s := range states {
+			from, to := s.slice(j, n)
+			if from >= to {
+				continue
+			}
+			if err := e.read(ctx, s, from, to); err != nil {
+				return fmt.Errorf("pvql: statement %d: %w", i+1, err)
+			}
+			s.covered += to - from
+		}
+		results := make([]Result, len(states))
+		for i, s := range states {
+			results[i] = s.result()
+			results[i].Meta.Elapsed = time.Since(start).Seconds()
+		}
+		if err := fn(results, float64(j+1)/float64(n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// period resolves the statement's SINCE and UNTIL.
+func period(st *Statement, now time.Time, defaultPeriod time.Duration) (since, until int64) {
+	length := int64(defaultPeriod / time.Second)
+	if length <= 0 {
+		length = 3600
+	}
+	clamp := func(v int64) int64 { return min(max(v, -timeBound), timeBound) }
+	nowSec := clamp(now.Unix())
+	until = nowSec
+	if st.until != nil {
+		until = clamp(st.until.resolve(nowSec))
+	}
+	since = clamp(until - min(length, timeBound))
+	if st.since != nil {
+		since = clamp(st.since.resolve(nowSec))
+	}
+	return since, until
+}
+
+// slice returns the j-th of n slices of the period, newest first.
+func (s *state) slice(j, n int) (from, to int64) {
+	length := s.until - s.since
+	if length <= 0 {
+		return 0, 0
+	}
+	step := length / int64(n)
+	to = s.until - step*int64(j)
+	from = to - step
+	if j == n-1 {
+		from = s.since
+	}
+	return from, to
+}
+
+// read runs the statement's query over [from, to) and merges the rows into its groups.
+func (e *Engine) read(ctx context.Context, s *state, from, to int64) error {
+	args := slices.Clone(s.plan.args)
+	args[s.plan.sinceArg], args[s.plan.sinceArg+1] = from, to
+	rows, err := e.db.QueryContext(ctx, s.plan.query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	cols := 0
+	for _, k := range s.plan.keys {
+		cols += len(fieldColumns[k.kind])
+		if k.kind == kTime {
+			cols++
+		}
+	}
+	vals := make([]any, cols+len(s.plan.sums))
+	ptrs := make([]any, len(vals))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+		var k gkey
+		c := 0
+		for _, key := range s.plan.keys {
+			switch key.kind {
+			case kTime:
+				k.time = int64(toUint64(vals[c]))
+			case kClientIP:
+				k.cHi, k.cLo = toUint64(vals[c]), toUint64(vals[c+1])
+			case kServerIP:
+				k.sHi, k.sLo = toUint64(vals[c]), toUint64(vals[c+1])
+			case kClientPort:
+				k.cPort = uint16(toUint64(vals[c]))
+			case kServerPort:
+				k.sPort = uint16(toUint64(vals[c]))
+			case kProtocol:
+				k.proto = uint8(toUint64(vals[c]))
+			case kApplication:
+				k.app, _ = vals[c].(string)
+			}
+			c += len(fieldColumns[key.kind])
+			if key.kind == kTime {
+				c++
+			}
+		}
+		sm := s.groups.at(k)
+		for i, sumIndex := range s.plan.sums {
+			sm[sumIndex] += toUint64(vals[c+i])
+		}
+		if e.maxGroups > 0 && len(s.groups.keys) > e.maxGroups {
+			return fmt.Errorf("more than %d: %w", e.maxGroups, ErrTooManyGroups)
+		}
+	}
+	return rows.Err()
+}
+
+// toUint64 converts an integer column value; NULL (an empty sum) is 0. Signed values keep
+// their two's complement bits, which int64(...) restores.
+func toUint64(v any) uint64 {
+	switch v := v.(type) {
+	case uint64:
+		return v
+	case int64:
+		return uint64(v)
+	case uint32:
+		return uint64(v)
+	case int32:
+		return uint64(v)
+	case uint16:
+		return uint64(v)
+	case int16:
+		return uint64(v)
+	case uint8:
+		return uint64(v)
+	case int8:
+		return uint64(v)
+	}
+	return 0
+}

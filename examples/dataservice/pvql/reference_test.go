@@ -1,0 +1,250 @@
+package pvql
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"net/netip"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// This file holds a straightforward computation of query answers over in-memory records,
+// written from DESIGN.md section 4 without the engine's code, to check the engine against.
+
+type refSums struct{ cb, sb, cp, sp, n uint64 }
+
+type refKey struct {
+	time   int64 // N of time(N); 0 for the other keys
+	get    func(r *rec) any
+	render func(v any) any // nil: as is
+}
+
+var (
+	refClientIP   = refKey{get: func(r *rec) any { return netip.AddrFrom16(r.cIP.As16()) }}
+	refServerIP   = refKey{get: func(r *rec) any { return netip.AddrFrom16(r.sIP.As16()) }}
+	refClientPort = refKey{get: func(r *rec) any { return int64(r.cPort) }}
+	refServerPort = refKey{get: func(r *rec) any { return int64(r.sPort) }}
+	refProtocol   = refKey{get: func(r *rec) any { return int64(r.proto) }, render: func(v any) any {
+		if name, ok := map[int64]string{1: "icmp", 6: "tcp", 17: "udp", 47: "gre"}[v.(int64)]; ok {
+			return name
+		}
+		return v
+	}}
+	refApp = refKey{get: func(r *rec) any { return r.app }}
+)
+
+func refTime(n int64) refKey {
+	return refKey{time: n, get: func(r *rec) any {
+		t := r.time / n * n
+		if t > r.time { // negative times: round down
+			t -= n
+		}
+		return t + n
+	}}
+}
+
+// refQuery describes one statement for the reference computation.
+type refQuery struct {
+	since, until int64
+	keys         []refKey
+	where        func(r *rec) bool
+	values       []func(s refSums) float64
+	having       func(s refSums, v []float64) bool
+	top          int
+}
+
+type refGroup struct {
+	keys []any
+	sums refSums
+	vals []float64
+}
+
+func refDiv(a, b float64) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return a / b
+}
+
+func refCompare(a, b any) int {
+	switch a := a.(type) {
+	case int64:
+		return cmp.Compare(a, b.(int64))
+	case netip.Addr:
+		return a.Compare(b.(netip.Addr))
+	}
+	return strings.Compare(a.(string), b.(string))
+}
+
+func refCompareKeys(a, b []any, skip int) int {
+	for i := range a {
+		if i == skip {
+			continue
+		}
+		if c := refCompare(a[i], b[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// refDesc orders by value descending, null last.
+func refDesc(a, b float64) int {
+	switch {
+	case math.IsNaN(a) && math.IsNaN(b):
+		return 0
+	case math.IsNaN(a):
+		return 1
+	case math.IsNaN(b):
+		return -1
+	}
+	return cmp.Compare(b, a)
+}
+
+func (q refQuery) answer(recs []rec) Result {
+	timeIdx := slices.IndexFunc(q.keys, func(k refKey) bool { return k.time > 0 })
+	index := map[string]*refGroup{}
+	var all []*refGroup
+	for i := range recs {
+		r := &recs[i]
+		if r.time < q.since || r.time >= q.until || q.where != nil && !q.where(r) {
+			continue
+		}
+		keys := make([]any, len(q.keys))
+		for j, k := range q.keys {
+			keys[j] = k.get(r)
+		}
+		id := fmt.Sprint(keys...)
+		g := index[id]
+		if g == nil {
+			g = &refGroup{keys: keys}
+			index[id] = g
+			all = append(all, g)
+		}
+		g.sums.cb += r.cBytes
+		g.sums.sb += r.sBytes
+		g.sums.cp += r.cPackets
+		g.sums.sp += r.sPackets
+		g.sums.n++
+	}
+	if len(q.keys) == 0 && len(all) == 0 {
+		all = append(all, &refGroup{keys: []any{}})
+	}
+	var kept []*refGroup
+	for _, g := range all {
+		for _, v := range q.values {
+			x := v(g.sums)
+			if math.IsInf(x, 0) {
+				x = math.NaN()
+			}
+			g.vals = append(g.vals, x)
+		}
+		if q.having == nil || q.having(g.sums, g.vals) {
+			kept = append(kept, g)
+		}
+	}
+	if q.top > 0 && timeIdx >= 0 {
+		// Rank the groups without time by their first value over the whole period.
+		type cand struct {
+			keys []any
+			v    float64
+		}
+		var cands []cand
+		for _, g := range kept {
+			if slices.ContainsFunc(cands, func(c cand) bool { return refCompareKeys(c.keys, g.keys, timeIdx) == 0 }) {
+				continue
+			}
+			var total refSums
+			for _, o := range all {
+				if refCompareKeys(o.keys, g.keys, timeIdx) == 0 {
+					total.cb += o.sums.cb
+					total.sb += o.sums.sb
+					total.cp += o.sums.cp
+					total.sp += o.sums.sp
+					total.n += o.sums.n
+				}
+			}
+			v := q.values[0](total)
+			if math.IsInf(v, 0) {
+				v = math.NaN()
+			}
+			cands = append(cands, cand{g.keys, v})
+		}
+		slices.SortFunc(cands, func(a, b cand) int {
+			return cmp.Or(refDesc(a.v, b.v), refCompareKeys(a.keys, b.keys, timeIdx))
+		})
+		cands = cands[:min(len(cands), q.top)]
+		kept = slices.DeleteFunc(kept, func(g *refGroup) bool {
+			return !slices.ContainsFunc(cands, func(c cand) bool { return refCompareKeys(c.keys, g.keys, timeIdx) == 0 })
+		})
+	}
+	slices.SortFunc(kept, func(a, b *refGroup) int {
+		if timeIdx >= 0 {
+			if c := refCompare(a.keys[timeIdx], b.keys[timeIdx]); c != 0 {
+				return c
+			}
+		}
+		return cmp.Or(refDesc(a.vals[0], b.vals[0]), refCompareKeys(a.keys, b.keys, -1))
+	})
+	if q.top > 0 && timeIdx < 0 && len(kept) > q.top {
+		kept = kept[:q.top]
+	}
+	res := Result{Data: []Row{}, Meta: Meta{AccumulatedTime: max(0, q.until-q.since), Sorted: timeIdx < 0}}
+	for _, g := range kept {
+		keys := make([]any, len(g.keys))
+		for i, k := range g.keys {
+			keys[i] = refRender(q.keys[i], k)
+		}
+		res.Data = append(res.Data, Row{Keys: keys, Values: g.vals})
+	}
+	return res
+}
+
+func refRender(k refKey, v any) any {
+	if a, ok := v.(netip.Addr); ok {
+		return a.Unmap().String()
+	}
+	if k.render != nil {
+		return k.render(v)
+	}
+	return v
+}
+
+// diffResult describes how got differs from want, ignoring Meta.Elapsed; "" when equal.
+func diffResult(got, want Result) string {
+	if got.Meta.AccumulatedTime != want.Meta.AccumulatedTime || got.Meta.Sorted != want.Meta.Sorted {
+		return fmt.Sprintf("meta %+v, want %+v", got.Meta, want.Meta)
+	}
+	if got.Data == nil {
+		return "data is nil"
+	}
+	if len(got.Data) != len(want.Data) {
+		return fmt.Sprintf("%d rows, want %d\n got %v\nwant %v", len(got.Data), len(want.Data), head(got.Data), head(want.Data))
+	}
+	for i := range got.Data {
+		g, w := got.Data[i], want.Data[i]
+		if !reflect.DeepEqual(g.Keys, w.Keys) || !sameValues(g.Values, w.Values) {
+			return fmt.Sprintf("row %d: %v %v, want %v %v", i, g.Keys, g.Values, w.Keys, w.Values)
+		}
+	}
+	return ""
+}
+
+func head(rows []Row) []Row { return rows[:min(len(rows), 8)] }
+
+func sameValues(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.IsNaN(a[i]) != math.IsNaN(b[i]) {
+			return false
+		}
+		if !math.IsNaN(a[i]) && math.Abs(a[i]-b[i]) > 1e-9*math.Max(1, math.Abs(b[i])) {
+			return false
+		}
+	}
+	return true
+}
