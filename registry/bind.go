@@ -38,11 +38,10 @@ func (f *Func) bind(args map[string]json.RawMessage) ([]reflect.Value, error) {
 		return nil, nil
 	case formMap:
 		if f.in == rawMapType {
-			m := make(map[string]json.RawMessage, len(args))
-			for k, v := range args {
-				m[k] = v
+			if args == nil {
+				args = map[string]json.RawMessage{}
 			}
-			return []reflect.Value{reflect.ValueOf(m)}, nil
+			return []reflect.Value{reflect.ValueOf(args)}, nil // the call's own map: no copy
 		}
 		m := make(map[string]any, len(args))
 		for k, raw := range args {

@@ -47,6 +47,7 @@ type Func struct {
 
 	argNames []string
 	acc      *stream.Accumulator
+	comments map[string]string // Go doc comments, from the Comments option
 
 	fn        reflect.Value
 	hasCtx    bool

@@ -17,6 +17,7 @@ type Registry struct {
 	mu    sync.Mutex
 	funcs map[string][]*Func // by name, in Since order
 	view  atomic.Pointer[view]
+	opts  []Option // applied to every function, before its own; immutable
 }
 
 // view is an immutable index of the registry, rebuilt at each registration.
@@ -26,9 +27,10 @@ type view struct {
 	sorted   map[version.Version][]*Func
 }
 
-// New returns an empty registry.
-func New() *Registry {
-	r := &Registry{funcs: make(map[string][]*Func)}
+// New returns an empty registry. The options apply to every function registered, before the
+// function's own options: Comments is the usual one.
+func New(opts ...Option) *Registry {
+	r := &Registry{funcs: make(map[string][]*Func), opts: slices.Clone(opts)}
 	r.view.Store(&view{})
 	return r
 }
@@ -37,6 +39,9 @@ func New() *Registry {
 // error naming the function and the problem when fn cannot be served. Registering a name again is
 // allowed only for versions that do not overlap (see Since and Until).
 func (r *Registry) Register(name string, fn any, opts ...Option) error {
+	if len(r.opts) > 0 {
+		opts = append(slices.Clone(r.opts), opts...)
+	}
 	f, err := newFunc(name, fn, opts)
 	if err != nil {
 		return fmt.Errorf("registry: %q: %w", name, err)

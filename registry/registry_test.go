@@ -36,13 +36,6 @@ func call(t *testing.T, r *registry.Registry, name string, args string) (any, er
 	return registry.Invoke(context.Background(), &registry.Call{Func: f, Args: m})
 }
 
-func code(err error) apierr.Code {
-	if e := apierr.From(err); e != nil {
-		return e.Code
-	}
-	return ""
-}
-
 func TestBind(t *testing.T) {
 	r := registry.New()
 	r.MustRegister("create", create)

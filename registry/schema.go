@@ -9,12 +9,15 @@ import (
 	orderedmap "github.com/pb33f/ordered-map/v2"
 )
 
-func newReflector() *jsonschema.Reflector {
+// newReflector returns the schema reflector; comments (keyed as the Comments option says) give
+// descriptions to types and fields that have no description tag.
+func newReflector(comments map[string]string) *jsonschema.Reflector {
 	return &jsonschema.Reflector{
 		DoNotReference:            true,
 		ExpandedStruct:            true,
 		Anonymous:                 true,
 		AllowAdditionalProperties: true,
+		CommentMap:                comments,
 	}
 }
 
@@ -26,7 +29,8 @@ func schemaOf(r *jsonschema.Reflector, t reflect.Type) *jsonschema.Schema {
 }
 
 func (f *Func) buildSchemas() error {
-	r := newReflector()
+	f.describeFromComments()
+	r := newReflector(f.comments)
 	args := &jsonschema.Schema{Type: "object", Properties: orderedmap.New[string, *jsonschema.Schema]()}
 	switch f.form {
 	case formStruct:

@@ -1,0 +1,58 @@
+package transport_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/registry"
+	"github.com/fnapi/fnapi/transport"
+)
+
+// FuzzArguments feeds arbitrary query strings and bodies to the argument reader and binder:
+// every answer must be one JSON message, a result or a 4xx error, never a 500 or a crash.
+func FuzzArguments(f *testing.F) {
+	reg := registry.New()
+	fnapi.MustRegisterBuiltins(reg)
+	pub := registry.Requires(registry.Public)
+	reg.MustRegister("greet", greet, pub)
+	reg.MustRegister("add", func(a, b int) int { return a + b }, registry.Args("a", "b"), pub)
+	h, err := transport.New(reg, transport.Config{MaxBodyBytes: 64 << 10})
+	if err != nil {
+		f.Fatal(err)
+	}
+	seeds := []struct{ path, query, ctype, body string }{
+		{"echo", `a=1&b="x"`, "", ""},
+		{"greet", `name=ann&times=2`, "application/json", `{"tags":["a"]}`},
+		{"add", `a=1`, "application/x-www-form-urlencoded", `b=2`},
+		{"add", ``, "multipart/form-data; boundary=zz", "--zz\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--zz--\r\n"},
+		{"greet", `name=%FF%FE`, "application/json", `{"times":1e400}`},
+		{"1.0/echo", `_session="session:x"`, "text/plain", ``},
+		{"echo", `a=[[[[`, "application/json", `[`},
+	}
+	for _, s := range seeds {
+		f.Add(s.path, s.query, s.ctype, s.body)
+	}
+	f.Fuzz(func(t *testing.T, path, query, ctype, body string) {
+		req := httptest.NewRequest("POST", "/x", strings.NewReader(body))
+		req.URL.Path = "/" + path
+		req.URL.RawQuery = query
+		if ctype != "" {
+			req.Header.Set("Content-Type", ctype)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != http.StatusOK && (w.Code < 400 || w.Code >= 500) {
+			t.Fatalf("status %d for %q?%q (%q): %s", w.Code, path, query, ctype, w.Body)
+		}
+		var msg struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &msg); err != nil || (msg.Type != "result" && msg.Type != "error") {
+			t.Fatalf("not one message: %q", w.Body)
+		}
+	})
+}
