@@ -79,12 +79,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	f := h.reg.Lookup(rt.version, rt.name)
 	if f == nil {
-		writeError(w, apierr.New(apierr.UnknownFunction, "path", rt.name))
+		h.fail(w, r, rt, apierr.New(apierr.UnknownFunction, "path", rt.name))
 		return
 	}
 	c, err := h.newCall(w, r, f, rt.version)
 	if err != nil {
-		writeError(w, err)
+		h.fail(w, r, rt, err)
 		return
 	}
 	if rt.kind == "stream" {

@@ -1,14 +1,236 @@
 package transport
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"net/http"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/registry"
 )
 
-// serveStream answers a call in streaming mode.
+// serveStream answers a call in streaming mode: status 200 and a body of messages, chunk
+// messages then end, or one error message and no end. The call runs through the same
+// interceptors as any other, with c.Sink set; it ends when the function returns, when the
+// client goes away, or at Config.StreamTimeout (then with TIMEOUT).
 func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request, c *registry.Call) {
-	_ = r
-	writeError(w, apierr.New(apierr.UnknownFunction, "path", "stream/"+c.Func.Name))
+	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.StreamTimeout)
+	defer cancel()
+	out := h.openStream(w, r, cancel)
+	defer out.close()
+	c.Sink = &httpSink{out: out, fn: c.Func.Name, m: h.cfg.Metrics}
+	if _, err := h.call(registry.WithCall(ctx, c), c); err != nil {
+		out.fail(err)
+		return
+	}
+	b := getBuf()
+	defer putBuf(b)
+	appendEnd(b, "")
+	_ = out.write(b.Bytes())
+}
+
+// failStream answers an error found before the call could start (an unknown function, bad
+// arguments) the way every stream answers: status 200 and the error message in the stream.
+func (h *Handler) failStream(w http.ResponseWriter, r *http.Request, err error) {
+	out := h.openStream(w, r, func() {})
+	defer out.close()
+	out.fail(err)
+}
+
+// fail answers err for a route: a stream message for streams, a plain error response otherwise.
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, rt route, err error) {
+	if rt.kind == "stream" {
+		h.failStream(w, r, err)
+		return
+	}
+	writeError(w, err)
+}
+
+// httpStream writes the messages of one HTTP stream, as NDJSON lines or Server-Sent Events,
+// flushing each one. Writes are serialised: SSE keepalives come from another goroutine.
+type httpStream struct {
+	mu      sync.Mutex
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	sse     bool
+	timeout time.Duration
+	cancel  context.CancelFunc // ends the call once a write failed
+	broken  bool
+	wrote   time.Time // last write, for keepalives
+	stop    chan struct{}
+}
+
+// openStream sends the stream's header and, for SSE, starts the keepalive comments.
+func (h *Handler) openStream(w http.ResponseWriter, r *http.Request, cancel context.CancelFunc) *httpStream {
+	s := &httpStream{
+		w:       w,
+		rc:      http.NewResponseController(w),
+		sse:     wantsSSE(r),
+		timeout: h.cfg.WS.WriteTimeout,
+		cancel:  cancel,
+		stop:    make(chan struct{}),
+		wrote:   time.Now(),
+	}
+	hd := w.Header()
+	if s.sse {
+		hd.Set("Content-Type", "text/event-stream")
+	} else {
+		hd.Set("Content-Type", "application/x-ndjson")
+	}
+	hd.Set("Cache-Control", "no-cache")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("X-Accel-Buffering", "no") // ask reverse proxies not to buffer the stream
+	s.mu.Lock()
+	s.deadline()
+	w.WriteHeader(http.StatusOK)
+	s.flush()
+	s.mu.Unlock()
+	if s.sse {
+		go s.keepalive(h.cfg.WS.PingInterval)
+	}
+	return s
+}
+
+// wantsSSE reports whether the request accepts Server-Sent Events.
+func wantsSSE(r *http.Request) bool {
+	for _, v := range r.Header.Values("Accept") {
+		if strings.Contains(v, "text/event-stream") {
+			return true
+		}
+	}
+	return false
+}
+
+// write sends one message and flushes it. After a failed write (the client went away or did
+// not read within the write timeout) the call is cancelled and every later write fails.
+func (s *httpStream) write(msg []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.writeLocked(msg)
+}
+
+var errStreamBroken = errors.New("transport: the stream's client went away")
+
+func (s *httpStream) writeLocked(msg []byte) error {
+	if s.broken {
+		return errStreamBroken
+	}
+	s.deadline()
+	var err error
+	if s.sse {
+		err = writeEvent(s.w, msg)
+	} else {
+		if _, err = s.w.Write(msg); err == nil {
+			_, err = s.w.Write(newline)
+		}
+	}
+	if err == nil {
+		err = s.flush()
+	}
+	if err != nil {
+		s.broken = true
+		s.cancel()
+		return errors.Join(errStreamBroken, err)
+	}
+	s.wrote = time.Now()
+	return nil
+}
+
+var newline = []byte{'\n'}
+
+// deadline bounds the next write by the write timeout, where the server supports it.
+func (s *httpStream) deadline() {
+	_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
+}
+
+func (s *httpStream) flush() error {
+	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	return nil
+}
+
+// fail sends err as the stream's last message.
+func (s *httpStream) fail(err error) {
+	b := getBuf()
+	defer putBuf(b)
+	appendError(b, "", apierr.From(err))
+	_ = s.write(b.Bytes())
+}
+
+// close stops the keepalives and clears the write deadline, so that a kept-alive connection
+// serves its next request without it.
+func (s *httpStream) close() {
+	close(s.stop)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.broken {
+		_ = s.rc.SetWriteDeadline(time.Time{})
+	}
+	s.broken = true // the handler returns: no goroutine may write any more
+}
+
+// httpSink is the stream.Sink of an HTTP stream.
+type httpSink struct {
+	out *httpStream
+	fn  string
+	m   *Metrics
+}
+
+// Send writes one chunk message. It fails once ctx is done or the client went away.
+func (k *httpSink) Send(ctx context.Context, chunk any) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b := getBuf()
+	defer putBuf(b)
+	if err := appendChunk(b, "", chunk); err != nil {
+		return apierr.New(apierr.Internal).Wrap(err)
+	}
+	if err := k.out.write(b.Bytes()); err != nil {
+		return err
+	}
+	if k.m != nil {
+		k.m.chunk(k.fn)
+	}
+	return nil
+}
+
+// appendID opens a message in b, with the WebSocket call id when there is one.
+func appendID(b *bytes.Buffer, id string) {
+	b.WriteByte('{')
+	if id != "" {
+		b.WriteString(`"id":`)
+		_ = encode(b, id) // a string always encodes
+		b.WriteByte(',')
+	}
+}
+
+// appendChunk appends the message {"type":"chunk","chunk":chunk}.
+func appendChunk(b *bytes.Buffer, id string, chunk any) error {
+	n := b.Len()
+	appendID(b, id)
+	b.WriteString(`"type":"chunk","chunk":`)
+	if err := encode(b, chunk); err != nil {
+		b.Truncate(n)
+		return err
+	}
+	b.WriteByte('}')
+	return nil
+}
+
+// appendEnd appends the message {"type":"end"}.
+func appendEnd(b *bytes.Buffer, id string) {
+	appendID(b, id)
+	b.WriteString(`"type":"end"}`)
+}
+
+// appendError appends e as an error message.
+func appendError(b *bytes.Buffer, id string, e *apierr.Error) {
+	appendID(b, id)
+	b.Write(errorJSON(e)[1:]) // the message without its opening brace
 }
