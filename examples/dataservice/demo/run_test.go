@@ -1,0 +1,104 @@
+package demo_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/demo"
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+)
+
+// fakeClock returns testNow, then a second later at every call.
+func fakeClock() func() time.Time {
+	var calls atomic.Int64
+	return func() time.Time { return testNow.Add(time.Duration(calls.Add(1)-1) * time.Second) }
+}
+
+func TestRun(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	var batches [][]records.Record
+	live := 0
+	write := func(_ context.Context, recs []records.Record) error {
+		mu.Lock()
+		defer mu.Unlock()
+		batches = append(batches, recs)
+		if recs[0].Time >= testNow.Unix() {
+			live++
+			if live == 3 {
+				cancel()
+			}
+		}
+		return nil
+	}
+	opts := demo.Options{Seed: 5, Backfill: 3 * time.Hour, Interval: time.Millisecond, Now: fakeClock()}
+	if err := demo.Run(ctx, write, opts); err != nil {
+		t.Fatalf("Run = %v, want nil after cancel", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var backfill []records.Record
+	for _, b := range batches {
+		if len(b) == 0 || len(b) > demo.BatchSize {
+			t.Errorf("batch of %d records, want 1..%d", len(b), demo.BatchSize)
+		}
+		if b[0].Time < testNow.Unix() {
+			backfill = append(backfill, b...)
+		}
+	}
+	g := demo.New(testNow.Add(-3*time.Hour), opts)
+	if want := g.Until(testNow); !slices.Equal(backfill, want) {
+		t.Errorf("backfill wrote %d records, want the generator's %d", len(backfill), len(want))
+	}
+	if live != 3 {
+		t.Errorf("%d live batches, want 3", live)
+	}
+}
+
+func TestRunWriteError(t *testing.T) {
+	boom := errors.New("disk full")
+	write := func(context.Context, []records.Record) error { return boom }
+	err := demo.Run(context.Background(), write, demo.Options{Now: fakeClock()})
+	if !errors.Is(err, boom) {
+		t.Fatalf("Run = %v, want the writer's error", err)
+	}
+}
+
+// TestRunIntoStore backfills a day into the DuckDB store: every generated record is accepted.
+func TestRunIntoStore(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s, err := records.OpenDuckDB(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	now := testNow
+	var written atomic.Int64
+	write := func(ctx context.Context, recs []records.Record) error {
+		if err := s.Ingest(ctx, recs); err != nil {
+			return err
+		}
+		if written.Add(int64(len(recs))); recs[0].Time >= now.Unix() {
+			cancel()
+		}
+		return nil
+	}
+	clock := func() time.Time { return now.Add(time.Duration(written.Load()%7) * time.Second) }
+	if err := demo.Run(ctx, write, demo.Options{Interval: time.Millisecond, Now: clock}); err != nil {
+		t.Fatal(err)
+	}
+	var n, apps int64
+	if err := s.DB().QueryRow(`SELECT count(*), count(DISTINCT application) FROM records`).Scan(&n, &apps); err != nil {
+		t.Fatal(err)
+	}
+	if n != written.Load() || n < 200_000 || apps < 10 {
+		t.Errorf("store holds %d records of %d applications, %d written", n, apps, written.Load())
+	}
+}
