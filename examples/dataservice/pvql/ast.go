@@ -24,7 +24,7 @@ func (s *Statement) Values() []string {
 	for i, v := range s.values {
 		out[i] = v.alias
 		if v.alias == "" {
-			out[i] = exprString(v.x, false)
+			out[i] = exprString(v.x, 0, false)
 		}
 	}
 	return out
@@ -55,15 +55,21 @@ type binaryExpr struct {
 	l, r expr
 }
 
-func exprString(e expr, nested bool) string {
+// exprString writes e in canonical form, with parentheses only where precedence needs
+// them: around a lower-precedence child, and around an equal-precedence right child.
+func exprString(e expr, parent int, right bool) string {
 	switch e := e.(type) {
 	case numberExpr:
 		return strconv.FormatFloat(float64(e), 'f', -1, 64)
 	case metric:
 		return metrics[e].name
 	case *binaryExpr:
-		s := exprString(e.l, e.op == '*' || e.op == '/') + " " + string(e.op) + " " + exprString(e.r, true)
-		if nested {
+		prec := 1
+		if e.op == '*' || e.op == '/' {
+			prec = 2
+		}
+		s := exprString(e.l, prec, false) + " " + string(e.op) + " " + exprString(e.r, prec, true)
+		if prec < parent || prec == parent && right {
 			return "(" + s + ")"
 		}
 		return s

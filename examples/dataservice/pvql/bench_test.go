@@ -1,0 +1,66 @@
+package pvql
+
+import (
+	"context"
+	"math/rand/v2"
+	"net/netip"
+	"testing"
+	"time"
+)
+
+// benchRows is the number of records the benchmarks query, all within the default period;
+// change it to measure larger tables.
+const benchRows = 1_000_000
+
+// benchRecords makes n records over the hour before testNow from 10,000 clients and 100
+// servers.
+func benchRecords(n int) []rec {
+	rng := rand.New(rand.NewPCG(7, 11))
+	out := make([]rec, n)
+	for i := range out {
+		c := rng.IntN(10_000)
+		out[i] = rec{
+			time:     testNow - 3600 + rng.Int64N(3600),
+			proto:    []uint8{6, 6, 6, 17, 1}[rng.IntN(5)],
+			app:      testApps[rng.IntN(len(testApps))],
+			cIP:      netip.AddrFrom4([4]byte{10, byte(c >> 8), byte(c), 1}),
+			sIP:      netip.AddrFrom4([4]byte{93, 184, byte(rng.IntN(100)), 34}),
+			cPort:    uint16(1024 + rng.IntN(60000)),
+			sPort:    []uint16{22, 53, 80, 123, 443}[rng.IntN(5)],
+			cBytes:   rng.Uint64N(10_000),
+			cPackets: rng.Uint64N(20),
+			sBytes:   rng.Uint64N(100_000),
+			sPackets: rng.Uint64N(100),
+		}
+	}
+	return out
+}
+
+func benchmarkQuery(b *testing.B, expr string) {
+	engine := New(openDB(b, benchRecords(benchRows)))
+	now := time.Unix(testNow, 0)
+	b.ResetTimer()
+	for b.Loop() {
+		res, err := engine.Query(context.Background(), expr, now, time.Hour)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res[0].Data) == 0 {
+			b.Fatal("no rows")
+		}
+	}
+}
+
+func BenchmarkQueryTrafficByClientIP(b *testing.B) { benchmarkQuery(b, "traffic BY client.ip") }
+
+func BenchmarkQueryTrafficByTime60(b *testing.B) { benchmarkQuery(b, "traffic BY time(60)") }
+
+func BenchmarkParse(b *testing.B) {
+	const expr = "client.traffic / traffic AS \"ratio\", records BY client.ip, time(60) FROM tcp " +
+		"WHERE client.ip IN 10.0.0.0/8 AND NOT server.port IN (22, 53) HAVING ratio > 0.5 TOP 10 SINCE @now-3600"
+	for b.Loop() {
+		if _, err := Parse(expr); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
