@@ -48,3 +48,18 @@ func TestApplication(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParseProtocol(f *testing.F) {
+	for _, s := range []string{"tcp", "UDP", "icmpv6", "6", "255", "256", "", "06"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := records.ParseProtocol(s)
+		if err != nil {
+			return
+		}
+		if back, err := records.ParseProtocol(records.ProtocolName(p)); err != nil || back != p {
+			t.Fatalf("ParseProtocol(ProtocolName(%d)) = %d, %v", p, back, err)
+		}
+	})
+}
