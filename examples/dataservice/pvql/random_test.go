@@ -1,0 +1,209 @@
+package pvql
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Building blocks of random queries: the text of each part and its meaning for the reference.
+type (
+	partValue struct {
+		text string
+		fn   func(refSums) float64
+	}
+	partKey struct {
+		text string
+		key  refKey
+	}
+	partFilter struct {
+		text string
+		fn   func(r *rec) bool
+	}
+	partHaving struct {
+		text string
+		fn   func(s refSums) bool
+	}
+)
+
+var (
+	randomValues = []partValue{
+		{"traffic", vTraffic}, {"records", vRecords}, {"packets", vPackets}, {"client.traffic", vCTraffic},
+		{"server.packets", func(s refSums) float64 { return float64(s.sp) }},
+		{"client.traffic / traffic", vRatio},
+		{"server.traffic / server.packets", func(s refSums) float64 { return refDiv(float64(s.sb), float64(s.sp)) }},
+		{"traffic * 8 / 1000", func(s refSums) float64 { return float64(s.cb+s.sb) * 8 / 1000 }},
+		{"(records + 1) * 2", func(s refSums) float64 { return (float64(s.n) + 1) * 2 }},
+	}
+	randomKeys = []partKey{
+		{"client.ip", refClientIP}, {"server.ip", refServerIP}, {"client.port", refClientPort},
+		{"server.port", refServerPort}, {"protocol", refProtocol}, {"application", refApp},
+	}
+	randomTimeKeys = []partKey{{"time(60)", refTime(60)}, {"time(600)", refTime(600)}, {"time(3600)", refTime(3600)}}
+	randomFilters  = []partFilter{
+		{"client.ip IN 10.0.0.0/29", inPrefix(clientIP, "10.0.0.0/29")},
+		{"server.ip IN fd00::/8", inPrefix(serverIP, "fd00::/8")},
+		{"client.ip IN (2001:db8::/125, 192.168.1.10)", func(r *rec) bool {
+			return netip.MustParsePrefix("2001:db8::/125").Contains(r.cIP) || r.cIP == netip.MustParseAddr("192.168.1.10")
+		}},
+		{"server.ip = 8.8.8.8", func(r *rec) bool { return r.sIP == netip.MustParseAddr("8.8.8.8") }},
+		{"protocol = tcp", func(r *rec) bool { return r.proto == 6 }},
+		{"protocol IN (udp, 1)", func(r *rec) bool { return r.proto == 17 || r.proto == 1 }},
+		{"server.port < 100", func(r *rec) bool { return r.sPort < 100 }},
+		{"client.port != 1025", func(r *rec) bool { return r.cPort != 1025 }},
+		{"application != 'dns'", func(r *rec) bool { return r.app != "dns" }},
+		{"application IN (https, ssh)", func(r *rec) bool { return r.app == "https" || r.app == "ssh" }},
+	}
+	randomHavings = []partHaving{
+		{"records > 20", func(s refSums) bool { return s.n > 20 }},
+		{"traffic >= 5000000", func(s refSums) bool { return s.cb+s.sb >= 5000000 }},
+		{"client.traffic / records < 50000", func(s refSums) bool {
+			v := refDiv(float64(s.cb), float64(s.n))
+			return v == v && v < 50000
+		}},
+		{"packets != 0", func(s refSums) bool { return s.cp+s.sp != 0 }},
+	}
+)
+
+// randomFilter combines up to depth levels of filters with AND, OR and NOT.
+func randomFilter(rng *rand.Rand, depth int) partFilter {
+	if depth == 0 || rng.IntN(3) == 0 {
+		return randomFilters[rng.IntN(len(randomFilters))]
+	}
+	a, b := randomFilter(rng, depth-1), randomFilter(rng, depth-1)
+	switch rng.IntN(3) {
+	case 0:
+		return partFilter{"(" + a.text + " AND " + b.text + ")", func(r *rec) bool { return a.fn(r) && b.fn(r) }}
+	case 1:
+		return partFilter{"(" + a.text + " OR " + b.text + ")", func(r *rec) bool { return a.fn(r) || b.fn(r) }}
+	}
+	return partFilter{"NOT " + a.text, func(r *rec) bool { return !a.fn(r) }}
+}
+
+func randomHaving(rng *rand.Rand) partHaving {
+	a := randomHavings[rng.IntN(len(randomHavings))]
+	if rng.IntN(2) == 0 {
+		return a
+	}
+	b := randomHavings[rng.IntN(len(randomHavings))]
+	if rng.IntN(2) == 0 {
+		return partHaving{a.text + " AND NOT " + b.text, func(s refSums) bool { return a.fn(s) && !b.fn(s) }}
+	}
+	return partHaving{"(" + a.text + " OR " + b.text + ")", func(s refSums) bool { return a.fn(s) || b.fn(s) }}
+}
+
+// randomQuery returns a statement and its meaning.
+func randomQuery(rng *rand.Rand) (string, refQuery) {
+	q := refQuery{since: testNow - 3600, until: testNow}
+	var texts []string
+	for range 1 + rng.IntN(3) {
+		v := randomValues[rng.IntN(len(randomValues))]
+		texts = append(texts, v.text)
+		q.values = append(q.values, v.fn)
+	}
+	var clauses []string
+	var keys []string
+	for _, i := range rng.Perm(len(randomKeys))[:rng.IntN(3)] {
+		keys = append(keys, randomKeys[i].text)
+		q.keys = append(q.keys, randomKeys[i].key)
+	}
+	if rng.IntN(3) == 0 {
+		k := randomTimeKeys[rng.IntN(len(randomTimeKeys))]
+		at := rng.IntN(len(keys) + 1)
+		keys = append(keys[:at], append([]string{k.text}, keys[at:]...)...)
+		q.keys = append(q.keys[:at], append([]refKey{k.key}, q.keys[at:]...)...)
+	}
+	if len(keys) > 0 {
+		clauses = append(clauses, "BY "+strings.Join(keys, ", "))
+	}
+	var where []func(r *rec) bool
+	if rng.IntN(2) == 0 {
+		f := randomFilter(rng, 2)
+		clauses = append(clauses, "WHERE "+f.text)
+		where = append(where, f.fn)
+	}
+	if rng.IntN(4) == 0 {
+		l := []struct {
+			name  string
+			proto uint8
+		}{{"tcp", 6}, {"udp", 17}, {"icmp", 1}}[rng.IntN(3)]
+		clauses = append(clauses, "FROM "+l.name)
+		where = append(where, func(r *rec) bool { return r.proto == l.proto })
+	}
+	if len(where) > 0 {
+		q.where = func(r *rec) bool {
+			for _, w := range where {
+				if !w(r) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	if rng.IntN(3) == 0 {
+		h := randomHaving(rng)
+		clauses = append(clauses, "HAVING "+h.text)
+		q.having = func(s refSums, _ []float64) bool { return h.fn(s) }
+	}
+	if rng.IntN(3) == 0 {
+		q.top = 1 + rng.IntN(5)
+		clauses = append(clauses, fmt.Sprintf("TOP %d", q.top))
+	}
+	switch rng.IntN(3) {
+	case 0:
+		back := 600 + rng.Int64N(7000)
+		q.since = testNow - back
+		clauses = append(clauses, fmt.Sprintf("SINCE @now-%d", back))
+	case 1:
+		q.since, q.until = testNow-7300+rng.Int64N(3000), testNow-3000+rng.Int64N(3200)
+		clauses = append(clauses, fmt.Sprintf("SINCE %d UNTIL %d", q.since, q.until))
+	}
+	rng.Shuffle(len(clauses), func(i, j int) { clauses[i], clauses[j] = clauses[j], clauses[i] })
+	return strings.Join(append([]string{strings.Join(texts, ", ")}, clauses...), " "), q
+}
+
+func TestRandomQueriesAgainstReference(t *testing.T) {
+	recs := testRecords()
+	engine := New(openDB(t, recs), WithStreamSlices(3))
+	rng := rand.New(rand.NewPCG(42, 43))
+	for i := range 300 {
+		n := 1 + rng.IntN(2)
+		var texts []string
+		var want []refQuery
+		for range n {
+			text, q := randomQuery(rng)
+			texts = append(texts, text)
+			want = append(want, q)
+		}
+		expr := strings.Join(texts, "; ")
+		got, err := engine.Query(context.Background(), expr, time.Unix(testNow, 0), time.Hour)
+		if err != nil {
+			t.Fatalf("query %d %q: %v", i, expr, err)
+		}
+		for j, q := range want {
+			if d := diffResult(got[j], q.answer(recs)); d != "" {
+				t.Errorf("query %d %q, statement %d: %s", i, expr, j+1, d)
+			}
+		}
+		if i%5 != 0 {
+			continue
+		}
+		var last []Result
+		err = engine.Stream(context.Background(), expr, time.Unix(testNow, 0), time.Hour, func(r []Result, _ float64) error {
+			last = r
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("stream %d %q: %v", i, expr, err)
+		}
+		for j := range got {
+			if d := diffResult(last[j], got[j]); d != "" {
+				t.Errorf("stream %d %q, statement %d: %s", i, expr, j+1, d)
+			}
+		}
+	}
+}
