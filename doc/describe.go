@@ -1,9 +1,6 @@
 package doc
 
 import (
-	"context"
-	"fmt"
-
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/version"
@@ -13,90 +10,93 @@ import (
 // SchemaDialect is the JSON Schema dialect of every schema in a description.
 const SchemaDialect = "https://json-schema.org/draft/2020-12/schema"
 
-// API is the description of an API at one version.
+// API is the description of an API at one version: the result of doc.
 type API struct {
 	// Version is the version described.
 	Version version.Version `json:"version"`
 	// Versions lists every version served, oldest first.
 	Versions []version.Version `json:"versions"`
-	// Functions describes the functions of Version, by name.
+	// Functions describes the functions served at Version, by name.
 	Functions []Function `json:"functions"`
-	// Errors lists the framework's error codes, which any function may return.
-	Errors []apierr.Code `json:"errors"`
+	// Errors describes the framework's error codes, which any function may answer.
+	Errors []ErrorCode `json:"errors"`
 }
 
 // Function describes one function.
 type Function struct {
-	Name        string             `json:"name"`
-	Description string             `json:"description,omitempty"`
-	Since       version.Version    `json:"since"`
-	Auth        string             `json:"auth"`
-	Arguments   *jsonschema.Schema `json:"arguments"`
-	Result      *jsonschema.Schema `json:"result,omitempty"`
-	Streaming   *Streaming         `json:"streaming,omitempty"`
-	// Errors lists the codes the function declared besides the framework's.
+	// Name is the function's name in paths and calls.
+	Name string `json:"name"`
+	// Description says what the function does: the Describe option, else its Go doc comment
+	// (see registry.Comments); empty when neither is given.
+	Description string `json:"description"`
+	// Since is the version the function appeared in.
+	Since version.Version `json:"since"`
+	// Until is the version that removes or replaces the function; absent while it stays.
+	Until *version.Version `json:"until,omitempty"`
+	// Auth is the token a call needs: "none", "token" (a session ID or an API key) or
+	// "session" (a session ID only).
+	Auth string `json:"auth"`
+	// Arguments is the JSON Schema of the arguments object: its properties are the arguments,
+	// with their descriptions and defaults, and required lists those a call must give, in
+	// declaration order.
+	Arguments *jsonschema.Schema `json:"arguments"`
+	// Result is the JSON Schema of the result; {"type": "null"} for a function that returns
+	// nothing. For a streaming function, it is the accumulated result of a non-streaming call.
+	Result *jsonschema.Schema `json:"result"`
+	// Streaming describes the chunks of a streaming function; absent for other functions.
+	Streaming *Streaming `json:"streaming,omitempty"`
+	// Errors lists the codes the function declared besides the framework's (see API.Errors).
 	Errors []apierr.Code `json:"errors"`
 }
 
 // Streaming describes the chunks of a streaming function.
 type Streaming struct {
-	// Chunk is the schema of one chunk.
+	// Chunk is the JSON Schema of one chunk.
 	Chunk *jsonschema.Schema `json:"chunk"`
-	// Accumulate says how chunks build the non-streaming result: append, replace or custom.
+	// Accumulate says how chunks build the result of a non-streaming call: "append" (the
+	// result is the array of every chunk), "replace" (the last chunk) or "custom" (folded by
+	// the function's own rule).
 	Accumulate string `json:"accumulate"`
 }
 
-// Describe returns the description of reg at version v.
+// Describe returns the description of reg at version v. A version reg does not serve has no
+// function.
 func Describe(reg *registry.Registry, v version.Version) API {
-	api := API{Version: v, Versions: reg.Versions(), Errors: apierr.Catalogue}
+	api := API{Version: v, Versions: reg.Versions(), Functions: []Function{}, Errors: Catalogue()}
 	for _, f := range reg.Funcs(v) {
-		fn := Function{
-			Name:        f.Name,
-			Description: f.Description,
-			Since:       f.Since,
-			Auth:        f.Access.String(),
-			Arguments:   withDialect(f.ArgsSchema),
-			Result:      f.ResultSchema,
-			Errors:      append([]apierr.Code{}, f.Errors...),
-		}
-		if f.Streaming {
-			fn.Streaming = &Streaming{Chunk: f.ChunkSchema, Accumulate: f.Accumulator.Mode}
-		}
-		api.Functions = append(api.Functions, fn)
+		api.Functions = append(api.Functions, describeFunc(f))
 	}
 	return api
 }
 
-// withDialect returns a copy of s that names its dialect.
+func describeFunc(f *registry.Func) Function {
+	fn := Function{
+		Name:        f.Name,
+		Description: f.Description,
+		Since:       f.Since,
+		Until:       f.Until,
+		Auth:        f.Access.String(),
+		Arguments:   withDialect(f.ArgsSchema),
+		Result:      withDialect(resultSchema(f)),
+		Errors:      append([]apierr.Code{}, f.Errors...),
+	}
+	if f.Streaming {
+		fn.Streaming = &Streaming{Chunk: withDialect(f.ChunkSchema), Accumulate: f.Accumulator.Mode}
+	}
+	return fn
+}
+
+// resultSchema returns the schema of f's result, null when it returns nothing.
+func resultSchema(f *registry.Func) *jsonschema.Schema {
+	if f.ResultSchema == nil {
+		return &jsonschema.Schema{Type: "null"}
+	}
+	return f.ResultSchema
+}
+
+// withDialect returns a copy of s that names its dialect; the registry's schema is not changed.
 func withDialect(s *jsonschema.Schema) *jsonschema.Schema {
 	c := *s
 	c.Version = SchemaDialect
 	return &c
 }
-
-// Args are the arguments of the doc function.
-type Args struct {
-	Format string `json:"format,omitempty" jsonschema:"enum=fnapi,enum=openapi,description=fnapi (the default) or openapi for an OpenAPI 3.1 document"`
-}
-
-// Register adds the public function doc, describing reg at the version it is called at.
-func Register(reg *registry.Registry) error {
-	return reg.Register("doc", func(ctx context.Context, in Args) (any, error) {
-		v := callVersion(ctx, reg)
-		if in.Format == "openapi" {
-			return OpenAPI(reg, v), nil
-		}
-		return Describe(reg, v), nil
-	}, registry.Requires(registry.Public),
-		registry.Describe("Describes the API functions of this version: arguments, results, streaming and errors."))
-}
-
-func callVersion(ctx context.Context, reg *registry.Registry) version.Version {
-	if c := registry.CallFrom(ctx); c != nil {
-		return c.Version
-	}
-	v, _ := reg.Latest()
-	return v
-}
-
-var _ = fmt.Sprint

@@ -1,11 +1,289 @@
 package doc
 
 import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/version"
+	"github.com/invopop/jsonschema"
 )
 
-// OpenAPI returns an OpenAPI 3.1 document of reg at version v.
-func OpenAPI(reg *registry.Registry, v version.Version) map[string]any {
-	return map[string]any{"openapi": "3.1.0", "info": map[string]any{"title": "API", "version": v.String()}, "paths": map[string]any{}}
+// Names of the security schemes in the OpenAPI document: where a token may travel.
+const (
+	schemeSessionCookie = "sessionCookie"
+	schemeSessionQuery  = "sessionQuery"
+	schemeKeyHeader     = "keyHeader"
+	schemeKeyQuery      = "keyQuery"
+)
+
+const (
+	mediaJSON      = "application/json"
+	mediaNDJSON    = "application/x-ndjson"
+	mediaSSE       = "text/event-stream"
+	mediaForm      = "application/x-www-form-urlencoded"
+	mediaMultipart = "multipart/form-data"
+)
+
+// OpenAPI returns the OpenAPI 3.1 document, as JSON, of reg at version v: the same API as
+// Describe, for Swagger UI and client generators.
+//
+// Each function is the path /<name> under the server {base}/<M.m> (and, at the latest version,
+// {base}), with the server variable base defaulting to MountPath. GET takes each argument as a
+// query parameter whose value is JSON; POST takes the arguments object as a JSON body, or as a
+// form whose fields hold JSON. A 200 response holds the result message ({"type": "result",
+// "result": ...}); 4XX and 5XX responses hold an error message. A streaming function is also the
+// path /stream/<name>, answering messages as NDJSON or Server-Sent Events. Functions that need a
+// token list the places it may travel as security requirements: the session cookie, the
+// _session query parameter, the API key header and the _key query parameter (session only: the
+// first two).
+func OpenAPI(reg *registry.Registry, v version.Version, opts ...Option) (json.RawMessage, error) {
+	b, err := json.Marshal(openAPI(reg, v, newConfig(opts)))
+	if err != nil {
+		return nil, fmt.Errorf("doc: OpenAPI: %w", err)
+	}
+	return b, nil
+}
+
+func openAPI(reg *registry.Registry, v version.Version, cfg config) *oaDocument {
+	d := &oaDocument{
+		OpenAPI: "3.1.0",
+		Info: oaInfo{
+			Title:   cfg.title,
+			Version: v.String(),
+			Description: "Every response is one JSON message: {\"type\": \"result\", \"result\": ...} or " +
+				"{\"type\": \"error\", \"error\": CODE, ...attributes}. Streams are messages of type chunk, " +
+				"then end, or one error. The doc function describes the error codes.",
+		},
+		JSONSchemaDialect: SchemaDialect,
+		Servers:           servers(reg, v, cfg),
+		Paths:             map[string]*oaPathItem{},
+		Components:        components(cfg),
+	}
+	for _, f := range reg.Funcs(v) {
+		d.Paths["/"+f.Name] = &oaPathItem{
+			Get:  operation(f, "get:"+f.Name, false, false),
+			Post: operation(f, f.Name, true, false),
+		}
+		if f.Streaming {
+			d.Paths["/stream/"+f.Name] = &oaPathItem{
+				Get:  operation(f, "get:stream:"+f.Name, false, true),
+				Post: operation(f, "stream:"+f.Name, true, true),
+			}
+		}
+	}
+	return d
+}
+
+func servers(reg *registry.Registry, v version.Version, cfg config) []oaServer {
+	base := map[string]oaServerVariable{"base": {
+		Default:     cfg.mount,
+		Description: "The path where the API is mounted, without a trailing slash.",
+	}}
+	s := []oaServer{{URL: "{base}/" + v.String(), Description: "Version " + v.String(), Variables: base}}
+	if latest, ok := reg.Latest(); ok && latest == v {
+		s = append(s, oaServer{URL: "{base}", Description: "The latest version", Variables: base})
+	}
+	return s
+}
+
+// operation describes a call of f over GET (the arguments in the query string) or POST (in the
+// body), answering one message or, for stream, a stream of messages.
+func operation(f *registry.Func, id string, post, stream bool) *oaOperation {
+	op := &oaOperation{
+		OperationID: id,
+		Summary:     summary(f.Description),
+		Description: describeOperation(f),
+		Deprecated:  f.Until != nil,
+		Security:    security(f.Access),
+	}
+	if op.Description == op.Summary {
+		op.Description = ""
+	}
+	if post {
+		op.RequestBody = requestBody(f)
+	} else {
+		op.Parameters = queryParameters(f)
+	}
+	if stream {
+		op.Responses = map[string]oaResponse{"200": streamResponse(f)}
+		return op
+	}
+	errRef := oaResponse{Ref: "#/components/responses/Error"}
+	op.Responses = map[string]oaResponse{
+		"200": {
+			Description: "The result message.",
+			Content:     map[string]oaMediaType{mediaJSON: {Schema: message("result", resultSchema(f))}},
+		},
+		"4XX": errRef,
+		"5XX": errRef,
+	}
+	return op
+}
+
+// describeOperation returns f's description, with the error codes it declared and when it goes.
+func describeOperation(f *registry.Func) string {
+	parts := []string{}
+	if f.Description != "" {
+		parts = append(parts, f.Description)
+	}
+	if len(f.Errors) > 0 {
+		codes := make([]string, len(f.Errors))
+		for i, c := range f.Errors {
+			codes[i] = string(c)
+		}
+		parts = append(parts, "Error codes besides the framework's: "+strings.Join(codes, ", ")+".")
+	}
+	if f.Until != nil {
+		parts = append(parts, "Removed or replaced in version "+f.Until.String()+".")
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// summary returns the first sentence of a description.
+func summary(desc string) string {
+	line, _, _ := strings.Cut(desc, "\n")
+	if i := strings.Index(line, ". "); i >= 0 {
+		return line[:i+1]
+	}
+	return line
+}
+
+// queryParameters describes f's arguments as query parameters whose values are JSON.
+func queryParameters(f *registry.Func) []oaParameter {
+	if f.AnyArgs {
+		return []oaParameter{{
+			Name:        "arguments",
+			In:          "query",
+			Description: "Any named arguments, each a query parameter whose value is JSON (text that is not JSON is a string).",
+			Style:       "form",
+			Explode:     true,
+			Schema:      &jsonschema.Schema{Type: "object", AdditionalProperties: jsonschema.TrueSchema},
+		}}
+	}
+	ps := make([]oaParameter, 0, len(f.Params))
+	for _, p := range f.Params {
+		ps = append(ps, oaParameter{
+			Name:        p.Name,
+			In:          "query",
+			Description: p.Schema.Description,
+			Required:    p.Required,
+			Content:     map[string]oaMediaType{mediaJSON: {Schema: p.Schema}},
+		})
+	}
+	return ps
+}
+
+// requestBody describes f's arguments object as a JSON body, or as a form whose fields hold
+// JSON values; nil for a function without arguments.
+func requestBody(f *registry.Func) *oaRequestBody {
+	if !f.AnyArgs && len(f.Params) == 0 {
+		return nil
+	}
+	rb := &oaRequestBody{
+		Description: "The arguments object. Arguments in the query string are merged with it.",
+		Content:     map[string]oaMediaType{mediaJSON: {Schema: f.ArgsSchema}},
+	}
+	for _, p := range f.Params {
+		rb.Required = rb.Required || p.Required
+	}
+	if f.AnyArgs {
+		return rb
+	}
+	enc := make(map[string]oaEncoding, len(f.Params))
+	for _, p := range f.Params {
+		enc[p.Name] = oaEncoding{ContentType: mediaJSON}
+	}
+	rb.Content[mediaForm] = oaMediaType{Schema: f.ArgsSchema, Encoding: enc}
+	rb.Content[mediaMultipart] = oaMediaType{Schema: f.ArgsSchema, Encoding: enc}
+	return rb
+}
+
+// streamResponse describes the messages of a stream of f: chunk messages then end, or an error.
+func streamResponse(f *registry.Func) oaResponse {
+	one := &jsonschema.Schema{OneOf: []*jsonschema.Schema{
+		message("chunk", f.ChunkSchema),
+		{Ref: "#/components/schemas/End"},
+		{Ref: "#/components/schemas/Error"},
+	}}
+	return oaResponse{
+		Description: "A stream of messages: chunk messages, then one end message; or, on failure, one error message and no end. " +
+			"Errors travel in the stream, so every stream answers 200.",
+		Content: map[string]oaMediaType{
+			mediaNDJSON: {Schema: withDescription(one, "One message per line.")},
+			mediaSSE: {Schema: &jsonschema.Schema{
+				Type:        "string",
+				Description: "The same messages, each the data of one event. Sent with Accept: text/event-stream.",
+			}},
+		},
+	}
+}
+
+// message returns the schema of a message of type typ whose payload, in the attribute typ, has
+// the schema payload.
+func message(typ string, payload *jsonschema.Schema) *jsonschema.Schema {
+	s := &jsonschema.Schema{Type: "object", Properties: jsonschema.NewProperties(), Required: []string{"type", typ}}
+	s.Properties.Set("type", &jsonschema.Schema{Const: typ})
+	s.Properties.Set(typ, payload)
+	return s
+}
+
+func withDescription(s *jsonschema.Schema, d string) *jsonschema.Schema {
+	s.Description = d
+	return s
+}
+
+// security returns the security requirements of a function with access a: one of the places
+// a token may travel (alternatives); none for a public function.
+func security(a registry.Access) []map[string][]string {
+	var names []string
+	switch a {
+	case registry.Public:
+		return nil
+	case registry.Session:
+		names = []string{schemeSessionCookie, schemeSessionQuery}
+	default:
+		names = []string{schemeSessionCookie, schemeSessionQuery, schemeKeyHeader, schemeKeyQuery}
+	}
+	reqs := make([]map[string][]string, len(names))
+	for i, n := range names {
+		reqs[i] = map[string][]string{n: {}}
+	}
+	return reqs
+}
+
+func components(cfg config) oaComponents {
+	codes := make([]any, len(apierr.Catalogue))
+	for i, c := range apierr.Catalogue {
+		codes[i] = string(c)
+	}
+	errSchema := &jsonschema.Schema{
+		Type:        "object",
+		Description: "An error message. Extra attributes detail the error; the doc function describes each code's.",
+		Properties:  jsonschema.NewProperties(),
+		Required:    []string{"type", "error"},
+	}
+	errSchema.Properties.Set("type", &jsonschema.Schema{Const: "error"})
+	errSchema.Properties.Set("error", &jsonschema.Schema{
+		Type:        "string",
+		Description: "The error code: one of the framework's, or one the function declared.",
+		Examples:    codes,
+	})
+	end := &jsonschema.Schema{Type: "object", Description: "The end of a stream.", Properties: jsonschema.NewProperties(), Required: []string{"type"}}
+	end.Properties.Set("type", &jsonschema.Schema{Const: "end"})
+	return oaComponents{
+		Schemas: map[string]*jsonschema.Schema{"Error": errSchema, "End": end},
+		Responses: map[string]oaResponse{"Error": {
+			Description: "An error message.",
+			Content:     map[string]oaMediaType{mediaJSON: {Schema: &jsonschema.Schema{Ref: "#/components/schemas/Error"}}},
+		}},
+		SecuritySchemes: map[string]oaSecurityScheme{
+			schemeSessionCookie: {Type: "apiKey", In: "cookie", Name: cfg.cookie, Description: "A session ID (session:<uuid>), as login sets it."},
+			schemeSessionQuery:  {Type: "apiKey", In: "query", Name: "_session", Description: "A session ID (session:<uuid>)."},
+			schemeKeyHeader:     {Type: "apiKey", In: "header", Name: cfg.header, Description: "An API key (secret:<uuid>)."},
+			schemeKeyQuery:      {Type: "apiKey", In: "query", Name: "_key", Description: "An API key (secret:<uuid>)."},
+		},
+	}
 }
