@@ -1,0 +1,68 @@
+// Package auth gives an fnapi server users, sessions and API keys that are safe by default.
+//
+// An Authenticator holds them in a Store (MemoryStore here; package
+// github.com/fnapi/fnapi/auth/sqlstore keeps them in SQLite), checks the token of every call
+// through its Interceptor, and serves the identity functions registered by Register:
+//
+//	store := auth.NewMemoryStore()
+//	a, err := auth.New(store, auth.WithLogger(log))
+//	if err != nil { ... }
+//	defer a.Close(ctx)
+//	a.MustRegister(reg)            // login, logout, create-api-key, ...
+//	if err := a.EnsureAdmin(ctx, dataDir); err != nil { ... }
+//	api, err := fnapi.New(reg, fnapi.WithInterceptors(a.Interceptor()))
+//
+// # Tokens
+//
+// A session ID is "session:<uuid>", made by login and valid until logout, an idle timeout
+// (default 1 h) or a maximum lifetime (default 24 h), both changeable while serving with
+// SetSessionLimits. An API key is "secret:<uuid>", made by create-api-key (which needs a
+// session, not a key), named uniquely per user, shown once and valid until revoked. The UUIDs
+// are random (version 4): 122 bits from crypto/rand. Stores only ever see the SHA-256 hash of a
+// token (a slow hash adds nothing for 122 random bits), found by that hash and compared in
+// constant time; no token is ever logged.
+//
+// The transport reads tokens from the session cookie (Svc-Session), the _session argument, the
+// Svc-Authorization header and the _key argument. A function needing a session accepts only a
+// session ID; other functions take the API key when the call has one, else the session ID. A
+// call whose only token is the cookie is refused when the browser marks it cross-site
+// (Sec-Fetch-Site: cross-site, or a foreign Origin): with cookies a page of another site could
+// otherwise call the API as its visitor. A missing, malformed, unknown, expired or revoked
+// token answers API-AUTHENTICATION-NEEDED with path, before any argument is read.
+//
+// login sets the cookie HttpOnly, Secure, SameSite=Strict, Path=/, without Expires (it ends
+// with the browser session), except on a cross-site request.
+//
+// # Cost of a call
+//
+// A checked token is cached (see WithCacheTTL): a call with a known token costs a SHA-256 and
+// a map read, about a microsecond. Last uses are recorded in memory and written to the store in
+// one batch every flush interval (WithFlushInterval), never during a call. Logout, revocation,
+// password changes and user deletion made through an Authenticator take effect at once on it;
+// another server sharing the store sees them within the cache TTL (default 2 s).
+//
+// # Passwords
+//
+// Passwords are hashed with argon2id (19 MiB, 2 iterations by default; see WithArgon2), at
+// most GOMAXPROCS hashes at once. login answers INVALID-CREDENTIALS for an unknown user and a
+// wrong password alike, and hashes against a dummy hash for an unknown user so that both take
+// the same time. Failed attempts are throttled per user name (5, then one every 30 s) and per
+// client address (20, then one every 3 s; an IPv6 client counts by its /64), and the attempt is
+// paid for before the password is checked, so parallel guesses gain nothing; past the budget,
+// RATE-LIMITED with retry_after in seconds. A successful login gives its attempt back.
+//
+// # Who may do what
+//
+// Any authenticated caller may list the users (names and creation dates are not secrets within
+// a team; the seed of this API gives every token full access) and manage their own API keys and
+// password; change-password needs the current password, and ends the caller's other sessions
+// (API keys stay valid). Only administrators may create and delete users; others get
+// PERMISSION-DENIED (HTTP 403). Nobody deletes themselves, so at least one administrator always
+// remains. Deleting a user ends its sessions and keys at once.
+//
+// # First start
+//
+// EnsureAdmin creates the administrator "admin" when the store is empty, with the password in
+// SVC_ADMIN_PASSWORD or else a generated one written to <data>/admin-password (mode 0600); the
+// log says where, never what.
+package auth

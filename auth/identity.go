@@ -1,0 +1,30 @@
+package auth
+
+import (
+	"context"
+
+	"github.com/fnapi/fnapi/registry"
+)
+
+// Identity is who made a call, as the Authenticator's interceptor sets it in
+// registry.Call.Identity for every call of a function that needs a token.
+type Identity struct {
+	// User is the user name.
+	User string `json:"user"`
+	// Admin reports that the user may create and delete users.
+	Admin bool `json:"admin"`
+	// Session reports that the call carried a session ID; otherwise it carried an API key.
+	Session bool `json:"session"`
+	// KeyName is the name of the API key the call carried; empty for a session.
+	KeyName string `json:"key_name,omitempty"`
+}
+
+// FromContext returns the identity of the call ctx belongs to, or nil for an anonymous call
+// (public functions are called without one).
+func FromContext(ctx context.Context) *Identity {
+	if c := registry.CallFrom(ctx); c != nil {
+		id, _ := c.Identity.(*Identity)
+		return id
+	}
+	return nil
+}
