@@ -1,6 +1,7 @@
 package pvql
 
 import (
+	"math"
 	"strconv"
 )
 
@@ -191,12 +192,20 @@ type timeSpec struct {
 	seconds  int64
 }
 
-// resolve returns the bound in Unix seconds for the given now.
+// resolve returns the bound in Unix seconds for the given now, saturating instead of
+// overflowing.
 func (t *timeSpec) resolve(now int64) int64 {
-	if t.relative {
-		return now + t.seconds
+	if !t.relative {
+		return t.seconds
 	}
-	return t.seconds
+	switch r := now + t.seconds; {
+	case t.seconds > 0 && r < now:
+		return math.MaxInt64
+	case t.seconds < 0 && r > now:
+		return math.MinInt64
+	default:
+		return r
+	}
 }
 
 // filter is a boolean condition: *andFilter, *orFilter, *notFilter, *fieldFilter (WHERE) or

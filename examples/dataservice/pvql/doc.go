@@ -29,7 +29,8 @@
 //
 // An expression longer than MaxLength characters, nested deeper than MaxDepth parentheses or
 // NOTs, or holding more than MaxStatements statements is a *SyntaxError, so no input can
-// exhaust the parser. A statement that yields more groups than WithMaxGroups allows fails
+// exhaust the parser; so is time(N) with N above 2^32 seconds. SINCE and UNTIL are clamped to
+// ±2^53 seconds. A statement that yields more groups than WithMaxGroups allows fails
 // with ErrTooManyGroups.
 //
 // # Semantics

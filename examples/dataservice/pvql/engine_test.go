@@ -141,6 +141,8 @@ func TestQueryAgainstReference(t *testing.T) {
 			[]refQuery{{since: 1, until: 2, values: vals(vTraffic, func(s refSums) float64 { return refDiv(float64(s.cb+s.sb), float64(s.n)) })}}},
 		{"empty with keys", "traffic BY client.ip WHERE application = 'nope'", 0,
 			[]refQuery{lastHour(refQuery{keys: []refKey{refClientIP}, values: vals(vTraffic), where: func(*rec) bool { return false }})}},
+		{"huge relative bounds", "records SINCE @now-9223372036854775807 UNTIL @now+9223372036854775807", 0,
+			[]refQuery{{since: -timeBound, until: timeBound, values: vals(vRecords)}}},
 		{"reversed period", "records SINCE @now UNTIL @now-10", 0, []refQuery{{since: testNow, until: testNow - 10, values: vals(vRecords)}}},
 		{"several statements", "traffic; records BY protocol FROM tcp; client.traffic BY time(1200) SINCE @now-7200;", 0, []refQuery{
 			lastHour(refQuery{values: vals(vTraffic)}),

@@ -16,6 +16,12 @@ const (
 	MaxStatements = 100
 )
 
+// maxBucket bounds N in time(N) (about 136 years) so that bucket arithmetic cannot overflow.
+const (
+	maxBucket     = 1 << 32
+	maxBucketText = "4294967296"
+)
+
 const (
 	expValue   = "a value (traffic, packets, records, ...)"
 	expAlias   = "a value (traffic, packets, records, ...) or an alias given with AS"
@@ -311,9 +317,14 @@ func (p *parser) key(t token) (key, error) {
 		if l := p.next(); l.kind != tokLParen {
 			return key{}, p.errorAt(l, "", "\"(\" (time(N) groups by N seconds)")
 		}
-		n, err := p.integer(p.next(), 1, "a number of seconds (a positive integer)")
+		const expected = "a number of seconds (1 to " + maxBucketText + ")"
+		t := p.next()
+		n, err := p.integer(t, 1, expected)
 		if err != nil {
 			return key{}, err
+		}
+		if n > maxBucket {
+			return key{}, p.errorAt(t, "number too large", expected)
 		}
 		if r := p.next(); r.kind != tokRParen {
 			return key{}, p.errorAt(r, "", "\")\"")

@@ -86,6 +86,7 @@ func TestParseErrors(t *testing.T) {
 		{"traffic BY traffic", 11, expKey},
 		{"traffic BY time", 15, "\"(\""},
 		{"traffic BY time(0)", 16, "a number of seconds"},
+		{"traffic BY time(4294967297)", 16, "a number of seconds (1 to 4294967296)"},
 		{"traffic BY time(60", 18, "\")\""},
 		{"traffic BY client.ip, CLIENT.IP", 22, "a key not given"},
 		{"traffic BY client.ip records", 21, "\",\", a clause"},
