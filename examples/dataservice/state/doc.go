@@ -1,0 +1,34 @@
+// Package state is the transactional store of the example data service's management data:
+// dashboards, their widgets, and configuration values.
+//
+// Store is the interface the functions of package manage use; OpenSQLite returns its embedded
+// implementation, a SQLite database (through database/sql and the pure-Go modernc.org/sqlite
+// driver) in one file, <data>/state.db. A PostgreSQL implementation for several API nodes can
+// follow behind the same interface without changing its callers.
+//
+// # Guarantees
+//
+//   - Every write is one transaction: it happens entirely or not at all. Read-modify-write
+//     methods (UpdateDashboard, UpdateWidget, UpdateConfig) run the caller's change function
+//     inside that transaction, so concurrent updates never lose each other's changes; when the
+//     change function returns an error nothing is written and that error is returned, wrapped
+//     (errors.Is and errors.As find it).
+//   - A write that returned nil survives a restart, and a crash of the process or the machine:
+//     the SQLite database runs in WAL mode with synchronous=FULL.
+//   - The store assigns IDs (random UUIDs) and the times Created and Updated (UTC, to the
+//     millisecond). Adding, changing, moving or deleting a widget also updates its
+//     dashboard's Updated time (and both dashboards' when a widget moves).
+//   - Deleting a dashboard deletes its widgets in the same transaction.
+//   - A missing object is a *NotFoundError (errors.Is(err, ErrNotFound)) naming its kind and
+//     ID; a store full to one of its Limits is a *LimitError (errors.Is(err, ErrLimit)).
+//
+// The store keeps what it is given: titles, kinds, queries, options and configuration values
+// are validated by the caller (package manage). Options is kept as the JSON text it is given.
+//
+// # SQLite
+//
+// Writes go through one connection that begins every transaction IMMEDIATE (the write lock
+// is taken at BEGIN, so a read-modify-write never fails half-way on a lock upgrade); reads go
+// through a pool of read-only connections that WAL lets run beside the writer. The schema is
+// versioned with PRAGMA user_version and migrated at open.
+package state

@@ -1,0 +1,192 @@
+package state
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+// FileName is the name of the SQLite database file in the data directory.
+const FileName = "state.db"
+
+// SQLite is the embedded Store: one SQLite database file. It is safe for concurrent use.
+type SQLite struct {
+	rw     *sql.DB // one connection; every transaction begins IMMEDIATE
+	ro     *sql.DB // read-only connections
+	limits Limits
+	now    func() time.Time
+}
+
+var _ Store = (*SQLite)(nil)
+
+// Option configures OpenSQLite.
+type Option func(*SQLite)
+
+// WithLimits sets how much the store holds. Default: the defaults of Limits' fields.
+func WithLimits(l Limits) Option {
+	return func(s *SQLite) { s.limits = l }
+}
+
+// WithClock sets the clock that stamps Created and Updated. Default: time.Now.
+func WithClock(now func() time.Time) Option {
+	return func(s *SQLite) { s.now = now }
+}
+
+// OpenSQLite opens (creating it and dir when missing) the database dir/state.db, migrates
+// its schema to the current version and returns the store. Close it when done.
+func OpenSQLite(ctx context.Context, dir string, opts ...Option) (*SQLite, error) {
+	s := &SQLite{now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	s.limits = s.limits.withDefaults()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("state: create data directory: %w", err)
+	}
+	path, err := filepath.Abs(filepath.Join(dir, FileName))
+	if err != nil {
+		return nil, fmt.Errorf("state: %w", err)
+	}
+	common := url.Values{}
+	common.Add("_pragma", "busy_timeout(10000)")
+	common.Add("_pragma", "foreign_keys(1)")
+	common.Add("_pragma", "synchronous(FULL)")
+
+	w := cloneValues(common)
+	w.Add("_pragma", "journal_mode(WAL)")
+	w.Set("_txlock", "immediate")
+	if s.rw, err = sql.Open("sqlite", dsn(path, w)); err != nil {
+		return nil, fmt.Errorf("state: open %s: %w", path, err)
+	}
+	s.rw.SetMaxOpenConns(1)
+	s.rw.SetConnMaxIdleTime(0)
+	if err := s.migrate(ctx); err != nil {
+		s.rw.Close()
+		return nil, fmt.Errorf("state: open %s: %w", path, err)
+	}
+
+	r := cloneValues(common)
+	r.Add("_pragma", "query_only(1)")
+	if s.ro, err = sql.Open("sqlite", dsn(path, r)); err != nil {
+		s.rw.Close()
+		return nil, fmt.Errorf("state: open %s: %w", path, err)
+	}
+	s.ro.SetMaxOpenConns(4)
+	return s, nil
+}
+
+func cloneValues(v url.Values) url.Values {
+	c := url.Values{}
+	for k, vs := range v {
+		c[k] = append([]string(nil), vs...)
+	}
+	return c
+}
+
+func dsn(path string, q url.Values) string {
+	return "file:" + (&url.URL{Path: filepath.ToSlash(path)}).EscapedPath() + "?" + q.Encode()
+}
+
+// Close closes the database. Calls in progress finish first.
+func (s *SQLite) Close() error {
+	return errors.Join(s.ro.Close(), s.rw.Close())
+}
+
+// migrations are the schema's steps; PRAGMA user_version counts those applied. Append only.
+var migrations = []string{
+	`CREATE TABLE dashboards (
+		id          TEXT PRIMARY KEY,
+		title       TEXT NOT NULL,
+		description TEXT NOT NULL,
+		created     INTEGER NOT NULL, -- Unix milliseconds
+		updated     INTEGER NOT NULL
+	);
+	CREATE INDEX dashboards_created ON dashboards (created, id);
+	CREATE TABLE widgets (
+		id        TEXT PRIMARY KEY,
+		dashboard TEXT NOT NULL REFERENCES dashboards (id) ON DELETE CASCADE,
+		title     TEXT NOT NULL,
+		kind      TEXT NOT NULL,
+		queries   TEXT NOT NULL, -- JSON array of strings
+		options   TEXT NOT NULL, -- JSON object
+		created   INTEGER NOT NULL,
+		updated   INTEGER NOT NULL
+	);
+	CREATE INDEX widgets_dashboard ON widgets (dashboard, created, id);
+	CREATE TABLE config (
+		key   TEXT PRIMARY KEY CHECK (length(key) BETWEEN 1 AND 100),
+		value TEXT NOT NULL
+	);`,
+}
+
+// migrate brings the schema to the current version in one transaction.
+func (s *SQLite) migrate(ctx context.Context) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		var v int
+		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+			return fmt.Errorf("read schema version: %w", err)
+		}
+		if v > len(migrations) {
+			return fmt.Errorf("schema version %d is newer than this program's (%d)", v, len(migrations))
+		}
+		for i := v; i < len(migrations); i++ {
+			if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+				return fmt.Errorf("migrate to schema version %d: %w", i+1, err)
+			}
+		}
+		if v == len(migrations) {
+			return nil
+		}
+		// PRAGMA takes no parameters; the value is a constant of this program.
+		_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", len(migrations)))
+		return err
+	})
+}
+
+// write runs fn in one write transaction, committed when fn returns nil and rolled back
+// otherwise. fn's error is returned as is.
+func (s *SQLite) write(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.rw.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("state: begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("state: commit: %w", err)
+	}
+	return nil
+}
+
+// read runs fn in one read-only transaction, so that it sees one snapshot.
+func (s *SQLite) read(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.ro.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("state: begin: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // read-only: nothing to keep
+	return fn(tx)
+}
+
+// stamp returns the current time as stored: UTC, to the millisecond.
+func (s *SQLite) stamp() (time.Time, int64) {
+	t := s.now().UTC().Truncate(time.Millisecond)
+	return t, t.UnixMilli()
+}
+
+func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+// queryer is what reads need of a *sql.Tx.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}

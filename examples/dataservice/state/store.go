@@ -1,0 +1,108 @@
+package state
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Store keeps dashboards, widgets and configuration values. Implementations are safe for
+// concurrent use; every method honours its context. See the package documentation for the
+// guarantees every implementation gives.
+type Store interface {
+	// Dashboards returns every dashboard, oldest first (ties by ID), without their widgets.
+	Dashboards(ctx context.Context) ([]Dashboard, error)
+	// Dashboard returns the dashboard with the given ID with its widgets, oldest first.
+	Dashboard(ctx context.Context, id string) (Dashboard, error)
+	// CreateDashboard stores a new dashboard with d's Title and Description and returns it
+	// with its ID and times.
+	CreateDashboard(ctx context.Context, d Dashboard) (Dashboard, error)
+	// UpdateDashboard runs change on the dashboard with the given ID (without its widgets) and
+	// stores the Title and Description it leaves; it returns the dashboard as stored, with
+	// its widgets. When change returns an error nothing is written and the error is returned
+	// wrapped (errors.Is and errors.As find it).
+	UpdateDashboard(ctx context.Context, id string, change func(*Dashboard) error) (Dashboard, error)
+	// DeleteDashboard deletes the dashboard with the given ID and its widgets.
+	DeleteDashboard(ctx context.Context, id string) error
+
+	// Widget returns the widget with the given ID.
+	Widget(ctx context.Context, id string) (Widget, error)
+	// CreateWidget stores a new widget on the dashboard w.Dashboard with w's Title, Kind,
+	// Queries and Options, and returns it with its ID and times.
+	CreateWidget(ctx context.Context, w Widget) (Widget, error)
+	// UpdateWidget runs change on the widget with the given ID and stores the Dashboard,
+	// Title, Kind, Queries and Options it leaves; it returns the widget as stored.
+	UpdateWidget(ctx context.Context, id string, change func(*Widget) error) (Widget, error)
+	// DeleteWidget deletes the widget with the given ID.
+	DeleteWidget(ctx context.Context, id string) error
+
+	// Config returns the configuration values that were set, by key.
+	Config(ctx context.Context) (map[string]string, error)
+	// UpdateConfig runs change on the configuration values (a copy the function may modify:
+	// set keys, delete keys) and stores the result; it returns the values as stored.
+	UpdateConfig(ctx context.Context, change func(values map[string]string) error) (map[string]string, error)
+
+	// Close releases the store. Calls after Close fail.
+	Close() error
+}
+
+// Dashboard is a titled set of widgets.
+type Dashboard struct {
+	// ID identifies the dashboard: a UUID assigned by the store.
+	ID string
+	// Title names the dashboard for people.
+	Title string
+	// Description says what the dashboard shows; may be empty.
+	Description string
+	// Widgets are the dashboard's widgets, oldest first; nil where a method says it returns
+	// dashboards without their widgets.
+	Widgets []Widget
+	// Created is when the dashboard was created.
+	Created time.Time
+	// Updated is when the dashboard or one of its widgets last changed.
+	Updated time.Time
+}
+
+// Widget is one chart or table of a dashboard: a kind of display and the queries it shows.
+type Widget struct {
+	// ID identifies the widget: a UUID assigned by the store.
+	ID string
+	// Dashboard is the ID of the dashboard the widget belongs to.
+	Dashboard string
+	// Title names the widget for people.
+	Title string
+	// Kind is how the widget displays its queries' results (number, table, ...).
+	Kind string
+	// Queries are the query expressions the widget shows, in order.
+	Queries []string
+	// Options holds display settings as a JSON object; the store keeps its text as given.
+	Options json.RawMessage
+	// Created is when the widget was created.
+	Created time.Time
+	// Updated is when the widget last changed.
+	Updated time.Time
+}
+
+// Limits bounds how much a store holds, so that no caller can make it grow without end.
+// The zero value of a field takes its default.
+type Limits struct {
+	// Dashboards is the most dashboards the store holds. Default: 1000.
+	Dashboards int
+	// WidgetsPerDashboard is the most widgets one dashboard holds. Default: 100.
+	WidgetsPerDashboard int
+	// ConfigValues is the most configuration keys the store holds. Default: 100.
+	ConfigValues int
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.Dashboards <= 0 {
+		l.Dashboards = 1000
+	}
+	if l.WidgetsPerDashboard <= 0 {
+		l.WidgetsPerDashboard = 100
+	}
+	if l.ConfigValues <= 0 {
+		l.ConfigValues = 100
+	}
+	return l
+}
