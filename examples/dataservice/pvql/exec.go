@@ -34,6 +34,9 @@ func (e *Engine) run(ctx context.Context, expr string, now time.Time, defaultPer
 		states[i] = s
 	}
 	for j := range n {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("pvql: %w", err)
+		}
 		for i, s := range states {
 			from, to := s.slice(j, n)
 			if from >= to {
