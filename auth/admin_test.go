@@ -1,0 +1,79 @@
+package auth_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fnapi/fnapi/auth"
+)
+
+func TestEnsureAdmin(t *testing.T) {
+	t.Run("generated password", func(t *testing.T) {
+		t.Setenv(auth.AdminPasswordEnv, "")
+		logs := &logBuffer{}
+		store := auth.NewMemoryStore()
+		a, err := auth.New(store, cheap, auth.WithLogger(logs.logger()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(t.TempDir(), "data")
+		if err := a.EnsureAdmin(t.Context(), dir); err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(dir, auth.AdminPasswordFile)
+		st, err := os.Stat(file)
+		if err != nil || st.Mode().Perm() != 0o600 {
+			t.Fatalf("password file: %v, %v", st, err)
+		}
+		b, _ := os.ReadFile(file)
+		password := strings.TrimSpace(string(b))
+		if len(password) < 20 {
+			t.Fatalf("password %d characters", len(password))
+		}
+		if strings.Contains(logs.String(), password) || !strings.Contains(logs.String(), file) {
+			t.Fatalf("log must name the file and not the password: %s", logs)
+		}
+		e := newEnv(t, store)
+		id := e.get("whoami", withSession(e.login("admin", password)), nil)
+		if id.msg["result"].(map[string]any)["admin"] != true {
+			t.Fatalf("admin is not an administrator: %s", id.raw)
+		}
+		// A second start changes nothing.
+		if err := a.EnsureAdmin(t.Context(), dir); err != nil {
+			t.Fatal(err)
+		}
+		if b2, _ := os.ReadFile(file); string(b2) != string(b) {
+			t.Fatal("the password file was rewritten")
+		}
+		entries, _ := os.ReadDir(dir)
+		if len(entries) != 1 {
+			t.Fatalf("data directory holds %v", entries)
+		}
+	})
+	t.Run("password from the environment", func(t *testing.T) {
+		t.Setenv(auth.AdminPasswordEnv, "from the environment")
+		store := auth.NewMemoryStore()
+		a, err := auth.New(store, cheap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if err := a.EnsureAdmin(t.Context(), dir); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, auth.AdminPasswordFile)); !os.IsNotExist(err) {
+			t.Fatalf("password file written: %v", err)
+		}
+		e := newEnv(t, store)
+		e.login("admin", "from the environment")
+	})
+	t.Run("short password from the environment", func(t *testing.T) {
+		t.Setenv(auth.AdminPasswordEnv, "short")
+		a, _ := auth.New(auth.NewMemoryStore(), cheap)
+		if err := a.EnsureAdmin(t.Context(), t.TempDir()); err == nil {
+			t.Fatal("a 5-character password was accepted")
+		}
+	})
+}

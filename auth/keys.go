@@ -1,0 +1,95 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/fnapi/fnapi/apierr"
+	"go.uber.org/zap"
+)
+
+// KeyInfo describes an API key, as list-api-keys answers it. It never holds the key.
+type KeyInfo struct {
+	// Name is the key's name, unique among the user's keys.
+	Name string `json:"name"`
+	// Created is when the key was made.
+	Created time.Time `json:"created"`
+	// LastUsed is when the key was last used; null when never. It may lag by the flush interval
+	// when the key is used through another server.
+	LastUsed *time.Time `json:"last_used"`
+}
+
+type keyArgs struct {
+	Name string `json:"name" jsonschema:"minLength=1,maxLength=64,description=The key's name: unique among the caller's keys."`
+}
+
+// createKey makes an API key for the caller.
+func (a *Authenticator) createKey(ctx context.Context, in keyArgs) (string, error) {
+	id, err := identity(ctx)
+	if err != nil {
+		return "", err
+	}
+	tok, h, err := newToken(KeyPrefix)
+	if err != nil {
+		return "", err
+	}
+	err = a.store.CreateKey(ctx, Key{Hash: h, User: id.User, Name: in.Name, Created: a.now().UTC()})
+	switch {
+	case errors.Is(err, ErrExists):
+		return "", apierr.New(apierr.Conflict, "name", in.Name)
+	case errors.Is(err, ErrNotFound):
+		return "", needed(callOf(ctx))
+	case err != nil:
+		return "", apierr.New(apierr.Internal).Wrap(err)
+	}
+	a.log.Info("auth: API key created", zap.String("user", id.User), zap.String("name", in.Name))
+	return tok, nil
+}
+
+// listKeys lists the caller's keys, with last uses not yet flushed to the store.
+func (a *Authenticator) listKeys(ctx context.Context) ([]KeyInfo, error) {
+	id, err := identity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ks, err := a.store.Keys(ctx, id.User)
+	if err != nil {
+		return nil, apierr.New(apierr.Internal).Wrap(err)
+	}
+	out := make([]KeyInfo, 0, len(ks))
+	for _, k := range ks {
+		used := k.LastUsed
+		if e := a.cache.get(k.Hash); e != nil && e.used.Load() > used.UnixNano() {
+			used = time.Unix(0, e.used.Load())
+		}
+		ki := KeyInfo{Name: k.Name, Created: outTime(k.Created)}
+		if !used.IsZero() {
+			t := outTime(used)
+			ki.LastUsed = &t
+		}
+		out = append(out, ki)
+	}
+	return out, nil
+}
+
+// revokeKey revokes one of the caller's keys.
+func (a *Authenticator) revokeKey(ctx context.Context, in keyArgs) (bool, error) {
+	id, err := identity(ctx)
+	if err != nil {
+		return false, err
+	}
+	h, err := a.store.DeleteKey(ctx, id.User, in.Name)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return false, apierr.New(apierr.NotFound, "name", in.Name)
+	case err != nil:
+		return false, apierr.New(apierr.Internal).Wrap(err)
+	}
+	a.cache.remove(h)
+	a.log.Info("auth: API key revoked", zap.String("user", id.User), zap.String("name", in.Name))
+	return true, nil
+}
+
+// outTime is how times are answered: UTC, to the second.
+func outTime(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }

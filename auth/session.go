@@ -1,0 +1,127 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"math"
+	"net/http"
+
+	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/registry"
+	"go.uber.org/zap"
+)
+
+type loginArgs struct {
+	User     string `json:"user" jsonschema:"maxLength=64,description=The user name."`
+	Password string `json:"password" jsonschema:"maxLength=1024,description=The password."`
+}
+
+// login checks a password and starts a session.
+func (a *Authenticator) login(ctx context.Context, in loginArgs) (string, error) {
+	c := callOf(ctx)
+	u, err := a.checkPassword(ctx, in.User, in.Password, clientAddr(c.RemoteAddr))
+	if err != nil {
+		return "", err
+	}
+	gen := a.cache.gen.Load()
+	tok, h, err := newToken(SessionPrefix)
+	if err != nil {
+		return "", err
+	}
+	now := a.now().UTC()
+	if err := a.store.CreateSession(ctx, Session{Hash: h, User: u.Name, Created: now, LastSeen: now}); err != nil {
+		if errors.Is(err, ErrNotFound) { // deleted meanwhile
+			return "", apierr.New(apierr.InvalidCredentials)
+		}
+		return "", apierr.New(apierr.Internal).Wrap(err)
+	}
+	e := &entry{hash: h, session: true, user: u.Name, admin: u.Admin, created: now.UnixNano()}
+	e.loaded.Store(now.UnixNano())
+	e.used.Store(now.UnixNano())
+	e.flushed.Store(now.UnixNano())
+	a.cache.put(e, gen)
+	// A cross-site page cannot read the answer; without the cookie the session is of no use to it.
+	if c.SetCookie != nil && !c.Credentials.CrossSite {
+		c.SetCookie(&http.Cookie{Name: a.cookie, Value: tok, Path: "/", HttpOnly: true, Secure: true,
+			SameSite: http.SameSiteStrictMode})
+	}
+	a.log.Info("auth: login", zap.String("user", u.Name))
+	return tok, nil
+}
+
+// checkPassword returns the user if password is theirs. It answers INVALID-CREDENTIALS alike,
+// and in about the same time, for an unknown user and a wrong password, and RATE-LIMITED past
+// the login limits.
+func (a *Authenticator) checkPassword(ctx context.Context, user, password, addr string) (User, error) {
+	if w := a.throttle.begin(user, addr, a.now()); w > 0 {
+		return User{}, apierr.New(apierr.RateLimited, "retry_after", int(math.Ceil(w.Seconds())))
+	}
+	u, err := a.store.User(ctx, user)
+	known := err == nil
+	hash := u.PasswordHash
+	switch {
+	case errors.Is(err, ErrNotFound):
+		hash = a.dummy // pay the same hash as for a known user
+	case err != nil:
+		return User{}, apierr.New(apierr.Internal).Wrap(err)
+	}
+	ok, rehash, err := a.hasher.check(ctx, hash, password)
+	if err != nil {
+		if ctx.Err() != nil {
+			return User{}, ctx.Err()
+		}
+		return User{}, apierr.New(apierr.Internal).Wrap(err)
+	}
+	if !ok || !known {
+		if known { // an unknown name may be a password typed in the wrong field: never log it
+			a.log.Info("auth: wrong password", zap.String("user", user), zap.String("client", addr))
+		} else {
+			a.log.Info("auth: login for an unknown user", zap.String("client", addr))
+		}
+		return User{}, apierr.New(apierr.InvalidCredentials)
+	}
+	a.throttle.succeeded(user, addr, a.now())
+	if rehash {
+		if h, err := a.hasher.hash(ctx, password); err == nil {
+			if err := a.store.SetPassword(ctx, user, h); err != nil {
+				a.log.Warn("auth: rehashing a password", zap.String("user", user), zap.Error(err))
+			}
+		}
+	}
+	return u, nil
+}
+
+// logout ends the call's session.
+func (a *Authenticator) logout(ctx context.Context) (bool, error) {
+	c := callOf(ctx)
+	h, ok := hashToken(SessionPrefix, c.Credentials.Session)
+	if !ok {
+		return false, needed(c)
+	}
+	if err := a.store.DeleteSession(ctx, h); err != nil {
+		return false, apierr.New(apierr.Internal).Wrap(err)
+	}
+	a.cache.remove(h)
+	if c.SetCookie != nil {
+		c.SetCookie(&http.Cookie{Name: a.cookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: true,
+			SameSite: http.SameSiteStrictMode})
+	}
+	return true, nil
+}
+
+// callOf returns the call of ctx; an empty one when a function is called outside a transport.
+func callOf(ctx context.Context) *registry.Call {
+	if c := registry.CallFrom(ctx); c != nil {
+		return c
+	}
+	return &registry.Call{Func: &registry.Func{}}
+}
+
+// identity returns the caller; the interceptor guarantees one for functions that need a token.
+func identity(ctx context.Context) (*Identity, error) {
+	id := FromContext(ctx)
+	if id == nil {
+		return nil, needed(callOf(ctx))
+	}
+	return id, nil
+}

@@ -1,0 +1,151 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/fnapi/fnapi/apierr"
+	"go.uber.org/zap"
+)
+
+// UserInfo describes a user, as list-users and create-user answer it.
+type UserInfo struct {
+	// User is the user name.
+	User string `json:"user"`
+	// Admin reports that the user may create and delete users.
+	Admin bool `json:"admin"`
+	// Created is when the account was made.
+	Created time.Time `json:"created"`
+}
+
+// Password and user name rules, checked by the functions' schemas and by CreateUser.
+const (
+	minPasswordLen = 8
+	maxPasswordLen = 1024
+)
+
+var userNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
+
+type createUserArgs struct {
+	User     string `json:"user" jsonschema:"pattern=^[A-Za-z0-9][A-Za-z0-9._@-]{0\\,63}$,description=The new user's name."`
+	Password string `json:"password" jsonschema:"minLength=8,maxLength=1024,description=The new user's password."`
+	Admin    bool   `json:"admin,omitempty" jsonschema:"description=Whether the user may create and delete users."`
+}
+
+type userArgs struct {
+	User string `json:"user" jsonschema:"maxLength=64,description=The user's name."`
+}
+
+type passwordArgs struct {
+	Old string `json:"old" jsonschema:"maxLength=1024,description=The current password."`
+	New string `json:"new" jsonschema:"minLength=8,maxLength=1024,description=The new password."`
+}
+
+// CreateUser adds a user with a password, as the create-user function does but without asking
+// who calls: for set-up code and tests. It returns an error wrapping ErrExists when the name is
+// taken.
+func (a *Authenticator) CreateUser(ctx context.Context, name, password string, admin bool) error {
+	if !userNameRE.MatchString(name) {
+		return fmt.Errorf("auth: user name %q: letters, digits and . _ @ - only, at most 64", name)
+	}
+	if n := len(password); n < minPasswordLen || n > maxPasswordLen {
+		return fmt.Errorf("auth: password of user %q: %d to %d bytes", name, minPasswordLen, maxPasswordLen)
+	}
+	h, err := a.hasher.hash(ctx, password)
+	if err != nil {
+		return err
+	}
+	if err := a.store.CreateUser(ctx, User{Name: name, PasswordHash: h, Admin: admin, Created: a.now().UTC()}); err != nil {
+		return fmt.Errorf("auth: creating user %q: %w", name, err)
+	}
+	return nil
+}
+
+func (a *Authenticator) listUsers(ctx context.Context) ([]UserInfo, error) {
+	us, err := a.store.Users(ctx)
+	if err != nil {
+		return nil, apierr.New(apierr.Internal).Wrap(err)
+	}
+	out := make([]UserInfo, len(us))
+	for i, u := range us {
+		out[i] = UserInfo{User: u.Name, Admin: u.Admin, Created: outTime(u.Created)}
+	}
+	return out, nil
+}
+
+func (a *Authenticator) createUser(ctx context.Context, in createUserArgs) (UserInfo, error) {
+	id, err := identity(ctx)
+	if err != nil {
+		return UserInfo{}, err
+	}
+	if !id.Admin {
+		return UserInfo{}, denied("create-user")
+	}
+	err = a.CreateUser(ctx, in.User, in.Password, in.Admin)
+	switch {
+	case errors.Is(err, ErrExists):
+		return UserInfo{}, apierr.New(apierr.Conflict, "name", in.User)
+	case err != nil:
+		return UserInfo{}, apierr.New(apierr.Internal).Wrap(err)
+	}
+	a.log.Info("auth: user created", zap.String("user", in.User), zap.Bool("admin", in.Admin), zap.String("by", id.User))
+	u, err := a.store.User(ctx, in.User)
+	if err != nil {
+		return UserInfo{}, apierr.New(apierr.Internal).Wrap(err)
+	}
+	return UserInfo{User: u.Name, Admin: u.Admin, Created: outTime(u.Created)}, nil
+}
+
+func (a *Authenticator) deleteUser(ctx context.Context, in userArgs) (bool, error) {
+	id, err := identity(ctx)
+	if err != nil {
+		return false, err
+	}
+	if !id.Admin {
+		return false, denied("delete-user")
+	}
+	if in.User == id.User {
+		return false, apierr.New(apierr.InvalidArgument, "name", "user", "reason", "you cannot delete yourself")
+	}
+	err = a.store.DeleteUser(ctx, in.User)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return false, apierr.New(apierr.NotFound, "name", in.User)
+	case err != nil:
+		return false, apierr.New(apierr.Internal).Wrap(err)
+	}
+	a.cache.drop(func(e *entry) bool { return e.user == in.User })
+	a.log.Info("auth: user deleted", zap.String("user", in.User), zap.String("by", id.User))
+	return true, nil
+}
+
+func (a *Authenticator) changePassword(ctx context.Context, in passwordArgs) (bool, error) {
+	id, err := identity(ctx)
+	if err != nil {
+		return false, err
+	}
+	c := callOf(ctx)
+	if _, err := a.checkPassword(ctx, id.User, in.Old, clientAddr(c.RemoteAddr)); err != nil {
+		return false, err
+	}
+	h, err := a.hasher.hash(ctx, in.New)
+	if err != nil {
+		return false, err
+	}
+	if err := a.store.SetPassword(ctx, id.User, h); err != nil {
+		return false, apierr.New(apierr.Internal).Wrap(err)
+	}
+	var keep Hash
+	if id.Session {
+		keep, _ = hashToken(SessionPrefix, c.Credentials.Session)
+	}
+	if err := a.store.DeleteSessions(ctx, id.User, keep); err != nil {
+		return false, apierr.New(apierr.Internal).Wrap(err)
+	}
+	a.cache.drop(func(e *entry) bool { return e.session && e.user == id.User && e.hash != keep })
+	a.log.Info("auth: password changed", zap.String("user", id.User))
+	return true, nil
+}
