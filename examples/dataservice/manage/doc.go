@@ -1,0 +1,59 @@
+// Package manage holds the management functions of the example data service: dashboards,
+// their widgets, and the service's configuration. Register adds them to a registry; they keep
+// everything in a state.Store, and every call is all-or-nothing.
+//
+// # Functions
+//
+// All need a token (registry.Token):
+//
+//   - list-dashboards(): every dashboard, oldest first, without widgets.
+//   - get-dashboard(id), create-dashboard(title, [description]), update-dashboard(id, [title],
+//     [description]): a dashboard with its widgets. delete-dashboard(id) deletes it and its
+//     widgets, and answers true.
+//   - create-widget(dashboard, title, kind, queries, [options]) and update-widget(id,
+//     [dashboard], [title], [kind], [queries], [options]) answer the widget; update-widget
+//     with a dashboard moves the widget there. delete-widget(id) answers true.
+//     In update-dashboard and update-widget an argument left out, or null, stays as it is.
+//   - get-config() answers every configuration key with its value; set-config(values) sets
+//     some of them at once and answers the same as get-config.
+//
+// Shapes: a dashboard is {"id", "title", "description", "widgets", "created", "updated"} (no
+// "widgets" in list-dashboards); a widget is {"id", "dashboard", "title", "kind", "queries",
+// "options", "created", "updated"}. IDs are UUIDs; times are RFC 3339, UTC, to the second.
+// A dashboard's updated time also moves when one of its widgets is added, changed, moved or
+// deleted. Titles need not be unique: dashboards and widgets are known by their IDs.
+//
+// # Validation
+//
+// Every argument is checked before anything is written, and a refused call changes nothing:
+//
+//   - titles: 1 to MaxTitle characters, not blank; descriptions: at most MaxDescription;
+//   - kind: one of Kinds (INVALID-ARGUMENT naming kind otherwise);
+//   - queries: 1 to MaxQueries expressions of at most MaxQueryLength characters, each valid in
+//     the query language; a bad one is QUERY-SYNTAX with position and expected (as package
+//     pvql reports them) and index, the 0-based place of the query in queries;
+//   - options: a JSON object of at most MaxOptionsBytes bytes (compact), kept as given;
+//     absent means {} on create and "unchanged" on update;
+//   - ids: at most MaxIDLength characters; an ID that names nothing is NOT-FOUND.
+//
+// NOT-FOUND carries name, the ID that names nothing, and object, its kind ("dashboard" or
+// "widget"): update-widget and create-widget name the dashboard when that is what is missing.
+// A store full to one of its limits (dashboards, widgets of one dashboard) answers
+// LIMIT-REACHED with name (what is full) and limit, HTTP status 409.
+//
+// # Configuration
+//
+// A Settings holds the configuration: a schema per key (Keys lists them), the values set
+// (kept in the store as JSON), defaults for the rest. Durations are strings of digits and one
+// unit, s, m, h, d (24 h) or w (7 d): "90s", "2h", "30d"; get-config answers them as they
+// were set. set-config refuses, as INVALID-ARGUMENT naming the key (with a reason), an
+// unknown key, a value of the wrong type, out of its key's bounds, or a session_idle longer
+// than the session_max it would have; then nothing is set. A null value resets its key to
+// the default.
+//
+// The application reads the typed values with Settings.Config (or the getters), and applies
+// changes with Settings.Watch, whose function is called at once and after every change:
+// session_idle and session_max for the sessions, retention for the records store,
+// default_period for queries. With several API nodes sharing one store, each node calls
+// Settings.Reload now and then to see the others' changes.
+package manage

@@ -1,0 +1,48 @@
+package manage
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/examples/dataservice/pvql"
+	"github.com/fnapi/fnapi/examples/dataservice/state"
+)
+
+// Error codes of the management functions, besides the framework's catalogue.
+const (
+	// QuerySyntax: a widget query is not valid in the query language. Attributes: position
+	// (0-based character offset in the query), expected (what would have been valid there)
+	// and index (which query of queries, from 0).
+	QuerySyntax apierr.Code = "QUERY-SYNTAX"
+	// LimitReached: the store holds as many objects of a kind as it allows. Attributes: name
+	// (what is full: dashboards, widgets, config) and limit. HTTP status 409.
+	LimitReached apierr.Code = "LIMIT-REACHED"
+)
+
+// storeError turns an error of the store into the error the caller receives: NOT-FOUND
+// naming the object, LIMIT-REACHED, the *apierr.Error a change function returned, or the
+// error itself (an internal error: logged, never sent).
+func storeError(err error) error {
+	var nf *state.NotFoundError
+	var le *state.LimitError
+	var ae *apierr.Error
+	switch {
+	case errors.As(err, &ae):
+		return ae
+	case errors.As(err, &nf):
+		return apierr.New(apierr.NotFound, "name", nf.ID, "object", nf.Kind)
+	case errors.As(err, &le):
+		return apierr.New(LimitReached, "name", le.What, "limit", le.Limit).WithStatus(http.StatusConflict)
+	}
+	return err
+}
+
+// queryError turns an error of the query parser for queries[index] into QUERY-SYNTAX.
+func queryError(err error, index int) error {
+	var se *pvql.SyntaxError
+	if errors.As(err, &se) {
+		return apierr.New(QuerySyntax, "position", se.Position, "expected", se.Expected, "index", index)
+	}
+	return apierr.New(QuerySyntax, "position", 0, "expected", "a query", "index", index).Wrap(err)
+}

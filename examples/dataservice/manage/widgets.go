@@ -1,0 +1,93 @@
+package manage
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/fnapi/fnapi/examples/dataservice/state"
+)
+
+type createWidgetArgs struct {
+	Dashboard string          `json:"dashboard" jsonschema:"maxLength=64,description=UUID of the dashboard to add the widget to"`
+	Title     string          `json:"title" jsonschema:"minLength=1,maxLength=200,description=Title for people"`
+	Kind      string          `json:"kind" jsonschema:"enum=number,enum=table,enum=timeseries,enum=bar,enum=pie,description=How the widget displays its queries' results"`
+	Queries   []string        `json:"queries" jsonschema:"minItems=1,maxItems=20,description=Query expressions (at most 10000 characters each)\\, in order"`
+	Options   json.RawMessage `json:"options,omitempty" jsonschema:"type=object,description=Display settings: a JSON object of at most 16 KiB\\, kept as given"`
+}
+
+type updateWidgetArgs struct {
+	ID        string          `json:"id" jsonschema:"maxLength=64,description=UUID of the widget"`
+	Dashboard *string         `json:"dashboard" jsonschema:"maxLength=64,description=UUID of the dashboard to move the widget to"`
+	Title     *string         `json:"title" jsonschema:"minLength=1,maxLength=200,description=New title"`
+	Kind      *string         `json:"kind" jsonschema:"enum=number,enum=table,enum=timeseries,enum=bar,enum=pie,description=New kind"`
+	Queries   []string        `json:"queries,omitempty" jsonschema:"minItems=1,maxItems=20,description=New queries\\, replacing all the old ones"`
+	Options   json.RawMessage `json:"options,omitempty" jsonschema:"type=object,description=New display settings\\, replacing all the old ones"`
+}
+
+func (s *service) createWidget(ctx context.Context, in createWidgetArgs) (Widget, error) {
+	if err := checkTitle("title", in.Title); err != nil {
+		return Widget{}, err
+	}
+	if err := checkQueries(in.Queries, s.validate); err != nil {
+		return Widget{}, err
+	}
+	opts, err := options(in.Options)
+	if err != nil {
+		return Widget{}, err
+	}
+	w, err := s.store.CreateWidget(ctx, state.Widget{Dashboard: in.Dashboard, Title: in.Title, Kind: in.Kind,
+		Queries: in.Queries, Options: opts})
+	if err != nil {
+		return Widget{}, storeError(err)
+	}
+	return widgetOut(w), nil
+}
+
+func (s *service) updateWidget(ctx context.Context, in updateWidgetArgs) (Widget, error) {
+	if in.Title != nil {
+		if err := checkTitle("title", *in.Title); err != nil {
+			return Widget{}, err
+		}
+	}
+	if in.Queries != nil {
+		if err := checkQueries(in.Queries, s.validate); err != nil {
+			return Widget{}, err
+		}
+	}
+	var opts json.RawMessage
+	if len(in.Options) > 0 && !isNull(in.Options) {
+		var err error
+		if opts, err = options(in.Options); err != nil {
+			return Widget{}, err
+		}
+	}
+	w, err := s.store.UpdateWidget(ctx, in.ID, func(w *state.Widget) error {
+		if in.Dashboard != nil {
+			w.Dashboard = *in.Dashboard
+		}
+		if in.Title != nil {
+			w.Title = *in.Title
+		}
+		if in.Kind != nil {
+			w.Kind = *in.Kind
+		}
+		if in.Queries != nil {
+			w.Queries = in.Queries
+		}
+		if opts != nil {
+			w.Options = opts
+		}
+		return nil
+	})
+	if err != nil {
+		return Widget{}, storeError(err)
+	}
+	return widgetOut(w), nil
+}
+
+func (s *service) deleteWidget(ctx context.Context, in idArgs) (bool, error) {
+	if err := s.store.DeleteWidget(ctx, in.ID); err != nil {
+		return false, storeError(err)
+	}
+	return true, nil
+}
