@@ -199,10 +199,10 @@ func (s *Settings) consistent(stored map[string]string, set []string) error {
 		return nil
 	case slices.Contains(set, KeySessionIdle):
 		return apierr.New(apierr.InvalidArgument, "name", KeySessionIdle,
-			"reason", "must not be longer than session_max ("+FormatDuration(life)+")")
+			"reason", "must not be longer than session_max ("+s.text(stored, KeySessionMax)+")")
 	case slices.Contains(set, KeySessionMax):
 		return apierr.New(apierr.InvalidArgument, "name", KeySessionMax,
-			"reason", "must not be shorter than session_idle ("+FormatDuration(idle)+")")
+			"reason", "must not be shorter than session_idle ("+s.text(stored, KeySessionIdle)+")")
 	}
 	return nil // already so before this change (a default changed): Config clamps it
 }
@@ -236,6 +236,17 @@ func (s *Settings) stored(stored map[string]string, name string) (time.Duration,
 	k := s.keys[name]
 	d, reason := k.parse(json.RawMessage(text))
 	return d, reason == ""
+}
+
+// text returns a key's value as written: as stored when valid, else its default.
+func (s *Settings) text(stored map[string]string, name string) string {
+	if _, ok := s.stored(stored, name); ok {
+		var v string
+		if json.Unmarshal([]byte(stored[name]), &v) == nil {
+			return v
+		}
+	}
+	return s.keys[name].Default
 }
 
 // duration returns a key's duration: as stored when valid, else its default.
