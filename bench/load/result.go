@@ -16,6 +16,9 @@ type Result struct {
 	Elapsed time.Duration
 	// P50 and P99 are the median and 99th-percentile latency of a call.
 	P50, P99 time.Duration
+	// LoadCPU is the CPU time the load generator used: the wrk process, or this whole process
+	// during a WebSocket run.
+	LoadCPU time.Duration
 }
 
 // CallsPerSecond is Calls divided by Elapsed.

@@ -62,6 +62,7 @@ func RunWrk(ctx context.Context, cfg WrkConfig) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("load: wrk: %w", err)
 	}
+	r.LoadCPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	return r, nil
 }
 

@@ -49,6 +49,7 @@ func RunWS(ctx context.Context, cfg WSConfig) (Result, error) {
 	for i := range n {
 		free <- i
 	}
+	cpu0 := selfCPU()
 	start := time.Now()
 	deadline := start.Add(cfg.Duration)
 
@@ -126,10 +127,11 @@ func RunWS(ctx context.Context, cfg WSConfig) (Result, error) {
 			return Result{}, fmt.Errorf("load: ws: %d calls unanswered 10 s after the run", n-held)
 		}
 	}
+	loadCPU := selfCPU() - cpu0
 	// The reader's error from here on is the close; it does not spoil the run.
 	_ = conn.Close(websocket.StatusNormalClosure, "")
 	cancel()
 	<-readDone
 	return Result{Calls: calls, Errors: errs, Elapsed: cfg.Duration,
-		P50: percentile(lat, 50), P99: percentile(lat, 99)}, nil
+		P50: percentile(lat, 50), P99: percentile(lat, 99), LoadCPU: loadCPU}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -26,12 +27,17 @@ type child struct {
 
 // startChild re-executes this program as the server s: it listens on a free loopback port,
 // prints "ADDR host:port", and serves until its standard input closes.
-func startChild(ctx context.Context, s targets.Server, certFile, keyFile string) (*child, error) {
+// With profileDir set, the child writes its profiles there (see serveChild).
+func startChild(ctx context.Context, s targets.Server, certFile, keyFile, profileDir string) (*child, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
-	cmd := exec.CommandContext(ctx, exe, "-serve", string(s), "-cert", certFile, "-key", keyFile)
+	args := []string{"-serve", string(s), "-cert", certFile, "-key", keyFile}
+	if profileDir != "" {
+		args = append(args, "-cpuprofile", filepath.Join(profileDir, strings.ReplaceAll(string(s), "/", "-")+".cpu.pprof"))
+	}
+	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -109,8 +115,21 @@ func parseStatCPU(stat []byte) (time.Duration, error) {
 	return total, nil
 }
 
-// serveChild is the child's side of startChild.
-func serveChild(s targets.Server, certFile, keyFile string) error {
+// serveChild is the child's side of startChild. With cpuProfile set, it profiles its CPU into
+// that file, and its mutex contention and blocking into the same name with .mutex.pprof and
+// .block.pprof instead of .cpu.pprof; profiling adds its own cost, so measure without it.
+func serveChild(s targets.Server, certFile, keyFile, cpuProfile string) (err error) {
+	if cpuProfile != "" {
+		stop, err := startProfiles(cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if perr := stop(); err == nil {
+				err = perr
+			}
+		}()
+	}
 	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
 	if err != nil {
 		return fmt.Errorf("compare: %w", err)

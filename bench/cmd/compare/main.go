@@ -34,6 +34,8 @@ func main() {
 	serve := flag.String("serve", "", "internal: serve this server as a child process")
 	certFile := flag.String("cert", "", "internal: the child's certificate (PEM)")
 	keyFile := flag.String("key", "", "internal: the child's private key (PEM)")
+	cpuProfile := flag.String("cpuprofile", "", "internal: the child's CPU profile")
+	flag.StringVar(&cfg.profileDir, "profile", "", "write each server's CPU, mutex and block profiles into this directory (slows the servers)")
 	out := flag.String("out", "", "update the peers section of this Markdown file, e.g. ../BENCHMARKS.md")
 	only := flag.String("targets", "", "run only the targets whose name matches this regular expression")
 	flag.IntVar(&cfg.rounds, "rounds", 3, "rounds over all targets")
@@ -45,7 +47,7 @@ func main() {
 	flag.Parse()
 
 	if *serve != "" {
-		if err := serveChild(targets.Server(*serve), *certFile, *keyFile); err != nil {
+		if err := serveChild(targets.Server(*serve), *certFile, *keyFile, *cpuProfile); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

@@ -35,6 +35,8 @@ type summary struct {
 	name          string
 	cps, min, max float64
 	p50, p99, cpu time.Duration
+	loadCPU       time.Duration // the load generator's CPU per call
+	cores         float64       // the server's CPU time over the round's length
 	errors        int64
 }
 
@@ -52,6 +54,8 @@ func summarize(m measured) summary {
 	s.p50 = median(m.samples, func(x sample) time.Duration { return x.P50 })
 	s.p99 = median(m.samples, func(x sample) time.Duration { return x.P99 })
 	s.cpu = median(m.samples, func(x sample) time.Duration { return x.cpuPerCall() })
+	s.loadCPU = median(m.samples, func(x sample) time.Duration { return x.loadCPUPerCall() })
+	s.cores = median(m.samples, func(x sample) float64 { return x.cores() })
 	return s
 }
 
@@ -70,13 +74,13 @@ func report(res *results) string {
 		"HTTP: `wrk -t%d -c%d`; WebSocket: one connection with %d calls in flight (Go client).\n\n",
 		cfg.rounds, cfg.duration, cfg.warmup, cfg.threads, cfg.conns, cfg.inFlight)
 
-	b.WriteString("| target | calls/s | range over rounds | p50 | p99 | server CPU per call | errors |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| target | calls/s | range over rounds | p50 | p99 | server CPU per call | server cores busy | load generator CPU per call | errors |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, m := range res.targets {
 		s := summarize(m)
 		sums[s.name] = s
-		fmt.Fprintf(&b, "| %s | %.0f | %.0f–%.0f | %s | %s | %s | %d |\n",
-			s.name, s.cps, s.min, s.max, ms(s.p50), ms(s.p99), us(s.cpu), s.errors)
+		fmt.Fprintf(&b, "| %s | %.0f | %.0f–%.0f | %s | %s | %s | %.2f | %s | %d |\n",
+			s.name, s.cps, s.min, s.max, ms(s.p50), ms(s.p99), us(s.cpu), s.cores, us(s.loadCPU), s.errors)
 	}
 
 	b.WriteString("\nRatios from this run, fnapi / peer. Calls/s: above 1 means fnapi serves more; " +
@@ -107,7 +111,9 @@ How to read it:
 - Server CPU per call is the server process's user+system time during a round (from
   /proc/<pid>/stat, 10 ms ticks) divided by the calls it answered: TLS, HTTP, JSON and the
   framework, without the load generator. It is the steadier measure of cost; calls/s also
-  depends on how the 2 cores are shared with wrk or the Go client.
+  depends on how the 2 cores are shared with wrk or the Go client. "Server cores busy" is the
+  server's CPU time over the round's length (2 would be both cores); the load generator's CPU
+  per call is wrk's process, or the whole harness process for the WebSocket client.
 - What each target does is written in bench/targets/doc.go. go-ethereum's JSON-RPC has no
   named arguments: its call is echo_echo with params [1, "x"] and a typed method; connect-go
   uses structpb.Struct (no generated code) with its JSON codec.

@@ -26,6 +26,7 @@ type config struct {
 	threads, conns   int
 	inFlight         int
 	only             *regexp.Regexp
+	profileDir       string // where the servers write their profiles, if set
 }
 
 // sample is one round of one target.
@@ -100,7 +101,7 @@ func run(ctx context.Context, cfg config) (*results, error) {
 	}()
 	for _, t := range ts {
 		if children[t.Server] == nil {
-			c, err := startChild(ctx, t.Server, certFile, keyFile)
+			c, err := startChild(ctx, t.Server, certFile, keyFile, cfg.profileDir)
 			if err != nil {
 				return nil, err
 			}
@@ -130,8 +131,9 @@ func run(ctx context.Context, cfg config) (*results, error) {
 				return nil, err
 			}
 			m.samples = append(m.samples, s)
-			logf("round %d/%d %-14s %9.0f calls/s  p50 %-9v p99 %-9v CPU/call %-9v errors %d",
-				r+1, cfg.rounds, m.target.Name, s.CallsPerSecond(), s.P50, s.P99, s.cpuPerCall(), s.Errors)
+			logf("round %d/%d %-14s %9.0f calls/s  p50 %-9v p99 %-9v CPU/call %-9v (%.2f cores) load CPU/call %-9v errors %d",
+				r+1, cfg.rounds, m.target.Name, s.CallsPerSecond(), s.P50, s.P99, s.cpuPerCall(), s.cores(),
+				s.loadCPUPerCall(), s.Errors)
 		}
 	}
 	return res, nil
@@ -166,6 +168,20 @@ func (s sample) cpuPerCall() time.Duration {
 		return 0
 	}
 	return s.cpu / time.Duration(s.Calls)
+}
+
+func (s sample) loadCPUPerCall() time.Duration {
+	if s.Calls == 0 {
+		return 0
+	}
+	return s.LoadCPU / time.Duration(s.Calls)
+}
+
+func (s sample) cores() float64 {
+	if s.Elapsed <= 0 {
+		return 0
+	}
+	return s.cpu.Seconds() / s.Elapsed.Seconds()
 }
 
 // median returns the median of the values f takes over the samples.
