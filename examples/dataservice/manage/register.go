@@ -23,7 +23,7 @@ func Register(reg *registry.Registry, st state.Store, settings *Settings) error 
 		return fmt.Errorf("manage: Register needs a store and settings")
 	}
 	s := &service{store: st, settings: settings, validate: pvql.Validate}
-	notFound := registry.Errors(LimitReached)
+	limited := registry.Errors(LimitReached)
 	funcs := []struct {
 		name string
 		fn   any
@@ -33,7 +33,7 @@ func Register(reg *registry.Registry, st state.Store, settings *Settings) error 
 			registry.Describe("Lists every dashboard, oldest first, without its widgets.")}},
 		{"get-dashboard", s.getDashboard, []registry.Option{
 			registry.Describe("Answers a dashboard with its widgets.")}},
-		{"create-dashboard", s.createDashboard, []registry.Option{notFound,
+		{"create-dashboard", s.createDashboard, []registry.Option{limited,
 			registry.Describe("Creates a dashboard, without widgets, and answers it.")}},
 		{"update-dashboard", s.updateDashboard, []registry.Option{
 			registry.Describe("Changes a dashboard's title or description and answers the dashboard.")}},
