@@ -39,6 +39,9 @@ func isTime(v any) bool {
 
 func TestDashboardLifecycle(t *testing.T) {
 	e := newEnv(t)
+	if r := e.call("list-dashboards", nil); !r.ok() || !strings.Contains(r.raw, `"result":[]`) {
+		t.Fatalf("list-dashboards of an empty store: %d %s, want []", r.status, r.raw)
+	}
 
 	var d map[string]any
 	e.must("create-dashboard", map[string]any{"title": "Traffic", "description": "all of it"}, &d)
