@@ -12,7 +12,9 @@
 //
 //   - fnapi: the built-in echo (fnapi.RegisterBuiltins), public, with fnapi.New's defaults (no
 //     logging, no metrics); GET /api/echo?a=1&b=%22x%22, POST /api/echo with a JSON body, and
-//     {"id":"N","call":"echo","args":{"a":1,"b":"x"}} over /api/ws.
+//     {"id":"N","call":"echo","args":{"a":1,"b":"x"}} over /api/ws; and GET again with a
+//     per-call zap log line (JSON, to io.Discard) and Prometheus metrics enabled, under
+//     /observed/api, to show what observability costs.
 //   - net/http: GET /echo reads the query string as JSON values, POST /echo decodes the body
 //     into a map of raw JSON values; both answer {"type":"result","result":{...}} with
 //     encoding/json, as fnapi does.

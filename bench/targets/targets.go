@@ -71,6 +71,7 @@ func All() []Target {
 		{Name: "fnapi GET", Server: FnAPI, Kind: GET, Path: "/api/echo?a=1&b=%22x%22", resultKey: "result"},
 		{Name: "fnapi POST", Server: FnAPI, Kind: POST, Path: "/api/echo",
 			ContentType: "application/json", Body: `{"a":1,"b":"x"}`, resultKey: "result"},
+		{Name: "fnapi GET +log+metrics", Server: FnAPI, Kind: GET, Path: "/observed/api/echo?a=1&b=%22x%22", resultKey: "result"},
 		{Name: "fnapi WS", Server: FnAPI, Kind: WS, Path: "/api/ws", AppendMessage: appendFnAPICall, resultKey: "result"},
 		{Name: "net/http GET", Server: NetHTTP, Kind: GET, Path: "/echo?a=1&b=%22x%22", resultKey: "result"},
 		{Name: "net/http POST", Server: NetHTTP, Kind: POST, Path: "/echo",
