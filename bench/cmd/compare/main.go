@@ -38,7 +38,7 @@ func main() {
 	flag.StringVar(&cfg.profileDir, "profile", "", "write each server's CPU, mutex and block profiles into this directory (slows the servers)")
 	out := flag.String("out", "", "update the peers section of this Markdown file, e.g. ../BENCHMARKS.md")
 	only := flag.String("targets", "", "run only the targets whose name matches this regular expression")
-	flag.IntVar(&cfg.rounds, "rounds", 3, "rounds over all targets")
+	flag.IntVar(&cfg.rounds, "rounds", 5, "rounds over all targets")
 	flag.DurationVar(&cfg.duration, "duration", 4*time.Second, "length of one target's round (whole seconds)")
 	flag.DurationVar(&cfg.warmup, "warmup", 2*time.Second, "warm-up of each target before the rounds")
 	flag.IntVar(&cfg.threads, "threads", 1, "wrk threads")
