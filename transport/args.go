@@ -34,11 +34,7 @@ func (h *Handler) newCall(w http.ResponseWriter, r *http.Request, f *registry.Fu
 	args := make(map[string]json.RawMessage)
 	a := argReader{h: h, args: args}
 	if r.URL.RawQuery != "" {
-		q, err := url.ParseQuery(r.URL.RawQuery)
-		if err != nil {
-			return nil, apierr.New(apierr.InvalidArgument, "reason", "the query string is not valid URL encoding")
-		}
-		if err := a.values(q); err != nil {
+		if err := a.query(r.URL.RawQuery, "the query string"); err != nil {
 			return nil, err
 		}
 	}
@@ -81,12 +77,22 @@ func (a argReader) text(name, s string) error {
 	return a.add(name, b)
 }
 
-func (a argReader) values(vs url.Values) error {
-	for name, list := range vs {
-		if len(list) > 1 {
-			return apierr.New(apierr.InvalidArgument, "name", name, "reason", "given more than once")
+// query adds the arguments of URL-encoded text (a query string or a form body), name=value
+// pairs joined by '&'. It reads them straight into the arguments, without the url.Values map.
+func (a argReader) query(q, what string) error {
+	for q != "" {
+		var pair string
+		pair, q, _ = strings.Cut(q, "&")
+		if pair == "" {
+			continue
 		}
-		if err := a.text(name, list[0]); err != nil {
+		name, value, _ := strings.Cut(pair, "=")
+		name, err1 := url.QueryUnescape(name)
+		value, err2 := url.QueryUnescape(value)
+		if err1 != nil || err2 != nil || strings.Contains(pair, ";") {
+			return apierr.New(apierr.InvalidArgument, "reason", what+" is not valid URL encoding")
+		}
+		if err := a.text(name, value); err != nil {
 			return err
 		}
 	}
@@ -119,11 +125,7 @@ func (a argReader) body(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		vs, err := url.ParseQuery(string(b))
-		if err != nil {
-			return apierr.New(apierr.InvalidArgument, "reason", "the form body is not valid URL encoding")
-		}
-		return a.values(vs)
+		return a.query(string(b), "the form body")
 	case mt == "multipart/form-data":
 		if params["boundary"] == "" {
 			return apierr.New(apierr.InvalidArgument, "reason", "multipart body without a boundary")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"sync"
 
 	"github.com/fnapi/fnapi/apierr"
@@ -35,6 +36,9 @@ func appendResult(b *bytes.Buffer, v any) error {
 
 // encode appends v as JSON to b, without the trailing newline of json.Encoder.
 func encode(b *bytes.Buffer, v any) error {
+	if m, ok := v.(map[string]json.RawMessage); ok {
+		return encodeRawMap(b, m)
+	}
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
@@ -76,4 +80,54 @@ func writeError(w http.ResponseWriter, err error) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(e.Status())
 	_, _ = w.Write(errorJSON(e))
+}
+
+// encodeRawMap encodes a map of JSON values, as echo answers, without reflection: keys sorted
+// as encoding/json sorts them, values compacted.
+func encodeRawMap(b *bytes.Buffer, m map[string]json.RawMessage) error {
+	var small [16]string
+	keys := small[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if err := encodeString(b, k); err != nil {
+			return err
+		}
+		b.WriteByte(':')
+		v := m[k]
+		if v == nil {
+			b.WriteString("null")
+			continue
+		}
+		if err := json.Compact(b, v); err != nil {
+			return err
+		}
+	}
+	b.WriteByte('}')
+	return nil
+}
+
+// encodeString appends s as a JSON string; plain ASCII is written as is.
+func encodeString(b *bytes.Buffer, s string) error {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			enc := json.NewEncoder(b)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(s); err != nil {
+				return err
+			}
+			b.Truncate(b.Len() - 1)
+			return nil
+		}
+	}
+	b.WriteByte('"')
+	b.WriteString(s)
+	b.WriteByte('"')
+	return nil
 }
