@@ -7,13 +7,15 @@ import (
 
 	"github.com/fnapi/fnapi/doc"
 	"github.com/fnapi/fnapi/registry"
+	"github.com/fnapi/fnapi/transport"
 )
 
 // RegisterBuiltins registers the built-in functions of every fnapi server, all public:
 //
 //   - echo: answers an object with the named arguments it was given (for testing);
 //   - doc: describes the API (see package doc);
-//   - get-api-version: answers the version the call was made at, as "MAJOR.MINOR".
+//   - get-api-version: answers the version the call was made at, as "MAJOR.MINOR";
+//   - cancel: cancels a call running on the same WebSocket connection (see Cancel).
 func RegisterBuiltins(reg *registry.Registry) error {
 	if err := reg.Register("echo", Echo, registry.Requires(registry.Public),
 		registry.Describe("Answers an object with the same names and values as the arguments. For testing.")); err != nil {
@@ -21,6 +23,10 @@ func RegisterBuiltins(reg *registry.Registry) error {
 	}
 	if err := reg.Register("get-api-version", APIVersion, registry.Requires(registry.Public),
 		registry.Describe("Answers the API version the call was made at, as MAJOR.MINOR.")); err != nil {
+		return err
+	}
+	if err := reg.Register("cancel", Cancel, registry.Requires(registry.Public),
+		registry.Describe("Cancels the call with this id running on the same WebSocket connection; the cancelled call ends with a CANCELLED error. Answers true when such a call was running, false otherwise (always over HTTP).")); err != nil {
 		return err
 	}
 	if err := doc.Register(reg); err != nil {
@@ -48,4 +54,22 @@ func APIVersion(ctx context.Context) string {
 		return c.Version.String()
 	}
 	return ""
+}
+
+// CancelArgs are the arguments of the cancel function.
+type CancelArgs struct {
+	// ID is the id of the call to cancel, as the call message gave it: a string or a number.
+	ID json.RawMessage `json:"id" jsonschema:"description=The id of the call to cancel: a string or a number."`
+}
+
+// Cancel is the cancel function: over WebSocket it cancels the call with the id in.ID running on
+// the same connection, which then ends with a CANCELLED error carrying its own id, and answers
+// true; it answers false when no such call runs, and always over HTTP.
+func Cancel(ctx context.Context, in CancelArgs) bool {
+	id := string(in.ID) // a number, as its text: the id 1 is "1"
+	var s string
+	if json.Unmarshal(in.ID, &s) == nil {
+		id = s
+	}
+	return transport.CancelCall(ctx, id)
 }

@@ -26,6 +26,43 @@
 // or {"type": "error", "error": CODE, ...} with the status of its code (see apierr.Code.Status).
 // An INTERNAL-ERROR never carries internals: the log has them.
 //
+// # Streams
+//
+// A stream answers status 200 and a body of messages: chunk messages, then end; or one error
+// message and no end, also for errors found before the function ran. The body is NDJSON
+// (application/x-ndjson, one message per line), or Server-Sent Events when the request accepts
+// text/event-stream (one data field per message, and a comment line every
+// WSConfig.PingInterval on an idle stream). Each message is flushed as it is produced. A stream
+// ends when the client goes away (the function's context is done), past Config.StreamTimeout
+// (TIMEOUT), or when a write blocks longer than WSConfig.WriteTimeout.
+//
+// # WebSocket
+//
+// A call message is {"id": 1, "call": "fn", "args": {...}}, or with "stream" instead of
+// "call" for a streaming call; the id is a non-empty string or a number, args an object ({}
+// for none); other attributes are ignored. Every answer carries the id as a string (1 becomes
+// "1"). A message that is not a valid call answers INVALID-MESSAGE with a reason (and the id
+// when it could be read) and the connection stays open; a message over
+// WSConfig.MaxMessageBytes closes it with status 1009.
+//
+// Calls run concurrently and their answers interleave. Up to WSConfig.MaxInFlight calls run at
+// once; past that the server reads no more messages until one finishes. An id still running
+// cannot be reused (DUPLICATE-ID). The built-in function cancel(id) (see CancelCall) cancels
+// a running call of the same connection, which then answers CANCELLED with its own id; cancel
+// takes no slot, so a client with MaxInFlight calls running can still cancel one. Closing the
+// connection cancels all its calls. A call has Config.CallTimeout, a stream
+// Config.StreamTimeout.
+//
+// Each call writes its own messages; the connection serialises the writes. A write that
+// blocks longer than WSConfig.WriteTimeout (a client that does not read) closes the
+// connection, so memory stays bounded by MaxInFlight messages. Idle connections are pinged
+// every WSConfig.PingInterval; a peer that does not answer in WriteTimeout is disconnected.
+//
+// The handshake's tokens (the session cookie, the key header, _session and _key in the URL's
+// query) apply to every call of the connection; _session and _key in a call's args apply to
+// that call. A handshake whose Origin is neither the server's own host nor one of
+// Config.AllowedOrigins is refused with status 403 (cross-site WebSocket hijacking).
+//
 // # Limits
 //
 // Every limit has a default (see Config) and answers a structured error: REQUEST-TOO-LARGE with

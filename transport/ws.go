@@ -1,10 +1,15 @@
 package transport
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
+	"net/url"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/version"
 )
 
@@ -17,11 +22,16 @@ type WSConfig struct {
 	// MaxInFlight limits the calls running at once on one connection; past it the server stops
 	// reading until one finishes. Default: 64.
 	MaxInFlight int
-	// PingInterval is how often an idle connection is pinged. Default: 30 s.
+	// PingInterval is how often an idle connection is pinged; a peer that does not answer
+	// within WriteTimeout is disconnected. It is also the interval of the keepalive comments of
+	// idle Server-Sent Event streams. Default: 30 s.
 	PingInterval time.Duration
 	// WriteTimeout is how long a write may block on a client that does not read before the
-	// connection is closed. Default: 10 s.
+	// connection is closed (for HTTP streams: before the stream ends). Default: 10 s.
 	WriteTimeout time.Duration
+	// IdleTimeout closes a connection that has no call running and received nothing for this
+	// long. Default: none (pings keep idle connections open).
+	IdleTimeout time.Duration
 }
 
 func (c WSConfig) withDefaults() WSConfig {
@@ -40,8 +50,42 @@ func (c WSConfig) withDefaults() WSConfig {
 	return c
 }
 
-// serveWS serves the WebSocket endpoint at version v.
+// serveWS serves the WebSocket endpoint at version v: it checks the handshake's Origin, reads
+// its tokens, upgrades the connection and serves calls until the connection closes.
 func (h *Handler) serveWS(w http.ResponseWriter, r *http.Request, v version.Version) {
-	_ = v
-	writeError(w, apierr.New(apierr.UnknownFunction, "path", "ws"))
+	if o := r.Header.Get("Origin"); o != "" && !h.originAllowed(o, r.Host) {
+		writeError(w, apierr.New(apierr.AuthenticationNeeded, "path", "ws", "reason", "origin not allowed").
+			WithStatus(http.StatusForbidden))
+		return
+	}
+	// The handshake's tokens: cookie, header, _session and _key in the URL.
+	var base registry.Call
+	args := make(map[string]json.RawMessage, 2)
+	if q, err := url.ParseQuery(r.URL.RawQuery); err == nil {
+		for _, name := range []string{argSession, argKey} {
+			if s := q.Get(name); json.Valid([]byte(s)) { // read as the HTTP transport does
+				args[name] = json.RawMessage(s)
+			} else if s != "" {
+				args[name], _ = json.Marshal(s)
+			}
+		}
+	}
+	h.credentials(r, &base, args)
+	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true}) // Origin checked above
+	if err != nil {
+		return // Accept has answered the client
+	}
+	conn.SetReadLimit(h.cfg.WS.MaxMessageBytes)
+	wc := h.newWSConn(conn, r, v, base.Credentials)
+	wc.serve()
+}
+
+type wsConnKey struct{}
+
+// CancelCall cancels the call with the given id running on the same WebSocket connection as
+// the call ctx belongs to. It reports whether such a call was running; over HTTP it reports
+// false. The built-in function cancel is made of it.
+func CancelCall(ctx context.Context, id string) bool {
+	wc, _ := ctx.Value(wsConnKey{}).(*wsConn)
+	return wc != nil && wc.cancelCall(id)
 }

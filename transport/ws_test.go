@@ -1,0 +1,369 @@
+package transport_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/fnapi/fnapi/transport"
+)
+
+// dialWS opens a WebSocket to path on srv over TLS, closed at the end of the test.
+func dialWS(t testing.TB, srv *httptest.Server, path string, header http.Header) *websocket.Conn {
+	t.Helper()
+	conn, err := tryDialWS(srv, path, header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.SetReadLimit(-1)
+	t.Cleanup(func() { _ = conn.CloseNow() })
+	return conn
+}
+
+func tryDialWS(srv *httptest.Server, path string, header http.Header) (*websocket.Conn, error) {
+	u := "wss" + strings.TrimPrefix(srv.URL, "https") + path
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, res, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: srv.Client(), HTTPHeader: header})
+	if err != nil {
+		if res != nil {
+			return nil, fmt.Errorf("dial %s: status %d: %w", path, res.StatusCode, err)
+		}
+		return nil, err
+	}
+	return conn, nil
+}
+
+func sendMsg(t testing.TB, conn *websocket.Conn, msg string) {
+	t.Helper()
+	if err := conn.Write(context.Background(), websocket.MessageText, []byte(msg)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readMsg(t testing.TB, conn *websocket.Conn) map[string]any {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, b, err := conn.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("message %q: %v", b, err)
+	}
+	return m
+}
+
+// call sends one call and returns its answer, skipping nothing: use it on a quiet connection.
+func call(t testing.TB, conn *websocket.Conn, msg string) map[string]any {
+	t.Helper()
+	sendMsg(t, conn, msg)
+	return readMsg(t, conn)
+}
+
+func TestWSCancel(t *testing.T) {
+	srv, api := newStreamServer(t, transport.Config{})
+	conn := dialWS(t, srv, "/api/ws", nil)
+	sendMsg(t, conn, `{"id":"w","call":"wait","args":{"tag":"w"}}`)
+	<-api.started
+	sendMsg(t, conn, `{"id":"c","call":"cancel","args":{"id":"w"}}`)
+	if got := <-api.stopped; got != "w" {
+		t.Fatalf("stopped %q", got)
+	}
+	seen := map[string]any{}
+	for range 2 {
+		m := readMsg(t, conn)
+		seen[m["id"].(string)] = m
+	}
+	if m := seen["w"].(map[string]any); m["error"] != "CANCELLED" {
+		t.Errorf("cancelled call answered %v", m)
+	}
+	if m := seen["c"].(map[string]any); m["result"] != true {
+		t.Errorf("cancel answered %v", m)
+	}
+}
+
+func TestWSCloseCancelsCalls(t *testing.T) {
+	srv, api := newStreamServer(t, transport.Config{})
+	conn := dialWS(t, srv, "/api/ws", nil)
+	sendMsg(t, conn, `{"id":1,"call":"wait","args":{"tag":"a"}}`)
+	sendMsg(t, conn, `{"id":2,"stream":"wait","args":{"tag":"b"}}`)
+	<-api.started
+	<-api.started
+	_ = conn.Close(websocket.StatusNormalClosure, "")
+	got := map[string]bool{<-api.stopped: true, <-api.stopped: true}
+	if !got["a"] || !got["b"] {
+		t.Fatalf("stopped %v, want a and b", got)
+	}
+}
+
+// TestWSConcurrent shows that a call does not wait for another: echo answers while wait runs.
+func TestWSConcurrent(t *testing.T) {
+	srv, api := newStreamServer(t, transport.Config{})
+	conn := dialWS(t, srv, "/api/ws", nil)
+	sendMsg(t, conn, `{"id":1,"call":"wait","args":{"tag":"a"}}`)
+	<-api.started
+	if m := call(t, conn, `{"id":2,"call":"echo","args":{"x":1}}`); m["id"] != "2" {
+		t.Fatalf("answer %v, want the echo's", m)
+	}
+	// Two long streams at once: every chunk arrives, each stream's in order.
+	const n = 2000
+	sendMsg(t, conn, fmt.Sprintf(`{"id":"s1","stream":"count","args":{"n":%d}}`, n))
+	sendMsg(t, conn, fmt.Sprintf(`{"id":"s2","stream":"count","args":{"n":%d}}`, n))
+	next := map[string]float64{"s1": 0, "s2": 0}
+	for ends := 0; ends < 2; {
+		m := readMsg(t, conn)
+		id := m["id"].(string)
+		switch m["type"] {
+		case "chunk":
+			if m["chunk"] != next[id] {
+				t.Fatalf("%s: chunk %v, want %v", id, m["chunk"], next[id])
+			}
+			next[id]++
+		case "end":
+			ends++
+		default:
+			t.Fatalf("message %v", m)
+		}
+	}
+	if next["s1"] != n || next["s2"] != n {
+		t.Fatalf("chunks %v, want %d each", next, n)
+	}
+}
+
+// TestWSBackPressure shows that past MaxInFlight calls the server reads no more: the third
+// call starts only once one of the first two has finished.
+func TestWSBackPressure(t *testing.T) {
+	srv, api := newStreamServer(t, transport.Config{CallTimeout: 100 * time.Millisecond, WS: transport.WSConfig{MaxInFlight: 2}})
+	conn := dialWS(t, srv, "/api/ws", nil)
+	for _, tag := range []string{"a", "b", "c"} {
+		sendMsg(t, conn, fmt.Sprintf(`{"id":%q,"call":"wait","args":{"tag":%q}}`, tag, tag))
+	}
+	for range 2 {
+		if tag := <-api.started; tag == "c" {
+			t.Fatal("the third call started while two ran")
+		}
+	}
+	if tag := <-api.started; tag != "c" {
+		t.Fatalf("started %q", tag)
+	}
+	if len(api.stopped) == 0 {
+		t.Fatal("the third call started before either of the first two finished")
+	}
+	for range 3 {
+		if m := readMsg(t, conn); m["error"] != "TIMEOUT" {
+			t.Fatalf("answer %v, want TIMEOUT", m)
+		}
+	}
+}
+
+func TestWSHandshakeTokens(t *testing.T) {
+	srv, _ := newStreamServer(t, transport.Config{})
+	tests := []struct {
+		name   string
+		path   string
+		header http.Header
+		want   any
+	}{
+		{"none", "/api/ws", nil, nil},
+		{"key header", "/api/ws", http.Header{"Svc-Authorization": {"secret:k"}}, "key"},
+		{"session cookie", "/api/ws", http.Header{"Cookie": {"Svc-Session=session:s"}}, "session"},
+		{"key in the URL", "/api/ws?_key=secret:k", nil, "key"},
+		{"session in the URL", "/api/1.0/ws?_session=session:s", nil, "session"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			conn := dialWS(t, srv, tt.path, tt.header)
+			for i := range 2 { // the token applies to every call
+				m := call(t, conn, fmt.Sprintf(`{"id":%d,"call":"whoami","args":{}}`, i))
+				if tt.want == nil {
+					if m["error"] != "API-AUTHENTICATION-NEEDED" {
+						t.Fatalf("anonymous whoami answered %v", m)
+					}
+					continue
+				}
+				if m["result"] != tt.want {
+					t.Fatalf("whoami answered %v, want %v", m, tt.want)
+				}
+			}
+		})
+	}
+}
+
+func TestWSOrigin(t *testing.T) {
+	srv, _ := newStreamServer(t, transport.Config{AllowedOrigins: []string{"https://app.example"}})
+	host := strings.TrimPrefix(srv.URL, "https://")
+	tests := []struct {
+		origin string
+		ok     bool
+	}{
+		{"", true},
+		{"https://" + host, true},
+		{"https://app.example", true},
+		{"https://evil.example", false},
+		{"null", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.origin, func(t *testing.T) {
+			h := http.Header{}
+			if tt.origin != "" {
+				h.Set("Origin", tt.origin)
+			}
+			conn, err := tryDialWS(srv, "/api/ws", h)
+			if tt.ok != (err == nil) {
+				t.Fatalf("dial with Origin %q: %v", tt.origin, err)
+			}
+			if conn != nil {
+				conn.CloseNow()
+			}
+		})
+	}
+}
+
+// TestWSBurst sends 10,000 calls without waiting: every one is answered, with its id.
+func TestWSBurst(t *testing.T) {
+	srv, _ := newStreamServer(t, transport.Config{})
+	conn := dialWS(t, srv, "/api/ws", nil)
+	const n = 10000
+	errc := make(chan error, 1)
+	go func() {
+		for i := range n {
+			msg := fmt.Sprintf(`{"id":%d,"call":"add","args":{"a":%d,"b":1}}`, i, i)
+			if err := conn.Write(context.Background(), websocket.MessageText, []byte(msg)); err != nil {
+				errc <- err
+				return
+			}
+		}
+		errc <- nil
+	}()
+	seen := make(map[string]bool, n)
+	for range n {
+		m := readMsg(t, conn)
+		id := m["id"].(string)
+		if want := fmt.Sprint(atoi(t, id) + 1); fmt.Sprint(m["result"]) != want || seen[id] {
+			t.Fatalf("answer %v", m)
+		}
+		seen[id] = true
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func atoi(t testing.TB, s string) int {
+	var n int
+	if _, err := fmt.Sscan(s, &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestWSTooLarge sends a 64 MiB message: the server closes that connection with 1009, and
+// other connections go on.
+func TestWSTooLarge(t *testing.T) {
+	srv, _ := newStreamServer(t, transport.Config{})
+	other := dialWS(t, srv, "/api/ws", nil)
+	conn := dialWS(t, srv, "/api/ws", nil)
+	big := `{"id":1,"call":"echo","args":{"x":"` + strings.Repeat("a", 64<<20) + `"}}`
+	go func() { _ = conn.Write(context.Background(), websocket.MessageText, []byte(big)) }() // fails once the server closes
+	_, _, err := conn.Read(context.Background())
+	if got := websocket.CloseStatus(err); got != websocket.StatusMessageTooBig {
+		t.Fatalf("read after a 64 MiB message: %v (status %v), want close 1009", err, got)
+	}
+	if m := call(t, other, `{"id":1,"call":"echo","args":{"ok":true}}`); m["result"] == nil {
+		t.Fatalf("other connection answered %v", m)
+	}
+}
+
+// TestWSClientNeverReads streams to a client that reads nothing: the server's memory stays
+// bounded, and past the write timeout it disconnects the client and ends the stream.
+func TestWSClientNeverReads(t *testing.T) {
+	m := &transport.Metrics{}
+	srv, _ := newStreamServer(t, transport.Config{Metrics: m, WS: transport.WSConfig{WriteTimeout: 300 * time.Millisecond}})
+	conn := dialWS(t, srv, "/api/ws", nil)
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	sendMsg(t, conn, `{"id":1,"stream":"count","args":{"n":1000000000,"size":1000,"fail":"X"}}`)
+	for waitFor(t, func() bool { return strings.Contains(metricsText(m), "fnapi_websocket_connections 0") }) {
+		var now runtime.MemStats
+		runtime.ReadMemStats(&now)
+		if grown := int64(now.HeapInuse) - int64(before.HeapInuse); grown > 64<<20 {
+			t.Fatalf("heap grew by %d MiB while the client did not read", grown>>20)
+		}
+	}
+	_, _, err := readAll(conn)
+	if err == nil {
+		t.Fatal("the connection is still open")
+	}
+}
+
+// waitFor returns true while done() is false, sleeping between checks, and fails the test
+// after a generous deadline. For polling states the test cannot be told of.
+func waitFor(t testing.TB, done func() bool) bool {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	if done() {
+		return false
+	}
+	if time.Now().After(deadline) {
+		t.Fatal("gave up waiting")
+	}
+	time.Sleep(10 * time.Millisecond)
+	return true
+}
+
+func readAll(conn *websocket.Conn) (int, []byte, error) {
+	n := 0
+	for {
+		_, b, err := conn.Read(context.Background())
+		if err != nil {
+			return n, b, err
+		}
+		n++
+	}
+}
+
+func metricsText(m *transport.Metrics) string {
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	return rec.Body.String()
+}
+
+func TestWSPings(t *testing.T) {
+	m := &transport.Metrics{}
+	srv, _ := newStreamServer(t, transport.Config{Metrics: m, WS: transport.WSConfig{PingInterval: 20 * time.Millisecond, WriteTimeout: 200 * time.Millisecond}})
+	t.Run("a reading client stays connected", func(t *testing.T) {
+		conn := dialWS(t, srv, "/api/ws", nil)
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		defer cancel()
+		_, _, err := conn.Read(ctx) // answers pings while it waits
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("idle read: %v", err)
+		}
+	})
+	t.Run("a dead peer is disconnected", func(t *testing.T) {
+		_ = dialWS(t, srv, "/api/ws", nil) // never reads, so never answers a ping
+		for waitFor(t, func() bool { return strings.Contains(metricsText(m), "fnapi_websocket_connections 0") }) {
+		}
+	})
+}
+
+func TestWSIdleTimeout(t *testing.T) {
+	srv, _ := newStreamServer(t, transport.Config{WS: transport.WSConfig{IdleTimeout: 50 * time.Millisecond}})
+	conn := dialWS(t, srv, "/api/ws", nil)
+	_, _, err := conn.Read(context.Background())
+	if websocket.CloseStatus(err) != websocket.StatusNormalClosure {
+		t.Fatalf("idle connection: %v, want a normal closure", err)
+	}
+}

@@ -1,0 +1,100 @@
+package transport
+
+import (
+	"context"
+
+	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/registry"
+	"go.uber.org/zap"
+)
+
+// newCall makes the registry call of a message: the handshake's tokens, replaced by those in
+// the message's args for this call.
+func (wc *wsConn) newCall(f *registry.Func, m wsCall) *registry.Call {
+	c := &registry.Call{
+		Func:        f,
+		Version:     wc.v,
+		Args:        m.Args,
+		Credentials: wc.creds,
+		Transport:   "ws",
+		ID:          m.ID,
+		RemoteAddr:  wc.remote,
+		Header:      wc.header,
+	}
+	if s, ok := TakeToken(m.Args, argSession); ok {
+		c.Credentials.Session, c.Credentials.SessionFromCookie = s, false
+	}
+	if k, ok := TakeToken(m.Args, argKey); ok {
+		c.Credentials.Key = k
+	}
+	if m.Stream {
+		c.Sink = &wsSink{wc: wc, id: m.ID, fn: f.Name}
+	}
+	return c
+}
+
+// callContext returns the context of a call: below the connection's, with the call's deadline
+// (Config.CallTimeout, or StreamTimeout for a stream), and the connection for CancelCall.
+func (wc *wsConn) callContext(c *registry.Call) (context.Context, context.CancelFunc) {
+	timeout := wc.h.cfg.CallTimeout
+	if c.Sink != nil {
+		timeout = wc.h.cfg.StreamTimeout
+	}
+	ctx, cancel := context.WithTimeout(wc.ctx, timeout)
+	return context.WithValue(ctx, wsConnKey{}, wc), cancel
+}
+
+// run runs one call and writes its answer: a result, or the stream's end, or an error. A call
+// cancelled by cancel(id) answers CANCELLED, whatever its function returned.
+func (wc *wsConn) run(ctx context.Context, c *registry.Call, run *wsRunning) {
+	res, err := wc.h.call(registry.WithCall(ctx, c), c)
+	if run != nil && run.cancelled.Load() {
+		err = apierr.New(apierr.Cancelled)
+	}
+	b := getBuf()
+	defer putBuf(b)
+	switch {
+	case err != nil:
+		appendError(b, c.ID, apierr.From(err))
+	case c.Sink != nil:
+		appendEnd(b, c.ID)
+	default:
+		appendID(b, c.ID)
+		b.WriteString(`"type":"result","result":`)
+		if err := encode(b, res); err != nil {
+			b.Reset()
+			appendError(b, c.ID, apierr.New(apierr.Internal))
+			wc.h.cfg.Logger.Error("result does not encode as JSON", zap.String("function", c.Func.Name), zap.Error(err))
+		} else {
+			b.WriteByte('}')
+		}
+	}
+	_ = wc.write(b.Bytes())
+}
+
+// wsSink is the stream.Sink of a streaming call over WebSocket.
+type wsSink struct {
+	wc *wsConn
+	id string
+	fn string
+}
+
+// Send writes one chunk message with the call's id. It blocks while the client is slow to read,
+// at most the write timeout, and fails once ctx is done or the connection closed.
+func (k *wsSink) Send(ctx context.Context, chunk any) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b := getBuf()
+	defer putBuf(b)
+	if err := appendChunk(b, k.id, chunk); err != nil {
+		return apierr.New(apierr.Internal).Wrap(err)
+	}
+	if err := k.wc.write(b.Bytes()); err != nil {
+		return err
+	}
+	if m := k.wc.h.cfg.Metrics; m != nil {
+		m.chunk(k.fn)
+	}
+	return nil
+}

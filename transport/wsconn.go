@@ -1,0 +1,222 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/registry"
+	"github.com/fnapi/fnapi/version"
+)
+
+// wsConn is one WebSocket connection. Its read loop runs in the handler's goroutine; each call
+// runs in a goroutine of its own and writes its messages itself (the connection serialises the
+// writes), so a slow call never holds up another one's work.
+type wsConn struct {
+	h      *Handler
+	conn   *websocket.Conn
+	ctx    context.Context // the connection's root context: done when it closes
+	cancel context.CancelFunc
+	v      version.Version
+	creds  registry.Credentials // the handshake's tokens
+	header http.Header
+	remote string
+
+	slots chan struct{} // one per call in flight: reading stops when it is full
+	wg    sync.WaitGroup
+
+	mu    sync.Mutex
+	calls map[string]*wsRunning // by id, the calls still running
+
+	reading atomic.Bool  // the read loop waits for a message (so a pong would be read)
+	reads   atomic.Int64 // messages read, to tell a dead peer from a busy reader
+	pinger  *time.Timer
+}
+
+// wsRunning is a call in flight.
+type wsRunning struct {
+	cancel    context.CancelFunc
+	cancelled atomic.Bool // by the cancel function, not by a timeout or the connection closing
+}
+
+func (h *Handler) newWSConn(conn *websocket.Conn, r *http.Request, v version.Version, creds registry.Credentials) *wsConn {
+	ctx, cancel := context.WithCancel(context.Background()) // the request's context ends with the handshake
+	return &wsConn{
+		h: h, conn: conn, ctx: ctx, cancel: cancel, v: v, creds: creds,
+		header: r.Header, remote: r.RemoteAddr,
+		slots: make(chan struct{}, h.cfg.WS.MaxInFlight),
+	}
+}
+
+// serve reads calls until the connection closes, then cancels the calls still running and
+// waits for them.
+func (wc *wsConn) serve() {
+	if m := wc.h.cfg.Metrics; m != nil {
+		m.connection(1)
+		defer m.connection(-1)
+	}
+	wc.pinger = time.AfterFunc(wc.h.cfg.WS.PingInterval, wc.ping)
+	err := wc.readLoop()
+	wc.pinger.Stop()
+	wc.cancel()
+	wc.wg.Wait()
+	switch {
+	case errors.Is(err, errWSIdle):
+		// Closed by the idle timer.
+	case errors.Is(err, websocket.ErrMessageTooBig):
+		// The close frame (1009) is sent; wait a little for the peer's, draining what it sends.
+		_ = wc.conn.Close(websocket.StatusMessageTooBig, "")
+	case websocket.CloseStatus(err) != -1:
+		// The peer closed: the library has answered.
+	default:
+		_ = wc.conn.CloseNow()
+	}
+}
+
+var errWSIdle = errors.New("transport: idle connection")
+
+// readLoop reads messages and starts their calls, stopping (back-pressure) while MaxInFlight
+// calls run.
+func (wc *wsConn) readLoop() error {
+	idle := wc.h.cfg.WS.IdleTimeout
+	var idled atomic.Bool
+	for {
+		var timer *time.Timer
+		if idle > 0 && len(wc.slots) == 0 {
+			timer = time.AfterFunc(idle, func() {
+				idled.Store(true)
+				_ = wc.conn.Close(websocket.StatusNormalClosure, "idle")
+			})
+		}
+		wc.reading.Store(true)
+		_, data, err := wc.conn.Read(wc.ctx)
+		wc.reading.Store(false)
+		wc.reads.Add(1)
+		if timer != nil {
+			timer.Stop()
+		}
+		if err != nil {
+			if idled.Load() {
+				return errWSIdle
+			}
+			return err
+		}
+		if err := wc.dispatch(data); err != nil {
+			return err
+		}
+	}
+}
+
+// dispatch starts the call a message holds, or answers why it cannot. It returns an error only
+// when the connection is done.
+func (wc *wsConn) dispatch(data []byte) error {
+	m, err := parseCall(data)
+	if err != nil {
+		return wc.refuse(m.ID, err)
+	}
+	f := wc.h.reg.Lookup(wc.v, m.Name)
+	if f == nil {
+		return wc.refuse(m.ID, apierr.New(apierr.UnknownFunction, "path", m.Name))
+	}
+	c := wc.newCall(f, m)
+	ctx, cancel := wc.callContext(c)
+	if f.Name == cancelFunction && !m.Stream {
+		// cancel runs at once and takes no slot, so that a client at the limit can still cancel.
+		wc.run(ctx, c, nil)
+		cancel()
+		return nil
+	}
+	wc.mu.Lock()
+	_, dup := wc.calls[m.ID]
+	wc.mu.Unlock()
+	if dup {
+		cancel()
+		return wc.refuse(m.ID, apierr.New(apierr.DuplicateID))
+	}
+	select {
+	case wc.slots <- struct{}{}:
+	case <-wc.ctx.Done():
+		cancel()
+		return wc.ctx.Err()
+	}
+	run := &wsRunning{cancel: cancel}
+	wc.mu.Lock()
+	if wc.calls == nil {
+		wc.calls = make(map[string]*wsRunning)
+	}
+	wc.calls[m.ID] = run
+	wc.mu.Unlock()
+	wc.wg.Add(1)
+	go func() {
+		defer wc.wg.Done()
+		defer cancel()
+		wc.run(ctx, c, run)
+		wc.mu.Lock()
+		delete(wc.calls, m.ID)
+		wc.mu.Unlock()
+		<-wc.slots
+	}()
+	return nil
+}
+
+// cancelFunction names the built-in function that cancels a call of the same connection.
+const cancelFunction = "cancel"
+
+// refuse answers an error for a message that started no call.
+func (wc *wsConn) refuse(id string, err error) error {
+	b := getBuf()
+	defer putBuf(b)
+	appendError(b, id, apierr.From(err))
+	return wc.write(b.Bytes())
+}
+
+// cancelCall cancels the running call with that id.
+func (wc *wsConn) cancelCall(id string) bool {
+	wc.mu.Lock()
+	run := wc.calls[id]
+	wc.mu.Unlock()
+	if run == nil {
+		return false
+	}
+	run.cancelled.Store(true)
+	run.cancel()
+	return true
+}
+
+// write sends one message, waiting at most the write timeout for a client that does not read.
+// A failed write closes the connection: its calls are cancelled.
+func (wc *wsConn) write(msg []byte) error {
+	ctx, cancel := context.WithTimeout(wc.ctx, wc.h.cfg.WS.WriteTimeout)
+	err := wc.conn.Write(ctx, websocket.MessageText, msg)
+	cancel()
+	if err != nil {
+		wc.cancel()
+		_ = wc.conn.CloseNow()
+	}
+	return err
+}
+
+// ping checks that an idle peer is alive. A busy reader is not pinged: it would not read the
+// pong, and writes with their timeout watch over busy connections.
+func (wc *wsConn) ping() {
+	if wc.ctx.Err() != nil {
+		return
+	}
+	if wc.reading.Load() {
+		before := wc.reads.Load()
+		ctx, cancel := context.WithTimeout(wc.ctx, wc.h.cfg.WS.WriteTimeout)
+		err := wc.conn.Ping(ctx)
+		cancel()
+		if err != nil && wc.reading.Load() && wc.reads.Load() == before {
+			wc.cancel() // the reader waited all along and no pong came: a dead peer
+			_ = wc.conn.CloseNow()
+			return
+		}
+	}
+	wc.pinger.Reset(wc.h.cfg.WS.PingInterval)
+}

@@ -1,0 +1,84 @@
+package transport
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/fnapi/fnapi/apierr"
+)
+
+func TestParseCall(t *testing.T) {
+	tests := []struct {
+		name   string
+		msg    string
+		want   wsCall
+		reason string // the INVALID-MESSAGE reason; empty for a valid call
+	}{
+		{"call with a number id", `{"id":1,"call":"echo","args":{"a":[1, 2]}}`,
+			wsCall{ID: "1", Name: "echo", Args: map[string]json.RawMessage{"a": json.RawMessage("[1, 2]")}}, ""},
+		{"stream with a string id", `{"id":"x","stream":"count","args":{}}`,
+			wsCall{ID: "x", Name: "count", Stream: true, Args: map[string]json.RawMessage{}}, ""},
+		{"other attributes ignored", ` {"id":-2.5e3,"call":"f","args":{},"jsonrpc":"2.0"} `,
+			wsCall{ID: "-2.5e3", Name: "f", Args: map[string]json.RawMessage{}}, ""},
+		{"not JSON", `{"id":1,`, wsCall{}, "the message is not JSON"},
+		{"not an object", `[1,2]`, wsCall{}, "the message must be a JSON object"},
+		{"empty", ``, wsCall{}, "the message is not JSON"},
+		{"no id", `{"call":"echo","args":{}}`, wsCall{}, "id is required: a string or a number"},
+		{"id of the wrong type", `{"id":true,"call":"echo","args":{}}`, wsCall{}, "id must be a non-empty string or a number"},
+		{"empty id", `{"id":"","call":"echo","args":{}}`, wsCall{}, "id must be a non-empty string or a number"},
+		{"both call and stream", `{"id":1,"call":"a","stream":"b","args":{}}`, wsCall{ID: "1"}, "the message must have exactly one of call and stream"},
+		{"neither call nor stream", `{"id":1,"args":{}}`, wsCall{ID: "1"}, "the message must have exactly one of call and stream"},
+		{"name not a string", `{"id":1,"call":7,"args":{}}`, wsCall{ID: "1"}, "call and stream name the function as a string"},
+		{"missing args", `{"id":1,"call":"echo"}`, wsCall{ID: "1", Name: "echo"}, "args is required: an object of arguments, {} for none"},
+		{"null args", `{"id":1,"call":"echo","args":null}`, wsCall{ID: "1", Name: "echo"}, "args is required: an object of arguments, {} for none"},
+		{"args not an object", `{"id":1,"call":"echo","args":[1]}`, wsCall{ID: "1", Name: "echo"}, "args must be an object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseCall([]byte(tt.msg))
+			if tt.reason == "" {
+				if err != nil {
+					t.Fatalf("error %v", err)
+				}
+			} else {
+				var e *apierr.Error
+				if !errors.As(err, &e) || e.Code != apierr.InvalidMessage || e.Attrs["reason"] != tt.reason {
+					t.Fatalf("error %v, want INVALID-MESSAGE reason=%q", err, tt.reason)
+				}
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("call %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzParseCall checks that any message either parses into a call with an id and a name, or
+// answers INVALID-MESSAGE, and never panics.
+func FuzzParseCall(f *testing.F) {
+	for _, s := range []string{
+		`{"id":1,"call":"echo","args":{"a":1}}`, `{"id":"a","stream":"count","args":{"n":3}}`,
+		`{"id":1,"call":"a","stream":"b","args":{}}`, `[]`, `"x"`, `{"id":{},"call":"x","args":{}}`,
+		`{"id":1e400,"call":"x","args":{}}`, "{\"id\":\"\xff\",\"call\":\"x\",\"args\":{}}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := parseCall(data)
+		if err != nil {
+			var e *apierr.Error
+			if !errors.As(err, &e) || e.Code != apierr.InvalidMessage {
+				t.Fatalf("error %v is not INVALID-MESSAGE", err)
+			}
+			return
+		}
+		if c.ID == "" || c.Args == nil {
+			t.Fatalf("valid call without id or args: %+v", c)
+		}
+		if _, err := json.Marshal(c.Args); err != nil {
+			t.Fatalf("args do not encode back: %v", err)
+		}
+	})
+}
