@@ -84,17 +84,23 @@ func report(res *results) string {
 			s.name, s.cps, s.min, s.max, ms(s.p50), ms(s.p99), us(s.cpu), s.cores, us(s.loadCPU), s.errors)
 	}
 
-	b.WriteString("\nRatios from this run, fnapi / peer. Calls/s: above 1 means fnapi serves more; " +
+	b.WriteString("\nRatios from this run, fnapi / peer, each the median over the rounds of the ratio within a " +
+		"round (the two targets ran seconds apart). Calls/s: above 1 means fnapi serves more; " +
 		"CPU per call: below 1 means fnapi spends less.\n\n")
 	b.WriteString("| fnapi | peer | calls/s ratio | goal (issue 6) | met | CPU per call ratio |\n")
 	b.WriteString("|---|---|---:|---:|---|---:|\n")
+	byName := map[string]measured{}
+	for _, m := range res.targets {
+		byName[m.target.Name] = m
+	}
 	for _, c := range comparisons {
-		f, okF := sums[c.fnapi]
-		p, okP := sums[c.peer]
-		if !okF || !okP || p.cps == 0 || p.cpu == 0 {
+		f, okF := byName[c.fnapi]
+		p, okP := byName[c.peer]
+		if !okF || !okP {
 			continue
 		}
-		r := f.cps / p.cps
+		r := roundRatio(f, p, func(x sample) float64 { return x.CallsPerSecond() })
+		cpu := roundRatio(f, p, func(x sample) float64 { return float64(x.cpuPerCall()) })
 		goal, met := "—", "—"
 		if c.goal > 0 {
 			goal, met = fmt.Sprintf("≥ %.1f", c.goal), "yes"
@@ -102,10 +108,8 @@ func report(res *results) string {
 				met = "**no**"
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %s | %.2f | %s | %s | %.2f |\n",
-			c.fnapi, c.peer, r, goal, met, float64(f.cpu)/float64(p.cpu))
+		fmt.Fprintf(&b, "| %s | %s | %.2f | %s | %s | %.2f |\n", c.fnapi, c.peer, r, goal, met, cpu)
 	}
-
 	b.WriteString(`
 How to read it:
 
@@ -162,4 +166,16 @@ func updateFile(path, section string) error {
 		return fmt.Errorf("compare: %w", err)
 	}
 	return nil
+}
+
+// roundRatio is the median over the rounds of f's value over p's in the same round, which
+// cancels the slow changes of a shared machine's load better than a ratio of medians.
+func roundRatio(f, p measured, v func(sample) float64) float64 {
+	var rs []float64
+	for i := range min(len(f.samples), len(p.samples)) {
+		if d := v(p.samples[i]); d > 0 {
+			rs = append(rs, v(f.samples[i])/d)
+		}
+	}
+	return medianOf(rs)
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"testing"
 	"time"
+
+	"github.com/fnapi/fnapi/bench/load"
 )
 
 func TestReplaceSection(t *testing.T) {
@@ -57,4 +59,23 @@ func FuzzParseStatCPU(f *testing.F) {
 			t.Errorf("parseStatCPU(%q) = %v", stat, d)
 		}
 	})
+}
+
+func TestRoundRatio(t *testing.T) {
+	rounds := func(cps ...int64) measured {
+		m := measured{}
+		for _, c := range cps {
+			m.samples = append(m.samples, sample{Result: load.Result{Calls: c, Elapsed: time.Second}})
+		}
+		return m
+	}
+	// The machine is slow in the second round for both: the ratio within each round is 2.
+	f, p := rounds(200, 20, 180), rounds(100, 10, 90)
+	got := roundRatio(f, p, func(x sample) float64 { return x.CallsPerSecond() })
+	if got != 2 {
+		t.Errorf("roundRatio = %v, want 2", got)
+	}
+	if got := roundRatio(f, rounds(), func(x sample) float64 { return x.CallsPerSecond() }); got != 0 {
+		t.Errorf("roundRatio with no peer rounds = %v, want 0", got)
+	}
 }

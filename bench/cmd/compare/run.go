@@ -190,6 +190,11 @@ func median[T int64 | float64 | time.Duration](ss []sample, f func(sample) T) T 
 	for i, s := range ss {
 		vs[i] = f(s)
 	}
+	return medianOf(vs)
+}
+
+// medianOf returns the median of vs, sorting vs; 0 if vs is empty.
+func medianOf[T int64 | float64 | time.Duration](vs []T) T {
 	slices.Sort(vs)
 	if len(vs) == 0 {
 		return 0
