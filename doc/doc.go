@@ -1,8 +1,37 @@
-// Package doc describes an API from its registry: the result of the built-in doc function.
+// Package doc describes an API from its registry: the result of the built-in function doc, and
+// an OpenAPI 3.1 document of the same API.
 //
-// Register adds the public function doc to a registry. Called at a version, it answers an
-// object with the version served, every version, and for each function its name, description,
-// since, auth (none, token or session), arguments (a JSON Schema 2020-12 object schema),
-// result schema, streaming (the chunk schema and how chunks accumulate) and error codes.
-// With the argument format set to "openapi", it answers an OpenAPI 3.1 document of the same API.
+// Register adds the public function doc to a registry. Called at a version (/api/1.0/doc, or
+// /api/doc for the latest), it answers an API: the version served, every version, and for each
+// function its name, description, since (and until, when a later version removes it), auth
+// (none, token or session), arguments (a JSON Schema 2020-12 object schema: properties with
+// their descriptions and defaults, required in declaration order), result schema ({"type":
+// "null"} when the function returns nothing), streaming (the chunk schema and how chunks
+// accumulate: append, replace or custom) and errors (the codes it declared). The API's errors
+// describe the framework's codes, which any function may answer: each with its HTTP status,
+// when it is answered, and its extra attributes.
+//
+// With the argument format set to "openapi", doc answers the OpenAPI 3.1 document of the same
+// version (see OpenAPI): paths /<fn> with GET (query parameters holding JSON) and POST (a JSON
+// or form body), /stream/<fn> for streaming functions, result and error message schemas, and
+// the places a token may travel as security schemes. Its server URL is {base}/<M.m>, where the
+// variable base defaults to /api (MountPath changes it).
+//
+// # Descriptions
+//
+// Descriptions come from the code: the registry.Describe option and jsonschema description
+// tags, else Go doc comments. A deployed binary has no source tree, so comments are read at
+// build time by the command doc/gencomments, run by go generate, and compiled in with go:embed:
+//
+//	//go:generate go run github.com/fnapi/fnapi/doc/gencomments -out comments.json .
+//	//go:embed comments.json
+//	var comments []byte
+//
+//	reg := registry.New(registry.Comments(comments))
+//
+// A function's own comment is found by the name the Go runtime gives it, so package-level
+// functions and method values get theirs; a function literal has no doc comment, and needs
+// registry.Describe. Types and struct fields (arguments, results, chunks) are matched by their
+// package path and name. Run go generate again when comments change (a test comparing the file
+// with a fresh run keeps it honest).
 package doc

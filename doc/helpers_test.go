@@ -66,6 +66,15 @@ const validatorDir = "testdata/openapi"
 //	npm ci --prefix doc/testdata/openapi --no-audit --no-fund
 func validate(t *testing.T, mode string, data []byte) {
 	t.Helper()
+	if out, err := runValidator(t, mode, data); err != nil {
+		t.Fatalf("%s document is not valid: %v\n%s", mode, err, out)
+	}
+}
+
+// runValidator runs the validator and returns its output, and an error when it finds the
+// document invalid.
+func runValidator(t *testing.T, mode string, data []byte) ([]byte, error) {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	if err == nil {
 		_, err = os.Stat(filepath.Join(validatorDir, "node_modules", "@seriousme", "openapi-schema-validator", "package.json"))
@@ -83,8 +92,5 @@ func validate(t *testing.T, mode string, data []byte) {
 	}
 	cmd := exec.CommandContext(t.Context(), node, "validate.mjs", mode, file)
 	cmd.Dir = validatorDir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s document is not valid: %v\n%s", mode, err, out)
-	}
+	return cmd.CombinedOutput()
 }
