@@ -5,7 +5,9 @@ go 1.26.0
 require (
 	github.com/duckdb/duckdb-go/v2 v2.10505.0
 	github.com/fnapi/fnapi v0.0.0
+	github.com/fnapi/fnapi/auth/sqlstore v0.0.0
 	github.com/google/uuid v1.6.0
+	go.uber.org/zap v1.28.0
 	modernc.org/sqlite v1.61.1
 )
 
@@ -34,8 +36,8 @@ require (
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/zeebo/xxh3 v1.1.0 // indirect
 	go.uber.org/multierr v1.10.0 // indirect
-	go.uber.org/zap v1.28.0 // indirect
 	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
+	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/exp v0.0.0-20260112195511-716be5621a96 // indirect
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
@@ -49,3 +51,5 @@ require (
 )
 
 replace github.com/fnapi/fnapi => ../..
+
+replace github.com/fnapi/fnapi/auth/sqlstore => ../../auth/sqlstore

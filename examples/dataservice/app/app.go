@@ -1,0 +1,227 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/auth/sqlstore"
+	"github.com/fnapi/fnapi/examples/dataservice/demo"
+	"github.com/fnapi/fnapi/examples/dataservice/manage"
+	"github.com/fnapi/fnapi/examples/dataservice/pvql"
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/traffic"
+	"github.com/fnapi/fnapi/registry"
+	"github.com/fnapi/fnapi/transport"
+	"go.uber.org/zap"
+)
+
+// Config is what the command line sets. The zero value of each field but DataDir is usable.
+type Config struct {
+	// DataDir holds everything the service keeps: records.duckdb, state.db, auth.db, tls/ and
+	// admin-password.
+	DataDir string
+	// Demo runs the generator of synthetic traffic (24 hours of backfill, then live).
+	Demo bool
+	// SessionIdle and SessionMax are the defaults of the session_idle and session_max
+	// configuration keys; zero keeps the built-in defaults (1 h, 24 h).
+	SessionIdle, SessionMax time.Duration
+	// Logger receives the service's log. Default: none.
+	Logger *zap.Logger
+	// Auth adds options to the authenticator (tests lower the password hashing cost).
+	Auth []auth.Option
+}
+
+// App is an open data service.
+type App struct {
+	cfg      Config
+	log      *zap.Logger
+	records  *records.DuckDB
+	state    *state.SQLite
+	users    *sqlstore.Store
+	auth     *auth.Authenticator
+	settings *manage.Settings
+	handler  http.Handler
+
+	stop context.CancelFunc
+	wg   sync.WaitGroup
+}
+
+// Open opens the stores in cfg.DataDir (creating what is missing), registers every function,
+// creates the administrator on a first start, and starts the background work (retention, and
+// the demo generator with cfg.Demo). Close stops it all.
+func Open(ctx context.Context, cfg Config) (a *App, err error) {
+	if cfg.DataDir == "" {
+		return nil, errors.New("app: no data directory")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = zap.NewNop()
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("app: %w", err)
+	}
+	a = &App{cfg: cfg, log: cfg.Logger}
+	defer func() {
+		if err != nil {
+			a.closeStores()
+		}
+	}()
+	if a.records, err = records.OpenDuckDB(ctx, cfg.DataDir); err != nil {
+		return nil, fmt.Errorf("app: records: %w", err)
+	}
+	if a.state, err = state.OpenSQLite(ctx, cfg.DataDir); err != nil {
+		return nil, fmt.Errorf("app: state: %w", err)
+	}
+	if a.users, err = sqlstore.Open(ctx, filepath.Join(cfg.DataDir, "auth.db")); err != nil {
+		return nil, fmt.Errorf("app: users: %w", err)
+	}
+	var defaults []manage.SettingsOption
+	if cfg.SessionIdle > 0 {
+		defaults = append(defaults, manage.WithDefault(manage.KeySessionIdle, manage.FormatDuration(cfg.SessionIdle)))
+	}
+	if cfg.SessionMax > 0 {
+		defaults = append(defaults, manage.WithDefault(manage.KeySessionMax, manage.FormatDuration(cfg.SessionMax)))
+	}
+	if a.settings, err = manage.NewSettings(ctx, a.state, defaults...); err != nil {
+		return nil, fmt.Errorf("app: configuration: %w", err)
+	}
+	authOpts := append([]auth.Option{auth.WithLogger(a.log)}, cfg.Auth...)
+	if a.auth, err = auth.New(a.users, authOpts...); err != nil {
+		return nil, fmt.Errorf("app: %w", err)
+	}
+	if err := a.auth.EnsureAdmin(ctx, cfg.DataDir); err != nil {
+		return nil, fmt.Errorf("app: %w", err)
+	}
+	a.settings.Watch(func(c manage.Config) {
+		if err := a.auth.SetSessionLimits(c.SessionIdle, c.SessionMax); err != nil {
+			a.log.Error("applying session limits", zap.Error(err))
+		}
+	})
+	if a.handler, err = a.newHandler(); err != nil {
+		return nil, err
+	}
+	a.start()
+	return a, nil
+}
+
+// Registry returns a registry with every function of the service: API 1.0, and 1.1 adding
+// list-fields.
+func (a *App) registry() (*registry.Registry, error) {
+	reg := registry.New()
+	svc := &traffic.Service{
+		Engine:        pvql.New(a.records.DB()),
+		Store:         a.records,
+		DefaultPeriod: a.settings.DefaultPeriod,
+	}
+	for _, register := range []func(*registry.Registry) error{
+		fnapi.RegisterBuiltins,
+		a.auth.Register,
+		svc.Register,
+		func(r *registry.Registry) error { return manage.Register(r, a.state, a.settings) },
+	} {
+		if err := register(reg); err != nil {
+			return nil, fmt.Errorf("app: %w", err)
+		}
+	}
+	return reg, nil
+}
+
+func (a *App) newHandler() (http.Handler, error) {
+	reg, err := a.registry()
+	if err != nil {
+		return nil, err
+	}
+	metrics := &transport.Metrics{}
+	api, err := fnapi.New(reg,
+		fnapi.WithLogger(a.log),
+		fnapi.WithMetrics(metrics),
+		fnapi.WithMaxBodyBytes(64<<20), // ingest batches of 100,000 records
+		fnapi.WithInterceptors(a.auth.Interceptor()))
+	if err != nil {
+		return nil, fmt.Errorf("app: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/api/", http.StripPrefix("/api", api))
+	mux.Handle("GET /metrics", metrics.Handler())
+	return mux, nil
+}
+
+// Handler answers every request of the service: the API under /api/, metrics at /metrics.
+func (a *App) Handler() http.Handler { return a.handler }
+
+// start runs the background work until Close.
+func (a *App) start() {
+	ctx, stop := context.WithCancel(context.Background())
+	a.stop = stop
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		a.retain(ctx)
+	}()
+	if a.cfg.Demo {
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			if err := demo.Run(ctx, a.records.Ingest, demo.Options{}); err != nil {
+				a.log.Error("demo traffic stopped", zap.Error(err))
+			}
+		}()
+	}
+}
+
+// retain deletes the records older than the retention period, now and every ten minutes.
+func (a *App) retain(ctx context.Context) {
+	t := time.NewTicker(10 * time.Minute)
+	defer t.Stop()
+	for {
+		n, err := records.Retain(ctx, a.records, a.settings.Retention(), time.Now())
+		switch {
+		case err != nil && ctx.Err() == nil:
+			a.log.Error("retention", zap.Error(err))
+		case n > 0:
+			a.log.Info("retention deleted old records", zap.Int64("records", n))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Close stops the background work and closes the stores. Calls still running should have
+// ended (the server shut down) before.
+func (a *App) Close(ctx context.Context) error {
+	if a.stop != nil {
+		a.stop()
+	}
+	a.wg.Wait()
+	var errs []error
+	if a.auth != nil {
+		errs = append(errs, a.auth.Close(ctx))
+	}
+	errs = append(errs, a.closeStores())
+	return errors.Join(errs...)
+}
+
+func (a *App) closeStores() error {
+	var errs []error
+	if a.users != nil {
+		errs = append(errs, a.users.Close())
+	}
+	if a.state != nil {
+		errs = append(errs, a.state.Close())
+	}
+	if a.records != nil {
+		errs = append(errs, a.records.Close())
+	}
+	return errors.Join(errs...)
+}

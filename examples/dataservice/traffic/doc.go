@@ -1,0 +1,12 @@
+// Package traffic holds the data service's functions over the collected traffic records:
+// query (the query language, also streamed, and followed live), ingest and list-fields.
+//
+// query answers one result object per statement of its expression. In streaming mode its
+// chunks are {"result": [...], "progress": 0..1}: each chunk's result replaces the previous one
+// and the last equals the non-streaming answer. With follow (streaming mode only) the query is
+// answered again every interval seconds over a period that moves with @now, until the call is
+// cancelled; live dashboards use it.
+//
+// ingest stores a batch of records all or nothing; the first bad record answers
+// INVALID-ARGUMENT with name "records", its index, the field and the reason.
+package traffic
