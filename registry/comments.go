@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"unicode"
 )
 
 // Comments returns an option that takes descriptions from Go doc comments: the description of
@@ -62,6 +63,9 @@ func (f *Func) describeFromComments() {
 func funcKey(name string) string {
 	name = strings.TrimSuffix(name, "-fm") // a method value
 	name = dropTypeArgs(name)
+	if strings.ContainsAny(name, "[]") {
+		return "" // not a name the runtime gives
+	}
 	slash := strings.LastIndexByte(name, '/')
 	dot := strings.IndexByte(name[slash+1:], '.')
 	if dot < 0 {
@@ -78,11 +82,24 @@ func funcKey(name string) string {
 		return "" // a closure: outer.func1, glob..func1, T.M.func2
 	}
 	for _, p := range parts {
-		if p == "" || strings.HasPrefix(p, "func") && strings.Trim(p[4:], "0123456789") == "" {
+		if !isIdent(p) || strings.HasPrefix(p, "func") && strings.Trim(p[4:], "0123456789") == "" {
 			return ""
 		}
 	}
+	if pkg == "" {
+		return ""
+	}
 	return pkg + "." + strings.Join(parts, ".")
+}
+
+// isIdent reports whether s is a Go identifier.
+func isIdent(s string) bool {
+	for i, r := range s {
+		if !unicode.IsLetter(r) && r != '_' && (i == 0 || !unicode.IsDigit(r)) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // dropTypeArgs removes the "[...]" of a generic function's or type's name.

@@ -1,6 +1,9 @@
 package registry
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestFuncKey(t *testing.T) {
 	tests := []struct{ runtime, want string }{
@@ -26,4 +29,16 @@ func TestFuncKey(t *testing.T) {
 			}
 		})
 	}
+}
+
+func FuzzFuncKey(f *testing.F) {
+	for _, s := range []string{"main.f", "a/b.(*T[...]).M-fm", "a/b%2ec.F", "a.glob..func1", "", "[", "a/b.", "/."} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		key := funcKey(name)
+		if key != "" && (strings.Contains(key, "[") || strings.HasSuffix(key, "-fm") || strings.HasSuffix(key, ".")) {
+			t.Errorf("funcKey(%q) = %q", name, key)
+		}
+	})
 }
