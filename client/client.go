@@ -1,0 +1,127 @@
+package client
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// Client calls an fnapi server over HTTPS. It is safe for concurrent use.
+type Client struct {
+	base string // the API's root URL, without a trailing slash, with the version segment
+	o    options
+}
+
+// New returns a client for the API mounted at baseURL ("https://example.net/api").
+func New(baseURL string, opts ...Option) (*Client, error) {
+	u, err := url.Parse(baseURL)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return nil, fmt.Errorf("client: base URL %q: want https://host/path", baseURL)
+	}
+	o := newOptions(opts)
+	base := strings.TrimSuffix(u.String(), "/")
+	if o.version != "" {
+		base += "/" + url.PathEscape(o.version)
+	}
+	return &Client{base: base, o: o}, nil
+}
+
+// post sends one call as a POST with a JSON object body.
+func (c *Client) post(ctx context.Context, path string, args any, accept string) (*http.Response, error) {
+	body, err := encodeArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/"+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("client: %w", err)
+	}
+	req.Header = c.o.header()
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", accept)
+	res, err := c.o.hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("client: %w", err)
+	}
+	return res, nil
+}
+
+// Call calls fn with args and stores its result in out (any value json.Unmarshal takes; nil to
+// drop it). An error answered by the server is an *apierr.Error.
+func (c *Client) Call(ctx context.Context, fn string, args any, out any) error {
+	res, err := c.post(ctx, url.PathEscape(fn), args, "application/json")
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(res.Body, c.o.maxMsg))
+	if err != nil {
+		return fmt.Errorf("client: reading the answer: %w", err)
+	}
+	m, err := decodeMessage(b)
+	if err != nil {
+		return fmt.Errorf("client: status %d: %w", res.StatusCode, err)
+	}
+	return m.result(out)
+}
+
+// ErrStreamCut is returned by a stream that ended without an end or error message: the
+// connection broke.
+var ErrStreamCut = errors.New("client: the stream ended without its end message")
+
+// Stream calls fn in streaming mode and returns its chunks, in order, as the server sends them.
+// The sequence ends after the last chunk; a failure is yielded last, as a nil chunk and an
+// error (an *apierr.Error when the server answered one). Stopping the iteration, or cancelling
+// ctx, ends the call.
+func (c *Client) Stream(ctx context.Context, fn string, args any) iter.Seq2[json.RawMessage, error] {
+	return func(yield func(json.RawMessage, error) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		res, err := c.post(ctx, "stream/"+url.PathEscape(fn), args, "application/x-ndjson")
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		defer res.Body.Close()
+		sc := bufio.NewScanner(res.Body)
+		sc.Buffer(make([]byte, 0, 4096), int(c.o.maxMsg))
+		for sc.Scan() {
+			m, err := decodeMessage(sc.Bytes())
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			switch m.Type {
+			case "chunk":
+				if !yield(m.Chunk, nil) {
+					return
+				}
+			case "end":
+				return
+			case "error":
+				yield(nil, m.err())
+				return
+			default:
+				yield(nil, fmt.Errorf("client: unexpected %q message in a stream", m.Type))
+				return
+			}
+		}
+		if err := sc.Err(); err != nil {
+			yield(nil, fmt.Errorf("client: reading the stream: %w", err))
+			return
+		}
+		if err := ctx.Err(); err != nil {
+			yield(nil, err)
+			return
+		}
+		yield(nil, ErrStreamCut)
+	}
+}

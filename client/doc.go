@@ -1,0 +1,23 @@
+// Package client calls the functions of an fnapi server from Go: over HTTPS with Client, and
+// over one multiplexed WebSocket with WSConn.
+//
+//	c, err := client.New("https://example.net/api", client.WithAPIKey(key), client.WithVersion("1.0"))
+//	var sum int
+//	err = c.Call(ctx, "add", map[string]int{"a": 2, "b": 3}, &sum)
+//	for chunk, err := range c.Stream(ctx, "query", args) {
+//		...
+//	}
+//
+// Arguments are any value that encodes as a JSON object (a struct with json tags, a map), or
+// nil for none. An error answered by the server comes back as an *apierr.Error with its code
+// and attributes; check it with errors.As or errors.Is(err, apierr.New(code)).
+//
+// Tokens: WithSession sends the session cookie, WithAPIKey the key header, on every request
+// and on the WebSocket handshake (so they apply to every call of the connection).
+//
+// A WSConn runs many calls at once on one connection. Cancelling a call's context sends the
+// server cancel(id) for it and returns the context's error at once. A stream's chunks are
+// buffered (up to 256 per stream): a stream whose chunks are not consumed holds up the
+// connection's reader, and so the other calls, once its buffer is full — range over streams
+// promptly, or cancel them.
+package client

@@ -1,0 +1,74 @@
+package client
+
+import (
+	"crypto/tls"
+	"net/http"
+)
+
+// Option configures New and DialWS.
+type Option func(*options)
+
+type options struct {
+	hc        *http.Client
+	tls       *tls.Config
+	version   string
+	session   string
+	key       string
+	cookie    string
+	keyHeader string
+	maxMsg    int64
+}
+
+func newOptions(opts []Option) options {
+	o := options{cookie: "Svc-Session", keyHeader: "Svc-Authorization", maxMsg: 64 << 20}
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.hc == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		if o.tls != nil {
+			t.TLSClientConfig = o.tls
+		}
+		o.hc = &http.Client{Transport: t}
+	}
+	return o
+}
+
+// WithHTTPClient makes requests and WebSocket handshakes with hc. Default: a client with
+// http.DefaultTransport's settings (and WithTLSConfig's).
+func WithHTTPClient(hc *http.Client) Option { return func(o *options) { o.hc = hc } }
+
+// WithTLSConfig sets the TLS configuration of the default HTTP client, for a private CA or a
+// client certificate. Ignored with WithHTTPClient. Default: the system's roots.
+func WithTLSConfig(c *tls.Config) Option { return func(o *options) { o.tls = c } }
+
+// WithVersion calls the API at version v ("1.0"), whatever the server's latest. For DialWS,
+// put the version in the URL instead (/api/1.0/ws). Default: the server's latest version.
+func WithVersion(v string) Option { return func(o *options) { o.version = v } }
+
+// WithSession authenticates with a session ID, sent as the session cookie. Default: none.
+func WithSession(id string) Option { return func(o *options) { o.session = id } }
+
+// WithAPIKey authenticates with an API key, sent in the key header. Default: none.
+func WithAPIKey(key string) Option { return func(o *options) { o.key = key } }
+
+// WithTokenNames names the session cookie and the API key header, for servers that renamed
+// them. Default: "Svc-Session" and "Svc-Authorization".
+func WithTokenNames(cookie, header string) Option {
+	return func(o *options) { o.cookie, o.keyHeader = cookie, header }
+}
+
+// WithMaxMessageBytes limits one message read from the server. Default: 64 MiB.
+func WithMaxMessageBytes(n int64) Option { return func(o *options) { o.maxMsg = n } }
+
+// header returns the headers that carry the tokens.
+func (o *options) header() http.Header {
+	h := http.Header{}
+	if o.session != "" {
+		h.Set("Cookie", (&http.Cookie{Name: o.cookie, Value: o.session}).String())
+	}
+	if o.key != "" {
+		h.Set(o.keyHeader, o.key)
+	}
+	return h
+}
