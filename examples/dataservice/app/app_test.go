@@ -1,0 +1,318 @@
+package app_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/client"
+	"github.com/fnapi/fnapi/examples/dataservice/app"
+)
+
+// caller is what the HTTPS client and the WebSocket connection have in common, so that every
+// scenario runs over both transports.
+type caller interface {
+	Call(ctx context.Context, fn string, args any, out any) error
+	Stream(ctx context.Context, fn string, args any) iter.Seq2[json.RawMessage, error]
+}
+
+type service struct {
+	srv *httptest.Server
+	api string
+	key string
+}
+
+// start opens the real service (DuckDB, SQLite, auth) in a temporary directory and serves it
+// over real TLS.
+func start(t *testing.T) *service {
+	t.Helper()
+	t.Setenv("SVC_ADMIN_PASSWORD", "correct horse battery staple")
+	ctx := context.Background()
+	a, err := app.Open(ctx, app.Config{
+		DataDir: t.TempDir(),
+		Auth:    []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1})},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewTLSServer(a.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		if err := a.Close(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	s := &service{srv: srv, api: srv.URL + "/api"}
+	anon := s.http(t)
+	var session string
+	if err := anon.Call(ctx, "login", map[string]string{"user": "admin", "password": "correct horse battery staple"}, &session); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(session, "session:") {
+		t.Fatalf("login answered %q", session)
+	}
+	if err := s.http(t, client.WithSession(session)).Call(ctx, "create-api-key", map[string]string{"name": "tests"}, &s.key); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (s *service) http(t *testing.T, opts ...client.Option) *client.Client {
+	t.Helper()
+	c, err := client.New(s.api, append([]client.Option{client.WithHTTPClient(s.srv.Client())}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (s *service) ws(t *testing.T, path string, opts ...client.Option) *client.WSConn {
+	t.Helper()
+	url := "wss" + strings.TrimPrefix(s.srv.URL, "https") + path
+	c, err := client.DialWS(context.Background(), url, append([]client.Option{client.WithHTTPClient(s.srv.Client())}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func code(err error) apierr.Code {
+	var e *apierr.Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+// TestFunctions runs the service's functions end to end over HTTPS and over the WebSocket.
+func TestFunctions(t *testing.T) {
+	s := start(t)
+	callers := map[string]caller{
+		"https":     s.http(t, client.WithAPIKey(s.key)),
+		"websocket": s.ws(t, "/api/ws", client.WithAPIKey(s.key)),
+	}
+	base := time.Now().Add(-10 * time.Minute).Unix()
+	for name, c := range callers {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			// Each transport ingests into its own hour so that the two do not see each other.
+			t0 := base - map[string]int64{"https": 0, "websocket": 7200}[name]
+			testIngestAndQuery(t, ctx, c, t0)
+			testDashboards(t, ctx, c)
+			testConfig(t, ctx, c)
+		})
+	}
+}
+
+func record(t int64, client, server string, port int, up, down int) map[string]any {
+	return map[string]any{
+		"time": t, "protocol": "tcp",
+		"client": map[string]any{"ip": client, "port": 50000, "bytes": up, "packets": 1},
+		"server": map[string]any{"ip": server, "port": port, "bytes": down, "packets": 2},
+	}
+}
+
+type result struct {
+	Data [][2][]any `json:"data"`
+	Meta struct {
+		AccumulatedTime float64 `json:"accumulated_time"`
+		Sorted          bool    `json:"sorted"`
+	} `json:"meta"`
+}
+
+func testIngestAndQuery(t *testing.T, ctx context.Context, c caller, t0 int64) {
+	recs := []any{
+		record(t0, "10.0.0.1", "93.184.216.34", 443, 100, 1000),
+		record(t0+10, "10.0.0.2", "93.184.216.34", 443, 50, 500),
+		record(t0+20, "10.0.0.1", "10.0.0.53", 53, 10, 20),
+	}
+	var ing struct{ Ingested int }
+	if err := c.Call(ctx, "ingest", map[string]any{"records": recs}, &ing); err != nil || ing.Ingested != 3 {
+		t.Fatalf("ingest = %+v, %v", ing, err)
+	}
+	period := fmt.Sprintf(" SINCE %d UNTIL %d", t0, t0+60)
+	var got []result
+	expr := "traffic, records BY application" + period + "; client.traffic / traffic" + period
+	if err := c.Call(ctx, "query", map[string]any{"expr": expr}, &got); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(got)
+	want := `[{"data":[[["https"],[1650,2]],[["dns"],[30,1]]],"meta":{"accumulated_time":60,"sorted":true}},` +
+		`{"data":[[[],[0.09523809523809523]]],"meta":{"accumulated_time":60,"sorted":true}}]`
+	if string(b) != want {
+		t.Fatalf("query answered\n%s\nwant\n%s", b, want)
+	}
+
+	// A bad record: nothing of the batch is stored, and the error names it.
+	bad := []any{record(t0, "10.0.0.9", "10.0.0.53", 53, 1, 1), record(t0, "10.0.0.999", "10.0.0.53", 53, 1, 1)}
+	err := c.Call(ctx, "ingest", map[string]any{"records": bad}, nil)
+	var e *apierr.Error
+	if !errors.As(err, &e) || e.Code != apierr.InvalidArgument || fmt.Sprint(e.Attrs["index"]) != "1" || e.Attrs["field"] != "client.ip" {
+		t.Fatalf("bad ingest: %v", err)
+	}
+	var count []result
+	if err := c.Call(ctx, "query", map[string]any{"expr": "records" + period}, &count); err != nil {
+		t.Fatal(err)
+	}
+	if n := count[0].Data[0][1][0]; n != 3.0 {
+		t.Fatalf("after a failed batch, %v records; want 3 (nothing half-written)", n)
+	}
+
+	err = c.Call(ctx, "query", map[string]any{"expr": "traffic BY clent.ip"}, nil)
+	if !errors.As(err, &e) || e.Code != "QUERY-SYNTAX" || fmt.Sprint(e.Attrs["position"]) != "11" {
+		t.Fatalf("syntax error: %v", err)
+	}
+
+	// Streamed, the last chunk's result is the non-streaming answer.
+	var last json.RawMessage
+	chunks := 0
+	for chunk, err := range c.Stream(ctx, "query", map[string]any{"expr": "traffic BY server.port" + period}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ch struct {
+			Result   json.RawMessage `json:"result"`
+			Progress float64         `json:"progress"`
+		}
+		if err := json.Unmarshal(chunk, &ch); err != nil {
+			t.Fatal(err)
+		}
+		last, chunks = ch.Result, chunks+1
+	}
+	var whole json.RawMessage
+	if err := c.Call(ctx, "query", map[string]any{"expr": "traffic BY server.port" + period}, &whole); err != nil {
+		t.Fatal(err)
+	}
+	if chunks == 0 || !sameData(t, last, whole) {
+		t.Fatalf("%d chunks; last %s, non-streaming %s", chunks, last, whole)
+	}
+}
+
+// sameData compares two query answers but for meta.elapsed.
+func sameData(t *testing.T, a, b json.RawMessage) bool {
+	var ra, rb []result
+	if json.Unmarshal(a, &ra) != nil || json.Unmarshal(b, &rb) != nil {
+		return false
+	}
+	ja, _ := json.Marshal(ra)
+	jb, _ := json.Marshal(rb)
+	return string(ja) == string(jb)
+}
+
+type dashboard struct {
+	ID, Title, Description string
+	Widgets                []struct{ ID, Title, Kind string }
+}
+
+func testDashboards(t *testing.T, ctx context.Context, c caller) {
+	var d dashboard
+	if err := c.Call(ctx, "create-dashboard", map[string]any{"title": "Overview"}, &d); err != nil || d.ID == "" {
+		t.Fatalf("create-dashboard: %+v %v", d, err)
+	}
+	var w struct{ ID string }
+	args := map[string]any{"dashboard": d.ID, "title": "Top talkers", "kind": "table", "queries": []string{"traffic BY client.ip TOP 10"}}
+	if err := c.Call(ctx, "create-widget", args, &w); err != nil {
+		t.Fatal(err)
+	}
+	args["kind"] = "gauge"
+	if err := c.Call(ctx, "create-widget", args, nil); code(err) != apierr.InvalidArgument {
+		t.Fatalf("unknown kind: %v", err)
+	}
+	args["kind"], args["queries"] = "number", []string{"traffic", "traffic BY"}
+	err := c.Call(ctx, "create-widget", args, nil)
+	var e *apierr.Error
+	if !errors.As(err, &e) || e.Code != "QUERY-SYNTAX" || fmt.Sprint(e.Attrs["index"]) != "1" {
+		t.Fatalf("bad widget query: %v", err)
+	}
+	if err := c.Call(ctx, "get-dashboard", map[string]any{"id": d.ID}, &d); err != nil || len(d.Widgets) != 1 || d.Widgets[0].Title != "Top talkers" {
+		t.Fatalf("get-dashboard: %+v %v", d, err)
+	}
+	if err := c.Call(ctx, "delete-dashboard", map[string]any{"id": d.ID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(ctx, "get-dashboard", map[string]any{"id": d.ID}, nil); code(err) != apierr.NotFound {
+		t.Fatalf("deleted dashboard: %v", err)
+	}
+	if err := c.Call(ctx, "create-dashboard", map[string]any{}, nil); code(err) != apierr.TooFewArguments {
+		t.Fatalf("no title: %v", err)
+	}
+}
+
+func testConfig(t *testing.T, ctx context.Context, c caller) {
+	var cfg map[string]any
+	if err := c.Call(ctx, "set-config", map[string]any{"values": map[string]any{"default_period": "2h"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(ctx, "get-config", nil, &cfg); err != nil || cfg["default_period"] != "2h" {
+		t.Fatalf("get-config = %v, %v", cfg, err)
+	}
+	var got []result
+	if err := c.Call(ctx, "query", map[string]any{"expr": "traffic"}, &got); err != nil || got[0].Meta.AccumulatedTime != 7200 {
+		t.Fatalf("default_period 2h: query covers %v s, %v", got, err)
+	}
+	err := c.Call(ctx, "set-config", map[string]any{"values": map[string]any{"default_period": "1h", "colour": "red"}}, nil)
+	var e *apierr.Error
+	if !errors.As(err, &e) || e.Code != apierr.InvalidArgument || e.Attrs["name"] != "colour" {
+		t.Fatalf("unknown key: %v", err)
+	}
+	if err := c.Call(ctx, "get-config", nil, &cfg); err != nil || cfg["default_period"] != "2h" {
+		t.Fatalf("a refused set-config changed the configuration: %v", cfg)
+	}
+	if err := c.Call(ctx, "set-config", map[string]any{"values": map[string]any{"default_period": "1h"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAuthenticationAndVersions checks what an anonymous caller meets, and the two API
+// versions.
+func TestAuthenticationAndVersions(t *testing.T) {
+	s := start(t)
+	ctx := context.Background()
+	anon := s.http(t)
+	err := anon.Call(ctx, "query", map[string]any{"expr": "traffic"}, nil)
+	var e *apierr.Error
+	if !errors.As(err, &e) || e.Code != apierr.AuthenticationNeeded || e.Attrs["path"] != "query" {
+		t.Fatalf("anonymous query: %v", err)
+	}
+	if err := anon.Call(ctx, "login", map[string]string{"user": "admin", "password": "wrong"}, nil); code(err) != apierr.InvalidCredentials {
+		t.Fatalf("bad login: %v", err)
+	}
+	withKey := s.http(t, client.WithAPIKey(s.key))
+	if err := withKey.Call(ctx, "create-api-key", map[string]string{"name": "second"}, nil); code(err) != apierr.AuthenticationNeeded {
+		t.Fatalf("create-api-key with a key: %v", err)
+	}
+	var fields []struct{ Name, Kind string }
+	if err := withKey.Call(ctx, "list-fields", nil, &fields); err != nil || len(fields) == 0 {
+		t.Fatalf("list-fields at 1.1: %v %v", fields, err)
+	}
+	v10 := s.http(t, client.WithAPIKey(s.key), client.WithVersion("1.0"))
+	if err := v10.Call(ctx, "list-fields", nil, nil); code(err) != apierr.UnknownFunction {
+		t.Fatalf("list-fields at 1.0: %v", err)
+	}
+	var doc struct {
+		Version   string
+		Versions  []string
+		Functions []struct{ Name, Auth string }
+	}
+	if err := v10.Call(ctx, "doc", nil, &doc); err != nil || doc.Version != "1.0" || strings.Join(doc.Versions, ",") != "1.0,1.1" {
+		t.Fatalf("doc at 1.0: %+v %v", doc, err)
+	}
+	auths := map[string]string{}
+	for _, f := range doc.Functions {
+		auths[f.Name] = f.Auth
+	}
+	for fn, want := range map[string]string{"login": "none", "query": "token", "create-api-key": "session", "create-widget": "token", "echo": "none"} {
+		if auths[fn] != want {
+			t.Errorf("doc: %s auth %q, want %q", fn, auths[fn], want)
+		}
+	}
+}

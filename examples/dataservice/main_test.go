@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fnapi/fnapi/client"
+)
+
+// The test binary doubles as the service: run with DATASERVICE_MAIN=1 it is main().
+func TestMain(m *testing.M) {
+	if os.Getenv("DATASERVICE_MAIN") == "1" {
+		os.Args = append([]string{"dataservice"}, strings.Fields(os.Getenv("DATASERVICE_ARGS"))...)
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+type process struct {
+	cmd *exec.Cmd
+	url string
+	log *strings.Builder
+}
+
+// startService runs the command as an operator would, and waits for its ready line.
+func startService(t *testing.T, args ...string) *process {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "DATASERVICE_MAIN=1", "DATASERVICE_ARGS="+strings.Join(args, " "))
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &process{cmd: cmd, log: &strings.Builder{}}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	ready := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			p.log.WriteString(line + "\n")
+			var entry struct{ Msg, URL string }
+			if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "fnapi: serving HTTPS" {
+				ready <- entry.URL
+			}
+		}
+		close(ready)
+	}()
+	select {
+	case u, ok := <-ready:
+		if !ok {
+			t.Fatalf("the service exited before it was ready:\n%s", p.log)
+		}
+		p.url = strings.TrimSuffix(u, "/")
+	case <-time.After(60 * time.Second):
+		t.Fatalf("no ready line within a minute:\n%s", p.log)
+	}
+	return p
+}
+
+// stop sends SIGTERM and expects a clean exit.
+func (p *process) stop(t *testing.T) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("exit after SIGTERM: %v\n%s", err, p.log)
+	}
+}
+
+func insecure() *http.Client {
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+}
+
+// TestCommandLine runs the service binary with -demo: ready line, demo data queryable at once,
+// TLS only, clean shutdown on SIGTERM, and everything kept across a restart.
+func TestCommandLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the service twice")
+	}
+	data := t.TempDir()
+	args := []string{"-addr", "127.0.0.1:0", "-data", data, "-demo", "-session-idle", "30m"}
+	p := startService(t, args...)
+	pw, err := os.ReadFile(filepath.Join(data, "admin-password"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(filepath.Join(data, "admin-password")); st.Mode().Perm() != 0o600 {
+		t.Errorf("admin-password mode %v, want 0600", st.Mode().Perm())
+	}
+	ctx := context.Background()
+	anon, _ := client.New(p.url+"/api", client.WithHTTPClient(insecure()))
+	var session string
+	if err := anon.Call(ctx, "login", map[string]string{"user": "admin", "password": strings.TrimSpace(string(pw))}, &session); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := client.New(p.url+"/api", client.WithHTTPClient(insecure()), client.WithSession(session))
+	var key string
+	if err := c.Call(ctx, "create-api-key", map[string]string{"name": "ops"}, &key); err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]string
+	if err := c.Call(ctx, "get-config", nil, &cfg); err != nil || cfg["session_idle"] != "30m" {
+		t.Fatalf("-session-idle 30m: get-config = %v, %v", cfg, err)
+	}
+	// The demo backfills the last 24 hours at start; poll until it is in.
+	var total float64
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline) && total == 0; time.Sleep(200 * time.Millisecond) {
+		var res []struct{ Data [][2][]float64 }
+		if err := c.Call(ctx, "query", map[string]any{"expr": "records SINCE @now-86400"}, &res); err != nil {
+			t.Fatal(err)
+		}
+		total = res[0].Data[0][1][0]
+	}
+	if total < 1000 {
+		t.Fatalf("demo data: %v records in the last day", total)
+	}
+
+	// Plain HTTP on the TLS port gets no API answer.
+	host := strings.TrimPrefix(p.url, "https://")
+	conn, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.WriteString(conn, "GET /api/echo?a=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	reply, _ := io.ReadAll(conn)
+	conn.Close()
+	if strings.Contains(string(reply), `"type"`) {
+		t.Fatalf("plain HTTP got an API answer: %q", reply)
+	}
+	p.stop(t)
+	if !strings.Contains(p.log.String(), `"msg":"stopped"`) {
+		t.Errorf("no clean stop in the log:\n%s", p.log)
+	}
+	if strings.Contains(p.log.String(), strings.TrimSpace(string(pw))) || strings.Contains(p.log.String(), strings.TrimPrefix(key, "secret:")) {
+		t.Fatal("the log holds the admin password or an API key")
+	}
+
+	// Restarted on the same data: the key still works, the records are still there.
+	p = startService(t, args...)
+	c, _ = client.New(p.url+"/api", client.WithHTTPClient(insecure()), client.WithAPIKey(key))
+	var res []struct{ Data [][2][]float64 }
+	if err := c.Call(ctx, "query", map[string]any{"expr": "records SINCE @now-86400"}, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Data[0][1][0] < total {
+		t.Fatalf("after restart %v records, before %v", res[0].Data[0][1][0], total)
+	}
+	p.stop(t)
+}
