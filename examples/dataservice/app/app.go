@@ -154,6 +154,9 @@ func (a *App) newHandler() (http.Handler, error) {
 	return mux, nil
 }
 
+// Records returns the store of traffic records, for bulk loading in benchmarks and tools.
+func (a *App) Records() records.Store { return a.records }
+
 // Handler answers every request of the service: the API under /api/, metrics at /metrics.
 func (a *App) Handler() http.Handler { return a.handler }
 

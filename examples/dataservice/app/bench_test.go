@@ -1,0 +1,147 @@
+package app_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/client"
+	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/demo"
+	"net/http/httptest"
+)
+
+// benchRecords is how many records the query benchmarks load: FNAPI_BENCH_RECORDS, default
+// 10 million over the last 24 hours.
+func benchRecords() int {
+	if n, err := strconv.Atoi(os.Getenv("FNAPI_BENCH_RECORDS")); err == nil && n > 0 {
+		return n
+	}
+	return 10_000_000
+}
+
+var loaded struct {
+	once sync.Once
+	c    *client.Client
+	n    int
+	err  error
+}
+
+// loadService opens a service in a temporary directory, loads benchRecords() demo records of the
+// last 24 hours straight into its store, and returns an API-key client for it over TLS. It is
+// shared by the query benchmarks and left for the process to end.
+func loadService(b *testing.B) (*client.Client, int) {
+	loaded.once.Do(func() {
+		dir, err := os.MkdirTemp("", "dataservice-bench-")
+		if err != nil {
+			loaded.err = err
+			return
+		}
+		b.Setenv("SVC_ADMIN_PASSWORD", "bench password")
+		ctx := context.Background()
+		a, err := app.Open(ctx, app.Config{DataDir: dir,
+			Auth: []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1})}})
+		if err != nil {
+			loaded.err = err
+			return
+		}
+		want := benchRecords()
+		end := time.Now().Truncate(time.Minute)
+		// The generator's default rate gives about 300,000 records a day; scale it to want.
+		g := demo.New(end.Add(-24*time.Hour), demo.Options{Seed: 1, Rate: 6 * float64(want) / 300_000})
+		for h := 23; h >= 0 && loaded.n < want; h-- {
+			recs := g.Until(end.Add(-time.Duration(h) * time.Hour))
+			for len(recs) > 0 && loaded.n < want {
+				k := min(len(recs), 100_000, want-loaded.n)
+				if loaded.err = a.Records().Ingest(ctx, recs[:k]); loaded.err != nil {
+					return
+				}
+				loaded.n += k
+				recs = recs[k:]
+			}
+		}
+		srv := httptest.NewTLSServer(a.Handler())
+		anon, _ := client.New(srv.URL+"/api", client.WithHTTPClient(srv.Client()))
+		var session, key string
+		if loaded.err = anon.Call(ctx, "login", map[string]string{"user": "admin", "password": "bench password"}, &session); loaded.err != nil {
+			return
+		}
+		sc, _ := client.New(srv.URL+"/api", client.WithHTTPClient(srv.Client()), client.WithSession(session))
+		if loaded.err = sc.Call(ctx, "create-api-key", map[string]string{"name": "bench"}, &key); loaded.err != nil {
+			return
+		}
+		loaded.c, _ = client.New(srv.URL+"/api", client.WithHTTPClient(srv.Client()), client.WithAPIKey(key))
+	})
+	if loaded.err != nil {
+		b.Fatal(loaded.err)
+	}
+	return loaded.c, loaded.n
+}
+
+// BenchmarkQuery answers the queries of the issue through the API (HTTPS, JSON, auth) over
+// benchRecords() records, and reports the process's peak resident memory.
+func BenchmarkQuery(b *testing.B) {
+	c, n := loadService(b)
+	queries := []struct{ name, expr string }{
+		{"traffic_by_client_ip", "traffic BY client.ip SINCE @now-86400"},
+		{"traffic_by_time60_24h", "traffic BY time(60) SINCE @now-86400"},
+		{"dashboard_3_statements", "traffic BY application TOP 10 SINCE @now-86400; " +
+			"records, packets BY server.port TOP 10 SINCE @now-86400; client.traffic / traffic BY time(300) SINCE @now-86400"},
+	}
+	for _, q := range queries {
+		b.Run(q.name, func(b *testing.B) {
+			for b.Loop() {
+				var res []json.RawMessage
+				if err := c.Call(context.Background(), "query", map[string]any{"expr": q.expr}, &res); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n), "records")
+			b.ReportMetric(peakRSS(), "peak-RSS-MiB")
+		})
+	}
+}
+
+// BenchmarkIngest sends batches of 10,000 demo records through the API's ingest function.
+func BenchmarkIngest(b *testing.B) {
+	c, _ := loadService(b)
+	g := demo.New(time.Now().Add(-time.Hour), demo.Options{Seed: 2, Rate: 200})
+	recs := g.Until(time.Now())
+	for len(recs) < 10_000 {
+		recs = append(recs, recs...)
+	}
+	body := make([]json.RawMessage, 10_000)
+	for i := range body {
+		body[i], _ = json.Marshal(recs[i])
+	}
+	args := map[string]any{"records": body}
+	start := time.Now()
+	for b.Loop() {
+		if err := c.Call(context.Background(), "ingest", args, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*10_000)/time.Since(start).Seconds(), "records/s")
+	b.ReportMetric(peakRSS(), "peak-RSS-MiB")
+}
+
+// peakRSS reads the process's peak resident memory (VmHWM) in MiB; 0 where /proc is missing.
+func peakRSS() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
