@@ -70,7 +70,13 @@ func (c *Client) Call(ctx context.Context, fn string, args any, out any) error {
 	if err != nil {
 		return fmt.Errorf("client: status %d: %w", res.StatusCode, err)
 	}
-	return m.result(out)
+	if err := m.result(out); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err() // the server answered CANCELLED to our own cancellation
+		}
+		return err
+	}
+	return nil
 }
 
 // ErrStreamCut is returned by a stream that ended without an end or error message: the
@@ -107,6 +113,10 @@ func (c *Client) Stream(ctx context.Context, fn string, args any) iter.Seq2[json
 			case "end":
 				return
 			case "error":
+				if ctx.Err() != nil {
+					yield(nil, ctx.Err()) // the server answered CANCELLED to our own cancellation
+					return
+				}
 				yield(nil, m.err())
 				return
 			default:
