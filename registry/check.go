@@ -68,8 +68,49 @@ func compatible(f, g *Func, prev, next fmt.Stringer) []error {
 	return errs
 }
 
+// sameSchema reports whether two arguments accept the same values: their schemas are equal but
+// for the annotations (descriptions, titles, examples, comments, deprecation), which a minor
+// version may change.
 func sameSchema(a, b *Param) bool {
-	ja, err1 := json.Marshal(a.Schema)
-	jb, err2 := json.Marshal(b.Schema)
+	ja, err1 := json.Marshal(stripAnnotations(a.Schema))
+	jb, err2 := json.Marshal(stripAnnotations(b.Schema))
 	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+}
+
+// stripAnnotations returns s as generic JSON without its annotation keywords, at every depth.
+func stripAnnotations(s any) any {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil
+	}
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return nil
+	}
+	var strip func(v any) any
+	strip = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, k := range []string{"description", "title", "examples", "$comment", "deprecated"} {
+				delete(x, k)
+			}
+			for k, e := range x {
+				if k != "properties" {
+					x[k] = strip(e)
+					continue
+				}
+				if props, ok := e.(map[string]any); ok {
+					for name, p := range props {
+						props[name] = strip(p) // property names are not keywords
+					}
+				}
+			}
+		case []any:
+			for i, e := range x {
+				x[i] = strip(e)
+			}
+		}
+		return v
+	}
+	return strip(v)
 }

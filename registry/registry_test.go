@@ -212,7 +212,11 @@ func TestVersions(t *testing.T) {
 		B *int `json:"b"`
 	}
 	r.MustRegister("f", func(v1) {}, registry.Until("1.1"))
-	r.MustRegister("f", func(v11) {}, registry.Since("1.1"))
+	r.MustRegister("f", func(struct {
+		A int  `json:"a" jsonschema:"description=now described"`
+		B *int `json:"b"`
+	}) {
+	}, registry.Since("1.1"))
 	r.MustRegister("g", func() {}, registry.Since("1.1"), registry.Until("2.0"))
 	r.MustRegister("h", func() {}, registry.Since("2.0"))
 	if err := r.Check(); err != nil {
