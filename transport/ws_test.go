@@ -367,3 +367,32 @@ func TestWSIdleTimeout(t *testing.T) {
 		t.Fatalf("idle connection: %v, want a normal closure", err)
 	}
 }
+
+// TestWSReuseIDAfterAnswer reuses one id for call after call, each sent as soon as the
+// previous answer arrived: the id is free again once its answer (or a stream's end) is read.
+func TestWSReuseIDAfterAnswer(t *testing.T) {
+	srv, _ := newStreamServer(t, transport.Config{})
+	conn := dialWS(t, srv, "/api/ws", nil)
+	tests := []struct {
+		name, msg, last string
+	}{
+		{"call", `{"id":"same","call":"add","args":{"a":1,"b":2}}`, "result"},
+		{"stream", `{"id":"same","stream":"count","args":{"n":1}}`, "end"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for i := range 500 {
+				sendMsg(t, conn, tt.msg)
+				for {
+					m := readMsg(t, conn)
+					if m["type"] == "error" {
+						t.Fatalf("call %d: %v", i, m)
+					}
+					if m["type"] == tt.last {
+						break
+					}
+				}
+			}
+		})
+	}
+}

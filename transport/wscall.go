@@ -69,6 +69,9 @@ func (wc *wsConn) run(ctx context.Context, c *registry.Call, run *wsRunning) {
 			b.WriteByte('}')
 		}
 	}
+	if run != nil {
+		wc.release(c.ID)
+	}
 	_ = wc.write(b.Bytes())
 }
 

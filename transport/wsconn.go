@@ -156,9 +156,6 @@ func (wc *wsConn) dispatch(data []byte) error {
 		defer wc.wg.Done()
 		defer cancel()
 		wc.run(ctx, c, run)
-		wc.mu.Lock()
-		delete(wc.calls, m.ID)
-		wc.mu.Unlock()
 		<-wc.slots
 	}()
 	return nil
@@ -173,6 +170,14 @@ func (wc *wsConn) refuse(id string, err error) error {
 	defer putBuf(b)
 	appendError(b, id, apierr.From(err))
 	return wc.write(b.Bytes())
+}
+
+// release removes a finished call from the running calls, before its last message is written:
+// a client may reuse the id as soon as it has read that message.
+func (wc *wsConn) release(id string) {
+	wc.mu.Lock()
+	delete(wc.calls, id)
+	wc.mu.Unlock()
 }
 
 // cancelCall cancels the running call with that id.
