@@ -1,0 +1,459 @@
+package webui_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/examples/dataservice/app"
+)
+
+const adminPassword = "browser-test-password"
+
+// Records the test ingests: one a minute over the last 20 minutes from a client the demo
+// traffic never uses, with traffic rising with time.
+const (
+	knownClients = "192.0.2.0/24"
+	knownPoints  = 20
+)
+
+// knownTotal is the traffic of the known records: client bytes 1000*(1..20), server bytes 500.
+const knownTotal = 1000*knownPoints*(knownPoints+1)/2 + 500*knownPoints
+
+// TestBrowser drives Chromium through the page against the real service (demo traffic and the
+// known records): sign in, create a dashboard, add widgets and check what they draw, check a
+// QUERY-SYNTAX message, sign out. It runs once with live queries over the WebSocket and once
+// over HTTP streaming.
+func TestBrowser(t *testing.T) {
+	chrome := findChromium(t)
+	srv, hits := startService(t)
+	base := srv.URL
+	ingestKnown(t, srv)
+	browser := startBrowser(t, chrome)
+
+	for _, live := range []string{"ws", "http"} {
+		t.Run(live, func(t *testing.T) {
+			tab, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
+			defer cancel()
+			if err := chromedp.Do(tab); err != nil {
+				t.Fatalf("opening a tab: %v", err)
+			}
+			problems := watchConsole(tab)
+			p := &page{t: t, ctx: tab}
+			p.signIn(base + "/?live=" + live)
+			p.createDashboard("Browser test " + live)
+
+			numberExpr := fmt.Sprintf("traffic WHERE client.ip IN %s", knownClients)
+			p.addWidget("Known traffic", "number", numberExpr)
+			p.poll(fmt.Sprintf(`document.querySelector('.widget[data-kind=number] .big-value')?.title === '%d'`, knownTotal))
+			if got := p.text(`.widget[data-kind=number] .big-value`); got != "220 kB" {
+				t.Errorf("number widget shows %q, want 220 kB", got)
+			}
+
+			p.addWidget("Known traffic over time", "timeseries", fmt.Sprintf("traffic BY time(60) WHERE client.ip IN %s", knownClients))
+			p.poll(`document.querySelector('.widget[data-kind=timeseries] path.series')`)
+			checkRisingLine(t, p.eval(`document.querySelector('.widget[data-kind=timeseries] path.series').getAttribute('d')`))
+
+			p.addBadWidget("traffic BY nosuch")
+
+			if live == "ws" {
+				p.addWidget("Traffic by application", "bar", "traffic BY application TOP 8")
+				p.addWidget("Traffic by protocol", "pie", "traffic BY protocol")
+				p.addWidget("Busiest servers", "table", "traffic, packets, records BY server.ip, application TOP 10")
+				p.addWidget("Packets", "number", "packets; records")
+				p.addWidget("Traffic by protocol over time", "timeseries", "traffic BY time(300), protocol")
+				p.poll(`document.querySelectorAll('.widget-foot .updated').length === 7`)
+				p.poll(`[...document.querySelectorAll('.widget-foot .updated')].every(e => e.textContent.startsWith('Updated'))`)
+				p.screenshot(filepath.Join(os.TempDir(), "fnapi-webui-dashboard.png"))
+			}
+			// The live queries went over the transport the page was asked to use.
+			ws, streams := hits.count("/api/ws"), hits.count("/api/stream/query")
+			if live == "ws" && (ws == 0 || streams > 0) || live == "http" && streams == 0 {
+				t.Errorf("live=%s: %d WebSocket connections and %d HTTP streams so far", live, ws, streams)
+			}
+			if live == "http" {
+				p.editFirstWidgetTitle(" (edited)")
+				p.deleteWidget(`.widget[data-kind=timeseries]`)
+				p.deleteDashboard("Browser test " + live)
+				p.screenshot(filepath.Join(os.TempDir(), "fnapi-webui-list.png"))
+			}
+			p.signOut()
+			if live == "http" {
+				p.screenshot(filepath.Join(os.TempDir(), "fnapi-webui-login.png"))
+			}
+			p.do(chromedp.Sleep(300 * time.Millisecond)) // let the console catch up
+			if msgs := problems(); len(msgs) > 0 {
+				t.Errorf("the page logged problems:\n%s", strings.Join(msgs, "\n"))
+			}
+		})
+	}
+}
+
+// page runs the steps of a test in a tab, failing the test on an error.
+type page struct {
+	t   *testing.T
+	ctx context.Context
+}
+
+func (p *page) do(steps ...chromedp.Action[chromedp.Void]) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		p.t.Fatalf("browser: %v", err)
+	}
+}
+
+// eval evaluates a JavaScript expression that gives a string, awaiting a promise.
+func (p *page) eval(js string) string {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js, chromedp.EvalAwaitPromise))
+	if err != nil {
+		p.t.Fatalf("browser: evaluating %s: %v", js, err)
+	}
+	return v
+}
+
+// poll waits until the expression is true.
+func (p *page) poll(js string) {
+	p.t.Helper()
+	p.do(chromedp.Poll[chromedp.Void](js, chromedp.WithPollingInterval(100*time.Millisecond),
+		chromedp.WithPollingTimeout(25*time.Second)))
+}
+
+func (p *page) text(sel string) string {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		p.t.Fatalf("browser: text of %s: %v", sel, err)
+	}
+	return v
+}
+
+func (p *page) signIn(url string) {
+	p.t.Helper()
+	p.do(
+		chromedp.Navigate(url),
+		chromedp.WaitVisible(chromedp.CSS("#login-form")),
+		chromedp.SetValue(chromedp.CSS("#login-user"), "admin"),
+		chromedp.SendKeys(chromedp.CSS("#login-password"), adminPassword),
+		chromedp.Click(chromedp.CSS("#login-submit")),
+		chromedp.WaitVisible(chromedp.CSS("#list-view")),
+	)
+	// The session is in the HttpOnly cookie, out of the page's reach.
+	if c := p.eval(`document.cookie`); c != "" {
+		p.t.Errorf("the page can read cookies %q", c)
+	}
+}
+
+func (p *page) createDashboard(title string) {
+	p.t.Helper()
+	p.do(
+		chromedp.Click(chromedp.CSS("#new-dashboard")),
+		chromedp.WaitVisible(chromedp.CSS("#dashboard-title-input")),
+		chromedp.SendKeys(chromedp.CSS("#dashboard-title-input"), title),
+		chromedp.SendKeys(chromedp.CSS("#dashboard-description-input"), "Traffic of the demo network and of the test's own records."),
+		chromedp.Click(chromedp.CSS("#dashboard-save")),
+		chromedp.WaitVisible(chromedp.CSS("#dashboard-view")),
+	)
+	if got := p.text("#dashboard-title"); got != title {
+		p.t.Errorf("dashboard title %q, want %q", got, title)
+	}
+}
+
+// fillWidget opens the widget editor and fills it in.
+func (p *page) fillWidget(title, kind, query string) {
+	p.t.Helper()
+	p.do(
+		chromedp.Click(chromedp.CSS("#add-widget")),
+		chromedp.WaitVisible(chromedp.CSS("#widget-title")),
+		chromedp.SendKeys(chromedp.CSS("#widget-title"), title),
+		chromedp.SetValue(chromedp.CSS("#widget-kind"), kind),
+		chromedp.SendKeys(chromedp.CSS("#widget-queries textarea"), query),
+		chromedp.Click(chromedp.CSS("#widget-save")),
+	)
+}
+
+func (p *page) addWidget(title, kind, query string) {
+	p.t.Helper()
+	before := p.eval(`String(document.querySelectorAll('.widget').length)`)
+	p.fillWidget(title, kind, query)
+	p.poll(fmt.Sprintf(`!document.querySelector('#widget-dialog').open && document.querySelectorAll('.widget').length === %s + 1`, before))
+}
+
+// addBadWidget tries to save a widget whose query is wrong, checks the QUERY-SYNTAX message
+// and closes the editor.
+func (p *page) addBadWidget(query string) {
+	p.t.Helper()
+	p.fillWidget("Bad", "number", query)
+	p.do(chromedp.WaitVisible(chromedp.CSS(".query-error")))
+	msg := p.text(".query-error")
+	pos := strings.Index(query, "nosuch")
+	want := fmt.Sprintf("QUERY-SYNTAX at position %d: expected ", pos)
+	if !strings.Contains(msg, want) {
+		p.t.Errorf("query error %q does not contain %q", msg, want)
+	}
+	// A caret under the position.
+	if !strings.Contains(msg, query+"\n"+strings.Repeat(" ", pos)+"^") {
+		p.t.Errorf("query error %q does not point at position %d", msg, pos)
+	}
+	p.do(chromedp.Click(chromedp.CSS("#widget-dialog [data-close]")),
+		chromedp.WaitNotVisible(chromedp.CSS("#widget-dialog")))
+}
+
+// editFirstWidgetTitle appends to the first widget's title in its editor.
+func (p *page) editFirstWidgetTitle(suffix string) {
+	p.t.Helper()
+	title := p.text(".widget h3")
+	p.do(
+		chromedp.Click(chromedp.CSS(".widget .edit-widget")),
+		chromedp.WaitVisible(chromedp.CSS("#widget-title")),
+		chromedp.SendKeys(chromedp.CSS("#widget-title"), suffix),
+		chromedp.Click(chromedp.CSS("#widget-save")),
+		chromedp.WaitNotVisible(chromedp.CSS("#widget-dialog")),
+	)
+	p.poll(fmt.Sprintf(`document.querySelector('.widget h3').textContent === %q`, title+suffix))
+	p.poll(`document.querySelector('.widget .big-value')`) // drawn again from its query
+}
+
+func (p *page) deleteWidget(sel string) {
+	p.t.Helper()
+	before := p.eval(`String(document.querySelectorAll('.widget').length)`)
+	p.do(
+		chromedp.Click(chromedp.CSS(sel+" .delete-widget")),
+		chromedp.WaitVisible(chromedp.CSS("#confirm-ok")),
+		chromedp.Click(chromedp.CSS("#confirm-ok")),
+	)
+	p.poll(fmt.Sprintf(`document.querySelectorAll('.widget').length === %s - 1 && !document.querySelector(%q)`, before, sel))
+}
+
+func (p *page) deleteDashboard(title string) {
+	p.t.Helper()
+	p.do(
+		chromedp.Click(chromedp.CSS("#delete-dashboard")),
+		chromedp.WaitVisible(chromedp.CSS("#confirm-ok")),
+		chromedp.Click(chromedp.CSS("#confirm-ok")),
+		chromedp.WaitVisible(chromedp.CSS("#list-view")),
+	)
+	p.poll(fmt.Sprintf(`![...document.querySelectorAll('.dash-card h2')].some(h => h.textContent === %q)`, title))
+}
+
+func (p *page) signOut() {
+	p.t.Helper()
+	p.do(chromedp.Click(chromedp.CSS("#logout")), chromedp.WaitVisible(chromedp.CSS("#login-form")))
+	got := p.eval(`fetch('/api/list-dashboards', {method: 'POST'}).then(r => r.json()).then(m => m.error)`)
+	if got != "API-AUTHENTICATION-NEEDED" {
+		p.t.Errorf("after sign-out list-dashboards answers %q, want API-AUTHENTICATION-NEEDED", got)
+	}
+}
+
+func (p *page) screenshot(path string) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		p.t.Fatalf("screenshot: %v", err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+	p.t.Logf("screenshot: %s", path)
+}
+
+var pathPoint = regexp.MustCompile(`[ML](-?[\d.]+),(-?[\d.]+)`)
+
+// checkRisingLine checks that a line has the known records' points, rising with time (SVG y
+// falls as values grow).
+func checkRisingLine(t *testing.T, d string) {
+	t.Helper()
+	points := pathPoint.FindAllStringSubmatch(d, -1)
+	if len(points) != knownPoints {
+		t.Fatalf("the line has %d points, want %d: %s", len(points), knownPoints, d)
+	}
+	lastX, lastY := -1.0, 1e9
+	for _, m := range points {
+		x, _ := strconv.ParseFloat(m[1], 64)
+		y, _ := strconv.ParseFloat(m[2], 64)
+		if x <= lastX || y >= lastY {
+			t.Fatalf("the line does not rise left to right: %s", d)
+		}
+		lastX, lastY = x, y
+	}
+}
+
+// findChromium returns the browser's path, skipping the test when there is none (failing it
+// on CI).
+func findChromium(t *testing.T) string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("no Chromium on this machine: .ci/install-extras installs it")
+	}
+	t.Skip("no Chromium on this machine (apt-get install chromium): the browser test is skipped")
+	return ""
+}
+
+// startService opens the data service with demo traffic and serves it over HTTPS (HTTP/2,
+// as the real server does), counting the requests of each path.
+func startService(t *testing.T) (*httptest.Server, *requests) {
+	t.Setenv("SVC_ADMIN_PASSWORD", adminPassword)
+	ctx := context.Background()
+	a, err := app.Open(ctx, app.Config{
+		DataDir: t.TempDir(),
+		Demo:    true,
+		Auth:    []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1})},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits := &requests{paths: map[string]int{}}
+	srv := httptest.NewUnstartedServer(hits.wrap(a.Handler()))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(func() {
+		srv.Close()
+		if err := a.Close(ctx); err != nil {
+			t.Errorf("closing the service: %v", err)
+		}
+	})
+	return srv, hits
+}
+
+// requests counts the requests of each path.
+type requests struct {
+	mu    sync.Mutex
+	paths map[string]int
+}
+
+func (r *requests) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.mu.Lock()
+		r.paths[req.URL.Path]++
+		r.mu.Unlock()
+		h.ServeHTTP(w, req)
+	})
+}
+
+func (r *requests) count(path string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.paths[path]
+}
+
+// ingestKnown stores the known records through the API.
+func ingestKnown(t *testing.T, srv *httptest.Server) {
+	client, base := srv.Client(), srv.URL
+	var token string
+	call(t, client, base, "login", map[string]any{"user": "admin", "password": adminPassword}, &token)
+	now := time.Now().Unix()
+	var records []map[string]any
+	for k := 1; k <= knownPoints; k++ {
+		records = append(records, map[string]any{
+			"time":     now - int64(60*k) - 5,
+			"protocol": "tcp",
+			"client":   map[string]any{"ip": "192.0.2.7", "port": 50000 + k, "bytes": 1000 * (knownPoints + 1 - k), "packets": 3},
+			"server":   map[string]any{"ip": "198.51.100.1", "port": 443, "bytes": 500, "packets": 2},
+		})
+	}
+	call(t, client, base, "ingest", map[string]any{"records": records, "_session": token}, nil)
+}
+
+func call(t *testing.T, client *http.Client, base, fn string, args map[string]any, out any) {
+	t.Helper()
+	body, _ := json.Marshal(args)
+	res, err := client.Post(base+"/api/"+fn, "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var msg struct {
+		Type   string          `json:"type"`
+		Result json.RawMessage `json:"result"`
+		Error  string          `json:"error"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&msg); err != nil || msg.Type != "result" {
+		t.Fatalf("%s: %s %v", fn, msg.Error, err)
+	}
+	if out != nil {
+		if err := json.Unmarshal(msg.Result, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// startBrowser starts Chromium, headless, with a fresh profile, and returns its context.
+func startBrowser(t *testing.T, path string) context.Context {
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox, // as root in a container
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.IgnoreCertErrors, // the test server's certificate is self-signed
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1440, 1000),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil { // starts the browser; no timeout on this first call
+		t.Fatalf("starting %s: %v", path, err)
+	}
+	return ctx
+}
+
+// watchConsole collects the tab's console errors and exceptions (a Content-Security-Policy
+// violation is one); the returned function gives those seen so far.
+func watchConsole(ctx context.Context) func() []string {
+	var mu sync.Mutex
+	var msgs []string
+	messages := chromedp.Console(ctx)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			// The API's 4xx answers (401 before sign-in, 400 for a bad query) are expected.
+			expected := strings.Contains(m.Text, "the server responded with a status of 4")
+			if !expected && (m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleException || m.Type == chromedp.ConsoleWarning) {
+				mu.Lock()
+				msgs = append(msgs, fmt.Sprintf("%s: %s (%s:%d)", m.Type, m.Text, m.URL, m.Line))
+				mu.Unlock()
+			}
+		}
+	}()
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), msgs...)
+	}
+}

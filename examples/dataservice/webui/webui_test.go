@@ -1,0 +1,107 @@
+package webui_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/fnapi/fnapi/examples/dataservice/webui"
+)
+
+func TestHandler(t *testing.T) {
+	h := webui.Handler()
+	tests := []struct {
+		name, method, path string
+		status             int
+		contentType        string
+		body               string
+	}{
+		{"page", "GET", "/", 200, "text/html; charset=utf-8", `<script type="module" src="app.js">`},
+		{"script", "GET", "/app.js", 200, "text/javascript; charset=utf-8", "import {API"},
+		{"api client", "GET", "/api.js", 200, "text/javascript; charset=utf-8", "export class API"},
+		{"charts", "GET", "/charts.js", 200, "text/javascript; charset=utf-8", "export function render"},
+		{"style", "GET", "/style.css", 200, "text/css; charset=utf-8", ".widget"},
+		{"icon", "GET", "/favicon.svg", 200, "image/svg+xml", "<svg"},
+		{"head", "HEAD", "/", 200, "text/html; charset=utf-8", ""},
+		{"index by name", "GET", "/index.html", 404, "", ""},
+		{"unknown", "GET", "/nothing.js", 404, "", ""},
+		{"directory", "GET", "/static/app.js", 404, "", ""},
+		{"post", "POST", "/", 405, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, httptest.NewRequest(tt.method, tt.path, nil))
+			res := w.Result()
+			if res.StatusCode != tt.status {
+				t.Fatalf("status %d, want %d", res.StatusCode, tt.status)
+			}
+			checkSecurityHeaders(t, res.Header)
+			if tt.contentType != "" {
+				if got := res.Header.Get("Content-Type"); got != tt.contentType {
+					t.Errorf("Content-Type %q, want %q", got, tt.contentType)
+				}
+			}
+			body, _ := io.ReadAll(res.Body)
+			if !strings.Contains(string(body), tt.body) {
+				t.Errorf("body does not contain %q", tt.body)
+			}
+			if tt.method == "HEAD" && len(body) != 0 {
+				t.Errorf("HEAD answered a body of %d bytes", len(body))
+			}
+		})
+	}
+}
+
+// checkSecurityHeaders checks the headers every response carries.
+func checkSecurityHeaders(t *testing.T, h http.Header) {
+	t.Helper()
+	csp := h.Get("Content-Security-Policy")
+	for _, want := range []string{"default-src 'self'", "script-src 'self'", "frame-ancestors 'none'", "object-src 'none'"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("Content-Security-Policy %q lacks %q", csp, want)
+		}
+	}
+	if strings.Contains(csp, "unsafe") || strings.Contains(csp, "*") {
+		t.Errorf("Content-Security-Policy %q allows more than the page's origin", csp)
+	}
+	for name, want := range map[string]string{
+		"X-Content-Type-Options": "nosniff",
+		"Referrer-Policy":        "no-referrer",
+		"X-Frame-Options":        "DENY",
+	} {
+		if got := h.Get(name); got != want {
+			t.Errorf("%s %q, want %q", name, got, want)
+		}
+	}
+}
+
+func TestHandlerRevalidates(t *testing.T) {
+	h := webui.Handler()
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/app.js", nil))
+	etag := w.Header().Get("ETag")
+	if etag == "" || w.Header().Get("Cache-Control") != "no-cache" {
+		t.Fatalf("ETag %q, Cache-Control %q: want an ETag and no-cache", etag, w.Header().Get("Cache-Control"))
+	}
+	tests := []struct {
+		name, ifNoneMatch string
+		status            int
+	}{
+		{"same version", etag, http.StatusNotModified},
+		{"other version", `"0123"`, http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "/app.js", nil)
+			r.Header.Set("If-None-Match", tt.ifNoneMatch)
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != tt.status {
+				t.Errorf("status %d, want %d", w.Code, tt.status)
+			}
+		})
+	}
+}
