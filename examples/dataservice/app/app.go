@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"net/http"
@@ -19,6 +20,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 	"github.com/fnapi/fnapi/examples/dataservice/traffic"
+	"github.com/fnapi/fnapi/examples/dataservice/webui"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
 	"go.uber.org/zap"
@@ -151,6 +153,7 @@ func (a *App) newHandler() (http.Handler, error) {
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", api))
 	mux.Handle("GET /metrics", metrics.Handler())
+	mux.Handle("/", webui.Handler())
 	return mux, nil
 }
 
@@ -173,11 +176,31 @@ func (a *App) start() {
 		a.wg.Add(1)
 		go func() {
 			defer a.wg.Done()
-			if err := demo.Run(ctx, a.records.Ingest, demo.Options{}); err != nil {
+			opts := demo.Options{}
+			if err := demo.Run(ctx, a.records.Ingest, opts); err != nil {
 				a.log.Error("demo traffic stopped", zap.Error(err))
 			}
 		}()
 	}
+}
+
+// demoBackfill returns how much past traffic the demo generates at start: the last 24 hours on a
+// first start, and on a restart only the time since the newest record, so that a restart never
+// doubles the data.
+func (a *App) demoBackfill(ctx context.Context) time.Duration {
+	const day = 24 * time.Hour
+	var newest sql.NullInt64
+	if err := a.records.DB().QueryRowContext(ctx, "SELECT max(time) FROM records").Scan(&newest); err != nil || !newest.Valid {
+		return day
+	}
+	gap := time.Since(time.Unix(newest.Int64, 0))
+	switch {
+	case gap <= 0:
+		return -1 // nothing to fill; a negative Backfill means none
+	case gap > day:
+		return day
+	}
+	return gap
 }
 
 // retain deletes the records older than the retention period, now and every ten minutes.
