@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"database/sql"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net/http"
@@ -177,31 +176,12 @@ func (a *App) start() {
 		a.wg.Add(1)
 		go func() {
 			defer a.wg.Done()
-			opts := demo.Options{}
+			opts := demo.Options{Backfill: a.demoBackfill(ctx)}
 			if err := demo.Run(ctx, a.records.Ingest, opts); err != nil {
 				a.log.Error("demo traffic stopped", zap.Error(err))
 			}
 		}()
 	}
-}
-
-// demoBackfill returns how much past traffic the demo generates at start: the last 24 hours on a
-// first start, and on a restart only the time since the newest record, so that a restart never
-// doubles the data.
-func (a *App) demoBackfill(ctx context.Context) time.Duration {
-	const day = 24 * time.Hour
-	var newest sql.NullInt64
-	if err := a.records.DB().QueryRowContext(ctx, "SELECT max(time) FROM records").Scan(&newest); err != nil || !newest.Valid {
-		return day
-	}
-	gap := time.Since(time.Unix(newest.Int64, 0))
-	switch {
-	case gap <= 0:
-		return -1 // nothing to fill; a negative Backfill means none
-	case gap > day:
-		return day
-	}
-	return gap
 }
 
 // demoBackfill returns how much past traffic the demo generates at start: the last 24 hours on a
