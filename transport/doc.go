@@ -58,6 +58,13 @@
 // connection, so memory stays bounded by MaxInFlight messages. Idle connections are pinged
 // every WSConfig.PingInterval; a peer that does not answer in WriteTimeout is disconnected.
 //
+// http.Server.Shutdown does not close hijacked connections; the handler hooks itself into the
+// shutdown of every http.Server it accepts a WebSocket through (RegisterOnShutdown): new calls
+// then answer CANCELLED (reason "the server is shutting down"), the calls running get
+// WSConfig.ShutdownTimeout to finish before they are cancelled, and each connection closes with
+// status 1001. Handler.Shutdown does the same with a context of your own, and waits for the
+// connections to end.
+//
 // The handshake's tokens (the session cookie, the key header, _session and _key in the URL's
 // query) apply to every call of the connection; _session and _key in a call's args apply to
 // that call. A handshake whose Origin is neither the server's own host nor one of

@@ -16,6 +16,8 @@ type Handler struct {
 	reg  *registry.Registry
 	cfg  Config
 	call registry.Handler // the interceptor chain around registry.Invoke
+
+	conns wsConns // the open WebSocket connections
 }
 
 // New returns a Handler serving reg. It refuses a registry whose versions are not compatible
@@ -65,7 +67,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rt, err := h.route(r.URL.Path)
 	if err != nil {
-		writeError(w, err)
+		h.fail(w, r, rt, err)
 		return
 	}
 	if rt.kind == "ws" {
@@ -101,30 +103,35 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeResult(w, res)
 }
 
-// route parses a path below the mount point: [/M.m]/fn, [/M.m]/stream/fn or [/M.m]/ws.
+// route parses a path below the mount point: [/M.m]/fn, [/M.m]/stream/fn or [/M.m]/ws. An
+// unknown version's error comes with the kind of the rest of the path, so that a stream answers
+// it as a stream.
 func (h *Handler) route(path string) (route, error) {
 	segs := strings.Split(strings.Trim(path, "/"), "/")
 	latest, _ := h.reg.Latest()
 	rt := route{version: latest, kind: "call"}
+	var verr error
 	if len(segs) > 0 && looksLikeVersion(segs[0]) {
 		v, err := version.Parse(segs[0])
 		if err != nil || !h.reg.Serves(v) {
-			return rt, apierr.New(apierr.UnknownVersion, "version", segs[0], "versions", h.versionNames())
+			verr = apierr.New(apierr.UnknownVersion, "version", segs[0], "versions", h.versionNames())
 		}
 		rt.version, segs = v, segs[1:]
 	}
 	switch {
 	case len(segs) == 1 && segs[0] == "ws":
 		rt.kind = "ws"
-		return rt, nil
 	case len(segs) == 2 && segs[0] == "stream" && segs[1] != "":
 		rt.kind, rt.name = "stream", segs[1]
-		return rt, nil
 	case len(segs) == 1 && segs[0] != "":
 		rt.name = segs[0]
-		return rt, nil
+	default:
+		if verr != nil {
+			return rt, verr
+		}
+		return rt, apierr.New(apierr.UnknownFunction, "path", strings.Join(segs, "/"))
 	}
-	return rt, apierr.New(apierr.UnknownFunction, "path", strings.Join(segs, "/"))
+	return rt, verr
 }
 
 // looksLikeVersion reports whether a path segment is meant as a version: a digit first and a

@@ -63,6 +63,8 @@ func TestHTTPStream(t *testing.T) {
 		{"failure mid-stream: one error, no end", "/api/stream/count?n=2&fail=BROKEN",
 			[]string{`{"type":"chunk","chunk":0}`, `{"type":"chunk","chunk":1}`, `{"type":"error","error":"BROKEN","after":2}`}},
 		{"non-streaming function: one chunk", "/api/stream/add?a=2&b=3", []string{`{"type":"chunk","chunk":5}`, `{"type":"end"}`}},
+		{"unknown version", "/api/9.9/stream/count?n=1",
+			[]string{`{"type":"error","error":"UNKNOWN-VERSION","version":"9.9","versions":["1.0"]}`}},
 		{"unknown function", "/api/stream/nope", []string{`{"type":"error","error":"UNKNOWN-FUNCTION","path":"nope"}`}},
 		{"missing argument", "/api/stream/add?a=1",
 			[]string{`{"type":"error","error":"TOO-FEW-ARGUMENTS","count":2,"names":["a","b"]}`}},

@@ -29,6 +29,10 @@ type WSConfig struct {
 	// WriteTimeout is how long a write may block on a client that does not read before the
 	// connection is closed (for HTTP streams: before the stream ends). Default: 10 s.
 	WriteTimeout time.Duration
+	// ShutdownTimeout is how long the calls running on WebSocket connections may take to finish
+	// when the http.Server shuts down, before they are cancelled (see Handler.Shutdown).
+	// Default: 10 s.
+	ShutdownTimeout time.Duration
 	// IdleTimeout closes a connection that has no call running and received nothing for this
 	// long. Default: none (pings keep idle connections open).
 	IdleTimeout time.Duration
@@ -43,6 +47,9 @@ func (c WSConfig) withDefaults() WSConfig {
 	}
 	if c.PingInterval <= 0 {
 		c.PingInterval = 30 * time.Second
+	}
+	if c.ShutdownTimeout <= 0 {
+		c.ShutdownTimeout = 10 * time.Second
 	}
 	if c.WriteTimeout <= 0 {
 		c.WriteTimeout = 10 * time.Second
@@ -71,12 +78,20 @@ func (h *Handler) serveWS(w http.ResponseWriter, r *http.Request, v version.Vers
 		}
 	}
 	h.credentials(r, &base, args)
+	if h.shuttingDown() {
+		writeError(w, errShuttingDown().WithStatus(http.StatusServiceUnavailable))
+		return
+	}
 	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true}) // Origin checked above
 	if err != nil {
 		return // Accept has answered the client
 	}
 	conn.SetReadLimit(h.cfg.WS.MaxMessageBytes)
 	wc := h.newWSConn(conn, r, v, base.Credentials)
+	if !h.addConn(wc, r) {
+		_ = conn.Close(websocket.StatusGoingAway, "server shutting down")
+		return
+	}
 	wc.serve()
 }
 

@@ -48,8 +48,12 @@ func (wc *wsConn) callContext(c *registry.Call) (context.Context, context.Cancel
 // cancelled by cancel(id) answers CANCELLED, whatever its function returned.
 func (wc *wsConn) run(ctx context.Context, c *registry.Call, run *wsRunning) {
 	res, err := wc.h.call(registry.WithCall(ctx, c), c)
-	if run != nil && run.cancelled.Load() {
+	switch {
+	case run == nil:
+	case run.cancelled.Load():
 		err = apierr.New(apierr.Cancelled)
+	case run.shutdown.Load():
+		err = errShuttingDown()
 	}
 	b := getBuf()
 	defer putBuf(b)

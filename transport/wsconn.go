@@ -30,8 +30,11 @@ type wsConn struct {
 	slots chan struct{} // one per call in flight: reading stops when it is full
 	wg    sync.WaitGroup
 
-	mu    sync.Mutex
-	calls map[string]*wsRunning // by id, the calls still running
+	mu      sync.Mutex
+	calls   map[string]*wsRunning // by id, the calls still running
+	closing bool                  // shutting down: new calls are refused
+
+	done chan struct{} // closed when the connection has ended
 
 	reading atomic.Bool  // the read loop waits for a message (so a pong would be read)
 	reads   atomic.Int64 // messages read, to tell a dead peer from a busy reader
@@ -42,6 +45,7 @@ type wsConn struct {
 type wsRunning struct {
 	cancel    context.CancelFunc
 	cancelled atomic.Bool // by the cancel function, not by a timeout or the connection closing
+	shutdown  atomic.Bool // by the server's shutdown
 }
 
 func (h *Handler) newWSConn(conn *websocket.Conn, r *http.Request, v version.Version, creds registry.Credentials) *wsConn {
@@ -50,12 +54,15 @@ func (h *Handler) newWSConn(conn *websocket.Conn, r *http.Request, v version.Ver
 		h: h, conn: conn, ctx: ctx, cancel: cancel, v: v, creds: creds,
 		header: r.Header, remote: r.RemoteAddr,
 		slots: make(chan struct{}, h.cfg.WS.MaxInFlight),
+		done:  make(chan struct{}),
 	}
 }
 
 // serve reads calls until the connection closes, then cancels the calls still running and
 // waits for them.
 func (wc *wsConn) serve() {
+	defer close(wc.done)
+	defer wc.h.removeConn(wc)
 	if m := wc.h.cfg.Metrics; m != nil {
 		m.connection(1)
 		defer m.connection(-1)
@@ -146,12 +153,18 @@ func (wc *wsConn) dispatch(data []byte) error {
 	}
 	run := &wsRunning{cancel: cancel}
 	wc.mu.Lock()
+	if wc.closing {
+		wc.mu.Unlock()
+		cancel()
+		<-wc.slots
+		return wc.refuse(m.ID, errShuttingDown())
+	}
 	if wc.calls == nil {
 		wc.calls = make(map[string]*wsRunning)
 	}
 	wc.calls[m.ID] = run
-	wc.mu.Unlock()
 	wc.wg.Add(1)
+	wc.mu.Unlock()
 	go func() {
 		defer wc.wg.Done()
 		defer cancel()
