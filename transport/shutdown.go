@@ -115,6 +115,7 @@ func (wc *wsConn) goAway(ctx context.Context) {
 	case <-wc.done:
 		return
 	}
+	wc.out.wait()
 	_ = wc.conn.Close(websocket.StatusGoingAway, "server shutting down")
 }
 

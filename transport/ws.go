@@ -82,12 +82,13 @@ func (h *Handler) serveWS(w http.ResponseWriter, r *http.Request, v version.Vers
 		writeError(w, errShuttingDown().WithStatus(http.StatusServiceUnavailable))
 		return
 	}
-	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true}) // Origin checked above
+	hw := &hijackWriter{ResponseWriter: w, timeout: h.cfg.WS.WriteTimeout}
+	conn, err := websocket.Accept(hw, r, &websocket.AcceptOptions{InsecureSkipVerify: true}) // Origin checked above
 	if err != nil {
 		return // Accept has answered the client
 	}
 	conn.SetReadLimit(h.cfg.WS.MaxMessageBytes)
-	wc := h.newWSConn(conn, r, v, base.Credentials)
+	wc := h.newWSConn(conn, hw.conn, r, v, base.Credentials)
 	if !h.addConn(wc, r) {
 		_ = conn.Close(websocket.StatusGoingAway, "server shutting down")
 		return

@@ -56,7 +56,6 @@ func (wc *wsConn) run(ctx context.Context, c *registry.Call, run *wsRunning) {
 		err = errShuttingDown()
 	}
 	b := getBuf()
-	defer putBuf(b)
 	switch {
 	case err != nil:
 		appendError(b, c.ID, apierr.From(err))
@@ -76,7 +75,7 @@ func (wc *wsConn) run(ctx context.Context, c *registry.Call, run *wsRunning) {
 	if run != nil {
 		wc.release(c.ID)
 	}
-	_ = wc.write(b.Bytes())
+	_ = wc.out.send(b)
 }
 
 // wsSink is the stream.Sink of a streaming call over WebSocket.
@@ -93,11 +92,11 @@ func (k *wsSink) Send(ctx context.Context, chunk any) error {
 		return err
 	}
 	b := getBuf()
-	defer putBuf(b)
 	if err := appendChunk(b, k.id, chunk); err != nil {
+		putBuf(b)
 		return apierr.New(apierr.Internal).Wrap(err)
 	}
-	if err := k.wc.write(b.Bytes()); err != nil {
+	if err := k.wc.out.send(b); err != nil {
 		return err
 	}
 	if m := k.wc.h.cfg.Metrics; m != nil {

@@ -20,6 +20,7 @@ import (
 type wsConn struct {
 	h      *Handler
 	conn   *websocket.Conn
+	out    *wsWriter       // the queue of outgoing messages
 	ctx    context.Context // the connection's root context: done when it closes
 	cancel context.CancelFunc
 	v      version.Version
@@ -48,14 +49,21 @@ type wsRunning struct {
 	shutdown  atomic.Bool // by the server's shutdown
 }
 
-func (h *Handler) newWSConn(conn *websocket.Conn, r *http.Request, v version.Version, creds registry.Credentials) *wsConn {
+func (h *Handler) newWSConn(conn *websocket.Conn, nc *batchConn, r *http.Request, v version.Version, creds registry.Credentials) *wsConn {
 	ctx, cancel := context.WithCancel(context.Background()) // the request's context ends with the handshake
-	return &wsConn{
+	wc := &wsConn{
 		h: h, conn: conn, ctx: ctx, cancel: cancel, v: v, creds: creds,
 		header: r.Header, remote: r.RemoteAddr,
 		slots: make(chan struct{}, h.cfg.WS.MaxInFlight),
 		done:  make(chan struct{}),
 	}
+	wc.out = newWSWriter(conn, nc, func(error) {
+		// A failed write (a client that does not read within the write timeout, or gone)
+		// closes the connection: its calls are cancelled.
+		wc.cancel()
+		_ = conn.CloseNow()
+	})
+	return wc
 }
 
 // serve reads calls until the connection closes, then cancels the calls still running and
@@ -72,6 +80,8 @@ func (wc *wsConn) serve() {
 	wc.pinger.Stop()
 	wc.cancel()
 	wc.wg.Wait()
+	wc.out.wait() // the answers of the calls that ended
+	wc.out.close()
 	switch {
 	case errors.Is(err, errWSIdle):
 		// Closed by the idle timer.
@@ -97,6 +107,7 @@ func (wc *wsConn) readLoop() error {
 		if idle > 0 && len(wc.slots) == 0 {
 			timer = time.AfterFunc(idle, func() {
 				idled.Store(true)
+				wc.out.wait()
 				_ = wc.conn.Close(websocket.StatusNormalClosure, "idle")
 			})
 		}
@@ -180,9 +191,8 @@ const cancelFunction = "cancel"
 // refuse answers an error for a message that started no call.
 func (wc *wsConn) refuse(id string, err error) error {
 	b := getBuf()
-	defer putBuf(b)
 	appendError(b, id, apierr.From(err))
-	return wc.write(b.Bytes())
+	return wc.out.send(b)
 }
 
 // release removes a finished call from the running calls, before its last message is written:
@@ -204,19 +214,6 @@ func (wc *wsConn) cancelCall(id string) bool {
 	run.cancelled.Store(true)
 	run.cancel()
 	return true
-}
-
-// write sends one message, waiting at most the write timeout for a client that does not read.
-// A failed write closes the connection: its calls are cancelled.
-func (wc *wsConn) write(msg []byte) error {
-	ctx, cancel := context.WithTimeout(wc.ctx, wc.h.cfg.WS.WriteTimeout)
-	err := wc.conn.Write(ctx, websocket.MessageText, msg)
-	cancel()
-	if err != nil {
-		wc.cancel()
-		_ = wc.conn.CloseNow()
-	}
-	return err
 }
 
 // ping checks that an idle peer is alive. A busy reader is not pinged: it would not read the
