@@ -50,18 +50,25 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, rt route, err err
 	writeError(w, err)
 }
 
-// httpStream writes the messages of one HTTP stream, as NDJSON lines or Server-Sent Events,
-// flushing each one. Writes are serialised: SSE keepalives come from another goroutine.
+// httpStream writes the messages of one HTTP stream, as NDJSON lines or Server-Sent Events.
+// A write leaves its message in the response's buffer and wakes the stream's flusher, which
+// flushes all that was written since its last flush: a message is on its way as soon as it is
+// produced, and a fast producer's messages share TLS records and system calls. Writes are
+// serialised: the flusher and SSE keepalives run in goroutines of their own.
 type httpStream struct {
-	mu      sync.Mutex
-	w       http.ResponseWriter
-	rc      *http.ResponseController
-	sse     bool
-	timeout time.Duration
-	cancel  context.CancelFunc // ends the call once a write failed
-	broken  bool
-	wrote   time.Time // last write, for keepalives
-	stop    chan struct{}
+	mu         sync.Mutex
+	w          http.ResponseWriter
+	rc         *http.ResponseController
+	sse        bool
+	timeout    time.Duration
+	cancel     context.CancelFunc // ends the call once a write failed
+	broken     bool
+	dirty      bool      // written since the last flush
+	deadlineAt time.Time // the write deadline set last
+	wrote      time.Time // last write, for keepalives
+	kick       chan struct{}
+	stop       chan struct{}
+	flushed    chan struct{} // closed when the flusher has returned
 }
 
 // openStream sends the stream's header and, for SSE, starts the keepalive comments.
@@ -72,7 +79,9 @@ func (h *Handler) openStream(w http.ResponseWriter, r *http.Request, cancel cont
 		sse:     wantsSSE(r),
 		timeout: h.cfg.WS.WriteTimeout,
 		cancel:  cancel,
+		kick:    make(chan struct{}, 1),
 		stop:    make(chan struct{}),
+		flushed: make(chan struct{}),
 		wrote:   time.Now(),
 	}
 	hd := w.Header()
@@ -89,6 +98,7 @@ func (h *Handler) openStream(w http.ResponseWriter, r *http.Request, cancel cont
 	w.WriteHeader(http.StatusOK)
 	s.flush()
 	s.mu.Unlock()
+	go s.flusher()
 	if s.sse {
 		go s.keepalive(h.cfg.WS.PingInterval)
 	}
@@ -128,23 +138,54 @@ func (s *httpStream) writeLocked(msg []byte) error {
 			_, err = s.w.Write(newline)
 		}
 	}
-	if err == nil {
-		err = s.flush()
-	}
 	if err != nil {
 		s.broken = true
 		s.cancel()
 		return errors.Join(errStreamBroken, err)
 	}
 	s.wrote = time.Now()
+	if !s.dirty {
+		s.dirty = true
+		select {
+		case s.kick <- struct{}{}:
+		default:
+		}
+	}
 	return nil
+}
+
+// flusher flushes what was written, each time a write wakes it, until the stream closes.
+func (s *httpStream) flusher() {
+	defer close(s.flushed)
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-s.kick:
+		}
+		s.mu.Lock()
+		if s.dirty && !s.broken {
+			s.dirty = false
+			s.deadline()
+			if err := s.flush(); err != nil {
+				s.broken = true
+				s.cancel()
+			}
+		}
+		s.mu.Unlock()
+	}
 }
 
 var newline = []byte{'\n'}
 
-// deadline bounds the next write by the write timeout, where the server supports it.
+// deadline bounds the next writes by the write timeout, where the server supports it. The
+// deadline moves only when less than half the timeout is left, sparing a timer update per write.
 func (s *httpStream) deadline() {
-	_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
+	now := time.Now()
+	if s.deadlineAt.Sub(now) < s.timeout/2 {
+		s.deadlineAt = now.Add(s.timeout)
+		_ = s.rc.SetWriteDeadline(s.deadlineAt)
+	}
 }
 
 func (s *httpStream) flush() error {
@@ -166,8 +207,15 @@ func (s *httpStream) fail(err error) {
 // serves its next request without it.
 func (s *httpStream) close() {
 	close(s.stop)
+	<-s.flushed
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.dirty && !s.broken {
+		s.deadline()
+		if s.flush() != nil {
+			s.broken = true
+		}
+	}
 	if !s.broken {
 		_ = s.rc.SetWriteDeadline(time.Time{})
 	}
