@@ -17,6 +17,17 @@
 // and packets default to 0, counts are at most 2^53-1; unknown fields are rejected, so a
 // misspelt field never passes silently as a zero.
 //
+// Parsing has two paths with one behaviour. The reference parser decodes a record with
+// encoding/json and defines the format (duplicate members: the last wins; member names match
+// exactly; integers have no fraction or exponent) and every error. In front of it, a
+// single-pass scanner takes records in the common form (strings of printable ASCII without
+// escapes, integers without sign, each member once, JSON white space) without allocating but for
+// IPv6 addresses, and leaves anything else, every bad record included, to the reference parser;
+// FuzzParseFast checks that the two never disagree. ParseBatch splits batches of at least 2,048
+// records over GOMAXPROCS goroutines in contiguous parts, so the first bad index still wins.
+// Measured on two busy cores, batches of 10,000: ~2,000,000 records/s against ~78,000 with the
+// reference parser alone.
+//
 // The records table (Schema) keeps addresses as the two 64-bit halves of their 16-byte form
 // (Halves, AddrFromHalves), so CIDR filters are range comparisons. A Store keeps records; DuckDB
 // is the embedded one, in <dir>/records.duckdb. It appends each batch through DuckDB's appender
