@@ -93,7 +93,11 @@ func (h *Handler) serveWS(w http.ResponseWriter, r *http.Request, v version.Vers
 		_ = conn.Close(websocket.StatusGoingAway, "server shutting down")
 		return
 	}
-	wc.serve()
+	// The connection is served by a goroutine of its own, and this one (whose stack grew deep
+	// in the TLS handshake) returns to net/http, which is done with a hijacked connection:
+	// an idle connection then holds a small stack (about 24 KB per idle connection instead
+	// of 41 KB in BenchmarkWSIdleMemory).
+	go wc.serve()
 }
 
 type wsConnKey struct{}
