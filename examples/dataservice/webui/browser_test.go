@@ -45,6 +45,7 @@ func TestBrowser(t *testing.T) {
 	ingestKnown(t, srv)
 	browser := startBrowser(t, chrome)
 
+	t.Run("charts", func(t *testing.T) { testCharts(t, browser, base) })
 	for _, live := range []string{"ws", "http"} {
 		t.Run(live, func(t *testing.T) {
 			tab, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
@@ -79,6 +80,13 @@ func TestBrowser(t *testing.T) {
 				p.poll(`document.querySelectorAll('.widget-foot .updated').length === 7`)
 				p.poll(`[...document.querySelectorAll('.widget-foot .updated')].every(e => e.textContent.startsWith('Updated'))`)
 				p.screenshot(filepath.Join(os.TempDir(), "fnapi-webui-dashboard.png"))
+			}
+			if got := p.text("#live-state"); got != "Live" {
+				t.Errorf("live state %q, want Live", got)
+			}
+			// Everything the page loaded came from the service.
+			if foreign := p.eval(`performance.getEntriesByType('resource').map(e => e.name).filter(u => new URL(u).origin !== location.origin).join(' ')`); foreign != "" {
+				t.Errorf("the page loaded %s", foreign)
 			}
 			// The live queries went over the transport the page was asked to use.
 			ws, streams := hits.count("/api/ws"), hits.count("/api/stream/query")
@@ -455,5 +463,59 @@ func watchConsole(ctx context.Context) func() []string {
 		mu.Lock()
 		defer mu.Unlock()
 		return append([]string(nil), msgs...)
+	}
+}
+
+// testCharts checks the page's reading of query texts and formatting of values, in the browser.
+func testCharts(t *testing.T, browser context.Context, base string) {
+	tab, cancel := chromedp.NewContext(browser)
+	defer cancel()
+	if err := chromedp.Do(tab); err != nil { // opens the tab for the context's life
+		t.Fatalf("opening a tab: %v", err)
+	}
+	p := &page{t: t, ctx: tab}
+	p.do(chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("#login-form")))
+	describe := []struct {
+		expr, want string
+	}{
+		{"traffic", `[{"keys":[],"values":[{"name":"traffic","unit":"bytes"}]}]`},
+		{`total traffic AS "Bytes", packets BY time(60), protocol WHERE application = "dns"; records`,
+			`[{"keys":["time(60)","protocol"],"values":[{"name":"Bytes","unit":"bytes"},{"name":"packets","unit":"packets"}]},` +
+				`{"keys":[],"values":[{"name":"records","unit":"count"}]}]`},
+		{"client.traffic / traffic BY server.ip TOP 5", `[{"keys":["server.ip"],"values":[{"name":"client.traffic / traffic","unit":""}]}]`},
+		{"traffic + packets WHERE (protocol = 'tcp' OR server.port IN (80, 443)) BY client.ip",
+			`[{"keys":["client.ip"],"values":[{"name":"traffic + packets","unit":""}]}]`},
+		{"traffic BY client.ip, time ( 300 ) SINCE @now-600;", `[{"keys":["client.ip","time(300)"],"values":[{"name":"traffic","unit":"bytes"}]}]`},
+		{"", `[]`},
+	}
+	for _, tt := range describe {
+		t.Run("describe "+tt.expr, func(t *testing.T) {
+			p := &page{t: t, ctx: tab}
+			js := fmt.Sprintf(`import('/charts.js').then(m => JSON.stringify(m.describeQuery(%q)))`, tt.expr)
+			if got := p.eval(js); got != tt.want {
+				t.Errorf("describeQuery(%q)\n got %s\nwant %s", tt.expr, got, tt.want)
+			}
+		})
+	}
+	format := []struct {
+		value, unit, want string
+	}{
+		{"220000", "bytes", "220 kB"},
+		{"999", "bytes", "999 B"},
+		{"1234567", "", "1.23M"},
+		{"45600", "packets", "45.6k"},
+		{"0.25", "", "0.25"},
+		{"0", "bytes", "0 B"},
+		{"null", "", "–"},
+		{"-1500", "", "-1.50k"},
+	}
+	for _, tt := range format {
+		t.Run("format "+tt.value+" "+tt.unit, func(t *testing.T) {
+			p := &page{t: t, ctx: tab}
+			js := fmt.Sprintf(`import('/charts.js').then(m => m.formatValue(%s, %q))`, tt.value, tt.unit)
+			if got := p.eval(js); got != tt.want {
+				t.Errorf("formatValue(%s, %q) = %q, want %q", tt.value, tt.unit, got, tt.want)
+			}
+		})
 	}
 }

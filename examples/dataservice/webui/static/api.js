@@ -84,35 +84,62 @@ export class API {
       throw new APIError({error: 'BAD-ANSWER', status: res.status});
     }
     if (msg.type === 'result') return msg.result;
-    throw this.failed(msg);
+    throw this.toError(msg);
   }
 
-  // failed turns an error message into an APIError, reporting a lost session.
-  failed(msg) {
+  // toError turns an error message into an APIError, reporting a lost session.
+  toError(msg) {
     const err = msg instanceof APIError ? msg : new APIError(msg);
     if (err.code === AUTH_NEEDED) this.onAuthNeeded(err);
     return err;
   }
 
   // follow starts a live stream call of fn: onChunk(chunk) receives each chunk, onError(err)
-  // an APIError that ended it. It returns a function that stops it.
+  // an APIError that ended it. A stream the server ends (its streams last at most an hour by
+  // default, then end with TIMEOUT) starts again. It returns a function that stops it.
   follow(fn, args, {onChunk, onError}) {
-    const sub = {fn, args, onChunk, onError: (e) => onError(this.failed(e)), stop: null};
+    let stop = null;
+    let stopped = false;
+    let timer;
+    const again = () => {
+      if (!stopped) timer = setTimeout(start, 1000);
+    };
+    const start = () => {
+      stop = this.stream({
+        fn, args, onChunk,
+        onEnd: again,
+        onError: (e) => {
+          const err = this.toError(e);
+          if (stopped) return;
+          if (err.code === 'TIMEOUT') again();
+          else onError(err);
+        },
+      });
+    };
+    start();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+      stop?.();
+    };
+  }
+
+  // stream runs one stream call sub ({fn, args, onChunk, onEnd, onError}) over the WebSocket or
+  // HTTP streaming, and returns a function that cancels it.
+  stream(sub) {
     if (this.live === 'http' || (this.live === 'auto' && this.socket?.failed)) {
       return this.followHTTP(sub);
     }
     this.socket ??= new Socket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${this.base}/ws`,
       this.onLiveState, () => this.live === 'auto');
-    const socket = this.socket;
-    if (socket.failed) return this.followHTTP(sub);
-    let stop = socket.stream(sub, () => {
+    let stop = this.socket.stream(sub, () => {
       // The WebSocket could not be opened at all: continue over HTTP streaming.
       stop = this.followHTTP(sub);
     });
     return () => stop();
   }
 
-  // followHTTP runs sub over HTTP streaming, again after a pause when the stream breaks.
+  // followHTTP runs sub over HTTP streaming, again after a pause when the connection breaks.
   followHTTP(sub) {
     this.onLiveState('live');
     const ctrl = new AbortController();
@@ -123,6 +150,8 @@ export class API {
             if (msg.type === 'chunk') sub.onChunk(msg.chunk);
             else if (msg.type === 'error') throw new APIError(msg);
           });
+          sub.onEnd();
+          return;
         } catch (e) {
           if (ctrl.signal.aborted) return;
           if (e instanceof APIError && e.code !== 'NETWORK') {
@@ -267,6 +296,7 @@ class Socket {
       entry.sub.onError(msg);
     } else if (msg.type === 'end') {
       this.subs.delete(msg.id);
+      entry.sub.onEnd();
     }
   }
 
