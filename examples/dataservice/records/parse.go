@@ -5,12 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/netip"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -48,74 +45,22 @@ func (e *BatchError) Error() string {
 func (e *BatchError) Unwrap() error { return e.Err }
 
 // ParseBatch parses every record of raw with ParseRecord. It is all or nothing: when a record is
-// wrong it returns no records and a *BatchError naming the first bad record's index. A batch of
-// at least 2*parallelMin records is parsed on up to GOMAXPROCS goroutines, in contiguous parts.
+// wrong it returns no records and a *BatchError naming the first bad record's index.
 func ParseBatch(raw []json.RawMessage, now time.Time) ([]Record, error) {
 	out := make([]Record, len(raw))
 	limit := now.Add(MaxFuture).Unix()
-	workers := min(runtime.GOMAXPROCS(0), len(raw)/parallelMin)
-	if workers <= 1 {
-		if i, err := parseRange(raw, out, 0, now, limit, nil); err != nil {
-			return nil, &BatchError{Index: i, Err: err}
-		}
-		return out, nil
-	}
-	var (
-		wg     sync.WaitGroup
-		failed atomic.Int64 // the smallest bad index found so far
-		index  = make([]int, workers)
-		errs   = make([]error, workers)
-	)
-	failed.Store(int64(len(raw)))
-	for w := range workers {
-		lo, hi := len(raw)*w/workers, len(raw)*(w+1)/workers
-		wg.Go(func() { index[w], errs[w] = parseRange(raw[lo:hi], out[lo:hi], lo, now, limit, &failed) })
-	}
-	wg.Wait()
-	for w, err := range errs {
-		if err != nil {
-			return nil, &BatchError{Index: index[w], Err: err}
-		}
-	}
-	return out, nil
-}
-
-// parallelMin is the fewest records ParseBatch gives one goroutine: below it, starting one costs
-// more than it saves.
-const parallelMin = 1024
-
-// parseRange parses raw, the records from index first of a batch, into out, and returns the
-// index and error of its first bad record. failed, when not nil, is the smallest bad index of
-// the batch found so far, shared with the goroutines parsing the other parts: parseRange stores
-// its own there and stops (returning no error) once a record before its next one is bad.
-func parseRange(raw []json.RawMessage, out []Record, first int, now time.Time, limit int64, failed *atomic.Int64) (int, error) {
 	for i, r := range raw {
-		if failed != nil && i%64 == 0 && failed.Load() < int64(first+i) {
-			return 0, nil
-		}
 		if rec, ok := parseFast(r, limit); ok {
 			out[i] = rec
 			continue
 		}
 		rec, err := parseReference(r, now)
 		if err != nil {
-			if failed != nil {
-				lower(failed, int64(first+i))
-			}
-			return first + i, err
+			return nil, &BatchError{Index: i, Err: err}
 		}
 		out[i] = rec
 	}
-	return 0, nil
-}
-
-// lower sets v to i when i is smaller.
-func lower(v *atomic.Int64, i int64) {
-	for old := v.Load(); i < old; old = v.Load() {
-		if v.CompareAndSwap(old, i) {
-			return
-		}
-	}
+	return out, nil
 }
 
 // ParseRecord parses and validates one record in the ingest format

@@ -87,12 +87,12 @@ func TestParseFastTakes(t *testing.T) {
 	}
 }
 
-// TestParseBatchFirstBad checks that ParseBatch, on one goroutine or several, names the first bad
-// record of a batch, wherever the bad ones are.
+// TestParseBatchFirstBad checks that ParseBatch names the first bad record of a batch, wherever
+// the bad ones are, and returns the records of a good one.
 func TestParseBatchFirstBad(t *testing.T) {
 	good := []byte(fastSeeds[0])
 	bad := []byte(`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4"}, "server": {"ip": "nope"}}`)
-	for _, n := range []int{1, 10, 2*parallelMin - 1, 2 * parallelMin, 10_000} {
+	for _, n := range []int{1, 10, 10_000} {
 		for _, bads := range [][]int{nil, {0}, {n - 1}, {n / 2}, {n / 2, n - 1}, {n / 3, 1}, {n - 2, n / 2}} {
 			t.Run(fmt.Sprint(n, bads), func(t *testing.T) {
 				raw := make([]json.RawMessage, n)
