@@ -2,6 +2,7 @@ package transport_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -22,18 +23,19 @@ import (
 )
 
 // BenchmarkWSEcho measures echo calls per second over one WebSocket connection with 32 calls
-// in flight.
+// in flight. Each call has an id of its own; an answer that is not a result fails the benchmark.
 func BenchmarkWSEcho(b *testing.B) {
 	srv, _ := newStreamServer(b, transport.Config{})
 	conn := dialWS(b, srv, "/api/ws", nil)
 	const inFlight = 32
 	slots := make(chan struct{}, inFlight)
-	msg := []byte(`{"id":1,"call":"echo","args":{"a":1,"b":"x"}}`)
 	errc := make(chan error, 1)
 	b.ResetTimer()
 	go func() {
-		for range b.N {
+		msg := make([]byte, 0, 64)
+		for i := range b.N {
 			slots <- struct{}{}
+			msg = append(strconv.AppendInt(append(msg[:0], `{"id":`...), int64(i), 10), `,"call":"echo","args":{"a":1,"b":"x"}}`...)
 			if err := conn.Write(context.Background(), websocket.MessageText, msg); err != nil {
 				errc <- err
 				return
@@ -41,11 +43,13 @@ func BenchmarkWSEcho(b *testing.B) {
 		}
 	}()
 	for range b.N {
-		_, r, err := conn.Reader(context.Background())
+		_, answer, err := conn.Read(context.Background())
 		if err != nil {
 			b.Fatal(err)
 		}
-		_, _ = io.Copy(io.Discard, r)
+		if !bytes.Contains(answer, []byte(`"type":"result"`)) {
+			b.Fatalf("answer %s", answer)
+		}
 		<-slots
 	}
 	b.StopTimer()
