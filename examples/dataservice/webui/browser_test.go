@@ -69,7 +69,11 @@ func TestBrowser(t *testing.T) {
 			p.poll(`document.querySelector('.widget[data-kind=timeseries] path.series')`)
 			checkRisingLine(t, p.eval(`document.querySelector('.widget[data-kind=timeseries] path.series').getAttribute('d')`))
 
-			p.addBadWidget("traffic BY nosuch")
+			shot := ""
+			if live == "ws" {
+				shot = filepath.Join(os.TempDir(), "fnapi-webui-query-error.png")
+			}
+			p.addBadWidget("traffic BY nosuch", shot)
 
 			if live == "ws" {
 				p.addWidget("Traffic by application", "bar", "traffic BY application TOP 8")
@@ -208,8 +212,8 @@ func (p *page) addWidget(title, kind, query string) {
 }
 
 // addBadWidget tries to save a widget whose query is wrong, checks the QUERY-SYNTAX message
-// and closes the editor.
-func (p *page) addBadWidget(query string) {
+// and closes the editor. With shot, it takes a screenshot of the editor there.
+func (p *page) addBadWidget(query, shot string) {
 	p.t.Helper()
 	p.fillWidget("Bad", "number", query)
 	p.do(chromedp.WaitVisible(chromedp.CSS(".query-error")))
@@ -222,6 +226,9 @@ func (p *page) addBadWidget(query string) {
 	// A caret under the position.
 	if !strings.Contains(msg, query+"\n"+strings.Repeat(" ", pos)+"^") {
 		p.t.Errorf("query error %q does not point at position %d", msg, pos)
+	}
+	if shot != "" {
+		p.screenshot(shot)
 	}
 	p.do(chromedp.Click(chromedp.CSS("#widget-dialog [data-close]")),
 		chromedp.WaitNotVisible(chromedp.CSS("#widget-dialog")))

@@ -27,6 +27,18 @@
 // connection cannot be opened. HTTP streaming holds one request per widget, which HTTP/2
 // multiplexes; over HTTP/1.1 a browser allows about six per host, so the WebSocket is better.
 //
+// # Widgets
+//
+// A widget's queries are joined with ";" into one followed query (one result per statement,
+// refreshed every 5 seconds). Results carry no column names, so the page reads them from the
+// query text: the BY keys, each value's AS name or expression, and its unit (bytes, packets or
+// count, from its metrics; none when it divides). A widget's options may set "unit" to override
+// that; the editor offers it. Kinds: number (the first value big, further values small), table
+// (one per statement), timeseries (a line per value, or per key combination besides time(N), at
+// most ten), bar (the first value of the first statement's rows, at most twelve) and pie (the
+// same, at most eight slices, the rest as "other"). A followed query the server ends (streams
+// last an hour by default, then end with TIMEOUT) starts again.
+//
 // # Security headers
 //
 // Every response of Handler carries a Content-Security-Policy that allows only the page's own

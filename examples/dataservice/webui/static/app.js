@@ -75,7 +75,7 @@ async function showList() {
   box.replaceChildren(...list.map((d) => {
     const a = el('a', {class: 'card dash-card', href: `#/d/${d.id}`});
     a.append(el('h2', {}, d.title), el('p', {class: 'muted'}, d.description || 'No description'),
-      el('div', {class: 'when'}, `Updated ${new Date(d.updated).toLocaleString()}`));
+      el('div', {class: 'when'}, `Updated ${new Date(d.updated).toLocaleString([], {dateStyle: 'medium', timeStyle: 'short'})}`));
     return a;
   }));
   $('dash-empty').hidden = list.length > 0;
