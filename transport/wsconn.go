@@ -31,6 +31,11 @@ type wsConn struct {
 	slots chan struct{} // one per call in flight: reading stops when it is full
 	wg    sync.WaitGroup
 
+	jobs        chan wsJob    // calls for waiting workers (see wsworker.go)
+	quit        chan struct{} // closed when no call will be dispatched any more
+	workersMu   sync.Mutex
+	idleWorkers int // waiting for a call and not yet claimed
+
 	mu      sync.Mutex
 	calls   map[string]*wsRunning // by id, the calls still running
 	closing bool                  // shutting down: new calls are refused
@@ -55,6 +60,8 @@ func (h *Handler) newWSConn(conn *websocket.Conn, nc *batchConn, r *http.Request
 		h: h, conn: conn, ctx: ctx, cancel: cancel, v: v, creds: creds,
 		header: r.Header, remote: r.RemoteAddr,
 		slots: make(chan struct{}, h.cfg.WS.MaxInFlight),
+		jobs:  make(chan wsJob, h.cfg.WS.MaxInFlight),
+		quit:  make(chan struct{}),
 		done:  make(chan struct{}),
 	}
 	wc.out = newWSWriter(conn, nc, func(error) {
@@ -80,6 +87,7 @@ func (wc *wsConn) serve() {
 	wc.pinger.Stop()
 	wc.cancel()
 	wc.wg.Wait()
+	close(wc.quit)
 	wc.out.wait() // the answers of the calls that ended
 	wc.out.close()
 	switch {
@@ -176,12 +184,7 @@ func (wc *wsConn) dispatch(data []byte) error {
 	wc.calls[m.ID] = run
 	wc.wg.Add(1)
 	wc.mu.Unlock()
-	go func() {
-		defer wc.wg.Done()
-		defer cancel()
-		wc.run(ctx, c, run)
-		<-wc.slots
-	}()
+	wc.start(wsJob{ctx: ctx, cancel: cancel, c: c, run: run})
 	return nil
 }
 
