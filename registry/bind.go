@@ -10,14 +10,14 @@ import (
 	"github.com/fnapi/fnapi/apierr"
 )
 
-// bind checks the arguments of a call and returns the function's parameter values (after the
-// context, before the sender): TOO-FEW-ARGUMENTS first, then UNKNOWN-ARGUMENTS, then
+// bind checks the arguments of a call and appends the function's parameter values (after the
+// context, before the sender) to in: TOO-FEW-ARGUMENTS first, then UNKNOWN-ARGUMENTS, then
 // INVALID-ARGUMENT.
-func (f *Func) bind(args map[string]json.RawMessage) ([]reflect.Value, error) {
+func (f *Func) bind(args map[string]json.RawMessage, in []reflect.Value) ([]reflect.Value, error) {
 	if len(f.required) > 0 {
 		for _, name := range f.required {
 			if _, ok := args[name]; !ok {
-				return nil, apierr.New(apierr.TooFewArguments, "names", f.required, "count", len(f.required))
+				return in, apierr.New(apierr.TooFewArguments, "names", f.required, "count", len(f.required))
 			}
 		}
 	}
@@ -30,41 +30,40 @@ func (f *Func) bind(args map[string]json.RawMessage) ([]reflect.Value, error) {
 		}
 		if unknown != nil {
 			sort.Strings(unknown)
-			return nil, apierr.New(apierr.UnknownArguments, "names", unknown)
+			return in, apierr.New(apierr.UnknownArguments, "names", unknown)
 		}
 	}
 	switch f.form {
 	case formNone:
-		return nil, nil
+		return in, nil
 	case formMap:
 		if f.in == rawMapType {
 			if args == nil {
 				args = map[string]json.RawMessage{}
 			}
-			return []reflect.Value{reflect.ValueOf(args)}, nil // the call's own map: no copy
+			return append(in, reflect.ValueOf(args)), nil // the call's own map: no copy
 		}
 		m := make(map[string]any, len(args))
 		for k, raw := range args {
 			var v any
 			if err := json.Unmarshal(raw, &v); err != nil {
-				return nil, invalid(k, err)
+				return in, invalid(k, err)
 			}
 			m[k] = v
 		}
-		return []reflect.Value{reflect.ValueOf(m)}, nil
+		return append(in, reflect.ValueOf(m)), nil
 	case formPlain:
-		vals := make([]reflect.Value, len(f.Params))
 		for i := range f.Params {
 			p := &f.Params[i]
 			v := reflect.New(p.typ)
 			if err := p.decode(args[p.Name], v); err != nil {
-				return nil, err
+				return in, err
 			}
-			vals[i] = v.Elem()
+			in = append(in, v.Elem())
 		}
-		return vals, nil
+		return in, nil
 	}
-	in := reflect.New(f.in).Elem()
+	st := reflect.New(f.in).Elem()
 	for i := range f.Params {
 		p := &f.Params[i]
 		raw, ok := args[p.Name]
@@ -74,11 +73,11 @@ func (f *Func) bind(args map[string]json.RawMessage) ([]reflect.Value, error) {
 			}
 			raw = p.Default
 		}
-		if err := p.decode(raw, in.FieldByIndex(p.index).Addr()); err != nil {
-			return nil, err
+		if err := p.decode(raw, st.FieldByIndex(p.index).Addr()); err != nil {
+			return in, err
 		}
 	}
-	return []reflect.Value{in}, nil
+	return append(in, st), nil
 }
 
 // decode decodes raw into the value ptr points to and checks it against the constraints.

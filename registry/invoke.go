@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime/debug"
+	"sync"
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/stream"
@@ -17,15 +18,21 @@ import (
 // succeeds; the transport then sends the end message.
 func Invoke(ctx context.Context, c *Call) (result any, err error) {
 	f := c.Func
-	args, err := f.bind(c.Args)
+	st := invokePool.Get().(*invokeState)
+	defer st.release()
+	in := st.in[:0]
+	if f.hasCtx {
+		// A Value of the interface type itself: reflect.Value.Call then skips the check that
+		// the context's dynamic type implements context.Context, which costs more than the
+		// rest of the call's argument handling.
+		st.ctx = ctx
+		in = append(in, reflect.ValueOf(&st.ctx).Elem())
+	}
+	in, err = f.bind(c.Args, in)
+	st.in = in
 	if err != nil {
 		return nil, err
 	}
-	in := make([]reflect.Value, 0, 2+len(args))
-	if f.hasCtx {
-		in = append(in, reflect.ValueOf(ctx))
-	}
-	in = append(in, args...)
 	var state stream.State
 	if f.Streaming {
 		sender := reflect.New(f.sender.Elem())
@@ -36,6 +43,7 @@ func Invoke(ctx context.Context, c *Call) (result any, err error) {
 		}
 		sender.Interface().(stream.Binder).Bind(ctx, sink)
 		in = append(in, sender)
+		st.in = in
 	}
 	out, err := f.call(in)
 	if err != nil {
@@ -48,6 +56,24 @@ func Invoke(ctx context.Context, c *Call) (result any, err error) {
 		return nil, c.Sink.Send(ctx, out)
 	}
 	return out, nil
+}
+
+// invokeState holds what one Invoke needs beside the arguments' own values, reused across
+// calls: the function's argument list and the context it is given.
+type invokeState struct {
+	ctx context.Context
+	in  []reflect.Value
+}
+
+var invokePool = sync.Pool{New: func() any { return &invokeState{in: make([]reflect.Value, 0, 4)} }}
+
+func (st *invokeState) release() {
+	clear(st.in[:cap(st.in)]) // drop the references to this call's values
+	st.in = st.in[:0]
+	st.ctx = nil
+	if cap(st.in) <= 64 {
+		invokePool.Put(st)
+	}
 }
 
 // call runs the function, turning a panic into INTERNAL-ERROR whose cause holds the stack.
