@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -113,6 +114,9 @@ func (a argReader) body(w http.ResponseWriter, r *http.Request) error {
 	if ct == "" {
 		return a.empty(body, ct)
 	}
+	if ct == "application/json" { // the common case, without parsing the media type
+		return a.json(body)
+	}
 	mt, params, err := mime.ParseMediaType(ct)
 	if err != nil {
 		return unsupported(ct)
@@ -162,13 +166,32 @@ func (a argReader) readAll(r io.Reader) ([]byte, error) {
 }
 
 func (a argReader) json(body io.Reader) error {
-	b, err := a.readAll(body)
-	if err != nil {
-		return err
+	buf := getBuf() // json.Unmarshal copies what it keeps: the buffer can be reused
+	defer putBuf(buf)
+	if _, err := buf.ReadFrom(body); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return a.tooLarge()
+		}
+		return apierr.New(apierr.InvalidArgument, "reason", "the body could not be read")
+	}
+	b := bytes.TrimLeft(buf.Bytes(), " \t\r\n")
+	if len(b) == 0 || b[0] != '{' {
+		return notObject()
+	}
+	if len(a.args) == 0 {
+		// No argument from the query string: the body's go straight into the call's map.
+		if err := json.Unmarshal(b, &a.args); err != nil {
+			return notObject()
+		}
+		if len(a.args) > a.h.cfg.MaxArgs {
+			return apierr.New(apierr.RequestTooLarge, "limit", a.h.cfg.MaxArgs, "unit", "arguments")
+		}
+		return nil
 	}
 	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(b, &obj); err != nil || obj == nil {
-		return apierr.New(apierr.InvalidJSON, "reason", "the body must be a JSON object of arguments")
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return notObject()
 	}
 	for name, v := range obj {
 		if err := a.add(name, v); err != nil {
@@ -176,6 +199,10 @@ func (a argReader) json(body io.Reader) error {
 		}
 	}
 	return nil
+}
+
+func notObject() error {
+	return apierr.New(apierr.InvalidJSON, "reason", "the body must be a JSON object of arguments")
 }
 
 func (a argReader) multipart(mr *multipart.Reader) error {

@@ -93,7 +93,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveStream(w, r, c)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.CallTimeout)
+	ctx, cancel := newCallCtx(r.Context(), h.cfg.CallTimeout, nil)
 	defer cancel()
 	res, err := h.call(registry.WithCall(ctx, c), c)
 	if err != nil {

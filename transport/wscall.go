@@ -40,8 +40,7 @@ func (wc *wsConn) callContext(c *registry.Call) (context.Context, context.Cancel
 	if c.Sink != nil {
 		timeout = wc.h.cfg.StreamTimeout
 	}
-	ctx, cancel := context.WithTimeout(wc.ctx, timeout)
-	return context.WithValue(ctx, wsConnKey{}, wc), cancel
+	return newCallCtx(wc.ctx, timeout, wc)
 }
 
 // run runs one call and writes its answer: a result, or the stream's end, or an error. A call

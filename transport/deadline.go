@@ -1,0 +1,94 @@
+package transport
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// callCtx is the context of one call: its parent's, with the call's deadline. The timer and
+// channel that context.WithDeadline makes for every call are made only when the function
+// asks for Done (most quick calls never do); until then Err compares the clock with the
+// deadline. Derived contexts (context.WithCancel and the like) find it through AfterFunc, so
+// no goroutine watches it.
+type callCtx struct {
+	parent   context.Context
+	deadline time.Time
+	conn     *wsConn // for CancelCall, over WebSocket
+
+	mu     sync.Mutex
+	inner  context.Context // context.WithDeadline(parent, deadline), once Done was asked for
+	cancel context.CancelFunc
+	ended  bool
+}
+
+// newCallCtx returns the context of a call ending at the deadline (or with its parent), and
+// the function that releases it once the call has returned.
+func newCallCtx(parent context.Context, timeout time.Duration, conn *wsConn) (*callCtx, context.CancelFunc) {
+	c := &callCtx{parent: parent, deadline: time.Now().Add(timeout), conn: conn}
+	if d, ok := parent.Deadline(); ok && d.Before(c.deadline) {
+		c.deadline = d
+	}
+	return c, c.end
+}
+
+// real returns the context.WithDeadline the call's context stands for, making it once.
+func (c *callCtx) real() context.Context {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.inner == nil {
+		c.inner, c.cancel = context.WithDeadline(c.parent, c.deadline)
+		if c.ended {
+			c.cancel()
+		}
+	}
+	return c.inner
+}
+
+// end releases the timer, if one was made; the context is then done (context.Canceled).
+func (c *callCtx) end() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ended = true
+	if c.cancel != nil {
+		c.cancel()
+	}
+}
+
+func (c *callCtx) Deadline() (time.Time, bool) { return c.deadline, true }
+
+func (c *callCtx) Done() <-chan struct{} { return c.real().Done() }
+
+func (c *callCtx) Err() error {
+	c.mu.Lock()
+	inner, ended := c.inner, c.ended
+	c.mu.Unlock()
+	switch {
+	case inner != nil:
+		return inner.Err()
+	case ended:
+		return context.Canceled
+	}
+	if err := c.parent.Err(); err != nil {
+		return err
+	}
+	if !time.Now().Before(c.deadline) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+func (c *callCtx) Value(key any) any {
+	if _, ok := key.(wsConnKey); ok && c.conn != nil {
+		return c.conn
+	}
+	return c.parent.Value(key)
+}
+
+// AfterFunc lets context.WithCancel and its kin of a call's context follow it without a
+// goroutine of their own (see context.AfterFunc).
+func (c *callCtx) AfterFunc(f func()) func() bool {
+	return context.AfterFunc(c.real(), f)
+}
+
+func (c *callCtx) String() string { return "transport.callCtx" }

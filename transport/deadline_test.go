@@ -1,0 +1,83 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// TestCallCtx checks that a call's context behaves as context.WithTimeout's would, whether or
+// not Done was asked for before the deadline.
+func TestCallCtx(t *testing.T) {
+	tests := []struct {
+		name string
+		run  func(t *testing.T)
+	}{
+		{"done at the deadline", func(t *testing.T) {
+			ctx, end := newCallCtx(context.Background(), 20*time.Millisecond, nil)
+			defer end()
+			<-ctx.Done()
+			if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				t.Fatalf("Err %v", ctx.Err())
+			}
+		}},
+		{"Err past the deadline without Done", func(t *testing.T) {
+			ctx, end := newCallCtx(context.Background(), time.Millisecond, nil)
+			defer end()
+			for ctx.Err() == nil {
+				time.Sleep(time.Millisecond)
+			}
+			if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				t.Fatalf("Err %v", ctx.Err())
+			}
+			<-ctx.Done()
+		}},
+		{"parent cancelled", func(t *testing.T) {
+			parent, cancel := context.WithCancel(context.Background())
+			ctx, end := newCallCtx(parent, time.Hour, nil)
+			defer end()
+			cancel()
+			if !errors.Is(ctx.Err(), context.Canceled) {
+				t.Fatalf("Err %v", ctx.Err())
+			}
+			<-ctx.Done()
+		}},
+		{"ended: derived contexts follow", func(t *testing.T) {
+			ctx, end := newCallCtx(context.Background(), time.Hour, nil)
+			type key struct{}
+			child, cancel := context.WithCancel(context.WithValue(ctx, key{}, 1))
+			defer cancel()
+			end()
+			<-child.Done()
+			if !errors.Is(ctx.Err(), context.Canceled) {
+				t.Fatalf("Err %v", ctx.Err())
+			}
+		}},
+		{"ended before Done", func(t *testing.T) {
+			ctx, end := newCallCtx(context.Background(), time.Hour, nil)
+			end()
+			if !errors.Is(ctx.Err(), context.Canceled) {
+				t.Fatalf("Err %v", ctx.Err())
+			}
+			<-ctx.Done()
+		}},
+		{"deadline and values of the parent", func(t *testing.T) {
+			type key struct{}
+			parent, cancel := context.WithTimeout(context.WithValue(context.Background(), key{}, "v"), time.Minute)
+			defer cancel()
+			ctx, end := newCallCtx(parent, time.Hour, nil)
+			defer end()
+			pd, _ := parent.Deadline()
+			if d, ok := ctx.Deadline(); !ok || !d.Equal(pd) {
+				t.Fatalf("deadline %v, want the parent's %v", d, pd)
+			}
+			if ctx.Value(key{}) != "v" {
+				t.Fatal("the parent's value is lost")
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, tt.run)
+	}
+}
