@@ -107,6 +107,11 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 			a.log.Error("applying session limits", zap.Error(err))
 		}
 	})
+	if cfg.Demo {
+		if err := a.ensureOverview(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if a.handler, err = a.newHandler(); err != nil {
 		return nil, err
 	}

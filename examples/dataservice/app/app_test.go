@@ -316,3 +316,50 @@ func TestAuthenticationAndVersions(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoOverview checks that a -demo service starts with a dashboard whose queries are valid,
+// and only once.
+func TestDemoOverview(t *testing.T) {
+	t.Setenv("SVC_ADMIN_PASSWORD", "correct horse battery staple")
+	ctx := context.Background()
+	dir := t.TempDir()
+	cfg := app.Config{DataDir: dir, Demo: true,
+		Auth: []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1})}}
+	for range 2 {
+		a, err := app.Open(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewTLSServer(a.Handler())
+		s := &service{srv: srv, api: srv.URL + "/api"}
+		var session string
+		if err := s.http(t).Call(ctx, "login", map[string]string{"user": "admin", "password": "correct horse battery staple"}, &session); err != nil {
+			t.Fatal(err)
+		}
+		c := s.http(t, client.WithSession(session))
+		var list []dashboard
+		if err := c.Call(ctx, "list-dashboards", nil, &list); err != nil || len(list) != 1 {
+			t.Fatalf("dashboards: %+v, %v", list, err)
+		}
+		var d struct {
+			Widgets []struct {
+				Title   string
+				Queries []string
+			}
+		}
+		if err := c.Call(ctx, "get-dashboard", map[string]any{"id": list[0].ID}, &d); err != nil || len(d.Widgets) == 0 {
+			t.Fatalf("overview: %+v, %v", d, err)
+		}
+		for _, w := range d.Widgets {
+			for _, q := range w.Queries {
+				if err := c.Call(ctx, "query", map[string]any{"expr": q}, nil); err != nil {
+					t.Errorf("widget %q: query %q: %v", w.Title, q, err)
+				}
+			}
+		}
+		srv.Close()
+		if err := a.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
