@@ -120,7 +120,10 @@ func (wc *wsConn) readLoop() error {
 			})
 		}
 		wc.reading.Store(true)
-		_, data, err := wc.conn.Read(wc.ctx)
+		// No deadline nor cancellation in the context: the library would arm a timer for each
+		// message. Whatever ends the connection (a failed write, a dead peer, the idle timer, a
+		// shutdown) closes it, which ends the Read.
+		_, data, err := wc.conn.Read(context.Background())
 		wc.reading.Store(false)
 		wc.reads.Add(1)
 		if timer != nil {
