@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -76,6 +77,14 @@ func (w *wsWriter) send(b *bytes.Buffer) error {
 func (w *wsWriter) drain() {
 	for {
 		w.mu.Lock()
+		if len(w.queue) == 1 {
+			// Let the goroutines that are ready run first (calls about to answer, the read
+			// loop): their messages join this batch. With nothing else ready, this returns at
+			// once.
+			w.mu.Unlock()
+			runtime.Gosched()
+			w.mu.Lock()
+		}
 		if len(w.queue) == 0 || w.err != nil {
 			w.running = false
 			for _, b := range w.queue {
