@@ -31,6 +31,14 @@ type wsCallJSON struct {
 // with the reason; the id is returned whenever it could be read, so that the error carries it.
 // Other attributes of the message are ignored.
 func parseCall(data []byte) (wsCall, error) {
+	if c, ok := parseCallFast(data); ok {
+		return c, nil
+	}
+	return parseCallJSON(data)
+}
+
+// parseCallJSON reads any message with encoding/json.
+func parseCallJSON(data []byte) (wsCall, error) {
 	var c wsCall
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 || data[0] != '{' {

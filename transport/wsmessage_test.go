@@ -82,3 +82,49 @@ func FuzzParseCall(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseCallFast checks that the one-pass reader of usual messages, whenever it accepts a
+// message, reads it exactly as encoding/json does.
+func FuzzParseCallFast(f *testing.F) {
+	for _, s := range []string{
+		`{"id":1,"call":"echo","args":{"a":1,"b":"x"}}`, ` {"id" : "a", "stream":"count","args":{"n":[1,{"x":"}"}],"s":"a\"b"} } `,
+		`{"id":-1.5e3,"call":"x","args":{}}`, `{"args":{"a":true,"a":false},"call":"x","id":"i"}`,
+		`{"id":1,"call":"x","args":{"a":null}}`, `{"id":01,"call":"x","args":{}}`, `{"id":1,"call":"x","args":{"a":tru}}`,
+		`{"id":1,"call":"x","args":{"a":"\u00e9"}}`, `{"id":1,"call":"x","args":{"a":1}}x`, `{"id":1,"call":"x","args":{"a":[1,]}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fast, ok := parseCallFast(data)
+		if !ok {
+			return
+		}
+		slow, err := parseCallJSON(data)
+		if err != nil {
+			t.Fatalf("fast reader accepted %q, encoding/json refuses it: %v", data, err)
+		}
+		if fast.ID != slow.ID || fast.Name != slow.Name || fast.Stream != slow.Stream || len(fast.Args) != len(slow.Args) {
+			t.Fatalf("%q: fast %+v, encoding/json %+v", data, fast, slow)
+		}
+		for k, v := range slow.Args {
+			if string(fast.Args[k]) != string(v) {
+				t.Fatalf("%q: argument %q: fast %s, encoding/json %s", data, k, fast.Args[k], v)
+			}
+		}
+	})
+}
+
+// TestParseCallFastAccepts checks that usual messages take the one-pass reader.
+func TestParseCallFastAccepts(t *testing.T) {
+	for _, s := range []string{
+		`{"id":1,"call":"echo","args":{"a":1,"b":"x"}}`,
+		`{"id":"a-1","stream":"count","args":{"n":3,"tags":["x","y"],"o":{"k":"v"}}}`,
+		` { "args" : { } , "call" : "get-api-version" , "id" : 7 } `,
+	} {
+		t.Run(s, func(t *testing.T) {
+			if _, ok := parseCallFast([]byte(s)); !ok {
+				t.Fatal("the one-pass reader refused a usual message")
+			}
+		})
+	}
+}
