@@ -32,7 +32,9 @@
 // message and no end, also for errors found before the function ran. The body is NDJSON
 // (application/x-ndjson, one message per line), or Server-Sent Events when the request accepts
 // text/event-stream (one data field per message, and a comment line every
-// WSConfig.PingInterval on an idle stream). Each message is flushed as it is produced. A stream
+// WSConfig.PingInterval on an idle stream). Each message is on its way as soon as it is
+// produced: a flusher goroutine flushes whatever was written since its last flush, so a fast
+// producer's messages share TLS records and system calls while a lone one is not held. A stream
 // ends when the client goes away (the function's context is done), past Config.StreamTimeout
 // (TIMEOUT), or when a write blocks longer than WSConfig.WriteTimeout.
 //
@@ -53,10 +55,23 @@
 // connection cancels all its calls. A call has Config.CallTimeout, a stream
 // Config.StreamTimeout.
 //
-// Each call writes its own messages; the connection serialises the writes. A write that
-// blocks longer than WSConfig.WriteTimeout (a client that does not read) closes the
-// connection, so memory stays bounded by MaxInFlight messages. Idle connections are pinged
-// every WSConfig.PingInterval; a peer that does not answer in WriteTimeout is disconnected.
+// Calls run in goroutines the connection reuses (at most MaxInFlight). Their messages go to the
+// connection's outgoing queue; one writer sends all that is queued in one socket write (one
+// TLS record and system call for many messages), without waiting for more. The queue holds at
+// most 256 KiB: past that a call's answer or a stream's Send waits. A socket write that blocks
+// longer than WSConfig.WriteTimeout (a client that does not read) closes the connection, so
+// memory stays bounded. Write timeouts are socket deadlines, moved when less than half the
+// timeout is left: a blocked write ends after between half and all of WriteTimeout. Idle
+// connections are pinged every WSConfig.PingInterval; a peer that does not answer in
+// WriteTimeout is disconnected.
+//
+// # Performance
+//
+// The call path avoids work per call where it can: a call's context makes its deadline timer
+// only when the function asks for Done; WebSocket call messages of the usual shape are read in
+// one pass without reflection (others by encoding/json); the registry reuses its argument
+// lists. BENCHMARKS.md has the figures and what is still a floor (TLS, one system call per
+// batch, reflect.Value.Call).
 //
 // http.Server.Shutdown does not close hijacked connections; the handler hooks itself into the
 // shutdown of every http.Server it accepts a WebSocket through (RegisterOnShutdown): new calls
