@@ -78,11 +78,14 @@ func (c *callCtx) Err() error {
 	return nil
 }
 
+// Value answers the connection for CancelCall; other keys go to the real context, so that
+// the context package's own lookups (context.Cause, WithCancel finding its parent) see the
+// call's deadline rather than the parent's.
 func (c *callCtx) Value(key any) any {
 	if _, ok := key.(wsConnKey); ok && c.conn != nil {
 		return c.conn
 	}
-	return c.parent.Value(key)
+	return c.real().Value(key)
 }
 
 // AfterFunc lets context.WithCancel and its kin of a call's context follow it without a

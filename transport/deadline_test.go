@@ -22,6 +22,16 @@ func TestCallCtx(t *testing.T) {
 				t.Fatalf("Err %v", ctx.Err())
 			}
 		}},
+		{"cause at the deadline", func(t *testing.T) {
+			ctx, end := newCallCtx(context.Background(), 20*time.Millisecond, nil)
+			defer end()
+			child, cancel := context.WithCancel(ctx)
+			defer cancel()
+			<-child.Done()
+			if !errors.Is(context.Cause(ctx), context.DeadlineExceeded) || !errors.Is(context.Cause(child), context.DeadlineExceeded) {
+				t.Fatalf("causes %v, %v", context.Cause(ctx), context.Cause(child))
+			}
+		}},
 		{"Err past the deadline without Done", func(t *testing.T) {
 			ctx, end := newCallCtx(context.Background(), time.Millisecond, nil)
 			defer end()
