@@ -17,6 +17,8 @@ type Call struct {
 	// Version is the API version the call was made at.
 	Version version.Version
 	// Args holds the arguments as JSON values, by name. Tokens (_session, _key) are not in it.
+	// Each value must be valid JSON (transports check it as they read): binding trusts it, and
+	// hands it as is to parameters of type json.RawMessage.
 	Args map[string]json.RawMessage
 	// Credentials holds the tokens that came with the call.
 	Credentials Credentials

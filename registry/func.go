@@ -87,11 +87,13 @@ const (
 )
 
 var (
-	ctxType    = reflect.TypeFor[context.Context]()
-	errType    = reflect.TypeFor[error]()
-	binderType = reflect.TypeFor[stream.Binder]()
-	rawMapType = reflect.TypeFor[map[string]json.RawMessage]()
-	anyMapType = reflect.TypeFor[map[string]any]()
+	ctxType      = reflect.TypeFor[context.Context]()
+	errType      = reflect.TypeFor[error]()
+	binderType   = reflect.TypeFor[stream.Binder]()
+	rawMapType   = reflect.TypeFor[map[string]json.RawMessage]()
+	rawType      = reflect.TypeFor[json.RawMessage]()
+	rawSliceType = reflect.TypeFor[[]json.RawMessage]()
+	anyMapType   = reflect.TypeFor[map[string]any]()
 )
 
 // newFunc checks fn's shape and builds its description.
