@@ -59,17 +59,20 @@ func loadService(b *testing.B) (*client.Client, int) {
 		}
 		want := benchRecords()
 		end := time.Now().Truncate(time.Minute)
-		// The generator's default rate gives about 300,000 records a day; scale it to want.
-		g := demo.New(end.Add(-24*time.Hour), demo.Options{Seed: 1, Rate: 6 * float64(want) / 300_000})
-		for h := 23; h >= 0 && loaded.n < want; h-- {
-			recs := g.Until(end.Add(-time.Duration(h) * time.Hour))
-			for len(recs) > 0 && loaded.n < want {
-				k := min(len(recs), 100_000, want-loaded.n)
-				if loaded.err = a.Records().Ingest(ctx, recs[:k]); loaded.err != nil {
-					return
+		// The generator's default rate gives about 300,000 records a working day (fewer at a
+		// weekend); scale it to want, and add days of other seeds until there are enough.
+		for seed := uint64(1); loaded.n < want; seed++ {
+			g := demo.New(end.Add(-24*time.Hour), demo.Options{Seed: seed, Rate: 6 * float64(want) / 300_000})
+			for h := 23; h >= 0 && loaded.n < want; h-- {
+				recs := g.Until(end.Add(-time.Duration(h) * time.Hour))
+				for len(recs) > 0 && loaded.n < want {
+					k := min(len(recs), 100_000, want-loaded.n)
+					if loaded.err = a.Records().Ingest(ctx, recs[:k]); loaded.err != nil {
+						return
+					}
+					loaded.n += k
+					recs = recs[k:]
 				}
-				loaded.n += k
-				recs = recs[k:]
 			}
 		}
 		srv := httptest.NewTLSServer(a.Handler())
