@@ -25,7 +25,6 @@ package fnapi
 
 import (
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/fnapi/fnapi/registry"
@@ -39,8 +38,9 @@ type Option func(*transport.Config)
 // New returns the http.Handler that serves reg, to mount under a prefix with http.StripPrefix.
 // It refuses a registry with no function or whose versions are incompatible (see
 // registry.Registry.Check). New(reg) with no option is safe: no logging, only public functions
-// callable until an authentication interceptor is added with WithInterceptors.
-func New(reg *registry.Registry, opts ...Option) (http.Handler, error) {
+// callable until an authentication interceptor is added with WithInterceptors. Call the
+// handler's Shutdown when the server stops, to end its WebSocket connections and wait for them.
+func New(reg *registry.Registry, opts ...Option) (*transport.Handler, error) {
 	var cfg transport.Config
 	for _, o := range opts {
 		o(&cfg)

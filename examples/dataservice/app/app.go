@@ -52,6 +52,7 @@ type App struct {
 	auth     *auth.Authenticator
 	settings *manage.Settings
 	handler  http.Handler
+	api      *transport.Handler
 
 	stop context.CancelFunc
 	wg   sync.WaitGroup
@@ -147,7 +148,7 @@ func (a *App) newHandler() (http.Handler, error) {
 		return nil, err
 	}
 	metrics := &transport.Metrics{}
-	api, err := fnapi.New(reg,
+	a.api, err = fnapi.New(reg,
 		fnapi.WithLogger(a.log),
 		fnapi.WithMetrics(metrics),
 		fnapi.WithMaxBodyBytes(64<<20), // ingest batches of 100,000 records
@@ -156,7 +157,7 @@ func (a *App) newHandler() (http.Handler, error) {
 		return nil, fmt.Errorf("app: %w", err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/api/", http.StripPrefix("/api", api))
+	mux.Handle("/api/", http.StripPrefix("/api", a.api))
 	mux.Handle("GET /metrics", metrics.Handler())
 	mux.Handle("/", webui.Handler())
 	return mux, nil
@@ -228,14 +229,18 @@ func (a *App) retain(ctx context.Context) {
 	}
 }
 
-// Close stops the background work and closes the stores. Calls still running should have
-// ended (the server shut down) before.
+// Close ends the WebSocket connections (their running calls may finish until ctx is done),
+// stops the background work and closes the stores. The HTTP server should have been shut down
+// before, so that no new call arrives.
 func (a *App) Close(ctx context.Context) error {
+	var errs []error
+	if a.api != nil {
+		errs = append(errs, a.api.Shutdown(ctx))
+	}
 	if a.stop != nil {
 		a.stop()
 	}
 	a.wg.Wait()
-	var errs []error
 	if a.auth != nil {
 		errs = append(errs, a.auth.Close(ctx))
 	}
