@@ -1,26 +1,3 @@
-// Package fnapi puts a Go program's functions on the network: register plain Go functions,
-// and fnapi serves each one over HTTPS (GET and POST, query string, forms and JSON bodies), as a
-// stream (NDJSON or Server-Sent Events), and over one multiplexed WebSocket, with per-version
-// routing, structured errors and a generated description of the API.
-//
-// A first server:
-//
-//	reg := registry.New()
-//	fnapi.MustRegisterBuiltins(reg) // echo, doc, get-api-version, cancel
-//	reg.MustRegister("add", func(a, b int) int { return a + b },
-//		registry.Args("a", "b"), registry.Requires(registry.Public))
-//	api, err := fnapi.New(reg)
-//	if err != nil {
-//		log.Fatal(err)
-//	}
-//	http.Handle("/api/", http.StripPrefix("/api", api))
-//
-// GET /api/add?a=2&b=3 then answers {"type":"result","result":5}.
-//
-// The packages below fnapi hold the parts: registry (functions, their shapes and schemas),
-// transport (HTTP, streams, WebSocket), stream (what a streaming function sends), version,
-// apierr (the error type and codes), doc (the API description), auth (users, sessions and API
-// keys) and client (a Go client).
 package fnapi
 
 import (
