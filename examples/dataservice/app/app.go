@@ -54,8 +54,9 @@ type App struct {
 	handler  http.Handler
 	api      *transport.Handler
 
-	stop context.CancelFunc
-	wg   sync.WaitGroup
+	stop      context.CancelFunc
+	wg        sync.WaitGroup
+	retainNow chan struct{} // a changed retention applies at once
 }
 
 // Open opens the stores in cfg.DataDir (creating what is missing), registers every function,
@@ -71,7 +72,7 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("app: %w", err)
 	}
-	a = &App{cfg: cfg, log: cfg.Logger}
+	a = &App{cfg: cfg, log: cfg.Logger, retainNow: make(chan struct{}, 1)}
 	defer func() {
 		if err != nil {
 			a.closeStores()
@@ -106,6 +107,10 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	a.settings.Watch(func(c manage.Config) {
 		if err := a.auth.SetSessionLimits(c.SessionIdle, c.SessionMax); err != nil {
 			a.log.Error("applying session limits", zap.Error(err))
+		}
+		select {
+		case a.retainNow <- struct{}{}:
+		default: // a pass is already due
 		}
 	})
 	if cfg.Demo {
@@ -209,7 +214,8 @@ func (a *App) demoBackfill(ctx context.Context) time.Duration {
 	return gap
 }
 
-// retain deletes the records older than the retention period, now and every ten minutes.
+// retain deletes the records older than the retention period: at start, every ten minutes, and
+// whenever the configuration changes.
 func (a *App) retain(ctx context.Context) {
 	t := time.NewTicker(10 * time.Minute)
 	defer t.Stop()
@@ -225,6 +231,7 @@ func (a *App) retain(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-a.retainNow:
 		}
 	}
 }
