@@ -118,6 +118,7 @@ func TestUsers(t *testing.T) {
 	}{
 		{"duplicate user", "create-user", admin, map[string]any{"user": "bob", "password": "another one"}, 409, "CONFLICT"},
 		{"short password", "create-user", admin, map[string]any{"user": "carol", "password": "short"}, 400, "INVALID-ARGUMENT"},
+		{"password over 1024 bytes", "create-user", admin, map[string]any{"user": "carol", "password": strings.Repeat("é", 600)}, 400, "INVALID-ARGUMENT"},
 		{"bad name", "create-user", admin, map[string]any{"user": "a b", "password": "long enough"}, 400, "INVALID-ARGUMENT"},
 		{"not an admin creates", "create-user", bob, map[string]any{"user": "carol", "password": "long enough"}, 403, "PERMISSION-DENIED"},
 		{"not an admin deletes", "delete-user", bobKey, map[string]any{"user": "admin"}, 403, "PERMISSION-DENIED"},

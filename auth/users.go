@@ -44,15 +44,21 @@ type passwordArgs struct {
 	New string `json:"new" jsonschema:"minLength=8,maxLength=1024,description=The new password."`
 }
 
+// invalidUser is the error of CreateUser for a name or password that breaks the rules; the
+// create-user function answers it as INVALID-ARGUMENT naming the argument.
+type invalidUser struct{ arg, reason string }
+
+func (e *invalidUser) Error() string { return "auth: " + e.arg + ": " + e.reason }
+
 // CreateUser adds a user with a password, as the create-user function does but without asking
 // who calls: for set-up code and tests. It returns an error wrapping ErrExists when the name is
 // taken.
 func (a *Authenticator) CreateUser(ctx context.Context, name, password string, admin bool) error {
 	if !userNameRE.MatchString(name) {
-		return fmt.Errorf("auth: user name %q: letters, digits and . _ @ - only, at most 64", name)
+		return &invalidUser{"user", fmt.Sprintf("user name %q: letters, digits and . _ @ - only, at most 64", name)}
 	}
 	if n := len(password); n < minPasswordLen || n > maxPasswordLen {
-		return fmt.Errorf("auth: password of user %q: %d to %d bytes", name, minPasswordLen, maxPasswordLen)
+		return &invalidUser{"password", fmt.Sprintf("password of user %q: %d to %d bytes", name, minPasswordLen, maxPasswordLen)}
 	}
 	h, err := a.hasher.hash(ctx, password)
 	if err != nil {
@@ -85,7 +91,10 @@ func (a *Authenticator) createUser(ctx context.Context, in createUserArgs) (User
 		return UserInfo{}, denied("create-user")
 	}
 	err = a.CreateUser(ctx, in.User, in.Password, in.Admin)
+	var bad *invalidUser
 	switch {
+	case errors.As(err, &bad): // the schema counts characters, the rules bytes
+		return UserInfo{}, apierr.New(apierr.InvalidArgument, "name", bad.arg, "reason", bad.reason)
 	case errors.Is(err, ErrExists):
 		return UserInfo{}, apierr.New(apierr.Conflict, "name", in.User)
 	case err != nil:
