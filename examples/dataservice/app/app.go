@@ -147,6 +147,18 @@ func (a *App) registry() (*registry.Registry, error) {
 	return reg, nil
 }
 
+// callLimit is how often one caller may call: a user by name, an anonymous caller by address.
+var callLimit = transport.RateLimit{
+	PerSecond: 200,
+	Burst:     400,
+	Key: func(c *registry.Call) string {
+		if id, ok := c.Identity.(*auth.Identity); ok {
+			return "user " + id.User
+		}
+		return transport.ClientAddress(c)
+	},
+}
+
 func (a *App) newHandler() (http.Handler, error) {
 	reg, err := a.registry()
 	if err != nil {
@@ -157,7 +169,7 @@ func (a *App) newHandler() (http.Handler, error) {
 		fnapi.WithLogger(a.log),
 		fnapi.WithMetrics(metrics),
 		fnapi.WithMaxBodyBytes(64<<20), // ingest batches of 100,000 records
-		fnapi.WithInterceptors(a.auth.Interceptor()))
+		fnapi.WithInterceptors(a.auth.Interceptor(), callLimit.Interceptor()))
 	if err != nil {
 		return nil, fmt.Errorf("app: %w", err)
 	}

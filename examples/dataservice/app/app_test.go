@@ -395,3 +395,25 @@ func TestRetention(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestCallRateLimit checks that a caller calling much faster than the limit (200 calls a second,
+// bursts of 400) is told to wait.
+func TestCallRateLimit(t *testing.T) {
+	s := start(t)
+	c := s.http(t, client.WithAPIKey(s.key))
+	for i := range 2000 {
+		err := c.Call(context.Background(), "get-api-version", nil, nil)
+		if err == nil {
+			continue
+		}
+		var e *apierr.Error
+		if !errors.As(err, &e) || e.Code != apierr.RateLimited || e.Attrs["retry_after"] == nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		if i < 400 {
+			t.Fatalf("limited after %d calls, within the burst of 400", i)
+		}
+		return
+	}
+	t.Fatal("2000 calls in a row were never limited")
+}
