@@ -5,7 +5,8 @@
 // chunks are {"result": [...], "progress": 0..1}: each chunk's result replaces the previous one
 // and the last equals the non-streaming answer. With follow (streaming mode only) the query is
 // answered again every interval seconds over a period that moves with @now, until the call is
-// cancelled; live dashboards use it.
+// cancelled; live dashboards use it. Only the first answer comes in slices: each later one is
+// one chunk with the full answer and progress 1, so a dashboard never falls back to a part.
 //
 // ingest stores a batch of records all or nothing; the first bad record answers
 // INVALID-ARGUMENT with name "records", its index, the field and the reason.

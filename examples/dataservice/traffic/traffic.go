@@ -61,19 +61,28 @@ func (s *Service) Query(ctx context.Context, in QueryArgs, out *stream.Sender[Ch
 		}
 	}
 	interval := time.Duration(in.Interval * float64(time.Second))
+	err := s.Engine.Stream(ctx, in.Expr, s.now(), s.DefaultPeriod(), func(partial []pvql.Result, progress float64) error {
+		return out.Send(Chunk{Result: partial, Progress: progress})
+	})
+	if err != nil || !in.Follow {
+		return queryError(err)
+	}
 	for {
-		err := s.Engine.Stream(ctx, in.Expr, s.now(), s.DefaultPeriod(), func(partial []pvql.Result, progress float64) error {
-			return out.Send(Chunk{Result: partial, Progress: progress})
-		})
-		if err != nil || !in.Follow {
-			return queryError(err)
-		}
 		t := time.NewTimer(interval)
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			return ctx.Err()
 		case <-t.C:
+		}
+		// Each chunk replaces the one before: a partial answer now would show a live
+		// dashboard a fraction of the traffic it showed a moment ago. Answer in full.
+		res, err := s.Engine.Query(ctx, in.Expr, s.now(), s.DefaultPeriod())
+		if err != nil {
+			return queryError(err)
+		}
+		if err := out.Send(Chunk{Result: res, Progress: 1}); err != nil {
+			return err
 		}
 	}
 }
