@@ -125,7 +125,7 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	return a, nil
 }
 
-// Registry returns a registry with every function of the service: API 1.0, and 1.1 adding
+// registry returns a registry with every function of the service: API 1.0, and 1.1 adding
 // list-fields.
 func (a *App) registry() (*registry.Registry, error) {
 	reg := registry.New()
@@ -183,7 +183,8 @@ func (a *App) newHandler() (http.Handler, error) {
 // Records returns the store of traffic records, for bulk loading in benchmarks and tools.
 func (a *App) Records() records.Store { return a.records }
 
-// Handler answers every request of the service: the API under /api/, metrics at /metrics.
+// Handler answers every request of the service: the API under /api/, metrics at /metrics and
+// the web UI at /.
 func (a *App) Handler() http.Handler { return a.handler }
 
 // start runs the background work until Close.
