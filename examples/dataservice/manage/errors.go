@@ -12,8 +12,9 @@ import (
 // Error codes of the management functions, besides the framework's catalogue.
 const (
 	// QuerySyntax: a widget query is not valid in the query language. Attributes: position
-	// (0-based character offset in the query), expected (what would have been valid there)
-	// and index (which query of queries, from 0).
+	// (0-based character offset in the query), expected (what would have been valid there),
+	// message (what was found there, as the query function says it) and index (which query
+	// of queries, from 0).
 	QuerySyntax apierr.Code = "QUERY-SYNTAX"
 	// LimitReached: the store holds as many objects of a kind as it allows. Attributes: name
 	// (what is full: dashboards, widgets, config) and limit. HTTP status 409.
@@ -42,7 +43,9 @@ func storeError(err error) error {
 func queryError(err error, index int) error {
 	var se *pvql.SyntaxError
 	if errors.As(err, &se) {
-		return apierr.New(QuerySyntax, "position", se.Position, "expected", se.Expected, "index", index)
+		return apierr.New(QuerySyntax, "position", se.Position, "expected", se.Expected, "message", se.Message,
+			"index", index)
 	}
-	return apierr.New(QuerySyntax, "position", 0, "expected", "a query", "index", index).Wrap(err)
+	return apierr.New(QuerySyntax, "position", 0, "expected", "a query", "message", "not a query",
+		"index", index).Wrap(err)
 }

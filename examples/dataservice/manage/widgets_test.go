@@ -184,6 +184,9 @@ func TestWidgetBadInput(t *testing.T) {
 				if s, _ := r.msg["expected"].(string); s == "" {
 					t.Errorf("QUERY-SYNTAX without expected: %s", r.raw)
 				}
+				if s, _ := r.msg["message"].(string); s == "" { // as query answers it
+					t.Errorf("QUERY-SYNTAX without message: %s", r.raw)
+				}
 			}
 			if after := e.snapshot(); after != before {
 				t.Errorf("a refused call changed the state:\nbefore %s\nafter  %s", before, after)
