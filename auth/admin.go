@@ -47,6 +47,10 @@ func (a *Authenticator) EnsureAdmin(ctx context.Context, dataDir string) error {
 		if errors.Is(err, ErrExists) { // another process sharing the store was first
 			return nil
 		}
+		if bad := (*invalidUser)(nil); file == "" && errors.As(err, &bad) {
+			return fmt.Errorf("auth: %s must hold %d to %d bytes: set another password, or unset it to have one generated in %s",
+				AdminPasswordEnv, minPasswordLen, maxPasswordLen, filepath.Join(dataDir, AdminPasswordFile))
+		}
 		return err
 	}
 	if file != "" {

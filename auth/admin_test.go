@@ -72,8 +72,12 @@ func TestEnsureAdmin(t *testing.T) {
 	t.Run("short password from the environment", func(t *testing.T) {
 		t.Setenv(auth.AdminPasswordEnv, "short")
 		a, _ := auth.New(auth.NewMemoryStore(), cheap)
-		if err := a.EnsureAdmin(t.Context(), t.TempDir()); err == nil {
+		err := a.EnsureAdmin(t.Context(), t.TempDir())
+		if err == nil {
 			t.Fatal("a 5-character password was accepted")
+		}
+		if !strings.Contains(err.Error(), auth.AdminPasswordEnv) { // the operator learns what to fix
+			t.Fatalf("the error does not name %s: %v", auth.AdminPasswordEnv, err)
 		}
 	})
 }

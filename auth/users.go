@@ -48,7 +48,7 @@ type passwordArgs struct {
 // create-user function answers it as INVALID-ARGUMENT naming the argument.
 type invalidUser struct{ arg, reason string }
 
-func (e *invalidUser) Error() string { return "auth: " + e.arg + ": " + e.reason }
+func (e *invalidUser) Error() string { return "auth: " + e.reason }
 
 // CreateUser adds a user with a password, as the create-user function does but without asking
 // who calls: for set-up code and tests. It returns an error wrapping ErrExists when the name is
