@@ -41,7 +41,7 @@ func compatible(f, g *Func, prev, next fmt.Stringer) []error {
 	if f.AnyArgs != g.AnyArgs {
 		bad("changes whether it takes any named arguments")
 	}
-	if g.Access > f.Access || (f.Access == Public && g.Access != Public) {
+	if strength(g.Access) > strength(f.Access) {
 		bad("needs a stronger token (%v, was %v)", g.Access, f.Access)
 	}
 	old := map[string]*Param{}
@@ -66,6 +66,18 @@ func compatible(f, g *Func, prev, next fmt.Stringer) []error {
 		bad("removes argument %q", name)
 	}
 	return errs
+}
+
+// strength orders the accesses from the least to the most demanding: Public, Token, Session.
+// (The constants' own order puts Public after Token, so that Token is the zero value.)
+func strength(a Access) int {
+	switch a {
+	case Public:
+		return 0
+	case Session:
+		return 2
+	}
+	return 1
 }
 
 // sameSchema reports whether two arguments accept the same values: their schemas are equal but

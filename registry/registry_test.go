@@ -219,6 +219,9 @@ func TestVersions(t *testing.T) {
 	}, registry.Since("1.1"))
 	r.MustRegister("g", func() {}, registry.Since("1.1"), registry.Until("2.0"))
 	r.MustRegister("h", func() {}, registry.Since("2.0"))
+	// A minor step may ask less of the caller: a function that needed a token becomes public.
+	r.MustRegister("open", func() {}, registry.Until("1.1"))
+	r.MustRegister("open", func() {}, registry.Since("1.1"), registry.Requires(registry.Public))
 	if err := r.Check(); err != nil {
 		t.Fatalf("compatible registry refused: %v", err)
 	}
@@ -232,7 +235,7 @@ func TestVersions(t *testing.T) {
 		}
 		return out
 	}
-	for v, want := range map[string][]string{"1.0": {"f"}, "1.1": {"f", "g"}, "2.0": {"f", "h"}} {
+	for v, want := range map[string][]string{"1.0": {"f", "open"}, "1.1": {"f", "g", "open"}, "2.0": {"f", "h", "open"}} {
 		if got := names(v); !reflect.DeepEqual(got, want) {
 			t.Errorf("functions at %s = %v, want %v", v, got, want)
 		}
@@ -269,6 +272,14 @@ func TestVersions(t *testing.T) {
 			}) {
 			}, registry.Since("1.1"))
 		}, `changes the schema of argument "a"`},
+		{"public needs a token", func(r *registry.Registry) {
+			r.MustRegister("f", func() {}, registry.Until("1.1"), registry.Requires(registry.Public))
+			r.MustRegister("f", func() {}, registry.Since("1.1"))
+		}, `needs a stronger token (token, was none)`},
+		{"token needs a session", func(r *registry.Registry) {
+			r.MustRegister("f", func() {}, registry.Until("1.1"))
+			r.MustRegister("f", func() {}, registry.Since("1.1"), registry.Requires(registry.Session))
+		}, `needs a stronger token (session, was token)`},
 	}
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {
