@@ -258,3 +258,26 @@ func TestWSClosed(t *testing.T) {
 		t.Fatal("call on a closed connection succeeded")
 	}
 }
+
+// TestWSCancelledCallKeepsConnection: a call whose context is done (here before it starts)
+// ends with the context's error, and the connection it shares with other calls stays open.
+func TestWSCancelledCallKeepsConnection(t *testing.T) {
+	srv, _, _ := testServer(t)
+	ws := callers(t, srv)["ws"]
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for i := range 50 {
+		if err := ws.Call(cancelled, "add", map[string]int{"a": 1, "b": 1}, nil); !errors.Is(err, context.Canceled) {
+			t.Fatalf("call %d with a cancelled context returned %v", i, err)
+		}
+		for _, err := range ws.Stream(cancelled, "count", map[string]int{"n": 1}) {
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("stream %d with a cancelled context yielded %v", i, err)
+			}
+		}
+	}
+	var sum int
+	if err := ws.Call(context.Background(), "add", map[string]int{"a": 2, "b": 3}, &sum); err != nil || sum != 5 {
+		t.Fatalf("the connection did not survive cancelled calls: add = %d, %v", sum, err)
+	}
+}

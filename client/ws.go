@@ -121,6 +121,9 @@ func (c *WSConn) start(ctx context.Context, kind, fn string, args any, buffer in
 	if err != nil {
 		return "", nil, fmt.Errorf("client: %w", err)
 	}
+	if err := ctx.Err(); err != nil {
+		return "", nil, err
+	}
 	p := &pending{ch: make(chan message, buffer), gone: make(chan struct{})}
 	c.mu.Lock()
 	if c.err != nil {
@@ -129,14 +132,42 @@ func (c *WSConn) start(ctx context.Context, kind, fn string, args any, buffer in
 	}
 	c.pending[id] = p
 	c.mu.Unlock()
-	if err := c.conn.Write(ctx, websocket.MessageText, msg); err != nil {
+	if err := c.write(ctx, id, msg); err != nil {
 		c.forget(id, p)
-		if ctx.Err() != nil {
-			return "", nil, ctx.Err()
-		}
-		return "", nil, fmt.Errorf("client: %w", err)
+		return "", nil, err
 	}
 	return id, p, nil
+}
+
+// write sends the call message of call id. The library closes the whole connection when the
+// context of a write is done while it writes, and the connection carries every call: so the
+// message is written without ctx's cancellation. When ctx is done first (a server at its
+// in-flight limit reads no more), write returns ctx's error at once and the call, once its
+// message is out, is cancelled on the server.
+func (c *WSConn) write(ctx context.Context, id string, msg []byte) error {
+	if ctx.Done() == nil {
+		return wsWriteErr(c.conn.Write(ctx, websocket.MessageText, msg))
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.conn.Write(context.WithoutCancel(ctx), websocket.MessageText, msg) }()
+	select {
+	case err := <-done:
+		return wsWriteErr(err)
+	case <-ctx.Done():
+		go func() {
+			if <-done == nil {
+				c.cancel(id)
+			}
+		}()
+		return ctx.Err()
+	}
+}
+
+func wsWriteErr(err error) error {
+	if err != nil {
+		return fmt.Errorf("client: %w", err)
+	}
+	return nil
 }
 
 // forget stops waiting for a call's messages.
