@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/client"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
 	"go.uber.org/zap"
@@ -94,5 +97,49 @@ func TestLogAndMetrics(t *testing.T) {
 		if !strings.Contains(m, line+"\n") {
 			t.Errorf("metrics lack %q:\n%s", line, m)
 		}
+	}
+}
+
+// TestUnencodableResultIsLogged: a result that does not encode as JSON (here NaN) answers
+// INTERNAL-ERROR, and the operator finds why in the log, over HTTP as over WebSocket.
+func TestUnencodableResultIsLogged(t *testing.T) {
+	core, logs := observer.New(zapcore.InfoLevel)
+	reg := registry.New()
+	reg.MustRegister("nan", func() float64 { return math.NaN() }, registry.Requires(registry.Public))
+	api, err := fnapi.New(reg, fnapi.WithLogger(zap.New(core)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewTLSServer(http.StripPrefix("/api", api))
+	defer srv.Close()
+	callers := map[string]func() error{
+		"http": func() error {
+			c, err := client.New(srv.URL+"/api", client.WithHTTPClient(srv.Client()))
+			if err != nil {
+				return err
+			}
+			return c.Call(context.Background(), "nan", nil, nil)
+		},
+		"ws": func() error {
+			ws, err := client.DialWS(context.Background(), "wss"+strings.TrimPrefix(srv.URL, "https")+"/api/ws", client.WithHTTPClient(srv.Client()))
+			if err != nil {
+				return err
+			}
+			defer ws.Close()
+			return ws.Call(context.Background(), "nan", nil, nil)
+		},
+	}
+	for name, call := range callers {
+		t.Run(name, func(t *testing.T) {
+			before := logs.FilterMessage("result does not encode as JSON").Len()
+			if err := call(); !errors.Is(err, apierr.New(apierr.Internal)) {
+				t.Fatalf("call answered %v, want INTERNAL-ERROR", err)
+			}
+			lines := logs.FilterMessage("result does not encode as JSON").All()[before:]
+			if len(lines) != 1 || lines[0].ContextMap()["function"] != "nan" ||
+				!strings.Contains(fmt.Sprint(lines[0].ContextMap()["error"]), "NaN") {
+				t.Fatalf("the encoding error is not in the log: %v", lines)
+			}
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/version"
+	"go.uber.org/zap"
 )
 
 // Handler serves a registry over HTTP and WebSocket. It is safe for concurrent use.
@@ -100,7 +101,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	writeResult(w, res)
+	if err := writeResult(w, res); err != nil {
+		h.cfg.Logger.Error("result does not encode as JSON", zap.String("function", f.Name), zap.Error(err))
+	}
 }
 
 // route parses a path below the mount point: [/M.m]/fn, [/M.m]/stream/fn or [/M.m]/ws. An

@@ -48,16 +48,19 @@ func encode(b *bytes.Buffer, v any) error {
 	return nil
 }
 
-func writeResult(w http.ResponseWriter, v any) {
+// writeResult answers a result message; when v does not encode as JSON it answers
+// INTERNAL-ERROR instead, and returns the encoding error for the log.
+func writeResult(w http.ResponseWriter, v any) error {
 	b := getBuf()
 	defer putBuf(b)
 	if err := appendResult(b, v); err != nil {
-		writeError(w, apierr.New(apierr.Internal).Wrap(err))
-		return
+		writeError(w, apierr.New(apierr.Internal))
+		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b.Bytes())
+	return nil
 }
 
 // errorJSON encodes e as a message; an attribute that cannot be encoded degrades to the bare code.
