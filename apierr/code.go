@@ -21,7 +21,7 @@ const (
 	// UnknownArguments: the call names arguments the function does not take. Attribute: names.
 	UnknownArguments Code = "UNKNOWN-ARGUMENTS"
 	// InvalidJSON: a JSON body is not a JSON object, or (strict mode) an argument value is not
-	// JSON. Attribute: name, when it is one argument.
+	// JSON. Attributes: name, when it is one argument; reason, when it is the body.
 	InvalidJSON Code = "INVALID-JSON"
 	// InvalidArgument: a value does not fit the argument's schema. Attributes: name, reason.
 	InvalidArgument Code = "INVALID-ARGUMENT"
@@ -29,13 +29,15 @@ const (
 	InvalidMessage Code = "INVALID-MESSAGE"
 	// DuplicateID: a WebSocket call reuses the id of a call still running.
 	DuplicateID Code = "DUPLICATE-ID"
-	// Cancelled: the call was cancelled.
+	// Cancelled: the call was cancelled. Attribute: reason, when the server's shutdown
+	// cancelled it.
 	Cancelled Code = "CANCELLED"
 	// InvalidCredentials: login with a wrong user or password (the same for both).
 	InvalidCredentials Code = "INVALID-CREDENTIALS"
 	// RateLimited: too many calls or login attempts. Attribute: retry_after (seconds).
 	RateLimited Code = "RATE-LIMITED"
-	// RequestTooLarge: a body, argument or message is over its limit. Attribute: limit (bytes).
+	// RequestTooLarge: a body, argument, URL or message is over its limit, or a call has too
+	// many arguments. Attributes: limit (bytes), and unit "arguments" when it is a count.
 	RequestTooLarge Code = "REQUEST-TOO-LARGE"
 	// NotFound: a named object does not exist. Attribute: name.
 	NotFound Code = "NOT-FOUND"
