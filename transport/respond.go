@@ -120,13 +120,7 @@ func encodeRawMap(b *bytes.Buffer, m map[string]json.RawMessage) error {
 func encodeString(b *bytes.Buffer, s string) error {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			enc := json.NewEncoder(b)
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(s); err != nil {
-				return err
-			}
-			b.Truncate(b.Len() - 1)
-			return nil
+			return encode(b, s)
 		}
 	}
 	b.WriteByte('"')
