@@ -1,6 +1,7 @@
 package version
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strconv"
@@ -65,22 +66,10 @@ func (v Version) String() string {
 
 // Compare returns -1, 0 or +1 as v is older than, the same as, or newer than w.
 func (v Version) Compare(w Version) int {
-	switch {
-	case v.Major != w.Major:
-		return cmp(v.Major, w.Major)
-	default:
-		return cmp(v.Minor, w.Minor)
+	if v.Major != w.Major {
+		return cmp.Compare(v.Major, w.Major)
 	}
-}
-
-func cmp(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return cmp.Compare(v.Minor, w.Minor)
 }
 
 // Less reports whether v is older than w.
