@@ -195,7 +195,7 @@ func (f *Func) checkResults(t reflect.Type) error {
 			return fmt.Errorf("chunk: %w", err)
 		}
 		if f.acc == nil {
-			a := appendAccumulator(chunk)
+			a := stream.AppendOf(chunk)
 			f.acc = &a
 		}
 		if err := f.acc.Check(chunk); err != nil {
@@ -317,8 +317,4 @@ func hasOpt(opts, name string) bool {
 		}
 	}
 	return false
-}
-
-func appendAccumulator(chunk reflect.Type) stream.Accumulator {
-	return stream.AppendOf(chunk)
 }
