@@ -51,7 +51,7 @@ func Since(v string) Option {
 	return func(f *Func) error {
 		p, err := version.Parse(v)
 		if err != nil {
-			return err
+			return fmt.Errorf("Since: %w", err)
 		}
 		f.Since = p
 		return nil
@@ -65,7 +65,7 @@ func Until(v string) Option {
 	return func(f *Func) error {
 		p, err := version.Parse(v)
 		if err != nil {
-			return err
+			return fmt.Errorf("Until: %w", err)
 		}
 		f.Until = &p
 		return nil

@@ -122,7 +122,8 @@ func TestRegisterRefuses(t *testing.T) {
 		{"accumulate non-stream", func() {}, []registry.Option{registry.Accumulate(stream.Last[int]())}, "streaming functions"},
 		{"accumulate wrong type", func(context.Context, *stream.Sender[int]) error { return nil },
 			[]registry.Option{registry.Accumulate(stream.Last[string]())}, "chunks of type string"},
-		{"bad since", func() {}, []registry.Option{registry.Since("1")}, "MAJOR.MINOR"},
+		{"bad since", func() {}, []registry.Option{registry.Since("1")}, `Since: version: not of the form MAJOR.MINOR: "1"`},
+		{"bad until", func() {}, []registry.Option{registry.Until("2")}, `Until: version: not of the form MAJOR.MINOR: "2"`},
 		{"until before since", func() {}, []registry.Option{registry.Since("1.1"), registry.Until("1.0")}, "not after"},
 	}
 	for _, tt := range tests {
