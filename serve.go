@@ -19,8 +19,9 @@ import (
 //	err := srv.ListenAndServe(ctx) // until ctx is done (e.g. SIGINT with signal.NotifyContext)
 //
 // A plain-HTTP request to its port gets no API answer, only the standard library's 400 "Client
-// sent an HTTP request to an HTTPS server". TLS 1.2 is the minimum. The zero value of each
-// field but Handler is usable; each comment names its default.
+// sent an HTTP request to an HTTPS server". TLS 1.2 is the minimum. Handler is required, and
+// DataDir unless CertFile and KeyFile are given; every other field's zero value is usable and
+// its comment names its default.
 type Server struct {
 	// Addr is the TCP address to listen on. Default: "127.0.0.1:8443".
 	Addr string
@@ -78,8 +79,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ln.Close()
 		return err
 	}
-	// Requests (and WebSocket connections, which Shutdown does not wait for) see base end once
-	// the shutdown is over.
+	// Requests in progress see base end once the shutdown is over. WebSocket connections do
+	// not derive from it: the fnapi handler hooks their shutdown into srv's
+	// (transport.Handler.Shutdown).
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
 	srv := &http.Server{
