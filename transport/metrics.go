@@ -29,13 +29,13 @@ type Metrics struct {
 }
 
 // buckets are the histogram's upper bounds, in seconds.
-var buckets = []float64{0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30}
+var buckets = [...]float64{0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30}
 
 type funcMetrics struct {
 	calls    atomic.Int64
 	inFlight atomic.Int64
 	chunks   atomic.Int64
-	counts   [11]atomic.Int64 // per bucket, the last one +Inf
+	counts   [len(buckets) + 1]atomic.Int64 // per bucket, the last one +Inf
 	sumNanos atomic.Int64
 	mu       sync.Mutex
 	errors   map[apierr.Code]int64
@@ -67,7 +67,7 @@ func (m *Metrics) end(fn string, code apierr.Code, d time.Duration) {
 	f.inFlight.Add(-1)
 	f.calls.Add(1)
 	f.sumNanos.Add(int64(d))
-	i, _ := slices.BinarySearch(buckets, d.Seconds())
+	i, _ := slices.BinarySearch(buckets[:], d.Seconds())
 	f.counts[i].Add(1)
 	if code != "" {
 		f.mu.Lock()
