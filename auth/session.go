@@ -19,7 +19,7 @@ type loginArgs struct {
 // login checks a password and starts a session.
 func (a *Authenticator) login(ctx context.Context, in loginArgs) (string, error) {
 	c := callOf(ctx)
-	u, err := a.checkPassword(ctx, in.User, in.Password, clientAddr(c.RemoteAddr))
+	u, err := a.checkPassword(ctx, in.User, in.Password, c.Client())
 	if err != nil {
 		return "", err
 	}

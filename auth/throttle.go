@@ -2,7 +2,6 @@ package auth
 
 import (
 	"math"
-	"net"
 	"sync"
 	"time"
 )
@@ -115,21 +114,4 @@ func (t *throttle) succeeded(user, addr string, now time.Time) {
 	defer t.mu.Unlock()
 	delete(t.user.buckets, user)
 	t.addr.give(addr, now)
-}
-
-// clientAddr returns the part of a remote address that identifies a client for throttling:
-// the IP address, or its /64 network for IPv6 (one host usually holds a whole /64).
-func clientAddr(remote string) string {
-	host, _, err := net.SplitHostPort(remote)
-	if err != nil {
-		host = remote
-	}
-	ip := net.ParseIP(host)
-	if ip == nil {
-		return host
-	}
-	if ip.To4() == nil {
-		return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
-	}
-	return ip.String()
 }

@@ -137,7 +137,7 @@ func (a *Authenticator) changePassword(ctx context.Context, in passwordArgs) (bo
 		return false, err
 	}
 	c := callOf(ctx)
-	if _, err := a.checkPassword(ctx, id.User, in.Old, clientAddr(c.RemoteAddr)); err != nil {
+	if _, err := a.checkPassword(ctx, id.User, in.Old, c.Client()); err != nil {
 		return false, err
 	}
 	h, err := a.hasher.hash(ctx, in.New)

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 
 	"github.com/fnapi/fnapi/stream"
@@ -66,6 +67,23 @@ func Chain(h Handler, interceptors ...Interceptor) Handler {
 		h = interceptors[i](h)
 	}
 	return h
+}
+
+// Client returns what identifies the call's client for rate limits and login throttling: the IP
+// address of RemoteAddr, and for IPv6 its /64 network, which one client usually holds whole.
+func (c *Call) Client() string {
+	host, _, err := net.SplitHostPort(c.RemoteAddr)
+	if err != nil {
+		host = c.RemoteAddr
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return host
+	}
+	if ip.To4() == nil {
+		return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
+	}
+	return ip.String()
 }
 
 type callKey struct{}

@@ -3,7 +3,6 @@ package transport
 import (
 	"context"
 	"math"
-	"net"
 	"sync"
 	"time"
 
@@ -26,8 +25,8 @@ type RateLimit struct {
 	// Burst is how many calls a key may make at once after being idle. Default: PerSecond
 	// rounded up, at least 1.
 	Burst int
-	// Key names whom a call counts against. Default: the client's IP address (an IPv6 address
-	// by its /64, which one client usually holds whole).
+	// Key names whom a call counts against. Default: (*registry.Call).Client, the client's IP
+	// address (an IPv6 address by its /64).
 	Key func(*registry.Call) string
 	// MaxKeys bounds the memory of the limiter: past it, buckets idle long enough to be full
 	// again are dropped, and should more than twice as many keys be active at once (callers
@@ -50,7 +49,7 @@ func (l RateLimit) Interceptor() registry.Interceptor {
 		l.Burst = max(1, int(math.Ceil(l.PerSecond)))
 	}
 	if l.Key == nil {
-		l.Key = ClientAddress
+		l.Key = (*registry.Call).Client
 	}
 	if l.MaxKeys <= 0 {
 		l.MaxKeys = 100_000
@@ -109,21 +108,4 @@ func retryAfter(seconds float64) int {
 		return 86400
 	}
 	return max(1, int(math.Ceil(seconds)))
-}
-
-// ClientAddress is RateLimit's default key: the IP address of the call's client, an IPv6
-// address by its /64.
-func ClientAddress(c *registry.Call) string {
-	host, _, err := net.SplitHostPort(c.RemoteAddr)
-	if err != nil {
-		host = c.RemoteAddr
-	}
-	ip := net.ParseIP(host)
-	if ip == nil {
-		return host
-	}
-	if ip.To4() == nil {
-		return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
-	}
-	return ip.String()
 }

@@ -55,15 +55,15 @@ func TestRateLimit(t *testing.T) {
 	}
 }
 
-func TestClientAddress(t *testing.T) {
+func TestCallClient(t *testing.T) {
 	for addr, want := range map[string]string{
 		"192.0.2.1:443":         "192.0.2.1",
 		"[2001:db8::1:2]:443":   "2001:db8::/64",
 		"[::ffff:192.0.2.1]:80": "192.0.2.1",
 		"pipe":                  "pipe",
 	} {
-		if got := transport.ClientAddress(&registry.Call{RemoteAddr: addr}); got != want {
-			t.Errorf("ClientAddress(%q) = %q, want %q", addr, got, want)
+		if got := (&registry.Call{RemoteAddr: addr}).Client(); got != want {
+			t.Errorf("Client() of %q = %q, want %q", addr, got, want)
 		}
 	}
 }

@@ -155,7 +155,7 @@ var callLimit = transport.RateLimit{
 		if id, ok := c.Identity.(*auth.Identity); ok {
 			return "user " + id.User
 		}
-		return transport.ClientAddress(c)
+		return c.Client()
 	},
 }
 
