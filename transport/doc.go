@@ -29,7 +29,10 @@
 // # Streams
 //
 // A stream answers status 200 and a body of messages: chunk messages, then end; or one error
-// message and no end, also for errors found before the function ran. The body is NDJSON
+// message and no end, also for errors found before the function ran (an unknown function or
+// version, bad arguments, a missing token). Only a request no stream can answer gets a plain
+// error with its own status: a method other than GET and POST (405) and a URL over
+// Config.MaxURLBytes (413). The body is NDJSON
 // (application/x-ndjson, one message per line), or Server-Sent Events when the request accepts
 // text/event-stream (one data field per message, and a comment line every
 // WSConfig.PingInterval on an idle stream). Each message is on its way as soon as it is
