@@ -64,6 +64,9 @@ func Run(ctx context.Context, w Writer, opts Options) error {
 	g := New(now.Add(-opts.Backfill), opts)
 	var batch []records.Record
 	for t := now.Add(-opts.Backfill); t.Before(now); {
+		if ctx.Err() != nil { // stopped during the backfill: no need to generate the rest
+			return nil
+		}
 		if t = t.Add(time.Minute); t.After(now) {
 			t = now
 		}

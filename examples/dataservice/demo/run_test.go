@@ -102,3 +102,23 @@ func TestRunIntoStore(t *testing.T) {
 		t.Errorf("store holds %d records of %d applications, %d written", n, apps, written.Load())
 	}
 }
+
+func TestRunStopsDuringBackfill(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	writes := 0
+	w := func(context.Context, []records.Record) error {
+		writes++
+		cancel() // the operator presses Ctrl-C after the first batch
+		return nil
+	}
+	done := make(chan error, 1)
+	go func() { done <- demo.Run(ctx, w, demo.Options{Seed: 1, Rate: 200, Backfill: 10 * 365 * 24 * time.Hour}) }()
+	select {
+	case err := <-done:
+		if err != nil || writes != 1 {
+			t.Fatalf("Run = %v after %d writes; want nil after 1", err, writes)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run went on with the backfill after its context was cancelled")
+	}
+}
