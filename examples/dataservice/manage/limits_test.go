@@ -1,0 +1,52 @@
+package manage_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/fnapi/fnapi/examples/dataservice/manage"
+	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/registry"
+	"github.com/fnapi/fnapi/version"
+)
+
+// TestSchemaLimits ties the limits the schemas show (and enforce) to the package's constants,
+// which the checks in code use: the two must not drift apart.
+func TestSchemaLimits(t *testing.T) {
+	ctx := context.Background()
+	st, err := state.OpenSQLite(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	settings, err := manage.NewSettings(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := registry.New()
+	manage.MustRegister(reg, st, settings)
+	maxLength := map[string]uint64{
+		"id": manage.MaxIDLength, "dashboard": manage.MaxIDLength,
+		"title": manage.MaxTitle, "description": manage.MaxDescription,
+	}
+	checked := 0
+	for _, f := range reg.Funcs(version.MustParse("1.0")) {
+		for _, p := range f.Params {
+			if want, ok := maxLength[p.Name]; ok {
+				checked++
+				if p.Schema.MaxLength == nil || *p.Schema.MaxLength != want {
+					t.Errorf("%s(%s): schema maxLength %v, the code's limit %d", f.Name, p.Name, p.Schema.MaxLength, want)
+				}
+			}
+			if p.Name == "queries" {
+				checked++
+				if p.Schema.MaxItems == nil || *p.Schema.MaxItems != manage.MaxQueries {
+					t.Errorf("%s(queries): schema maxItems %v, the code's limit %d", f.Name, p.Schema.MaxItems, manage.MaxQueries)
+				}
+			}
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("only %d arguments checked: the functions' arguments changed names?", checked)
+	}
+}
