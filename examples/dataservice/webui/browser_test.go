@@ -37,7 +37,7 @@ const knownTotal = 1000*knownPoints*(knownPoints+1)/2 + 500*knownPoints
 // TestBrowser drives Chromium through the page against the real service (demo traffic and the
 // known records): sign in, create a dashboard, add widgets and check what they draw, check a
 // QUERY-SYNTAX message, sign out. It runs once with live queries over the WebSocket and once
-// over HTTP streaming.
+// over HTTP streaming; then the account menu's views (testAccount).
 func TestBrowser(t *testing.T) {
 	chrome := findChromium(t)
 	srv, hits := startService(t)
@@ -113,6 +113,7 @@ func TestBrowser(t *testing.T) {
 			}
 		})
 	}
+	t.Run("account", func(t *testing.T) { testAccount(t, browser, srv) })
 }
 
 // page runs the steps of a test in a tab, failing the test on an error.

@@ -1,11 +1,13 @@
 // app.js: the page's views: sign-in, the dashboard list, a dashboard and its live widgets, and
-// the editors of dashboards and widgets. Routes are in the URL fragment: #/ is the list,
-// #/d/<id> a dashboard.
+// the editors of dashboards and widgets; account.js and admin.js hold the other views. Routes
+// are in the URL fragment: #/ is the list, #/d/<id> a dashboard, #/keys, #/password, #/users
+// and #/settings the views of the account menu.
 
-import {API, APIError, AUTH_NEEDED} from './api.js';
+import {API, AUTH_NEEDED} from './api.js';
+import {Account} from './account.js';
+import {Admin, isAdmin} from './admin.js';
 import * as charts from './charts.js';
-
-const $ = (id) => document.getElementById(id);
+import {$, el, busy, confirmAction, showFormError, showBanner, hideBanner, formatDate} from './ui.js';
 
 const LIVE_INTERVAL = 5; // seconds between the answers of a followed query
 
@@ -32,6 +34,18 @@ const page = {
   liveState: null, // of the live connection: "live", "reconnecting" or "off"
   editing: null, // the widget being edited, or null for a new one
   fields: null,
+  admin: null, // whether the signed-in user is an administrator; null until known
+};
+
+const account = new Account(api);
+const admin = new Admin(api, () => sessionStorage.getItem('user') || '');
+
+// MENU_VIEWS are the routes of the account menu: the crumb and the view each shows.
+const MENU_VIEWS = {
+  '#/keys': {crumb: 'API keys', view: 'keys-view', show: () => account.showKeys()},
+  '#/password': {crumb: 'Password', view: 'password-view', show: () => account.showPassword()},
+  '#/users': {crumb: 'Users', view: 'users-view', show: () => admin.showUsers(), adminOnly: true},
+  '#/settings': {crumb: 'Settings', view: 'settings-view', show: () => admin.showSettings()},
 };
 
 // ---- Views ---------------------------------------------------------------------------------
@@ -45,6 +59,7 @@ function showView(id) {
 function showLogin(message, notice = false) {
   stopLive();
   api.close();
+  page.admin = null;
   for (const d of document.querySelectorAll('dialog[open]')) d.close();
   $('topbar').hidden = true;
   hideBanner();
@@ -57,9 +72,11 @@ function showLogin(message, notice = false) {
 
 async function route() {
   hideBanner();
+  $('account-menu').open = false;
   const m = location.hash.match(/^#\/d\/([\w-]+)$/);
   try {
     if (m) await openDashboard(m[1]);
+    else if (MENU_VIEWS[location.hash]) await showMenuView(MENU_VIEWS[location.hash]);
     else await showList();
   } catch (e) {
     if (e.code !== AUTH_NEEDED) showBanner(e.message);
@@ -69,13 +86,13 @@ async function route() {
 async function showList() {
   stopLive();
   const list = await api.call('list-dashboards');
-  signedIn();
+  await signedIn();
   setCrumbs([]);
   const box = $('dash-list');
   box.replaceChildren(...list.map((d) => {
     const a = el('a', {class: 'card dash-card', href: `#/d/${d.id}`});
     a.append(el('h2', {}, d.title), el('p', {class: 'muted'}, d.description || 'No description'),
-      el('div', {class: 'when'}, `Updated ${new Date(d.updated).toLocaleString([], {dateStyle: 'medium', timeStyle: 'short'})}`));
+      el('div', {class: 'when'}, `Updated ${formatDate(d.updated)}`));
     return a;
   }));
   $('dash-empty').hidden = list.length > 0;
@@ -85,7 +102,7 @@ async function showList() {
 async function openDashboard(id) {
   stopLive();
   const d = await api.call('get-dashboard', {id});
-  signedIn();
+  await signedIn();
   page.dashboard = d;
   showDashboardHead(d);
   $('widget-grid').replaceChildren();
@@ -102,9 +119,36 @@ function showDashboardHead(d) {
   $('dashboard-description').hidden = !d.description;
 }
 
-function signedIn() {
+// showMenuView shows a view of the account menu; the users view only to administrators.
+async function showMenuView(v) {
+  stopLive();
+  await v.show();
+  await signedIn();
+  if (v.adminOnly && !page.admin) {
+    showView('list-view');
+    location.replace('#/');
+    return;
+  }
+  setCrumbs([v.crumb]);
+  showView(v.view);
+}
+
+// signedIn shows the top bar with the user's name and menu, learning once per session whether
+// the user is an administrator (who sees Users in the menu).
+async function signedIn() {
+  const user = sessionStorage.getItem('user') || '';
   $('topbar').hidden = false;
-  $('user-name').textContent = sessionStorage.getItem('user') || '';
+  $('user-name').textContent = user || 'Account';
+  $('password-user').value = user; // for password managers
+  if (page.admin === null) {
+    try {
+      page.admin = await isAdmin(api, user);
+    } catch (e) {
+      if (e.code === AUTH_NEEDED) throw e;
+      page.admin = false;
+    }
+  }
+  $('users-link').hidden = !page.admin;
 }
 
 function setCrumbs(names) {
@@ -155,7 +199,7 @@ function widgetCard(w) {
   const edit = el('button', {type: 'button', class: 'btn ghost edit-widget', title: 'Edit widget'}, 'Edit');
   const del = el('button', {type: 'button', class: 'btn ghost delete-widget', title: 'Delete widget'}, 'Delete');
   edit.addEventListener('click', () => openWidgetEditor(page.widgets.get(w.id)?.widget || w));
-  del.addEventListener('click', () => confirmDelete('Delete widget?', `“${w.title}” will be removed from this dashboard.`,
+  del.addEventListener('click', () => confirmAction('Delete widget?', `“${w.title}” will be removed from this dashboard.`,
     async () => {
       await api.call('delete-widget', {id: w.id});
       removeWidgetCard(w.id);
@@ -370,60 +414,6 @@ async function logout() {
   showLogin('You have signed out.', true);
 }
 
-// ---- Helpers -------------------------------------------------------------------------------
-
-function confirmDelete(title, text, action) {
-  $('confirm-title').textContent = title;
-  $('confirm-text').textContent = text;
-  $('confirm-form').onsubmit = async (ev) => {
-    ev.preventDefault();
-    $('confirm-dialog').close();
-    try {
-      await action();
-    } catch (e) {
-      if (e.code !== AUTH_NEEDED) showBanner(e.message);
-    }
-  };
-  $('confirm-dialog').showModal();
-}
-
-// busy runs action with the button disabled, showing its error under the form.
-async function busy(buttonID, errorID, action) {
-  const b = $(buttonID);
-  b.disabled = true;
-  showFormError(errorID, '');
-  try {
-    await action();
-  } catch (e) {
-    if (e.code !== AUTH_NEEDED || buttonID === 'login-submit') {
-      showFormError(errorID, e instanceof APIError ? e.message : String(e));
-    }
-  } finally {
-    b.disabled = false;
-  }
-}
-
-function showFormError(id, text) {
-  $(id).textContent = text;
-  $(id).hidden = !text;
-}
-
-function showBanner(text) {
-  $('banner-text').textContent = text;
-  $('banner').hidden = false;
-}
-
-function hideBanner() {
-  $('banner').hidden = true;
-}
-
-function el(tag, attrs = {}, text) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-
 // ---- Start ---------------------------------------------------------------------------------
 
 $('login-form').addEventListener('submit', login);
@@ -433,7 +423,7 @@ $('new-dashboard').addEventListener('click', () => openDashboardEditor(null));
 $('rename-dashboard').addEventListener('click', () => openDashboardEditor(page.dashboard));
 $('delete-dashboard').addEventListener('click', () => {
   const d = page.dashboard;
-  confirmDelete('Delete dashboard?', `“${d.title}” and its ${page.widgets.size} widget(s) will be deleted.`, async () => {
+  confirmAction('Delete dashboard?', `“${d.title}” and its ${page.widgets.size} widget(s) will be deleted.`, async () => {
     await api.call('delete-dashboard', {id: d.id});
     location.hash = '#/';
   });
@@ -449,6 +439,12 @@ for (const b of document.querySelectorAll('[data-close]')) {
   b.addEventListener('click', () => b.closest('dialog').close());
 }
 addEventListener('hashchange', route);
+$('account-menu').addEventListener('click', (ev) => {
+  if (ev.target.closest('a')) $('account-menu').open = false;
+});
+addEventListener('click', (ev) => {
+  if (!$('account-menu').contains(ev.target)) $('account-menu').open = false;
+});
 let resizeTimer;
 addEventListener('resize', () => {
   clearTimeout(resizeTimer);

@@ -1,0 +1,284 @@
+package webui_test
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/client"
+)
+
+// testAccount drives the account menu's views: an API key created in the page works from Go
+// until it is revoked in the page; a user is created and deleted; a setting changed in the page
+// is what get-config answers, and a bad duration is refused with its key named; the password
+// form shows the server's errors. A user who is not an administrator has no Users view.
+func testAccount(t *testing.T, browser context.Context, srv *httptest.Server) {
+	tab, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
+	defer cancel()
+	if err := chromedp.Do(tab); err != nil {
+		t.Fatalf("opening a tab: %v", err)
+	}
+	problems := watchConsole(tab)
+	p := &page{t: t, ctx: tab}
+	p.signIn(srv.URL + "/")
+
+	t.Run("api key", func(t *testing.T) {
+		p := &page{t: t, ctx: tab}
+		p.openMenu("#keys-link", "#keys-view")
+		p.do(
+			chromedp.Click(chromedp.CSS("#new-key")),
+			chromedp.WaitVisible(chromedp.CSS("#key-name")),
+			chromedp.SendKeys(chromedp.CSS("#key-name"), "browser-test"),
+			chromedp.Click(chromedp.CSS("#key-save")),
+			chromedp.WaitVisible(chromedp.CSS("#key-value")),
+		)
+		key := p.eval(`document.getElementById('key-value').value`)
+		if !strings.HasPrefix(key, "secret:") {
+			t.Fatalf("the dialog shows %q, not an API key", key)
+		}
+		if got := p.text("#key-shown-dialog .warning"); !strings.Contains(got, "will not be shown again") {
+			t.Errorf("the key's dialog warns %q", got)
+		}
+		p.screenshot(filepath.Join(os.TempDir(), "fnapi-webui-api-key.png"))
+		p.do(chromedp.Click(chromedp.CSS("#key-done")), chromedp.WaitNotVisible(chromedp.CSS("#key-shown-dialog")))
+		p.poll(`document.getElementById('key-value').value === ''`) // gone once the dialog closed
+		if got := p.eval(`JSON.stringify(sessionStorage) + JSON.stringify(localStorage)`); strings.Contains(got, key) {
+			t.Errorf("the page kept the key: %s", got)
+		}
+		row := `tr[data-name="browser-test"]`
+		p.poll(fmt.Sprintf(`document.querySelector('%s td:nth-child(3)')?.textContent === 'Never'`, row))
+
+		withKey := newClient(t, srv, client.WithAPIKey(key))
+		if err := withKey.Call(context.Background(), "list-dashboards", nil, nil); err != nil {
+			t.Fatalf("list-dashboards with the key from the page: %v", err)
+		}
+		p.reshow("#/keys", "#keys-view")
+		p.poll(fmt.Sprintf(`document.querySelector('%s td:nth-child(3)')?.textContent !== 'Never'`, row))
+		p.screenshot(filepath.Join(os.TempDir(), "fnapi-webui-keys.png"))
+
+		p.do(
+			chromedp.Click(chromedp.CSS(row+" .revoke-key")),
+			chromedp.WaitVisible(chromedp.CSS("#confirm-ok")),
+		)
+		if got := p.text("#confirm-ok"); got != "Revoke" {
+			t.Errorf("the confirmation's button says %q, want Revoke", got)
+		}
+		p.do(chromedp.Click(chromedp.CSS("#confirm-ok")))
+		p.poll(fmt.Sprintf(`!document.querySelector('%s') && !document.getElementById('keys-empty').hidden`, row))
+		err := withKey.Call(context.Background(), "list-dashboards", nil, nil)
+		if e := apierr.From(err); e == nil || e.Code != "API-AUTHENTICATION-NEEDED" {
+			t.Errorf("list-dashboards with the revoked key: %v, want API-AUTHENTICATION-NEEDED", err)
+		}
+	})
+
+	t.Run("users", func(t *testing.T) {
+		p := &page{t: t, ctx: tab}
+		p.openMenu("#users-link", "#users-view")
+		p.createUser("viewer", "viewer-password")
+		p.screenshot(filepath.Join(os.TempDir(), "fnapi-webui-users.png"))
+		if got := p.text(`tr[data-user="admin"] .row-actions`); got != "You" {
+			t.Errorf("the signed-in user's row offers %q, want You (nobody deletes themselves)", got)
+		}
+		// A name taken shows CONFLICT in words.
+		p.do(
+			chromedp.Click(chromedp.CSS("#new-user")),
+			chromedp.WaitVisible(chromedp.CSS("#user-name-input")),
+			chromedp.SendKeys(chromedp.CSS("#user-name-input"), "viewer"),
+			chromedp.SendKeys(chromedp.CSS("#user-password-input"), "another-password"),
+			chromedp.Click(chromedp.CSS("#user-save")),
+			chromedp.WaitVisible(chromedp.CSS("#user-error")),
+		)
+		p.screenshot(filepath.Join(os.TempDir(), "fnapi-webui-new-user.png"))
+		if got := p.text("#user-error"); got != "A user named “viewer” already exists." {
+			t.Errorf("creating a second viewer says %q", got)
+		}
+		p.do(chromedp.Click(chromedp.CSS("#user-dialog [data-close]")), chromedp.WaitNotVisible(chromedp.CSS("#user-dialog")))
+
+		// viewer is no administrator: no Users in the menu, and #/users shows the dashboards.
+		p.signOut()
+		p.signInAgain("viewer", "viewer-password", "#list-view")
+		p.do(chromedp.Click(chromedp.CSS("#account-menu summary")), chromedp.WaitVisible(chromedp.CSS("#keys-link")))
+		if got := p.eval(`String(document.getElementById('users-link').hidden)`); got != "true" {
+			t.Errorf("a user who is no administrator sees Users in the menu")
+		}
+		if got := p.eval(isAdminJS); got != "false" {
+			t.Errorf("isAdmin without the user's name is %s for viewer", got)
+		}
+		p.do(chromedp.Evaluate[chromedp.Void](`location.hash = '#/users'`))
+		p.poll(`location.hash === '#/' && !document.getElementById('list-view').hidden`)
+		p.signOut()
+		p.do(chromedp.Evaluate[chromedp.Void](`location.hash = '#/users'`))
+		p.signInAgain("admin", adminPassword, "#users-view")
+		if got := p.eval(isAdminJS); got != "true" {
+			t.Errorf("isAdmin without the user's name is %s for admin", got)
+		}
+
+		p.do(
+			chromedp.Click(chromedp.CSS(`tr[data-user="viewer"] .delete-user`)),
+			chromedp.WaitVisible(chromedp.CSS("#confirm-ok")),
+			chromedp.Click(chromedp.CSS("#confirm-ok")),
+		)
+		p.poll(`!document.querySelector('tr[data-user="viewer"]') && !!document.querySelector('tr[data-user="admin"]')`)
+	})
+
+	t.Run("settings", func(t *testing.T) {
+		p := &page{t: t, ctx: tab}
+		p.openMenu("#settings-link", "#settings-view")
+		p.setSetting("retention", "45d")
+		p.poll(`document.getElementById('settings-error').textContent === 'Settings saved.'`)
+		config := map[string]any{}
+		if err := newSession(t, srv).Call(context.Background(), "get-config", nil, &config); err != nil {
+			t.Fatal(err)
+		}
+		if config["retention"] != "45d" {
+			t.Errorf("get-config answers retention %v after the page set 45d", config["retention"])
+		}
+
+		p.setSetting("default_period", "2 hours")
+		p.poll(`document.getElementById('settings-error').textContent.includes('default_period')`)
+		msg := p.text("#settings-error")
+		if !strings.Contains(msg, "must be a duration") {
+			t.Errorf("a bad duration shows %q", msg)
+		}
+		if got := p.eval(`String(document.getElementById('setting-default_period').classList.contains('invalid'))`); got != "true" {
+			t.Errorf("the bad duration's field is not marked")
+		}
+		p.screenshot(filepath.Join(os.TempDir(), "fnapi-webui-settings.png"))
+		if err := newSession(t, srv).Call(context.Background(), "get-config", nil, &config); err != nil {
+			t.Fatal(err)
+		}
+		if config["default_period"] != "1h" {
+			t.Errorf("get-config answers default_period %v after a refused change, want 1h", config["default_period"])
+		}
+	})
+
+	t.Run("password", func(t *testing.T) {
+		p := &page{t: t, ctx: tab}
+		p.openMenu("#password-link", "#password-view")
+		tests := []struct {
+			name, old, new, confirm, want string
+		}{
+			{"confirmation differs", adminPassword, "new-password-1", "new-password-2", "The new password and its confirmation differ."},
+			{"wrong password", "not-the-password", "new-password-1", "new-password-1", "The current password is wrong (INVALID-CREDENTIALS)."},
+			{"too short", adminPassword, "short", "short", "New password: "},
+			{"changed", adminPassword, "new-password-1", "new-password-1", "Password changed."},
+			{"changed back", "new-password-1", adminPassword, adminPassword, "Password changed."},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				p := &page{t: t, ctx: tab}
+				p.do(
+					chromedp.SetValue(chromedp.CSS("#password-old"), tt.old),
+					chromedp.SetValue(chromedp.CSS("#password-new"), tt.new),
+					chromedp.SetValue(chromedp.CSS("#password-confirm"), tt.confirm),
+					chromedp.Evaluate[chromedp.Void](`document.getElementById('password-error').hidden = true`),
+					chromedp.Click(chromedp.CSS("#password-save")),
+					chromedp.WaitVisible(chromedp.CSS("#password-error")),
+				)
+				if got := p.text("#password-error"); !strings.HasPrefix(got, tt.want) {
+					t.Errorf("the form says %q, want %q", got, tt.want)
+				}
+				if tt.name == "too short" {
+					p.screenshot(filepath.Join(os.TempDir(), "fnapi-webui-password.png"))
+				}
+			})
+		}
+	})
+
+	p.signOut()
+	p.do(chromedp.Sleep(300 * time.Millisecond)) // let the console catch up
+	if msgs := problems(); len(msgs) > 0 {
+		t.Errorf("the page logged problems:\n%s", strings.Join(msgs, "\n"))
+	}
+}
+
+// isAdminJS asks the page's isAdmin whether the signed-in user is an administrator, without
+// the user's name: as a tab opened afresh (without the page's session storage) does.
+const isAdminJS = `import('/api.js').then(a => import('/admin.js').then(m => m.isAdmin(new a.API(), ''))).then(String)`
+
+// openMenu opens the account menu, follows its link and waits for the view.
+func (p *page) openMenu(link, view string) {
+	p.t.Helper()
+	p.do(
+		chromedp.Click(chromedp.CSS("#account-menu summary")),
+		chromedp.WaitVisible(chromedp.CSS(link)),
+		chromedp.Click(chromedp.CSS(link)),
+		chromedp.WaitVisible(chromedp.CSS(view)),
+	)
+	p.poll(`!document.getElementById('account-menu').open`)
+}
+
+// reshow shows a view again, by way of the dashboard list, to read it afresh.
+func (p *page) reshow(hash, view string) {
+	p.t.Helper()
+	p.do(
+		chromedp.Evaluate[chromedp.Void](`location.hash = '#/'`),
+		chromedp.WaitVisible(chromedp.CSS("#list-view")),
+		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`location.hash = %q`, hash)),
+		chromedp.WaitVisible(chromedp.CSS(view)),
+	)
+}
+
+func (p *page) createUser(name, password string) {
+	p.t.Helper()
+	p.do(
+		chromedp.Click(chromedp.CSS("#new-user")),
+		chromedp.WaitVisible(chromedp.CSS("#user-name-input")),
+		chromedp.SendKeys(chromedp.CSS("#user-name-input"), name),
+		chromedp.SendKeys(chromedp.CSS("#user-password-input"), password),
+		chromedp.Click(chromedp.CSS("#user-save")),
+		chromedp.WaitNotVisible(chromedp.CSS("#user-dialog")),
+	)
+	p.poll(fmt.Sprintf(`document.querySelector('tr[data-user=%q] .badge')?.textContent === 'User'`, name))
+}
+
+// setSetting types a value in a setting's field and saves the form.
+func (p *page) setSetting(key, value string) {
+	p.t.Helper()
+	sel := "#setting-" + key
+	p.do(
+		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector(%q).value = ''`, sel)), // SetValue refuses ""
+		chromedp.SendKeys(chromedp.CSS(sel), value),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById('settings-error').textContent = ''`),
+		chromedp.Click(chromedp.CSS("#settings-save")),
+	)
+}
+
+// signInAgain signs in on the sign-in form the page shows, and waits for the view.
+func (p *page) signInAgain(user, password, view string) {
+	p.t.Helper()
+	p.do(
+		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.getElementById('login-user').value = %q`, user)),
+		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.getElementById('login-password').value = %q`, password)),
+		chromedp.Click(chromedp.CSS("#login-submit")),
+		chromedp.WaitVisible(chromedp.CSS(view)),
+	)
+}
+
+// newClient returns a Go client of the test service's API.
+func newClient(t *testing.T, srv *httptest.Server, opts ...client.Option) *client.Client {
+	t.Helper()
+	c, err := client.New(srv.URL+"/api", append([]client.Option{client.WithHTTPClient(srv.Client())}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// newSession signs in as the administrator from Go and returns a client with the session.
+func newSession(t *testing.T, srv *httptest.Server) *client.Client {
+	t.Helper()
+	var session string
+	err := newClient(t, srv).Call(context.Background(), "login", map[string]string{"user": "admin", "password": adminPassword}, &session)
+	if err != nil {
+		t.Fatalf("login: %v", err)
+	}
+	return newClient(t, srv, client.WithSession(session))
+}
