@@ -112,7 +112,9 @@ func TestRunStopsDuringBackfill(t *testing.T) {
 		return nil
 	}
 	done := make(chan error, 1)
-	go func() { done <- demo.Run(ctx, w, demo.Options{Seed: 1, Rate: 200, Backfill: 10 * 365 * 24 * time.Hour}) }()
+	go func() {
+		done <- demo.Run(ctx, w, demo.Options{Seed: 1, Rate: 200, Backfill: 10 * 365 * 24 * time.Hour})
+	}()
 	select {
 	case err := <-done:
 		if err != nil || writes != 1 {
