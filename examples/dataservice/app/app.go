@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net/http"
@@ -130,7 +129,7 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 func (a *App) registry() (*registry.Registry, error) {
 	reg := registry.New()
 	svc := &traffic.Service{
-		Engine:        pvql.New(a.records.DB()),
+		Engine:        pvql.New(a.records),
 		Store:         a.records,
 		DefaultPeriod: a.settings.DefaultPeriod,
 	}
@@ -213,11 +212,11 @@ func (a *App) start() {
 // doubles the data.
 func (a *App) demoBackfill(ctx context.Context) time.Duration {
 	const day = 24 * time.Hour
-	var newest sql.NullInt64
-	if err := a.records.DB().QueryRowContext(ctx, "SELECT max(time) FROM records").Scan(&newest); err != nil || !newest.Valid {
+	newest, ok, err := a.records.Newest(ctx)
+	if err != nil || !ok {
 		return day
 	}
-	gap := time.Since(time.Unix(newest.Int64, 0))
+	gap := time.Since(time.Unix(newest, 0))
 	switch {
 	case gap <= 0:
 		return -1 // nothing to fill; a negative Backfill means none
