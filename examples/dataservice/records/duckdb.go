@@ -40,9 +40,11 @@ func OpenDuckDB(ctx context.Context, dir string) (*DuckDB, error) {
 		return nil, fmt.Errorf("records: open %s: %w", path, err)
 	}
 	db := sql.OpenDB(connector)
-	if _, err := db.ExecContext(ctx, duckSchema()); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("records: create table: %w", err)
+	for _, stmt := range append([]string{duckSchema()}, duckMigrations()...) {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("records: create table: %w", err)
+		}
 	}
 	s := &DuckDB{db: db, write: make(chan struct{}, 1)}
 	s.write <- struct{}{}

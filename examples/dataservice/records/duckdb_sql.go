@@ -46,3 +46,22 @@ func duckSchema() string {
 	b.WriteString(")")
 	return b.String()
 }
+
+// duckMigrations adds to a table made by an earlier version the columns it lacks (the
+// collector's exporter and interfaces), holding zero for the rows it has. DuckDB cannot add a
+// NOT NULL column, so added ones are nullable with a default; no row is ever NULL.
+func duckMigrations() []string {
+	var out []string
+	names, kinds := sqlColumns()
+	for i, n := range names {
+		out = append(out, "ALTER TABLE records ADD COLUMN IF NOT EXISTS "+n+" "+duckDialect.types[kinds[i]]+" DEFAULT "+zeroOf(kinds[i]))
+	}
+	return out
+}
+
+func zeroOf(k Kind) string {
+	if k == KindString {
+		return "''"
+	}
+	return "0"
+}
