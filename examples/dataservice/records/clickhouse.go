@@ -24,9 +24,9 @@ const (
 // see the package doc for what an acknowledged batch means.
 type ClickHouse struct {
 	conn   chdriver.Conn
-	table  string           // the table read and written
-	shards []chdriver.Conn  // the servers holding a local table (conn alone without a cluster)
-	owned  []chdriver.Conn  // connections to close, conn included
+	table  string          // the table read and written
+	shards []chdriver.Conn // the servers holding a local table (conn alone without a cluster)
+	owned  []chdriver.Conn // connections to close, conn included
 }
 
 var _ Store = (*ClickHouse)(nil)
