@@ -157,6 +157,11 @@ func unavailable(err error) error {
 	}
 	var ex *clickhouse.Exception
 	if errors.As(err, &ex) {
+		// A Distributed table's server answers for a shard it could not reach.
+		switch ex.Code {
+		case 209, 210, 279: // SOCKET_TIMEOUT, NETWORK_ERROR, ALL_CONNECTION_TRIES_FAILED
+			return fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
 		return err
 	}
 	var ne net.Error
