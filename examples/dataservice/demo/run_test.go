@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/demo"
+	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
@@ -134,4 +135,15 @@ func TestRunStopsDuringBackfill(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("Run went on with the backfill after its context was cancelled")
 	}
+}
+
+// TestRunIntoClickHouse backfills a day into a ClickHouse server: the generator works there
+// as on DuckDB.
+func TestRunIntoClickHouse(t *testing.T) {
+	s, err := records.OpenClickHouse(context.Background(), testenv.ClickHouse(t).URL, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	runIntoStore(t, s)
 }

@@ -202,3 +202,24 @@ func TestClickHouseKilledMidInsert(t *testing.T) {
 	}
 	t.Logf("Ingest: %v; %d records after the restart", err, got)
 }
+
+// TestClickHouseShardDown checks that a cluster with one shard killed (not the server of the
+// URL) answers ErrUnavailable, and works again once the shard is back.
+func TestClickHouseShardDown(t *testing.T) {
+	shards := testenv.ClickHouseCluster(t, 2)
+	s := openClickHouse(t, shards[0].URL, testenv.ClickHouseClusterName)
+	ctx := context.Background()
+	shards[1].Stop()
+	if _, err := count(s); !errors.Is(err, records.ErrUnavailable) {
+		t.Fatalf("Read with a shard down = %v, want ErrUnavailable", err)
+	}
+	if err := s.Ingest(ctx, batch(100, 1_700_000_000)); !errors.Is(err, records.ErrUnavailable) {
+		t.Fatalf("Ingest with a shard down = %v, want ErrUnavailable", err)
+	}
+	shards[1].Start()
+	n, err := count(s)
+	if err != nil {
+		t.Fatalf("Read after the shard came back: %v", err)
+	}
+	t.Logf("%d of the 100 records sent while a shard was down were kept", n)
+}

@@ -42,4 +42,14 @@
 // in one transaction (measured ~750,000 records/s in batches of 10,000 on two cores, against
 // ~14,000/s for multi-row INSERTs), serialises writes, and acknowledges a batch once it is in
 // the write-ahead log, so it survives kill -9. Retain applies the retention period.
+//
+// ClickHouse (OpenClickHouse) is the store for records beyond one machine, on one server or a
+// sharded cluster (a MergeTree table on each shard and a Distributed table over them). Its
+// schema carries a version (ClickHouseSchemaVersion) and is refused, never altered, when an
+// existing table differs. Each batch is validated, then sent as one block in one INSERT
+// (synchronous through a Distributed table): a batch within one day is stored whole or not at
+// all, even when the server is killed mid-insert. Retention drops whole day partitions. A
+// server that cannot be reached gives errors marked ErrUnavailable, within the dial and read
+// timeouts; the store reconnects by itself. The data service's README ("Records in
+// ClickHouse") states what an acknowledged batch means there and which versions were tested.
 package records
