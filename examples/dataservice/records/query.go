@@ -12,8 +12,9 @@ type Query struct {
 	Sums []Sum
 	// Where restricts the records read besides the period; nil keeps every record.
 	Where Cond
-	// Limit is the most groups read; 0 means no limit. Read stops with more than Limit rows
-	// read only when the store yields them; callers check.
+	// Limit is the most groups the store returns, with Groups; 0 means no limit. The query
+	// engine asks for one more than it allows, to tell an answer that fits from one that does
+	// not.
 	Limit int
 }
 
