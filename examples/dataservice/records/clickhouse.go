@@ -227,20 +227,7 @@ func (s *ClickHouse) Read(ctx context.Context, p *Plan, from, to int64, fn func(
 	for range p.sums {
 		dests = append(dests, new(uint64))
 	}
-	var r Row
-	for rows.Next() {
-		if err := rows.Scan(dests...); err != nil {
-			return fmt.Errorf("records: read: %w", err)
-		}
-		p.decode(dests, &r)
-		if err := fn(&r); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("records: read: %w", unavailable(err))
-	}
-	return nil
+	return unavailable(p.scan(rows, dests, dests, fn))
 }
 
 // Newest returns the time of the newest record; ok is false when there is none.

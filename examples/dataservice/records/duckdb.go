@@ -171,20 +171,7 @@ func (s *DuckDB) Read(ctx context.Context, p *Plan, from, to int64, fn func(*Row
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
-	var r Row
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return fmt.Errorf("records: read: %w", err)
-		}
-		p.decode(vals, &r)
-		if err := fn(&r); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("records: read: %w", err)
-	}
-	return nil
+	return p.scan(rows, ptrs, vals, fn)
 }
 
 // Newest returns the time of the newest record; ok is false when there is none.

@@ -1,6 +1,7 @@
 package records
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -220,6 +221,32 @@ func (b *sqlBuilder) addrCompare(c Column, o Op, a Value) {
 	b.WriteString(" AND " + lo + " " + sqlOps[o] + " ")
 	b.half(a.Lo)
 	b.WriteString("))")
+}
+
+// rows is what both drivers' query results offer.
+type rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// scan reads every row of rs into dests, decodes it from vals (dests themselves, or what they
+// point to) and calls fn with it.
+func (p *Plan) scan(rs rows, dests, vals []any, fn func(*Row) error) error {
+	var r Row
+	for rs.Next() {
+		if err := rs.Scan(dests...); err != nil {
+			return fmt.Errorf("records: read: %w", err)
+		}
+		p.decode(vals, &r)
+		if err := fn(&r); err != nil {
+			return err
+		}
+	}
+	if err := rs.Err(); err != nil {
+		return fmt.Errorf("records: read: %w", err)
+	}
+	return nil
 }
 
 // decode fills r from the values of one result row scanned into vals (keys, then sums).
