@@ -181,26 +181,31 @@ func TestClickHouseDown(t *testing.T) {
 	}
 }
 
-// TestClickHouseKilledMidInsert kills the server while a batch of one day is on its way: after
-// a restart the batch is there in full or not at all, and in full when Ingest said so.
+// TestClickHouseKilledMidInsert kills the server while a batch of one day is on its way, at a
+// few moments of it: after a restart the batch is there in full or not at all, and in full when
+// Ingest said so.
 func TestClickHouseKilledMidInsert(t *testing.T) {
 	srv := testenv.ClickHouse(t)
 	s := openClickHouse(t, srv.URL, "")
 	const n = 300_000
-	done := make(chan error, 1)
-	go func() { done <- s.Ingest(context.Background(), batch(n, 1_700_000_000)) }()
-	time.Sleep(50 * time.Millisecond)
-	srv.Stop()
-	err := <-done
-	srv.Start()
-	got := mustCount(t, s)
-	switch {
-	case got != 0 && got != n:
-		t.Fatalf("%d of %d records after the kill: a partial batch", got, n)
-	case err == nil && got != n:
-		t.Fatalf("Ingest acknowledged the batch, %d records survived", got)
+	var want int64
+	for _, delay := range []time.Duration{50 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond} {
+		done := make(chan error, 1)
+		go func() { done <- s.Ingest(context.Background(), batch(n, 1_700_000_000)) }()
+		time.Sleep(delay)
+		srv.Stop()
+		err := <-done
+		srv.Start()
+		got := mustCount(t, s)
+		switch {
+		case got != want && got != want+n:
+			t.Fatalf("killed after %v: %d records, want %d or %d: a partial batch", delay, got, want, want+n)
+		case err == nil && got != want+n:
+			t.Fatalf("killed after %v: Ingest acknowledged the batch, %d of its records survived", delay, got-want)
+		}
+		t.Logf("killed after %v: Ingest: %v; batch kept: %v", delay, err, got == want+n)
+		want = got
 	}
-	t.Logf("Ingest: %v; %d records after the restart", err, got)
 }
 
 // TestClickHouseShardDown checks that a cluster with one shard killed (not the server of the
@@ -222,4 +227,41 @@ func TestClickHouseShardDown(t *testing.T) {
 		t.Fatalf("Read after the shard came back: %v", err)
 	}
 	t.Logf("%d of the 100 records sent while a shard was down were kept", n)
+}
+
+// TestClickHouseOneBlockPerBatch checks what all-or-nothing rests on: a batch arrives as one
+// block, written as one part per day it spans (merges stopped, so parts stay as inserted).
+func TestClickHouseOneBlockPerBatch(t *testing.T) {
+	srv := testenv.ClickHouse(t)
+	s := openClickHouse(t, srv.URL, "")
+	ctx := context.Background()
+	opts, _ := clickhouse.ParseDSN(srv.URL)
+	conn, err := clickhouse.Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := conn.Exec(ctx, "SYSTEM STOP MERGES"); err != nil {
+		t.Fatal(err)
+	}
+	parts := func() uint64 {
+		var n uint64
+		if err := conn.QueryRow(ctx, "SELECT toUInt64(count()) FROM system.parts WHERE table = 'records' AND active").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if err := s.Ingest(ctx, batch(100_000, 1_700_000_000)); err != nil {
+		t.Fatal(err)
+	}
+	if n := parts(); n != 1 {
+		t.Fatalf("a batch of one day made %d parts, want 1", n)
+	}
+	twoDays := append(batch(10, 1_700_000_000), batch(10, 1_700_000_000+86400)...)
+	if err := s.Ingest(ctx, twoDays); err != nil {
+		t.Fatal(err)
+	}
+	if n := parts(); n != 3 {
+		t.Fatalf("a batch of two days made %d parts, want 2 more", n-1)
+	}
 }
