@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
@@ -88,6 +89,9 @@ func OpenClickHouse(ctx context.Context, url, cluster string) (*ClickHouse, erro
 
 // chOptions parses url into driver options with the store's timeouts.
 func chOptions(url string) (*clickhouse.Options, error) {
+	if !strings.HasPrefix(url, "clickhouse://") {
+		return nil, errors.New("records: a ClickHouse URL is clickhouse://[user[:password]@]host:port/database (the native protocol)")
+	}
 	opts, err := clickhouse.ParseDSN(url)
 	if err != nil {
 		return nil, fmt.Errorf("records: clickhouse URL: %w", err)

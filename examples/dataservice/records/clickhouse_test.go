@@ -265,3 +265,15 @@ func TestClickHouseOneBlockPerBatch(t *testing.T) {
 		t.Fatalf("a batch of two days made %d parts, want 2 more", n-1)
 	}
 }
+
+// TestClickHouseURL checks that a URL that is not clickhouse:// is refused, and that no
+// error repeats a password.
+func TestClickHouseURL(t *testing.T) {
+	for _, u := range []string{"postgres://u:pw-secret@127.0.0.1:1/db", "clickhouse://u:pw-secret@127.0.0.1:1/db",
+		"clickhouse://u:pw-secret%zz@127.0.0.1:1/db", "127.0.0.1:9000"} {
+		_, err := records.OpenClickHouse(context.Background(), u, "")
+		if err == nil || strings.Contains(err.Error(), "pw-secret") {
+			t.Errorf("OpenClickHouse(%q) = %v", u, err)
+		}
+	}
+}
