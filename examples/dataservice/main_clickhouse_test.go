@@ -107,3 +107,40 @@ func query(t *testing.T, c *client.Client, args map[string]any) string {
 	}
 	return string(res[0].Data)
 }
+
+// TestCommandLineClickHouseDemo runs -demo on ClickHouse: the backfilled day is queryable, and a
+// restart (which asks ClickHouse for the newest record) does not backfill it again.
+func TestCommandLineClickHouseDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts ClickHouse and the service twice")
+	}
+	srv := testenv.ClickHouse(t)
+	data := t.TempDir()
+	args := []string{"-addr", "127.0.0.1:0", "-data", data, "-demo", "-clickhouse", srv.URL}
+	p := startService(t, args...)
+	c := adminClient(t, p, data)
+	end := time.Now().Unix()
+	window := map[string]any{"expr": fmt.Sprintf("records SINCE %d UNTIL %d", end-86400, end)}
+	total := func() float64 {
+		var res []struct{ Data [][2][]float64 }
+		if err := c.Call(context.Background(), "query", window, &res); err != nil {
+			t.Fatal(err)
+		}
+		return res[0].Data[0][1][0]
+	}
+	var n float64
+	for deadline, last := time.Now().Add(60*time.Second), -1.0; time.Now().Before(deadline) && (n == 0 || n != last); time.Sleep(time.Second) {
+		last, n = n, total()
+	}
+	if n < 1000 {
+		t.Fatalf("demo data: %v records in the last day", n)
+	}
+	p.stop(t)
+	p = startService(t, args...)
+	c = adminClient(t, p, data)
+	time.Sleep(time.Second) // let a wrongly repeated backfill land, if there were one
+	if after := total(); after < n || after > n*1.05 {
+		t.Fatalf("after restart %v records in the window, before %v", after, n)
+	}
+	p.stop(t)
+}
