@@ -178,11 +178,8 @@ func (s *ClickHouse) Ingest(ctx context.Context, recs []Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	now := time.Now()
-	for i, r := range recs {
-		if err := r.Validate(now); err != nil {
-			return &BatchError{Index: i, Err: err}
-		}
+	if err := validateBatch(recs, time.Now()); err != nil {
+		return err
 	}
 	if err := s.insert(ctx, recs); err != nil {
 		return fmt.Errorf("records: ingest %d records: %w", len(recs), unavailable(err))

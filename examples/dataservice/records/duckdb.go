@@ -70,11 +70,8 @@ func (s *DuckDB) Ingest(ctx context.Context, recs []Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	now := time.Now()
-	for i, r := range recs {
-		if err := r.Validate(now); err != nil {
-			return &BatchError{Index: i, Err: err}
-		}
+	if err := validateBatch(recs, time.Now()); err != nil {
+		return err
 	}
 	if err := s.lock(ctx); err != nil {
 		return fmt.Errorf("records: ingest: %w", err)

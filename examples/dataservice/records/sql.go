@@ -223,8 +223,8 @@ func (b *sqlBuilder) addrCompare(c Column, o Op, a Value) {
 	b.WriteString("))")
 }
 
-// rows is what both drivers' query results offer.
-type rows interface {
+// resultRows is what both drivers' query results offer.
+type resultRows interface {
 	Next() bool
 	Scan(dest ...any) error
 	Err() error
@@ -232,7 +232,7 @@ type rows interface {
 
 // scan reads every row of rs into dests, decodes it from vals (dests themselves, or what they
 // point to) and calls fn with it.
-func (p *Plan) scan(rs rows, dests, vals []any, fn func(*Row) error) error {
+func (p *Plan) scan(rs resultRows, dests, vals []any, fn func(*Row) error) error {
 	var r Row
 	for rs.Next() {
 		if err := rs.Scan(dests...); err != nil {
