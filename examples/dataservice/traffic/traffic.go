@@ -20,9 +20,19 @@ const TooManyGroups apierr.Code = "TOO-MANY-GROUPS"
 // MaxBatch is the most records one ingest call takes.
 const MaxBatch = 100_000
 
+// Engine answers query expressions; *pvql.Engine is one, and a decorator of it may add what the
+// service needs around it (trace spans).
+type Engine interface {
+	// Query answers expr in one pass (see pvql.Engine.Query).
+	Query(ctx context.Context, expr string, now time.Time, defaultPeriod time.Duration) ([]pvql.Result, error)
+	// Stream answers expr progressively (see pvql.Engine.Stream).
+	Stream(ctx context.Context, expr string, now time.Time, defaultPeriod time.Duration,
+		fn func(partial []pvql.Result, progress float64) error) error
+}
+
 // Service answers the traffic functions.
 type Service struct {
-	Engine *pvql.Engine
+	Engine Engine
 	Store  records.Store
 	// DefaultPeriod returns the period of a statement without SINCE (config default_period).
 	DefaultPeriod func() time.Duration
