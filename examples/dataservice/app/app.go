@@ -79,9 +79,10 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 		return nil, fmt.Errorf("app: %w", err)
 	}
 	a = &App{cfg: cfg, log: cfg.Logger, retainNow: make(chan struct{}, 1)}
+	opened := a // a is nil once an error is returned
 	defer func() {
 		if err != nil {
-			a.closeStores()
+			opened.closeStores()
 		}
 	}()
 	if a.records, err = records.OpenDuckDB(ctx, cfg.DataDir); err != nil {
