@@ -38,7 +38,6 @@ func wsSchemas() map[string]*jsonschema.Schema {
 		Description: "A call message: exactly one of call and stream.",
 		Properties:  jsonschema.NewProperties(),
 		Required:    []string{"id", "args"},
-		OneOf:       []*jsonschema.Schema{{Required: []string{"call"}}, {Required: []string{"stream"}}},
 	}
 	call.Properties.Set("id", id)
 	call.Properties.Set("call", name("The function, called for one result."))
