@@ -67,6 +67,7 @@ func openAPI(reg *registry.Registry, v version.Version, cfg config) *oaDocument 
 	for name, s := range wsSchemas() {
 		d.Components.Schemas[name] = s
 	}
+
 	for _, f := range reg.Funcs(v) {
 		d.Paths["/"+f.Name] = &oaPathItem{
 			Get:  operation(f, "get:"+f.Name, false, false),
@@ -79,6 +80,7 @@ func openAPI(reg *registry.Registry, v version.Version, cfg config) *oaDocument 
 			}
 		}
 	}
+	d.plainSchemas()
 	return d
 }
 
