@@ -126,4 +126,3 @@ func withHeader(name, value string) goclient.RequestEditorFn {
 		return nil
 	}
 }
-
