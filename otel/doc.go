@@ -13,6 +13,8 @@
 //	})
 //
 // Put it first among the interceptors, so that its span covers authentication and rate limits.
+// A request the transport refuses before it makes a call of it (an unknown function or version,
+// a body it cannot read, an invalid WebSocket message) runs no interceptor and has no span.
 //
 // # Spans
 //
