@@ -32,7 +32,7 @@ func ExampleInterceptor() {
 	for _, s := range spans.GetSpans() {
 		fmt.Println(s.Name, s.SpanKind, s.SpanContext.TraceID(), s.Parent.SpanID())
 		for _, a := range s.Attributes {
-			fmt.Printf("  %s=%s\n", a.Key, a.Value.Emit())
+			fmt.Printf("  %s=%s\n", a.Key, a.Value.String())
 		}
 	}
 	// Output:
