@@ -17,6 +17,7 @@ type options struct {
 	cookie    string
 	keyHeader string
 	maxMsg    int64
+	declared  bool
 }
 
 func newOptions(opts []Option) options {
@@ -45,6 +46,14 @@ func WithTLSConfig(c *tls.Config) Option { return func(o *options) { o.tls = c }
 // WithVersion calls the API at version v ("1.0"), whatever the server's latest. For DialWS,
 // put the version in the URL instead (/api/1.0/ws). Default: the server's latest version.
 func WithVersion(v string) Option { return func(o *options) { o.version = v } }
+
+// WithDeclaredVersions makes the typed calls (Call, Stream) of the client go to the API version
+// their declaration appeared in (decl.Since), whatever the client's own version: a program then
+// keeps calling the functions it was built against while the server adds versions. Over a
+// WebSocket, calls to another version than the URL's go over a connection of their own to that
+// version, opened on first use with the same options and closed with the WSConn. Default: typed
+// calls go to the client's version, as untyped ones.
+func WithDeclaredVersions() Option { return func(o *options) { o.declared = true } }
 
 // WithSession authenticates with a session ID, sent as the session cookie. Default: none.
 func WithSession(id string) Option { return func(o *options) { o.session = id } }
