@@ -252,3 +252,25 @@ func TestTypedVersions(t *testing.T) {
 		}
 	}
 }
+
+func TestTypedVersionsClose(t *testing.T) {
+	srv, _, _ := typedServer(t)
+	ctx := context.Background()
+	ws, err := client.DialWS(ctx, "wss"+strings.TrimPrefix(srv.URL, "https")+"/api/2.0/ws",
+		client.WithHTTPClient(srv.Client()), client.WithDeclaredVersions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := client.Call(ctx, ws, HelloV1, decl.None{}); err != nil || s != "hello 1" { // over a second connection, to 1.0
+		t.Fatalf("hello pinned to 1.0 = %q, %v", s, err)
+	}
+	if h, err := client.Call(ctx, ws, HelloV2, decl.None{}); err != nil || h.Text != "hello 2" { // over the URL's
+		t.Fatalf("hello pinned to 2.0 = %+v, %v", h, err)
+	}
+	if err := ws.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Call(ctx, ws, HelloV1, decl.None{}); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Fatalf("a pinned call after Close = %v, want an error saying it is closed", err)
+	}
+}

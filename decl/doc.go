@@ -25,7 +25,9 @@
 // So a renamed argument, a changed result type or a misspelt function name breaks the build of
 // the server and of every caller, instead of a call in production.
 //
-// A function without arguments takes None. Argument types are structs whose json tags name the
+// A function without arguments takes None. A typed call sends every field of its arguments as
+// encoding/json encodes it, so an optional argument should say omitempty or omitzero, or be a
+// pointer: a zero that is sent is not a default. Argument types are structs whose json tags name the
 // arguments, as registry documents; the declaration says nothing of how the function is
 // served, so this package imports only apierr and version: an API's declarations can live in a
 // package of their own that clients import without the server's transport, registry or drivers.
