@@ -98,17 +98,7 @@ func typedServer(t testing.TB) (srv *httptest.Server, started, stopped chan stri
 
 // typedCallers returns an HTTPS client and a WebSocket client of srv, with opts.
 func typedCallers(t testing.TB, srv *httptest.Server, opts ...client.Option) map[string]client.Caller {
-	t.Helper()
-	opts = append([]client.Option{client.WithHTTPClient(srv.Client())}, opts...)
-	c, err := client.New(srv.URL+"/api", opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, err := client.DialWS(context.Background(), "wss"+strings.TrimPrefix(srv.URL, "https")+"/api/ws", opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
+	c, ws := dial(t, srv, opts...)
 	return map[string]client.Caller{"https": c, "ws": ws}
 }
 

@@ -49,27 +49,24 @@ func TestImplementTakesTheDeclaration(t *testing.T) {
 }
 
 func TestImplementStream(t *testing.T) {
-	count := decl.Stream[struct {
-		N int `json:"n"`
-	}, int]("count")
+	type bounds struct {
+		From int `json:"from"`
+	}
+	upTo := decl.Stream[bounds, int]("up-to")
 	reg := registry.New()
-	err := registry.ImplementStream(reg, count, func(ctx context.Context, in struct {
-		N int `json:"n"`
-	}, s *stream.Sender[int]) error {
-		for i := range in.N {
-			if err := s.Send(i); err != nil {
-				return err
-			}
+	err := registry.ImplementStream(reg, upTo, func(_ context.Context, in bounds, s *stream.Sender[int]) error {
+		if err := s.Send(in.From); err != nil {
+			return err
 		}
-		return nil
+		return s.Send(in.From + 1)
 	}, registry.Accumulate(stream.Last[int]()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := reg.Lookup(version.MustParse("1.0"), "count")
-	out, err := registry.Invoke(context.Background(), &registry.Call{Func: f, Args: map[string]json.RawMessage{"n": []byte("3")}})
-	if !f.Streaming || f.Accumulator.Mode != "replace" || err != nil || out != 2 {
-		t.Fatalf("count(3) = %v, %v (streaming %v, accumulator %q)", out, err, f.Streaming, f.Accumulator.Mode)
+	f := reg.Lookup(version.MustParse("1.0"), "up-to")
+	out, err := registry.Invoke(context.Background(), &registry.Call{Func: f, Args: map[string]json.RawMessage{"from": []byte("3")}})
+	if !f.Streaming || f.Accumulator.Mode != "replace" || err != nil || out != 4 {
+		t.Fatalf("up-to(3) = %v, %v (streaming %v, accumulator %q)", out, err, f.Streaming, f.Accumulator.Mode)
 	}
 }
 
