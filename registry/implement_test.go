@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,8 +120,9 @@ func TestImplementRefuses(t *testing.T) {
 	}
 }
 
-// TestImplementMismatchDoesNotCompile builds testdata/mismatch, which implements a declaration
-// with a function of another argument type, and expects the compiler to refuse it.
+// TestImplementMismatchDoesNotCompile builds testdata/mismatch, which implements declarations
+// with functions of another argument, result or chunk type, and expects the compiler to refuse
+// each.
 func TestImplementMismatchDoesNotCompile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program")
@@ -134,10 +136,17 @@ func TestImplementMismatchDoesNotCompile(t *testing.T) {
 	if err == nil {
 		t.Fatal("testdata/mismatch compiled")
 	}
-	msg := string(out)
-	for _, want := range []string{"main.go:25", "does not match", "OtherArgs", "GreetArgs"} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("the compiler's error does not mention %q:\n%s", want, msg)
+	// Each mismatch is named on its line: the function, and the type the declaration wants.
+	lines := strings.Split(string(out), "\n")
+	for _, want := range [][]string{
+		{"main.go:36:", "greetOther does not match", "func(context.Context, GreetArgs) (string, error)"},
+		{"main.go:37:", "greetLength does not match", "func(context.Context, GreetArgs) (string, error)"},
+		{"main.go:38:", "countStrings does not match", "func(context.Context, GreetArgs, *stream.Sender[int]) error"},
+	} {
+		if !slices.ContainsFunc(lines, func(l string) bool {
+			return strings.Contains(l, want[0]) && strings.Contains(l, want[1]) && strings.Contains(l, want[2])
+		}) {
+			t.Errorf("no error of the compiler says %q; they are:\n%s", want, out)
 		}
 	}
 }

@@ -1,5 +1,5 @@
-// Command mismatch implements a declaration with a function of the wrong argument type: it
-// must not compile (see TestImplementMismatchDoesNotCompile).
+// Command mismatch implements declarations with functions of the wrong types: it must not
+// compile, and the compiler must say so for each (see TestImplementMismatchDoesNotCompile).
 package main
 
 import (
@@ -7,6 +7,7 @@ import (
 
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
+	"github.com/fnapi/fnapi/stream"
 )
 
 type GreetArgs struct {
@@ -17,10 +18,22 @@ type OtherArgs struct {
 	Who string `json:"who"`
 }
 
-var Greet = decl.Func[GreetArgs, string]("greet")
+var (
+	Greet = decl.Func[GreetArgs, string]("greet")
+	Count = decl.Stream[GreetArgs, int]("count")
+)
 
-func greet(ctx context.Context, in OtherArgs) (string, error) { return "Hello, " + in.Who, nil }
+func greetOther(ctx context.Context, in OtherArgs) (string, error) { return "Hello, " + in.Who, nil }
+
+func greetLength(ctx context.Context, in GreetArgs) (int, error) { return len(in.Name), nil }
+
+func countStrings(ctx context.Context, in GreetArgs, s *stream.Sender[string]) error {
+	return s.Send(in.Name)
+}
 
 func main() {
-	registry.MustImplement(registry.New(), Greet, greet)
+	reg := registry.New()
+	registry.MustImplement(reg, Greet, greetOther)         // line 36: another argument type
+	registry.MustImplement(reg, Greet, greetLength)        // line 37: another result type
+	registry.MustImplementStream(reg, Count, countStrings) // line 38: another chunk type
 }
