@@ -36,8 +36,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	return &Client{root: root, base: base, o: o}, nil
 }
 
-// post sends one call as a POST with a JSON object body.
-// The call goes to the URL base/path.
+// post sends one call to base/path as a POST with a JSON object body.
 func (c *Client) post(ctx context.Context, base, path string, args any, accept string) (*http.Response, error) {
 	body, err := encodeArgs(args)
 	if err != nil {

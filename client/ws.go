@@ -27,7 +27,7 @@ type WSConn struct {
 	err     error         // why the connection ended, once done is closed
 	done    chan struct{} // closed when the reader stops
 
-	versions // the connections to other versions, for typed calls with WithDeclaredVersions
+	versions versions // the connections to other versions, for typed calls WithDeclaredVersions
 }
 
 // pending is a call waiting for its messages.
@@ -63,7 +63,7 @@ func dialWS(ctx context.Context, u *url.URL, o options) (*WSConn, error) {
 }
 
 // handshakeErr returns the server's error message when it refused the handshake with one
-// (UNKNOWN-VERSION, API-AUTHENTICATION-NEEDED), else err.
+// (UNKNOWN-VERSION for a version it does not serve), else err.
 func handshakeErr(res *http.Response, err error) error {
 	if res != nil && res.Body != nil {
 		if b, rerr := io.ReadAll(res.Body); rerr == nil {
