@@ -59,15 +59,21 @@ func testServer(t testing.TB) (srv *httptest.Server, started, stopped chan strin
 			return next(ctx, c)
 		}
 	}
-	h, err := fnapi.New(reg, fnapi.WithInterceptors(auth))
+	return serveTLS(t, reg, fnapi.WithInterceptors(auth)), started, stopped
+}
+
+// serveTLS serves reg's API over real TLS at /api until the test ends.
+func serveTLS(t testing.TB, reg *registry.Registry, opts ...fnapi.Option) *httptest.Server {
+	t.Helper()
+	h, err := fnapi.New(reg, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", h))
-	srv = httptest.NewTLSServer(mux)
+	srv := httptest.NewTLSServer(mux)
 	t.Cleanup(srv.Close)
-	return srv, started, stopped
+	return srv
 }
 
 // caller is what Client and WSConn have in common.

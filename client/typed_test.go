@@ -3,7 +3,6 @@ package client_test
 import (
 	"context"
 	"errors"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -85,15 +84,7 @@ func typedServer(t testing.TB) (srv *httptest.Server, started, stopped chan stri
 	registry.MustImplement(reg, Secret, func(context.Context, decl.None) (string, error) { return "s3cr3t", nil })
 	registry.MustImplement(reg, HelloV1, func(context.Context, decl.None) (string, error) { return "hello 1", nil })
 	registry.MustImplement(reg, HelloV2, func(context.Context, decl.None) (Hello, error) { return Hello{"hello 2"}, nil })
-	h, err := fnapi.New(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/api/", http.StripPrefix("/api", h))
-	srv = httptest.NewTLSServer(mux)
-	t.Cleanup(srv.Close)
-	return srv, started, stopped
+	return serveTLS(t, reg), started, stopped
 }
 
 // typedCallers returns an HTTPS client and a WebSocket client of srv, with opts.
