@@ -47,14 +47,6 @@ func WithTLSConfig(c *tls.Config) Option { return func(o *options) { o.tls = c }
 // put the version in the URL instead (/api/1.0/ws). Default: the server's latest version.
 func WithVersion(v string) Option { return func(o *options) { o.version = v } }
 
-// WithDeclaredVersions makes the typed calls (Call, Stream) of the client go to the API version
-// their declaration appeared in (decl.Since), whatever the client's own version: a program then
-// keeps calling the functions it was built against while the server adds versions. Over a
-// WebSocket, calls to another version than the URL's go over a connection of their own to that
-// version, opened on first use with the same options and closed with the WSConn. Default: typed
-// calls go to the client's version, as untyped ones.
-func WithDeclaredVersions() Option { return func(o *options) { o.declared = true } }
-
 // WithSession authenticates with a session ID, sent as the session cookie. Default: none.
 func WithSession(id string) Option { return func(o *options) { o.session = id } }
 
@@ -69,6 +61,14 @@ func WithTokenNames(cookie, header string) Option {
 
 // WithMaxMessageBytes limits one message read from the server. Default: 64 MiB.
 func WithMaxMessageBytes(n int64) Option { return func(o *options) { o.maxMsg = n } }
+
+// WithDeclaredVersions makes the typed calls (Call, Stream) of the client go to the API version
+// their declaration appeared in (decl.Since), whatever the client's own version: a program then
+// keeps calling the functions it was built against while the server adds versions. Over a
+// WebSocket, calls to another version than the URL's go over a connection of their own to that
+// version, opened on first use with the same options and closed with the WSConn. Default: typed
+// calls go to the client's version, as untyped ones.
+func WithDeclaredVersions() Option { return func(o *options) { o.declared = true } }
 
 // header returns the headers that carry the tokens.
 func (o *options) header() http.Header {
