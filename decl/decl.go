@@ -19,13 +19,14 @@ type Function[In, Out any] struct{ spec }
 // type In. Build it with Stream. It is immutable and safe for concurrent use.
 type StreamFunction[In, Chunk any] struct{ spec }
 
-// Func declares the function name, taking In and answering Out. It panics on an invalid option.
+// Func declares the function name, taking In and answering Out. It panics on an invalid name
+// (see CheckName) or option.
 func Func[In, Out any](name string, opts ...Option) Function[In, Out] {
 	return Function[In, Out]{newSpec(name, opts)}
 }
 
 // Stream declares the streaming function name, taking In and sending chunks of type Chunk. It
-// panics on an invalid option.
+// panics on an invalid name (see CheckName) or option.
 func Stream[In, Chunk any](name string, opts ...Option) StreamFunction[In, Chunk] {
 	return StreamFunction[In, Chunk]{newSpec(name, opts)}
 }
@@ -42,6 +43,9 @@ type spec struct {
 }
 
 func newSpec(name string, opts []Option) spec {
+	if err := CheckName(name); err != nil {
+		panic("decl: " + err.Error())
+	}
 	s := spec{name: name, since: version.Version{Major: 1}}
 	for _, o := range opts {
 		if err := o(&s); err != nil {

@@ -42,6 +42,16 @@ func TestDefaults(t *testing.T) {
 }
 
 func TestInvalidPanics(t *testing.T) {
+	for _, bad := range []string{"", "no spaces", "ws", "stream", "naïve"} {
+		func() {
+			defer func() {
+				if p, _ := recover().(string); !strings.Contains(p, "decl: ") || !strings.Contains(p, "function name") {
+					t.Errorf("Func(%q): panic %q", bad, p)
+				}
+			}()
+			decl.Func[args, int](bad)
+		}()
+	}
 	for name, opts := range map[string][]decl.Option{
 		`Since: version: not of the form MAJOR.MINOR: "1"`: {decl.Since("1")},
 		`Until: version`:                   {decl.Until("v2")},

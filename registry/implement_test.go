@@ -103,9 +103,9 @@ func TestImplementRefuses(t *testing.T) {
 		{"what Register refuses: plain arguments", func(r *registry.Registry) error {
 			return registry.Implement(r, decl.Func[int, int]("twice"), func(_ context.Context, n int) (int, error) { return 2 * n, nil })
 		}, "take a struct of arguments"},
-		{"what Register refuses: a bad name", func(r *registry.Registry) error {
-			return registry.Implement(r, decl.Func[greetArgs, string]("no spaces"), greetImpl)
-		}, `function name "no spaces"`},
+		{"what Register refuses: a result JSON cannot encode", func(r *registry.Registry) error {
+			return registry.Implement(r, decl.Func[greetArgs, chan int]("chan"), func(context.Context, greetArgs) (chan int, error) { return nil, nil })
+		}, "result: type chan int cannot be encoded"},
 		{"what Register refuses: twice at one version", func(r *registry.Registry) error {
 			registry.MustImplement(r, greetDecl, greetImpl)
 			return registry.Implement(r, greetDecl, greetImpl)
