@@ -17,7 +17,8 @@ import (
 // knows, such as Describe when d has no description. Everything Register checks holds, since
 // Implement registers through it; an option that restates what d declares (Since, Until,
 // Requires, Errors, Args, or Describe when d has a description) is refused, so that the server
-// cannot serve something other than what its clients were built against.
+// cannot serve something other than what its clients were built against. What the declaration
+// says also overrides the options given to New for every function.
 //
 // For a declaration whose argument type is decl.None, the function is served as one without
 // arguments (a call that names any is UNKNOWN-ARGUMENTS).
