@@ -119,9 +119,8 @@ func TestGeneratedGoClient(t *testing.T) {
 	if len(rows) != 1 {
 		t.Fatalf("query rows %v", rows)
 	}
-	keys, _ := rows[0][0].([]any)
-	values, _ := rows[0][1].([]any)
-	if len(keys) != 1 || keys[0] != "tcp" || len(values) != 1 || values[0] != 1000.0 {
+	keys, values := rows[0][0], rows[0][1] // a row is [keys, values]
+	if len(rows[0]) != 2 || len(keys) != 1 || keys[0] != "tcp" || len(values) != 1 || values[0] != 1000.0 {
 		t.Errorf("query row %v, want [[tcp] [1000]]", rows[0])
 	}
 

@@ -1703,7 +1703,7 @@ type QueryResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
 		Result []struct {
-			Data [][]interface{} `json:"data"`
+			Data [][][]interface{} `json:"data"`
 			Meta struct {
 				AccumulatedTime int     `json:"accumulated_time"`
 				Elapsed         float32 `json:"elapsed"`
@@ -1721,7 +1721,7 @@ type QueryResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r QueryResponse) GetJSON200() *struct {
 	Result []struct {
-		Data [][]interface{} `json:"data"`
+		Data [][][]interface{} `json:"data"`
 		Meta struct {
 			AccumulatedTime int     `json:"accumulated_time"`
 			Elapsed         float32 `json:"elapsed"`
@@ -2304,7 +2304,7 @@ func ParseQueryResponse(rsp *http.Response) (*QueryResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
 			Result []struct {
-				Data [][]interface{} `json:"data"`
+				Data [][][]interface{} `json:"data"`
 				Meta struct {
 					AccumulatedTime int     `json:"accumulated_time"`
 					Elapsed         float32 `json:"elapsed"`
