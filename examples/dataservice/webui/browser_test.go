@@ -114,6 +114,7 @@ func TestBrowser(t *testing.T) {
 		})
 	}
 	t.Run("account", func(t *testing.T) { testAccount(t, browser, srv) })
+	t.Run("console", func(t *testing.T) { testConsole(t, browser, srv) })
 }
 
 // page runs the steps of a test in a tab, failing the test on an error.

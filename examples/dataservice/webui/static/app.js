@@ -1,12 +1,17 @@
 // app.js: the page's views: sign-in, the dashboard list, a dashboard and its live widgets, and
-// the editors of dashboards and widgets; account.js and admin.js hold the other views. Routes
-// are in the URL fragment: #/ is the list, #/d/<id> a dashboard, #/keys, #/password, #/users
+// the editors of dashboards and widgets; explore.js, apiref.js, account.js and admin.js hold the
+// other views. Routes are in the URL fragment: #/ is the list, #/d/<id>[?range=6h] a dashboard
+// over a period, #/explore?q=... Explore, #/api the API reference, #/keys, #/password, #/users
 // and #/settings the views of the account menu.
 
 import {API, AUTH_NEEDED} from './api.js';
 import {Account} from './account.js';
 import {Admin, isAdmin} from './admin.js';
+import {APIReference} from './apiref.js';
 import * as charts from './charts.js';
+import {Explore, drillQuery, exploreHash, withPeriod} from './explore.js';
+import {Picker, describe, fromParams, isLive, toParams} from './period.js';
+import {onlyStatement} from './query.js';
 import {$, el, busy, confirmAction, showFormError, showBanner, hideBanner, formatDate} from './ui.js';
 
 const LIVE_INTERVAL = 5; // seconds between the answers of a followed query
@@ -33,12 +38,41 @@ const page = {
   widgets: new Map(), // widget id -> {widget, card, body, foot, shapes, results, stop}
   liveState: null, // of the live connection: "live", "reconnecting" or "off"
   editing: null, // the widget being edited, or null for a new one
-  fields: null,
+  fields: null, // list-fields' answer, a promise once asked
+  period: null, // of the open dashboard (period.js), null for its widgets' own
   admin: null, // whether the signed-in user is an administrator; null until known
 };
 
 const account = new Account(api);
 const admin = new Admin(api, () => sessionStorage.getItem('user') || '');
+const explore = new Explore(api, fields);
+const reference = new APIReference(api);
+const picker = new Picker('dashboard-period', (p) => {
+  location.hash = `#/d/${page.dashboard.id}${query(toParams(p, new URLSearchParams()))}`;
+});
+$('dashboard-period').append(picker.element);
+
+// ROUTES are the views besides dashboards and the account menu: the crumb and how to show
+// each, given the fragment's parameters.
+const ROUTES = {
+  '#/explore': {crumb: 'Explore', view: 'explore-view', show: (params) => explore.show(params)},
+  '#/api': {crumb: 'API reference', view: 'api-view', show: (params) => reference.show(params)},
+};
+
+// fields gives list-fields' answer, asked once per sign-in ([] from an API without it).
+function fields() {
+  page.fields ??= api.call('list-fields').catch((e) => {
+    page.fields = null;
+    if (e.code === AUTH_NEEDED) throw e;
+    return [];
+  });
+  return page.fields;
+}
+
+function query(params) {
+  const q = params.toString();
+  return q ? `?${q}` : '';
+}
 
 // MENU_VIEWS are the routes of the account menu: the crumb and the view each shows.
 const MENU_VIEWS = {
@@ -60,6 +94,7 @@ function showLogin(message, notice = false) {
   stopLive();
   api.close();
   page.admin = null;
+  page.fields = null;
   for (const d of document.querySelectorAll('dialog[open]')) d.close();
   $('topbar').hidden = true;
   hideBanner();
@@ -73,10 +108,18 @@ function showLogin(message, notice = false) {
 async function route() {
   hideBanner();
   $('account-menu').open = false;
-  const m = location.hash.match(/^#\/d\/([\w-]+)$/);
+  const [path, search] = location.hash.split('?');
+  const params = new URLSearchParams(search || '');
+  const m = path.match(/^#\/d\/([\w-]+)$/);
+  for (const a of document.querySelectorAll('.sections a')) {
+    const here = a.getAttribute('href') === (m ? '#/' : path || '#/');
+    if (here) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
   try {
-    if (m) await openDashboard(m[1]);
-    else if (MENU_VIEWS[location.hash]) await showMenuView(MENU_VIEWS[location.hash]);
+    if (m) await openDashboard(m[1], fromParams(params));
+    else if (MENU_VIEWS[path]) await showMenuView(MENU_VIEWS[path]);
+    else if (ROUTES[path]) await showRoute(ROUTES[path], params);
     else await showList();
   } catch (e) {
     if (e.code !== AUTH_NEEDED) showBanner(e.message);
@@ -99,10 +142,23 @@ async function showList() {
   showView('list-view');
 }
 
-async function openDashboard(id) {
+// openDashboard shows the dashboard over period; when it is open already, it only starts its
+// widgets again over the new period.
+async function openDashboard(id, period) {
+  page.period = period;
+  picker.show(period);
+  $('dashboard-period-note').textContent = period ? `${describe(period)}${isLive(period) ? ', live' : ''}: every widget shows this period.` : '';
+  if (page.dashboard?.id === id && page.view === 'dashboard-view') {
+    for (const entry of page.widgets.values()) {
+      entry.stop?.();
+      startWidget(entry);
+    }
+    return;
+  }
   stopLive();
   const d = await api.call('get-dashboard', {id});
   await signedIn();
+  fields().catch(() => {});
   page.dashboard = d;
   showDashboardHead(d);
   $('widget-grid').replaceChildren();
@@ -131,6 +187,15 @@ async function showMenuView(v) {
   }
   setCrumbs([v.crumb]);
   showView(v.view);
+}
+
+// showRoute shows a view of ROUTES.
+async function showRoute(r, params) {
+  stopLive();
+  await signedIn();
+  setCrumbs([r.crumb]);
+  showView(r.view);
+  await r.show(params);
 }
 
 // signedIn shows the top bar with the user's name and menu, learning once per session whether
@@ -198,6 +263,11 @@ function widgetCard(w) {
   card.classList.toggle('wide', w.kind !== 'number');
   const edit = el('button', {type: 'button', class: 'btn ghost edit-widget', title: 'Edit widget'}, 'Edit');
   const del = el('button', {type: 'button', class: 'btn ghost delete-widget', title: 'Delete widget'}, 'Delete');
+  const open = el('button', {type: 'button', class: 'btn ghost explore-widget', title: 'Open in Explore'}, 'Explore');
+  open.addEventListener('click', () => {
+    const cur = page.widgets.get(w.id)?.widget || w;
+    location.hash = exploreHash(cur.queries.join(';\n'), page.period);
+  });
   edit.addEventListener('click', () => openWidgetEditor(page.widgets.get(w.id)?.widget || w));
   del.addEventListener('click', () => confirmAction('Delete widget?', `“${w.title}” will be removed from this dashboard.`,
     async () => {
@@ -205,7 +275,7 @@ function widgetCard(w) {
       removeWidgetCard(w.id);
     }));
   const tools = el('div', {class: 'widget-tools'});
-  tools.append(edit, del);
+  tools.append(open, edit, del);
   const head = el('div', {class: 'widget-head'});
   head.append(el('h3', {title: w.title}, w.title), tools);
   const body = el('div', {class: 'widget-body'});
@@ -215,31 +285,52 @@ function widgetCard(w) {
   return {widget: w, card, body, foot, results: null, stop: null};
 }
 
+// startWidget runs the widget's queries over the dashboard's period: followed (answered again
+// every few seconds) when the period ends now, answered once when it does not.
 function startWidget(entry) {
   const w = entry.widget;
-  const expr = w.queries.join(';\n');
-  entry.shapes = w.queries.flatMap((q) => charts.describeQuery(q));
-  entry.stop = api.follow('query', {expr, follow: true, interval: LIVE_INTERVAL}, {
-    onChunk: (chunk) => {
-      entry.results = chunk.result;
-      drawWidget(entry);
-      const period = chunk.result[0]?.meta?.accumulated_time;
-      entry.foot.replaceChildren(
-        el('span', {}, period ? `Last ${formatPeriod(period)}` : ''),
-        el('span', {class: 'updated'}, chunk.progress < 1 ? `Loading ${Math.round(chunk.progress * 100)} %`
-          : `Updated ${charts.formatTime(Date.now() / 1000, true)}`));
-    },
-    onError: (err) => {
-      if (err.code === AUTH_NEEDED) return;
-      entry.body.replaceChildren(el('div', {class: 'widget-error'}, err.message));
-    },
-  });
+  const period = page.period;
+  entry.expr = w.queries.join(';\n');
+  const expr = withPeriod(entry.expr, period).text;
+  entry.shapes = charts.describeQuery(expr);
+  const show = (chunk) => {
+    entry.results = chunk.result;
+    drawWidget(entry);
+    const acc = chunk.result[0]?.meta?.accumulated_time;
+    const span = acc === undefined ? '' : period && !isLive(period)
+      ? `${charts.formatDuration(acc)} until ${charts.formatTime(period.until)}` : `Last ${charts.formatDuration(acc)}`;
+    entry.foot.replaceChildren(
+      el('span', {class: 'accumulated', 'data-seconds': acc ?? ''}, span),
+      el('span', {class: 'updated'}, chunk.progress < 1 ? `Loading ${Math.round(chunk.progress * 100)} %`
+        : isLive(period) ? `Updated ${charts.formatTime(Date.now() / 1000, true)}` : 'Fixed period'));
+  };
+  const fail = (err) => {
+    if (err.code === AUTH_NEEDED) return;
+    entry.body.replaceChildren(el('div', {class: 'widget-error'}, err.message));
+  };
+  if (!isLive(period)) {
+    let stopped = false;
+    entry.stop = () => { stopped = true; };
+    api.call('query', {expr}).then((result) => stopped || show({result, progress: 1}), (e) => stopped || fail(e));
+    return;
+  }
+  entry.stop = api.follow('query', {expr, follow: true, interval: LIVE_INTERVAL}, {onChunk: show, onError: fail});
 }
 
 function drawWidget(entry) {
   if (!entry.results) return;
   const w = entry.widget;
-  charts.render(entry.body, w.kind, entry.results, entry.shapes, w.options?.unit || '', $('tooltip'));
+  charts.render(entry.body, w.kind, entry.results, entry.shapes, {
+    unit: w.options?.unit || '',
+    tooltip: $('tooltip'),
+    onZoom: (since, until) => {
+      location.hash = `#/d/${page.dashboard.id}${query(toParams({since, until}, new URLSearchParams()))}`;
+    },
+    onPick: async ({statement, keys}) => {
+      const list = await fields();
+      location.hash = exploreHash(drillQuery(onlyStatement(entry.expr, statement), keys, list), page.period);
+    },
+  });
 }
 
 function stopLive() {
@@ -248,13 +339,6 @@ function stopLive() {
   page.dashboard = null;
   $('live-state').hidden = true;
   $('tooltip').hidden = true;
-}
-
-function formatPeriod(s) {
-  if (s % 86400 === 0) return s === 86400 ? 'day' : `${s / 86400} days`;
-  if (s % 3600 === 0) return s === 3600 ? 'hour' : `${s / 3600} hours`;
-  if (s % 60 === 0) return `${s / 60} minutes`;
-  return `${s} s`;
 }
 
 // ---- Dashboard editor ----------------------------------------------------------------------
@@ -379,13 +463,13 @@ async function saveWidget(ev) {
 }
 
 async function loadFields() {
-  if (page.fields) return;
+  let list;
   try {
-    page.fields = await api.call('list-fields');
+    list = await fields();
   } catch {
-    return; // an older API without list-fields: the help stays short
+    return;
   }
-  $('fields-list').replaceChildren(...page.fields.flatMap((f) => [
+  $('fields-list').replaceChildren(...list.flatMap((f) => [
     el('code', {}, f.name), el('span', {class: 'muted'}, `${f.kind}: ${f.description}`),
   ]));
 }
@@ -419,6 +503,10 @@ async function logout() {
 $('login-form').addEventListener('submit', login);
 $('logout').addEventListener('click', logout);
 $('banner-close').addEventListener('click', hideBanner);
+$('skip').addEventListener('click', (ev) => {
+  ev.preventDefault();
+  $('main').focus();
+});
 $('new-dashboard').addEventListener('click', () => openDashboardEditor(null));
 $('rename-dashboard').addEventListener('click', () => openDashboardEditor(page.dashboard));
 $('delete-dashboard').addEventListener('click', () => {

@@ -4,6 +4,8 @@
 // names of the keys and values come from the statement's text (describeQuery), since results
 // carry none.
 
+import {statements} from './query.js';
+
 const SVG = 'http://www.w3.org/2000/svg';
 
 // PALETTE holds the series colours, in order.
@@ -17,39 +19,13 @@ const METRIC_UNITS = {
   'records': 'count',
 };
 
-const CLAUSE = /^(by|from|where|having|top|since|until)$/i;
-const TOKEN = /\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[A-Za-z_@][\w.@]*|\d+(?:\.\d+)?|[<>!=]=?|\S)/y;
-
 // describeQuery returns, for each statement of a query expression, the names of its keys and
 // values and each value's unit: [{keys: ["time(60)"], values: [{name, unit}]}].
 export function describeQuery(expr) {
-  const statements = [];
-  let cur = [];
-  TOKEN.lastIndex = 0;
-  for (let m; TOKEN.lastIndex < expr.length && (m = TOKEN.exec(expr));) {
-    const text = m[1];
-    const end = TOKEN.lastIndex;
-    if (text === ';') {
-      statements.push(cur);
-      cur = [];
-      continue;
-    }
-    cur.push({text, start: end - text.length, end});
-  }
-  statements.push(cur);
-  return statements.filter((t) => t.length).map((tokens) => describeStatement(expr, tokens));
+  return statements(expr).map((st) => describeStatement(expr, st.parts));
 }
 
-function describeStatement(expr, tokens) {
-  // Cut the statement into its values and clauses, at clause keywords outside parentheses.
-  const parts = [{clause: 'values', tokens: []}];
-  let depth = 0;
-  for (const t of tokens) {
-    if (t.text === '(') depth++;
-    if (t.text === ')') depth--;
-    if (depth === 0 && CLAUSE.test(t.text)) parts.push({clause: t.text.toLowerCase(), tokens: []});
-    else parts.at(-1).tokens.push(t);
-  }
+function describeStatement(expr, parts) {
   const by = parts.find((p) => p.clause === 'by');
   const values = splitList(parts[0].tokens).map((ts) => {
     const as = ts.findIndex((t) => /^as$/i.test(t.text));
@@ -127,10 +103,14 @@ export function formatTime(t, withSeconds = false) {
 }
 
 // render draws results in el for a widget of the kind: shapes come from describeQuery of its
-// queries, unit (when set) overrides the values' own units. el is emptied first.
-export function render(el, kind, results, shapes, unit, tooltip) {
+// queries. Options: unit (when set) overrides the values' own units; tooltip is the element
+// that shows a time series' values under the pointer; onZoom(since, until) receives the span
+// dragged across a time series; onPick({statement, keys: [{name, value}]}) a bar, slice, table
+// row or legend entry clicked (or taken with Enter). el is emptied first.
+export function render(el, kind, results, shapes, {unit = '', tooltip, onZoom, onPick} = {}) {
   el.replaceChildren();
   const sets = results.map((r, i) => ({
+    index: i,
     rows: r.data || [],
     shape: shapes[i] || {keys: [], values: []},
   }));
@@ -138,19 +118,44 @@ export function render(el, kind, results, shapes, unit, tooltip) {
     s.keyName = (j) => s.shape.keys[j] ?? `key ${j + 1}`;
     s.valueName = (j) => s.shape.values[j]?.name ?? `value ${j + 1}`;
     s.unit = (j) => unit || s.shape.values[j]?.unit || '';
+    s.keysOf = (keys) => keys.map((value, j) => ({name: s.keyName(j), value}));
   }
   if (!sets.length || sets.every((s) => !s.rows.length)) {
     el.append(div('no-data', 'No data in this period.'));
     return;
   }
+  const pick = onPick ? (statement, keys) => onPick({statement, keys}) : null;
   switch (kind) {
     case 'number': return drawNumber(el, sets);
-    case 'table': return drawTable(el, sets);
-    case 'timeseries': return drawTimeSeries(el, sets, tooltip);
-    case 'bar': return drawBars(el, sets);
-    case 'pie': return drawPie(el, sets);
+    case 'table': return drawTable(el, sets, pick);
+    case 'timeseries': return drawTimeSeries(el, sets, tooltip, pick, onZoom);
+    case 'bar': return drawBars(el, sets, pick);
+    case 'pie': return drawPie(el, sets, pick);
   }
   el.append(div('no-data', `Unknown kind ${kind}.`));
+}
+
+// pickable makes e open the drill-down of keys: by click, or by Enter or Space when focused.
+function pickable(e, pick, statement, keys, label) {
+  if (!pick || !keys.length || keys.every((k) => /^time/i.test(k.name))) return;
+  e.classList.add('pick');
+  e.setAttribute('tabindex', '0');
+  e.setAttribute('role', 'button');
+  e.setAttribute('aria-label', `Explore ${label}`);
+  e.addEventListener('click', () => pick(statement, keys));
+  e.addEventListener('keydown', (ev) => {
+    if (ev.key !== 'Enter' && ev.key !== ' ') return;
+    ev.preventDefault();
+    pick(statement, keys);
+  });
+}
+
+// formatDuration writes seconds as the largest whole unit: "6 hours", "90 s".
+export function formatDuration(s) {
+  if (s && s % 86400 === 0) return s === 86400 ? '1 day' : `${s / 86400} days`;
+  if (s && s % 3600 === 0) return s === 3600 ? '1 hour' : `${s / 3600} hours`;
+  if (s && s % 60 === 0) return s === 60 ? '1 minute' : `${s / 60} minutes`;
+  return `${s} s`;
 }
 
 function drawNumber(el, sets) {
@@ -178,7 +183,7 @@ function drawNumber(el, sets) {
   }
 }
 
-function drawTable(el, sets) {
+function drawTable(el, sets, pick) {
   for (const s of sets) {
     const wrap = div('table-wrap');
     const table = document.createElement('table');
@@ -192,6 +197,7 @@ function drawTable(el, sets) {
     for (const [keys, values] of s.rows.slice(0, 500)) {
       const tr = body.insertRow();
       keys.forEach((k, j) => cell(tr, 'td', formatKey(s.keyName(j), k)));
+      pickable(tr, pick, s.index, s.keysOf(keys), keys.join(' · '));
       values.forEach((v, j) => cell(tr, 'td', formatValue(v, s.unit(j)), 'num'));
     }
     wrap.append(table);
@@ -210,7 +216,10 @@ function seriesOf(sets) {
       const byName = new Map();
       for (const [keys, values] of s.rows) {
         const name = others(keys).join(' · ');
-        if (!byName.has(name)) byName.set(name, {name, unit: s.unit(0), points: []});
+        if (!byName.has(name)) {
+          byName.set(name, {name, unit: s.unit(0), points: [], statement: s.index,
+            keys: s.keysOf(keys).filter((_, j) => j !== ti)});
+        }
         byName.get(name).points.push([keys[ti], values[0]]);
       }
       // Keep the ten largest lines.
@@ -219,14 +228,18 @@ function seriesOf(sets) {
     } else {
       const nv = s.rows[0]?.[1].length ?? 0;
       for (let j = 0; j < nv; j++) {
-        series.push({name: s.valueName(j), unit: s.unit(j), points: s.rows.map(([k, v]) => [k[ti], v[j]])});
+        series.push({name: s.valueName(j), unit: s.unit(j), points: s.rows.map(([k, v]) => [k[ti], v[j]]), keys: []});
       }
     }
   }
   return series;
 }
 
-function drawTimeSeries(el, sets, tooltip) {
+function drawTimeSeries(el, sets, tooltip, pick, onZoom) {
+  if (!sets.some((s) => s.shape.keys.some((k) => /^time/i.test(k)))) {
+    el.append(div('no-data', 'A time series needs a time(N) key: add BY time(60).'));
+    return;
+  }
   const series = seriesOf(sets);
   const W = Math.max(280, el.clientWidth || 560);
   const H = 220;
@@ -266,8 +279,47 @@ function drawTimeSeries(el, sets, tooltip) {
   });
   const cursor = svgEl('line', {class: 'cursor', y1: pad.t, y2: H - pad.b, visibility: 'hidden'});
   svg.append(cursor);
-  el.append(svg, legend(series.map((s) => s.name)));
-  if (tooltip) hover(svg, cursor, series, {x, t0, t1, W, pad}, tooltip);
+  el.append(svg, legend(series, pick));
+  const frame = {x, t0, t1, W, H, pad};
+  if (tooltip) hover(svg, cursor, series, frame, tooltip);
+  if (onZoom) zoom(svg, frame, onZoom);
+}
+
+// zoom lets the pointer drag across the plot: the span dragged, in whole seconds, goes to
+// onZoom(since, until).
+function zoom(svg, {t0, t1, W, H, pad}, onZoom) {
+  const band = svgEl('rect', {class: 'zoom-band', y: pad.t, height: H - pad.t - pad.b, width: 0, visibility: 'hidden'});
+  svg.append(band);
+  svg.classList.add('zoomable');
+  const px = (ev) => {
+    const box = svg.getBoundingClientRect();
+    return Math.max(pad.l, Math.min(W - pad.r, (ev.clientX - box.left) * W / box.width));
+  };
+  const time = (p) => t0 + (p - pad.l) / (W - pad.l - pad.r) * (t1 - t0);
+  let from = null;
+  svg.addEventListener('pointerdown', (ev) => {
+    if (ev.button !== 0) return;
+    from = px(ev);
+    svg.setPointerCapture?.(ev.pointerId);
+    ev.preventDefault();
+  });
+  svg.addEventListener('pointermove', (ev) => {
+    if (from === null) return;
+    const to = px(ev);
+    band.setAttribute('x', Math.min(from, to));
+    band.setAttribute('width', Math.abs(to - from));
+    band.setAttribute('visibility', 'visible');
+  });
+  svg.addEventListener('pointerup', (ev) => {
+    if (from === null) return;
+    const to = px(ev);
+    const a = Math.min(from, to);
+    const b = Math.max(from, to);
+    from = null;
+    band.setAttribute('visibility', 'hidden');
+    if (b - a < 4) return; // a click, not a drag
+    onZoom(Math.floor(time(a)), Math.ceil(time(b)));
+  });
 }
 
 // hover shows the values at the time under the pointer.
@@ -308,15 +360,17 @@ function slicesOf(sets) {
   const s = sets[0];
   return {
     unit: s.unit(0),
+    statement: s.index,
     items: s.rows.map(([keys, values]) => ({
       name: keys.length ? keys.map((k, j) => formatKey(s.keyName(j), k)).join(' · ') : s.valueName(0),
       value: values[0] ?? 0,
+      keys: s.keysOf(keys),
     })),
   };
 }
 
-function drawBars(el, sets) {
-  const {unit, items} = slicesOf(sets);
+function drawBars(el, sets, pick) {
+  const {unit, items, statement} = slicesOf(sets);
   const bars = items.slice(0, 12);
   const W = Math.max(280, el.clientWidth || 560);
   const rowH = 24;
@@ -328,22 +382,25 @@ function drawBars(el, sets) {
   bars.forEach((b, i) => {
     const y = i * rowH + 2;
     const w = Math.max(1, (W - labelW - valueW) * Math.max(0, b.value) / max);
+    const g = svgEl('g', {class: 'bar-row'});
     const label = svgText(truncate(b.name, 24), {class: 'bar-label', x: labelW - 8, y: y + 15, 'text-anchor': 'end'});
     label.append(svgEl('title', {}, b.name));
-    svg.append(label);
-    svg.append(svgEl('rect', {class: 'bar', x: labelW, y: y + 3, width: w, height: rowH - 8, rx: 3,
+    g.append(svgEl('rect', {class: 'bar-hit', x: 0, y, width: W, height: rowH}), label);
+    g.append(svgEl('rect', {class: 'bar', x: labelW, y: y + 3, width: w, height: rowH - 8, rx: 3,
       fill: PALETTE[0], 'data-value': b.value}));
-    svg.append(svgText(formatValue(b.value, unit), {x: labelW + w + 6, y: y + 15}));
+    g.append(svgText(formatValue(b.value, unit), {x: labelW + w + 6, y: y + 15}));
+    pickable(g, pick, statement, b.keys, b.name);
+    svg.append(g);
   });
   el.append(svg);
 }
 
-function drawPie(el, sets) {
-  const {unit, items} = slicesOf(sets);
+function drawPie(el, sets, pick) {
+  const {unit, items, statement} = slicesOf(sets);
   let slices = items.filter((s) => s.value > 0);
   if (slices.length > 8) {
     const rest = slices.slice(7).reduce((a, s) => a + s.value, 0);
-    slices = [...slices.slice(0, 7), {name: 'other', value: rest}];
+    slices = [...slices.slice(0, 7), {name: 'other', value: rest, keys: []}];
   }
   const total = slices.reduce((a, s) => a + s.value, 0);
   if (!total) {
@@ -363,12 +420,13 @@ function drawPie(el, sets) {
       : arc(a, b, R, r);
     const slice = svgEl('path', {class: 'slice', d: path, fill: colour, 'fill-rule': 'evenodd', 'data-value': s.value});
     slice.append(svgEl('title', {}, `${s.name}: ${formatValue(s.value, unit)} (${(share * 100).toFixed(1)} %)`));
+    pickable(slice, pick, statement, s.keys, s.name);
     svg.append(slice);
     a = b;
   });
   svg.append(svgText(formatValue(total, unit), {class: 'center-value', x: 0, y: 6, 'text-anchor': 'middle'}));
   const wrap = div('pie-wrap');
-  wrap.append(svg, legend(slices.map((s) => `${s.name} · ${(s.value / total * 100).toFixed(1)} %`)));
+  wrap.append(svg, legend(slices.map((s) => ({...s, statement, name: `${s.name} · ${(s.value / total * 100).toFixed(1)} %`})), pick));
   el.append(wrap);
 }
 
@@ -387,13 +445,15 @@ function niceMax(v) {
   return 10 * p;
 }
 
-function legend(names) {
+// legend lists entries ({name, statement, keys}), each in its series' colour.
+function legend(entries, pick) {
   const box = div('legend');
-  names.forEach((name, i) => {
+  entries.forEach((e, i) => {
     const item = document.createElement('span');
     const swatch = document.createElement('i');
     swatch.style.background = PALETTE[i % PALETTE.length];
-    item.append(swatch, name);
+    item.append(swatch, e.name);
+    pickable(item, pick, e.statement, e.keys || [], e.name);
     box.append(item);
   });
   return box;
