@@ -506,6 +506,33 @@ func testCharts(t *testing.T, browser context.Context, base string) {
 			}
 		})
 	}
+	rewrites := []struct {
+		name, js, want string
+	}{
+		{"a preset", `P('traffic BY time(60)', {since: '@now-21600', until: '@now', span: 21600})`,
+			"traffic BY time(60) SINCE @now-21600 UNTIL @now"},
+		{"own period replaced, time widened", `P('traffic BY time(60) SINCE @now - 600 WHERE protocol = tcp; records UNTIL @now', {since: '1700000000', until: '1702592000', span: 2592000})`,
+			"traffic BY time(7200)  WHERE protocol = tcp SINCE 1700000000 UNTIL 1702592000; records  SINCE 1700000000 UNTIL 1702592000"},
+		{"filter ANDed to WHERE", `F('traffic BY application WHERE protocol = tcp OR protocol = udp TOP 5', 'application = "dns"')`,
+			`traffic BY application WHERE (protocol = tcp OR protocol = udp) AND application = "dns" TOP 5`},
+		{"filter of one statement", `F('traffic BY protocol; records', 'protocol = tcp', 1)`, "traffic BY protocol; records WHERE protocol = tcp"},
+		{"error position maps back", `(() => { const e = 'traffic BY time(60) WHERE nosuch = 1'; const r = q.rewrite(e, q.periodEdits(e, {since: '1', until: '2592001', span: 2592000})); return String(r.toSource(r.text.indexOf('nosuch'))); })()`,
+			"26"},
+		{"drill-down literals", `[x.drillQuery('traffic BY server.ip, application, time(60)', [{name: 'server.ip', value: '10.0.0.1'}, {name: 'application', value: 'a"b'}, {name: 'time(60)', value: 60}], [{name: 'server.ip', type: 'ip'}, {name: 'application', type: 'string'}]), x.drillQuery('records', [{name: 'protocol', value: 'tcp'}, {name: 'server.port', value: 443}], [{name: 'protocol', type: 'protocol'}])].join(' | ')`,
+			`traffic BY server.ip, application, time(60) WHERE server.ip = 10.0.0.1 AND application = "a\"b" | records WHERE protocol = tcp AND server.port = 443`},
+	}
+	for _, tt := range rewrites {
+		t.Run("rewrite "+tt.name, func(t *testing.T) {
+			p := &page{t: t, ctx: tab}
+			js := `Promise.all([import('/query.js'), import('/explore.js')]).then(([q, x]) => {
+				const P = (e, b) => q.rewrite(e, q.periodEdits(e, b)).text;
+				const F = (e, f, i) => q.rewrite(e, q.filterEdits(e, f, i)).text;
+				return ` + tt.js + `; })`
+			if got := p.eval(js); got != tt.want {
+				t.Errorf("%s\n got %s\nwant %s", tt.js, got, tt.want)
+			}
+		})
+	}
 	format := []struct {
 		value, unit, want string
 	}{

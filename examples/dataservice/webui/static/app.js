@@ -90,7 +90,10 @@ function showView(id) {
 }
 
 // showLogin shows the sign-in form with a message: an error, or a notice when notice is true.
+// When the form shows already (a late answer of a call made without a session), it leaves what
+// the user is typing alone.
 function showLogin(message, notice = false) {
+  if (page.view === 'login-view') return;
   stopLive();
   api.close();
   page.admin = null;

@@ -148,7 +148,7 @@ export function filterEdits(expr, filter, index) {
 // addresses and ports bare, protocols bare when a name, anything else quoted.
 export function literal(type, value) {
   if (type === 'ip' || type === 'port' || typeof value === 'number') return String(value);
-  if (type === 'protocol' && /^[a-z][\w-]*$/i.test(value)) return value;
+  if (type === 'protocol' && /^([a-z][\w-]*|\d+)$/i.test(value)) return String(value);
   return JSON.stringify(String(value));
 }
 
