@@ -48,13 +48,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("charts", func(t *testing.T) { testCharts(t, browser, base) })
 	for _, live := range []string{"ws", "http"} {
 		t.Run(live, func(t *testing.T) {
-			tab, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
-			defer cancel()
-			if err := chromedp.Do(tab); err != nil {
-				t.Fatalf("opening a tab: %v", err)
-			}
-			problems := watchConsole(tab)
-			p := &page{t: t, ctx: tab}
+			p, problems := openTab(t, browser)
 			p.signIn(base + "/?live=" + live)
 			p.createDashboard("Browser test " + live)
 
@@ -115,6 +109,17 @@ func TestBrowser(t *testing.T) {
 	}
 	t.Run("account", func(t *testing.T) { testAccount(t, browser, srv) })
 	t.Run("console", func(t *testing.T) { testConsole(t, browser, srv) })
+}
+
+// openTab opens a tab with a browser context of its own (no cookies of other tabs), closed at
+// the end of the test, and watches its console (watchConsole).
+func openTab(t *testing.T, browser context.Context) (*page, func() []string) {
+	tab, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	if err := chromedp.Do(tab); err != nil {
+		t.Fatalf("opening a tab: %v", err)
+	}
+	return &page{t: t, ctx: tab}, watchConsole(tab)
 }
 
 // page runs the steps of a test in a tab, failing the test on an error.

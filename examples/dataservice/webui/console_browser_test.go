@@ -22,13 +22,8 @@ import (
 // reference (calling echo); then the light, dark and 360 px wide pages, their contrast and
 // that nothing overflows. Screenshots go to shotDir.
 func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
-	tab, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
-	defer cancel()
-	if err := chromedp.Do(tab); err != nil {
-		t.Fatalf("opening a tab: %v", err)
-	}
-	problems := watchConsole(tab)
-	p := &page{t: t, ctx: tab}
+	p, problems := openTab(t, browser)
+	tab := p.ctx
 	shots := shotDir(t)
 	p.signIn(srv.URL + "/")
 	p.createDashboard("Console")
@@ -146,6 +141,7 @@ func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
 		// Completion: "appl" after BY offers application; Tab takes it.
 		p.do(chromedp.SendKeys(chromedp.CSS("#explore-input"), "traffic BY appl"))
 		p.poll(`!document.getElementById('explore-completions').hidden`)
+		p.screenshot(filepath.Join(shots, "explore-completion.png"))
 		if got := p.text("#explore-completions li"); !strings.HasPrefix(got, "application") {
 			t.Errorf("completions after BY appl start with %q", got)
 		}

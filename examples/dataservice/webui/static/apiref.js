@@ -79,8 +79,9 @@ export class APIReference {
       const body = table.createTBody();
       for (const r of rows) {
         const tr = body.insertRow();
-        tr.append(el('td', {}, ''), el('td', {}, r.type), el('td', {}, r.required ? 'required' : 'optional'),
-          el('td', {}, r.default), el('td', {}, r.description));
+        tr.append(el('td', {}, ''), el('td', {'data-label': 'Type'}, r.type),
+          el('td', {'data-label': 'Required'}, r.required ? 'required' : 'optional'),
+          el('td', {'data-label': 'Default'}, r.default), el('td', {}, r.description));
         tr.firstChild.append(el('code', {}, r.name));
       }
       const wrap = el('div', {class: 'table-wrap'});

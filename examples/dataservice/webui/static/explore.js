@@ -92,7 +92,10 @@ export class Explore {
   // run puts the query and period in the address (which shows them), or runs them again.
   run() {
     const q = this.editor.value.trim();
-    if (!q) return;
+    if (!q) {
+      location.hash = `#/explore${this.period ? `?${toParams(this.period, new URLSearchParams())}` : ''}`;
+      return;
+    }
     const hash = exploreHash(q, this.period, this.touchedKind ? this.kind : '');
     if (location.hash !== hash) location.hash = hash;
     else this.execute();
