@@ -11,15 +11,17 @@
 //     over the WebSocket at /api/ws (stream calls with follow: true, cancelled with the cancel
 //     function when the dashboard is left), with HTTP streaming (NDJSON from
 //     /api/stream/query) as the fallback;
-//   - static/charts.js: number, table, time series, bar and pie widgets drawn as SVG, with
-//     zoom by dragging and drill-down targets;
+//   - static/charts.js: number, table, bar and pie widgets drawn as SVG, with drill-down
+//     targets; static/timeseries.js the time series, with zoom by dragging; static/draw.js the
+//     elements, palette and legends they draw with; static/format.js values and times for people;
 //   - static/query.js: the query language as the page reads and rewrites it (statements,
 //     clauses, a period in place of SINCE/UNTIL, a filter added to WHERE);
 //   - static/period.js: the period of a dashboard or of Explore, in the URL and its picker;
 //   - static/editor.js: the query editor (highlighting, completion, the error mark);
 //   - static/explore.js: Explore (#/explore) and the drill-down that leads there;
 //   - static/apiref.js and static/apiform.js: the API reference (#/api) and its forms;
-//   - static/app.js: the views (sign-in, dashboard list, dashboard, widget editor) and routing;
+//   - static/app.js: the views (sign-in, dashboard list, dashboard) and routing;
+//   - static/widgeteditor.js: the widget editor;
 //   - static/account.js: the caller's API keys (#/keys) and password (#/password);
 //   - static/admin.js: users (#/users) and settings (#/settings);
 //   - static/ui.js: helpers the views share (elements, form errors, the confirmation dialog).

@@ -12,18 +12,11 @@ import * as charts from './charts.js';
 import {Explore, drillQuery, exploreHash, withPeriod} from './explore.js';
 import {Picker, describe, fromParams, isLive, toParams} from './period.js';
 import {onlyStatement} from './query.js';
+import {WidgetEditor} from './widgeteditor.js';
 import {$, el, busy, confirmAction, showFormError, showBanner, hideBanner, formatDate} from './ui.js';
 
 const LIVE_INTERVAL = 5; // seconds between the answers of a followed query
 
-// EXAMPLES are the query shown in an empty editor, per kind.
-const EXAMPLES = {
-  number: 'traffic',
-  timeseries: 'traffic BY time(60)',
-  bar: 'traffic BY application TOP 10',
-  pie: 'traffic BY protocol',
-  table: 'traffic, packets BY server.ip TOP 20',
-};
 
 const api = new API({
   live: new URLSearchParams(location.search).get('live') || 'auto',
@@ -37,7 +30,6 @@ const page = {
   dashboard: null,
   widgets: new Map(), // widget id -> {widget, card, body, foot, shapes, results, stop}
   liveState: null, // of the live connection: "live", "reconnecting" or "off"
-  editing: null, // the widget being edited, or null for a new one
   fields: null, // list-fields' answer, a promise once asked
   period: null, // of the open dashboard (period.js), null for its widgets' own
   admin: null, // whether the signed-in user is an administrator; null until known
@@ -47,6 +39,7 @@ const account = new Account(api);
 const admin = new Admin(api, () => sessionStorage.getItem('user') || '');
 const explore = new Explore(api, fields);
 const reference = new APIReference(api);
+const widgetEditor = new WidgetEditor(api, fields, {dashboard: () => page.dashboard.id, onSaved: (w) => addWidgetCard(w)});
 const picker = new Picker('dashboard-period', (p) => {
   location.hash = `#/d/${page.dashboard.id}${query(toParams(p, new URLSearchParams()))}`;
 });
@@ -271,7 +264,7 @@ function widgetCard(w) {
     const cur = page.widgets.get(w.id)?.widget || w;
     location.hash = exploreHash(cur.queries.join(';\n'), page.period);
   });
-  edit.addEventListener('click', () => openWidgetEditor(page.widgets.get(w.id)?.widget || w));
+  edit.addEventListener('click', () => widgetEditor.open(page.widgets.get(w.id)?.widget || w));
   del.addEventListener('click', () => confirmAction('Delete widget?', `“${w.title}” will be removed from this dashboard.`,
     async () => {
       await api.call('delete-widget', {id: w.id});
@@ -371,112 +364,6 @@ async function saveDashboard(ev) {
   });
 }
 
-// ---- Widget editor -------------------------------------------------------------------------
-
-function openWidgetEditor(w) {
-  page.editing = w || null;
-  $('widget-dialog-title').textContent = w ? 'Edit widget' : 'New widget';
-  $('widget-title').value = w?.title || '';
-  $('widget-kind').value = w?.kind || 'number';
-  $('widget-unit').value = w?.options?.unit || '';
-  $('widget-queries').replaceChildren();
-  for (const q of w?.queries || ['']) addQueryField(q);
-  showFormError('widget-error', '');
-  loadFields();
-  $('widget-dialog').showModal();
-  $('widget-title').focus();
-}
-
-function addQueryField(text = '') {
-  const box = $('widget-queries');
-  const n = box.children.length + 1;
-  const wrap = el('div', {class: 'query'});
-  const label = el('label', {}, `Query ${n}`);
-  const area = el('textarea', {class: 'query-input', rows: 2, spellcheck: 'false', maxlength: 10000,
-    placeholder: EXAMPLES[$('widget-kind').value]});
-  area.value = text;
-  area.addEventListener('input', () => clearQueryError(wrap));
-  label.append(area);
-  wrap.append(label);
-  if (n > 1) {
-    const remove = el('button', {type: 'button', class: 'btn ghost small remove-query'}, 'Remove');
-    remove.addEventListener('click', () => { wrap.remove(); renumberQueries(); });
-    wrap.append(remove);
-  }
-  box.append(wrap);
-  return area;
-}
-
-function renumberQueries() {
-  [...$('widget-queries').children].forEach((q, i) => {
-    q.querySelector('label').firstChild.textContent = `Query ${i + 1}`;
-  });
-}
-
-function clearQueryError(wrap) {
-  wrap.querySelector('.query-error')?.remove();
-  wrap.querySelector('textarea').classList.remove('invalid');
-}
-
-// showQueryError marks the query a QUERY-SYNTAX error names and shows where it is wrong.
-function showQueryError(err) {
-  const wraps = [...$('widget-queries').children];
-  const wrap = wraps[err.attrs.index ?? 0] || wraps[0];
-  clearQueryError(wrap);
-  const area = wrap.querySelector('textarea');
-  area.classList.add('invalid');
-  const text = area.value;
-  const pos = Math.max(0, Math.min(Number(err.attrs.position) || 0, text.length));
-  // The line of the error, with a caret under the position.
-  const start = text.lastIndexOf('\n', pos - 1) + 1;
-  const end = text.indexOf('\n', pos) < 0 ? text.length : text.indexOf('\n', pos);
-  const box = el('div', {class: 'query-error', role: 'alert'}, err.message);
-  box.append(el('pre', {}, `${text.slice(start, end)}\n${' '.repeat(pos - start)}^`));
-  wrap.querySelector('label').after(box);
-  area.focus();
-  area.setSelectionRange(pos, pos);
-}
-
-async function saveWidget(ev) {
-  ev.preventDefault();
-  const queries = [...document.querySelectorAll('#widget-queries textarea')].map((t) => t.value.trim() || t.placeholder);
-  const unit = $('widget-unit').value;
-  const args = {
-    title: $('widget-title').value.trim(),
-    kind: $('widget-kind').value,
-    queries,
-    options: unit ? {unit} : {},
-  };
-  const w = page.editing;
-  await busy('widget-save', 'widget-error', async () => {
-    let saved;
-    try {
-      saved = w ? await api.call('update-widget', {id: w.id, ...args})
-        : await api.call('create-widget', {dashboard: page.dashboard.id, ...args});
-    } catch (e) {
-      if (e.code === 'QUERY-SYNTAX') {
-        showQueryError(e);
-        return;
-      }
-      throw e;
-    }
-    $('widget-dialog').close();
-    addWidgetCard(saved);
-  });
-}
-
-async function loadFields() {
-  let list;
-  try {
-    list = await fields();
-  } catch {
-    return;
-  }
-  $('fields-list').replaceChildren(...list.flatMap((f) => [
-    el('code', {}, f.name), el('span', {class: 'muted'}, `${f.kind}: ${f.description}`),
-  ]));
-}
-
 // ---- Sign-in -------------------------------------------------------------------------------
 
 async function login(ev) {
@@ -519,13 +406,8 @@ $('delete-dashboard').addEventListener('click', () => {
     location.hash = '#/';
   });
 });
-$('add-widget').addEventListener('click', () => openWidgetEditor(null));
-$('add-query').addEventListener('click', () => addQueryField().focus());
-$('widget-kind').addEventListener('change', () => {
-  for (const t of document.querySelectorAll('#widget-queries textarea')) t.placeholder = EXAMPLES[$('widget-kind').value];
-});
+$('add-widget').addEventListener('click', () => widgetEditor.open(null));
 $('dashboard-form').addEventListener('submit', saveDashboard);
-$('widget-form').addEventListener('submit', saveWidget);
 for (const b of document.querySelectorAll('[data-close]')) {
   b.addEventListener('click', () => b.closest('dialog').close());
 }

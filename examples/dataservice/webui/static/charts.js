@@ -4,13 +4,13 @@
 // names of the keys and values come from the statement's text (describeQuery), since results
 // carry none.
 
+import {PALETTE, cell, div, legend, pickable, svgEl, svgText, truncate} from './draw.js';
+import {formatKey, formatValue} from './format.js';
 import {statements} from './query.js';
+import {drawTimeSeries} from './timeseries.js';
 
-const SVG = 'http://www.w3.org/2000/svg';
-
-// PALETTE holds the series colours, in order.
-export const PALETTE = ['#2563eb', '#f59e0b', '#10b981', '#ef4444', '#8b5cf6', '#06b6d4',
-  '#ec4899', '#84cc16', '#64748b', '#f97316'];
+export {PALETTE} from './draw.js';
+export {formatDuration, formatKey, formatTime, formatValue} from './format.js';
 
 // Units of the metrics, for formatting values.
 const METRIC_UNITS = {
@@ -65,43 +65,6 @@ function unitOf(tokens) {
   const units = new Set(tokens.filter((t) => METRIC_UNITS[t.text]).map((t) => METRIC_UNITS[t.text]));
   return units.size === 1 ? [...units][0] : '';
 }
-
-// formatValue writes a value for people: 1.2 MB, 34.5k, 0.25.
-export function formatValue(v, unit = '') {
-  if (v === null || v === undefined || Number.isNaN(v)) return '–';
-  const abs = Math.abs(v);
-  const steps = unit === 'bytes' ? ['B', 'kB', 'MB', 'GB', 'TB', 'PB'] : ['', 'k', 'M', 'G', 'T', 'P'];
-  let i = 0;
-  let x = v;
-  while (Math.abs(x) >= 1000 && i < steps.length - 1) {
-    x /= 1000;
-    i++;
-  }
-  let text;
-  if (i === 0 && Number.isInteger(x)) text = String(x);
-  else if (abs < 1 && i === 0) text = x.toPrecision(2);
-  else text = x.toFixed(Math.abs(x) < 10 ? 2 : Math.abs(x) < 100 ? 1 : 0);
-  const suffix = steps[i];
-  if (unit === 'bytes') return `${text} ${suffix}`;
-  return text + suffix;
-}
-
-// formatKey writes a key: a time as a clock time, anything else as text.
-export function formatKey(name, k) {
-  if (/^time/.test(name) && typeof k === 'number') return formatTime(k);
-  return String(k);
-}
-
-// formatTime writes Unix seconds as local HH:MM (with the date when not today).
-export function formatTime(t, withSeconds = false) {
-  const d = new Date(t * 1000);
-  const opts = {hour: '2-digit', minute: '2-digit', hour12: false};
-  if (withSeconds) opts.second = '2-digit';
-  const time = d.toLocaleTimeString([], opts);
-  if (d.toDateString() === new Date().toDateString()) return time;
-  return `${d.toLocaleDateString([], {month: 'short', day: 'numeric'})} ${time}`;
-}
-
 // render draws results in el for a widget of the kind: shapes come from describeQuery of its
 // queries. Options: unit (when set) overrides the values' own units; tooltip is the element
 // that shows a time series' values under the pointer; onZoom(since, until) receives the span
@@ -134,30 +97,6 @@ export function render(el, kind, results, shapes, {unit = '', tooltip, onZoom, o
   }
   el.append(div('no-data', `Unknown kind ${kind}.`));
 }
-
-// pickable makes e open the drill-down of keys: by click, or by Enter or Space when focused.
-function pickable(e, pick, statement, keys, label) {
-  if (!pick || !keys.length || keys.every((k) => /^time/i.test(k.name))) return;
-  e.classList.add('pick');
-  e.setAttribute('tabindex', '0');
-  e.setAttribute('role', 'button');
-  e.setAttribute('aria-label', `Explore ${label}`);
-  e.addEventListener('click', () => pick(statement, keys));
-  e.addEventListener('keydown', (ev) => {
-    if (ev.key !== 'Enter' && ev.key !== ' ') return;
-    ev.preventDefault();
-    pick(statement, keys);
-  });
-}
-
-// formatDuration writes seconds as the largest whole unit: "6 hours", "90 s".
-export function formatDuration(s) {
-  if (s && s % 86400 === 0) return s === 86400 ? '1 day' : `${s / 86400} days`;
-  if (s && s % 3600 === 0) return s === 3600 ? '1 hour' : `${s / 3600} hours`;
-  if (s && s % 60 === 0) return s === 60 ? '1 minute' : `${s / 60} minutes`;
-  return `${s} s`;
-}
-
 function drawNumber(el, sets) {
   const first = sets[0];
   const row = first.rows[0];
@@ -204,157 +143,6 @@ function drawTable(el, sets, pick) {
     el.append(wrap);
   }
 }
-
-// seriesOf turns the results into lines over time: with keys besides time, one line per key
-// combination (of the first value); without, one line per value.
-function seriesOf(sets) {
-  const series = [];
-  for (const s of sets) {
-    const ti = Math.max(0, s.shape.keys.findIndex((k) => /^time/i.test(k)));
-    const others = (keys) => keys.filter((_, j) => j !== ti);
-    if (s.rows.length && others(s.rows[0][0]).length) {
-      const byName = new Map();
-      for (const [keys, values] of s.rows) {
-        const name = others(keys).join(' · ');
-        if (!byName.has(name)) {
-          byName.set(name, {name, unit: s.unit(0), points: [], statement: s.index,
-            keys: s.keysOf(keys).filter((_, j) => j !== ti)});
-        }
-        byName.get(name).points.push([keys[ti], values[0]]);
-      }
-      // Keep the ten largest lines.
-      const total = (l) => l.points.reduce((a, p) => a + (p[1] || 0), 0);
-      series.push(...[...byName.values()].sort((a, b) => total(b) - total(a)).slice(0, 10));
-    } else {
-      const nv = s.rows[0]?.[1].length ?? 0;
-      for (let j = 0; j < nv; j++) {
-        series.push({name: s.valueName(j), unit: s.unit(j), points: s.rows.map(([k, v]) => [k[ti], v[j]]), keys: []});
-      }
-    }
-  }
-  return series;
-}
-
-function drawTimeSeries(el, sets, tooltip, pick, onZoom) {
-  if (!sets.some((s) => s.shape.keys.some((k) => /^time/i.test(k)))) {
-    el.append(div('no-data', 'A time series needs a time(N) key: add BY time(60).'));
-    return;
-  }
-  const series = seriesOf(sets);
-  const W = Math.max(280, el.clientWidth || 560);
-  const H = 220;
-  const pad = {l: 56, r: 12, t: 10, b: 24};
-  const all = series.flatMap((s) => s.points);
-  const ts = all.map((p) => p[0]);
-  let t0 = Math.min(...ts);
-  let t1 = Math.max(...ts);
-  if (t0 === t1) { t0 -= 60; t1 += 60; }
-  const vmax = niceMax(Math.max(0, ...all.map((p) => p[1] ?? 0)));
-  const x = (t) => pad.l + (t - t0) / (t1 - t0) * (W - pad.l - pad.r);
-  const y = (v) => pad.t + (1 - v / vmax) * (H - pad.t - pad.b);
-  const svg = svgEl('svg', {class: 'chart', viewBox: `0 0 ${W} ${H}`, height: H, role: 'img'});
-  const unit = series[0]?.unit || '';
-  for (let i = 0; i <= 4; i++) {
-    const v = vmax * i / 4;
-    svg.append(svgEl('line', {class: 'grid', x1: pad.l, x2: W - pad.r, y1: y(v), y2: y(v)}));
-    svg.append(svgText(formatValue(v, unit), {x: pad.l - 8, y: y(v) + 4, 'text-anchor': 'end'}));
-  }
-  const ticks = Math.max(2, Math.min(6, Math.floor((W - pad.l) / 90)));
-  for (let i = 0; i <= ticks; i++) {
-    const t = t0 + (t1 - t0) * i / ticks;
-    const anchor = i === 0 ? 'start' : i === ticks ? 'end' : 'middle';
-    svg.append(svgText(formatTime(t), {x: x(t), y: H - 6, 'text-anchor': anchor}));
-  }
-  svg.append(svgEl('line', {class: 'axis', x1: pad.l, x2: W - pad.r, y1: H - pad.b, y2: H - pad.b}));
-  series.forEach((s, i) => {
-    const colour = PALETTE[i % PALETTE.length];
-    const pts = s.points.filter((p) => p[1] !== null).sort((a, b) => a[0] - b[0]);
-    if (!pts.length) return;
-    const d = pts.map((p, j) => `${j ? 'L' : 'M'}${x(p[0]).toFixed(1)},${y(p[1]).toFixed(1)}`).join('');
-    if (series.length === 1) {
-      const area = `${d}L${x(pts.at(-1)[0]).toFixed(1)},${y(0)}L${x(pts[0][0]).toFixed(1)},${y(0)}Z`;
-      svg.append(svgEl('path', {class: 'area', d: area, fill: colour}));
-    }
-    svg.append(svgEl('path', {class: 'series', d, stroke: colour, 'data-name': s.name}));
-  });
-  const cursor = svgEl('line', {class: 'cursor', y1: pad.t, y2: H - pad.b, visibility: 'hidden'});
-  svg.append(cursor);
-  el.append(svg, legend(series, pick));
-  const frame = {x, t0, t1, W, H, pad};
-  if (tooltip) hover(svg, cursor, series, frame, tooltip);
-  if (onZoom) zoom(svg, frame, onZoom);
-}
-
-// zoom lets the pointer drag across the plot: the span dragged, in whole seconds, goes to
-// onZoom(since, until).
-function zoom(svg, {t0, t1, W, H, pad}, onZoom) {
-  const band = svgEl('rect', {class: 'zoom-band', y: pad.t, height: H - pad.t - pad.b, width: 0, visibility: 'hidden'});
-  svg.append(band);
-  svg.classList.add('zoomable');
-  const px = (ev) => {
-    const box = svg.getBoundingClientRect();
-    return Math.max(pad.l, Math.min(W - pad.r, (ev.clientX - box.left) * W / box.width));
-  };
-  const time = (p) => t0 + (p - pad.l) / (W - pad.l - pad.r) * (t1 - t0);
-  let from = null;
-  svg.addEventListener('pointerdown', (ev) => {
-    if (ev.button !== 0) return;
-    from = px(ev);
-    svg.setPointerCapture?.(ev.pointerId);
-    ev.preventDefault();
-  });
-  svg.addEventListener('pointermove', (ev) => {
-    if (from === null) return;
-    const to = px(ev);
-    band.setAttribute('x', Math.min(from, to));
-    band.setAttribute('width', Math.abs(to - from));
-    band.setAttribute('visibility', 'visible');
-  });
-  svg.addEventListener('pointerup', (ev) => {
-    if (from === null) return;
-    const to = px(ev);
-    const a = Math.min(from, to);
-    const b = Math.max(from, to);
-    from = null;
-    band.setAttribute('visibility', 'hidden');
-    if (b - a < 4) return; // a click, not a drag
-    onZoom(Math.floor(time(a)), Math.ceil(time(b)));
-  });
-}
-
-// hover shows the values at the time under the pointer.
-function hover(svg, cursor, series, {x, t0, t1, W, pad}, tip) {
-  const times = [...new Set(series.flatMap((s) => s.points.map((p) => p[0])))].sort((a, b) => a - b);
-  svg.addEventListener('pointermove', (ev) => {
-    const box = svg.getBoundingClientRect();
-    const px = (ev.clientX - box.left) * W / box.width;
-    const want = t0 + (px - pad.l) / (W - pad.l - pad.r) * (t1 - t0);
-    let t = times[0];
-    for (const c of times) if (Math.abs(c - want) < Math.abs(t - want)) t = c;
-    cursor.setAttribute('x1', x(t));
-    cursor.setAttribute('x2', x(t));
-    cursor.setAttribute('visibility', 'visible');
-    const lines = [div('', formatTime(t, true))];
-    series.slice(0, 8).forEach((s, i) => {
-      const p = s.points.find((q) => q[0] === t);
-      if (!p) return;
-      const line = div('');
-      const swatch = document.createElement('i');
-      swatch.style.background = PALETTE[i % PALETTE.length];
-      line.append(swatch, `${s.name}: ${formatValue(p[1], s.unit)}`);
-      lines.push(line);
-    });
-    tip.replaceChildren(...lines);
-    tip.hidden = false;
-    tip.style.left = `${Math.min(ev.clientX + 14, innerWidth - tip.offsetWidth - 8)}px`;
-    tip.style.top = `${ev.clientY + 14}px`;
-  });
-  svg.addEventListener('pointerleave', () => {
-    cursor.setAttribute('visibility', 'hidden');
-    tip.hidden = true;
-  });
-}
-
 // slicesOf gives the rows of the first result as labelled values of its first value.
 function slicesOf(sets) {
   const s = sets[0];
@@ -435,55 +223,4 @@ function arc(a, b, R, r) {
   const large = b - a > Math.PI ? 1 : 0;
   const p = (rad, ang) => `${(rad * Math.cos(ang)).toFixed(2)},${(rad * Math.sin(ang)).toFixed(2)}`;
   return `M${p(R, a)}A${R},${R} 0 ${large} 1 ${p(R, b)}L${p(r, b)}A${r},${r} 0 ${large} 0 ${p(r, a)}Z`;
-}
-
-// niceMax rounds a maximum up to 1, 2, 2.5 or 5 times a power of ten.
-function niceMax(v) {
-  if (v <= 0) return 1;
-  const p = 10 ** Math.floor(Math.log10(v));
-  for (const m of [1, 2, 2.5, 5, 10]) if (v <= m * p) return m * p;
-  return 10 * p;
-}
-
-// legend lists entries ({name, statement, keys}), each in its series' colour.
-function legend(entries, pick) {
-  const box = div('legend');
-  entries.forEach((e, i) => {
-    const item = document.createElement('span');
-    const swatch = document.createElement('i');
-    swatch.style.background = PALETTE[i % PALETTE.length];
-    item.append(swatch, e.name);
-    pickable(item, pick, e.statement, e.keys || [], e.name);
-    box.append(item);
-  });
-  return box;
-}
-
-function truncate(s, n) {
-  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
-}
-
-function div(cls, text) {
-  const d = document.createElement('div');
-  if (cls) d.className = cls;
-  if (text !== undefined) d.textContent = text;
-  return d;
-}
-
-function cell(row, tag, text, cls) {
-  const c = document.createElement(tag);
-  c.textContent = text;
-  if (cls) c.className = cls;
-  row.append(c);
-}
-
-function svgEl(tag, attrs, text) {
-  const e = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
-
-function svgText(text, attrs) {
-  return svgEl('text', attrs, text);
 }

@@ -7,7 +7,7 @@ import * as charts from './charts.js';
 import {Editor} from './editor.js';
 import {Picker, bounds, fromParams, toParams} from './period.js';
 import {filterEdits, literal, periodEdits, rewrite} from './query.js';
-import {$, el, busy, showFormError} from './ui.js';
+import {$, busy, caretLine, el, showFormError} from './ui.js';
 
 // KINDS are the ways the page draws an answer, as widgets do.
 export const KINDS = [
@@ -136,11 +136,8 @@ export class Explore {
       return;
     }
     const pos = Math.min(toSource(Number(e.attrs.position) || 0), query.length);
-    const start = query.lastIndexOf('\n', pos - 1) + 1;
-    const end = query.indexOf('\n', pos) < 0 ? query.length : query.indexOf('\n', pos);
     box.replaceChildren(`QUERY-SYNTAX at position ${pos}: expected ${e.attrs.expected}` +
-      (e.attrs.message ? ` (${e.attrs.message})` : ''),
-    el('pre', {}, `${query.slice(start, end)}\n${' '.repeat(pos - start)}^`));
+      (e.attrs.message ? ` (${e.attrs.message})` : ''), caretLine(query, pos));
     box.dataset.position = pos;
     box.hidden = false;
     this.editor.markError(pos);
