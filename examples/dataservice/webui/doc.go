@@ -21,6 +21,7 @@
 //   - static/explore.js: Explore (#/explore) and the drill-down that leads there;
 //   - static/apiref.js and static/apiform.js: the API reference (#/api) and its forms;
 //   - static/app.js: the views (sign-in, dashboard list, dashboard) and routing;
+//   - static/widgets.js: the open dashboard's widgets and their queries over its period;
 //   - static/widgeteditor.js: the widget editor;
 //   - static/account.js: the caller's API keys (#/keys) and password (#/password);
 //   - static/admin.js: users (#/users) and settings (#/settings);

@@ -1,6 +1,6 @@
-// app.js: the page's views: sign-in, the dashboard list, a dashboard and its live widgets, and
-// the editors of dashboards and widgets; explore.js, apiref.js, account.js and admin.js hold the
-// other views. Routes are in the URL fragment: #/ is the list, #/d/<id>[?range=6h] a dashboard
+// app.js: the page's views: sign-in, the dashboard list, a dashboard (its widgets are in
+// widgets.js) and its period, and the dashboard editor; explore.js, apiref.js, account.js and
+// admin.js hold the other views. Routes are in the URL fragment: #/ is the list, #/d/<id>[?range=6h] a dashboard
 // over a period, #/explore?q=... Explore, #/api the API reference, #/keys, #/password, #/users
 // and #/settings the views of the account menu.
 
@@ -8,15 +8,11 @@ import {API, AUTH_NEEDED} from './api.js';
 import {Account} from './account.js';
 import {Admin, isAdmin} from './admin.js';
 import {APIReference} from './apiref.js';
-import * as charts from './charts.js';
-import {Explore, drillQuery, exploreHash, withPeriod} from './explore.js';
+import {Explore} from './explore.js';
 import {Picker, describe, fromParams, isLive, toParams} from './period.js';
-import {onlyStatement} from './query.js';
 import {WidgetEditor} from './widgeteditor.js';
+import {Widgets} from './widgets.js';
 import {$, el, busy, confirmAction, showFormError, showBanner, hideBanner, formatDate} from './ui.js';
-
-const LIVE_INTERVAL = 5; // seconds between the answers of a followed query
-
 
 const api = new API({
   live: new URLSearchParams(location.search).get('live') || 'auto',
@@ -24,14 +20,12 @@ const api = new API({
   onLiveState: setLiveState,
 });
 
-// page holds what is on screen: the open dashboard and its widgets' live queries.
+// page holds what is on screen.
 const page = {
   view: null,
-  dashboard: null,
-  widgets: new Map(), // widget id -> {widget, card, body, foot, shapes, results, stop}
+  dashboard: null, // the open dashboard
   liveState: null, // of the live connection: "live", "reconnecting" or "off"
   fields: null, // list-fields' answer, a promise once asked
-  period: null, // of the open dashboard (period.js), null for its widgets' own
   admin: null, // whether the signed-in user is an administrator; null until known
 };
 
@@ -39,10 +33,13 @@ const account = new Account(api);
 const admin = new Admin(api, () => sessionStorage.getItem('user') || '');
 const explore = new Explore(api, fields);
 const reference = new APIReference(api);
-const widgetEditor = new WidgetEditor(api, fields, {dashboard: () => page.dashboard.id, onSaved: (w) => addWidgetCard(w)});
-const picker = new Picker('dashboard-period', (p) => {
-  location.hash = `#/d/${page.dashboard.id}${query(toParams(p, new URLSearchParams()))}`;
+const widgets = new Widgets(api, fields, {
+  edit: (w) => widgetEditor.open(w),
+  periodHash: (p) => `#/d/${page.dashboard.id}${query(toParams(p, new URLSearchParams()))}`,
+  onChange: () => setLiveState(page.liveState),
 });
+const widgetEditor = new WidgetEditor(api, fields, {dashboard: () => page.dashboard.id, onSaved: (w) => widgets.add(w)});
+const picker = new Picker('dashboard-period', (p) => { location.hash = widgets.periodHash(p); });
 $('dashboard-period').append(picker.element);
 
 // ROUTES are the views besides dashboards and the account menu: the crumb and how to show
@@ -141,14 +138,12 @@ async function showList() {
 // openDashboard shows the dashboard over period; when it is open already, it only starts its
 // widgets again over the new period.
 async function openDashboard(id, period) {
-  page.period = period;
+  widgets.period = period;
   picker.show(period);
   $('dashboard-period-note').textContent = period ? `${describe(period)}${isLive(period) ? ', live' : ''}: every widget shows this period.` : '';
   if (page.dashboard?.id === id && page.view === 'dashboard-view') {
-    for (const entry of page.widgets.values()) {
-      entry.stop?.();
-      startWidget(entry);
-    }
+    widgets.restart();
+    setLiveState(page.liveState);
     return;
   }
   stopLive();
@@ -160,7 +155,7 @@ async function openDashboard(id, period) {
   $('widget-grid').replaceChildren();
   $('widget-empty').hidden = d.widgets.length > 0;
   showView('dashboard-view');
-  for (const w of d.widgets) addWidgetCard(w);
+  for (const w of d.widgets) widgets.add(w);
 }
 
 // showDashboardHead shows the open dashboard's title and description.
@@ -221,117 +216,13 @@ function setCrumbs(names) {
 function setLiveState(state) {
   page.liveState = state;
   const s = $('live-state');
-  s.hidden = !state || state === 'off' || page.widgets.size === 0;
+  s.hidden = !state || state === 'off' || widgets.size === 0 || !isLive(widgets.period);
   s.className = `live-state ${state === 'live' ? 'live' : 'down'}`;
   s.textContent = state === 'live' ? 'Live' : 'Reconnecting…';
 }
 
-// ---- Widgets -------------------------------------------------------------------------------
-
-// addWidgetCard adds the widget's card to the grid, or puts it in place of the card of the
-// same widget, and starts its live query.
-function addWidgetCard(w) {
-  const old = page.widgets.get(w.id);
-  const entry = widgetCard(w);
-  if (old) {
-    old.stop?.();
-    old.card.replaceWith(entry.card);
-  } else {
-    $('widget-grid').append(entry.card);
-  }
-  page.widgets.set(w.id, entry);
-  $('widget-empty').hidden = true;
-  startWidget(entry);
-  setLiveState(page.liveState);
-}
-
-function removeWidgetCard(id) {
-  const entry = page.widgets.get(id);
-  if (!entry) return;
-  entry.stop?.();
-  entry.card.remove();
-  page.widgets.delete(id);
-  $('widget-empty').hidden = page.widgets.size > 0;
-}
-
-function widgetCard(w) {
-  const card = el('article', {class: 'card widget', 'data-id': w.id, 'data-kind': w.kind});
-  card.classList.toggle('wide', w.kind !== 'number');
-  const edit = el('button', {type: 'button', class: 'btn ghost edit-widget', title: 'Edit widget'}, 'Edit');
-  const del = el('button', {type: 'button', class: 'btn ghost delete-widget', title: 'Delete widget'}, 'Delete');
-  const open = el('button', {type: 'button', class: 'btn ghost explore-widget', title: 'Open in Explore'}, 'Explore');
-  open.addEventListener('click', () => {
-    const cur = page.widgets.get(w.id)?.widget || w;
-    location.hash = exploreHash(cur.queries.join(';\n'), page.period);
-  });
-  edit.addEventListener('click', () => widgetEditor.open(page.widgets.get(w.id)?.widget || w));
-  del.addEventListener('click', () => confirmAction('Delete widget?', `“${w.title}” will be removed from this dashboard.`,
-    async () => {
-      await api.call('delete-widget', {id: w.id});
-      removeWidgetCard(w.id);
-    }));
-  const tools = el('div', {class: 'widget-tools'});
-  tools.append(open, edit, del);
-  const head = el('div', {class: 'widget-head'});
-  head.append(el('h3', {title: w.title}, w.title), tools);
-  const body = el('div', {class: 'widget-body'});
-  body.append(el('div', {class: 'no-data'}, 'Loading…'));
-  const foot = el('div', {class: 'widget-foot'});
-  card.append(head, body, foot);
-  return {widget: w, card, body, foot, results: null, stop: null};
-}
-
-// startWidget runs the widget's queries over the dashboard's period: followed (answered again
-// every few seconds) when the period ends now, answered once when it does not.
-function startWidget(entry) {
-  const w = entry.widget;
-  const period = page.period;
-  entry.expr = w.queries.join(';\n');
-  const expr = withPeriod(entry.expr, period).text;
-  entry.shapes = charts.describeQuery(expr);
-  const show = (chunk) => {
-    entry.results = chunk.result;
-    drawWidget(entry);
-    const acc = chunk.result[0]?.meta?.accumulated_time;
-    const span = acc === undefined ? '' : period && !isLive(period)
-      ? `${charts.formatDuration(acc)} until ${charts.formatTime(period.until)}` : `Last ${charts.formatDuration(acc)}`;
-    entry.foot.replaceChildren(
-      el('span', {class: 'accumulated', 'data-seconds': acc ?? ''}, span),
-      el('span', {class: 'updated'}, chunk.progress < 1 ? `Loading ${Math.round(chunk.progress * 100)} %`
-        : isLive(period) ? `Updated ${charts.formatTime(Date.now() / 1000, true)}` : 'Fixed period'));
-  };
-  const fail = (err) => {
-    if (err.code === AUTH_NEEDED) return;
-    entry.body.replaceChildren(el('div', {class: 'widget-error'}, err.message));
-  };
-  if (!isLive(period)) {
-    let stopped = false;
-    entry.stop = () => { stopped = true; };
-    api.call('query', {expr}).then((result) => stopped || show({result, progress: 1}), (e) => stopped || fail(e));
-    return;
-  }
-  entry.stop = api.follow('query', {expr, follow: true, interval: LIVE_INTERVAL}, {onChunk: show, onError: fail});
-}
-
-function drawWidget(entry) {
-  if (!entry.results) return;
-  const w = entry.widget;
-  charts.render(entry.body, w.kind, entry.results, entry.shapes, {
-    unit: w.options?.unit || '',
-    tooltip: $('tooltip'),
-    onZoom: (since, until) => {
-      location.hash = `#/d/${page.dashboard.id}${query(toParams({since, until}, new URLSearchParams()))}`;
-    },
-    onPick: async ({statement, keys}) => {
-      const list = await fields();
-      location.hash = exploreHash(drillQuery(onlyStatement(entry.expr, statement), keys, list), page.period);
-    },
-  });
-}
-
 function stopLive() {
-  for (const entry of page.widgets.values()) entry.stop?.();
-  page.widgets.clear();
+  widgets.stop();
   page.dashboard = null;
   $('live-state').hidden = true;
   $('tooltip').hidden = true;
@@ -401,7 +292,7 @@ $('new-dashboard').addEventListener('click', () => openDashboardEditor(null));
 $('rename-dashboard').addEventListener('click', () => openDashboardEditor(page.dashboard));
 $('delete-dashboard').addEventListener('click', () => {
   const d = page.dashboard;
-  confirmAction('Delete dashboard?', `“${d.title}” and its ${page.widgets.size} widget(s) will be deleted.`, async () => {
+  confirmAction('Delete dashboard?', `“${d.title}” and its ${widgets.size} widget(s) will be deleted.`, async () => {
     await api.call('delete-dashboard', {id: d.id});
     location.hash = '#/';
   });
@@ -421,6 +312,6 @@ addEventListener('click', (ev) => {
 let resizeTimer;
 addEventListener('resize', () => {
   clearTimeout(resizeTimer);
-  resizeTimer = setTimeout(() => page.widgets.forEach(drawWidget), 150);
+  resizeTimer = setTimeout(() => widgets.redraw(), 150);
 });
 route();

@@ -166,7 +166,8 @@ function drawBars(el, sets, pick) {
   const valueW = 72;
   const H = bars.length * rowH + 4;
   const max = Math.max(...bars.map((b) => b.value), 0) || 1;
-  const svg = svgEl('svg', {class: 'chart', viewBox: `0 0 ${W} ${H}`, height: H, role: 'img'});
+  const svg = svgEl('svg', {class: 'chart', viewBox: `0 0 ${W} ${H}`, height: H, role: pick ? 'group' : 'img',
+    'aria-label': `Bar chart of ${sets[0].valueName(0)}: ${bars.map((b) => `${b.name} ${formatValue(b.value, unit)}`).join(', ')}`});
   bars.forEach((b, i) => {
     const y = i * rowH + 2;
     const w = Math.max(1, (W - labelW - valueW) * Math.max(0, b.value) / max);
@@ -197,7 +198,8 @@ function drawPie(el, sets, pick) {
   }
   const R = 90;
   const r = 56;
-  const svg = svgEl('svg', {class: 'chart', viewBox: '-95 -95 190 190', height: 190, role: 'img'});
+  const svg = svgEl('svg', {class: 'chart', viewBox: '-95 -95 190 190', height: 190, role: pick ? 'group' : 'img',
+    'aria-label': `Pie chart of ${sets[0].valueName(0)}, ${formatValue(total, unit)} in all`});
   let a = -Math.PI / 2;
   slices.forEach((s, i) => {
     const share = s.value / total;

@@ -6,13 +6,18 @@ const SVG = 'http://www.w3.org/2000/svg';
 // PALETTE holds the series colours, in order.
 export const PALETTE = ['#2563eb', '#f59e0b', '#10b981', '#ef4444', '#8b5cf6', '#06b6d4',
   '#ec4899', '#84cc16', '#64748b', '#f97316'];
+
 // pickable makes e open the drill-down of keys: by click, or by Enter or Space when focused.
 export function pickable(e, pick, statement, keys, label) {
   if (!pick || !keys.length || keys.every((k) => /^time/i.test(k.name))) return;
   e.classList.add('pick');
   e.setAttribute('tabindex', '0');
-  e.setAttribute('role', 'button');
-  e.setAttribute('aria-label', `Explore ${label}`);
+  if (e.tagName === 'TR') {
+    e.title = `Explore ${label}`; // a row stays a row of its table, its cells read as they are
+  } else {
+    e.setAttribute('role', 'button');
+    e.setAttribute('aria-label', `Explore ${label}`);
+  }
   e.addEventListener('click', () => pick(statement, keys));
   e.addEventListener('keydown', (ev) => {
     if (ev.key !== 'Enter' && ev.key !== ' ') return;
@@ -20,6 +25,7 @@ export function pickable(e, pick, statement, keys, label) {
     pick(statement, keys);
   });
 }
+
 // niceMax rounds a maximum up to 1, 2, 2.5 or 5 times a power of ten.
 export function niceMax(v) {
   if (v <= 0) return 1;

@@ -35,6 +35,7 @@ export function formatTime(t, withSeconds = false) {
   if (d.toDateString() === new Date().toDateString()) return time;
   return `${d.toLocaleDateString([], {month: 'short', day: 'numeric'})} ${time}`;
 }
+
 // formatDuration writes seconds as the largest whole unit: "6 hours", "90 s".
 export function formatDuration(s) {
   if (s && s % 86400 === 0) return s === 86400 ? '1 day' : `${s / 86400} days`;

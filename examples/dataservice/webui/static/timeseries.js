@@ -51,7 +51,8 @@ export function drawTimeSeries(el, sets, tooltip, pick, onZoom) {
   const vmax = niceMax(Math.max(0, ...all.map((p) => p[1] ?? 0)));
   const x = (t) => pad.l + (t - t0) / (t1 - t0) * (W - pad.l - pad.r);
   const y = (v) => pad.t + (1 - v / vmax) * (H - pad.t - pad.b);
-  const svg = svgEl('svg', {class: 'chart', viewBox: `0 0 ${W} ${H}`, height: H, role: 'img'});
+  const svg = svgEl('svg', {class: 'chart', viewBox: `0 0 ${W} ${H}`, height: H, role: 'img',
+    'aria-label': `Time series of ${series.map((s) => s.name).join(', ')} from ${formatTime(t0)} to ${formatTime(t1)}`});
   const unit = series[0]?.unit || '';
   for (let i = 0; i <= 4; i++) {
     const v = vmax * i / 4;
