@@ -521,6 +521,8 @@ func testCharts(t *testing.T, browser context.Context, base string) {
 		{"filter ANDed to WHERE", `F('traffic BY application WHERE protocol = tcp OR protocol = udp TOP 5', 'application = "dns"')`,
 			`traffic BY application WHERE (protocol = tcp OR protocol = udp) AND application = "dns" TOP 5`},
 		{"filter of one statement", `F('traffic BY protocol; records', 'protocol = tcp', 1)`, "traffic BY protocol; records WHERE protocol = tcp"},
+		{"drill-down in one statement", `x.drillQuery('traffic BY protocol; records BY protocol', [{name: 'protocol', value: 'udp'}], [{name: 'protocol', type: 'protocol'}], 1)`,
+			"traffic BY protocol; records BY protocol WHERE protocol = udp"},
 		{"error position maps back", `(() => { const e = 'traffic BY time(60) WHERE nosuch = 1'; const r = q.rewrite(e, q.periodEdits(e, {since: '1', until: '2592001', span: 2592000})); return String(r.toSource(r.text.indexOf('nosuch'))); })()`,
 			"26"},
 		{"drill-down literals", `[x.drillQuery('traffic BY server.ip, application, time(60)', [{name: 'server.ip', value: '10.0.0.1'}, {name: 'application', value: 'a"b'}, {name: 'time(60)', value: 60}], [{name: 'server.ip', type: 'ip'}, {name: 'application', type: 'string'}]), x.drillQuery('records', [{name: 'protocol', value: 'tcp'}, {name: 'server.port', value: 443}], [{name: 'protocol', type: 'protocol'}])].join(' | ')`,

@@ -160,6 +160,14 @@ func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
 			p.do(chromedp.Click(chromedp.CSS(`#explore-kinds [data-kind=` + kind + `]`)))
 			p.poll(fmt.Sprintf(`document.getElementById('explore-chart').dataset.kind === %q && document.querySelector('#explore-chart').children.length > 0`, kind))
 		}
+		// Drilling inside Explore narrows the query in place.
+		first := p.eval(`document.querySelector('#explore-chart tr.pick td').textContent`)
+		p.do(chromedp.Click(chromedp.CSS("#explore-chart tr.pick")))
+		narrowed := fmt.Sprintf(`traffic BY application TOP 3 SINCE @now-7200 WHERE application = %q`, first)
+		p.poll(fmt.Sprintf(`document.getElementById('explore-input').value === %q && document.querySelectorAll('#explore-chart tbody tr').length === 1`, narrowed))
+		if h := p.eval(`location.hash`); !strings.Contains(h, url.QueryEscape(narrowed)) {
+			t.Errorf("after drilling in Explore the address is %s", h)
+		}
 		// Save it as a widget of the dashboard.
 		p.do(
 			chromedp.Click(chromedp.CSS("#explore-kinds [data-kind=bar]")),

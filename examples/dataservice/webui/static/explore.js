@@ -32,16 +32,17 @@ export function withPeriod(query, period) {
   return rewrite(query, periodEdits(query, bounds(period)));
 }
 
-// drillQuery adds to statement a filter for each key picked ({name, value}) but time, written by
-// the key's type from list-fields (fields).
-export function drillQuery(statement, keys, fields) {
+// drillQuery adds to the statement of expr at index (to every statement when index is
+// undefined) a filter for each key picked ({name, value}) but time, written by the key's type
+// from list-fields (fields).
+export function drillQuery(expr, keys, fields, index) {
   const conds = keys.filter((k) => !/^time/i.test(k.name)).map((k) => {
     const f = fields?.find((x) => x.name === k.name);
     const guess = typeof k.value === 'number' ? 'port' : /^[\d.:a-f]+$/i.test(k.value) && /[.:]/.test(k.value) ? 'ip' : '';
     return `${k.name} = ${literal(f?.type || guess, k.value)}`;
   });
-  if (!conds.length) return statement;
-  return rewrite(statement, filterEdits(statement, conds.join(' AND '))).text;
+  if (!conds.length) return expr;
+  return rewrite(expr, filterEdits(expr, conds.join(' AND '), index)).text;
 }
 
 // Explore shows and runs the Explore view; fields() gives list-fields' answer (a promise).
@@ -164,7 +165,7 @@ export class Explore {
     charts.render(chart, this.kind, this.results, this.shapes, {
       tooltip: $('tooltip'),
       onZoom: (since, until) => { this.period = {since, until}; this.run(); },
-      onPick: (pick) => { this.editor.value = drillQuery(this.query, pick.keys, this.fieldList); this.run(); },
+      onPick: (pick) => { this.editor.value = drillQuery(this.query, pick.keys, this.fieldList, pick.statement); this.run(); },
     });
     const meta = this.results[0]?.meta || {};
     const rows = this.results.reduce((a, r) => a + (r.data?.length || 0), 0);
