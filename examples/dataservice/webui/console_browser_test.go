@@ -262,6 +262,8 @@ func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
 			{"dashboard", dashboard + "?range=6h", `document.querySelectorAll('.widget').length >= 6 && document.querySelectorAll('.widget-foot .accumulated').length === document.querySelectorAll('.widget').length`},
 			{"explore", "#/explore?q=traffic+BY+time(300)%2C+protocol&range=6h", `document.querySelector('#explore-chart path.series')`},
 			{"api", "#/api?fn=query", `document.getElementById('fn-name')?.textContent === 'query'`},
+			{"settings", "#/settings", `!document.getElementById('settings-view').hidden && document.querySelector('#settings-fields input')`},
+			{"list", "#/", `!document.getElementById('list-view').hidden && document.querySelector('.dash-card')`},
 		}
 		for _, theme := range []string{"light", "dark"} {
 			p.do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {

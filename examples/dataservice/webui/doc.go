@@ -154,7 +154,8 @@
 // widget's accumulated_time follows, zooms by dragging, drills down from a bar, a slice (by
 // keyboard), a row and a legend entry into Explore, completes and runs a query, shows it as each
 // kind, saves it as a widget, marks a mistake, calls echo and list-dashboards from the API
-// reference, and checks the light, dark and 360 px pages for AA contrast and overflow.
+// reference, and checks the light, dark and 360 px pages (dashboard list, dashboard, Explore,
+// API reference, settings) for AA contrast and horizontal overflow.
 // Screenshots go to the temporary directory as fnapi-webui-*.png, and the console's (light,
 // dark, 360 px) to $WEBUI_SCREENSHOTS when set, else to a temporary folder of the test. It is
 // skipped when Chromium is not installed, unless the environment has CI=true.
