@@ -15,7 +15,10 @@
 // as IPv4, zones are rejected; application is lower-cased and, when absent, named from the
 // server port, or for protocols without ports from the protocol (Application); ports, bytes
 // and packets default to 0, counts are at most 2^53-1; unknown fields are rejected, so a
-// misspelt field never passes silently as a zero.
+// misspelt field never passes silently as a zero. Three fields are optional, set by the flow
+// collectors (package collect) and accepted from ingest: "exporter", the address of the device
+// that exported the record; "in_if" and "out_if", the SNMP interface indexes through which the
+// client's traffic entered and left it (0: unknown).
 //
 // Parsing has two paths with one behaviour. The reference parser decodes a record with
 // encoding/json and defines the format (duplicate members: the last wins; member names match
@@ -29,7 +32,9 @@
 // there, and a server ingesting from several collectors already uses every core.
 //
 // The records table (Schema) keeps addresses as the two 64-bit halves of their 16-byte form
-// (Halves, AddrFromHalves), so CIDR filters are range comparisons. A Store keeps records; DuckDB
+// (Halves, AddrFromHalves), so CIDR filters are range comparisons; a record without exporter has
+// NULL exporter halves. OpenDuckDB adds the exporter and interface columns to a file written
+// before they existed. A Store keeps records; DuckDB
 // is the embedded one, in <dir>/records.duckdb. It appends each batch through DuckDB's appender
 // in one transaction (measured ~750,000 records/s in batches of 10,000 on two cores, against
 // ~14,000/s for multi-row INSERTs), serialises writes, and acknowledges a batch once it is in

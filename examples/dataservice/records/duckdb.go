@@ -28,7 +28,7 @@ type DuckDB struct {
 var _ Store = (*DuckDB)(nil)
 
 // OpenDuckDB opens (creating it and dir when missing) the DuckDB database dir/records.duckdb and
-// creates the records table. Only one process may open the file at a time.
+// creates the records table, or adds to a table of an earlier version the columns it lacks. Only one process may open the file at a time.
 func OpenDuckDB(ctx context.Context, dir string) (*DuckDB, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("records: open: %w", err)
@@ -39,9 +39,11 @@ func OpenDuckDB(ctx context.Context, dir string) (*DuckDB, error) {
 		return nil, fmt.Errorf("records: open %s: %w", path, err)
 	}
 	db := sql.OpenDB(connector)
-	if _, err := db.ExecContext(ctx, Schema); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("records: create table: %w", err)
+	for _, stmt := range append([]string{Schema}, migrations...) {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("records: create table: %w", err)
+		}
 	}
 	s := &DuckDB{db: db, write: make(chan struct{}, 1)}
 	s.write <- struct{}{}
@@ -120,9 +122,14 @@ func appendRecords(ctx context.Context, c *duckdb.Conn, recs []Record) error {
 	for _, r := range recs {
 		chi, clo := Halves(r.Client.IP)
 		shi, slo := Halves(r.Server.IP)
+		var ehi, elo any // NULL without an exporter
+		if r.Exporter.IsValid() {
+			ehi, elo = Halves(r.Exporter)
+		}
 		err = a.AppendRow(r.Time, r.Protocol, r.Application,
 			chi, clo, r.Client.Port, r.Client.Bytes, r.Client.Packets,
-			shi, slo, r.Server.Port, r.Server.Bytes, r.Server.Packets)
+			shi, slo, r.Server.Port, r.Server.Bytes, r.Server.Packets,
+			ehi, elo, r.InIf, r.OutIf)
 		if err != nil {
 			break
 		}

@@ -2,6 +2,7 @@ package records_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -27,6 +28,9 @@ func sample(n int, t0 int64) []records.Record {
 			Client: records.Endpoint{IP: client, Port: uint16(40000 + i), Bytes: uint64(100 + i), Packets: 2},
 			Server: records.Endpoint{IP: netip.MustParseAddr("93.184.216.34"), Port: 443, Bytes: records.MaxCount, Packets: 40},
 		}
+		if i%3 == 0 {
+			out[i].Exporter, out[i].InIf, out[i].OutIf = netip.AddrFrom4([4]byte{192, 0, 2, byte(i)}), uint32(i), 1<<32-1
+		}
 	}
 	return out
 }
@@ -45,7 +49,8 @@ func readAll(t testing.TB, s records.Store) []records.Record {
 	t.Helper()
 	rows, err := s.DB().QueryContext(context.Background(), `SELECT time, protocol, application,
 		client_ip_hi, client_ip_lo, client_port, client_bytes, client_packets,
-		server_ip_hi, server_ip_lo, server_port, server_bytes, server_packets
+		server_ip_hi, server_ip_lo, server_port, server_bytes, server_packets,
+		exporter_hi, exporter_lo, in_if, out_if
 		FROM records ORDER BY time`)
 	if err != nil {
 		t.Fatal(err)
@@ -55,12 +60,17 @@ func readAll(t testing.TB, s records.Store) []records.Record {
 	for rows.Next() {
 		var r records.Record
 		var chi, clo, shi, slo uint64
+		var ehi, elo sql.Null[uint64]
 		if err := rows.Scan(&r.Time, &r.Protocol, &r.Application,
 			&chi, &clo, &r.Client.Port, &r.Client.Bytes, &r.Client.Packets,
-			&shi, &slo, &r.Server.Port, &r.Server.Bytes, &r.Server.Packets); err != nil {
+			&shi, &slo, &r.Server.Port, &r.Server.Bytes, &r.Server.Packets,
+			&ehi, &elo, &r.InIf, &r.OutIf); err != nil {
 			t.Fatal(err)
 		}
 		r.Client.IP, r.Server.IP = records.AddrFromHalves(chi, clo), records.AddrFromHalves(shi, slo)
+		if ehi.Valid {
+			r.Exporter = records.AddrFromHalves(ehi.V, elo.V)
+		}
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
@@ -105,6 +115,44 @@ func TestDuckDBRoundTrip(t *testing.T) {
 	}
 	if got, want := filepath.Join(dir, records.FileName), filepath.Join(dir, "records.duckdb"); got != want {
 		t.Errorf("file %s, want %s", got, want)
+	}
+}
+
+// TestDuckDBMigratesOldTable checks that a records file written before exporters and
+// interfaces existed opens, keeps its rows (without exporter, interfaces 0) and takes new ones.
+func TestDuckDBMigratesOldTable(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	old, err := sql.Open("duckdb", filepath.Join(dir, records.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = old.ExecContext(ctx, `CREATE TABLE records (time BIGINT NOT NULL, protocol UTINYINT NOT NULL,
+		application VARCHAR NOT NULL, client_ip_hi UBIGINT NOT NULL, client_ip_lo UBIGINT NOT NULL,
+		client_port USMALLINT NOT NULL, client_bytes UBIGINT NOT NULL, client_packets UBIGINT NOT NULL,
+		server_ip_hi UBIGINT NOT NULL, server_ip_lo UBIGINT NOT NULL, server_port USMALLINT NOT NULL,
+		server_bytes UBIGINT NOT NULL, server_packets UBIGINT NOT NULL);
+		INSERT INTO records VALUES (1700000000, 6, 'https', 0, 281470849515525, 51234, 1200, 9,
+		0, 281472254138402, 443, 48000, 40)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := old.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t, dir)
+	defer s.Close()
+	recs := sample(4, 1700000001)
+	if err := s.Ingest(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	got := readAll(t, s)
+	want := append([]records.Record{{Time: 1700000000, Protocol: records.TCP, Application: "https",
+		Client: records.Endpoint{IP: netip.MustParseAddr("10.0.0.5"), Port: 51234, Bytes: 1200, Packets: 9},
+		Server: records.Endpoint{IP: netip.MustParseAddr("93.184.216.34"), Port: 443, Bytes: 48000, Packets: 40},
+	}}, recs...)
+	if !slices.Equal(got, want) {
+		t.Fatalf("after migration:\n%+v\nwant\n%+v", got, want)
 	}
 }
 
