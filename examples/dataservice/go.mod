@@ -8,6 +8,7 @@ require (
 	github.com/fnapi/fnapi v0.0.0
 	github.com/fnapi/fnapi/auth/sqlstore v0.0.0
 	github.com/google/uuid v1.6.0
+	github.com/netsampler/goflow2/v2 v2.2.6
 	go.uber.org/zap v1.28.0
 	modernc.org/sqlite v1.61.1
 )
