@@ -4,6 +4,7 @@
 //
 //	dataservice [-addr 127.0.0.1:8443] [-data ./data] [-cert F -key F] [-host NAME] [-demo]
 //	            [-session-idle 1h] [-session-max 24h] [-log-level info]
+//	            [-netflow ADDR] [-sflow ADDR]
 package main
 
 import (
@@ -46,6 +47,8 @@ func run() error {
 	demoFlag := flag.Bool("demo", false, "generate realistic synthetic traffic continuously")
 	idle := flag.Duration("session-idle", 0, "default session idle timeout (default 1h; the session_idle configuration key overrides it)")
 	max := flag.Duration("session-max", 0, "default session maximum lifetime (default 24h; session_max overrides it)")
+	netflow := flag.String("netflow", "", "UDP address to collect NetFlow v5, v9 and IPFIX on (e.g. :2055)")
+	sflow := flag.String("sflow", "", "UDP address to collect sFlow v5 on (e.g. :6343)")
 	level := zap.LevelFlag("log-level", zapcore.InfoLevel, "log level: debug, info, warn, error")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -67,6 +70,7 @@ func run() error {
 	defer stop()
 	a, err := app.Open(ctx, app.Config{
 		DataDir: *data, Demo: *demoFlag, SessionIdle: *idle, SessionMax: *max, Logger: log,
+		NetFlow: *netflow, SFlow: *sflow,
 	})
 	if err != nil {
 		return err

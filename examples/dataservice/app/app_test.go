@@ -34,12 +34,19 @@ type service struct {
 // over real TLS.
 func start(t *testing.T) *service {
 	t.Helper()
+	s, _ := startWith(t, app.Config{})
+	return s
+}
+
+// startWith is start with cfg (its data directory and authentication options set here), and
+// returns the open app too.
+func startWith(t *testing.T, cfg app.Config) (*service, *app.App) {
+	t.Helper()
 	t.Setenv("SVC_ADMIN_PASSWORD", "correct horse battery staple")
 	ctx := context.Background()
-	a, err := app.Open(ctx, app.Config{
-		DataDir: t.TempDir(),
-		Auth:    []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1})},
-	})
+	cfg.DataDir = t.TempDir()
+	cfg.Auth = []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1})}
+	a, err := app.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +69,7 @@ func start(t *testing.T) *service {
 	if err := s.http(t, client.WithSession(session)).Call(ctx, "create-api-key", map[string]string{"name": "tests"}, &s.key); err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return s, a
 }
 
 func (s *service) http(t *testing.T, opts ...client.Option) *client.Client {
