@@ -39,8 +39,11 @@ func decodeNetFlow(b []byte, ts *templateStore, out []Flow) ([]Flow, error) {
 			secs: int64(binary.BigEndian.Uint32(b[8:])), domain: binary.BigEndian.Uint32(b[16:])}
 		return decodeSets(bytes.NewBuffer(b[20:]), h, ts, out)
 	case 10:
+		if len(b) < 16 {
+			return out, errShort
+		}
 		n := int(binary.BigEndian.Uint16(b[2:]))
-		if len(b) < 16 || n < 16 || n > len(b) {
+		if n < 16 || n > len(b) {
 			return out, errShort
 		}
 		h := netflowHeader{version: 10, secs: int64(binary.BigEndian.Uint32(b[4:])),

@@ -2,6 +2,8 @@ package collect
 
 import (
 	"bytes"
+	"encoding/binary"
+	"errors"
 	"net/netip"
 
 	"github.com/netsampler/goflow2/v2/decoders/sflow"
@@ -18,6 +20,9 @@ const (
 // carry no time of their own) and appends a flow per flow sample: one packet, scaled by the
 // sample's sampling rate, with the length of its IP packet, as NetFlow counts bytes.
 func decodeSFlow(b []byte, now int64, out []Flow) ([]Flow, error) {
+	if err := checkSFlow(b); err != nil {
+		return out, err
+	}
 	var p sflow.Packet
 	if err := sflow.DecodeMessageVersion(bytes.NewBuffer(b), &p); err != nil {
 		return out, err
@@ -82,4 +87,46 @@ func sampledIP(d sflow.SampledIPBase) (Flow, bool) {
 	}
 	return Flow{Src: src.Unmap(), Dst: dst.Unmap(), Protocol: uint8(d.Protocol),
 		SrcPort: uint16(d.SrcPort), DstPort: uint16(d.DstPort), Bytes: uint64(d.Length)}, true
+}
+
+// errTooManyRecords is the error of an sFlow sample that claims more than maxSampleRecords.
+var errTooManyRecords = errors.New("sFlow expanded flow sample with too many records")
+
+// maxSampleRecords is the most records goflow2 accepts in an sFlow sample.
+const maxSampleRecords = 1000
+
+// checkSFlow refuses an sFlow datagram with an expanded flow sample of more than
+// maxSampleRecords records: goflow2 bounds the record count of every other kind of sample, but
+// allocates room for an expanded sample's count before reading it (4 billion records from a
+// datagram of a few bytes). It walks the samples as goflow2 does, reading only their headers.
+func checkSFlow(b []byte) error {
+	if len(b) < 8 {
+		return nil // goflow2 answers with its own error
+	}
+	i := 8 + 4
+	if binary.BigEndian.Uint32(b[4:]) == 2 {
+		i = 8 + 16
+	}
+	i += 12 // sub-agent, sequence number, uptime
+	if len(b) < i+4 {
+		return nil
+	}
+	n := int(min(binary.BigEndian.Uint32(b[i:]), maxSampleRecords))
+	i += 4
+	for range n {
+		if len(b)-i < 8 {
+			return nil
+		}
+		format, length := binary.BigEndian.Uint32(b[i:]), int(binary.BigEndian.Uint32(b[i+4:]))
+		i += 8
+		if length > len(b)-i {
+			return nil
+		}
+		const expandedFlowSample, countAt = 3, 40
+		if format == expandedFlowSample && length >= countAt+4 && binary.BigEndian.Uint32(b[i+countAt:]) > maxSampleRecords {
+			return errTooManyRecords
+		}
+		i += length
+	}
+	return nil
 }

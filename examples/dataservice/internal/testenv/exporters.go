@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -17,7 +18,9 @@ func Softflowd(t testing.TB, pcap, addr string, version int) {
 	t.Helper()
 	bin := Need(t, "softflowd", "softflowd")
 	pid := filepath.Join(t.TempDir(), "softflowd.pid")
-	run(t, bin, "-r", pcap, "-n", addr, "-v", fmt.Sprint(version), "-p", pid)
+	if out, err := run(bin, "-r", pcap, "-n", addr, "-v", fmt.Sprint(version), "-p", pid); err != nil {
+		t.Fatalf("softflowd: %v\n%s", err, out)
+	}
 }
 
 // Pmacctd replays the capture at pcap to an sFlow collector at addr with Debian's pmacctd and
@@ -34,17 +37,16 @@ func Pmacctd(t testing.TB, pcap, addr string) {
 	if err := os.WriteFile(conf, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	run(t, bin, "-f", conf)
+	// pmacctd sometimes exits with status 1 after a complete run, when its core notices the
+	// plugin's end before its own: the end of the capture is what tells success.
+	if out, err := run(bin, "-f", conf); err != nil && !strings.Contains(string(out), "no more plugins active") {
+		t.Fatalf("pmacctd: %v\n%s", err, out)
+	}
 }
 
-// run runs a tool to its end (at most a minute), failing the test when it fails.
-func run(t testing.TB, bin string, args ...string) {
-	t.Helper()
+// run runs a tool to its end (at most a minute) and returns its output.
+func run(bin string, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = t.TempDir()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s %q: %v\n%s", bin, args, err, out)
-	}
+	return exec.CommandContext(ctx, bin, args...).CombinedOutput()
 }
