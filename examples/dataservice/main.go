@@ -5,6 +5,7 @@
 //	dataservice [-addr 127.0.0.1:8443] [-data ./data] [-cert F -key F] [-host NAME] [-demo]
 //	            [-session-idle 1h] [-session-max 24h] [-log-level info]
 //	            [-netflow ADDR] [-sflow ADDR]
+//	            [-clickhouse URL [-clickhouse-cluster NAME]]
 package main
 
 import (
@@ -49,6 +50,8 @@ func run() error {
 	max := flag.Duration("session-max", 0, "default session maximum lifetime (default 24h; session_max overrides it)")
 	netflow := flag.String("netflow", "", "UDP address to collect NetFlow v5, v9 and IPFIX on (e.g. :2055)")
 	sflow := flag.String("sflow", "", "UDP address to collect sFlow v5 on (e.g. :6343)")
+	chURL := flag.String("clickhouse", "", "keep the records in ClickHouse: clickhouse://[user[:password]@]host:port/database (native protocol); default: DuckDB in <data>")
+	chCluster := flag.String("clickhouse-cluster", "", "with -clickhouse: the cluster (remote_servers) whose shards hold the records, through a Distributed table")
 	level := zap.LevelFlag("log-level", zapcore.InfoLevel, "log level: debug, info, warn, error")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -71,6 +74,7 @@ func run() error {
 	a, err := app.Open(ctx, app.Config{
 		DataDir: *data, Demo: *demoFlag, SessionIdle: *idle, SessionMax: *max, Logger: log,
 		NetFlow: *netflow, SFlow: *sflow,
+		ClickHouse: *chURL, ClickHouseCluster: *chCluster,
 	})
 	if err != nil {
 		return err

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net/http"
@@ -32,6 +31,10 @@ type Config struct {
 	// DataDir holds everything the service keeps: records.duckdb, state.db, auth.db, tls/ and
 	// admin-password.
 	DataDir string
+	// ClickHouse, when set, keeps the records in ClickHouse
+	// (clickhouse://[user[:password]@]host:port/database) instead of <DataDir>/records.duckdb;
+	// ClickHouseCluster names the cluster whose shards hold them. Default: DuckDB.
+	ClickHouse, ClickHouseCluster string
 	// Demo runs the generator of synthetic traffic (24 hours of backfill, then live).
 	Demo bool
 	// SessionIdle and SessionMax are the defaults of the session_idle and session_max
@@ -52,7 +55,7 @@ type Config struct {
 type App struct {
 	cfg      Config
 	log      *zap.Logger
-	records  *records.DuckDB
+	records  records.Store
 	state    *state.SQLite
 	users    *sqlstore.Store
 	auth     *auth.Authenticator
@@ -89,7 +92,7 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 			a.closeStores()
 		}
 	}()
-	if a.records, err = records.OpenDuckDB(ctx, cfg.DataDir); err != nil {
+	if a.records, err = openRecords(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("app: records: %w", err)
 	}
 	if a.state, err = state.OpenSQLite(ctx, cfg.DataDir); err != nil {
@@ -166,12 +169,23 @@ func (a *App) startCollector() error {
 // tests that ask for port 0.
 func (a *App) FlowAddrs() (netflow, sflow string) { return a.flowAddr[0], a.flowAddr[1] }
 
+// openRecords opens the records store cfg chooses.
+func openRecords(ctx context.Context, cfg Config) (records.Store, error) {
+	switch {
+	case cfg.ClickHouse != "":
+		return records.OpenClickHouse(ctx, cfg.ClickHouse, cfg.ClickHouseCluster)
+	case cfg.ClickHouseCluster != "":
+		return nil, errors.New("a ClickHouse cluster needs the URL of one of its servers")
+	}
+	return records.OpenDuckDB(ctx, cfg.DataDir)
+}
+
 // registry returns a registry with every function of the service: API 1.0, and 1.1 adding
 // list-fields.
 func (a *App) registry() (*registry.Registry, error) {
 	reg := registry.New()
 	svc := &traffic.Service{
-		Engine:        pvql.New(a.records.DB()),
+		Engine:        pvql.New(a.records),
 		Store:         a.records,
 		DefaultPeriod: a.settings.DefaultPeriod,
 	}
@@ -258,11 +272,11 @@ func (a *App) start() {
 // doubles the data.
 func (a *App) demoBackfill(ctx context.Context) time.Duration {
 	const day = 24 * time.Hour
-	var newest sql.NullInt64
-	if err := a.records.DB().QueryRowContext(ctx, "SELECT max(time) FROM records").Scan(&newest); err != nil || !newest.Valid {
+	newest, ok, err := a.records.Newest(ctx)
+	if err != nil || !ok {
 		return day
 	}
-	gap := time.Since(time.Unix(newest.Int64, 0))
+	gap := time.Since(time.Unix(newest, 0))
 	switch {
 	case gap <= 0:
 		return -1 // nothing to fill; a negative Backfill means none

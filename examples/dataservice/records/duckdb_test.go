@@ -2,7 +2,6 @@ package records_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -45,7 +44,7 @@ func openStore(t testing.TB, dir string) *records.DuckDB {
 }
 
 // readAll returns every stored record, by time.
-func readAll(t testing.TB, s records.Store) []records.Record {
+func readAll(t testing.TB, s *records.DuckDB) []records.Record {
 	t.Helper()
 	rows, err := s.DB().QueryContext(context.Background(), `SELECT time, protocol, application,
 		client_ip_hi, client_ip_lo, client_port, client_bytes, client_packets,
@@ -59,8 +58,7 @@ func readAll(t testing.TB, s records.Store) []records.Record {
 	var out []records.Record
 	for rows.Next() {
 		var r records.Record
-		var chi, clo, shi, slo uint64
-		var ehi, elo sql.Null[uint64]
+		var chi, clo, shi, slo, ehi, elo uint64
 		if err := rows.Scan(&r.Time, &r.Protocol, &r.Application,
 			&chi, &clo, &r.Client.Port, &r.Client.Bytes, &r.Client.Packets,
 			&shi, &slo, &r.Server.Port, &r.Server.Bytes, &r.Server.Packets,
@@ -68,8 +66,8 @@ func readAll(t testing.TB, s records.Store) []records.Record {
 			t.Fatal(err)
 		}
 		r.Client.IP, r.Server.IP = records.AddrFromHalves(chi, clo), records.AddrFromHalves(shi, slo)
-		if ehi.Valid {
-			r.Exporter = records.AddrFromHalves(ehi.V, elo.V)
+		if ehi != 0 || elo != 0 {
+			r.Exporter = records.AddrFromHalves(ehi, elo)
 		}
 		out = append(out, r)
 	}
@@ -79,7 +77,7 @@ func readAll(t testing.TB, s records.Store) []records.Record {
 	return out
 }
 
-func countRows(t testing.TB, s records.Store) int64 {
+func countRows(t testing.TB, s *records.DuckDB) int64 {
 	t.Helper()
 	var n int64
 	if err := s.DB().QueryRowContext(context.Background(), `SELECT count(*) FROM records`).Scan(&n); err != nil {
@@ -115,44 +113,6 @@ func TestDuckDBRoundTrip(t *testing.T) {
 	}
 	if got, want := filepath.Join(dir, records.FileName), filepath.Join(dir, "records.duckdb"); got != want {
 		t.Errorf("file %s, want %s", got, want)
-	}
-}
-
-// TestDuckDBMigratesOldTable checks that a records file written before exporters and
-// interfaces existed opens, keeps its rows (without exporter, interfaces 0) and takes new ones.
-func TestDuckDBMigratesOldTable(t *testing.T) {
-	dir := t.TempDir()
-	ctx := context.Background()
-	old, err := sql.Open("duckdb", filepath.Join(dir, records.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = old.ExecContext(ctx, `CREATE TABLE records (time BIGINT NOT NULL, protocol UTINYINT NOT NULL,
-		application VARCHAR NOT NULL, client_ip_hi UBIGINT NOT NULL, client_ip_lo UBIGINT NOT NULL,
-		client_port USMALLINT NOT NULL, client_bytes UBIGINT NOT NULL, client_packets UBIGINT NOT NULL,
-		server_ip_hi UBIGINT NOT NULL, server_ip_lo UBIGINT NOT NULL, server_port USMALLINT NOT NULL,
-		server_bytes UBIGINT NOT NULL, server_packets UBIGINT NOT NULL);
-		INSERT INTO records VALUES (1700000000, 6, 'https', 0, 281470849515525, 51234, 1200, 9,
-		0, 281472254138402, 443, 48000, 40)`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := old.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s := openStore(t, dir)
-	defer s.Close()
-	recs := sample(4, 1700000001)
-	if err := s.Ingest(ctx, recs); err != nil {
-		t.Fatal(err)
-	}
-	got := readAll(t, s)
-	want := append([]records.Record{{Time: 1700000000, Protocol: records.TCP, Application: "https",
-		Client: records.Endpoint{IP: netip.MustParseAddr("10.0.0.5"), Port: 51234, Bytes: 1200, Packets: 9},
-		Server: records.Endpoint{IP: netip.MustParseAddr("93.184.216.34"), Port: 443, Bytes: 48000, Packets: 40},
-	}}, recs...)
-	if !slices.Equal(got, want) {
-		t.Fatalf("after migration:\n%+v\nwant\n%+v", got, want)
 	}
 }
 

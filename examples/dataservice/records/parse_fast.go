@@ -55,6 +55,7 @@ func parseFast(b []byte, limit int64) (r Record, ok bool) {
 		case "exporter":
 			bit = hasExporter
 			r.Exporter, ok = s.addr()
+			ok = ok && r.Exporter != netip.IPv6Unspecified()
 		case "in_if":
 			bit = hasInIf
 			r.InIf, ok = s.uint32()

@@ -52,6 +52,7 @@ var fastSeeds = []string{
 	`{"time": 5, "protocol": "tcp", "application": 7, "client": {"ip": "1.2.3.4"}, "server": {"ip": "1.2.3.4"}}`,
 	`{"time": 5, "protocol": null, "client": {"ip": "1.2.3.4"}, "server": null}`,
 	`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4"}, "server": {"ip": "1.2.3.4"}, "exporter": null, "in_if": 0}`,
+	`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4"}, "server": {"ip": "1.2.3.4"}, "exporter": "::"}`,
 	`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4"}, "server": {"ip": "1.2.3.4"}, "exporter": "::ffff:10.1.1.1", "out_if": 7}`,
 	`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4"}, "server": {"ip": "1.2.3.4"}, "exporter": "router", "in_if": 4294967296}`,
 	`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4"}, "server": {"ip": "1.2.3.4"}, "in_if": -1, "out_if": 1.5}`,

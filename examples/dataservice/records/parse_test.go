@@ -151,6 +151,7 @@ func TestParseRecordBad(t *testing.T) {
 		{"exporter name", "", map[string]string{"exporter": `"router1"`}, "exporter"},
 		{"exporter number", "", map[string]string{"exporter": `3232235777`}, "exporter"},
 		{"exporter zone", "", map[string]string{"exporter": `"fe80::1%eth0"`}, "exporter"},
+		{"exporter unspecified", "", map[string]string{"exporter": `"::"`}, "exporter"},
 		{"in_if negative", "", map[string]string{"in_if": `-1`}, "in_if"},
 		{"out_if too big", "", map[string]string{"out_if": `4294967296`}, "out_if"},
 		{"out_if string", "", map[string]string{"out_if": `"2"`}, "out_if"},

@@ -36,7 +36,8 @@ type Record struct {
 	// Server is the side that answered it.
 	Server Endpoint
 	// Exporter is the address of the device that exported the record (a router, switch or
-	// probe sending NetFlow, IPFIX or sFlow); the zero Addr when the record has none.
+	// probe sending NetFlow, IPFIX or sFlow); the zero Addr when the record has none. The
+	// unspecified address :: is refused: stores keep "none" as its halves, 0 and 0.
 	Exporter netip.Addr
 	// InIf and OutIf are the SNMP indexes of the interfaces through which the client's traffic
 	// entered and left the exporter (the server's traffic took them the other way round); 0
@@ -77,7 +78,11 @@ func (r Record) Validate(now time.Time) error {
 		return err
 	}
 	if r.Exporter.IsValid() {
-		if reason := addrProblem(r.Exporter); reason != "" {
+		reason := addrProblem(r.Exporter)
+		if r.Exporter == netip.IPv6Unspecified() {
+			reason = "the unspecified address :: names no exporter"
+		}
+		if reason != "" {
 			return &RecordError{Field: "exporter", Reason: reason}
 		}
 	}
@@ -93,6 +98,17 @@ func addrProblem(a netip.Addr) string {
 		return "IPv4-mapped address (use the IPv4 form)"
 	}
 	return ""
+}
+
+// validateBatch validates every record of a batch a store is given; the first bad one is a
+// *BatchError.
+func validateBatch(recs []Record, now time.Time) error {
+	for i, r := range recs {
+		if err := r.Validate(now); err != nil {
+			return &BatchError{Index: i, Err: err}
+		}
+	}
+	return nil
 }
 
 func (e Endpoint) validate(side string) error {
