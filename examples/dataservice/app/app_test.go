@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -297,8 +298,13 @@ func TestAuthenticationAndVersions(t *testing.T) {
 	if err := withKey.Call(ctx, "create-api-key", map[string]string{"name": "second"}, nil); code(err) != apierr.AuthenticationNeeded {
 		t.Fatalf("create-api-key with a key: %v", err)
 	}
-	var fields []struct{ Name, Kind string }
-	if err := withKey.Call(ctx, "list-fields", nil, &fields); err != nil || len(fields) == 0 {
+	var fields []struct{ Name, Kind, Since string }
+	if err := withKey.Call(ctx, "list-fields", nil, &fields); err != nil || !slices.Contains(fields, struct{ Name, Kind, Since string }{"exporter", "key", "1.2"}) {
+		t.Fatalf("list-fields at 1.2 lacks the exporter key: %v %v", fields, err)
+	}
+	v11 := s.http(t, client.WithAPIKey(s.key), client.WithVersion("1.1"))
+	if err := v11.Call(ctx, "list-fields", nil, &fields); err != nil || len(fields) == 0 ||
+		slices.ContainsFunc(fields, func(f struct{ Name, Kind, Since string }) bool { return f.Name == "exporter" }) {
 		t.Fatalf("list-fields at 1.1: %v %v", fields, err)
 	}
 	v10 := s.http(t, client.WithAPIKey(s.key), client.WithVersion("1.0"))
@@ -310,7 +316,7 @@ func TestAuthenticationAndVersions(t *testing.T) {
 		Versions  []string
 		Functions []struct{ Name, Auth string }
 	}
-	if err := v10.Call(ctx, "doc", nil, &doc); err != nil || doc.Version != "1.0" || strings.Join(doc.Versions, ",") != "1.0,1.1" {
+	if err := v10.Call(ctx, "doc", nil, &doc); err != nil || doc.Version != "1.0" || strings.Join(doc.Versions, ",") != "1.0,1.1,1.2" {
 		t.Fatalf("doc at 1.0: %+v %v", doc, err)
 	}
 	auths := map[string]string{}

@@ -161,10 +161,23 @@ func TestPmacctdSFlow(t *testing.T) {
 	checkExporter(t, c, store, want)
 }
 
-// checkExporter checks that the collector's metrics count the datagrams and flows of exporter
-// 127.0.0.1.
-func checkExporter(t *testing.T, c *collect.Collector, _ *records.DuckDB, _ map[string]totals) {
+// checkExporter checks that query answers the capture's totals for exporter 127.0.0.1, and no
+// other exporter, and that the collector's metrics count its datagrams and flows.
+func checkExporter(t *testing.T, c *collect.Collector, store *records.DuckDB, want map[string]totals) {
 	t.Helper()
+	res, err := pvql.New(store).Query(context.Background(), "traffic, packets BY exporter SINCE @now-7200 UNTIL @now+3600", time.Now(), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bytes, packets int64
+	for _, tot := range want {
+		bytes += tot.clientBytes + tot.serverBytes
+		packets += tot.clientPackets + tot.serverPackets
+	}
+	rows := res[0].Data
+	if len(rows) != 1 || rows[0].Keys[0] != "127.0.0.1" || int64(rows[0].Values[0]) != bytes || int64(rows[0].Values[1]) != packets {
+		t.Errorf("traffic, packets BY exporter = %+v, want [[127.0.0.1] [%d %d]]", rows, bytes, packets)
+	}
 	var b strings.Builder
 	c.WriteMetrics(&b)
 	for _, name := range []string{"collector_datagrams_total", "collector_flows_total"} {

@@ -12,6 +12,8 @@ type Field struct {
 	Type string `json:"type"`
 	// Description says what it means, in one sentence or two.
 	Description string `json:"description"`
+	// Since is the API version the name appeared in; empty for those of the first version.
+	Since string `json:"since,omitempty"`
 }
 
 // Fields returns every metric, key and layer of the query language, in that order.
@@ -25,7 +27,7 @@ func Fields() []Field {
 		if keyKind(i) == kTime {
 			name = "time(N)"
 		}
-		out = append(out, Field{Name: name, Kind: "key", Type: k.typ.name, Description: k.desc})
+		out = append(out, Field{Name: name, Kind: "key", Type: k.typ.name, Description: k.desc, Since: k.since})
 	}
 	for _, l := range layers {
 		out = append(out, Field{Name: l.name, Kind: "layer", Type: "layer", Description: l.desc})

@@ -151,10 +151,24 @@ func (s *Service) Ingest(ctx context.Context, in IngestArgs) (IngestResult, erro
 	return IngestResult{Ingested: len(recs)}, nil
 }
 
-// ListFields is the list-fields function.
+// ListFields is the list-fields function: every field of the query language.
 func ListFields() []pvql.Field { return pvql.Fields() }
 
-// Register adds query, ingest (since 1.0) and list-fields (since 1.1) to reg.
+// listFields11 is list-fields as API 1.1 served it: the fields that appeared before 1.2 (the
+// exporter key is of 1.2).
+func listFields11() []pvql.Field {
+	var out []pvql.Field
+	for _, f := range pvql.Fields() {
+		if f.Since == "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Register adds query, ingest (since 1.0) and list-fields (since 1.1; since 1.2 it lists the
+// exporter key) to reg. query takes the keys of later versions at every version: a key is an
+// addition that changes no answer of an expression an earlier client could write.
 func (s *Service) Register(reg *registry.Registry) error {
 	if err := reg.Register("query", s.Query,
 		registry.Describe("Answers an expression of the query language over the collected traffic records, one result object per statement."),
@@ -165,6 +179,10 @@ func (s *Service) Register(reg *registry.Registry) error {
 		registry.Describe("Stores a batch of traffic records, all or nothing."), registry.Errors(apierr.Unavailable)); err != nil {
 		return err
 	}
-	return reg.Register("list-fields", ListFields, registry.Since("1.1"),
-		registry.Describe("Lists the metrics, keys and layers of the query language."))
+	if err := reg.Register("list-fields", listFields11, registry.Since("1.1"), registry.Until("1.2"),
+		registry.Describe("Lists the metrics, keys and layers of the query language.")); err != nil {
+		return err
+	}
+	return reg.Register("list-fields", ListFields, registry.Since("1.2"),
+		registry.Describe("Lists the metrics, keys and layers of the query language, each with the API version it appeared in (since) when later than 1.0."))
 }
