@@ -319,6 +319,17 @@ func TestAuthenticationAndVersions(t *testing.T) {
 	if err := v10.Call(ctx, "doc", nil, &doc); err != nil || doc.Version != "1.0" || strings.Join(doc.Versions, ",") != "1.0,1.1,1.2" {
 		t.Fatalf("doc at 1.0: %+v %v", doc, err)
 	}
+	var latest struct {
+		Functions []struct{ Name, Description string }
+	}
+	if err := withKey.Call(ctx, "doc", nil, &latest); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(latest.Functions, func(f struct{ Name, Description string }) bool {
+		return f.Name == "query" && strings.Contains(f.Description, "exporter (since 1.2)")
+	}) {
+		t.Errorf("doc does not name the exporter key in query's description: %+v", latest.Functions)
+	}
 	auths := map[string]string{}
 	for _, f := range doc.Functions {
 		auths[f.Name] = f.Auth

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/fnapi/fnapi/apierr"
@@ -154,6 +155,28 @@ func (s *Service) Ingest(ctx context.Context, in IngestArgs) (IngestResult, erro
 // ListFields is the list-fields function: every field of the query language.
 func ListFields() []pvql.Field { return pvql.Fields() }
 
+// languageSummary names the metrics, keys and layers of the query language for doc, from the
+// same descriptors list-fields reads.
+func languageSummary() string {
+	var parts [3][]string
+	for _, f := range pvql.Fields() {
+		name := f.Name
+		if f.Since != "" {
+			name += " (since " + f.Since + ")"
+		}
+		switch f.Kind {
+		case "metric":
+			parts[0] = append(parts[0], name)
+		case "key":
+			parts[1] = append(parts[1], name)
+		default:
+			parts[2] = append(parts[2], name)
+		}
+	}
+	return "Metrics: " + strings.Join(parts[0], ", ") + ". Keys (BY, and WHERE but time): " +
+		strings.Join(parts[1], ", ") + ". Layers (FROM): " + strings.Join(parts[2], ", ") + "."
+}
+
 // listFields11 is list-fields as API 1.1 served it: the fields that appeared before 1.2 (the
 // exporter key is of 1.2).
 func listFields11() []pvql.Field {
@@ -171,7 +194,7 @@ func listFields11() []pvql.Field {
 // addition that changes no answer of an expression an earlier client could write.
 func (s *Service) Register(reg *registry.Registry) error {
 	if err := reg.Register("query", s.Query,
-		registry.Describe("Answers an expression of the query language over the collected traffic records, one result object per statement."),
+		registry.Describe("Answers an expression of the query language over the collected traffic records, one result object per statement. "+languageSummary()),
 		registry.Accumulate(stream.Func(lastResult)), registry.Errors(manage.QuerySyntax, TooManyGroups, apierr.Unavailable)); err != nil {
 		return err
 	}
