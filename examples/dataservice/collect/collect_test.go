@@ -2,6 +2,7 @@ package collect
 
 import (
 	"context"
+	"errors"
 	"net/netip"
 	"slices"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/records"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 // memStore keeps what the collector stores.
@@ -243,4 +246,40 @@ func TestServerSide(t *testing.T) {
 			t.Errorf("%v:%d -> %v:%d: destination serves = %v", tt.src, tt.srcPort, tt.dst, tt.dstPort, got)
 		}
 	}
+}
+
+// TestNewExporterLogged checks that each new exporter gets one log line, however many
+// datagrams it sends.
+func TestNewExporterLogged(t *testing.T) {
+	core, logs := observer.New(zap.InfoLevel)
+	c := New(&memStore{}, zap.New(core), Limits{Workers: 1})
+	d := v5(10_000, 1700000040, 0, v5Record{src: client4, dst: server4, srcPort: 1, dstPort: 2, proto: 6, bytes: 1, packets: 1})
+	for _, from := range []string{"192.0.2.1", "192.0.2.1", "2001:db8::1", "192.0.2.1"} {
+		c.receive(netip.MustParseAddr(from), NetFlow, d, now)
+	}
+	c.Close()
+	var got []string
+	for _, e := range logs.FilterMessage("new flow exporter").All() {
+		got = append(got, e.ContextMap()["exporter"].(string))
+	}
+	if !slices.Equal(got, []string{"192.0.2.1", "2001:db8::1"}) {
+		t.Errorf("new exporters logged: %v", got)
+	}
+}
+
+// failingStore refuses every batch.
+type failingStore struct{}
+
+func (failingStore) Ingest(context.Context, []records.Record) error { return errors.New("disk full") }
+
+// TestStoreErrorCounted checks that a batch the store refuses is counted with its records.
+func TestStoreErrorCounted(t *testing.T) {
+	c := New(failingStore{}, nil, Limits{Workers: 1})
+	c.receive(exporterA, NetFlow, v5(10_000, 1700000040, 0,
+		v5Record{src: client4, dst: server4, srcPort: 50000, dstPort: 443, proto: 6, bytes: 1, packets: 1, first: 9000, last: 9000},
+		v5Record{src: server4, dst: client4, srcPort: 443, dstPort: 50001, proto: 6, bytes: 1, packets: 1, first: 9000, last: 9000}), now)
+	c.Close()
+	metric(t, c, "collector_store_errors_total 1")
+	metric(t, c, "collector_records_lost_total 2")
+	metric(t, c, "collector_records_stored_total 0")
 }
