@@ -202,10 +202,10 @@ func (s *Service) Register(reg *registry.Registry) error {
 		registry.Describe("Stores a batch of traffic records, all or nothing."), registry.Errors(apierr.Unavailable)); err != nil {
 		return err
 	}
-	if err := reg.Register("list-fields", listFields11, registry.Since("1.1"), registry.Until("1.2"),
+	if err := reg.Register("list-fields", listFields11, registry.Since("1.1"), registry.Until("1.2"), registry.Requires(registry.Token),
 		registry.Describe("Lists the metrics, keys and layers of the query language.")); err != nil {
 		return err
 	}
-	return reg.Register("list-fields", ListFields, registry.Since("1.2"),
+	return reg.Register("list-fields", ListFields, registry.Since("1.2"), registry.Requires(registry.Token),
 		registry.Describe("Lists the metrics, keys and layers of the query language, each with the API version it appeared in (since) when later than 1.0."))
 }
