@@ -283,3 +283,22 @@ func TestStoreErrorCounted(t *testing.T) {
 	metric(t, c, "collector_records_lost_total 2")
 	metric(t, c, "collector_records_stored_total 0")
 }
+
+// TestNearUptime checks IPFIX uptimes: plain, wrapped after 49.7 days, and "negative" (before
+// the exporter's reference, as softflowd sends for a replayed capture).
+func TestNearUptime(t *testing.T) {
+	const boot, wrap = int64(1_700_000_000_000), int64(1) << 32
+	for _, tt := range []struct {
+		uptime uint64
+		export int64
+		want   int64
+	}{
+		{5_000, boot + 6_000, boot + 5_000},
+		{5_000, boot + 3*wrap + 6_000, boot + 3*wrap + 5_000},
+		{uint64(wrap - 2_000), boot + 1_000, boot - 2_000},
+	} {
+		if got := nearUptime(boot, tt.uptime, tt.export); got != tt.want {
+			t.Errorf("nearUptime(boot, %d, boot%+d) = boot%+d, want boot%+d", tt.uptime, tt.export-boot, got-boot, tt.want-boot)
+		}
+	}
+}
