@@ -119,6 +119,37 @@ func BenchmarkGoflow2Decode(b *testing.B) {
 	}
 }
 
+// BenchmarkCollectorDecode is the collector's own path over the same datagrams without sockets
+// or store: goflow2's per-set decoder, the mapping to records, validation and the batch.
+func BenchmarkCollectorDecode(b *testing.B) {
+	for _, v := range []int{9, 10} {
+		b.Run(fmt.Sprint("v", v), func(b *testing.B) {
+			datagrams := softflowdDatagrams(b, v)
+			c := &Collector{limits: Limits{}}
+			c.limits.defaults()
+			ex := &exporter{addr: exporterA}
+			flows := 0
+			cpu0 := cpuTime()
+			b.ResetTimer()
+			for b.Loop() {
+				bt := newBatch(c.limits.BatchSize)
+				var fl []Flow
+				var recs []records.Record
+				before := ex.flows.Load()
+				for _, d := range datagrams {
+					fl, recs = c.decode(datagram{ex: ex, data: d, proto: NetFlow, at: time.Now()}, bt, fl[:0], recs[:0])
+					if bt.len() >= c.limits.BatchSize {
+						bt = newBatch(c.limits.BatchSize)
+					}
+				}
+				flows = int(ex.flows.Load() - before)
+			}
+			b.ReportMetric(float64(flows*b.N)/b.Elapsed().Seconds(), "flows/s")
+			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(flows*b.N), "cpu-ns/flow")
+		})
+	}
+}
+
 // BenchmarkCollectorStored replays softflowd's datagrams over loopback to a collector storing
 // into DuckDB, as fast as one sender goes (rate 0) or paced at 100,000 flows/s, and reports the
 // flows stored per second (from the first datagram sent until every record is stored) and the
