@@ -195,14 +195,16 @@ func (s *ClickHouse) insert(ctx context.Context, recs []Record) error {
 		return err
 	}
 	defer b.Close()
-	cols := newColumnSlices(kinds, len(recs))
+	cols := newColumns(kinds, len(recs))
 	row := make([]driver.Value, 0, len(names))
 	for i := range recs {
 		row = appendRow(row[:0], &recs[i])
-		cols.add(row)
+		for j, v := range row {
+			cols[j].add(v)
+		}
 	}
-	for i := range cols {
-		if err := b.Column(i).Append(cols.slice(i)); err != nil {
+	for i, c := range cols {
+		if err := b.Column(i).Append(c.slice()); err != nil {
 			return err
 		}
 	}

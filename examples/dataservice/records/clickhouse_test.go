@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
+	chdriver "github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
@@ -42,6 +43,21 @@ func mustCount(t *testing.T, r records.Reader) int64 {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// rawConn connects to srv with the driver alone, to do what the store never does.
+func rawConn(t *testing.T, srv *testenv.ClickHouseServer) chdriver.Conn {
+	t.Helper()
+	opts, err := clickhouse.ParseDSN(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := clickhouse.Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
 }
 
 // batch makes n valid records at time at.
@@ -84,16 +100,11 @@ func TestClickHouseCluster(t *testing.T) {
 func TestClickHouseSchema(t *testing.T) {
 	srv := testenv.ClickHouse(t)
 	ctx := context.Background()
-	opts, _ := clickhouse.ParseDSN(srv.URL)
-	conn, err := clickhouse.Open(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := rawConn(t, srv)
 	if err := conn.Exec(ctx, "CREATE TABLE records (time Int64, bytes UInt64) ENGINE = MergeTree ORDER BY time"); err != nil {
 		t.Fatal(err)
 	}
-	_, err = records.OpenClickHouse(ctx, srv.URL, "")
+	_, err := records.OpenClickHouse(ctx, srv.URL, "")
 	if err == nil || !strings.Contains(err.Error(), "another shape") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("open over a table of another shape: %v", err)
 	}
@@ -235,12 +246,7 @@ func TestClickHouseOneBlockPerBatch(t *testing.T) {
 	srv := testenv.ClickHouse(t)
 	s := openClickHouse(t, srv.URL, "")
 	ctx := context.Background()
-	opts, _ := clickhouse.ParseDSN(srv.URL)
-	conn, err := clickhouse.Open(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := rawConn(t, srv)
 	if err := conn.Exec(ctx, "SYSTEM STOP MERGES"); err != nil {
 		t.Fatal(err)
 	}
