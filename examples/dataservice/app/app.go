@@ -13,6 +13,7 @@ import (
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/auth/sqlstore"
+	"github.com/fnapi/fnapi/examples/dataservice/collect"
 	"github.com/fnapi/fnapi/examples/dataservice/demo"
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
@@ -45,6 +46,11 @@ type Config struct {
 	Logger *zap.Logger
 	// Auth adds options to the authenticator (tests lower the password hashing cost).
 	Auth []auth.Option
+	// NetFlow and SFlow are UDP addresses ("host:port") to collect NetFlow v5/v9/IPFIX and
+	// sFlow v5 on (package collect); "" collects none.
+	NetFlow, SFlow string
+	// Collect sets the collector's bounds; zero fields take collect's defaults.
+	Collect collect.Limits
 	// TracerProvider, when set, traces every call (see github.com/fnapi/fnapi/otel) and the
 	// records store's queries, ingests and deletions as its children. Default: no tracing.
 	TracerProvider trace.TracerProvider
@@ -62,6 +68,8 @@ type App struct {
 	settings *manage.Settings
 	handler  http.Handler
 	api      *transport.Handler
+	flows    *collect.Collector // nil without -netflow and -sflow
+	flowAddr [2]string          // where flows and sFlow are received
 
 	stop      context.CancelFunc
 	wg        sync.WaitGroup
@@ -85,6 +93,9 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	opened := a // a is nil once an error is returned
 	defer func() {
 		if err != nil {
+			if opened.flows != nil {
+				opened.flows.Close()
+			}
 			opened.closeStores()
 		}
 	}()
@@ -132,12 +143,42 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 			return nil, err
 		}
 	}
+	if err := a.startCollector(); err != nil {
+		return nil, err
+	}
 	if a.handler, err = a.newHandler(); err != nil {
 		return nil, err
 	}
 	a.start()
 	return a, nil
 }
+
+// startCollector listens for flows on cfg.NetFlow and cfg.SFlow, when set.
+func (a *App) startCollector() error {
+	if a.cfg.NetFlow == "" && a.cfg.SFlow == "" {
+		return nil
+	}
+	a.flows = collect.New(a.records, a.log, a.cfg.Collect)
+	for i, l := range []struct {
+		proto collect.Protocol
+		addr  string
+	}{{collect.NetFlow, a.cfg.NetFlow}, {collect.SFlow, a.cfg.SFlow}} {
+		if l.addr == "" {
+			continue
+		}
+		at, err := a.flows.Listen(l.proto, l.addr)
+		if err != nil {
+			return fmt.Errorf("app: %w", err)
+		}
+		a.flowAddr[i] = at.String()
+		a.log.Info("collecting flows", zap.String("protocol", l.proto.String()), zap.Stringer("addr", at))
+	}
+	return nil
+}
+
+// FlowAddrs returns the addresses the NetFlow and sFlow collectors listen on ("" for none), for
+// tests that ask for port 0.
+func (a *App) FlowAddrs() (netflow, sflow string) { return a.flowAddr[0], a.flowAddr[1] }
 
 // recordsSystem names the records store cfg chooses, as spans' db.system.name says it.
 func (cfg Config) recordsSystem() string {
@@ -216,7 +257,11 @@ func (a *App) newHandler() (http.Handler, error) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", a.api))
-	mux.Handle("GET /metrics", metrics.Handler())
+	var metricsHandler http.Handler = metrics.Handler()
+	if a.flows != nil {
+		metricsHandler = a.flows.MetricsHandler(metricsHandler)
+	}
+	mux.Handle("GET /metrics", metricsHandler)
 	mux.Handle("/", webui.Handler())
 	return mux, nil
 }
@@ -297,6 +342,9 @@ func (a *App) Close(ctx context.Context) error {
 	var errs []error
 	if a.api != nil {
 		errs = append(errs, a.api.Shutdown(ctx))
+	}
+	if a.flows != nil {
+		errs = append(errs, a.flows.Close()) // stores what was received, before the store closes
 	}
 	if a.stop != nil {
 		a.stop()

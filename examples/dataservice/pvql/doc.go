@@ -43,6 +43,9 @@
 //     that is not a finite number, is null (NaN in Row.Values, null in JSON) and stays null
 //     through further arithmetic. In HAVING a comparison with null is false.
 //   - time(N): the point T (a multiple of N) covers [T-N, T). At most one time key.
+//   - exporter (API 1.2) is the address of the device that exported a record (the flow
+//     collectors set it; ingest may). It filters as client.ip does (=, IN, CIDRs); in results
+//     a record without one has the key null, which sorts before every address.
 //   - Without BY the result has exactly one row, zeros when nothing matched, unless HAVING
 //     removes it.
 //   - Order: by the first value descending (null after every number), ties by the keys in BY

@@ -50,6 +50,12 @@ func TestQueryAgainstReference(t *testing.T) {
 	}{
 		{"total", "traffic", 0, []refQuery{lastHour(refQuery{values: vals(vTraffic)})}},
 		{"total keyword", "total traffic, records", 0, []refQuery{lastHour(refQuery{values: vals(vTraffic, vRecords)})}},
+		{"by exporter", "records, traffic BY exporter", 0,
+			[]refQuery{lastHour(refQuery{keys: []refKey{refExporter}, values: vals(vRecords, vTraffic)})}},
+		{"exporter in a CIDR", "records BY exporter, protocol WHERE exporter IN 192.0.2.0/24 AND NOT exporter = 192.0.2.2", 0,
+			[]refQuery{lastHour(refQuery{keys: []refKey{refExporter, refProtocol}, values: vals(vRecords), where: func(r *rec) bool {
+				return netip.MustParsePrefix("192.0.2.0/24").Contains(r.exporter) && r.exporter != netip.MustParseAddr("192.0.2.2")
+			}})}},
 		{"by client ip", "traffic, records, client.traffic / traffic BY client.ip", 0,
 			[]refQuery{lastHour(refQuery{keys: []refKey{refClientIP}, values: vals(vTraffic, vRecords, vRatio)})}},
 		{"by server ip and port", "packets BY server.ip, server.port SINCE @now-7200 UNTIL @now+100", 0,

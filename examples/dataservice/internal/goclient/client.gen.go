@@ -458,7 +458,7 @@ type ClientInterface interface {
 
 	// QueryWithBody Answers an expression of the query language over the collected traffic records, one result object per statement.
 	//
-	// Answers an expression of the query language over the collected traffic records, one result object per statement.
+	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
 	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
 	//
@@ -469,7 +469,7 @@ type ClientInterface interface {
 
 	// Query Answers an expression of the query language over the collected traffic records, one result object per statement.
 	//
-	// Answers an expression of the query language over the collected traffic records, one result object per statement.
+	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
 	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
 	//
@@ -480,7 +480,7 @@ type ClientInterface interface {
 
 	// QueryWithFormdataBody Answers an expression of the query language over the collected traffic records, one result object per statement.
 	//
-	// Answers an expression of the query language over the collected traffic records, one result object per statement.
+	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
 	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
 	//
@@ -741,7 +741,7 @@ func (c *Client) LoginWithFormdataBody(ctx context.Context, body LoginFormdataRe
 
 // QueryWithBody Answers an expression of the query language over the collected traffic records, one result object per statement.
 //
-// Answers an expression of the query language over the collected traffic records, one result object per statement.
+// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
 // Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
 //
@@ -762,7 +762,7 @@ func (c *Client) QueryWithBody(ctx context.Context, contentType string, body io.
 
 // Query Answers an expression of the query language over the collected traffic records, one result object per statement.
 //
-// Answers an expression of the query language over the collected traffic records, one result object per statement.
+// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
 // Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
 //
@@ -783,7 +783,7 @@ func (c *Client) Query(ctx context.Context, body QueryJSONRequestBody, reqEditor
 
 // QueryWithFormdataBody Answers an expression of the query language over the collected traffic records, one result object per statement.
 //
-// Answers an expression of the query language over the collected traffic records, one result object per statement.
+// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
 // Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
 //
@@ -1272,7 +1272,7 @@ type ClientWithResponsesInterface interface {
 
 	// QueryWithBodyWithResponse Answers an expression of the query language over the collected traffic records, one result object per statement.
 	//
-	// Answers an expression of the query language over the collected traffic records, one result object per statement.
+	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
 	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
 	//
@@ -1283,7 +1283,7 @@ type ClientWithResponsesInterface interface {
 
 	// QueryWithResponse Answers an expression of the query language over the collected traffic records, one result object per statement.
 	//
-	// Answers an expression of the query language over the collected traffic records, one result object per statement.
+	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
 	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
 	//
@@ -1294,7 +1294,7 @@ type ClientWithResponsesInterface interface {
 
 	// QueryWithFormdataBodyWithResponse Answers an expression of the query language over the collected traffic records, one result object per statement.
 	//
-	// Answers an expression of the query language over the collected traffic records, one result object per statement.
+	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
 	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
 	//
@@ -2009,7 +2009,7 @@ func (c *ClientWithResponses) LoginWithFormdataBodyWithResponse(ctx context.Cont
 
 // QueryWithBodyWithResponse Answers an expression of the query language over the collected traffic records, one result object per statement.
 //
-// Answers an expression of the query language over the collected traffic records, one result object per statement.
+// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
 // Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
 //
@@ -2026,7 +2026,7 @@ func (c *ClientWithResponses) QueryWithBodyWithResponse(ctx context.Context, con
 
 // QueryWithResponse Answers an expression of the query language over the collected traffic records, one result object per statement.
 //
-// Answers an expression of the query language over the collected traffic records, one result object per statement.
+// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
 // Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
 //
@@ -2043,7 +2043,7 @@ func (c *ClientWithResponses) QueryWithResponse(ctx context.Context, body QueryJ
 
 // QueryWithFormdataBodyWithResponse Answers an expression of the query language over the collected traffic records, one result object per statement.
 //
-// Answers an expression of the query language over the collected traffic records, one result object per statement.
+// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
 // Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
 //
