@@ -2,8 +2,6 @@ package app_test
 
 import (
 	"context"
-	"net/netip"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -26,7 +24,7 @@ func TestCollectorStatus(t *testing.T) {
 	s, a := startWith(t, app.Config{NetFlow: "127.0.0.1:0", SFlow: "127.0.0.1:0"})
 	nf, sf := a.FlowAddrs()
 	const packets = 20
-	pcap := writeConversation(t, time.Now().Add(-time.Minute).Truncate(time.Second), packets)
+	pcap, _ := testenv.Conversation(t, time.Now().Add(-time.Minute).Truncate(time.Second), packets)
 	sent := time.Now()
 	testenv.Softflowd(t, pcap, nf, 9)
 	testenv.Pmacctd(t, pcap, sf)
@@ -82,21 +80,4 @@ func TestCollectorStatus(t *testing.T) {
 	if err := v11.Call(ctx, "collector-status", nil, nil); code(err) != apierr.UnknownFunction {
 		t.Errorf("collector-status at 1.1: %v", err)
 	}
-}
-
-// writeConversation writes a capture of one TCP conversation, n packets 100 ms apart from
-// start, alternating directions.
-func writeConversation(t *testing.T, start time.Time, n int) string {
-	var pkts []testenv.Packet
-	for i := range n {
-		p := testenv.Packet{Time: start.Add(time.Duration(i) * 100 * time.Millisecond), Protocol: 6,
-			Src: netip.MustParseAddr("10.1.0.1"), Dst: netip.MustParseAddr("10.2.0.1"), SrcPort: 40000, DstPort: 443, Payload: 10 * i}
-		if i%2 == 1 {
-			p.Src, p.Dst, p.SrcPort, p.DstPort = p.Dst, p.Src, p.DstPort, p.SrcPort
-		}
-		pkts = append(pkts, p)
-	}
-	pcap := filepath.Join(t.TempDir(), "c.pcap")
-	testenv.WritePcap(t, pcap, pkts)
-	return pcap
 }
