@@ -56,11 +56,7 @@ func TestBrowserCollector(t *testing.T) {
 	}
 
 	for _, theme := range []string{"light", "dark"} {
-		p.do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
-				Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: theme}}})
-			return err
-		}))
+		p.colorScheme(theme)
 		for _, width := range []int64{1440, 360} {
 			p.do(chromedp.EmulateViewport(width, 900), chromedp.Sleep(300*time.Millisecond))
 			if got := p.eval(`String(document.documentElement.scrollWidth)`); width == 360 && got != "360" {
@@ -121,4 +117,14 @@ func startServiceWith(t *testing.T, cfg app.Config) (*httptest.Server, *requests
 		}
 	})
 	return srv, hits, a
+}
+
+// colorScheme makes the tab's pages see the system's colour scheme as theme ("light", "dark").
+func (p *page) colorScheme(theme string) {
+	p.t.Helper()
+	p.do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: theme}}})
+		return err
+	}))
 }
