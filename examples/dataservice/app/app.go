@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -36,6 +37,10 @@ type Config struct {
 	// SessionIdle and SessionMax are the defaults of the session_idle and session_max
 	// configuration keys; zero keeps the built-in defaults (1 h, 24 h).
 	SessionIdle, SessionMax time.Duration
+	// RateLimit is the default of the rate_limit configuration key: calls per second per
+	// caller, in bursts of twice as many. Default (0): DefaultRateLimit; NoRateLimit turns the
+	// limit off.
+	RateLimit int
 	// Logger receives the service's log. Default: none.
 	Logger *zap.Logger
 	// Auth adds options to the authenticator (tests lower the password hashing cost).
@@ -53,6 +58,7 @@ type App struct {
 	settings *manage.Settings
 	handler  http.Handler
 	api      *transport.Handler
+	limit    callLimit
 
 	stop      context.CancelFunc
 	wg        sync.WaitGroup
@@ -62,7 +68,7 @@ type App struct {
 // Open opens the stores in cfg.DataDir (creating what is missing), registers every function,
 // creates the administrator on a first start, and starts the background work (retention, and
 // the demo generator with cfg.Demo). Close stops it all.
-func Open(ctx context.Context, cfg Config) (a *App, err error) {
+func Open(ctx context.Context, cfg Config) (*App, error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("app: no data directory")
 	}
@@ -72,20 +78,26 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("app: %w", err)
 	}
-	a = &App{cfg: cfg, log: cfg.Logger, retainNow: make(chan struct{}, 1)}
-	defer func() {
-		if err != nil {
-			a.closeStores()
-		}
-	}()
+	a := &App{cfg: cfg, log: cfg.Logger, retainNow: make(chan struct{}, 1)}
+	if err := a.open(ctx); err != nil {
+		_ = a.closeStores() // the error that matters is the one that stopped the start
+		return nil, err
+	}
+	a.start()
+	return a, nil
+}
+
+// open opens the stores and makes the handler; on an error Open closes what it opened.
+func (a *App) open(ctx context.Context) (err error) {
+	cfg := a.cfg
 	if a.records, err = records.OpenDuckDB(ctx, cfg.DataDir); err != nil {
-		return nil, fmt.Errorf("app: records: %w", err)
+		return fmt.Errorf("app: records: %w", err)
 	}
 	if a.state, err = state.OpenSQLite(ctx, cfg.DataDir); err != nil {
-		return nil, fmt.Errorf("app: state: %w", err)
+		return fmt.Errorf("app: state: %w", err)
 	}
 	if a.users, err = sqlstore.Open(ctx, filepath.Join(cfg.DataDir, "auth.db")); err != nil {
-		return nil, fmt.Errorf("app: users: %w", err)
+		return fmt.Errorf("app: users: %w", err)
 	}
 	var defaults []manage.SettingsOption
 	if cfg.SessionIdle > 0 {
@@ -94,20 +106,27 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	if cfg.SessionMax > 0 {
 		defaults = append(defaults, manage.WithDefault(manage.KeySessionMax, manage.FormatDuration(cfg.SessionMax)))
 	}
+	switch {
+	case cfg.RateLimit == NoRateLimit:
+		defaults = append(defaults, manage.WithDefault(manage.KeyRateLimit, "0"))
+	case cfg.RateLimit > 0:
+		defaults = append(defaults, manage.WithDefault(manage.KeyRateLimit, strconv.Itoa(cfg.RateLimit)))
+	}
 	if a.settings, err = manage.NewSettings(ctx, a.state, defaults...); err != nil {
-		return nil, fmt.Errorf("app: configuration: %w", err)
+		return fmt.Errorf("app: configuration: %w", err)
 	}
 	authOpts := append([]auth.Option{auth.WithLogger(a.log)}, cfg.Auth...)
 	if a.auth, err = auth.New(a.users, authOpts...); err != nil {
-		return nil, fmt.Errorf("app: %w", err)
+		return fmt.Errorf("app: %w", err)
 	}
 	if err := a.auth.EnsureAdmin(ctx, cfg.DataDir); err != nil {
-		return nil, fmt.Errorf("app: %w", err)
+		return fmt.Errorf("app: %w", err)
 	}
 	a.settings.Watch(func(c manage.Config) {
 		if err := a.auth.SetSessionLimits(c.SessionIdle, c.SessionMax); err != nil {
 			a.log.Error("applying session limits", zap.Error(err))
 		}
+		a.limit.set(c.RateLimit)
 		select {
 		case a.retainNow <- struct{}{}:
 		default: // a pass is already due
@@ -115,14 +134,13 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	})
 	if cfg.Demo {
 		if err := a.ensureOverview(ctx); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if a.handler, err = a.newHandler(); err != nil {
-		return nil, err
+		return err
 	}
-	a.start()
-	return a, nil
+	return nil
 }
 
 // registry returns a registry with every function of the service: API 1.0, and 1.1 adding
@@ -147,18 +165,6 @@ func (a *App) registry() (*registry.Registry, error) {
 	return reg, nil
 }
 
-// callLimit is how often one caller may call: a user by name, an anonymous caller by address.
-var callLimit = transport.RateLimit{
-	PerSecond: 200,
-	Burst:     400,
-	Key: func(c *registry.Call) string {
-		if id, ok := c.Identity.(*auth.Identity); ok {
-			return "user " + id.User
-		}
-		return c.Client()
-	},
-}
-
 func (a *App) newHandler() (http.Handler, error) {
 	reg, err := a.registry()
 	if err != nil {
@@ -169,7 +175,7 @@ func (a *App) newHandler() (http.Handler, error) {
 		fnapi.WithLogger(a.log),
 		fnapi.WithMetrics(metrics),
 		fnapi.WithMaxBodyBytes(64<<20), // ingest batches of 100,000 records
-		fnapi.WithInterceptors(a.auth.Interceptor(), callLimit.Interceptor()))
+		fnapi.WithInterceptors(a.auth.Interceptor(), a.limit.Interceptor()))
 	if err != nil {
 		return nil, fmt.Errorf("app: %w", err)
 	}

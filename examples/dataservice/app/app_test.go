@@ -32,14 +32,18 @@ type service struct {
 
 // start opens the real service (DuckDB, SQLite, auth) in a temporary directory and serves it
 // over real TLS.
-func start(t *testing.T) *service {
+func start(t *testing.T, configure ...func(*app.Config)) *service {
 	t.Helper()
 	t.Setenv("SVC_ADMIN_PASSWORD", "correct horse battery staple")
 	ctx := context.Background()
-	a, err := app.Open(ctx, app.Config{
+	cfg := app.Config{
 		DataDir: t.TempDir(),
 		Auth:    []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1})},
-	})
+	}
+	for _, f := range configure {
+		f(&cfg)
+	}
+	a, err := app.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,8 +73,7 @@ func keysDoc() string {
 		if i > 0 {
 			out += ";"
 		}
-		out += fmt.Sprintf(" %s: %s (default %q, %s to %s)", k.Name, k.Description, k.Default,
-			FormatDuration(k.Min), FormatDuration(k.Max))
+		out += fmt.Sprintf(" %s: %s (default %s, %s)", k.Name, k.Description, k.defaultJSON(), k.bounds())
 	}
 	return out + "."
 }
