@@ -75,6 +75,19 @@ func (m *MemoryStore) SetPassword(_ context.Context, name, passwordHash string) 
 	return nil
 }
 
+// SetRole implements Store.
+func (m *MemoryStore) SetRole(_ context.Context, name string, role Role) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	u, ok := m.users[name]
+	if !ok {
+		return notFound("user", name)
+	}
+	u.Role = role
+	m.users[name] = u
+	return nil
+}
+
 // DeleteUser implements Store.
 func (m *MemoryStore) DeleteUser(_ context.Context, name string) error {
 	m.mu.Lock()

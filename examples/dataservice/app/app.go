@@ -143,8 +143,8 @@ func (a *App) open(ctx context.Context) (err error) {
 	return nil
 }
 
-// registry returns a registry with every function of the service: API 1.0, and 1.1 adding
-// list-fields.
+// registry returns a registry with every function of the service: API 1.0, 1.1 adding
+// list-fields, and 1.2 adding set-role and list-audit.
 func (a *App) registry() (*registry.Registry, error) {
 	reg := registry.New()
 	svc := &traffic.Service{
@@ -154,7 +154,9 @@ func (a *App) registry() (*registry.Registry, error) {
 	}
 	for _, register := range []func(*registry.Registry) error{
 		fnapi.RegisterBuiltins,
-		a.auth.Register,
+		func(r *registry.Registry) error {
+			return a.auth.Register(r, auth.ForFunc("set-role", registry.Since("1.2")))
+		},
 		svc.Register,
 		func(r *registry.Registry) error { return manage.Register(r, a.state, a.settings) },
 	} {
@@ -175,7 +177,7 @@ func (a *App) newHandler() (http.Handler, error) {
 		fnapi.WithLogger(a.log),
 		fnapi.WithMetrics(metrics),
 		fnapi.WithMaxBodyBytes(64<<20), // ingest batches of 100,000 records
-		fnapi.WithInterceptors(a.auth.Interceptor(), a.limit.Interceptor()))
+		fnapi.WithInterceptors(a.auth.Interceptor(), a.limit.Interceptor(), manage.AuditInterceptor(a.state, a.log)))
 	if err != nil {
 		return nil, fmt.Errorf("app: %w", err)
 	}

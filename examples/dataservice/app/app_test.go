@@ -307,7 +307,7 @@ func TestAuthenticationAndVersions(t *testing.T) {
 		Versions  []string
 		Functions []struct{ Name, Auth string }
 	}
-	if err := v10.Call(ctx, "doc", nil, &doc); err != nil || doc.Version != "1.0" || strings.Join(doc.Versions, ",") != "1.0,1.1" {
+	if err := v10.Call(ctx, "doc", nil, &doc); err != nil || doc.Version != "1.0" || strings.Join(doc.Versions, ",") != "1.0,1.1,1.2" {
 		t.Fatalf("doc at 1.0: %+v %v", doc, err)
 	}
 	auths := map[string]string{}

@@ -3,6 +3,7 @@ package manage
 import (
 	"fmt"
 
+	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 	"github.com/fnapi/fnapi/registry"
@@ -24,32 +25,37 @@ func Register(reg *registry.Registry, st state.Store, settings *Settings) error 
 	}
 	s := &service{store: st, settings: settings, validate: pvql.Validate}
 	limited := registry.Errors(LimitReached)
+	reader, user, admin := auth.Requires(auth.RoleReadOnly), auth.Requires(auth.RoleUser), auth.Requires(auth.RoleAdmin)
 	funcs := []struct {
 		name string
 		fn   any
 		opts []registry.Option
 	}{
-		{"list-dashboards", s.listDashboards, []registry.Option{
+		{"list-dashboards", s.listDashboards, []registry.Option{reader,
 			registry.Describe("Lists every dashboard, oldest first, without its widgets.")}},
-		{"get-dashboard", s.getDashboard, []registry.Option{
+		{"get-dashboard", s.getDashboard, []registry.Option{reader,
 			registry.Describe("Answers a dashboard with its widgets.")}},
-		{"create-dashboard", s.createDashboard, []registry.Option{limited,
+		{"create-dashboard", s.createDashboard, []registry.Option{user, limited,
 			registry.Describe("Creates a dashboard, without widgets, and answers it.")}},
-		{"update-dashboard", s.updateDashboard, []registry.Option{
+		{"update-dashboard", s.updateDashboard, []registry.Option{user,
 			registry.Describe("Changes a dashboard's title or description and answers the dashboard.")}},
-		{"delete-dashboard", s.deleteDashboard, []registry.Option{
+		{"delete-dashboard", s.deleteDashboard, []registry.Option{user,
 			registry.Describe("Deletes a dashboard and its widgets; answers true.")}},
-		{"create-widget", s.createWidget, []registry.Option{registry.Errors(QuerySyntax, LimitReached),
+		{"create-widget", s.createWidget, []registry.Option{user, registry.Errors(QuerySyntax, LimitReached),
 			registry.Describe("Adds a widget to a dashboard and answers it. Each query must be valid in the query language.")}},
-		{"update-widget", s.updateWidget, []registry.Option{registry.Errors(QuerySyntax, LimitReached),
+		{"update-widget", s.updateWidget, []registry.Option{user, registry.Errors(QuerySyntax, LimitReached),
 			registry.Describe("Changes a widget, or moves it to another dashboard, and answers it. Arguments left out stay as they are.")}},
-		{"delete-widget", s.deleteWidget, []registry.Option{
+		{"delete-widget", s.deleteWidget, []registry.Option{user,
 			registry.Describe("Deletes a widget; answers true.")}},
-		{"get-config", s.getConfig, []registry.Option{
+		{"get-config", s.getConfig, []registry.Option{admin,
 			registry.Describe("Answers every configuration key with its value: as set, or the default. " + keysDoc())}},
-		{"set-config", s.setConfig, []registry.Option{
+		{"set-config", s.setConfig, []registry.Option{admin,
 			registry.Describe("Sets configuration values, all or none, and answers the configuration as get-config does. " +
 				"A null value resets its key to the default. " + keysDoc())}},
+		{"list-audit", s.listAudit, []registry.Option{admin, registry.Since("1.2"),
+			registry.Describe("Answers the newest events of the audit trail, newest first: every change of configuration, users and API keys, " +
+				"with who made it (user, and key when made with an API key), from where (address), what (action: the function, and details: its arguments, never a password) and when (time). " +
+				"At most limit events (default 100, at most 1000), from since on. Administrators only.")}},
 	}
 	for _, f := range funcs {
 		if err := reg.Register(f.name, f.fn, f.opts...); err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
@@ -147,15 +148,15 @@ func ListFields() []pvql.Field { return pvql.Fields() }
 
 // Register adds query, ingest (since 1.0) and list-fields (since 1.1) to reg.
 func (s *Service) Register(reg *registry.Registry) error {
-	if err := reg.Register("query", s.Query,
+	if err := reg.Register("query", s.Query, auth.Requires(auth.RoleReadOnly),
 		registry.Describe("Answers an expression of the query language over the collected traffic records, one result object per statement."),
 		registry.Accumulate(stream.Func(lastResult)), registry.Errors(manage.QuerySyntax, TooManyGroups)); err != nil {
 		return err
 	}
-	if err := reg.Register("ingest", s.Ingest,
+	if err := reg.Register("ingest", s.Ingest, auth.Requires(auth.RoleUser),
 		registry.Describe("Stores a batch of traffic records, all or nothing.")); err != nil {
 		return err
 	}
-	return reg.Register("list-fields", ListFields, registry.Since("1.1"),
+	return reg.Register("list-fields", ListFields, registry.Since("1.1"), auth.Requires(auth.RoleReadOnly),
 		registry.Describe("Lists the metrics, keys and layers of the query language."))
 }

@@ -1,5 +1,5 @@
-// admin.js: the service's users (#/users, administrators only) and settings (#/settings, any
-// signed-in user, as set-config allows).
+// admin.js: the service's users (#/users) and settings (#/settings), administrators only, as
+// list-users and get-config allow.
 
 import {AUTH_NEEDED} from './api.js';
 import {argumentError, actionCell} from './account.js';
@@ -14,13 +14,18 @@ const SETTINGS = {
   session_max: {label: 'Session lifetime', help: 'The longest a session stays valid after sign-in.', def: '24h'},
 };
 
-// isAdmin tells whether the signed-in user is an administrator: from list-users when the page
-// knows the user's name, else by asking to delete the user "" (a name no user has), which
-// answers NOT-FOUND to an administrator and PERMISSION-DENIED to anyone else.
+// isAdmin tells whether the signed-in user is an administrator: list-users answers
+// administrators only (PERMISSION-DENIED to anyone else); without the user's name, by asking
+// to delete the user "" (a name no user has), which answers NOT-FOUND to an administrator.
 export async function isAdmin(api, user) {
   if (user) {
-    const users = await api.call('list-users');
-    return users.some((u) => u.user === user && u.admin);
+    try {
+      const users = await api.call('list-users');
+      return users.some((u) => u.user === user && u.role === 'administrator');
+    } catch (e) {
+      if (e.code === 'PERMISSION-DENIED') return false;
+      throw e;
+    }
   }
   try {
     await api.call('delete-user', {user: ''});
@@ -48,7 +53,8 @@ export class Admin {
     const users = await this.api.call('list-users');
     $('users-body').replaceChildren(...users.map((u) => {
       const tr = el('tr', {'data-user': u.user});
-      const role = el('span', {class: `badge${u.admin ? ' admin' : ''}`}, u.admin ? 'Administrator' : 'User');
+      const names = {'administrator': 'Administrator', 'user': 'User', 'read-only': 'Read-only'};
+      const role = el('span', {class: `badge${u.admin ? ' admin' : ''}`}, names[u.role] || u.role);
       let action;
       if (u.user === this.user()) {
         action = el('span', {class: 'muted small'}, 'You');

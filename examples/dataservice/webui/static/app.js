@@ -45,7 +45,7 @@ const MENU_VIEWS = {
   '#/keys': {crumb: 'API keys', view: 'keys-view', show: () => account.showKeys()},
   '#/password': {crumb: 'Password', view: 'password-view', show: () => account.showPassword()},
   '#/users': {crumb: 'Users', view: 'users-view', show: () => admin.showUsers(), adminOnly: true},
-  '#/settings': {crumb: 'Settings', view: 'settings-view', show: () => admin.showSettings()},
+  '#/settings': {crumb: 'Settings', view: 'settings-view', show: () => admin.showSettings(), adminOnly: true},
 };
 
 // ---- Views ---------------------------------------------------------------------------------
@@ -119,16 +119,16 @@ function showDashboardHead(d) {
   $('dashboard-description').hidden = !d.description;
 }
 
-// showMenuView shows a view of the account menu; the users view only to administrators.
+// showMenuView shows a view of the account menu; users and settings only to administrators.
 async function showMenuView(v) {
   stopLive();
-  await v.show();
   await signedIn();
   if (v.adminOnly && !page.admin) {
     showView('list-view');
     location.replace('#/');
     return;
   }
+  await v.show();
   setCrumbs([v.crumb]);
   showView(v.view);
 }
@@ -149,6 +149,7 @@ async function signedIn() {
     }
   }
   $('users-link').hidden = !page.admin;
+  $('settings-link').hidden = !page.admin;
 }
 
 function setCrumbs(names) {
