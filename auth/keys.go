@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/label"
 	"go.uber.org/zap"
 )
 
@@ -47,6 +48,9 @@ func (a *Authenticator) createKey(ctx context.Context, in keyArgs) (string, erro
 	id, err := identity(ctx)
 	if err != nil {
 		return "", err
+	}
+	if reason := label.Check(in.Name); reason != "" {
+		return "", apierr.New(apierr.InvalidArgument, "name", "name", "reason", reason)
 	}
 	tok, h, err := newToken(KeyPrefix)
 	if err != nil {
