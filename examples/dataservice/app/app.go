@@ -41,6 +41,16 @@ type Config struct {
 	// caller, in bursts of twice as many. Default (0): DefaultRateLimit; NoRateLimit turns the
 	// limit off.
 	RateLimit int
+	// MaxQueryGroups is the most groups the statements of one query may yield together; more
+	// answer TOO-MANY-GROUPS. Default: DefaultMaxQueryGroups.
+	MaxQueryGroups int
+	// QueryMemory is DuckDB's memory_limit in bytes. Default: DefaultQueryMemory.
+	QueryMemory int64
+	// QueryThreads is how many threads DuckDB uses. Default: GOMAXPROCS.
+	QueryThreads int
+	// MaxFollows is the most followed queries one caller may hold open at once; one more
+	// answers LIMIT-REACHED. Default: traffic.DefaultMaxFollows.
+	MaxFollows int
 	// Logger receives the service's log. Default: none.
 	Logger *zap.Logger
 	// Auth adds options to the authenticator (tests lower the password hashing cost).
@@ -59,6 +69,7 @@ type App struct {
 	handler  http.Handler
 	api      *transport.Handler
 	limit    callLimit
+	engine   *pvql.Engine
 
 	stop      context.CancelFunc
 	wg        sync.WaitGroup
@@ -137,6 +148,9 @@ func (a *App) open(ctx context.Context) (err error) {
 			return err
 		}
 	}
+	if a.engine, err = a.queryEngine(ctx); err != nil {
+		return err
+	}
 	if a.handler, err = a.newHandler(); err != nil {
 		return err
 	}
@@ -148,9 +162,10 @@ func (a *App) open(ctx context.Context) (err error) {
 func (a *App) registry() (*registry.Registry, error) {
 	reg := registry.New()
 	svc := &traffic.Service{
-		Engine:        pvql.New(a.records.DB()),
+		Engine:        a.engine,
 		Store:         a.records,
 		DefaultPeriod: a.settings.DefaultPeriod,
+		MaxFollows:    a.maxFollows(),
 	}
 	for _, register := range []func(*registry.Registry) error{
 		fnapi.RegisterBuiltins,

@@ -16,8 +16,9 @@ const (
 	// message (what was found there, as the query function says it) and index (which query
 	// of queries, from 0).
 	QuerySyntax apierr.Code = "QUERY-SYNTAX"
-	// LimitReached: the store holds as many objects of a kind as it allows. Attributes: name
-	// (what is full: dashboards, widgets, config) and limit. HTTP status 409.
+	// LimitReached: the store holds as many objects of a kind as it allows, or the caller holds
+	// as many followed queries open as it may. Attributes: name (what is full: dashboards,
+	// widgets, config, follow streams) and limit. HTTP status 409.
 	LimitReached apierr.Code = "LIMIT-REACHED"
 )
 

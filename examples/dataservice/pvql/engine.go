@@ -23,8 +23,9 @@ func WithStreamSlices(n int) Option {
 	return func(e *Engine) { e.slices = max(n, 1) }
 }
 
-// WithMaxGroups sets the most groups (rows before HAVING and TOP) one statement may produce;
-// more fail with ErrTooManyGroups. Default 1,000,000, which bounds the memory of one answer;
+// WithMaxGroups sets the most groups (rows before HAVING and TOP) the statements of one query
+// may produce together; more fail with a *GroupsError (ErrTooManyGroups). Default 1,000,000,
+// which bounds the memory of one answer (about 100 MB) whatever the number of statements;
 // 0 removes the limit.
 func WithMaxGroups(n int) Option {
 	return func(e *Engine) { e.maxGroups = max(n, 0) }

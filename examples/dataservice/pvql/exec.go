@@ -42,7 +42,13 @@ func (e *Engine) run(ctx context.Context, expr string, now time.Time, defaultPer
 			if from >= to {
 				continue
 			}
-			if err := e.read(ctx, s, from, to); err != nil {
+			others := 0 // the groups of the other statements: the limit is the query's
+			for _, o := range states {
+				if o != s {
+					others += len(o.groups.keys)
+				}
+			}
+			if err := e.read(ctx, s, from, to, e.maxGroups-others); err != nil {
 				return fmt.Errorf("pvql: statement %d: %w", i+1, err)
 			}
 			s.covered += to - from
@@ -93,8 +99,9 @@ func (s *state) slice(j, n int) (from, to int64) {
 	return from, to
 }
 
-// read runs the statement's query over [from, to) and merges the rows into its groups.
-func (e *Engine) read(ctx context.Context, s *state, from, to int64) error {
+// read runs the statement's query over [from, to) and merges the rows into its groups, of
+// which it may hold at most room (when the engine has a group limit).
+func (e *Engine) read(ctx context.Context, s *state, from, to int64, room int) error {
 	args := slices.Clone(s.plan.args)
 	args[s.plan.sinceArg], args[s.plan.sinceArg+1] = from, to
 	rows, err := e.db.QueryContext(ctx, s.plan.query, args...)
@@ -146,8 +153,8 @@ func (e *Engine) read(ctx context.Context, s *state, from, to int64) error {
 		for i, sumIndex := range s.plan.sums {
 			sm[sumIndex] += toUint64(vals[c+i])
 		}
-		if e.maxGroups > 0 && len(s.groups.keys) > e.maxGroups {
-			return fmt.Errorf("more than %d: %w", e.maxGroups, ErrTooManyGroups)
+		if e.maxGroups > 0 && len(s.groups.keys) > room {
+			return &GroupsError{Limit: e.maxGroups}
 		}
 	}
 	return rows.Err()

@@ -15,7 +15,8 @@ import (
 	"github.com/fnapi/fnapi/stream"
 )
 
-// TooManyGroups is the code of a query whose grouping yields more rows than the engine allows.
+// TooManyGroups is the code of a query whose statements yield more groups together than the
+// engine allows (pvql.WithMaxGroups). Attributes: limit, reason.
 const TooManyGroups apierr.Code = "TOO-MANY-GROUPS"
 
 // MaxBatch is the most records one ingest call takes.
@@ -29,6 +30,11 @@ type Service struct {
 	DefaultPeriod func() time.Duration
 	// Now returns the current time; time.Now when nil.
 	Now func() time.Time
+	// MaxFollows is the most followed queries (follow: true) one caller (a user; an anonymous
+	// caller by address) may hold open at once. Default (0): DefaultMaxFollows.
+	MaxFollows int
+
+	follows follows
 }
 
 func (s *Service) now() time.Time {
@@ -60,6 +66,15 @@ func (s *Service) Query(ctx context.Context, in QueryArgs, out *stream.Sender[Ch
 		if c := registry.CallFrom(ctx); c == nil || c.Sink == nil {
 			return apierr.New(apierr.InvalidArgument, "name", "follow", "reason", "follow needs streaming mode (stream/query, or a WebSocket stream call)")
 		}
+		max := s.MaxFollows
+		if max <= 0 {
+			max = DefaultMaxFollows
+		}
+		release, err := s.follows.acquire(ctx, max)
+		if err != nil {
+			return err
+		}
+		defer release()
 	}
 	interval := time.Duration(in.Interval * float64(time.Second))
 	if c := registry.CallFrom(ctx); c != nil && c.Sink == nil {
@@ -98,13 +113,15 @@ func (s *Service) Query(ctx context.Context, in QueryArgs, out *stream.Sender[Ch
 
 func queryError(err error) error {
 	var se *pvql.SyntaxError
+	var ge *pvql.GroupsError
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &se):
 		return apierr.New(manage.QuerySyntax, "position", se.Position, "expected", se.Expected, "message", se.Message)
-	case errors.Is(err, pvql.ErrTooManyGroups):
-		return apierr.New(TooManyGroups, "reason", "the grouping yields too many rows: add TOP, a narrower WHERE or fewer keys")
+	case errors.As(err, &ge):
+		return apierr.New(TooManyGroups, "limit", ge.Limit,
+			"reason", "the statements of the query yield too many groups together: add a narrower WHERE, a shorter period, fewer keys or fewer statements")
 	}
 	return err
 }
@@ -150,7 +167,7 @@ func ListFields() []pvql.Field { return pvql.Fields() }
 func (s *Service) Register(reg *registry.Registry) error {
 	if err := reg.Register("query", s.Query, auth.Requires(auth.RoleReadOnly),
 		registry.Describe("Answers an expression of the query language over the collected traffic records, one result object per statement."),
-		registry.Accumulate(stream.Func(lastResult)), registry.Errors(manage.QuerySyntax, TooManyGroups)); err != nil {
+		registry.Accumulate(stream.Func(lastResult)), registry.Errors(manage.QuerySyntax, TooManyGroups, manage.LimitReached)); err != nil {
 		return err
 	}
 	if err := reg.Register("ingest", s.Ingest, auth.Requires(auth.RoleUser),

@@ -1,0 +1,58 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+
+	"github.com/fnapi/fnapi/examples/dataservice/pvql"
+	"github.com/fnapi/fnapi/examples/dataservice/traffic"
+)
+
+// Defaults of the bounds on queries (Config fields of the same names).
+const (
+	// DefaultMaxQueryGroups is the most groups the statements of one query may yield together:
+	// about 100 MB of answer at most, whatever the number of statements.
+	DefaultMaxQueryGroups = 1_000_000
+	// DefaultQueryMemory is DuckDB's memory_limit, in bytes: the most memory the records
+	// engine takes for all queries and ingests together. Past it, DuckDB spills large
+	// aggregations to disk (records.duckdb.tmp) or fails the query, rather than the process
+	// growing; 1 GiB keeps the whole service within a small machine's memory.
+	DefaultQueryMemory = 1 << 30
+)
+
+// queryEngine returns the engine of the query function, bounded as cfg says, and sets
+// DuckDB's memory limit and threads.
+func (a *App) queryEngine(ctx context.Context) (*pvql.Engine, error) {
+	mem := a.cfg.QueryMemory
+	if mem <= 0 {
+		mem = DefaultQueryMemory
+	}
+	threads := a.cfg.QueryThreads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	db := a.records.DB()
+	// SET takes no parameters; both values are integers of this program.
+	for _, q := range []string{
+		fmt.Sprintf("SET GLOBAL memory_limit = '%dB'", mem),
+		fmt.Sprintf("SET GLOBAL threads = %d", threads),
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return nil, fmt.Errorf("app: records: %s: %w", q, err)
+		}
+	}
+	groups := a.cfg.MaxQueryGroups
+	if groups <= 0 {
+		groups = DefaultMaxQueryGroups
+	}
+	return pvql.New(db, pvql.WithMaxGroups(groups)), nil
+}
+
+// maxFollows is the most followed queries one caller may hold open.
+func (a *App) maxFollows() int {
+	if a.cfg.MaxFollows > 0 {
+		return a.cfg.MaxFollows
+	}
+	return traffic.DefaultMaxFollows
+}
