@@ -44,6 +44,10 @@ type Config struct {
 	// MaxQueryGroups is the most groups the statements of one query may yield together; more
 	// answer TOO-MANY-GROUPS. Default: DefaultMaxQueryGroups.
 	MaxQueryGroups int
+	// QueryGroupBudget is the most groups all queries running at once may hold together; a
+	// query past it answers RATE-LIMITED. Default: DefaultQueryGroupBudget (never below
+	// MaxQueryGroups).
+	QueryGroupBudget int
 	// QueryMemory is DuckDB's memory_limit in bytes. Default: DefaultQueryMemory.
 	QueryMemory int64
 	// QueryThreads is how many threads DuckDB uses. Default: GOMAXPROCS.

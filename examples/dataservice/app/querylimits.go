@@ -12,8 +12,11 @@ import (
 // Defaults of the bounds on queries (Config fields of the same names).
 const (
 	// DefaultMaxQueryGroups is the most groups the statements of one query may yield together:
-	// about 100 MB of answer at most, whatever the number of statements.
+	// about 300 MB of answer at most, whatever the number of statements.
 	DefaultMaxQueryGroups = 1_000_000
+	// DefaultQueryGroupBudget is the most groups all the queries running at once may hold
+	// together (about 600 MB); a query that finds it spent answers RATE-LIMITED.
+	DefaultQueryGroupBudget = 2_000_000
 	// DefaultQueryMemory is DuckDB's memory_limit, in bytes: the most memory the records
 	// engine takes for all queries and ingests together. Past it, DuckDB spills large
 	// aggregations to disk (records.duckdb.tmp) or fails the query, rather than the process
@@ -46,7 +49,11 @@ func (a *App) queryEngine(ctx context.Context) (*pvql.Engine, error) {
 	if groups <= 0 {
 		groups = DefaultMaxQueryGroups
 	}
-	return pvql.New(db, pvql.WithMaxGroups(groups)), nil
+	budget := a.cfg.QueryGroupBudget
+	if budget <= 0 {
+		budget = DefaultQueryGroupBudget
+	}
+	return pvql.New(db, pvql.WithMaxGroups(groups), pvql.WithGroupBudget(max(budget, groups))), nil
 }
 
 // maxFollows is the most followed queries one caller may hold open.

@@ -27,6 +27,8 @@ func (e *Engine) run(ctx context.Context, expr string, now time.Time, defaultPer
 	if err != nil {
 		return err
 	}
+	res := &reservation{b: e.budget}
+	defer res.release()
 	states := make([]*state, len(stmts))
 	for i, st := range stmts {
 		s := &state{st: st, plan: compile(st, e.maxGroups), groups: newGroups()}
@@ -48,7 +50,7 @@ func (e *Engine) run(ctx context.Context, expr string, now time.Time, defaultPer
 					others += len(o.groups.keys)
 				}
 			}
-			if err := e.read(ctx, s, from, to, e.maxGroups-others); err != nil {
+			if err := e.read(ctx, s, from, to, e.maxGroups-others, res, others); err != nil {
 				return fmt.Errorf("pvql: statement %d: %w", i+1, err)
 			}
 			s.covered += to - from
@@ -100,8 +102,9 @@ func (s *state) slice(j, n int) (from, to int64) {
 }
 
 // read runs the statement's query over [from, to) and merges the rows into its groups, of
-// which it may hold at most room (when the engine has a group limit).
-func (e *Engine) read(ctx context.Context, s *state, from, to int64, room int) error {
+// which it may hold at most room (when the engine has a group limit), reserving them in res
+// beside the others the query holds.
+func (e *Engine) read(ctx context.Context, s *state, from, to int64, room int, res *reservation, others int) error {
 	args := slices.Clone(s.plan.args)
 	args[s.plan.sinceArg], args[s.plan.sinceArg+1] = from, to
 	rows, err := e.db.QueryContext(ctx, s.plan.query, args...)
@@ -155,6 +158,9 @@ func (e *Engine) read(ctx context.Context, s *state, from, to int64, room int) e
 		}
 		if e.maxGroups > 0 && len(s.groups.keys) > room {
 			return &GroupsError{Limit: e.maxGroups}
+		}
+		if err := res.need(others + len(s.groups.keys)); err != nil {
+			return err
 		}
 	}
 	return rows.Err()

@@ -119,6 +119,9 @@ func queryError(err error) error {
 		return nil
 	case errors.As(err, &se):
 		return apierr.New(manage.QuerySyntax, "position", se.Position, "expected", se.Expected, "message", se.Message)
+	case errors.Is(err, pvql.ErrBusy):
+		return apierr.New(apierr.RateLimited, "retry_after", 1,
+			"reason", "the server is answering other large queries: try again in a moment, or narrow the query")
 	case errors.As(err, &ge):
 		return apierr.New(TooManyGroups, "limit", ge.Limit,
 			"reason", "the statements of the query yield too many groups together: add a narrower WHERE, a shorter period, fewer keys or fewer statements")
