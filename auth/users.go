@@ -93,6 +93,15 @@ func (a *Authenticator) listUsers(ctx context.Context) ([]UserInfo, error) {
 	return out, nil
 }
 
+// userInfo answers the user name as stored.
+func (a *Authenticator) userInfo(ctx context.Context, name string) (UserInfo, error) {
+	u, err := a.store.User(ctx, name)
+	if err != nil {
+		return UserInfo{}, apierr.New(apierr.Internal).Wrap(err)
+	}
+	return userInfo(u), nil
+}
+
 func userInfo(u User) UserInfo {
 	r := storedRole(u)
 	return UserInfo{User: u.Name, Role: r, Admin: r == RoleAdmin, Created: outTime(u.Created)}
@@ -123,11 +132,7 @@ func (a *Authenticator) createUser(ctx context.Context, in createUserArgs) (User
 		return UserInfo{}, apierr.New(apierr.Internal).Wrap(err)
 	}
 	a.log.Info("auth: user created", zap.String("user", in.User), zap.String("role", string(role)), zap.String("by", id.User))
-	u, err := a.store.User(ctx, in.User)
-	if err != nil {
-		return UserInfo{}, apierr.New(apierr.Internal).Wrap(err)
-	}
-	return userInfo(u), nil
+	return a.userInfo(ctx, in.User)
 }
 
 // setRole changes another user's role; it applies to the user's sessions and keys at once.
@@ -148,11 +153,7 @@ func (a *Authenticator) setRole(ctx context.Context, in roleArgs) (UserInfo, err
 	}
 	a.cache.drop(func(e *entry) bool { return e.user == in.User })
 	a.log.Info("auth: role changed", zap.String("user", in.User), zap.String("role", string(in.Role)), zap.String("by", id.User))
-	u, err := a.store.User(ctx, in.User)
-	if err != nil {
-		return UserInfo{}, apierr.New(apierr.Internal).Wrap(err)
-	}
-	return userInfo(u), nil
+	return a.userInfo(ctx, in.User)
 }
 
 func (a *Authenticator) deleteUser(ctx context.Context, in userArgs) (bool, error) {
