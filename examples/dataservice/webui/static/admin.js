@@ -12,7 +12,11 @@ const SETTINGS = {
   retention: {label: 'Retention', help: 'How long traffic records are kept.', def: '30d'},
   session_idle: {label: 'Session idle timeout', help: 'How long a session stays valid without a call; at most the session lifetime.', def: '1h'},
   session_max: {label: 'Session lifetime', help: 'The longest a session stays valid after sign-in.', def: '24h'},
+  rate_limit: {label: 'Call rate limit', help: 'Calls per second one user may make, in bursts of twice as many; 0 turns the limit off.', def: '200'},
 };
+
+// shown is a configuration value as its field shows it: a string as is, a number as digits.
+const shown = (v) => (typeof v === 'string' ? v : JSON.stringify(v));
 
 // isAdmin tells whether the signed-in user is an administrator: list-users answers
 // administrators only (PERMISSION-DENIED to anyone else); without the user's name, by asking
@@ -106,7 +110,7 @@ export class Admin {
       if (s.help) text.append(el('p', {class: 'muted'}, s.help));
       const input = el('input', {id: `setting-${name}`, 'data-key': name, spellcheck: 'false', autocomplete: 'off',
         placeholder: s.def ? `default ${s.def}` : ''});
-      input.value = typeof this.config[name] === 'string' ? this.config[name] : JSON.stringify(this.config[name]);
+      input.value = shown(this.config[name]);
       input.addEventListener('input', () => input.classList.remove('invalid'));
       row.append(text, input);
       return row;
@@ -120,7 +124,11 @@ export class Admin {
     for (const input of document.querySelectorAll('#settings-fields input')) {
       input.classList.remove('invalid');
       const v = input.value.trim();
-      if (v !== this.config[input.dataset.key]) values[input.dataset.key] = v === '' ? null : v;
+      const old = this.config[input.dataset.key];
+      if (v === shown(old)) continue;
+      // A number key (rate_limit) takes a JSON number; anything else goes as typed, for the
+      // server to explain.
+      values[input.dataset.key] = v === '' ? null : typeof old === 'number' && /^\d+$/.test(v) ? Number(v) : v;
     }
     if (!Object.keys(values).length) {
       showFormError('settings-error', 'Nothing has changed.', true);

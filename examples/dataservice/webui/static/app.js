@@ -122,13 +122,17 @@ function showDashboardHead(d) {
 // showMenuView shows a view of the account menu; users and settings only to administrators.
 async function showMenuView(v) {
   stopLive();
+  try {
+    await v.show();
+  } catch (e) {
+    if (e.code !== 'PERMISSION-DENIED') throw e; // a view for administrators: signedIn tells
+  }
   await signedIn();
   if (v.adminOnly && !page.admin) {
     showView('list-view');
     location.replace('#/');
     return;
   }
-  await v.show();
   setCrumbs([v.crumb]);
   showView(v.view);
 }
