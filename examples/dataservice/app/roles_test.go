@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/client"
@@ -116,6 +117,13 @@ func TestRolesAndAudit(t *testing.T) {
 	must(admin, "list-audit", map[string]any{"limit": 2}, &events)
 	if len(events) != 2 || events[0].Action != "delete-user" {
 		t.Fatalf("limit 2: %+v", events)
+	}
+	must(admin, "list-audit", map[string]any{"since": time.Now().Add(time.Hour).Format(time.RFC3339)}, &events)
+	if len(events) != 0 {
+		t.Fatalf("events since an hour ahead: %+v", events)
+	}
+	if err := admin.Call(ctx, "list-audit", map[string]any{"since": "yesterday"}, nil); code(err) != apierr.InvalidArgument {
+		t.Fatalf("since yesterday: %v", err)
 	}
 	if err := admin.Call(ctx, "list-audit", map[string]any{"limit": 1001}, nil); code(err) != apierr.InvalidArgument {
 		t.Fatalf("limit 1001: %v", err)
