@@ -4,10 +4,14 @@
 //
 //	dataservice [-addr 127.0.0.1:8443] [-data ./data] [-cert F -key F] [-host NAME] [-demo]
 //	            [-session-idle 1h] [-session-max 24h] [-rate-limit 200] [-log-level info]
+//	            [-clickhouse URL [-clickhouse-cluster NAME]]
 //
 // Every start-up failure (a flag value out of bounds, the data directory in use or not
 // writable, a damaged store, the address taken, a certificate without its key) ends the
 // process with status 1 and one line on standard error that says what is wrong and what to do.
+//
+// The standard OpenTelemetry environment variables turn tracing on (see tracing): for example
+// OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318.
 package main
 
 import (
@@ -50,6 +54,7 @@ type options struct {
 	demo                  bool
 	idle, max             time.Duration
 	rateLimit             int
+	chURL, chCluster      string
 	level                 zapcore.Level
 }
 
@@ -66,6 +71,8 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.idle, "session-idle", 0, "default session idle timeout (default 1h; the session_idle configuration key overrides it)")
 	fs.DurationVar(&o.max, "session-max", 0, "default session maximum lifetime (default 24h; session_max overrides it)")
 	fs.IntVar(&o.rateLimit, "rate-limit", app.DefaultRateLimit, "calls per second per caller, bursts of twice as many; 0 turns the limit off (the rate_limit configuration key overrides it)")
+	fs.StringVar(&o.chURL, "clickhouse", "", "keep the records in ClickHouse: clickhouse://[user[:password]@]host:port/database (native protocol); default: DuckDB in <data>")
+	fs.StringVar(&o.chCluster, "clickhouse-cluster", "", "with -clickhouse: the cluster (remote_servers) whose shards hold the records, through a Distributed table")
 	fs.TextVar(&o.level, "log-level", zapcore.InfoLevel, "log level: debug, info, warn, error")
 	fs.SetOutput(io.Discard) // errors are returned, as one line
 	if err := fs.Parse(args); err != nil {
@@ -100,17 +107,32 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	defer ln.Close() // Serve closes it too; this is for the failures before
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rate := o.rateLimit
 	if rate == 0 {
 		rate = app.NoRateLimit
 	}
-	a, err := app.Open(ctx, app.Config{
-		DataDir: o.data, Demo: o.demo, SessionIdle: o.idle, SessionMax: o.max, RateLimit: rate, Logger: log,
-	})
+	cfg := app.Config{DataDir: o.data, Demo: o.demo, SessionIdle: o.idle, SessionMax: o.max, RateLimit: rate, Logger: log,
+		ClickHouse: o.chURL, ClickHouseCluster: o.chCluster}
+	tp, err := tracing(ctx, os.Getenv)
 	if err != nil {
-		ln.Close()
+		return err
+	}
+	if tp != nil {
+		cfg.TracerProvider = tp
+		log.Info("tracing: exporting spans over OTLP/HTTP")
+		defer func() { // after the app has closed: its last spans are flushed
+			flushCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := tp.Shutdown(flushCtx); err != nil {
+				log.Warn("tracing: flushing spans", zap.Error(err))
+			}
+		}()
+	}
+	a, err := app.Open(ctx, cfg)
+	if err != nil {
 		return explainOpen(o.data, err)
 	}
 	srv := &fnapi.Server{

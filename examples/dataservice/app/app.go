@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net/http"
@@ -22,8 +21,10 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 	"github.com/fnapi/fnapi/examples/dataservice/traffic"
 	"github.com/fnapi/fnapi/examples/dataservice/webui"
+	fnotel "github.com/fnapi/fnapi/otel"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 )
 
@@ -32,6 +33,10 @@ type Config struct {
 	// DataDir holds everything the service keeps: records.duckdb, state.db, auth.db, tls/ and
 	// admin-password.
 	DataDir string
+	// ClickHouse, when set, keeps the records in ClickHouse
+	// (clickhouse://[user[:password]@]host:port/database) instead of <DataDir>/records.duckdb;
+	// ClickHouseCluster names the cluster whose shards hold them. Default: DuckDB.
+	ClickHouse, ClickHouseCluster string
 	// Demo runs the generator of synthetic traffic (24 hours of backfill, then live).
 	Demo bool
 	// SessionIdle and SessionMax are the defaults of the session_idle and session_max
@@ -48,9 +53,11 @@ type Config struct {
 	// query past it answers RATE-LIMITED. Default: DefaultQueryGroupBudget (never below
 	// MaxQueryGroups).
 	QueryGroupBudget int
-	// QueryMemory is DuckDB's memory_limit in bytes. Default: DefaultQueryMemory.
+	// QueryMemory is DuckDB's memory_limit in bytes (the embedded store only). Default:
+	// DefaultQueryMemory.
 	QueryMemory int64
-	// QueryThreads is how many threads DuckDB uses. Default: GOMAXPROCS.
+	// QueryThreads is how many threads DuckDB uses (the embedded store only). Default:
+	// GOMAXPROCS.
 	QueryThreads int
 	// MaxFollows is the most followed queries one caller may hold open at once; one more
 	// answers LIMIT-REACHED. Default: traffic.DefaultMaxFollows.
@@ -59,13 +66,17 @@ type Config struct {
 	Logger *zap.Logger
 	// Auth adds options to the authenticator (tests lower the password hashing cost).
 	Auth []auth.Option
+	// TracerProvider, when set, traces every call (see github.com/fnapi/fnapi/otel) and the
+	// records store's queries, ingests and deletions as its children. Default: no tracing.
+	TracerProvider trace.TracerProvider
 }
 
 // App is an open data service.
 type App struct {
 	cfg      Config
 	log      *zap.Logger
-	records  *records.DuckDB
+	records  records.Store
+	store    records.Store // records, traced when Config.TracerProvider is set
 	state    *state.SQLite
 	users    *sqlstore.Store
 	auth     *auth.Authenticator
@@ -83,7 +94,7 @@ type App struct {
 // Open opens the stores in cfg.DataDir (creating what is missing), registers every function,
 // creates the administrator on a first start, and starts the background work (retention, and
 // the demo generator with cfg.Demo). Close stops it all.
-func Open(ctx context.Context, cfg Config) (*App, error) {
+func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("app: no data directory")
 	}
@@ -93,26 +104,25 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("app: %w", err)
 	}
-	a := &App{cfg: cfg, log: cfg.Logger, retainNow: make(chan struct{}, 1)}
-	if err := a.open(ctx); err != nil {
-		_ = a.closeStores() // the error that matters is the one that stopped the start
-		return nil, err
+	a = &App{cfg: cfg, log: cfg.Logger, retainNow: make(chan struct{}, 1)}
+	opened := a // a is nil once an error is returned
+	defer func() {
+		if err != nil {
+			opened.closeStores()
+		}
+	}()
+	if a.records, err = openRecords(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("app: records: %w", err)
 	}
-	a.start()
-	return a, nil
-}
-
-// open opens the stores and makes the handler; on an error Open closes what it opened.
-func (a *App) open(ctx context.Context) (err error) {
-	cfg := a.cfg
-	if a.records, err = records.OpenDuckDB(ctx, cfg.DataDir); err != nil {
-		return fmt.Errorf("app: records: %w", err)
+	a.store = a.records
+	if tp := cfg.TracerProvider; tp != nil {
+		a.store = tracedStore{Store: a.records, tracer: tp.Tracer(tracerName), system: cfg.recordsSystem()}
 	}
 	if a.state, err = state.OpenSQLite(ctx, cfg.DataDir); err != nil {
-		return fmt.Errorf("app: state: %w", err)
+		return nil, fmt.Errorf("app: state: %w", err)
 	}
 	if a.users, err = sqlstore.Open(ctx, filepath.Join(cfg.DataDir, "auth.db")); err != nil {
-		return fmt.Errorf("app: users: %w", err)
+		return nil, fmt.Errorf("app: users: %w", err)
 	}
 	var defaults []manage.SettingsOption
 	if cfg.SessionIdle > 0 {
@@ -128,14 +138,14 @@ func (a *App) open(ctx context.Context) (err error) {
 		defaults = append(defaults, manage.WithDefault(manage.KeyRateLimit, strconv.Itoa(cfg.RateLimit)))
 	}
 	if a.settings, err = manage.NewSettings(ctx, a.state, defaults...); err != nil {
-		return fmt.Errorf("app: configuration: %w", err)
+		return nil, fmt.Errorf("app: configuration: %w", err)
 	}
 	authOpts := append([]auth.Option{auth.WithLogger(a.log)}, cfg.Auth...)
 	if a.auth, err = auth.New(a.users, authOpts...); err != nil {
-		return fmt.Errorf("app: %w", err)
+		return nil, fmt.Errorf("app: %w", err)
 	}
 	if err := a.auth.EnsureAdmin(ctx, cfg.DataDir); err != nil {
-		return fmt.Errorf("app: %w", err)
+		return nil, fmt.Errorf("app: %w", err)
 	}
 	a.settings.Watch(func(c manage.Config) {
 		if err := a.auth.SetSessionLimits(c.SessionIdle, c.SessionMax); err != nil {
@@ -149,16 +159,46 @@ func (a *App) open(ctx context.Context) (err error) {
 	})
 	if cfg.Demo {
 		if err := a.ensureOverview(ctx); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if a.engine, err = a.queryEngine(ctx); err != nil {
-		return err
+		return nil, err
 	}
 	if a.handler, err = a.newHandler(); err != nil {
-		return err
+		return nil, err
 	}
-	return nil
+	a.start()
+	return a, nil
+}
+
+// recordsSystem names the records store cfg chooses, as spans' db.system.name says it.
+func (cfg Config) recordsSystem() string {
+	if cfg.ClickHouse != "" {
+		return "clickhouse"
+	}
+	return "duckdb"
+}
+
+// openRecords opens the records store cfg chooses. On an error the store is a nil interface,
+// never a nil pointer in one, so that closing what was opened skips it.
+func openRecords(ctx context.Context, cfg Config) (records.Store, error) {
+	var (
+		st  records.Store
+		err error
+	)
+	switch {
+	case cfg.ClickHouse != "":
+		st, err = records.OpenClickHouse(ctx, cfg.ClickHouse, cfg.ClickHouseCluster)
+	case cfg.ClickHouseCluster != "":
+		err = errors.New("a ClickHouse cluster needs the URL of one of its servers")
+	default:
+		st, err = records.OpenDuckDB(ctx, cfg.DataDir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
 }
 
 // registry returns a registry with every function of the service: API 1.0, 1.1 adding
@@ -167,9 +207,12 @@ func (a *App) registry() (*registry.Registry, error) {
 	reg := registry.New()
 	svc := &traffic.Service{
 		Engine:        a.engine,
-		Store:         a.records,
+		Store:         a.store,
 		DefaultPeriod: a.settings.DefaultPeriod,
 		MaxFollows:    a.maxFollows(),
+	}
+	if tp := a.cfg.TracerProvider; tp != nil {
+		svc.Engine = tracedEngine{next: svc.Engine, tracer: tp.Tracer(tracerName), system: a.cfg.recordsSystem()}
 	}
 	for _, register := range []func(*registry.Registry) error{
 		fnapi.RegisterBuiltins,
@@ -192,11 +235,16 @@ func (a *App) newHandler() (http.Handler, error) {
 		return nil, err
 	}
 	metrics := &transport.Metrics{}
+	ics := []registry.Interceptor{a.auth.Interceptor(), a.limit.Interceptor(), manage.AuditInterceptor(a.state, a.log)}
+	if tp := a.cfg.TracerProvider; tp != nil {
+		// Outermost, so that a call's span covers authentication and rate limits.
+		ics = append([]registry.Interceptor{fnotel.Interceptor(fnotel.WithTracerProvider(tp))}, ics...)
+	}
 	a.api, err = fnapi.New(reg,
 		fnapi.WithLogger(a.log),
 		fnapi.WithMetrics(metrics),
 		fnapi.WithMaxBodyBytes(64<<20), // ingest batches of 100,000 records
-		fnapi.WithInterceptors(a.auth.Interceptor(), a.limit.Interceptor(), manage.AuditInterceptor(a.state, a.log)))
+		fnapi.WithInterceptors(ics...))
 	if err != nil {
 		return nil, fmt.Errorf("app: %w", err)
 	}
@@ -240,11 +288,11 @@ func (a *App) start() {
 // doubles the data.
 func (a *App) demoBackfill(ctx context.Context) time.Duration {
 	const day = 24 * time.Hour
-	var newest sql.NullInt64
-	if err := a.records.DB().QueryRowContext(ctx, "SELECT max(time) FROM records").Scan(&newest); err != nil || !newest.Valid {
+	newest, ok, err := a.records.Newest(ctx)
+	if err != nil || !ok {
 		return day
 	}
-	gap := time.Since(time.Unix(newest.Int64, 0))
+	gap := time.Since(time.Unix(newest, 0))
 	switch {
 	case gap <= 0:
 		return -1 // nothing to fill; a negative Backfill means none
@@ -260,7 +308,7 @@ func (a *App) retain(ctx context.Context) {
 	t := time.NewTicker(10 * time.Minute)
 	defer t.Stop()
 	for {
-		n, err := records.Retain(ctx, a.records, a.settings.Retention(), time.Now())
+		n, err := records.Retain(ctx, a.store, a.settings.Retention(), time.Now())
 		switch {
 		case err != nil && ctx.Err() == nil:
 			a.log.Error("retention", zap.Error(err))

@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 	"github.com/fnapi/fnapi/examples/dataservice/traffic"
 )
 
@@ -24,25 +25,12 @@ const (
 	DefaultQueryMemory = 1 << 30
 )
 
-// queryEngine returns the engine of the query function, bounded as cfg says, and sets
-// DuckDB's memory limit and threads.
+// queryEngine returns the engine of the query function, bounded as cfg says, and sets the
+// embedded DuckDB's memory limit and threads (a ClickHouse server has its own settings).
 func (a *App) queryEngine(ctx context.Context) (*pvql.Engine, error) {
-	mem := a.cfg.QueryMemory
-	if mem <= 0 {
-		mem = DefaultQueryMemory
-	}
-	threads := a.cfg.QueryThreads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	db := a.records.DB()
-	// SET takes no parameters; both values are integers of this program.
-	for _, q := range []string{
-		fmt.Sprintf("SET GLOBAL memory_limit = '%dB'", mem),
-		fmt.Sprintf("SET GLOBAL threads = %d", threads),
-	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			return nil, fmt.Errorf("app: records: %s: %w", q, err)
+	if d, ok := a.records.(*records.DuckDB); ok {
+		if err := a.boundDuckDB(ctx, d); err != nil {
+			return nil, err
 		}
 	}
 	groups := a.cfg.MaxQueryGroups
@@ -53,7 +41,23 @@ func (a *App) queryEngine(ctx context.Context) (*pvql.Engine, error) {
 	if budget <= 0 {
 		budget = DefaultQueryGroupBudget
 	}
-	return pvql.New(db, pvql.WithMaxGroups(groups), pvql.WithGroupBudget(max(budget, groups))), nil
+	return pvql.New(a.records, pvql.WithMaxGroups(groups), pvql.WithGroupBudget(max(budget, groups))), nil
+}
+
+// boundDuckDB sets DuckDB's memory_limit and threads.
+func (a *App) boundDuckDB(ctx context.Context, d *records.DuckDB) error {
+	mem := a.cfg.QueryMemory
+	if mem <= 0 {
+		mem = DefaultQueryMemory
+	}
+	threads := a.cfg.QueryThreads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	if err := d.SetLimits(ctx, mem, threads); err != nil {
+		return fmt.Errorf("app: %w", err)
+	}
+	return nil
 }
 
 // maxFollows is the most followed queries one caller may hold open.

@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"testing"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
 // TestDuckDBBounds checks that the records engine runs under the configured memory limit and
@@ -15,9 +17,8 @@ func TestDuckDBBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close(ctx)
-	var mem string
-	var threads int
-	if err := a.records.DB().QueryRowContext(ctx, "SELECT current_setting('memory_limit'), current_setting('threads')").Scan(&mem, &threads); err != nil {
+	mem, threads, err := a.records.(*records.DuckDB).Limits(ctx)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if mem != "256.0 MiB" || threads != 1 {

@@ -1,9 +1,13 @@
 package manage
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/decl"
+	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 	"github.com/fnapi/fnapi/registry"
@@ -24,41 +28,31 @@ func Register(reg *registry.Registry, st state.Store, settings *Settings) error 
 		return fmt.Errorf("manage: Register needs a store and settings")
 	}
 	s := &service{store: st, settings: settings, validate: pvql.Validate}
-	limited := registry.Errors(LimitReached)
+	// Each function implements its declaration in package api: a signature that differs from
+	// the declaration's does not compile.
+	listDashboards := func(ctx context.Context, _ decl.None) ([]DashboardSummary, error) { return s.listDashboards(ctx) }
+	getConfig := func(context.Context, decl.None) (map[string]json.RawMessage, error) { return s.getConfig(), nil }
 	reader, user, admin := auth.Requires(auth.RoleReadOnly), auth.Requires(auth.RoleUser), auth.Requires(auth.RoleAdmin)
-	funcs := []struct {
-		name string
-		fn   any
-		opts []registry.Option
-	}{
-		{"list-dashboards", s.listDashboards, []registry.Option{reader,
-			registry.Describe("Lists every dashboard, oldest first, without its widgets.")}},
-		{"get-dashboard", s.getDashboard, []registry.Option{reader,
-			registry.Describe("Answers a dashboard with its widgets.")}},
-		{"create-dashboard", s.createDashboard, []registry.Option{user, limited,
-			registry.Describe("Creates a dashboard, without widgets, and answers it.")}},
-		{"update-dashboard", s.updateDashboard, []registry.Option{user,
-			registry.Describe("Changes a dashboard's title or description and answers the dashboard.")}},
-		{"delete-dashboard", s.deleteDashboard, []registry.Option{user,
-			registry.Describe("Deletes a dashboard and its widgets; answers true.")}},
-		{"create-widget", s.createWidget, []registry.Option{user, registry.Errors(QuerySyntax, LimitReached),
-			registry.Describe("Adds a widget to a dashboard and answers it. Each query must be valid in the query language.")}},
-		{"update-widget", s.updateWidget, []registry.Option{user, registry.Errors(QuerySyntax, LimitReached),
-			registry.Describe("Changes a widget, or moves it to another dashboard, and answers it. Arguments left out stay as they are.")}},
-		{"delete-widget", s.deleteWidget, []registry.Option{user,
-			registry.Describe("Deletes a widget; answers true.")}},
-		{"get-config", s.getConfig, []registry.Option{admin,
-			registry.Describe("Answers every configuration key with its value: as set, or the default. " + keysDoc())}},
-		{"set-config", s.setConfig, []registry.Option{admin,
-			registry.Describe("Sets configuration values, all or none, and answers the configuration as get-config does. " +
-				"A null value resets its key to the default. " + keysDoc())}},
-		{"list-audit", s.listAudit, []registry.Option{admin, registry.Since("1.2"),
-			registry.Describe("Answers the newest events of the audit trail, newest first: every change of configuration, users and API keys, " +
-				"with who made it (user, and key when made with an API key), from where (address), what (action: the function, and details: its arguments, never a password) and when (time). " +
-				"At most limit events (default 100, at most 1000), from since on. Administrators only.")}},
-	}
-	for _, f := range funcs {
-		if err := reg.Register(f.name, f.fn, f.opts...); err != nil {
+	for _, err := range []error{
+		registry.Implement(reg, api.ListDashboards, listDashboards, reader),
+		registry.Implement(reg, api.GetDashboard, s.getDashboard, reader),
+		registry.Implement(reg, api.CreateDashboard, s.createDashboard, user),
+		registry.Implement(reg, api.UpdateDashboard, s.updateDashboard, user),
+		registry.Implement(reg, api.DeleteDashboard, s.deleteDashboard, user),
+		registry.Implement(reg, api.CreateWidget, s.createWidget, user),
+		registry.Implement(reg, api.UpdateWidget, s.updateWidget, user),
+		registry.Implement(reg, api.DeleteWidget, s.deleteWidget, user),
+		registry.Implement(reg, api.GetConfig, getConfig, admin, registry.Describe(
+			"Answers every configuration key with its value: as set, or the default. "+keysDoc())),
+		registry.Implement(reg, api.SetConfig, s.setConfig, admin, registry.Describe(
+			"Sets configuration values, all or none, and answers the configuration as get-config does. "+
+				"A null value resets its key to the default. "+keysDoc())),
+		reg.Register("list-audit", s.listAudit, admin, registry.Since("1.2"),
+			registry.Describe("Answers the newest events of the audit trail, newest first: every change of configuration, users and API keys, "+
+				"with who made it (user, and key when made with an API key), from where (address), what (action: the function, and details: its arguments, never a password) and when (time). "+
+				"At most limit events (default 100, at most 1000), from since on. Administrators only.")),
+	} {
+		if err != nil {
 			return fmt.Errorf("manage: %w", err)
 		}
 	}
