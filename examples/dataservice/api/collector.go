@@ -8,8 +8,8 @@ import (
 
 // CollectorStatus answers what the flow collector has seen, per exporter and in total, from
 // the collector's own counters (the figures /metrics shows, and the flows per second of the
-// last minute). Any valid token may call it: the figures tell the operator whether routers
-// export, and nothing about the records themselves.
+// last minute). Any valid token may call it, of every role (read-only included, as the service
+// registers it): the figures tell whether routers export, and nothing of the records themselves.
 var CollectorStatus = decl.Func[decl.None, CollectorStatusResult]("collector-status",
 	decl.Since("1.2"), decl.Requires(decl.Token),
 	decl.Describe("Answers the flow collector's status: the sockets it listens on, and per exporter (a device that sends NetFlow, IPFIX or sFlow) "+
