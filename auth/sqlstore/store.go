@@ -27,11 +27,19 @@ var _ auth.Store = (*Store)(nil)
 
 // dialect holds what differs between SQL databases.
 type dialect struct {
+	name    string // for messages
 	blob    string // the column type of binary values
 	dollars bool   // placeholders are $1, $2... rather than ?
+	lock    string // run first in the migration's transaction, to keep other processes out
 }
 
-var sqlite = dialect{blob: "BLOB"}
+var (
+	sqlite = dialect{name: "SQLite", blob: "BLOB"}
+	// postgres takes a transaction-scoped advisory lock, so that nodes starting together
+	// migrate one after the other (the key is arbitrary, fixed, and this package's alone).
+	postgres = dialect{name: "PostgreSQL", blob: "BYTEA", dollars: true,
+		lock: "SELECT pg_advisory_xact_lock(7305641062312471121)"}
+)
 
 // q rewrites a query written with ? placeholders for the dialect.
 func (d dialect) q(query string) string {
@@ -83,41 +91,24 @@ func New(ctx context.Context, db *sql.DB) (*Store, error) {
 	return s, nil
 }
 
+// NewPostgres returns a Store over db, a PostgreSQL database the caller opened with any
+// database/sql driver (the example data service uses pgx's stdlib), migrating its tables to
+// this version's schema. Several processes may share the database: see the package
+// documentation for what they agree on. Close leaves db open.
+func NewPostgres(ctx context.Context, db *sql.DB) (*Store, error) {
+	s := &Store{db: db, d: postgres}
+	if err := s.init(ctx); err != nil {
+		return nil, fmt.Errorf("sqlstore: %w", err)
+	}
+	return s, nil
+}
+
 // Close closes the database when Open opened it.
 func (s *Store) Close() error {
 	if !s.owned {
 		return nil
 	}
 	return s.db.Close()
-}
-
-func (s *Store) init(ctx context.Context) error {
-	stmts := []string{
-		`CREATE TABLE IF NOT EXISTS auth_users (
-			name TEXT PRIMARY KEY,
-			password TEXT NOT NULL,
-			admin BOOLEAN NOT NULL,
-			created BIGINT NOT NULL)`,
-		`CREATE TABLE IF NOT EXISTS auth_sessions (
-			hash ` + s.d.blob + ` PRIMARY KEY,
-			user_name TEXT NOT NULL,
-			created BIGINT NOT NULL,
-			last_seen BIGINT NOT NULL)`,
-		`CREATE INDEX IF NOT EXISTS auth_sessions_user ON auth_sessions (user_name)`,
-		`CREATE TABLE IF NOT EXISTS auth_keys (
-			hash ` + s.d.blob + ` PRIMARY KEY,
-			user_name TEXT NOT NULL,
-			name TEXT NOT NULL,
-			created BIGINT NOT NULL,
-			last_used BIGINT,
-			UNIQUE (user_name, name))`,
-	}
-	for _, q := range stmts {
-		if _, err := s.db.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("creating tables: %w", err)
-		}
-	}
-	return nil
 }
 
 // tx runs fn in a transaction, committed when fn returns nil.

@@ -2,7 +2,9 @@ package sqlstore_test
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/fnapi/fnapi/auth"
@@ -28,4 +30,41 @@ func TestStore(t *testing.T) {
 
 func openStore(ctx context.Context, path string) (*sqlstore.Store, error) {
 	return sqlstore.Open(ctx, path)
+}
+
+func TestNewerSchemaRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "auth.db")
+	s := open(t, path)
+	s.Close()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE auth_schema SET version = 99`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	_, err = sqlstore.Open(t.Context(), path)
+	if err == nil || !strings.Contains(err.Error(), "auth schema is at version 99, newer than this program's") {
+		t.Fatalf("opening a database of a newer schema: %v", err)
+	}
+}
+
+func TestUnversionedDatabaseAdopted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "auth.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The tables as the first release made them, before auth_schema existed.
+	if _, err := db.Exec(`CREATE TABLE auth_users (name TEXT PRIMARY KEY, password TEXT NOT NULL,
+		admin BOOLEAN NOT NULL, created BIGINT NOT NULL);
+		INSERT INTO auth_users VALUES ('ann', 'h', 1, 0)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s := open(t, path)
+	if u, err := s.User(t.Context(), "ann"); err != nil || !u.Admin {
+		t.Fatalf("user of the old database: %+v, %v", u, err)
+	}
 }
