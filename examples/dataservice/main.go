@@ -3,7 +3,7 @@
 // users, API keys and configuration, served over HTTPS and WebSocket only.
 //
 //	dataservice [-addr 127.0.0.1:8443] [-data ./data] [-cert F -key F] [-host NAME] [-demo]
-//	            [-session-idle 1h] [-session-max 24h] [-log-level info]
+//	            [-session-idle 1h] [-session-max 24h] [-log-level info] [-postgres URL] [-drain 0s]
 package main
 
 import (
@@ -47,12 +47,19 @@ func run() error {
 	idle := flag.Duration("session-idle", 0, "default session idle timeout (default 1h; the session_idle configuration key overrides it)")
 	max := flag.Duration("session-max", 0, "default session maximum lifetime (default 24h; session_max overrides it)")
 	level := zap.LevelFlag("log-level", zapcore.InfoLevel, "log level: debug, info, warn, error")
+	postgres := flag.String("postgres", "", "keep users, sessions, keys, dashboards, widgets and configuration in this PostgreSQL database, shared by several nodes: postgres://user[:password]@host:port/db?sslmode=... (default: SQLite files in -data)")
+	drain := flag.Duration("drain", 0, "on SIGINT/SIGTERM, answer not ready on "+app.ReadyPath+" this long before shutting down, so that a load balancer stops sending new calls first")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", flag.Args())
 	}
 	if (*cert == "") != (*key == "") {
 		return errors.New("-cert and -key go together")
+	}
+	if *postgres != "" {
+		if _, err := app.ParsePostgresURL(*postgres); err != nil {
+			return err
+		}
 	}
 	logCfg := zap.NewProductionConfig()
 	logCfg.Level = zap.NewAtomicLevelAt(*level)
@@ -67,6 +74,7 @@ func run() error {
 	defer stop()
 	a, err := app.Open(ctx, app.Config{
 		DataDir: *data, Demo: *demoFlag, SessionIdle: *idle, SessionMax: *max, Logger: log,
+		Postgres: *postgres,
 	})
 	if err != nil {
 		return err
@@ -75,7 +83,19 @@ func run() error {
 		Addr: *addr, Handler: a.Handler(), CertFile: *cert, KeyFile: *key,
 		DataDir: *data, Hosts: names, Logger: log,
 	}
-	serveErr := srv.ListenAndServe(ctx) // until SIGINT or SIGTERM; in-flight calls finish
+	serveCtx, stopServing := context.WithCancel(context.Background())
+	defer stopServing()
+	go func() {
+		select {
+		case <-ctx.Done(): // SIGINT or SIGTERM
+		case <-serveCtx.Done():
+			return
+		}
+		a.Drain()
+		time.Sleep(*drain)
+		stopServing()
+	}()
+	serveErr := srv.ListenAndServe(serveCtx) // in-flight calls finish
 	closeCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	closeErr := a.Close(closeCtx)

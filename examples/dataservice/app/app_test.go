@@ -25,6 +25,7 @@ type caller interface {
 }
 
 type service struct {
+	app *app.App
 	srv *httptest.Server
 	api string
 	key string
@@ -35,11 +36,16 @@ type service struct {
 func start(t *testing.T) *service {
 	t.Helper()
 	t.Setenv("SVC_ADMIN_PASSWORD", "correct horse battery staple")
+	return startWith(t, app.Config{DataDir: t.TempDir()})
+}
+
+// startWith opens the real service with cfg (and cheap password hashing), serves it over real
+// TLS, logs in as the administrator and makes an API key.
+func startWith(t *testing.T, cfg app.Config) *service {
+	t.Helper()
 	ctx := context.Background()
-	a, err := app.Open(ctx, app.Config{
-		DataDir: t.TempDir(),
-		Auth:    []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1})},
-	})
+	cfg.Auth = append([]auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1})}, cfg.Auth...)
+	a, err := app.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +56,7 @@ func start(t *testing.T) *service {
 			t.Error(err)
 		}
 	})
-	s := &service{srv: srv, api: srv.URL + "/api"}
+	s := &service{app: a, srv: srv, api: srv.URL + "/api"}
 	anon := s.http(t)
 	var session string
 	if err := anon.Call(ctx, "login", map[string]string{"user": "admin", "password": "correct horse battery staple"}, &session); err != nil {
@@ -331,7 +337,7 @@ func TestDemoOverview(t *testing.T) {
 			t.Fatal(err)
 		}
 		srv := httptest.NewTLSServer(a.Handler())
-		s := &service{srv: srv, api: srv.URL + "/api"}
+		s := &service{app: a, srv: srv, api: srv.URL + "/api"}
 		var session string
 		if err := s.http(t).Call(ctx, "login", map[string]string{"user": "admin", "password": "correct horse battery staple"}, &session); err != nil {
 			t.Fatal(err)

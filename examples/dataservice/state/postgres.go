@@ -39,6 +39,9 @@ func OpenPostgres(ctx context.Context, url string, opts ...Option) (*Postgres, e
 	if err != nil {
 		return nil, fmt.Errorf("state: %w", err)
 	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = 5 * time.Second // no call waits longer on a server that does not answer
+	}
 	db := sql.OpenDB(rebindConnector{stdlib.GetConnector(*cfg)})
 	db.SetMaxOpenConns(8)
 	s := &SQLite{rw: db, ro: db, now: time.Now, writeLock: writeLock, readLevel: sql.LevelRepeatableRead}
@@ -53,6 +56,9 @@ func OpenPostgres(ctx context.Context, url string, opts ...Option) (*Postgres, e
 	}
 	return p, nil
 }
+
+// Ping checks that the database answers.
+func (p *Postgres) Ping(ctx context.Context) error { return p.rw.PingContext(ctx) }
 
 // Close closes the connections. Calls in progress finish first.
 func (p *Postgres) Close() error { return p.rw.Close() }
