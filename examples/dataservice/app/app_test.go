@@ -8,6 +8,7 @@ import (
 	"iter"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,6 +31,9 @@ type service struct {
 	api string
 	key string
 }
+
+// services counts the services started, to name their keys.
+var services atomic.Int64
 
 // start opens the real service (DuckDB, SQLite, auth) in a temporary directory and serves it
 // over real TLS.
@@ -65,7 +69,8 @@ func startWith(t *testing.T, cfg app.Config) *service {
 	if !strings.HasPrefix(session, "session:") {
 		t.Fatalf("login answered %q", session)
 	}
-	if err := s.http(t, client.WithSession(session)).Call(ctx, "create-api-key", map[string]string{"name": "tests"}, &s.key); err != nil {
+	keyName := fmt.Sprintf("tests-%d", services.Add(1)) // nodes of one service share their keys
+	if err := s.http(t, client.WithSession(session)).Call(ctx, "create-api-key", map[string]string{"name": keyName}, &s.key); err != nil {
 		t.Fatal(err)
 	}
 	return s

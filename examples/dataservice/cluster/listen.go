@@ -2,7 +2,7 @@ package cluster
 
 import (
 	"context"
-		"sync"
+	"sync"
 	"sync/atomic"
 	"time"
 
