@@ -46,6 +46,15 @@ func (d dialect) q(query string) string {
 	if !d.dollars {
 		return query
 	}
+	return Rebind(query)
+}
+
+// Rebind numbers the ? placeholders of query as PostgreSQL's $1, $2..., for SQL written once
+// for SQLite and PostgreSQL. Every ? is a placeholder: the query must hold none in a literal.
+func Rebind(query string) string {
+	if !strings.Contains(query, "?") {
+		return query
+	}
 	var b strings.Builder
 	n := 0
 	for _, r := range query {

@@ -68,3 +68,16 @@ func TestUnversionedDatabaseAdopted(t *testing.T) {
 		t.Fatalf("user of the old database: %+v, %v", u, err)
 	}
 }
+
+func TestRebind(t *testing.T) {
+	for in, want := range map[string]string{
+		"SELECT 1":                              "SELECT 1",
+		"DELETE FROM t WHERE a = ? AND b <> ?":  "DELETE FROM t WHERE a = $1 AND b <> $2",
+		"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)": "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+		"SELECT 'ü', ?":                         "SELECT 'ü', $1",
+	} {
+		if got := sqlstore.Rebind(in); got != want {
+			t.Errorf("Rebind(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -51,7 +52,7 @@ func (a *App) openShared(ctx context.Context) (err error) {
 // that does not answer. Errors never show the password.
 func ParsePostgresURL(url string) (*pgx.ConnConfig, error) {
 	if !strings.HasPrefix(url, "postgres://") && !strings.HasPrefix(url, "postgresql://") {
-		return nil, fmt.Errorf("app: -postgres takes a URL postgres://user[:password]@host:port/database?sslmode=...")
+		return nil, errors.New("app: -postgres takes a URL postgres://user[:password]@host:port/database?sslmode=disable (or require, verify-full)")
 	}
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
@@ -79,17 +80,12 @@ func (a *App) listen() {
 	a.listener = &cluster.Listener{
 		Handlers: map[string]func(string){
 			sqlstore.Channel: func(payload string) {
-				kind, value, _ := strings.Cut(payload, ":")
-				switch kind {
-				case "user":
-					a.auth.ForgetUser(value)
-				case "token":
-					var h auth.Hash
-					if b, err := hex.DecodeString(value); err == nil && len(b) == len(h) {
-						copy(h[:], b)
-						a.auth.Forget(h)
-						return
-					}
+				switch c := parseAuthChange(payload); {
+				case c.user != "":
+					a.auth.ForgetUser(c.user)
+				case c.token:
+					a.auth.Forget(c.hash)
+				default:
 					a.auth.ForgetAll() // not a payload of this version: be safe
 				}
 			},
@@ -124,4 +120,29 @@ func (a *App) pingers() map[string]func(context.Context) error {
 		}
 	}
 	return p
+}
+
+// authChange is what a notification on sqlstore.Channel names: a user, or a token's hash.
+type authChange struct {
+	user  string
+	token bool
+	hash  auth.Hash
+}
+
+// parseAuthChange reads a payload "user:<name>" or "token:<hex SHA-256>"; anything else gives
+// the zero authChange.
+func parseAuthChange(payload string) authChange {
+	kind, value, _ := strings.Cut(payload, ":")
+	switch kind {
+	case "user":
+		return authChange{user: value}
+	case "token":
+		var c authChange
+		if b, err := hex.DecodeString(value); err == nil && len(b) == len(c.hash) {
+			c.token = true
+			copy(c.hash[:], b)
+		}
+		return c
+	}
+	return authChange{}
 }

@@ -36,8 +36,8 @@
 // # PostgreSQL
 //
 // The same SQL runs on PostgreSQL (its connections rewrite the ? placeholders), so both stores
-// behave alike by construction; what differs is the schema's column types, kept in a list of
-// migrations of its own with one step for each of SQLite's. Every write transaction first takes
+// behave alike by construction; so do the migrations, which PostgreSQL runs with times in
+// BIGINT and with triggers of its own added. Every write transaction first takes
 // one advisory lock, which serialises writes across all the nodes as SQLite's one writer does
 // within a process: read-modify-write methods lose no update when two nodes change one object
 // at once. Reads run at REPEATABLE READ, so a dashboard and its widgets come from one snapshot.

@@ -5,10 +5,10 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/fnapi/fnapi/auth/sqlstore"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 )
@@ -63,33 +63,18 @@ func (p *Postgres) Ping(ctx context.Context) error { return p.rw.PingContext(ctx
 // Close closes the connections. Calls in progress finish first.
 func (p *Postgres) Close() error { return p.rw.Close() }
 
-// pgMigrations are the schema's steps on PostgreSQL, one for each of SQLite's migrations (the
-// same tables; times are BIGINT milliseconds), with triggers of its own. state_schema holds
-// how many were applied. Append only.
-var pgMigrations = []string{
-	`CREATE TABLE dashboards (
-		id          TEXT PRIMARY KEY,
-		title       TEXT NOT NULL,
-		description TEXT NOT NULL,
-		created     BIGINT NOT NULL, -- Unix milliseconds
-		updated     BIGINT NOT NULL
-	);
-	CREATE INDEX dashboards_created ON dashboards (created, id);
-	CREATE TABLE widgets (
-		id        TEXT PRIMARY KEY,
-		dashboard TEXT NOT NULL REFERENCES dashboards (id) ON DELETE CASCADE,
-		title     TEXT NOT NULL,
-		kind      TEXT NOT NULL,
-		queries   TEXT NOT NULL, -- JSON array of strings
-		options   TEXT NOT NULL, -- JSON object
-		created   BIGINT NOT NULL,
-		updated   BIGINT NOT NULL
-	);
-	CREATE INDEX widgets_dashboard ON widgets (dashboard, created, id);
-	CREATE TABLE config (
-		key   TEXT PRIMARY KEY CHECK (length(key) BETWEEN 1 AND 100),
-		value TEXT NOT NULL
-	);
+// pgMigration returns SQLite's migration i (see migrations) as PostgreSQL runs it: the same
+// statements with times in BIGINT (PostgreSQL's INTEGER has 32 bits; SQLite's has 64), then
+// what pgExtra adds. Both databases so count the same versions, and a migration written for
+// SQLite in the SQL both share needs nothing more here.
+func pgMigration(i int) string {
+	return strings.ReplaceAll(migrations[i], "INTEGER", "BIGINT") + pgExtra[i]
+}
+
+// pgExtra holds, by migration, the statements of PostgreSQL alone: triggers that notify the
+// other nodes.
+var pgExtra = map[int]string{
+	0: `
 	CREATE FUNCTION state_config_notify() RETURNS trigger LANGUAGE plpgsql AS $$
 	BEGIN
 		PERFORM pg_notify('` + ConfigChannel + `', '');
@@ -111,21 +96,21 @@ func (p *Postgres) migrate(ctx context.Context) error {
 		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(version), 0) FROM state_schema`).Scan(&v); err != nil {
 			return fmt.Errorf("read schema version: %w", err)
 		}
-		if v > len(pgMigrations) {
-			return newerSchema(v, len(pgMigrations))
+		if v > len(migrations) {
+			return newerSchema(v, len(migrations))
 		}
-		for i := v; i < len(pgMigrations); i++ {
-			if _, err := tx.ExecContext(ctx, pgMigrations[i]); err != nil {
+		for i := v; i < len(migrations); i++ {
+			if _, err := tx.ExecContext(ctx, pgMigration(i)); err != nil {
 				return fmt.Errorf("migrate to schema version %d: %w", i+1, err)
 			}
 		}
-		if v == len(pgMigrations) {
+		if v == len(migrations) {
 			return nil
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM state_schema`); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO state_schema (version) VALUES (?)`, len(pgMigrations))
+		_, err := tx.ExecContext(ctx, `INSERT INTO state_schema (version) VALUES (?)`, len(migrations))
 		return err
 	})
 }
@@ -141,40 +126,23 @@ func (c rebindConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	return rebindConn{conn.(*stdlib.Conn)}, nil
 }
 
-// rebindConn is a pgx connection whose queries' ? placeholders become $1, $2... Every other
-// method, and so every optional interface of database/sql/driver, is pgx's.
+// rebindConn is a pgx connection whose queries' ? placeholders become $1, $2... (this
+// package's queries hold no ? in literals). Every other method, and so every optional
+// interface of database/sql/driver, is pgx's.
 type rebindConn struct{ *stdlib.Conn }
 
 func (c rebindConn) Prepare(query string) (driver.Stmt, error) {
-	return c.Conn.Prepare(rebind(query))
+	return c.Conn.Prepare(sqlstore.Rebind(query))
 }
 
 func (c rebindConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	return c.Conn.PrepareContext(ctx, rebind(query))
+	return c.Conn.PrepareContext(ctx, sqlstore.Rebind(query))
 }
 
 func (c rebindConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	return c.Conn.ExecContext(ctx, rebind(query), args)
+	return c.Conn.ExecContext(ctx, sqlstore.Rebind(query), args)
 }
 
 func (c rebindConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	return c.Conn.QueryContext(ctx, rebind(query), args)
-}
-
-// rebind numbers the ? placeholders of query. This package's queries hold no ? in literals.
-func rebind(query string) string {
-	if !strings.Contains(query, "?") {
-		return query
-	}
-	var b strings.Builder
-	n := 0
-	for _, r := range query {
-		if r == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return c.Conn.QueryContext(ctx, sqlstore.Rebind(query), args)
 }
