@@ -50,7 +50,7 @@ const (
 	UnsupportedMediaType Code = "UNSUPPORTED-MEDIA-TYPE"
 	// Timeout: the call ran past its deadline.
 	Timeout Code = "TIMEOUT"
-	// Unavailable: a store is unreachable; the call may be retried.
+	// Unavailable: a store the call needs is unreachable; the call may be retried.
 	Unavailable Code = "UNAVAILABLE"
 	// Internal: a function panicked or failed unexpectedly. The log has the details.
 	Internal Code = "INTERNAL-ERROR"
@@ -66,7 +66,7 @@ var Catalogue = []Code{
 
 // Status returns the HTTP status that accompanies an error message with code c: 401 for
 // authentication, 404 for what does not exist, 409 for conflicts, 413 for sizes, 429 for rate
-// limits, 405 and 415 for the request's method and body type, 499 for cancelled calls, 504 for timeouts, 503 when a store is unreachable, 500 for internal errors, and 400 for every
+// limits, 405 and 415 for the request's method and body type, 499 for cancelled calls, 504 for timeouts, 503 for an unreachable store, 500 for internal errors, and 400 for every
 // other code, including codes of the application's own.
 func (c Code) Status() int {
 	switch c {

@@ -3,7 +3,8 @@
 // users, API keys and configuration, served over HTTPS and WebSocket only.
 //
 //	dataservice [-addr 127.0.0.1:8443] [-data ./data] [-cert F -key F] [-host NAME] [-demo]
-//	            [-session-idle 1h] [-session-max 24h] [-log-level info] [-postgres URL] [-drain 0s]
+//	            [-session-idle 1h] [-session-max 24h] [-log-level info]
+//	            [-clickhouse URL [-clickhouse-cluster NAME]] [-postgres URL] [-drain 0s]
 package main
 
 import (
@@ -46,6 +47,8 @@ func run() error {
 	demoFlag := flag.Bool("demo", false, "generate realistic synthetic traffic continuously")
 	idle := flag.Duration("session-idle", 0, "default session idle timeout (default 1h; the session_idle configuration key overrides it)")
 	max := flag.Duration("session-max", 0, "default session maximum lifetime (default 24h; session_max overrides it)")
+	chURL := flag.String("clickhouse", "", "keep the records in ClickHouse: clickhouse://[user[:password]@]host:port/database (native protocol); default: DuckDB in <data>")
+	chCluster := flag.String("clickhouse-cluster", "", "with -clickhouse: the cluster (remote_servers) whose shards hold the records, through a Distributed table")
 	level := zap.LevelFlag("log-level", zapcore.InfoLevel, "log level: debug, info, warn, error")
 	postgres := flag.String("postgres", "", "keep users, sessions, keys, dashboards, widgets and configuration in this PostgreSQL database, shared by several nodes: postgres://user[:password]@host:port/db?sslmode=... (default: SQLite files in -data)")
 	drain := flag.Duration("drain", 0, "on SIGINT/SIGTERM, answer not ready on "+app.ReadyPath+" this long before shutting down, so that a load balancer stops sending new calls first")
@@ -74,7 +77,7 @@ func run() error {
 	defer stop()
 	a, err := app.Open(ctx, app.Config{
 		DataDir: *data, Demo: *demoFlag, SessionIdle: *idle, SessionMax: *max, Logger: log,
-		Postgres: *postgres,
+		ClickHouse: *chURL, ClickHouseCluster: *chCluster, Postgres: *postgres,
 	})
 	if err != nil {
 		return err

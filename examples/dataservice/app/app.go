@@ -31,6 +31,10 @@ type Config struct {
 	// DataDir holds everything the service keeps: records.duckdb, state.db, auth.db, tls/ and
 	// admin-password.
 	DataDir string
+	// ClickHouse, when set, keeps the records in ClickHouse
+	// (clickhouse://[user[:password]@]host:port/database) instead of <DataDir>/records.duckdb;
+	// ClickHouseCluster names the cluster whose shards hold them. Default: DuckDB.
+	ClickHouse, ClickHouseCluster string
 	// Demo runs the generator of synthetic traffic (24 hours of backfill, then live).
 	Demo bool
 	// SessionIdle and SessionMax are the defaults of the session_idle and session_max
@@ -50,7 +54,7 @@ type Config struct {
 type App struct {
 	cfg      Config
 	log      *zap.Logger
-	records  *records.DuckDB
+	records  records.Store
 	state    state.Store
 	users    *sqlstore.Store
 	usersDB  *sql.DB // the users' PostgreSQL connections; nil on SQLite
@@ -87,7 +91,7 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 			a.closeStores()
 		}
 	}()
-	if a.records, err = records.OpenDuckDB(ctx, cfg.DataDir); err != nil {
+	if a.records, err = openRecords(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("app: records: %w", err)
 	}
 	if err := a.openShared(ctx); err != nil {
@@ -132,12 +136,23 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	return a, nil
 }
 
+// openRecords opens the records store cfg chooses.
+func openRecords(ctx context.Context, cfg Config) (records.Store, error) {
+	switch {
+	case cfg.ClickHouse != "":
+		return records.OpenClickHouse(ctx, cfg.ClickHouse, cfg.ClickHouseCluster)
+	case cfg.ClickHouseCluster != "":
+		return nil, errors.New("a ClickHouse cluster needs the URL of one of its servers")
+	}
+	return records.OpenDuckDB(ctx, cfg.DataDir)
+}
+
 // registry returns a registry with every function of the service: API 1.0, and 1.1 adding
 // list-fields.
 func (a *App) registry() (*registry.Registry, error) {
 	reg := registry.New()
 	svc := &traffic.Service{
-		Engine:        pvql.New(a.records.DB()),
+		Engine:        pvql.New(a.records),
 		Store:         a.records,
 		DefaultPeriod: a.settings.DefaultPeriod,
 	}

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"database/sql"
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/cluster"
@@ -22,13 +21,14 @@ type work struct {
 }
 
 // background lists the background work of the service. With several nodes (Config.Postgres),
-// the demo generator runs on one node at a time, under a lease, since it writes shared data
-// (the overview dashboard, and the records once they are shared); retention deletes from
-// this node's own records, so every node runs its own.
+// work on what the nodes share runs on one node at a time, under a lease: the demo generator
+// (it creates the overview dashboard and feeds the records) and, when the records are shared in
+// ClickHouse, retention. Retention of a node's own DuckDB runs on every node.
 func (a *App) background() []work {
-	ws := []work{{name: "retention", key: 0x66_6e_61_70_69_01, run: a.retain}}
+	several := a.cfg.Postgres != ""
+	ws := []work{{name: "retention", key: 0x66_6e_61_70_69_01, leased: several && a.cfg.ClickHouse != "", run: a.retain}}
 	if a.cfg.Demo {
-		ws = append(ws, work{name: "demo traffic", key: 0x66_6e_61_70_69_02, leased: a.cfg.Postgres != "", run: a.demo})
+		ws = append(ws, work{name: "demo traffic", key: 0x66_6e_61_70_69_02, leased: several, run: a.demo})
 	}
 	return ws
 }
@@ -67,11 +67,11 @@ func (a *App) demo(ctx context.Context) {
 // doubles the data.
 func (a *App) demoBackfill(ctx context.Context) time.Duration {
 	const day = 24 * time.Hour
-	var newest sql.NullInt64
-	if err := a.records.DB().QueryRowContext(ctx, "SELECT max(time) FROM records").Scan(&newest); err != nil || !newest.Valid {
+	newest, ok, err := a.records.Newest(ctx)
+	if err != nil || !ok {
 		return day
 	}
-	gap := time.Since(time.Unix(newest.Int64, 0))
+	gap := time.Since(time.Unix(newest, 0))
 	switch {
 	case gap <= 0:
 		return -1 // nothing to fill; a negative Backfill means none

@@ -103,7 +103,10 @@ func (a *App) listen() {
 // pingers returns what readiness checks: the stores a node cannot serve without.
 func (a *App) pingers() map[string]func(context.Context) error {
 	p := map[string]func(context.Context) error{
-		"records": a.records.DB().PingContext,
+		"records": func(ctx context.Context) error {
+			_, _, err := a.records.Newest(ctx) // an indexed read on both engines
+			return err
+		},
 	}
 	if a.usersDB != nil {
 		p["users"] = a.usersDB.PingContext

@@ -2,13 +2,9 @@ package pvql
 
 import (
 	"context"
-	"database/sql"
-	"database/sql/driver"
 	"math/rand/v2"
 	"net/netip"
 	"testing"
-
-	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
@@ -24,42 +20,34 @@ type rec struct {
 	sBytes, sPackets uint64
 }
 
-// openDB opens an in-memory DuckDB with the records table holding recs.
-func openDB(tb testing.TB, recs []rec) *sql.DB {
+// openDB opens a DuckDB store in a temporary directory holding recs.
+func openDB(tb testing.TB, recs []rec) *records.DuckDB {
 	tb.Helper()
-	db, err := sql.Open("duckdb", "")
+	s, err := records.OpenDuckDB(context.Background(), tb.TempDir())
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { db.Close() })
-	if _, err := db.Exec(records.Schema); err != nil {
-		tb.Fatal(err)
+	tb.Cleanup(func() { s.Close() })
+	load(tb, s, recs)
+	return s
+}
+
+// load ingests recs into s.
+func load(tb testing.TB, s records.Store, recs []rec) {
+	tb.Helper()
+	out := make([]records.Record, len(recs))
+	for i, r := range recs {
+		out[i] = records.Record{Time: r.time, Protocol: r.proto, Application: r.app,
+			Client: records.Endpoint{IP: r.cIP, Port: r.cPort, Bytes: r.cBytes, Packets: r.cPackets},
+			Server: records.Endpoint{IP: r.sIP, Port: r.sPort, Bytes: r.sBytes, Packets: r.sPackets}}
 	}
-	conn, err := db.Conn(context.Background())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer conn.Close()
-	err = conn.Raw(func(dc any) error {
-		a, err := duckdb.NewAppenderFromConn(dc.(driver.Conn), "", "records")
-		if err != nil {
-			return err
+	for len(out) > 0 {
+		n := min(len(out), 100_000)
+		if err := s.Ingest(context.Background(), out[:n]); err != nil {
+			tb.Fatal(err)
 		}
-		for _, r := range recs {
-			cHi, cLo := records.Halves(r.cIP)
-			sHi, sLo := records.Halves(r.sIP)
-			if err := a.AppendRow(r.time, r.proto, r.app, cHi, cLo, r.cPort, r.cBytes, r.cPackets,
-				sHi, sLo, r.sPort, r.sBytes, r.sPackets); err != nil {
-				a.Close()
-				return err
-			}
-		}
-		return a.Close()
-	})
-	if err != nil {
-		tb.Fatal(err)
+		out = out[n:]
 	}
-	return db
 }
 
 // Address pools: IPv4 (stored mapped), IPv6 with a low and a high first half (above

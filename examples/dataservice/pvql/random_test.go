@@ -168,9 +168,14 @@ func randomQuery(rng *rand.Rand) (string, refQuery) {
 
 func TestRandomQueriesAgainstReference(t *testing.T) {
 	recs := testRecords()
-	engine := New(openDB(t, recs), WithStreamSlices(3))
+	checkRandomQueries(t, New(openDB(t, recs), WithStreamSlices(3)), recs, 300, nil)
+}
+
+// checkRandomQueries runs n random queries on engine and checks them against the reference on
+// recs, and, when other is not nil, against other's answers too.
+func checkRandomQueries(t *testing.T, engine *Engine, recs []rec, n int, other *Engine) {
 	rng := rand.New(rand.NewPCG(42, 43))
-	for i := range 300 {
+	for i := range n {
 		n := 1 + rng.IntN(2)
 		var texts []string
 		var want []refQuery
@@ -187,6 +192,17 @@ func TestRandomQueriesAgainstReference(t *testing.T) {
 		for j, q := range want {
 			if d := diffResult(got[j], q.answer(recs)); d != "" {
 				t.Errorf("query %d %q, statement %d: %s", i, expr, j+1, d)
+			}
+		}
+		if other != nil {
+			theirs, err := other.Query(context.Background(), expr, time.Unix(testNow, 0), time.Hour)
+			if err != nil {
+				t.Fatalf("query %d %q on the other store: %v", i, expr, err)
+			}
+			for j := range got {
+				if d := diffResult(got[j], theirs[j]); d != "" {
+					t.Errorf("query %d %q, statement %d differs between stores: %s", i, expr, j+1, d)
+				}
 			}
 		}
 		if i%5 != 0 {

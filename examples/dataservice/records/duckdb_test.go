@@ -41,7 +41,7 @@ func openStore(t testing.TB, dir string) *records.DuckDB {
 }
 
 // readAll returns every stored record, by time.
-func readAll(t testing.TB, s records.Store) []records.Record {
+func readAll(t testing.TB, s *records.DuckDB) []records.Record {
 	t.Helper()
 	rows, err := s.DB().QueryContext(context.Background(), `SELECT time, protocol, application,
 		client_ip_hi, client_ip_lo, client_port, client_bytes, client_packets,
@@ -69,7 +69,7 @@ func readAll(t testing.TB, s records.Store) []records.Record {
 	return out
 }
 
-func countRows(t testing.TB, s records.Store) int64 {
+func countRows(t testing.TB, s *records.DuckDB) int64 {
 	t.Helper()
 	var n int64
 	if err := s.DB().QueryRowContext(context.Background(), `SELECT count(*) FROM records`).Scan(&n); err != nil {

@@ -105,6 +105,15 @@ func queryError(err error) error {
 	case errors.Is(err, pvql.ErrTooManyGroups):
 		return apierr.New(TooManyGroups, "reason", "the grouping yields too many rows: add TOP, a narrower WHERE or fewer keys")
 	}
+	return storeError(err)
+}
+
+// storeError answers UNAVAILABLE for a store that could not be reached; the log keeps the
+// cause, the caller learns only that it may retry.
+func storeError(err error) error {
+	if errors.Is(err, records.ErrUnavailable) {
+		return apierr.New(apierr.Unavailable).Wrap(err)
+	}
 	return err
 }
 
@@ -137,7 +146,7 @@ func (s *Service) Ingest(ctx context.Context, in IngestArgs) (IngestResult, erro
 		return IngestResult{}, err
 	}
 	if err := s.Store.Ingest(ctx, recs); err != nil {
-		return IngestResult{}, err
+		return IngestResult{}, storeError(err)
 	}
 	return IngestResult{Ingested: len(recs)}, nil
 }
@@ -149,11 +158,11 @@ func ListFields() []pvql.Field { return pvql.Fields() }
 func (s *Service) Register(reg *registry.Registry) error {
 	if err := reg.Register("query", s.Query,
 		registry.Describe("Answers an expression of the query language over the collected traffic records, one result object per statement."),
-		registry.Accumulate(stream.Func(lastResult)), registry.Errors(manage.QuerySyntax, TooManyGroups)); err != nil {
+		registry.Accumulate(stream.Func(lastResult)), registry.Errors(manage.QuerySyntax, TooManyGroups, apierr.Unavailable)); err != nil {
 		return err
 	}
 	if err := reg.Register("ingest", s.Ingest,
-		registry.Describe("Stores a batch of traffic records, all or nothing.")); err != nil {
+		registry.Describe("Stores a batch of traffic records, all or nothing."), registry.Errors(apierr.Unavailable)); err != nil {
 		return err
 	}
 	return reg.Register("list-fields", ListFields, registry.Since("1.1"),
