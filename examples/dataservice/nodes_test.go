@@ -48,8 +48,8 @@ func wsConnections(url string) (int, error) {
 	return 0, errors.New("no fnapi_websocket_connections metric")
 }
 
-// TestSeveralNodes runs the deployment the README shows: PostgreSQL, two nodes and haproxy
-// with the shipped configuration. The nodes agree at once, directly and through haproxy; then
+// TestSeveralNodes runs the deployment the README shows: PostgreSQL, ClickHouse, two nodes and
+// haproxy with the shipped configuration. The nodes agree at once, directly and through haproxy; then
 // the node that carries a live query stream is killed while calls run through haproxy: the
 // stream goes on from the other node, the calls in flight fail cleanly, and every call that
 // was acknowledged kept its effect.
@@ -58,13 +58,14 @@ func TestSeveralNodes(t *testing.T) {
 		t.Skip("starts PostgreSQL, two nodes and haproxy")
 	}
 	testenv.Need(t, "haproxy", "haproxy")
+	ch := testenv.ClickHouse(t)
 	pg := testenv.StartPostgres(t)
 	db := pg.Database(t)
 	t.Setenv("SVC_ADMIN_PASSWORD", adminPassword)
 	var nodes []*process
 	for range 2 {
 		addr := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
-		nodes = append(nodes, startService(t, "-addr", addr, "-data", t.TempDir(), "-postgres", db, "-demo"))
+		nodes = append(nodes, startService(t, "-addr", addr, "-data", t.TempDir(), "-postgres", db, "-clickhouse", ch.URL))
 	}
 	front := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
 	hp := testenv.StartHAProxy(t, "deploy/haproxy.cfg", map[string]string{
@@ -177,15 +178,20 @@ func TestSeveralNodes(t *testing.T) {
 		return errors.New("no node has the WebSocket")
 	})
 
+	// The calls: dashboards made (kept in PostgreSQL) and records ingested (in ClickHouse), each
+	// record told apart by its client port.
 	type ack struct {
-		id    string
+		id    string // of a dashboard; "" for an ingested record
 		title string
+		port  int
 	}
 	var (
 		mu     sync.Mutex
 		acked  []ack
 		failed []error
+		ports  int
 	)
+	marker := time.Now().Unix() - 60
 	stopLoad := make(chan struct{})
 	var load sync.WaitGroup
 	for w := range 4 {
@@ -197,14 +203,28 @@ func TestSeveralNodes(t *testing.T) {
 					return
 				default:
 				}
-				title := fmt.Sprintf("ack %d-%d", w, i)
-				var d struct{ ID string }
+				var a ack
+				var err error
 				cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-				err := c.Call(cctx, "create-dashboard", map[string]string{"title": title}, &d)
+				if w%2 == 0 {
+					a.title = fmt.Sprintf("ack %d-%d", w, i)
+					var d struct{ ID string }
+					err = c.Call(cctx, "create-dashboard", map[string]string{"title": a.title}, &d)
+					a.id = d.ID
+				} else {
+					mu.Lock()
+					ports++
+					a.port = ports
+					mu.Unlock()
+					rec := map[string]any{"time": marker, "protocol": "tcp",
+						"client": map[string]any{"ip": "10.1.0.1", "port": a.port, "bytes": 1, "packets": 1},
+						"server": map[string]any{"ip": "10.250.0.1", "port": 443, "bytes": 1, "packets": 1}}
+					err = c.Call(cctx, "ingest", map[string]any{"records": []any{rec}}, nil)
+				}
 				cancel()
 				mu.Lock()
 				if err == nil {
-					acked = append(acked, ack{d.ID, title})
+					acked = append(acked, a)
 				} else {
 					failed = append(failed, err)
 				}
@@ -278,17 +298,36 @@ func TestSeveralNodes(t *testing.T) {
 		}
 	}
 	var list []struct{ ID, Title string }
-	if err := newClient(survivor.url, client.WithAPIKey(key)).Call(ctx, "list-dashboards", nil, &list); err != nil {
+	survivorAPI := newClient(survivor.url, client.WithAPIKey(key))
+	if err := survivorAPI.Call(ctx, "list-dashboards", nil, &list); err != nil {
 		t.Fatal(err)
 	}
 	kept := map[string]string{}
 	for _, d := range list {
 		kept[d.ID] = d.Title
 	}
+	var res []struct{ Data [][2][]float64 }
+	expr := fmt.Sprintf("records BY client.port WHERE server.ip = 10.250.0.1 SINCE %d UNTIL %d", marker, marker+1)
+	if err := survivorAPI.Call(ctx, "query", map[string]string{"expr": expr}, &res); err != nil {
+		t.Fatal(err)
+	}
+	stored := map[int]bool{}
+	for _, row := range res[0].Data {
+		stored[int(row[0][0])] = true
+	}
+	var records int
 	for _, a := range acked {
-		if kept[a.id] != a.title {
+		switch {
+		case a.id != "" && kept[a.id] != a.title:
 			t.Errorf("dashboard %q (%s) was acknowledged and is lost", a.title, a.id)
+		case a.id == "" && !stored[a.port]:
+			t.Errorf("the record of client port %d was acknowledged and is lost", a.port)
+		case a.id == "":
+			records++
 		}
+	}
+	if records == 0 {
+		t.Fatal("no record was acknowledged")
 	}
 	kinds := map[string]int{}
 	for _, err := range failed {
