@@ -241,6 +241,7 @@ func TestSeveralNodes(t *testing.T) {
 		}
 		return nil
 	})
+	killed := time.Now()
 	if err := nodes[victim].cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -253,6 +254,7 @@ func TestSeveralNodes(t *testing.T) {
 		}
 		return nil
 	})
+	t.Logf("the stream reconnected to the survivor %v after the kill", time.Since(killed).Round(time.Millisecond))
 	for drained := false; !drained; { // chunks from before the kill
 		select {
 		case err, ok := <-chunks:

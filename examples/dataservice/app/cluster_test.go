@@ -22,8 +22,10 @@ import (
 func eventually(t *testing.T, what string, cond func() error) {
 	t.Helper()
 	var err error
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	start := time.Now()
+	for deadline := start.Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
 		if err = cond(); err == nil {
+			t.Logf("%s: after %v", what, time.Since(start).Round(time.Millisecond))
 			return
 		}
 		if time.Now().After(deadline) {
