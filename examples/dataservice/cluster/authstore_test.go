@@ -2,6 +2,8 @@ package cluster_test
 
 import (
 	"database/sql"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/fnapi/fnapi/auth"
@@ -11,18 +13,54 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 )
 
+func openDB(t *testing.T, url string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// TestAuthStoreOnPostgres runs the identity store's conformance suite on PostgreSQL, and its
+// schema's life there: nodes starting at once, and a schema newer than the program.
 func TestAuthStoreOnPostgres(t *testing.T) {
 	pg := testenv.StartPostgres(t)
 	authtest.Run(t, func(t *testing.T) auth.Store {
-		db, err := sql.Open("pgx", pg.Database(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		s, err := sqlstore.NewPostgres(t.Context(), db)
+		s, err := sqlstore.NewPostgres(t.Context(), openDB(t, pg.Database(t)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return s
+	})
+
+	t.Run("nodes starting at once", func(t *testing.T) {
+		url := pg.Database(t)
+		var wg sync.WaitGroup
+		for range 4 {
+			db := openDB(t, url) // a pool per node
+			wg.Go(func() {
+				if _, err := sqlstore.NewPostgres(t.Context(), db); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+	})
+
+	t.Run("newer schema refused", func(t *testing.T) {
+		db := openDB(t, pg.Database(t))
+		if _, err := sqlstore.NewPostgres(t.Context(), db); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(`UPDATE auth_schema SET version = 99`); err != nil {
+			t.Fatal(err)
+		}
+		_, err := sqlstore.NewPostgres(t.Context(), db)
+		if err == nil || !strings.Contains(err.Error(), "auth schema is at version 99, newer than this program's") ||
+			strings.Contains(err.Error(), "\n") {
+			t.Fatalf("a schema newer than the program: %v", err)
+		}
 	})
 }
