@@ -28,13 +28,12 @@ func (a *Authenticator) ForgetAll() {
 
 func (a *Authenticator) forget(match func(*entry) bool) {
 	c := a.cache
-	c.drop(func(e *entry) bool {
-		if !match(e) {
-			return false
+	c.mu.Lock()
+	for _, e := range c.m {
+		if match(e) && e.used.Load() > e.flushed.Load() {
+			c.pending = append(c.pending, e)
 		}
-		if e.used.Load() > e.flushed.Load() {
-			c.pending = append(c.pending, e) // drop holds c.mu
-		}
-		return true
-	})
+	}
+	c.mu.Unlock()
+	c.drop(match)
 }
