@@ -52,7 +52,8 @@ func wsConnections(url string) (int, error) {
 // haproxy with the shipped configuration. The nodes agree at once, directly and through haproxy; then
 // the node that carries a live query stream is killed while calls run through haproxy: the
 // stream goes on from the other node, the calls in flight fail cleanly, and every call that
-// was acknowledged kept its effect.
+// was acknowledged kept its effect. Last, PostgreSQL stops and starts again: calls through
+// haproxy answer UNAVAILABLE meanwhile, then succeed.
 func TestSeveralNodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL, two nodes and haproxy")
@@ -331,6 +332,46 @@ func TestSeveralNodes(t *testing.T) {
 	if records == 0 {
 		t.Fatal("no record was acknowledged")
 	}
+	// PostgreSQL down: no node is ready, and haproxy's fallback still brings calls to a node,
+	// which answers UNAVAILABLE; once the database is back, calls succeed again.
+	pg.Stop(t)
+	waitUntil(t, "the survivor is not ready", func() error {
+		res, err := insecure().Get(survivor.url + "/readyz")
+		if err != nil {
+			return err
+		}
+		res.Body.Close()
+		if res.StatusCode != 503 {
+			return fmt.Errorf("readiness %d", res.StatusCode)
+		}
+		return nil
+	})
+	lbKey := newClient(lb, client.WithAPIKey(key))
+	waitUntil(t, "calls through haproxy answer UNAVAILABLE", func() error {
+		err := lbKey.Call(ctx, "list-dashboards", nil, nil)
+		if errors.Is(err, apierr.New(apierr.Unavailable)) {
+			return nil
+		}
+		return fmt.Errorf("answered %v", err)
+	})
+	// haproxy marks a node down after two failed checks a second apart, and closes its
+	// connections (a call on one then fails with a lost connection): past that, calls must
+	// still reach a node (the backup lines) and get UNAVAILABLE, not a refused connection.
+	for until := time.Now().Add(4 * time.Second); time.Now().Before(until); time.Sleep(100 * time.Millisecond) {
+		err := lbKey.Call(ctx, "list-dashboards", nil, nil)
+		var e *apierr.Error
+		if errors.As(err, &e) && e.Code != apierr.Unavailable {
+			t.Fatalf("with PostgreSQL down, a call through haproxy answered %v; want UNAVAILABLE", err)
+		}
+	}
+	if err := lbKey.Call(ctx, "list-dashboards", nil, nil); !errors.Is(err, apierr.New(apierr.Unavailable)) {
+		t.Fatalf("with PostgreSQL down and every node marked down, a call through haproxy answered %v; want UNAVAILABLE\nhaproxy:\n%s", err, hp.Log())
+	}
+	pg.Start(t)
+	waitUntil(t, "calls through haproxy succeed once PostgreSQL is back", func() error {
+		return lbKey.Call(ctx, "list-dashboards", nil, nil)
+	})
+
 	kinds := map[string]int{}
 	for _, err := range failed {
 		msg := err.Error()
