@@ -25,7 +25,9 @@ const (
 // EnsureAdmin creates the administrator AdminUser when the store has no user at all (a first
 // start). Its password is the environment variable AdminPasswordEnv when set; otherwise it is
 // generated and written to AdminPasswordFile in dataDir (mode 0600), and the log says where.
-// The password itself is never logged. It does nothing when the store has users.
+// The password itself is never logged. It does nothing when the store has users. Processes
+// sharing a store may call it at once: one creates the administrator, and the others leave no
+// password file behind.
 func (a *Authenticator) EnsureAdmin(ctx context.Context, dataDir string) error {
 	us, err := a.store.Users(ctx)
 	if err != nil {
@@ -45,6 +47,12 @@ func (a *Authenticator) EnsureAdmin(ctx context.Context, dataDir string) error {
 	}
 	if err := a.CreateUser(ctx, AdminUser, password, RoleAdmin); err != nil {
 		if errors.Is(err, ErrExists) { // another process sharing the store was first
+			if file != "" {
+				// Its password is the administrator's, not the one just written.
+				if err := os.Remove(file); err != nil {
+					return fmt.Errorf("auth: %w", err)
+				}
+			}
 			return nil
 		}
 		if bad := (*invalidUser)(nil); file == "" && errors.As(err, &bad) {

@@ -1,6 +1,7 @@
 package auth_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,4 +81,38 @@ func TestEnsureAdmin(t *testing.T) {
 			t.Fatalf("the error does not name %s: %v", auth.AdminPasswordEnv, err)
 		}
 	})
+}
+
+// noUsersYet is a store whose Users answers as it did before any process created the
+// administrator: what each of two processes starting at once sees.
+type noUsersYet struct{ auth.Store }
+
+func (noUsersYet) Users(context.Context) ([]auth.User, error) { return nil, nil }
+
+func TestEnsureAdminTwoProcesses(t *testing.T) {
+	t.Setenv(auth.AdminPasswordEnv, "")
+	store := auth.NewMemoryStore()
+	var dirs []string
+	for range 2 {
+		a, err := auth.New(noUsersYet{store}, cheap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if err := a.EnsureAdmin(t.Context(), dir); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, dir)
+	}
+	if _, err := os.Stat(filepath.Join(dirs[1], auth.AdminPasswordFile)); !os.IsNotExist(err) {
+		t.Fatalf("the process that was second left a password file that is not the administrator's: %v", err)
+	}
+	b, err := os.ReadFile(filepath.Join(dirs[0], auth.AdminPasswordFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, store)
+	if s := e.login("admin", strings.TrimSpace(string(b))); s == "" {
+		t.Fatal("the first process's password does not log in")
+	}
 }

@@ -39,7 +39,9 @@
 // a map read, about a microsecond. Last uses are recorded in memory and written to the store in
 // one batch every flush interval (WithFlushInterval), never during a call. Logout, revocation,
 // password changes and user deletion made through an Authenticator take effect at once on it;
-// another server sharing the store sees them within the cache TTL (default 2 s).
+// another server sharing the store sees them within the cache TTL (default 2 s), or at once
+// when it is told of them and calls Forget, ForgetUser or ForgetAll (package sqlstore's
+// PostgreSQL store notifies them; the example data service listens).
 //
 // # Passwords
 //

@@ -18,10 +18,25 @@
 // survives a killed process and a power cut. Last uses of sessions and keys arrive in batches
 // from the Authenticator (see auth.WithFlushInterval), so they cost no write per call.
 //
-// # Other databases
+// # Schema versions
+//
+// The tables are versioned: auth_schema holds how many of this package's migration steps were
+// applied, and Open, New and NewPostgres apply the missing ones in one transaction (a
+// database made before versioning is taken as it is and marked). A database whose schema is
+// newer than this package's is refused with an error saying so, rather than read or written
+// by code that does not know its tables.
+//
+// # PostgreSQL
 //
 // The SQL is kept to what SQLite and PostgreSQL share (INSERT ... ON CONFLICT DO NOTHING,
 // DELETE ... RETURNING, BIGINT and BOOLEAN columns); what differs (placeholders, the binary
-// column type) is in one dialect value. A PostgreSQL store is a new dialect and a driver; its
-// callers see the same auth.Store, checked by the same authtest.Run.
+// column type, locking) is in one dialect value. NewPostgres takes a PostgreSQL database opened
+// with any database/sql driver, so this module pulls none; both dialects pass authtest.Run.
+//
+// Several processes may share one PostgreSQL database. Their migrations at start take an
+// advisory transaction lock, so that two processes starting at once migrate one after the
+// other. Triggers send a notification on [Channel] at the commit of every change another
+// process's token cache must see (a session ended, a key revoked, a user changed or deleted):
+// a process that LISTENs on it and drives auth's Forget methods sees such a change at once
+// rather than after its cache's TTL.
 package sqlstore

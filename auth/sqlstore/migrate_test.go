@@ -52,3 +52,31 @@ func TestMigrateRoles(t *testing.T) {
 		t.Fatalf("admin column after SetRole administrator: %v, %v", admin, err)
 	}
 }
+
+// TestRolesBeforeVersioning opens a store of the release that added roles before the schema was
+// versioned: it has the role column but no auth_schema, and keeps its roles.
+func TestRolesBeforeVersioning(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "auth.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`CREATE TABLE auth_users (name TEXT PRIMARY KEY, password TEXT NOT NULL, admin BOOLEAN NOT NULL, created BIGINT NOT NULL, role TEXT NOT NULL DEFAULT '')`,
+		`INSERT INTO auth_users VALUES ('admin', 'h1', 1, 0, 'administrator'), ('ro', 'h2', 0, 0, 'read-only')`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	s := open(t, path)
+	defer s.Close()
+	us, err := s.Users(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(us) != 2 || us[0].Role != auth.RoleAdmin || us[1].Role != auth.RoleReadOnly {
+		t.Fatalf("after migration: %+v", us)
+	}
+}

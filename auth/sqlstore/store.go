@@ -27,15 +27,35 @@ var _ auth.Store = (*Store)(nil)
 
 // dialect holds what differs between SQL databases.
 type dialect struct {
+	name    string // for messages
 	blob    string // the column type of binary values
 	dollars bool   // placeholders are $1, $2... rather than ?
+	lock    string // run first in the migration's transaction, to keep other processes out
+	columns string // counts the columns named ? of the table named ?
 }
 
-var sqlite = dialect{blob: "BLOB"}
+var (
+	sqlite = dialect{name: "SQLite", blob: "BLOB",
+		columns: "SELECT count(*) FROM pragma_table_info(?) WHERE name = ?"}
+	// postgres takes a transaction-scoped advisory lock, so that nodes starting together
+	// migrate one after the other (the key is arbitrary, fixed, and this package's alone).
+	postgres = dialect{name: "PostgreSQL", blob: "BYTEA", dollars: true,
+		lock:    "SELECT pg_advisory_xact_lock(7305641062312471121)",
+		columns: "SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? AND column_name = ?"}
+)
 
 // q rewrites a query written with ? placeholders for the dialect.
 func (d dialect) q(query string) string {
 	if !d.dollars {
+		return query
+	}
+	return Rebind(query)
+}
+
+// Rebind numbers the ? placeholders of query as PostgreSQL's $1, $2..., for SQL written once
+// for SQLite and PostgreSQL. Every ? is a placeholder: the query must hold none in a literal.
+func Rebind(query string) string {
+	if !strings.Contains(query, "?") {
 		return query
 	}
 	var b strings.Builder
@@ -83,62 +103,24 @@ func New(ctx context.Context, db *sql.DB) (*Store, error) {
 	return s, nil
 }
 
+// NewPostgres returns a Store over db, a PostgreSQL database the caller opened with any
+// database/sql driver (the example data service uses pgx's stdlib), migrating its tables to
+// this version's schema. Several processes may share the database: see the package
+// documentation for what they agree on. Close leaves db open.
+func NewPostgres(ctx context.Context, db *sql.DB) (*Store, error) {
+	s := &Store{db: db, d: postgres}
+	if err := s.init(ctx); err != nil {
+		return nil, fmt.Errorf("sqlstore: %w", err)
+	}
+	return s, nil
+}
+
 // Close closes the database when Open opened it.
 func (s *Store) Close() error {
 	if !s.owned {
 		return nil
 	}
 	return s.db.Close()
-}
-
-func (s *Store) init(ctx context.Context) error {
-	stmts := []string{
-		`CREATE TABLE IF NOT EXISTS auth_users (
-			name TEXT PRIMARY KEY,
-			password TEXT NOT NULL,
-			admin BOOLEAN NOT NULL,
-			created BIGINT NOT NULL,
-			role TEXT NOT NULL DEFAULT '')`,
-		`CREATE TABLE IF NOT EXISTS auth_sessions (
-			hash ` + s.d.blob + ` PRIMARY KEY,
-			user_name TEXT NOT NULL,
-			created BIGINT NOT NULL,
-			last_seen BIGINT NOT NULL)`,
-		`CREATE INDEX IF NOT EXISTS auth_sessions_user ON auth_sessions (user_name)`,
-		`CREATE TABLE IF NOT EXISTS auth_keys (
-			hash ` + s.d.blob + ` PRIMARY KEY,
-			user_name TEXT NOT NULL,
-			name TEXT NOT NULL,
-			created BIGINT NOT NULL,
-			last_used BIGINT,
-			UNIQUE (user_name, name))`,
-	}
-	for _, q := range stmts {
-		if _, err := s.db.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("creating tables: %w", err)
-		}
-	}
-	return s.migrateRoles(ctx)
-}
-
-// migrateRoles adds the role column to a store made before roles: an administrator (admin
-// true) becomes RoleAdmin, everyone else RoleUser. The admin column stays, kept equal to
-// role = administrator, so that an older program sharing the store still knows its
-// administrators.
-func (s *Store) migrateRoles(ctx context.Context) error {
-	rows, err := s.db.QueryContext(ctx, `SELECT role FROM auth_users WHERE 1 = 0`)
-	if err == nil {
-		return rows.Close()
-	}
-	if _, err := s.db.ExecContext(ctx, `ALTER TABLE auth_users ADD COLUMN role TEXT NOT NULL DEFAULT ''`); err != nil {
-		return fmt.Errorf("adding roles: %w", err)
-	}
-	_, err = s.db.ExecContext(ctx, s.d.q(`UPDATE auth_users SET role = CASE WHEN admin THEN ? ELSE ? END WHERE role = ''`),
-		string(auth.RoleAdmin), string(auth.RoleUser))
-	if err != nil {
-		return fmt.Errorf("adding roles: %w", err)
-	}
-	return nil
 }
 
 // tx runs fn in a transaction, committed when fn returns nil.

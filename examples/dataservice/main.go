@@ -5,7 +5,7 @@
 //	dataservice [-addr 127.0.0.1:8443] [-data ./data] [-cert F -key F] [-host NAME] [-demo]
 //	            [-session-idle 1h] [-session-max 24h] [-rate-limit 200] [-log-level info]
 //	            [-netflow ADDR] [-sflow ADDR]
-//	            [-clickhouse URL [-clickhouse-cluster NAME]]
+//	            [-clickhouse URL [-clickhouse-cluster NAME]] [-postgres URL] [-drain 0s]
 //
 // Every start-up failure (a flag value out of bounds, the data directory in use or not
 // writable, a damaged store, the address taken, a certificate without its key) ends the
@@ -57,6 +57,8 @@ type options struct {
 	rateLimit             int
 	chURL, chCluster      string
 	netflow, sflow        string
+	postgres              string
+	drain                 time.Duration
 	level                 zapcore.Level
 }
 
@@ -77,6 +79,8 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.sflow, "sflow", "", "UDP address to collect sFlow v5 on (e.g. :6343)")
 	fs.StringVar(&o.chURL, "clickhouse", "", "keep the records in ClickHouse: clickhouse://[user[:password]@]host:port/database (native protocol); default: DuckDB in <data>")
 	fs.StringVar(&o.chCluster, "clickhouse-cluster", "", "with -clickhouse: the cluster (remote_servers) whose shards hold the records, through a Distributed table")
+	fs.StringVar(&o.postgres, "postgres", "", "keep users, sessions, keys, dashboards, widgets and configuration in this PostgreSQL database, shared by several nodes: postgres://user[:password]@host:port/db?sslmode=... (default: SQLite files in -data)")
+	fs.DurationVar(&o.drain, "drain", 0, "on SIGINT/SIGTERM, answer not ready on "+app.ReadyPath+" this long before shutting down, so that a load balancer stops sending new calls first")
 	fs.TextVar(&o.level, "log-level", zapcore.InfoLevel, "log level: debug, info, warn, error")
 	fs.SetOutput(io.Discard) // errors are returned, as one line
 	if err := fs.Parse(args); err != nil {
@@ -119,7 +123,8 @@ func run() error {
 		rate = app.NoRateLimit
 	}
 	cfg := app.Config{DataDir: o.data, Demo: o.demo, SessionIdle: o.idle, SessionMax: o.max, RateLimit: rate, Logger: log,
-		ClickHouse: o.chURL, ClickHouseCluster: o.chCluster, NetFlow: o.netflow, SFlow: o.sflow}
+		ClickHouse: o.chURL, ClickHouseCluster: o.chCluster, NetFlow: o.netflow, SFlow: o.sflow,
+		Postgres: o.postgres}
 	tp, err := tracing(ctx, os.Getenv)
 	if err != nil {
 		return err
@@ -143,7 +148,19 @@ func run() error {
 		Handler: a.Handler(), CertFile: o.cert, KeyFile: o.key,
 		DataDir: o.data, Hosts: o.hosts, Logger: log,
 	}
-	serveErr := srv.Serve(ctx, ln) // until SIGINT or SIGTERM; in-flight calls finish
+	serveCtx, stopServing := context.WithCancel(context.Background())
+	defer stopServing()
+	go func() {
+		select {
+		case <-ctx.Done(): // SIGINT or SIGTERM
+		case <-serveCtx.Done():
+			return
+		}
+		a.Drain() // not ready, so that a load balancer moves new connections away first
+		time.Sleep(o.drain)
+		stopServing()
+	}()
+	serveErr := srv.Serve(serveCtx, ln) // in-flight calls finish
 	closeCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	closeErr := a.Close(closeCtx)

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fnapi/fnapi/examples/dataservice/app"
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
 )
 
@@ -41,6 +42,14 @@ func checkFlags(o options) error {
 	}
 	if o.rateLimit < 0 {
 		return fmt.Errorf("-rate-limit %d: must be 0 (no limit) or a number of calls per second", o.rateLimit)
+	}
+	if o.drain < 0 {
+		return fmt.Errorf("-drain %v: must be 0 or a positive duration, such as 3s", o.drain)
+	}
+	if o.postgres != "" {
+		if _, err := app.ParsePostgresURL(o.postgres); err != nil {
+			return err
+		}
 	}
 	if (o.cert == "") != (o.key == "") {
 		return errors.New("-cert and -key go together: give both, or neither for a self-signed certificate")

@@ -2,20 +2,21 @@ package app
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/auth/sqlstore"
+	"github.com/fnapi/fnapi/examples/dataservice/cluster"
 	"github.com/fnapi/fnapi/examples/dataservice/collect"
-	"github.com/fnapi/fnapi/examples/dataservice/demo"
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
@@ -75,6 +76,10 @@ type Config struct {
 	// TracerProvider, when set, traces every call (see github.com/fnapi/fnapi/otel) and the
 	// records store's queries, ingests and deletions as its children. Default: no tracing.
 	TracerProvider trace.TracerProvider
+	// Postgres is the URL of a PostgreSQL database (postgres://user[:password]@host:port/db?...)
+	// that holds the users, sessions, API keys, dashboards, widgets and configuration instead of
+	// auth.db and state.db, shared with the other nodes of the service. Default: none (SQLite).
+	Postgres string
 }
 
 // App is an open data service.
@@ -83,8 +88,10 @@ type App struct {
 	log      *zap.Logger
 	records  records.Store
 	store    records.Store // records, traced when Config.TracerProvider is set
-	state    *state.SQLite
+	state    state.Store
 	users    *sqlstore.Store
+	usersDB  *sql.DB // the users' PostgreSQL connections; nil on SQLite
+	listener *cluster.Listener
 	auth     *auth.Authenticator
 	settings *manage.Settings
 	handler  http.Handler
@@ -96,12 +103,15 @@ type App struct {
 
 	stop      context.CancelFunc
 	wg        sync.WaitGroup
+	leases    []*cluster.Lease
 	retainNow chan struct{} // a changed retention applies at once
+	draining  atomic.Bool
 }
 
-// Open opens the stores in cfg.DataDir (creating what is missing), registers every function,
-// creates the administrator on a first start, and starts the background work (retention, and
-// the demo generator with cfg.Demo). Close stops it all.
+// Open opens the stores in cfg.DataDir (creating what is missing) or, with cfg.Postgres, the
+// shared ones in PostgreSQL, registers every function, creates the administrator on a first
+// start, and starts the background work (retention, and the demo generator with cfg.Demo) and,
+// with several nodes, the notifications from the others. Close stops it all.
 func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("app: no data directory")
@@ -129,11 +139,8 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	if tp := cfg.TracerProvider; tp != nil {
 		a.store = tracedStore{Store: a.records, tracer: tp.Tracer(tracerName), system: cfg.recordsSystem()}
 	}
-	if a.state, err = state.OpenSQLite(ctx, cfg.DataDir); err != nil {
-		return nil, fmt.Errorf("app: state: %w", err)
-	}
-	if a.users, err = sqlstore.Open(ctx, filepath.Join(cfg.DataDir, "auth.db")); err != nil {
-		return nil, fmt.Errorf("app: users: %w", err)
+	if err := a.openShared(ctx); err != nil {
+		return nil, err
 	}
 	var defaults []manage.SettingsOption
 	if cfg.SessionIdle > 0 {
@@ -168,7 +175,7 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 		default: // a pass is already due
 		}
 	})
-	if cfg.Demo {
+	if cfg.Demo && cfg.Postgres == "" { // with several nodes, the demo's lease holder does it
 		if err := a.ensureOverview(ctx); err != nil {
 			return nil, err
 		}
@@ -182,6 +189,7 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	if a.handler, err = a.newHandler(); err != nil {
 		return nil, err
 	}
+	a.listen()
 	a.start()
 	return a, nil
 }
@@ -277,7 +285,7 @@ func (a *App) newHandler() (http.Handler, error) {
 		return nil, err
 	}
 	metrics := &transport.Metrics{}
-	ics := []registry.Interceptor{a.auth.Interceptor(), a.limit.Interceptor(), manage.AuditInterceptor(a.state, a.log)}
+	ics := []registry.Interceptor{cluster.Interceptor(), a.auth.Interceptor(), a.limit.Interceptor(), manage.AuditInterceptor(a.state, a.log)}
 	if tp := a.cfg.TracerProvider; tp != nil {
 		// Outermost, so that a call's span covers authentication and rate limits.
 		ics = append([]registry.Interceptor{fnotel.Interceptor(fnotel.WithTracerProvider(tp))}, ics...)
@@ -297,6 +305,8 @@ func (a *App) newHandler() (http.Handler, error) {
 		metricsHandler = a.flows.MetricsHandler(metricsHandler)
 	}
 	mux.Handle("GET /metrics", metricsHandler)
+	mux.HandleFunc("GET "+LivePath, a.live)
+	mux.HandleFunc("GET "+ReadyPath, a.ready)
 	mux.Handle("/", webui.Handler())
 	return mux, nil
 }
@@ -308,73 +318,12 @@ func (a *App) Records() records.Store { return a.records }
 // the web UI at /.
 func (a *App) Handler() http.Handler { return a.handler }
 
-// start runs the background work until Close.
-func (a *App) start() {
-	ctx, stop := context.WithCancel(context.Background())
-	a.stop = stop
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		a.retain(ctx)
-	}()
-	if a.cfg.Demo {
-		a.wg.Add(1)
-		go func() {
-			defer a.wg.Done()
-			opts := demo.Options{Backfill: a.demoBackfill(ctx)}
-			if err := demo.Run(ctx, a.records.Ingest, opts); err != nil {
-				a.log.Error("demo traffic stopped", zap.Error(err))
-			}
-		}()
-	}
-}
-
-// demoBackfill returns how much past traffic the demo generates at start: the last 24 hours on a
-// first start, and on a restart only the time since the newest record, so that a restart never
-// doubles the data.
-func (a *App) demoBackfill(ctx context.Context) time.Duration {
-	const day = 24 * time.Hour
-	newest, ok, err := a.records.Newest(ctx)
-	if err != nil || !ok {
-		return day
-	}
-	gap := time.Since(time.Unix(newest, 0))
-	switch {
-	case gap <= 0:
-		return -1 // nothing to fill; a negative Backfill means none
-	case gap > day:
-		return day
-	}
-	return gap
-}
-
-// retain deletes the records older than the retention period: at start, every ten minutes, and
-// whenever the configuration changes.
-func (a *App) retain(ctx context.Context) {
-	t := time.NewTicker(10 * time.Minute)
-	defer t.Stop()
-	for {
-		n, err := records.Retain(ctx, a.store, a.settings.Retention(), time.Now())
-		switch {
-		case err != nil && ctx.Err() == nil:
-			a.log.Error("retention", zap.Error(err))
-		case n > 0:
-			a.log.Info("retention deleted old records", zap.Int64("records", n))
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-a.retainNow:
-		}
-	}
-}
-
 // Close ends the WebSocket connections (their running calls may finish until ctx is done),
 // stops the background work and closes the stores. The HTTP server should have been shut down
 // before, so that no new call arrives.
 func (a *App) Close(ctx context.Context) error {
 	var errs []error
+	a.Drain()
 	if a.api != nil {
 		errs = append(errs, a.api.Shutdown(ctx))
 	}
@@ -384,7 +333,13 @@ func (a *App) Close(ctx context.Context) error {
 	if a.stop != nil {
 		a.stop()
 	}
+	for _, l := range a.leases {
+		l.Close()
+	}
 	a.wg.Wait()
+	if a.listener != nil {
+		a.listener.Close()
+	}
 	if a.auth != nil {
 		errs = append(errs, a.auth.Close(ctx))
 	}
@@ -396,6 +351,9 @@ func (a *App) closeStores() error {
 	var errs []error
 	if a.users != nil {
 		errs = append(errs, a.users.Close())
+	}
+	if a.usersDB != nil {
+		errs = append(errs, a.usersDB.Close())
 	}
 	if a.state != nil {
 		errs = append(errs, a.state.Close())

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,10 +27,14 @@ type caller interface {
 }
 
 type service struct {
+	app *app.App
 	srv *httptest.Server
 	api string
 	key string
 }
+
+// services counts the services started, to name their keys.
+var services atomic.Int64
 
 // start opens the real service (DuckDB, SQLite, auth) in a temporary directory and serves it
 // over real TLS.
@@ -43,14 +48,17 @@ func start(t *testing.T, configure ...func(*app.Config)) *service {
 	return s
 }
 
-// startWith is start with cfg (its data directory and authentication options set here), and
-// returns the open app too.
+// startWith opens the real service with cfg (a temporary data directory when it names none,
+// and cheap password hashing), serves it over real TLS, logs in as the administrator, makes an
+// API key, and returns the open app too.
 func startWith(t *testing.T, cfg app.Config) (*service, *app.App) {
 	t.Helper()
 	t.Setenv("SVC_ADMIN_PASSWORD", "correct horse battery staple")
 	ctx := context.Background()
-	cfg.DataDir = t.TempDir()
-	cfg.Auth = []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1})}
+	if cfg.DataDir == "" {
+		cfg.DataDir = t.TempDir()
+	}
+	cfg.Auth = append([]auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1})}, cfg.Auth...)
 	a, err := app.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +70,7 @@ func startWith(t *testing.T, cfg app.Config) (*service, *app.App) {
 			t.Error(err)
 		}
 	})
-	s := &service{srv: srv, api: srv.URL + "/api"}
+	s := &service{app: a, srv: srv, api: srv.URL + "/api"}
 	anon := s.http(t)
 	var session string
 	if err := anon.Call(ctx, "login", map[string]string{"user": "admin", "password": "correct horse battery staple"}, &session); err != nil {
@@ -71,7 +79,11 @@ func startWith(t *testing.T, cfg app.Config) (*service, *app.App) {
 	if !strings.HasPrefix(session, "session:") {
 		t.Fatalf("login answered %q", session)
 	}
-	if err := s.http(t, client.WithSession(session)).Call(ctx, "create-api-key", map[string]string{"name": "tests"}, &s.key); err != nil {
+	keyName := "tests"
+	if cfg.Postgres != "" { // nodes of one service share their keys: each names its own
+		keyName = fmt.Sprintf("tests-%d", services.Add(1))
+	}
+	if err := s.http(t, client.WithSession(session)).Call(ctx, "create-api-key", map[string]string{"name": keyName}, &s.key); err != nil {
 		t.Fatal(err)
 	}
 	return s, a
@@ -364,7 +376,7 @@ func TestDemoOverview(t *testing.T) {
 			t.Fatal(err)
 		}
 		srv := httptest.NewTLSServer(a.Handler())
-		s := &service{srv: srv, api: srv.URL + "/api"}
+		s := &service{app: a, srv: srv, api: srv.URL + "/api"}
 		var session string
 		if err := s.http(t).Call(ctx, "login", map[string]string{"user": "admin", "password": "correct horse battery staple"}, &session); err != nil {
 			t.Fatal(err)

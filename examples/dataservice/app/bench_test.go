@@ -13,11 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"net/http/httptest"
+
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/client"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
 	"github.com/fnapi/fnapi/examples/dataservice/demo"
-	"net/http/httptest"
 )
 
 // The records go to DuckDB, or with FNAPI_BENCH_CLICKHOUSE=URL (and

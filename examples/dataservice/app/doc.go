@@ -1,6 +1,8 @@
-// Package app assembles the data service: its stores in the data directory, the functions of
-// every package (built-ins, auth, traffic, manage), the API handler under /api, the metrics at
-// /metrics, the web UI at /, the demo traffic generator and the retention loop.
+// Package app assembles the data service: its stores (in the data directory, or shared with
+// other nodes in PostgreSQL and ClickHouse), the functions of every package (built-ins, auth,
+// traffic, manage), the API handler under /api, the metrics at /metrics, the health answers at
+// /livez and /readyz, the web UI at /, the demo traffic generator and the retention loop (on one
+// node at a time when the nodes share what they work on; see package cluster).
 //
 // The API is 1.0; 1.1 adds list-fields, and 1.2 set-role and list-audit. Every function states
 // the role it needs (auth.Requires): reads for read-only users, changes of dashboards, widgets

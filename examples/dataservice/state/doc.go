@@ -4,8 +4,9 @@
 //
 // Store is the interface the functions of package manage use; OpenSQLite returns its embedded
 // implementation, a SQLite database (through database/sql and the pure-Go modernc.org/sqlite
-// driver) in one file, <data>/state.db. A PostgreSQL implementation for several API nodes can
-// follow behind the same interface without changing its callers.
+// driver) in one file, <data>/state.db; OpenPostgres returns the one that several API nodes
+// share, a PostgreSQL database (through pgx's database/sql driver). Package statetest checks
+// both against the same suite.
 //
 // # Guarantees
 //
@@ -32,4 +33,23 @@
 // is taken at BEGIN, so a read-modify-write never fails half-way on a lock upgrade); reads go
 // through a pool of read-only connections that WAL lets run beside the writer. The schema is
 // versioned with PRAGMA user_version and migrated at open.
+//
+// # PostgreSQL
+//
+// The same SQL runs on PostgreSQL (its connections rewrite the ? placeholders), so both stores
+// behave alike by construction; so do the migrations, which PostgreSQL runs with times in
+// BIGINT and with triggers of its own added. Every write transaction first takes
+// one advisory lock, which serialises writes across all the nodes as SQLite's one writer does
+// within a process: read-modify-write methods lose no update when two nodes change one object
+// at once. Reads run at REPEATABLE READ, so a dashboard and its widgets come from one snapshot.
+// A commit that changes the configuration sends a notification on [ConfigChannel], so that
+// the other nodes re-read it at once.
+//
+// # Schema versions
+//
+// Opening a store applies the missing migrations in one transaction; on PostgreSQL under the
+// write lock, so that nodes starting together migrate one after the other (the others then
+// find the schema current). A database whose schema version is higher than this program knows
+// (a newer program migrated it) is refused with an error that says so, rather than read or
+// written by code that does not know its tables.
 package state

@@ -22,6 +22,9 @@ type SQLite struct {
 	ro     *sql.DB // read-only connections
 	limits Limits
 	now    func() time.Time
+
+	writeLock string             // run first in every write transaction (PostgreSQL)
+	readLevel sql.IsolationLevel // of read transactions
 }
 
 var _ Store = (*SQLite)(nil)
@@ -144,7 +147,7 @@ func (s *SQLite) migrate(ctx context.Context) error {
 			return fmt.Errorf("read schema version: %w", err)
 		}
 		if v > len(migrations) {
-			return fmt.Errorf("schema version %d is newer than this program's (%d)", v, len(migrations))
+			return newerSchema(v, len(migrations))
 		}
 		for i := v; i < len(migrations); i++ {
 			if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
@@ -160,12 +163,23 @@ func (s *SQLite) migrate(ctx context.Context) error {
 	})
 }
 
+// newerSchema is the error of a database whose schema a later program made.
+func newerSchema(v, known int) error {
+	return fmt.Errorf("schema version %d is newer than this program's %d: run the newer program", v, known)
+}
+
 // write runs fn in one write transaction, committed when fn returns nil and rolled back
 // otherwise. fn's error is returned as is.
 func (s *SQLite) write(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := s.rw.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("state: begin: %w", err)
+	}
+	if s.writeLock != "" {
+		if _, err := tx.ExecContext(ctx, s.writeLock); err != nil {
+			_ = tx.Rollback()
+			return fmt.Errorf("state: lock: %w", err)
+		}
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
@@ -179,7 +193,7 @@ func (s *SQLite) write(ctx context.Context, fn func(*sql.Tx) error) error {
 
 // read runs fn in one read-only transaction, so that it sees one snapshot.
 func (s *SQLite) read(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.ro.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := s.ro.BeginTx(ctx, &sql.TxOptions{ReadOnly: true, Isolation: s.readLevel})
 	if err != nil {
 		return fmt.Errorf("state: begin: %w", err)
 	}

@@ -1,0 +1,74 @@
+package auth_test
+
+import (
+	"crypto/sha256"
+	"testing"
+	"time"
+
+	"github.com/fnapi/fnapi/auth"
+)
+
+// Two Authenticators over one store stand for two nodes: what one changes, the other's cache
+// keeps for its TTL (an hour here) until told to forget.
+func TestForget(t *testing.T) {
+	store := auth.NewMemoryStore()
+	a := newEnv(t, store, auth.WithCacheTTL(time.Hour))
+	b := newEnv(t, store, auth.WithCacheTTL(time.Hour))
+	hash := func(tok string) auth.Hash { return sha256.Sum256([]byte(tok)) }
+
+	t.Run("ended session", func(t *testing.T) {
+		s := a.login("admin", adminPassword)
+		if r := b.get("whoami", withSession(s), nil); !r.ok() {
+			t.Fatalf("a session made on one node, used on the other: %d %s", r.status, r.raw)
+		}
+		if r := a.post("logout", withSession(s), nil); !r.ok() {
+			t.Fatalf("logout: %s", r.raw)
+		}
+		if r := b.get("whoami", withSession(s), nil); !r.ok() {
+			t.Fatalf("the other node's cache should still hold the session: %s", r.raw)
+		}
+		b.a.Forget(hash(s))
+		wantAuthNeeded(t, b.get("whoami", withSession(s), nil), "whoami")
+	})
+
+	t.Run("revoked key", func(t *testing.T) {
+		s := a.login("admin", adminPassword)
+		k := a.createKey(s, "revoked")
+		if r := b.get("whoami", withKey(k), nil); !r.ok() {
+			t.Fatalf("%d %s", r.status, r.raw)
+		}
+		if r := a.post("revoke-api-key", map[string]any{"_session": s, "name": "revoked"}, nil); !r.ok() {
+			t.Fatalf("revoke: %s", r.raw)
+		}
+		b.a.Forget(hash(k))
+		wantAuthNeeded(t, b.get("whoami", withKey(k), nil), "whoami")
+	})
+
+	t.Run("deleted user", func(t *testing.T) {
+		s := a.login("admin", adminPassword)
+		if r := a.post("create-user", map[string]any{"_session": s, "user": "bob", "password": "a long password"}, nil); !r.ok() {
+			t.Fatalf("create-user: %s", r.raw)
+		}
+		bob := a.login("bob", "a long password")
+		if r := b.get("whoami", withSession(bob), nil); !r.ok() {
+			t.Fatalf("%d %s", r.status, r.raw)
+		}
+		if r := a.post("delete-user", map[string]any{"_session": s, "user": "bob"}, nil); !r.ok() {
+			t.Fatalf("delete-user: %s", r.raw)
+		}
+		b.a.ForgetUser("bob")
+		wantAuthNeeded(t, b.get("whoami", withSession(bob), nil), "whoami")
+	})
+
+	t.Run("everything", func(t *testing.T) {
+		s := a.login("admin", adminPassword)
+		if r := b.get("whoami", withSession(s), nil); !r.ok() {
+			t.Fatalf("%d %s", r.status, r.raw)
+		}
+		if err := store.DeleteSession(t.Context(), hash(s)); err != nil {
+			t.Fatal(err)
+		}
+		b.a.ForgetAll()
+		wantAuthNeeded(t, b.get("whoami", withSession(s), nil), "whoami")
+	})
+}

@@ -1,0 +1,251 @@
+package app_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/client"
+	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
+)
+
+// eventually polls cond until it holds, for at most ten seconds: the change it waits for comes
+// in milliseconds by a notification, and the token caches' TTL (an hour in these tests) could
+// never bring it.
+func eventually(t *testing.T, what string, cond func() error) {
+	t.Helper()
+	var err error
+	start := time.Now()
+	for deadline := start.Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if err = cond(); err == nil {
+			t.Logf("%s: after %v", what, time.Since(start).Round(time.Millisecond))
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still %v", what, err)
+		}
+	}
+}
+
+// refused returns nil when a call with the token is refused as unauthenticated.
+func refused(c *client.Client) func() error {
+	return func() error {
+		err := c.Call(context.Background(), "list-api-keys", nil, nil)
+		if code(err) == apierr.AuthenticationNeeded {
+			return nil
+		}
+		return fmt.Errorf("answered %v", err)
+	}
+}
+
+// twoNodes starts two nodes of one service on a fresh PostgreSQL database, with token caches
+// that would trust a token for an hour without the notifications.
+func twoNodes(t *testing.T) (a, b *service, pg *testenv.Postgres) {
+	t.Helper()
+	pg = testenv.StartPostgres(t)
+	url := pg.Database(t)
+	t.Setenv("SVC_ADMIN_PASSWORD", "correct horse battery staple")
+	node := func() *service {
+		s, _ := startWith(t, app.Config{Postgres: url, Auth: []auth.Option{auth.WithCacheTTL(time.Hour)}})
+		return s
+	}
+	return node(), node(), pg
+}
+
+// TestNodesAgree checks that what one node changes takes effect on the other at once.
+func TestNodesAgree(t *testing.T) {
+	a, b, _ := twoNodes(t)
+	ctx := context.Background()
+	session := func() string {
+		var s string
+		if err := a.http(t).Call(ctx, "login", map[string]string{"user": "admin", "password": "correct horse battery staple"}, &s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+
+	t.Run("session made on one node works on the other", func(t *testing.T) {
+		if err := b.http(t, client.WithSession(session())).Call(ctx, "list-api-keys", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("ended session", func(t *testing.T) {
+		s := session()
+		onB := b.http(t, client.WithSession(s))
+		if err := onB.Call(ctx, "list-api-keys", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.http(t, client.WithSession(s)).Call(ctx, "logout", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "B refuses a session ended on A", refused(onB))
+	})
+	t.Run("revoked key", func(t *testing.T) {
+		onA := a.http(t, client.WithSession(session()))
+		var key string
+		if err := onA.Call(ctx, "create-api-key", map[string]string{"name": "revoked"}, &key); err != nil {
+			t.Fatal(err)
+		}
+		onB := b.http(t, client.WithAPIKey(key))
+		if err := onB.Call(ctx, "list-api-keys", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := onA.Call(ctx, "revoke-api-key", map[string]string{"name": "revoked"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "B refuses a key revoked on A", refused(onB))
+	})
+	t.Run("deleted user", func(t *testing.T) {
+		onA := a.http(t, client.WithSession(session()))
+		if err := onA.Call(ctx, "create-user", map[string]string{"user": "bob", "password": "bob's long password"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		var bob string
+		if err := a.http(t).Call(ctx, "login", map[string]string{"user": "bob", "password": "bob's long password"}, &bob); err != nil {
+			t.Fatal(err)
+		}
+		onB := b.http(t, client.WithSession(bob))
+		if err := onB.Call(ctx, "list-api-keys", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := onA.Call(ctx, "delete-user", map[string]string{"user": "bob"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "B refuses the session of a user deleted on A", refused(onB))
+	})
+	t.Run("configuration", func(t *testing.T) {
+		onA, onB := a.http(t, client.WithAPIKey(a.key)), b.http(t, client.WithAPIKey(b.key))
+		if err := onA.Call(ctx, "set-config", map[string]any{"values": map[string]any{"session_idle": "2h", "default_period": "90s"}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "B sees the configuration set on A", func() error {
+			var cfg map[string]any
+			if err := onB.Call(ctx, "get-config", nil, &cfg); err != nil {
+				return err
+			}
+			if cfg["default_period"] != "90s" || cfg["session_idle"] != "2h" {
+				return fmt.Errorf("get-config on B = %v", cfg)
+			}
+			return nil
+		})
+	})
+}
+
+// TestAdminCreatedOnce starts two nodes of a new service at once, with generated passwords:
+// one creates the administrator, and only its password file remains.
+func TestAdminCreatedOnce(t *testing.T) {
+	pg := testenv.StartPostgres(t)
+	url := pg.Database(t)
+	t.Setenv("SVC_ADMIN_PASSWORD", "")
+	dirs := []string{t.TempDir(), t.TempDir()}
+	var wg sync.WaitGroup
+	for _, dir := range dirs {
+		wg.Go(func() {
+			a, err := app.Open(context.Background(), app.Config{DataDir: dir, Postgres: url,
+				Auth: []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1})}})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			a.Close(context.Background())
+		})
+	}
+	wg.Wait()
+	var files int
+	for _, dir := range dirs {
+		if _, err := os.Stat(filepath.Join(dir, auth.AdminPasswordFile)); err == nil {
+			files++
+		}
+	}
+	if files != 1 {
+		t.Fatalf("%d password files for one administrator", files)
+	}
+}
+
+// TestPostgresRestartUnderLoad stops PostgreSQL while calls run: they fail with UNAVAILABLE
+// (503) and within their deadline, readiness turns false, and once the server is back the node
+// serves again by itself.
+func TestPostgresRestartUnderLoad(t *testing.T) {
+	a, _, pg := twoNodes(t)
+	c := a.http(t, client.WithAPIKey(a.key))
+	ctx := context.Background()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	codes := map[apierr.Code]int{} // answers since the last reset
+	seen := map[apierr.Code]int{}  // every answer
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+				err := c.Call(cctx, "list-dashboards", nil, nil)
+				cancel()
+				mu.Lock()
+				switch {
+				case err == nil:
+					codes["ok"]++
+					seen["ok"]++
+				case code(err) != "":
+					codes[code(err)]++
+					seen[code(err)]++
+				default:
+					t.Errorf("a call failed without an error message: %v", err)
+				}
+				mu.Unlock()
+				time.Sleep(5 * time.Millisecond)
+			}
+		})
+	}
+	pg.Stop(t)
+	eventually(t, "readiness turns false", func() error {
+		if status, _ := getHealth(t, a, app.ReadyPath); status != 503 {
+			return fmt.Errorf("readiness %d", status)
+		}
+		return nil
+	})
+	eventually(t, "calls answer UNAVAILABLE", func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		if codes[apierr.Unavailable] == 0 {
+			return fmt.Errorf("codes %v", codes)
+		}
+		return nil
+	})
+	pg.Start(t)
+	eventually(t, "the node is ready again", func() error {
+		if status, body := getHealth(t, a, app.ReadyPath); status != 200 {
+			return fmt.Errorf("readiness %d %s", status, body)
+		}
+		return nil
+	})
+	mu.Lock()
+	codes = map[apierr.Code]int{}
+	mu.Unlock()
+	eventually(t, "calls succeed again", func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		if codes["ok"] < 10 {
+			return fmt.Errorf("codes %v", codes)
+		}
+		return nil
+	})
+	close(stop)
+	wg.Wait()
+	for code, n := range seen {
+		if code != "ok" && code != apierr.Unavailable {
+			t.Errorf("%d calls answered %s; want only UNAVAILABLE while the database is down", n, code)
+		}
+	}
+}

@@ -1,0 +1,39 @@
+package app_test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/fnapi/fnapi/examples/dataservice/app"
+)
+
+func getHealth(t *testing.T, s *service, path string) (int, string) {
+	t.Helper()
+	res, err := s.srv.Client().Get(s.srv.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}
+
+// TestHealth checks the liveness and readiness answers, without a token, and readiness turning
+// false when the node drains before a shutdown.
+func TestHealth(t *testing.T) {
+	s := start(t)
+	for _, path := range []string{app.LivePath, app.ReadyPath} {
+		if status, body := getHealth(t, s, path); status != http.StatusOK || body != "ok\n" {
+			t.Fatalf("%s: %d %q", path, status, body)
+		}
+	}
+	s.app.Drain()
+	if status, body := getHealth(t, s, app.ReadyPath); status != http.StatusServiceUnavailable || !strings.Contains(body, "shutting down") {
+		t.Fatalf("readiness of a draining node: %d %q", status, body)
+	}
+	if status, _ := getHealth(t, s, app.LivePath); status != http.StatusOK {
+		t.Fatalf("liveness of a draining node: %d", status)
+	}
+}
