@@ -136,6 +136,28 @@ func TestNodesAgree(t *testing.T) {
 			return nil
 		})
 	})
+	t.Run("audit trail", func(t *testing.T) {
+		onA, onB := a.http(t, client.WithAPIKey(a.key)), b.http(t, client.WithAPIKey(b.key))
+		if err := onA.Call(ctx, "create-user", map[string]string{"user": "audited-a", "password": "a long enough password"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := onB.Call(ctx, "create-user", map[string]string{"user": "audited-b", "password": "a long enough password"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []*client.Client{onA, onB} {
+			var events []struct {
+				User, Key, Action string
+				Details           map[string]any
+			}
+			if err := c.Call(ctx, "list-audit", map[string]any{"limit": 2}, &events); err != nil {
+				t.Fatal(err)
+			}
+			if len(events) != 2 || events[0].Details["user"] != "audited-b" || events[0].Key == "" ||
+				events[1].Details["user"] != "audited-a" || events[1].Action != "create-user" || events[1].User != "admin" {
+				t.Fatalf("list-audit on one node shows %+v, want both nodes' create-user, newest first", events)
+			}
+		}
+	})
 }
 
 // TestAdminCreatedOnce starts two nodes of a new service at once, with generated passwords:

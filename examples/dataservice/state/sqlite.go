@@ -137,6 +137,8 @@ var migrations = []string{
 		details TEXT NOT NULL     -- JSON object
 	);
 	CREATE INDEX audit_time ON audit (time);`,
+	// "user" is a reserved word of PostgreSQL: the column of who acted is actor in both.
+	`ALTER TABLE audit RENAME COLUMN "user" TO actor;`,
 }
 
 // migrate brings the schema to the current version in one transaction.

@@ -15,12 +15,10 @@ func (s *SQLite) AppendAudit(ctx context.Context, e AuditEvent) error {
 	}
 	_, ms := s.stamp()
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO audit (time, user, key, address, action, details) VALUES (?, ?, ?, ?, ?, ?)`,
-			ms, e.User, e.Key, e.Address, e.Action, details)
-		if err != nil {
-			return err
-		}
-		id, err := res.LastInsertId()
+		// RETURNING rather than LastInsertId, which PostgreSQL's driver does not have.
+		var id int64
+		err := tx.QueryRowContext(ctx, `INSERT INTO audit (time, actor, key, address, action, details)
+			VALUES (?, ?, ?, ?, ?, ?) RETURNING id`, ms, e.User, e.Key, e.Address, e.Action, details).Scan(&id)
 		if err != nil {
 			return err
 		}
@@ -34,7 +32,7 @@ func (s *SQLite) AppendAudit(ctx context.Context, e AuditEvent) error {
 func (s *SQLite) Audit(ctx context.Context, since time.Time, limit int) ([]AuditEvent, error) {
 	var out []AuditEvent
 	err := s.read(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT id, time, user, key, address, action, details FROM audit
+		rows, err := tx.QueryContext(ctx, `SELECT id, time, actor, key, address, action, details FROM audit
 			WHERE time >= ? ORDER BY id DESC LIMIT ?`, since.UnixMilli(), max(limit, 0))
 		if err != nil {
 			return err
