@@ -123,6 +123,13 @@ func testAccount(t *testing.T, browser context.Context, srv *httptest.Server) {
 		p.poll(`!document.querySelector('tr[data-user="viewer"]') && !!document.querySelector('tr[data-user="admin"]')`)
 	})
 
+	t.Run("late answers", func(t *testing.T) {
+		p := &page{t: t, ctx: tab}
+		if got := p.eval(lateAnswersJS); got != "1 0 1 1" {
+			t.Errorf("the page took %s (answers of an ended session's calls, then of the current one's) for news of a session ended, want 1 0 1 1", got)
+		}
+	})
+
 	t.Run("settings", func(t *testing.T) {
 		p := &page{t: t, ctx: tab}
 		p.openMenu("#settings-link", "#settings-view")
@@ -197,6 +204,38 @@ func testAccount(t *testing.T, browser context.Context, srv *httptest.Server) {
 // isAdminJS asks the page's isAdmin whether the signed-in user is an administrator, without
 // the user's name: as a tab opened afresh (without the page's session storage) does.
 const isAdminJS = `import('/api.js').then(a => import('/admin.js').then(m => m.isAdmin(new a.API(), ''))).then(String)`
+
+// lateAnswersJS drives an API whose calls answer API-AUTHENTICATION-NEEDED when the test says,
+// and reports how often it said the session ended after: a call of the current session
+// answered; a call made before a sign-in (or sign-out) answered after it; a second call of a
+// session already reported; a call of the new session. Only the first and the last are news.
+const lateAnswersJS = `import('/api.js').then(async (m) => {
+	let ended = 0;
+	const api = new m.API({onAuthNeeded: () => ended++});
+	let answer;
+	api.message = () => new Promise((resolve) => { answer = () => resolve({type: 'error', error: 'API-AUTHENTICATION-NEEDED'}); });
+	const counts = [];
+	const step = async (before) => {
+		const p = api.call('list-dashboards').catch(() => {});
+		before?.();
+		answer();
+		await p;
+		counts.push(ended);
+		ended = 0;
+	};
+	api.sessionChanged();
+	await step();
+	await step(() => api.sessionChanged());
+	const first = api.call('list-dashboards').catch(() => {}), answerFirst = answer;
+	const second = api.call('list-dashboards').catch(() => {}), answerSecond = answer;
+	answerFirst(); answerSecond();
+	await first; await second;
+	counts.push(ended);
+	ended = 0;
+	api.sessionChanged();
+	await step();
+	return counts.join(' ');
+})`
 
 // openMenu opens the account menu, follows its link and waits for the view.
 func (p *page) openMenu(link, view string) {

@@ -61,6 +61,14 @@ export class API {
     this.onAuthNeeded = onAuthNeeded;
     this.onLiveState = onLiveState;
     this.socket = null;
+    this.session = 0; // counts sign-ins and sign-outs: see sessionChanged
+  }
+
+  // sessionChanged tells the API that the page signed in or out: an answer that comes late to a
+  // call made before, with the session that ended or with none, is then no news of the new
+  // session's end (signing out and in again raced such answers).
+  sessionChanged() {
+    this.session++;
   }
 
   // message calls fn with args at version (the latest when empty) and returns the message the
@@ -87,15 +95,20 @@ export class API {
 
   // call calls fn with args and returns its result; it throws an APIError.
   async call(fn, args = {}) {
+    const session = this.session;
     const msg = await this.message(fn, args);
     if (msg.type === 'result') return msg.result;
-    throw this.toError(msg);
+    throw this.toError(msg, session);
   }
 
-  // toError turns an error message into an APIError, reporting a lost session.
-  toError(msg) {
+  // toError turns an error message into an APIError, reporting a lost session when the call was
+  // made in the current one (session is this.session when the call started).
+  toError(msg, session = this.session) {
     const err = msg instanceof APIError ? msg : new APIError(msg);
-    if (err.code === AUTH_NEEDED) this.onAuthNeeded(err);
+    if (err.code === AUTH_NEEDED && session === this.session) {
+      this.sessionChanged(); // once: the other calls of the ended session are old news too
+      this.onAuthNeeded(err);
+    }
     return err;
   }
 
@@ -106,6 +119,7 @@ export class API {
     let stop = null;
     let stopped = false;
     let timer;
+    const session = this.session;
     const again = () => {
       if (!stopped) timer = setTimeout(start, 1000);
     };
@@ -114,8 +128,8 @@ export class API {
         fn, args, onChunk,
         onEnd: again,
         onError: (e) => {
-          const err = this.toError(e);
-          if (stopped) return;
+          if (stopped) return; // stopped by the page, which expects no news of it
+          const err = this.toError(e, session);
           if (err.code === 'TIMEOUT') again();
           else onError(err);
         },

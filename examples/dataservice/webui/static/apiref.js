@@ -23,8 +23,9 @@ export class APIReference {
   // doc gives doc's answer for a version ('' for the latest), asked once.
   async doc(version) {
     if (!this.docs.has(version)) {
+      const session = this.api.session;
       const msg = await this.api.message('doc', {}, version);
-      if (msg.type !== 'result') throw this.api.toError(msg);
+      if (msg.type !== 'result') throw this.api.toError(msg, session);
       this.docs.set(version, msg.result);
     }
     return this.docs.get(version);

@@ -272,6 +272,7 @@ async function login(ev) {
   const user = $('login-user').value.trim();
   await busy('login-submit', 'login-error', async () => {
     await api.call('login', {user, password: $('login-password').value}); // the cookie carries the session
+    api.sessionChanged();
     $('login-password').value = '';
     sessionStorage.setItem('user', user);
     await route();
@@ -279,6 +280,7 @@ async function login(ev) {
 }
 
 async function logout() {
+  api.sessionChanged(); // the answers still to come of this session's calls are no news now
   try {
     await api.call('logout');
   } catch (e) {
