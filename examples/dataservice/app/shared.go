@@ -22,10 +22,14 @@ import (
 // and dashboards, widgets and configuration (state). In PostgreSQL with Config.Postgres, else
 // in the SQLite files auth.db and state.db of the data directory.
 func (a *App) openShared(ctx context.Context) (err error) {
+	// The stores go into a's fields only once open: an interface holding a nil pointer would
+	// not be nil to closeStores after a failure.
 	if a.cfg.Postgres == "" {
-		if a.state, err = state.OpenSQLite(ctx, a.cfg.DataDir); err != nil {
+		st, err := state.OpenSQLite(ctx, a.cfg.DataDir)
+		if err != nil {
 			return fmt.Errorf("app: state: %w", err)
 		}
+		a.state = st
 		if a.users, err = sqlstore.Open(ctx, filepath.Join(a.cfg.DataDir, "auth.db")); err != nil {
 			return fmt.Errorf("app: users: %w", err)
 		}
@@ -35,9 +39,11 @@ func (a *App) openShared(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	if a.state, err = state.OpenPostgres(ctx, a.cfg.Postgres); err != nil {
+	st, err := state.OpenPostgres(ctx, a.cfg.Postgres)
+	if err != nil {
 		return fmt.Errorf("app: state: %w", err)
 	}
+	a.state = st
 	a.usersDB = stdlib.OpenDB(*cfg)
 	a.usersDB.SetMaxOpenConns(16)
 	if a.users, err = sqlstore.NewPostgres(ctx, a.usersDB); err != nil {
