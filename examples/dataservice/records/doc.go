@@ -34,8 +34,10 @@
 // make its table, its inserts and its SQL: a new field is one row there.
 //
 // A Store keeps records and answers the query engine as a Reader: the engine describes each
-// statement as a Query (groups, sums and a Cond tree, in no dialect), the store compiles it
-// once to its own SQL (Compile, a *Plan) and runs it on each part of the period (Read). The
+// statement as a Query (groups, sums and a Cond tree, in no dialect), the store compiles the
+// Queries of one period once to its own SQL (Compile, a *Plan) and runs it on each part of the
+// period (Read). Queries of one Where share one SELECT where the dialect has GROUPING SETS
+// (DuckDB): one pass over the records answers them all, each Row naming its Query. The
 // SQL is built in one place (sql.go); a store supplies a dialect (types, parameters, casts),
 // so a new engine is one file. No store hands out its database. DuckDB
 // is the embedded one, in <dir>/records.duckdb. It appends each batch through DuckDB's appender

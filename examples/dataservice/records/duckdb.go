@@ -154,11 +154,15 @@ func (s *DuckDB) DeleteBefore(ctx context.Context, t int64) (int64, error) {
 	return n, nil
 }
 
-// Compile turns q into DuckDB's SQL.
-func (s *DuckDB) Compile(q *Query) *Plan { return compile(duckDialect, "records", q) }
+// Compile turns qs into DuckDB's SQL: one SELECT with GROUPING SETS for those of one Where.
+func (s *DuckDB) Compile(qs ...*Query) *Plan { return compile(duckDialect, "records", qs) }
 
 // Read runs p over the records with from <= time < to, calling fn with each group.
 func (s *DuckDB) Read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error {
+	return p.each(func(p *Plan) error { return s.read(ctx, p, from, to, fn) })
+}
+
+func (s *DuckDB) read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error {
 	args := slices.Clone(p.args)
 	args[p.sinceArg], args[p.sinceArg+1] = from, to
 	rows, err := s.db.QueryContext(ctx, p.query, args...)
@@ -166,7 +170,7 @@ func (s *DuckDB) Read(ctx context.Context, p *Plan, from, to int64, fn func(*Row
 		return fmt.Errorf("records: read: %w", err)
 	}
 	defer rows.Close()
-	vals := make([]any, len(p.keyCols)+p.sums)
+	vals := make([]any, p.width())
 	ptrs := make([]any, len(vals))
 	for i := range vals {
 		ptrs[i] = &vals[i]
@@ -176,8 +180,7 @@ func (s *DuckDB) Read(ctx context.Context, p *Plan, from, to int64, fn func(*Row
 		if err := rows.Scan(ptrs...); err != nil {
 			return fmt.Errorf("records: read: %w", err)
 		}
-		p.decode(vals, &r)
-		if err := fn(&r); err != nil {
+		if err := p.emit(vals, &r, fn); err != nil {
 			return err
 		}
 	}
