@@ -20,6 +20,7 @@ func (wc *wsConn) newCall(f *registry.Func, m wsCall) *registry.Call {
 		ID:          m.ID,
 		RemoteAddr:  wc.remote,
 		Header:      wc.header,
+		Meta:        m.Meta,
 	}
 	if s, ok := TakeToken(m.Args, argSession); ok {
 		c.Credentials.Session, c.Credentials.SessionFromCookie = s, false

@@ -107,3 +107,44 @@ func query(t *testing.T, c *client.Client, args map[string]any) string {
 	}
 	return string(res[0].Data)
 }
+
+// TestCommandLineClickHouseDemo runs -demo on ClickHouse: the backfilled day is queryable, and a
+// restart (which asks ClickHouse for the newest record) does not backfill it again.
+func TestCommandLineClickHouseDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts ClickHouse and the service twice")
+	}
+	srv := testenv.ClickHouse(t)
+	data := t.TempDir()
+	args := []string{"-addr", "127.0.0.1:0", "-data", data, "-demo", "-clickhouse", srv.URL}
+	p := startService(t, args...)
+	c := adminClient(t, p, data)
+	end := time.Now().Unix()
+	count := func(since, until int64) float64 {
+		var res []struct{ Data [][2][]float64 }
+		expr := fmt.Sprintf("records SINCE %d UNTIL %d", since, until)
+		if err := c.Call(context.Background(), "query", map[string]any{"expr": expr}, &res); err != nil {
+			t.Fatal(err)
+		}
+		return res[0].Data[0][1][0]
+	}
+	// The backfill runs from the oldest hour on: it is done once the last minutes have records.
+	for deadline := time.Now().Add(2 * time.Minute); count(end-600, end) == 0; time.Sleep(time.Second) {
+		if time.Now().After(deadline) {
+			t.Fatal("the demo backfill did not reach the present within 2 minutes")
+		}
+	}
+	total := func() float64 { return count(end-86400, end) }
+	n := total()
+	if n < 1000 {
+		t.Fatalf("demo data: %v records in the last day", n)
+	}
+	p.stop(t)
+	p = startService(t, args...)
+	c = adminClient(t, p, data)
+	time.Sleep(time.Second) // let a wrongly repeated backfill land, if there were one
+	if after := total(); after < n || after > n*1.05 {
+		t.Fatalf("after restart %v records in the window, before %v", after, n)
+	}
+	p.stop(t)
+}

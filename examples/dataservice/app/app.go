@@ -20,8 +20,10 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 	"github.com/fnapi/fnapi/examples/dataservice/traffic"
 	"github.com/fnapi/fnapi/examples/dataservice/webui"
+	fnotel "github.com/fnapi/fnapi/otel"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 )
 
@@ -43,6 +45,9 @@ type Config struct {
 	Logger *zap.Logger
 	// Auth adds options to the authenticator (tests lower the password hashing cost).
 	Auth []auth.Option
+	// TracerProvider, when set, traces every call (see github.com/fnapi/fnapi/otel) and the
+	// records store's queries, ingests and deletions as its children. Default: no tracing.
+	TracerProvider trace.TracerProvider
 }
 
 // App is an open data service.
@@ -50,6 +55,7 @@ type App struct {
 	cfg      Config
 	log      *zap.Logger
 	records  records.Store
+	store    records.Store // records, traced when Config.TracerProvider is set
 	state    *state.SQLite
 	users    *sqlstore.Store
 	auth     *auth.Authenticator
@@ -76,13 +82,18 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 		return nil, fmt.Errorf("app: %w", err)
 	}
 	a = &App{cfg: cfg, log: cfg.Logger, retainNow: make(chan struct{}, 1)}
+	opened := a // a is nil once an error is returned
 	defer func() {
 		if err != nil {
-			a.closeStores()
+			opened.closeStores()
 		}
 	}()
 	if a.records, err = openRecords(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("app: records: %w", err)
+	}
+	a.store = a.records
+	if tp := cfg.TracerProvider; tp != nil {
+		a.store = tracedStore{Store: a.records, tracer: tp.Tracer(tracerName), system: cfg.recordsSystem()}
 	}
 	if a.state, err = state.OpenSQLite(ctx, cfg.DataDir); err != nil {
 		return nil, fmt.Errorf("app: state: %w", err)
@@ -128,6 +139,14 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	return a, nil
 }
 
+// recordsSystem names the records store cfg chooses, as spans' db.system.name says it.
+func (cfg Config) recordsSystem() string {
+	if cfg.ClickHouse != "" {
+		return "clickhouse"
+	}
+	return "duckdb"
+}
+
 // openRecords opens the records store cfg chooses.
 func openRecords(ctx context.Context, cfg Config) (records.Store, error) {
 	switch {
@@ -145,8 +164,11 @@ func (a *App) registry() (*registry.Registry, error) {
 	reg := registry.New()
 	svc := &traffic.Service{
 		Engine:        pvql.New(a.records),
-		Store:         a.records,
+		Store:         a.store,
 		DefaultPeriod: a.settings.DefaultPeriod,
+	}
+	if tp := a.cfg.TracerProvider; tp != nil {
+		svc.Engine = tracedEngine{next: svc.Engine, tracer: tp.Tracer(tracerName), system: a.cfg.recordsSystem()}
 	}
 	for _, register := range []func(*registry.Registry) error{
 		fnapi.RegisterBuiltins,
@@ -179,11 +201,16 @@ func (a *App) newHandler() (http.Handler, error) {
 		return nil, err
 	}
 	metrics := &transport.Metrics{}
+	ics := []registry.Interceptor{a.auth.Interceptor(), callLimit.Interceptor()}
+	if tp := a.cfg.TracerProvider; tp != nil {
+		// Outermost, so that a call's span covers authentication and rate limits.
+		ics = append([]registry.Interceptor{fnotel.Interceptor(fnotel.WithTracerProvider(tp))}, ics...)
+	}
 	a.api, err = fnapi.New(reg,
 		fnapi.WithLogger(a.log),
 		fnapi.WithMetrics(metrics),
 		fnapi.WithMaxBodyBytes(64<<20), // ingest batches of 100,000 records
-		fnapi.WithInterceptors(a.auth.Interceptor(), callLimit.Interceptor()))
+		fnapi.WithInterceptors(ics...))
 	if err != nil {
 		return nil, fmt.Errorf("app: %w", err)
 	}
@@ -247,7 +274,7 @@ func (a *App) retain(ctx context.Context) {
 	t := time.NewTicker(10 * time.Minute)
 	defer t.Stop()
 	for {
-		n, err := records.Retain(ctx, a.records, a.settings.Retention(), time.Now())
+		n, err := records.Retain(ctx, a.store, a.settings.Retention(), time.Now())
 		switch {
 		case err != nil && ctx.Err() == nil:
 			a.log.Error("retention", zap.Error(err))

@@ -57,6 +57,9 @@ var (
 		{"client.port != 1025", func(r *rec) bool { return r.cPort != 1025 }},
 		{"application != 'dns'", func(r *rec) bool { return r.app != "dns" }},
 		{"application IN (https, ssh)", func(r *rec) bool { return r.app == "https" || r.app == "ssh" }},
+		{"server.ip >= 2001:db8:ffff::", func(r *rec) bool { return r.sIP.Compare(netip.MustParseAddr("2001:db8:ffff::")) >= 0 }},
+		{"client.ip <= 10.0.0.9", func(r *rec) bool { return r.cIP.Compare(netip.MustParseAddr("10.0.0.9")) <= 0 }},
+		{"server.ip IN ff00::/8", inPrefix(serverIP, "ff00::/8")},
 	}
 	randomHavings = []partHaving{
 		{"records > 20", func(s refSums) bool { return s.n > 20 }},
@@ -153,13 +156,17 @@ func randomQuery(rng *rand.Rand) (string, refQuery) {
 		q.top = 1 + rng.IntN(5)
 		clauses = append(clauses, fmt.Sprintf("TOP %d", q.top))
 	}
-	switch rng.IntN(3) {
+	switch rng.IntN(4) {
 	case 0:
 		back := 600 + rng.Int64N(7000)
 		q.since = testNow - back
 		clauses = append(clauses, fmt.Sprintf("SINCE @now-%d", back))
 	case 1:
 		q.since, q.until = testNow-7300+rng.Int64N(3000), testNow-3000+rng.Int64N(3200)
+		clauses = append(clauses, fmt.Sprintf("SINCE %d UNTIL %d", q.since, q.until))
+	case 2: // empty or reversed
+		q.since = testNow - rng.Int64N(3000)
+		q.until = q.since - rng.Int64N(100)
 		clauses = append(clauses, fmt.Sprintf("SINCE %d UNTIL %d", q.since, q.until))
 	}
 	rng.Shuffle(len(clauses), func(i, j int) { clauses[i], clauses[j] = clauses[j], clauses[i] })

@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
@@ -88,6 +89,9 @@ func OpenClickHouse(ctx context.Context, url, cluster string) (*ClickHouse, erro
 
 // chOptions parses url into driver options with the store's timeouts.
 func chOptions(url string) (*clickhouse.Options, error) {
+	if !strings.HasPrefix(url, "clickhouse://") {
+		return nil, errors.New("records: a ClickHouse URL is clickhouse://[user[:password]@]host:port/database (the native protocol)")
+	}
 	opts, err := clickhouse.ParseDSN(url)
 	if err != nil {
 		return nil, fmt.Errorf("records: clickhouse URL: %w", err)
@@ -174,11 +178,8 @@ func (s *ClickHouse) Ingest(ctx context.Context, recs []Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	now := time.Now()
-	for i, r := range recs {
-		if err := r.Validate(now); err != nil {
-			return &BatchError{Index: i, Err: err}
-		}
+	if err := validateBatch(recs, time.Now()); err != nil {
+		return err
 	}
 	if err := s.insert(ctx, recs); err != nil {
 		return fmt.Errorf("records: ingest %d records: %w", len(recs), unavailable(err))
@@ -194,14 +195,16 @@ func (s *ClickHouse) insert(ctx context.Context, recs []Record) error {
 		return err
 	}
 	defer b.Close()
-	cols := newColumnSlices(kinds, len(recs))
+	cols := newColumns(kinds, len(recs))
 	row := make([]driver.Value, 0, len(names))
 	for i := range recs {
 		row = appendRow(row[:0], &recs[i])
-		cols.add(row)
+		for j, v := range row {
+			cols[j].add(v)
+		}
 	}
-	for i := range cols {
-		if err := b.Column(i).Append(cols.slice(i)); err != nil {
+	for i, c := range cols {
+		if err := b.Column(i).Append(c.slice()); err != nil {
 			return err
 		}
 	}
@@ -233,19 +236,7 @@ func (s *ClickHouse) read(ctx context.Context, p *Plan, from, to int64, fn func(
 	for range p.sums {
 		dests = append(dests, new(uint64))
 	}
-	var r Row
-	for rows.Next() {
-		if err := rows.Scan(dests...); err != nil {
-			return fmt.Errorf("records: read: %w", err)
-		}
-		if err := p.emit(dests, &r, fn); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("records: read: %w", unavailable(err))
-	}
-	return nil
+	return unavailable(p.scan(rows, dests, dests, fn))
 }
 
 // Newest returns the time of the newest record; ok is false when there is none.

@@ -175,73 +175,37 @@ func unavailable(err error) error {
 
 func joinNames(names []string) string { return strings.Join(names, ", ") }
 
-// columnSlices holds a batch column by column, each a pointer to a typed slice.
-type columnSlices []any
+// batchColumn holds one column of a batch as the typed slice the driver appends.
+type batchColumn interface {
+	add(v driver.Value)
+	slice() any
+}
 
-func newColumnSlices(kinds []Kind, n int) columnSlices {
-	out := make(columnSlices, len(kinds))
+type typedColumn[T any] struct{ s []T }
+
+func (c *typedColumn[T]) add(v driver.Value) { c.s = append(c.s, v.(T)) }
+func (c *typedColumn[T]) slice() any         { return c.s }
+
+// newColumns returns empty columns of the kinds given, with room for n rows.
+func newColumns(kinds []Kind, n int) []batchColumn {
+	out := make([]batchColumn, len(kinds))
 	for i, k := range kinds {
 		switch k {
 		case KindInt64:
-			s := make([]int64, 0, n)
-			out[i] = &s
+			out[i] = &typedColumn[int64]{make([]int64, 0, n)}
 		case KindUint8:
-			s := make([]uint8, 0, n)
-			out[i] = &s
+			out[i] = &typedColumn[uint8]{make([]uint8, 0, n)}
 		case KindUint16:
-			s := make([]uint16, 0, n)
-			out[i] = &s
+			out[i] = &typedColumn[uint16]{make([]uint16, 0, n)}
 		case KindUint32:
-			s := make([]uint32, 0, n)
-			out[i] = &s
+			out[i] = &typedColumn[uint32]{make([]uint32, 0, n)}
 		case KindUint64:
-			s := make([]uint64, 0, n)
-			out[i] = &s
+			out[i] = &typedColumn[uint64]{make([]uint64, 0, n)}
 		case KindString:
-			s := make([]string, 0, n)
-			out[i] = &s
+			out[i] = &typedColumn[string]{make([]string, 0, n)}
 		}
 	}
 	return out
-}
-
-// add appends one row of SQL column values (as appendRow makes them).
-func (c columnSlices) add(row []driver.Value) {
-	for i, v := range row {
-		switch s := c[i].(type) {
-		case *[]int64:
-			*s = append(*s, v.(int64))
-		case *[]uint8:
-			*s = append(*s, v.(uint8))
-		case *[]uint16:
-			*s = append(*s, v.(uint16))
-		case *[]uint32:
-			*s = append(*s, v.(uint32))
-		case *[]uint64:
-			*s = append(*s, v.(uint64))
-		case *[]string:
-			*s = append(*s, v.(string))
-		}
-	}
-}
-
-// slice returns column i as the typed slice the driver appends.
-func (c columnSlices) slice(i int) any {
-	switch s := c[i].(type) {
-	case *[]int64:
-		return *s
-	case *[]uint8:
-		return *s
-	case *[]uint16:
-		return *s
-	case *[]uint32:
-		return *s
-	case *[]uint64:
-		return *s
-	case *[]string:
-		return *s
-	}
-	return nil
 }
 
 // newDest returns a pointer to scan a column of kind k into.

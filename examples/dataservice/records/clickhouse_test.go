@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
+	chdriver "github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
@@ -42,6 +43,21 @@ func mustCount(t *testing.T, r records.Reader) int64 {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// rawConn connects to srv with the driver alone, to do what the store never does.
+func rawConn(t *testing.T, srv *testenv.ClickHouseServer) chdriver.Conn {
+	t.Helper()
+	opts, err := clickhouse.ParseDSN(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := clickhouse.Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
 }
 
 // batch makes n valid records at time at.
@@ -84,16 +100,11 @@ func TestClickHouseCluster(t *testing.T) {
 func TestClickHouseSchema(t *testing.T) {
 	srv := testenv.ClickHouse(t)
 	ctx := context.Background()
-	opts, _ := clickhouse.ParseDSN(srv.URL)
-	conn, err := clickhouse.Open(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := rawConn(t, srv)
 	if err := conn.Exec(ctx, "CREATE TABLE records (time Int64, bytes UInt64) ENGINE = MergeTree ORDER BY time"); err != nil {
 		t.Fatal(err)
 	}
-	_, err = records.OpenClickHouse(ctx, srv.URL, "")
+	_, err := records.OpenClickHouse(ctx, srv.URL, "")
 	if err == nil || !strings.Contains(err.Error(), "another shape") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("open over a table of another shape: %v", err)
 	}
@@ -161,10 +172,20 @@ func TestClickHouseBadBatch(t *testing.T) {
 func TestClickHouseDown(t *testing.T) {
 	srv := testenv.ClickHouse(t)
 	s := openClickHouse(t, srv.URL, "")
-	ctx := context.Background()
-	if err := s.Ingest(ctx, batch(10, 1_700_000_000)); err != nil {
+	if err := s.Ingest(context.Background(), batch(10, 1_700_000_000)); err != nil {
 		t.Fatal(err)
 	}
+	checkDown(t, s, srv)
+	if n := mustCount(t, s); n != 20 {
+		t.Fatalf("%d records after the server came back, want 20", n)
+	}
+}
+
+// checkDown stops srv, expects Ingest and Read of s to fail with ErrUnavailable, starts srv
+// again and expects an Ingest of 10 records to succeed.
+func checkDown(t *testing.T, s *records.ClickHouse, srv *testenv.ClickHouseServer) {
+	t.Helper()
+	ctx := context.Background()
 	srv.Stop()
 	if err := s.Ingest(ctx, batch(10, 1_700_000_000)); !errors.Is(err, records.ErrUnavailable) {
 		t.Fatalf("Ingest with the server down = %v, want ErrUnavailable", err)
@@ -176,50 +197,89 @@ func TestClickHouseDown(t *testing.T) {
 	if err := s.Ingest(ctx, batch(10, 1_700_000_000)); err != nil {
 		t.Fatalf("Ingest after the server came back: %v", err)
 	}
-	if n := mustCount(t, s); n != 20 {
-		t.Fatalf("%d records after the server came back, want 20", n)
-	}
 }
 
-// TestClickHouseKilledMidInsert kills the server while a batch of one day is on its way: after
-// a restart the batch is there in full or not at all, and in full when Ingest said so.
+// TestClickHouseKilledMidInsert kills the server while a batch of one day is on its way, at a
+// few moments of it: after a restart the batch is there in full or not at all, and in full when
+// Ingest said so.
 func TestClickHouseKilledMidInsert(t *testing.T) {
 	srv := testenv.ClickHouse(t)
 	s := openClickHouse(t, srv.URL, "")
 	const n = 300_000
-	done := make(chan error, 1)
-	go func() { done <- s.Ingest(context.Background(), batch(n, 1_700_000_000)) }()
-	time.Sleep(50 * time.Millisecond)
-	srv.Stop()
-	err := <-done
-	srv.Start()
-	got := mustCount(t, s)
-	switch {
-	case got != 0 && got != n:
-		t.Fatalf("%d of %d records after the kill: a partial batch", got, n)
-	case err == nil && got != n:
-		t.Fatalf("Ingest acknowledged the batch, %d records survived", got)
+	var want int64
+	for _, delay := range []time.Duration{50 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond} {
+		done := make(chan error, 1)
+		go func() { done <- s.Ingest(context.Background(), batch(n, 1_700_000_000)) }()
+		time.Sleep(delay)
+		srv.Stop()
+		err := <-done
+		srv.Start()
+		got := mustCount(t, s)
+		switch {
+		case got != want && got != want+n:
+			t.Fatalf("killed after %v: %d records, want %d or %d: a partial batch", delay, got, want, want+n)
+		case err == nil && got != want+n:
+			t.Fatalf("killed after %v: Ingest acknowledged the batch, %d of its records survived", delay, got-want)
+		}
+		t.Logf("killed after %v: Ingest: %v; batch kept: %v", delay, err, got == want+n)
+		want = got
 	}
-	t.Logf("Ingest: %v; %d records after the restart", err, got)
 }
 
 // TestClickHouseShardDown checks that a cluster with one shard killed (not the server of the
-// URL) answers ErrUnavailable, and works again once the shard is back.
+// URL) answers ErrUnavailable, and works again once the shard is back. Of the batch sent while
+// it was down, the share of the shard that was up may be kept (the error said the batch failed).
 func TestClickHouseShardDown(t *testing.T) {
 	shards := testenv.ClickHouseCluster(t, 2)
 	s := openClickHouse(t, shards[0].URL, testenv.ClickHouseClusterName)
+	checkDown(t, s, shards[1])
+	n := mustCount(t, s)
+	if n < 10 || n > 20 {
+		t.Fatalf("%d records after the shard came back, want the 10 sent then and at most 10 more", n)
+	}
+	t.Logf("%d of the 10 records sent while a shard was down were kept", n-10)
+}
+
+// TestClickHouseOneBlockPerBatch checks what all-or-nothing rests on: a batch arrives as one
+// block, written as one part per day it spans (merges stopped, so parts stay as inserted).
+func TestClickHouseOneBlockPerBatch(t *testing.T) {
+	srv := testenv.ClickHouse(t)
+	s := openClickHouse(t, srv.URL, "")
 	ctx := context.Background()
-	shards[1].Stop()
-	if _, err := count(s); !errors.Is(err, records.ErrUnavailable) {
-		t.Fatalf("Read with a shard down = %v, want ErrUnavailable", err)
+	conn := rawConn(t, srv)
+	if err := conn.Exec(ctx, "SYSTEM STOP MERGES"); err != nil {
+		t.Fatal(err)
 	}
-	if err := s.Ingest(ctx, batch(100, 1_700_000_000)); !errors.Is(err, records.ErrUnavailable) {
-		t.Fatalf("Ingest with a shard down = %v, want ErrUnavailable", err)
+	parts := func() uint64 {
+		var n uint64
+		if err := conn.QueryRow(ctx, "SELECT toUInt64(count()) FROM system.parts WHERE table = 'records' AND active").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
 	}
-	shards[1].Start()
-	n, err := count(s)
-	if err != nil {
-		t.Fatalf("Read after the shard came back: %v", err)
+	if err := s.Ingest(ctx, batch(100_000, 1_700_000_000)); err != nil {
+		t.Fatal(err)
 	}
-	t.Logf("%d of the 100 records sent while a shard was down were kept", n)
+	if n := parts(); n != 1 {
+		t.Fatalf("a batch of one day made %d parts, want 1", n)
+	}
+	twoDays := append(batch(10, 1_700_000_000), batch(10, 1_700_000_000+86400)...)
+	if err := s.Ingest(ctx, twoDays); err != nil {
+		t.Fatal(err)
+	}
+	if n := parts(); n != 3 {
+		t.Fatalf("a batch of two days made %d parts, want 2 more", n-1)
+	}
+}
+
+// TestClickHouseURL checks that a URL that is not clickhouse:// is refused, and that no
+// error repeats a password.
+func TestClickHouseURL(t *testing.T) {
+	for _, u := range []string{"postgres://u:pw-secret@127.0.0.1:1/db", "clickhouse://u:pw-secret@127.0.0.1:1/db",
+		"clickhouse://u:pw-secret%zz@127.0.0.1:1/db", "127.0.0.1:9000"} {
+		_, err := records.OpenClickHouse(context.Background(), u, "")
+		if err == nil || strings.Contains(err.Error(), "pw-secret") {
+			t.Errorf("OpenClickHouse(%q) = %v", u, err)
+		}
+	}
 }

@@ -70,11 +70,8 @@ func (s *DuckDB) Ingest(ctx context.Context, recs []Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	now := time.Now()
-	for i, r := range recs {
-		if err := r.Validate(now); err != nil {
-			return &BatchError{Index: i, Err: err}
-		}
+	if err := validateBatch(recs, time.Now()); err != nil {
+		return err
 	}
 	if err := s.lock(ctx); err != nil {
 		return fmt.Errorf("records: ingest: %w", err)
@@ -175,19 +172,7 @@ func (s *DuckDB) read(ctx context.Context, p *Plan, from, to int64, fn func(*Row
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
-	var r Row
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return fmt.Errorf("records: read: %w", err)
-		}
-		if err := p.emit(vals, &r, fn); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("records: read: %w", err)
-	}
-	return nil
+	return p.scan(rows, ptrs, vals, fn)
 }
 
 // Newest returns the time of the newest record; ok is false when there is none.

@@ -1,5 +1,32 @@
 package records
 
+import "fmt"
+
+// resultRows is what both drivers' query results offer.
+type resultRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// scan reads every row of rs into dests, decodes it from vals (dests themselves, or what they
+// point to) and calls fn with it once for each query the row answers.
+func (p *Plan) scan(rs resultRows, dests, vals []any, fn func(*Row) error) error {
+	var r Row
+	for rs.Next() {
+		if err := rs.Scan(dests...); err != nil {
+			return fmt.Errorf("records: read: %w", err)
+		}
+		if err := p.emit(vals, &r, fn); err != nil {
+			return err
+		}
+	}
+	if err := rs.Err(); err != nil {
+		return fmt.Errorf("records: read: %w", err)
+	}
+	return nil
+}
+
 // each calls fn with each part of p in turn: p itself when it has none.
 func (p *Plan) each(fn func(*Plan) error) error {
 	if len(p.parts) == 0 {

@@ -69,6 +69,17 @@ func (r Record) Validate(now time.Time) error {
 	return r.Server.validate("server")
 }
 
+// validateBatch validates every record of a batch a store is given; the first bad one is a
+// *BatchError.
+func validateBatch(recs []Record, now time.Time) error {
+	for i, r := range recs {
+		if err := r.Validate(now); err != nil {
+			return &BatchError{Index: i, Err: err}
+		}
+	}
+	return nil
+}
+
 func (e Endpoint) validate(side string) error {
 	switch {
 	case !e.IP.IsValid():
