@@ -70,7 +70,9 @@
 // GROUPING SETS, so a dashboard's statements cost about its slowest one rather than their sum
 // (BENCHMARKS.md). Statements of other periods, layers or WHERE are read in turn, as are
 // ClickHouse's (its oldest supported server has no grouping sets). The answers are those of
-// each statement alone (TestSharedScanAnswersAsEachStatement).
+// each statement alone (TestSharedScanAnswersAsEachStatement). Statements grouping and
+// filtering only by protocol, application, server.port and time(N) with N a multiple of 60 read
+// the whole minutes of their period from DuckDB's per-minute rollup (package records).
 //
 // Each metric, key and layer is described once, in a table (metrics, keyKinds, layers) that
 // the parser, the compiler, grouping, ordering, rendering and Fields all read; a key's type

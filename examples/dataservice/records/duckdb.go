@@ -46,6 +46,10 @@ func OpenDuckDB(ctx context.Context, dir string) (*DuckDB, error) {
 			return nil, fmt.Errorf("records: create table: %w", err)
 		}
 	}
+	if err := ensureRollup(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("records: create the rollup: %w", err)
+	}
 	s := &DuckDB{db: db, write: make(chan struct{}, 1)}
 	s.write <- struct{}{}
 	return s, nil
@@ -101,7 +105,11 @@ func appendInTx(ctx context.Context, c *duckdb.Conn, recs []Record) error {
 	if err != nil {
 		return err
 	}
-	if err := appendRecords(ctx, c, recs); err != nil {
+	err = appendRecords(ctx, c, recs)
+	if err == nil {
+		err = appendRollup(c, recs)
+	}
+	if err != nil {
 		if rerr := tx.Rollback(); rerr != nil {
 			// The connection's state is unknown: have database/sql discard it.
 			return errors.Join(err, rerr, driver.ErrBadConn)
@@ -140,11 +148,22 @@ func (s *DuckDB) DeleteBefore(ctx context.Context, t int64) (int64, error) {
 		return 0, fmt.Errorf("records: delete: %w", err)
 	}
 	defer s.unlock()
-	res, err := s.db.ExecContext(ctx, `DELETE FROM records WHERE time < ?`, t)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("records: delete before %d: %w", t, err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `DELETE FROM records WHERE time < ?`, t)
 	if err != nil {
 		return 0, fmt.Errorf("records: delete before %d: %w", t, err)
 	}
 	n, err := res.RowsAffected()
+	if err == nil {
+		err = retainRollup(ctx, tx, t)
+	}
+	if err == nil {
+		err = tx.Commit()
+	}
 	if err != nil {
 		return 0, fmt.Errorf("records: delete before %d: %w", t, err)
 	}
@@ -152,11 +171,15 @@ func (s *DuckDB) DeleteBefore(ctx context.Context, t int64) (int64, error) {
 }
 
 // Compile turns qs into DuckDB's SQL: one SELECT with GROUPING SETS for those of one Where.
-func (s *DuckDB) Compile(qs ...*Query) *Plan { return compile(duckDialect, "records", qs) }
+func (s *DuckDB) Compile(qs ...*Query) *Plan {
+	return compile(duckDialect, "records", rollupTable, qs)
+}
 
 // Read runs p over the records with from <= time < to, calling fn with each group.
 func (s *DuckDB) Read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error {
-	return p.each(func(p *Plan) error { return s.read(ctx, p, from, to, fn) })
+	return p.each(func(p *Plan) error {
+		return p.split(from, to, func(p *Plan, from, to int64) error { return s.read(ctx, p, from, to, fn) })
+	})
 }
 
 func (s *DuckDB) read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error {

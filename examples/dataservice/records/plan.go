@@ -24,6 +24,8 @@ type Plan struct {
 	setOf    map[uint64]int // the set of each GROUPING() value
 	// parts, when not empty, are the plans this one reads in turn; the fields above are then unused.
 	parts []*Plan
+	// rollup, when not nil, is the same plan over the per-minute rollup, for whole minutes.
+	rollup *Plan
 }
 
 // planSet is one set of grouping keys and the queries that group by it.
@@ -40,8 +42,9 @@ type planAnswer struct {
 	sums  []int
 }
 
-// compile builds the plan of qs in dialect d over the table named table.
-func compile(d *dialect, table string, qs []*Query) *Plan {
+// compile builds the plan of qs in dialect d over the table named table, and over the rollup
+// table named rollup (none when empty) for the parts whose queries it can answer.
+func compile(d *dialect, table, rollup string, qs []*Query) *Plan {
 	var byWhere [][]int // indexes of the queries of each distinct Where, in order
 	for i, q := range qs {
 		j := slices.IndexFunc(byWhere, func(g []int) bool { return reflect.DeepEqual(qs[g[0]].Where, q.Where) })
@@ -54,13 +57,17 @@ func compile(d *dialect, table string, qs []*Query) *Plan {
 	var parts []*Plan
 	for _, idx := range byWhere {
 		sets := keySets(qs, idx)
-		if d.groupingSets {
-			parts = append(parts, compileSets(d, table, qs, sets))
+		if !d.groupingSets {
+			for _, s := range sets {
+				parts = append(parts, compileSets(d, table, d.count, qs, [][]int{s}))
+			}
 			continue
 		}
-		for _, s := range sets {
-			parts = append(parts, compileSets(d, table, qs, [][]int{s}))
+		p := compileSets(d, table, d.count, qs, sets)
+		if rollup != "" && !slices.ContainsFunc(idx, func(i int) bool { return !rollable(qs[i]) }) {
+			p.rollup = compileSets(d, rollup, d.sum("records"), qs, sets)
 		}
+		parts = append(parts, p)
 	}
 	if len(parts) == 1 {
 		return parts[0]
@@ -82,9 +89,9 @@ func keySets(qs []*Query, idx []int) [][]int {
 	return sets
 }
 
-// compileSets builds one SELECT answering the queries of sets (indexes into qs), which share a
-// Where; each set groups by its own keys.
-func compileSets(d *dialect, table string, qs []*Query, sets [][]int) *Plan {
+// compileSets builds one SELECT over table answering the queries of sets (indexes into qs),
+// which share a Where; each set groups by its own keys. count is the SQL of the record count.
+func compileSets(d *dialect, table, count string, qs []*Query, sets [][]int) *Plan {
 	b := &sqlBuilder{d: d}
 	p := &Plan{}
 	b.WriteString("SELECT ")
@@ -126,7 +133,7 @@ func compileSets(d *dialect, table string, qs []*Query, sets [][]int) *Plan {
 		if col := sumColumn[s]; col >= 0 {
 			b.WriteString(d.sum(col.Name()))
 		} else {
-			b.WriteString(d.count)
+			b.WriteString(count)
 		}
 	}
 	for si, s := range sets {

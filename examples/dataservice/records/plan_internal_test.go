@@ -17,7 +17,7 @@ func TestCompileSharesOnePassPerWhere(t *testing.T) {
 		{Groups: []Group{{Column: ColServerIP}, {Column: ColApplication}}, Sums: []Sum{SumRecords, SumClientBytes}},
 		{Groups: []Group{{Column: ColApplication}}, Sums: []Sum{SumRecords}, Where: tcp},
 	}
-	duck := compile(duckDialect, "records", qs)
+	duck := compile(duckDialect, "records", rollupTable, qs)
 	if len(duck.parts) != 2 {
 		t.Fatalf("DuckDB plan has %d parts, want 2 (one per Where)", len(duck.parts))
 	}
@@ -34,7 +34,7 @@ func TestCompileSharesOnePassPerWhere(t *testing.T) {
 	if alone := duck.parts[1]; strings.Contains(alone.query, "GROUPING") || !strings.Contains(alone.query, "protocol") {
 		t.Errorf("the tcp part: %s", alone.query)
 	}
-	ch := compile(chDialect, "records", qs)
+	ch := compile(chDialect, "records", "", qs)
 	if len(ch.parts) != 5 {
 		t.Fatalf("ClickHouse plan has %d parts, want 5 (one per key set and Where)", len(ch.parts))
 	}

@@ -123,7 +123,8 @@ type Reader interface {
 	// once (DuckDB); the others are read one after another within Read.
 	Compile(qs ...*Query) *Plan
 	// Read runs p over the records with from <= time < to and calls fn with each group of
-	// each query (Row.Query tells which).
+	// each query (Row.Query tells which). A group may come in several rows (read from a
+	// rollup and from the records); its sums are theirs added up.
 	// An error of fn stops the read and is returned.
 	Read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error
 	// Newest returns the time of the newest record; ok is false when there is none.
