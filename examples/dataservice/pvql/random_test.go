@@ -99,6 +99,24 @@ func randomHaving(rng *rand.Rand) partHaving {
 	return partHaving{"(" + a.text + " OR " + b.text + ")", func(s refSums) bool { return a.fn(s) || b.fn(s) }}
 }
 
+// randomBy returns up to two random keys and, one time in three, a time key among them, as
+// text and meaning.
+func randomBy(rng *rand.Rand) ([]string, []refKey) {
+	var texts []string
+	var keys []refKey
+	for _, i := range rng.Perm(len(randomKeys))[:rng.IntN(3)] {
+		texts = append(texts, randomKeys[i].text)
+		keys = append(keys, randomKeys[i].key)
+	}
+	if rng.IntN(3) == 0 {
+		k := randomTimeKeys[rng.IntN(len(randomTimeKeys))]
+		at := rng.IntN(len(texts) + 1)
+		texts = append(texts[:at], append([]string{k.text}, texts[at:]...)...)
+		keys = append(keys[:at], append([]refKey{k.key}, keys[at:]...)...)
+	}
+	return texts, keys
+}
+
 // randomQuery returns a statement and its meaning.
 func randomQuery(rng *rand.Rand) (string, refQuery) {
 	q := refQuery{since: testNow - 3600, until: testNow}
@@ -110,16 +128,7 @@ func randomQuery(rng *rand.Rand) (string, refQuery) {
 	}
 	var clauses []string
 	var keys []string
-	for _, i := range rng.Perm(len(randomKeys))[:rng.IntN(3)] {
-		keys = append(keys, randomKeys[i].text)
-		q.keys = append(q.keys, randomKeys[i].key)
-	}
-	if rng.IntN(3) == 0 {
-		k := randomTimeKeys[rng.IntN(len(randomTimeKeys))]
-		at := rng.IntN(len(keys) + 1)
-		keys = append(keys[:at], append([]string{k.text}, keys[at:]...)...)
-		q.keys = append(q.keys[:at], append([]refKey{k.key}, q.keys[at:]...)...)
-	}
+	keys, q.keys = randomBy(rng)
 	if len(keys) > 0 {
 		clauses = append(clauses, "BY "+strings.Join(keys, ", "))
 	}

@@ -41,16 +41,8 @@ func sharedQuery(rng *rand.Rand) ([]string, []refQuery) {
 			values = append(values, v.text)
 			q.values = append(q.values, v.fn)
 		}
-		var keys []string
-		for _, i := range rng.Perm(len(randomKeys))[:rng.IntN(3)] {
-			keys = append(keys, randomKeys[i].text)
-			q.keys = append(q.keys, randomKeys[i].key)
-		}
-		if rng.IntN(3) == 0 {
-			k := randomTimeKeys[rng.IntN(len(randomTimeKeys))]
-			keys = append([]string{k.text}, keys...)
-			q.keys = append([]refKey{k.key}, q.keys...)
-		}
+		keys, refKeys := randomBy(rng)
+		q.keys = refKeys
 		text := strings.Join(values, ", ")
 		if len(keys) > 0 {
 			text += " BY " + strings.Join(keys, ", ")

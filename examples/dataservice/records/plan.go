@@ -63,11 +63,24 @@ func compile(d *dialect, table, rollup string, qs []*Query) *Plan {
 			}
 			continue
 		}
-		p := compileSets(d, table, d.count, qs, sets)
-		if rollup != "" && !slices.ContainsFunc(idx, func(i int) bool { return !rollable(qs[i]) }) {
-			p.rollup = compileSets(d, rollup, d.sum("records"), qs, sets)
+		// The key sets the rollup holds are one pass over it (and the cut edges); the others
+		// one pass over the records.
+		var rolled, raw [][]int
+		for _, s := range sets {
+			if rollup != "" && rollable(qs[s[0]]) {
+				rolled = append(rolled, s)
+			} else {
+				raw = append(raw, s)
+			}
 		}
-		parts = append(parts, p)
+		if len(rolled) > 0 {
+			p := compileSets(d, table, d.count, qs, rolled)
+			p.rollup = compileSets(d, rollup, d.sum("records"), qs, rolled)
+			parts = append(parts, p)
+		}
+		if len(raw) > 0 {
+			parts = append(parts, compileSets(d, table, d.count, qs, raw))
+		}
 	}
 	if len(parts) == 1 {
 		return parts[0]
