@@ -36,6 +36,9 @@ type Function struct {
 	// Auth is the token a call needs: "none", "token" (a session ID or an API key) or
 	// "session" (a session ID only).
 	Auth string `json:"auth"`
+	// Role is the role a caller needs (registry.RequiresRole; package auth says what a
+	// function without one needs); absent when the function names none.
+	Role string `json:"role,omitempty"`
 	// Arguments is the JSON Schema of the arguments object: its properties are the arguments,
 	// with their descriptions and defaults, and required lists those a call must give, in
 	// declaration order.
@@ -76,6 +79,7 @@ func describeFunc(f *registry.Func) Function {
 		Since:       f.Since,
 		Until:       f.Until,
 		Auth:        f.Access.String(),
+		Role:        f.Role,
 		Arguments:   withDialect(f.ArgsSchema),
 		Result:      withDialect(resultSchema(f)),
 		Errors:      append([]apierr.Code{}, f.Errors...),

@@ -28,6 +28,8 @@ type Func struct {
 	Until *version.Version
 	// Access is the token the function needs.
 	Access Access
+	// Role is the role the caller needs (see RequiresRole); empty when the function names none.
+	Role string
 	// Params describes the arguments in declaration order. Empty for a function that takes any
 	// named arguments (AnyArgs).
 	Params []Param

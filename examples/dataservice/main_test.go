@@ -34,6 +34,9 @@ type process struct {
 	cmd *exec.Cmd
 	url string
 	log *strings.Builder
+	// flows holds the address of each flow collector ("netflow", "sflow"), from the log
+	// lines before the ready line.
+	flows map[string]string
 }
 
 // startService runs the command as an operator would, and waits for its ready line.
@@ -48,7 +51,7 @@ func startService(t *testing.T, args ...string) *process {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &process{cmd: cmd, log: &strings.Builder{}}
+	p := &process{cmd: cmd, log: &strings.Builder{}, flows: map[string]string{}}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	ready := make(chan string, 1)
 	go func() {
@@ -56,7 +59,10 @@ func startService(t *testing.T, args ...string) *process {
 		for sc.Scan() {
 			line := sc.Text()
 			p.log.WriteString(line + "\n")
-			var entry struct{ Msg, URL string }
+			var entry struct{ Msg, URL, Protocol, Addr string }
+			if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "collecting flows" {
+				p.flows[entry.Protocol] = entry.Addr
+			}
 			if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "fnapi: serving HTTPS" {
 				ready <- entry.URL
 			}
@@ -97,7 +103,7 @@ func TestCommandLine(t *testing.T) {
 		t.Skip("starts the service twice")
 	}
 	data := t.TempDir()
-	args := []string{"-addr", "127.0.0.1:0", "-data", data, "-demo", "-session-idle", "30m"}
+	args := []string{"-addr", "127.0.0.1:0", "-data", data, "-demo", "-session-idle", "30m", "-rate-limit", "500"}
 	p := startService(t, args...)
 	pw, err := os.ReadFile(filepath.Join(data, "admin-password"))
 	if err != nil {
@@ -117,9 +123,9 @@ func TestCommandLine(t *testing.T) {
 	if err := c.Call(ctx, "create-api-key", map[string]string{"name": "ops"}, &key); err != nil {
 		t.Fatal(err)
 	}
-	var cfg map[string]string
-	if err := c.Call(ctx, "get-config", nil, &cfg); err != nil || cfg["session_idle"] != "30m" {
-		t.Fatalf("-session-idle 30m: get-config = %v, %v", cfg, err)
+	var cfg map[string]any
+	if err := c.Call(ctx, "get-config", nil, &cfg); err != nil || cfg["session_idle"] != "30m" || cfg["rate_limit"] != 500.0 {
+		t.Fatalf("-session-idle 30m -rate-limit 500: get-config = %v, %v", cfg, err)
 	}
 	// The demo backfills the last 24 hours at start; poll until the count in a fixed window
 	// (to compare after the restart) stops growing.

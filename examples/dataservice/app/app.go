@@ -7,12 +7,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/auth/sqlstore"
+	"github.com/fnapi/fnapi/examples/dataservice/collect"
 	"github.com/fnapi/fnapi/examples/dataservice/demo"
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
@@ -41,10 +43,35 @@ type Config struct {
 	// SessionIdle and SessionMax are the defaults of the session_idle and session_max
 	// configuration keys; zero keeps the built-in defaults (1 h, 24 h).
 	SessionIdle, SessionMax time.Duration
+	// RateLimit is the default of the rate_limit configuration key: calls per second per
+	// caller, in bursts of twice as many. Default (0): DefaultRateLimit; NoRateLimit turns the
+	// limit off.
+	RateLimit int
+	// MaxQueryGroups is the most groups the statements of one query may yield together; more
+	// answer TOO-MANY-GROUPS. Default: DefaultMaxQueryGroups.
+	MaxQueryGroups int
+	// QueryGroupBudget is the most groups all queries running at once may hold together; a
+	// query past it answers RATE-LIMITED. Default: DefaultQueryGroupBudget (never below
+	// MaxQueryGroups).
+	QueryGroupBudget int
+	// QueryMemory is DuckDB's memory_limit in bytes (the embedded store only). Default:
+	// DefaultQueryMemory.
+	QueryMemory int64
+	// QueryThreads is how many threads DuckDB uses (the embedded store only). Default:
+	// GOMAXPROCS.
+	QueryThreads int
+	// MaxFollows is the most followed queries one caller may hold open at once; one more
+	// answers LIMIT-REACHED. Default: traffic.DefaultMaxFollows.
+	MaxFollows int
 	// Logger receives the service's log. Default: none.
 	Logger *zap.Logger
 	// Auth adds options to the authenticator (tests lower the password hashing cost).
 	Auth []auth.Option
+	// NetFlow and SFlow are UDP addresses ("host:port") to collect NetFlow v5/v9/IPFIX and
+	// sFlow v5 on (package collect); "" collects none.
+	NetFlow, SFlow string
+	// Collect sets the collector's bounds; zero fields take collect's defaults.
+	Collect collect.Limits
 	// TracerProvider, when set, traces every call (see github.com/fnapi/fnapi/otel) and the
 	// records store's queries, ingests and deletions as its children. Default: no tracing.
 	TracerProvider trace.TracerProvider
@@ -62,6 +89,10 @@ type App struct {
 	settings *manage.Settings
 	handler  http.Handler
 	api      *transport.Handler
+	flows    *collect.Collector // nil without -netflow and -sflow
+	flowAddr [2]string          // where flows and sFlow are received
+	limit    callLimit
+	engine   *pvql.Engine
 
 	stop      context.CancelFunc
 	wg        sync.WaitGroup
@@ -85,6 +116,9 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	opened := a // a is nil once an error is returned
 	defer func() {
 		if err != nil {
+			if opened.flows != nil {
+				opened.flows.Close()
+			}
 			opened.closeStores()
 		}
 	}()
@@ -108,6 +142,12 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	if cfg.SessionMax > 0 {
 		defaults = append(defaults, manage.WithDefault(manage.KeySessionMax, manage.FormatDuration(cfg.SessionMax)))
 	}
+	switch {
+	case cfg.RateLimit == NoRateLimit:
+		defaults = append(defaults, manage.WithDefault(manage.KeyRateLimit, "0"))
+	case cfg.RateLimit > 0:
+		defaults = append(defaults, manage.WithDefault(manage.KeyRateLimit, strconv.Itoa(cfg.RateLimit)))
+	}
 	if a.settings, err = manage.NewSettings(ctx, a.state, defaults...); err != nil {
 		return nil, fmt.Errorf("app: configuration: %w", err)
 	}
@@ -122,6 +162,7 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 		if err := a.auth.SetSessionLimits(c.SessionIdle, c.SessionMax); err != nil {
 			a.log.Error("applying session limits", zap.Error(err))
 		}
+		a.limit.set(c.RateLimit)
 		select {
 		case a.retainNow <- struct{}{}:
 		default: // a pass is already due
@@ -132,12 +173,45 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 			return nil, err
 		}
 	}
+	if a.engine, err = a.queryEngine(ctx); err != nil {
+		return nil, err
+	}
+	if err := a.startCollector(); err != nil {
+		return nil, err
+	}
 	if a.handler, err = a.newHandler(); err != nil {
 		return nil, err
 	}
 	a.start()
 	return a, nil
 }
+
+// startCollector listens for flows on cfg.NetFlow and cfg.SFlow, when set.
+func (a *App) startCollector() error {
+	if a.cfg.NetFlow == "" && a.cfg.SFlow == "" {
+		return nil
+	}
+	a.flows = collect.New(a.records, a.log, a.cfg.Collect)
+	for i, l := range []struct {
+		proto collect.Protocol
+		addr  string
+	}{{collect.NetFlow, a.cfg.NetFlow}, {collect.SFlow, a.cfg.SFlow}} {
+		if l.addr == "" {
+			continue
+		}
+		at, err := a.flows.Listen(l.proto, l.addr)
+		if err != nil {
+			return fmt.Errorf("app: %w", err)
+		}
+		a.flowAddr[i] = at.String()
+		a.log.Info("collecting flows", zap.String("protocol", l.proto.String()), zap.Stringer("addr", at))
+	}
+	return nil
+}
+
+// FlowAddrs returns the addresses the NetFlow and sFlow collectors listen on ("" for none), for
+// tests that ask for port 0.
+func (a *App) FlowAddrs() (netflow, sflow string) { return a.flowAddr[0], a.flowAddr[1] }
 
 // recordsSystem names the records store cfg chooses, as spans' db.system.name says it.
 func (cfg Config) recordsSystem() string {
@@ -147,32 +221,45 @@ func (cfg Config) recordsSystem() string {
 	return "duckdb"
 }
 
-// openRecords opens the records store cfg chooses.
+// openRecords opens the records store cfg chooses. On an error the store is a nil interface,
+// never a nil pointer in one, so that closing what was opened skips it.
 func openRecords(ctx context.Context, cfg Config) (records.Store, error) {
+	var (
+		st  records.Store
+		err error
+	)
 	switch {
 	case cfg.ClickHouse != "":
-		return records.OpenClickHouse(ctx, cfg.ClickHouse, cfg.ClickHouseCluster)
+		st, err = records.OpenClickHouse(ctx, cfg.ClickHouse, cfg.ClickHouseCluster)
 	case cfg.ClickHouseCluster != "":
-		return nil, errors.New("a ClickHouse cluster needs the URL of one of its servers")
+		err = errors.New("a ClickHouse cluster needs the URL of one of its servers")
+	default:
+		st, err = records.OpenDuckDB(ctx, cfg.DataDir)
 	}
-	return records.OpenDuckDB(ctx, cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
 }
 
-// registry returns a registry with every function of the service: API 1.0, and 1.1 adding
-// list-fields.
+// registry returns a registry with every function of the service: API 1.0, 1.1 adding
+// list-fields, and 1.2 adding set-role and list-audit.
 func (a *App) registry() (*registry.Registry, error) {
 	reg := registry.New()
 	svc := &traffic.Service{
-		Engine:        pvql.New(a.records),
+		Engine:        a.engine,
 		Store:         a.store,
 		DefaultPeriod: a.settings.DefaultPeriod,
+		MaxFollows:    a.maxFollows(),
 	}
 	if tp := a.cfg.TracerProvider; tp != nil {
 		svc.Engine = tracedEngine{next: svc.Engine, tracer: tp.Tracer(tracerName), system: a.cfg.recordsSystem()}
 	}
 	for _, register := range []func(*registry.Registry) error{
 		fnapi.RegisterBuiltins,
-		a.auth.Register,
+		func(r *registry.Registry) error {
+			return a.auth.Register(r, auth.ForFunc("set-role", registry.Since("1.2")))
+		},
 		svc.Register,
 		func(r *registry.Registry) error { return manage.Register(r, a.state, a.settings) },
 	} {
@@ -183,25 +270,13 @@ func (a *App) registry() (*registry.Registry, error) {
 	return reg, nil
 }
 
-// callLimit is how often one caller may call: a user by name, an anonymous caller by address.
-var callLimit = transport.RateLimit{
-	PerSecond: 200,
-	Burst:     400,
-	Key: func(c *registry.Call) string {
-		if id, ok := c.Identity.(*auth.Identity); ok {
-			return "user " + id.User
-		}
-		return c.Client()
-	},
-}
-
 func (a *App) newHandler() (http.Handler, error) {
 	reg, err := a.registry()
 	if err != nil {
 		return nil, err
 	}
 	metrics := &transport.Metrics{}
-	ics := []registry.Interceptor{a.auth.Interceptor(), callLimit.Interceptor()}
+	ics := []registry.Interceptor{a.auth.Interceptor(), a.limit.Interceptor(), manage.AuditInterceptor(a.state, a.log)}
 	if tp := a.cfg.TracerProvider; tp != nil {
 		// Outermost, so that a call's span covers authentication and rate limits.
 		ics = append([]registry.Interceptor{fnotel.Interceptor(fnotel.WithTracerProvider(tp))}, ics...)
@@ -216,7 +291,11 @@ func (a *App) newHandler() (http.Handler, error) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", a.api))
-	mux.Handle("GET /metrics", metrics.Handler())
+	var metricsHandler http.Handler = metrics.Handler()
+	if a.flows != nil {
+		metricsHandler = a.flows.MetricsHandler(metricsHandler)
+	}
+	mux.Handle("GET /metrics", metricsHandler)
 	mux.Handle("/", webui.Handler())
 	return mux, nil
 }
@@ -297,6 +376,9 @@ func (a *App) Close(ctx context.Context) error {
 	var errs []error
 	if a.api != nil {
 		errs = append(errs, a.api.Shutdown(ctx))
+	}
+	if a.flows != nil {
+		errs = append(errs, a.flows.Close()) // stores what was received, before the store closes
 	}
 	if a.stop != nil {
 		a.stop()

@@ -18,6 +18,7 @@ type rec struct {
 	cPort, sPort     uint16
 	cBytes, cPackets uint64
 	sBytes, sPackets uint64
+	exporter         netip.Addr // the zero Addr: none
 }
 
 // openDB opens a DuckDB store in a temporary directory holding recs.
@@ -38,8 +39,9 @@ func load(tb testing.TB, s records.Store, recs []rec) {
 	out := make([]records.Record, len(recs))
 	for i, r := range recs {
 		out[i] = records.Record{Time: r.time, Protocol: r.proto, Application: r.app,
-			Client: records.Endpoint{IP: r.cIP, Port: r.cPort, Bytes: r.cBytes, Packets: r.cPackets},
-			Server: records.Endpoint{IP: r.sIP, Port: r.sPort, Bytes: r.sBytes, Packets: r.sPackets}}
+			Client:   records.Endpoint{IP: r.cIP, Port: r.cPort, Bytes: r.cBytes, Packets: r.cPackets},
+			Server:   records.Endpoint{IP: r.sIP, Port: r.sPort, Bytes: r.sBytes, Packets: r.sPackets},
+			Exporter: r.exporter}
 	}
 	for len(out) > 0 {
 		n := min(len(out), 100_000)
@@ -57,6 +59,8 @@ var (
 		"192.168.1.10", "192.168.1.11", "2001:db8::1", "2001:db8::2", "2001:db8::5", "fd00::1")
 	testServers = addrs("93.184.216.34", "8.8.8.8", "1.1.1.1", "10.0.0.2", "2001:db8:ffff::1", "fd00::53", "ff02::1")
 	testApps    = []string{"https", "http", "dns", "ssh", "ntp", "unknown"}
+	// testExporters holds records without exporter (the zero Addr) and 192.0.2.1 most often.
+	testExporters = append(addrs("192.0.2.1", "192.0.2.1", "192.0.2.2", "2001:db8:e::1"), netip.Addr{})
 )
 
 func addrs(s ...string) []netip.Addr {
@@ -87,6 +91,7 @@ func genRecords(seed uint64, n int, from, to int64) []rec {
 			cPackets: rng.Uint64N(100),
 			sBytes:   rng.Uint64N(1_000_000),
 			sPackets: 1 + rng.Uint64N(1000),
+			exporter: testExporters[rng.IntN(len(testExporters))],
 		}
 		if r.proto == records.ICMP {
 			r.sBytes, r.sPackets = 0, 0

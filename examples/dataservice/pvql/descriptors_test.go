@@ -15,7 +15,7 @@ import (
 var (
 	refKeys = map[string]refKey{"client.ip": refClientIP, "server.ip": refServerIP,
 		"client.port": refClientPort, "server.port": refServerPort, "protocol": refProtocol,
-		"application": refApp}
+		"application": refApp, "exporter": refExporter}
 	refMetrics = map[string]func(refSums) float64{
 		"traffic":        vTraffic,
 		"client.traffic": vCTraffic,

@@ -30,7 +30,7 @@
 // An expression longer than MaxLength characters, nested deeper than MaxDepth parentheses or
 // NOTs, or holding more than MaxStatements statements is a *SyntaxError, so no input can
 // exhaust the parser; so is time(N) with N above 2^32 seconds. SINCE and UNTIL are clamped to
-// ±2^53 seconds. A statement that yields more groups than WithMaxGroups allows fails
+// ±2^53 seconds. Statements that yield more groups together than WithMaxGroups allows fail
 // with ErrTooManyGroups.
 //
 // # Semantics
@@ -43,6 +43,9 @@
 //     that is not a finite number, is null (NaN in Row.Values, null in JSON) and stays null
 //     through further arithmetic. In HAVING a comparison with null is false.
 //   - time(N): the point T (a multiple of N) covers [T-N, T). At most one time key.
+//   - exporter (API 1.2) is the address of the device that exported a record (the flow
+//     collectors set it; ingest may). It filters as client.ip does (=, IN, CIDRs); in results
+//     a record without one has the key null, which sorts before every address.
 //   - Without BY the result has exactly one row, zeros when nothing matched, unless HAVING
 //     removes it.
 //   - Order: by the first value descending (null after every number), ties by the keys in BY

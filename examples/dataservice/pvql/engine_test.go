@@ -50,6 +50,12 @@ func TestQueryAgainstReference(t *testing.T) {
 	}{
 		{"total", "traffic", 0, []refQuery{lastHour(refQuery{values: vals(vTraffic)})}},
 		{"total keyword", "total traffic, records", 0, []refQuery{lastHour(refQuery{values: vals(vTraffic, vRecords)})}},
+		{"by exporter", "records, traffic BY exporter", 0,
+			[]refQuery{lastHour(refQuery{keys: []refKey{refExporter}, values: vals(vRecords, vTraffic)})}},
+		{"exporter in a CIDR", "records BY exporter, protocol WHERE exporter IN 192.0.2.0/24 AND NOT exporter = 192.0.2.2", 0,
+			[]refQuery{lastHour(refQuery{keys: []refKey{refExporter, refProtocol}, values: vals(vRecords), where: func(r *rec) bool {
+				return netip.MustParsePrefix("192.0.2.0/24").Contains(r.exporter) && r.exporter != netip.MustParseAddr("192.0.2.2")
+			}})}},
 		{"by client ip", "traffic, records, client.traffic / traffic BY client.ip", 0,
 			[]refQuery{lastHour(refQuery{keys: []refKey{refClientIP}, values: vals(vTraffic, vRecords, vRatio)})}},
 		{"by server ip and port", "packets BY server.ip, server.port SINCE @now-7200 UNTIL @now+100", 0,
@@ -252,6 +258,18 @@ func TestQueryErrors(t *testing.T) {
 		}
 		if _, err := New(db, WithMaxGroups(3)).Query(context.Background(), "records BY protocol WHERE protocol IN (tcp, udp)", now, time.Hour); err != nil {
 			t.Errorf("2 groups with a limit of 3: %v", err)
+		}
+		// The limit is the query's: two statements of 2 groups each are 4.
+		two := "records BY protocol WHERE protocol IN (tcp, udp); records BY protocol WHERE protocol IN (tcp, udp)"
+		var ge *GroupsError
+		if _, err := New(db, WithMaxGroups(3)).Query(context.Background(), two, now, time.Hour); !errors.As(err, &ge) || ge.Limit != 3 {
+			t.Errorf("2 statements of 2 groups with a limit of 3: %v", err)
+		}
+		if err := New(db, WithMaxGroups(3)).Stream(context.Background(), two, now, time.Hour, func([]Result, float64) error { return nil }); !errors.Is(err, ErrTooManyGroups) {
+			t.Errorf("streamed, 2 statements of 2 groups with a limit of 3: %v", err)
+		}
+		if _, err := New(db, WithMaxGroups(4)).Query(context.Background(), two, now, time.Hour); err != nil {
+			t.Errorf("2 statements of 2 groups with a limit of 4: %v", err)
 		}
 	})
 	t.Run("cancelled", func(t *testing.T) {

@@ -30,6 +30,8 @@ func (e *Engine) run(ctx context.Context, expr string, now time.Time, defaultPer
 	if err != nil {
 		return err
 	}
+	res := &reservation{b: e.budget}
+	defer res.release()
 	states := make([]*state, len(stmts))
 	for i, st := range stmts {
 		s := &state{st: st, query: compile(st, e.maxGroups), slots: layout(st.keys), groups: newGroups()}
@@ -37,6 +39,7 @@ func (e *Engine) run(ctx context.Context, expr string, now time.Time, defaultPer
 		states[i] = s
 	}
 	scans := e.scans(states)
+	total := 0 // the groups of all the statements
 	for j := range n {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("pvql: %w", err)
@@ -46,7 +49,7 @@ func (e *Engine) run(ctx context.Context, expr string, now time.Time, defaultPer
 			if from >= to {
 				continue
 			}
-			if err := e.read(ctx, sc, from, to); err != nil {
+			if err := e.read(ctx, sc, from, to, res, &total); err != nil {
 				return err
 			}
 			for _, s := range sc.states {
@@ -130,7 +133,9 @@ func (e *Engine) scans(states []*state) []*scan {
 }
 
 // read runs the scan's plan over [from, to) and merges each row into its statement's groups.
-func (e *Engine) read(ctx context.Context, sc *scan, from, to int64) error {
+// total counts the groups of all the query's statements, which may be at most the engine's
+// group limit, and which it reserves in res.
+func (e *Engine) read(ctx context.Context, sc *scan, from, to int64, res *reservation, total *int) error {
 	at := 0 // the statement the error names
 	err := e.store.Read(ctx, sc.plan, from, to, func(r *records.Row) error {
 		at = r.Query
@@ -139,14 +144,18 @@ func (e *Engine) read(ctx context.Context, sc *scan, from, to int64) error {
 		for i, sl := range s.slots {
 			sl.set(&k, r.Keys[i])
 		}
+		had := len(s.groups.keys)
 		sm := s.groups.at(k)
 		for i, sumIndex := range s.query.Sums {
 			sm[sumIndex] += r.Sums[i]
 		}
-		if e.maxGroups > 0 && len(s.groups.keys) > e.maxGroups {
-			return fmt.Errorf("more than %d: %w", e.maxGroups, ErrTooManyGroups)
+		if len(s.groups.keys) == had {
+			return nil
 		}
-		return nil
+		if *total++; e.maxGroups > 0 && *total > e.maxGroups {
+			return &GroupsError{Limit: e.maxGroups}
+		}
+		return res.need(*total)
 	})
 	if err != nil {
 		return fmt.Errorf("pvql: statement %d: %w", sc.index[at], err)

@@ -18,6 +18,7 @@ const (
 	kServerPort
 	kProtocol
 	kApplication
+	kExporter
 )
 
 // keyKinds describes every key of the language once: its name, the records column it reads,
@@ -29,14 +30,16 @@ var keyKinds = []struct {
 	column records.Column
 	typ    *keyType
 	desc   string
+	since  string // the API version the key appeared in; "" for 1.0
 }{
-	kTime:        {"time", records.ColTime, timeType, "time(N): buckets of N seconds; the point T (a multiple of N, Unix seconds) covers [T-N, T). Not usable in WHERE."},
-	kClientIP:    {"client.ip", records.ColClientIP, ipType, "Address of the client (IPv4 or IPv6); WHERE accepts =, !=, <, <=, >, >=, IN (list) and IN CIDR."},
-	kServerIP:    {"server.ip", records.ColServerIP, ipType, "Address of the server (IPv4 or IPv6); WHERE accepts =, !=, <, <=, >, >=, IN (list) and IN CIDR."},
-	kClientPort:  {"client.port", records.ColClientPort, portType, "Port of the client (0-65535)."},
-	kServerPort:  {"server.port", records.ColServerPort, portType, "Port of the server (0-65535)."},
-	kProtocol:    {"protocol", records.ColProtocol, protocolType, "IP protocol: tcp, udp, icmp, ... or a number (0-255); results name the known ones."},
-	kApplication: {"application", records.ColApplication, stringType, "Application name (https, dns, ...; unknown when not recognised)."},
+	kTime:        {"time", records.ColTime, timeType, "time(N): buckets of N seconds; the point T (a multiple of N, Unix seconds) covers [T-N, T). Not usable in WHERE.", ""},
+	kClientIP:    {"client.ip", records.ColClientIP, ipType, "Address of the client (IPv4 or IPv6); WHERE accepts =, !=, <, <=, >, >=, IN (list) and IN CIDR.", ""},
+	kServerIP:    {"server.ip", records.ColServerIP, ipType, "Address of the server (IPv4 or IPv6); WHERE accepts =, !=, <, <=, >, >=, IN (list) and IN CIDR.", ""},
+	kClientPort:  {"client.port", records.ColClientPort, portType, "Port of the client (0-65535).", ""},
+	kServerPort:  {"server.port", records.ColServerPort, portType, "Port of the server (0-65535).", ""},
+	kProtocol:    {"protocol", records.ColProtocol, protocolType, "IP protocol: tcp, udp, icmp, ... or a number (0-255); results name the known ones.", ""},
+	kApplication: {"application", records.ColApplication, stringType, "Application name (https, dns, ...; unknown when not recognised).", ""},
+	kExporter:    {"exporter", records.ColExporter, exporterType, "Address of the router, switch or probe that exported the record (NetFlow, IPFIX, sFlow); null for records without one. WHERE accepts what client.ip does.", "1.2"},
 }
 
 // keyType is what keys of one type share: how a WHERE literal of theirs parses, how their
@@ -60,6 +63,14 @@ var (
 		render: func(v records.Value) any { return records.AddrFromHalves(v.Hi, v.Lo).String() }}
 	portType = &keyType{name: "port", words: 1, literal: numberLiteral("port", 65535),
 		render: func(v records.Value) any { return int64(v.Lo) }}
+	// exporterType is ipType but for records without an exporter (halves 0, 0), shown as null.
+	exporterType = &keyType{name: "ip", words: 2, literal: ipLiteral,
+		render: func(v records.Value) any {
+			if v.Hi == 0 && v.Lo == 0 {
+				return nil
+			}
+			return records.AddrFromHalves(v.Hi, v.Lo).String()
+		}}
 	protocolType = &keyType{name: "protocol", words: 1, literal: protocolLiteral,
 		render: func(v records.Value) any { return protocolKey(uint8(v.Lo)) }}
 	stringType = &keyType{name: "string", words: 0, literal: stringLiteral,

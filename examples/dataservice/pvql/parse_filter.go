@@ -219,7 +219,7 @@ func (p *parser) fieldComparison() (fnode, error) {
 	}
 	p.next()
 	ff := &fieldFilter{field: field, op: o}
-	isIP := keyKinds[field].typ == ipType
+	isIP := keyKinds[field].typ.name == "ip"
 	if o != opIn {
 		l, err := p.literal(field, false)
 		ff.lits = []literal{l}

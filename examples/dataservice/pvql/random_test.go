@@ -42,6 +42,7 @@ var (
 	randomKeys = []partKey{
 		{"client.ip", refClientIP}, {"server.ip", refServerIP}, {"client.port", refClientPort},
 		{"server.port", refServerPort}, {"protocol", refProtocol}, {"application", refApp},
+		{"exporter", refExporter},
 	}
 	randomTimeKeys = []partKey{{"time(60)", refTime(60)}, {"time(600)", refTime(600)}, {"time(3600)", refTime(3600)}}
 	randomFilters  = []partFilter{
@@ -52,6 +53,8 @@ var (
 		}},
 		{"server.ip = 8.8.8.8", func(r *rec) bool { return r.sIP == netip.MustParseAddr("8.8.8.8") }},
 		{"protocol = tcp", func(r *rec) bool { return r.proto == 6 }},
+		{"exporter IN 192.0.2.0/31", func(r *rec) bool { return netip.MustParsePrefix("192.0.2.0/31").Contains(r.exporter) }},
+		{"exporter != 192.0.2.2", func(r *rec) bool { return r.exporter != netip.MustParseAddr("192.0.2.2") }},
 		{"protocol IN (udp, 1)", func(r *rec) bool { return r.proto == 17 || r.proto == 1 }},
 		{"server.port < 100", func(r *rec) bool { return r.sPort < 100 }},
 		{"client.port != 1025", func(r *rec) bool { return r.cPort != 1025 }},

@@ -66,11 +66,11 @@ var columns = [numColumns]columnDesc{
 	ColServerPort:    {"server_port", KindUint16, func(r *Record) any { return r.Server.Port }},
 	ColServerBytes:   {"server_bytes", KindUint64, func(r *Record) any { return r.Server.Bytes }},
 	ColServerPackets: {"server_packets", KindUint64, func(r *Record) any { return r.Server.Packets }},
-	// The address of the device that exported the record and its interfaces, for the flow
-	// collectors: zero until records carry them.
-	ColExporter: {"exporter", KindAddr, func(r *Record) any { return netip.Addr{} }},
-	ColInIf:     {"in_if", KindUint32, func(r *Record) any { return uint32(0) }},
-	ColOutIf:    {"out_if", KindUint32, func(r *Record) any { return uint32(0) }},
+	// The address of the device that exported the record (halves 0, 0 when it has none: the
+	// unspecified address :: is no exporter's) and its interfaces (0: unknown).
+	ColExporter: {"exporter", KindAddr, func(r *Record) any { return r.Exporter }},
+	ColInIf:     {"in_if", KindUint32, func(r *Record) any { return r.InIf }},
+	ColOutIf:    {"out_if", KindUint32, func(r *Record) any { return r.OutIf }},
 }
 
 // Name returns the column's name ("client_ip"); an address column is stored as Name()+"_hi"

@@ -15,7 +15,10 @@
 // as IPv4, zones are rejected; application is lower-cased and, when absent, named from the
 // server port, or for protocols without ports from the protocol (Application); ports, bytes
 // and packets default to 0, counts are at most 2^53-1; unknown fields are rejected, so a
-// misspelt field never passes silently as a zero.
+// misspelt field never passes silently as a zero. Three fields are optional, set by the flow
+// collectors (package collect) and accepted from ingest: "exporter", the address of the device
+// that exported the record; "in_if" and "out_if", the SNMP interface indexes through which the
+// client's traffic entered and left it (0: unknown).
 //
 // Parsing has two paths with one behaviour. The reference parser decodes a record with
 // encoding/json and defines the format (duplicate members: the last wins; member names match

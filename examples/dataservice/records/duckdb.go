@@ -29,7 +29,7 @@ type DuckDB struct {
 var _ Store = (*DuckDB)(nil)
 
 // OpenDuckDB opens (creating it and dir when missing) the DuckDB database dir/records.duckdb and
-// creates the records table. Only one process may open the file at a time.
+// creates the records table, or adds to a table of an earlier version the columns it lacks. Only one process may open the file at a time.
 func OpenDuckDB(ctx context.Context, dir string) (*DuckDB, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("records: open: %w", err)

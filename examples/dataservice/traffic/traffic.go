@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
@@ -15,7 +16,8 @@ import (
 	"github.com/fnapi/fnapi/stream"
 )
 
-// TooManyGroups is the code of a query whose grouping yields more rows than the engine allows.
+// TooManyGroups is the code of a query whose statements yield more groups together than the
+// engine allows (pvql.WithMaxGroups). Attributes: limit, reason.
 const TooManyGroups = api.TooManyGroups
 
 // MaxBatch is the most records one ingest call takes.
@@ -39,8 +41,12 @@ type Service struct {
 	DefaultPeriod func() time.Duration
 	// Now returns the current time; time.Now when nil.
 	Now func() time.Time
+	// MaxFollows is the most followed queries (follow: true) one caller (a user; an anonymous
+	// caller by address) may hold open at once. Default (0): DefaultMaxFollows.
+	MaxFollows int
 
-	follows hub // the shared computations of followed queries
+	follows follows
+	shared  hub // the shared computations of followed queries
 }
 
 func (s *Service) now() time.Time {
@@ -68,6 +74,15 @@ func (s *Service) Query(ctx context.Context, in QueryArgs, out *stream.Sender[Ch
 		if c := registry.CallFrom(ctx); c == nil || c.Sink == nil {
 			return apierr.New(apierr.InvalidArgument, "name", "follow", "reason", "follow needs streaming mode (stream/query, or a WebSocket stream call)")
 		}
+		max := s.MaxFollows
+		if max <= 0 {
+			max = DefaultMaxFollows
+		}
+		release, err := s.follows.acquire(ctx, max)
+		if err != nil {
+			return err
+		}
+		defer release()
 	}
 	interval := time.Duration(in.Interval * float64(time.Second))
 	if c := registry.CallFrom(ctx); c != nil && c.Sink == nil {
@@ -90,7 +105,7 @@ func (s *Service) Query(ctx context.Context, in QueryArgs, out *stream.Sender[Ch
 	compute := func(ctx context.Context, expr string) ([]pvql.Result, error) {
 		return s.Engine.Query(ctx, expr, s.now(), s.DefaultPeriod())
 	}
-	err = s.follows.follow(ctx, in.Expr, interval, compute, func(res []pvql.Result) error {
+	err = s.shared.follow(ctx, in.Expr, interval, compute, func(res []pvql.Result) error {
 		return out.Send(Chunk{Result: res, Progress: 1})
 	})
 	return queryError(err)
@@ -98,13 +113,18 @@ func (s *Service) Query(ctx context.Context, in QueryArgs, out *stream.Sender[Ch
 
 func queryError(err error) error {
 	var se *pvql.SyntaxError
+	var ge *pvql.GroupsError
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &se):
 		return apierr.New(manage.QuerySyntax, "position", se.Position, "expected", se.Expected, "message", se.Message)
-	case errors.Is(err, pvql.ErrTooManyGroups):
-		return apierr.New(TooManyGroups, "reason", "the grouping yields too many rows: add TOP, a narrower WHERE or fewer keys")
+	case errors.Is(err, pvql.ErrBusy):
+		return apierr.New(apierr.RateLimited, "retry_after", 1,
+			"reason", "the server is answering other large queries: try again in a moment, or narrow the query")
+	case errors.As(err, &ge):
+		return apierr.New(TooManyGroups, "limit", ge.Limit,
+			"reason", "the statements of the query yield too many groups together: add a narrower WHERE, a shorter period, fewer keys or fewer statements")
 	}
 	return storeError(err)
 }
@@ -142,17 +162,37 @@ func (s *Service) Ingest(ctx context.Context, in IngestArgs) (IngestResult, erro
 	return IngestResult{Ingested: len(recs)}, nil
 }
 
-// ListFields is the list-fields function.
+// ListFields is the list-fields function: every field of the query language.
 func ListFields() []pvql.Field { return pvql.Fields() }
 
-// Register adds query, ingest (since 1.0) and list-fields (since 1.1) to reg, each the
-// implementation of its declaration in package api.
+// listFields11 is list-fields as API 1.1 served it: the fields that appeared before 1.2 (the
+// exporter key is of 1.2).
+func listFields11() []pvql.Field {
+	var out []pvql.Field
+	for _, f := range pvql.Fields() {
+		if f.Since == "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Register adds query, ingest (since 1.0) and list-fields (since 1.1; since 1.2 it lists the
+// exporter key) to reg, each the implementation of its declaration in package api. query takes
+// the keys of later versions at every version: a key is an addition that changes no answer of
+// an expression an earlier client could write.
 func (s *Service) Register(reg *registry.Registry) error {
-	if err := registry.ImplementStream(reg, api.Query, s.Query, registry.Accumulate(stream.Func(lastResult))); err != nil {
+	if err := registry.ImplementStream(reg, api.Query, s.Query, registry.Accumulate(stream.Func(lastResult)),
+		auth.Requires(auth.RoleReadOnly)); err != nil {
 		return err
 	}
-	if err := registry.Implement(reg, api.Ingest, s.Ingest); err != nil {
+	if err := registry.Implement(reg, api.Ingest, s.Ingest, auth.Requires(auth.RoleUser)); err != nil {
 		return err
 	}
-	return registry.Implement(reg, api.ListFields, func(context.Context, decl.None) ([]pvql.Field, error) { return ListFields(), nil })
+	if err := registry.Implement(reg, api.ListFields, func(context.Context, decl.None) ([]pvql.Field, error) { return listFields11(), nil },
+		auth.Requires(auth.RoleReadOnly)); err != nil {
+		return err
+	}
+	return registry.Implement(reg, api.ListFields12, func(context.Context, decl.None) ([]pvql.Field, error) { return ListFields(), nil },
+		auth.Requires(auth.RoleReadOnly))
 }

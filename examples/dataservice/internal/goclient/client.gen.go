@@ -75,7 +75,7 @@ func (e GetGetDashboard200JSONResponseBodyResultWidgetsKind) Valid() bool {
 type Error struct {
 	// Error The error code: one of the framework's, or one the function declared.
 	//
-	// Examples: TOO-FEW-ARGUMENTS, API-AUTHENTICATION-NEEDED, UNKNOWN-FUNCTION, UNKNOWN-VERSION, UNKNOWN-ARGUMENTS, INVALID-JSON, INVALID-ARGUMENT, INVALID-MESSAGE, DUPLICATE-ID, CANCELLED, INVALID-CREDENTIALS, RATE-LIMITED, REQUEST-TOO-LARGE, NOT-FOUND, CONFLICT, METHOD-NOT-ALLOWED, UNSUPPORTED-MEDIA-TYPE, TIMEOUT, UNAVAILABLE, INTERNAL-ERROR
+	// Examples: TOO-FEW-ARGUMENTS, API-AUTHENTICATION-NEEDED, UNKNOWN-FUNCTION, UNKNOWN-VERSION, UNKNOWN-ARGUMENTS, INVALID-JSON, INVALID-ARGUMENT, INVALID-MESSAGE, DUPLICATE-ID, CANCELLED, INVALID-CREDENTIALS, RATE-LIMITED, REQUEST-TOO-LARGE, PERMISSION-DENIED, NOT-FOUND, CONFLICT, METHOD-NOT-ALLOWED, UNSUPPORTED-MEDIA-TYPE, TIMEOUT, UNAVAILABLE, INTERNAL-ERROR
 	Error string      `json:"error"`
 	Type  interface{} `json:"type"`
 }
@@ -458,9 +458,9 @@ type ClientInterface interface {
 
 	// QueryWithBody Answers an expression of the query language over the collected traffic records, one result object per statement.
 	//
-	// Answers an expression of the query language over the collected traffic records, one result object per statement.
+	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
-	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
+	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -469,9 +469,9 @@ type ClientInterface interface {
 
 	// Query Answers an expression of the query language over the collected traffic records, one result object per statement.
 	//
-	// Answers an expression of the query language over the collected traffic records, one result object per statement.
+	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
-	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
+	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -480,9 +480,9 @@ type ClientInterface interface {
 
 	// QueryWithFormdataBody Answers an expression of the query language over the collected traffic records, one result object per statement.
 	//
-	// Answers an expression of the query language over the collected traffic records, one result object per statement.
+	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
-	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
+	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type.
 	//
@@ -741,9 +741,9 @@ func (c *Client) LoginWithFormdataBody(ctx context.Context, body LoginFormdataRe
 
 // QueryWithBody Answers an expression of the query language over the collected traffic records, one result object per statement.
 //
-// Answers an expression of the query language over the collected traffic records, one result object per statement.
+// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
-// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
+// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
 //
 // Takes any type of body and a specified content type.
 //
@@ -762,9 +762,9 @@ func (c *Client) QueryWithBody(ctx context.Context, contentType string, body io.
 
 // Query Answers an expression of the query language over the collected traffic records, one result object per statement.
 //
-// Answers an expression of the query language over the collected traffic records, one result object per statement.
+// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
-// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
+// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -783,9 +783,9 @@ func (c *Client) Query(ctx context.Context, body QueryJSONRequestBody, reqEditor
 
 // QueryWithFormdataBody Answers an expression of the query language over the collected traffic records, one result object per statement.
 //
-// Answers an expression of the query language over the collected traffic records, one result object per statement.
+// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
-// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
+// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type.
 //
@@ -1272,9 +1272,9 @@ type ClientWithResponsesInterface interface {
 
 	// QueryWithBodyWithResponse Answers an expression of the query language over the collected traffic records, one result object per statement.
 	//
-	// Answers an expression of the query language over the collected traffic records, one result object per statement.
+	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
-	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
+	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1283,9 +1283,9 @@ type ClientWithResponsesInterface interface {
 
 	// QueryWithResponse Answers an expression of the query language over the collected traffic records, one result object per statement.
 	//
-	// Answers an expression of the query language over the collected traffic records, one result object per statement.
+	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
-	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
+	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1294,9 +1294,9 @@ type ClientWithResponsesInterface interface {
 
 	// QueryWithFormdataBodyWithResponse Answers an expression of the query language over the collected traffic records, one result object per statement.
 	//
-	// Answers an expression of the query language over the collected traffic records, one result object per statement.
+	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
-	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
+	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2009,9 +2009,9 @@ func (c *ClientWithResponses) LoginWithFormdataBodyWithResponse(ctx context.Cont
 
 // QueryWithBodyWithResponse Answers an expression of the query language over the collected traffic records, one result object per statement.
 //
-// Answers an expression of the query language over the collected traffic records, one result object per statement.
+// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
-// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
+// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -2026,9 +2026,9 @@ func (c *ClientWithResponses) QueryWithBodyWithResponse(ctx context.Context, con
 
 // QueryWithResponse Answers an expression of the query language over the collected traffic records, one result object per statement.
 //
-// Answers an expression of the query language over the collected traffic records, one result object per statement.
+// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
-// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
+// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -2043,9 +2043,9 @@ func (c *ClientWithResponses) QueryWithResponse(ctx context.Context, body QueryJ
 
 // QueryWithFormdataBodyWithResponse Answers an expression of the query language over the collected traffic records, one result object per statement.
 //
-// Answers an expression of the query language over the collected traffic records, one result object per statement.
+// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
-// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
+// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 //
