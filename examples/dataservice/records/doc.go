@@ -42,7 +42,8 @@
 // period (Read). Queries of one Where share one SELECT where the dialect has GROUPING SETS
 // (DuckDB): one pass over the records answers them all, each Row naming its Query. DuckDB also
 // keeps a per-minute rollup (rollup.go: the records summed per minute, protocol, application
-// and server port, added in each batch's own transaction, kept exact by retention, and made
+// and server port, added in each batch's own transaction, compacted every million records,
+// kept exact by retention, and made
 // from the records when a file of an earlier version is opened); a plan whose keys are those
 // or time buckets of whole minutes, and whose Where reads only those, reads the whole minutes
 // of a period from the rollup and the cut minutes at its edges from the records, with the same

@@ -22,8 +22,10 @@ const FileName = "records.duckdb"
 // reads run concurrently with them. It is safe for concurrent use.
 type DuckDB struct {
 	db *sql.DB
-	// write holds one token: the right to write.
+	// write holds one token: the right to write, and to span.
 	write chan struct{}
+	// span is what was ingested since the rollup's last compaction.
+	span rollupSpan
 }
 
 var _ Store = (*DuckDB)(nil)
@@ -95,6 +97,13 @@ func (s *DuckDB) Ingest(ctx context.Context, recs []Record) error {
 	})
 	if err != nil {
 		return fmt.Errorf("records: ingest %d records: %w", len(recs), err)
+	}
+	if s.span.add(recs) {
+		// The batch is stored already: a compaction that fails is tried again after the next
+		// batch, and the rollup stays exact meanwhile, only larger.
+		if compactRollup(ctx, s.db, s.span.lo, s.span.hi) == nil {
+			s.span = rollupSpan{}
+		}
 	}
 	return nil
 }

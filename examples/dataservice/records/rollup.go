@@ -12,7 +12,8 @@ import (
 // The per-minute rollup: the records summed per minute and per value of the keys dashboards
 // group and filter by most (rollupKeys), in the table rollupTable, whose time is the first
 // second of the minute. Ingest adds each batch's sums in the batch's own transaction (rows of
-// one minute and keys may repeat: a query adds them up), so the rollup is always exactly the
+// one minute and keys may repeat: a query adds them up, and every compactEvery records the
+// minutes they touched are compacted into one row each), so the rollup is always exactly the
 // records. A Query whose keys are rollup keys or time buckets of whole minutes, and whose
 // Where reads rollup keys only, reads the whole minutes of its period from the rollup and the
 // cut minutes at either edge from the records.
@@ -196,6 +197,66 @@ func ensureRollup(ctx context.Context, db *sql.DB) error {
 	}
 	if _, err := tx.ExecContext(ctx, "INSERT INTO "+rollupTable+" "+rollupSelect("true")); err != nil {
 		return err
+	}
+	return tx.Commit()
+}
+
+// compactEvery is how many ingested records trigger a compaction of the rollup minutes they
+// touched: rows of one minute and keys written by different batches become one.
+const compactEvery = 1_000_000
+
+// rollupSpan is what was ingested since the rollup's last compaction: how many records, and
+// the first and last minute they touched.
+type rollupSpan struct {
+	n      int
+	lo, hi int64
+}
+
+// add counts recs and reports whether a compaction is due.
+func (sp *rollupSpan) add(recs []Record) bool {
+	for i := range recs {
+		m := floorTo(recs[i].Time, rollupWidth)
+		if sp.n == 0 && i == 0 || m < sp.lo {
+			sp.lo = m
+		}
+		if sp.n == 0 && i == 0 || m > sp.hi {
+			sp.hi = m
+		}
+	}
+	sp.n += len(recs)
+	return sp.n >= compactEvery
+}
+
+// compactRollup merges, in one transaction, the rollup rows of each minute and keys from lo
+// to hi (both minutes) into one: the sums stay those of the records, in fewer rows.
+func compactRollup(ctx context.Context, db *sql.DB, lo, hi int64) error {
+	var keys, sums []string
+	for _, c := range rollupKeys {
+		keys = append(keys, c.Name())
+	}
+	for _, c := range rollupSums {
+		sums = append(sums, "CAST(SUM("+c.Name()+") AS UBIGINT)")
+	}
+	sums = append(sums, "CAST(SUM(records) AS UBIGINT)")
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, stmt := range []string{
+		"CREATE TEMP TABLE rollup_compact AS SELECT time, " + strings.Join(keys, ", ") + ", " + strings.Join(sums, ", ") +
+			" FROM " + rollupTable + " WHERE time BETWEEN ? AND ? GROUP BY time, " + strings.Join(keys, ", "),
+		"DELETE FROM " + rollupTable + " WHERE time BETWEEN ? AND ?",
+		"INSERT INTO " + rollupTable + " SELECT * FROM rollup_compact",
+		"DROP TABLE rollup_compact",
+	} {
+		var args []any
+		if strings.Contains(stmt, "?") {
+			args = []any{lo, hi}
+		}
+		if _, err := tx.ExecContext(ctx, stmt, args...); err != nil {
+			return err
+		}
 	}
 	return tx.Commit()
 }

@@ -69,3 +69,53 @@ func TestRollupMadeForAnEarlierFile(t *testing.T) {
 		t.Errorf("with the rebuilt rollup %v, from the records %v", rolled, raw)
 	}
 }
+
+// TestRollupCompaction checks that compacting the rollup merges the rows that batches wrote
+// for one minute and keys into one and leaves its sums as they were, and that ingesting
+// compactEvery records compacts the minutes they touched.
+func TestRollupCompaction(t *testing.T) {
+	ctx := context.Background()
+	s, err := OpenDuckDB(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rows := func() (n int) {
+		t.Helper()
+		if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM "+rollupTable).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	r := Record{Time: 1_699_999_981, Protocol: UDP, Application: "dns",
+		Client: Endpoint{IP: netip.MustParseAddr("10.0.0.1"), Bytes: 5}, Server: Endpoint{IP: netip.MustParseAddr("10.0.0.2"), Port: 53}}
+	for range 10 { // all in the minute from 1_699_999_980
+		r.Time++
+		if err := s.Ingest(ctx, []Record{r}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := &Query{Groups: []Group{{Bucket: 60}, {Column: ColApplication}}, Sums: []Sum{SumClientBytes, SumRecords}}
+	before := sumsBy(t, s, q, 1_699_999_940, 1_700_000_180, false)
+	if n := rows(); n != 10 {
+		t.Fatalf("%d rollup rows after 10 batches of one minute and keys", n)
+	}
+	if err := compactRollup(ctx, s.db, 1_699_999_980, 1_699_999_980); err != nil {
+		t.Fatal(err)
+	}
+	if n := rows(); n != 1 {
+		t.Errorf("%d rollup rows after compaction, want 1", n)
+	}
+	if after := sumsBy(t, s, q, 1_699_999_940, 1_700_000_180, false); !reflect.DeepEqual(before, after) || !reflect.DeepEqual(after, sumsBy(t, s, q, 1_699_999_940, 1_700_000_180, true)) {
+		t.Errorf("sums before compaction %v, after %v", before, after)
+	}
+	s.span.n = compactEvery - 1
+	for range 2 {
+		if err := s.Ingest(ctx, []Record{r}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := rows(); n != 2 || s.span.n != 1 {
+		t.Errorf("after the ingest that made it due and one more: %d rollup rows (want 2), %d records pending (want 1)", n, s.span.n)
+	}
+}
