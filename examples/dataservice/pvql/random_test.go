@@ -227,18 +227,24 @@ func checkRandomQueries(t *testing.T, engine *Engine, recs []rec, n int, other *
 		if i%5 != 0 {
 			continue
 		}
-		var last []Result
-		err = engine.Stream(context.Background(), expr, time.Unix(testNow, 0), time.Hour, func(r []Result, _ float64) error {
-			last = r
-			return nil
-		})
-		if err != nil {
-			t.Fatalf("stream %d %q: %v", i, expr, err)
-		}
-		for j := range got {
-			if d := diffResult(last[j], got[j]); d != "" {
-				t.Errorf("stream %d %q, statement %d: %s", i, expr, j+1, d)
-			}
+		checkStream(t, engine, i, expr, got)
+	}
+}
+
+// checkStream checks that streaming query i, expr, ends with got, its answer.
+func checkStream(t *testing.T, engine *Engine, i int, expr string, got []Result) {
+	t.Helper()
+	var last []Result
+	err := engine.Stream(context.Background(), expr, time.Unix(testNow, 0), time.Hour, func(r []Result, _ float64) error {
+		last = r
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("stream %d %q: %v", i, expr, err)
+	}
+	for j := range got {
+		if d := diffResult(last[j], got[j]); d != "" {
+			t.Errorf("stream %d %q, statement %d: %s", i, expr, j+1, d)
 		}
 	}
 }

@@ -89,18 +89,6 @@ func TestSharedScanAnswersAsEachStatement(t *testing.T) {
 				t.Errorf("query %d %q, statement %d: %s", i, expr, j+1, d)
 			}
 		}
-		var last []Result
-		err = engine.Stream(context.Background(), expr, now, time.Hour, func(r []Result, _ float64) error {
-			last = r
-			return nil
-		})
-		if err != nil {
-			t.Fatalf("stream %d %q: %v", i, expr, err)
-		}
-		for j := range got {
-			if d := diffResult(last[j], got[j]); d != "" {
-				t.Errorf("stream %d %q, statement %d: %s", i, expr, j+1, d)
-			}
-		}
+		checkStream(t, engine, i, expr, got)
 	}
 }
