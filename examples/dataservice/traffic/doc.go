@@ -11,8 +11,9 @@
 // Live dashboards scale with viewers, not with queries: the callers following the same
 // expression (compared with its whitespace normalised) at the same interval share one
 // computation per interval (hub.go), which stops with its last follower, so fifty wall screens
-// on one dashboard cost about what one does (BENCHMARKS.md). Each caller's first answer is its
-// own, streamed in slices; the later ones are the shared one. Sharing is safe because an
+// on one dashboard cost about what one does (BENCHMARKS.md). A caller's first answer is the
+// shared computation's last one (at most an interval old) when there is one, else its own,
+// streamed in slices; the later ones are the shared ones. Sharing is safe because an
 // answer depends only on the expression, the time and the service's default period: the query
 // language has no per-user data, and each caller's right to call query is checked before it
 // joins. A failed shared answer ends every follower with its error; the next follower starts a

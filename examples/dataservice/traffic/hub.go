@@ -47,7 +47,7 @@ type answer func(ctx context.Context, expr string) ([]pvql.Result, error)
 // error) or an answer does (that error).
 func (h *hub) follow(ctx context.Context, expr string, interval time.Duration, compute answer,
 	send func([]pvql.Result) error) error {
-	k := followKey{strings.Join(strings.Fields(expr), " "), interval}
+	k := followKey{normalise(expr), interval}
 	r := h.join(k, compute)
 	defer h.leave(k, r)
 	h.mu.Lock()
@@ -77,6 +77,21 @@ func (h *hub) follow(ctx context.Context, expr string, interval time.Duration, c
 		}
 	}
 }
+
+// latest returns the last answer of the computation followers of expr at interval share,
+// at most interval old; ok is false when there is none (yet).
+func (h *hub) latest(expr string, interval time.Duration) (res []pvql.Result, ok bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := h.runs[followKey{normalise(expr), interval}]
+	if r == nil || r.seq == 0 || r.err != nil {
+		return nil, false
+	}
+	return r.result, true
+}
+
+// normalise is the expression as followers are matched: its whitespace collapsed.
+func normalise(expr string) string { return strings.Join(strings.Fields(expr), " ") }
 
 // join adds a follower to the run of k, starting it when there is none.
 func (h *hub) join(k followKey, compute answer) *followRun {

@@ -138,3 +138,37 @@ func TestHubEndsEveryFollowerOnError(t *testing.T) {
 		t.Errorf("a follower after the failure: %v after %d computations, want a fresh run", err, calls.Load())
 	}
 }
+
+// TestHubLatest checks that a joining follower can start from the shared computation's last
+// answer, once there is one and while someone follows.
+func TestHubLatest(t *testing.T) {
+	var h hub
+	if _, ok := h.latest("traffic", time.Second); ok {
+		t.Fatal("an answer before anyone follows")
+	}
+	var calls atomic.Int64
+	gate := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	got := make(chan struct{}, 100)
+	done := make(chan error)
+	go func() {
+		done <- h.follow(ctx, "traffic  ", 5*time.Millisecond, numbered(&calls, gate), func([]pvql.Result) error {
+			got <- struct{}{}
+			return nil
+		})
+	}()
+	waitFollowers(t, &h, followKey{"traffic", 5 * time.Millisecond}, 1)
+	if _, ok := h.latest(" traffic", 5*time.Millisecond); ok {
+		t.Error("an answer before the first computation")
+	}
+	close(gate)
+	<-got
+	if res, ok := h.latest(" traffic", 5*time.Millisecond); !ok || res[0].Meta.AccumulatedTime < 1 {
+		t.Errorf("after an answer, latest gives %v, %v", res, ok)
+	}
+	cancel()
+	<-done
+	if _, ok := h.latest("traffic", 5*time.Millisecond); ok {
+		t.Error("an answer after the last follower left")
+	}
+}

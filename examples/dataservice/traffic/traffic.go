@@ -93,9 +93,16 @@ func (s *Service) Query(ctx context.Context, in QueryArgs, out *stream.Sender[Ch
 		}
 		return out.Send(Chunk{Result: res, Progress: 1})
 	}
-	err := s.Engine.Stream(ctx, in.Expr, s.now(), s.DefaultPeriod(), func(partial []pvql.Result, progress float64) error {
-		return out.Send(Chunk{Result: partial, Progress: progress})
-	})
+	var err error
+	if res, ok := s.shared.latest(in.Expr, interval); in.Follow && ok {
+		// Others follow this query already: their last answer, at most an interval old, is
+		// this caller's first.
+		err = out.Send(Chunk{Result: res, Progress: 1})
+	} else {
+		err = s.Engine.Stream(ctx, in.Expr, s.now(), s.DefaultPeriod(), func(partial []pvql.Result, progress float64) error {
+			return out.Send(Chunk{Result: partial, Progress: progress})
+		})
+	}
 	if err != nil || !in.Follow {
 		return queryError(err)
 	}
