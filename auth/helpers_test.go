@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -77,6 +78,7 @@ type env struct {
 	store auth.Store
 	clock *clock
 	logs  *logBuffer
+	read  atomic.Int64 // request body bytes the server read
 }
 
 const adminPassword = "correct horse battery staple"
@@ -95,7 +97,16 @@ func newEnv(t *testing.T, store auth.Store, opts ...auth.Option) *env {
 	reg := registry.New()
 	fnapi.MustRegisterBuiltins(reg)
 	a.MustRegister(reg)
-	reg.MustRegister("whoami", func(ctx context.Context) auth.Identity { return *auth.FromContext(ctx) })
+	reg.MustRegister("whoami", func(ctx context.Context) auth.Identity { return *auth.FromContext(ctx) },
+		registry.ReadOnly())
+	// ingest stands for a function that takes large bodies, from callers with a token.
+	reg.MustRegister("ingest", func(in struct {
+		Data string `json:"data"`
+	}) int {
+		return len(in.Data)
+	}, registry.MaxBody(64<<20))
+	// touch stands for any function that may change something: not marked read-only.
+	reg.MustRegister("touch", func(ctx context.Context) string { return auth.FromContext(ctx).User })
 	reg.MustRegister("need-session", func(ctx context.Context) string { return auth.FromContext(ctx).User },
 		registry.Requires(registry.Session))
 	if err := a.CreateUser(context.Background(), "admin", adminPassword, true); err != nil && !errors.Is(err, auth.ErrExists) {
@@ -107,9 +118,24 @@ func newEnv(t *testing.T, store auth.Store, opts ...auth.Option) *env {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", h))
-	e.srv = httptest.NewTLSServer(mux)
+	e.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = countingBody{r.Body, &e.read}
+		mux.ServeHTTP(w, r)
+	}))
 	t.Cleanup(e.srv.Close)
 	return e
+}
+
+// countingBody counts the bytes read of a request body.
+type countingBody struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (b countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(n))
+	return n, err
 }
 
 // response is one answer: status, the message and the raw response.
@@ -197,6 +223,9 @@ func withKey(k string) map[string]any     { return map[string]any{"_key": k} }
 func cookie(s string) func(*http.Request) {
 	return func(r *http.Request) { r.AddCookie(&http.Cookie{Name: "Svc-Session", Value: s}) }
 }
+
+// sameOrigin is what a browser adds to a request of a page of the server's own origin.
+func sameOrigin(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "same-origin") }
 
 func header(name, value string) func(*http.Request) {
 	return func(r *http.Request) { r.Header.Set(name, value) }

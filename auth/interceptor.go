@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/fnapi/fnapi/apierr"
@@ -34,21 +35,53 @@ func (a *Authenticator) Interceptor() registry.Interceptor {
 	}
 }
 
-// identify checks the call's token and returns who it belongs to.
+// identify checks the call's token and returns who it belongs to. A call that carries both a
+// session ID and an API key of two different users is refused.
 func (a *Authenticator) identify(ctx context.Context, c *registry.Call) (*Identity, error) {
 	cr := &c.Credentials
-	var (
-		prefix, tok string
-		session     bool
-	)
-	switch {
-	case c.Func.Access == registry.Session || cr.Key == "":
-		if cr.SessionFromCookie && cr.CrossSite {
-			return nil, needed(c)
+	useSession := c.Func.Access == registry.Session || cr.Key == ""
+	if useSession && cr.SessionFromCookie {
+		if err := cookieAllowed(c); err != nil {
+			return nil, err
 		}
-		prefix, tok, session = SessionPrefix, cr.Session, true
-	default:
-		prefix, tok = KeyPrefix, cr.Key
+	}
+	e, err := a.check(ctx, c, useSession)
+	if err != nil {
+		return nil, err
+	}
+	if cr.Session != "" && cr.Key != "" {
+		// The other token counts only to be compared: a stale one is no conflict.
+		if o, err := a.check(ctx, c, !useSession); err == nil && o.user != e.user {
+			return nil, apierr.New(apierr.InvalidArgument, "name", "_key",
+				"reason", "conflicting credentials: a session and an API key of two different users")
+		}
+	}
+	return &Identity{User: e.user, Admin: e.admin, Session: e.session, KeyName: e.keyName}, nil
+}
+
+// cookieAllowed applies the rule of calls whose only token is the session cookie, which a
+// browser adds by itself to requests that other pages make: refused when the browser marked
+// the request cross-site; and unless the function is read-only (registry.ReadOnly), refused
+// unless the browser said it comes from the server's own origin (or an allowed one), so that
+// a page of a sibling site (same-site, other origin) cannot make it change anything.
+func cookieAllowed(c *registry.Call) error {
+	cr := &c.Credentials
+	switch {
+	case cr.CrossSite:
+		return needed(c).With("reason", "a cross-site request cannot use the session cookie")
+	case !c.Func.ReadOnly && !cr.SameOrigin:
+		return needed(c).With("reason", "with only the session cookie, a call that may change something "+
+			"must come from the server's own origin (Sec-Fetch-Site: same-origin, or its Origin)")
+	}
+	return nil
+}
+
+// check returns the cached entry of the call's session ID (session) or API key, refusing a
+// token that is not valid.
+func (a *Authenticator) check(ctx context.Context, c *registry.Call, session bool) (*entry, error) {
+	prefix, tok := KeyPrefix, c.Credentials.Key
+	if session {
+		prefix, tok = SessionPrefix, c.Credentials.Session
 	}
 	h, ok := hashToken(prefix, tok)
 	if !ok {
@@ -73,11 +106,16 @@ func (a *Authenticator) identify(ctx context.Context, c *registry.Call) (*Identi
 		e.used.Store(now)
 	}
 	a.maybeFlush(now)
-	return &Identity{User: e.user, Admin: e.admin, Session: e.session, KeyName: e.keyName}, nil
+	return e, nil
 }
 
-func needed(c *registry.Call) error {
-	return apierr.New(apierr.AuthenticationNeeded, "path", c.Func.Name)
+func needed(c *registry.Call) *apierr.Error {
+	e := apierr.New(apierr.AuthenticationNeeded, "path", c.Func.Name)
+	if c.ReadArgs != nil {
+		e = e.With("reason", fmt.Sprintf("the body is larger than %d bytes: the token must come in the header, "+
+			"the cookie or the query string", registry.DefaultMaxBody))
+	}
+	return e
 }
 
 // expired reports whether a session is past its idle timeout or its maximum lifetime.

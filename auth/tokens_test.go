@@ -151,7 +151,7 @@ func TestLogout(t *testing.T) {
 	e := newEnv(t, auth.NewMemoryStore())
 	s := e.login("admin", adminPassword)
 	other := e.login("admin", adminPassword)
-	r := e.post("logout", nil, cookie(s))
+	r := e.post("logout", nil, both(cookie(s), sameOrigin))
 	if !r.ok() || !strings.Contains(r.header.Get("Set-Cookie"), "Max-Age=0") {
 		t.Fatalf("logout: %d %s %q", r.status, r.raw, r.header.Get("Set-Cookie"))
 	}

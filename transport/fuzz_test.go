@@ -18,9 +18,9 @@ func FuzzArguments(f *testing.F) {
 	reg := registry.New()
 	fnapi.MustRegisterBuiltins(reg)
 	pub := registry.Requires(registry.Public)
-	reg.MustRegister("greet", greet, pub)
+	reg.MustRegister("greet", greet, pub, registry.MaxBody(64<<10))
 	reg.MustRegister("add", func(a, b int) int { return a + b }, registry.Args("a", "b"), pub)
-	h, err := transport.New(reg, transport.Config{MaxBodyBytes: 64 << 10})
+	h, err := transport.New(reg, transport.Config{})
 	if err != nil {
 		f.Fatal(err)
 	}

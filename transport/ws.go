@@ -77,7 +77,10 @@ func (h *Handler) serveWS(w http.ResponseWriter, r *http.Request, v version.Vers
 			}
 		}
 	}
-	h.credentials(r, &base, args)
+	if err := h.credentials(r, &base, args); err != nil {
+		writeError(w, err)
+		return
+	}
 	if h.shuttingDown() {
 		writeError(w, errShuttingDown().WithStatus(http.StatusServiceUnavailable))
 		return

@@ -152,7 +152,10 @@ func (wc *wsConn) dispatch(data []byte) error {
 	if f == nil {
 		return wc.refuse(m.ID, apierr.New(apierr.UnknownFunction, "path", m.Name))
 	}
-	c := wc.newCall(f, m)
+	c, err := wc.newCall(f, m)
+	if err != nil {
+		return wc.refuse(m.ID, err)
+	}
 	ctx, cancel := wc.callContext(c)
 	if f.Name == cancelFunction && !m.Stream {
 		// cancel runs at once and takes no slot, so that a client at the limit can still cancel.

@@ -152,7 +152,7 @@ func (s *Service) Register(reg *registry.Registry) error {
 		registry.Accumulate(stream.Func(lastResult)), registry.Errors(manage.QuerySyntax, TooManyGroups)); err != nil {
 		return err
 	}
-	if err := reg.Register("ingest", s.Ingest,
+	if err := reg.Register("ingest", s.Ingest, registry.MaxBody(64<<20), // batches of 100,000 records
 		registry.Describe("Stores a batch of traffic records, all or nothing.")); err != nil {
 		return err
 	}

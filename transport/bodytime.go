@@ -1,0 +1,63 @@
+package transport
+
+import (
+	"io"
+	"net/http"
+	"time"
+)
+
+// bodyDeadline bounds the time to read r's body by the connection's read deadline: the body
+// must arrive within Config.BodyTimeout plus its length at Config.MinBodyRate. A body of
+// unknown length gets BodyTimeout to start with, and more time as its bytes arrive (*body is
+// wrapped to count them). It returns the controller whose deadline clearDeadline clears once
+// the body is read, so that the call itself (a stream) is not cut; nil where the connection
+// has no deadlines.
+func (h *Handler) bodyDeadline(w http.ResponseWriter, r *http.Request, body *io.ReadCloser) *http.ResponseController {
+	rc := http.NewResponseController(w)
+	now := time.Now()
+	d := now.Add(h.cfg.BodyTimeout + bytesTime(r.ContentLength, h.cfg.MinBodyRate))
+	if err := rc.SetReadDeadline(d); err != nil {
+		return nil
+	}
+	if r.ContentLength < 0 && body != nil {
+		*body = &timedBody{ReadCloser: *body, rc: rc, start: now, h: h, at: d}
+	}
+	return rc
+}
+
+// clearDeadline lifts the deadline bodyDeadline set.
+func clearDeadline(rc *http.ResponseController) {
+	if rc != nil {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+}
+
+// bytesTime is how long n bytes take at rate bytes per second; nothing for n < 0.
+func bytesTime(n, rate int64) time.Duration {
+	if n <= 0 {
+		return 0
+	}
+	return time.Duration(n/rate)*time.Second + time.Duration(n%rate)*time.Second/time.Duration(rate)
+}
+
+// timedBody extends the read deadline of a body of unknown length as its bytes arrive.
+type timedBody struct {
+	io.ReadCloser
+	rc    *http.ResponseController
+	h     *Handler
+	start time.Time
+	n     int64     // bytes read
+	at    time.Time // the deadline set last
+}
+
+func (b *timedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n += int64(n)
+	// Move the deadline only when it moves by a second or more: a timer update per read
+	// would cost more than the read.
+	if d := b.start.Add(b.h.cfg.BodyTimeout + bytesTime(b.n, b.h.cfg.MinBodyRate)); d.Sub(b.at) >= time.Second {
+		b.at = d
+		_ = b.rc.SetReadDeadline(d)
+	}
+	return n, err
+}
