@@ -71,8 +71,7 @@ func (a argReader) post(w http.ResponseWriter, r *http.Request, c *registry.Call
 		// Unknown length: read the default's worth to tell.
 		head, err := io.ReadAll(io.LimitReader(body, registry.DefaultMaxBody+1))
 		if err != nil {
-			clearDeadline(rc)
-			return a.readError(err)
+			return bodyRead(w, rc, a.readError(err))
 		}
 		large = len(head) > registry.DefaultMaxBody
 		if large {
@@ -83,8 +82,7 @@ func (a argReader) post(w http.ResponseWriter, r *http.Request, c *registry.Call
 	}
 	if large && c.Func.Access != registry.Public {
 		c.ReadArgs = func() error {
-			defer clearDeadline(rc)
-			if err := a.body(w, r, body); err != nil {
+			if err := bodyRead(w, rc, a.body(w, r, body)); err != nil {
 				return err
 			}
 			for _, name := range []string{argSession, argKey} {
@@ -98,9 +96,7 @@ func (a argReader) post(w http.ResponseWriter, r *http.Request, c *registry.Call
 		}
 		return nil
 	}
-	err := a.body(w, r, body)
-	clearDeadline(rc)
-	return err
+	return bodyRead(w, rc, a.body(w, r, body))
 }
 
 type readCloser struct {

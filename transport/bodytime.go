@@ -4,13 +4,14 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/fnapi/fnapi/apierr"
 )
 
 // bodyDeadline bounds the time to read r's body by the connection's read deadline: the body
 // must arrive within Config.BodyTimeout plus its length at Config.MinBodyRate. A body of
 // unknown length gets BodyTimeout to start with, and more time as its bytes arrive (*body is
-// wrapped to count them). It returns the controller whose deadline clearDeadline clears once
-// the body is read, so that the call itself (a stream) is not cut; nil where the connection
+// wrapped to count them). It returns the controller for bodyRead; nil where the connection
 // has no deadlines.
 func (h *Handler) bodyDeadline(w http.ResponseWriter, r *http.Request, body *io.ReadCloser) *http.ResponseController {
 	rc := http.NewResponseController(w)
@@ -25,11 +26,20 @@ func (h *Handler) bodyDeadline(w http.ResponseWriter, r *http.Request, body *io.
 	return rc
 }
 
-// clearDeadline lifts the deadline bodyDeadline set.
-func clearDeadline(rc *http.ResponseController) {
-	if rc != nil {
-		_ = rc.SetReadDeadline(time.Time{})
+// bodyRead ends the reading of a body with its error err: once the body is read, it lifts the
+// deadline bodyDeadline set (through rc), so that the call (a stream) is not cut; after a body
+// that did not arrive in time, the connection closes with the answer, rather than net/http
+// reading the rest of the body. It returns err.
+func bodyRead(w http.ResponseWriter, rc *http.ResponseController, err error) error {
+	switch {
+	case err == nil:
+		if rc != nil {
+			_ = rc.SetReadDeadline(time.Time{})
+		}
+	case apierr.From(err).Code == apierr.Timeout:
+		w.Header().Set("Connection", "close")
 	}
+	return err
 }
 
 // bytesTime is how long n bytes take at rate bytes per second; nothing for n < 0.
