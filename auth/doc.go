@@ -46,10 +46,19 @@
 // Passwords are hashed with argon2id (19 MiB, 2 iterations by default; see WithArgon2), at
 // most GOMAXPROCS hashes at once. login answers INVALID-CREDENTIALS for an unknown user and a
 // wrong password alike, and hashes against a dummy hash for an unknown user so that both take
-// the same time. Failed attempts are throttled per user name (5, then one every 30 s) and per
-// client address (20, then one every 3 s; an IPv6 client counts by its /64), and the attempt is
-// paid for before the password is checked, so parallel guesses gain nothing; past the budget,
-// RATE-LIMITED with retry_after in seconds. A successful login gives its attempt back.
+// the same time. Failed attempts are throttled (see WithLoginLimits), and an attempt is paid for
+// before the password is checked, so parallel guesses gain nothing; past a budget, RATE-LIMITED
+// with retry_after in seconds. The budgets:
+//
+//   - per client address (an IPv6 client counts by its /64): 20, then one every 3 s;
+//   - per user name from each address: 5, then one every 30 s;
+//   - per user name across the addresses not known for the user: 5, then one every 30 s. An
+//     address is known for a user once it logged in as that user, for 30 days.
+//
+// So an attacker guessing a user's password from other addresses, however many, runs out of
+// the shared budget of unknown addresses, while the user still logs in from the addresses
+// they used before; only a first login from a new address waits out the attack. A successful
+// login gives its attempt back and clears the failures of its user and address.
 //
 // # Who may do what
 //
