@@ -39,7 +39,12 @@
 // a map read, about a microsecond. Last uses are recorded in memory and written to the store in
 // one batch every flush interval (WithFlushInterval), never during a call. Logout, revocation,
 // password changes and user deletion made through an Authenticator take effect at once on it;
-// another server sharing the store sees them within the cache TTL (default 2 s).
+// another server sharing the store sees them within the cache TTL (default 2 s). They reach
+// running streams too (HTTP and WebSocket): a stream ends with API-AUTHENTICATION-NEEDED as
+// soon as its token ends, whether by revoke-api-key, logout, a session's maximum lifetime
+// (checked four times a second), delete-user, or, done through another server, once the
+// cache TTL has passed. A running stream counts as a use of its session for the idle
+// timeout.
 //
 // # Passwords
 //

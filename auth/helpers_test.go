@@ -18,6 +18,7 @@ import (
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/registry"
+	"github.com/fnapi/fnapi/stream"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 )
@@ -105,6 +106,19 @@ func newEnv(t *testing.T, store auth.Store, opts ...auth.Option) *env {
 	}) int {
 		return len(in.Data)
 	}, registry.MaxBody(64<<20))
+	// follow stands for a follow stream: a chunk every 20 ms until the call ends.
+	reg.MustRegister("follow", func(ctx context.Context, s *stream.Sender[int]) error {
+		for i := 0; ; i++ {
+			if err := s.Send(i); err != nil {
+				return err
+			}
+			select {
+			case <-ctx.Done():
+				return nil // a follow stream ends quietly when its caller goes
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}, registry.ReadOnly())
 	// touch stands for any function that may change something: not marked read-only.
 	reg.MustRegister("touch", func(ctx context.Context) string { return auth.FromContext(ctx).User })
 	reg.MustRegister("need-session", func(ctx context.Context) string { return auth.FromContext(ctx).User },

@@ -25,38 +25,49 @@ func (a *Authenticator) Interceptor() registry.Interceptor {
 			if c.Func.Access == registry.Public {
 				return next(ctx, c)
 			}
-			id, err := a.identify(ctx, c)
+			id, e, err := a.identify(ctx, c)
 			if err != nil {
 				return nil, err
 			}
 			c.Identity = id
-			return next(ctx, c)
+			if c.Sink == nil {
+				return next(ctx, c)
+			}
+			sctx, stop := a.watchStream(ctx, e, c)
+			defer stop()
+			res, err := next(sctx, c)
+			if cause := context.Cause(sctx); sctx.Err() != nil && ctx.Err() == nil && cause != nil {
+				if _, ended := cause.(*apierr.Error); ended {
+					return nil, cause // the token ended: whatever the function made of it
+				}
+			}
+			return res, err
 		}
 	}
 }
 
 // identify checks the call's token and returns who it belongs to. A call that carries both a
 // session ID and an API key of two different users is refused.
-func (a *Authenticator) identify(ctx context.Context, c *registry.Call) (*Identity, error) {
+func (a *Authenticator) identify(ctx context.Context, c *registry.Call) (*Identity, *entry, error) {
 	cr := &c.Credentials
 	useSession := c.Func.Access == registry.Session || cr.Key == ""
 	if useSession && cr.SessionFromCookie {
 		if err := cookieAllowed(c); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	e, err := a.check(ctx, c, useSession)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if cr.Session != "" && cr.Key != "" {
 		// The other token counts only to be compared: a stale one is no conflict.
 		if o, err := a.check(ctx, c, !useSession); err == nil && o.user != e.user {
-			return nil, apierr.New(apierr.InvalidArgument, "name", "_key",
+			return nil, nil, apierr.New(apierr.InvalidArgument, "name", "_key",
 				"reason", "conflicting credentials: a session and an API key of two different users")
 		}
 	}
-	return &Identity{User: e.user, Admin: e.admin, Session: e.session, KeyName: e.keyName}, nil
+	return &Identity{User: e.user, Admin: e.admin, Session: e.session, KeyName: e.keyName}, e, nil
 }
 
 // cookieAllowed applies the rule of calls whose only token is the session cookie, which a
