@@ -64,8 +64,7 @@ func (a argReader) post(w http.ResponseWriter, r *http.Request, c *registry.Call
 	if r.ContentLength == 0 {
 		return a.body(w, r, r.Body)
 	}
-	var body io.ReadCloser = r.Body
-	rc := a.h.bodyDeadline(w, r, &body)
+	rc, body := a.h.bodyDeadline(w, r, r.Body)
 	large := r.ContentLength > registry.DefaultMaxBody
 	if a.limit > registry.DefaultMaxBody && c.Func.Access != registry.Public && r.ContentLength < 0 {
 		// Unknown length: read the default's worth to tell.
