@@ -27,8 +27,17 @@
 // session ID; other functions take the API key when the call has one, else the session ID. A
 // call whose only token is the cookie is refused when the browser marks it cross-site
 // (Sec-Fetch-Site: cross-site, or a foreign Origin): with cookies a page of another site could
-// otherwise call the API as its visitor. A missing, malformed, unknown, expired or revoked
-// token answers API-AUTHENTICATION-NEEDED with path, before any argument is read.
+// otherwise call the API as its visitor. Unless its function is declared read-only
+// (registry.ReadOnly), such a call is also refused unless the browser says it comes from the
+// server's own origin (Sec-Fetch-Site: same-origin, or without Sec-Fetch-Site an Origin equal
+// to the server's, scheme included, or an allowed one): a page of a sibling subdomain is
+// same-site but not same-origin, and must not change anything as the visitor. Every function
+// is taken to change something unless marked read-only, so a forgotten mark errs on the safe
+// side. Both refusals answer API-AUTHENTICATION-NEEDED with a reason. A call carrying a
+// session ID and an API key of two different users is refused with INVALID-ARGUMENT
+// ("conflicting credentials"); a stale second token is no conflict. A missing, malformed,
+// unknown, expired or revoked token answers API-AUTHENTICATION-NEEDED with path, before any
+// argument is read.
 //
 // login sets the cookie HttpOnly, Secure, SameSite=Strict, Path=/, without Expires (it ends
 // with the browser session), except on a cross-site request.

@@ -17,8 +17,14 @@ import (
 //
 // Which token counts: for a function that needs a session, the session ID only; for the others,
 // the API key when the call carries one, else the session ID. A session ID that came only in
-// the cookie is refused when the browser marked the request cross-site. Public functions run
+// the cookie is refused when the browser marked the request cross-site, and for a function not
+// marked registry.ReadOnly, unless the browser said it comes from the server's own origin. A
+// session and a key of two different users are refused as conflicting. Public functions run
 // without identity, whatever tokens they carry.
+//
+// A streaming call is registered with its token: when the token ends (revoked, logged out,
+// expired, its user deleted), the call's context is cancelled and the stream ends with
+// API-AUTHENTICATION-NEEDED, whatever the function returns.
 func (a *Authenticator) Interceptor() registry.Interceptor {
 	return func(next registry.Handler) registry.Handler {
 		return func(ctx context.Context, c *registry.Call) (any, error) {
