@@ -41,8 +41,7 @@ func TestSameSiteForgery(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, call := range []func(string, map[string]any, func(*http.Request)) response{e.get, e.post} {
-				r := call(tt.fn, tt.args, tt.mod)
+			for _, r := range e.eachMethod(tt.fn, tt.args, tt.mod) {
 				if tt.ok != r.ok() {
 					t.Fatalf("got %d %s, want ok=%v", r.status, r.raw, tt.ok)
 				}
@@ -94,8 +93,7 @@ func TestConflictingCredentials(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, call := range []func(string, map[string]any, func(*http.Request)) response{e.get, e.post} {
-				r := call(tt.fn, tt.args, tt.mod)
+			for _, r := range e.eachMethod(tt.fn, tt.args, tt.mod) {
 				reason, _ := r.msg["reason"].(string)
 				if r.status != 400 || r.code() != "INVALID-ARGUMENT" || r.msg["name"] != tt.arg ||
 					!strings.HasPrefix(reason, "conflicting credentials") {

@@ -168,7 +168,13 @@ func (r response) result() string { s, _ := r.msg["result"].(string); return s }
 
 func (e *env) do(req *http.Request) response {
 	e.t.Helper()
-	res, err := e.srv.Client().Do(req)
+	return e.doWith(e.srv.Client(), req)
+}
+
+// doWith sends req with client and reads its answer.
+func (e *env) doWith(client *http.Client, req *http.Request) response {
+	e.t.Helper()
+	res, err := client.Do(req)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -209,6 +215,12 @@ func (e *env) post(fn string, args map[string]any, mod func(*http.Request)) resp
 		mod(req)
 	}
 	return e.do(req)
+}
+
+// eachMethod calls fn over GET and over POST, with the same arguments and headers.
+func (e *env) eachMethod(fn string, args map[string]any, mod func(*http.Request)) []response {
+	e.t.Helper()
+	return []response{e.get(fn, args, mod), e.post(fn, args, mod)}
 }
 
 // login logs in and returns the session ID.

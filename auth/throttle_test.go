@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -26,17 +25,12 @@ func (e *env) loginFrom(ip, user, password string) response {
 	b, _ := json.Marshal(map[string]string{"user": user, "password": password})
 	req, _ := http.NewRequest("POST", e.srv.URL+"/api/login", bytes.NewReader(b))
 	req.Header.Set("Content-Type", "application/json")
-	res, err := (&http.Client{Transport: tr}).Do(req)
+	probe, err := d.DialContext(e.t.Context(), "tcp", e.srv.Listener.Addr().String())
 	if err != nil {
 		e.t.Skipf("cannot connect from %s: %v", ip, err)
 	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	r := response{status: res.StatusCode, raw: string(raw), header: res.Header}
-	if err := json.Unmarshal(raw, &r.msg); err != nil {
-		e.t.Fatalf("body is not one JSON message: %q", raw)
-	}
-	return r
+	probe.Close()
+	return e.doWith(&http.Client{Transport: tr}, req)
 }
 
 // TestLoginNotDeniedByOthers checks that wrong passwords from other addresses, however many,

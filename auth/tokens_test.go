@@ -106,8 +106,7 @@ func TestCrossSite(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, call := range []func(string, map[string]any, func(*http.Request)) response{e.get, e.post} {
-				r := call("whoami", tt.args, tt.mod)
+			for _, r := range e.eachMethod("whoami", tt.args, tt.mod) {
 				if tt.ok != r.ok() {
 					t.Fatalf("got %d %s, want ok=%v", r.status, r.raw, tt.ok)
 				}
