@@ -61,11 +61,10 @@ func (h *Handler) newWSConn(conn *websocket.Conn, nc *batchConn, r *http.Request
 	wc := &wsConn{
 		h: h, conn: conn, ctx: ctx, cancel: cancel, v: v, creds: creds,
 		header: r.Header, remote: r.RemoteAddr,
-		slots:   make(chan struct{}, h.cfg.WS.MaxInFlight),
-		waiting: make(chan struct{}, h.cfg.WS.MaxInFlight),
-		jobs:    make(chan wsJob), // unbuffered: a buffer of MaxInFlight jobs costs 3.5 KB per connection
-		quit:    make(chan struct{}),
-		done:    make(chan struct{}),
+		slots: make(chan struct{}, h.cfg.WS.MaxInFlight),
+		jobs:  make(chan wsJob), // unbuffered: a buffer of MaxInFlight jobs costs 3.5 KB per connection
+		quit:  make(chan struct{}),
+		done:  make(chan struct{}),
 	}
 	wc.out = newWSWriter(conn, nc, func(error) {
 		// A failed write (a client that does not read within the write timeout, or gone)
@@ -210,8 +209,12 @@ func (wc *wsConn) dispatch(data []byte) error {
 // held by long calls goes on reading.
 const wsQueueWait = time.Second
 
-// enqueue takes a place among the waiting calls, waiting at most wsQueueWait for one.
+// enqueue takes a place among the waiting calls, waiting at most wsQueueWait for one. Only the
+// read loop calls it; the places are made the first time (most connections never need them).
 func (wc *wsConn) enqueue() bool {
+	if wc.waiting == nil {
+		wc.waiting = make(chan struct{}, cap(wc.slots))
+	}
 	select {
 	case wc.waiting <- struct{}{}:
 		return true
