@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/coder/websocket"
 	"github.com/fnapi/fnapi/auth"
 )
 
@@ -102,6 +103,24 @@ func TestConflictingCredentials(t *testing.T) {
 			}
 		})
 	}
+	t.Run("WebSocket handshake with two key headers", func(t *testing.T) {
+		u := "wss" + strings.TrimPrefix(e.srv.URL, "https") + "/api/ws"
+		c, res, err := websocket.Dial(t.Context(), u, &websocket.DialOptions{HTTPClient: e.srv.Client(),
+			HTTPHeader: http.Header{"Svc-Authorization": {k, bobKey}}})
+		if err == nil {
+			c.CloseNow()
+			t.Fatal("the handshake was accepted")
+		}
+		if res == nil || res.StatusCode != 400 {
+			t.Fatalf("handshake answered %v", res)
+		}
+	})
+	t.Run("WebSocket call with a session and a key of two users", func(t *testing.T) {
+		w := e.dialWS(nil, "")
+		if m := w.call("whoami", map[string]any{"_session": s, "_key": bobKey}); m["error"] != "INVALID-ARGUMENT" {
+			t.Fatalf("got %v", m)
+		}
+	})
 	t.Run("the same token twice, or two tokens of one user", func(t *testing.T) {
 		for _, mod := range []func(*http.Request){
 			both(cookie(s), cookie(s)),
