@@ -23,8 +23,9 @@ import (
 // without identity, whatever tokens they carry.
 //
 // A streaming call is registered with its token: when the token ends (revoked, logged out,
-// expired, its user deleted), the call's context is cancelled and the stream ends with
-// API-AUTHENTICATION-NEEDED, whatever the function returns.
+// expired, its user deleted), the call's context is cancelled with API-AUTHENTICATION-NEEDED
+// as its cause, which the transport answers as the stream's end, whatever the function
+// returns.
 func (a *Authenticator) Interceptor() registry.Interceptor {
 	return func(next registry.Handler) registry.Handler {
 		return func(ctx context.Context, c *registry.Call) (any, error) {
@@ -39,15 +40,10 @@ func (a *Authenticator) Interceptor() registry.Interceptor {
 			if c.Sink == nil {
 				return next(ctx, c)
 			}
+			// The transport answers the cause the stream ends with (see watchStream).
 			sctx, stop := a.watchStream(ctx, e, c)
 			defer stop()
-			res, err := next(sctx, c)
-			if cause := context.Cause(sctx); sctx.Err() != nil && ctx.Err() == nil && cause != nil {
-				if _, ended := cause.(*apierr.Error); ended {
-					return nil, cause // the token ended: whatever the function made of it
-				}
-			}
-			return res, err
+			return next(sctx, c)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -44,7 +45,8 @@ func New(reg *registry.Registry, cfg Config) (*Handler, error) {
 // requireIdentity is the innermost interceptor: whatever the configured interceptors did, a
 // function that needs a token is never run for an anonymous caller. With no authentication
 // interceptor configured, only public functions can be called. Then it reads the arguments of
-// a large body left for later (registry.Call.ReadArgs).
+// a large body left for later (registry.Call.ReadArgs). A call whose context an interceptor
+// cancelled with an *apierr.Error as the cause (context.WithCancelCause) answers that error.
 func requireIdentity(next registry.Handler) registry.Handler {
 	return func(ctx context.Context, c *registry.Call) (any, error) {
 		if c.Func.Access != registry.Public && c.Identity == nil {
@@ -57,7 +59,18 @@ func requireIdentity(next registry.Handler) registry.Handler {
 				return nil, err
 			}
 		}
-		return next(ctx, c)
+		res, err := next(ctx, c)
+		if err != nil || c.Sink != nil {
+			// An interceptor that ended the call with a cause of the catalogue (a stream
+			// whose token ended) has it answered, whatever the function made of it.
+			if ctx.Err() != nil {
+				var e *apierr.Error
+				if cause := context.Cause(ctx); errors.As(cause, &e) {
+					return nil, e
+				}
+			}
+		}
+		return res, err
 	}
 }
 
