@@ -1,6 +1,7 @@
 package transport_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -55,6 +56,42 @@ func FuzzArguments(f *testing.F) {
 		h.ServeHTTP(w, req)
 		if w.Code != http.StatusOK && (w.Code < 400 || w.Code >= 500) {
 			t.Fatalf("status %d for %q?%q (%q): %s", w.Code, path, query, ctype, w.Body)
+		}
+		var msg struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &msg); err != nil || (msg.Type != "result" && msg.Type != "error") {
+			t.Fatalf("not one message: %q", w.Body)
+		}
+	})
+}
+
+// FuzzTokenHeaders feeds arbitrary token-carrying headers (Cookie, the key header, Origin,
+// Sec-Fetch-Site) and token arguments to the handler: every answer must be one JSON message, a
+// result or a 4xx error, never a 500 or a crash.
+func FuzzTokenHeaders(f *testing.F) {
+	reg := registry.New()
+	fnapi.MustRegisterBuiltins(reg)
+	reg.MustRegister("whoami", func(ctx context.Context) any { return registry.CallFrom(ctx).Identity })
+	h, err := transport.New(reg, transport.Config{Interceptors: []registry.Interceptor{testAuth}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add("Svc-Session=session:s", "secret:k", "https://example.com", "same-origin", "_key=secret:k")
+	f.Add("Svc-Session=a; Svc-Session=b", "Bearer x", "null", "cross-site", "_session=session:s")
+	f.Add(`Svc-Session="session:s"; other=1`, "", "http://[::1", "none", "")
+	f.Fuzz(func(t *testing.T, cookie, key, origin, fetch, query string) {
+		req := httptest.NewRequest("GET", "/whoami", nil)
+		req.URL.RawQuery = query
+		for name, v := range map[string]string{"Cookie": cookie, "Svc-Authorization": key, "Origin": origin, "Sec-Fetch-Site": fetch} {
+			if v != "" {
+				req.Header[name] = strings.Split(v, "\n") // a newline makes two headers
+			}
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != http.StatusOK && (w.Code < 400 || w.Code >= 500) {
+			t.Fatalf("status %d: %s", w.Code, w.Body)
 		}
 		var msg struct {
 			Type string `json:"type"`
