@@ -40,7 +40,9 @@
 // argument is read.
 //
 // login sets the cookie HttpOnly, Secure, SameSite=Strict, Path=/, without Expires (it ends
-// with the browser session), except on a cross-site request.
+// with the browser session), only for a request from the server's own origin (the same rule
+// as above): a page of another site, even a sibling, cannot sign the browser in as someone
+// else. Other callers take the session ID from the answer.
 //
 // # Cost of a call
 //

@@ -116,12 +116,14 @@ func TestCrossSite(t *testing.T) {
 			}
 		})
 	}
-	t.Run("login cross-site sets no cookie", func(t *testing.T) {
-		r := e.post("login", map[string]any{"user": "admin", "password": adminPassword}, header("Sec-Fetch-Site", "cross-site"))
-		if !r.ok() || r.header.Get("Set-Cookie") != "" {
-			t.Fatalf("got %d %s, Set-Cookie %q", r.status, r.raw, r.header.Get("Set-Cookie"))
-		}
-	})
+	for _, site := range []string{"cross-site", "same-site", "none", ""} {
+		t.Run("login "+site+" sets no cookie", func(t *testing.T) {
+			r := e.post("login", map[string]any{"user": "admin", "password": adminPassword}, header("Sec-Fetch-Site", site))
+			if !r.ok() || r.header.Get("Set-Cookie") != "" {
+				t.Fatalf("got %d %s, Set-Cookie %q", r.status, r.raw, r.header.Get("Set-Cookie"))
+			}
+		})
+	}
 	t.Run("logout by a cross-site cookie refused", func(t *testing.T) {
 		wantAuthNeeded(t, e.post("logout", nil, both(cookie(s), header("Sec-Fetch-Site", "cross-site"))), "logout")
 		if r := e.get("whoami", withSession(s), nil); !r.ok() {
@@ -132,7 +134,7 @@ func TestCrossSite(t *testing.T) {
 
 func TestLoginCookie(t *testing.T) {
 	e := newEnv(t, auth.NewMemoryStore())
-	r := e.post("login", map[string]any{"user": "admin", "password": adminPassword}, nil)
+	r := e.post("login", map[string]any{"user": "admin", "password": adminPassword}, sameOrigin)
 	cs := (&http.Response{Header: r.header}).Cookies()
 	if len(cs) != 1 {
 		t.Fatalf("cookies %v", r.header["Set-Cookie"])
