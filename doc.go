@@ -20,7 +20,8 @@
 // The packages below fnapi hold the parts: registry (functions, their shapes and schemas),
 // transport (HTTP, streams, WebSocket), stream (what a streaming function sends), version,
 // apierr (the error type and codes), doc (the API description), auth (users, sessions and API
-// keys) and client (a Go client).
+// keys), client (a Go client) and decl (a function declared once with its Go types, which
+// registry.Implement serves and client.Call calls, both checked by the compiler).
 //
 // # Calling convention
 //

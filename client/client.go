@@ -16,7 +16,8 @@ import (
 
 // Client calls an fnapi server over HTTPS. It is safe for concurrent use.
 type Client struct {
-	base string // the API's root URL, without a trailing slash, with the version segment
+	root string // the API's root URL, without a trailing slash
+	base string // root with the version segment of WithVersion, if any
 	o    options
 }
 
@@ -27,20 +28,21 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		return nil, fmt.Errorf("client: base URL %q: want https://host/path", baseURL)
 	}
 	o := newOptions(opts)
-	base := strings.TrimSuffix(u.String(), "/")
+	root := strings.TrimSuffix(u.String(), "/")
+	base := root
 	if o.version != "" {
 		base += "/" + url.PathEscape(o.version)
 	}
-	return &Client{base: base, o: o}, nil
+	return &Client{root: root, base: base, o: o}, nil
 }
 
-// post sends one call as a POST with a JSON object body.
-func (c *Client) post(ctx context.Context, path string, args any, accept string) (*http.Response, error) {
+// post sends one call to base/path as a POST with a JSON object body.
+func (c *Client) post(ctx context.Context, base, path string, args any, accept string) (*http.Response, error) {
 	body, err := encodeArgs(args)
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/"+path, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/"+path, bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}
@@ -54,10 +56,23 @@ func (c *Client) post(ctx context.Context, path string, args any, accept string)
 	return res, nil
 }
 
+// at returns the URL root of version v: the client's own when v is "".
+func (c *Client) at(v string) string {
+	if v == "" {
+		return c.base
+	}
+	return c.root + "/" + v
+}
+
 // Call calls fn with args and stores its result in out (any value json.Unmarshal takes; nil to
 // drop it). An error answered by the server is an *apierr.Error.
 func (c *Client) Call(ctx context.Context, fn string, args any, out any) error {
-	res, err := c.post(ctx, url.PathEscape(fn), args, "application/json")
+	return c.call(ctx, fn, "", args, out)
+}
+
+// call calls fn at version v (the client's own when "").
+func (c *Client) call(ctx context.Context, fn, v string, args any, out any) error {
+	res, err := c.post(ctx, c.at(v), url.PathEscape(fn), args, "application/json")
 	if err != nil {
 		return err
 	}
@@ -88,10 +103,15 @@ var ErrStreamCut = errors.New("client: the stream ended without its end message"
 // error (an *apierr.Error when the server answered one). Stopping the iteration, or cancelling
 // ctx, ends the call.
 func (c *Client) Stream(ctx context.Context, fn string, args any) iter.Seq2[json.RawMessage, error] {
+	return c.stream(ctx, fn, "", args)
+}
+
+// stream calls fn in streaming mode at version v (the client's own when "").
+func (c *Client) stream(ctx context.Context, fn, v string, args any) iter.Seq2[json.RawMessage, error] {
 	return func(yield func(json.RawMessage, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		res, err := c.post(ctx, "stream/"+url.PathEscape(fn), args, "application/x-ndjson")
+		res, err := c.post(ctx, c.at(v), "stream/"+url.PathEscape(fn), args, "application/x-ndjson")
 		if err != nil {
 			yield(nil, err)
 			return

@@ -59,15 +59,21 @@ func testServer(t testing.TB) (srv *httptest.Server, started, stopped chan strin
 			return next(ctx, c)
 		}
 	}
-	h, err := fnapi.New(reg, fnapi.WithInterceptors(auth))
+	return serveTLS(t, reg, fnapi.WithInterceptors(auth)), started, stopped
+}
+
+// serveTLS serves reg's API over real TLS at /api until the test ends.
+func serveTLS(t testing.TB, reg *registry.Registry, opts ...fnapi.Option) *httptest.Server {
+	t.Helper()
+	h, err := fnapi.New(reg, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", h))
-	srv = httptest.NewTLSServer(mux)
+	srv := httptest.NewTLSServer(mux)
 	t.Cleanup(srv.Close)
-	return srv, started, stopped
+	return srv
 }
 
 // caller is what Client and WSConn have in common.
@@ -90,6 +96,14 @@ func (h httpCaller) Stream(ctx context.Context, fn string, args any) func(func(j
 
 // callers returns an HTTPS client and a WebSocket client of srv, with opts.
 func callers(t *testing.T, srv *httptest.Server, opts ...client.Option) map[string]caller {
+	c, ws := dial(t, srv, opts...)
+	return map[string]caller{"https": httpCaller{c}, "ws": wsCaller{ws}}
+}
+
+// dial returns an HTTPS client of srv's API and a WebSocket connection to it, closed when the
+// test ends.
+func dial(t testing.TB, srv *httptest.Server, opts ...client.Option) (*client.Client, *client.WSConn) {
+	t.Helper()
 	opts = append([]client.Option{client.WithHTTPClient(srv.Client())}, opts...)
 	c, err := client.New(srv.URL+"/api", opts...)
 	if err != nil {
@@ -100,7 +114,7 @@ func callers(t *testing.T, srv *httptest.Server, opts ...client.Option) map[stri
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	return map[string]caller{"https": httpCaller{c}, "ws": wsCaller{ws}}
+	return c, ws
 }
 
 func TestCall(t *testing.T) {

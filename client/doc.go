@@ -12,6 +12,24 @@
 // nil for none. An error answered by the server comes back as an *apierr.Error with its code
 // and attributes; check it with errors.As or errors.Is(err, apierr.New(code)).
 //
+// # Typed calls
+//
+// A function declared with package decl is called with Call and Stream, over either
+// transport (both *Client and *WSConn are a Caller); its arguments, result and chunks are
+// then checked by the compiler:
+//
+//	s, err := client.Call(ctx, c, api.Greet, api.GreetArgs{Name: "Ann"})   // s is a string
+//	for row, err := range client.Stream(ctx, ws, api.Query, api.QueryArgs{Expr: "traffic"}) {
+//		...                                                               // row is an api.Chunk
+//	}
+//
+// A typed call sends every field of its arguments as encoding/json encodes it: an optional
+// argument is left out only when its field says omitempty or omitzero, or is a nil pointer
+// (declarations should tag their optional fields so). With WithDeclaredVersions each typed call
+// goes to the API version its declaration appeared in, so that a program keeps calling what it
+// was built against while the server moves on. A typed call costs what the dynamic call of the
+// same arguments costs (BENCHMARKS.md).
+//
 // Tokens: WithSession sends the session cookie, WithAPIKey the key header, on every request
 // and on the WebSocket handshake (so they apply to every call of the connection).
 //

@@ -17,6 +17,7 @@ type options struct {
 	cookie    string
 	keyHeader string
 	maxMsg    int64
+	declared  bool
 }
 
 func newOptions(opts []Option) options {
@@ -61,6 +62,14 @@ func WithTokenNames(cookie, header string) Option {
 
 // WithMaxMessageBytes limits one message read from the server. Default: 64 MiB.
 func WithMaxMessageBytes(n int64) Option { return func(o *options) { o.maxMsg = n } }
+
+// WithDeclaredVersions makes the typed calls (Call, Stream) of the client go to the API version
+// their declaration appeared in (decl.Since), whatever the client's own version: a program then
+// keeps calling the functions it was built against while the server adds versions. Over a
+// WebSocket, calls to another version than the URL's go over a connection of their own to that
+// version, opened on first use with the same options and closed with the WSConn. Default: typed
+// calls go to the client's version, as untyped ones.
+func WithDeclaredVersions() Option { return func(o *options) { o.declared = true } }
 
 // header returns the headers that carry the tokens.
 func (o *options) header() http.Header {

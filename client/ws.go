@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
+	"net/http"
 	"net/url"
 	"strconv"
 	"sync"
@@ -24,6 +26,8 @@ type WSConn struct {
 	pending map[string]*pending
 	err     error         // why the connection ended, once done is closed
 	done    chan struct{} // closed when the reader stops
+
+	versions versions // the connections to other versions, for typed calls WithDeclaredVersions
 }
 
 // pending is a call waiting for its messages.
@@ -43,24 +47,44 @@ func DialWS(ctx context.Context, wsURL string, opts ...Option) (*WSConn, error) 
 		return nil, fmt.Errorf("client: WebSocket URL %q: want wss://host/path", wsURL)
 	}
 	o := newOptions(opts)
-	conn, _, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{HTTPClient: o.hc, HTTPHeader: o.header()})
+	return dialWS(ctx, u, o)
+}
+
+func dialWS(ctx context.Context, u *url.URL, o options) (*WSConn, error) {
+	conn, res, err := websocket.Dial(ctx, u.String(), &websocket.DialOptions{HTTPClient: o.hc, HTTPHeader: o.header()})
 	if err != nil {
-		return nil, fmt.Errorf("client: %w", err)
+		return nil, handshakeErr(res, err)
 	}
 	conn.SetReadLimit(o.maxMsg)
 	c := &WSConn{conn: conn, pending: make(map[string]*pending), done: make(chan struct{})}
+	c.versions.init(u, o)
 	go c.read()
 	return c, nil
 }
 
-// Close closes the connection; the server cancels the calls still running.
+// handshakeErr returns the server's error message when it refused the handshake with one
+// (UNKNOWN-VERSION for a version it does not serve), else err.
+func handshakeErr(res *http.Response, err error) error {
+	if res != nil && res.Body != nil {
+		if b, rerr := io.ReadAll(res.Body); rerr == nil {
+			if m, derr := decodeMessage(b); derr == nil && m.Type == "error" {
+				return m.err()
+			}
+		}
+	}
+	return fmt.Errorf("client: %w", err)
+}
+
+// Close closes the connection, and those WithDeclaredVersions opened; the server cancels the
+// calls still running.
 func (c *WSConn) Close() error {
+	errs := c.versions.close()
 	err := c.conn.Close(websocket.StatusNormalClosure, "")
 	<-c.done
 	if err != nil && !errors.Is(err, context.Canceled) {
-		return fmt.Errorf("client: %w", err)
+		errs = append(errs, fmt.Errorf("client: %w", err))
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // read dispatches the server's messages to their calls, until the connection ends.
@@ -211,6 +235,19 @@ func (c *WSConn) next(ctx context.Context, id string, p *pending) (message, erro
 // Call calls fn with args and stores its result in out (nil to drop it). Cancelling ctx
 // cancels the call on the server. An error answered by the server is an *apierr.Error.
 func (c *WSConn) Call(ctx context.Context, fn string, args any, out any) error {
+	return c.call(ctx, fn, "", args, out)
+}
+
+// call calls fn at version v: on this connection when v is "" or the connection's version,
+// else on the connection to v.
+func (c *WSConn) call(ctx context.Context, fn, v string, args any, out any) error {
+	if v != "" && v != c.versions.own {
+		conn, err := c.versions.at(ctx, v)
+		if err != nil {
+			return err
+		}
+		return conn.Call(ctx, fn, args, out)
+	}
 	id, p, err := c.start(ctx, "call", fn, args, 1)
 	if err != nil {
 		return err
@@ -226,6 +263,21 @@ func (c *WSConn) Call(ctx context.Context, fn string, args any, out any) error {
 // last, as a nil chunk and an error (an *apierr.Error when the server answered one). Stopping
 // the iteration, or cancelling ctx, cancels the call on the server.
 func (c *WSConn) Stream(ctx context.Context, fn string, args any) iter.Seq2[json.RawMessage, error] {
+	return c.stream(ctx, fn, "", args)
+}
+
+// stream is Stream at version v, as call is Call.
+func (c *WSConn) stream(ctx context.Context, fn, v string, args any) iter.Seq2[json.RawMessage, error] {
+	if v != "" && v != c.versions.own {
+		return func(yield func(json.RawMessage, error) bool) {
+			conn, err := c.versions.at(ctx, v)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			conn.Stream(ctx, fn, args)(yield)
+		}
+	}
 	return func(yield func(json.RawMessage, error) bool) {
 		id, p, err := c.start(ctx, "stream", fn, args, streamBuffer)
 		if err != nil {

@@ -14,8 +14,11 @@
 // With the argument format set to "openapi", doc answers the OpenAPI 3.1 document of the same
 // version (see OpenAPI): paths /<fn> with GET (query parameters holding JSON) and POST (a JSON
 // or form body), /stream/<fn> for streaming functions, result and error message schemas, and
-// the places a token may travel as security schemes. Its server URL is {base}/<M.m>, where the
-// variable base defaults to /api (MountPath changes it).
+// the places a token may travel as security schemes, and /ws for the WebSocket (its messages as
+// the component schemas WSCall and WSAnswer). Its server URL is {base}/<M.m>, where the
+// variable base defaults to /api (MountPath changes it). Boolean schemas are written as objects
+// ({} for true), which generators built on kin-openapi (oapi-codegen) need; openapi-typescript
+// and oapi-codegen are checked against the document in the data service's tests.
 //
 // # Descriptions
 //

@@ -38,7 +38,8 @@ const (
 // path /stream/<name>, answering messages as NDJSON or Server-Sent Events. Functions that need a
 // token list the places it may travel as security requirements: the session cookie, the
 // _session query parameter, the API key header and the _key query parameter (session only: the
-// first two).
+// first two). The WebSocket is the path /ws, whose GET answers 101 and whose messages are the
+// component schemas WSCall and WSAnswer: OpenAPI 3.1 cannot describe a WebSocket otherwise.
 func OpenAPI(reg *registry.Registry, v version.Version, opts ...Option) (json.RawMessage, error) {
 	b, err := json.Marshal(openAPI(reg, v, newConfig(opts)))
 	if err != nil {
@@ -62,6 +63,11 @@ func openAPI(reg *registry.Registry, v version.Version, cfg config) *oaDocument 
 		Paths:             map[string]*oaPathItem{},
 		Components:        components(cfg),
 	}
+	d.Paths["/ws"] = wsPathItem()
+	for name, s := range wsSchemas() {
+		d.Components.Schemas[name] = s
+	}
+
 	for _, f := range reg.Funcs(v) {
 		d.Paths["/"+f.Name] = &oaPathItem{
 			Get:  operation(f, "get:"+f.Name, false, false),
@@ -74,6 +80,7 @@ func openAPI(reg *registry.Registry, v version.Version, cfg config) *oaDocument 
 			}
 		}
 	}
+	d.plainSchemas()
 	return d
 }
 
@@ -281,7 +288,7 @@ func components(cfg config) oaComponents {
 			Content:     map[string]oaMediaType{mediaJSON: {Schema: &jsonschema.Schema{Ref: "#/components/schemas/Error"}}},
 		}},
 		SecuritySchemes: map[string]oaSecurityScheme{
-			schemeSessionCookie: {Type: "apiKey", In: "cookie", Name: cfg.cookie, Description: "A session ID (session:<uuid>), as login sets it."},
+			schemeSessionCookie: {Type: "apiKey", In: "cookie", Name: cfg.cookie, Description: "A session ID (session:<uuid>), as login sets it. With the cookie alone, a function not read-only also needs Sec-Fetch-Site: same-origin (or an Origin equal to the server's)."},
 			schemeSessionQuery:  {Type: "apiKey", In: "query", Name: "_session", Description: "A session ID (session:<uuid>)."},
 			schemeKeyHeader:     {Type: "apiKey", In: "header", Name: cfg.header, Description: "An API key (secret:<uuid>)."},
 			schemeKeyQuery:      {Type: "apiKey", In: "query", Name: "_key", Description: "An API key (secret:<uuid>)."},

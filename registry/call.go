@@ -8,6 +8,7 @@ import (
 
 	"github.com/fnapi/fnapi/stream"
 	"github.com/fnapi/fnapi/version"
+	"go.uber.org/zap"
 )
 
 // Call is one call of a function, as a transport received it. Interceptors may read it and set
@@ -34,6 +35,14 @@ type Call struct {
 	// Header holds the request's HTTP header (the handshake's, over WebSocket). Never log it:
 	// it may hold tokens.
 	Header http.Header
+	// Meta holds the string values a WebSocket call message carries in its "meta" attribute, for
+	// interceptors (a trace context per call: traceparent, tracestate); nil over HTTP, where
+	// headers carry them. Never passed to the function; it may be empty but never holds tokens
+	// the framework reads.
+	Meta map[string]string
+	// LogFields are added by interceptors to the transport's log line of the call (a trace's
+	// ids). Never put arguments, tokens or bodies in it.
+	LogFields []zap.Field
 	// SetCookie sets a cookie on the HTTP response; nil where the transport cannot (WebSocket).
 	SetCookie func(*http.Cookie)
 	// Sink receives the chunks in streaming mode; nil in non-streaming mode.

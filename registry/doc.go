@@ -18,6 +18,19 @@
 // nothing. Any other shape is refused by Register with an error naming the function and the
 // problem: nothing is skipped silently.
 //
+// # Declared functions
+//
+// A function declared once with package decl, for the server and its Go clients, is
+// registered with Implement (ImplementStream for a streaming one):
+//
+//	registry.MustImplement(reg, api.Greet, greet) // greet must be func(context.Context, api.GreetArgs) (string, error)
+//
+// The compiler refuses an implementation whose arguments or result differ from the
+// declaration's. Implement registers through Register, with the declaration's name, versions,
+// access, errors and description, so every rule of this package holds for it; an option that
+// would change what the declaration says is refused. Register keeps working for functions not
+// declared.
+//
 // # Required and optional arguments
 //
 // A struct field is optional when it is a pointer, when its json tag says omitempty or

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/stream"
 	"github.com/fnapi/fnapi/version"
 	"github.com/invopop/jsonschema"
@@ -152,21 +153,7 @@ func newFunc(name string, fn any, opts []Option) (*Func, error) {
 	return f, f.buildSchemas()
 }
 
-func checkName(name string) error {
-	if name == "" {
-		return errors.New("empty function name")
-	}
-	for _, r := range name {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			return fmt.Errorf("function name %q: use letters, digits, '-' and '_'", name)
-		}
-	}
-	switch name {
-	case "ws", "stream":
-		return fmt.Errorf("function name %q is reserved for the transport's paths", name)
-	}
-	return nil
-}
+func checkName(name string) error { return decl.CheckName(name) }
 
 func (f *Func) checkResults(t reflect.Type) error {
 	switch t.NumOut() {

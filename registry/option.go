@@ -4,32 +4,23 @@ import (
 	"fmt"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/stream"
 	"github.com/fnapi/fnapi/version"
 )
 
-// Access says which token a function needs.
-type Access int
+// Access says which token a function needs. It is decl.Access, so that a declaration's access
+// and a registration's are one type.
+type Access = decl.Access
 
 const (
 	// Token (the default) admits a call with any valid token: a session ID or an API key.
-	Token Access = iota
+	Token = decl.Token
 	// Public admits every call, without a token.
-	Public
+	Public = decl.Public
 	// Session admits only a call with a valid session ID: an API key is refused.
-	Session
+	Session = decl.Session
 )
-
-// String returns "token", "none" or "session", as doc shows it.
-func (a Access) String() string {
-	switch a {
-	case Public:
-		return "none"
-	case Session:
-		return "session"
-	}
-	return "token"
-}
 
 // Option configures a function at registration.
 type Option func(*Func) error

@@ -45,7 +45,9 @@
 //
 // A call message is {"id": 1, "call": "fn", "args": {...}}, or with "stream" instead of
 // "call" for a streaming call; the id is a non-empty string or a number, args an object ({}
-// for none); other attributes are ignored. Every answer carries the id as a string (1 becomes
+// for none); an optional "meta" object of strings reaches interceptors as registry.Call.Meta
+// (a trace context per call: {"traceparent": "00-...", "tracestate": "..."}); other attributes
+// are ignored. Every answer carries the id as a string (1 becomes
 // "1"). A message that is not a valid call answers INVALID-MESSAGE with a reason (and the id
 // when it could be read) and the connection stays open; a message over
 // WSConfig.MaxMessageBytes closes it with status 1009.

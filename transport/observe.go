@@ -14,6 +14,7 @@ import (
 // observe is the outermost interceptor: it logs one line per call (with the client's address,
 // and the user, when the identity an interceptor set is a fmt.Stringer), records metrics, and turns
 // every error into an *apierr.Error, logging the internals of INTERNAL-ERROR for the operator.
+// Both lines carry the fields the inner interceptors added to Call.LogFields.
 func (h *Handler) observe(next registry.Handler) registry.Handler {
 	log := h.cfg.Logger
 	m := h.cfg.Metrics
@@ -29,7 +30,7 @@ func (h *Handler) observe(next registry.Handler) registry.Handler {
 			e := apierr.From(err)
 			code = e.Code
 			if e.Code == apierr.Internal {
-				log.Error("internal error", zap.String("function", c.Func.Name), zap.Error(internalCause(err)))
+				log.Error("internal error", append([]zap.Field{zap.String("function", c.Func.Name), zap.Error(internalCause(err))}, c.LogFields...)...)
 			}
 			err = e
 		}
@@ -54,7 +55,7 @@ func (h *Handler) observe(next registry.Handler) registry.Handler {
 			if c.Sink != nil {
 				fields = append(fields, zap.Bool("stream", true))
 			}
-			ce.Write(fields...)
+			ce.Write(append(fields, c.LogFields...)...)
 		}
 		return res, err
 	}

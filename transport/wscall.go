@@ -20,6 +20,7 @@ func (wc *wsConn) newCall(f *registry.Func, m wsCall) (*registry.Call, error) {
 		ID:          m.ID,
 		RemoteAddr:  wc.remote,
 		Header:      wc.header,
+		Meta:        m.Meta,
 	}
 	if _, ok := m.Args[argSession]; ok || m.Args[argKey] != nil {
 		c.Credentials.Session, c.Credentials.SessionFromCookie, c.Credentials.Key = "", false, ""

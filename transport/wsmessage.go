@@ -11,11 +11,13 @@ import (
 //
 //	{"id": 1, "call": "echo", "args": {...}}    a call
 //	{"id": "a", "stream": "count", "args": {...}} a streaming call
+//	{"id": 2, "call": "echo", "args": {}, "meta": {"traceparent": "00-..."}} with call metadata
 type wsCall struct {
 	ID     string // the id as sent, a number's text or a string's content
 	Name   string // the function
 	Stream bool
 	Args   map[string]json.RawMessage
+	Meta   map[string]string // the optional meta attribute, for interceptors (registry.Call.Meta)
 }
 
 // wsCallJSON is the message as JSON sees it; the fields stay raw so that each one's type can be
@@ -25,11 +27,12 @@ type wsCallJSON struct {
 	Call   json.RawMessage `json:"call"`
 	Stream json.RawMessage `json:"stream"`
 	Args   json.RawMessage `json:"args"`
+	Meta   json.RawMessage `json:"meta"`
 }
 
 // parseCall reads a call message. A message that is not a valid call answers INVALID-MESSAGE
 // with the reason; the id is returned whenever it could be read, so that the error carries it.
-// Other attributes of the message are ignored.
+// The optional meta attribute is an object of strings; other attributes are ignored.
 func parseCall(data []byte) (wsCall, error) {
 	if c, ok := parseCallFast(data); ok {
 		return c, nil
@@ -75,6 +78,13 @@ func parseCallJSON(data []byte) (wsCall, error) {
 	}
 	if err := json.Unmarshal(m.Args, &c.Args); err != nil {
 		return c, invalidMessage("args must be an object")
+	}
+	if present(m.Meta) {
+		var meta map[string]string
+		if m.Meta[0] != '{' || json.Unmarshal(m.Meta, &meta) != nil {
+			return c, invalidMessage("meta must be an object of strings")
+		}
+		c.Meta = meta
 	}
 	return c, nil
 }

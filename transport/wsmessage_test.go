@@ -22,6 +22,12 @@ func TestParseCall(t *testing.T) {
 			wsCall{ID: "x", Name: "count", Stream: true, Args: map[string]json.RawMessage{}}, ""},
 		{"other attributes ignored", ` {"id":-2.5e3,"call":"f","args":{},"jsonrpc":"2.0"} `,
 			wsCall{ID: "-2.5e3", Name: "f", Args: map[string]json.RawMessage{}}, ""},
+		{"meta for interceptors", `{"id":1,"call":"f","args":{},"meta":{"traceparent":"00-ab-cd-01"}}`,
+			wsCall{ID: "1", Name: "f", Args: map[string]json.RawMessage{}, Meta: map[string]string{"traceparent": "00-ab-cd-01"}}, ""},
+		{"meta not an object of strings", `{"id":1,"call":"f","args":{},"meta":{"a":1}}`,
+			wsCall{ID: "1", Name: "f", Args: map[string]json.RawMessage{}}, "meta must be an object of strings"},
+		{"meta an array", `{"id":1,"call":"f","args":{},"meta":["a"]}`,
+			wsCall{ID: "1", Name: "f", Args: map[string]json.RawMessage{}}, "meta must be an object of strings"},
 		{"not JSON", `{"id":1,`, wsCall{}, "the message is not JSON"},
 		{"not an object", `[1,2]`, wsCall{}, "the message must be a JSON object"},
 		{"empty", ``, wsCall{}, "the message is not JSON"},
@@ -61,7 +67,7 @@ func FuzzParseCall(f *testing.F) {
 	for _, s := range []string{
 		`{"id":1,"call":"echo","args":{"a":1}}`, `{"id":"a","stream":"count","args":{"n":3}}`,
 		`{"id":1,"call":"a","stream":"b","args":{}}`, `[]`, `"x"`, `{"id":{},"call":"x","args":{}}`,
-		`{"id":1e400,"call":"x","args":{}}`, "{\"id\":\"\xff\",\"call\":\"x\",\"args\":{}}",
+		`{"id":1e400,"call":"x","args":{}}`, `{"id":1,"call":"x","args":{},"meta":{"traceparent":"t"}}`, "{\"id\":\"\xff\",\"call\":\"x\",\"args\":{}}",
 	} {
 		f.Add([]byte(s))
 	}

@@ -4,6 +4,9 @@
 //
 //	dataservice [-addr 127.0.0.1:8443] [-data ./data] [-cert F -key F] [-host NAME] [-demo]
 //	            [-session-idle 1h] [-session-max 24h] [-log-level info]
+//
+// The standard OpenTelemetry environment variables turn tracing on (see tracing): for example
+// OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318.
 package main
 
 import (
@@ -65,9 +68,23 @@ func run() error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	a, err := app.Open(ctx, app.Config{
-		DataDir: *data, Demo: *demoFlag, SessionIdle: *idle, SessionMax: *max, Logger: log,
-	})
+	cfg := app.Config{DataDir: *data, Demo: *demoFlag, SessionIdle: *idle, SessionMax: *max, Logger: log}
+	tp, err := tracing(ctx, os.Getenv)
+	if err != nil {
+		return err
+	}
+	if tp != nil {
+		cfg.TracerProvider = tp
+		log.Info("tracing: exporting spans over OTLP/HTTP")
+		defer func() { // after the app has closed: its last spans are flushed
+			flushCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := tp.Shutdown(flushCtx); err != nil {
+				log.Warn("tracing: flushing spans", zap.Error(err))
+			}
+		}()
+	}
+	a, err := app.Open(ctx, cfg)
 	if err != nil {
 		return err
 	}

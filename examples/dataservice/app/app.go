@@ -21,8 +21,10 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 	"github.com/fnapi/fnapi/examples/dataservice/traffic"
 	"github.com/fnapi/fnapi/examples/dataservice/webui"
+	fnotel "github.com/fnapi/fnapi/otel"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 )
 
@@ -40,6 +42,9 @@ type Config struct {
 	Logger *zap.Logger
 	// Auth adds options to the authenticator (tests lower the password hashing cost).
 	Auth []auth.Option
+	// TracerProvider, when set, traces every call (see github.com/fnapi/fnapi/otel) and the
+	// records store's queries, ingests and deletions as its children. Default: no tracing.
+	TracerProvider trace.TracerProvider
 }
 
 // App is an open data service.
@@ -47,6 +52,7 @@ type App struct {
 	cfg      Config
 	log      *zap.Logger
 	records  *records.DuckDB
+	store    records.Store // records, traced when Config.TracerProvider is set
 	state    *state.SQLite
 	users    *sqlstore.Store
 	auth     *auth.Authenticator
@@ -73,13 +79,18 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 		return nil, fmt.Errorf("app: %w", err)
 	}
 	a = &App{cfg: cfg, log: cfg.Logger, retainNow: make(chan struct{}, 1)}
+	opened := a // a is nil once an error is returned
 	defer func() {
 		if err != nil {
-			a.closeStores()
+			opened.closeStores()
 		}
 	}()
 	if a.records, err = records.OpenDuckDB(ctx, cfg.DataDir); err != nil {
 		return nil, fmt.Errorf("app: records: %w", err)
+	}
+	a.store = a.records
+	if tp := cfg.TracerProvider; tp != nil {
+		a.store = tracedStore{Store: a.records, tracer: tp.Tracer(tracerName), system: "duckdb"}
 	}
 	if a.state, err = state.OpenSQLite(ctx, cfg.DataDir); err != nil {
 		return nil, fmt.Errorf("app: state: %w", err)
@@ -131,8 +142,11 @@ func (a *App) registry() (*registry.Registry, error) {
 	reg := registry.New()
 	svc := &traffic.Service{
 		Engine:        pvql.New(a.records.DB()),
-		Store:         a.records,
+		Store:         a.store,
 		DefaultPeriod: a.settings.DefaultPeriod,
+	}
+	if tp := a.cfg.TracerProvider; tp != nil {
+		svc.Engine = tracedEngine{next: svc.Engine, tracer: tp.Tracer(tracerName), system: "duckdb"}
 	}
 	for _, register := range []func(*registry.Registry) error{
 		fnapi.RegisterBuiltins,
@@ -165,10 +179,15 @@ func (a *App) newHandler() (http.Handler, error) {
 		return nil, err
 	}
 	metrics := &transport.Metrics{}
+	ics := []registry.Interceptor{a.auth.Interceptor(), callLimit.Interceptor()}
+	if tp := a.cfg.TracerProvider; tp != nil {
+		// Outermost, so that a call's span covers authentication and rate limits.
+		ics = append([]registry.Interceptor{fnotel.Interceptor(fnotel.WithTracerProvider(tp))}, ics...)
+	}
 	a.api, err = fnapi.New(reg,
 		fnapi.WithLogger(a.log),
 		fnapi.WithMetrics(metrics),
-		fnapi.WithInterceptors(a.auth.Interceptor(), callLimit.Interceptor()))
+		fnapi.WithInterceptors(ics...))
 	if err != nil {
 		return nil, fmt.Errorf("app: %w", err)
 	}
@@ -232,7 +251,7 @@ func (a *App) retain(ctx context.Context) {
 	t := time.NewTicker(10 * time.Minute)
 	defer t.Stop()
 	for {
-		n, err := records.Retain(ctx, a.records, a.settings.Retention(), time.Now())
+		n, err := records.Retain(ctx, a.store, a.settings.Retention(), time.Now())
 		switch {
 		case err != nil && ctx.Err() == nil:
 			a.log.Error("retention", zap.Error(err))

@@ -3,11 +3,11 @@ package manage
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/fnapi/fnapi/examples/dataservice/api"
 )
 
-type setConfigArgs struct {
-	Values map[string]json.RawMessage `json:"values" jsonschema:"description=Keys and their new values; null resets a key to its default"`
-}
+type setConfigArgs = api.SetConfigArgs
 
 func (s *service) getConfig() map[string]json.RawMessage {
 	return s.settings.Values()

@@ -3,23 +3,16 @@ package manage
 import (
 	"context"
 
+	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
 
-type idArgs struct {
-	ID string `json:"id" jsonschema:"maxLength=64,description=UUID of the object"`
-}
-
-type createDashboardArgs struct {
-	Title       string `json:"title" jsonschema:"minLength=1,maxLength=200,description=Title for people; need not be unique"`
-	Description string `json:"description,omitempty" jsonschema:"maxLength=4000,description=What the dashboard shows"`
-}
-
-type updateDashboardArgs struct {
-	ID          string  `json:"id" jsonschema:"maxLength=64,description=UUID of the dashboard"`
-	Title       *string `json:"title" jsonschema:"minLength=1,maxLength=200,description=New title; unchanged when left out"`
-	Description *string `json:"description" jsonschema:"maxLength=4000,description=New description; unchanged when left out"`
-}
+// The arguments' types are api's, as the declarations say.
+type (
+	idArgs              = api.IDArgs
+	createDashboardArgs = api.CreateDashboardArgs
+	updateDashboardArgs = api.UpdateDashboardArgs
+)
 
 func (s *service) listDashboards(ctx context.Context) ([]DashboardSummary, error) {
 	ds, err := s.store.Dashboards(ctx)

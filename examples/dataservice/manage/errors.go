@@ -5,20 +5,18 @@ import (
 	"net/http"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
 
-// Error codes of the management functions, besides the framework's catalogue.
+// Error codes of the management functions, besides the framework's catalogue: api's, where
+// they are documented with their attributes.
 const (
-	// QuerySyntax: a widget query is not valid in the query language. Attributes: position
-	// (0-based character offset in the query), expected (what would have been valid there),
-	// message (what was found there, as the query function says it) and index (which query
-	// of queries, from 0).
-	QuerySyntax apierr.Code = "QUERY-SYNTAX"
-	// LimitReached: the store holds as many objects of a kind as it allows. Attributes: name
-	// (what is full: dashboards, widgets, config) and limit. HTTP status 409.
-	LimitReached apierr.Code = "LIMIT-REACHED"
+	// QuerySyntax: a widget query is not valid in the query language.
+	QuerySyntax = api.QuerySyntax
+	// LimitReached: the store holds as many objects of a kind as it allows.
+	LimitReached = api.LimitReached
 )
 
 // storeError turns an error of the store into the error the caller receives: NOT-FOUND

@@ -1,8 +1,12 @@
 package manage
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 
+	"github.com/fnapi/fnapi/decl"
+	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 	"github.com/fnapi/fnapi/registry"
@@ -23,36 +27,26 @@ func Register(reg *registry.Registry, st state.Store, settings *Settings) error 
 		return fmt.Errorf("manage: Register needs a store and settings")
 	}
 	s := &service{store: st, settings: settings, validate: pvql.Validate}
-	limited := registry.Errors(LimitReached)
-	funcs := []struct {
-		name string
-		fn   any
-		opts []registry.Option
-	}{
-		{"list-dashboards", s.listDashboards, []registry.Option{
-			registry.Describe("Lists every dashboard, oldest first, without its widgets.")}},
-		{"get-dashboard", s.getDashboard, []registry.Option{
-			registry.Describe("Answers a dashboard with its widgets.")}},
-		{"create-dashboard", s.createDashboard, []registry.Option{limited,
-			registry.Describe("Creates a dashboard, without widgets, and answers it.")}},
-		{"update-dashboard", s.updateDashboard, []registry.Option{
-			registry.Describe("Changes a dashboard's title or description and answers the dashboard.")}},
-		{"delete-dashboard", s.deleteDashboard, []registry.Option{
-			registry.Describe("Deletes a dashboard and its widgets; answers true.")}},
-		{"create-widget", s.createWidget, []registry.Option{registry.Errors(QuerySyntax, LimitReached),
-			registry.Describe("Adds a widget to a dashboard and answers it. Each query must be valid in the query language.")}},
-		{"update-widget", s.updateWidget, []registry.Option{registry.Errors(QuerySyntax, LimitReached),
-			registry.Describe("Changes a widget, or moves it to another dashboard, and answers it. Arguments left out stay as they are.")}},
-		{"delete-widget", s.deleteWidget, []registry.Option{
-			registry.Describe("Deletes a widget; answers true.")}},
-		{"get-config", s.getConfig, []registry.Option{
-			registry.Describe("Answers every configuration key with its value: as set, or the default. " + keysDoc())}},
-		{"set-config", s.setConfig, []registry.Option{
-			registry.Describe("Sets configuration values, all or none, and answers the configuration as get-config does. " +
-				"A null value resets its key to the default. " + keysDoc())}},
-	}
-	for _, f := range funcs {
-		if err := reg.Register(f.name, f.fn, f.opts...); err != nil {
+	// Each function implements its declaration in package api: a signature that differs from
+	// the declaration's does not compile.
+	listDashboards := func(ctx context.Context, _ decl.None) ([]DashboardSummary, error) { return s.listDashboards(ctx) }
+	getConfig := func(context.Context, decl.None) (map[string]json.RawMessage, error) { return s.getConfig(), nil }
+	for _, err := range []error{
+		registry.Implement(reg, api.ListDashboards, listDashboards),
+		registry.Implement(reg, api.GetDashboard, s.getDashboard),
+		registry.Implement(reg, api.CreateDashboard, s.createDashboard),
+		registry.Implement(reg, api.UpdateDashboard, s.updateDashboard),
+		registry.Implement(reg, api.DeleteDashboard, s.deleteDashboard),
+		registry.Implement(reg, api.CreateWidget, s.createWidget),
+		registry.Implement(reg, api.UpdateWidget, s.updateWidget),
+		registry.Implement(reg, api.DeleteWidget, s.deleteWidget),
+		registry.Implement(reg, api.GetConfig, getConfig, registry.Describe(
+			"Answers every configuration key with its value: as set, or the default. "+keysDoc())),
+		registry.Implement(reg, api.SetConfig, s.setConfig, registry.Describe(
+			"Sets configuration values, all or none, and answers the configuration as get-config does. "+
+				"A null value resets its key to the default. "+keysDoc())),
+	} {
+		if err != nil {
 			return fmt.Errorf("manage: %w", err)
 		}
 	}

@@ -4,25 +4,14 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
 
-type createWidgetArgs struct {
-	Dashboard string          `json:"dashboard" jsonschema:"maxLength=64,description=UUID of the dashboard to add the widget to"`
-	Title     string          `json:"title" jsonschema:"minLength=1,maxLength=200,description=Title for people"`
-	Kind      string          `json:"kind" jsonschema:"enum=number,enum=table,enum=timeseries,enum=bar,enum=pie,description=How the widget displays its queries' results"`
-	Queries   []string        `json:"queries" jsonschema:"minItems=1,maxItems=20,description=Query expressions (at most 10000 characters each)\\, in order"`
-	Options   json.RawMessage `json:"options,omitempty" jsonschema:"type=object,description=Display settings: a JSON object of at most 16 KiB\\, kept as given"`
-}
-
-type updateWidgetArgs struct {
-	ID        string          `json:"id" jsonschema:"maxLength=64,description=UUID of the widget"`
-	Dashboard *string         `json:"dashboard" jsonschema:"maxLength=64,description=UUID of the dashboard to move the widget to"`
-	Title     *string         `json:"title" jsonschema:"minLength=1,maxLength=200,description=New title"`
-	Kind      *string         `json:"kind" jsonschema:"enum=number,enum=table,enum=timeseries,enum=bar,enum=pie,description=New kind"`
-	Queries   []string        `json:"queries,omitempty" jsonschema:"minItems=1,maxItems=20,description=New queries\\, replacing all the old ones"`
-	Options   json.RawMessage `json:"options,omitempty" jsonschema:"type=object,description=New display settings\\, replacing all the old ones"`
-}
+type (
+	createWidgetArgs = api.CreateWidgetArgs
+	updateWidgetArgs = api.UpdateWidgetArgs
+)
 
 func (s *service) createWidget(ctx context.Context, in createWidgetArgs) (Widget, error) {
 	if err := checkTitle("title", in.Title); err != nil {

@@ -1,18 +1,10 @@
 package pvql
 
-// Field describes one name of the query language, for the list-fields function and UIs.
-type Field struct {
-	// Name is the name as written in queries ("traffic", "client.ip", "time(N)", "tcp").
-	Name string `json:"name"`
-	// Kind is "metric" (a value in values and HAVING), "key" (in BY; every key but time is
-	// also a field of WHERE) or "layer" (in FROM).
-	Kind string `json:"kind"`
-	// Type is the kind of data: "bytes", "packets", "count", "time", "ip", "port",
-	// "protocol", "string" or "layer".
-	Type string `json:"type"`
-	// Description says what it means, in one sentence or two.
-	Description string `json:"description"`
-}
+import "github.com/fnapi/fnapi/examples/dataservice/api"
+
+// Field describes one name of the query language, for the list-fields function and UIs: an
+// api.Field, so that Go clients decode list-fields into the same type.
+type Field = api.Field
 
 // Fields returns every metric, key and layer of the query language, in that order.
 func Fields() []Field {

@@ -1,77 +1,13 @@
 package pvql
 
-import (
-	"encoding/json"
-	"math"
-	"strconv"
+import "github.com/fnapi/fnapi/examples/dataservice/api"
+
+// The answer's types live in package api, which Go clients import without the engine.
+type (
+	// Result is the answer to one statement: api.Result.
+	Result = api.Result
+	// Meta is the "meta" object of a Result: api.Meta.
+	Meta = api.Meta
+	// Row is one group of a Result, [keys, values] in JSON: api.Row.
+	Row = api.Row
 )
-
-// Result is the answer to one statement. It marshals to
-// {"data": [[keys, values], ...], "meta": {"accumulated_time": n, "elapsed": n, "sorted": b}}.
-type Result struct {
-	// Data holds the rows in order; never nil.
-	Data []Row `json:"data"`
-	// Meta describes how the result was computed.
-	Meta Meta `json:"meta"`
-}
-
-// Meta is the "meta" object of a Result.
-type Meta struct {
-	// AccumulatedTime is the number of seconds of the period the result covers.
-	AccumulatedTime int64 `json:"accumulated_time"`
-	// Elapsed is the number of seconds spent answering.
-	Elapsed float64 `json:"elapsed"`
-	// Sorted is true when the rows are ordered by the first value (no time key).
-	Sorted bool `json:"sorted"`
-}
-
-// Row is one group of a Result; it marshals to [keys, values].
-type Row struct {
-	// Keys holds the group's keys in BY order: addresses as strings (IPv4 dotted), ports and
-	// times (Unix seconds) as integers, protocols as names (or integers when they have
-	// none), applications as strings.
-	Keys []any
-	// Values holds the statement's values in order; NaN stands for null (division by zero).
-	Values []float64
-}
-
-// MarshalJSON encodes the row as [keys, values], a NaN value as null.
-func (r Row) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 16+24*(len(r.Keys)+len(r.Values)))
-	b = append(b, "[["...)
-	for i, k := range r.Keys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		switch k := k.(type) {
-		case int64:
-			b = strconv.AppendInt(b, k, 10)
-		default:
-			kb, err := json.Marshal(k)
-			if err != nil {
-				return nil, err
-			}
-			b = append(b, kb...)
-		}
-	}
-	b = append(b, "],["...)
-	for i, v := range r.Values {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendNumber(b, v)
-	}
-	return append(b, "]]"...), nil
-}
-
-// appendNumber appends v as a JSON number, or null when it is not finite.
-func appendNumber(b []byte, v float64) []byte {
-	switch abs := math.Abs(v); {
-	case math.IsNaN(v) || math.IsInf(v, 0):
-		return append(b, "null"...)
-	case abs == 0 || abs >= 1e-6 && abs < 1e21:
-		return strconv.AppendFloat(b, v, 'f', -1, 64)
-	}
-	vb, _ := json.Marshal(v) // exponent form, as encoding/json writes it
-	return append(b, vb...)
-}

@@ -2,11 +2,12 @@ package traffic
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"time"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/decl"
+	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
@@ -15,14 +16,24 @@ import (
 )
 
 // TooManyGroups is the code of a query whose grouping yields more rows than the engine allows.
-const TooManyGroups apierr.Code = "TOO-MANY-GROUPS"
+const TooManyGroups = api.TooManyGroups
 
 // MaxBatch is the most records one ingest call takes.
 const MaxBatch = 100_000
 
+// Engine answers query expressions; *pvql.Engine is one, and a decorator of it may add what the
+// service needs around it (trace spans).
+type Engine interface {
+	// Query answers expr in one pass (see pvql.Engine.Query).
+	Query(ctx context.Context, expr string, now time.Time, defaultPeriod time.Duration) ([]pvql.Result, error)
+	// Stream answers expr progressively (see pvql.Engine.Stream).
+	Stream(ctx context.Context, expr string, now time.Time, defaultPeriod time.Duration,
+		fn func(partial []pvql.Result, progress float64) error) error
+}
+
 // Service answers the traffic functions.
 type Service struct {
-	Engine *pvql.Engine
+	Engine Engine
 	Store  records.Store
 	// DefaultPeriod returns the period of a statement without SINCE (config default_period).
 	DefaultPeriod func() time.Duration
@@ -37,21 +48,17 @@ func (s *Service) now() time.Time {
 	return time.Now()
 }
 
-// QueryArgs are the arguments of query.
-type QueryArgs struct {
-	Expr     string  `json:"expr" jsonschema:"description=An expression of the query language: one or more statements separated by ';'"`
-	Follow   bool    `json:"follow,omitempty" jsonschema:"description=Streaming mode only: answer again every interval seconds until cancelled"`
-	Interval float64 `json:"interval" default:"5" jsonschema:"minimum=1,maximum=3600,description=Seconds between answers when following"`
-}
-
-// Chunk is one chunk of a streamed query.
-type Chunk struct {
-	// Result replaces the result of the previous chunk.
-	Result []pvql.Result `json:"result"`
-	// Progress is the fraction of the answer done, 0..1; 1 on every chunk of a followed query
-	// once its first answer is complete.
-	Progress float64 `json:"progress"`
-}
+// The functions' types are api's, as the declarations say.
+type (
+	// QueryArgs are the arguments of query.
+	QueryArgs = api.QueryArgs
+	// Chunk is one chunk of a streamed query.
+	Chunk = api.Chunk
+	// IngestArgs are the arguments of ingest.
+	IngestArgs = api.IngestArgs
+	// IngestResult is the answer of ingest.
+	IngestResult = api.IngestResult
+)
 
 // Query is the query function.
 func (s *Service) Query(ctx context.Context, in QueryArgs, out *stream.Sender[Chunk]) error {
@@ -111,16 +118,6 @@ func queryError(err error) error {
 // lastResult is the query's accumulator: each chunk's result replaces the one before.
 func lastResult(_ []pvql.Result, c Chunk) []pvql.Result { return c.Result }
 
-// IngestArgs are the arguments of ingest.
-type IngestArgs struct {
-	Records []json.RawMessage `json:"records" jsonschema:"description=Traffic records; all are stored or none"`
-}
-
-// IngestResult is the answer of ingest.
-type IngestResult struct {
-	Ingested int `json:"ingested"`
-}
-
 // Ingest is the ingest function.
 func (s *Service) Ingest(ctx context.Context, in IngestArgs) (IngestResult, error) {
 	if len(in.Records) > MaxBatch {
@@ -145,17 +142,14 @@ func (s *Service) Ingest(ctx context.Context, in IngestArgs) (IngestResult, erro
 // ListFields is the list-fields function.
 func ListFields() []pvql.Field { return pvql.Fields() }
 
-// Register adds query, ingest (since 1.0) and list-fields (since 1.1) to reg.
+// Register adds query, ingest (since 1.0) and list-fields (since 1.1) to reg, each the
+// implementation of its declaration in package api.
 func (s *Service) Register(reg *registry.Registry) error {
-	if err := reg.Register("query", s.Query,
-		registry.Describe("Answers an expression of the query language over the collected traffic records, one result object per statement."),
-		registry.Accumulate(stream.Func(lastResult)), registry.Errors(manage.QuerySyntax, TooManyGroups)); err != nil {
+	if err := registry.ImplementStream(reg, api.Query, s.Query, registry.Accumulate(stream.Func(lastResult))); err != nil {
 		return err
 	}
-	if err := reg.Register("ingest", s.Ingest, registry.MaxBody(64<<20), // batches of 100,000 records
-		registry.Describe("Stores a batch of traffic records, all or nothing.")); err != nil {
+	if err := registry.Implement(reg, api.Ingest, s.Ingest, registry.MaxBody(64<<20)); err != nil { // batches of 100,000 records
 		return err
 	}
-	return reg.Register("list-fields", ListFields, registry.Since("1.1"),
-		registry.Describe("Lists the metrics, keys and layers of the query language."))
+	return registry.Implement(reg, api.ListFields, func(context.Context, decl.None) ([]pvql.Field, error) { return ListFields(), nil })
 }

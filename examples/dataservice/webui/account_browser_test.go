@@ -20,13 +20,8 @@ import (
 // is what get-config answers, and a bad duration is refused with its key named; the password
 // form shows the server's errors. A user who is not an administrator has no Users view.
 func testAccount(t *testing.T, browser context.Context, srv *httptest.Server) {
-	tab, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
-	defer cancel()
-	if err := chromedp.Do(tab); err != nil {
-		t.Fatalf("opening a tab: %v", err)
-	}
-	problems := watchConsole(tab)
-	p := &page{t: t, ctx: tab}
+	p, problems := openTab(t, browser)
+	tab := p.ctx
 	p.signIn(srv.URL + "/")
 
 	t.Run("api key", func(t *testing.T) {

@@ -48,13 +48,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("charts", func(t *testing.T) { testCharts(t, browser, base) })
 	for _, live := range []string{"ws", "http"} {
 		t.Run(live, func(t *testing.T) {
-			tab, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
-			defer cancel()
-			if err := chromedp.Do(tab); err != nil {
-				t.Fatalf("opening a tab: %v", err)
-			}
-			problems := watchConsole(tab)
-			p := &page{t: t, ctx: tab}
+			p, problems := openTab(t, browser)
 			p.signIn(base + "/?live=" + live)
 			p.createDashboard("Browser test " + live)
 
@@ -114,6 +108,18 @@ func TestBrowser(t *testing.T) {
 		})
 	}
 	t.Run("account", func(t *testing.T) { testAccount(t, browser, srv) })
+	t.Run("console", func(t *testing.T) { testConsole(t, browser, srv) })
+}
+
+// openTab opens a tab with a browser context of its own (no cookies of other tabs), closed at
+// the end of the test, and watches its console (watchConsole).
+func openTab(t *testing.T, browser context.Context) (*page, func() []string) {
+	tab, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	if err := chromedp.Do(tab); err != nil {
+		t.Fatalf("opening a tab: %v", err)
+	}
+	return &page{t: t, ctx: tab}, watchConsole(tab)
 }
 
 // page runs the steps of a test in a tab, failing the test on an error.
@@ -502,6 +508,35 @@ func testCharts(t *testing.T, browser context.Context, base string) {
 			js := fmt.Sprintf(`import('/charts.js').then(m => JSON.stringify(m.describeQuery(%q)))`, tt.expr)
 			if got := p.eval(js); got != tt.want {
 				t.Errorf("describeQuery(%q)\n got %s\nwant %s", tt.expr, got, tt.want)
+			}
+		})
+	}
+	rewrites := []struct {
+		name, js, want string
+	}{
+		{"a preset", `P('traffic BY time(60)', {since: '@now-21600', until: '@now', span: 21600})`,
+			"traffic BY time(60) SINCE @now-21600 UNTIL @now"},
+		{"own period replaced, time widened", `P('traffic BY time(60) SINCE @now - 600 WHERE protocol = tcp; records UNTIL @now', {since: '1700000000', until: '1702592000', span: 2592000})`,
+			"traffic BY time(7200)  WHERE protocol = tcp SINCE 1700000000 UNTIL 1702592000; records  SINCE 1700000000 UNTIL 1702592000"},
+		{"filter ANDed to WHERE", `F('traffic BY application WHERE protocol = tcp OR protocol = udp TOP 5', 'application = "dns"')`,
+			`traffic BY application WHERE (protocol = tcp OR protocol = udp) AND application = "dns" TOP 5`},
+		{"filter of one statement", `F('traffic BY protocol; records', 'protocol = tcp', 1)`, "traffic BY protocol; records WHERE protocol = tcp"},
+		{"drill-down in one statement", `x.drillQuery('traffic BY protocol; records BY protocol', [{name: 'protocol', value: 'udp'}], [{name: 'protocol', type: 'protocol'}], 1)`,
+			"traffic BY protocol; records BY protocol WHERE protocol = udp"},
+		{"error position maps back", `(() => { const e = 'traffic BY time(60) WHERE nosuch = 1'; const r = q.rewrite(e, q.periodEdits(e, {since: '1', until: '2592001', span: 2592000})); return String(r.toSource(r.text.indexOf('nosuch'))); })()`,
+			"26"},
+		{"drill-down literals", `[x.drillQuery('traffic BY server.ip, application, time(60)', [{name: 'server.ip', value: '10.0.0.1'}, {name: 'application', value: 'a"b'}, {name: 'time(60)', value: 60}], [{name: 'server.ip', type: 'ip'}, {name: 'application', type: 'string'}]), x.drillQuery('records', [{name: 'protocol', value: 'tcp'}, {name: 'server.port', value: 443}], [{name: 'protocol', type: 'protocol'}])].join(' | ')`,
+			`traffic BY server.ip, application, time(60) WHERE server.ip = 10.0.0.1 AND application = "a\"b" | records WHERE protocol = tcp AND server.port = 443`},
+	}
+	for _, tt := range rewrites {
+		t.Run("rewrite "+tt.name, func(t *testing.T) {
+			p := &page{t: t, ctx: tab}
+			js := `Promise.all([import('/query.js'), import('/explore.js')]).then(([q, x]) => {
+				const P = (e, b) => q.rewrite(e, q.periodEdits(e, b)).text;
+				const F = (e, f, i) => q.rewrite(e, q.filterEdits(e, f, i)).text;
+				return ` + tt.js + `; })`
+			if got := p.eval(js); got != tt.want {
+				t.Errorf("%s\n got %s\nwant %s", tt.js, got, tt.want)
 			}
 		})
 	}

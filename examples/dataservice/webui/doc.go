@@ -1,6 +1,7 @@
 // Package webui serves the data service's web page: a sign-in form, the dashboards, and their
-// widgets drawn live from the query function; and, from the account menu under the user's name,
-// API keys, password, users (administrators only) and settings.
+// widgets drawn live from the query function over a period the user picks; Explore, for a
+// question no widget answers yet; the API reference; and, from the account menu under the
+// user's name, API keys, password, users (administrators only) and settings.
 //
 // The page is plain HTML, CSS and JavaScript embedded in the binary with go:embed: there is no
 // build step, no framework and no chart library, and the browser loads nothing but the page's
@@ -10,8 +11,18 @@
 //     over the WebSocket at /api/ws (stream calls with follow: true, cancelled with the cancel
 //     function when the dashboard is left), with HTTP streaming (NDJSON from
 //     /api/stream/query) as the fallback;
-//   - static/charts.js: number, table, time series, bar and pie widgets drawn as SVG;
-//   - static/app.js: the views (sign-in, dashboard list, dashboard, widget editor) and routing;
+//   - static/charts.js: number, table, bar and pie widgets drawn as SVG, with drill-down
+//     targets; static/timeseries.js the time series, with zoom by dragging; static/draw.js the
+//     elements, palette and legends they draw with; static/format.js values and times for people;
+//   - static/query.js: the query language as the page reads and rewrites it (statements,
+//     clauses, a period in place of SINCE/UNTIL, a filter added to WHERE);
+//   - static/period.js: the period of a dashboard or of Explore, in the URL and its picker;
+//   - static/editor.js: the query editor (highlighting, completion, the error mark);
+//   - static/explore.js: Explore (#/explore) and the drill-down that leads there;
+//   - static/apiref.js and static/apiform.js: the API reference (#/api) and its forms;
+//   - static/app.js: the views (sign-in, dashboard list, dashboard) and routing;
+//   - static/widgets.js: the open dashboard's widgets and their queries over its period;
+//   - static/widgeteditor.js: the widget editor;
 //   - static/account.js: the caller's API keys (#/keys) and password (#/password);
 //   - static/admin.js: users (#/users) and settings (#/settings);
 //   - static/ui.js: helpers the views share (elements, form errors, the confirmation dialog).
@@ -63,6 +74,65 @@
 // same, at most eight slices, the rest as "other"). A followed query the server ends (streams
 // last an hour by default, then end with TIMEOUT) starts again.
 //
+// # Periods
+//
+// A dashboard shows its widgets over one period, picked above them: "Query periods" (each
+// query's own SINCE and UNTIL, the service's default_period when it has none: the default),
+// the last 15 minutes, hour, 6 hours, 24 hours, 7 days or 30 days, or a custom since and until
+// (until left empty means now). The period is in the URL fragment (#/d/<id>?range=6h, or
+// ?since=<unix>&until=<unix>), so a link shares the view and a reload keeps it. The page puts
+// the period in place of each statement's own SINCE and UNTIL; a time(N) key that would give
+// more than 400 points over the period is widened to the smallest of 10 s, 30 s, 1, 5, 10, 15,
+// 30 min, 1, 2, 3, 6, 12 h or 1 d that does not (a 30-day period of time(60) draws 2-hour
+// points). Only a period that ends now is live (followed, answered again every 5 seconds); a
+// custom period that ends in the past is answered once and its widgets say "Fixed period".
+// Each widget's foot tells the period its answer covers, from meta.accumulated_time. Dragging
+// across a time series zooms every widget to the span dragged (a custom period).
+//
+// # Explore
+//
+// #/explore?q=<query>&range=<preset> (or since/until, and kind=<chart kind> once one is chosen)
+// runs a query over a period and shows its answer as a table, time series, bar chart, pie chart
+// or number. The editor colours metrics, keys, layers, keywords, numbers and strings, and
+// completes names for the clause at the caret: keys after BY, layers after FROM, keys and
+// operators after WHERE, metrics and keywords elsewhere. The names come from list-fields, asked
+// once per sign-in, so a field the service adds (such as exporter) is highlighted and completed
+// without a change here. Ctrl+Enter runs; Tab or Enter takes a completion, Escape closes the
+// list. A QUERY-SYNTAX error is marked under the token at its position (mapped back through the
+// period's rewriting to the text as typed) and shown with a caret under the line. "Save as
+// widget" adds the query, as typed and without the period (the dashboard gives it one), to a
+// dashboard chosen in a dialog.
+//
+// # Drill-down
+//
+// A bar, a pie slice, a table row or a legend entry (of a time series with keys besides time,
+// or of a pie) opens Explore with the statement it came from, a filter on each of its keys
+// ANDed to the statement's WHERE (application = "dns", server.ip = 10.0.0.5, protocol = tcp:
+// quoted or bare by the key's type from list-fields), and the same period. Each is a button for
+// the keyboard too: Tab reaches it, Enter or Space opens it. Inside Explore, drilling narrows
+// the query in place.
+//
+// # API reference
+//
+// #/api?v=<version>&fn=<function> lists every function of doc for the version chosen among
+// the versions served (doc is asked of /api/<version>/doc once per version): its description,
+// since, who may call it, arguments (type, required, default, description and bounds, from the
+// JSON Schema), its errors with their descriptions from doc's error list, the errors any call may
+// answer, and an example curl line. Its form has a field per argument (text, number, a select
+// for enums and booleans, JSON for arrays and objects, and a JSON object for functions that take
+// any argument, as echo does); Call sends them to /api/<version>/<function> with the session
+// cookie and shows the whole message answered, result or error. New functions and arguments of
+// the service show without a change here.
+//
+// # Accessibility and themes
+//
+// Every control is reachable with the keyboard and shows a visible focus ring; the views have
+// labels for assistive technology (the period picker, the editor as a combobox with its
+// listbox, the kind tabs as a tablist moved with the arrow keys, drill-down targets as labelled
+// buttons), and a "Skip to content" link comes first. Colours are variables of a light and a
+// dark theme (prefers-color-scheme) whose texts meet WCAG AA contrast; below 760 px the top bar
+// wraps, heads stack and the API reference has one column, down to 360 px wide.
+//
 // # Security headers
 //
 // Every response of Handler carries a Content-Security-Policy that allows only the page's own
@@ -80,6 +150,13 @@
 // until it is revoked in the page, then answers API-AUTHENTICATION-NEEDED; a user is created
 // and deleted, and one who is no administrator sees no Users; a setting changed in the page is
 // what get-config answers, and a bad duration is refused naming its key; the password form shows
-// the server's errors. Screenshots go to the temporary directory as fnapi-webui-*.png. It is skipped when Chromium is not
-// installed, unless the environment has CI=true.
+// the server's errors. console_browser_test.go picks presets and a custom period and checks every
+// widget's accumulated_time follows, zooms by dragging, drills down from a bar, a slice (by
+// keyboard), a row and a legend entry into Explore, completes and runs a query, shows it as each
+// kind, saves it as a widget, marks a mistake, calls echo and list-dashboards from the API
+// reference, and checks the light, dark and 360 px pages (dashboard list, dashboard, Explore,
+// API reference, settings) for AA contrast and horizontal overflow.
+// Screenshots go to the temporary directory as fnapi-webui-*.png, and the console's (light,
+// dark, 360 px) to $WEBUI_SCREENSHOTS when set, else to a temporary folder of the test. It is
+// skipped when Chromium is not installed, unless the environment has CI=true.
 package webui

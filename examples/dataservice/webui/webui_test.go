@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -25,6 +26,12 @@ func TestHandler(t *testing.T) {
 		{"helpers", "GET", "/ui.js", 200, "text/javascript; charset=utf-8", "export async function busy"},
 		{"account", "GET", "/account.js", 200, "text/javascript; charset=utf-8", "export class Account"},
 		{"admin", "GET", "/admin.js", 200, "text/javascript; charset=utf-8", "export class Admin"},
+		{"query language", "GET", "/query.js", 200, "text/javascript; charset=utf-8", "export function periodEdits"},
+		{"period", "GET", "/period.js", 200, "text/javascript; charset=utf-8", "export class Picker"},
+		{"editor", "GET", "/editor.js", 200, "text/javascript; charset=utf-8", "export class Editor"},
+		{"explore", "GET", "/explore.js", 200, "text/javascript; charset=utf-8", "export class Explore"},
+		{"api reference", "GET", "/apiref.js", 200, "text/javascript; charset=utf-8", "export class APIReference"},
+		{"api form", "GET", "/apiform.js", 200, "text/javascript; charset=utf-8", "export function readForm"},
 		{"style", "GET", "/style.css", 200, "text/css; charset=utf-8", ".widget"},
 		{"icon", "GET", "/favicon.svg", 200, "image/svg+xml", "<svg"},
 		{"head", "HEAD", "/", 200, "text/html; charset=utf-8", ""},
@@ -55,6 +62,25 @@ func TestHandler(t *testing.T) {
 				t.Errorf("HEAD answered a body of %d bytes", len(body))
 			}
 		})
+	}
+}
+
+// TestEveryModuleLoads checks that the page names every script it serves, so that none is
+// fetched late (a module preload) or forgotten.
+func TestEveryModuleLoads(t *testing.T) {
+	h := webui.Handler()
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
+	page := w.Body.String()
+	scripts, err := filepath.Glob("static/*.js")
+	if err != nil || len(scripts) == 0 {
+		t.Fatalf("no scripts: %v", err)
+	}
+	for _, s := range scripts {
+		name := filepath.Base(s)
+		if !strings.Contains(page, `href="`+name+`"`) && !strings.Contains(page, `src="`+name+`"`) {
+			t.Errorf("the page does not load %s", name)
+		}
 	}
 }
 

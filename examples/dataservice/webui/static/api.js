@@ -63,11 +63,12 @@ export class API {
     this.socket = null;
   }
 
-  // call calls fn with args and returns its result; it throws an APIError.
-  async call(fn, args = {}) {
+  // message calls fn with args at version (the latest when empty) and returns the message the
+  // service answers, a result or an error ("NETWORK" when none came).
+  async message(fn, args = {}, version = '') {
     let res;
     try {
-      res = await fetch(`${this.base}/${fn}`, {
+      res = await fetch(`${this.base}/${version ? `${version}/` : ''}${fn}`, {
         method: 'POST',
         headers: {'Content-Type': 'application/json', 'Accept': 'application/json'},
         body: JSON.stringify(args),
@@ -75,14 +76,18 @@ export class API {
         cache: 'no-store',
       });
     } catch {
-      throw new APIError({error: 'NETWORK'});
+      return {type: 'error', error: 'NETWORK'};
     }
-    let msg;
     try {
-      msg = await res.json();
+      return await res.json();
     } catch {
-      throw new APIError({error: 'BAD-ANSWER', status: res.status});
+      return {type: 'error', error: 'BAD-ANSWER', status: res.status};
     }
+  }
+
+  // call calls fn with args and returns its result; it throws an APIError.
+  async call(fn, args = {}) {
+    const msg = await this.message(fn, args);
     if (msg.type === 'result') return msg.result;
     throw this.toError(msg);
   }

@@ -71,3 +71,10 @@ export function formatDate(t) {
   if (!t) return '–';
   return new Date(t).toLocaleString([], {dateStyle: 'medium', timeStyle: 'short'});
 }
+
+// caretLine shows the line of text at pos with a caret under pos.
+export function caretLine(text, pos) {
+  const start = text.lastIndexOf('\n', pos - 1) + 1;
+  const end = text.indexOf('\n', pos) < 0 ? text.length : text.indexOf('\n', pos);
+  return el('pre', {}, `${text.slice(start, end)}\n${' '.repeat(pos - start)}^`);
+}

@@ -1,0 +1,90 @@
+package decl_test
+
+import (
+	"os/exec"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/decl"
+	"github.com/fnapi/fnapi/version"
+)
+
+type args struct {
+	Name string `json:"name"`
+}
+
+func TestFunc(t *testing.T) {
+	d := decl.Func[args, string]("greet", decl.Since("1.1"), decl.Until("2.0"), decl.Requires(decl.Public),
+		decl.Errors("NOT-WELCOME"), decl.Errors("GONE"), decl.Describe("Greets."))
+	until, ok := d.Until()
+	if d.Name() != "greet" || d.Since() != version.MustParse("1.1") || d.SinceText() != "1.1" ||
+		!ok || until != version.MustParse("2.0") || d.Access() != decl.Public ||
+		!reflect.DeepEqual(d.Errors(), []apierr.Code{"NOT-WELCOME", "GONE"}) || d.Description() != "Greets." {
+		t.Fatalf("declared %+v", d)
+	}
+	d.Errors()[0] = "CHANGED"
+	if d.Errors()[0] != "NOT-WELCOME" {
+		t.Fatal("Errors shares the declaration's slice")
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	d := decl.Stream[decl.None, int]("count")
+	if _, ok := d.Until(); ok || d.Since() != version.MustParse("1.0") || d.Access() != decl.Token ||
+		d.Errors() != nil || d.Description() != "" {
+		t.Fatalf("defaults %+v", d)
+	}
+	if decl.Token.String() != "token" || decl.Public.String() != "none" || decl.Session.String() != "session" {
+		t.Fatal("Access names differ from doc's")
+	}
+}
+
+func TestInvalidPanics(t *testing.T) {
+	for _, bad := range []string{"", "no spaces", "ws", "stream", "naïve"} {
+		func() {
+			defer func() {
+				if p, _ := recover().(string); !strings.Contains(p, "decl: ") || !strings.Contains(p, "function name") {
+					t.Errorf("Func(%q): panic %q", bad, p)
+				}
+			}()
+			decl.Func[args, int](bad)
+		}()
+	}
+	for name, opts := range map[string][]decl.Option{
+		`Since: version: not of the form MAJOR.MINOR: "1"`: {decl.Since("1")},
+		`Until: version`:                   {decl.Until("v2")},
+		`Until 1.0 is not after Since 1.1`: {decl.Since("1.1"), decl.Until("1.0")},
+		`unknown access 7`:                 {decl.Requires(7)},
+	} {
+		func() {
+			defer func() {
+				p, _ := recover().(string)
+				if !strings.Contains(p, `decl: "f": `+name) {
+					t.Errorf("options %s: panic %q", name, p)
+				}
+			}()
+			decl.Func[args, int]("f", opts...)
+		}()
+	}
+}
+
+// TestImports checks that a package of declarations pulls neither the server (registry,
+// transport, schemas), nor the client, nor any driver: only apierr, version and the standard
+// library.
+func TestImports(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command in PATH")
+	}
+	out, err := exec.Command(gobin, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	got := strings.Fields(string(out))
+	want := []string{"github.com/fnapi/fnapi/apierr", "github.com/fnapi/fnapi/version", "github.com/fnapi/fnapi/decl"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("decl imports %v, want only %v and the standard library", got, want)
+	}
+}

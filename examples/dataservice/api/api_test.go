@@ -1,0 +1,81 @@
+package api_test
+
+import (
+	"encoding/json"
+	"math"
+	"os/exec"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/fnapi/fnapi/examples/dataservice/api"
+)
+
+// TestImports checks that a Go client of the service pulls neither the server nor a driver:
+// only fnapi's declarations, error codes and versions, and the standard library.
+func TestImports(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command in PATH")
+	}
+	out, err := exec.Command(gobin, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	want := map[string]bool{
+		"github.com/fnapi/fnapi/apierr": true, "github.com/fnapi/fnapi/version": true,
+		"github.com/fnapi/fnapi/decl": true, "github.com/fnapi/fnapi/examples/dataservice/api": true,
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if !want[p] {
+			t.Errorf("package api imports %s", p)
+		}
+	}
+}
+
+func TestRowJSON(t *testing.T) {
+	r := api.Row{Keys: []any{"10.0.0.1", int64(443)}, Values: []float64{1650, math.NaN(), 0.5}}
+	b, err := json.Marshal(r)
+	if err != nil || string(b) != `[["10.0.0.1",443],[1650,null,0.5]]` {
+		t.Fatalf("Marshal = %s, %v", b, err)
+	}
+	var back api.Row
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Keys, []any{"10.0.0.1", 443.0}) || back.Values[0] != 1650 ||
+		!math.IsNaN(back.Values[1]) || back.Values[2] != 0.5 {
+		t.Fatalf("Unmarshal = %+v", back)
+	}
+	for _, bad := range []string{`{}`, `[]`, `[[],[],[]]`, `[{},[]]`, `[[],["x"]]`, `[[],{}]`, `null`} {
+		if err := json.Unmarshal([]byte(bad), &back); err == nil {
+			t.Errorf("Unmarshal(%s) accepted", bad)
+		}
+	}
+}
+
+// FuzzRowJSON checks that decoding a row never panics, and that a row decoded encodes to JSON
+// that decodes to the same row.
+func FuzzRowJSON(f *testing.F) {
+	for _, s := range []string{`[["a",1],[2,null]]`, `[[],[]]`, `[[null,true,{"x":1}],[1e300,-0]]`, `[`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var r api.Row
+		if json.Unmarshal(b, &r) != nil {
+			return
+		}
+		enc, err := json.Marshal(r)
+		if err != nil {
+			t.Fatalf("Marshal of %+v: %v", r, err)
+		}
+		var again api.Row
+		if err := json.Unmarshal(enc, &again); err != nil {
+			t.Fatalf("%s does not decode: %v", enc, err)
+		}
+		enc2, _ := json.Marshal(again)
+		if string(enc) != string(enc2) {
+			t.Fatalf("round trip %s -> %s", enc, enc2)
+		}
+	})
+}

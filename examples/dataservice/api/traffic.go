@@ -1,0 +1,74 @@
+package api
+
+import (
+	"encoding/json"
+
+	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/decl"
+)
+
+// Error codes of the query language, besides the framework's catalogue.
+const (
+	// QuerySyntax: a query (of query, or of a widget) is not valid in the query language.
+	// Attributes: position (0-based character offset in the query), expected (what would have
+	// been valid there), message (what was found there) and, for a widget, index (which query
+	// of queries, from 0).
+	QuerySyntax apierr.Code = "QUERY-SYNTAX"
+	// TooManyGroups: a query's grouping yields more rows than the engine allows. Attribute:
+	// reason.
+	TooManyGroups apierr.Code = "TOO-MANY-GROUPS"
+)
+
+var (
+	// Query answers an expression of the query language; each chunk's result replaces the one
+	// before, and the last one is the answer (a call that is not streamed answers the last
+	// chunk's result).
+	Query = decl.Stream[QueryArgs, Chunk]("query", decl.Errors(QuerySyntax, TooManyGroups),
+		decl.Describe("Answers an expression of the query language over the collected traffic records, one result object per statement."))
+	// Ingest stores a batch of traffic records.
+	Ingest = decl.Func[IngestArgs, IngestResult]("ingest",
+		decl.Describe("Stores a batch of traffic records, all or nothing."))
+	// ListFields lists the names of the query language.
+	ListFields = decl.Func[decl.None, []Field]("list-fields", decl.Since("1.1"),
+		decl.Describe("Lists the metrics, keys and layers of the query language."))
+)
+
+// QueryArgs are the arguments of query.
+type QueryArgs struct {
+	Expr     string  `json:"expr" jsonschema:"description=An expression of the query language: one or more statements separated by ';'"`
+	Follow   bool    `json:"follow,omitempty" jsonschema:"description=Streaming mode only: answer again every interval seconds until cancelled"`
+	Interval float64 `json:"interval,omitempty" default:"5" jsonschema:"minimum=1,maximum=3600,description=Seconds between answers when following"`
+}
+
+// Chunk is one chunk of a streamed query.
+type Chunk struct {
+	// Result replaces the result of the previous chunk.
+	Result []Result `json:"result"`
+	// Progress is the fraction of the answer done, 0..1; 1 on every chunk of a followed query
+	// once its first answer is complete.
+	Progress float64 `json:"progress"`
+}
+
+// IngestArgs are the arguments of ingest.
+type IngestArgs struct {
+	Records []json.RawMessage `json:"records" jsonschema:"description=Traffic records; all are stored or none"`
+}
+
+// IngestResult is the answer of ingest.
+type IngestResult struct {
+	Ingested int `json:"ingested"`
+}
+
+// Field describes one name of the query language, for the list-fields function and UIs.
+type Field struct {
+	// Name is the name as written in queries ("traffic", "client.ip", "time(N)", "tcp").
+	Name string `json:"name"`
+	// Kind is "metric" (a value in values and HAVING), "key" (in BY; every key but time is
+	// also a field of WHERE) or "layer" (in FROM).
+	Kind string `json:"kind"`
+	// Type is the kind of data: "bytes", "packets", "count", "time", "ip", "port",
+	// "protocol", "string" or "layer".
+	Type string `json:"type"`
+	// Description says what it means, in one sentence or two.
+	Description string `json:"description"`
+}

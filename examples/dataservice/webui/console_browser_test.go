@@ -1,0 +1,368 @@
+package webui_test
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+)
+
+// testConsole drives what an operator does every day: a period for a whole dashboard (presets,
+// custom, zoom by dragging), Explore (highlighting, completion, a QUERY-SYNTAX mark, each chart
+// kind, saving a widget), drill-down from a bar, a slice, a row and a legend entry, and the API
+// reference (calling echo); then the light, dark and 360 px wide pages, their contrast and
+// that nothing overflows. Screenshots go to shotDir.
+func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
+	p, problems := openTab(t, browser)
+	tab := p.ctx
+	shots := shotDir(t)
+	p.signIn(srv.URL + "/")
+	p.createDashboard("Console")
+	dashboard := p.eval(`location.hash`)
+	widgets := []struct{ title, kind, query string }{
+		{"Traffic", "number", "traffic"},
+		{"Known traffic over time", "timeseries", "traffic BY time(60) WHERE client.ip IN " + knownClients},
+		{"Applications", "bar", "traffic BY application TOP 8"},
+		{"Protocols", "pie", "traffic BY protocol"},
+		{"Servers", "table", "traffic, packets BY server.ip TOP 10"},
+		{"Protocols over time", "timeseries", "traffic BY time(300), protocol SINCE @now-600"},
+	}
+	for _, w := range widgets {
+		p.addWidget(w.title, w.kind, w.query)
+	}
+	// Each widget's own period: the default hour, and the last one's ten minutes.
+	p.waitPeriods(map[int]int{0: 3600, 5: 600})
+
+	t.Run("period", func(t *testing.T) {
+		p := &page{t: t, ctx: tab}
+		for _, preset := range []struct {
+			name    string
+			seconds int
+		}{{"6h", 21600}, {"15m", 900}, {"30d", 2592000}} {
+			p.do(chromedp.SetValue(chromedp.CSS("#dashboard-period-select"), preset.name))
+			p.poll(fmt.Sprintf(`location.hash.endsWith('?range=%s')`, preset.name))
+			p.waitPeriods(everyWidget(len(widgets), preset.seconds))
+		}
+		// A custom period that ended an hour ago: answered once, not followed.
+		until := time.Now().Add(-time.Hour).Truncate(time.Minute)
+		since := until.Add(-2 * time.Hour)
+		p.do(
+			chromedp.SetValue(chromedp.CSS("#dashboard-period-select"), "custom"),
+			chromedp.WaitVisible(chromedp.CSS("#dashboard-period-since")),
+			chromedp.SetValue(chromedp.CSS("#dashboard-period-since"), since.Format("2006-01-02T15:04")),
+			chromedp.SetValue(chromedp.CSS("#dashboard-period-until"), until.Format("2006-01-02T15:04")),
+			chromedp.Click(chromedp.CSS("#dashboard-period-apply")),
+		)
+		p.poll(fmt.Sprintf(`location.hash.endsWith('?since=%d&until=%d')`, since.Unix(), until.Unix()))
+		p.waitPeriods(everyWidget(len(widgets), 7200))
+		p.poll(`[...document.querySelectorAll('.widget-foot .updated')].every(e => e.textContent === 'Fixed period')`)
+		// Reloading the address shows the same period.
+		p.do(chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#dashboard-view")))
+		p.waitPeriods(everyWidget(len(widgets), 7200))
+		if got := p.eval(`document.getElementById('dashboard-period-select').value`); got != "custom" {
+			t.Errorf("after a reload the period picker shows %q", got)
+		}
+	})
+
+	t.Run("zoom", func(t *testing.T) {
+		p := &page{t: t, ctx: tab}
+		p.do(chromedp.SetValue(chromedp.CSS("#dashboard-period-select"), "1h"))
+		p.waitPeriods(everyWidget(len(widgets), 3600))
+		sel := `.widget:nth-child(2) svg.chart`
+		p.poll(fmt.Sprintf(`document.querySelector(%q)?.querySelector('path.series')`, sel))
+		box := p.eval(fmt.Sprintf(`(() => { const r = document.querySelector(%q).getBoundingClientRect(); return [r.left, r.top, r.width, r.height].join(' '); })()`, sel))
+		var left, top, width, height float64
+		fmt.Sscan(box, &left, &top, &width, &height)
+		y := top + height/2
+		x0, x1 := left+width*0.4, left+width*0.8
+		p.do(
+			chromedp.MouseEvent(chromedp.MousePressed, x0, y, chromedp.ButtonLeft, chromedp.ClickCount(1)),
+			chromedp.MouseEvent(chromedp.MouseMoved, (x0+x1)/2, y, chromedp.ButtonLeft),
+			chromedp.MouseEvent(chromedp.MouseMoved, x1, y, chromedp.ButtonLeft),
+			chromedp.MouseEvent(chromedp.MouseReleased, x1, y, chromedp.ButtonLeft, chromedp.ClickCount(1)),
+		)
+		p.poll(`/[?]since=\d+&until=\d+$/.test(location.hash)`)
+		q, _ := url.ParseQuery(strings.SplitN(p.eval(`location.hash`), "?", 2)[1])
+		s, _ := strconv.Atoi(q.Get("since"))
+		u, _ := strconv.Atoi(q.Get("until"))
+		// The line spans the known records' 20 minutes; 40 % of the plot is about 8 of them.
+		if span := u - s; span < 5*60 || span > 11*60 {
+			t.Errorf("dragging across 40 %% of the line zoomed to %d s (%s)", span, p.eval(`location.hash`))
+		}
+		p.waitPeriods(everyWidget(len(widgets), u-s))
+		p.goTo(dashboard)
+	})
+
+	t.Run("drill-down", func(t *testing.T) {
+		p := &page{t: t, ctx: tab}
+		back := dashboard + "?range=6h"
+		targets := []struct{ name, sel, label, filter string }{
+			{"bar", `.widget[data-kind=bar] .bar-row.pick`, `.widget[data-kind=bar] .bar-row.pick title`, `application = "%s"`},
+			{"slice", `.widget[data-kind=pie] path.slice.pick`, `.widget[data-kind=pie] .legend .pick`, `protocol = %s`},
+			{"row", `.widget[data-kind=table] tr.pick`, `.widget[data-kind=table] tr.pick td`, `server.ip = %s`},
+			{"legend", `.widget:nth-child(6) .legend .pick`, `.widget:nth-child(6) .legend .pick`, `protocol = %s`},
+		}
+		for _, tt := range targets {
+			p.goTo(back)
+			p.do(chromedp.WaitVisible(chromedp.CSS("#dashboard-view")))
+			p.poll(fmt.Sprintf(`document.querySelector(%q)`, tt.sel))
+			label := strings.TrimSpace(strings.Split(p.eval(fmt.Sprintf(`document.querySelector(%q).textContent`, tt.label)), " · ")[0])
+			if tt.name == "bar" {
+				p.do(chromedp.Click(chromedp.CSS(tt.sel)))
+			} else { // by keyboard: focus it and press Enter
+				p.eval(fmt.Sprintf(`(document.querySelector(%q).focus(), '')`, tt.sel))
+				p.do(chromedp.KeyEvent("\r"))
+			}
+			p.poll(`location.hash.startsWith('#/explore?') && !document.getElementById('explore-view').hidden`)
+			want := fmt.Sprintf(tt.filter, label)
+			if got := p.eval(`document.getElementById('explore-input').value`); !strings.Contains(got, want) {
+				t.Errorf("%s: Explore's query is %q, want a filter %s", tt.name, got, want)
+			}
+			if h := p.eval(`location.hash`); !strings.Contains(h, "range=6h") {
+				t.Errorf("%s: Explore's address %s lost the period", tt.name, h)
+			}
+			p.poll(`!document.getElementById('explore-result').hidden`)
+		}
+	})
+
+	t.Run("explore", func(t *testing.T) {
+		p := &page{t: t, ctx: tab}
+		p.do(chromedp.Click(chromedp.CSS("#nav-explore")), chromedp.WaitVisible(chromedp.CSS("#explore-input")))
+		p.poll(`location.hash === '#/explore'`)
+		// Completion: "appl" after BY offers application; Tab takes it.
+		p.do(chromedp.SendKeys(chromedp.CSS("#explore-input"), "traffic BY appl"))
+		p.poll(`!document.getElementById('explore-completions').hidden`)
+		p.screenshot(filepath.Join(shots, "explore-completion.png"))
+		if got := p.text("#explore-completions li"); !strings.HasPrefix(got, "application") {
+			t.Errorf("completions after BY appl start with %q", got)
+		}
+		p.do(chromedp.KeyEvent("\t"), chromedp.SendKeys(chromedp.CSS("#explore-input"), "TOP 3 SINCE @now-7200"))
+		if got := p.eval(`document.getElementById('explore-input').value`); got != "traffic BY application TOP 3 SINCE @now-7200" {
+			t.Errorf("after completion the query is %q", got)
+		}
+		for cls, want := range map[string]string{"keyword": "BY", "metric": "traffic", "key": "application"} {
+			if got := p.text("#explore-highlight .tok-" + cls); got != want {
+				t.Errorf("the first %s highlighted is %q, want %q", cls, got, want)
+			}
+		}
+		p.do(chromedp.Click(chromedp.CSS("#explore-run")))
+		p.poll(`location.hash.startsWith('#/explore?q=') && document.querySelectorAll('#explore-chart tbody tr').length === 3`)
+		for _, kind := range []string{"bar", "pie", "number", "timeseries", "table"} {
+			p.do(chromedp.Click(chromedp.CSS(`#explore-kinds [data-kind=` + kind + `]`)))
+			p.poll(fmt.Sprintf(`document.getElementById('explore-chart').dataset.kind === %q && document.querySelector('#explore-chart').children.length > 0`, kind))
+		}
+		// Drilling inside Explore narrows the query in place.
+		first := p.eval(`document.querySelector('#explore-chart tr.pick td').textContent`)
+		p.do(chromedp.Click(chromedp.CSS("#explore-chart tr.pick")))
+		narrowed := fmt.Sprintf(`traffic BY application TOP 3 SINCE @now-7200 WHERE application = %q`, first)
+		p.poll(fmt.Sprintf(`document.getElementById('explore-input').value === %q && document.querySelectorAll('#explore-chart tbody tr').length === 1`, narrowed))
+		if h := p.eval(`location.hash`); !strings.Contains(h, url.QueryEscape(narrowed)) {
+			t.Errorf("after drilling in Explore the address is %s", h)
+		}
+		// Save it as a widget of the dashboard.
+		p.do(
+			chromedp.Click(chromedp.CSS("#explore-kinds [data-kind=bar]")),
+			chromedp.Click(chromedp.CSS("#explore-save")),
+			chromedp.WaitVisible(chromedp.CSS("#save-title")),
+			chromedp.SetValue(chromedp.CSS("#save-dashboard"), strings.TrimPrefix(dashboard, "#/d/")),
+			chromedp.SetValue(chromedp.CSS("#save-title"), "Top three applications"),
+			chromedp.Click(chromedp.CSS("#save-ok")),
+			chromedp.WaitVisible(chromedp.CSS("#explore-saved-link")),
+			chromedp.Click(chromedp.CSS("#explore-saved-link")),
+			chromedp.WaitVisible(chromedp.CSS("#dashboard-view")),
+		)
+		p.poll(`[...document.querySelectorAll('.widget[data-kind=bar] h3')].some(h => h.textContent === 'Top three applications')`)
+
+		// A mistake is marked where it is.
+		bad := "traffic BY application\nWHERE nosuch = 1"
+		p.goTo("#/explore?range=6h")
+		p.do(chromedp.WaitVisible(chromedp.CSS("#explore-input")))
+		p.do(chromedp.SendKeys(chromedp.CSS("#explore-input"), bad), chromedp.KeyEvent("\r", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
+		p.do(chromedp.WaitVisible(chromedp.CSS("#explore-error")))
+		pos := strings.Index(bad, "nosuch")
+		if got := p.eval(`document.querySelector('#explore-highlight mark.error-mark')?.dataset.start + ' ' + document.querySelector('#explore-highlight mark.error-mark')?.textContent`); got != fmt.Sprintf("%d nosuch", pos) {
+			t.Errorf("the error mark is at %q, want %d nosuch", got, pos)
+		}
+		if got := p.text("#explore-error"); !strings.Contains(got, fmt.Sprintf("QUERY-SYNTAX at position %d", pos)) ||
+			!strings.Contains(got, "WHERE nosuch = 1\n      ^") {
+			t.Errorf("the error says %q", got)
+		}
+		if h := p.eval(`location.hash`); !strings.Contains(h, "range=6h") || !strings.Contains(h, "q=") {
+			t.Errorf("Explore's address %s does not hold the query and period", h)
+		}
+		p.screenshot(filepath.Join(shots, "explore-error.png"))
+	})
+
+	t.Run("api", func(t *testing.T) {
+		p := &page{t: t, ctx: tab}
+		p.do(chromedp.Click(chromedp.CSS("#nav-api")), chromedp.WaitVisible(chromedp.CSS("#api-view")))
+		p.poll(`document.querySelectorAll('#api-functions a').length > 0`)
+		want := p.eval(`fetch('/api/doc', {method: 'POST'}).then(r => r.json()).then(m => m.result.functions.map(f => f.name).join(' '))`)
+		if got := p.eval(`[...document.querySelectorAll('#api-functions a')].map(a => a.textContent).join(' ')`); got != want {
+			t.Errorf("the reference lists %s\nwant %s", got, want)
+		}
+		p.do(chromedp.Click(chromedp.CSS(`#api-functions a[data-fn=query]`)))
+		p.poll(`document.getElementById('fn-name')?.textContent === 'query'`)
+		args := p.text("#api-function table.args")
+		for _, w := range []string{"expr", "required", "interval", "optional", "5", "Seconds between answers"} {
+			if !strings.Contains(args, w) {
+				t.Errorf("query's arguments table lacks %q:\n%s", w, args)
+			}
+		}
+		if got := p.text("#api-function dl.errors"); !strings.Contains(got, "QUERY-SYNTAX") {
+			t.Errorf("query's errors: %q", got)
+		}
+		p.do(chromedp.Click(chromedp.CSS(`#api-functions a[data-fn=echo]`)))
+		p.poll(`document.getElementById('fn-name')?.textContent === 'echo'`)
+		if got := p.text("#fn-curl"); !strings.Contains(got, "curl -X POST '"+srv.URL+"/api/") || !strings.Contains(got, "/echo'") {
+			t.Errorf("echo's example: %q", got)
+		}
+		p.do(
+			chromedp.SendKeys(chromedp.CSS("#arg-more"), `{"hello": "world", "n": 3}`),
+			chromedp.Click(chromedp.CSS("#fn-call")),
+		)
+		p.poll(`document.getElementById('fn-answer').textContent.includes('"result"')`)
+		if got := strings.Join(strings.Fields(p.text("#fn-answer")), " "); got != `{ "type": "result", "result": { "hello": "world", "n": 3 } }` {
+			t.Errorf("echo answered %q", got)
+		}
+		// An older version lists its own functions and calls them at its path.
+		versions := p.eval(`fetch('/api/doc', {method: 'POST'}).then(r => r.json()).then(m => m.result.versions.join(' '))`)
+		oldest := strings.Fields(versions)[0]
+		p.do(chromedp.SetValue(chromedp.CSS("#api-version"), oldest))
+		p.poll(fmt.Sprintf(`location.hash === '#/api?v=%s&fn=echo' && document.getElementById('fn-curl')?.textContent.includes('/api/%s/echo')`, oldest, oldest))
+		wantOld := p.eval(fmt.Sprintf(`fetch('/api/%s/doc', {method: 'POST'}).then(r => r.json()).then(m => m.result.functions.map(f => f.name).join(' '))`, oldest))
+		if got := p.eval(`[...document.querySelectorAll('#api-functions a')].map(a => a.textContent).join(' ')`); got != wantOld {
+			t.Errorf("version %s lists %s\nwant %s", oldest, got, wantOld)
+		}
+		if wantOld == want {
+			t.Errorf("versions %s: the oldest has the same functions as the latest", versions)
+		}
+		p.do(chromedp.SetValue(chromedp.CSS("#api-version"), strings.Fields(versions)[len(strings.Fields(versions))-1]))
+		p.poll(`!document.getElementById('fn-curl')?.textContent.includes('/api/` + oldest + `/')`)
+
+		// A function that needs the session gets it.
+		p.do(chromedp.Click(chromedp.CSS(`#api-functions a[data-fn=list-dashboards]`)))
+		p.poll(`document.getElementById('fn-name')?.textContent === 'list-dashboards'`)
+		p.do(chromedp.Click(chromedp.CSS("#fn-call")))
+		p.poll(`document.getElementById('fn-answer').textContent.includes('"Console"')`)
+	})
+
+	t.Run("looks", func(t *testing.T) {
+		p := &page{t: t, ctx: tab}
+		views := []struct{ name, hash, ready string }{
+			{"dashboard", dashboard + "?range=6h", `document.querySelectorAll('.widget').length >= 6 && document.querySelectorAll('.widget-foot .accumulated').length === document.querySelectorAll('.widget').length`},
+			{"explore", "#/explore?q=traffic+BY+time(300)%2C+protocol&range=6h", `document.querySelector('#explore-chart path.series')`},
+			{"api", "#/api?fn=query", `document.getElementById('fn-name')?.textContent === 'query'`},
+			{"settings", "#/settings", `!document.getElementById('settings-view').hidden && document.querySelector('#settings-fields input')`},
+			{"list", "#/", `!document.getElementById('list-view').hidden && document.querySelector('.dash-card')`},
+		}
+		for _, theme := range []string{"light", "dark"} {
+			p.do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+				_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+					Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: theme}}})
+				return err
+			}))
+			for _, width := range []int64{1440, 360} {
+				p.do(chromedp.EmulateViewport(width, 900))
+				for _, v := range views {
+					p.goTo(v.hash)
+					p.poll(v.ready)
+					p.do(chromedp.Sleep(300 * time.Millisecond)) // let the charts draw at this width
+					if width == 360 {
+						if got := p.eval(`String(document.documentElement.scrollWidth)`); got != "360" {
+							t.Errorf("%s %s at 360 px is %s px wide", theme, v.name, got)
+						}
+					}
+					if bad := p.eval(lowContrast); bad != "" {
+						t.Errorf("%s %s at %d px: text below AA contrast:\n%s", theme, v.name, width, bad)
+					}
+					p.screenshot(filepath.Join(shots, fmt.Sprintf("%s-%s-%d.png", v.name, theme, width)))
+				}
+			}
+		}
+		p.do(chromedp.EmulateViewport(1440, 1000))
+		// Keyboard focus is visible.
+		p.goTo(dashboard)
+		p.do(chromedp.WaitVisible(chromedp.CSS("#dashboard-view")),
+			chromedp.Focus(chromedp.CSS("#rename-dashboard")), chromedp.KeyEvent("\t"))
+		if got := p.eval(`getComputedStyle(document.activeElement).outlineStyle + ' ' + document.activeElement.id`); !strings.HasPrefix(got, "solid") {
+			t.Errorf("the focused element has outline %q", got)
+		}
+	})
+	p.do(chromedp.Sleep(300 * time.Millisecond))
+	if msgs := problems(); len(msgs) > 0 {
+		t.Errorf("the page logged problems:\n%s", strings.Join(msgs, "\n"))
+	}
+}
+
+// goTo goes to a route of the page (a URL fragment), as a link does.
+func (p *page) goTo(hash string) {
+	p.t.Helper()
+	p.eval(fmt.Sprintf(`(location.hash = %q, '')`, hash))
+}
+
+// waitPeriods waits until the widgets at the indexes show answers over those seconds.
+func (p *page) waitPeriods(want map[int]int) {
+	p.t.Helper()
+	var conds []string
+	for i, s := range want {
+		conds = append(conds, fmt.Sprintf(`f[%d]?.dataset.seconds === '%d'`, i, s))
+	}
+	p.poll(`(() => { const f = [...document.querySelectorAll('.widget-foot .accumulated')]; return ` + strings.Join(conds, " && ") + `; })()`)
+}
+
+func everyWidget(n, seconds int) map[int]int {
+	m := map[int]int{}
+	for i := range n {
+		m[i] = seconds
+	}
+	return m
+}
+
+// shotDir is where screenshots go: $WEBUI_SCREENSHOTS when set (kept), else a temporary folder.
+func shotDir(t *testing.T) string {
+	if d := os.Getenv("WEBUI_SCREENSHOTS"); d != "" {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	return t.TempDir()
+}
+
+// lowContrast lists the visible texts whose contrast with what is behind them is below WCAG AA
+// (4.5:1, or 3:1 for large text); disabled controls are exempt.
+const lowContrast = `(() => {
+  const rgb = (c) => (c.match(/[\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+    .reduce((a, v, i) => a + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const behind = (e) => {
+    for (; e; e = e.parentElement) {
+      const c = rgb(getComputedStyle(e).backgroundColor);
+      if (c.length === 3 || c[3] > 0.5) return c.slice(0, 3);
+    }
+    return rgb(getComputedStyle(document.documentElement).backgroundColor).slice(0, 3);
+  };
+  const out = [];
+  for (const e of document.querySelectorAll('body *')) {
+    if (!e.offsetParent && getComputedStyle(e).position !== 'fixed') continue;
+    if (e.closest('svg, [disabled], [hidden], .tooltip, .editor-highlight')) continue;
+    if (![...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
+    const s = getComputedStyle(e);
+    if (s.visibility === 'hidden' || Number(s.opacity) === 0) continue;
+    const a = lum(rgb(s.color)), b = lum(behind(e));
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    const large = parseFloat(s.fontSize) >= 24 || (parseFloat(s.fontSize) >= 18.5 && Number(s.fontWeight) >= 700);
+    if (ratio < (large ? 3 : 4.5)) out.push(e.tagName + '.' + e.className + ' "' + e.textContent.trim().slice(0, 30) + '" ' + ratio.toFixed(2));
+  }
+  return [...new Set(out)].slice(0, 15).join('\n');
+})()`

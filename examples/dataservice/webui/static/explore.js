@@ -1,0 +1,214 @@
+// explore.js: Explore (#/explore?q=<query>&range=<preset> or &since=&until=): a query editor,
+// its answer as a table and as each chart kind, saving it as a widget; and the drill-down that
+// brings a clicked key here as a filter.
+
+import {AUTH_NEEDED} from './api.js';
+import * as charts from './charts.js';
+import {Editor} from './editor.js';
+import {Picker, bounds, fromParams, toParams} from './period.js';
+import {filterEdits, literal, periodEdits, rewrite} from './query.js';
+import {$, busy, caretLine, el, showFormError} from './ui.js';
+
+// KINDS are the ways the page draws an answer, as widgets do.
+export const KINDS = [
+  {kind: 'table', label: 'Table'},
+  {kind: 'timeseries', label: 'Time series'},
+  {kind: 'bar', label: 'Bar chart'},
+  {kind: 'pie', label: 'Pie chart'},
+  {kind: 'number', label: 'Number'},
+];
+
+// exploreHash is the address of Explore with query, period and, when chosen, the kind shown.
+export function exploreHash(query, period, kind) {
+  const params = new URLSearchParams({q: query});
+  if (kind) params.set('kind', kind);
+  return `#/explore?${toParams(period, params)}`;
+}
+
+// withPeriod gives query with the period in place of its own (none: unchanged), and the map of
+// positions back to the query.
+export function withPeriod(query, period) {
+  if (!period) return {text: query, toSource: (p) => p};
+  return rewrite(query, periodEdits(query, bounds(period)));
+}
+
+// drillQuery adds to the statement of expr at index (to every statement when index is
+// undefined) a filter for each key picked ({name, value}) but time, written by the key's type
+// from list-fields (fields).
+export function drillQuery(expr, keys, fields, index) {
+  const conds = keys.filter((k) => !/^time/i.test(k.name)).map((k) => {
+    const f = fields?.find((x) => x.name === k.name);
+    const guess = typeof k.value === 'number' ? 'port' : /^[\d.:a-f]+$/i.test(k.value) && /[.:]/.test(k.value) ? 'ip' : '';
+    return `${k.name} = ${literal(f?.type || guess, k.value)}`;
+  });
+  if (!conds.length) return expr;
+  return rewrite(expr, filterEdits(expr, conds.join(' AND '), index)).text;
+}
+
+// Explore shows and runs the Explore view; fields() gives list-fields' answer (a promise).
+export class Explore {
+  constructor(api, fields) {
+    this.api = api;
+    this.fields = fields;
+    this.period = null;
+    this.kind = 'table';
+    this.results = null;
+    this.editor = new Editor($('explore-input'), $('explore-highlight'), $('explore-completions'),
+      {onRun: () => this.run()});
+    this.picker = new Picker('explore-period', (p) => { this.period = p; this.run(); });
+    $('explore-period').append(this.picker.element);
+    $('explore-form').addEventListener('submit', (ev) => { ev.preventDefault(); this.run(); });
+    $('explore-save').addEventListener('click', () => this.openSave());
+    $('save-form').addEventListener('submit', (ev) => this.save(ev));
+    $('explore-kinds').replaceChildren(...KINDS.map((k) => {
+      const b = el('button', {type: 'button', role: 'tab', class: 'kind-tab', 'data-kind': k.kind}, k.label);
+      b.addEventListener('click', () => this.showKind(k.kind));
+      return b;
+    }));
+    $('explore-kinds').addEventListener('keydown', (ev) => this.arrowTabs(ev));
+  }
+
+  // show shows the view for the fragment's parameters, running the query they hold.
+  async show(params) {
+    this.fieldList = await this.fields();
+    this.editor.setFields(this.fieldList);
+    this.period = fromParams(params);
+    this.picker.show(this.period);
+    const q = params.get('q') || '';
+    this.touchedKind = KINDS.some((k) => k.kind === params.get('kind'));
+    if (this.touchedKind) this.kind = params.get('kind');
+    if (this.editor.value !== q) this.editor.value = q;
+    showFormError('explore-notice', '');
+    if (q) await this.execute();
+    else this.clear();
+  }
+
+  clear() {
+    this.results = null;
+    $('explore-result').hidden = true;
+    $('explore-save').disabled = true;
+    $('explore-error').hidden = true;
+  }
+
+  // run puts the query and period in the address (which shows them), or runs them again.
+  run() {
+    const q = this.editor.value.trim();
+    if (!q) {
+      location.hash = `#/explore${this.period ? `?${toParams(this.period, new URLSearchParams())}` : ''}`;
+      return;
+    }
+    const hash = exploreHash(q, this.period, this.touchedKind ? this.kind : '');
+    if (location.hash !== hash) location.hash = hash;
+    else this.execute();
+  }
+
+  async execute() {
+    const query = this.editor.value.trim();
+    const {text, toSource} = withPeriod(query, this.period);
+    $('explore-error').hidden = true;
+    $('explore-run').disabled = true;
+    try {
+      this.results = await this.api.call('query', {expr: text});
+    } catch (e) {
+      this.results = null;
+      if (e.code === AUTH_NEEDED) return;
+      this.showError(e, query, toSource);
+      return;
+    } finally {
+      $('explore-run').disabled = false;
+    }
+    this.query = query;
+    this.shapes = charts.describeQuery(text);
+    const hasTime = this.shapes.some((s) => s.keys.some((k) => /^time/i.test(k)));
+    if (!this.touchedKind) this.kind = hasTime ? 'timeseries' : 'table';
+    $('explore-result').hidden = false;
+    $('explore-save').disabled = false;
+    this.showKind(this.kind, false);
+  }
+
+  // showError shows an error; a QUERY-SYNTAX one is marked at its position in the query.
+  showError(e, query, toSource) {
+    const box = $('explore-error');
+    $('explore-result').hidden = true;
+    $('explore-save').disabled = true;
+    if (e.code !== 'QUERY-SYNTAX') {
+      box.replaceChildren(e.message);
+      box.hidden = false;
+      return;
+    }
+    const pos = Math.min(toSource(Number(e.attrs.position) || 0), query.length);
+    box.replaceChildren(`QUERY-SYNTAX at position ${pos}: expected ${e.attrs.expected}` +
+      (e.attrs.message ? ` (${e.attrs.message})` : ''), caretLine(query, pos));
+    box.dataset.position = pos;
+    box.hidden = false;
+    this.editor.markError(pos);
+  }
+
+  showKind(kind, touched = true) {
+    this.kind = kind;
+    if (touched) {
+      this.touchedKind = true;
+      if (this.query) history.replaceState(null, '', exploreHash(this.query, this.period, kind));
+    }
+    for (const b of $('explore-kinds').children) {
+      const on = b.dataset.kind === kind;
+      b.setAttribute('aria-selected', String(on));
+      b.tabIndex = on ? 0 : -1;
+    }
+    if (!this.results) return;
+    this.draw();
+  }
+
+  draw() {
+    const chart = $('explore-chart');
+    chart.dataset.kind = this.kind;
+    charts.render(chart, this.kind, this.results, this.shapes, {
+      tooltip: $('tooltip'),
+      onZoom: (since, until) => { this.period = {since, until}; this.run(); },
+      onPick: (pick) => { this.editor.value = drillQuery(this.query, pick.keys, this.fieldList, pick.statement); this.run(); },
+    });
+    const meta = this.results[0]?.meta || {};
+    const rows = this.results.reduce((a, r) => a + (r.data?.length || 0), 0);
+    $('explore-foot').replaceChildren(
+      el('span', {'data-accumulated': meta.accumulated_time ?? ''}, `${charts.formatDuration(meta.accumulated_time || 0)} of records`),
+      el('span', {}, `${rows} row${rows === 1 ? '' : 's'} in ${(meta.elapsed ?? 0).toFixed(3)} s`));
+  }
+
+  // arrowTabs moves between the kind tabs with the arrow keys.
+  arrowTabs(ev) {
+    if (ev.key !== 'ArrowRight' && ev.key !== 'ArrowLeft') return;
+    const i = KINDS.findIndex((k) => k.kind === this.kind);
+    const next = KINDS[(i + (ev.key === 'ArrowRight' ? 1 : KINDS.length - 1)) % KINDS.length].kind;
+    this.showKind(next);
+    $('explore-kinds').querySelector(`[data-kind=${next}]`).focus();
+  }
+
+  async openSave() {
+    const list = await this.api.call('list-dashboards');
+    $('save-dashboard').replaceChildren(...list.map((d) => el('option', {value: d.id}, d.title)));
+    $('save-kind').replaceChildren(...KINDS.map((k) => el('option', {value: k.kind}, k.label)));
+    $('save-kind').value = this.kind;
+    $('save-title').value = this.query.slice(0, 200);
+    showFormError('save-error', list.length ? '' : 'There is no dashboard yet: create one first.');
+    $('save-ok').disabled = !list.length;
+    $('save-dialog').showModal();
+    $('save-title').select();
+  }
+
+  // save adds the query (as written, without the period: a dashboard gives its own) to the
+  // chosen dashboard.
+  async save(ev) {
+    ev.preventDefault();
+    const dashboard = $('save-dashboard').value;
+    const name = $('save-dashboard').selectedOptions[0]?.textContent;
+    await busy('save-ok', 'save-error', async () => {
+      const w = await this.api.call('create-widget', {dashboard, title: $('save-title').value.trim(),
+        kind: $('save-kind').value, queries: [this.query], options: {}});
+      $('save-dialog').close();
+      const box = $('explore-notice');
+      box.replaceChildren(`Saved “${w.title}” to ${name}. `, el('a', {href: `#/d/${dashboard}`, id: 'explore-saved-link'}, 'Open the dashboard'));
+      box.classList.add('notice');
+      box.hidden = false;
+    });
+  }
+}

@@ -1,0 +1,139 @@
+// widgets.js: the widgets of the open dashboard: their cards, their queries over the
+// dashboard's period (followed when it ends now, answered once when it does not), zoom and
+// drill-down.
+
+import {AUTH_NEEDED} from './api.js';
+import * as charts from './charts.js';
+import {drillQuery, exploreHash, withPeriod} from './explore.js';
+import {isLive} from './period.js';
+import {onlyStatement} from './query.js';
+import {$, el, confirmAction} from './ui.js';
+
+const LIVE_INTERVAL = 5; // seconds between the answers of a followed query
+
+// Widgets shows the widgets in #widget-grid over api; fields() gives list-fields' answer.
+// Callbacks: edit(widget) opens the editor, periodHash(period) is the address of the dashboard
+// over a period, onChange() follows a widget added.
+export class Widgets {
+  constructor(api, fields, {edit, periodHash, onChange}) {
+    Object.assign(this, {api, fields, edit, periodHash, onChange});
+    this.entries = new Map(); // widget id -> {widget, card, body, foot, expr, shapes, results, stop}
+    this.period = null; // of the dashboard (period.js), null for each query's own
+  }
+
+  get size() { return this.entries.size; }
+
+  // add adds the widget's card to the grid, or puts it in place of the card of the same widget,
+  // and starts its query.
+  add(w) {
+    const old = this.entries.get(w.id);
+    const entry = this.card(w);
+    if (old) {
+      old.stop?.();
+      old.card.replaceWith(entry.card);
+    } else {
+      $('widget-grid').append(entry.card);
+    }
+    this.entries.set(w.id, entry);
+    $('widget-empty').hidden = true;
+    this.start(entry);
+    this.onChange();
+  }
+
+  remove(id) {
+    const entry = this.entries.get(id);
+    if (!entry) return;
+    entry.stop?.();
+    entry.card.remove();
+    this.entries.delete(id);
+    $('widget-empty').hidden = this.entries.size > 0;
+  }
+
+  // restart runs every widget's query again (over a new period).
+  restart() {
+    for (const entry of this.entries.values()) {
+      entry.stop?.();
+      this.start(entry);
+    }
+  }
+
+  // stop stops every query and forgets the widgets.
+  stop() {
+    for (const entry of this.entries.values()) entry.stop?.();
+    this.entries.clear();
+  }
+
+  redraw() {
+    for (const entry of this.entries.values()) this.draw(entry);
+  }
+
+  card(w) {
+    const card = el('article', {class: 'card widget', 'data-id': w.id, 'data-kind': w.kind});
+    card.classList.toggle('wide', w.kind !== 'number');
+    const current = () => this.entries.get(w.id)?.widget || w;
+    const open = el('button', {type: 'button', class: 'btn ghost explore-widget', title: 'Open in Explore'}, 'Explore');
+    const edit = el('button', {type: 'button', class: 'btn ghost edit-widget', title: 'Edit widget'}, 'Edit');
+    const del = el('button', {type: 'button', class: 'btn ghost delete-widget', title: 'Delete widget'}, 'Delete');
+    open.addEventListener('click', () => { location.hash = exploreHash(current().queries.join(';\n'), this.period); });
+    edit.addEventListener('click', () => this.edit(current()));
+    del.addEventListener('click', () => confirmAction('Delete widget?', `“${w.title}” will be removed from this dashboard.`,
+      async () => {
+        await this.api.call('delete-widget', {id: w.id});
+        this.remove(w.id);
+      }));
+    const tools = el('div', {class: 'widget-tools'});
+    tools.append(open, edit, del);
+    const head = el('div', {class: 'widget-head'});
+    head.append(el('h3', {title: w.title}, w.title), tools);
+    const body = el('div', {class: 'widget-body'});
+    body.append(el('div', {class: 'no-data'}, 'Loading…'));
+    const foot = el('div', {class: 'widget-foot'});
+    card.append(head, body, foot);
+    return {widget: w, card, body, foot, results: null, stop: null};
+  }
+
+  // start runs the widget's queries over the period: followed (answered again every few
+  // seconds) when the period ends now, answered once when it does not.
+  start(entry) {
+    const period = this.period;
+    entry.expr = entry.widget.queries.join(';\n');
+    const expr = withPeriod(entry.expr, period).text;
+    entry.shapes = charts.describeQuery(expr);
+    const show = (chunk) => {
+      entry.results = chunk.result;
+      this.draw(entry);
+      const acc = chunk.result[0]?.meta?.accumulated_time;
+      const span = acc === undefined ? '' : isLive(period) ? `Last ${charts.formatDuration(acc)}`
+        : `${charts.formatDuration(acc)} until ${charts.formatTime(period.until)}`;
+      entry.foot.replaceChildren(
+        el('span', {class: 'accumulated', 'data-seconds': acc ?? ''}, span),
+        el('span', {class: 'updated'}, chunk.progress < 1 ? `Loading ${Math.round(chunk.progress * 100)} %`
+          : isLive(period) ? `Updated ${charts.formatTime(Date.now() / 1000, true)}` : 'Fixed period'));
+    };
+    const fail = (err) => {
+      if (err.code === AUTH_NEEDED) return;
+      entry.body.replaceChildren(el('div', {class: 'widget-error'}, err.message));
+    };
+    if (!isLive(period)) {
+      let stopped = false;
+      entry.stop = () => { stopped = true; };
+      this.api.call('query', {expr}).then((result) => stopped || show({result, progress: 1}), (e) => stopped || fail(e));
+      return;
+    }
+    entry.stop = this.api.follow('query', {expr, follow: true, interval: LIVE_INTERVAL}, {onChunk: show, onError: fail});
+  }
+
+  draw(entry) {
+    if (!entry.results) return;
+    const w = entry.widget;
+    charts.render(entry.body, w.kind, entry.results, entry.shapes, {
+      unit: w.options?.unit || '',
+      tooltip: $('tooltip'),
+      onZoom: (since, until) => { location.hash = this.periodHash({since, until}); },
+      onPick: async ({statement, keys}) => {
+        const list = await this.fields();
+        location.hash = exploreHash(drillQuery(onlyStatement(entry.expr, statement), keys, list), this.period);
+      },
+    });
+  }
+}
