@@ -50,6 +50,8 @@ const (
 	UnsupportedMediaType Code = "UNSUPPORTED-MEDIA-TYPE"
 	// Timeout: the call ran past its deadline.
 	Timeout Code = "TIMEOUT"
+	// Unavailable: a store the call needs is unreachable; the call may be retried.
+	Unavailable Code = "UNAVAILABLE"
 	// Internal: a function panicked or failed unexpectedly. The log has the details.
 	Internal Code = "INTERNAL-ERROR"
 )
@@ -59,12 +61,12 @@ var Catalogue = []Code{
 	TooFewArguments, AuthenticationNeeded, UnknownFunction, UnknownVersion, UnknownArguments,
 	InvalidJSON, InvalidArgument, InvalidMessage, DuplicateID, Cancelled, InvalidCredentials,
 	RateLimited, RequestTooLarge, NotFound, Conflict, MethodNotAllowed, UnsupportedMediaType,
-	Timeout, Internal,
+	Timeout, Unavailable, Internal,
 }
 
 // Status returns the HTTP status that accompanies an error message with code c: 401 for
 // authentication, 404 for what does not exist, 409 for conflicts, 413 for sizes, 429 for rate
-// limits, 405 and 415 for the request's method and body type, 499 for cancelled calls, 504 for timeouts, 500 for internal errors, and 400 for every
+// limits, 405 and 415 for the request's method and body type, 499 for cancelled calls, 504 for timeouts, 503 for an unreachable store, 500 for internal errors, and 400 for every
 // other code, including codes of the application's own.
 func (c Code) Status() int {
 	switch c {
@@ -86,6 +88,8 @@ func (c Code) Status() int {
 		return 499 // the de-facto "client closed request"
 	case Timeout:
 		return http.StatusGatewayTimeout
+	case Unavailable:
+		return http.StatusServiceUnavailable
 	case Internal:
 		return http.StatusInternalServerError
 	}

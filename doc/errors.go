@@ -56,6 +56,7 @@ var catalogue = map[apierr.Code]struct {
 	apierr.MethodNotAllowed:     {"An HTTP method other than GET and POST.", map[string]string{"allowed": "the methods allowed"}},
 	apierr.UnsupportedMediaType: {"A POST body of a content type that carries no arguments.", map[string]string{"type": "the content type sent", "supported": "the content types that carry arguments"}},
 	apierr.Timeout:              {"The call ran past its deadline, or its body did not arrive in time (HTTP 408).", map[string]string{"reason": "present when the body was too slow"}},
+	apierr.Unavailable:          {"A store is unreachable; the call may be retried.", map[string]string{}},
 	apierr.Internal:             {"The function failed unexpectedly. No details are sent; the server's log has them.", map[string]string{}},
 }
 

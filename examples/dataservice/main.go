@@ -4,6 +4,8 @@
 //
 //	dataservice [-addr 127.0.0.1:8443] [-data ./data] [-cert F -key F] [-host NAME] [-demo]
 //	            [-session-idle 1h] [-session-max 24h] [-log-level info]
+//	            [-netflow ADDR] [-sflow ADDR]
+//	            [-clickhouse URL [-clickhouse-cluster NAME]]
 //
 // The standard OpenTelemetry environment variables turn tracing on (see tracing): for example
 // OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318.
@@ -49,6 +51,10 @@ func run() error {
 	demoFlag := flag.Bool("demo", false, "generate realistic synthetic traffic continuously")
 	idle := flag.Duration("session-idle", 0, "default session idle timeout (default 1h; the session_idle configuration key overrides it)")
 	max := flag.Duration("session-max", 0, "default session maximum lifetime (default 24h; session_max overrides it)")
+	netflow := flag.String("netflow", "", "UDP address to collect NetFlow v5, v9 and IPFIX on (e.g. :2055)")
+	sflow := flag.String("sflow", "", "UDP address to collect sFlow v5 on (e.g. :6343)")
+	chURL := flag.String("clickhouse", "", "keep the records in ClickHouse: clickhouse://[user[:password]@]host:port/database (native protocol); default: DuckDB in <data>")
+	chCluster := flag.String("clickhouse-cluster", "", "with -clickhouse: the cluster (remote_servers) whose shards hold the records, through a Distributed table")
 	level := zap.LevelFlag("log-level", zapcore.InfoLevel, "log level: debug, info, warn, error")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -68,7 +74,8 @@ func run() error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg := app.Config{DataDir: *data, Demo: *demoFlag, SessionIdle: *idle, SessionMax: *max, Logger: log}
+	cfg := app.Config{DataDir: *data, Demo: *demoFlag, SessionIdle: *idle, SessionMax: *max, Logger: log,
+		ClickHouse: *chURL, ClickHouseCluster: *chCluster, NetFlow: *netflow, SFlow: *sflow}
 	tp, err := tracing(ctx, os.Getenv)
 	if err != nil {
 		return err

@@ -34,6 +34,9 @@ type process struct {
 	cmd *exec.Cmd
 	url string
 	log *strings.Builder
+	// flows holds the address of each flow collector ("netflow", "sflow"), from the log
+	// lines before the ready line.
+	flows map[string]string
 }
 
 // startService runs the command as an operator would, and waits for its ready line.
@@ -48,7 +51,7 @@ func startService(t *testing.T, args ...string) *process {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &process{cmd: cmd, log: &strings.Builder{}}
+	p := &process{cmd: cmd, log: &strings.Builder{}, flows: map[string]string{}}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	ready := make(chan string, 1)
 	go func() {
@@ -56,7 +59,10 @@ func startService(t *testing.T, args ...string) *process {
 		for sc.Scan() {
 			line := sc.Text()
 			p.log.WriteString(line + "\n")
-			var entry struct{ Msg, URL string }
+			var entry struct{ Msg, URL, Protocol, Addr string }
+			if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "collecting flows" {
+				p.flows[entry.Protocol] = entry.Addr
+			}
 			if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "fnapi: serving HTTPS" {
 				ready <- entry.URL
 			}

@@ -23,14 +23,18 @@ var (
 	// Query answers an expression of the query language; each chunk's result replaces the one
 	// before, and the last one is the answer (a call that is not streamed answers the last
 	// chunk's result).
-	Query = decl.Stream[QueryArgs, Chunk]("query", decl.Errors(QuerySyntax, TooManyGroups),
-		decl.Describe("Answers an expression of the query language over the collected traffic records, one result object per statement."))
+	Query = decl.Stream[QueryArgs, Chunk]("query", decl.Errors(QuerySyntax, TooManyGroups, apierr.Unavailable),
+		decl.Describe("Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version."))
 	// Ingest stores a batch of traffic records.
-	Ingest = decl.Func[IngestArgs, IngestResult]("ingest",
+	Ingest = decl.Func[IngestArgs, IngestResult]("ingest", decl.Errors(apierr.Unavailable),
 		decl.Describe("Stores a batch of traffic records, all or nothing."))
-	// ListFields lists the names of the query language.
-	ListFields = decl.Func[decl.None, []Field]("list-fields", decl.Since("1.1"),
+	// ListFields lists the names of the query language as API 1.1 knew them.
+	ListFields = decl.Func[decl.None, []Field]("list-fields", decl.Since("1.1"), decl.Until("1.2"),
 		decl.Describe("Lists the metrics, keys and layers of the query language."))
+	// ListFields12 lists every name of the query language, each with the API version it
+	// appeared in (the key exporter in 1.2).
+	ListFields12 = decl.Func[decl.None, []Field]("list-fields", decl.Since("1.2"),
+		decl.Describe("Lists the metrics, keys and layers of the query language, each with the API version it appeared in (since) when later than 1.0."))
 )
 
 // QueryArgs are the arguments of query.
@@ -71,4 +75,6 @@ type Field struct {
 	Type string `json:"type"`
 	// Description says what it means, in one sentence or two.
 	Description string `json:"description"`
+	// Since is the API version the name appeared in; empty for those of the first version.
+	Since string `json:"since,omitempty"`
 }

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/auth/sqlstore"
+	"github.com/fnapi/fnapi/examples/dataservice/collect"
 	"github.com/fnapi/fnapi/examples/dataservice/demo"
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
@@ -33,6 +33,10 @@ type Config struct {
 	// DataDir holds everything the service keeps: records.duckdb, state.db, auth.db, tls/ and
 	// admin-password.
 	DataDir string
+	// ClickHouse, when set, keeps the records in ClickHouse
+	// (clickhouse://[user[:password]@]host:port/database) instead of <DataDir>/records.duckdb;
+	// ClickHouseCluster names the cluster whose shards hold them. Default: DuckDB.
+	ClickHouse, ClickHouseCluster string
 	// Demo runs the generator of synthetic traffic (24 hours of backfill, then live).
 	Demo bool
 	// SessionIdle and SessionMax are the defaults of the session_idle and session_max
@@ -42,6 +46,11 @@ type Config struct {
 	Logger *zap.Logger
 	// Auth adds options to the authenticator (tests lower the password hashing cost).
 	Auth []auth.Option
+	// NetFlow and SFlow are UDP addresses ("host:port") to collect NetFlow v5/v9/IPFIX and
+	// sFlow v5 on (package collect); "" collects none.
+	NetFlow, SFlow string
+	// Collect sets the collector's bounds; zero fields take collect's defaults.
+	Collect collect.Limits
 	// TracerProvider, when set, traces every call (see github.com/fnapi/fnapi/otel) and the
 	// records store's queries, ingests and deletions as its children. Default: no tracing.
 	TracerProvider trace.TracerProvider
@@ -51,7 +60,7 @@ type Config struct {
 type App struct {
 	cfg      Config
 	log      *zap.Logger
-	records  *records.DuckDB
+	records  records.Store
 	store    records.Store // records, traced when Config.TracerProvider is set
 	state    *state.SQLite
 	users    *sqlstore.Store
@@ -59,6 +68,8 @@ type App struct {
 	settings *manage.Settings
 	handler  http.Handler
 	api      *transport.Handler
+	flows    *collect.Collector // nil without -netflow and -sflow
+	flowAddr [2]string          // where flows and sFlow are received
 
 	stop      context.CancelFunc
 	wg        sync.WaitGroup
@@ -82,15 +93,18 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	opened := a // a is nil once an error is returned
 	defer func() {
 		if err != nil {
+			if opened.flows != nil {
+				opened.flows.Close()
+			}
 			opened.closeStores()
 		}
 	}()
-	if a.records, err = records.OpenDuckDB(ctx, cfg.DataDir); err != nil {
+	if a.records, err = openRecords(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("app: records: %w", err)
 	}
 	a.store = a.records
 	if tp := cfg.TracerProvider; tp != nil {
-		a.store = tracedStore{Store: a.records, tracer: tp.Tracer(tracerName), system: "duckdb"}
+		a.store = tracedStore{Store: a.records, tracer: tp.Tracer(tracerName), system: cfg.recordsSystem()}
 	}
 	if a.state, err = state.OpenSQLite(ctx, cfg.DataDir); err != nil {
 		return nil, fmt.Errorf("app: state: %w", err)
@@ -129,6 +143,9 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 			return nil, err
 		}
 	}
+	if err := a.startCollector(); err != nil {
+		return nil, err
+	}
 	if a.handler, err = a.newHandler(); err != nil {
 		return nil, err
 	}
@@ -136,17 +153,63 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	return a, nil
 }
 
+// startCollector listens for flows on cfg.NetFlow and cfg.SFlow, when set.
+func (a *App) startCollector() error {
+	if a.cfg.NetFlow == "" && a.cfg.SFlow == "" {
+		return nil
+	}
+	a.flows = collect.New(a.records, a.log, a.cfg.Collect)
+	for i, l := range []struct {
+		proto collect.Protocol
+		addr  string
+	}{{collect.NetFlow, a.cfg.NetFlow}, {collect.SFlow, a.cfg.SFlow}} {
+		if l.addr == "" {
+			continue
+		}
+		at, err := a.flows.Listen(l.proto, l.addr)
+		if err != nil {
+			return fmt.Errorf("app: %w", err)
+		}
+		a.flowAddr[i] = at.String()
+		a.log.Info("collecting flows", zap.String("protocol", l.proto.String()), zap.Stringer("addr", at))
+	}
+	return nil
+}
+
+// FlowAddrs returns the addresses the NetFlow and sFlow collectors listen on ("" for none), for
+// tests that ask for port 0.
+func (a *App) FlowAddrs() (netflow, sflow string) { return a.flowAddr[0], a.flowAddr[1] }
+
+// recordsSystem names the records store cfg chooses, as spans' db.system.name says it.
+func (cfg Config) recordsSystem() string {
+	if cfg.ClickHouse != "" {
+		return "clickhouse"
+	}
+	return "duckdb"
+}
+
+// openRecords opens the records store cfg chooses.
+func openRecords(ctx context.Context, cfg Config) (records.Store, error) {
+	switch {
+	case cfg.ClickHouse != "":
+		return records.OpenClickHouse(ctx, cfg.ClickHouse, cfg.ClickHouseCluster)
+	case cfg.ClickHouseCluster != "":
+		return nil, errors.New("a ClickHouse cluster needs the URL of one of its servers")
+	}
+	return records.OpenDuckDB(ctx, cfg.DataDir)
+}
+
 // registry returns a registry with every function of the service: API 1.0, and 1.1 adding
 // list-fields.
 func (a *App) registry() (*registry.Registry, error) {
 	reg := registry.New()
 	svc := &traffic.Service{
-		Engine:        pvql.New(a.records.DB()),
+		Engine:        pvql.New(a.records),
 		Store:         a.store,
 		DefaultPeriod: a.settings.DefaultPeriod,
 	}
 	if tp := a.cfg.TracerProvider; tp != nil {
-		svc.Engine = tracedEngine{next: svc.Engine, tracer: tp.Tracer(tracerName), system: "duckdb"}
+		svc.Engine = tracedEngine{next: svc.Engine, tracer: tp.Tracer(tracerName), system: a.cfg.recordsSystem()}
 	}
 	for _, register := range []func(*registry.Registry) error{
 		fnapi.RegisterBuiltins,
@@ -193,7 +256,11 @@ func (a *App) newHandler() (http.Handler, error) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", a.api))
-	mux.Handle("GET /metrics", metrics.Handler())
+	var metricsHandler http.Handler = metrics.Handler()
+	if a.flows != nil {
+		metricsHandler = a.flows.MetricsHandler(metricsHandler)
+	}
+	mux.Handle("GET /metrics", metricsHandler)
 	mux.Handle("/", webui.Handler())
 	return mux, nil
 }
@@ -231,11 +298,11 @@ func (a *App) start() {
 // doubles the data.
 func (a *App) demoBackfill(ctx context.Context) time.Duration {
 	const day = 24 * time.Hour
-	var newest sql.NullInt64
-	if err := a.records.DB().QueryRowContext(ctx, "SELECT max(time) FROM records").Scan(&newest); err != nil || !newest.Valid {
+	newest, ok, err := a.records.Newest(ctx)
+	if err != nil || !ok {
 		return day
 	}
-	gap := time.Since(time.Unix(newest.Int64, 0))
+	gap := time.Since(time.Unix(newest, 0))
 	switch {
 	case gap <= 0:
 		return -1 // nothing to fill; a negative Backfill means none
@@ -274,6 +341,9 @@ func (a *App) Close(ctx context.Context) error {
 	var errs []error
 	if a.api != nil {
 		errs = append(errs, a.api.Shutdown(ctx))
+	}
+	if a.flows != nil {
+		errs = append(errs, a.flows.Close()) // stores what was received, before the store closes
 	}
 	if a.stop != nil {
 		a.stop()

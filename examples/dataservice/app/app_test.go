@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -34,12 +35,19 @@ type service struct {
 // over real TLS.
 func start(t *testing.T) *service {
 	t.Helper()
+	s, _ := startWith(t, app.Config{})
+	return s
+}
+
+// startWith is start with cfg (its data directory and authentication options set here), and
+// returns the open app too.
+func startWith(t *testing.T, cfg app.Config) (*service, *app.App) {
+	t.Helper()
 	t.Setenv("SVC_ADMIN_PASSWORD", "correct horse battery staple")
 	ctx := context.Background()
-	a, err := app.Open(ctx, app.Config{
-		DataDir: t.TempDir(),
-		Auth:    []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1})},
-	})
+	cfg.DataDir = t.TempDir()
+	cfg.Auth = []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1})}
+	a, err := app.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +70,7 @@ func start(t *testing.T) *service {
 	if err := s.http(t, client.WithSession(session)).Call(ctx, "create-api-key", map[string]string{"name": "tests"}, &s.key); err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return s, a
 }
 
 func (s *service) http(t *testing.T, opts ...client.Option) *client.Client {
@@ -290,8 +298,13 @@ func TestAuthenticationAndVersions(t *testing.T) {
 	if err := withKey.Call(ctx, "create-api-key", map[string]string{"name": "second"}, nil); code(err) != apierr.AuthenticationNeeded {
 		t.Fatalf("create-api-key with a key: %v", err)
 	}
-	var fields []struct{ Name, Kind string }
-	if err := withKey.Call(ctx, "list-fields", nil, &fields); err != nil || len(fields) == 0 {
+	var fields []struct{ Name, Kind, Since string }
+	if err := withKey.Call(ctx, "list-fields", nil, &fields); err != nil || !slices.Contains(fields, struct{ Name, Kind, Since string }{"exporter", "key", "1.2"}) {
+		t.Fatalf("list-fields at 1.2 lacks the exporter key: %v %v", fields, err)
+	}
+	v11 := s.http(t, client.WithAPIKey(s.key), client.WithVersion("1.1"))
+	if err := v11.Call(ctx, "list-fields", nil, &fields); err != nil || len(fields) == 0 ||
+		slices.ContainsFunc(fields, func(f struct{ Name, Kind, Since string }) bool { return f.Name == "exporter" }) {
 		t.Fatalf("list-fields at 1.1: %v %v", fields, err)
 	}
 	v10 := s.http(t, client.WithAPIKey(s.key), client.WithVersion("1.0"))
@@ -303,8 +316,19 @@ func TestAuthenticationAndVersions(t *testing.T) {
 		Versions  []string
 		Functions []struct{ Name, Auth string }
 	}
-	if err := v10.Call(ctx, "doc", nil, &doc); err != nil || doc.Version != "1.0" || strings.Join(doc.Versions, ",") != "1.0,1.1" {
+	if err := v10.Call(ctx, "doc", nil, &doc); err != nil || doc.Version != "1.0" || strings.Join(doc.Versions, ",") != "1.0,1.1,1.2" {
 		t.Fatalf("doc at 1.0: %+v %v", doc, err)
+	}
+	var latest struct {
+		Functions []struct{ Name, Description string }
+	}
+	if err := withKey.Call(ctx, "doc", nil, &latest); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(latest.Functions, func(f struct{ Name, Description string }) bool {
+		return f.Name == "query" && strings.Contains(f.Description, "exporter")
+	}) {
+		t.Errorf("doc does not name the exporter key in query's description: %+v", latest.Functions)
 	}
 	auths := map[string]string{}
 	for _, f := range doc.Functions {

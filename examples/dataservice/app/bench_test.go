@@ -20,6 +20,9 @@ import (
 	"net/http/httptest"
 )
 
+// The records go to DuckDB, or with FNAPI_BENCH_CLICKHOUSE=URL (and
+// FNAPI_BENCH_CLICKHOUSE_CLUSTER=NAME) to ClickHouse, whose records table must be empty.
+
 // benchRecords is how many records the query benchmarks load: FNAPI_BENCH_RECORDS, default
 // 10 million over the last 24 hours.
 func benchRecords() int {
@@ -52,6 +55,7 @@ func loadService(b *testing.B) (*client.Client, int) {
 		b.Setenv("SVC_ADMIN_PASSWORD", "bench password")
 		ctx := context.Background()
 		a, err := app.Open(ctx, app.Config{DataDir: dir,
+			ClickHouse: os.Getenv("FNAPI_BENCH_CLICKHOUSE"), ClickHouseCluster: os.Getenv("FNAPI_BENCH_CLICKHOUSE_CLUSTER"),
 			Auth: []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1})}})
 		if err != nil {
 			loaded.err = err

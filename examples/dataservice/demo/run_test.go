@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/demo"
+	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
@@ -72,13 +73,18 @@ func TestRunWriteError(t *testing.T) {
 
 // TestRunIntoStore backfills a day into the DuckDB store: every generated record is accepted.
 func TestRunIntoStore(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	s, err := records.OpenDuckDB(ctx, t.TempDir())
+	s, err := records.OpenDuckDB(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	runIntoStore(t, s)
+}
+
+// runIntoStore backfills a day into s and checks that every generated record is there.
+func runIntoStore(t *testing.T, s records.Store) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	now := testNow
 	var written atomic.Int64
 	write := func(ctx context.Context, recs []records.Record) error {
@@ -95,7 +101,13 @@ func TestRunIntoStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	var n, apps int64
-	if err := s.DB().QueryRow(`SELECT count(*), count(DISTINCT application) FROM records`).Scan(&n, &apps); err != nil {
+	q := &records.Query{Groups: []records.Group{{Column: records.ColApplication}}, Sums: []records.Sum{records.SumRecords}}
+	err := s.Read(context.Background(), s.Compile(q), 0, now.Unix()+86400, func(r *records.Row) error {
+		n += int64(r.Sums[0])
+		apps++
+		return nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if n != written.Load() || n < 200_000 || apps < 10 {
@@ -123,4 +135,15 @@ func TestRunStopsDuringBackfill(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("Run went on with the backfill after its context was cancelled")
 	}
+}
+
+// TestRunIntoClickHouse backfills a day into a ClickHouse server: the generator works there
+// as on DuckDB.
+func TestRunIntoClickHouse(t *testing.T) {
+	s, err := records.OpenClickHouse(context.Background(), testenv.ClickHouse(t).URL, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	runIntoStore(t, s)
 }

@@ -1,11 +1,6 @@
 package pvql
 
-import (
-	"slices"
-	"strconv"
-
-	"github.com/fnapi/fnapi/examples/dataservice/records"
-)
+import "slices"
 
 // result computes the statement's values on its group sums, then applies HAVING, TOP and the
 // order. Meta.Elapsed is left to the caller.
@@ -40,14 +35,14 @@ func (s *state) result() Result {
 		if c := compareValuesDesc(vals[a*nv], vals[b*nv]); c != 0 {
 			return c
 		}
-		return compareKeys(st.keys, ka, kb, true)
+		return compareKeys(s.slots, ka, kb, true)
 	})
 	if st.top > 0 && !timeKey && int64(len(kept)) > st.top {
 		kept = kept[:st.top]
 	}
 	r := Result{Data: make([]Row, len(kept)), Meta: Meta{AccumulatedTime: s.covered, Sorted: !timeKey}}
 	for n, i := range kept {
-		r.Data[n] = Row{Keys: rowKeys(st.keys, &g.keys[i]), Values: vals[i*nv : (i+1)*nv : (i+1)*nv]}
+		r.Data[n] = Row{Keys: rowKeys(s.slots, &g.keys[i]), Values: vals[i*nv : (i+1)*nv : (i+1)*nv]}
 	}
 	return r
 }
@@ -86,7 +81,7 @@ func (s *state) topGroups(kept []int) []int {
 		if c := compareValuesDesc(a.v, b.v); c != 0 {
 			return c
 		}
-		return compareKeys(st.keys, &a.k, &b.k, false)
+		return compareKeys(s.slots, &a.k, &b.k, false)
 	})
 	top := map[gkey]bool{}
 	for _, c := range cands[:min(int64(len(cands)), st.top)] {
@@ -100,34 +95,10 @@ func (s *state) topGroups(kept []int) []int {
 }
 
 // rowKeys renders a group's keys for a Row.
-func rowKeys(keys []key, k *gkey) []any {
-	out := make([]any, len(keys))
-	for i, key := range keys {
-		switch key.kind {
-		case kTime:
-			out[i] = k.time
-		case kClientIP:
-			out[i] = records.AddrFromHalves(k.cHi, k.cLo).String()
-		case kServerIP:
-			out[i] = records.AddrFromHalves(k.sHi, k.sLo).String()
-		case kClientPort:
-			out[i] = int64(k.cPort)
-		case kServerPort:
-			out[i] = int64(k.sPort)
-		case kProtocol:
-			out[i] = protocolKey(k.proto)
-		case kApplication:
-			out[i] = k.app
-		}
+func rowKeys(slots []slot, k *gkey) []any {
+	out := make([]any, len(slots))
+	for i, s := range slots {
+		out[i] = s.typ.render(s.get(k))
 	}
 	return out
-}
-
-// protocolKey is a protocol's name, or its number when it has none.
-func protocolKey(p uint8) any {
-	name := records.ProtocolName(p)
-	if name == strconv.Itoa(int(p)) {
-		return int64(p)
-	}
-	return name
 }

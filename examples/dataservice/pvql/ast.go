@@ -3,6 +3,8 @@ package pvql
 import (
 	"math"
 	"strconv"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
 // Statement is one parsed statement of a query expression. Its parts are read by the engine;
@@ -91,39 +93,19 @@ const (
 	mRecords
 )
 
-// sum is one base sum aggregated per group in SQL; metrics are sums of these.
-type sum int
-
-const (
-	sClientBytes sum = iota
-	sServerBytes
-	sClientPackets
-	sServerPackets
-	sRecords
-	numSums
-)
-
-var sumSQL = [numSums]string{
-	sClientBytes:   "CAST(SUM(client_bytes) AS UBIGINT)",
-	sServerBytes:   "CAST(SUM(server_bytes) AS UBIGINT)",
-	sClientPackets: "CAST(SUM(client_packets) AS UBIGINT)",
-	sServerPackets: "CAST(SUM(server_packets) AS UBIGINT)",
-	sRecords:       "CAST(COUNT(*) AS UBIGINT)",
-}
-
 var metrics = []struct {
 	name string
-	sums []sum
+	sums []records.Sum
 	typ  string
 	desc string
 }{
-	mTraffic:       {"traffic", []sum{sClientBytes, sServerBytes}, "bytes", "Bytes sent by both sides (client.traffic + server.traffic)."},
-	mClientTraffic: {"client.traffic", []sum{sClientBytes}, "bytes", "Bytes sent by the client."},
-	mServerTraffic: {"server.traffic", []sum{sServerBytes}, "bytes", "Bytes sent by the server."},
-	mPackets:       {"packets", []sum{sClientPackets, sServerPackets}, "packets", "Packets sent by both sides (client.packets + server.packets)."},
-	mClientPackets: {"client.packets", []sum{sClientPackets}, "packets", "Packets sent by the client."},
-	mServerPackets: {"server.packets", []sum{sServerPackets}, "packets", "Packets sent by the server."},
-	mRecords:       {"records", []sum{sRecords}, "count", "Number of records."},
+	mTraffic:       {"traffic", []records.Sum{records.SumClientBytes, records.SumServerBytes}, "bytes", "Bytes sent by both sides (client.traffic + server.traffic)."},
+	mClientTraffic: {"client.traffic", []records.Sum{records.SumClientBytes}, "bytes", "Bytes sent by the client."},
+	mServerTraffic: {"server.traffic", []records.Sum{records.SumServerBytes}, "bytes", "Bytes sent by the server."},
+	mPackets:       {"packets", []records.Sum{records.SumClientPackets, records.SumServerPackets}, "packets", "Packets sent by both sides (client.packets + server.packets)."},
+	mClientPackets: {"client.packets", []records.Sum{records.SumClientPackets}, "packets", "Packets sent by the client."},
+	mServerPackets: {"server.packets", []records.Sum{records.SumServerPackets}, "packets", "Packets sent by the server."},
+	mRecords:       {"records", []records.Sum{records.SumRecords}, "count", "Number of records."},
 }
 
 // key is a grouping key of BY; n is the bucket width of time(N).
@@ -137,32 +119,6 @@ func (k key) String() string {
 		return "time(" + strconv.FormatInt(k.n, 10) + ")"
 	}
 	return keyKinds[k.kind].name
-}
-
-type keyKind int
-
-const (
-	kTime keyKind = iota
-	kClientIP
-	kServerIP
-	kClientPort
-	kServerPort
-	kProtocol
-	kApplication
-)
-
-var keyKinds = []struct {
-	name string
-	typ  string
-	desc string
-}{
-	kTime:        {"time", "time", "time(N): buckets of N seconds; the point T (a multiple of N, Unix seconds) covers [T-N, T). Not usable in WHERE."},
-	kClientIP:    {"client.ip", "ip", "Address of the client (IPv4 or IPv6); WHERE accepts =, !=, <, <=, >, >=, IN (list) and IN CIDR."},
-	kServerIP:    {"server.ip", "ip", "Address of the server (IPv4 or IPv6); WHERE accepts =, !=, <, <=, >, >=, IN (list) and IN CIDR."},
-	kClientPort:  {"client.port", "port", "Port of the client (0-65535)."},
-	kServerPort:  {"server.port", "port", "Port of the server (0-65535)."},
-	kProtocol:    {"protocol", "protocol", "IP protocol: tcp, udp, icmp, ... or a number (0-255); results name the known ones."},
-	kApplication: {"application", "string", "Application name (https, dns, ...; unknown when not recognised)."},
 }
 
 // layer restricts the records a statement reads (FROM).
@@ -231,8 +187,6 @@ const (
 	opIn
 )
 
-var opSQL = [...]string{opEq: "=", opNe: "<>", opLt: "<", opLe: "<=", opGt: ">", opGe: ">="}
-
 // fieldFilter compares a record field with literals (WHERE).
 type fieldFilter struct {
 	field keyKind
@@ -240,15 +194,11 @@ type fieldFilter struct {
 	lits  []literal // one, or the IN list
 }
 
-// literal is a typed WHERE operand. For an address lo == hi; a CIDR is the range [lo, hi].
+// literal is a typed WHERE operand in the form its column holds; from == to but for a CIDR,
+// the address range [from, to].
 type literal struct {
-	lo, hi addr128
-	n      int64  // port or protocol number
-	s      string // application
+	from, to records.Value
 }
-
-// addr128 is an IPv6 address (IPv4 mapped as ::ffff:a.b.c.d) as two 64-bit halves.
-type addr128 struct{ hi, lo uint64 }
 
 // valueFilter compares a value expression with numbers (HAVING).
 type valueFilter struct {

@@ -1,138 +1,58 @@
 package pvql
 
-import (
-	"strconv"
-	"strings"
-)
+import "github.com/fnapi/fnapi/examples/dataservice/records"
 
-// plan is a statement compiled to one parameterised SQL query. The query returns one row per
-// group: the key columns (two for an address), then the sums. args[sinceArg] and
-// args[sinceArg+1] are the period's bounds, set for each execution.
-type plan struct {
-	query    string
-	args     []any
-	sinceArg int
-	keys     []key
-	sums     []sum
-}
-
-// sqlBuilder accumulates SQL text and its parameters in order.
-type sqlBuilder struct {
-	strings.Builder
-	args []any
-}
-
-// param writes a parameter, cast to the column type typ when typ is not empty.
-func (b *sqlBuilder) param(v any, typ string) {
-	if typ == "" {
-		b.WriteString("?")
-	} else {
-		b.WriteString("CAST(? AS " + typ + ")")
-	}
-	b.args = append(b.args, v)
-}
-
-// uparam writes an unsigned 64-bit parameter; it is passed as text because database/sql
-// does not pass uint64 values above math.MaxInt64.
-func (b *sqlBuilder) uparam(v uint64) {
-	b.param(strconv.FormatUint(v, 10), "UBIGINT")
-}
-
-// columns of a key or WHERE field: the address fields have two.
-var fieldColumns = [...][]string{
-	kClientIP:    {"client_ip_hi", "client_ip_lo"},
-	kServerIP:    {"server_ip_hi", "server_ip_lo"},
-	kClientPort:  {"client_port"},
-	kServerPort:  {"server_port"},
-	kProtocol:    {"protocol"},
-	kApplication: {"application"},
-}
-
-var fieldType = [...]string{kClientPort: "USMALLINT", kServerPort: "USMALLINT", kProtocol: "UTINYINT", kApplication: ""}
-
-// compile turns st into its SQL query; maxGroups bounds the rows read (0: no bound).
-func compile(st *Statement, maxGroups int) plan {
-	var b sqlBuilder
-	pl := plan{keys: st.keys, sums: neededSums(st)}
-	b.WriteString("SELECT ")
-	cols := 0
+// compile turns st into the store-neutral query of its group sums; maxGroups bounds the rows
+// read (0: no bound). The store then compiles that to its own SQL: expressions never reach
+// it, only columns, sums and typed values.
+func compile(st *Statement, maxGroups int) *records.Query {
+	q := &records.Query{Sums: neededSums(st)}
 	for _, k := range st.keys {
+		g := records.Group{Column: keyKinds[k.kind].column}
 		if k.kind == kTime {
-			// The point T (a multiple of N) covering time is time - mod(time, N) + N, with mod
-			// written to stay non-negative for times before 1970.
-			b.WriteString("time - ((time % ")
-			b.param(k.n, "")
-			b.WriteString(") + ")
-			b.param(k.n, "")
-			b.WriteString(") % ")
-			b.param(k.n, "")
-			b.WriteString(" + ")
-			b.param(k.n, "")
-			b.WriteString(", ")
-			cols++
-			continue
+			g.Bucket = k.n
 		}
-		for _, c := range fieldColumns[k.kind] {
-			b.WriteString(c + ", ")
-			cols++
-		}
+		q.Groups = append(q.Groups, g)
 	}
-	for i, s := range pl.sums {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(sumSQL[s])
-	}
-	b.WriteString(" FROM records WHERE time >= ")
-	pl.sinceArg = len(b.args)
-	b.param(int64(0), "")
-	b.WriteString(" AND time < ")
-	b.param(int64(0), "")
+	var where []records.Cond
 	if p := layers[st.layer].protocol; p >= 0 {
-		b.WriteString(" AND protocol = ")
-		b.param(p, "UTINYINT")
+		where = append(where, records.Compare{Column: records.ColProtocol, Op: records.Eq, Value: records.Value{Lo: uint64(p)}})
 	}
 	if st.where != nil {
-		b.WriteString(" AND ")
-		b.filter(st.where)
+		where = append(where, cond(st.where))
 	}
-	if cols > 0 {
-		b.WriteString(" GROUP BY ")
-		for i := 1; i <= cols; i++ {
-			if i > 1 {
-				b.WriteString(", ")
-			}
-			b.WriteString(strconv.Itoa(i))
-		}
-		if maxGroups > 0 {
-			b.WriteString(" LIMIT ")
-			b.param(int64(maxGroups)+1, "")
-		}
+	switch len(where) {
+	case 1:
+		q.Where = where[0]
+	case 2:
+		q.Where = records.And(where)
 	}
-	pl.query, pl.args = b.String(), b.args
-	return pl
+	if maxGroups > 0 && len(q.Groups) > 0 {
+		q.Limit = maxGroups + 1
+	}
+	return q
 }
 
 // neededSums lists the base sums the values and HAVING use, in sum order; at least one.
-func neededSums(st *Statement) []sum {
-	var need [numSums]bool
+func neededSums(st *Statement) []records.Sum {
+	var need [records.NumSums]bool
 	for _, v := range st.values {
 		markSums(v.x, &need)
 	}
 	walkValueFilters(st.having, func(vf *valueFilter) { markSums(vf.x, &need) })
-	var out []sum
+	var out []records.Sum
 	for s, ok := range need {
 		if ok {
-			out = append(out, sum(s))
+			out = append(out, records.Sum(s))
 		}
 	}
 	if len(out) == 0 {
-		out = []sum{sRecords}
+		out = []records.Sum{records.SumRecords}
 	}
 	return out
 }
 
-func markSums(x expr, need *[numSums]bool) {
+func markSums(x expr, need *[records.NumSums]bool) {
 	switch x := x.(type) {
 	case metric:
 		for _, s := range metrics[x].sums {
@@ -161,125 +81,45 @@ func walkValueFilters(f filter, fn func(*valueFilter)) {
 	}
 }
 
-// filter writes a WHERE condition.
-func (b *sqlBuilder) filter(f filter) {
+// recordOps maps the language's comparison operators to the store's.
+var recordOps = [...]records.Op{opEq: records.Eq, opNe: records.Ne, opLt: records.Lt,
+	opLe: records.Le, opGt: records.Gt, opGe: records.Ge}
+
+// cond turns a WHERE condition into the store's. An address IN list is a union of ranges (an
+// address is the range of itself, a CIDR its block).
+func cond(f filter) records.Cond {
 	switch f := f.(type) {
 	case *andFilter:
-		b.join(f.terms, " AND ")
+		return records.And(conds(f.terms))
 	case *orFilter:
-		b.join(f.terms, " OR ")
+		return records.Or(conds(f.terms))
 	case *notFilter:
-		b.WriteString("(NOT ")
-		b.filter(f.x)
-		b.WriteString(")")
+		return records.Not{Cond: cond(f.x)}
 	case *fieldFilter:
-		if f.field == kClientIP || f.field == kServerIP {
-			b.addrFilter(f)
-		} else {
-			b.scalarFilter(f)
+		col := keyKinds[f.field].column
+		switch {
+		case f.op != opIn:
+			return records.Compare{Column: col, Op: recordOps[f.op], Value: f.lits[0].from}
+		case col.Kind() == records.KindAddr:
+			out := make(records.Or, len(f.lits))
+			for i, l := range f.lits {
+				out[i] = records.Range{Column: col, From: l.from, To: l.to}
+			}
+			return out
 		}
+		in := records.In{Column: col}
+		for _, l := range f.lits {
+			in.Values = append(in.Values, l.from)
+		}
+		return in
 	}
+	return nil
 }
 
-func (b *sqlBuilder) join(terms []filter, sep string) {
-	b.WriteString("(")
-	for i, t := range terms {
-		if i > 0 {
-			b.WriteString(sep)
-		}
-		b.filter(t)
+func conds(fs []filter) []records.Cond {
+	out := make([]records.Cond, len(fs))
+	for i, f := range fs {
+		out[i] = cond(f)
 	}
-	b.WriteString(")")
-}
-
-func (b *sqlBuilder) scalarFilter(f *fieldFilter) {
-	col, typ := fieldColumns[f.field][0], fieldType[f.field]
-	lit := func(l literal) {
-		if f.field == kApplication {
-			b.param(l.s, "")
-		} else {
-			b.param(l.n, typ)
-		}
-	}
-	b.WriteString("(" + col)
-	if f.op != opIn {
-		b.WriteString(" " + opSQL[f.op] + " ")
-		lit(f.lits[0])
-		b.WriteString(")")
-		return
-	}
-	b.WriteString(" IN (")
-	for i, l := range f.lits {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		lit(l)
-	}
-	b.WriteString("))")
-}
-
-// addrFilter compares the two 64-bit halves of an address column pair lexicographically.
-func (b *sqlBuilder) addrFilter(f *fieldFilter) {
-	hi, lo := fieldColumns[f.field][0], fieldColumns[f.field][1]
-	if f.op != opIn {
-		a := f.lits[0].lo
-		switch f.op {
-		case opEq:
-			b.addrRange(hi, lo, a, a)
-		case opNe:
-			b.WriteString("(NOT ")
-			b.addrRange(hi, lo, a, a)
-			b.WriteString(")")
-		default:
-			b.addrCompare(hi, lo, f.op, a)
-		}
-		return
-	}
-	b.WriteString("(")
-	for i, l := range f.lits {
-		if i > 0 {
-			b.WriteString(" OR ")
-		}
-		b.addrRange(hi, lo, l.lo, l.hi)
-	}
-	b.WriteString(")")
-}
-
-// addrRange writes from <= (hi, lo) <= to.
-func (b *sqlBuilder) addrRange(hi, lo string, from, to addr128) {
-	if from.hi == to.hi {
-		b.WriteString("(" + hi + " = ")
-		b.uparam(from.hi)
-		if from.lo == to.lo {
-			b.WriteString(" AND " + lo + " = ")
-			b.uparam(from.lo)
-		} else {
-			b.WriteString(" AND " + lo + " BETWEEN ")
-			b.uparam(from.lo)
-			b.WriteString(" AND ")
-			b.uparam(to.lo)
-		}
-		b.WriteString(")")
-		return
-	}
-	b.WriteString("(")
-	b.addrCompare(hi, lo, opGe, from)
-	b.WriteString(" AND ")
-	b.addrCompare(hi, lo, opLe, to)
-	b.WriteString(")")
-}
-
-// addrCompare writes (hi, lo) op a for op one of <, <=, >, >=.
-func (b *sqlBuilder) addrCompare(hi, lo string, o op, a addr128) {
-	strict := opSQL[opLt]
-	if o == opGt || o == opGe {
-		strict = opSQL[opGt]
-	}
-	b.WriteString("(" + hi + " " + strict + " ")
-	b.uparam(a.hi)
-	b.WriteString(" OR (" + hi + " = ")
-	b.uparam(a.hi)
-	b.WriteString(" AND " + lo + " " + opSQL[o] + " ")
-	b.uparam(a.lo)
-	b.WriteString("))")
+	return out
 }

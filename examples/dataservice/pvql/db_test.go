@@ -2,13 +2,9 @@ package pvql
 
 import (
 	"context"
-	"database/sql"
-	"database/sql/driver"
 	"math/rand/v2"
 	"net/netip"
 	"testing"
-
-	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
@@ -22,44 +18,38 @@ type rec struct {
 	cPort, sPort     uint16
 	cBytes, cPackets uint64
 	sBytes, sPackets uint64
+	exporter         netip.Addr // the zero Addr: none
 }
 
-// openDB opens an in-memory DuckDB with the records table holding recs.
-func openDB(tb testing.TB, recs []rec) *sql.DB {
+// openDB opens a DuckDB store in a temporary directory holding recs.
+func openDB(tb testing.TB, recs []rec) *records.DuckDB {
 	tb.Helper()
-	db, err := sql.Open("duckdb", "")
+	s, err := records.OpenDuckDB(context.Background(), tb.TempDir())
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { db.Close() })
-	if _, err := db.Exec(records.Schema); err != nil {
-		tb.Fatal(err)
+	tb.Cleanup(func() { s.Close() })
+	load(tb, s, recs)
+	return s
+}
+
+// load ingests recs into s.
+func load(tb testing.TB, s records.Store, recs []rec) {
+	tb.Helper()
+	out := make([]records.Record, len(recs))
+	for i, r := range recs {
+		out[i] = records.Record{Time: r.time, Protocol: r.proto, Application: r.app,
+			Client:   records.Endpoint{IP: r.cIP, Port: r.cPort, Bytes: r.cBytes, Packets: r.cPackets},
+			Server:   records.Endpoint{IP: r.sIP, Port: r.sPort, Bytes: r.sBytes, Packets: r.sPackets},
+			Exporter: r.exporter}
 	}
-	conn, err := db.Conn(context.Background())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer conn.Close()
-	err = conn.Raw(func(dc any) error {
-		a, err := duckdb.NewAppenderFromConn(dc.(driver.Conn), "", "records")
-		if err != nil {
-			return err
+	for len(out) > 0 {
+		n := min(len(out), 100_000)
+		if err := s.Ingest(context.Background(), out[:n]); err != nil {
+			tb.Fatal(err)
 		}
-		for _, r := range recs {
-			cHi, cLo := records.Halves(r.cIP)
-			sHi, sLo := records.Halves(r.sIP)
-			if err := a.AppendRow(r.time, r.proto, r.app, cHi, cLo, r.cPort, r.cBytes, r.cPackets,
-				sHi, sLo, r.sPort, r.sBytes, r.sPackets); err != nil {
-				a.Close()
-				return err
-			}
-		}
-		return a.Close()
-	})
-	if err != nil {
-		tb.Fatal(err)
+		out = out[n:]
 	}
-	return db
 }
 
 // Address pools: IPv4 (stored mapped), IPv6 with a low and a high first half (above
@@ -69,6 +59,8 @@ var (
 		"192.168.1.10", "192.168.1.11", "2001:db8::1", "2001:db8::2", "2001:db8::5", "fd00::1")
 	testServers = addrs("93.184.216.34", "8.8.8.8", "1.1.1.1", "10.0.0.2", "2001:db8:ffff::1", "fd00::53", "ff02::1")
 	testApps    = []string{"https", "http", "dns", "ssh", "ntp", "unknown"}
+	// testExporters holds records without exporter (the zero Addr) and 192.0.2.1 most often.
+	testExporters = append(addrs("192.0.2.1", "192.0.2.1", "192.0.2.2", "2001:db8:e::1"), netip.Addr{})
 )
 
 func addrs(s ...string) []netip.Addr {
@@ -99,6 +91,7 @@ func genRecords(seed uint64, n int, from, to int64) []rec {
 			cPackets: rng.Uint64N(100),
 			sBytes:   rng.Uint64N(1_000_000),
 			sPackets: 1 + rng.Uint64N(1000),
+			exporter: testExporters[rng.IntN(len(testExporters))],
 		}
 		if r.proto == records.ICMP {
 			r.sBytes, r.sPackets = 0, 0

@@ -1,6 +1,6 @@
 // Package pvql is the query engine of the example data service: it parses the query language
-// of DESIGN.md section 4 (modelled on PVQL) and answers it from the records table in DuckDB
-// (see package records).
+// of DESIGN.md section 4 (modelled on PVQL) and answers it from a records store (see package
+// records: DuckDB, or ClickHouse).
 //
 // Parse and Validate check an expression; an error is a *SyntaxError with the 0-based
 // character Position of the problem and what was Expected there. An Engine answers
@@ -43,6 +43,9 @@
 //     that is not a finite number, is null (NaN in Row.Values, null in JSON) and stays null
 //     through further arithmetic. In HAVING a comparison with null is false.
 //   - time(N): the point T (a multiple of N) covers [T-N, T). At most one time key.
+//   - exporter (API 1.2) is the address of the device that exported a record (the flow
+//     collectors set it; ingest may). It filters as client.ip does (=, IN, CIDRs); in results
+//     a record without one has the key null, which sorts before every address.
 //   - Without BY the result has exactly one row, zeros when nothing matched, unless HAVING
 //     removes it.
 //   - Order: by the first value descending (null after every number), ties by the keys in BY
@@ -58,10 +61,17 @@
 //
 // # Execution
 //
-// Each statement compiles to one parameterised SQL query that sums, per group, only the base
-// quantities its values and HAVING need (bytes and packets of each side, record count), with
-// the period, the layer and WHERE in its WHERE clause. Expressions never reach the SQL text:
-// only column names chosen by the compiler and "?" parameters do. Values, HAVING, TOP and the
+// Each statement compiles to one records.Query that sums, per group, only the base quantities
+// its values and HAVING need (bytes and packets of each side, record count), with the layer
+// and WHERE as a condition on columns; the store compiles that once to one parameterised query
+// in its own SQL, with the period as parameters. Expressions never reach the SQL text: only
+// column names and parameters do.
+//
+// Each metric, key and layer is described once, in a table (metrics, keyKinds, layers) that
+// the parser, the compiler, grouping, ordering, rendering and Fields all read; a key's type
+// (ip, port, protocol, string) says how its literals parse and its values show. Adding a key
+// is one row there plus its column in package records; TestDescriptors checks every row
+// against the in-test reference. Values, HAVING, TOP and the
 // order are computed in Go on the group sums. Stream answers the period in slices, newest
 // first, merging the sums, so each partial result is exact for the part of the period read.
 package pvql

@@ -2,14 +2,15 @@ package pvql
 
 import (
 	"context"
-	"database/sql"
 	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
-// Engine answers query expressions from the records table of a DuckDB database. It is safe
+// Engine answers query expressions from a records store, in the store's own SQL. It is safe
 // for concurrent use; it holds no state beyond its options.
 type Engine struct {
-	db        *sql.DB
+	store     records.Reader
 	slices    int
 	maxGroups int
 }
@@ -30,9 +31,9 @@ func WithMaxGroups(n int) Option {
 	return func(e *Engine) { e.maxGroups = max(n, 0) }
 }
 
-// New returns an Engine reading the records table (records.Schema) of db.
-func New(db *sql.DB, opts ...Option) *Engine {
-	e := &Engine{db: db, slices: 4, maxGroups: 1_000_000}
+// New returns an Engine reading the records of store.
+func New(store records.Reader, opts ...Option) *Engine {
+	e := &Engine{store: store, slices: 4, maxGroups: 1_000_000}
 	for _, o := range opts {
 		o(e)
 	}

@@ -11,10 +11,11 @@ import (
 
 const testNow = int64(1_700_000_000)
 
-// testRecords spans two hours around testNow, plus a few records before 1970.
+// testRecords spans two hours around testNow, plus a few records in the first minutes of 1970
+// (no store takes earlier ones).
 func testRecords() []rec {
 	recs := genRecords(1, 5000, testNow-7300, testNow+100)
-	return append(recs, genRecords(2, 60, -300, 0)...)
+	return append(recs, genRecords(2, 60, 0, 300)...)
 }
 
 var (
@@ -49,6 +50,12 @@ func TestQueryAgainstReference(t *testing.T) {
 	}{
 		{"total", "traffic", 0, []refQuery{lastHour(refQuery{values: vals(vTraffic)})}},
 		{"total keyword", "total traffic, records", 0, []refQuery{lastHour(refQuery{values: vals(vTraffic, vRecords)})}},
+		{"by exporter", "records, traffic BY exporter", 0,
+			[]refQuery{lastHour(refQuery{keys: []refKey{refExporter}, values: vals(vRecords, vTraffic)})}},
+		{"exporter in a CIDR", "records BY exporter, protocol WHERE exporter IN 192.0.2.0/24 AND NOT exporter = 192.0.2.2", 0,
+			[]refQuery{lastHour(refQuery{keys: []refKey{refExporter, refProtocol}, values: vals(vRecords), where: func(r *rec) bool {
+				return netip.MustParsePrefix("192.0.2.0/24").Contains(r.exporter) && r.exporter != netip.MustParseAddr("192.0.2.2")
+			}})}},
 		{"by client ip", "traffic, records, client.traffic / traffic BY client.ip", 0,
 			[]refQuery{lastHour(refQuery{keys: []refKey{refClientIP}, values: vals(vTraffic, vRecords, vRatio)})}},
 		{"by server ip and port", "packets BY server.ip, server.port SINCE @now-7200 UNTIL @now+100", 0,
@@ -59,8 +66,8 @@ func TestQueryAgainstReference(t *testing.T) {
 		{"time buckets", "traffic BY time(60)", 0, []refQuery{lastHour(refQuery{keys: []refKey{refTime(60)}, values: vals(vTraffic)})}},
 		{"time with other key", "records, traffic BY protocol, time(300) SINCE @now-7200", 0,
 			[]refQuery{{since: testNow - 7200, until: testNow, keys: []refKey{refProtocol, refTime(300)}, values: vals(vRecords, vTraffic)}}},
-		{"time before 1970", "records BY time(60) SINCE -1000 UNTIL 0", 0,
-			[]refQuery{{since: -1000, until: 0, keys: []refKey{refTime(60)}, values: vals(vRecords)}}},
+		{"period from before 1970", "records BY time(60) SINCE -1000 UNTIL 200", 0,
+			[]refQuery{{since: -1000, until: 200, keys: []refKey{refTime(60)}, values: vals(vRecords)}}},
 		{"default period", "traffic BY server.ip", 2 * time.Hour,
 			[]refQuery{{since: testNow - 7200, until: testNow, keys: []refKey{refServerIP}, values: vals(vTraffic)}}},
 		{"absolute period", "traffic BY client.ip SINCE 1699995000 UNTIL 1699999000", 0,

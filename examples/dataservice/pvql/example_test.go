@@ -2,15 +2,13 @@ package pvql_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
 	"net/netip"
+	"os"
 	"time"
-
-	_ "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
@@ -31,33 +29,37 @@ func ExampleValidate() {
 }
 
 func ExampleEngine_Query() {
-	db, err := sql.Open("duckdb", "")
+	dir, err := os.MkdirTemp("", "pvql-example")
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer db.Close()
-	if _, err := db.Exec(records.Schema); err != nil {
+	defer os.RemoveAll(dir)
+	store, err := records.OpenDuckDB(context.Background(), dir)
+	if err != nil {
 		log.Fatal(err)
 	}
+	defer store.Close()
 	// Three records: 10.0.0.5 talks to the server twice, 10.0.0.6 once.
-	insert := `INSERT INTO records VALUES (?, 6, 'https', ?, ?, 51234, ?, 10, ?, ?, 443, ?, 20)`
-	sHi, sLo := records.Halves(netip.MustParseAddr("93.184.216.34"))
+	server := netip.MustParseAddr("93.184.216.34")
+	var recs []records.Record
 	for _, r := range []struct {
 		time           int64
 		client         string
-		cBytes, sBytes int64
+		cBytes, sBytes uint64
 	}{
 		{1699999000, "10.0.0.5", 1000, 9000},
 		{1699999100, "10.0.0.5", 500, 0},
 		{1699999200, "10.0.0.6", 2000, 30000},
 	} {
-		cHi, cLo := records.Halves(netip.MustParseAddr(r.client))
-		if _, err := db.Exec(insert, r.time, int64(cHi), int64(cLo), r.cBytes, int64(sHi), int64(sLo), r.sBytes); err != nil {
-			log.Fatal(err)
-		}
+		recs = append(recs, records.Record{Time: r.time, Protocol: records.TCP, Application: "https",
+			Client: records.Endpoint{IP: netip.MustParseAddr(r.client), Port: 51234, Bytes: r.cBytes, Packets: 10},
+			Server: records.Endpoint{IP: server, Port: 443, Bytes: r.sBytes, Packets: 20}})
+	}
+	if err := store.Ingest(context.Background(), recs); err != nil {
+		log.Fatal(err)
 	}
 
-	engine := pvql.New(db)
+	engine := pvql.New(store)
 	now := time.Unix(1700000000, 0)
 	results, err := engine.Query(context.Background(), "traffic, client.traffic / traffic BY client.ip; records", now, time.Hour)
 	if err != nil {

@@ -3,8 +3,9 @@ package pvql
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
 // timeBound keeps resolved times within ±2^53 seconds so that period arithmetic never
@@ -14,7 +15,9 @@ const timeBound = 1 << 53
 // state is one statement being answered.
 type state struct {
 	st           *Statement
-	plan         plan
+	query        *records.Query
+	plan         *records.Plan
+	slots        []slot
 	since, until int64
 	covered      int64
 	groups       *groups
@@ -29,7 +32,8 @@ func (e *Engine) run(ctx context.Context, expr string, now time.Time, defaultPer
 	}
 	states := make([]*state, len(stmts))
 	for i, st := range stmts {
-		s := &state{st: st, plan: compile(st, e.maxGroups), groups: newGroups()}
+		q := compile(st, e.maxGroups)
+		s := &state{st: st, query: q, plan: e.store.Compile(q), slots: layout(st.keys), groups: newGroups()}
 		s.since, s.until = period(st, now, defaultPeriod)
 		states[i] = s
 	}
@@ -95,84 +99,18 @@ func (s *state) slice(j, n int) (from, to int64) {
 
 // read runs the statement's query over [from, to) and merges the rows into its groups.
 func (e *Engine) read(ctx context.Context, s *state, from, to int64) error {
-	args := slices.Clone(s.plan.args)
-	args[s.plan.sinceArg], args[s.plan.sinceArg+1] = from, to
-	rows, err := e.db.QueryContext(ctx, s.plan.query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	cols := 0
-	for _, k := range s.plan.keys {
-		cols += len(fieldColumns[k.kind])
-		if k.kind == kTime {
-			cols++
-		}
-	}
-	vals := make([]any, cols+len(s.plan.sums))
-	ptrs := make([]any, len(vals))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return err
-		}
+	return e.store.Read(ctx, s.plan, from, to, func(r *records.Row) error {
 		var k gkey
-		c := 0
-		for _, key := range s.plan.keys {
-			switch key.kind {
-			case kTime:
-				k.time = int64(toUint64(vals[c]))
-			case kClientIP:
-				k.cHi, k.cLo = toUint64(vals[c]), toUint64(vals[c+1])
-			case kServerIP:
-				k.sHi, k.sLo = toUint64(vals[c]), toUint64(vals[c+1])
-			case kClientPort:
-				k.cPort = uint16(toUint64(vals[c]))
-			case kServerPort:
-				k.sPort = uint16(toUint64(vals[c]))
-			case kProtocol:
-				k.proto = uint8(toUint64(vals[c]))
-			case kApplication:
-				k.app, _ = vals[c].(string)
-			}
-			c += len(fieldColumns[key.kind])
-			if key.kind == kTime {
-				c++
-			}
+		for i, sl := range s.slots {
+			sl.set(&k, r.Keys[i])
 		}
 		sm := s.groups.at(k)
-		for i, sumIndex := range s.plan.sums {
-			sm[sumIndex] += toUint64(vals[c+i])
+		for i, sumIndex := range s.query.Sums {
+			sm[sumIndex] += r.Sums[i]
 		}
 		if e.maxGroups > 0 && len(s.groups.keys) > e.maxGroups {
 			return fmt.Errorf("more than %d: %w", e.maxGroups, ErrTooManyGroups)
 		}
-	}
-	return rows.Err()
-}
-
-// toUint64 converts an integer column value; NULL (an empty sum) is 0. Signed values keep
-// their two's complement bits, which int64(...) restores.
-func toUint64(v any) uint64 {
-	switch v := v.(type) {
-	case uint64:
-		return v
-	case int64:
-		return uint64(v)
-	case uint32:
-		return uint64(v)
-	case int32:
-		return uint64(v)
-	case uint16:
-		return uint64(v)
-	case int16:
-		return uint64(v)
-	case uint8:
-		return uint64(v)
-	case int8:
-		return uint64(v)
-	}
-	return 0
+		return nil
+	})
 }

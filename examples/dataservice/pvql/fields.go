@@ -17,7 +17,7 @@ func Fields() []Field {
 		if keyKind(i) == kTime {
 			name = "time(N)"
 		}
-		out = append(out, Field{Name: name, Kind: "key", Type: k.typ, Description: k.desc})
+		out = append(out, Field{Name: name, Kind: "key", Type: k.typ.name, Description: k.desc, Since: k.since})
 	}
 	for _, l := range layers {
 		out = append(out, Field{Name: l.name, Kind: "layer", Type: "layer", Description: l.desc})

@@ -4,19 +4,67 @@ import (
 	"cmp"
 	"math"
 	"strings"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
-// gkey identifies a group: the fields of the statement's keys; unused fields stay zero.
+// gkey identifies a group: the values of the statement's keys, placed by its layout (a time in
+// time, a string in s, other values in words of w); unused fields stay zero.
 type gkey struct {
-	time               int64
-	cHi, cLo, sHi, sLo uint64
-	cPort, sPort       uint16
-	proto              uint8
-	app                string
+	time int64
+	w    [maxWords]uint64
+	s    string
 }
 
-// sums holds a group's base sums, indexed by sum.
-type sums [numSums]uint64
+// slot is where one BY key's value lives in a gkey.
+type slot struct {
+	time bool
+	str  bool
+	word int // first word in w
+	typ  *keyType
+}
+
+// layout places the keys of a statement in a gkey.
+func layout(keys []key) []slot {
+	out := make([]slot, len(keys))
+	word := 0
+	for i, k := range keys {
+		t := keyKinds[k.kind].typ
+		out[i] = slot{time: k.kind == kTime, str: t.words == 0 && k.kind != kTime, word: word, typ: t}
+		if !out[i].time {
+			word += t.words
+		}
+	}
+	return out
+}
+
+func (s slot) set(k *gkey, v records.Value) {
+	switch {
+	case s.time:
+		k.time = int64(v.Lo)
+	case s.str:
+		k.s = v.Str
+	case s.typ.words == 2:
+		k.w[s.word], k.w[s.word+1] = v.Hi, v.Lo
+	default:
+		k.w[s.word] = v.Lo
+	}
+}
+
+func (s slot) get(k *gkey) records.Value {
+	switch {
+	case s.time:
+		return records.Value{Lo: uint64(k.time)}
+	case s.str:
+		return records.Value{Str: k.s}
+	case s.typ.words == 2:
+		return records.Value{Hi: k.w[s.word], Lo: k.w[s.word+1]}
+	}
+	return records.Value{Lo: k.w[s.word]}
+}
+
+// sums holds a group's base sums, indexed by records.Sum.
+type sums [records.NumSums]uint64
 
 // groups accumulates the sums of each group, merging the rows of several queries.
 type groups struct {
@@ -137,30 +185,18 @@ func compareValuesDesc(a, b float64) int {
 	return cmp.Compare(b, a)
 }
 
-// compareKeys orders a and b by the keys in BY order, ascending; time keys are skipped when
-// withTime is false.
-func compareKeys(keys []key, a, b *gkey, withTime bool) int {
-	for _, k := range keys {
-		c := 0
-		switch k.kind {
-		case kTime:
-			if withTime {
-				c = cmp.Compare(a.time, b.time)
+// compareKeys orders a and b by the keys in layout order, ascending: times as signed numbers,
+// other values by their halves, then their text; time keys are skipped when withTime is false.
+func compareKeys(slots []slot, a, b *gkey, withTime bool) int {
+	for _, s := range slots {
+		if s.time {
+			if c := cmp.Compare(a.time, b.time); withTime && c != 0 {
+				return c
 			}
-		case kClientIP:
-			c = cmp.Or(cmp.Compare(a.cHi, b.cHi), cmp.Compare(a.cLo, b.cLo))
-		case kServerIP:
-			c = cmp.Or(cmp.Compare(a.sHi, b.sHi), cmp.Compare(a.sLo, b.sLo))
-		case kClientPort:
-			c = cmp.Compare(a.cPort, b.cPort)
-		case kServerPort:
-			c = cmp.Compare(a.sPort, b.sPort)
-		case kProtocol:
-			c = cmp.Compare(a.proto, b.proto)
-		case kApplication:
-			c = strings.Compare(a.app, b.app)
+			continue
 		}
-		if c != 0 {
+		va, vb := s.get(a), s.get(b)
+		if c := cmp.Or(cmp.Compare(va.Hi, vb.Hi), cmp.Compare(va.Lo, vb.Lo), strings.Compare(va.Str, vb.Str)); c != 0 {
 			return c
 		}
 	}

@@ -219,7 +219,7 @@ func (p *parser) fieldComparison() (fnode, error) {
 	}
 	p.next()
 	ff := &fieldFilter{field: field, op: o}
-	isIP := field == kClientIP || field == kServerIP
+	isIP := keyKinds[field].typ.name == "ip"
 	if o != opIn {
 		l, err := p.literal(field, false)
 		ff.lits = []literal{l}
@@ -256,52 +256,13 @@ func fieldByName(t token) (keyKind, bool) {
 
 // literal parses a WHERE operand of the type of field; prefix allows a CIDR.
 func (p *parser) literal(field keyKind, prefix bool) (literal, error) {
-	t := p.next()
-	switch field {
-	case kClientIP, kServerIP:
-		if t.kind == tokPrefix && prefix {
-			return prefixLiteral(t.text), nil
-		}
-		if t.kind == tokAddr || t.kind == tokString {
-			if a, err := netip.ParseAddr(t.text); err == nil {
-				x := addrOf(a)
-				return literal{lo: x, hi: x}, nil
-			}
-		}
-		if prefix {
-			return literal{}, p.errorAt(t, "", "an IP address or a CIDR")
-		}
-		return literal{}, p.errorAt(t, "", "an IP address (IN takes a CIDR)")
-	case kClientPort, kServerPort:
-		n, err := p.integer(t, 0, "a port number (0-65535)")
-		if err == nil && n > 65535 {
-			err = p.errorAt(t, "port out of range", "a port number (0-65535)")
-		}
-		return literal{n: n}, err
-	case kProtocol:
-		const expected = "a protocol (tcp, udp, icmp, ... or a number 0-255)"
-		if t.kind == tokIdent || t.kind == tokString {
-			if n, err := records.ParseProtocol(t.text); err == nil {
-				return literal{n: int64(n)}, nil
-			}
-			return literal{}, p.errorAt(t, "unknown protocol "+strconv.Quote(t.text), expected)
-		}
-		n, err := p.integer(t, 0, expected)
-		if err == nil && n > 255 {
-			err = p.errorAt(t, "protocol out of range", expected)
-		}
-		return literal{n: n}, err
-	}
-	if t.kind != tokString && t.kind != tokIdent {
-		return literal{}, p.errorAt(t, "", "an application name (\"https\")")
-	}
-	return literal{s: t.text}, nil
+	return keyKinds[field].typ.literal(p, p.next(), prefix)
 }
 
 // addrOf returns a as 128 bits, IPv4 mapped into IPv6, as the records table keeps it.
-func addrOf(a netip.Addr) addr128 {
+func addrOf(a netip.Addr) records.Value {
 	hi, lo := records.Halves(a)
-	return addr128{hi: hi, lo: lo}
+	return records.Value{Hi: hi, Lo: lo}
 }
 
 // prefixLiteral returns the address range of a CIDR the lexer has checked.
@@ -315,10 +276,10 @@ func prefixLiteral(text string) literal {
 	hi := lo
 	switch {
 	case bits <= 64:
-		hi.hi |= ^uint64(0) >> bits
-		hi.lo = ^uint64(0)
+		hi.Hi |= ^uint64(0) >> bits
+		hi.Lo = ^uint64(0)
 	default:
-		hi.lo |= ^uint64(0) >> (bits - 64)
+		hi.Lo |= ^uint64(0) >> (bits - 64)
 	}
-	return literal{lo: lo, hi: hi}
+	return literal{from: lo, to: hi}
 }

@@ -26,13 +26,36 @@ const (
 	expValue   = "a value (traffic, packets, records, ...)"
 	expAlias   = "a value (traffic, packets, records, ...) or an alias given with AS"
 	expClause  = "a clause (BY, FROM, WHERE, HAVING, TOP, SINCE, UNTIL), \";\" or the end of the query"
-	expKey     = "a key (time(N), client.ip, server.ip, client.port, server.port, protocol, application)"
-	expField   = "a field (client.ip, server.ip, client.port, server.port, protocol, application), NOT or \"(\""
-	expLayer   = "a layer (transport, tcp, udp, icmp)"
 	expTime    = "a time (Unix seconds, @now, @now-N or @now+N)"
 	expCompare = "a comparison operator (=, !=, <, <=, >, >=) or IN"
 	expNumber  = "a number"
 )
+
+// What the parser expects where a key, a WHERE field or a layer goes, named from their tables.
+var (
+	expKey   = "a key (time(N), " + keyNames() + ")"
+	expField = "a field (" + keyNames() + "), NOT or \"(\""
+	expLayer = "a layer (" + layerNames() + ")"
+)
+
+// keyNames lists the keys but time, comma separated.
+func keyNames() string {
+	var names []string
+	for i, k := range keyKinds {
+		if keyKind(i) != kTime {
+			names = append(names, k.name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+func layerNames() string {
+	var names []string
+	for _, l := range layers {
+		names = append(names, l.name)
+	}
+	return strings.Join(names, ", ")
+}
 
 // Parse parses a query expression into its statements (one or more, separated by ";"; a
 // final ";" is allowed). Any error is a *SyntaxError.

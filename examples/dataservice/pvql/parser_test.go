@@ -164,7 +164,7 @@ func TestFields(t *testing.T) {
 		names[f.Name] = true
 		kinds[f.Kind]++
 	}
-	want := map[string]int{"metric": 7, "key": 7, "layer": 4}
+	want := map[string]int{"metric": 7, "key": 8, "layer": 4}
 	if !reflect.DeepEqual(kinds, want) {
 		t.Errorf("kinds %v, want %v", kinds, want)
 	}

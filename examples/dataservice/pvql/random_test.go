@@ -42,6 +42,7 @@ var (
 	randomKeys = []partKey{
 		{"client.ip", refClientIP}, {"server.ip", refServerIP}, {"client.port", refClientPort},
 		{"server.port", refServerPort}, {"protocol", refProtocol}, {"application", refApp},
+		{"exporter", refExporter},
 	}
 	randomTimeKeys = []partKey{{"time(60)", refTime(60)}, {"time(600)", refTime(600)}, {"time(3600)", refTime(3600)}}
 	randomFilters  = []partFilter{
@@ -52,11 +53,16 @@ var (
 		}},
 		{"server.ip = 8.8.8.8", func(r *rec) bool { return r.sIP == netip.MustParseAddr("8.8.8.8") }},
 		{"protocol = tcp", func(r *rec) bool { return r.proto == 6 }},
+		{"exporter IN 192.0.2.0/31", func(r *rec) bool { return netip.MustParsePrefix("192.0.2.0/31").Contains(r.exporter) }},
+		{"exporter != 192.0.2.2", func(r *rec) bool { return r.exporter != netip.MustParseAddr("192.0.2.2") }},
 		{"protocol IN (udp, 1)", func(r *rec) bool { return r.proto == 17 || r.proto == 1 }},
 		{"server.port < 100", func(r *rec) bool { return r.sPort < 100 }},
 		{"client.port != 1025", func(r *rec) bool { return r.cPort != 1025 }},
 		{"application != 'dns'", func(r *rec) bool { return r.app != "dns" }},
 		{"application IN (https, ssh)", func(r *rec) bool { return r.app == "https" || r.app == "ssh" }},
+		{"server.ip >= 2001:db8:ffff::", func(r *rec) bool { return r.sIP.Compare(netip.MustParseAddr("2001:db8:ffff::")) >= 0 }},
+		{"client.ip <= 10.0.0.9", func(r *rec) bool { return r.cIP.Compare(netip.MustParseAddr("10.0.0.9")) <= 0 }},
+		{"server.ip IN ff00::/8", inPrefix(serverIP, "ff00::/8")},
 	}
 	randomHavings = []partHaving{
 		{"records > 20", func(s refSums) bool { return s.n > 20 }},
@@ -153,13 +159,17 @@ func randomQuery(rng *rand.Rand) (string, refQuery) {
 		q.top = 1 + rng.IntN(5)
 		clauses = append(clauses, fmt.Sprintf("TOP %d", q.top))
 	}
-	switch rng.IntN(3) {
+	switch rng.IntN(4) {
 	case 0:
 		back := 600 + rng.Int64N(7000)
 		q.since = testNow - back
 		clauses = append(clauses, fmt.Sprintf("SINCE @now-%d", back))
 	case 1:
 		q.since, q.until = testNow-7300+rng.Int64N(3000), testNow-3000+rng.Int64N(3200)
+		clauses = append(clauses, fmt.Sprintf("SINCE %d UNTIL %d", q.since, q.until))
+	case 2: // empty or reversed
+		q.since = testNow - rng.Int64N(3000)
+		q.until = q.since - rng.Int64N(100)
 		clauses = append(clauses, fmt.Sprintf("SINCE %d UNTIL %d", q.since, q.until))
 	}
 	rng.Shuffle(len(clauses), func(i, j int) { clauses[i], clauses[j] = clauses[j], clauses[i] })
@@ -168,9 +178,14 @@ func randomQuery(rng *rand.Rand) (string, refQuery) {
 
 func TestRandomQueriesAgainstReference(t *testing.T) {
 	recs := testRecords()
-	engine := New(openDB(t, recs), WithStreamSlices(3))
+	checkRandomQueries(t, New(openDB(t, recs), WithStreamSlices(3)), recs, 300, nil)
+}
+
+// checkRandomQueries runs n random queries on engine and checks them against the reference on
+// recs, and, when other is not nil, against other's answers too.
+func checkRandomQueries(t *testing.T, engine *Engine, recs []rec, n int, other *Engine) {
 	rng := rand.New(rand.NewPCG(42, 43))
-	for i := range 300 {
+	for i := range n {
 		n := 1 + rng.IntN(2)
 		var texts []string
 		var want []refQuery
@@ -187,6 +202,17 @@ func TestRandomQueriesAgainstReference(t *testing.T) {
 		for j, q := range want {
 			if d := diffResult(got[j], q.answer(recs)); d != "" {
 				t.Errorf("query %d %q, statement %d: %s", i, expr, j+1, d)
+			}
+		}
+		if other != nil {
+			theirs, err := other.Query(context.Background(), expr, time.Unix(testNow, 0), time.Hour)
+			if err != nil {
+				t.Fatalf("query %d %q on the other store: %v", i, expr, err)
+			}
+			for j := range got {
+				if d := diffResult(got[j], theirs[j]); d != "" {
+					t.Errorf("query %d %q, statement %d differs between stores: %s", i, expr, j+1, d)
+				}
 			}
 		}
 		if i%5 != 0 {

@@ -32,7 +32,13 @@ var (
 		}
 		return v
 	}}
-	refApp = refKey{get: func(r *rec) any { return r.app }}
+	refApp      = refKey{get: func(r *rec) any { return r.app }}
+	refExporter = refKey{get: func(r *rec) any { return netip.AddrFrom16(r.exporter.As16()) }, render: func(v any) any {
+		if a := v.(netip.Addr); a != netip.IPv6Unspecified() {
+			return a.Unmap().String()
+		}
+		return nil // no exporter
+	}}
 )
 
 func refTime(n int64) refKey {
@@ -203,11 +209,11 @@ func (q refQuery) answer(recs []rec) Result {
 }
 
 func refRender(k refKey, v any) any {
-	if a, ok := v.(netip.Addr); ok {
-		return a.Unmap().String()
-	}
 	if k.render != nil {
 		return k.render(v)
+	}
+	if a, ok := v.(netip.Addr); ok {
+		return a.Unmap().String()
 	}
 	return v
 }

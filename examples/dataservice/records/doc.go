@@ -15,7 +15,10 @@
 // as IPv4, zones are rejected; application is lower-cased and, when absent, named from the
 // server port, or for protocols without ports from the protocol (Application); ports, bytes
 // and packets default to 0, counts are at most 2^53-1; unknown fields are rejected, so a
-// misspelt field never passes silently as a zero.
+// misspelt field never passes silently as a zero. Three fields are optional, set by the flow
+// collectors (package collect) and accepted from ingest: "exporter", the address of the device
+// that exported the record; "in_if" and "out_if", the SNMP interface indexes through which the
+// client's traffic entered and left it (0: unknown).
 //
 // Parsing has two paths with one behaviour. The reference parser decodes a record with
 // encoding/json and defines the format (duplicate members: the last wins; member names match
@@ -28,10 +31,28 @@
 // on one goroutine: splitting a batch over GOMAXPROCS goroutines gained nothing measurable
 // there, and a server ingesting from several collectors already uses every core.
 //
-// The records table (Schema) keeps addresses as the two 64-bit halves of their 16-byte form
-// (Halves, AddrFromHalves), so CIDR filters are range comparisons. A Store keeps records; DuckDB
+// The records table keeps addresses as the two 64-bit halves of their 16-byte form (Halves,
+// AddrFromHalves), so CIDR filters are range comparisons. Each of its fields is a Column,
+// described once (name, Kind, how a Record holds it) in one table that every store reads to
+// make its table, its inserts and its SQL: a new field is one row there.
+//
+// A Store keeps records and answers the query engine as a Reader: the engine describes each
+// statement as a Query (groups, sums and a Cond tree, in no dialect), the store compiles it
+// once to its own SQL (Compile, a *Plan) and runs it on each part of the period (Read). The
+// SQL is built in one place (sql.go); a store supplies a dialect (types, parameters, casts),
+// so a new engine is one file. No store hands out its database. DuckDB
 // is the embedded one, in <dir>/records.duckdb. It appends each batch through DuckDB's appender
 // in one transaction (measured ~750,000 records/s in batches of 10,000 on two cores, against
 // ~14,000/s for multi-row INSERTs), serialises writes, and acknowledges a batch once it is in
 // the write-ahead log, so it survives kill -9. Retain applies the retention period.
+//
+// ClickHouse (OpenClickHouse) is the store for records beyond one machine, on one server or a
+// sharded cluster (a MergeTree table on each shard and a Distributed table over them). Its
+// schema carries a version (ClickHouseSchemaVersion) and is refused, never altered, when an
+// existing table differs. Each batch is validated, then sent as one block in one INSERT
+// (synchronous through a Distributed table): a batch within one day is stored whole or not at
+// all, even when the server is killed mid-insert. Retention drops whole day partitions. A
+// server that cannot be reached gives errors marked ErrUnavailable, within the dial and read
+// timeouts; the store reconnects by itself. The data service's README ("Records in
+// ClickHouse") states what an acknowledged batch means there and which versions were tested.
 package records

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -18,7 +19,7 @@ const FileName = "records.duckdb"
 
 // DuckDB is the embedded Store: a DuckDB database file whose write-ahead log makes every
 // acknowledged Ingest survive a crash (even kill -9) of the process. Writes are serialised;
-// reads through DB run concurrently with them. It is safe for concurrent use.
+// reads run concurrently with them. It is safe for concurrent use.
 type DuckDB struct {
 	db *sql.DB
 	// write holds one token: the right to write.
@@ -28,7 +29,7 @@ type DuckDB struct {
 var _ Store = (*DuckDB)(nil)
 
 // OpenDuckDB opens (creating it and dir when missing) the DuckDB database dir/records.duckdb and
-// creates the records table. Only one process may open the file at a time.
+// creates the records table, or adds to a table of an earlier version the columns it lacks. Only one process may open the file at a time.
 func OpenDuckDB(ctx context.Context, dir string) (*DuckDB, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("records: open: %w", err)
@@ -39,9 +40,11 @@ func OpenDuckDB(ctx context.Context, dir string) (*DuckDB, error) {
 		return nil, fmt.Errorf("records: open %s: %w", path, err)
 	}
 	db := sql.OpenDB(connector)
-	if _, err := db.ExecContext(ctx, Schema); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("records: create table: %w", err)
+	for _, stmt := range append([]string{duckSchema()}, duckMigrations()...) {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("records: create table: %w", err)
+		}
 	}
 	s := &DuckDB{db: db, write: make(chan struct{}, 1)}
 	s.write <- struct{}{}
@@ -67,11 +70,8 @@ func (s *DuckDB) Ingest(ctx context.Context, recs []Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	now := time.Now()
-	for i, r := range recs {
-		if err := r.Validate(now); err != nil {
-			return &BatchError{Index: i, Err: err}
-		}
+	if err := validateBatch(recs, time.Now()); err != nil {
+		return err
 	}
 	if err := s.lock(ctx); err != nil {
 		return fmt.Errorf("records: ingest: %w", err)
@@ -117,13 +117,10 @@ func appendRecords(ctx context.Context, c *duckdb.Conn, recs []Record) error {
 	if err != nil {
 		return err
 	}
-	for _, r := range recs {
-		chi, clo := Halves(r.Client.IP)
-		shi, slo := Halves(r.Server.IP)
-		err = a.AppendRow(r.Time, r.Protocol, r.Application,
-			chi, clo, r.Client.Port, r.Client.Bytes, r.Client.Packets,
-			shi, slo, r.Server.Port, r.Server.Bytes, r.Server.Packets)
-		if err != nil {
+	row := make([]driver.Value, 0, 16)
+	for i := range recs {
+		row = appendRow(row[:0], &recs[i])
+		if err = a.AppendRow(row...); err != nil {
 			break
 		}
 		if err = ctx.Err(); err != nil {
@@ -154,8 +151,34 @@ func (s *DuckDB) DeleteBefore(ctx context.Context, t int64) (int64, error) {
 	return n, nil
 }
 
-// DB returns the database holding the records table, for reading.
-func (s *DuckDB) DB() *sql.DB { return s.db }
+// Compile turns q into DuckDB's SQL.
+func (s *DuckDB) Compile(q *Query) *Plan { return compile(duckDialect, "records", q) }
+
+// Read runs p over the records with from <= time < to, calling fn with each group.
+func (s *DuckDB) Read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error {
+	args := slices.Clone(p.args)
+	args[p.sinceArg], args[p.sinceArg+1] = from, to
+	rows, err := s.db.QueryContext(ctx, p.query, args...)
+	if err != nil {
+		return fmt.Errorf("records: read: %w", err)
+	}
+	defer rows.Close()
+	vals := make([]any, len(p.keyCols)+p.sums)
+	ptrs := make([]any, len(vals))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	return p.scan(rows, ptrs, vals, fn)
+}
+
+// Newest returns the time of the newest record; ok is false when there is none.
+func (s *DuckDB) Newest(ctx context.Context) (int64, bool, error) {
+	var t sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, "SELECT max(time) FROM records").Scan(&t); err != nil {
+		return 0, false, fmt.Errorf("records: newest: %w", err)
+	}
+	return t.Int64, t.Valid, nil
+}
 
 // Close closes the database; a clean close checkpoints the write-ahead log into the file.
 func (s *DuckDB) Close() error {

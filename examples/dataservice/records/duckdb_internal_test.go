@@ -2,8 +2,10 @@ package records
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"net/netip"
+	"path/filepath"
 	"testing"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -50,5 +52,43 @@ func TestAppendRollsBack(t *testing.T) {
 	}
 	if n != 0 {
 		t.Fatalf("%d rows left after rollback", n)
+	}
+}
+
+// TestOpenAddsColumns opens a file made by a version without the collector's columns: they are
+// added, holding zero for the rows already there, and new batches go in.
+func TestOpenAddsColumns(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	old, err := sql.Open("duckdb", filepath.Join(dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = old.Exec(`CREATE TABLE records (time BIGINT NOT NULL, protocol UTINYINT NOT NULL,
+		application VARCHAR NOT NULL, client_ip_hi UBIGINT NOT NULL, client_ip_lo UBIGINT NOT NULL,
+		client_port USMALLINT NOT NULL, client_bytes UBIGINT NOT NULL, client_packets UBIGINT NOT NULL,
+		server_ip_hi UBIGINT NOT NULL, server_ip_lo UBIGINT NOT NULL, server_port USMALLINT NOT NULL,
+		server_bytes UBIGINT NOT NULL, server_packets UBIGINT NOT NULL);
+		INSERT INTO records VALUES (1, 6, 'https', 0, 1, 2, 3, 4, 0, 5, 443, 6, 7)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	s, err := OpenDuckDB(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := Record{Time: 2, Protocol: UDP, Application: "dns",
+		Client: Endpoint{IP: netip.MustParseAddr("10.0.0.1")}, Server: Endpoint{IP: netip.MustParseAddr("10.0.0.2")}}
+	if err := s.Ingest(ctx, []Record{r}); err != nil {
+		t.Fatal(err)
+	}
+	var n, zero int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE exporter_hi = 0 AND exporter_lo = 0 AND in_if = 0 AND out_if = 0) FROM records`).Scan(&n, &zero); err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 || zero != 2 {
+		t.Fatalf("%d rows, %d with zero collector columns; want 2 and 2", n, zero)
 	}
 }

@@ -27,6 +27,9 @@ func sample(n int, t0 int64) []records.Record {
 			Client: records.Endpoint{IP: client, Port: uint16(40000 + i), Bytes: uint64(100 + i), Packets: 2},
 			Server: records.Endpoint{IP: netip.MustParseAddr("93.184.216.34"), Port: 443, Bytes: records.MaxCount, Packets: 40},
 		}
+		if i%3 == 0 {
+			out[i].Exporter, out[i].InIf, out[i].OutIf = netip.AddrFrom4([4]byte{192, 0, 2, byte(i)}), uint32(i), 1<<32-1
+		}
 	}
 	return out
 }
@@ -41,11 +44,12 @@ func openStore(t testing.TB, dir string) *records.DuckDB {
 }
 
 // readAll returns every stored record, by time.
-func readAll(t testing.TB, s records.Store) []records.Record {
+func readAll(t testing.TB, s *records.DuckDB) []records.Record {
 	t.Helper()
 	rows, err := s.DB().QueryContext(context.Background(), `SELECT time, protocol, application,
 		client_ip_hi, client_ip_lo, client_port, client_bytes, client_packets,
-		server_ip_hi, server_ip_lo, server_port, server_bytes, server_packets
+		server_ip_hi, server_ip_lo, server_port, server_bytes, server_packets,
+		exporter_hi, exporter_lo, in_if, out_if
 		FROM records ORDER BY time`)
 	if err != nil {
 		t.Fatal(err)
@@ -54,13 +58,17 @@ func readAll(t testing.TB, s records.Store) []records.Record {
 	var out []records.Record
 	for rows.Next() {
 		var r records.Record
-		var chi, clo, shi, slo uint64
+		var chi, clo, shi, slo, ehi, elo uint64
 		if err := rows.Scan(&r.Time, &r.Protocol, &r.Application,
 			&chi, &clo, &r.Client.Port, &r.Client.Bytes, &r.Client.Packets,
-			&shi, &slo, &r.Server.Port, &r.Server.Bytes, &r.Server.Packets); err != nil {
+			&shi, &slo, &r.Server.Port, &r.Server.Bytes, &r.Server.Packets,
+			&ehi, &elo, &r.InIf, &r.OutIf); err != nil {
 			t.Fatal(err)
 		}
 		r.Client.IP, r.Server.IP = records.AddrFromHalves(chi, clo), records.AddrFromHalves(shi, slo)
+		if ehi != 0 || elo != 0 {
+			r.Exporter = records.AddrFromHalves(ehi, elo)
+		}
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
@@ -69,7 +77,7 @@ func readAll(t testing.TB, s records.Store) []records.Record {
 	return out
 }
 
-func countRows(t testing.TB, s records.Store) int64 {
+func countRows(t testing.TB, s *records.DuckDB) int64 {
 	t.Helper()
 	var n int64
 	if err := s.DB().QueryRowContext(context.Background(), `SELECT count(*) FROM records`).Scan(&n); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -72,7 +73,8 @@ func ParseBatch(raw []json.RawMessage, now time.Time) ([]Record, error) {
 // and returns it normalised: time in Unix seconds (an RFC 3339 time is truncated to the second),
 // protocol as a number, addresses canonical, application lower case and, when absent, null or
 // empty, named by Application from the server port. time, protocol, client, server and the two
-// ip fields are required; ports, bytes and packets default to 0. now is the current time: a
+// ip fields are required; ports, bytes and packets default to 0; exporter (an address, or null)
+// and the interface indexes in_if and out_if (0..2^32-1) are optional. now is the current time: a
 // record more than MaxFuture after it is rejected. Errors are *RecordError.
 func ParseRecord(raw json.RawMessage, now time.Time) (Record, error) {
 	if r, ok := parseFast(raw, now.Add(MaxFuture).Unix()); ok {
@@ -88,7 +90,7 @@ func parseReference(raw json.RawMessage, now time.Time) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
-	if err := checkFields(fields, "", "time", "protocol", "application", "client", "server"); err != nil {
+	if err := checkFields(fields, "", "time", "protocol", "application", "client", "server", "exporter", "in_if", "out_if"); err != nil {
 		return Record{}, err
 	}
 	var r Record
@@ -112,6 +114,17 @@ func parseReference(raw json.RawMessage, now time.Time) (Record, error) {
 		return Record{}, err
 	}
 	if r.Server, err = parseEndpoint(fields["server"], "server"); err != nil {
+		return Record{}, err
+	}
+	if v, ok := fields["exporter"]; ok && string(bytes.TrimSpace(v)) != "null" {
+		if r.Exporter, err = parseAddr(v); err != nil {
+			return Record{}, named(err, "exporter")
+		}
+	}
+	if r.InIf, err = parseInterface(fields, "in_if"); err != nil {
+		return Record{}, err
+	}
+	if r.OutIf, err = parseInterface(fields, "out_if"); err != nil {
 		return Record{}, err
 	}
 	if r.Application == "" {
@@ -227,6 +240,19 @@ func parseEndpoint(v json.RawMessage, side string) (Endpoint, error) {
 		}
 	}
 	return e, nil
+}
+
+// parseInterface parses the optional interface index fields[name]: 0 when absent.
+func parseInterface(fields map[string]json.RawMessage, name string) (uint32, error) {
+	v, ok := fields[name]
+	if !ok {
+		return 0, nil
+	}
+	n, err := integer(v)
+	if err != nil || n < 0 || n > math.MaxUint32 {
+		return 0, &RecordError{Field: name, Reason: "not an integer 0..4294967295"}
+	}
+	return uint32(n), nil
 }
 
 // checkFields returns a *RecordError for the first (by name) member of fields not in known;

@@ -1,6 +1,7 @@
 package records
 
 import (
+	"math"
 	"net/netip"
 	"time"
 )
@@ -20,6 +21,9 @@ func parseFast(b []byte, limit int64) (r Record, ok bool) {
 		hasApplication
 		hasClient
 		hasServer
+		hasExporter
+		hasInIf
+		hasOutIf
 		required = hasTime | hasProtocol | hasClient | hasServer
 	)
 	var seen uint8
@@ -48,6 +52,16 @@ func parseFast(b []byte, limit int64) (r Record, ok bool) {
 		case "server":
 			bit = hasServer
 			r.Server, ok = s.endpoint()
+		case "exporter":
+			bit = hasExporter
+			r.Exporter, ok = s.addr()
+			ok = ok && r.Exporter != netip.IPv6Unspecified()
+		case "in_if":
+			bit = hasInIf
+			r.InIf, ok = s.uint32()
+		case "out_if":
+			bit = hasOutIf
+			r.OutIf, ok = s.uint32()
 		}
 		if bit == 0 || !ok || seen&bit != 0 {
 			return Record{}, false
@@ -163,6 +177,12 @@ func (s *scanner) uint() (uint64, bool) {
 		}
 	}
 	return n, true
+}
+
+// uint32 reads an integer 0..2^32-1 without sign, fraction or exponent.
+func (s *scanner) uint32() (uint32, bool) {
+	n, ok := s.uint()
+	return uint32(n), ok && n <= math.MaxUint32
 }
 
 // time reads Unix seconds or an RFC 3339 time, at least 1970.

@@ -23,7 +23,7 @@ var fastSeeds = []string{
 	`{"time": "2023-11-14T22:13:20Z", "protocol": 17, "client": {"ip": "::1"}, "server": {"ip": "1.2.3.4", "port": 53}}`,
 	`{"time": "2023-11-14T23:13:20.75+01:00", "protocol": "UDP", "application": null, "client": {"ip": "::ffff:10.0.0.5"}, "server": {"ip": "2001:DB8::1", "port": 443}}`,
 	`{"time": 0, "protocol": 89, "application": "", "client": {"ip": "0.0.0.0", "port": 0}, "server": {"ip": "255.255.255.255", "packets": 9007199254740991, "bytes": 9007199254740991}}`,
-	`{"server": {"ip": "1.2.3.4"}, "client": {"ip": "fe80::1"}, "protocol": "ICMPv6", "application": "Ping", "time": 1700086400}`,
+	`{"server": {"ip": "1.2.3.4"}, "client": {"ip": "fe80::1"}, "protocol": "ICMPv6", "application": "Ping", "time": 1700086400, "exporter": "192.0.2.1", "in_if": 3, "out_if": 4294967295}`,
 	"\t{\r\n\"time\"\n:\t5 ,\"protocol\":\"gre\",\"client\":{ \"ip\" : \"1.1.1.1\" } ,\"server\":{\"ip\":\"::\"}}\n",
 	`{"time": 1700086401, "protocol": "tcp", "client": {"ip": "1.2.3.4"}, "server": {"ip": "1.2.3.4"}}`,
 	`{"time": 1700000000, "time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4"}, "server": {"ip": "1.2.3.4"}}`,
@@ -51,6 +51,12 @@ var fastSeeds = []string{
 	`{"time": "1969-12-31T23:59:59Z", "protocol": "tcp", "client": {"ip": "1.2.3.4"}, "server": {"ip": "1.2.3.4"}}`,
 	`{"time": 5, "protocol": "tcp", "application": 7, "client": {"ip": "1.2.3.4"}, "server": {"ip": "1.2.3.4"}}`,
 	`{"time": 5, "protocol": null, "client": {"ip": "1.2.3.4"}, "server": null}`,
+	`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4"}, "server": {"ip": "1.2.3.4"}, "exporter": null, "in_if": 0}`,
+	`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4"}, "server": {"ip": "1.2.3.4"}, "exporter": "::"}`,
+	`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4"}, "server": {"ip": "1.2.3.4"}, "exporter": "::ffff:10.1.1.1", "out_if": 7}`,
+	`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4"}, "server": {"ip": "1.2.3.4"}, "exporter": "router", "in_if": 4294967296}`,
+	`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4"}, "server": {"ip": "1.2.3.4"}, "in_if": -1, "out_if": 1.5}`,
+	`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4"}, "server": {"ip": "1.2.3.4"}, "exporter": "fe80::1%eth0", "exporter": 5}`,
 	`{}`, `[]`, `null`, ``, `{"time": `,
 }
 

@@ -73,6 +73,9 @@ func TestParseRecordGood(t *testing.T) {
 		{"IPv4-mapped unmapped", map[string]string{"client": `{"ip": "::ffff:10.0.0.5", "port": 51234, "bytes": 1200, "packets": 9}`}, nil},
 		{"defaults to zero", map[string]string{"server": `{"ip": "93.184.216.34"}`, "application": ""},
 			func(r *records.Record) { r.Server = records.Endpoint{IP: r.Server.IP}; r.Application = records.Unknown }},
+		{"exporter and interfaces", map[string]string{"exporter": `"::ffff:192.0.2.1"`, "in_if": `3`, "out_if": `4294967295`},
+			func(r *records.Record) { r.Exporter, r.InIf, r.OutIf = netip.MustParseAddr("192.0.2.1"), 3, 4294967295 }},
+		{"exporter null", map[string]string{"exporter": `null`, "in_if": `0`}, nil},
 		{"largest counts", map[string]string{"client": `{"ip": "10.0.0.5", "port": 65535, "bytes": 9007199254740991, "packets": 9007199254740991}`},
 			func(r *records.Record) {
 				r.Client.Port, r.Client.Bytes, r.Client.Packets = 65535, records.MaxCount, records.MaxCount
@@ -145,6 +148,13 @@ func TestParseRecordBad(t *testing.T) {
 		{"bytes fraction", "", client(`{"ip": "10.0.0.5", "bytes": 1.5}`), "client.bytes"},
 		{"bytes string", "", client(`{"ip": "10.0.0.5", "bytes": "1"}`), "client.bytes"},
 		{"packets null", "", client(`{"ip": "10.0.0.5", "packets": null}`), "client.packets"},
+		{"exporter name", "", map[string]string{"exporter": `"router1"`}, "exporter"},
+		{"exporter number", "", map[string]string{"exporter": `3232235777`}, "exporter"},
+		{"exporter zone", "", map[string]string{"exporter": `"fe80::1%eth0"`}, "exporter"},
+		{"exporter unspecified", "", map[string]string{"exporter": `"::"`}, "exporter"},
+		{"in_if negative", "", map[string]string{"in_if": `-1`}, "in_if"},
+		{"out_if too big", "", map[string]string{"out_if": `4294967296`}, "out_if"},
+		{"out_if string", "", map[string]string{"out_if": `"2"`}, "out_if"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -190,6 +200,7 @@ func TestRecordJSONRoundTrip(t *testing.T) {
 		goodRecord,
 		`{"time": 5, "protocol": 89, "client": {"ip": "2001:db8::1"}, "server": {"ip": "::1", "bytes": 3}}`,
 		`{"time": 5, "protocol": "icmp", "client": {"ip": "10.1.1.1", "packets": 2}, "server": {"ip": "10.1.1.2"}}`,
+		`{"time": 5, "protocol": "udp", "client": {"ip": "10.1.1.1"}, "server": {"ip": "10.1.1.2"}, "exporter": "2001:db8::9", "in_if": 4294967295, "out_if": 2}`,
 	} {
 		r, err := records.ParseRecord(json.RawMessage(raw), testNow)
 		if err != nil {

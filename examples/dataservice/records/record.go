@@ -35,6 +35,14 @@ type Record struct {
 	Client Endpoint
 	// Server is the side that answered it.
 	Server Endpoint
+	// Exporter is the address of the device that exported the record (a router, switch or
+	// probe sending NetFlow, IPFIX or sFlow); the zero Addr when the record has none. The
+	// unspecified address :: is refused: stores keep "none" as its halves, 0 and 0.
+	Exporter netip.Addr
+	// InIf and OutIf are the SNMP indexes of the interfaces through which the client's traffic
+	// entered and left the exporter (the server's traffic took them the other way round); 0
+	// when unknown.
+	InIf, OutIf uint32
 }
 
 // Endpoint is one side of a conversation and what it sent.
@@ -66,17 +74,49 @@ func (r Record) Validate(now time.Time) error {
 	if err := r.Client.validate("client"); err != nil {
 		return err
 	}
-	return r.Server.validate("server")
+	if err := r.Server.validate("server"); err != nil {
+		return err
+	}
+	if r.Exporter.IsValid() {
+		reason := addrProblem(r.Exporter)
+		if r.Exporter == netip.IPv6Unspecified() {
+			reason = "the unspecified address :: names no exporter"
+		}
+		if reason != "" {
+			return &RecordError{Field: "exporter", Reason: reason}
+		}
+	}
+	return nil
+}
+
+// addrProblem says what is wrong with a valid address as a record holds it, or "".
+func addrProblem(a netip.Addr) string {
+	switch {
+	case a.Zone() != "":
+		return "address with a zone"
+	case a.Is4In6():
+		return "IPv4-mapped address (use the IPv4 form)"
+	}
+	return ""
+}
+
+// validateBatch validates every record of a batch a store is given; the first bad one is a
+// *BatchError.
+func validateBatch(recs []Record, now time.Time) error {
+	for i, r := range recs {
+		if err := r.Validate(now); err != nil {
+			return &BatchError{Index: i, Err: err}
+		}
+	}
+	return nil
 }
 
 func (e Endpoint) validate(side string) error {
 	switch {
 	case !e.IP.IsValid():
 		return &RecordError{Field: side + ".ip", Reason: "missing address"}
-	case e.IP.Zone() != "":
-		return &RecordError{Field: side + ".ip", Reason: "address with a zone"}
-	case e.IP.Is4In6():
-		return &RecordError{Field: side + ".ip", Reason: "IPv4-mapped address (use the IPv4 form)"}
+	case addrProblem(e.IP) != "":
+		return &RecordError{Field: side + ".ip", Reason: addrProblem(e.IP)}
 	case e.Bytes > MaxCount:
 		return &RecordError{Field: side + ".bytes", Reason: "above 2^53-1"}
 	case e.Packets > MaxCount:
@@ -107,19 +147,26 @@ func applicationProblem(name string) string {
 }
 
 // MarshalJSON writes r in the ingest format: time in Unix seconds, protocol by name when it has
-// one (else its number), addresses as text.
+// one (else its number), addresses as text; exporter, in_if and out_if only when set.
 func (r Record) MarshalJSON() ([]byte, error) {
 	var proto any = r.Protocol
 	if name := ProtocolName(r.Protocol); name[0] < '0' || name[0] > '9' {
 		proto = name
 	}
+	var exporter *netip.Addr
+	if r.Exporter.IsValid() {
+		exporter = &r.Exporter
+	}
 	return json.Marshal(struct {
-		Time        int64    `json:"time"`
-		Protocol    any      `json:"protocol"`
-		Application string   `json:"application"`
-		Client      endpoint `json:"client"`
-		Server      endpoint `json:"server"`
-	}{r.Time, proto, r.Application, endpoint(r.Client), endpoint(r.Server)})
+		Time        int64       `json:"time"`
+		Protocol    any         `json:"protocol"`
+		Application string      `json:"application"`
+		Client      endpoint    `json:"client"`
+		Server      endpoint    `json:"server"`
+		Exporter    *netip.Addr `json:"exporter,omitempty"`
+		InIf        uint32      `json:"in_if,omitempty"`
+		OutIf       uint32      `json:"out_if,omitempty"`
+	}{r.Time, proto, r.Application, endpoint(r.Client), endpoint(r.Server), exporter, r.InIf, r.OutIf})
 }
 
 // endpoint is the JSON form of an Endpoint.

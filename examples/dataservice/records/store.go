@@ -2,7 +2,6 @@ package records
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 )
@@ -15,9 +14,8 @@ type Store interface {
 	// DeleteBefore deletes the records whose time is before t (Unix seconds) and returns how
 	// many it deleted.
 	DeleteBefore(ctx context.Context, t int64) (int64, error)
-	// DB returns the database that holds the records table (Schema), for the query engine to
-	// read. Callers must not close it or write to the table.
-	DB() *sql.DB
+	// Reader answers the query engine in the store's own SQL.
+	Reader
 	// Close releases the store; it must not be used afterwards.
 	Close() error
 }

@@ -10,4 +10,8 @@
 //
 // ingest stores a batch of records all or nothing; the first bad record answers
 // INVALID-ARGUMENT with name "records", its index, the field and the reason.
+//
+// When the records store cannot be reached (a ClickHouse server or shard down), query and
+// ingest answer UNAVAILABLE (HTTP 503): the call may be retried; the other functions of the
+// service do not need the records store and keep working.
 package traffic

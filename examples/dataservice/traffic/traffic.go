@@ -112,6 +112,15 @@ func queryError(err error) error {
 	case errors.Is(err, pvql.ErrTooManyGroups):
 		return apierr.New(TooManyGroups, "reason", "the grouping yields too many rows: add TOP, a narrower WHERE or fewer keys")
 	}
+	return storeError(err)
+}
+
+// storeError answers UNAVAILABLE for a store that could not be reached; the log keeps the
+// cause, the caller learns only that it may retry.
+func storeError(err error) error {
+	if errors.Is(err, records.ErrUnavailable) {
+		return apierr.New(apierr.Unavailable).Wrap(err)
+	}
 	return err
 }
 
@@ -134,16 +143,30 @@ func (s *Service) Ingest(ctx context.Context, in IngestArgs) (IngestResult, erro
 		return IngestResult{}, err
 	}
 	if err := s.Store.Ingest(ctx, recs); err != nil {
-		return IngestResult{}, err
+		return IngestResult{}, storeError(err)
 	}
 	return IngestResult{Ingested: len(recs)}, nil
 }
 
-// ListFields is the list-fields function.
+// ListFields is the list-fields function: every field of the query language.
 func ListFields() []pvql.Field { return pvql.Fields() }
 
-// Register adds query, ingest (since 1.0) and list-fields (since 1.1) to reg, each the
-// implementation of its declaration in package api.
+// listFields11 is list-fields as API 1.1 served it: the fields that appeared before 1.2 (the
+// exporter key is of 1.2).
+func listFields11() []pvql.Field {
+	var out []pvql.Field
+	for _, f := range pvql.Fields() {
+		if f.Since == "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Register adds query, ingest (since 1.0) and list-fields (since 1.1; since 1.2 it lists the
+// exporter key) to reg, each the implementation of its declaration in package api. query takes
+// the keys of later versions at every version: a key is an addition that changes no answer of
+// an expression an earlier client could write.
 func (s *Service) Register(reg *registry.Registry) error {
 	if err := registry.ImplementStream(reg, api.Query, s.Query, registry.Accumulate(stream.Func(lastResult))); err != nil {
 		return err
@@ -151,5 +174,8 @@ func (s *Service) Register(reg *registry.Registry) error {
 	if err := registry.Implement(reg, api.Ingest, s.Ingest, registry.MaxBody(64<<20)); err != nil { // batches of 100,000 records
 		return err
 	}
-	return registry.Implement(reg, api.ListFields, func(context.Context, decl.None) ([]pvql.Field, error) { return ListFields(), nil })
+	if err := registry.Implement(reg, api.ListFields, func(context.Context, decl.None) ([]pvql.Field, error) { return listFields11(), nil }); err != nil {
+		return err
+	}
+	return registry.Implement(reg, api.ListFields12, func(context.Context, decl.None) ([]pvql.Field, error) { return ListFields(), nil })
 }

@@ -75,7 +75,7 @@ func (e GetGetDashboard200JSONResponseBodyResultWidgetsKind) Valid() bool {
 type Error struct {
 	// Error The error code: one of the framework's, or one the function declared.
 	//
-	// Examples: TOO-FEW-ARGUMENTS, API-AUTHENTICATION-NEEDED, UNKNOWN-FUNCTION, UNKNOWN-VERSION, UNKNOWN-ARGUMENTS, INVALID-JSON, INVALID-ARGUMENT, INVALID-MESSAGE, DUPLICATE-ID, CANCELLED, INVALID-CREDENTIALS, RATE-LIMITED, REQUEST-TOO-LARGE, NOT-FOUND, CONFLICT, METHOD-NOT-ALLOWED, UNSUPPORTED-MEDIA-TYPE, TIMEOUT, INTERNAL-ERROR
+	// Examples: TOO-FEW-ARGUMENTS, API-AUTHENTICATION-NEEDED, UNKNOWN-FUNCTION, UNKNOWN-VERSION, UNKNOWN-ARGUMENTS, INVALID-JSON, INVALID-ARGUMENT, INVALID-MESSAGE, DUPLICATE-ID, CANCELLED, INVALID-CREDENTIALS, RATE-LIMITED, REQUEST-TOO-LARGE, NOT-FOUND, CONFLICT, METHOD-NOT-ALLOWED, UNSUPPORTED-MEDIA-TYPE, TIMEOUT, UNAVAILABLE, INTERNAL-ERROR
 	Error string      `json:"error"`
 	Type  interface{} `json:"type"`
 }
@@ -404,6 +404,10 @@ type ClientInterface interface {
 
 	// IngestWithBody Stores a batch of traffic records, all or nothing.
 	//
+	// Stores a batch of traffic records, all or nothing.
+	//
+	// Error codes besides the framework's: UNAVAILABLE.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /ingest (the `Ingest` operationId).
@@ -411,12 +415,20 @@ type ClientInterface interface {
 
 	// Ingest Stores a batch of traffic records, all or nothing.
 	//
+	// Stores a batch of traffic records, all or nothing.
+	//
+	// Error codes besides the framework's: UNAVAILABLE.
+	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /ingest (the `Ingest` operationId).
 	Ingest(ctx context.Context, body IngestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// IngestWithFormdataBody Stores a batch of traffic records, all or nothing.
+	//
+	// Stores a batch of traffic records, all or nothing.
+	//
+	// Error codes besides the framework's: UNAVAILABLE.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type.
 	//
@@ -446,9 +458,9 @@ type ClientInterface interface {
 
 	// QueryWithBody Answers an expression of the query language over the collected traffic records, one result object per statement.
 	//
-	// Answers an expression of the query language over the collected traffic records, one result object per statement.
+	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
-	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS.
+	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -457,9 +469,9 @@ type ClientInterface interface {
 
 	// Query Answers an expression of the query language over the collected traffic records, one result object per statement.
 	//
-	// Answers an expression of the query language over the collected traffic records, one result object per statement.
+	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
-	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS.
+	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -468,9 +480,9 @@ type ClientInterface interface {
 
 	// QueryWithFormdataBody Answers an expression of the query language over the collected traffic records, one result object per statement.
 	//
-	// Answers an expression of the query language over the collected traffic records, one result object per statement.
+	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
-	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS.
+	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type.
 	//
@@ -615,6 +627,10 @@ func (c *Client) GetGetDashboard(ctx context.Context, params *GetGetDashboardPar
 
 // IngestWithBody Stores a batch of traffic records, all or nothing.
 //
+// Stores a batch of traffic records, all or nothing.
+//
+// Error codes besides the framework's: UNAVAILABLE.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /ingest (the `Ingest` operationId).
@@ -632,6 +648,10 @@ func (c *Client) IngestWithBody(ctx context.Context, contentType string, body io
 
 // Ingest Stores a batch of traffic records, all or nothing.
 //
+// Stores a batch of traffic records, all or nothing.
+//
+// Error codes besides the framework's: UNAVAILABLE.
+//
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /ingest (the `Ingest` operationId).
@@ -648,6 +668,10 @@ func (c *Client) Ingest(ctx context.Context, body IngestJSONRequestBody, reqEdit
 }
 
 // IngestWithFormdataBody Stores a batch of traffic records, all or nothing.
+//
+// Stores a batch of traffic records, all or nothing.
+//
+// Error codes besides the framework's: UNAVAILABLE.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type.
 //
@@ -717,9 +741,9 @@ func (c *Client) LoginWithFormdataBody(ctx context.Context, body LoginFormdataRe
 
 // QueryWithBody Answers an expression of the query language over the collected traffic records, one result object per statement.
 //
-// Answers an expression of the query language over the collected traffic records, one result object per statement.
+// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
-// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS.
+// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
 //
 // Takes any type of body and a specified content type.
 //
@@ -738,9 +762,9 @@ func (c *Client) QueryWithBody(ctx context.Context, contentType string, body io.
 
 // Query Answers an expression of the query language over the collected traffic records, one result object per statement.
 //
-// Answers an expression of the query language over the collected traffic records, one result object per statement.
+// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
-// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS.
+// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -759,9 +783,9 @@ func (c *Client) Query(ctx context.Context, body QueryJSONRequestBody, reqEditor
 
 // QueryWithFormdataBody Answers an expression of the query language over the collected traffic records, one result object per statement.
 //
-// Answers an expression of the query language over the collected traffic records, one result object per statement.
+// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
-// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS.
+// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type.
 //
@@ -1194,6 +1218,10 @@ type ClientWithResponsesInterface interface {
 
 	// IngestWithBodyWithResponse Stores a batch of traffic records, all or nothing.
 	//
+	// Stores a batch of traffic records, all or nothing.
+	//
+	// Error codes besides the framework's: UNAVAILABLE.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /ingest (the `Ingest` operationId).
@@ -1201,12 +1229,20 @@ type ClientWithResponsesInterface interface {
 
 	// IngestWithResponse Stores a batch of traffic records, all or nothing.
 	//
+	// Stores a batch of traffic records, all or nothing.
+	//
+	// Error codes besides the framework's: UNAVAILABLE.
+	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /ingest (the `Ingest` operationId).
 	IngestWithResponse(ctx context.Context, body IngestJSONRequestBody, reqEditors ...RequestEditorFn) (*IngestResponse, error)
 
 	// IngestWithFormdataBodyWithResponse Stores a batch of traffic records, all or nothing.
+	//
+	// Stores a batch of traffic records, all or nothing.
+	//
+	// Error codes besides the framework's: UNAVAILABLE.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1236,9 +1272,9 @@ type ClientWithResponsesInterface interface {
 
 	// QueryWithBodyWithResponse Answers an expression of the query language over the collected traffic records, one result object per statement.
 	//
-	// Answers an expression of the query language over the collected traffic records, one result object per statement.
+	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
-	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS.
+	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1247,9 +1283,9 @@ type ClientWithResponsesInterface interface {
 
 	// QueryWithResponse Answers an expression of the query language over the collected traffic records, one result object per statement.
 	//
-	// Answers an expression of the query language over the collected traffic records, one result object per statement.
+	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
-	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS.
+	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1258,9 +1294,9 @@ type ClientWithResponsesInterface interface {
 
 	// QueryWithFormdataBodyWithResponse Answers an expression of the query language over the collected traffic records, one result object per statement.
 	//
-	// Answers an expression of the query language over the collected traffic records, one result object per statement.
+	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
-	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS.
+	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1883,6 +1919,10 @@ func (c *ClientWithResponses) GetGetDashboardWithResponse(ctx context.Context, p
 
 // IngestWithBodyWithResponse Stores a batch of traffic records, all or nothing.
 //
+// Stores a batch of traffic records, all or nothing.
+//
+// Error codes besides the framework's: UNAVAILABLE.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /ingest (the `Ingest` operationId).
@@ -1896,6 +1936,10 @@ func (c *ClientWithResponses) IngestWithBodyWithResponse(ctx context.Context, co
 
 // IngestWithResponse Stores a batch of traffic records, all or nothing.
 //
+// Stores a batch of traffic records, all or nothing.
+//
+// Error codes besides the framework's: UNAVAILABLE.
+//
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /ingest (the `Ingest` operationId).
@@ -1908,6 +1952,10 @@ func (c *ClientWithResponses) IngestWithResponse(ctx context.Context, body Inges
 }
 
 // IngestWithFormdataBodyWithResponse Stores a batch of traffic records, all or nothing.
+//
+// Stores a batch of traffic records, all or nothing.
+//
+// Error codes besides the framework's: UNAVAILABLE.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -1961,9 +2009,9 @@ func (c *ClientWithResponses) LoginWithFormdataBodyWithResponse(ctx context.Cont
 
 // QueryWithBodyWithResponse Answers an expression of the query language over the collected traffic records, one result object per statement.
 //
-// Answers an expression of the query language over the collected traffic records, one result object per statement.
+// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
-// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS.
+// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -1978,9 +2026,9 @@ func (c *ClientWithResponses) QueryWithBodyWithResponse(ctx context.Context, con
 
 // QueryWithResponse Answers an expression of the query language over the collected traffic records, one result object per statement.
 //
-// Answers an expression of the query language over the collected traffic records, one result object per statement.
+// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
-// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS.
+// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -1995,9 +2043,9 @@ func (c *ClientWithResponses) QueryWithResponse(ctx context.Context, body QueryJ
 
 // QueryWithFormdataBodyWithResponse Answers an expression of the query language over the collected traffic records, one result object per statement.
 //
-// Answers an expression of the query language over the collected traffic records, one result object per statement.
+// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
-// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS.
+// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -2,6 +2,11 @@
 // (ClickHouse, PostgreSQL, haproxy, flow exporters) from the binaries Debian installs, on free
 // ports in temporary directories, and stops them by their process IDs when the test ends.
 //
+// ClickHouse starts one clickhouse-server and ClickHouseCluster several sharing a
+// remote_servers entry (ClickHouseClusterName), each from a small config in the test's
+// temporary directory; a ClickHouseServer's URL is the service's -clickhouse flag, and Stop
+// (SIGKILL by PID) and Start restart it on the same data for fault tests.
+//
 // A test whose binary is missing skips with a message naming the package to install, except when
 // the environment has CI=true: there .ci/run has installed everything, and a missing binary is a
 // failure, never a quiet skip.

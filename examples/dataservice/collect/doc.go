@@ -1,0 +1,78 @@
+// Package collect is the data service's flow collector: it receives NetFlow v5, NetFlow v9 and
+// IPFIX datagrams (one UDP socket serves all three) and sFlow v5 datagrams from routers,
+// switches and probes, decodes them with goflow2 (github.com/netsampler/goflow2/v2, a
+// maintained decoder of all four), and stores the traffic as records through the same
+// validation and batch insert as the ingest function.
+//
+//	c := collect.New(store, log, collect.Limits{})
+//	c.Listen(collect.NetFlow, ":2055")
+//	c.Listen(collect.SFlow, ":6343")
+//	defer c.Close() // stores what was received
+//
+// # From flows to records
+//
+// A flow is one direction of traffic; a record is one conversation in one time slice. The
+// collector maps them so:
+//
+//   - The server is the side with the lower port, so that a well-known port (below 1024) wins
+//     over an ephemeral one, and of two ephemeral ports the lower (8080 against 50000) wins.
+//     When the ports are equal (ICMP and other protocols without ports, whose ports are 0) the
+//     side with the lower address is the server. Both directions of a conversation thus name
+//     the same client and server.
+//   - Bytes and packets go to the side that sent them: a flow from the client counts as
+//     client.bytes and client.packets, a flow from the server as server.bytes and
+//     server.packets. Bytes are IP bytes (headers included, link layer excluded), as NetFlow
+//     counts them; an sFlow sample counts the length of its IP packet.
+//   - Time slices are one minute long (Limits.Slice), as the demo generator's. A flow's counts
+//     are spread over the slices between its first and last packet, in proportion to the time
+//     it spent in each (at most 60 slices: a longer flow's earlier traffic goes to the earliest
+//     of its last 60), and they add up exactly to the flow's. sFlow samples carry no time: they
+//     count at their arrival.
+//   - Both directions of one conversation, from one exporter, through the same interfaces, in
+//     one slice, are merged into one record when they arrive within one batch (in practice:
+//     when the exporter sends them within a second of each other). Otherwise they stay two
+//     records, which every query adds up the same way.
+//   - exporter is the source address of the datagrams (for sFlow too, rather than the agent
+//     address inside them, since it is what the bounds below count). in_if and out_if are the
+//     interfaces the client's traffic entered and left by: a flow from the server has its
+//     interfaces swapped, so that both directions merge.
+//   - Sampled traffic is scaled up by its sampling rate, so that totals estimate the real
+//     traffic: NetFlow v5's header sampling interval; NetFlow v9 and IPFIX options data
+//     (samplingInterval, samplerRandomInterval, or samplingPacketInterval and
+//     samplingPacketSpace, per sampler when scoped by samplerId or selectorId, else per
+//     observation domain) or the same fields in a data record; sFlow's per-sample rate.
+//   - A flow whose records fail validation (a time before 1970 or more than a day ahead: an
+//     exporter with a wrong clock) is dropped and counted.
+//
+// # Templates, exporters and bounds
+//
+// NetFlow v9 and IPFIX templates are kept per exporter, version and observation domain, and
+// forgotten after Limits.TemplateTTL without a refresh (default one hour; Cisco routers resend
+// every 30 minutes). A data set that arrives before its template is counted
+// (collector_sets_without_template_total), never silently dropped. Every set of a datagram is
+// read, up to its length: goflow2's message decoder stops a v9 datagram after as many sets as
+// the header's count, but RFC 3954 counts records there and softflowd sends more sets than that
+// count; the collector calls goflow2's per-set decoder itself.
+//
+// Everything a sender can make the collector keep is bounded, with defaults in Limits:
+// datagrams waiting to be decoded (32 MiB; beyond, datagrams are dropped and counted per
+// exporter), exporters (1,000; an exporter silent for TemplateTTL gives its place up; datagrams
+// from more are dropped and counted), templates per exporter (256) and their fields (4,096),
+// observation domains per exporter and samplers per domain (64 each). A template whose records
+// would have no size is refused: goflow2 would loop forever on its data. Spoofed sources can
+// thus take at most MaxExporters places and a few hundred kilobytes each.
+//
+// # Batches and metrics
+//
+// Datagrams are decoded by Limits.Workers goroutines, each exporter always by the same one (so
+// its templates precede its data); each worker stores a batch when it holds Limits.BatchSize
+// records (10,000) or Limits.FlushInterval (one second) has passed. One goroutine stores the
+// batches; a batch the store refuses is logged and counted. WriteMetrics writes, in the
+// Prometheus text format, per exporter (labels exporter and protocol):
+// collector_datagrams_total, collector_datagrams_dropped_total, collector_decode_errors_total,
+// collector_flows_total, collector_records_invalid_total,
+// collector_sets_without_template_total, collector_templates_refused_total and
+// collector_templates; and collector_exporters, collector_exporters_refused_datagrams_total,
+// collector_records_stored_total, collector_store_errors_total and collector_records_lost_total.
+// A new exporter gets one log line.
+package collect

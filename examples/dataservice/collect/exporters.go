@@ -1,0 +1,86 @@
+package collect
+
+import (
+	"net/netip"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// exporter is what the collector knows of one exporting device (one source address). Its
+// counters are atomic, read by the metrics; nf belongs to the one worker that decodes the
+// exporter's datagrams.
+type exporter struct {
+	addr     netip.Addr
+	proto    Protocol
+	lastSeen atomic.Int64 // Unix nanoseconds of the last datagram
+
+	datagrams    atomic.Uint64 // received
+	dropped      atomic.Uint64 // datagrams dropped because the queue was full
+	decodeErrors atomic.Uint64 // datagrams (or their rest) that did not decode
+	flows        atomic.Uint64 // flows decoded
+	invalid      atomic.Uint64 // records of flows that records.Validate refused
+	noTemplate   atomic.Uint64 // data sets whose template was unknown (or expired)
+	refusedTpl   atomic.Uint64 // templates refused by the bounds
+	templates    atomic.Int64  // templates held
+
+	nf netflowState
+}
+
+// exporterTable holds the exporters, at most max of them; an exporter silent for ttl is
+// forgotten when room is needed. It is safe for concurrent use.
+type exporterTable struct {
+	mu      sync.Mutex
+	m       map[netip.Addr]*exporter
+	max     int
+	ttl     time.Duration
+	log     *zap.Logger
+	refused atomic.Uint64 // datagrams from exporters beyond max
+}
+
+// get returns the exporter at addr, adding it (with one log line) when it is new; nil when the
+// table is full of exporters heard from within ttl.
+func (t *exporterTable) get(addr netip.Addr, proto Protocol, now time.Time) *exporter {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if ex := t.m[addr]; ex != nil {
+		ex.lastSeen.Store(now.UnixNano())
+		return ex
+	}
+	if len(t.m) >= t.max {
+		t.expire(now)
+		if len(t.m) >= t.max {
+			t.refused.Add(1)
+			return nil
+		}
+	}
+	ex := &exporter{addr: addr, proto: proto}
+	ex.lastSeen.Store(now.UnixNano())
+	t.m[addr] = ex
+	t.log.Info("new flow exporter", zap.Stringer("exporter", addr), zap.String("protocol", proto.String()))
+	return ex
+}
+
+// expire forgets the exporters silent for ttl; t.mu is held.
+func (t *exporterTable) expire(now time.Time) {
+	for addr, ex := range t.m {
+		if now.Sub(time.Unix(0, ex.lastSeen.Load())) > t.ttl {
+			delete(t.m, addr)
+		}
+	}
+}
+
+// list returns the exporters by address.
+func (t *exporterTable) list() []*exporter {
+	t.mu.Lock()
+	out := make([]*exporter, 0, len(t.m))
+	for _, ex := range t.m {
+		out = append(out, ex)
+	}
+	t.mu.Unlock()
+	slices.SortFunc(out, func(a, b *exporter) int { return a.addr.Compare(b.addr) })
+	return out
+}

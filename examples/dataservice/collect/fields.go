@@ -1,0 +1,189 @@
+package collect
+
+import (
+	"net/netip"
+
+	"github.com/netsampler/goflow2/v2/decoders/netflow"
+)
+
+// Information elements read from NetFlow v9 and IPFIX records (the numbers are shared).
+const (
+	ieBytes          = 1
+	iePackets        = 2
+	ieProtocol       = 4
+	ieSrcPort        = 7
+	ieSrcIPv4        = 8
+	ieInIf           = 10
+	ieDstPort        = 11
+	ieDstIPv4        = 12
+	ieOutIf          = 14
+	ieLastUptime     = 21
+	ieFirstUptime    = 22
+	ieSrcIPv6        = 27
+	ieDstIPv6        = 28
+	ieSamplingInt    = 34 // samplingInterval
+	ieSamplerID      = 48 // samplerId
+	ieSamplerRandom  = 50 // samplerRandomInterval
+	ieStartSeconds   = 150
+	ieEndSeconds     = 151
+	ieStartMillis    = 152
+	ieEndMillis      = 153
+	ieSysInitMillis  = 160 // systemInitTimeMilliseconds
+	ieSelectorID     = 302 // selectorId
+	iePacketInterval = 305 // samplingPacketInterval
+	iePacketSpace    = 306 // samplingPacketSpace
+)
+
+// uintOf reads an unsigned big-endian number of up to 8 bytes (IPFIX allows shorter encodings).
+func uintOf(b []byte) uint64 {
+	var n uint64
+	for _, c := range b[:min(len(b), 8)] {
+		n = n<<8 | uint64(c)
+	}
+	return n
+}
+
+// netflowRecord turns the values of one data record into a Flow, scaled by the sampling rate
+// the record names (its own interval, its sampler's, or its domain's); ok is false for a record
+// without addresses.
+func netflowRecord(values []netflow.DataField, h netflowHeader, dom *domain) (f Flow, ok bool) {
+	var first, last, startS, endS, startMs, endMs, sysInit uint64
+	var hasFirst, hasLast bool
+	var rate, sampler uint64
+	var hasSampler bool
+	for _, v := range values {
+		if v.PenProvided {
+			continue
+		}
+		val, _ := v.Value.([]byte)
+		switch v.Type {
+		case ieBytes:
+			f.Bytes = uintOf(val)
+		case iePackets:
+			f.Packets = uintOf(val)
+		case ieProtocol:
+			f.Protocol = uint8(uintOf(val))
+		case ieSrcPort:
+			f.SrcPort = uint16(uintOf(val))
+		case ieDstPort:
+			f.DstPort = uint16(uintOf(val))
+		case ieSrcIPv4, ieSrcIPv6:
+			f.Src, _ = netip.AddrFromSlice(val)
+		case ieDstIPv4, ieDstIPv6:
+			f.Dst, _ = netip.AddrFromSlice(val)
+		case ieInIf:
+			f.InIf = uint32(uintOf(val))
+		case ieOutIf:
+			f.OutIf = uint32(uintOf(val))
+		case ieFirstUptime:
+			first, hasFirst = uintOf(val), true
+		case ieLastUptime:
+			last, hasLast = uintOf(val), true
+		case ieStartSeconds:
+			startS = uintOf(val)
+		case ieEndSeconds:
+			endS = uintOf(val)
+		case ieStartMillis:
+			startMs = uintOf(val)
+		case ieEndMillis:
+			endMs = uintOf(val)
+		case ieSysInitMillis:
+			sysInit = uintOf(val)
+		case ieSamplingInt, ieSamplerRandom:
+			rate = uintOf(val)
+		case ieSamplerID, ieSelectorID:
+			sampler, hasSampler = uintOf(val), true
+		}
+	}
+	if !f.Src.IsValid() || !f.Dst.IsValid() {
+		return Flow{}, false
+	}
+	f.Src, f.Dst = f.Src.Unmap(), f.Dst.Unmap()
+	if rate == 0 && dom != nil {
+		if r, ok := dom.samplers[uint32(sampler)]; ok && hasSampler {
+			rate = uint64(r)
+		} else {
+			rate = uint64(dom.rate)
+		}
+	}
+	rate = max(rate, 1)
+	f.Bytes, f.Packets = scale(f.Bytes, rate), scale(f.Packets, rate)
+
+	export := h.secs * 1000
+	f.Start, f.End = export, export
+	switch {
+	case startMs != 0 || endMs != 0:
+		f.Start, f.End = int64(startMs), int64(endMs)
+	case startS != 0 || endS != 0:
+		f.Start, f.End = int64(startS)*1000, int64(endS)*1000
+	case h.version == 9 && hasFirst && hasLast:
+		// Uptimes wrap every 49.7 days: the difference is what counts.
+		f.Start = export - int64(int32(h.uptime-uint32(first)))
+		f.End = export - int64(int32(h.uptime-uint32(last)))
+	case h.version == 10 && hasFirst && hasLast:
+		if sysInit == 0 && dom != nil {
+			sysInit = uint64(dom.sysInit)
+		}
+		if sysInit != 0 {
+			f.Start, f.End = nearUptime(int64(sysInit), first, export), nearUptime(int64(sysInit), last, export)
+		}
+	}
+	if f.Start == 0 {
+		f.Start = f.End
+	}
+	return f, true
+}
+
+// nearUptime returns the time of an IPFIX 32-bit uptime (flowStartSysUpTime) of an exporter
+// booted at boot (Unix ms): boot+uptime moved by whole wraps of the 32-bit counter (49.7 days)
+// to the nearest of the export time. The counter wraps on exporters up for long, and softflowd
+// replaying a capture sends times before its own start as negative uptimes.
+func nearUptime(boot int64, uptime uint64, export int64) int64 {
+	const wrap = 1 << 32
+	t := boot + int64(uptime&(wrap-1))
+	return t + floorDiv(export-t+wrap/2, wrap)*wrap
+}
+
+// options keeps what an options data record says of its domain: a sampling rate (v9
+// samplingInterval or samplerRandomInterval; IPFIX packet interval and space), for one sampler
+// when the record is scoped by one, and the IPFIX exporter's boot time.
+func options(dom *domain, rec netflow.OptionsDataRecord) {
+	var rate, interval, space, sampler uint64
+	var hasSampler, hasInterval bool
+	for _, vs := range [][]netflow.DataField{rec.ScopesValues, rec.OptionsValues} {
+		for _, v := range vs {
+			if v.PenProvided {
+				continue
+			}
+			val, _ := v.Value.([]byte)
+			switch v.Type {
+			case ieSamplingInt, ieSamplerRandom:
+				rate = uintOf(val)
+			case iePacketInterval:
+				interval, hasInterval = uintOf(val), true
+			case iePacketSpace:
+				space = uintOf(val)
+			case ieSamplerID, ieSelectorID:
+				sampler, hasSampler = uintOf(val), true
+			case ieSysInitMillis:
+				dom.sysInit = int64(uintOf(val))
+			}
+		}
+	}
+	if hasInterval && interval > 0 {
+		rate = (interval + space) / interval // select interval packets, skip space
+	}
+	if rate == 0 || rate > 1<<32-1 {
+		return
+	}
+	if !hasSampler {
+		dom.rate = uint32(rate)
+		return
+	}
+	if dom.samplers == nil {
+		dom.samplers = make(map[uint32]uint32)
+	}
+	if _, ok := dom.samplers[uint32(sampler)]; ok || len(dom.samplers) < maxSamplers {
+		dom.samplers[uint32(sampler)] = uint32(rate)
+	}
+}

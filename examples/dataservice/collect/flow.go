@@ -1,0 +1,119 @@
+package collect
+
+import (
+	"math/bits"
+	"net/netip"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+)
+
+// Flow is one direction of traffic as an exporter reports it: what Src sent to Dst between
+// Start and End, already scaled by the sampling rate.
+type Flow struct {
+	// Start and End are the times of the first and last packet, in Unix milliseconds.
+	Start, End int64
+	// Protocol is the IP protocol number.
+	Protocol uint8
+	// Src and Dst are the addresses; IPv4-mapped addresses are unmapped.
+	Src, Dst netip.Addr
+	// SrcPort and DstPort are the TCP, UDP or SCTP ports; 0 for other protocols.
+	SrcPort, DstPort uint16
+	// Bytes and Packets are what Src sent, times the sampling rate.
+	Bytes, Packets uint64
+	// InIf and OutIf are the interfaces the traffic entered and left the exporter by; 0: unknown.
+	InIf, OutIf uint32
+}
+
+// maxSpread is the most time slices one flow's counts are spread over: the counts of a flow
+// longer than that go to its last maxSpread slices (the earliest of them takes what came before).
+const maxSpread = 60
+
+// hasPorts says whether the ports of protocol p mean something (TCP, UDP, SCTP, UDP-Lite);
+// other protocols' "ports" (ICMP type and code, for some exporters) are set to 0.
+func hasPorts(p uint8) bool { return p == records.TCP || p == records.UDP || p == 132 || p == 136 }
+
+// dstIsServer says whether the destination of f is the server of the conversation: the side
+// with the lower port, so that a well-known port (below 1024) wins over an ephemeral one; when
+// the ports are equal (protocols without ports), the side with the lower address. Both
+// directions of a conversation therefore name the same server.
+func dstIsServer(f *Flow) bool {
+	if f.SrcPort != f.DstPort {
+		return f.DstPort < f.SrcPort
+	}
+	return f.Dst.Compare(f.Src) <= 0
+}
+
+// appendRecords appends to dst the records of f as exporter saw it, one per time slice of
+// slice seconds that f spans (at most maxSpread), its counts spread over them in proportion to
+// the time f spent in each, so that they add up exactly to f's.
+func appendRecords(dst []records.Record, f *Flow, exporter netip.Addr, slice int64) []records.Record {
+	if !hasPorts(f.Protocol) {
+		f.SrcPort, f.DstPort = 0, 0
+	}
+	f.Bytes, f.Packets = min(f.Bytes, records.MaxCount), min(f.Packets, records.MaxCount)
+	r := records.Record{Protocol: f.Protocol, Exporter: exporter}
+	sender := &r.Client
+	if dstIsServer(f) {
+		r.Client.IP, r.Client.Port = f.Src, f.SrcPort
+		r.Server.IP, r.Server.Port = f.Dst, f.DstPort
+		r.InIf, r.OutIf = f.InIf, f.OutIf
+	} else {
+		r.Client.IP, r.Client.Port = f.Dst, f.DstPort
+		r.Server.IP, r.Server.Port = f.Src, f.SrcPort
+		r.InIf, r.OutIf = f.OutIf, f.InIf // the way the client's traffic would take
+		sender = &r.Server
+	}
+	r.Application = records.Application(r.Protocol, r.Server.Port)
+
+	sliceMs := slice * 1000
+	start, end := f.Start, max(f.End, f.Start)
+	first, last := floorDiv(start, sliceMs), floorDiv(end, sliceMs)
+	if last-first >= maxSpread {
+		first = last - maxSpread + 1
+		start = max(start, first*sliceMs)
+	}
+	if first == last || end == start {
+		r.Time = last * slice
+		sender.Bytes, sender.Packets = f.Bytes, f.Packets
+		return append(dst, r)
+	}
+	span := uint64(end - start)
+	var doneBytes, donePackets uint64
+	for s := first; s <= last; s++ {
+		upTo := min(end, (s+1)*sliceMs) - start // time of f up to the end of this slice
+		b, p := share(f.Bytes, uint64(upTo), span)-doneBytes, share(f.Packets, uint64(upTo), span)-donePackets
+		doneBytes, donePackets = doneBytes+b, donePackets+p
+		if b == 0 && p == 0 {
+			continue
+		}
+		r.Time = s * slice
+		sender.Bytes, sender.Packets = b, p
+		dst = append(dst, r)
+	}
+	return dst
+}
+
+// scale returns n*rate, or records.MaxCount when that is more.
+func scale(n, rate uint64) uint64 {
+	hi, lo := bits.Mul64(n, rate)
+	if hi != 0 || lo > records.MaxCount {
+		return records.MaxCount
+	}
+	return lo
+}
+
+// share returns total*part/whole rounded down, without overflow (part <= whole).
+func share(total, part, whole uint64) uint64 {
+	hi, lo := bits.Mul64(total, part)
+	q, _ := bits.Div64(hi, lo, whole)
+	return q
+}
+
+// floorDiv divides rounding towards minus infinity.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}

@@ -1,0 +1,50 @@
+package collect
+
+import (
+	"testing"
+	"time"
+)
+
+// FuzzDatagram feeds any bytes to the NetFlow and sFlow decoders, twice to one exporter (so
+// that templates of the first pass decode data of the second), and maps every flow to records:
+// nothing may panic or loop, and a flow's records must add up to its counts.
+func FuzzDatagram(f *testing.F) {
+	tpl := set(0, templateRecord(256, v9Fields...))
+	data := set(256, v9Data(client4, server4, 50000, 443, 100, 1, 3, 4))
+	for _, seed := range [][]byte{
+		v5(10_000, 1700000040, 1<<14|100, v5Record{src: client4, dst: server4, srcPort: 1, dstPort: 443, proto: 6, bytes: 7, packets: 1}),
+		v9(1, 6000, 1700000040, 9, set(1, v9OptionsTemplate(300, []field{{1, 4}}, []field{{34, 4}})), set(300, cat(u32(0), u32(10))), tpl, data),
+		ipfix(1700000040, 5, set(3, ipfixOptionsTemplate(400, []field{{149, 4}}, []field{{305, 4}, {306, 4}, {160, 8}})),
+			set(400, cat(u32(5), u32(1), u32(99), u64(1699990000_000))), set(2, templateRecord(500, field{8, 4}, field{12, 4}, field{22, 4}, field{21, 4}, field{1, 0xffff})),
+			set(500, cat(u32(1), u32(2), u32(3), u32(4), []byte{2, 9, 9}))),
+		sflowDatagram(sflowSample{rate: 512, in: 1, out: 2, header: frame(client4, server4, 6, 51234, 443, 1500)}),
+		v9(0, 0, 0, 0, set(0, templateRecord(256, field{1, 0}))),
+	} {
+		f.Add(seed)
+	}
+	limits := Limits{MaxTemplates: 8, MaxTemplateFields: 64}
+	limits.defaults()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ex := &exporter{addr: exporterA}
+		at := time.Unix(1700000100, 0)
+		var flows []Flow
+		for range 2 {
+			ts := templateStore{ex: ex, now: at, limits: &limits}
+			flows, _ = decodeNetFlow(b, &ts, flows[:0])
+			flows, _ = decodeSFlow(b, at.UnixMilli(), flows)
+			for _, fl := range flows {
+				recs := appendRecords(nil, &fl, ex.addr, 60)
+				if len(recs) > maxSpread {
+					t.Fatalf("flow %+v gave %d records", fl, len(recs))
+				}
+				cb, cp, sb, sp := sum(recs)
+				if cb+sb != fl.Bytes || cp+sp != fl.Packets {
+					t.Fatalf("flow %+v: records add up to %d bytes, %d packets", fl, cb+sb, cp+sp)
+				}
+			}
+		}
+		if ex.nf.fields > limits.MaxTemplateFields || len(ex.nf.templates) > limits.MaxTemplates {
+			t.Fatalf("%d templates, %d fields kept", len(ex.nf.templates), ex.nf.fields)
+		}
+	})
+}

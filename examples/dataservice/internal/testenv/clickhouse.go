@@ -1,0 +1,144 @@
+package testenv
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// ClickHouseServer is a clickhouse-server the test started, with its configuration and data in
+// a temporary directory and free ports. Stop and Start stop it (by PID) and start it again on
+// the same data, for fault tests; the test's cleanup stops it.
+type ClickHouseServer struct {
+	// URL is the service's -clickhouse flag for this server's "default" database.
+	URL string
+	// TCPPort is the native protocol's port; HTTPPort the HTTP interface's.
+	TCPPort, HTTPPort int
+
+	t      testing.TB
+	binary string
+	config string
+	log    *os.File
+	cmd    *exec.Cmd
+}
+
+// ClickHouseClusterName is the name of the cluster ClickHouseCluster configures.
+const ClickHouseClusterName = "shards"
+
+// ClickHouse starts a single clickhouse-server (Debian's clickhouse-server package). Without
+// it the test skips, or fails under CI.
+func ClickHouse(t testing.TB) *ClickHouseServer {
+	t.Helper()
+	return ClickHouseCluster(t, 1)[0]
+}
+
+// ClickHouseCluster starts n clickhouse-servers that share a remote_servers entry named
+// ClickHouseClusterName, one shard each: a cluster on one machine. Tables on it are created on
+// each server (ON CLUSTER would need ZooKeeper).
+func ClickHouseCluster(t testing.TB, n int) []*ClickHouseServer {
+	t.Helper()
+	binary := Need(t, "clickhouse-server", "clickhouse-server")
+	servers := make([]*ClickHouseServer, n)
+	var shards strings.Builder
+	for i := range servers {
+		s := &ClickHouseServer{t: t, binary: binary, TCPPort: FreePort(t), HTTPPort: FreePort(t)}
+		s.URL = fmt.Sprintf("clickhouse://127.0.0.1:%d/default", s.TCPPort)
+		fmt.Fprintf(&shards, "<shard><replica><host>127.0.0.1</host><port>%d</port></replica></shard>", s.TCPPort)
+		servers[i] = s
+	}
+	for _, s := range servers {
+		dir := t.TempDir()
+		s.config = filepath.Join(dir, "config.xml")
+		users := filepath.Join(dir, "users.xml")
+		config := fmt.Sprintf(chConfig, s.TCPPort, s.HTTPPort, dir, dir, dir, dir, users, ClickHouseClusterName, shards.String(), ClickHouseClusterName)
+		if err := os.WriteFile(s.config, []byte(config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(users, []byte(chUsers), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		log, err := os.Create(filepath.Join(dir, "server.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.log = log
+		t.Cleanup(func() {
+			s.Stop()
+			log.Close()
+		})
+		s.Start()
+	}
+	return servers
+}
+
+// Start starts the server (again) and waits until it answers, at most 30 s.
+func (s *ClickHouseServer) Start() {
+	s.t.Helper()
+	if s.cmd != nil {
+		s.t.Fatal("testenv: clickhouse-server already running")
+	}
+	cmd := exec.Command(s.binary, "--config-file="+s.config)
+	cmd.Stdout, cmd.Stderr = s.log, s.log
+	if err := cmd.Start(); err != nil {
+		s.t.Fatal(err)
+	}
+	s.cmd = cmd
+	url := fmt.Sprintf("http://127.0.0.1:%d/ping", s.HTTPPort)
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if resp, err := http.Get(url); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+	}
+	s.Stop()
+	log, _ := os.ReadFile(s.log.Name())
+	s.t.Fatalf("testenv: clickhouse-server did not answer within 30 s; its log:\n%s", log)
+}
+
+// Stop kills the server by its PID (SIGKILL: what it has acknowledged must survive) and
+// waits for it to exit. Stopping a stopped server does nothing.
+func (s *ClickHouseServer) Stop() {
+	if s.cmd == nil {
+		return
+	}
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
+	s.cmd = nil
+}
+
+// chConfig is a server's configuration: ports, paths in the test's directory, no logs but
+// warnings to the console, and the cluster. Arguments: tcp port, http port, four times the
+// directory, the users file, the cluster name, its shards, the cluster name.
+const chConfig = `<?xml version="1.0"?>
+<yandex>
+  <logger><level>warning</level><console>1</console></logger>
+  <listen_host>127.0.0.1</listen_host>
+  <tcp_port>%d</tcp_port>
+  <http_port>%d</http_port>
+  <path>%s/data/</path>
+  <tmp_path>%s/tmp/</tmp_path>
+  <user_files_path>%s/user_files/</user_files_path>
+  <format_schema_path>%s/format_schemas/</format_schema_path>
+  <mark_cache_size>268435456</mark_cache_size>
+  <users_config>%s</users_config>
+  <default_profile>default</default_profile>
+  <default_database>default</default_database>
+  <remote_servers><%s>%s</%s></remote_servers>
+</yandex>
+`
+
+// chUsers has one user, default, without a password, reachable from the loopback only.
+const chUsers = `<?xml version="1.0"?>
+<yandex>
+  <profiles><default></default></profiles>
+  <users><default><password></password><networks><ip>127.0.0.1</ip><ip>::1</ip></networks><profile>default</profile><quota>default</quota></default></users>
+  <quotas><default></default></quotas>
+</yandex>
+`

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fnapi/fnapi/client"
+)
+
+// TestCommandLineFlows runs the service with -netflow and -sflow on free ports, sends a NetFlow
+// v5 datagram, and finds its flow through query and /metrics; SIGTERM still exits cleanly.
+func TestCommandLineFlows(t *testing.T) {
+	data := t.TempDir()
+	p := startService(t, "-addr", "127.0.0.1:0", "-data", data, "-netflow", "127.0.0.1:0", "-sflow", "127.0.0.1:0")
+	if p.flows["netflow"] == "" || p.flows["sflow"] == "" {
+		t.Fatalf("no 'collecting flows' lines for both collectors:\n%s", p.log)
+	}
+	// A NetFlow v5 datagram: one flow of 3 packets, 1500 bytes, 10.9.0.1:40000 -> 10.9.0.2:22,
+	// in the second before the export.
+	d := binary.BigEndian.AppendUint16(nil, 5)
+	d = binary.BigEndian.AppendUint16(d, 1)
+	d = binary.BigEndian.AppendUint32(d, 60_000)                    // uptime
+	d = binary.BigEndian.AppendUint32(d, uint32(time.Now().Unix())) // export time
+	d = append(d, make([]byte, 12)...)                              // nanoseconds, sequence, engine, sampling
+	d = append(d, 10, 9, 0, 1, 10, 9, 0, 2, 0, 0, 0, 0, 0, 1, 0, 2)
+	for _, v := range []uint32{3, 1500, 59_000, 60_000} {
+		d = binary.BigEndian.AppendUint32(d, v)
+	}
+	d = append(d, 0x9c, 0x40, 0, 22, 0, 0, 6, 0)
+	d = append(d, make([]byte, 8)...)
+	conn, err := net.Dial("udp", p.flows["netflow"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write(d); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx := context.Background()
+	pw, err := os.ReadFile(filepath.Join(data, "admin-password"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	anon, _ := client.New(p.url+"/api", client.WithHTTPClient(insecure()))
+	var session string
+	if err := anon.Call(ctx, "login", map[string]string{"user": "admin", "password": strings.TrimSpace(string(pw))}, &session); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := client.New(p.url+"/api", client.WithHTTPClient(insecure()), client.WithSession(session))
+	var res []struct{ Data [][2][]any }
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		err := c.Call(ctx, "query", map[string]any{"expr": "traffic, packets BY exporter, client.ip, server.port, application SINCE @now-600"}, &res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res[0].Data) > 0 {
+			break
+		}
+	}
+	want := "[[127.0.0.1 10.9.0.1 22 ssh] [1500 3]]"
+	if len(res[0].Data) != 1 || fmt.Sprint(res[0].Data[0]) != want {
+		t.Fatalf("query answered %v, want %s", res[0].Data, want)
+	}
+	resp, err := insecure().Get(p.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `collector_flows_total{exporter="127.0.0.1",protocol="netflow"} 1`) {
+		t.Errorf("/metrics lacks the exporter's flow:\n%s", body)
+	}
+	p.stop(t)
+}

@@ -1,0 +1,113 @@
+package pvql
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+)
+
+// The reference's view of each key, metric and layer, by name: a descriptor added without
+// one here fails TestDescriptors.
+var (
+	refKeys = map[string]refKey{"client.ip": refClientIP, "server.ip": refServerIP,
+		"client.port": refClientPort, "server.port": refServerPort, "protocol": refProtocol,
+		"application": refApp, "exporter": refExporter}
+	refMetrics = map[string]func(refSums) float64{
+		"traffic":        vTraffic,
+		"client.traffic": vCTraffic,
+		"server.traffic": func(s refSums) float64 { return float64(s.sb) },
+		"packets":        vPackets,
+		"client.packets": func(s refSums) float64 { return float64(s.cp) },
+		"server.packets": func(s refSums) float64 { return float64(s.sp) },
+		"records":        vRecords,
+	}
+	refLayers = map[string]func(r *rec) bool{
+		"transport": func(*rec) bool { return true },
+		"tcp":       func(r *rec) bool { return r.proto == records.TCP },
+		"udp":       func(r *rec) bool { return r.proto == records.UDP },
+		"icmp":      func(r *rec) bool { return r.proto == records.ICMP },
+	}
+)
+
+// TestDescriptors loops over every key, metric and layer descriptor: each is complete, fits a
+// group key, and answers as the reference does in BY, in WHERE (with a value of its own
+// results) and in FROM.
+func TestDescriptors(t *testing.T) {
+	recs := testRecords()
+	engine := New(openDB(t, recs))
+	checkDescriptors(t, engine, recs)
+}
+
+func checkDescriptors(t *testing.T, engine *Engine, recs []rec) {
+	check := func(expr string, want refQuery) {
+		t.Helper()
+		want.since, want.until = testNow-3600, testNow
+		got, err := engine.Query(context.Background(), expr, time.Unix(testNow, 0), time.Hour)
+		if err != nil {
+			t.Fatalf("%q: %v", expr, err)
+		}
+		if d := diffResult(got[0], want.answer(recs)); d != "" {
+			t.Errorf("%q: %s", expr, d)
+		}
+	}
+	words, strs := 0, 0
+	for i, k := range keyKinds {
+		if k.name == "" || k.desc == "" || k.typ == nil || k.typ.render == nil {
+			t.Fatalf("key %d is incomplete", i)
+		}
+		if keyKind(i) == kTime {
+			continue
+		}
+		want := map[records.Kind]int{records.KindAddr: 2, records.KindString: 0}
+		if w, ok := want[k.column.Kind()]; ok && w != k.typ.words || !ok && k.typ.words != 1 {
+			t.Errorf("key %s: type %s takes %d words for a column of kind %d", k.name, k.typ.name, k.typ.words, k.column.Kind())
+		}
+		if k.typ.literal == nil {
+			t.Errorf("key %s has no literal parser", k.name)
+		}
+		words += k.typ.words
+		if k.typ.words == 0 {
+			strs++
+		}
+		ref, ok := refKeys[k.name]
+		if !ok {
+			t.Errorf("key %s has no reference in refKeys", k.name)
+			continue
+		}
+		check("records, traffic BY "+k.name, refQuery{keys: []refKey{ref}, values: vals(vRecords, vTraffic)})
+		// A value of the key's own results, written back as a literal.
+		res, err := engine.Query(context.Background(), "records BY "+k.name, time.Unix(testNow, 0), time.Hour)
+		if err != nil || len(res[0].Data) == 0 {
+			t.Fatalf("records BY %s: %v, %d rows", k.name, err, len(res))
+		}
+		v := res[0].Data[0].Keys[0]
+		lit, _ := json.Marshal(v)
+		where := func(r *rec) bool { return refRender(ref, ref.get(r)) == v }
+		check(fmt.Sprintf("records WHERE %s = %s", k.name, lit), refQuery{values: vals(vRecords), where: where})
+		check(fmt.Sprintf("records BY %s WHERE NOT %s IN (%s)", k.name, k.name, lit),
+			refQuery{keys: []refKey{ref}, values: vals(vRecords), where: func(r *rec) bool { return !where(r) }})
+	}
+	if words > maxWords || strs > 1 {
+		t.Errorf("the keys take %d words and %d string slots of a gkey; it has %d and 1", words, strs, maxWords)
+	}
+	for _, m := range metrics {
+		ref, ok := refMetrics[m.name]
+		if m.desc == "" || len(m.sums) == 0 || !ok {
+			t.Errorf("metric %s is incomplete or has no reference", m.name)
+			continue
+		}
+		check(m.name+" BY protocol", refQuery{keys: []refKey{refProtocol}, values: vals(ref)})
+	}
+	for _, l := range layers {
+		ref, ok := refLayers[l.name]
+		if l.desc == "" || !ok {
+			t.Errorf("layer %s is incomplete or has no reference", l.name)
+			continue
+		}
+		check("records FROM "+l.name, refQuery{values: vals(vRecords), where: ref})
+	}
+}

@@ -1,0 +1,256 @@
+package records
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+	chdriver "github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+)
+
+// ClickHouse timeouts: how long a store waits to connect, and for each read of an answer
+// (the server reports progress while it works, so a long query does not hit it).
+const (
+	ClickHouseDialTimeout = 5 * time.Second
+	ClickHouseReadTimeout = 60 * time.Second
+)
+
+// ClickHouse is the Store in a ClickHouse server, or in a cluster of them: a MergeTree table
+// "records" (with a Distributed table "records_dist" over the shards' tables when clustered),
+// partitioned by day. It is safe for concurrent use. Each Ingest is one INSERT of one block;
+// see the package doc for what an acknowledged batch means.
+type ClickHouse struct {
+	conn   chdriver.Conn
+	table  string          // the table read and written
+	shards []chdriver.Conn // the servers holding a local table (conn alone without a cluster)
+	owned  []chdriver.Conn // connections to close, conn included
+}
+
+var _ Store = (*ClickHouse)(nil)
+
+// chDialect is ClickHouse's SQL: the driver formats each argument into the query, so
+// parameters are plain "?"; sums and buckets are cast so they scan as UInt64 and Int64 on every
+// version.
+var chDialect = &dialect{
+	types: [...]string{KindInt64: "Int64", KindUint8: "UInt8", KindUint16: "UInt16",
+		KindUint32: "UInt32", KindUint64: "UInt64", KindString: "String"},
+	param: func(b *sqlBuilder, v any, _ Kind) {
+		b.WriteString("?")
+		b.args = append(b.args, v)
+	},
+	sum:    func(col string) string { return "toUInt64(sum(" + col + "))" },
+	count:  "toUInt64(count())",
+	bucket: func(expr string) string { return "toInt64(" + expr + ")" },
+}
+
+// OpenClickHouse connects to the ClickHouse server of url
+// (clickhouse://[user[:password]@]host:port/database, native protocol) and creates the records
+// table when it is missing; a table of another shape is an error, never altered. With a
+// cluster name (one of the server's remote_servers), it creates the table on every shard,
+// connecting to each (ON CLUSTER would need ZooKeeper), and a Distributed table over them on
+// this server, through which it reads and writes.
+func OpenClickHouse(ctx context.Context, url, cluster string) (*ClickHouse, error) {
+	opts, err := chOptions(url)
+	if err != nil {
+		return nil, err
+	}
+	s := &ClickHouse{table: "records"}
+	if s.conn, err = chOpen(ctx, opts); err != nil {
+		return nil, err
+	}
+	s.owned = []chdriver.Conn{s.conn}
+	s.shards = []chdriver.Conn{s.conn}
+	if cluster != "" {
+		if err := s.openShards(ctx, opts, cluster); err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.table = "records_dist"
+	}
+	for _, c := range s.shards {
+		if err := ensureTable(ctx, c, "records", chLocalEngine); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	if cluster != "" {
+		engine := "Distributed(" + quoteIdent(cluster) + ", " + quoteIdent(opts.Auth.Database) + ", records, rand())"
+		if err := ensureTable(ctx, s.conn, "records_dist", engine); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// chOptions parses url into driver options with the store's timeouts.
+func chOptions(url string) (*clickhouse.Options, error) {
+	if !strings.HasPrefix(url, "clickhouse://") {
+		return nil, errors.New("records: a ClickHouse URL is clickhouse://[user[:password]@]host:port/database (the native protocol)")
+	}
+	opts, err := clickhouse.ParseDSN(url)
+	if err != nil {
+		return nil, fmt.Errorf("records: clickhouse URL: %w", err)
+	}
+	if opts.Auth.Database == "" {
+		opts.Auth.Database = "default"
+	}
+	opts.DialTimeout = ClickHouseDialTimeout
+	opts.ReadTimeout = ClickHouseReadTimeout
+	return opts, nil
+}
+
+func chOpen(ctx context.Context, opts *clickhouse.Options) (chdriver.Conn, error) {
+	c, err := clickhouse.Open(opts)
+	if err != nil {
+		return nil, fmt.Errorf("records: clickhouse %v: %w", opts.Addr, err)
+	}
+	if err := c.Ping(ctx); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("records: clickhouse %v: %w", opts.Addr, unavailable(err))
+	}
+	return c, nil
+}
+
+// openShards connects to the first replica of every shard of cluster, as system.clusters lists
+// them, with the credentials and database of opts.
+func (s *ClickHouse) openShards(ctx context.Context, opts *clickhouse.Options, cluster string) error {
+	rows, err := s.conn.Query(ctx, "SELECT shard_num, host_address, toUInt16(port) FROM system.clusters WHERE cluster = ? AND replica_num = 1 ORDER BY shard_num", cluster)
+	if err != nil {
+		return fmt.Errorf("records: clickhouse cluster %s: %w", cluster, unavailable(err))
+	}
+	defer rows.Close()
+	s.shards = nil
+	for rows.Next() {
+		var shard uint32
+		var host string
+		var port uint16
+		if err := rows.Scan(&shard, &host, &port); err != nil {
+			return fmt.Errorf("records: clickhouse cluster %s: %w", cluster, err)
+		}
+		o := *opts
+		o.Addr = []string{fmt.Sprintf("%s:%d", bracketIPv6(host), port)}
+		c, err := chOpen(ctx, &o)
+		if err != nil {
+			return fmt.Errorf("records: shard %d of cluster %s: %w", shard, cluster, err)
+		}
+		s.owned = append(s.owned, c)
+		s.shards = append(s.shards, c)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("records: clickhouse cluster %s: %w", cluster, err)
+	}
+	if len(s.shards) == 0 {
+		return fmt.Errorf("records: clickhouse has no cluster %q in its remote_servers", cluster)
+	}
+	return nil
+}
+
+func bracketIPv6(host string) string {
+	for i := range len(host) {
+		if host[i] == ':' {
+			return "[" + host + "]"
+		}
+	}
+	return host
+}
+
+// quoteIdent quotes a ClickHouse identifier.
+func quoteIdent(s string) string {
+	out := []byte{'`'}
+	for i := range len(s) {
+		if s[i] == '`' || s[i] == '\\' {
+			out = append(out, '\\')
+		}
+		out = append(out, s[i])
+	}
+	return string(append(out, '`'))
+}
+
+// Ingest validates recs (a bad record is a *BatchError and nothing is sent) and inserts them
+// as one block in one INSERT; through a Distributed table the insert is synchronous
+// (insert_distributed_sync), so it returns once every shard has written its part.
+func (s *ClickHouse) Ingest(ctx context.Context, recs []Record) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	if err := validateBatch(recs, time.Now()); err != nil {
+		return err
+	}
+	if err := s.insert(ctx, recs); err != nil {
+		return fmt.Errorf("records: ingest %d records: %w", len(recs), unavailable(err))
+	}
+	return nil
+}
+
+func (s *ClickHouse) insert(ctx context.Context, recs []Record) error {
+	ctx = clickhouse.Context(ctx, clickhouse.WithSettings(clickhouse.Settings{"insert_distributed_sync": 1}))
+	names, kinds := sqlColumns()
+	b, err := s.conn.PrepareBatch(ctx, "INSERT INTO "+s.table+" ("+joinNames(names)+")")
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	cols := newColumns(kinds, len(recs))
+	row := make([]driver.Value, 0, len(names))
+	for i := range recs {
+		row = appendRow(row[:0], &recs[i])
+		for j, v := range row {
+			cols[j].add(v)
+		}
+	}
+	for i, c := range cols {
+		if err := b.Column(i).Append(c.slice()); err != nil {
+			return err
+		}
+	}
+	return b.Send()
+}
+
+// Compile turns q into ClickHouse's SQL over the table read (the Distributed one in a cluster).
+func (s *ClickHouse) Compile(q *Query) *Plan { return compile(chDialect, s.table, q) }
+
+// Read runs p over the records with from <= time < to, calling fn with each group.
+func (s *ClickHouse) Read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error {
+	args := append([]any(nil), p.args...)
+	args[p.sinceArg], args[p.sinceArg+1] = from, to
+	rows, err := s.conn.Query(ctx, p.query, args...)
+	if err != nil {
+		return fmt.Errorf("records: read: %w", unavailable(err))
+	}
+	defer rows.Close()
+	dests := make([]any, 0, len(p.keyCols)+p.sums)
+	for _, k := range p.keyCols {
+		dests = append(dests, newDest(k))
+	}
+	for range p.sums {
+		dests = append(dests, new(uint64))
+	}
+	return unavailable(p.scan(rows, dests, dests, fn))
+}
+
+// Newest returns the time of the newest record; ok is false when there is none.
+func (s *ClickHouse) Newest(ctx context.Context) (int64, bool, error) {
+	var t int64
+	var n uint64
+	if err := s.conn.QueryRow(ctx, "SELECT toInt64(max(time)), toUInt64(count()) FROM "+s.table).Scan(&t, &n); err != nil {
+		return 0, false, fmt.Errorf("records: newest: %w", unavailable(err))
+	}
+	return t, n > 0, nil
+}
+
+// Close closes the connections.
+func (s *ClickHouse) Close() error {
+	var errs []error
+	for _, c := range s.owned {
+		errs = append(errs, c.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("records: close: %w", err)
+	}
+	return nil
+}

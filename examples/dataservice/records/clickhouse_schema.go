@@ -1,0 +1,226 @@
+package records
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+	chdriver "github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+)
+
+// ClickHouseSchemaVersion is the version of the ClickHouse records table's shape, kept in the
+// table records_version beside it. A new version needs a migration the operator runs: the
+// service refuses a table of another version or shape rather than alter it.
+const ClickHouseSchemaVersion = 1
+
+// chLocalEngine is the engine of the table that holds records: a MergeTree partitioned by day
+// (retention drops whole partitions), sorted by time (periods read a range of it). Both the
+// ClickHouse 18.16 tested here and current versions accept it.
+const chLocalEngine = "MergeTree PARTITION BY intDiv(time, 86400) ORDER BY time"
+
+// ensureTable creates the table name with the records columns and engine on c when it is
+// missing, and checks its shape, engine and schema version when it exists.
+func ensureTable(ctx context.Context, c chdriver.Conn, name, engine string) error {
+	names, kinds := sqlColumns()
+	var have []string
+	rows, err := c.Query(ctx, "SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = ?", name)
+	if err != nil {
+		return fmt.Errorf("records: clickhouse: %w", unavailable(err))
+	}
+	for rows.Next() {
+		var n, t string
+		if err := rows.Scan(&n, &t); err != nil {
+			rows.Close()
+			return fmt.Errorf("records: clickhouse: %w", err)
+		}
+		have = append(have, n+" "+t)
+	}
+	rows.Close()
+	want := make([]string, len(names))
+	for i, n := range names {
+		want[i] = n + " " + chDialect.types[kinds[i]]
+	}
+	if len(have) == 0 {
+		ddl := "CREATE TABLE IF NOT EXISTS " + name + " (" + strings.Join(want, ", ") + ") ENGINE = " + engine
+		if err := c.Exec(ctx, ddl); err != nil {
+			return fmt.Errorf("records: clickhouse: create %s: %w", name, unavailable(err))
+		}
+		return setVersion(ctx, c)
+	}
+	if strings.Join(have, ", ") != strings.Join(want, ", ") {
+		return fmt.Errorf("records: clickhouse table %s has another shape than schema version %d (%s; want %s); the service never alters a table: rename or drop it, or use another database",
+			name, ClickHouseSchemaVersion, strings.Join(have, ", "), strings.Join(want, ", "))
+	}
+	var e string
+	if err := c.QueryRow(ctx, "SELECT engine FROM system.tables WHERE database = currentDatabase() AND name = ?", name).Scan(&e); err != nil {
+		return fmt.Errorf("records: clickhouse: %w", unavailable(err))
+	}
+	if !strings.HasPrefix(engine, e) {
+		return fmt.Errorf("records: clickhouse table %s is a %s table, want %s; the service never alters a table: rename or drop it, or use another database", name, e, engine)
+	}
+	return setVersion(ctx, c)
+}
+
+// setVersion records the schema version in records_version, or checks the one there.
+func setVersion(ctx context.Context, c chdriver.Conn) error {
+	if err := c.Exec(ctx, "CREATE TABLE IF NOT EXISTS records_version (version UInt32) ENGINE = TinyLog"); err != nil {
+		return fmt.Errorf("records: clickhouse: %w", unavailable(err))
+	}
+	var v uint32
+	var n uint64
+	if err := c.QueryRow(ctx, "SELECT toUInt32(max(version)), toUInt64(count()) FROM records_version").Scan(&v, &n); err != nil {
+		return fmt.Errorf("records: clickhouse: %w", unavailable(err))
+	}
+	switch {
+	case n == 0:
+		// An INSERT ... VALUES through Exec waits forever on 18.16: send a block instead.
+		b, err := c.PrepareBatch(ctx, "INSERT INTO records_version (version)")
+		if err == nil {
+			if err = b.Append(uint32(ClickHouseSchemaVersion)); err == nil {
+				err = b.Send()
+			}
+			b.Close()
+		}
+		if err != nil {
+			return fmt.Errorf("records: clickhouse: %w", unavailable(err))
+		}
+	case v != ClickHouseSchemaVersion:
+		return fmt.Errorf("records: clickhouse records table is of schema version %d, this service uses %d; the service never alters a table", v, ClickHouseSchemaVersion)
+	}
+	return nil
+}
+
+// DeleteBefore drops, on every shard, the day partitions that lie wholly before t (Unix
+// seconds), and returns how many records they held. Records of the day that holds t stay
+// until that day has passed: retention on ClickHouse works in whole days, never row by row.
+func (s *ClickHouse) DeleteBefore(ctx context.Context, t int64) (int64, error) {
+	var total int64
+	for _, c := range s.shards {
+		n, err := dropBefore(ctx, c, t)
+		total += n
+		if err != nil {
+			return total, fmt.Errorf("records: delete before %d: %w", t, unavailable(err))
+		}
+	}
+	return total, nil
+}
+
+func dropBefore(ctx context.Context, c chdriver.Conn, t int64) (int64, error) {
+	rows, err := c.Query(ctx, "SELECT partition, toUInt64(sum(rows)) FROM system.parts WHERE database = currentDatabase() AND table = 'records' AND active GROUP BY partition")
+	if err != nil {
+		return 0, err
+	}
+	type part struct {
+		day  int64
+		rows uint64
+	}
+	var drop []part
+	for rows.Next() {
+		var p string
+		var n uint64
+		if err := rows.Scan(&p, &n); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		day, err := strconv.ParseInt(p, 10, 64)
+		if err == nil && (day+1)*86400 <= t {
+			drop = append(drop, part{day, n})
+		}
+	}
+	rows.Close()
+	var total int64
+	for _, p := range drop {
+		if err := c.Exec(ctx, "ALTER TABLE records DROP PARTITION "+strconv.FormatInt(p.day, 10)); err != nil {
+			return total, err
+		}
+		total += int64(p.rows)
+	}
+	return total, nil
+}
+
+// ErrUnavailable marks an error of a store that could not be reached (refused, reset or timed
+// out connection): the call may be retried once the store is back.
+var ErrUnavailable = errors.New("store unavailable")
+
+// unavailable marks err with ErrUnavailable when it is a failure to reach the server, not an
+// answer of it (an exception) nor the caller's cancellation.
+func unavailable(err error) error {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return err
+	}
+	var ex *clickhouse.Exception
+	if errors.As(err, &ex) {
+		// A Distributed table's server answers for a shard it could not reach.
+		switch ex.Code {
+		case 209, 210, 279: // SOCKET_TIMEOUT, NETWORK_ERROR, ALL_CONNECTION_TRIES_FAILED
+			return fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+		return err
+	}
+	var ne net.Error
+	if errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, clickhouse.ErrAcquireConnTimeout) || errors.Is(err, driver.ErrBadConn) {
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return err
+}
+
+func joinNames(names []string) string { return strings.Join(names, ", ") }
+
+// batchColumn holds one column of a batch as the typed slice the driver appends.
+type batchColumn interface {
+	add(v driver.Value)
+	slice() any
+}
+
+type typedColumn[T any] struct{ s []T }
+
+func (c *typedColumn[T]) add(v driver.Value) { c.s = append(c.s, v.(T)) }
+func (c *typedColumn[T]) slice() any         { return c.s }
+
+// newColumns returns empty columns of the kinds given, with room for n rows.
+func newColumns(kinds []Kind, n int) []batchColumn {
+	out := make([]batchColumn, len(kinds))
+	for i, k := range kinds {
+		switch k {
+		case KindInt64:
+			out[i] = &typedColumn[int64]{make([]int64, 0, n)}
+		case KindUint8:
+			out[i] = &typedColumn[uint8]{make([]uint8, 0, n)}
+		case KindUint16:
+			out[i] = &typedColumn[uint16]{make([]uint16, 0, n)}
+		case KindUint32:
+			out[i] = &typedColumn[uint32]{make([]uint32, 0, n)}
+		case KindUint64:
+			out[i] = &typedColumn[uint64]{make([]uint64, 0, n)}
+		case KindString:
+			out[i] = &typedColumn[string]{make([]string, 0, n)}
+		}
+	}
+	return out
+}
+
+// newDest returns a pointer to scan a column of kind k into.
+func newDest(k Kind) any {
+	switch k {
+	case KindInt64:
+		return new(int64)
+	case KindUint8:
+		return new(uint8)
+	case KindUint16:
+		return new(uint16)
+	case KindUint32:
+		return new(uint32)
+	case KindString:
+		return new(string)
+	}
+	return new(uint64)
+}

@@ -1,0 +1,126 @@
+package records
+
+import "context"
+
+// Query is a grouped sum over the records of a period, in no store's dialect: the query
+// engine (package pvql) builds one per statement, a Store compiles it once to its own SQL
+// (Compile) and reads it for each part of the period (Read).
+type Query struct {
+	// Groups are the grouping keys in order; none gives one row.
+	Groups []Group
+	// Sums are the base sums read for each group, in order.
+	Sums []Sum
+	// Where restricts the records read besides the period; nil keeps every record.
+	Where Cond
+	// Limit is the most groups the store returns, with Groups; 0 means no limit. The query
+	// engine asks for one more than it allows, to tell an answer that fits from one that does
+	// not.
+	Limit int
+}
+
+// Group is a grouping key: a column, or with Bucket > 0 the time bucket of Bucket seconds, the
+// point T (a multiple of Bucket) covering [T-Bucket, T).
+type Group struct {
+	Column Column
+	Bucket int64
+}
+
+// Sum is a base quantity summed per group.
+type Sum int
+
+// The base sums.
+const (
+	SumClientBytes Sum = iota
+	SumServerBytes
+	SumClientPackets
+	SumServerPackets
+	SumRecords // the number of records
+	NumSums
+)
+
+// sumColumn is the column each sum adds up; SumRecords counts rows.
+var sumColumn = [NumSums]Column{
+	SumClientBytes:   ColClientBytes,
+	SumServerBytes:   ColServerBytes,
+	SumClientPackets: ColClientPackets,
+	SumServerPackets: ColServerPackets,
+	SumRecords:       -1,
+}
+
+// Value is one value of a column: a number (a time as its int64 bits) in Lo, an address as
+// its halves Hi and Lo, a string in Str. Comparing Hi, then Lo, then Str orders values of one
+// column as the query language orders keys (but for times, which are signed).
+type Value struct {
+	Hi, Lo uint64
+	Str    string
+}
+
+// Cond is a condition on the columns of a record: And, Or, Not, Compare, Range or In.
+type Cond interface{ cond() }
+
+// And holds when every term does.
+type And []Cond
+
+// Or holds when any term does.
+type Or []Cond
+
+// Not holds when its term does not.
+type Not struct{ Cond Cond }
+
+// Op is a comparison operator.
+type Op int
+
+// Comparison operators.
+const (
+	Eq Op = iota
+	Ne
+	Lt
+	Le
+	Gt
+	Ge
+)
+
+// Compare holds when the column's value compares to Value with Op; an address compares as a
+// 128-bit number.
+type Compare struct {
+	Column Column
+	Op     Op
+	Value  Value
+}
+
+// Range holds when From <= the column's value <= To (an address range, a CIDR).
+type Range struct {
+	Column   Column
+	From, To Value
+}
+
+// In holds when the column's value is one of Values (not for addresses: use Or of Range).
+type In struct {
+	Column Column
+	Values []Value
+}
+
+func (And) cond()     {}
+func (Or) cond()      {}
+func (Not) cond()     {}
+func (Compare) cond() {}
+func (Range) cond()   {}
+func (In) cond()      {}
+
+// Row is one group read by a Query: its keys in Groups order and its sums in Sums order. Read
+// reuses a Row's slices between calls of its callback.
+type Row struct {
+	Keys []Value
+	Sums []uint64
+}
+
+// Reader answers Queries. Implementations are safe for concurrent use.
+type Reader interface {
+	// Compile turns q into the store's SQL, once per statement.
+	Compile(q *Query) *Plan
+	// Read runs p over the records with from <= time < to and calls fn with each group.
+	// An error of fn stops the read and is returned.
+	Read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error
+	// Newest returns the time of the newest record; ok is false when there is none.
+	Newest(ctx context.Context) (t int64, ok bool, err error)
+}
