@@ -1,5 +1,5 @@
-// admin.js: the service's users (#/users, administrators only) and settings (#/settings, any
-// signed-in user, as set-config allows).
+// admin.js: the service's users (#/users) and settings (#/settings), administrators only, as
+// list-users and get-config allow.
 
 import {AUTH_NEEDED} from './api.js';
 import {argumentError, actionCell} from './account.js';
@@ -12,15 +12,24 @@ const SETTINGS = {
   retention: {label: 'Retention', help: 'How long traffic records are kept.', def: '30d'},
   session_idle: {label: 'Session idle timeout', help: 'How long a session stays valid without a call; at most the session lifetime.', def: '1h'},
   session_max: {label: 'Session lifetime', help: 'The longest a session stays valid after sign-in.', def: '24h'},
+  rate_limit: {label: 'Call rate limit', help: 'Calls per second one user may make, in bursts of twice as many; 0 turns the limit off.', def: '200'},
 };
 
-// isAdmin tells whether the signed-in user is an administrator: from list-users when the page
-// knows the user's name, else by asking to delete the user "" (a name no user has), which
-// answers NOT-FOUND to an administrator and PERMISSION-DENIED to anyone else.
+// shown is a configuration value as its field shows it: a string as is, a number as digits.
+const shown = (v) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+// isAdmin tells whether the signed-in user is an administrator: list-users answers
+// administrators only (PERMISSION-DENIED to anyone else); without the user's name, by asking
+// to delete the user "" (a name no user has), which answers NOT-FOUND to an administrator.
 export async function isAdmin(api, user) {
   if (user) {
-    const users = await api.call('list-users');
-    return users.some((u) => u.user === user && u.admin);
+    try {
+      const users = await api.call('list-users');
+      return users.some((u) => u.user === user && u.role === 'administrator');
+    } catch (e) {
+      if (e.code === 'PERMISSION-DENIED') return false;
+      throw e;
+    }
   }
   try {
     await api.call('delete-user', {user: ''});
@@ -48,7 +57,8 @@ export class Admin {
     const users = await this.api.call('list-users');
     $('users-body').replaceChildren(...users.map((u) => {
       const tr = el('tr', {'data-user': u.user});
-      const role = el('span', {class: `badge${u.admin ? ' admin' : ''}`}, u.admin ? 'Administrator' : 'User');
+      const names = {'administrator': 'Administrator', 'user': 'User', 'read-only': 'Read-only'};
+      const role = el('span', {class: `badge${u.admin ? ' admin' : ''}`}, names[u.role] || u.role);
       let action;
       if (u.user === this.user()) {
         action = el('span', {class: 'muted small'}, 'You');
@@ -100,7 +110,7 @@ export class Admin {
       if (s.help) text.append(el('p', {class: 'muted'}, s.help));
       const input = el('input', {id: `setting-${name}`, 'data-key': name, spellcheck: 'false', autocomplete: 'off',
         placeholder: s.def ? `default ${s.def}` : ''});
-      input.value = typeof this.config[name] === 'string' ? this.config[name] : JSON.stringify(this.config[name]);
+      input.value = shown(this.config[name]);
       input.addEventListener('input', () => input.classList.remove('invalid'));
       row.append(text, input);
       return row;
@@ -114,7 +124,11 @@ export class Admin {
     for (const input of document.querySelectorAll('#settings-fields input')) {
       input.classList.remove('invalid');
       const v = input.value.trim();
-      if (v !== this.config[input.dataset.key]) values[input.dataset.key] = v === '' ? null : v;
+      const old = this.config[input.dataset.key];
+      if (v === shown(old)) continue;
+      // A number key (rate_limit) takes a JSON number; anything else goes as typed, for the
+      // server to explain.
+      values[input.dataset.key] = v === '' ? null : typeof old === 'number' && /^\d+$/.test(v) ? Number(v) : v;
     }
     if (!Object.keys(values).length) {
       showFormError('settings-error', 'Nothing has changed.', true);
