@@ -45,6 +45,14 @@ func TestEveryFunction(t *testing.T) {
 			call("get-api-version", nil, &v)
 			call("doc", map[string]any{"format": "openapi"}, nil)
 			call("list-fields", nil, nil)
+			var collector struct {
+				Enabled   bool
+				Exporters []any
+			}
+			call("collector-status", nil, &collector)
+			if collector.Enabled || collector.Exporters == nil || len(collector.Exporters) > 0 {
+				t.Errorf("collector-status without a collector answered %+v", collector)
+			}
 			call("create-user", map[string]any{"user": user, "password": "first password"}, nil)
 			var users []struct{ User string }
 			call("list-users", nil, &users)
