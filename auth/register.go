@@ -51,17 +51,17 @@ type funcSpec struct {
 func (a *Authenticator) Register(reg *registry.Registry, opts ...FuncOption) error {
 	reader, admin := Requires(RoleReadOnly), Requires(RoleAdmin)
 	funcs := []funcSpec{
-		{"login", a.login, []registry.Option{registry.Requires(registry.Public),
+		{"login", a.login, []registry.Option{registry.Requires(registry.Public), registry.NoStore(),
 			registry.Describe("Logs in: answers a session ID (also set as the session cookie) valid until logout, the idle timeout or the maximum lifetime.")}},
 		{"logout", a.logout, []registry.Option{registry.Requires(registry.Session), reader,
 			registry.Describe("Ends the session the call carries.")}},
-		{"create-api-key", a.createKey, []registry.Option{registry.Requires(registry.Session), reader,
+		{"create-api-key", a.createKey, []registry.Option{registry.Requires(registry.Session), reader, registry.NoStore(),
 			registry.Describe("Creates an API key for the caller and answers it. It is shown only this once; it is valid until revoked.")}},
-		{"list-api-keys", a.listKeys, []registry.Option{reader,
+		{"list-api-keys", a.listKeys, []registry.Option{reader, registry.ReadOnly(),
 			registry.Describe("Lists the caller's API keys, or with user another user's (administrators only): name, creation and last use. Never the keys themselves.")}},
 		{"revoke-api-key", a.revokeKey, []registry.Option{reader,
 			registry.Describe("Revokes one of the caller's API keys, or with user another user's (administrators only), by name. It stops working at once.")}},
-		{"list-users", a.listUsers, []registry.Option{admin,
+		{"list-users", a.listUsers, []registry.Option{admin, registry.ReadOnly(),
 			registry.Describe("Lists the users: name, role, administrator or not, creation. Administrators only.")}},
 		{"create-user", a.createUser, []registry.Option{admin,
 			registry.Describe("Creates a user with a role: read-only, user (the default) or administrator. Administrators only.")}},
