@@ -22,7 +22,10 @@
 //
 // The tables are versioned: auth_schema holds how many of this package's migration steps were
 // applied, and Open, New and NewPostgres apply the missing ones in one transaction (a
-// database made before versioning is taken as it is and marked). A database whose schema is
+// database made before versioning is taken as it is and marked). Version 3 adds the users'
+// role column (administrators from the admin column, everyone else RoleUser; the admin column
+// stays, kept equal), skipping the column when a release before versioning added it already.
+// A database whose schema is
 // newer than this package's is refused with an error saying so, rather than read or written
 // by code that does not know its tables.
 //

@@ -11,20 +11,10 @@ import (
 // TestMigrateRoles opens a store written before roles: its administrators stay
 // administrators, its other users become users, and the admin column follows later changes.
 func TestMigrateRoles(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "auth.db")
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
+	path := writeDB(t,
 		`CREATE TABLE auth_users (name TEXT PRIMARY KEY, password TEXT NOT NULL, admin BOOLEAN NOT NULL, created BIGINT NOT NULL)`,
 		`INSERT INTO auth_users VALUES ('admin', 'h1', 1, 0), ('ann', 'h2', 0, 0)`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
+	)
 
 	for range 2 { // a second open finds the column there
 		s := open(t, path)
@@ -42,7 +32,7 @@ func TestMigrateRoles(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	db, err = sql.Open("sqlite", "file:"+path)
+	db, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,20 +46,10 @@ func TestMigrateRoles(t *testing.T) {
 // TestRolesBeforeVersioning opens a store of the release that added roles before the schema was
 // versioned: it has the role column but no auth_schema, and keeps its roles.
 func TestRolesBeforeVersioning(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "auth.db")
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
+	path := writeDB(t,
 		`CREATE TABLE auth_users (name TEXT PRIMARY KEY, password TEXT NOT NULL, admin BOOLEAN NOT NULL, created BIGINT NOT NULL, role TEXT NOT NULL DEFAULT '')`,
 		`INSERT INTO auth_users VALUES ('admin', 'h1', 1, 0, 'administrator'), ('ro', 'h2', 0, 0, 'read-only')`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
+	)
 	s := open(t, path)
 	defer s.Close()
 	us, err := s.Users(t.Context())
@@ -79,4 +59,21 @@ func TestRolesBeforeVersioning(t *testing.T) {
 	if len(us) != 2 || us[0].Role != auth.RoleAdmin || us[1].Role != auth.RoleReadOnly {
 		t.Fatalf("after migration: %+v", us)
 	}
+}
+
+// writeDB runs stmts in a new SQLite database and returns its path.
+func writeDB(t *testing.T, stmts ...string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "auth.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return path
 }

@@ -13,24 +13,10 @@ import (
 // TestAuditMigration opens a store made before the audit trail: it gains the table and keeps
 // its data.
 func TestAuditMigration(t *testing.T) {
-	dir := t.TempDir()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, state.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
-		`CREATE TABLE dashboards (id TEXT PRIMARY KEY, title TEXT NOT NULL, description TEXT NOT NULL, created INTEGER NOT NULL, updated INTEGER NOT NULL)`,
-		`CREATE TABLE widgets (id TEXT PRIMARY KEY, dashboard TEXT NOT NULL REFERENCES dashboards (id) ON DELETE CASCADE, title TEXT NOT NULL,
-			kind TEXT NOT NULL, queries TEXT NOT NULL, options TEXT NOT NULL, created INTEGER NOT NULL, updated INTEGER NOT NULL)`,
-		`CREATE TABLE config (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+	dir := oldStore(t,
 		`INSERT INTO config VALUES ('retention', '"7d"')`,
 		`PRAGMA user_version = 1`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
+	)
 	s := open(t, dir)
 	ctx := context.Background()
 	if cfg := must[map[string]string](t)(s.Config(ctx)); cfg["retention"] != `"7d"` {
@@ -47,26 +33,12 @@ func TestAuditMigration(t *testing.T) {
 // TestAuditActorMigration opens a store at schema version 2, whose audit table names its column
 // of who acted "user": the events stay, read back with their user.
 func TestAuditActorMigration(t *testing.T) {
-	dir := t.TempDir()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, state.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
-		`CREATE TABLE dashboards (id TEXT PRIMARY KEY, title TEXT NOT NULL, description TEXT NOT NULL, created INTEGER NOT NULL, updated INTEGER NOT NULL)`,
-		`CREATE TABLE widgets (id TEXT PRIMARY KEY, dashboard TEXT NOT NULL REFERENCES dashboards (id) ON DELETE CASCADE, title TEXT NOT NULL,
-			kind TEXT NOT NULL, queries TEXT NOT NULL, options TEXT NOT NULL, created INTEGER NOT NULL, updated INTEGER NOT NULL)`,
-		`CREATE TABLE config (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+	dir := oldStore(t,
 		`CREATE TABLE audit (id INTEGER PRIMARY KEY AUTOINCREMENT, time INTEGER NOT NULL, user TEXT NOT NULL, key TEXT NOT NULL,
 			address TEXT NOT NULL, action TEXT NOT NULL, details TEXT NOT NULL)`,
 		`INSERT INTO audit (time, user, key, address, action, details) VALUES (1, 'ann', 'ops', '::1', 'set-config', '{}')`,
 		`PRAGMA user_version = 2`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
+	)
 	s := open(t, dir)
 	ctx := context.Background()
 	if err := s.AppendAudit(ctx, state.AuditEvent{User: "bob", Address: "::1", Action: "delete-user"}); err != nil {
@@ -76,4 +48,27 @@ func TestAuditActorMigration(t *testing.T) {
 	if len(got) != 2 || got[0].User != "bob" || got[1].User != "ann" || got[1].Key != "ops" || got[1].ID >= got[0].ID {
 		t.Fatalf("audit after migration %+v", got)
 	}
+}
+
+// oldStore writes a state.db of schema version 1's tables, then runs more, and returns its
+// directory.
+func oldStore(t *testing.T, more ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, state.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range append([]string{
+		`CREATE TABLE dashboards (id TEXT PRIMARY KEY, title TEXT NOT NULL, description TEXT NOT NULL, created INTEGER NOT NULL, updated INTEGER NOT NULL)`,
+		`CREATE TABLE widgets (id TEXT PRIMARY KEY, dashboard TEXT NOT NULL REFERENCES dashboards (id) ON DELETE CASCADE, title TEXT NOT NULL,
+			kind TEXT NOT NULL, queries TEXT NOT NULL, options TEXT NOT NULL, created INTEGER NOT NULL, updated INTEGER NOT NULL)`,
+		`CREATE TABLE config (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+	}, more...) {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
