@@ -56,7 +56,9 @@
 // streams too (HTTP and WebSocket): a stream ends with API-AUTHENTICATION-NEEDED as soon as its
 // token ends, whether by revoke-api-key, logout, a session's maximum lifetime (checked four
 // times a second), delete-user, or, done through another server, once the cache TTL has passed
-// (Forget does not shorten that for streams). A running stream counts as a use of its session
+// or at once when this server is told (Forget, ForgetUser and ForgetAll end the streams of the
+// tokens they drop, so that a user changed through another server, its role say, has its
+// streams ended as set-role ends them here). A running stream counts as a use of its session
 // for the idle timeout.
 //
 // # Passwords

@@ -7,7 +7,8 @@ package auth
 // TTL. A process that hears of such changes (package sqlstore's PostgreSQL triggers notify
 // them) calls these so that the next call with the token reads the store again. Each is safe
 // to call concurrently with calls being served. The last uses of the forgotten tokens not yet
-// written to the store are kept for the next flush.
+// written to the store are kept for the next flush. The running streams of the forgotten
+// tokens end at once with API-AUTHENTICATION-NEEDED (TestForgetEndsStreams).
 
 // Forget drops the cached session or API key with hash h.
 func (a *Authenticator) Forget(h Hash) {

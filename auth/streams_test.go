@@ -178,3 +178,18 @@ func TestStoreRevocationEndsStreams(t *testing.T) {
 		t.Fatalf("the stream ended with %v", m)
 	}
 }
+
+// TestForgetEndsStreams checks that a key revoked through another server, which this one is told
+// of (ForgetUser), ends the streams started with it here without waiting for the cache TTL.
+func TestForgetEndsStreams(t *testing.T) {
+	e := newEnv(t, auth.NewMemoryStore())
+	k := e.createKey(e.login("admin", adminPassword), "elsewhere")
+	next := e.startNDJSON(t, header("Svc-Authorization", k))
+	if _, err := e.store.DeleteKey(t.Context(), "admin", "elsewhere"); err != nil {
+		t.Fatal(err)
+	}
+	e.a.ForgetUser("admin") // the clock stays: only the forgetting can end the stream
+	if m := lastMessage(t, next); m["error"] != "API-AUTHENTICATION-NEEDED" {
+		t.Fatalf("the stream ended with %v", m)
+	}
+}
