@@ -31,17 +31,17 @@ func (a *Authenticator) Register(reg *registry.Registry) error {
 		fn   any
 		opts []registry.Option
 	}{
-		{"login", a.login, []registry.Option{registry.Requires(registry.Public),
+		{"login", a.login, []registry.Option{registry.Requires(registry.Public), registry.NoStore(),
 			registry.Describe("Logs in: answers a session ID (also set as the session cookie) valid until logout, the idle timeout or the maximum lifetime.")}},
 		{"logout", a.logout, []registry.Option{registry.Requires(registry.Session),
 			registry.Describe("Ends the session the call carries.")}},
-		{"create-api-key", a.createKey, []registry.Option{registry.Requires(registry.Session),
+		{"create-api-key", a.createKey, []registry.Option{registry.Requires(registry.Session), registry.NoStore(),
 			registry.Describe("Creates an API key for the caller and answers it. It is shown only this once; it is valid until revoked.")}},
-		{"list-api-keys", a.listKeys, []registry.Option{
+		{"list-api-keys", a.listKeys, []registry.Option{registry.ReadOnly(),
 			registry.Describe("Lists the caller's API keys: name, creation and last use. Never the keys themselves.")}},
 		{"revoke-api-key", a.revokeKey, []registry.Option{
 			registry.Describe("Revokes one of the caller's API keys, by name. It stops working at once.")}},
-		{"list-users", a.listUsers, []registry.Option{
+		{"list-users", a.listUsers, []registry.Option{registry.ReadOnly(),
 			registry.Describe("Lists the users: name, administrator or not, creation.")}},
 		{"create-user", a.createUser, []registry.Option{denied,
 			registry.Describe("Creates a user. Administrators only.")}},

@@ -190,8 +190,9 @@ func requestBody(f *registry.Func) *oaRequestBody {
 		return nil
 	}
 	rb := &oaRequestBody{
-		Description: "The arguments object. Arguments in the query string are merged with it.",
-		Content:     map[string]oaMediaType{mediaJSON: {Schema: f.ArgsSchema}},
+		Description: fmt.Sprintf("The arguments object. Arguments in the query string are merged with it. "+
+			"The body holds at most %d bytes (REQUEST-TOO-LARGE past it).", f.MaxBody),
+		Content: map[string]oaMediaType{mediaJSON: {Schema: f.ArgsSchema}},
 	}
 	for _, p := range f.Params {
 		rb.Required = rb.Required || p.Required

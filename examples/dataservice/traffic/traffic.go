@@ -171,7 +171,7 @@ func (s *Service) Register(reg *registry.Registry) error {
 	if err := registry.ImplementStream(reg, api.Query, s.Query, registry.Accumulate(stream.Func(lastResult))); err != nil {
 		return err
 	}
-	if err := registry.Implement(reg, api.Ingest, s.Ingest); err != nil {
+	if err := registry.Implement(reg, api.Ingest, s.Ingest, registry.MaxBody(64<<20)); err != nil { // batches of 100,000 records
 		return err
 	}
 	if err := registry.Implement(reg, api.ListFields, func(context.Context, decl.None) ([]pvql.Field, error) { return listFields11(), nil }); err != nil {
