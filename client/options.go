@@ -36,7 +36,7 @@ func newOptions(opts []Option) options {
 }
 
 // WithHTTPClient makes requests and WebSocket handshakes with hc. Default: a client with
-// http.DefaultTransport's settings (and WithTLSConfig's).
+// [http.DefaultTransport]'s settings (and WithTLSConfig's).
 func WithHTTPClient(hc *http.Client) Option { return func(o *options) { o.hc = hc } }
 
 // WithTLSConfig sets the TLS configuration of the default HTTP client, for a private CA or a

@@ -9,7 +9,7 @@ import (
 	"github.com/fnapi/fnapi/version"
 )
 
-// Access says which token a function needs. It is decl.Access, so that a declaration's access
+// Access says which token a function needs. It is [decl.Access], so that a declaration's access
 // and a registration's are one type.
 type Access = decl.Access
 
@@ -81,7 +81,7 @@ func Errors(codes ...apierr.Code) Option {
 }
 
 // Accumulate sets how the chunks of a streaming function build the result of a non-streaming
-// call. Default: stream.Append, an array of every chunk.
+// call. Default: [stream.Append], an array of every chunk.
 func Accumulate(a stream.Accumulator) Option {
 	return func(f *Func) error { f.acc = &a; return nil }
 }

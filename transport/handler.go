@@ -46,7 +46,7 @@ func New(reg *registry.Registry, cfg Config) (*Handler, error) {
 // function that needs a token is never run for an anonymous caller. With no authentication
 // interceptor configured, only public functions can be called. Then it reads the arguments of
 // a large body left for later (registry.Call.ReadArgs). A call whose context an interceptor
-// cancelled with an *apierr.Error as the cause (context.WithCancelCause) answers that error.
+// cancelled with an *apierr.Error as the cause ([context.WithCancelCause]) answers that error.
 func requireIdentity(next registry.Handler) registry.Handler {
 	return func(ctx context.Context, c *registry.Call) (any, error) {
 		if c.Func.Access != registry.Public && c.Identity == nil {
