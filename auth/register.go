@@ -24,6 +24,8 @@ const PermissionDenied apierr.Code = "PERMISSION-DENIED"
 //   - create-user(user, password, [admin]): administrators only.
 //   - delete-user(user): administrators only; ends the user's sessions and keys at once.
 //   - change-password(old, new): the caller's own password; ends the caller's other sessions.
+//   - whoami(): any token; the caller's user, admin, token kind (session or key), key name
+//     and session expiry (see [Whoami]), from the version WithWhoamiSince sets.
 func (a *Authenticator) Register(reg *registry.Registry) error {
 	denied := registry.Errors(PermissionDenied)
 	funcs := []struct {
@@ -49,6 +51,9 @@ func (a *Authenticator) Register(reg *registry.Registry) error {
 			registry.Describe("Deletes a user, ending its sessions and API keys at once. Administrators only; nobody deletes themselves.")}},
 		{"change-password", a.changePassword, []registry.Option{
 			registry.Describe("Changes the caller's password, given the current one. Ends the caller's other sessions; API keys stay valid.")}},
+		{"whoami", a.whoami, append([]registry.Option{registry.ReadOnly(),
+			registry.Describe("Answers who the caller is: user, administrator or not, the kind of token (session or key), the key's name, and when a session ends.")},
+			a.whoamiSince()...)},
 	}
 	for _, f := range funcs {
 		if err := reg.Register(f.name, f.fn, f.opts...); err != nil {
@@ -56,6 +61,14 @@ func (a *Authenticator) Register(reg *registry.Registry) error {
 		}
 	}
 	return nil
+}
+
+// whoamiSince is the option that sets whoami's version, if one was given.
+func (a *Authenticator) whoamiSince() []registry.Option {
+	if a.whoamiV == "" {
+		return nil
+	}
+	return []registry.Option{registry.Since(a.whoamiV)}
 }
 
 // MustRegister is like Register but panics on an error.

@@ -122,7 +122,8 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	if a.settings, err = manage.NewSettings(ctx, a.state, defaults...); err != nil {
 		return nil, fmt.Errorf("app: configuration: %w", err)
 	}
-	authOpts := append([]auth.Option{auth.WithLogger(a.log)}, cfg.Auth...)
+	// whoami is of API 1.2.
+	authOpts := append([]auth.Option{auth.WithLogger(a.log), auth.WithWhoamiSince("1.2")}, cfg.Auth...)
 	if a.auth, err = auth.New(a.users, authOpts...); err != nil {
 		return nil, fmt.Errorf("app: %w", err)
 	}
@@ -199,8 +200,8 @@ func openRecords(ctx context.Context, cfg Config) (records.Store, error) {
 	return records.OpenDuckDB(ctx, cfg.DataDir)
 }
 
-// registry returns a registry with every function of the service: API 1.0, and 1.1 adding
-// list-fields.
+// registry returns a registry with every function of the service: API 1.0, 1.1 adding
+// list-fields, and 1.2 adding the exporter key and whoami.
 func (a *App) registry() (*registry.Registry, error) {
 	reg := registry.New()
 	svc := &traffic.Service{

@@ -14,21 +14,15 @@ const SETTINGS = {
   session_max: {label: 'Session lifetime', help: 'The longest a session stays valid after sign-in.', def: '24h'},
 };
 
-// isAdmin tells whether the signed-in user is an administrator: from list-users when the page
-// knows the user's name, else by asking to delete the user "" (a name no user has), which
-// answers NOT-FOUND to an administrator and PERMISSION-DENIED to anyone else.
-export async function isAdmin(api, user) {
-  if (user) {
-    const users = await api.call('list-users');
-    return users.some((u) => u.user === user && u.admin);
-  }
-  try {
-    await api.call('delete-user', {user: ''});
-  } catch (e) {
-    if (e.code === AUTH_NEEDED) throw e;
-    return e.code === 'NOT-FOUND';
-  }
-  return false;
+// whoami asks the server who the signed-in user is: {user, admin, token, key_name, expires,
+// ends} (the function whoami, API 1.2), rather than inferring it from what other calls refuse.
+export function whoami(api) {
+  return api.call('whoami');
+}
+
+// isAdmin tells whether the signed-in user is an administrator (from whoami).
+export async function isAdmin(api) {
+  return (await whoami(api)).admin === true;
 }
 
 // Admin shows and handles the users and settings views over api; user() gives the signed-in
