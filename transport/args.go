@@ -29,6 +29,7 @@ func (h *Handler) newCall(w http.ResponseWriter, r *http.Request, f *registry.Fu
 		RemoteAddr: r.RemoteAddr,
 		Header:     r.Header,
 		SetCookie:  func(ck *http.Cookie) { http.SetCookie(w, ck) },
+		Names:      &h.names,
 	}
 	args := make(map[string]json.RawMessage)
 	a := argReader{h: h, args: args, limit: f.MaxBody}

@@ -15,9 +15,10 @@ import (
 
 // Handler serves a registry over HTTP and WebSocket. It is safe for concurrent use.
 type Handler struct {
-	reg  *registry.Registry
-	cfg  Config
-	call registry.Handler // the interceptor chain around registry.Invoke
+	reg   *registry.Registry
+	cfg   Config
+	call  registry.Handler // the interceptor chain around registry.Invoke
+	names registry.Names   // from cfg, handed to every call
 
 	conns wsConns // the open WebSocket connections
 }
@@ -35,6 +36,7 @@ func New(reg *registry.Registry, cfg Config) (*Handler, error) {
 		return nil, fmt.Errorf("transport: %w", err)
 	}
 	h := &Handler{reg: reg, cfg: cfg.withDefaults()}
+	h.names = registry.Names{SessionCookie: h.cfg.SessionCookie, KeyHeader: h.cfg.KeyHeader, MountPath: h.cfg.MountPath}
 	ics := []registry.Interceptor{h.observe}
 	ics = append(ics, h.cfg.Interceptors...)
 	ics = append(ics, requireIdentity)
