@@ -23,7 +23,7 @@ func TestRenamedNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = a.Close(context.Background()) })
-	if err := a.CreateUser(context.Background(), "ann", "ann's password", false); err != nil {
+	if err := a.CreateUser(context.Background(), "ann", "ann's password", auth.RoleUser); err != nil {
 		t.Fatal(err)
 	}
 	reg := registry.New()

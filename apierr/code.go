@@ -42,6 +42,10 @@ const (
 	// RequestTooLarge: a body, argument, URL or message is over its limit, or a call has too
 	// many arguments. Attributes: limit (bytes), and unit "arguments" when it is a count.
 	RequestTooLarge Code = "REQUEST-TOO-LARGE"
+	// PermissionDenied: the caller is authenticated but its role does not allow the call (a
+	// function for administrators called by a user, a change by a read-only user). Attributes:
+	// path (the function), role (the role the call needs). HTTP status 403.
+	PermissionDenied Code = "PERMISSION-DENIED"
 	// NotFound: a named object does not exist. Attribute: name.
 	NotFound Code = "NOT-FOUND"
 	// Conflict: a named object already exists. Attribute: name.
@@ -63,20 +67,20 @@ const (
 var Catalogue = []Code{
 	TooFewArguments, AuthenticationNeeded, UnknownFunction, UnknownVersion, UnknownArguments,
 	InvalidJSON, InvalidArgument, InvalidMessage, DuplicateID, Cancelled, OriginNotAllowed, InvalidCredentials,
-	RateLimited, RequestTooLarge, NotFound, Conflict, MethodNotAllowed, UnsupportedMediaType,
+	RateLimited, RequestTooLarge, PermissionDenied, NotFound, Conflict, MethodNotAllowed, UnsupportedMediaType,
 	Timeout, Unavailable, Internal,
 }
 
 // Status returns the HTTP status that accompanies an error message with code c: 401 for
-// authentication, 403 for a refused origin, 404 for what does not exist, 409 for conflicts, 413
-// for sizes, 429 for rate limits, 405 and 415 for the request's method and body type, 499 for
-// cancelled calls, 504 for timeouts, 503 for an unreachable store, 500 for internal errors, and
-// 400 for every other code, including codes of the application's own.
+// authentication, 403 for permissions and a refused origin, 404 for what does not exist, 409
+// for conflicts, 413 for sizes, 429 for rate limits, 405 and 415 for the request's method and
+// body type, 499 for cancelled calls, 504 for timeouts, 503 for an unreachable store, 500 for
+// internal errors, and 400 for every other code, including codes of the application's own.
 func (c Code) Status() int {
 	switch c {
 	case AuthenticationNeeded, InvalidCredentials:
 		return http.StatusUnauthorized
-	case OriginNotAllowed:
+	case PermissionDenied, OriginNotAllowed:
 		return http.StatusForbidden
 	case UnknownFunction, UnknownVersion, NotFound:
 		return http.StatusNotFound

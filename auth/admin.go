@@ -43,7 +43,7 @@ func (a *Authenticator) EnsureAdmin(ctx context.Context, dataDir string) error {
 			return err
 		}
 	}
-	if err := a.CreateUser(ctx, AdminUser, password, true); err != nil {
+	if err := a.CreateUser(ctx, AdminUser, password, RoleAdmin); err != nil {
 		if errors.Is(err, ErrExists) { // another process sharing the store was first
 			return nil
 		}

@@ -30,7 +30,6 @@ type Authenticator struct {
 	throttle *throttle
 	cache    *cache
 	streams  *streams
-	whoamiV  string // the version whoami appears in; "" for the registry's default
 
 	flushMu   sync.Mutex // one flush at a time
 	flushing  atomic.Bool
@@ -67,7 +66,6 @@ func New(store Store, opts ...Option) (*Authenticator, error) {
 		hasher:   &hasher{params: c.argon2.withDefaults(), sem: make(chan struct{}, c.hashes)},
 		throttle: newThrottle(c.userLimit, c.addrLimit),
 		streams:  &streams{},
-		whoamiV:  c.whoami,
 	}
 	a.cache = newCache(c.cacheMax, a.streams)
 	if err := a.SetSessionLimits(c.idle, c.max); err != nil {

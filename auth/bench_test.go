@@ -20,7 +20,7 @@ func benchAuth(b *testing.B) (a *Authenticator, key, session string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := a.CreateUser(ctx, "ann", "ann's password", false); err != nil {
+	if err := a.CreateUser(ctx, "ann", "ann's password", RoleUser); err != nil {
 		b.Fatal(err)
 	}
 	key, kh, _ := newToken(KeyPrefix)
@@ -78,7 +78,7 @@ func BenchmarkLogin(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := a.CreateUser(ctx, "ann", "ann's password", false); err != nil {
+	if err := a.CreateUser(ctx, "ann", "ann's password", RoleUser); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {

@@ -16,7 +16,7 @@ type entry struct {
 	hash    Hash
 	session bool // else an API key
 	user    string
-	admin   bool
+	role    Role
 	keyName string
 	created int64        // unix nanoseconds
 	loaded  atomic.Int64 // when the store last confirmed it, unix nanoseconds

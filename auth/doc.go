@@ -79,11 +79,21 @@
 //
 // # Who may do what
 //
-// Any authenticated caller may list the users (names and creation dates are not secrets within
-// a team; the seed of this API gives every token full access) and manage their own API keys and
-// password; change-password needs the current password, and ends the caller's other sessions
-// (API keys stay valid). Only administrators may create and delete users; others get
-// PERMISSION-DENIED (HTTP 403). Nobody deletes themselves, so at least one administrator always
+// Every user has a Role: RoleReadOnly ("read-only"), RoleUser ("user", the default) or
+// RoleAdmin ("administrator"), each allowed all the one before it is. A function states the
+// role it needs at registration with Requires (registry.RequiresRole underneath, shown by doc
+// as "role"); the Interceptor checks it after the token and before the arguments, and answers
+// PERMISSION-DENIED (HTTP 403, attributes path and role) to a caller below it. A function that
+// needs a token and names no role needs RoleUser, so that a function added without thought is
+// never open to read-only users. An API key has exactly its user's rights, and a role changed
+// with set-role applies to the user's sessions and keys at once (on other servers sharing the
+// store, within the cache TTL).
+//
+// Of the identity functions, read-only users may log out, make, list and revoke their own API
+// keys and change their password (it needs the current one, and ends the caller's other
+// sessions; API keys stay valid). Only administrators list the users, create them (with a
+// role), change their roles, delete them, and list or revoke other users' keys. Nobody
+// deletes themselves or changes their own role, so at least one administrator always
 // remains. Deleting a user ends its sessions and keys at once.
 //
 // # First start

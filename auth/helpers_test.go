@@ -121,7 +121,7 @@ func newEnv(t *testing.T, store auth.Store, opts ...auth.Option) *env {
 	reg.MustRegister("touch", func(ctx context.Context) string { return auth.FromContext(ctx).User })
 	reg.MustRegister("need-session", func(ctx context.Context) string { return auth.FromContext(ctx).User },
 		registry.Requires(registry.Session))
-	if err := a.CreateUser(context.Background(), "admin", adminPassword, true); err != nil && !errors.Is(err, auth.ErrExists) {
+	if err := a.CreateUser(context.Background(), "admin", adminPassword, auth.RoleAdmin); err != nil && !errors.Is(err, auth.ErrExists) {
 		t.Fatal(err)
 	}
 	h, err := fnapi.New(reg, fnapi.WithInterceptors(a.Interceptor()), fnapi.WithLogger(log))

@@ -11,7 +11,10 @@ import (
 type Identity struct {
 	// User is the user name.
 	User string `json:"user"`
-	// Admin reports that the user may create and delete users.
+	// Role is the user's role, as it was when the token was last checked against the store
+	// (within the cache TTL).
+	Role Role `json:"role"`
+	// Admin reports that Role is RoleAdmin.
 	Admin bool `json:"admin"`
 	// Session reports that the call carried a session ID; otherwise it carried an API key.
 	Session bool `json:"session"`

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/label"
 	"go.uber.org/zap"
 )
 
@@ -24,11 +25,32 @@ type keyArgs struct {
 	Name string `json:"name" jsonschema:"minLength=1,maxLength=64,description=The key's name: unique among the caller's keys."`
 }
 
+type listKeysArgs struct {
+	User string `json:"user,omitempty" jsonschema:"maxLength=64,description=Another user whose keys to list (administrators only); default the caller."`
+}
+
+type revokeArgs struct {
+	Name string `json:"name" jsonschema:"minLength=1,maxLength=64,description=The key's name."`
+	User string `json:"user,omitempty" jsonschema:"maxLength=64,description=Another user whose key to revoke (administrators only); default the caller."`
+}
+
+// keyOwner returns whose keys a call names: the caller's, or another user's for an
+// administrator.
+func keyOwner(ctx context.Context, id *Identity, user string) (string, error) {
+	if user == "" || user == id.User {
+		return id.User, nil
+	}
+	return user, requireAdmin(ctx, id)
+}
+
 // createKey makes an API key for the caller.
 func (a *Authenticator) createKey(ctx context.Context, in keyArgs) (string, error) {
 	id, err := identity(ctx)
 	if err != nil {
 		return "", err
+	}
+	if reason := label.Check(in.Name); reason != "" {
+		return "", apierr.New(apierr.InvalidArgument, "name", "name", "reason", reason)
 	}
 	tok, h, err := newToken(KeyPrefix)
 	if err != nil {
@@ -47,13 +69,17 @@ func (a *Authenticator) createKey(ctx context.Context, in keyArgs) (string, erro
 	return tok, nil
 }
 
-// listKeys lists the caller's keys, with last uses not yet flushed to the store.
-func (a *Authenticator) listKeys(ctx context.Context) ([]KeyInfo, error) {
+// listKeys lists the caller's keys (or another user's), with last uses not yet flushed to the store.
+func (a *Authenticator) listKeys(ctx context.Context, in listKeysArgs) ([]KeyInfo, error) {
 	id, err := identity(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ks, err := a.store.Keys(ctx, id.User)
+	owner, err := keyOwner(ctx, id, in.User)
+	if err != nil {
+		return nil, err
+	}
+	ks, err := a.store.Keys(ctx, owner)
 	if err != nil {
 		return nil, apierr.New(apierr.Internal).Wrap(err)
 	}
@@ -73,13 +99,17 @@ func (a *Authenticator) listKeys(ctx context.Context) ([]KeyInfo, error) {
 	return out, nil
 }
 
-// revokeKey revokes one of the caller's keys.
-func (a *Authenticator) revokeKey(ctx context.Context, in keyArgs) (bool, error) {
+// revokeKey revokes one of the caller's keys (or another user's).
+func (a *Authenticator) revokeKey(ctx context.Context, in revokeArgs) (bool, error) {
 	id, err := identity(ctx)
 	if err != nil {
 		return false, err
 	}
-	h, err := a.store.DeleteKey(ctx, id.User, in.Name)
+	owner, err := keyOwner(ctx, id, in.User)
+	if err != nil {
+		return false, err
+	}
+	h, err := a.store.DeleteKey(ctx, owner, in.Name)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return false, apierr.New(apierr.NotFound, "name", in.Name)
@@ -87,7 +117,7 @@ func (a *Authenticator) revokeKey(ctx context.Context, in keyArgs) (bool, error)
 		return false, apierr.New(apierr.Internal).Wrap(err)
 	}
 	a.cache.remove(h)
-	a.log.Info("auth: API key revoked", zap.String("user", id.User), zap.String("name", in.Name))
+	a.log.Info("auth: API key revoked", zap.String("user", owner), zap.String("name", in.Name), zap.String("by", id.User))
 	return true, nil
 }
 

@@ -64,13 +64,23 @@ func (m *MemoryStore) Users(context.Context) ([]User, error) {
 
 // SetPassword implements Store.
 func (m *MemoryStore) SetPassword(_ context.Context, name, passwordHash string) error {
+	return m.updateUser(name, func(u *User) { u.PasswordHash = passwordHash })
+}
+
+// SetRole implements Store.
+func (m *MemoryStore) SetRole(_ context.Context, name string, role Role) error {
+	return m.updateUser(name, func(u *User) { u.Role = role })
+}
+
+// updateUser runs change on the user name.
+func (m *MemoryStore) updateUser(name string, change func(*User)) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	u, ok := m.users[name]
 	if !ok {
 		return notFound("user", name)
 	}
-	u.PasswordHash = passwordHash
+	change(&u)
 	m.users[name] = u
 	return nil
 }

@@ -21,7 +21,6 @@ type config struct {
 	hashes     int
 	userLimit  Limit
 	addrLimit  Limit
-	whoami     string
 }
 
 // WithLogger logs logins, user changes and store failures to l; never a password, a session ID
@@ -78,8 +77,3 @@ func WithLoginLimits(perUser, perAddr Limit) Option {
 
 // WithClock makes the Authenticator read the time from now, for tests. Default: time.Now.
 func WithClock(now func() time.Time) Option { return func(c *config) { c.now = now } }
-
-// WithWhoamiSince registers whoami from API version v (such as "1.2"): the version an
-// application adds it in. Default: the registry's default version, like the other identity
-// functions.
-func WithWhoamiSince(v string) Option { return func(c *config) { c.whoami = v } }

@@ -35,7 +35,7 @@ func (a *Authenticator) login(ctx context.Context, in loginArgs) (string, error)
 		}
 		return "", apierr.New(apierr.Internal).Wrap(err)
 	}
-	e := &entry{hash: h, session: true, user: u.Name, admin: u.Admin, created: now.UnixNano()}
+	e := &entry{hash: h, session: true, user: u.Name, role: storedRole(u), created: now.UnixNano()}
 	e.loaded.Store(now.UnixNano())
 	e.used.Store(now.UnixNano())
 	e.flushed.Store(now.UnixNano())

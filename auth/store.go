@@ -25,8 +25,8 @@ type User struct {
 	Name string
 	// PasswordHash is the password in the encoded argon2id form; never the password.
 	PasswordHash string
-	// Admin reports that the user may create and delete users.
-	Admin bool
+	// Role is what the user may do. Empty counts as RoleUser.
+	Role Role
 	// Created is when the account was made.
 	Created time.Time
 }
@@ -79,6 +79,8 @@ type Store interface {
 	Users(ctx context.Context) ([]User, error)
 	// SetPassword replaces the password hash of user name; ErrNotFound when there is none.
 	SetPassword(ctx context.Context, name, passwordHash string) error
+	// SetRole replaces the role of user name; ErrNotFound when there is none.
+	SetRole(ctx context.Context, name string, role Role) error
 	// DeleteUser removes the user name with its sessions and keys; ErrNotFound when there is none.
 	DeleteUser(ctx context.Context, name string) error
 

@@ -11,7 +11,7 @@ import (
 )
 
 // A stream runs long after its token was checked. So that revoking a key, ending a session
-// (logout, expiry) or deleting a user ends the streams they started, the interceptor registers
+// (logout, expiry), deleting a user or changing its role ends the streams they started, the interceptor registers
 // each streaming call with its token's cache entry; revocations through this Authenticator end
 // them at once, and a sweeper checks the running streams' tokens every streamSweep: sessions
 // past their maximum lifetime, and tokens the store no longer has (revoked through another
@@ -74,7 +74,7 @@ func (s *streams) end(match func(*entry) bool) {
 
 func tokenEnded(fn string) error {
 	return apierr.New(apierr.AuthenticationNeeded, "path", fn,
-		"reason", "the stream's token ended: revoked, logged out, expired, or its user deleted")
+		"reason", "the stream's token ended or changed: revoked, logged out, expired, its user deleted or given another role")
 }
 
 // sweep checks the tokens of the running streams every streamSweep, until none runs.

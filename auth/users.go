@@ -15,7 +15,9 @@ import (
 type UserInfo struct {
 	// User is the user name.
 	User string `json:"user"`
-	// Admin reports that the user may create and delete users.
+	// Role is the user's role.
+	Role Role `json:"role"`
+	// Admin reports that Role is RoleAdmin (kept for clients that read only this).
 	Admin bool `json:"admin"`
 	// Created is when the account was made.
 	Created time.Time `json:"created"`
@@ -32,7 +34,13 @@ var userNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
 type createUserArgs struct {
 	User     string `json:"user" jsonschema:"pattern=^[A-Za-z0-9][A-Za-z0-9._@-]{0\\,63}$,description=The new user's name."`
 	Password string `json:"password" jsonschema:"minLength=8,maxLength=1024,description=The new user's password."`
-	Admin    bool   `json:"admin,omitempty" jsonschema:"description=Whether the user may create and delete users."`
+	Role     Role   `json:"role,omitempty" jsonschema:"enum=read-only,enum=user,enum=administrator,description=The new user's role: read-only\\, user (the default) or administrator."`
+	Admin    bool   `json:"admin,omitempty" jsonschema:"description=Makes the user an administrator; the same as role administrator (kept for older clients)."`
+}
+
+type roleArgs struct {
+	User string `json:"user" jsonschema:"maxLength=64,description=The user's name."`
+	Role Role   `json:"role" jsonschema:"enum=read-only,enum=user,enum=administrator,description=The user's new role."`
 }
 
 type userArgs struct {
@@ -50,10 +58,13 @@ type invalidUser struct{ arg, reason string }
 
 func (e *invalidUser) Error() string { return "auth: " + e.reason }
 
-// CreateUser adds a user with a password, as the create-user function does but without asking
-// who calls: for set-up code and tests. It returns an error wrapping ErrExists when the name is
-// taken.
-func (a *Authenticator) CreateUser(ctx context.Context, name, password string, admin bool) error {
+// CreateUser adds a user with a password and a role, as the create-user function does but
+// without asking who calls: for set-up code and tests. It returns an error wrapping ErrExists
+// when the name is taken.
+func (a *Authenticator) CreateUser(ctx context.Context, name, password string, role Role) error {
+	if !role.Valid() {
+		return &invalidUser{"role", fmt.Sprintf("role %q: one of read-only, user, administrator", role)}
+	}
 	if !userNameRE.MatchString(name) {
 		return &invalidUser{"user", fmt.Sprintf("user name %q: letters, digits and . _ @ - only, at most 64", name)}
 	}
@@ -64,7 +75,7 @@ func (a *Authenticator) CreateUser(ctx context.Context, name, password string, a
 	if err != nil {
 		return err
 	}
-	if err := a.store.CreateUser(ctx, User{Name: name, PasswordHash: h, Admin: admin, Created: a.now().UTC()}); err != nil {
+	if err := a.store.CreateUser(ctx, User{Name: name, PasswordHash: h, Role: role, Created: a.now().UTC()}); err != nil {
 		return fmt.Errorf("auth: creating user %q: %w", name, err)
 	}
 	return nil
@@ -77,9 +88,23 @@ func (a *Authenticator) listUsers(ctx context.Context) ([]UserInfo, error) {
 	}
 	out := make([]UserInfo, len(us))
 	for i, u := range us {
-		out[i] = UserInfo{User: u.Name, Admin: u.Admin, Created: outTime(u.Created)}
+		out[i] = userInfo(u)
 	}
 	return out, nil
+}
+
+// userInfo answers the user name as stored.
+func (a *Authenticator) userInfo(ctx context.Context, name string) (UserInfo, error) {
+	u, err := a.store.User(ctx, name)
+	if err != nil {
+		return UserInfo{}, apierr.New(apierr.Internal).Wrap(err)
+	}
+	return userInfo(u), nil
+}
+
+func userInfo(u User) UserInfo {
+	r := storedRole(u)
+	return UserInfo{User: u.Name, Role: r, Admin: r == RoleAdmin, Created: outTime(u.Created)}
 }
 
 func (a *Authenticator) createUser(ctx context.Context, in createUserArgs) (UserInfo, error) {
@@ -87,10 +112,16 @@ func (a *Authenticator) createUser(ctx context.Context, in createUserArgs) (User
 	if err != nil {
 		return UserInfo{}, err
 	}
-	if !id.Admin {
-		return UserInfo{}, denied("create-user")
+	role := in.Role
+	switch {
+	case in.Admin && role != "" && role != RoleAdmin:
+		return UserInfo{}, apierr.New(apierr.InvalidArgument, "name", "admin", "reason", "admin true contradicts role "+string(role))
+	case in.Admin:
+		role = RoleAdmin
+	case role == "":
+		role = RoleUser
 	}
-	err = a.CreateUser(ctx, in.User, in.Password, in.Admin)
+	err = a.CreateUser(ctx, in.User, in.Password, role)
 	var bad *invalidUser
 	switch {
 	case errors.As(err, &bad): // the schema counts characters, the rules bytes
@@ -100,21 +131,35 @@ func (a *Authenticator) createUser(ctx context.Context, in createUserArgs) (User
 	case err != nil:
 		return UserInfo{}, apierr.New(apierr.Internal).Wrap(err)
 	}
-	a.log.Info("auth: user created", zap.String("user", in.User), zap.Bool("admin", in.Admin), zap.String("by", id.User))
-	u, err := a.store.User(ctx, in.User)
+	a.log.Info("auth: user created", zap.String("user", in.User), zap.String("role", string(role)), zap.String("by", id.User))
+	return a.userInfo(ctx, in.User)
+}
+
+// setRole changes another user's role; it applies to the user's sessions and keys at once.
+func (a *Authenticator) setRole(ctx context.Context, in roleArgs) (UserInfo, error) {
+	id, err := identity(ctx)
 	if err != nil {
+		return UserInfo{}, err
+	}
+	if in.User == id.User {
+		return UserInfo{}, apierr.New(apierr.InvalidArgument, "name", "user", "reason", "you cannot change your own role")
+	}
+	err = a.store.SetRole(ctx, in.User, in.Role)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return UserInfo{}, apierr.New(apierr.NotFound, "name", in.User)
+	case err != nil:
 		return UserInfo{}, apierr.New(apierr.Internal).Wrap(err)
 	}
-	return UserInfo{User: u.Name, Admin: u.Admin, Created: outTime(u.Created)}, nil
+	a.cache.drop(func(e *entry) bool { return e.user == in.User })
+	a.log.Info("auth: role changed", zap.String("user", in.User), zap.String("role", string(in.Role)), zap.String("by", id.User))
+	return a.userInfo(ctx, in.User)
 }
 
 func (a *Authenticator) deleteUser(ctx context.Context, in userArgs) (bool, error) {
 	id, err := identity(ctx)
 	if err != nil {
 		return false, err
-	}
-	if !id.Admin {
-		return false, denied("delete-user")
 	}
 	if in.User == id.User {
 		return false, apierr.New(apierr.InvalidArgument, "name", "user", "reason", "you cannot delete yourself")

@@ -10,7 +10,9 @@ import (
 type Whoami struct {
 	// User is the caller's user name.
 	User string `json:"user" jsonschema:"description=The caller's user name."`
-	// Admin reports that the user may create and delete users.
+	// Role is the user's role: read-only, user or administrator.
+	Role Role `json:"role" jsonschema:"enum=read-only,enum=user,enum=administrator,description=The user's role: what the caller may call."`
+	// Admin reports that Role is RoleAdmin.
 	Admin bool `json:"admin" jsonschema:"description=Whether the user is an administrator (may create and delete users)."`
 	// Token is the kind of token the call carried: "session" or "key".
 	Token string `json:"token" jsonschema:"enum=session,enum=key,description=The kind of token the call carried: session (login) or key (create-api-key)."`
@@ -29,7 +31,7 @@ func (a *Authenticator) whoami(ctx context.Context) (Whoami, error) {
 	if err != nil {
 		return Whoami{}, err
 	}
-	w := Whoami{User: id.User, Admin: id.Admin, Token: "key", KeyName: id.KeyName}
+	w := Whoami{User: id.User, Role: id.Role, Admin: id.Admin, Token: "key", KeyName: id.KeyName}
 	if id.Session {
 		w.Token = "session"
 		now := a.now().UTC()

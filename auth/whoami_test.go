@@ -1,8 +1,12 @@
 package auth_test
 
 import (
+	"context"
 	"testing"
 	"time"
+
+	"github.com/fnapi/fnapi/registry"
+	"github.com/fnapi/fnapi/version"
 
 	"github.com/fnapi/fnapi/auth"
 )
@@ -17,7 +21,7 @@ func TestWhoami(t *testing.T) {
 
 	r := e.get("whoami", withSession(s), nil)
 	w, _ := r.msg["result"].(map[string]any)
-	if !r.ok() || w["user"] != "admin" || w["admin"] != true || w["token"] != "session" || w["key_name"] != nil ||
+	if !r.ok() || w["user"] != "admin" || w["admin"] != true || w["token"] != "session" || w["role"] != "administrator" || w["key_name"] != nil ||
 		w["expires"] != at(time.Hour) || w["ends"] != at(2*time.Hour) {
 		t.Fatalf("whoami with a session: %s", r.raw)
 	}
@@ -39,14 +43,18 @@ func TestWhoami(t *testing.T) {
 	wantAuthNeeded(t, e.get("whoami", nil, nil), "whoami")
 }
 
-// TestWhoamiSince: WithWhoamiSince adds whoami in the given API version, not before.
+// TestWhoamiSince: ForFunc adds whoami in a later API version, not before.
 func TestWhoamiSince(t *testing.T) {
-	e := newEnv(t, auth.NewMemoryStore(), auth.WithWhoamiSince("1.2"))
-	s := e.login("admin", adminPassword)
-	if r := e.get("1.2/whoami", withSession(s), nil); !r.ok() {
-		t.Fatalf("whoami at 1.2: %s", r.raw)
+	a, err := auth.New(auth.NewMemoryStore(), cheap)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if r := e.get("1.0/whoami", withSession(s), nil); r.status != 404 || r.code() != "UNKNOWN-FUNCTION" {
-		t.Fatalf("whoami at 1.0: %d %s", r.status, r.raw)
+	t.Cleanup(func() { _ = a.Close(context.Background()) })
+	reg := registry.New()
+	a.MustRegister(reg, auth.ForFunc("whoami", registry.Since("1.2")))
+	for v, want := range map[string]bool{"1.0": false, "1.2": true} {
+		if ok := reg.Lookup(version.MustParse(v), "whoami") != nil; ok != want {
+			t.Errorf("whoami at %s: %v, want %v", v, ok, want)
+		}
 	}
 }

@@ -45,6 +45,9 @@ type Function struct {
 	// NoStore reports that answers carry secrets and are not to be cached (see
 	// registry.NoStore).
 	NoStore bool `json:"no_store,omitempty"`
+	// Role is the role a caller needs (registry.RequiresRole; package auth says what a
+	// function without one needs); absent when the function names none.
+	Role string `json:"role,omitempty"`
 	// Arguments is the JSON Schema of the arguments object: its properties are the arguments,
 	// with their descriptions and defaults, and required lists those a call must give, in
 	// declaration order.
@@ -88,6 +91,7 @@ func describeFunc(f *registry.Func) Function {
 		MaxBody:     f.MaxBody,
 		ReadOnly:    f.ReadOnly,
 		NoStore:     f.NoStore,
+		Role:        f.Role,
 		Arguments:   withDialect(f.ArgsSchema),
 		Result:      withDialect(resultSchema(f)),
 		Errors:      append([]apierr.Code{}, f.Errors...),

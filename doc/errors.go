@@ -52,6 +52,8 @@ var catalogue = map[apierr.Code]struct {
 		"limit": "the limit, in bytes unless unit says otherwise",
 		"unit":  "arguments, when the limit is a count of arguments",
 	}},
+	apierr.PermissionDenied: {"The caller is authenticated, but its role does not allow the call.", map[string]string{
+		"path": "the function name", "role": "the role the call needs"}},
 	apierr.NotFound:             {"A named object does not exist.", map[string]string{"name": "the object's name"}},
 	apierr.Conflict:             {"A named object already exists.", map[string]string{"name": "the object's name"}},
 	apierr.MethodNotAllowed:     {"An HTTP method other than GET and POST.", map[string]string{"allowed": "the methods allowed"}},

@@ -74,6 +74,19 @@ func Requires(a Access) Option {
 	}
 }
 
+// RequiresRole sets the role a caller must have, for the authentication interceptor to check
+// (package auth names the roles and says what a function without one needs). The registry
+// keeps it and doc shows it; it checks nothing itself. Default: none.
+func RequiresRole(role string) Option {
+	return func(f *Func) error {
+		if role == "" {
+			return fmt.Errorf("empty role")
+		}
+		f.Role = role
+		return nil
+	}
+}
+
 // Errors declares the error codes the function returns besides the framework's catalogue, so
 // that doc lists them.
 func Errors(codes ...apierr.Code) Option {

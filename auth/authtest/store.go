@@ -29,14 +29,14 @@ func Run(t *testing.T, newStore func(t *testing.T) auth.Store) {
 
 	t.Run("users", func(t *testing.T) {
 		s := newStore(t)
-		must(t, s.CreateUser(ctx, auth.User{Name: "bob", PasswordHash: "h1", Admin: true, Created: t0}))
+		must(t, s.CreateUser(ctx, auth.User{Name: "bob", PasswordHash: "h1", Role: auth.RoleAdmin, Created: t0}))
 		user(t, s, "ann")
 		if err := s.CreateUser(ctx, auth.User{Name: "bob"}); !errors.Is(err, auth.ErrExists) {
 			t.Fatalf("duplicate user: %v, want ErrExists", err)
 		}
 		u, err := s.User(ctx, "bob")
 		must(t, err)
-		if u.Name != "bob" || u.PasswordHash != "h1" || !u.Admin || !u.Created.Equal(t0) {
+		if u.Name != "bob" || u.PasswordHash != "h1" || u.Role != auth.RoleAdmin || !u.Created.Equal(t0) {
 			t.Fatalf("User = %+v", u)
 		}
 		if _, err := s.User(ctx, "nobody"); !errors.Is(err, auth.ErrNotFound) {
@@ -49,9 +49,22 @@ func Run(t *testing.T, newStore func(t *testing.T) auth.Store) {
 		if err := s.SetPassword(ctx, "nobody", "h"); !errors.Is(err, auth.ErrNotFound) {
 			t.Fatalf("SetPassword of unknown user: %v", err)
 		}
+		for _, r := range auth.Roles {
+			must(t, s.SetRole(ctx, "bob", r))
+			if u, _ := s.User(ctx, "bob"); u.Role != r || u.PasswordHash != "h2" {
+				t.Fatalf("after SetRole(%q): %+v", r, u)
+			}
+		}
+		must(t, s.CreateUser(ctx, auth.User{Name: "carl", PasswordHash: "h", Role: auth.RoleReadOnly, Created: t0}))
+		if u, _ := s.User(ctx, "carl"); u.Role != auth.RoleReadOnly {
+			t.Fatalf("read-only user stored as %+v", u)
+		}
+		if err := s.SetRole(ctx, "nobody", auth.RoleUser); !errors.Is(err, auth.ErrNotFound) {
+			t.Fatalf("SetRole of unknown user: %v", err)
+		}
 		us, err := s.Users(ctx)
 		must(t, err)
-		if len(us) != 2 || us[0].Name != "ann" || us[1].Name != "bob" {
+		if len(us) != 3 || us[0].Name != "ann" || us[1].Name != "bob" || us[2].Name != "carl" || us[1].Role != auth.RoleAdmin {
 			t.Fatalf("Users = %+v", us)
 		}
 		if err := s.DeleteUser(ctx, "nobody"); !errors.Is(err, auth.ErrNotFound) {

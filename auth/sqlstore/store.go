@@ -97,7 +97,8 @@ func (s *Store) init(ctx context.Context) error {
 			name TEXT PRIMARY KEY,
 			password TEXT NOT NULL,
 			admin BOOLEAN NOT NULL,
-			created BIGINT NOT NULL)`,
+			created BIGINT NOT NULL,
+			role TEXT NOT NULL DEFAULT '')`,
 		`CREATE TABLE IF NOT EXISTS auth_sessions (
 			hash ` + s.d.blob + ` PRIMARY KEY,
 			user_name TEXT NOT NULL,
@@ -116,6 +117,26 @@ func (s *Store) init(ctx context.Context) error {
 		if _, err := s.db.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("creating tables: %w", err)
 		}
+	}
+	return s.migrateRoles(ctx)
+}
+
+// migrateRoles adds the role column to a store made before roles: an administrator (admin
+// true) becomes RoleAdmin, everyone else RoleUser. The admin column stays, kept equal to
+// role = administrator, so that an older program sharing the store still knows its
+// administrators.
+func (s *Store) migrateRoles(ctx context.Context) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT role FROM auth_users WHERE 1 = 0`)
+	if err == nil {
+		return rows.Close()
+	}
+	if _, err := s.db.ExecContext(ctx, `ALTER TABLE auth_users ADD COLUMN role TEXT NOT NULL DEFAULT ''`); err != nil {
+		return fmt.Errorf("adding roles: %w", err)
+	}
+	_, err = s.db.ExecContext(ctx, s.d.q(`UPDATE auth_users SET role = CASE WHEN admin THEN ? ELSE ? END WHERE role = ''`),
+		string(auth.RoleAdmin), string(auth.RoleUser))
+	if err != nil {
+		return fmt.Errorf("adding roles: %w", err)
 	}
 	return nil
 }

@@ -10,8 +10,8 @@ import (
 
 // CreateUser implements auth.Store.
 func (s *Store) CreateUser(ctx context.Context, u auth.User) error {
-	n, err := s.exec(ctx, `INSERT INTO auth_users (name, password, admin, created) VALUES (?, ?, ?, ?)
-		ON CONFLICT DO NOTHING`, u.Name, u.PasswordHash, u.Admin, nanos(u.Created))
+	n, err := s.exec(ctx, `INSERT INTO auth_users (name, password, admin, role, created) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT DO NOTHING`, u.Name, u.PasswordHash, u.Role == auth.RoleAdmin, string(u.Role), nanos(u.Created))
 	if err != nil {
 		return err
 	}
@@ -25,18 +25,19 @@ func (s *Store) CreateUser(ctx context.Context, u auth.User) error {
 func (s *Store) User(ctx context.Context, name string) (auth.User, error) {
 	u := auth.User{Name: name}
 	var created int64
-	err := s.db.QueryRowContext(ctx, s.d.q(`SELECT password, admin, created FROM auth_users WHERE name = ?`), name).
-		Scan(&u.PasswordHash, &u.Admin, &created)
+	var admin bool
+	err := s.db.QueryRowContext(ctx, s.d.q(`SELECT password, admin, role, created FROM auth_users WHERE name = ?`), name).
+		Scan(&u.PasswordHash, &admin, &u.Role, &created)
 	if err != nil {
 		return auth.User{}, wrap(err, fmt.Sprintf("user %q", name))
 	}
-	u.Created = fromNanos(created)
+	u.Created, u.Role = fromNanos(created), role(u.Role, admin)
 	return u, nil
 }
 
 // Users implements auth.Store.
 func (s *Store) Users(ctx context.Context) ([]auth.User, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT name, password, admin, created FROM auth_users ORDER BY name`)
+	rows, err := s.db.QueryContext(ctx, `SELECT name, password, admin, role, created FROM auth_users ORDER BY name`)
 	if err != nil {
 		return nil, fmt.Errorf("sqlstore: users: %w", err)
 	}
@@ -45,10 +46,11 @@ func (s *Store) Users(ctx context.Context) ([]auth.User, error) {
 	for rows.Next() {
 		var u auth.User
 		var created int64
-		if err := rows.Scan(&u.Name, &u.PasswordHash, &u.Admin, &created); err != nil {
+		var admin bool
+		if err := rows.Scan(&u.Name, &u.PasswordHash, &admin, &u.Role, &created); err != nil {
 			return nil, fmt.Errorf("sqlstore: users: %w", err)
 		}
-		u.Created = fromNanos(created)
+		u.Created, u.Role = fromNanos(created), role(u.Role, admin)
 		us = append(us, u)
 	}
 	if err := rows.Err(); err != nil {
@@ -67,6 +69,29 @@ func (s *Store) SetPassword(ctx context.Context, name, passwordHash string) erro
 		return notFound("user", name)
 	}
 	return nil
+}
+
+// SetRole implements auth.Store.
+func (s *Store) SetRole(ctx context.Context, name string, r auth.Role) error {
+	n, err := s.exec(ctx, `UPDATE auth_users SET role = ?, admin = ? WHERE name = ?`, string(r), r == auth.RoleAdmin, name)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return notFound("user", name)
+	}
+	return nil
+}
+
+// role is a stored user's role: a user an older program created has only the admin flag.
+func role(r auth.Role, admin bool) auth.Role {
+	switch {
+	case r != "":
+		return r
+	case admin:
+		return auth.RoleAdmin
+	}
+	return auth.RoleUser
 }
 
 // DeleteUser implements auth.Store.

@@ -3,9 +3,13 @@
 // users, API keys and configuration, served over HTTPS and WebSocket only.
 //
 //	dataservice [-addr 127.0.0.1:8443] [-data ./data] [-cert F -key F] [-host NAME] [-demo]
-//	            [-session-idle 1h] [-session-max 24h] [-log-level info]
+//	            [-session-idle 1h] [-session-max 24h] [-rate-limit 200] [-log-level info]
 //	            [-netflow ADDR] [-sflow ADDR]
 //	            [-clickhouse URL [-clickhouse-cluster NAME]]
+//
+// Every start-up failure (a flag value out of bounds, the data directory in use or not
+// writable, a damaged store, the address taken, a certificate without its key) ends the
+// process with status 1 and one line on standard error that says what is wrong and what to do.
 //
 // The standard OpenTelemetry environment variables turn tracing on (see tracing): for example
 // OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318.
@@ -16,6 +20,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -35,36 +40,66 @@ func (h *hosts) String() string     { return strings.Join(*h, ",") }
 func (h *hosts) Set(v string) error { *h = append(*h, v); return nil }
 
 func main() {
-	if err := run(); err != nil {
+	if err := run(); errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	} else if err != nil {
 		fmt.Fprintln(os.Stderr, "dataservice:", err)
 		os.Exit(1)
 	}
 }
 
-func run() error {
-	var names hosts
-	addr := flag.String("addr", "127.0.0.1:8443", "address to serve HTTPS on")
-	data := flag.String("data", "./data", "directory of everything the service keeps")
-	cert := flag.String("cert", "", "site certificate (PEM, with its chain); default: a self-signed one in <data>/tls")
-	key := flag.String("key", "", "key of the site certificate (PEM)")
-	flag.Var(&names, "host", "a name the self-signed certificate also covers (repeatable)")
-	demoFlag := flag.Bool("demo", false, "generate realistic synthetic traffic continuously")
-	idle := flag.Duration("session-idle", 0, "default session idle timeout (default 1h; the session_idle configuration key overrides it)")
-	max := flag.Duration("session-max", 0, "default session maximum lifetime (default 24h; session_max overrides it)")
-	netflow := flag.String("netflow", "", "UDP address to collect NetFlow v5, v9 and IPFIX on (e.g. :2055)")
-	sflow := flag.String("sflow", "", "UDP address to collect sFlow v5 on (e.g. :6343)")
-	chURL := flag.String("clickhouse", "", "keep the records in ClickHouse: clickhouse://[user[:password]@]host:port/database (native protocol); default: DuckDB in <data>")
-	chCluster := flag.String("clickhouse-cluster", "", "with -clickhouse: the cluster (remote_servers) whose shards hold the records, through a Distributed table")
-	level := zap.LevelFlag("log-level", zapcore.InfoLevel, "log level: debug, info, warn, error")
-	flag.Parse()
-	if flag.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", flag.Args())
+// options are the command-line flags.
+type options struct {
+	addr, data, cert, key string
+	hosts                 hosts
+	demo                  bool
+	idle, max             time.Duration
+	rateLimit             int
+	chURL, chCluster      string
+	netflow, sflow        string
+	level                 zapcore.Level
+}
+
+// parseFlags reads the command line; a wrong flag is one line of error, -help the usage.
+func parseFlags(args []string) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("dataservice", flag.ContinueOnError)
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:8443", "address to serve HTTPS on")
+	fs.StringVar(&o.data, "data", "./data", "directory of everything the service keeps")
+	fs.StringVar(&o.cert, "cert", "", "site certificate (PEM, with its chain); default: a self-signed one in <data>/tls")
+	fs.StringVar(&o.key, "key", "", "key of the site certificate (PEM)")
+	fs.Var(&o.hosts, "host", "a name the self-signed certificate also covers (repeatable)")
+	fs.BoolVar(&o.demo, "demo", false, "generate realistic synthetic traffic continuously")
+	fs.DurationVar(&o.idle, "session-idle", 0, "default session idle timeout (default 1h; the session_idle configuration key overrides it)")
+	fs.DurationVar(&o.max, "session-max", 0, "default session maximum lifetime (default 24h; session_max overrides it)")
+	fs.IntVar(&o.rateLimit, "rate-limit", app.DefaultRateLimit, "calls per second per caller, bursts of twice as many; 0 turns the limit off (the rate_limit configuration key overrides it)")
+	fs.StringVar(&o.netflow, "netflow", "", "UDP address to collect NetFlow v5, v9 and IPFIX on (e.g. :2055)")
+	fs.StringVar(&o.sflow, "sflow", "", "UDP address to collect sFlow v5 on (e.g. :6343)")
+	fs.StringVar(&o.chURL, "clickhouse", "", "keep the records in ClickHouse: clickhouse://[user[:password]@]host:port/database (native protocol); default: DuckDB in <data>")
+	fs.StringVar(&o.chCluster, "clickhouse-cluster", "", "with -clickhouse: the cluster (remote_servers) whose shards hold the records, through a Distributed table")
+	fs.TextVar(&o.level, "log-level", zapcore.InfoLevel, "log level: debug, info, warn, error")
+	fs.SetOutput(io.Discard) // errors are returned, as one line
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(os.Stderr)
+			fs.Usage()
+			return o, err
+		}
+		return o, fmt.Errorf("%v; see -help", err)
 	}
-	if (*cert == "") != (*key == "") {
-		return errors.New("-cert and -key go together")
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments %q: every setting is a flag (see -help)", fs.Args())
+	}
+	return o, checkFlags(o)
+}
+
+func run() error {
+	o, err := parseFlags(os.Args[1:])
+	if err != nil {
+		return err
 	}
 	logCfg := zap.NewProductionConfig()
-	logCfg.Level = zap.NewAtomicLevelAt(*level)
+	logCfg.Level = zap.NewAtomicLevelAt(o.level)
 	logCfg.Sampling = nil
 	log, err := logCfg.Build()
 	if err != nil {
@@ -72,10 +107,19 @@ func run() error {
 	}
 	defer func() { _ = log.Sync() }()
 
+	ln, err := listen(o.addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close() // Serve closes it too; this is for the failures before
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg := app.Config{DataDir: *data, Demo: *demoFlag, SessionIdle: *idle, SessionMax: *max, Logger: log,
-		ClickHouse: *chURL, ClickHouseCluster: *chCluster, NetFlow: *netflow, SFlow: *sflow}
+	rate := o.rateLimit
+	if rate == 0 {
+		rate = app.NoRateLimit
+	}
+	cfg := app.Config{DataDir: o.data, Demo: o.demo, SessionIdle: o.idle, SessionMax: o.max, RateLimit: rate, Logger: log,
+		ClickHouse: o.chURL, ClickHouseCluster: o.chCluster, NetFlow: o.netflow, SFlow: o.sflow}
 	tp, err := tracing(ctx, os.Getenv)
 	if err != nil {
 		return err
@@ -93,18 +137,18 @@ func run() error {
 	}
 	a, err := app.Open(ctx, cfg)
 	if err != nil {
-		return err
+		return explainOpen(o.data, err)
 	}
 	srv := &fnapi.Server{
-		Addr: *addr, Handler: a.Handler(), CertFile: *cert, KeyFile: *key,
-		DataDir: *data, Hosts: names, Logger: log,
+		Handler: a.Handler(), CertFile: o.cert, KeyFile: o.key,
+		DataDir: o.data, Hosts: o.hosts, Logger: log,
 	}
-	serveErr := srv.ListenAndServe(ctx) // until SIGINT or SIGTERM; in-flight calls finish
+	serveErr := srv.Serve(ctx, ln) // until SIGINT or SIGTERM; in-flight calls finish
 	closeCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	closeErr := a.Close(closeCtx)
 	if serveErr != nil {
-		return serveErr
+		return explainOpen(o.data, serveErr)
 	}
 	if closeErr == nil {
 		log.Info("stopped")

@@ -103,7 +103,7 @@ func TestCommandLine(t *testing.T) {
 		t.Skip("starts the service twice")
 	}
 	data := t.TempDir()
-	args := []string{"-addr", "127.0.0.1:0", "-data", data, "-demo", "-session-idle", "30m"}
+	args := []string{"-addr", "127.0.0.1:0", "-data", data, "-demo", "-session-idle", "30m", "-rate-limit", "500"}
 	p := startService(t, args...)
 	pw, err := os.ReadFile(filepath.Join(data, "admin-password"))
 	if err != nil {
@@ -123,9 +123,9 @@ func TestCommandLine(t *testing.T) {
 	if err := c.Call(ctx, "create-api-key", map[string]string{"name": "ops"}, &key); err != nil {
 		t.Fatal(err)
 	}
-	var cfg map[string]string
-	if err := c.Call(ctx, "get-config", nil, &cfg); err != nil || cfg["session_idle"] != "30m" {
-		t.Fatalf("-session-idle 30m: get-config = %v, %v", cfg, err)
+	var cfg map[string]any
+	if err := c.Call(ctx, "get-config", nil, &cfg); err != nil || cfg["session_idle"] != "30m" || cfg["rate_limit"] != 500.0 {
+		t.Fatalf("-session-idle 30m -rate-limit 500: get-config = %v, %v", cfg, err)
 	}
 	// The demo backfills the last 24 hours at start; poll until the count in a fixed window
 	// (to compare after the restart) stops growing.

@@ -8,8 +8,9 @@ import (
 	"github.com/fnapi/fnapi/decl"
 )
 
-// LimitReached: the store holds as many objects of a kind as it allows. Attributes: name (what
-// is full: dashboards, widgets, config) and limit. HTTP status 409.
+// LimitReached: the store holds as many objects of a kind as it allows, or the caller holds as
+// many followed queries open as it may. Attributes: name (what is full: dashboards, widgets,
+// config, follow streams) and limit. HTTP status 409.
 const LimitReached apierr.Code = "LIMIT-REACHED"
 
 // The dashboard, widget and configuration functions. get-config and set-config describe the

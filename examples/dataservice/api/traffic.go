@@ -14,8 +14,8 @@ const (
 	// been valid there), message (what was found there) and, for a widget, index (which query
 	// of queries, from 0).
 	QuerySyntax apierr.Code = "QUERY-SYNTAX"
-	// TooManyGroups: a query's grouping yields more rows than the engine allows. Attribute:
-	// reason.
+	// TooManyGroups: the statements of a query yield more groups together than the engine
+	// allows. Attributes: limit, reason.
 	TooManyGroups apierr.Code = "TOO-MANY-GROUPS"
 )
 
@@ -23,7 +23,7 @@ var (
 	// Query answers an expression of the query language; each chunk's result replaces the one
 	// before, and the last one is the answer (a call that is not streamed answers the last
 	// chunk's result).
-	Query = decl.Stream[QueryArgs, Chunk]("query", decl.Errors(QuerySyntax, TooManyGroups, apierr.Unavailable),
+	Query = decl.Stream[QueryArgs, Chunk]("query", decl.Errors(QuerySyntax, TooManyGroups, LimitReached, apierr.Unavailable),
 		decl.Describe("Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version."))
 	// Ingest stores a batch of traffic records.
 	Ingest = decl.Func[IngestArgs, IngestResult]("ingest", decl.Errors(apierr.Unavailable),

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -42,6 +43,26 @@ type Config struct {
 	// SessionIdle and SessionMax are the defaults of the session_idle and session_max
 	// configuration keys; zero keeps the built-in defaults (1 h, 24 h).
 	SessionIdle, SessionMax time.Duration
+	// RateLimit is the default of the rate_limit configuration key: calls per second per
+	// caller, in bursts of twice as many. Default (0): DefaultRateLimit; NoRateLimit turns the
+	// limit off.
+	RateLimit int
+	// MaxQueryGroups is the most groups the statements of one query may yield together; more
+	// answer TOO-MANY-GROUPS. Default: DefaultMaxQueryGroups.
+	MaxQueryGroups int
+	// QueryGroupBudget is the most groups all queries running at once may hold together; a
+	// query past it answers RATE-LIMITED. Default: DefaultQueryGroupBudget (never below
+	// MaxQueryGroups).
+	QueryGroupBudget int
+	// QueryMemory is DuckDB's memory_limit in bytes (the embedded store only). Default:
+	// DefaultQueryMemory.
+	QueryMemory int64
+	// QueryThreads is how many threads DuckDB uses (the embedded store only). Default:
+	// GOMAXPROCS.
+	QueryThreads int
+	// MaxFollows is the most followed queries one caller may hold open at once; one more
+	// answers LIMIT-REACHED. Default: traffic.DefaultMaxFollows.
+	MaxFollows int
 	// Logger receives the service's log. Default: none.
 	Logger *zap.Logger
 	// Auth adds options to the authenticator (tests lower the password hashing cost).
@@ -70,6 +91,8 @@ type App struct {
 	api      *transport.Handler
 	flows    *collect.Collector // nil without -netflow and -sflow
 	flowAddr [2]string          // where flows and sFlow are received
+	limit    callLimit
+	engine   *pvql.Engine
 
 	stop      context.CancelFunc
 	wg        sync.WaitGroup
@@ -119,11 +142,16 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	if cfg.SessionMax > 0 {
 		defaults = append(defaults, manage.WithDefault(manage.KeySessionMax, manage.FormatDuration(cfg.SessionMax)))
 	}
+	switch {
+	case cfg.RateLimit == NoRateLimit:
+		defaults = append(defaults, manage.WithDefault(manage.KeyRateLimit, "0"))
+	case cfg.RateLimit > 0:
+		defaults = append(defaults, manage.WithDefault(manage.KeyRateLimit, strconv.Itoa(cfg.RateLimit)))
+	}
 	if a.settings, err = manage.NewSettings(ctx, a.state, defaults...); err != nil {
 		return nil, fmt.Errorf("app: configuration: %w", err)
 	}
-	// whoami is of API 1.2.
-	authOpts := append([]auth.Option{auth.WithLogger(a.log), auth.WithWhoamiSince("1.2")}, cfg.Auth...)
+	authOpts := append([]auth.Option{auth.WithLogger(a.log)}, cfg.Auth...)
 	if a.auth, err = auth.New(a.users, authOpts...); err != nil {
 		return nil, fmt.Errorf("app: %w", err)
 	}
@@ -134,6 +162,7 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 		if err := a.auth.SetSessionLimits(c.SessionIdle, c.SessionMax); err != nil {
 			a.log.Error("applying session limits", zap.Error(err))
 		}
+		a.limit.set(c.RateLimit)
 		select {
 		case a.retainNow <- struct{}{}:
 		default: // a pass is already due
@@ -143,6 +172,9 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 		if err := a.ensureOverview(ctx); err != nil {
 			return nil, err
 		}
+	}
+	if a.engine, err = a.queryEngine(ctx); err != nil {
+		return nil, err
 	}
 	if err := a.startCollector(); err != nil {
 		return nil, err
@@ -189,32 +221,45 @@ func (cfg Config) recordsSystem() string {
 	return "duckdb"
 }
 
-// openRecords opens the records store cfg chooses.
+// openRecords opens the records store cfg chooses. On an error the store is a nil interface,
+// never a nil pointer in one, so that closing what was opened skips it.
 func openRecords(ctx context.Context, cfg Config) (records.Store, error) {
+	var (
+		st  records.Store
+		err error
+	)
 	switch {
 	case cfg.ClickHouse != "":
-		return records.OpenClickHouse(ctx, cfg.ClickHouse, cfg.ClickHouseCluster)
+		st, err = records.OpenClickHouse(ctx, cfg.ClickHouse, cfg.ClickHouseCluster)
 	case cfg.ClickHouseCluster != "":
-		return nil, errors.New("a ClickHouse cluster needs the URL of one of its servers")
+		err = errors.New("a ClickHouse cluster needs the URL of one of its servers")
+	default:
+		st, err = records.OpenDuckDB(ctx, cfg.DataDir)
 	}
-	return records.OpenDuckDB(ctx, cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
 }
 
 // registry returns a registry with every function of the service: API 1.0, 1.1 adding
-// list-fields, and 1.2 adding the exporter key and whoami.
+// list-fields, and 1.2 adding the exporter key, set-role, list-audit and whoami.
 func (a *App) registry() (*registry.Registry, error) {
 	reg := registry.New()
 	svc := &traffic.Service{
-		Engine:        pvql.New(a.records),
+		Engine:        a.engine,
 		Store:         a.store,
 		DefaultPeriod: a.settings.DefaultPeriod,
+		MaxFollows:    a.maxFollows(),
 	}
 	if tp := a.cfg.TracerProvider; tp != nil {
 		svc.Engine = tracedEngine{next: svc.Engine, tracer: tp.Tracer(tracerName), system: a.cfg.recordsSystem()}
 	}
 	for _, register := range []func(*registry.Registry) error{
 		fnapi.RegisterBuiltins,
-		a.auth.Register,
+		func(r *registry.Registry) error {
+			return a.auth.Register(r, auth.ForFunc("set-role", registry.Since("1.2")), auth.ForFunc("whoami", registry.Since("1.2")))
+		},
 		svc.Register,
 		func(r *registry.Registry) error { return manage.Register(r, a.state, a.settings) },
 	} {
@@ -225,25 +270,13 @@ func (a *App) registry() (*registry.Registry, error) {
 	return reg, nil
 }
 
-// callLimit is how often one caller may call: a user by name, an anonymous caller by address.
-var callLimit = transport.RateLimit{
-	PerSecond: 200,
-	Burst:     400,
-	Key: func(c *registry.Call) string {
-		if id, ok := c.Identity.(*auth.Identity); ok {
-			return "user " + id.User
-		}
-		return c.Client()
-	},
-}
-
 func (a *App) newHandler() (http.Handler, error) {
 	reg, err := a.registry()
 	if err != nil {
 		return nil, err
 	}
 	metrics := &transport.Metrics{}
-	ics := []registry.Interceptor{a.auth.Interceptor(), callLimit.Interceptor()}
+	ics := []registry.Interceptor{a.auth.Interceptor(), a.limit.Interceptor(), manage.AuditInterceptor(a.state, a.log)}
 	if tp := a.cfg.TracerProvider; tp != nil {
 		// Outermost, so that a call's span covers authentication and rate limits.
 		ics = append([]registry.Interceptor{fnotel.Interceptor(fnotel.WithTracerProvider(tp))}, ics...)

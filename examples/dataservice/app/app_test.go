@@ -33,9 +33,13 @@ type service struct {
 
 // start opens the real service (DuckDB, SQLite, auth) in a temporary directory and serves it
 // over real TLS.
-func start(t *testing.T) *service {
+func start(t *testing.T, configure ...func(*app.Config)) *service {
 	t.Helper()
-	s, _ := startWith(t, app.Config{})
+	var cfg app.Config
+	for _, f := range configure {
+		f(&cfg)
+	}
+	s, _ := startWith(t, cfg)
 	return s
 }
 
@@ -314,7 +318,7 @@ func TestAuthenticationAndVersions(t *testing.T) {
 	var doc struct {
 		Version   string
 		Versions  []string
-		Functions []struct{ Name, Auth string }
+		Functions []struct{ Name, Auth, Role string }
 	}
 	if err := v10.Call(ctx, "doc", nil, &doc); err != nil || doc.Version != "1.0" || strings.Join(doc.Versions, ",") != "1.0,1.1,1.2" {
 		t.Fatalf("doc at 1.0: %+v %v", doc, err)
@@ -330,9 +334,14 @@ func TestAuthenticationAndVersions(t *testing.T) {
 	}) {
 		t.Errorf("doc does not name the exporter key in query's description: %+v", latest.Functions)
 	}
-	auths := map[string]string{}
+	auths, roles := map[string]string{}, map[string]string{}
 	for _, f := range doc.Functions {
-		auths[f.Name] = f.Auth
+		auths[f.Name], roles[f.Name] = f.Auth, f.Role
+	}
+	for fn, want := range map[string]string{"echo": "", "query": "read-only", "create-widget": "user", "set-config": "administrator", "delete-user": "administrator", "change-password": "read-only"} {
+		if roles[fn] != want {
+			t.Errorf("doc: %s role %q, want %q", fn, roles[fn], want)
+		}
 	}
 	for fn, want := range map[string]string{"login": "none", "query": "token", "create-api-key": "session", "create-widget": "token", "echo": "none"} {
 		if auths[fn] != want {

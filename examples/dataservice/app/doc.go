@@ -2,6 +2,14 @@
 // every package (built-ins, auth, traffic, manage), the API handler under /api, the metrics at
 // /metrics, the web UI at /, the demo traffic generator and the retention loop.
 //
+// The API is 1.0; 1.1 adds list-fields, and 1.2 set-role and list-audit. Every function states
+// the role it needs (auth.Requires): reads for read-only users, changes of dashboards, widgets
+// and records for users, configuration, users, other users' keys and the audit trail for
+// administrators. The interceptors, outermost first: authentication and roles, the call rate
+// limit (rate_limit, changeable while serving), the audit trail (manage.AuditInterceptor).
+// Queries are bounded as the Config fields MaxQueryGroups, QueryGroupBudget, QueryMemory,
+// QueryThreads and MaxFollows say.
+//
 // The command (package main beside this one) parses the command line into a Config, calls
 // Open and serves Handler with fnapi.Server, then calls Close; tests call Open and serve
 // Handler themselves.

@@ -52,6 +52,8 @@ func TestEveryFunction(t *testing.T) {
 			call("create-user", map[string]any{"user": user, "password": "first password"}, nil)
 			var users []struct{ User string }
 			call("list-users", nil, &users)
+			call("set-role", map[string]any{"user": user, "role": "read-only"}, nil)
+			call("set-role", map[string]any{"user": user, "role": "user"}, nil)
 			var key string
 			call("create-api-key", map[string]any{"name": "k-" + name}, &key)
 			var keys []struct{ Name string }
@@ -90,6 +92,11 @@ func TestEveryFunction(t *testing.T) {
 			call("set-config", map[string]any{"values": map[string]any{"retention": "30d"}}, nil)
 			call("ingest", map[string]any{"records": []any{record(time.Now().Unix()-60, "10.1.1.1", "10.1.1.2", 22, 1, 2)}}, nil)
 			call("query", map[string]any{"expr": "traffic"}, nil)
+			var events []struct{ Action string }
+			call("list-audit", map[string]any{"limit": 5}, &events)
+			if len(events) == 0 || events[0].Action != "set-config" {
+				t.Errorf("list-audit: %+v, want set-config newest", events)
+			}
 			var cancelled bool
 			call("cancel", map[string]any{"id": "no-such-call"}, &cancelled)
 			if cancelled {

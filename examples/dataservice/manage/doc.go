@@ -4,7 +4,9 @@
 //
 // # Functions
 //
-// All need a token (registry.Token):
+// All need a token (registry.Token), and the role named (auth.Requires): list-dashboards and
+// get-dashboard read-only, the changes of dashboards and widgets user, get-config, set-config
+// and list-audit administrator.
 //
 //   - list-dashboards(): every dashboard, oldest first, without widgets.
 //   - get-dashboard(id), create-dashboard(title, [description]), update-dashboard(id, [title],
@@ -16,6 +18,8 @@
 //     In update-dashboard and update-widget an argument left out, or null, stays as it is.
 //   - get-config() answers every configuration key with its value; set-config(values) sets
 //     some of them at once and answers the same as get-config.
+//   - list-audit([since], [limit]) (API 1.2) answers the newest events of the audit trail that
+//     AuditInterceptor writes for every change of configuration, users and keys (Audited).
 //
 // Shapes: a dashboard is {"id", "title", "description", "widgets", "created", "updated"} (no
 // "widgets" in list-dashboards); a widget is {"id", "dashboard", "title", "kind", "queries",
@@ -46,7 +50,7 @@
 // A Settings holds the configuration: a schema per key (Keys lists them), the values set
 // (kept in the store as JSON), defaults for the rest. Durations are strings of digits and one
 // unit, s, m, h, d (24 h) or w (7 d): "90s", "2h", "30d"; get-config answers them as they
-// were set. set-config refuses, as INVALID-ARGUMENT naming the key (with a reason), an
+// were set. rate_limit is a whole number (calls per second per caller, 0 for none). set-config refuses, as INVALID-ARGUMENT naming the key (with a reason), an
 // unknown key, a value of the wrong type, out of its key's bounds, or a session_idle longer
 // than the session_max it would have; then nothing is set. A null value resets its key to
 // the default.

@@ -15,7 +15,8 @@ import (
 const (
 	// QuerySyntax: a widget query is not valid in the query language.
 	QuerySyntax = api.QuerySyntax
-	// LimitReached: the store holds as many objects of a kind as it allows.
+	// LimitReached: the store holds as many objects of a kind as it allows, or the caller as
+	// many followed queries as it may.
 	LimitReached = api.LimitReached
 )
 

@@ -2,6 +2,9 @@ package manage
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -15,7 +18,13 @@ const (
 	KeySessionIdle = "session_idle"
 	// KeySessionMax is the longest a session stays valid after login. Default "24h".
 	KeySessionMax = "session_max"
+	// KeyRateLimit is how many calls per second one caller may make, in bursts of twice as
+	// many; 0 turns the limit off. A number, not a string. Default 200 (or -rate-limit).
+	KeyRateLimit = "rate_limit"
 )
+
+// MaxRateLimit is the largest rate_limit.
+const MaxRateLimit = 1_000_000
 
 // Key describes one configuration key: its meaning, its default and the values it takes.
 type Key struct {
@@ -27,6 +36,10 @@ type Key struct {
 	Default string
 	// Min and Max bound the key's duration.
 	Min, Max time.Duration
+	// Integer marks a key whose value is a whole JSON number from MinInt to MaxInt, rather
+	// than a duration; its Default is that number as text.
+	Integer        bool
+	MinInt, MaxInt int64
 }
 
 // Keys returns the configuration keys, in the order of their names.
@@ -40,11 +53,21 @@ func Keys() []Key {
 			Default: "1h", Min: time.Minute, Max: 366 * Day},
 		{Name: KeySessionMax, Description: "the longest a session stays valid after login",
 			Default: "24h", Min: time.Minute, Max: 366 * Day},
+		{Name: KeyRateLimit, Description: "calls per second one caller may make, in bursts of twice as many; 0 turns the limit off",
+			Default: "200", Integer: true, MinInt: 0, MaxInt: MaxRateLimit},
 	}
 }
 
-// parse checks a JSON value for the key and returns its duration, or the reason it is refused.
-func (k *Key) parse(raw json.RawMessage) (time.Duration, string) {
+// parse checks a JSON value for the key and returns its value (a duration in nanoseconds, or
+// the number of an Integer key), or the reason it is refused.
+func (k *Key) parse(raw json.RawMessage) (int64, string) {
+	if k.Integer {
+		var n int64
+		if err := json.Unmarshal(raw, &n); err != nil {
+			return 0, fmt.Sprintf("must be a whole number from %d to %d", k.MinInt, k.MaxInt)
+		}
+		return k.bound(n)
+	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return 0, `must be a string holding a duration, such as "90s", "2h" or "30d"`
@@ -52,7 +75,15 @@ func (k *Key) parse(raw json.RawMessage) (time.Duration, string) {
 	return k.parseString(s)
 }
 
-func (k *Key) parseString(s string) (time.Duration, string) {
+// parseString checks a value written as text (a default, a flag) for the key.
+func (k *Key) parseString(s string) (int64, string) {
+	if k.Integer {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Sprintf("must be a whole number from %d to %d", k.MinInt, k.MaxInt)
+		}
+		return k.bound(n)
+	}
 	d, err := ParseDuration(s)
 	if err != nil {
 		return 0, err.Error()
@@ -63,5 +94,44 @@ func (k *Key) parseString(s string) (time.Duration, string) {
 	if d > k.Max {
 		return 0, "must be at most " + FormatDuration(k.Max)
 	}
-	return d, ""
+	return int64(d), ""
+}
+
+func (k *Key) bound(n int64) (int64, string) {
+	if n < k.MinInt || n > k.MaxInt {
+		return 0, fmt.Sprintf("must be a whole number from %d to %d", k.MinInt, k.MaxInt)
+	}
+	return n, ""
+}
+
+// defaultJSON is the default as get-config answers it: a string, or a number for an Integer key.
+func (k *Key) defaultJSON() json.RawMessage {
+	if k.Integer {
+		return json.RawMessage(k.Default)
+	}
+	b, _ := json.Marshal(k.Default)
+	return b
+}
+
+// bounds describes the values the key takes, for doc.
+func (k *Key) bounds() string {
+	if k.Integer {
+		return fmt.Sprintf("%d to %d", k.MinInt, k.MaxInt)
+	}
+	return FormatDuration(k.Min) + " to " + FormatDuration(k.Max)
+}
+
+// CheckDefault returns why value cannot be the default of the configuration key (as
+// WithDefault would refuse it), or nil when it can: for command-line flags, checked before
+// anything is opened.
+func CheckDefault(key, value string) error {
+	for _, k := range Keys() {
+		if k.Name == key {
+			if _, reason := k.parseString(value); reason != "" {
+				return errors.New(reason)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown configuration key %q", key)
 }

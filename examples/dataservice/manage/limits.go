@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/label"
 )
 
 // Bounds on what one call may store. Titles and descriptions are counted in characters.
@@ -29,10 +29,11 @@ const (
 // Kinds are the kinds of widget: how a widget displays its queries' results.
 var Kinds = []string{"number", "table", "timeseries", "bar", "pie"}
 
-// checkTitle refuses a blank title (the schema bounds its length).
+// checkTitle refuses a title label.Check refuses: blank or invisible, or holding control or
+// bidirectional formatting characters (the schema bounds its length).
 func checkTitle(name, title string) error {
-	if strings.TrimSpace(title) == "" {
-		return apierr.New(apierr.InvalidArgument, "name", name, "reason", "must not be blank")
+	if reason := label.Check(title); reason != "" {
+		return apierr.New(apierr.InvalidArgument, "name", name, "reason", reason)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
@@ -31,20 +32,25 @@ func Register(reg *registry.Registry, st state.Store, settings *Settings) error 
 	// the declaration's does not compile.
 	listDashboards := func(ctx context.Context, _ decl.None) ([]DashboardSummary, error) { return s.listDashboards(ctx) }
 	getConfig := func(context.Context, decl.None) (map[string]json.RawMessage, error) { return s.getConfig(), nil }
+	reader, user, admin := auth.Requires(auth.RoleReadOnly), auth.Requires(auth.RoleUser), auth.Requires(auth.RoleAdmin)
 	for _, err := range []error{
-		registry.Implement(reg, api.ListDashboards, listDashboards),
-		registry.Implement(reg, api.GetDashboard, s.getDashboard),
-		registry.Implement(reg, api.CreateDashboard, s.createDashboard),
-		registry.Implement(reg, api.UpdateDashboard, s.updateDashboard),
-		registry.Implement(reg, api.DeleteDashboard, s.deleteDashboard),
-		registry.Implement(reg, api.CreateWidget, s.createWidget),
-		registry.Implement(reg, api.UpdateWidget, s.updateWidget),
-		registry.Implement(reg, api.DeleteWidget, s.deleteWidget),
-		registry.Implement(reg, api.GetConfig, getConfig, registry.Describe(
+		registry.Implement(reg, api.ListDashboards, listDashboards, reader),
+		registry.Implement(reg, api.GetDashboard, s.getDashboard, reader),
+		registry.Implement(reg, api.CreateDashboard, s.createDashboard, user),
+		registry.Implement(reg, api.UpdateDashboard, s.updateDashboard, user),
+		registry.Implement(reg, api.DeleteDashboard, s.deleteDashboard, user),
+		registry.Implement(reg, api.CreateWidget, s.createWidget, user),
+		registry.Implement(reg, api.UpdateWidget, s.updateWidget, user),
+		registry.Implement(reg, api.DeleteWidget, s.deleteWidget, user),
+		registry.Implement(reg, api.GetConfig, getConfig, admin, registry.Describe(
 			"Answers every configuration key with its value: as set, or the default. "+keysDoc())),
-		registry.Implement(reg, api.SetConfig, s.setConfig, registry.Describe(
+		registry.Implement(reg, api.SetConfig, s.setConfig, admin, registry.Describe(
 			"Sets configuration values, all or none, and answers the configuration as get-config does. "+
 				"A null value resets its key to the default. "+keysDoc())),
+		reg.Register("list-audit", s.listAudit, admin, registry.Since("1.2"),
+			registry.Describe("Answers the newest events of the audit trail, newest first: every change of configuration, users and API keys, "+
+				"with who made it (user, and key when made with an API key), from where (address), what (action: the function, and details: its arguments, never a password) and when (time). "+
+				"At most limit events (default 100, at most 1000), from since on. Administrators only.")),
 	} {
 		if err != nil {
 			return fmt.Errorf("manage: %w", err)
@@ -67,8 +73,7 @@ func keysDoc() string {
 		if i > 0 {
 			out += ";"
 		}
-		out += fmt.Sprintf(" %s: %s (default %q, %s to %s)", k.Name, k.Description, k.Default,
-			FormatDuration(k.Min), FormatDuration(k.Max))
+		out += fmt.Sprintf(" %s: %s (default %s, %s)", k.Name, k.Description, k.defaultJSON(), k.bounds())
 	}
 	return out + "."
 }

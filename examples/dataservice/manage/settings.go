@@ -24,6 +24,8 @@ type Config struct {
 	SessionIdle time.Duration
 	// SessionMax is the longest a session stays valid after login.
 	SessionMax time.Duration
+	// RateLimit is the calls per second one caller may make; 0 for no limit.
+	RateLimit int
 }
 
 // Settings is the service's configuration: the values set in a state.Store, checked against
@@ -96,6 +98,9 @@ func (s *Settings) Retention() time.Duration { return s.Config().Retention }
 
 // SessionIdle returns the current session_idle (never above session_max).
 func (s *Settings) SessionIdle() time.Duration { return s.Config().SessionIdle }
+
+// RateLimit returns the current rate_limit: calls per second per caller, 0 for no limit.
+func (s *Settings) RateLimit() int { return s.Config().RateLimit }
 
 // SessionMax returns the current session_max.
 func (s *Settings) SessionMax() time.Duration { return s.Config().SessionMax }
@@ -215,7 +220,7 @@ func (s *Settings) effective(stored map[string]string) (map[string]json.RawMessa
 		if _, ok := s.stored(stored, name); ok {
 			values[name] = json.RawMessage(stored[name])
 		} else {
-			values[name], _ = json.Marshal(k.Default)
+			values[name] = k.defaultJSON()
 		}
 	}
 	c := Config{
@@ -223,12 +228,13 @@ func (s *Settings) effective(stored map[string]string) (map[string]json.RawMessa
 		Retention:     s.duration(stored, KeyRetention),
 		SessionIdle:   min(s.duration(stored, KeySessionIdle), s.duration(stored, KeySessionMax)),
 		SessionMax:    s.duration(stored, KeySessionMax),
+		RateLimit:     int(s.value(stored, KeyRateLimit)),
 	}
 	return values, c
 }
 
-// stored returns the duration stored for a key, and whether one is stored and valid.
-func (s *Settings) stored(stored map[string]string, name string) (time.Duration, bool) {
+// stored returns the value stored for a key, and whether one is stored and valid.
+func (s *Settings) stored(stored map[string]string, name string) (int64, bool) {
 	text, ok := stored[name]
 	if !ok {
 		return 0, false
@@ -251,12 +257,17 @@ func (s *Settings) text(stored map[string]string, name string) string {
 
 // duration returns a key's duration: as stored when valid, else its default.
 func (s *Settings) duration(stored map[string]string, name string) time.Duration {
-	if d, ok := s.stored(stored, name); ok {
-		return d
+	return time.Duration(s.value(stored, name))
+}
+
+// value returns a key's value: as stored when valid, else its default.
+func (s *Settings) value(stored map[string]string, name string) int64 {
+	if v, ok := s.stored(stored, name); ok {
+		return v
 	}
 	k := s.keys[name]
-	d, _ := k.parseString(k.Default)
-	return d
+	v, _ := k.parseString(k.Default)
+	return v
 }
 
 func (s *Settings) keyList() string {

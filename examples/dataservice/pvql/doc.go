@@ -31,7 +31,7 @@
 // An expression longer than MaxLength characters, nested deeper than MaxDepth parentheses or
 // NOTs, or holding more than MaxStatements statements is a *SyntaxError, so no input can
 // exhaust the parser; so is time(N) with N above 2^32 seconds. SINCE and UNTIL are clamped to
-// ±2^53 seconds. A statement that yields more groups than WithMaxGroups allows fails
+// ±2^53 seconds. Statements that yield more groups together than WithMaxGroups allows fail
 // with ErrTooManyGroups.
 //
 // # Semantics

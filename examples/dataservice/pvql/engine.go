@@ -13,6 +13,7 @@ type Engine struct {
 	store     records.Reader
 	slices    int
 	maxGroups int
+	budget    *budget
 }
 
 // Option configures an Engine.
@@ -24,8 +25,9 @@ func WithStreamSlices(n int) Option {
 	return func(e *Engine) { e.slices = max(n, 1) }
 }
 
-// WithMaxGroups sets the most groups (rows before HAVING and TOP) one statement may produce;
-// more fail with ErrTooManyGroups. Default 1,000,000, which bounds the memory of one answer;
+// WithMaxGroups sets the most groups (rows before HAVING and TOP) the statements of one query
+// may produce together; more fail with a *GroupsError (ErrTooManyGroups). Default 1,000,000,
+// which bounds the memory of one answer (about 300 MB) whatever the number of statements;
 // 0 removes the limit.
 func WithMaxGroups(n int) Option {
 	return func(e *Engine) { e.maxGroups = max(n, 0) }

@@ -259,6 +259,18 @@ func TestQueryErrors(t *testing.T) {
 		if _, err := New(db, WithMaxGroups(3)).Query(context.Background(), "records BY protocol WHERE protocol IN (tcp, udp)", now, time.Hour); err != nil {
 			t.Errorf("2 groups with a limit of 3: %v", err)
 		}
+		// The limit is the query's: two statements of 2 groups each are 4.
+		two := "records BY protocol WHERE protocol IN (tcp, udp); records BY protocol WHERE protocol IN (tcp, udp)"
+		var ge *GroupsError
+		if _, err := New(db, WithMaxGroups(3)).Query(context.Background(), two, now, time.Hour); !errors.As(err, &ge) || ge.Limit != 3 {
+			t.Errorf("2 statements of 2 groups with a limit of 3: %v", err)
+		}
+		if err := New(db, WithMaxGroups(3)).Stream(context.Background(), two, now, time.Hour, func([]Result, float64) error { return nil }); !errors.Is(err, ErrTooManyGroups) {
+			t.Errorf("streamed, 2 statements of 2 groups with a limit of 3: %v", err)
+		}
+		if _, err := New(db, WithMaxGroups(4)).Query(context.Background(), two, now, time.Hour); err != nil {
+			t.Errorf("2 statements of 2 groups with a limit of 4: %v", err)
+		}
 	})
 	t.Run("cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())

@@ -23,6 +23,21 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("pvql: syntax error at position %d: %s; expected %s", e.Position, e.Message, e.Expected)
 }
 
-// ErrTooManyGroups is returned (wrapped) when a statement yields more groups than the engine's
-// limit (see WithMaxGroups); a narrower period, a filter or fewer keys help.
+// ErrTooManyGroups is returned (wrapped, as a *GroupsError) when the statements of a query
+// yield more groups together than the engine's limit (see WithMaxGroups); a narrower period,
+// a filter, fewer keys or fewer statements help.
 var ErrTooManyGroups = errors.New("pvql: too many groups in the result")
+
+// GroupsError is the error of a query over the group limit. errors.Is(err, ErrTooManyGroups)
+// holds for it.
+type GroupsError struct {
+	// Limit is the most groups the statements of one query may yield together.
+	Limit int
+}
+
+func (e *GroupsError) Error() string {
+	return fmt.Sprintf("pvql: more than %d groups in the statements of the query together", e.Limit)
+}
+
+// Unwrap returns ErrTooManyGroups.
+func (e *GroupsError) Unwrap() error { return ErrTooManyGroups }

@@ -30,6 +30,8 @@ func (e *Engine) run(ctx context.Context, expr string, now time.Time, defaultPer
 	if err != nil {
 		return err
 	}
+	res := &reservation{b: e.budget}
+	defer res.release()
 	states := make([]*state, len(stmts))
 	for i, st := range stmts {
 		q := compile(st, e.maxGroups)
@@ -46,7 +48,13 @@ func (e *Engine) run(ctx context.Context, expr string, now time.Time, defaultPer
 			if from >= to {
 				continue
 			}
-			if err := e.read(ctx, s, from, to); err != nil {
+			others := 0 // the groups of the other statements: the limit is the query's
+			for _, o := range states {
+				if o != s {
+					others += len(o.groups.keys)
+				}
+			}
+			if err := e.read(ctx, s, from, to, e.maxGroups-others, res, others); err != nil {
 				return fmt.Errorf("pvql: statement %d: %w", i+1, err)
 			}
 			s.covered += to - from
@@ -97,8 +105,10 @@ func (s *state) slice(j, n int) (from, to int64) {
 	return from, to
 }
 
-// read runs the statement's query over [from, to) and merges the rows into its groups.
-func (e *Engine) read(ctx context.Context, s *state, from, to int64) error {
+// read runs the statement's query over [from, to) and merges the rows into its groups, of
+// which it may hold at most room (when the engine has a group limit), reserving them in res
+// beside the others the query holds.
+func (e *Engine) read(ctx context.Context, s *state, from, to int64, room int, res *reservation, others int) error {
 	return e.store.Read(ctx, s.plan, from, to, func(r *records.Row) error {
 		var k gkey
 		for i, sl := range s.slots {
@@ -108,8 +118,11 @@ func (e *Engine) read(ctx context.Context, s *state, from, to int64) error {
 		for i, sumIndex := range s.query.Sums {
 			sm[sumIndex] += r.Sums[i]
 		}
-		if e.maxGroups > 0 && len(s.groups.keys) > e.maxGroups {
-			return fmt.Errorf("more than %d: %w", e.maxGroups, ErrTooManyGroups)
+		if e.maxGroups > 0 && len(s.groups.keys) > room {
+			return &GroupsError{Limit: e.maxGroups}
+		}
+		if err := res.need(others + len(s.groups.keys)); err != nil {
+			return err
 		}
 		return nil
 	})

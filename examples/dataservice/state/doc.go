@@ -1,5 +1,6 @@
 // Package state is the transactional store of the example data service's management data:
-// dashboards, their widgets, and configuration values.
+// dashboards, their widgets, configuration values, and the audit trail of changes
+// (AppendAudit, Audit: the newest Limits.AuditEvents events, newest first).
 //
 // Store is the interface the functions of package manage use; OpenSQLite returns its embedded
 // implementation, a SQLite database (through database/sql and the pure-Go modernc.org/sqlite

@@ -124,6 +124,16 @@ var migrations = []string{
 		key   TEXT PRIMARY KEY CHECK (length(key) BETWEEN 1 AND 100),
 		value TEXT NOT NULL
 	);`,
+	`CREATE TABLE audit (
+		id      INTEGER PRIMARY KEY AUTOINCREMENT,
+		time    INTEGER NOT NULL, -- Unix milliseconds
+		user    TEXT NOT NULL,
+		key     TEXT NOT NULL,    -- the API key's name; empty for a session
+		address TEXT NOT NULL,
+		action  TEXT NOT NULL,
+		details TEXT NOT NULL     -- JSON object
+	);
+	CREATE INDEX audit_time ON audit (time);`,
 }
 
 // migrate brings the schema to the current version in one transaction.

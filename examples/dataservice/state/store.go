@@ -42,6 +42,13 @@ type Store interface {
 	// set keys, delete keys) and stores the result; it returns the values as stored.
 	UpdateConfig(ctx context.Context, change func(values map[string]string) error) (map[string]string, error)
 
+	// AppendAudit adds e to the audit trail, stamped with the store's clock and a new ID. The
+	// trail keeps the newest Limits.AuditEvents events; older ones are dropped as new come.
+	AppendAudit(ctx context.Context, e AuditEvent) error
+	// Audit returns the events of the audit trail at or after since, newest first, at most
+	// limit of them.
+	Audit(ctx context.Context, since time.Time, limit int) ([]AuditEvent, error)
+
 	// Close releases the store. Calls after Close fail.
 	Close() error
 }
@@ -92,6 +99,9 @@ type Limits struct {
 	WidgetsPerDashboard int
 	// ConfigValues is the most configuration keys the store holds. Default: 100.
 	ConfigValues int
+	// AuditEvents is the most events the audit trail keeps: the newest. Default: 100,000
+	// (about 30 MB).
+	AuditEvents int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -103,6 +113,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.ConfigValues <= 0 {
 		l.ConfigValues = 100
+	}
+	if l.AuditEvents <= 0 {
+		l.AuditEvents = 100_000
 	}
 	return l
 }

@@ -8,6 +8,11 @@
 // cancelled; live dashboards use it. Only the first answer comes in slices: each later one is
 // one chunk with the full answer and progress 1, so a dashboard never falls back to a part.
 //
+// A query is bounded as a whole: the groups of all its statements together (pvql.WithMaxGroups,
+// TOO-MANY-GROUPS with limit), the groups of all queries running at once (pvql.WithGroupBudget,
+// RATE-LIMITED), and the followed queries one caller holds open (Service.MaxFollows,
+// LIMIT-REACHED). query and list-fields need the read-only role, ingest the user role.
+//
 // ingest stores a batch of records all or nothing; the first bad record answers
 // INVALID-ARGUMENT with name "records", its index, the field and the reason.
 //

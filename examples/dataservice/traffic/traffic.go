@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
@@ -15,7 +16,8 @@ import (
 	"github.com/fnapi/fnapi/stream"
 )
 
-// TooManyGroups is the code of a query whose grouping yields more rows than the engine allows.
+// TooManyGroups is the code of a query whose statements yield more groups together than the
+// engine allows (pvql.WithMaxGroups). Attributes: limit, reason.
 const TooManyGroups = api.TooManyGroups
 
 // MaxBatch is the most records one ingest call takes.
@@ -39,6 +41,11 @@ type Service struct {
 	DefaultPeriod func() time.Duration
 	// Now returns the current time; time.Now when nil.
 	Now func() time.Time
+	// MaxFollows is the most followed queries (follow: true) one caller (a user; an anonymous
+	// caller by address) may hold open at once. Default (0): DefaultMaxFollows.
+	MaxFollows int
+
+	follows follows
 }
 
 func (s *Service) now() time.Time {
@@ -66,6 +73,15 @@ func (s *Service) Query(ctx context.Context, in QueryArgs, out *stream.Sender[Ch
 		if c := registry.CallFrom(ctx); c == nil || c.Sink == nil {
 			return apierr.New(apierr.InvalidArgument, "name", "follow", "reason", "follow needs streaming mode (stream/query, or a WebSocket stream call)")
 		}
+		max := s.MaxFollows
+		if max <= 0 {
+			max = DefaultMaxFollows
+		}
+		release, err := s.follows.acquire(ctx, max)
+		if err != nil {
+			return err
+		}
+		defer release()
 	}
 	interval := time.Duration(in.Interval * float64(time.Second))
 	if c := registry.CallFrom(ctx); c != nil && c.Sink == nil {
@@ -104,13 +120,18 @@ func (s *Service) Query(ctx context.Context, in QueryArgs, out *stream.Sender[Ch
 
 func queryError(err error) error {
 	var se *pvql.SyntaxError
+	var ge *pvql.GroupsError
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &se):
 		return apierr.New(manage.QuerySyntax, "position", se.Position, "expected", se.Expected, "message", se.Message)
-	case errors.Is(err, pvql.ErrTooManyGroups):
-		return apierr.New(TooManyGroups, "reason", "the grouping yields too many rows: add TOP, a narrower WHERE or fewer keys")
+	case errors.Is(err, pvql.ErrBusy):
+		return apierr.New(apierr.RateLimited, "retry_after", 1,
+			"reason", "the server is answering other large queries: try again in a moment, or narrow the query")
+	case errors.As(err, &ge):
+		return apierr.New(TooManyGroups, "limit", ge.Limit,
+			"reason", "the statements of the query yield too many groups together: add a narrower WHERE, a shorter period, fewer keys or fewer statements")
 	}
 	return storeError(err)
 }
@@ -168,14 +189,18 @@ func listFields11() []pvql.Field {
 // the keys of later versions at every version: a key is an addition that changes no answer of
 // an expression an earlier client could write.
 func (s *Service) Register(reg *registry.Registry) error {
-	if err := registry.ImplementStream(reg, api.Query, s.Query, registry.Accumulate(stream.Func(lastResult))); err != nil {
+	if err := registry.ImplementStream(reg, api.Query, s.Query, registry.Accumulate(stream.Func(lastResult)),
+		auth.Requires(auth.RoleReadOnly)); err != nil {
 		return err
 	}
-	if err := registry.Implement(reg, api.Ingest, s.Ingest, registry.MaxBody(64<<20)); err != nil { // batches of 100,000 records
+	if err := registry.Implement(reg, api.Ingest, s.Ingest, auth.Requires(auth.RoleUser),
+		registry.MaxBody(64<<20)); err != nil { // batches of 100,000 records
 		return err
 	}
-	if err := registry.Implement(reg, api.ListFields, func(context.Context, decl.None) ([]pvql.Field, error) { return listFields11(), nil }); err != nil {
+	if err := registry.Implement(reg, api.ListFields, func(context.Context, decl.None) ([]pvql.Field, error) { return listFields11(), nil },
+		auth.Requires(auth.RoleReadOnly)); err != nil {
 		return err
 	}
-	return registry.Implement(reg, api.ListFields12, func(context.Context, decl.None) ([]pvql.Field, error) { return ListFields(), nil })
+	return registry.Implement(reg, api.ListFields12, func(context.Context, decl.None) ([]pvql.Field, error) { return ListFields(), nil },
+		auth.Requires(auth.RoleReadOnly))
 }

@@ -75,7 +75,7 @@ func (e GetGetDashboard200JSONResponseBodyResultWidgetsKind) Valid() bool {
 type Error struct {
 	// Error The error code: one of the framework's, or one the function declared.
 	//
-	// Examples: TOO-FEW-ARGUMENTS, API-AUTHENTICATION-NEEDED, UNKNOWN-FUNCTION, UNKNOWN-VERSION, UNKNOWN-ARGUMENTS, INVALID-JSON, INVALID-ARGUMENT, INVALID-MESSAGE, DUPLICATE-ID, CANCELLED, ORIGIN-NOT-ALLOWED, INVALID-CREDENTIALS, RATE-LIMITED, REQUEST-TOO-LARGE, NOT-FOUND, CONFLICT, METHOD-NOT-ALLOWED, UNSUPPORTED-MEDIA-TYPE, TIMEOUT, UNAVAILABLE, INTERNAL-ERROR
+	// Examples: TOO-FEW-ARGUMENTS, API-AUTHENTICATION-NEEDED, UNKNOWN-FUNCTION, UNKNOWN-VERSION, UNKNOWN-ARGUMENTS, INVALID-JSON, INVALID-ARGUMENT, INVALID-MESSAGE, DUPLICATE-ID, CANCELLED, ORIGIN-NOT-ALLOWED, INVALID-CREDENTIALS, RATE-LIMITED, REQUEST-TOO-LARGE, PERMISSION-DENIED, NOT-FOUND, CONFLICT, METHOD-NOT-ALLOWED, UNSUPPORTED-MEDIA-TYPE, TIMEOUT, UNAVAILABLE, INTERNAL-ERROR
 	Error string      `json:"error"`
 	Type  interface{} `json:"type"`
 }
@@ -460,7 +460,7 @@ type ClientInterface interface {
 	//
 	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
-	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
+	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -471,7 +471,7 @@ type ClientInterface interface {
 	//
 	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
-	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
+	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -482,7 +482,7 @@ type ClientInterface interface {
 	//
 	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
-	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
+	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type.
 	//
@@ -743,7 +743,7 @@ func (c *Client) LoginWithFormdataBody(ctx context.Context, body LoginFormdataRe
 //
 // Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
-// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
+// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
 //
 // Takes any type of body and a specified content type.
 //
@@ -764,7 +764,7 @@ func (c *Client) QueryWithBody(ctx context.Context, contentType string, body io.
 //
 // Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
-// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
+// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -785,7 +785,7 @@ func (c *Client) Query(ctx context.Context, body QueryJSONRequestBody, reqEditor
 //
 // Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
-// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
+// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type.
 //
@@ -1274,7 +1274,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
-	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
+	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1285,7 +1285,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
-	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
+	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1296,7 +1296,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
-	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
+	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2011,7 +2011,7 @@ func (c *ClientWithResponses) LoginWithFormdataBodyWithResponse(ctx context.Cont
 //
 // Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
-// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
+// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -2028,7 +2028,7 @@ func (c *ClientWithResponses) QueryWithBodyWithResponse(ctx context.Context, con
 //
 // Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
-// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
+// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -2045,7 +2045,7 @@ func (c *ClientWithResponses) QueryWithResponse(ctx context.Context, body QueryJ
 //
 // Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
-// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, UNAVAILABLE.
+// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 //

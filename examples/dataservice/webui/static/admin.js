@@ -1,7 +1,6 @@
-// admin.js: the service's users (#/users, administrators only) and settings (#/settings, any
-// signed-in user, as set-config allows).
+// admin.js: the service's users (#/users) and settings (#/settings), administrators only, as
+// list-users and get-config allow.
 
-import {AUTH_NEEDED} from './api.js';
 import {argumentError, actionCell} from './account.js';
 import {$, el, busy, confirmAction, formatDate, showFormError} from './ui.js';
 
@@ -12,17 +11,22 @@ const SETTINGS = {
   retention: {label: 'Retention', help: 'How long traffic records are kept.', def: '30d'},
   session_idle: {label: 'Session idle timeout', help: 'How long a session stays valid without a call; at most the session lifetime.', def: '1h'},
   session_max: {label: 'Session lifetime', help: 'The longest a session stays valid after sign-in.', def: '24h'},
+  rate_limit: {label: 'Call rate limit', help: 'Calls per second one user may make, in bursts of twice as many; 0 turns the limit off.', def: '200'},
 };
 
-// whoami asks the server who the signed-in user is: {user, admin, token, key_name, expires,
-// ends} (the function whoami, API 1.2), rather than inferring it from what other calls refuse.
+// shown is a configuration value as its field shows it: a string as is, a number as digits.
+const shown = (v) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+// whoami asks the server who the signed-in user is: {user, role, admin, token, key_name,
+// expires, ends} (the function whoami, API 1.2), rather than inferring it from what other calls
+// refuse.
 export function whoami(api) {
   return api.call('whoami');
 }
 
 // isAdmin tells whether the signed-in user is an administrator (from whoami).
 export async function isAdmin(api) {
-  return (await whoami(api)).admin === true;
+  return (await whoami(api)).role === 'administrator';
 }
 
 // Admin shows and handles the users and settings views over api; user() gives the signed-in
@@ -42,7 +46,8 @@ export class Admin {
     const users = await this.api.call('list-users');
     $('users-body').replaceChildren(...users.map((u) => {
       const tr = el('tr', {'data-user': u.user});
-      const role = el('span', {class: `badge${u.admin ? ' admin' : ''}`}, u.admin ? 'Administrator' : 'User');
+      const names = {'administrator': 'Administrator', 'user': 'User', 'read-only': 'Read-only'};
+      const role = el('span', {class: `badge${u.admin ? ' admin' : ''}`}, names[u.role] || u.role);
       let action;
       if (u.user === this.user()) {
         action = el('span', {class: 'muted small'}, 'You');
@@ -94,7 +99,7 @@ export class Admin {
       if (s.help) text.append(el('p', {class: 'muted'}, s.help));
       const input = el('input', {id: `setting-${name}`, 'data-key': name, spellcheck: 'false', autocomplete: 'off',
         placeholder: s.def ? `default ${s.def}` : ''});
-      input.value = typeof this.config[name] === 'string' ? this.config[name] : JSON.stringify(this.config[name]);
+      input.value = shown(this.config[name]);
       input.addEventListener('input', () => input.classList.remove('invalid'));
       row.append(text, input);
       return row;
@@ -108,7 +113,11 @@ export class Admin {
     for (const input of document.querySelectorAll('#settings-fields input')) {
       input.classList.remove('invalid');
       const v = input.value.trim();
-      if (v !== this.config[input.dataset.key]) values[input.dataset.key] = v === '' ? null : v;
+      const old = this.config[input.dataset.key];
+      if (v === shown(old)) continue;
+      // A number key (rate_limit) takes a JSON number; anything else goes as typed, for the
+      // server to explain.
+      values[input.dataset.key] = v === '' ? null : typeof old === 'number' && /^\d+$/.test(v) ? Number(v) : v;
     }
     if (!Object.keys(values).length) {
       showFormError('settings-error', 'Nothing has changed.', true);

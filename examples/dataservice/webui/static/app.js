@@ -69,7 +69,7 @@ const MENU_VIEWS = {
   '#/keys': {crumb: 'API keys', view: 'keys-view', show: () => account.showKeys()},
   '#/password': {crumb: 'Password', view: 'password-view', show: () => account.showPassword()},
   '#/users': {crumb: 'Users', view: 'users-view', show: () => admin.showUsers(), adminOnly: true},
-  '#/settings': {crumb: 'Settings', view: 'settings-view', show: () => admin.showSettings()},
+  '#/settings': {crumb: 'Settings', view: 'settings-view', show: () => admin.showSettings(), adminOnly: true},
 };
 
 // ---- Views ---------------------------------------------------------------------------------
@@ -166,10 +166,14 @@ function showDashboardHead(d) {
   $('dashboard-description').hidden = !d.description;
 }
 
-// showMenuView shows a view of the account menu; the users view only to administrators.
+// showMenuView shows a view of the account menu; users and settings only to administrators.
 async function showMenuView(v) {
   stopLive();
-  await v.show();
+  try {
+    await v.show();
+  } catch (e) {
+    if (e.code !== 'PERMISSION-DENIED') throw e; // a view for administrators: signedIn tells
+  }
   await signedIn();
   if (v.adminOnly && !page.admin) {
     showView('list-view');
@@ -208,6 +212,7 @@ async function signedIn() {
   $('user-name').textContent = user || 'Account';
   $('password-user').value = user; // for password managers
   $('users-link').hidden = !page.admin;
+  $('settings-link').hidden = !page.admin;
 }
 
 function setCrumbs(names) {

@@ -1,0 +1,92 @@
+package auth
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/registry"
+)
+
+// Role is what a user may do. The roles are ordered: an administrator may do all a user may,
+// and a user all a read-only user may.
+type Role string
+
+// The roles.
+const (
+	// RoleReadOnly may call the functions marked Requires(RoleReadOnly): in the identity
+	// functions, logout, its own API keys and password.
+	RoleReadOnly Role = "read-only"
+	// RoleUser may call every function that needs no administrator. It is the role of a user
+	// created without one.
+	RoleUser Role = "user"
+	// RoleAdmin may call every function: the users, their roles and keys included.
+	RoleAdmin Role = "administrator"
+)
+
+// Roles lists the roles, from the least to the most allowed.
+var Roles = []Role{RoleReadOnly, RoleUser, RoleAdmin}
+
+func (r Role) rank() int {
+	for i, x := range Roles {
+		if x == r {
+			return i
+		}
+	}
+	return -1
+}
+
+// Valid reports whether r is one of Roles.
+func (r Role) Valid() bool { return r.rank() >= 0 }
+
+// Allows reports whether a caller of role r may call a function that needs role need.
+func (r Role) Allows(need Role) bool { return r.Valid() && r.rank() >= need.rank() && need.Valid() }
+
+// Requires is the registration option that makes a function need role r (at least): a caller
+// with a lesser role gets PERMISSION-DENIED (HTTP 403) from the Interceptor, before the
+// function's arguments are read. A function that needs a token and names no role needs
+// RoleUser: a read-only user calls only what is marked Requires(RoleReadOnly).
+func Requires(r Role) registry.Option {
+	if !r.Valid() {
+		return func(*registry.Func) error { return fmt.Errorf("auth: unknown role %q", r) }
+	}
+	return registry.RequiresRole(string(r))
+}
+
+// needs returns the role a call of f needs.
+func needs(f *registry.Func) Role {
+	if f.Role == "" {
+		return RoleUser
+	}
+	return Role(f.Role)
+}
+
+// authorize refuses a call whose caller's role is below what the function needs.
+func authorize(c *registry.Call, id *Identity) error {
+	if need := needs(c.Func); !id.Role.Allows(need) {
+		return denied(c.Func.Name, need)
+	}
+	return nil
+}
+
+// denied is the error of a call the caller's role does not allow.
+func denied(fn string, need Role) error {
+	return apierr.New(apierr.PermissionDenied, "path", fn, "role", string(need))
+}
+
+// requireAdmin refuses a call on another user's behalf unless the caller is an administrator.
+func requireAdmin(ctx context.Context, id *Identity) error {
+	if id.Role != RoleAdmin {
+		return denied(callOf(ctx).Func.Name, RoleAdmin)
+	}
+	return nil
+}
+
+// storedRole is the role of a stored user; a store that does not know roles (Role empty)
+// holds users.
+func storedRole(u User) Role {
+	if u.Role == "" {
+		return RoleUser
+	}
+	return u.Role
+}

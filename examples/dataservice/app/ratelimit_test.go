@@ -1,0 +1,59 @@
+package app_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/client"
+	"github.com/fnapi/fnapi/examples/dataservice/app"
+)
+
+// TestRateLimit checks the operator's call rate limit: Config.RateLimit (-rate-limit) sets the
+// default, the rate_limit configuration key changes it while serving, and 0 turns it off.
+func TestRateLimit(t *testing.T) {
+	s := start(t, func(c *app.Config) { c.RateLimit = 3 })
+	ctx := context.Background()
+	c := s.http(t, client.WithAPIKey(s.key))
+	// calls makes n calls and answers how many were admitted before the first refusal.
+	calls := func(n int) int {
+		t.Helper()
+		for i := range n {
+			err := c.Call(ctx, "get-api-version", nil, nil)
+			if code(err) == apierr.RateLimited {
+				return i
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		return n
+	}
+	var cfg map[string]any
+	if err := c.Call(ctx, "get-config", nil, &cfg); err != nil || cfg["rate_limit"] != 3.0 {
+		t.Fatalf("get-config: rate_limit %v (%v), want 3 from Config.RateLimit", cfg["rate_limit"], err)
+	}
+	if n := calls(20); n > 7 { // a burst of 6, and maybe one more token meanwhile
+		t.Fatalf("%d calls admitted at 3 calls/s", n)
+	}
+	set := func(v any) {
+		t.Helper()
+		for {
+			err := c.Call(ctx, "set-config", map[string]any{"values": map[string]any{"rate_limit": v}}, nil)
+			if code(err) != apierr.RateLimited {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+		}
+	}
+	set(0)
+	if n := calls(500); n != 500 {
+		t.Fatalf("rate_limit 0: refused after %d calls", n)
+	}
+	set(1)
+	if n := calls(20); n > 3 {
+		t.Fatalf("%d calls admitted at 1 call/s", n)
+	}
+}

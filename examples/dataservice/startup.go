@@ -1,0 +1,87 @@
+package main
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/manage"
+)
+
+// A start-up failure is reported as one line that says what is wrong and what to do; these
+// checks run before anything is opened, so that a wrong flag costs nothing.
+
+// checkFlags checks the flag values that the stores would otherwise refuse later.
+func checkFlags(o options) error {
+	for _, d := range []struct {
+		flag, key string
+		value     time.Duration
+	}{
+		{"-session-idle", manage.KeySessionIdle, o.idle},
+		{"-session-max", manage.KeySessionMax, o.max},
+	} {
+		if d.value == 0 {
+			continue
+		}
+		if d.value < 0 || d.value%time.Second != 0 {
+			return fmt.Errorf("%s %v: must be a positive whole number of seconds, such as 30m or 2h", d.flag, d.value)
+		}
+		if err := manage.CheckDefault(d.key, manage.FormatDuration(d.value)); err != nil {
+			return fmt.Errorf("%s %v: %v; give another value, or leave the flag out for the default", d.flag, d.value, err)
+		}
+	}
+	if o.idle > 0 && o.max > 0 && o.idle > o.max {
+		return fmt.Errorf("-session-idle %v is longer than -session-max %v: a session is never idle longer than it may live", o.idle, o.max)
+	}
+	if o.rateLimit < 0 {
+		return fmt.Errorf("-rate-limit %d: must be 0 (no limit) or a number of calls per second", o.rateLimit)
+	}
+	if (o.cert == "") != (o.key == "") {
+		return errors.New("-cert and -key go together: give both, or neither for a self-signed certificate")
+	}
+	if o.cert != "" {
+		if _, err := tls.LoadX509KeyPair(o.cert, o.key); err != nil {
+			return fmt.Errorf("-cert %s and -key %s: %v; give the certificate with its own key, both in PEM", o.cert, o.key, err)
+		}
+	}
+	return nil
+}
+
+// listen opens the listening socket, saying what to do when the address is taken.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return nil, fmt.Errorf("-addr %s: the address is in use by another program (another instance?): stop it, or choose another -addr", addr)
+	case err != nil:
+		return nil, fmt.Errorf("-addr %s: %v; give a host:port this machine has, such as 127.0.0.1:8443", addr, err)
+	}
+	return ln, nil
+}
+
+var (
+	lockedRE  = regexp.MustCompile(`Could not set lock on file "([^"]+)".*?\(PID (\d+)\)`)
+	corruptRE = regexp.MustCompile(`open(?:ing)? ([^:]+): .*(?:file is not a database|not a valid DuckDB database file|database disk image is malformed)`)
+)
+
+// explainOpen turns an error of opening the data directory into what the operator should do.
+func explainOpen(data string, err error) error {
+	msg := err.Error()
+	if m := lockedRE.FindStringSubmatch(msg); m != nil {
+		return fmt.Errorf("-data %s is in use by another instance (process %s holds %s): stop it, or give each instance its own -data", data, m[2], m[1])
+	}
+	if m := corruptRE.FindStringSubmatch(msg); m != nil {
+		return fmt.Errorf("%s is damaged or is not a database of this service: restore it from a backup, or move it away to start with an empty one", m[1])
+	}
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.ENOTDIR) ||
+		strings.Contains(msg, "readonly database") || strings.Contains(msg, "read-only file system") {
+		return fmt.Errorf("-data %s cannot be written (%v): give a directory this user may write", data, err)
+	}
+	return err
+}
