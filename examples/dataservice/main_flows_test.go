@@ -16,7 +16,8 @@ import (
 )
 
 // TestCommandLineFlows runs the service with -netflow and -sflow on free ports, sends a NetFlow
-// v5 datagram, and finds its flow through query and /metrics; SIGTERM still exits cleanly.
+// v5 datagram, and finds its flow through query, /metrics and collector-status (with the
+// addresses the log names); SIGTERM still exits cleanly.
 func TestCommandLineFlows(t *testing.T) {
 	data := t.TempDir()
 	p := startService(t, "-addr", "127.0.0.1:0", "-data", data, "-netflow", "127.0.0.1:0", "-sflow", "127.0.0.1:0")
@@ -78,6 +79,20 @@ func TestCommandLineFlows(t *testing.T) {
 	resp.Body.Close()
 	if !strings.Contains(string(body), `collector_flows_total{exporter="127.0.0.1",protocol="netflow"} 1`) {
 		t.Errorf("/metrics lacks the exporter's flow:\n%s", body)
+	}
+	var st struct {
+		Listen    []struct{ Protocol, Address string }
+		Exporters []struct {
+			Address   string
+			Protocols []string
+			Flows     int
+		}
+	}
+	if err := c.Call(ctx, "collector-status", nil, &st); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(st), fmt.Sprintf("{[{netflow %s} {sflow %s}] [{127.0.0.1 [netflow-v5] 1}]}", p.flows["netflow"], p.flows["sflow"]); got != want {
+		t.Errorf("collector-status answered %s, want %s", got, want)
 	}
 	p.stop(t)
 }

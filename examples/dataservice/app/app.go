@@ -262,6 +262,7 @@ func (a *App) registry() (*registry.Registry, error) {
 		},
 		svc.Register,
 		func(r *registry.Registry) error { return manage.Register(r, a.state, a.settings) },
+		a.registerCollectorStatus,
 	} {
 		if err := register(reg); err != nil {
 			return nil, fmt.Errorf("app: %w", err)

@@ -32,6 +32,14 @@ func benchRecords() int {
 	return 10_000_000
 }
 
+// benchDays is over how many days before now the records spread: FNAPI_BENCH_DAYS, default 1.
+func benchDays() int {
+	if n, err := strconv.Atoi(os.Getenv("FNAPI_BENCH_DAYS")); err == nil && n > 0 {
+		return n
+	}
+	return 1
+}
+
 var loaded struct {
 	once sync.Once
 	c    *client.Client
@@ -40,6 +48,7 @@ var loaded struct {
 	// For requests the benchmarks build themselves.
 	srv *httptest.Server
 	key string
+	dir string // the data directory
 }
 
 // loadService opens a service in a temporary directory, loads benchRecords() demo records of the
@@ -61,13 +70,13 @@ func loadService(b *testing.B) (*client.Client, int) {
 			loaded.err = err
 			return
 		}
-		want := benchRecords()
+		want, days := benchRecords(), benchDays()
 		end := time.Now().Truncate(time.Minute)
 		// The generator's default rate gives about 300,000 records a working day (fewer at a
-		// weekend); scale it to want, and add days of other seeds until there are enough.
+		// weekend); scale it to want, and add periods of other seeds until there are enough.
 		for seed := uint64(1); loaded.n < want; seed++ {
-			g := demo.New(end.Add(-24*time.Hour), demo.Options{Seed: seed, Rate: 6 * float64(want) / 300_000})
-			for h := 23; h >= 0 && loaded.n < want; h-- {
+			g := demo.New(end.Add(-time.Duration(days)*24*time.Hour), demo.Options{Seed: seed, Rate: 6 * float64(want) / 300_000 / float64(days)})
+			for h := 24*days - 1; h >= 0 && loaded.n < want; h-- {
 				recs := g.Until(end.Add(-time.Duration(h) * time.Hour))
 				for len(recs) > 0 && loaded.n < want {
 					k := min(len(recs), 100_000, want-loaded.n)
@@ -90,7 +99,7 @@ func loadService(b *testing.B) (*client.Client, int) {
 			return
 		}
 		loaded.c, _ = client.New(srv.URL+"/api", client.WithHTTPClient(srv.Client()), client.WithAPIKey(key))
-		loaded.srv, loaded.key = srv, key
+		loaded.srv, loaded.key, loaded.dir = srv, key, dir
 	})
 	if loaded.err != nil {
 		b.Fatal(loaded.err)

@@ -30,6 +30,9 @@ func TestDeclaredFunctions(t *testing.T) {
 			testDeclaredQuery(t, ctx, c, t0)
 			testDeclaredDashboards(t, ctx, c)
 			testDeclaredConfig(t, ctx, c)
+			if st, err := client.Call(ctx, c, api.CollectorStatus, decl.None{}); err != nil || st.Enabled || st.Exporters == nil || st.Listen == nil {
+				t.Errorf("collector-status without a collector = %+v, %v", st, err)
+			}
 		})
 	}
 }

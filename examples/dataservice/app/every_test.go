@@ -49,6 +49,14 @@ func TestEveryFunction(t *testing.T) {
 			if call("whoami", nil, &me); me.User != "admin" || me.Token != "session" {
 				t.Errorf("whoami = %+v, want admin with a session", me)
 			}
+			var collector struct {
+				Enabled   bool
+				Exporters []any
+			}
+			call("collector-status", nil, &collector)
+			if collector.Enabled || collector.Exporters == nil || len(collector.Exporters) > 0 {
+				t.Errorf("collector-status without a collector answered %+v", collector)
+			}
 			call("create-user", map[string]any{"user": user, "password": "first password"}, nil)
 			var users []struct{ User string }
 			call("list-users", nil, &users)

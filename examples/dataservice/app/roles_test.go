@@ -46,6 +46,7 @@ func TestRolesAndAudit(t *testing.T) {
 	for _, c := range []*client.Client{rita, ritaKey} {
 		must(c, "query", map[string]any{"expr": "traffic"}, nil)
 		must(c, "list-fields", nil, nil)
+		must(c, "collector-status", nil, nil)
 		must(c, "list-dashboards", nil, nil)
 		must(c, "get-dashboard", map[string]any{"id": d.ID}, nil)
 		must(c, "list-api-keys", nil, nil)

@@ -75,4 +75,9 @@
 // collector_templates; and collector_exporters, collector_exporters_refused_datagrams_total,
 // collector_records_stored_total, collector_store_errors_total and collector_records_lost_total.
 // A new exporter gets one log line.
+//
+// Status answers the same counters per exporter (with the kinds of datagrams that decoded, its
+// first and last datagram, and its flows per second over the last minute, from a ring of 60
+// per-second counters each exporter keeps: MaxExporters bounds them) and in total, as the
+// service's collector-status function answers them.
 package collect

@@ -14,9 +14,12 @@ import (
 // counters are atomic, read by the metrics; nf belongs to the one worker that decodes the
 // exporter's datagrams.
 type exporter struct {
-	addr     netip.Addr
-	proto    Protocol
-	lastSeen atomic.Int64 // Unix nanoseconds of the last datagram
+	addr      netip.Addr
+	proto     Protocol
+	firstSeen time.Time     // the first datagram's arrival
+	lastSeen  atomic.Int64  // Unix nanoseconds of the last datagram
+	kinds     atomic.Uint32 // kinds of datagrams that decoded, a bit per kind (see kinds)
+	rate      flowRate      // flows per second over the last minute
 
 	datagrams    atomic.Uint64 // received
 	dropped      atomic.Uint64 // datagrams dropped because the queue was full
@@ -57,7 +60,7 @@ func (t *exporterTable) get(addr netip.Addr, proto Protocol, now time.Time) *exp
 			return nil
 		}
 	}
-	ex := &exporter{addr: addr, proto: proto}
+	ex := &exporter{addr: addr, proto: proto, firstSeen: now}
 	ex.lastSeen.Store(now.UnixNano())
 	t.m[addr] = ex
 	t.log.Info("new flow exporter", zap.Stringer("exporter", addr), zap.String("protocol", proto.String()))

@@ -7,7 +7,8 @@ import (
 
 // FuzzDatagram feeds any bytes to the NetFlow and sFlow decoders, twice to one exporter (so
 // that templates of the first pass decode data of the second), and maps every flow to records:
-// nothing may panic or loop, and a flow's records must add up to its counts.
+// nothing may panic or loop, a flow's records must add up to its counts, and the datagram is
+// of one kind of each protocol at most.
 func FuzzDatagram(f *testing.F) {
 	tpl := set(0, templateRecord(256, v9Fields...))
 	data := set(256, v9Data(client4, server4, 50000, 443, 100, 1, 3, 4))
@@ -42,6 +43,12 @@ func FuzzDatagram(f *testing.F) {
 					t.Fatalf("flow %+v: records add up to %d bytes, %d packets", fl, cb+sb, cp+sp)
 				}
 			}
+		}
+		// A datagram is of one NetFlow kind at most, and of one sFlow kind at most.
+		ex.markKind(NetFlow, b)
+		ex.markKind(SFlow, b)
+		if p := ex.protocols(); len(p) > 2 {
+			t.Fatalf("one datagram marked %v", p)
 		}
 		if ex.nf.fields > limits.MaxTemplateFields || len(ex.nf.templates) > limits.MaxTemplates {
 			t.Fatalf("%d templates, %d fields kept", len(ex.nf.templates), ex.nf.fields)

@@ -52,8 +52,13 @@ func (c *Collector) decode(d datagram, b *batch, flows []Flow, recs []records.Re
 	}
 	if err != nil {
 		d.ex.decodeErrors.Add(1)
+	} else {
+		d.ex.markKind(d.proto, d.data)
 	}
-	d.ex.flows.Add(uint64(len(flows)))
+	if len(flows) > 0 {
+		d.ex.flows.Add(uint64(len(flows)))
+		d.ex.rate.add(d.at.Unix(), uint64(len(flows)))
+	}
 	slice := int64(c.limits.Slice / time.Second)
 	for i := range flows {
 		recs = appendRecords(recs[:0], &flows[i], d.ex.addr, slice)

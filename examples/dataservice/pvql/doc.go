@@ -68,6 +68,16 @@
 // in its own SQL, with the period as parameters. Expressions never reach the SQL text: only
 // column names and parameters do.
 //
+// The statements of one expression that resolve to the same period are compiled together
+// (records.Reader's Compile of several Queries) and read in one pass over the records where
+// the store can: DuckDB answers all those of one layer and WHERE with one SELECT grouping by
+// GROUPING SETS, so a dashboard's statements cost about its slowest one rather than their sum
+// (BENCHMARKS.md). Statements of other periods, layers or WHERE are read in turn, as are
+// ClickHouse's (its oldest supported server has no grouping sets). The answers are those of
+// each statement alone (TestSharedScanAnswersAsEachStatement). Statements grouping and
+// filtering only by protocol, application, server.port and time(N) with N a multiple of 60 read
+// the whole minutes of their period from DuckDB's per-minute rollup (package records).
+//
 // Each metric, key and layer is described once, in a table (metrics, keyKinds, layers) that
 // the parser, the compiler, grouping, ordering, rendering and Fields all read; a key's type
 // (ip, port, protocol, string) says how its literals parse and its values show. Adding a key

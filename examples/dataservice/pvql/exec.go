@@ -3,6 +3,7 @@ package pvql
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/records"
@@ -16,7 +17,6 @@ const timeBound = 1 << 53
 type state struct {
 	st           *Statement
 	query        *records.Query
-	plan         *records.Plan
 	slots        []slot
 	since, until int64
 	covered      int64
@@ -34,30 +34,27 @@ func (e *Engine) run(ctx context.Context, expr string, now time.Time, defaultPer
 	defer res.release()
 	states := make([]*state, len(stmts))
 	for i, st := range stmts {
-		q := compile(st, e.maxGroups)
-		s := &state{st: st, query: q, plan: e.store.Compile(q), slots: layout(st.keys), groups: newGroups()}
+		s := &state{st: st, query: compile(st, e.maxGroups), slots: layout(st.keys), groups: newGroups()}
 		s.since, s.until = period(st, now, defaultPeriod)
 		states[i] = s
 	}
+	scans := e.scans(states)
+	total := 0 // the groups of all the statements
 	for j := range n {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("pvql: %w", err)
 		}
-		for i, s := range states {
-			from, to := s.slice(j, n)
+		for _, sc := range scans {
+			from, to := sc.states[0].slice(j, n)
 			if from >= to {
 				continue
 			}
-			others := 0 // the groups of the other statements: the limit is the query's
-			for _, o := range states {
-				if o != s {
-					others += len(o.groups.keys)
-				}
+			if err := e.read(ctx, sc, from, to, res, &total); err != nil {
+				return err
 			}
-			if err := e.read(ctx, s, from, to, e.maxGroups-others, res, others); err != nil {
-				return fmt.Errorf("pvql: statement %d: %w", i+1, err)
+			for _, s := range sc.states {
+				s.covered += to - from
 			}
-			s.covered += to - from
 		}
 		results := make([]Result, len(states))
 		for i, s := range states {
@@ -105,25 +102,63 @@ func (s *state) slice(j, n int) (from, to int64) {
 	return from, to
 }
 
-// read runs the statement's query over [from, to) and merges the rows into its groups, of
-// which it may hold at most room (when the engine has a group limit), reserving them in res
-// beside the others the query holds.
-func (e *Engine) read(ctx context.Context, s *state, from, to int64, room int, res *reservation, others int) error {
-	return e.store.Read(ctx, s.plan, from, to, func(r *records.Row) error {
+// scan is the statements of one period, read together: the store answers all their queries
+// in one plan, sharing its pass over the records where it can.
+type scan struct {
+	plan   *records.Plan
+	states []*state
+	index  []int // each state's statement number, from 1
+}
+
+// scans groups the states by period, in order of first appearance.
+func (e *Engine) scans(states []*state) []*scan {
+	var out []*scan
+	var qs [][]*records.Query
+	for i, s := range states {
+		j := slices.IndexFunc(out, func(sc *scan) bool {
+			return sc.states[0].since == s.since && sc.states[0].until == s.until
+		})
+		if j < 0 {
+			out, qs = append(out, &scan{}), append(qs, nil)
+			j = len(out) - 1
+		}
+		out[j].states = append(out[j].states, s)
+		out[j].index = append(out[j].index, i+1)
+		qs[j] = append(qs[j], s.query)
+	}
+	for j, sc := range out {
+		sc.plan = e.store.Compile(qs[j]...)
+	}
+	return out
+}
+
+// read runs the scan's plan over [from, to) and merges each row into its statement's groups.
+// total counts the groups of all the query's statements, which may be at most the engine's
+// group limit, and which it reserves in res.
+func (e *Engine) read(ctx context.Context, sc *scan, from, to int64, res *reservation, total *int) error {
+	at := 0 // the statement the error names
+	err := e.store.Read(ctx, sc.plan, from, to, func(r *records.Row) error {
+		at = r.Query
+		s := sc.states[r.Query]
 		var k gkey
 		for i, sl := range s.slots {
 			sl.set(&k, r.Keys[i])
 		}
+		had := len(s.groups.keys)
 		sm := s.groups.at(k)
 		for i, sumIndex := range s.query.Sums {
 			sm[sumIndex] += r.Sums[i]
 		}
-		if e.maxGroups > 0 && len(s.groups.keys) > room {
+		if len(s.groups.keys) == had {
+			return nil
+		}
+		if *total++; e.maxGroups > 0 && *total > e.maxGroups {
 			return &GroupsError{Limit: e.maxGroups}
 		}
-		if err := res.need(others + len(s.groups.keys)); err != nil {
-			return err
-		}
-		return nil
+		return res.need(*total)
 	})
+	if err != nil {
+		return fmt.Errorf("pvql: statement %d: %w", sc.index[at], err)
+	}
+	return nil
 }

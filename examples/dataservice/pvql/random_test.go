@@ -102,6 +102,24 @@ func randomHaving(rng *rand.Rand) partHaving {
 	return partHaving{"(" + a.text + " OR " + b.text + ")", func(s refSums) bool { return a.fn(s) || b.fn(s) }}
 }
 
+// randomBy returns up to two random keys and, one time in three, a time key among them, as
+// text and meaning.
+func randomBy(rng *rand.Rand) ([]string, []refKey) {
+	var texts []string
+	var keys []refKey
+	for _, i := range rng.Perm(len(randomKeys))[:rng.IntN(3)] {
+		texts = append(texts, randomKeys[i].text)
+		keys = append(keys, randomKeys[i].key)
+	}
+	if rng.IntN(3) == 0 {
+		k := randomTimeKeys[rng.IntN(len(randomTimeKeys))]
+		at := rng.IntN(len(texts) + 1)
+		texts = append(texts[:at], append([]string{k.text}, texts[at:]...)...)
+		keys = append(keys[:at], append([]refKey{k.key}, keys[at:]...)...)
+	}
+	return texts, keys
+}
+
 // randomQuery returns a statement and its meaning.
 func randomQuery(rng *rand.Rand) (string, refQuery) {
 	q := refQuery{since: testNow - 3600, until: testNow}
@@ -113,16 +131,7 @@ func randomQuery(rng *rand.Rand) (string, refQuery) {
 	}
 	var clauses []string
 	var keys []string
-	for _, i := range rng.Perm(len(randomKeys))[:rng.IntN(3)] {
-		keys = append(keys, randomKeys[i].text)
-		q.keys = append(q.keys, randomKeys[i].key)
-	}
-	if rng.IntN(3) == 0 {
-		k := randomTimeKeys[rng.IntN(len(randomTimeKeys))]
-		at := rng.IntN(len(keys) + 1)
-		keys = append(keys[:at], append([]string{k.text}, keys[at:]...)...)
-		q.keys = append(q.keys[:at], append([]refKey{k.key}, q.keys[at:]...)...)
-	}
+	keys, q.keys = randomBy(rng)
 	if len(keys) > 0 {
 		clauses = append(clauses, "BY "+strings.Join(keys, ", "))
 	}
@@ -218,18 +227,24 @@ func checkRandomQueries(t *testing.T, engine *Engine, recs []rec, n int, other *
 		if i%5 != 0 {
 			continue
 		}
-		var last []Result
-		err = engine.Stream(context.Background(), expr, time.Unix(testNow, 0), time.Hour, func(r []Result, _ float64) error {
-			last = r
-			return nil
-		})
-		if err != nil {
-			t.Fatalf("stream %d %q: %v", i, expr, err)
-		}
-		for j := range got {
-			if d := diffResult(last[j], got[j]); d != "" {
-				t.Errorf("stream %d %q, statement %d: %s", i, expr, j+1, d)
-			}
+		checkStream(t, engine, i, expr, got)
+	}
+}
+
+// checkStream checks that streaming query i, expr, ends with got, its answer.
+func checkStream(t *testing.T, engine *Engine, i int, expr string, got []Result) {
+	t.Helper()
+	var last []Result
+	err := engine.Stream(context.Background(), expr, time.Unix(testNow, 0), time.Hour, func(r []Result, _ float64) error {
+		last = r
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("stream %d %q: %v", i, expr, err)
+	}
+	for j := range got {
+		if d := diffResult(last[j], got[j]); d != "" {
+			t.Errorf("stream %d %q, statement %d: %s", i, expr, j+1, d)
 		}
 	}
 }

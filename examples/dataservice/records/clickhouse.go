@@ -211,11 +211,17 @@ func (s *ClickHouse) insert(ctx context.Context, recs []Record) error {
 	return b.Send()
 }
 
-// Compile turns q into ClickHouse's SQL over the table read (the Distributed one in a cluster).
-func (s *ClickHouse) Compile(q *Query) *Plan { return compile(chDialect, s.table, q) }
+// Compile turns qs into ClickHouse's SQL over the table read (the Distributed one in a
+// cluster): one SELECT for each key set, as the oldest server supported (18.16) has no
+// GROUPING SETS.
+func (s *ClickHouse) Compile(qs ...*Query) *Plan { return compile(chDialect, s.table, "", qs) }
 
 // Read runs p over the records with from <= time < to, calling fn with each group.
 func (s *ClickHouse) Read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error {
+	return p.each(func(p *Plan) error { return s.read(ctx, p, from, to, fn) })
+}
+
+func (s *ClickHouse) read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error {
 	args := append([]any(nil), p.args...)
 	args[p.sinceArg], args[p.sinceArg+1] = from, to
 	rows, err := s.conn.Query(ctx, p.query, args...)

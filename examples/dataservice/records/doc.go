@@ -37,8 +37,18 @@
 // make its table, its inserts and its SQL: a new field is one row there.
 //
 // A Store keeps records and answers the query engine as a Reader: the engine describes each
-// statement as a Query (groups, sums and a Cond tree, in no dialect), the store compiles it
-// once to its own SQL (Compile, a *Plan) and runs it on each part of the period (Read). The
+// statement as a Query (groups, sums and a Cond tree, in no dialect), the store compiles the
+// Queries of one period once to its own SQL (Compile, a *Plan) and runs it on each part of the
+// period (Read). Queries of one Where share one SELECT where the dialect has GROUPING SETS
+// (DuckDB): one pass over the records answers them all, each Row naming its Query. DuckDB also
+// keeps a per-minute rollup (rollup.go: the records summed per minute, protocol, application
+// and server port, added in each batch's own transaction, compacted every million records,
+// kept exact by retention, and made
+// from the records when a file of an earlier version is opened); a plan whose keys are those
+// or time buckets of whole minutes, and whose Where reads only those, reads the whole minutes
+// of a period from the rollup and the cut minutes at its edges from the records, with the same
+// answers (TestRollupAnswersAsRecords). A group may then come in several rows: the caller adds
+// them up. The
 // SQL is built in one place (sql.go); a store supplies a dialect (types, parameters, casts),
 // so a new engine is one file. No store hands out its database. DuckDB
 // is the embedded one, in <dir>/records.duckdb. It appends each batch through DuckDB's appender

@@ -22,8 +22,10 @@ const FileName = "records.duckdb"
 // reads run concurrently with them. It is safe for concurrent use.
 type DuckDB struct {
 	db *sql.DB
-	// write holds one token: the right to write.
+	// write holds one token: the right to write, and to span.
 	write chan struct{}
+	// span is what was ingested since the rollup's last compaction.
+	span rollupSpan
 }
 
 var _ Store = (*DuckDB)(nil)
@@ -45,6 +47,10 @@ func OpenDuckDB(ctx context.Context, dir string) (*DuckDB, error) {
 			db.Close()
 			return nil, fmt.Errorf("records: create table: %w", err)
 		}
+	}
+	if err := ensureRollup(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("records: create the rollup: %w", err)
 	}
 	s := &DuckDB{db: db, write: make(chan struct{}, 1)}
 	s.write <- struct{}{}
@@ -92,6 +98,13 @@ func (s *DuckDB) Ingest(ctx context.Context, recs []Record) error {
 	if err != nil {
 		return fmt.Errorf("records: ingest %d records: %w", len(recs), err)
 	}
+	if s.span.add(recs) {
+		// The batch is stored already: a compaction that fails is tried again after the next
+		// batch, and the rollup stays exact meanwhile, only larger.
+		if compactRollup(ctx, s.db, s.span.lo, s.span.hi) == nil {
+			s.span = rollupSpan{}
+		}
+	}
 	return nil
 }
 
@@ -101,7 +114,11 @@ func appendInTx(ctx context.Context, c *duckdb.Conn, recs []Record) error {
 	if err != nil {
 		return err
 	}
-	if err := appendRecords(ctx, c, recs); err != nil {
+	err = appendRecords(ctx, c, recs)
+	if err == nil {
+		err = appendRollup(c, recs)
+	}
+	if err != nil {
 		if rerr := tx.Rollback(); rerr != nil {
 			// The connection's state is unknown: have database/sql discard it.
 			return errors.Join(err, rerr, driver.ErrBadConn)
@@ -140,22 +157,41 @@ func (s *DuckDB) DeleteBefore(ctx context.Context, t int64) (int64, error) {
 		return 0, fmt.Errorf("records: delete: %w", err)
 	}
 	defer s.unlock()
-	res, err := s.db.ExecContext(ctx, `DELETE FROM records WHERE time < ?`, t)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("records: delete before %d: %w", t, err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `DELETE FROM records WHERE time < ?`, t)
 	if err != nil {
 		return 0, fmt.Errorf("records: delete before %d: %w", t, err)
 	}
 	n, err := res.RowsAffected()
+	if err == nil {
+		err = retainRollup(ctx, tx, t)
+	}
+	if err == nil {
+		err = tx.Commit()
+	}
 	if err != nil {
 		return 0, fmt.Errorf("records: delete before %d: %w", t, err)
 	}
 	return n, nil
 }
 
-// Compile turns q into DuckDB's SQL.
-func (s *DuckDB) Compile(q *Query) *Plan { return compile(duckDialect, "records", q) }
+// Compile turns qs into DuckDB's SQL: one SELECT with GROUPING SETS for those of one Where.
+func (s *DuckDB) Compile(qs ...*Query) *Plan {
+	return compile(duckDialect, "records", rollupTable, qs)
+}
 
 // Read runs p over the records with from <= time < to, calling fn with each group.
 func (s *DuckDB) Read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error {
+	return p.each(func(p *Plan) error {
+		return p.split(from, to, func(p *Plan, from, to int64) error { return s.read(ctx, p, from, to, fn) })
+	})
+}
+
+func (s *DuckDB) read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error {
 	args := slices.Clone(p.args)
 	args[p.sinceArg], args[p.sinceArg+1] = from, to
 	rows, err := s.db.QueryContext(ctx, p.query, args...)
@@ -163,7 +199,7 @@ func (s *DuckDB) Read(ctx context.Context, p *Plan, from, to int64, fn func(*Row
 		return fmt.Errorf("records: read: %w", err)
 	}
 	defer rows.Close()
-	vals := make([]any, len(p.keyCols)+p.sums)
+	vals := make([]any, p.width())
 	ptrs := make([]any, len(vals))
 	for i := range vals {
 		ptrs[i] = &vals[i]

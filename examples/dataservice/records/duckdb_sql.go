@@ -26,9 +26,10 @@ var duckDialect = &dialect{
 			b.args = append(b.args, v)
 		}
 	},
-	sum:    func(col string) string { return "CAST(COALESCE(SUM(" + col + "), 0) AS UBIGINT)" },
-	count:  "CAST(COUNT(*) AS UBIGINT)",
-	bucket: func(expr string) string { return expr },
+	sum:          func(col string) string { return "CAST(COALESCE(SUM(" + col + "), 0) AS UBIGINT)" },
+	count:        "CAST(COUNT(*) AS UBIGINT)",
+	bucket:       func(expr string) string { return expr },
+	groupingSets: true,
 }
 
 // duckSchema is the DuckDB table that holds the records, one row per conversation and time

@@ -110,15 +110,21 @@ func (In) cond()      {}
 // Row is one group read by a Query: its keys in Groups order and its sums in Sums order. Read
 // reuses a Row's slices between calls of its callback.
 type Row struct {
-	Keys []Value
-	Sums []uint64
+	// Query is the index, among those compiled into the plan, of the Query the row answers.
+	Query int
+	Keys  []Value
+	Sums  []uint64
 }
 
 // Reader answers Queries. Implementations are safe for concurrent use.
 type Reader interface {
-	// Compile turns q into the store's SQL, once per statement.
-	Compile(q *Query) *Plan
-	// Read runs p over the records with from <= time < to and calls fn with each group.
+	// Compile turns qs into the store's SQL, once per query expression. Queries with the same
+	// Where share one pass over the records where the store can group by several key sets at
+	// once (DuckDB); the others are read one after another within Read.
+	Compile(qs ...*Query) *Plan
+	// Read runs p over the records with from <= time < to and calls fn with each group of
+	// each query (Row.Query tells which). A group may come in several rows (read from a
+	// rollup and from the records); its sums are theirs added up.
 	// An error of fn stops the read and is returned.
 	Read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error
 	// Newest returns the time of the newest record; ok is false when there is none.

@@ -1,10 +1,6 @@
 package records
 
-import (
-	"fmt"
-	"strconv"
-	"strings"
-)
+import "strings"
 
 // dialect is what differs between the SQL of two stores; everything else about a query's SQL
 // is built once, in compile.
@@ -19,18 +15,9 @@ type dialect struct {
 	count string
 	// bucket wraps the time bucket expression so it reads as Int64.
 	bucket func(expr string) string
-}
-
-// Plan is a Query compiled to one store's SQL: one parameterised query whose rows are the
-// groups (key columns, two for an address, then the sums). The period's bounds are its
-// arguments sinceArg and sinceArg+1, set for each Read.
-type Plan struct {
-	query    string
-	args     []any
-	sinceArg int
-	groups   []Group
-	keyCols  []Kind // kinds of the selected key columns, an address as two KindUint64
-	sums     int
+	// groupingSets is true when one SELECT may group by several sets of keys (GROUP BY
+	// GROUPING SETS with GROUPING()); without, queries of other keys are read one after another.
+	groupingSets bool
 }
 
 // sqlBuilder accumulates SQL text and its arguments in order.
@@ -41,67 +28,6 @@ type sqlBuilder struct {
 }
 
 var sqlOps = [...]string{Eq: "=", Ne: "<>", Lt: "<", Le: "<=", Gt: ">", Ge: ">="}
-
-// compile builds q's SQL in dialect d over the table named table.
-func compile(d *dialect, table string, q *Query) *Plan {
-	b := &sqlBuilder{d: d}
-	p := &Plan{groups: q.Groups, sums: len(q.Sums)}
-	b.WriteString("SELECT ")
-	var aliases []string
-	for _, g := range q.Groups {
-		if g.Bucket > 0 {
-			// The point T (a multiple of N) covering time is time - mod(time, N) + N, with mod
-			// written to stay non-negative for times before 1970.
-			n := strconv.FormatInt(g.Bucket, 10)
-			aliases = b.selectAs(aliases, d.bucket("time - ((time % "+n+") + "+n+") % "+n+" + "+n))
-			p.keyCols = append(p.keyCols, KindInt64)
-			continue
-		}
-		for _, name := range g.Column.sqlNames() {
-			aliases = b.selectAs(aliases, name)
-			k := g.Column.Kind()
-			if k == KindAddr {
-				k = KindUint64
-			}
-			p.keyCols = append(p.keyCols, k)
-		}
-	}
-	for i, s := range q.Sums {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		if c := sumColumn[s]; c >= 0 {
-			b.WriteString(d.sum(c.Name()))
-		} else {
-			b.WriteString(d.count)
-		}
-	}
-	b.WriteString(" FROM " + table + " WHERE time >= ")
-	p.sinceArg = len(b.args)
-	d.param(b, int64(0), KindInt64)
-	b.WriteString(" AND time < ")
-	d.param(b, int64(0), KindInt64)
-	if q.Where != nil {
-		b.WriteString(" AND ")
-		b.cond(q.Where)
-	}
-	if len(aliases) > 0 {
-		b.WriteString(" GROUP BY " + strings.Join(aliases, ", "))
-		if q.Limit > 0 {
-			b.WriteString(" LIMIT " + strconv.Itoa(q.Limit))
-		}
-	}
-	p.query, p.args = b.String(), b.args
-	return p
-}
-
-// selectAs writes expr AS k<i>, the alias GROUP BY names (both dialects accept aliases there;
-// positions mean constants in older ClickHouse).
-func (b *sqlBuilder) selectAs(aliases []string, expr string) []string {
-	a := "k" + strconv.Itoa(len(aliases))
-	b.WriteString(expr + " AS " + a + ", ")
-	return append(aliases, a)
-}
 
 // value writes v as a parameter of column c's kind; an address's half is a KindUint64.
 func (b *sqlBuilder) value(c Column, v Value) {
@@ -221,62 +147,6 @@ func (b *sqlBuilder) addrCompare(c Column, o Op, a Value) {
 	b.WriteString(" AND " + lo + " " + sqlOps[o] + " ")
 	b.half(a.Lo)
 	b.WriteString("))")
-}
-
-// resultRows is what both drivers' query results offer.
-type resultRows interface {
-	Next() bool
-	Scan(dest ...any) error
-	Err() error
-}
-
-// scan reads every row of rs into dests, decodes it from vals (dests themselves, or what they
-// point to) and calls fn with it.
-func (p *Plan) scan(rs resultRows, dests, vals []any, fn func(*Row) error) error {
-	var r Row
-	for rs.Next() {
-		if err := rs.Scan(dests...); err != nil {
-			return fmt.Errorf("records: read: %w", err)
-		}
-		p.decode(vals, &r)
-		if err := fn(&r); err != nil {
-			return err
-		}
-	}
-	if err := rs.Err(); err != nil {
-		return fmt.Errorf("records: read: %w", err)
-	}
-	return nil
-}
-
-// decode fills r from the values of one result row scanned into vals (keys, then sums).
-func (p *Plan) decode(vals []any, r *Row) {
-	if len(r.Keys) != len(p.groups) || len(r.Sums) != p.sums {
-		r.Keys, r.Sums = make([]Value, len(p.groups)), make([]uint64, p.sums)
-	}
-	c := 0
-	for i, g := range p.groups {
-		switch {
-		case g.Bucket > 0:
-			r.Keys[i] = Value{Lo: toUint64(vals[c])}
-		case g.Column.Kind() == KindAddr:
-			r.Keys[i] = Value{Hi: toUint64(vals[c]), Lo: toUint64(vals[c+1])}
-			c++
-		case g.Column.Kind() == KindString:
-			switch s := vals[c].(type) {
-			case string:
-				r.Keys[i] = Value{Str: s}
-			case *string:
-				r.Keys[i] = Value{Str: *s}
-			}
-		default:
-			r.Keys[i] = Value{Lo: toUint64(vals[c])}
-		}
-		c++
-	}
-	for i := range r.Sums {
-		r.Sums[i] = toUint64(vals[c+i])
-	}
 }
 
 // toUint64 converts an integer column value; NULL is 0. Signed values keep their two's

@@ -46,6 +46,7 @@ type Service struct {
 	MaxFollows int
 
 	follows follows
+	shared  hub // the shared computations of followed queries
 }
 
 func (s *Service) now() time.Time {
@@ -92,30 +93,29 @@ func (s *Service) Query(ctx context.Context, in QueryArgs, out *stream.Sender[Ch
 		}
 		return out.Send(Chunk{Result: res, Progress: 1})
 	}
-	err := s.Engine.Stream(ctx, in.Expr, s.now(), s.DefaultPeriod(), func(partial []pvql.Result, progress float64) error {
-		return out.Send(Chunk{Result: partial, Progress: progress})
-	})
+	var err error
+	if res, ok := s.shared.latest(in.Expr, interval); in.Follow && ok {
+		// Others follow this query already: their last answer, at most an interval old, is
+		// this caller's first.
+		err = out.Send(Chunk{Result: res, Progress: 1})
+	} else {
+		err = s.Engine.Stream(ctx, in.Expr, s.now(), s.DefaultPeriod(), func(partial []pvql.Result, progress float64) error {
+			return out.Send(Chunk{Result: partial, Progress: progress})
+		})
+	}
 	if err != nil || !in.Follow {
 		return queryError(err)
 	}
-	for {
-		t := time.NewTimer(interval)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
-		// Each chunk replaces the one before: a partial answer now would show a live
-		// dashboard a fraction of the traffic it showed a moment ago. Answer in full.
-		res, err := s.Engine.Query(ctx, in.Expr, s.now(), s.DefaultPeriod())
-		if err != nil {
-			return queryError(err)
-		}
-		if err := out.Send(Chunk{Result: res, Progress: 1}); err != nil {
-			return err
-		}
+	// Each chunk replaces the one before: a partial answer now would show a live dashboard a
+	// fraction of the traffic it showed a moment ago. Answer in full, once per interval for
+	// all the callers following the same expression at the same interval.
+	compute := func(ctx context.Context, expr string) ([]pvql.Result, error) {
+		return s.Engine.Query(ctx, expr, s.now(), s.DefaultPeriod())
 	}
+	err = s.shared.follow(ctx, in.Expr, interval, compute, func(res []pvql.Result) error {
+		return out.Send(Chunk{Result: res, Progress: 1})
+	})
+	return queryError(err)
 }
 
 func queryError(err error) error {

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
 )
 
@@ -340,26 +339,7 @@ func findChromium(t *testing.T) string {
 // startService opens the data service with demo traffic and serves it over HTTPS (HTTP/2,
 // as the real server does), counting the requests of each path.
 func startService(t *testing.T) (*httptest.Server, *requests) {
-	t.Setenv("SVC_ADMIN_PASSWORD", adminPassword)
-	ctx := context.Background()
-	a, err := app.Open(ctx, app.Config{
-		DataDir: t.TempDir(),
-		Demo:    true,
-		Auth:    []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1})},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hits := &requests{paths: map[string]int{}}
-	srv := httptest.NewUnstartedServer(hits.wrap(a.Handler()))
-	srv.EnableHTTP2 = true
-	srv.StartTLS()
-	t.Cleanup(func() {
-		srv.Close()
-		if err := a.Close(ctx); err != nil {
-			t.Errorf("closing the service: %v", err)
-		}
-	})
+	srv, hits, _ := startServiceWith(t, app.Config{Demo: true})
 	return srv, hits
 }
 

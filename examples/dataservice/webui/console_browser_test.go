@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -266,11 +265,7 @@ func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
 			{"list", "#/", `!document.getElementById('list-view').hidden && document.querySelector('.dash-card')`},
 		}
 		for _, theme := range []string{"light", "dark"} {
-			p.do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-				_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
-					Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: theme}}})
-				return err
-			}))
+			p.colorScheme(theme)
 			for _, width := range []int64{1440, 360} {
 				p.do(chromedp.EmulateViewport(width, 900))
 				for _, v := range views {

@@ -1,6 +1,6 @@
 // Package webui serves the data service's web page: a sign-in form, the dashboards, and their
 // widgets drawn live from the query function over a period the user picks; Explore, for a
-// question no widget answers yet; the API reference; and, from the account menu under the
+// question no widget answers yet; the API reference; the flow collector's status; and, from the account menu under the
 // user's name, API keys, password, users (administrators only) and settings.
 //
 // The page is plain HTML, CSS and JavaScript embedded in the binary with go:embed: there is no
@@ -20,6 +20,7 @@
 //   - static/editor.js: the query editor (highlighting, completion, the error mark);
 //   - static/explore.js: Explore (#/explore) and the drill-down that leads there;
 //   - static/apiref.js and static/apiform.js: the API reference (#/api) and its forms;
+//   - static/collector.js: the flow collector's status (#/collector);
 //   - static/app.js: the views (sign-in, dashboard list, dashboard) and routing;
 //   - static/widgets.js: the open dashboard's widgets and their queries over its period;
 //   - static/widgeteditor.js: the widget editor;
@@ -124,6 +125,20 @@
 // cookie and shows the whole message answered, result or error. New functions and arguments of
 // the service show without a change here.
 //
+// # Collector
+//
+// #/collector (Collector in the navigation) shows collector-status: the sockets the collector
+// listens on, tiles of its totals (exporters of the bound, flows per second, flows and records
+// stored, datagrams and undecodable ones, drops with their causes), and a table of exporters by
+// address: the kinds of datagrams seen, flows per second, flows, datagrams, drops, errors (each
+// kind of trouble named: undecodable datagrams, data sets without template, refused templates,
+// invalid records), templates, first seen, and last seen as "12 s ago" with a "quiet" badge after
+// five minutes of silence. Counts of trouble show in the danger colour. It asks again every 5
+// seconds while the view shows and the tab is visible, and stops when the view is left; a
+// service without -netflow and -sflow is asked once and says how to start the collector. The
+// table has a caption for assistive technology, column headers and the address as each row's
+// header; below 1100 px each exporter is a block of labelled lines.
+//
 // # Accessibility and themes
 //
 // Every control is reachable with the keyboard and shows a visible focus ring; the views have
@@ -155,7 +170,11 @@
 // keyboard), a row and a legend entry into Explore, completes and runs a query, shows it as each
 // kind, saves it as a widget, marks a mistake, calls echo and list-dashboards from the API
 // reference, and checks the light, dark and 360 px pages (dashboard list, dashboard, Explore,
-// API reference, settings) for AA contrast and horizontal overflow.
+// API reference, settings) for AA contrast and horizontal overflow. collector_browser_test.go
+// opens Collector on a service collecting NetFlow, has softflowd export a capture to it, waits
+// for the exporter's row to appear on its own, checks it light, dark and 360 px wide, that
+// leaving the view stops its calls, and what a service without a collector shows (screenshots
+// collector-*.png beside the console's).
 // Screenshots go to the temporary directory as fnapi-webui-*.png, and the console's (light,
 // dark, 360 px) to $WEBUI_SCREENSHOTS when set, else to a temporary folder of the test. It is
 // skipped when Chromium is not installed, unless the environment has CI=true.

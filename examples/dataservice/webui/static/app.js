@@ -1,13 +1,15 @@
 // app.js: the page's views: sign-in, the dashboard list, a dashboard (its widgets are in
 // widgets.js) and its period, and the dashboard editor; explore.js, apiref.js, account.js and
 // admin.js hold the other views. Routes are in the URL fragment: #/ is the list, #/d/<id>[?range=6h] a dashboard
-// over a period, #/explore?q=... Explore, #/api the API reference, #/keys, #/password, #/users
-// and #/settings the views of the account menu.
+// over a period, #/explore?q=... Explore, #/api the API reference, #/collector the flow
+// collector's status (collector.js), #/keys, #/password, #/users and #/settings the views of
+// the account menu.
 
 import {API, AUTH_NEEDED} from './api.js';
 import {Account} from './account.js';
 import {Admin, whoami} from './admin.js';
 import {APIReference} from './apiref.js';
+import {Collector} from './collector.js';
 import {Explore} from './explore.js';
 import {Picker, describe, fromParams, isLive, toParams} from './period.js';
 import {WidgetEditor} from './widgeteditor.js';
@@ -33,6 +35,7 @@ const account = new Account(api);
 const admin = new Admin(api, () => sessionStorage.getItem('user') || '');
 const explore = new Explore(api, fields);
 const reference = new APIReference(api);
+const collector = new Collector(api);
 const widgets = new Widgets(api, fields, {
   edit: (w) => widgetEditor.open(w),
   periodHash: (p) => `#/d/${page.dashboard.id}${query(toParams(p, new URLSearchParams()))}`,
@@ -47,6 +50,7 @@ $('dashboard-period').append(picker.element);
 const ROUTES = {
   '#/explore': {crumb: 'Explore', view: 'explore-view', show: (params) => explore.show(params)},
   '#/api': {crumb: 'API reference', view: 'api-view', show: (params) => reference.show(params)},
+  '#/collector': {crumb: 'Collector', view: 'collector-view', show: () => collector.show()},
 };
 
 // fields gives list-fields' answer, asked once per sign-in ([] from an API without it).

@@ -1,0 +1,80 @@
+package api
+
+import (
+	"time"
+
+	"github.com/fnapi/fnapi/decl"
+)
+
+// CollectorStatus answers what the flow collector has seen, per exporter and in total, from
+// the collector's own counters (the figures /metrics shows, and the flows per second of the
+// last minute). Any valid token may call it, of every role (read-only included, as the service
+// registers it): the figures tell whether routers export, and nothing of the records themselves.
+var CollectorStatus = decl.Func[decl.None, CollectorStatusResult]("collector-status",
+	decl.Since("1.2"), decl.Requires(decl.Token),
+	decl.Describe("Answers the flow collector's status: the sockets it listens on, and per exporter (a device that sends NetFlow, IPFIX or sFlow) "+
+		"the protocols seen, first and last datagram, datagrams, flows, flows per second over the last minute, decode errors, drops and templates; "+
+		"then the totals. Without -netflow and -sflow it answers enabled false and no exporters."))
+
+// CollectorStatusResult is the answer of collector-status.
+type CollectorStatusResult struct {
+	// Enabled is false when the service collects no flows (neither -netflow nor -sflow); then
+	// Listen and Exporters are empty and Totals zero.
+	Enabled bool `json:"enabled"`
+	// Listen holds the sockets the collector receives on.
+	Listen []CollectorSocket `json:"listen"`
+	// MaxExporters is how many exporters the collector keeps at once; datagrams from more are
+	// dropped and counted in Totals.RefusedDatagrams.
+	MaxExporters int `json:"max_exporters"`
+	// Exporters holds every exporter known, by address.
+	Exporters []ExporterStatus `json:"exporters"`
+	// Totals adds up the exporters' counters, with the collector's own.
+	Totals CollectorTotals `json:"totals"`
+}
+
+// CollectorSocket is one UDP socket of the collector.
+type CollectorSocket struct {
+	// Protocol is "netflow" (NetFlow v5, v9 and IPFIX) or "sflow" (sFlow v5).
+	Protocol string `json:"protocol"`
+	// Address is the socket's address, host:port.
+	Address string `json:"address"`
+}
+
+// ExporterStatus is what the collector knows of one exporter: the source address of its
+// datagrams.
+type ExporterStatus struct {
+	Address string `json:"address" jsonschema:"description=The source address of the exporter's datagrams"`
+	// Protocols lists the kinds of datagrams that decoded: "netflow-v5", "netflow-v9", "ipfix"
+	// and "sflow-v5", in that order.
+	Protocols []string  `json:"protocols" jsonschema:"description=Kinds of datagrams that decoded: netflow-v5\\, netflow-v9\\, ipfix\\, sflow-v5"`
+	FirstSeen time.Time `json:"first_seen" jsonschema:"description=When its first datagram arrived (since the collector started or the exporter was last forgotten)"`
+	LastSeen  time.Time `json:"last_seen" jsonschema:"description=When its last datagram arrived"`
+	Datagrams uint64    `json:"datagrams" jsonschema:"description=Datagrams received"`
+	Dropped   uint64    `json:"dropped" jsonschema:"description=Datagrams dropped because the collector's queue was full"`
+	// DecodeErrors counts datagrams that did not decode, in full or in part.
+	DecodeErrors   uint64  `json:"decode_errors" jsonschema:"description=Datagrams that did not decode\\, in full or in part"`
+	Flows          uint64  `json:"flows" jsonschema:"description=Flows decoded (sFlow: flow samples)"`
+	FlowsPerSecond float64 `json:"flows_per_second" jsonschema:"description=Flows decoded in the last minute per second (over the time since first seen when shorter)"`
+	// RecordsInvalid counts records of flows refused by validation (an exporter with a wrong
+	// clock).
+	RecordsInvalid      uint64 `json:"records_invalid" jsonschema:"description=Records of flows refused by validation: times before 1970 or more than a day ahead"`
+	SetsWithoutTemplate uint64 `json:"sets_without_template" jsonschema:"description=NetFlow v9 or IPFIX data sets dropped because their template was unknown or expired"`
+	Templates           int64  `json:"templates" jsonschema:"description=NetFlow v9 and IPFIX templates held"`
+	TemplatesRefused    uint64 `json:"templates_refused" jsonschema:"description=Templates refused by the bounds on templates and their fields"`
+}
+
+// CollectorTotals are the collector's counters in total.
+type CollectorTotals struct {
+	Exporters      int     `json:"exporters" jsonschema:"description=Exporters known"`
+	Datagrams      uint64  `json:"datagrams" jsonschema:"description=Datagrams received from known exporters"`
+	Dropped        uint64  `json:"dropped" jsonschema:"description=Datagrams dropped because the queue was full"`
+	DecodeErrors   uint64  `json:"decode_errors" jsonschema:"description=Datagrams that did not decode\\, in full or in part"`
+	Flows          uint64  `json:"flows" jsonschema:"description=Flows decoded"`
+	FlowsPerSecond float64 `json:"flows_per_second" jsonschema:"description=The exporters' flows per second added up"`
+	RecordsInvalid uint64  `json:"records_invalid" jsonschema:"description=Records refused by validation"`
+	// RefusedDatagrams counts datagrams from exporters beyond MaxExporters.
+	RefusedDatagrams uint64 `json:"refused_datagrams" jsonschema:"description=Datagrams dropped because max_exporters exporters were known"`
+	RecordsStored    uint64 `json:"records_stored" jsonschema:"description=Records stored"`
+	StoreErrors      uint64 `json:"store_errors" jsonschema:"description=Batches the records store refused"`
+	RecordsLost      uint64 `json:"records_lost" jsonschema:"description=Records of the batches the store refused"`
+}

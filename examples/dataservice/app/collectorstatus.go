@@ -1,0 +1,22 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/decl"
+	"github.com/fnapi/fnapi/examples/dataservice/api"
+	"github.com/fnapi/fnapi/registry"
+)
+
+// registerCollectorStatus adds collector-status (API 1.2; any token, every role from read-only)
+// to reg: the flow collector's own figures, or enabled false when the service collects no flows.
+func (a *App) registerCollectorStatus(reg *registry.Registry) error {
+	return registry.Implement(reg, api.CollectorStatus, func(context.Context, decl.None) (api.CollectorStatusResult, error) {
+		if a.flows == nil {
+			return api.CollectorStatusResult{Listen: []api.CollectorSocket{}, Exporters: []api.ExporterStatus{}}, nil
+		}
+		return a.flows.Status(time.Now()), nil
+	}, auth.Requires(auth.RoleReadOnly))
+}

@@ -1,0 +1,10 @@
+package app
+
+// OverviewQueries returns the queries of the overview dashboard's widgets, for benchmarks.
+func OverviewQueries() []string {
+	var out []string
+	for _, w := range overview.widgets {
+		out = append(out, w.Queries...)
+	}
+	return out
+}

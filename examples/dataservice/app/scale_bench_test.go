@@ -1,0 +1,71 @@
+package app_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/app"
+)
+
+// BenchmarkScale answers, through the API, the overview dashboard (its statements as one
+// query) over the last hour, day and 30 days, and the long-period statements, over
+// benchRecords() records spread over benchDays() days. Each reports the first answer after
+// loading (first-ms, before the period is in DuckDB's buffers) beside the warm ns/op, the
+// process's peak resident memory and the data directory's size on disk.
+func BenchmarkScale(b *testing.B) {
+	c, n := loadService(b)
+	overview := app.OverviewQueries()
+	with := func(since string) string {
+		out := make([]string, len(overview))
+		for i, q := range overview {
+			out[i] = q + " SINCE " + since
+		}
+		return strings.Join(out, "; ")
+	}
+	queries := []struct{ name, expr string }{
+		{"overview_1h", with("@now-3600")},
+		{"overview_24h", with("@now-86400")},
+		{"overview_30d", with("@now-2592000")},
+		{"traffic_by_application_30d", "traffic BY application SINCE @now-2592000"},
+		{"traffic_by_time3600_30d", "traffic BY time(3600) SINCE @now-2592000"},
+	}
+	for _, q := range queries {
+		b.Run(q.name, func(b *testing.B) {
+			call := func() {
+				var res []json.RawMessage
+				if err := c.Call(context.Background(), "query", map[string]any{"expr": q.expr}, &res); err != nil {
+					b.Fatal(err)
+				}
+			}
+			start := time.Now()
+			call()
+			first := time.Since(start)
+			for b.Loop() {
+				call()
+			}
+			b.ReportMetric(float64(first.Milliseconds()), "first-ms")
+			b.ReportMetric(float64(n), "records")
+			b.ReportMetric(peakRSS(), "peak-RSS-MiB")
+			b.ReportMetric(dirSize(loaded.dir)/(1<<20), "disk-MiB")
+		})
+	}
+}
+
+// dirSize is the size in bytes of the files under dir.
+func dirSize(dir string) float64 {
+	var total int64
+	filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if info, err := d.Info(); err == nil {
+				total += info.Size()
+			}
+		}
+		return nil
+	})
+	return float64(total)
+}

@@ -1,0 +1,102 @@
+package pvql
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// rollupKeyTexts and rollupFilters are the keys and filters the per-minute rollup answers.
+var (
+	rollupKeyTexts = []string{"protocol", "application", "server.port"}
+	rollupFilters  = []string{"protocol", "server.port", "application"}
+)
+
+// rollupQuery returns a random statement that the rollup can answer (its keys, WHERE and
+// layer read rollup columns only) over a period cut at random seconds, and its meaning.
+func rollupQuery(rng *rand.Rand) (string, refQuery) {
+	q := refQuery{}
+	v := randomValues[rng.IntN(len(randomValues))]
+	text := v.text
+	q.values = append(q.values, v.fn)
+	var keys []string
+	for _, k := range randomKeys {
+		if slices.Contains(rollupKeyTexts, k.text) && rng.IntN(3) == 0 {
+			keys = append(keys, k.text)
+			q.keys = append(q.keys, k.key)
+		}
+	}
+	if rng.IntN(2) == 0 {
+		k := randomTimeKeys[rng.IntN(len(randomTimeKeys))]
+		keys = append([]string{k.text}, keys...)
+		q.keys = append([]refKey{k.key}, q.keys...)
+	}
+	if len(keys) > 0 {
+		text += " BY " + strings.Join(keys, ", ")
+	}
+	var where []func(r *rec) bool
+	if rng.IntN(2) == 0 {
+		var fs []partFilter
+		for _, f := range randomFilters {
+			if slices.ContainsFunc(rollupFilters, func(p string) bool { return strings.HasPrefix(f.text, p+" ") }) {
+				fs = append(fs, f)
+			}
+		}
+		f := fs[rng.IntN(len(fs))]
+		text += " WHERE " + f.text
+		where = append(where, f.fn)
+	}
+	if rng.IntN(4) == 0 {
+		text += " FROM udp"
+		where = append(where, func(r *rec) bool { return r.proto == 17 })
+	}
+	if len(where) > 0 {
+		q.where = func(r *rec) bool { return !slices.ContainsFunc(where, func(w func(*rec) bool) bool { return !w(r) }) }
+	}
+	q.since = testNow - 7300 + rng.Int64N(7000)
+	q.until = q.since + rng.Int64N(testNow+100-q.since)
+	return text + fmt.Sprintf(" SINCE %d UNTIL %d", q.since, q.until), q
+}
+
+// TestRollupAnswersAsRecords checks the statements the per-minute rollup answers (the whole
+// minutes of their period from it, the cut ones from the records) against the reference, on
+// periods cut at random seconds, before and after a retention that cuts a minute.
+func TestRollupAnswersAsRecords(t *testing.T) {
+	recs := testRecords()
+	s := openDB(t, recs)
+	engine := New(s, WithStreamSlices(3))
+	rng := rand.New(rand.NewPCG(21, 34))
+	now := time.Unix(testNow, 0)
+	check := func(recs []rec, n int) {
+		t.Helper()
+		for i := range n {
+			var texts []string
+			var want []refQuery
+			for range 1 + rng.IntN(3) {
+				text, q := rollupQuery(rng)
+				texts, want = append(texts, text), append(want, q)
+			}
+			expr := strings.Join(texts, "; ")
+			got, err := engine.Query(context.Background(), expr, now, time.Hour)
+			if err != nil {
+				t.Fatalf("query %d %q: %v", i, expr, err)
+			}
+			for j, q := range want {
+				if d := diffResult(got[j], q.answer(recs)); d != "" {
+					t.Errorf("query %d %q, statement %d: %s", i, expr, j+1, d)
+				}
+			}
+		}
+	}
+	check(recs, 150)
+	cut := testNow - 5000 + 17 // not a whole minute
+	if _, err := s.DeleteBefore(context.Background(), cut); err != nil {
+		t.Fatal(err)
+	}
+	kept := slices.DeleteFunc(slices.Clone(recs), func(r rec) bool { return r.time < cut })
+	check(kept, 150)
+}

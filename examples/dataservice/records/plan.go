@@ -1,0 +1,260 @@
+package records
+
+import (
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Plan is Queries compiled to one store's SQL. Queries with the same Where share one SELECT,
+// one pass over the records: its rows are the groups of every key set the queries use (key
+// columns, two for an address, then the union of their sums, then with several sets the
+// GROUPING() value telling a row's set). Queries with another Where, or of another key set in
+// a store without grouping sets, are parts read one after another. The period's bounds are
+// the arguments sinceArg and sinceArg+1, set for each Read.
+type Plan struct {
+	query    string
+	args     []any
+	sinceArg int
+	keyCols  []Kind // kinds of the selected key columns, an address as two KindUint64
+	sums     int    // sum columns after the key columns
+	setCol   bool   // a GROUPING() column follows the sums
+	sets     []planSet
+	setOf    map[uint64]int // the set of each GROUPING() value
+	// parts, when not empty, are the plans this one reads in turn; the fields above are then unused.
+	parts []*Plan
+	// rollup, when not nil, is the same plan over the per-minute rollup, for whole minutes.
+	rollup *Plan
+}
+
+// planSet is one set of grouping keys and the queries that group by it.
+type planSet struct {
+	groups  []Group
+	cols    []int // the first selected column of each group
+	answers []planAnswer
+}
+
+// planAnswer is one query answered from a set's rows: the index of its Query and the sum
+// column of each of its Sums.
+type planAnswer struct {
+	query int
+	sums  []int
+}
+
+// compile builds the plan of qs in dialect d over the table named table, and over the rollup
+// table named rollup (none when empty) for the parts whose queries it can answer.
+func compile(d *dialect, table, rollup string, qs []*Query) *Plan {
+	var byWhere [][]int // indexes of the queries of each distinct Where, in order
+	for i, q := range qs {
+		j := slices.IndexFunc(byWhere, func(g []int) bool { return reflect.DeepEqual(qs[g[0]].Where, q.Where) })
+		if j < 0 {
+			byWhere = append(byWhere, nil)
+			j = len(byWhere) - 1
+		}
+		byWhere[j] = append(byWhere[j], i)
+	}
+	var parts []*Plan
+	for _, idx := range byWhere {
+		sets := keySets(qs, idx)
+		if !d.groupingSets {
+			for _, s := range sets {
+				parts = append(parts, compileSets(d, table, d.count, qs, [][]int{s}))
+			}
+			continue
+		}
+		// The key sets the rollup holds are one pass over it (and the cut edges); the others
+		// one pass over the records.
+		var rolled, raw [][]int
+		for _, s := range sets {
+			if rollup != "" && rollable(qs[s[0]]) {
+				rolled = append(rolled, s)
+			} else {
+				raw = append(raw, s)
+			}
+		}
+		if len(rolled) > 0 {
+			p := compileSets(d, table, d.count, qs, rolled)
+			p.rollup = compileSets(d, rollup, d.sum("records"), qs, rolled)
+			parts = append(parts, p)
+		}
+		if len(raw) > 0 {
+			parts = append(parts, compileSets(d, table, d.count, qs, raw))
+		}
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return &Plan{parts: parts}
+}
+
+// keySets splits the queries idx into those of equal Groups, in order.
+func keySets(qs []*Query, idx []int) [][]int {
+	var sets [][]int
+	for _, i := range idx {
+		j := slices.IndexFunc(sets, func(s []int) bool { return slices.Equal(qs[s[0]].Groups, qs[i].Groups) })
+		if j < 0 {
+			sets = append(sets, nil)
+			j = len(sets) - 1
+		}
+		sets[j] = append(sets[j], i)
+	}
+	return sets
+}
+
+// compileSets builds one SELECT over table answering the queries of sets (indexes into qs),
+// which share a Where; each set groups by its own keys. count is the SQL of the record count.
+func compileSets(d *dialect, table, count string, qs []*Query, sets [][]int) *Plan {
+	b := &sqlBuilder{d: d}
+	p := &Plan{}
+	b.WriteString("SELECT ")
+	var aliases []string
+	colOf := map[Group]int{} // the first selected column of each distinct key
+	for _, s := range sets {
+		ps := planSet{groups: qs[s[0]].Groups}
+		for _, g := range ps.groups {
+			c, ok := colOf[g]
+			if !ok {
+				c = len(p.keyCols)
+				colOf[g] = c
+				aliases = p.selectKey(b, aliases, g)
+			}
+			ps.cols = append(ps.cols, c)
+		}
+		p.sets = append(p.sets, ps)
+	}
+	var sumCol [NumSums]int
+	for s := range NumSums {
+		sumCol[s] = -1
+	}
+	for _, s := range sets {
+		for _, i := range s {
+			for _, sum := range qs[i].Sums {
+				sumCol[sum] = 0
+			}
+		}
+	}
+	for s, c := range sumCol {
+		if c < 0 {
+			continue
+		}
+		if p.sums > 0 {
+			b.WriteString(", ")
+		}
+		sumCol[s] = len(p.keyCols) + p.sums
+		p.sums++
+		if col := sumColumn[s]; col >= 0 {
+			b.WriteString(d.sum(col.Name()))
+		} else {
+			b.WriteString(count)
+		}
+	}
+	for si, s := range sets {
+		for _, i := range s {
+			a := planAnswer{query: i}
+			for _, sum := range qs[i].Sums {
+				a.sums = append(a.sums, sumCol[sum])
+			}
+			p.sets[si].answers = append(p.sets[si].answers, a)
+		}
+	}
+	p.setCol = len(sets) > 1
+	if p.setCol {
+		b.WriteString(", GROUPING(" + strings.Join(aliases, ", ") + ")")
+	}
+	b.WriteString(" FROM " + table + " WHERE time >= ")
+	p.sinceArg = len(b.args)
+	d.param(b, int64(0), KindInt64)
+	b.WriteString(" AND time < ")
+	d.param(b, int64(0), KindInt64)
+	if w := qs[sets[0][0]].Where; w != nil {
+		b.WriteString(" AND ")
+		b.cond(w)
+	}
+	switch {
+	case p.setCol:
+		p.groupingSets(b, aliases)
+	case len(aliases) > 0:
+		b.WriteString(" GROUP BY " + strings.Join(aliases, ", "))
+		if limit := setLimit(qs, sets[0]); limit > 0 {
+			b.WriteString(" LIMIT " + strconv.Itoa(limit))
+		}
+	}
+	p.query, p.args = b.String(), b.args
+	return p
+}
+
+// setLimit is the Limit of the queries of one set: the largest, or 0 when one has none.
+func setLimit(qs []*Query, set []int) int {
+	limit := 0
+	for _, i := range set {
+		if qs[i].Limit == 0 {
+			return 0
+		}
+		limit = max(limit, qs[i].Limit)
+	}
+	return limit
+}
+
+// groupingSets writes GROUP BY GROUPING SETS over the plan's sets and maps the GROUPING()
+// value of each (a bit per alias, the first the highest, set when the alias is not grouped).
+func (p *Plan) groupingSets(b *sqlBuilder, aliases []string) {
+	b.WriteString(" GROUP BY GROUPING SETS (")
+	p.setOf = map[uint64]int{}
+	for si, s := range p.sets {
+		if si > 0 {
+			b.WriteString(", ")
+		}
+		var names []string
+		grouped := make([]bool, len(aliases))
+		for gi, g := range s.groups {
+			for k := range len(g.columns()) {
+				grouped[s.cols[gi]+k] = true
+				names = append(names, aliases[s.cols[gi]+k])
+			}
+		}
+		b.WriteString("(" + strings.Join(names, ", ") + ")")
+		var mask uint64
+		for i, g := range grouped {
+			if !g {
+				mask |= 1 << (len(aliases) - 1 - i)
+			}
+		}
+		p.setOf[mask] = si
+	}
+	b.WriteString(")")
+}
+
+// columns returns the SQL columns of the key: one, or two for an address.
+func (g Group) columns() []string {
+	if g.Bucket > 0 {
+		return []string{"time"}
+	}
+	return g.Column.sqlNames()
+}
+
+// selectKey writes the columns of key g, each as k<i>, the alias GROUP BY names (both dialects
+// accept aliases there; positions mean constants in older ClickHouse).
+func (p *Plan) selectKey(b *sqlBuilder, aliases []string, g Group) []string {
+	as := func(expr string, k Kind) {
+		a := "k" + strconv.Itoa(len(aliases))
+		b.WriteString(expr + " AS " + a + ", ")
+		aliases = append(aliases, a)
+		p.keyCols = append(p.keyCols, k)
+	}
+	if g.Bucket > 0 {
+		// The point T (a multiple of N) covering time is time - mod(time, N) + N, with mod
+		// written to stay non-negative for times before 1970.
+		n := strconv.FormatInt(g.Bucket, 10)
+		as(b.d.bucket("time - ((time % "+n+") + "+n+") % "+n+" + "+n), KindInt64)
+		return aliases
+	}
+	k := g.Column.Kind()
+	if k == KindAddr {
+		k = KindUint64
+	}
+	for _, name := range g.Column.sqlNames() {
+		as(name, k)
+	}
+	return aliases
+}

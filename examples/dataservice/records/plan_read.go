@@ -1,0 +1,91 @@
+package records
+
+import "fmt"
+
+// resultRows is what both drivers' query results offer.
+type resultRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// scan reads every row of rs into dests, decodes it from vals (dests themselves, or what they
+// point to) and calls fn with it once for each query the row answers.
+func (p *Plan) scan(rs resultRows, dests, vals []any, fn func(*Row) error) error {
+	var r Row
+	for rs.Next() {
+		if err := rs.Scan(dests...); err != nil {
+			return fmt.Errorf("records: read: %w", err)
+		}
+		if err := p.emit(vals, &r, fn); err != nil {
+			return err
+		}
+	}
+	if err := rs.Err(); err != nil {
+		return fmt.Errorf("records: read: %w", err)
+	}
+	return nil
+}
+
+// each calls fn with each part of p in turn: p itself when it has none.
+func (p *Plan) each(fn func(*Plan) error) error {
+	if len(p.parts) == 0 {
+		return fn(p)
+	}
+	for _, part := range p.parts {
+		if err := fn(part); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// width is the number of columns of the plan's rows.
+func (p *Plan) width() int {
+	if p.setCol {
+		return len(p.keyCols) + p.sums + 1
+	}
+	return len(p.keyCols) + p.sums
+}
+
+// emit decodes one result row scanned into vals (values or pointers to them; NULL is nil) and
+// calls fn with it once for each query its set answers. An error of fn is returned as is.
+func (p *Plan) emit(vals []any, r *Row, fn func(*Row) error) error {
+	si := 0
+	if p.setCol {
+		si = p.setOf[toUint64(vals[len(p.keyCols)+p.sums])]
+	}
+	s := &p.sets[si]
+	r.Keys = r.Keys[:0]
+	for gi, g := range s.groups {
+		c := s.cols[gi]
+		switch {
+		case g.Bucket > 0:
+			r.Keys = append(r.Keys, Value{Lo: toUint64(vals[c])})
+		case g.Column.Kind() == KindAddr:
+			r.Keys = append(r.Keys, Value{Hi: toUint64(vals[c]), Lo: toUint64(vals[c+1])})
+		case g.Column.Kind() == KindString:
+			var v Value
+			switch s := vals[c].(type) {
+			case string:
+				v.Str = s
+			case *string:
+				v.Str = *s
+			}
+			r.Keys = append(r.Keys, v)
+		default:
+			r.Keys = append(r.Keys, Value{Lo: toUint64(vals[c])})
+		}
+	}
+	for _, a := range s.answers {
+		r.Query = a.query
+		r.Sums = r.Sums[:0]
+		for _, c := range a.sums {
+			r.Sums = append(r.Sums, toUint64(vals[c]))
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}

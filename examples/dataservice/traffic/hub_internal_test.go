@@ -1,0 +1,174 @@
+package traffic
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/pvql"
+)
+
+// numbered answers with the number of the call, in AccumulatedTime.
+func numbered(calls *atomic.Int64, gate <-chan struct{}) answer {
+	return func(ctx context.Context, _ string) ([]pvql.Result, error) {
+		<-gate
+		return []pvql.Result{{Meta: pvql.Meta{AccumulatedTime: calls.Add(1)}}}, nil
+	}
+}
+
+// waitFollowers waits until the run of k has n followers.
+func waitFollowers(t *testing.T, h *hub, k followKey, n int) {
+	t.Helper()
+	for {
+		h.mu.Lock()
+		r := h.runs[k]
+		got := 0
+		if r != nil {
+			got = r.followers
+		}
+		h.mu.Unlock()
+		if got == n {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestHubSharesOneComputation checks that the followers of one expression (written with
+// other spacing) at one interval get the same answers from one computation, and that the
+// computation ends with its last follower.
+func TestHubSharesOneComputation(t *testing.T) {
+	var h hub
+	var calls atomic.Int64
+	gate := make(chan struct{})
+	compute := numbered(&calls, gate)
+	const n = 20
+	got := make([][]int64, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		expr := "traffic  BY application"
+		if i%2 == 0 {
+			expr = "traffic BY\tapplication "
+		}
+		wg.Go(func() {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			err := h.follow(ctx, expr, 10*time.Millisecond, compute, func(res []pvql.Result) error {
+				if got[i] = append(got[i], res[0].Meta.AccumulatedTime); len(got[i]) == 2 {
+					cancel()
+				}
+				return nil
+			})
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("follower %d ended with %v", i, err)
+			}
+		})
+	}
+	waitFollowers(t, &h, followKey{"traffic BY application", 10 * time.Millisecond}, n)
+	close(gate)
+	wg.Wait()
+	for i, g := range got {
+		if len(g) != 2 || g[0] != 1 || g[1] <= 1 {
+			t.Errorf("follower %d got answers %v, want the first computation's (1) then a later one", i, g)
+		}
+	}
+	if c := calls.Load(); c >= 2*n {
+		t.Errorf("%d computations for %d followers of 2 answers each: not shared", c, n)
+	}
+	if len(h.runs) != 0 {
+		t.Errorf("%d runs left after every follower left", len(h.runs))
+	}
+}
+
+// TestHubSeparatesIntervals checks that followers of another interval or expression do not
+// share a computation.
+func TestHubSeparatesIntervals(t *testing.T) {
+	var h hub
+	gate := make(chan struct{})
+	defer close(gate)
+	var calls atomic.Int64
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for _, f := range []struct {
+		expr     string
+		interval time.Duration
+	}{{"traffic", time.Second}, {"traffic", 2 * time.Second}, {"records", time.Second}} {
+		wg.Go(func() {
+			h.follow(ctx, f.expr, f.interval, numbered(&calls, gate), func([]pvql.Result) error { return nil })
+		})
+		waitFollowers(t, &h, followKey{f.expr, f.interval}, 1)
+	}
+	if len(h.runs) != 3 {
+		t.Errorf("%d runs for three distinct followers", len(h.runs))
+	}
+	cancel()
+	wg.Wait()
+}
+
+// TestHubEndsEveryFollowerOnError checks that a failed computation ends each of its followers
+// with its error, and that a later follower starts afresh.
+func TestHubEndsEveryFollowerOnError(t *testing.T) {
+	var h hub
+	boom := errors.New("boom")
+	gate := make(chan struct{})
+	failing := func(ctx context.Context, _ string) ([]pvql.Result, error) {
+		<-gate
+		return nil, boom
+	}
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() {
+			err := h.follow(context.Background(), "traffic", 5*time.Millisecond, failing, func([]pvql.Result) error { return nil })
+			if !errors.Is(err, boom) {
+				t.Errorf("follower ended with %v, want the computation's error", err)
+			}
+		})
+	}
+	waitFollowers(t, &h, followKey{"traffic", 5 * time.Millisecond}, 3)
+	close(gate)
+	wg.Wait()
+	var calls atomic.Int64
+	open := make(chan struct{})
+	close(open)
+	err := h.follow(context.Background(), "traffic", 5*time.Millisecond, numbered(&calls, open), func([]pvql.Result) error { return boom })
+	if !errors.Is(err, boom) || calls.Load() == 0 {
+		t.Errorf("a follower after the failure: %v after %d computations, want a fresh run", err, calls.Load())
+	}
+}
+
+// TestHubLatest checks that a joining follower can start from the shared computation's last
+// answer, once there is one and while someone follows.
+func TestHubLatest(t *testing.T) {
+	var h hub
+	if _, ok := h.latest("traffic", time.Second); ok {
+		t.Fatal("an answer before anyone follows")
+	}
+	var calls atomic.Int64
+	gate := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	got := make(chan struct{}, 100)
+	done := make(chan error)
+	go func() {
+		done <- h.follow(ctx, "traffic  ", 5*time.Millisecond, numbered(&calls, gate), func([]pvql.Result) error {
+			got <- struct{}{}
+			return nil
+		})
+	}()
+	waitFollowers(t, &h, followKey{"traffic", 5 * time.Millisecond}, 1)
+	if _, ok := h.latest(" traffic", 5*time.Millisecond); ok {
+		t.Error("an answer before the first computation")
+	}
+	close(gate)
+	<-got
+	if res, ok := h.latest(" traffic", 5*time.Millisecond); !ok || res[0].Meta.AccumulatedTime < 1 {
+		t.Errorf("after an answer, latest gives %v, %v", res, ok)
+	}
+	cancel()
+	<-done
+	if _, ok := h.latest("traffic", 5*time.Millisecond); ok {
+		t.Error("an answer after the last follower left")
+	}
+}

@@ -1,0 +1,168 @@
+// collector.js: the flow collector's status (#/collector): the sockets it listens on, its
+// totals, and a row per exporter, from the collector-status function, asked again every
+// REFRESH milliseconds while the view shows (and the tab is visible).
+
+import {AUTH_NEEDED} from './api.js';
+import {formatValue} from './format.js';
+import {$, el, formatDate} from './ui.js';
+
+const REFRESH = 5000;
+
+// QUIET is how long without a datagram makes an exporter show as quiet (Cisco routers send
+// templates at least every 30 minutes; a busy exporter sends every second).
+const QUIET = 5 * 60 * 1000;
+
+const PROTOCOLS = {netflow: 'NetFlow', sflow: 'sFlow'};
+const KINDS = {'netflow-v5': 'NetFlow v5', 'netflow-v9': 'NetFlow v9', 'ipfix': 'IPFIX', 'sflow-v5': 'sFlow v5'};
+
+const count = new Intl.NumberFormat();
+
+// COLUMNS are the table's columns after the exporter's address: heading, class and cell.
+const COLUMNS = [
+  {name: 'Protocols', cell: (e) => e.protocols.length ? e.protocols.map((p) => KINDS[p] || p).join(', ') : '–'},
+  {name: 'Flows/s', num: true, cell: (e) => formatValue(e.flows_per_second)},
+  {name: 'Flows', num: true, cell: (e) => count.format(e.flows)},
+  {name: 'Datagrams', num: true, cell: (e) => count.format(e.datagrams)},
+  {name: 'Dropped', num: true, cell: (e) => count.format(e.dropped), bad: (e) => e.dropped > 0},
+  {name: 'Errors', num: true, cell: errorsCell, bad: (e) => problems(e).length > 0},
+  {name: 'Templates', num: true, cell: (e) => count.format(e.templates)},
+  {name: 'First seen', cell: (e) => timeCell(e.first_seen)},
+  {name: 'Last seen', cell: (e) => lastSeenCell(e.last_seen)},
+];
+
+// problems lists an exporter's counters of trouble besides drops, for people.
+function problems(e) {
+  const out = [];
+  if (e.decode_errors) out.push(`${count.format(e.decode_errors)} undecodable`);
+  if (e.sets_without_template) out.push(`${count.format(e.sets_without_template)} sets without template`);
+  if (e.templates_refused) out.push(`${count.format(e.templates_refused)} templates refused`);
+  if (e.records_invalid) out.push(`${count.format(e.records_invalid)} records invalid`);
+  return out;
+}
+
+function errorsCell(e) {
+  const p = problems(e);
+  if (!p.length) return '0';
+  const box = el('span');
+  for (const [i, text] of p.entries()) {
+    if (i) box.append(el('br'));
+    box.append(text);
+  }
+  return box;
+}
+
+function timeCell(t) {
+  return el('time', {datetime: t, title: new Date(t).toLocaleString()}, formatDate(t));
+}
+
+// lastSeenCell says how long ago t was, with a "quiet" badge after QUIET.
+function lastSeenCell(t) {
+  const ago = Date.now() - Date.parse(t);
+  const box = el('span');
+  box.append(el('time', {datetime: t, title: new Date(t).toLocaleString()}, since(ago)));
+  if (ago > QUIET) box.append(' ', el('span', {class: 'badge quiet'}, 'quiet'));
+  return box;
+}
+
+// since writes a time span for people: "just now", "12 s ago", "5 min ago", "3 h ago".
+function since(ms) {
+  const s = Math.floor(ms / 1000);
+  if (s < 2) return 'just now';
+  if (s < 120) return `${s} s ago`;
+  if (s < 7200) return `${Math.floor(s / 60)} min ago`;
+  if (s < 172800) return `${Math.floor(s / 3600)} h ago`;
+  return `${Math.floor(s / 86400)} days ago`;
+}
+
+// Collector shows the collector's status over api.
+export class Collector {
+  constructor(api) {
+    this.api = api;
+    this.timer = 0;
+    this.enabled = null; // whether the service collects flows, once known
+    $('collector-head').replaceChildren(el('th', {scope: 'col'}, 'Exporter'),
+      ...COLUMNS.map((c) => el('th', {scope: 'col', class: c.num ? 'num' : ''}, c.name)));
+    document.addEventListener('visibilitychange', () => {
+      if (!document.hidden && this.showing()) this.refresh();
+    });
+  }
+
+  showing() {
+    return !$('collector-view').hidden;
+  }
+
+  // show answers the status at once, then again every REFRESH while the view shows.
+  async show() {
+    clearTimeout(this.timer);
+    await this.refresh();
+  }
+
+  async refresh() {
+    clearTimeout(this.timer);
+    try {
+      this.draw(await this.api.call('collector-status'));
+      $('collector-error').hidden = true;
+    } catch (e) {
+      if (e.code === AUTH_NEEDED) return; // the sign-in form shows
+      $('collector-error').textContent = `The status could not be read: ${e.message}. Trying again.`;
+      $('collector-error').hidden = false;
+    }
+    if (this.enabled === false) return; // no collector starts while the service runs
+    this.timer = setTimeout(() => {
+      if (this.showing() && !document.hidden) this.refresh();
+    }, REFRESH);
+  }
+
+  draw(st) {
+    this.enabled = st.enabled;
+    $('collector-disabled').hidden = st.enabled;
+    $('collector-status').hidden = !st.enabled;
+    $('collector-updated').textContent = `Updated ${new Date().toLocaleTimeString()}`;
+    if (!st.enabled) return;
+    $('collector-listen').replaceChildren(...st.listen.map((s) => {
+      const li = el('li');
+      li.append(`${PROTOCOLS[s.protocol] || s.protocol} on `, el('code', {}, s.address));
+      return li;
+    }));
+    const t = st.totals;
+    const tiles = [
+      ['Exporters', t.exporters, `${count.format(t.exporters)} of at most ${count.format(st.max_exporters)}`],
+      ['Flows per second', t.flows_per_second, 'Over the last minute'],
+      ['Flows', t.flows, `${count.format(t.records_stored)} record${t.records_stored === 1 ? '' : 's'} stored`],
+      ['Datagrams', t.datagrams, `${count.format(t.decode_errors)} undecodable`],
+      ['Dropped', t.dropped + t.refused_datagrams, dropNote(t), t.dropped + t.refused_datagrams + t.records_lost > 0],
+    ];
+    $('collector-totals').replaceChildren(...tiles.map(([name, v, note, bad]) => {
+      const d = el('div', {class: `card stat${bad ? ' bad' : ''}`});
+      d.append(el('span', {class: 'stat-name'}, name),
+        el('span', {class: 'stat-value', title: count.format(v)}, formatValue(v)),
+        el('span', {class: 'stat-note'}, note));
+      return d;
+    }));
+    $('collector-body').replaceChildren(...st.exporters.map((e) => this.row(e)));
+    $('collector-table').hidden = st.exporters.length === 0;
+    $('collector-none').hidden = st.exporters.length > 0;
+  }
+
+  row(e) {
+    const tr = el('tr', {'data-exporter': e.address});
+    tr.append(el('th', {scope: 'row', class: 'name'}, e.address));
+    for (const c of COLUMNS) {
+      const td = el('td', {'data-label': c.name});
+      if (c.num) td.classList.add('num');
+      if (c.bad?.(e)) td.classList.add('bad');
+      td.append(c.cell(e));
+      tr.append(td);
+    }
+    return tr;
+  }
+}
+
+// dropNote says why datagrams or records were dropped, when any were.
+function dropNote(t) {
+  const out = [];
+  if (t.dropped) out.push(`${count.format(t.dropped)} by a full queue`);
+  if (t.refused_datagrams) out.push(`${count.format(t.refused_datagrams)} from exporters over the bound`);
+  if (t.records_lost) out.push(`${count.format(t.records_lost)} records the store refused`);
+  return out.length ? out.join('; ') : 'None';
+}
