@@ -129,7 +129,8 @@ func ReadOnly() Option {
 
 // NoStore declares that the function's answers carry secrets (a session ID, an API key): the
 // transport answers them with Cache-Control: no-store, so that no browser or proxy cache keeps
-// them. Default: off.
+// them, and never compresses them, so that their length cannot reveal a secret put next to
+// text the caller chose (BREACH). Default: off.
 func NoStore() Option {
 	return func(f *Func) error { f.NoStore = true; return nil }
 }

@@ -35,6 +35,10 @@ type Config struct {
 	CallTimeout time.Duration
 	// StreamTimeout is the longest a stream may run before it ends with TIMEOUT. Default: 1 h.
 	StreamTimeout time.Duration
+	// CompressMinBytes is the size from which a JSON answer is gzipped for a client that
+	// accepts it (Accept-Encoding); negative: never. Answers of registry.NoStore functions are
+	// never compressed (BREACH), nor are streams and WebSocket messages. Default: 1024.
+	CompressMinBytes int
 	// SessionCookie names the cookie that carries a session ID. Default: "Svc-Session". auth's
 	// login sets this cookie and doc describes it: it is the one setting of the name.
 	SessionCookie string
@@ -83,6 +87,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.KeyHeader == "" {
 		c.KeyHeader = registry.DefaultKeyHeader
+	}
+	if c.CompressMinBytes == 0 {
+		c.CompressMinBytes = 1024
 	}
 	if c.MountPath == "" {
 		c.MountPath = registry.DefaultMountPath

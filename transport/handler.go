@@ -135,7 +135,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	if err := writeResult(w, res); err != nil {
+	if err := writeResult(w, res, h.compressMin(w, r, f)); err != nil {
 		h.cfg.Logger.Error("result does not encode as JSON", zap.String("function", f.Name), zap.Error(err))
 	}
 }
