@@ -48,6 +48,9 @@ type funcSpec struct {
 //   - create-user(user, password, [role], [admin]): administrators only.
 //   - set-role(user, role): administrators only; nobody changes their own role.
 //   - delete-user(user): administrators only; ends the user's sessions and keys at once.
+//   - whoami(): the caller's user, role, token kind (session or key), key name and session
+//     expiry (see [Whoami]). Read-only users too. An API that adds it after its first version
+//     says so with ForFunc("whoami", registry.Since(...)).
 func (a *Authenticator) Register(reg *registry.Registry, opts ...FuncOption) error {
 	reader, admin := Requires(RoleReadOnly), Requires(RoleAdmin)
 	funcs := []funcSpec{
@@ -71,6 +74,8 @@ func (a *Authenticator) Register(reg *registry.Registry, opts ...FuncOption) err
 			registry.Describe("Deletes a user, ending its sessions and API keys at once. Administrators only; nobody deletes themselves.")}},
 		{"change-password", a.changePassword, []registry.Option{reader,
 			registry.Describe("Changes the caller's password, given the current one. Ends the caller's other sessions; API keys stay valid.")}},
+		{"whoami", a.whoami, []registry.Option{reader, registry.ReadOnly(),
+			registry.Describe("Answers who the caller is: user, role, administrator or not, the kind of token (session or key), the key's name, and when a session ends.")}},
 	}
 	for _, o := range opts {
 		if !slices.ContainsFunc(funcs, func(f funcSpec) bool { return f.name == o.name }) {
