@@ -69,7 +69,7 @@ func start(t testing.TB, dir string, logs io.Writer) (*httptest.Server, *auth.Au
 	reg := registry.New()
 	fnapi.MustRegisterBuiltins(reg)
 	a.MustRegister(reg)
-	reg.MustRegister("whoami", func(ctx context.Context) string { return auth.FromContext(ctx).User })
+	reg.MustRegister("user-name", func(ctx context.Context) string { return auth.FromContext(ctx).User })
 	h, err := fnapi.New(reg, fnapi.WithInterceptors(a.Interceptor()), fnapi.WithLogger(log))
 	if err != nil {
 		t.Fatal(err)
@@ -120,14 +120,14 @@ func result(t testing.TB, srv *httptest.Server, fn string, args map[string]any) 
 
 func wantRefused(t *testing.T, srv *httptest.Server, what string, args map[string]any) {
 	t.Helper()
-	if m := call(t, srv, "whoami", args); m["error"] != "API-AUTHENTICATION-NEEDED" {
+	if m := call(t, srv, "user-name", args); m["error"] != "API-AUTHENTICATION-NEEDED" {
 		t.Errorf("%s: %v, want API-AUTHENTICATION-NEEDED", what, m)
 	}
 }
 
 func wantAccepted(t *testing.T, srv *httptest.Server, what string, args map[string]any, user string) {
 	t.Helper()
-	if m := call(t, srv, "whoami", args); m["result"] != user {
+	if m := call(t, srv, "user-name", args); m["result"] != user {
 		t.Errorf("%s: %v, want %s", what, m, user)
 	}
 }
@@ -146,7 +146,7 @@ func scenario(t testing.TB, srv *httptest.Server) tokens {
 	tk.Session = result(t, srv, "login", map[string]any{"user": "admin", "password": adminPassword})
 	tk.Key = result(t, srv, "create-api-key", map[string]any{"name": "ci", "_session": tk.Session})
 	tk.Revoked = append(tk.Revoked, result(t, srv, "create-api-key", map[string]any{"name": "old", "_session": tk.Session}))
-	result(t, srv, "whoami", map[string]any{"_key": tk.Revoked[0]})
+	result(t, srv, "user-name", map[string]any{"_key": tk.Revoked[0]})
 	if m := call(t, srv, "revoke-api-key", map[string]any{"name": "old", "_key": tk.Key}); m["result"] != true {
 		t.Fatalf("revoke: %v", m)
 	}
@@ -156,12 +156,12 @@ func scenario(t testing.TB, srv *httptest.Server) tokens {
 	}
 	bob := result(t, srv, "login", map[string]any{"user": "bob", "password": bobPassword})
 	bobKey := result(t, srv, "create-api-key", map[string]any{"name": "ci", "_session": bob})
-	result(t, srv, "whoami", map[string]any{"_key": bobKey})
+	result(t, srv, "user-name", map[string]any{"_key": bobKey})
 	if m := call(t, srv, "delete-user", map[string]any{"user": "bob", "_session": tk.Session}); m["result"] != true {
 		t.Fatalf("delete-user: %v", m)
 	}
 	tk.DeletedUsers = []string{bob, bobKey}
-	result(t, srv, "whoami", map[string]any{"_key": tk.Key})
+	result(t, srv, "user-name", map[string]any{"_key": tk.Key})
 	tk.Passwords = []string{adminPassword, bobPassword}
 	return tk
 }
@@ -247,7 +247,7 @@ func child(t *testing.T, dir string) {
 	b, _ := json.Marshal(tk)
 	fmt.Printf("TOKENS %s\n", b)
 	for {
-		result(t, srv, "whoami", map[string]any{"_key": tk.Key})
+		result(t, srv, "user-name", map[string]any{"_key": tk.Key})
 	}
 }
 
