@@ -88,3 +88,25 @@ func TestImports(t *testing.T) {
 		t.Fatalf("decl imports %v, want only %v and the standard library", got, want)
 	}
 }
+
+func TestWith(t *testing.T) {
+	d := decl.Func[args, string]("greet", decl.Errors("NOT-WELCOME"), decl.Describe("Greets."))
+	later := d.With(decl.Since("1.2"), decl.Errors("GONE"))
+	if later.Since() != version.MustParse("1.2") || later.SinceText() != "1.2" || later.Name() != "greet" ||
+		later.Description() != "Greets." || !reflect.DeepEqual(later.Errors(), []apierr.Code{"NOT-WELCOME", "GONE"}) {
+		t.Fatalf("With gave %+v", later)
+	}
+	if d.Since() != version.MustParse("1.0") || len(d.Errors()) != 1 {
+		t.Fatalf("With changed the original: %+v", d)
+	}
+	s := decl.Stream[decl.None, int]("count").With(decl.Until("2.0"))
+	if u, ok := s.Until(); !ok || u != version.MustParse("2.0") {
+		t.Fatalf("StreamFunction.With gave %+v", s)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("With accepted Until before Since")
+		}
+	}()
+	later.With(decl.Until("1.1"))
+}
