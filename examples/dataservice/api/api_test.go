@@ -25,6 +25,7 @@ func TestImports(t *testing.T) {
 	want := map[string]bool{
 		"github.com/fnapi/fnapi/apierr": true, "github.com/fnapi/fnapi/version": true,
 		"github.com/fnapi/fnapi/decl": true, "github.com/fnapi/fnapi/examples/dataservice/api": true,
+		"github.com/fnapi/fnapi/auth/authapi": true,
 	}
 	for _, p := range strings.Fields(string(out)) {
 		if !want[p] {
