@@ -17,7 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/client"
+	"github.com/fnapi/fnapi/decl"
+	"github.com/fnapi/fnapi/examples/dataservice/api"
 )
 
 // The test binary doubles as the service: run with DATASERVICE_MAIN=1 it is main().
@@ -114,17 +117,17 @@ func TestCommandLine(t *testing.T) {
 	}
 	ctx := context.Background()
 	anon, _ := client.New(p.url+"/api", client.WithHTTPClient(insecure()))
-	var session string
-	if err := anon.Call(ctx, "login", map[string]string{"user": "admin", "password": strings.TrimSpace(string(pw))}, &session); err != nil {
+	session, err := client.Call(ctx, anon, authapi.Login, authapi.LoginArgs{User: "admin", Password: strings.TrimSpace(string(pw))})
+	if err != nil {
 		t.Fatal(err)
 	}
 	c, _ := client.New(p.url+"/api", client.WithHTTPClient(insecure()), client.WithSession(session))
-	var key string
-	if err := c.Call(ctx, "create-api-key", map[string]string{"name": "ops"}, &key); err != nil {
+	key, err := client.Call(ctx, c, authapi.CreateAPIKey, authapi.KeyArgs{Name: "ops"})
+	if err != nil {
 		t.Fatal(err)
 	}
-	var cfg map[string]any
-	if err := c.Call(ctx, "get-config", nil, &cfg); err != nil || cfg["session_idle"] != "30m" || cfg["rate_limit"] != 500.0 {
+	cfg, err := client.Call(ctx, c, api.GetConfig, decl.None{})
+	if err != nil || string(cfg["session_idle"]) != `"30m"` || string(cfg["rate_limit"]) != "500" {
 		t.Fatalf("-session-idle 30m -rate-limit 500: get-config = %v, %v", cfg, err)
 	}
 	// The demo backfills the last 24 hours at start; poll until the count in a fixed window
