@@ -28,9 +28,10 @@ func TestErrorAttributesDocumented(t *testing.T) {
 		Name  string `json:"name"`
 		Times int    `json:"times,omitempty" jsonschema:"minimum=1"`
 	}
-	reg.MustRegister("greet", func(in greetArgs) string { return in.Name }, registry.Requires(registry.Public))
+	reg.MustRegister("greet", func(in greetArgs) string { return in.Name }, registry.Requires(registry.Public),
+		registry.MaxBody(64))
 	reg.MustRegister("secret", func() string { return "" })
-	api, err := fnapi.New(reg, fnapi.WithConfig(transport.Config{MaxArgs: 3}), fnapi.WithMaxBodyBytes(64))
+	api, err := fnapi.New(reg, fnapi.WithConfig(transport.Config{MaxArgs: 3}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,11 +51,6 @@ func WithCallTimeout(d time.Duration) Option {
 	return func(c *transport.Config) { c.CallTimeout = d }
 }
 
-// WithMaxBodyBytes limits request bodies. Default: 1 MiB.
-func WithMaxBodyBytes(n int64) Option {
-	return func(c *transport.Config) { c.MaxBodyBytes = n }
-}
-
 // WithMetrics records per-function metrics into m; serve m.Handler() at a path of your choice.
 // Default: none.
 func WithMetrics(m *transport.Metrics) Option {

@@ -40,7 +40,9 @@ type Server struct {
 	// debug level. Default: no logging.
 	Logger *zap.Logger
 	// ReadHeaderTimeout bounds the reading of a request's headers, against slow clients.
-	// Default: 10 s.
+	// Default: 10 s. The fnapi handler bounds the reading of each body itself (30 s plus its
+	// length at 64 KiB/s by default: transport.Config.BodyTimeout and MinBodyRate); a server
+	// of the standard library's ReadTimeout would cut long streams instead.
 	ReadHeaderTimeout time.Duration
 	// IdleTimeout closes keep-alive connections idle this long. Default: 2 min.
 	IdleTimeout time.Duration

@@ -29,6 +29,7 @@ type Authenticator struct {
 	dummy    string // a password hash no password matches, checked for unknown users
 	throttle *throttle
 	cache    *cache
+	streams  *streams
 
 	flushMu   sync.Mutex // one flush at a time
 	flushing  atomic.Bool
@@ -66,8 +67,9 @@ func New(store Store, opts ...Option) (*Authenticator, error) {
 		flush:    c.flushEvery,
 		hasher:   &hasher{params: c.argon2.withDefaults(), sem: make(chan struct{}, c.hashes)},
 		throttle: newThrottle(c.userLimit, c.addrLimit),
-		cache:    newCache(c.cacheMax),
+		streams:  &streams{},
 	}
+	a.cache = newCache(c.cacheMax, a.streams)
 	if err := a.SetSessionLimits(c.idle, c.max); err != nil {
 		return nil, err
 	}

@@ -33,9 +33,12 @@ type cache struct {
 	max     int
 	gen     atomic.Uint64
 	pending []*entry // evicted entries whose last use the store does not have yet
+	streams *streams // the running streams, ended with their tokens
 }
 
-func newCache(max int) *cache { return &cache{m: make(map[Hash]*entry), max: max} }
+func newCache(max int, s *streams) *cache {
+	return &cache{m: make(map[Hash]*entry), max: max, streams: s}
+}
 
 func (c *cache) get(h Hash) *entry {
 	c.mu.RLock()
@@ -66,24 +69,26 @@ func (c *cache) put(e *entry, gen uint64) {
 	c.m[e.hash] = e
 }
 
-// drop removes the entries for which match is true.
+// drop removes the entries for which match is true, and ends their streams.
 func (c *cache) drop(match func(*entry) bool) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.gen.Add(1)
 	for h, e := range c.m {
 		if match(e) {
 			delete(c.m, h)
 		}
 	}
+	c.mu.Unlock()
+	c.streams.end(match)
 }
 
-// remove removes the entry of h.
+// remove removes the entry of h, and ends its streams.
 func (c *cache) remove(h Hash) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.gen.Add(1)
 	delete(c.m, h)
+	c.mu.Unlock()
+	c.streams.end(func(e *entry) bool { return e.hash == h })
 }
 
 // unflushed returns the entries whose last use the store does not have, and what that use is.

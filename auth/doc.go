@@ -27,11 +27,22 @@
 // session ID; other functions take the API key when the call has one, else the session ID. A
 // call whose only token is the cookie is refused when the browser marks it cross-site
 // (Sec-Fetch-Site: cross-site, or a foreign Origin): with cookies a page of another site could
-// otherwise call the API as its visitor. A missing, malformed, unknown, expired or revoked
-// token answers API-AUTHENTICATION-NEEDED with path, before any argument is read.
+// otherwise call the API as its visitor. Unless its function is declared read-only
+// (registry.ReadOnly), such a call is also refused unless the browser says it comes from the
+// server's own origin (Sec-Fetch-Site: same-origin, or without Sec-Fetch-Site an Origin equal
+// to the server's, scheme included, or an allowed one): a page of a sibling subdomain is
+// same-site but not same-origin, and must not change anything as the visitor. Every function
+// is taken to change something unless marked read-only, so a forgotten mark errs on the safe
+// side. Both refusals answer API-AUTHENTICATION-NEEDED with a reason. A call carrying a
+// session ID and an API key of two different users is refused with INVALID-ARGUMENT
+// ("conflicting credentials"); a stale second token is no conflict. A missing, malformed,
+// unknown, expired or revoked token answers API-AUTHENTICATION-NEEDED with path, before any
+// argument is read.
 //
 // login sets the cookie HttpOnly, Secure, SameSite=Strict, Path=/, without Expires (it ends
-// with the browser session), except on a cross-site request.
+// with the browser session), only for a request from the server's own origin (the same rule
+// as above): a page of another site, even a sibling, cannot sign the browser in as someone
+// else. Other callers take the session ID from the answer.
 //
 // # Cost of a call
 //
@@ -39,17 +50,31 @@
 // a map read, about a microsecond. Last uses are recorded in memory and written to the store in
 // one batch every flush interval (WithFlushInterval), never during a call. Logout, revocation,
 // password changes and user deletion made through an Authenticator take effect at once on it;
-// another server sharing the store sees them within the cache TTL (default 2 s).
+// another server sharing the store sees them within the cache TTL (default 2 s). They reach
+// running streams too (HTTP and WebSocket): a stream ends with API-AUTHENTICATION-NEEDED as
+// soon as its token ends, whether by revoke-api-key, logout, a session's maximum lifetime
+// (checked four times a second), delete-user, or, done through another server, once the
+// cache TTL has passed. A running stream counts as a use of its session for the idle
+// timeout.
 //
 // # Passwords
 //
 // Passwords are hashed with argon2id (19 MiB, 2 iterations by default; see WithArgon2), at
 // most GOMAXPROCS hashes at once. login answers INVALID-CREDENTIALS for an unknown user and a
 // wrong password alike, and hashes against a dummy hash for an unknown user so that both take
-// the same time. Failed attempts are throttled per user name (5, then one every 30 s) and per
-// client address (20, then one every 3 s; an IPv6 client counts by its /64), and the attempt is
-// paid for before the password is checked, so parallel guesses gain nothing; past the budget,
-// RATE-LIMITED with retry_after in seconds. A successful login gives its attempt back.
+// the same time. Failed attempts are throttled (see WithLoginLimits), and an attempt is paid for
+// before the password is checked, so parallel guesses gain nothing; past a budget, RATE-LIMITED
+// with retry_after in seconds. The budgets:
+//
+//   - per client address (an IPv6 client counts by its /64): 20, then one every 3 s;
+//   - per user name from each address: 5, then one every 30 s;
+//   - per user name across the addresses not known for the user: 5, then one every 30 s. An
+//     address is known for a user once it logged in as that user, for 30 days.
+//
+// So an attacker guessing a user's password from other addresses, however many, runs out of
+// the shared budget of unknown addresses, while the user still logs in from the addresses
+// they used before; only a first login from a new address waits out the attack. A successful
+// login gives its attempt back and clears the failures of its user and address.
 //
 // # Who may do what
 //

@@ -11,12 +11,14 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/registry"
+	"github.com/fnapi/fnapi/stream"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 )
@@ -77,6 +79,7 @@ type env struct {
 	store auth.Store
 	clock *clock
 	logs  *logBuffer
+	read  atomic.Int64 // request body bytes the server read
 }
 
 const adminPassword = "correct horse battery staple"
@@ -95,7 +98,29 @@ func newEnv(t *testing.T, store auth.Store, opts ...auth.Option) *env {
 	reg := registry.New()
 	fnapi.MustRegisterBuiltins(reg)
 	a.MustRegister(reg)
-	reg.MustRegister("whoami", func(ctx context.Context) auth.Identity { return *auth.FromContext(ctx) })
+	reg.MustRegister("whoami", func(ctx context.Context) auth.Identity { return *auth.FromContext(ctx) },
+		registry.ReadOnly())
+	// ingest stands for a function that takes large bodies, from callers with a token.
+	reg.MustRegister("ingest", func(in struct {
+		Data string `json:"data"`
+	}) int {
+		return len(in.Data)
+	}, registry.MaxBody(64<<20))
+	// follow stands for a follow stream: a chunk every 20 ms until the call ends.
+	reg.MustRegister("follow", func(ctx context.Context, s *stream.Sender[int]) error {
+		for i := 0; ; i++ {
+			if err := s.Send(i); err != nil {
+				return err
+			}
+			select {
+			case <-ctx.Done():
+				return nil // a follow stream ends quietly when its caller goes
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}, registry.ReadOnly())
+	// touch stands for any function that may change something: not marked read-only.
+	reg.MustRegister("touch", func(ctx context.Context) string { return auth.FromContext(ctx).User })
 	reg.MustRegister("need-session", func(ctx context.Context) string { return auth.FromContext(ctx).User },
 		registry.Requires(registry.Session))
 	if err := a.CreateUser(context.Background(), "admin", adminPassword, auth.RoleAdmin); err != nil && !errors.Is(err, auth.ErrExists) {
@@ -107,9 +132,24 @@ func newEnv(t *testing.T, store auth.Store, opts ...auth.Option) *env {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", h))
-	e.srv = httptest.NewTLSServer(mux)
+	e.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = countingBody{r.Body, &e.read}
+		mux.ServeHTTP(w, r)
+	}))
 	t.Cleanup(e.srv.Close)
 	return e
+}
+
+// countingBody counts the bytes read of a request body.
+type countingBody struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (b countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(n))
+	return n, err
 }
 
 // response is one answer: status, the message and the raw response.
@@ -128,7 +168,13 @@ func (r response) result() string { s, _ := r.msg["result"].(string); return s }
 
 func (e *env) do(req *http.Request) response {
 	e.t.Helper()
-	res, err := e.srv.Client().Do(req)
+	return e.doWith(e.srv.Client(), req)
+}
+
+// doWith sends req with client and reads its answer.
+func (e *env) doWith(client *http.Client, req *http.Request) response {
+	e.t.Helper()
+	res, err := client.Do(req)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -171,6 +217,12 @@ func (e *env) post(fn string, args map[string]any, mod func(*http.Request)) resp
 	return e.do(req)
 }
 
+// eachMethod calls fn over GET and over POST, with the same arguments and headers.
+func (e *env) eachMethod(fn string, args map[string]any, mod func(*http.Request)) []response {
+	e.t.Helper()
+	return []response{e.get(fn, args, mod), e.post(fn, args, mod)}
+}
+
 // login logs in and returns the session ID.
 func (e *env) login(user, password string) string {
 	e.t.Helper()
@@ -197,6 +249,9 @@ func withKey(k string) map[string]any     { return map[string]any{"_key": k} }
 func cookie(s string) func(*http.Request) {
 	return func(r *http.Request) { r.AddCookie(&http.Cookie{Name: "Svc-Session", Value: s}) }
 }
+
+// sameOrigin is what a browser adds to a request of a page of the server's own origin.
+func sameOrigin(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "same-origin") }
 
 func header(name, value string) func(*http.Request) {
 	return func(r *http.Request) { r.Header.Set(name, value) }

@@ -22,6 +22,9 @@ type Identity struct {
 	KeyName string `json:"key_name,omitempty"`
 }
 
+// String returns the user name: what the per-call log line shows of the caller (never a token).
+func (id *Identity) String() string { return id.User }
+
 // FromContext returns the identity of the call ctx belongs to, or nil for an anonymous call
 // (public functions are called without one).
 func FromContext(ctx context.Context) *Identity {

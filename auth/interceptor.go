@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/fnapi/fnapi/apierr"
@@ -17,15 +18,22 @@ import (
 //
 // Which token counts: for a function that needs a session, the session ID only; for the others,
 // the API key when the call carries one, else the session ID. A session ID that came only in
-// the cookie is refused when the browser marked the request cross-site. Public functions run
+// the cookie is refused when the browser marked the request cross-site, and for a function not
+// marked registry.ReadOnly, unless the browser said it comes from the server's own origin. A
+// session and a key of two different users are refused as conflicting. Public functions run
 // without identity, whatever tokens they carry.
+//
+// A streaming call is registered with its token: when the token ends (revoked, logged out,
+// expired, its user deleted), the call's context is cancelled with API-AUTHENTICATION-NEEDED
+// as its cause, which the transport answers as the stream's end, whatever the function
+// returns.
 func (a *Authenticator) Interceptor() registry.Interceptor {
 	return func(next registry.Handler) registry.Handler {
 		return func(ctx context.Context, c *registry.Call) (any, error) {
 			if c.Func.Access == registry.Public {
 				return next(ctx, c)
 			}
-			id, err := a.identify(ctx, c)
+			id, e, err := a.identify(ctx, c)
 			if err != nil {
 				return nil, err
 			}
@@ -33,26 +41,64 @@ func (a *Authenticator) Interceptor() registry.Interceptor {
 			if err := authorize(c, id); err != nil {
 				return nil, err
 			}
-			return next(ctx, c)
+			if c.Sink == nil {
+				return next(ctx, c)
+			}
+			// The transport answers the cause the stream ends with (see watchStream).
+			sctx, stop := a.watchStream(ctx, e, c)
+			defer stop()
+			return next(sctx, c)
 		}
 	}
 }
 
-// identify checks the call's token and returns who it belongs to.
-func (a *Authenticator) identify(ctx context.Context, c *registry.Call) (*Identity, error) {
+// identify checks the call's token and returns who it belongs to. A call that carries both a
+// session ID and an API key of two different users is refused.
+func (a *Authenticator) identify(ctx context.Context, c *registry.Call) (*Identity, *entry, error) {
 	cr := &c.Credentials
-	var (
-		prefix, tok string
-		session     bool
-	)
-	switch {
-	case c.Func.Access == registry.Session || cr.Key == "":
-		if cr.SessionFromCookie && cr.CrossSite {
-			return nil, needed(c)
+	useSession := c.Func.Access == registry.Session || cr.Key == ""
+	if useSession && cr.SessionFromCookie {
+		if err := cookieAllowed(c); err != nil {
+			return nil, nil, err
 		}
-		prefix, tok, session = SessionPrefix, cr.Session, true
-	default:
-		prefix, tok = KeyPrefix, cr.Key
+	}
+	e, err := a.check(ctx, c, useSession)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cr.Session != "" && cr.Key != "" {
+		// The other token counts only to be compared: a stale one is no conflict.
+		if o, err := a.check(ctx, c, !useSession); err == nil && o.user != e.user {
+			return nil, nil, apierr.New(apierr.InvalidArgument, "name", "_key",
+				"reason", "conflicting credentials: a session and an API key of two different users")
+		}
+	}
+	return &Identity{User: e.user, Role: e.role, Admin: e.role == RoleAdmin, Session: e.session, KeyName: e.keyName}, e, nil
+}
+
+// cookieAllowed applies the rule of calls whose only token is the session cookie, which a
+// browser adds by itself to requests that other pages make: refused when the browser marked
+// the request cross-site; and unless the function is read-only (registry.ReadOnly), refused
+// unless the browser said it comes from the server's own origin (or an allowed one), so that
+// a page of a sibling site (same-site, other origin) cannot make it change anything.
+func cookieAllowed(c *registry.Call) error {
+	cr := &c.Credentials
+	switch {
+	case cr.CrossSite:
+		return needed(c).With("reason", "a cross-site request cannot use the session cookie")
+	case !c.Func.ReadOnly && !cr.SameOrigin:
+		return needed(c).With("reason", "with only the session cookie, a call that may change something "+
+			"must come from the server's own origin (Sec-Fetch-Site: same-origin, or its Origin)")
+	}
+	return nil
+}
+
+// check returns the cached entry of the call's session ID (session) or API key, refusing a
+// token that is not valid.
+func (a *Authenticator) check(ctx context.Context, c *registry.Call, session bool) (*entry, error) {
+	prefix, tok := KeyPrefix, c.Credentials.Key
+	if session {
+		prefix, tok = SessionPrefix, c.Credentials.Session
 	}
 	h, ok := hashToken(prefix, tok)
 	if !ok {
@@ -77,11 +123,16 @@ func (a *Authenticator) identify(ctx context.Context, c *registry.Call) (*Identi
 		e.used.Store(now)
 	}
 	a.maybeFlush(now)
-	return &Identity{User: e.user, Role: e.role, Admin: e.role == RoleAdmin, Session: e.session, KeyName: e.keyName}, nil
+	return e, nil
 }
 
-func needed(c *registry.Call) error {
-	return apierr.New(apierr.AuthenticationNeeded, "path", c.Func.Name)
+func needed(c *registry.Call) *apierr.Error {
+	e := apierr.New(apierr.AuthenticationNeeded, "path", c.Func.Name)
+	if c.ReadArgs != nil {
+		e = e.With("reason", fmt.Sprintf("the body is larger than %d bytes: the token must come in the header, "+
+			"the cookie or the query string", registry.DefaultMaxBody))
+	}
+	return e
 }
 
 // expired reports whether a session is past its idle timeout or its maximum lifetime.

@@ -62,9 +62,11 @@ func WithArgon2(p Argon2) Option { return func(c *config) { c.argon2 = p } }
 // Default: the number of CPUs (GOMAXPROCS).
 func WithConcurrentHashes(n int) Option { return func(c *config) { c.hashes = n } }
 
-// WithLoginLimits sets the budgets of failed password attempts per user name and per client
-// address (IPv4 address or IPv6 /64). Past them, login answers RATE-LIMITED with retry_after.
-// Default: 5 per user then one every 30 s; 20 per address then one every 3 s.
+// WithLoginLimits sets the budgets of failed password attempts: perUser for a user name from
+// each client address (IPv4 address or IPv6 /64), and for a user name across the addresses
+// that have not logged in as that user within 30 days; perAddr for a client address, whatever
+// the user. Past them, login answers RATE-LIMITED with retry_after. Default: 5 per user then
+// one every 30 s; 20 per address then one every 3 s.
 func WithLoginLimits(perUser, perAddr Limit) Option {
 	return func(c *config) { c.userLimit, c.addrLimit = perUser, perAddr }
 }

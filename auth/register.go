@@ -94,12 +94,12 @@ func (a *Authenticator) Register(reg *registry.Registry, opts ...FuncOption) err
 	logout := func(ctx context.Context, _ decl.None) (bool, error) { return a.logout(ctx) }
 	listUsers := func(ctx context.Context, _ decl.None) ([]UserInfo, error) { return a.listUsers(ctx) }
 	funcs := []funcSpec{
-		spec(authapi.Login, a.login),
+		spec(authapi.Login, a.login, registry.NoStore()),
 		spec(authapi.Logout, logout, reader),
-		spec(authapi.CreateAPIKey, a.createKey, reader),
-		spec(authapi.ListAPIKeys, a.listKeys, reader),
+		spec(authapi.CreateAPIKey, a.createKey, reader, registry.NoStore()),
+		spec(authapi.ListAPIKeys, a.listKeys, reader, registry.ReadOnly()),
 		spec(authapi.RevokeAPIKey, a.revokeKey, reader),
-		spec(authapi.ListUsers, listUsers, admin),
+		spec(authapi.ListUsers, listUsers, admin, registry.ReadOnly()),
 		spec(authapi.CreateUser, a.createUser, admin),
 		spec(authapi.SetRole, a.setRole, admin),
 		spec(authapi.DeleteUser, a.deleteUser, admin),

@@ -39,8 +39,10 @@ func (a *Authenticator) login(ctx context.Context, in loginArgs) (string, error)
 	e.used.Store(now.UnixNano())
 	e.flushed.Store(now.UnixNano())
 	a.cache.put(e, gen)
-	// A cross-site page cannot read the answer; without the cookie the session is of no use to it.
-	if c.SetCookie != nil && !c.Credentials.CrossSite {
+	// The cookie is set only for a page of the server's own origin: a page of another site,
+	// even a sibling, could otherwise sign the browser in as someone else (login forgery).
+	// Other callers read the session ID from the answer.
+	if c.SetCookie != nil && c.Credentials.SameOrigin {
 		c.SetCookie(&http.Cookie{Name: a.cookie, Value: tok, Path: "/", HttpOnly: true, Secure: true,
 			SameSite: http.SameSiteStrictMode})
 	}

@@ -84,34 +84,72 @@ func (l *limiter) sweep(now time.Time) {
 	}
 }
 
-// throttle limits password attempts per user and per client address. An attempt is paid for
-// before the password is checked, so that parallel guesses cannot outrun it; a success gives
-// it back.
+// knownFor is how long an address that logged in as a user stays known for that user.
+const knownFor = 30 * 24 * time.Hour
+
+// throttle limits password attempts per client address, per user name from each address, and
+// per user name across the addresses not known for it: those without a successful login as
+// that user within knownFor. So an attacker elsewhere, however many addresses they hold,
+// spends only the budget of unknown addresses and cannot lock a user out of the addresses
+// they log in from. An attempt is paid for before the password is checked, so that parallel
+// guesses cannot outrun it; a success gives it back.
 type throttle struct {
-	mu         sync.Mutex
-	user, addr limiter
+	mu               sync.Mutex
+	addr, pair, user limiter              // by address, by user and address, by user
+	known            map[string]time.Time // user "\x00" address: the last success
 }
 
 func newThrottle(user, addr Limit) *throttle {
-	return &throttle{user: newLimiter(user), addr: newLimiter(addr)}
+	return &throttle{user: newLimiter(user), pair: newLimiter(user), addr: newLimiter(addr),
+		known: make(map[string]time.Time)}
 }
 
 // begin spends an attempt for user from addr, or returns how long to wait before trying.
 func (t *throttle) begin(user, addr string, now time.Time) time.Duration {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if w := max(t.user.wait(user, now), t.addr.wait(addr, now)); w > 0 {
+	pair := user + "\x00" + addr
+	known := t.isKnown(pair, now)
+	w := max(t.pair.wait(pair, now), t.addr.wait(addr, now))
+	if !known {
+		w = max(w, t.user.wait(user, now))
+	}
+	if w > 0 {
 		return w
 	}
-	t.user.take(user, now)
+	t.pair.take(pair, now)
 	t.addr.take(addr, now)
+	if !known {
+		t.user.take(user, now)
+	}
 	return 0
 }
 
-// succeeded gives back the attempt: a correct password costs nothing.
+// succeeded gives back the attempt (a correct password costs nothing), clears the failures
+// of user from addr, and makes addr known for user.
 func (t *throttle) succeeded(user, addr string, now time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	delete(t.user.buckets, user)
+	pair := user + "\x00" + addr
+	if !t.isKnown(pair, now) {
+		t.user.give(user, now)
+	}
+	delete(t.pair.buckets, pair)
 	t.addr.give(addr, now)
+	if len(t.known) >= maxBuckets {
+		for k, at := range t.known {
+			if now.Sub(at) >= knownFor {
+				delete(t.known, k)
+			}
+		}
+		if len(t.known) >= maxBuckets {
+			clear(t.known) // every address unknown again: the strict budget applies
+		}
+	}
+	t.known[pair] = now
+}
+
+func (t *throttle) isKnown(pair string, now time.Time) bool {
+	at, ok := t.known[pair]
+	return ok && now.Sub(at) < knownFor
 }

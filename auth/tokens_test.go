@@ -106,8 +106,7 @@ func TestCrossSite(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, call := range []func(string, map[string]any, func(*http.Request)) response{e.get, e.post} {
-				r := call("whoami", tt.args, tt.mod)
+			for _, r := range e.eachMethod("whoami", tt.args, tt.mod) {
 				if tt.ok != r.ok() {
 					t.Fatalf("got %d %s, want ok=%v", r.status, r.raw, tt.ok)
 				}
@@ -117,12 +116,14 @@ func TestCrossSite(t *testing.T) {
 			}
 		})
 	}
-	t.Run("login cross-site sets no cookie", func(t *testing.T) {
-		r := e.post("login", map[string]any{"user": "admin", "password": adminPassword}, header("Sec-Fetch-Site", "cross-site"))
-		if !r.ok() || r.header.Get("Set-Cookie") != "" {
-			t.Fatalf("got %d %s, Set-Cookie %q", r.status, r.raw, r.header.Get("Set-Cookie"))
-		}
-	})
+	for _, site := range []string{"cross-site", "same-site", "none", ""} {
+		t.Run("login "+site+" sets no cookie", func(t *testing.T) {
+			r := e.post("login", map[string]any{"user": "admin", "password": adminPassword}, header("Sec-Fetch-Site", site))
+			if !r.ok() || r.header.Get("Set-Cookie") != "" {
+				t.Fatalf("got %d %s, Set-Cookie %q", r.status, r.raw, r.header.Get("Set-Cookie"))
+			}
+		})
+	}
 	t.Run("logout by a cross-site cookie refused", func(t *testing.T) {
 		wantAuthNeeded(t, e.post("logout", nil, both(cookie(s), header("Sec-Fetch-Site", "cross-site"))), "logout")
 		if r := e.get("whoami", withSession(s), nil); !r.ok() {
@@ -133,7 +134,7 @@ func TestCrossSite(t *testing.T) {
 
 func TestLoginCookie(t *testing.T) {
 	e := newEnv(t, auth.NewMemoryStore())
-	r := e.post("login", map[string]any{"user": "admin", "password": adminPassword}, nil)
+	r := e.post("login", map[string]any{"user": "admin", "password": adminPassword}, sameOrigin)
 	cs := (&http.Response{Header: r.header}).Cookies()
 	if len(cs) != 1 {
 		t.Fatalf("cookies %v", r.header["Set-Cookie"])
@@ -151,7 +152,7 @@ func TestLogout(t *testing.T) {
 	e := newEnv(t, auth.NewMemoryStore())
 	s := e.login("admin", adminPassword)
 	other := e.login("admin", adminPassword)
-	r := e.post("logout", nil, cookie(s))
+	r := e.post("logout", nil, both(cookie(s), sameOrigin))
 	if !r.ok() || !strings.Contains(r.header.Get("Set-Cookie"), "Max-Age=0") {
 		t.Fatalf("logout: %d %s %q", r.status, r.raw, r.header.Get("Set-Cookie"))
 	}

@@ -47,7 +47,8 @@ func WithTLSConfig(c *tls.Config) Option { return func(o *options) { o.tls = c }
 // put the version in the URL instead (/api/1.0/ws). Default: the server's latest version.
 func WithVersion(v string) Option { return func(o *options) { o.version = v } }
 
-// WithSession authenticates with a session ID, sent as the session cookie. Default: none.
+// WithSession authenticates with a session ID, sent as the session cookie with
+// Sec-Fetch-Site: same-origin. Default: none.
 func WithSession(id string) Option { return func(o *options) { o.session = id } }
 
 // WithAPIKey authenticates with an API key, sent in the key header. Default: none.
@@ -75,6 +76,10 @@ func (o *options) header() http.Header {
 	h := http.Header{}
 	if o.session != "" {
 		h.Set("Cookie", (&http.Cookie{Name: o.cookie, Value: o.session}).String())
+		// A program acts for its user as the server's own pages do: without it, a call that
+		// may change something is refused with a cookie-only session (no browser lets a page
+		// set this header, so it cannot help a forged request).
+		h.Set("Sec-Fetch-Site", "same-origin")
 	}
 	if o.key != "" {
 		h.Set(o.keyHeader, o.key)

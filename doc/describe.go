@@ -36,6 +36,15 @@ type Function struct {
 	// Auth is the token a call needs: "none", "token" (a session ID or an API key) or
 	// "session" (a session ID only).
 	Auth string `json:"auth"`
+	// MaxBody is the most bytes the request body of an HTTP call may hold (see
+	// registry.MaxBody).
+	MaxBody int64 `json:"max_body"`
+	// ReadOnly reports that the function changes nothing, so that a same-site page may call it
+	// with the session cookie (see registry.ReadOnly).
+	ReadOnly bool `json:"read_only,omitempty"`
+	// NoStore reports that answers carry secrets and are not to be cached (see
+	// registry.NoStore).
+	NoStore bool `json:"no_store,omitempty"`
 	// Role is the role a caller needs (registry.RequiresRole; package auth says what a
 	// function without one needs); absent when the function names none.
 	Role string `json:"role,omitempty"`
@@ -79,6 +88,9 @@ func describeFunc(f *registry.Func) Function {
 		Since:       f.Since,
 		Until:       f.Until,
 		Auth:        f.Access.String(),
+		MaxBody:     f.MaxBody,
+		ReadOnly:    f.ReadOnly,
+		NoStore:     f.NoStore,
 		Role:        f.Role,
 		Arguments:   withDialect(f.ArgsSchema),
 		Result:      withDialect(resultSchema(f)),

@@ -26,7 +26,7 @@ var catalogue = map[apierr.Code]struct {
 	}},
 	apierr.AuthenticationNeeded: {"The token is missing, unknown, expired or revoked; or the function needs a session and an API key was given.", map[string]string{
 		"path":   "the function's name (ws for a WebSocket handshake refused for its Origin)",
-		"reason": "why, when it is not the token: a WebSocket handshake from an origin not allowed (HTTP 403)",
+		"reason": "why, when it is not only the token: a WebSocket handshake from an origin not allowed (HTTP 403), a cookie-only call from another origin, a token in a large body, a stream whose token ended",
 	}},
 	apierr.UnknownFunction:  {"No function of that name at that version.", map[string]string{"path": "the name called"}},
 	apierr.UnknownVersion:   {"The version in the path names no version served.", map[string]string{"version": "the version asked for", "versions": "the versions served"}},
@@ -35,7 +35,7 @@ var catalogue = map[apierr.Code]struct {
 		"name":   "the argument, when the error is in one",
 		"reason": "what is wrong, when the error is in the body",
 	}},
-	apierr.InvalidArgument: {"A value does not fit its argument's schema, or an argument is given twice.", map[string]string{
+	apierr.InvalidArgument: {"A value does not fit its argument's schema, an argument is given twice, or a call carries conflicting credentials.", map[string]string{
 		"name":   "the argument, when the error is in one (absent for a malformed query string or body)",
 		"reason": "what is wrong with it",
 	}},
@@ -43,7 +43,10 @@ var catalogue = map[apierr.Code]struct {
 	apierr.DuplicateID:        {"A WebSocket call reuses the id of a call still running.", map[string]string{}},
 	apierr.Cancelled:          {"The call was cancelled.", map[string]string{"reason": "present when the server cancelled it because it is shutting down"}},
 	apierr.InvalidCredentials: {"Wrong user name or password (the same answer for both).", map[string]string{}},
-	apierr.RateLimited:        {"Too many calls or login attempts.", map[string]string{"retry_after": "seconds to wait before trying again"}},
+	apierr.RateLimited: {"Too many calls or login attempts.", map[string]string{
+		"retry_after": "seconds to wait before trying again",
+		"reason":      "present when a WebSocket connection has too many calls running and waiting",
+	}},
 	apierr.RequestTooLarge: {"A body, argument, URL or message is over its limit, or a call has too many arguments.", map[string]string{
 		"limit": "the limit, in bytes unless unit says otherwise",
 		"unit":  "arguments, when the limit is a count of arguments",
@@ -54,7 +57,7 @@ var catalogue = map[apierr.Code]struct {
 	apierr.Conflict:             {"A named object already exists.", map[string]string{"name": "the object's name"}},
 	apierr.MethodNotAllowed:     {"An HTTP method other than GET and POST.", map[string]string{"allowed": "the methods allowed"}},
 	apierr.UnsupportedMediaType: {"A POST body of a content type that carries no arguments.", map[string]string{"type": "the content type sent", "supported": "the content types that carry arguments"}},
-	apierr.Timeout:              {"The call ran past its deadline.", map[string]string{}},
+	apierr.Timeout:              {"The call ran past its deadline, or its body did not arrive in time (HTTP 408).", map[string]string{"reason": "present when the body was too slow"}},
 	apierr.Unavailable:          {"A store is unreachable; the call may be retried.", map[string]string{}},
 	apierr.Internal:             {"The function failed unexpectedly. No details are sent; the server's log has them.", map[string]string{}},
 }

@@ -32,6 +32,7 @@ func ExampleDescribe() {
 	//   "description": "Adds two integers.",
 	//   "since": "1.0",
 	//   "auth": "none",
+	//   "max_body": 1048576,
 	//   "arguments": {
 	//     "$schema": "https://json-schema.org/draft/2020-12/schema",
 	//     "properties": {

@@ -190,8 +190,9 @@ func requestBody(f *registry.Func) *oaRequestBody {
 		return nil
 	}
 	rb := &oaRequestBody{
-		Description: "The arguments object. Arguments in the query string are merged with it.",
-		Content:     map[string]oaMediaType{mediaJSON: {Schema: f.ArgsSchema}},
+		Description: fmt.Sprintf("The arguments object. Arguments in the query string are merged with it. "+
+			"The body holds at most %d bytes (REQUEST-TOO-LARGE past it).", f.MaxBody),
+		Content: map[string]oaMediaType{mediaJSON: {Schema: f.ArgsSchema}},
 	}
 	for _, p := range f.Params {
 		rb.Required = rb.Required || p.Required
@@ -287,7 +288,7 @@ func components(cfg config) oaComponents {
 			Content:     map[string]oaMediaType{mediaJSON: {Schema: &jsonschema.Schema{Ref: "#/components/schemas/Error"}}},
 		}},
 		SecuritySchemes: map[string]oaSecurityScheme{
-			schemeSessionCookie: {Type: "apiKey", In: "cookie", Name: cfg.cookie, Description: "A session ID (session:<uuid>), as login sets it."},
+			schemeSessionCookie: {Type: "apiKey", In: "cookie", Name: cfg.cookie, Description: "A session ID (session:<uuid>), as login sets it. With the cookie alone, a function not read-only also needs Sec-Fetch-Site: same-origin (or an Origin equal to the server's)."},
 			schemeSessionQuery:  {Type: "apiKey", In: "query", Name: "_session", Description: "A session ID (session:<uuid>)."},
 			schemeKeyHeader:     {Type: "apiKey", In: "header", Name: cfg.header, Description: "An API key (secret:<uuid>)."},
 			schemeKeyQuery:      {Type: "apiKey", In: "query", Name: "_key", Description: "An API key (secret:<uuid>)."},

@@ -47,6 +47,11 @@ type Call struct {
 	SetCookie func(*http.Cookie)
 	// Sink receives the chunks in streaming mode; nil in non-streaming mode.
 	Sink stream.Sink
+	// ReadArgs, when not nil, reads the arguments still in the request body into Args. A
+	// transport leaves a body larger than DefaultMaxBody unread until the call is
+	// authenticated; it calls ReadArgs after the interceptors, before the function runs.
+	// Interceptors therefore see the arguments of such a body only as the function does.
+	ReadArgs func() error
 }
 
 // Credentials are the tokens a call carries. Secrets: never log them.
@@ -60,6 +65,10 @@ type Credentials struct {
 	// CrossSite reports that the browser marked the request cross-site (Sec-Fetch-Site or a
 	// foreign Origin).
 	CrossSite bool
+	// SameOrigin reports that the browser said the request comes from the server's own origin
+	// or an allowed one: Sec-Fetch-Site: same-origin, or, without Sec-Fetch-Site, such an
+	// Origin. A request without either is not same-origin.
+	SameOrigin bool
 }
 
 // Handler answers a call: the function's result, or an error (an *apierr.Error for the client).

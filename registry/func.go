@@ -28,6 +28,13 @@ type Func struct {
 	Until *version.Version
 	// Access is the token the function needs.
 	Access Access
+	// MaxBody limits the request body of an HTTP call, in bytes (see MaxBody). Default:
+	// DefaultMaxBody.
+	MaxBody int64
+	// ReadOnly reports that the function changes nothing (see ReadOnly).
+	ReadOnly bool
+	// NoStore reports that the function's answers carry secrets (see NoStore).
+	NoStore bool
 	// Role is the role the caller needs (see RequiresRole); empty when the function names none.
 	Role string
 	// Params describes the arguments in declaration order. Empty for a function that takes any
@@ -104,7 +111,7 @@ func newFunc(name string, fn any, opts []Option) (*Func, error) {
 	if err := checkName(name); err != nil {
 		return nil, err
 	}
-	f := &Func{Name: name, Since: version.Version{Major: 1}}
+	f := &Func{Name: name, Since: version.Version{Major: 1}, MaxBody: DefaultMaxBody}
 	for _, o := range opts {
 		if err := o(f); err != nil {
 			return nil, err

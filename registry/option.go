@@ -98,3 +98,38 @@ func Errors(codes ...apierr.Code) Option {
 func Accumulate(a stream.Accumulator) Option {
 	return func(f *Func) error { f.acc = &a; return nil }
 }
+
+// DefaultMaxBody is the body limit of a function that sets none with MaxBody: 1 MiB. It is also
+// the most of a body a transport reads before the caller's token is checked.
+const DefaultMaxBody = 1 << 20
+
+// MaxBody sets the most bytes the request body of an HTTP call may hold (a multipart body
+// counts whole); a larger one answers REQUEST-TOO-LARGE with its limit. Default:
+// DefaultMaxBody. For a function that needs a token, a body larger than DefaultMaxBody is read
+// only once the token is checked, so it must come in the header, the cookie or the query
+// string: a token in such a body is refused. Over WebSocket, a message is limited by the
+// connection's own limit (transport.WSConfig.MaxMessageBytes) whatever the function.
+func MaxBody(n int64) Option {
+	return func(f *Func) error {
+		if n <= 0 {
+			return fmt.Errorf("MaxBody: %d is not positive", n)
+		}
+		f.MaxBody = n
+		return nil
+	}
+}
+
+// ReadOnly declares that the function changes nothing: a browser may call it with only the
+// session cookie from any page of the same site. Default: every function that needs a token
+// may change something, and a call whose only token is the session cookie must come from the
+// server's own origin (see package auth), against request forgery from sibling sites.
+func ReadOnly() Option {
+	return func(f *Func) error { f.ReadOnly = true; return nil }
+}
+
+// NoStore declares that the function's answers carry secrets (a session ID, an API key): the
+// transport answers them with Cache-Control: no-store, so that no browser or proxy cache keeps
+// them. Default: off.
+func NoStore() Option {
+	return func(f *Func) error { f.NoStore = true; return nil }
+}

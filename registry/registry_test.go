@@ -315,3 +315,24 @@ func TestSchemas(t *testing.T) {
 		t.Error("no result schema")
 	}
 }
+
+// TestSecurityOptions checks the options of body limit, read-only and no-store, and their
+// defaults.
+func TestSecurityOptions(t *testing.T) {
+	reg := registry.New()
+	reg.MustRegister("plain", func() int { return 1 })
+	reg.MustRegister("marked", func() int { return 1 }, registry.MaxBody(64<<20), registry.ReadOnly(), registry.NoStore())
+	v, _ := reg.Latest()
+	plain, marked := reg.Lookup(v, "plain"), reg.Lookup(v, "marked")
+	if plain.MaxBody != registry.DefaultMaxBody || plain.ReadOnly || plain.NoStore {
+		t.Errorf("defaults: %d %v %v", plain.MaxBody, plain.ReadOnly, plain.NoStore)
+	}
+	if marked.MaxBody != 64<<20 || !marked.ReadOnly || !marked.NoStore {
+		t.Errorf("options: %d %v %v", marked.MaxBody, marked.ReadOnly, marked.NoStore)
+	}
+	for _, n := range []int64{0, -1} {
+		if err := reg.Register("bad", func() int { return 1 }, registry.MaxBody(n)); err == nil || !strings.Contains(err.Error(), "MaxBody") {
+			t.Errorf("MaxBody(%d): %v", n, err)
+		}
+	}
+}

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 
 	"github.com/fnapi/fnapi/apierr"
@@ -16,13 +18,9 @@ import (
 	"github.com/fnapi/fnapi/version"
 )
 
-// Names of the special arguments that carry tokens.
-const (
-	argSession = "_session"
-	argKey     = "_key"
-)
-
-// newCall reads a request's arguments and tokens into a Call.
+// newCall reads a request's arguments and tokens into a Call. A body larger than
+// registry.DefaultMaxBody, for a function that needs a token, is left for c.ReadArgs: it is
+// read once the call is authenticated.
 func (h *Handler) newCall(w http.ResponseWriter, r *http.Request, f *registry.Func, v version.Version) (*registry.Call, error) {
 	c := &registry.Call{
 		Func:       f,
@@ -33,25 +31,82 @@ func (h *Handler) newCall(w http.ResponseWriter, r *http.Request, f *registry.Fu
 		SetCookie:  func(ck *http.Cookie) { http.SetCookie(w, ck) },
 	}
 	args := make(map[string]json.RawMessage)
-	a := argReader{h: h, args: args}
+	a := argReader{h: h, args: args, limit: f.MaxBody}
 	if r.URL.RawQuery != "" {
 		if err := a.query(r.URL.RawQuery, "the query string"); err != nil {
 			return nil, err
 		}
 	}
 	if r.Method == http.MethodPost {
-		if err := a.body(w, r); err != nil {
+		if err := a.post(w, r, c); err != nil {
 			return nil, err
 		}
+	} else if r.ContentLength != 0 {
+		// A body nobody reads: net/http discards up to 256 KiB of it after the answer,
+		// within the body's time.
+		h.bodyDeadline(w, r, nil)
 	}
-	h.credentials(r, c, args)
+	if err := h.credentials(r, c, args); err != nil {
+		return nil, err
+	}
 	c.Args = args
 	return c, nil
 }
 
+// post reads the arguments of a POST body, within the body's time (see bodyDeadline). For a
+// function that needs a token, a body larger than registry.DefaultMaxBody is left for
+// c.ReadArgs, which the transport calls once the call is authenticated: a caller without a
+// valid token never has the server read more than that.
+func (a argReader) post(w http.ResponseWriter, r *http.Request, c *registry.Call) error {
+	if r.ContentLength > a.limit {
+		return a.tooLarge()
+	}
+	if r.ContentLength == 0 {
+		return a.body(w, r, r.Body)
+	}
+	rc, body := a.h.bodyDeadline(w, r, r.Body)
+	large := r.ContentLength > registry.DefaultMaxBody
+	if a.limit > registry.DefaultMaxBody && c.Func.Access != registry.Public && r.ContentLength < 0 {
+		// Unknown length: read the default's worth to tell.
+		head, err := io.ReadAll(io.LimitReader(body, registry.DefaultMaxBody+1))
+		if err != nil {
+			return bodyRead(w, rc, a.readError(err))
+		}
+		large = len(head) > registry.DefaultMaxBody
+		if large {
+			body = readCloser{io.MultiReader(bytes.NewReader(head), body), body}
+		} else {
+			body = io.NopCloser(bytes.NewReader(head))
+		}
+	}
+	if large && c.Func.Access != registry.Public {
+		c.ReadArgs = func() error {
+			if err := bodyRead(w, rc, a.body(w, r, body)); err != nil {
+				return err
+			}
+			for _, name := range []string{argSession, argKey} {
+				if _, ok := a.args[name]; ok {
+					return apierr.New(apierr.InvalidArgument, "name", name, "reason", fmt.Sprintf(
+						"a token in a body of more than %d bytes is not read: send it in the header, the cookie or the query string",
+						registry.DefaultMaxBody))
+				}
+			}
+			return nil
+		}
+		return nil
+	}
+	return bodyRead(w, rc, a.body(w, r, body))
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
 type argReader struct {
-	h    *Handler
-	args map[string]json.RawMessage
+	h     *Handler
+	args  map[string]json.RawMessage
+	limit int64 // of the body: the function's MaxBody
 }
 
 // add adds one argument, refusing duplicates and too many arguments.
@@ -101,15 +156,24 @@ func (a argReader) query(q, what string) error {
 }
 
 func (a argReader) tooLarge() error {
-	return apierr.New(apierr.RequestTooLarge, "limit", a.h.cfg.MaxBodyBytes)
+	return apierr.New(apierr.RequestTooLarge, "limit", a.limit)
+}
+
+// readError returns the error of a body that could not be read: too large, too slow, or cut.
+func (a argReader) readError(err error) error {
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return a.tooLarge()
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return apierr.New(apierr.Timeout, "reason", "the body did not arrive in time").WithStatus(http.StatusRequestTimeout)
+	}
+	return apierr.New(apierr.InvalidArgument, "reason", "the body could not be read")
 }
 
 // body reads the arguments of a POST body, by its Content-Type.
-func (a argReader) body(w http.ResponseWriter, r *http.Request) error {
-	if r.ContentLength > a.h.cfg.MaxBodyBytes {
-		return a.tooLarge()
-	}
-	body := http.MaxBytesReader(w, r.Body, a.h.cfg.MaxBodyBytes)
+func (a argReader) body(w http.ResponseWriter, r *http.Request, rd io.ReadCloser) error {
+	body := http.MaxBytesReader(w, rd, a.limit)
 	ct := r.Header.Get("Content-Type")
 	if ct == "" {
 		return a.empty(body, ct)
@@ -155,12 +219,8 @@ func unsupported(ct string) error {
 
 func (a argReader) readAll(r io.Reader) ([]byte, error) {
 	b, err := io.ReadAll(r)
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		return nil, a.tooLarge()
-	}
 	if err != nil {
-		return nil, apierr.New(apierr.InvalidArgument, "reason", "the body could not be read")
+		return nil, a.readError(err)
 	}
 	return b, nil
 }
@@ -169,11 +229,7 @@ func (a argReader) json(body io.Reader) error {
 	buf := getBuf() // json.Unmarshal copies what it keeps: the buffer can be reused
 	defer putBuf(buf)
 	if _, err := buf.ReadFrom(body); err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return a.tooLarge()
-		}
-		return apierr.New(apierr.InvalidArgument, "reason", "the body could not be read")
+		return a.readError(err)
 	}
 	b := bytes.TrimLeft(buf.Bytes(), " \t\r\n")
 	if len(b) == 0 || b[0] != '{' {
@@ -213,8 +269,8 @@ func (a argReader) multipart(mr *multipart.Reader) error {
 		}
 		if err != nil {
 			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				return a.tooLarge()
+			if errors.As(err, &mbe) || errors.Is(err, os.ErrDeadlineExceeded) {
+				return a.readError(err)
 			}
 			return apierr.New(apierr.InvalidArgument, "reason", "the multipart body is malformed")
 		}
@@ -230,62 +286,4 @@ func (a argReader) multipart(mr *multipart.Reader) error {
 			return err
 		}
 	}
-}
-
-// credentials moves the tokens out of the arguments and the request into c.
-func (h *Handler) credentials(r *http.Request, c *registry.Call, args map[string]json.RawMessage) {
-	if ck, err := r.Cookie(h.cfg.SessionCookie); err == nil && ck.Value != "" {
-		c.Credentials.Session, c.Credentials.SessionFromCookie = ck.Value, true
-	}
-	if k := r.Header.Get(h.cfg.KeyHeader); k != "" {
-		c.Credentials.Key = strings.TrimSpace(strings.TrimPrefix(k, "Bearer "))
-	}
-	if s, ok := TakeToken(args, argSession); ok {
-		c.Credentials.Session, c.Credentials.SessionFromCookie = s, false
-	}
-	if k, ok := TakeToken(args, argKey); ok {
-		c.Credentials.Key = k
-	}
-	c.Credentials.CrossSite = h.crossSite(r)
-}
-
-// TakeToken removes the argument name from args and returns its value as a string: the JSON
-// string's content, or the raw text. Transports use it for _session and _key.
-func TakeToken(args map[string]json.RawMessage, name string) (string, bool) {
-	raw, ok := args[name]
-	if !ok {
-		return "", false
-	}
-	delete(args, name)
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s, true
-	}
-	return string(raw), true
-}
-
-// crossSite reports whether a browser marked the request as coming from another site.
-func (h *Handler) crossSite(r *http.Request) bool {
-	if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
-		return true
-	}
-	origin := r.Header.Get("Origin")
-	return origin != "" && !h.originAllowed(origin, r.Host)
-}
-
-// originAllowed reports whether origin is the server's own (same host) or allowed by config.
-func (h *Handler) originAllowed(origin, host string) bool {
-	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	if strings.EqualFold(u.Host, host) {
-		return true
-	}
-	for _, o := range h.cfg.AllowedOrigins {
-		if strings.EqualFold(strings.TrimSuffix(o, "/"), origin) {
-			return true
-		}
-	}
-	return false
 }

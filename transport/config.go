@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/fnapi/fnapi/registry"
@@ -18,8 +19,13 @@ type Config struct {
 	// StrictJSON makes a query-string or form value that is not valid JSON an INVALID-JSON error
 	// instead of a plain string. Default: false (?user=admin is the string "admin").
 	StrictJSON bool
-	// MaxBodyBytes limits a request body, and each multipart part. Default: 1 MiB.
-	MaxBodyBytes int64
+	// BodyTimeout and MinBodyRate bound the time to read a request body: it must arrive within
+	// BodyTimeout plus its length at MinBodyRate bytes a second (a body of unknown length gets
+	// more time as its bytes arrive), or the connection is closed and the call answers TIMEOUT
+	// (status 408). The time to read the request head is the http.Server's ReadHeaderTimeout
+	// (fnapi.Server: 10 s). Defaults: 30 s and 64 KiB/s (a 1 MiB body has 46 s).
+	BodyTimeout time.Duration
+	MinBodyRate int64
 	// MaxURLBytes limits the length of the request URL's path and query. Default: 16 KiB.
 	MaxURLBytes int
 	// MaxArgs limits the number of arguments of one call. Default: 256.
@@ -48,8 +54,11 @@ func (c Config) withDefaults() Config {
 	if c.Logger == nil {
 		c.Logger = zap.NewNop()
 	}
-	if c.MaxBodyBytes <= 0 {
-		c.MaxBodyBytes = 1 << 20
+	if c.BodyTimeout <= 0 {
+		c.BodyTimeout = 30 * time.Second
+	}
+	if c.MinBodyRate <= 0 {
+		c.MinBodyRate = 64 << 10
 	}
 	if c.MaxURLBytes <= 0 {
 		c.MaxURLBytes = 16 << 10
@@ -69,6 +78,7 @@ func (c Config) withDefaults() Config {
 	if c.KeyHeader == "" {
 		c.KeyHeader = "Svc-Authorization"
 	}
+	c.KeyHeader = http.CanonicalHeaderKey(c.KeyHeader)
 	c.WS = c.WS.withDefaults()
 	return c
 }

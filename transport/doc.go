@@ -60,7 +60,10 @@
 // connection cancels all its calls. A call has Config.CallTimeout, a stream
 // Config.StreamTimeout.
 //
-// Calls run in goroutines the connection reuses (at most MaxInFlight). Their messages go to the
+// Calls run in goroutines the connection reuses (at most MaxInFlight). Past MaxInFlight, as many
+// calls wait for a slot, each in a goroutine of its own, and the connection reads on; a call that
+// finds no room among those waiting for a second is refused with RATE-LIMITED. So a connection
+// whose slots are held by long streams still reads a cancel, a close, a ping's answer. Their messages go to the
 // connection's outgoing queue; one writer sends all that is queued in one socket write (one
 // TLS record and system call for many messages), without waiting for more. The queue holds at
 // most 256 KiB: past that a call's answer or a stream's Send waits. A socket write that blocks
@@ -86,12 +89,28 @@
 // connections to end.
 //
 // The handshake's tokens (the session cookie, the key header, _session and _key in the URL's
-// query) apply to every call of the connection; _session and _key in a call's args apply to
-// that call. A handshake whose Origin is neither the server's own host nor one of
+// query) apply to every call of the connection; _session or _key in a call's args replace them
+// for that call. A handshake whose Origin is neither the server's own host nor one of
 // Config.AllowedOrigins is refused with status 403 (cross-site WebSocket hijacking).
 //
 // # Limits
 //
 // Every limit has a default (see Config) and answers a structured error: REQUEST-TOO-LARGE with
 // its limit for bodies, arguments, URLs and argument counts; TIMEOUT past the call deadline.
+//
+// A function's body limit is its own (registry.MaxBody, default 1 MiB). For a function that
+// needs a token and takes more, a body over registry.DefaultMaxBody is not read while the call
+// is authenticated: the interceptors run on the tokens of the header, the cookie and the query
+// string, and the body is read after them (registry.Call.ReadArgs), so a caller without a valid
+// token never has the server read more than the default. A body of unknown length (chunked) is
+// read up to the default to tell. A token inside such a large body is refused.
+//
+// A body must arrive within Config.BodyTimeout plus its length at Config.MinBodyRate; the
+// connection's read deadline enforces it while the body is read and is lifted afterwards, so
+// streams are not cut.
+//
+// Two different tokens of one kind in one request (two session cookies, two key headers, the
+// cookie and _session, the header and _key) answer INVALID-ARGUMENT, "conflicting
+// credentials". Every answer carries X-Content-Type-Options: nosniff, and the answers of
+// functions marked registry.NoStore Cache-Control: no-store.
 package transport

@@ -60,6 +60,18 @@ func (a *streamAPI) wait(ctx context.Context, in waitArgs) (string, error) {
 	return "", ctx.Err()
 }
 
+// forever sends its tag as a chunk, then runs until its context is done, reporting on started
+// and stopped as wait does: a follow stream with nothing new.
+func (a *streamAPI) forever(ctx context.Context, in waitArgs, s *stream.Sender[string]) error {
+	if err := s.Send(in.Tag); err != nil {
+		return err
+	}
+	a.started <- in.Tag
+	<-ctx.Done()
+	a.stopped <- in.Tag
+	return nil
+}
+
 // testAuth accepts the API key "secret:k" and the session "session:s"; whoami answers which
 // one authenticated the call.
 func testAuth(next registry.Handler) registry.Handler {
@@ -83,6 +95,7 @@ func newStreamServer(t testing.TB, cfg transport.Config) (*httptest.Server, *str
 	pub := registry.Requires(registry.Public)
 	reg.MustRegister("count", api.count, pub)
 	reg.MustRegister("wait", api.wait, pub)
+	reg.MustRegister("forever", api.forever, pub)
 	reg.MustRegister("add", func(a, b int) int { return a + b }, registry.Args("a", "b"), pub)
 	reg.MustRegister("whoami", func(ctx context.Context) any { return registry.CallFrom(ctx).Identity })
 	cfg.Interceptors = append(cfg.Interceptors, testAuth)

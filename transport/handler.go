@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -43,13 +44,33 @@ func New(reg *registry.Registry, cfg Config) (*Handler, error) {
 
 // requireIdentity is the innermost interceptor: whatever the configured interceptors did, a
 // function that needs a token is never run for an anonymous caller. With no authentication
-// interceptor configured, only public functions can be called.
+// interceptor configured, only public functions can be called. Then it reads the arguments of
+// a large body left for later (registry.Call.ReadArgs). A call whose context an interceptor
+// cancelled with an *apierr.Error as the cause (context.WithCancelCause) answers that error.
 func requireIdentity(next registry.Handler) registry.Handler {
 	return func(ctx context.Context, c *registry.Call) (any, error) {
 		if c.Func.Access != registry.Public && c.Identity == nil {
 			return nil, apierr.New(apierr.AuthenticationNeeded, "path", c.Func.Name)
 		}
-		return next(ctx, c)
+		if c.ReadArgs != nil {
+			read := c.ReadArgs
+			c.ReadArgs = nil
+			if err := read(); err != nil {
+				return nil, err
+			}
+		}
+		res, err := next(ctx, c)
+		if err != nil || c.Sink != nil {
+			// An interceptor that ended the call with a cause of the catalogue (a stream
+			// whose token ended) has it answered, whatever the function made of it.
+			if ctx.Err() != nil {
+				var e *apierr.Error
+				if cause := context.Cause(ctx); errors.As(cause, &e) {
+					return nil, e
+				}
+			}
+		}
+		return res, err
 	}
 }
 
@@ -60,8 +81,16 @@ type route struct {
 	name    string // the function, for call and stream
 }
 
+// nosniff is the value of X-Content-Type-Options on every answer: browsers must not read an
+// answer as anything but its Content-Type says (a JSON error as HTML, say).
+var nosniff = []string{"nosniff"}
+
+// noStore is the Cache-Control of the answers of functions marked registry.NoStore.
+var noStore = []string{"no-store"}
+
 // ServeHTTP answers one request.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header()["X-Content-Type-Options"] = nosniff
 	if n := len(r.URL.EscapedPath()) + len(r.URL.RawQuery); n > h.cfg.MaxURLBytes {
 		writeError(w, apierr.New(apierr.RequestTooLarge, "limit", h.cfg.MaxURLBytes))
 		return
@@ -84,6 +113,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if f == nil {
 		h.fail(w, r, rt, apierr.New(apierr.UnknownFunction, "path", rt.name))
 		return
+	}
+	if f.NoStore {
+		w.Header()["Cache-Control"] = noStore
 	}
 	c, err := h.newCall(w, r, f, rt.version)
 	if err != nil {

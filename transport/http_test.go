@@ -140,8 +140,8 @@ func TestCallingForms(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	srv := newServer(t, transport.Config{MaxBodyBytes: 1024})
-	deep := strings.Repeat("[", 100000) + strings.Repeat("]", 100000)
+	srv := newServer(t, transport.Config{})
+	deep := strings.Repeat("[", 600000) + strings.Repeat("]", 600000)
 	tests := []struct {
 		name   string
 		res    func() response
@@ -169,7 +169,7 @@ func TestErrors(t *testing.T) {
 		{"body not object", func() response { return post(t, srv, "/api/echo", "application/json", `[1,2]`) }, 400, "INVALID-JSON", nil},
 		{"body not JSON", func() response { return post(t, srv, "/api/echo", "application/json", `{"a":`) }, 400, "INVALID-JSON", nil},
 		{"deep nesting", func() response { return post(t, srv, "/api/echo", "application/json", `{"a":`+deep+`}`) }, 413, "REQUEST-TOO-LARGE",
-			map[string]any{"limit": 1024.0}},
+			map[string]any{"limit": float64(registry.DefaultMaxBody)}},
 		{"deep nesting in query", func() response {
 			return get(t, srv, "/api/echo?a="+strings.Repeat("[", 5000)+strings.Repeat("]", 5000))
 		}, 200, "", nil},

@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/fnapi/fnapi/apierr"
@@ -10,7 +11,8 @@ import (
 	"go.uber.org/zap"
 )
 
-// observe is the outermost interceptor: it logs one line per call, records metrics, and turns
+// observe is the outermost interceptor: it logs one line per call (with the client's address,
+// and the user, when the identity an interceptor set is a fmt.Stringer), records metrics, and turns
 // every error into an *apierr.Error, logging the internals of INTERNAL-ERROR for the operator.
 // Both lines carry the fields the inner interceptors added to Call.LogFields.
 func (h *Handler) observe(next registry.Handler) registry.Handler {
@@ -45,6 +47,10 @@ func (h *Handler) observe(next registry.Handler) registry.Handler {
 			}
 			if c.ID != "" {
 				fields = append(fields, zap.String("id", c.ID))
+			}
+			fields = append(fields, zap.String("client", c.Client()))
+			if u, ok := c.Identity.(fmt.Stringer); ok {
+				fields = append(fields, zap.Stringer("user", u))
 			}
 			if c.Sink != nil {
 				fields = append(fields, zap.Bool("stream", true))

@@ -90,8 +90,9 @@ func (h *Handler) openStream(w http.ResponseWriter, r *http.Request, cancel cont
 	} else {
 		hd.Set("Content-Type", "application/x-ndjson")
 	}
-	hd.Set("Cache-Control", "no-cache")
-	hd.Set("X-Content-Type-Options", "nosniff")
+	if hd.Get("Cache-Control") == "" { // registry.NoStore's no-store stays
+		hd.Set("Cache-Control", "no-cache")
+	}
 	hd.Set("X-Accel-Buffering", "no") // ask reverse proxies not to buffer the stream
 	s.mu.Lock()
 	s.deadline()

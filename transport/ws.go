@@ -19,8 +19,10 @@ type WSConfig struct {
 	// MaxMessageBytes limits one incoming message; a larger one closes the connection with
 	// status 1009. Default: 1 MiB.
 	MaxMessageBytes int64
-	// MaxInFlight limits the calls running at once on one connection; past it the server stops
-	// reading until one finishes. Default: 64.
+	// MaxInFlight limits the calls running at once on one connection. Past it, as many more
+	// calls wait for a slot; a call that finds no room among those waits at most a second
+	// for it, then is refused with RATE-LIMITED. So the connection goes on reading whatever
+	// runs, and sees a close, a ping, a cancel or a dead peer. Default: 64.
 	MaxInFlight int
 	// PingInterval is how often an idle connection is pinged; a peer that does not answer
 	// within WriteTimeout is disconnected. It is also the interval of the keepalive comments of
@@ -77,7 +79,10 @@ func (h *Handler) serveWS(w http.ResponseWriter, r *http.Request, v version.Vers
 			}
 		}
 	}
-	h.credentials(r, &base, args)
+	if err := h.credentials(r, &base, args); err != nil {
+		writeError(w, err)
+		return
+	}
 	if h.shuttingDown() {
 		writeError(w, errShuttingDown().WithStatus(http.StatusServiceUnavailable))
 		return

@@ -154,16 +154,67 @@ func TestWSBackPressure(t *testing.T) {
 			t.Fatal("the third call started while two ran")
 		}
 	}
-	if tag := <-api.started; tag != "c" {
-		t.Fatalf("started %q", tag)
-	}
-	if len(api.stopped) == 0 {
-		t.Fatal("the third call started before either of the first two finished")
-	}
+	// The third call waits for a slot; its deadline counts from its arrival, so it may time
+	// out before it starts.
 	for range 3 {
 		if m := readMsg(t, conn); m["error"] != "TIMEOUT" {
 			t.Fatalf("answer %v, want TIMEOUT", m)
 		}
+	}
+	select {
+	case <-api.started:
+		if len(api.stopped) == 0 {
+			t.Fatal("the third call started before either of the first two finished")
+		}
+	default:
+	}
+}
+
+// TestWSBackPressureKeepsReading fills a connection's slots with streams that never end: the
+// connection still reads a cancel, refuses calls past the waiting ones rather than stop
+// reading, and once the client is gone, every call ends and the server shuts down at once.
+func TestWSBackPressureKeepsReading(t *testing.T) {
+	srv, api := newStreamServer(t, transport.Config{WS: transport.WSConfig{MaxInFlight: 2}})
+	conn := dialWS(t, srv, "/api/ws", nil)
+	for _, tag := range []string{"a", "b"} {
+		sendMsg(t, conn, fmt.Sprintf(`{"id":%q,"stream":"forever","args":{"tag":%q}}`, tag, tag))
+		if m := readMsg(t, conn); m["chunk"] != tag {
+			t.Fatalf("stream %s: %v", tag, m)
+		}
+	}
+	for _, tag := range []string{"c", "d"} { // wait for a slot
+		sendMsg(t, conn, fmt.Sprintf(`{"id":%q,"stream":"forever","args":{"tag":%q}}`, tag, tag))
+	}
+	if m := call(t, conn, `{"id":"e","stream":"forever","args":{"tag":"e"}}`); m["id"] != "e" || m["error"] != "RATE-LIMITED" {
+		t.Fatalf("a call past the waiting ones: %v", m)
+	}
+	sendMsg(t, conn, `{"id":"x","call":"cancel","args":{"id":"a"}}`)
+	got := map[string]map[string]any{}
+	for len(got) < 3 { // cancel's result, a's end, the first chunk of c or d, in any order
+		m := readMsg(t, conn)
+		got[m["id"].(string)] = m
+	}
+	third := "c"
+	if got["d"] != nil {
+		third = "d"
+	}
+	if got["x"]["result"] != true || got["a"]["error"] != "CANCELLED" || got[third]["chunk"] != third {
+		t.Fatalf("after cancel: %v", got)
+	}
+	if err := conn.CloseNow(); err != nil {
+		t.Fatal(err)
+	}
+	stopped := map[string]bool{}
+	for range 3 {
+		stopped[<-api.stopped] = true
+	}
+	if !stopped["a"] || !stopped["b"] || !stopped[third] {
+		t.Fatalf("stopped %v, want a, b and %s", stopped, third)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := srv.Config.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown held up: %v", err)
 	}
 }
 

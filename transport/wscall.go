@@ -8,9 +8,9 @@ import (
 	"go.uber.org/zap"
 )
 
-// newCall makes the registry call of a message: the handshake's tokens, replaced by those in
-// the message's args for this call.
-func (wc *wsConn) newCall(f *registry.Func, m wsCall) *registry.Call {
+// newCall makes the registry call of a message: with the handshake's tokens, or, when the
+// message's args carry a token (_session, _key), with those alone for this call.
+func (wc *wsConn) newCall(f *registry.Func, m wsCall) (*registry.Call, error) {
 	c := &registry.Call{
 		Func:        f,
 		Version:     wc.v,
@@ -22,16 +22,16 @@ func (wc *wsConn) newCall(f *registry.Func, m wsCall) *registry.Call {
 		Header:      wc.header,
 		Meta:        m.Meta,
 	}
-	if s, ok := TakeToken(m.Args, argSession); ok {
-		c.Credentials.Session, c.Credentials.SessionFromCookie = s, false
-	}
-	if k, ok := TakeToken(m.Args, argKey); ok {
-		c.Credentials.Key = k
+	if _, ok := m.Args[argSession]; ok || m.Args[argKey] != nil {
+		c.Credentials.Session, c.Credentials.SessionFromCookie, c.Credentials.Key = "", false, ""
+		if err := takeTokens(m.Args, &c.Credentials); err != nil {
+			return nil, err
+		}
 	}
 	if m.Stream {
 		c.Sink = &wsSink{wc: wc, id: m.ID, fn: f.Name}
 	}
-	return c
+	return c, nil
 }
 
 // callContext returns the context of a call: below the connection's, with the call's deadline

@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -28,8 +29,9 @@ type wsConn struct {
 	header http.Header
 	remote string
 
-	slots chan struct{} // one per call in flight: reading stops when it is full
-	wg    sync.WaitGroup
+	slots   chan struct{}  // one per call in flight
+	waiting chan struct{}  // one per call waiting for a slot
+	wg      sync.WaitGroup // the calls running and waiting
 
 	jobs        chan wsJob    // calls for claimed waiting workers (see wsworker.go)
 	quit        chan struct{} // closed when no call will be dispatched any more
@@ -37,7 +39,7 @@ type wsConn struct {
 	idleWorkers int // waiting for a call and not yet claimed
 
 	mu      sync.Mutex
-	calls   map[string]*wsRunning // by id, the calls still running
+	calls   map[string]*wsRunning // by id, the calls still running or waiting for a slot
 	closing bool                  // shutting down: new calls are refused
 
 	done chan struct{} // closed when the connection has ended
@@ -105,8 +107,9 @@ func (wc *wsConn) serve() {
 
 var errWSIdle = errors.New("transport: idle connection")
 
-// readLoop reads messages and starts their calls, stopping (back-pressure) while MaxInFlight
-// calls run.
+// readLoop reads messages and starts their calls. It never stops for calls that run: past
+// MaxInFlight they wait, and past as many waiting they are refused (see dispatch), so that the
+// connection always sees a close, a ping, a cancel or a dead peer.
 func (wc *wsConn) readLoop() error {
 	idle := wc.h.cfg.WS.IdleTimeout
 	var idled atomic.Bool
@@ -152,7 +155,10 @@ func (wc *wsConn) dispatch(data []byte) error {
 	if f == nil {
 		return wc.refuse(m.ID, apierr.New(apierr.UnknownFunction, "path", m.Name))
 	}
-	c := wc.newCall(f, m)
+	c, err := wc.newCall(f, m)
+	if err != nil {
+		return wc.refuse(m.ID, err)
+	}
 	ctx, cancel := wc.callContext(c)
 	if f.Name == cancelFunction && !m.Stream {
 		// cancel runs at once and takes no slot, so that a client at the limit can still cancel.
@@ -161,34 +167,92 @@ func (wc *wsConn) dispatch(data []byte) error {
 		return nil
 	}
 	wc.mu.Lock()
-	_, dup := wc.calls[m.ID]
-	wc.mu.Unlock()
-	if dup {
+	if _, dup := wc.calls[m.ID]; dup {
+		wc.mu.Unlock()
 		cancel()
 		return wc.refuse(m.ID, apierr.New(apierr.DuplicateID))
 	}
-	select {
-	case wc.slots <- struct{}{}:
-	case <-wc.ctx.Done():
-		cancel()
-		return wc.ctx.Err()
-	}
-	run := &wsRunning{cancel: cancel}
-	wc.mu.Lock()
 	if wc.closing {
 		wc.mu.Unlock()
 		cancel()
-		<-wc.slots
 		return wc.refuse(m.ID, errShuttingDown())
 	}
+	run := &wsRunning{cancel: cancel}
+	j := wsJob{ctx: ctx, cancel: cancel, c: c, run: run}
 	if wc.calls == nil {
 		wc.calls = make(map[string]*wsRunning)
 	}
 	wc.calls[m.ID] = run
 	wc.wg.Add(1)
 	wc.mu.Unlock()
-	wc.start(wsJob{ctx: ctx, cancel: cancel, c: c, run: run})
+	select {
+	case wc.slots <- struct{}{}:
+		wc.start(j)
+		return nil
+	default:
+	}
+	// Every slot is taken: the call waits for one in a goroutine of its own, so that the
+	// connection reads on (close frames, pings, cancel).
+	if !wc.enqueue() {
+		wc.release(m.ID)
+		cancel()
+		wc.wg.Done()
+		return wc.refuse(m.ID, apierr.New(apierr.RateLimited, "retry_after", 1, "reason",
+			fmt.Sprintf("%d calls running and %d waiting on this connection", cap(wc.slots), cap(wc.waiting))))
+	}
+	go wc.await(j)
 	return nil
+}
+
+// wsQueueWait is how long the read loop waits for room among the waiting calls before it
+// refuses a call: a burst of quick calls waits its turn, while a connection whose slots are
+// held by long calls goes on reading.
+const wsQueueWait = time.Second
+
+// enqueue takes a place among the waiting calls, waiting at most wsQueueWait for one. Only the
+// read loop calls it; the places are made the first time (most connections never need them).
+func (wc *wsConn) enqueue() bool {
+	if wc.waiting == nil {
+		wc.waiting = make(chan struct{}, cap(wc.slots))
+	}
+	select {
+	case wc.waiting <- struct{}{}:
+		return true
+	default:
+	}
+	t := time.NewTimer(wsQueueWait)
+	defer t.Stop()
+	select {
+	case wc.waiting <- struct{}{}:
+		return true
+	case <-t.C:
+	case <-wc.ctx.Done():
+	}
+	return false
+}
+
+// await starts j once a slot is free, or answers its end if it ends first (cancelled, timed
+// out, the connection closed or shut down).
+func (wc *wsConn) await(j wsJob) {
+	select {
+	case wc.slots <- struct{}{}:
+		<-wc.waiting
+		wc.start(j)
+		return
+	case <-j.ctx.Done():
+	}
+	<-wc.waiting
+	err := j.ctx.Err()
+	switch {
+	case j.run.cancelled.Load():
+		err = apierr.New(apierr.Cancelled)
+	case j.run.shutdown.Load():
+		err = errShuttingDown()
+	}
+	wc.release(j.c.ID)
+	j.cancel()
+	_ = wc.refuse(j.c.ID, err)
+	wc.wg.Done()
 }
 
 // cancelFunction names the built-in function that cancels a call of the same connection.

@@ -84,7 +84,8 @@ func TestGeneratedGoClient(t *testing.T) {
 		t.Fatalf("login: %v %s", err, login.Body)
 	}
 	session := login.JSON200.Result
-	made, err := anon.CreateApiKeyWithResponse(ctx, goclient.CreateApiKeyJSONRequestBody{Name: "go"}, withHeader("Cookie", "Svc-Session="+session))
+	made, err := anon.CreateApiKeyWithResponse(ctx, goclient.CreateApiKeyJSONRequestBody{Name: "go"}, withHeader("Cookie", "Svc-Session="+session),
+		withHeader("Sec-Fetch-Site", "same-origin")) // a program acting for its user, as the client package does
 	if err != nil || made.JSON200 == nil {
 		t.Fatalf("create-api-key: %v %s", err, made.Body)
 	}

@@ -70,6 +70,7 @@ func TestTraces(t *testing.T) {
 	}
 	id := session[strings.Index(session, "session:") : len(session)-2]
 	header.Set("Cookie", "Svc-Session="+id)
+	header.Set("Sec-Fetch-Site", "same-origin") // a program acting for its user, as the client package does
 	body := get(t, p.url+"/api/1.1/query?expr="+url.QueryEscape(`"traffic BY protocol"`), header)
 	if !strings.Contains(body, `"type":"result"`) {
 		t.Fatalf("query: %s", body)

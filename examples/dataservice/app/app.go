@@ -286,7 +286,6 @@ func (a *App) newHandler() (http.Handler, error) {
 	a.api, err = fnapi.New(reg,
 		fnapi.WithLogger(a.log),
 		fnapi.WithMetrics(metrics),
-		fnapi.WithMaxBodyBytes(64<<20), // ingest batches of 100,000 records
 		fnapi.WithInterceptors(ics...))
 	if err != nil {
 		return nil, fmt.Errorf("app: %w", err)

@@ -193,7 +193,8 @@ func (s *Service) Register(reg *registry.Registry) error {
 		auth.Requires(auth.RoleReadOnly)); err != nil {
 		return err
 	}
-	if err := registry.Implement(reg, api.Ingest, s.Ingest, auth.Requires(auth.RoleUser)); err != nil {
+	if err := registry.Implement(reg, api.Ingest, s.Ingest, auth.Requires(auth.RoleUser),
+		registry.MaxBody(64<<20)); err != nil { // batches of 100,000 records
 		return err
 	}
 	if err := registry.Implement(reg, api.ListFields, func(context.Context, decl.None) ([]pvql.Field, error) { return listFields11(), nil },

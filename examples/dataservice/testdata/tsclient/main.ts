@@ -29,7 +29,7 @@ check(session.startsWith("session:"), "session ID", session);
 
 const made = await anon.POST("/create-api-key", {
 	body: { name: "typescript" },
-	headers: { Cookie: `Svc-Session=${session}` },
+	headers: { Cookie: `Svc-Session=${session}`, "Sec-Fetch-Site": "same-origin" }, // a program acting for its user
 });
 check(made.data !== undefined, "create-api-key", made.error);
 const api = createClient<paths>({ baseUrl, headers: { "Svc-Authorization": made.data.result } });

@@ -1,0 +1,135 @@
+package transport
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/registry"
+)
+
+// Names of the special arguments that carry tokens.
+const (
+	argSession = "_session"
+	argKey     = "_key"
+)
+
+// credentials moves the tokens out of the arguments and the request into c. Two different
+// tokens of one kind (two session cookies, two key headers, a cookie and a _session argument,
+// a header and a _key argument) are refused with INVALID-ARGUMENT naming the second, rather
+// than one being chosen silently; the same token given twice is accepted.
+func (h *Handler) credentials(r *http.Request, c *registry.Call, args map[string]json.RawMessage) error {
+	cr := &c.Credentials
+	if len(r.Header["Cookie"]) > 0 {
+		for _, ck := range r.CookiesNamed(h.cfg.SessionCookie) {
+			if ck.Value == "" {
+				continue
+			}
+			if cr.Session != "" && cr.Session != ck.Value {
+				return conflicting(h.cfg.SessionCookie, "two session cookies")
+			}
+			cr.Session, cr.SessionFromCookie = ck.Value, true
+		}
+	}
+	for _, v := range r.Header[h.cfg.KeyHeader] {
+		k := strings.TrimSpace(strings.TrimPrefix(v, "Bearer "))
+		if cr.Key != "" && cr.Key != k {
+			return conflicting(h.cfg.KeyHeader, "two API key headers")
+		}
+		cr.Key = k
+	}
+	if err := takeTokens(args, cr); err != nil {
+		return err
+	}
+	cr.CrossSite, cr.SameOrigin = h.site(r)
+	return nil
+}
+
+// takeTokens moves the _session and _key arguments into cr, refusing one that differs from a
+// token of the same kind cr holds already.
+func takeTokens(args map[string]json.RawMessage, cr *registry.Credentials) error {
+	if s, ok := TakeToken(args, argSession); ok {
+		if cr.Session != "" && cr.Session != s {
+			return conflicting(argSession, "a session ID besides another one (the session cookie)")
+		}
+		cr.Session, cr.SessionFromCookie = s, false
+	}
+	if k, ok := TakeToken(args, argKey); ok {
+		if cr.Key != "" && cr.Key != k {
+			return conflicting(argKey, "an API key besides another one (the key header)")
+		}
+		cr.Key = k
+	}
+	return nil
+}
+
+func conflicting(name, what string) error {
+	return apierr.New(apierr.InvalidArgument, "name", name, "reason", "conflicting credentials: "+what)
+}
+
+// TakeToken removes the argument name from args and returns its value as a string: the JSON
+// string's content, or the raw text. Transports use it for _session and _key.
+func TakeToken(args map[string]json.RawMessage, name string) (string, bool) {
+	raw, ok := args[name]
+	if !ok {
+		return "", false
+	}
+	delete(args, name)
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, true
+	}
+	return string(raw), true
+}
+
+// site reports what the browser said of where the request comes from: cross-site (another
+// site, or an Origin that is neither the server's host nor allowed), and same-origin (the
+// server's own origin, scheme included, or an allowed one: Sec-Fetch-Site: same-origin, or
+// without Sec-Fetch-Site such an Origin). A request that says neither (no browser, or an old
+// one) is neither.
+func (h *Handler) site(r *http.Request) (cross, same bool) {
+	fetch := r.Header.Get("Sec-Fetch-Site")
+	origin := r.Header.Get("Origin")
+	if origin != "" && h.listedOrigin(origin) {
+		return false, true
+	}
+	cross = fetch == "cross-site" || origin != "" && !h.originAllowed(origin, r.Host)
+	switch {
+	case cross:
+		return true, false
+	case fetch == "same-origin":
+		return false, true
+	case fetch == "" && origin != "":
+		return false, strings.EqualFold(origin, ownOrigin(r))
+	}
+	return false, false
+}
+
+// ownOrigin is the server's origin as a browser names it: scheme://host[:port].
+func ownOrigin(r *http.Request) string {
+	if r.TLS != nil {
+		return "https://" + r.Host
+	}
+	return "http://" + r.Host
+}
+
+// originAllowed reports whether origin is the server's own (same host) or allowed by config.
+func (h *Handler) originAllowed(origin, host string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	return strings.EqualFold(u.Host, host) || h.listedOrigin(origin)
+}
+
+// listedOrigin reports whether origin is one of Config.AllowedOrigins.
+func (h *Handler) listedOrigin(origin string) bool {
+	for _, o := range h.cfg.AllowedOrigins {
+		if strings.EqualFold(strings.TrimSuffix(o, "/"), origin) {
+			return true
+		}
+	}
+	return false
+}
