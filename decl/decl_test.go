@@ -1,10 +1,11 @@
 package decl_test
 
 import (
-	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/fnapi/fnapi/internal/leaf"
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/decl"
@@ -74,19 +75,7 @@ func TestInvalidPanics(t *testing.T) {
 // transport, schemas), nor the client, nor any driver: only apierr, version and the standard
 // library.
 func TestImports(t *testing.T) {
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command in PATH")
-	}
-	out, err := exec.Command(gobin, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	got := strings.Fields(string(out))
-	want := []string{"github.com/fnapi/fnapi/apierr", "github.com/fnapi/fnapi/version", "github.com/fnapi/fnapi/decl"}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("decl imports %v, want only %v and the standard library", got, want)
-	}
+	leaf.Check(t, "github.com/fnapi/fnapi/apierr", "github.com/fnapi/fnapi/version", "github.com/fnapi/fnapi/decl")
 }
 
 func TestWith(t *testing.T) {

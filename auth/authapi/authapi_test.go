@@ -1,9 +1,9 @@
 package authapi_test
 
 import (
-	"os/exec"
-	"strings"
 	"testing"
+
+	"github.com/fnapi/fnapi/internal/leaf"
 
 	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/decl"
@@ -12,23 +12,8 @@ import (
 // TestImports checks that a Go client of the identity functions pulls neither auth's server
 // code nor a driver: only fnapi's declarations, error codes and versions.
 func TestImports(t *testing.T) {
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command in PATH")
-	}
-	out, err := exec.Command(gobin, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	want := map[string]bool{
-		"github.com/fnapi/fnapi/apierr": true, "github.com/fnapi/fnapi/version": true,
-		"github.com/fnapi/fnapi/decl": true, "github.com/fnapi/fnapi/auth/authapi": true,
-	}
-	for _, p := range strings.Fields(string(out)) {
-		if !want[p] {
-			t.Errorf("package authapi imports %s", p)
-		}
-	}
+	leaf.Check(t, "github.com/fnapi/fnapi/apierr", "github.com/fnapi/fnapi/version",
+		"github.com/fnapi/fnapi/decl", "github.com/fnapi/fnapi/auth/authapi")
 }
 
 func TestRoles(t *testing.T) {
