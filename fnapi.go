@@ -69,3 +69,21 @@ func WithAllowedOrigins(origins ...string) Option {
 func WithConfig(cfg transport.Config) Option {
 	return func(c *transport.Config) { *c = cfg }
 }
+
+// WithNames renames the session cookie, the API key header and the path the application mounts
+// the handler at (its empty fields keep their defaults: "Svc-Session", "Svc-Authorization",
+// "/api"). It is the one place to rename them: auth's login sets that cookie and doc describes
+// all three in the OpenAPI document.
+func WithNames(n registry.Names) Option {
+	return func(c *transport.Config) {
+		if n.SessionCookie != "" {
+			c.SessionCookie = n.SessionCookie
+		}
+		if n.KeyHeader != "" {
+			c.KeyHeader = n.KeyHeader
+		}
+		if n.MountPath != "" {
+			c.MountPath = n.MountPath
+		}
+	}
+}

@@ -12,7 +12,7 @@ import (
 	"go.uber.org/zap"
 )
 
-// Server serves an http.Handler over HTTPS only, with the site's certificate or a self-signed
+// Server serves an [http.Handler] over HTTPS only, with the site's certificate or a self-signed
 // one it generates, and stops gracefully when its context is done:
 //
 //	srv := &fnapi.Server{Addr: "127.0.0.1:8443", Handler: mux, DataDir: "./data", Logger: log}

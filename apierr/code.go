@@ -32,6 +32,9 @@ const (
 	// Cancelled: the call was cancelled. Attribute: reason, when the server's shutdown
 	// cancelled it.
 	Cancelled Code = "CANCELLED"
+	// OriginNotAllowed: a WebSocket handshake from a page of an origin the server does not
+	// allow (HTTP 403). Attribute: origin (the one sent).
+	OriginNotAllowed Code = "ORIGIN-NOT-ALLOWED"
 	// InvalidCredentials: login with a wrong user or password (the same for both).
 	InvalidCredentials Code = "INVALID-CREDENTIALS"
 	// RateLimited: too many calls or login attempts. Attribute: retry_after (seconds).
@@ -63,20 +66,21 @@ const (
 // Catalogue lists the framework's codes, in the order doc shows them.
 var Catalogue = []Code{
 	TooFewArguments, AuthenticationNeeded, UnknownFunction, UnknownVersion, UnknownArguments,
-	InvalidJSON, InvalidArgument, InvalidMessage, DuplicateID, Cancelled, InvalidCredentials,
+	InvalidJSON, InvalidArgument, InvalidMessage, DuplicateID, Cancelled, OriginNotAllowed, InvalidCredentials,
 	RateLimited, RequestTooLarge, PermissionDenied, NotFound, Conflict, MethodNotAllowed, UnsupportedMediaType,
 	Timeout, Unavailable, Internal,
 }
 
 // Status returns the HTTP status that accompanies an error message with code c: 401 for
-// authentication, 403 for permissions, 404 for what does not exist, 409 for conflicts, 413 for sizes, 429 for rate
-// limits, 405 and 415 for the request's method and body type, 499 for cancelled calls, 504 for timeouts, 503 for an unreachable store, 500 for internal errors, and 400 for every
-// other code, including codes of the application's own.
+// authentication, 403 for permissions and a refused origin, 404 for what does not exist, 409
+// for conflicts, 413 for sizes, 429 for rate limits, 405 and 415 for the request's method and
+// body type, 499 for cancelled calls, 504 for timeouts, 503 for an unreachable store, 500 for
+// internal errors, and 400 for every other code, including codes of the application's own.
 func (c Code) Status() int {
 	switch c {
 	case AuthenticationNeeded, InvalidCredentials:
 		return http.StatusUnauthorized
-	case PermissionDenied:
+	case PermissionDenied, OriginNotAllowed:
 		return http.StatusForbidden
 	case UnknownFunction, UnknownVersion, NotFound:
 		return http.StatusNotFound

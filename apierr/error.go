@@ -16,26 +16,44 @@ type Error struct {
 	// Code is the error code sent to the client.
 	Code Code
 	// Attrs holds the extra attributes sent with the code, such as "name" or "path".
-	Attrs  map[string]any
-	status int
-	cause  error
+	Attrs     map[string]any
+	status    int
+	cause     error
+	malformed []any // pairs New could not read, for the log
 }
 
 // New returns an error with code c. Attributes are given as name, value pairs:
 //
 //	apierr.New(apierr.NotFound, "name", "dashboard-7")
 //
-// A trailing name without a value is ignored.
+// A malformed pair (a name that is not a string, or a trailing name without a value) is not
+// sent to the client, which gets the well-formed attributes, but neither is it dropped
+// silently: Error, which the server's log shows, names it (" malformed attributes: [...]"),
+// and Malformed reports it, for tests. New never panics: it is called on error paths.
 func New(c Code, attrs ...any) *Error {
 	e := &Error{Code: c}
-	for i := 0; i+1 < len(attrs); i += 2 {
+	for i := 0; i < len(attrs); i += 2 {
 		name, ok := attrs[i].(string)
-		if !ok {
+		if !ok || i+1 == len(attrs) {
+			e.malformed = append(e.malformed, attrs[i:min(i+2, len(attrs))]...)
 			continue
 		}
 		e.set(name, attrs[i+1])
 	}
 	return e
+}
+
+// Malformed returns the name/value arguments New could not read as pairs; none for a
+// well-formed call.
+func (e *Error) Malformed() []any { return e.malformed }
+
+// CodeOf returns the code of err as From reads it: the code of the *Error err is or wraps,
+// CANCELLED or TIMEOUT for a context's end, INTERNAL-ERROR for any other error; "" for nil.
+func CodeOf(err error) Code {
+	if err == nil {
+		return ""
+	}
+	return From(err).Code
 }
 
 // With returns a copy of e with the attribute name set to v.
@@ -92,13 +110,16 @@ func (e *Error) Status() int {
 
 // Error returns the code and the attributes, for logs and tests.
 func (e *Error) Error() string {
-	if len(e.Attrs) == 0 && e.cause == nil {
+	if len(e.Attrs) == 0 && e.cause == nil && e.malformed == nil {
 		return string(e.Code)
 	}
 	var b bytes.Buffer
 	b.WriteString(string(e.Code))
 	for _, k := range e.attrNames() {
 		fmt.Fprintf(&b, " %s=%v", k, e.Attrs[k])
+	}
+	if e.malformed != nil {
+		fmt.Fprintf(&b, " malformed attributes: %v", e.malformed)
 	}
 	if e.cause != nil {
 		fmt.Fprintf(&b, ": %v", e.cause)

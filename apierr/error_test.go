@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/fnapi/fnapi/apierr"
@@ -94,4 +96,53 @@ func ExampleNew() {
 	b, _ := json.Marshal(err)
 	fmt.Println(string(b), err.Status())
 	// Output: {"type":"error","error":"NOT-FOUND","name":"dashboard-7"} 404
+}
+
+// TestNewMalformed: a malformed name/value pair is kept out of the message but named by Error
+// (the log) and Malformed; the well-formed pairs are sent.
+func TestNewMalformed(t *testing.T) {
+	tests := []struct {
+		name      string
+		attrs     []any
+		malformed []any
+	}{
+		{"well formed", []any{"name", "x"}, nil},
+		{"trailing name", []any{"name", "x", "path"}, []any{"path"}},
+		{"name not a string", []any{7, "v", "name", "x"}, []any{7, "v"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := apierr.New(apierr.NotFound, tt.attrs...)
+			b, _ := json.Marshal(e)
+			if string(b) != `{"type":"error","error":"NOT-FOUND","name":"x"}` {
+				t.Errorf("message %s", b)
+			}
+			if !reflect.DeepEqual(e.Malformed(), tt.malformed) {
+				t.Errorf("Malformed() = %v, want %v", e.Malformed(), tt.malformed)
+			}
+			if got := strings.Contains(e.Error(), "malformed attributes"); got != (tt.malformed != nil) {
+				t.Errorf("Error() = %q", e.Error())
+			}
+		})
+	}
+}
+
+// TestCodeOf: the code of any error, as the client would get it.
+func TestCodeOf(t *testing.T) {
+	tests := []struct {
+		err  error
+		want apierr.Code
+	}{
+		{nil, ""},
+		{apierr.New(apierr.Conflict), apierr.Conflict},
+		{fmt.Errorf("saving: %w", apierr.New(apierr.NotFound)), apierr.NotFound},
+		{context.Canceled, apierr.Cancelled},
+		{fmt.Errorf("query: %w", context.DeadlineExceeded), apierr.Timeout},
+		{errors.New("disk full"), apierr.Internal},
+	}
+	for _, tt := range tests {
+		if got := apierr.CodeOf(tt.err); got != tt.want {
+			t.Errorf("CodeOf(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+	}
 }

@@ -44,7 +44,7 @@ func New(store Store, opts ...Option) (*Authenticator, error) {
 		return nil, errors.New("auth: nil store")
 	}
 	c := config{
-		log: zap.NewNop(), now: time.Now, idle: time.Hour, max: 24 * time.Hour, cookie: "Svc-Session",
+		log: zap.NewNop(), now: time.Now, idle: time.Hour, max: 24 * time.Hour,
 		cacheTTL: 2 * time.Second, cacheMax: 10000, flushEvery: 15 * time.Second,
 		hashes:    runtime.GOMAXPROCS(0),
 		userLimit: Limit{Burst: 5, Every: 30 * time.Second}, addrLimit: Limit{Burst: 20, Every: 3 * time.Second},
@@ -55,8 +55,6 @@ func New(store Store, opts ...Option) (*Authenticator, error) {
 	switch {
 	case c.log == nil || c.now == nil:
 		return nil, errors.New("auth: nil logger or clock")
-	case c.cookie == "":
-		return nil, errors.New("auth: empty session cookie name")
 	case c.cacheTTL < 0 || c.cacheMax < 1 || c.flushEvery <= 0 || c.hashes < 1:
 		return nil, errors.New("auth: cache TTL, cache size, flush interval and concurrent hashes must be positive")
 	case c.userLimit.Burst < 1 || c.userLimit.Every <= 0 || c.addrLimit.Burst < 1 || c.addrLimit.Every <= 0:

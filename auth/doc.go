@@ -28,8 +28,9 @@
 // constant time; no token is ever logged.
 //
 // The transport reads tokens from the session cookie (Svc-Session), the _session argument, the
-// Svc-Authorization header and the _key argument. A function needing a session accepts only a
-// session ID; other functions take the API key when the call has one, else the session ID. A
+// Svc-Authorization header and the _key argument. The transport's configuration names the
+// cookie and the header (fnapi.WithNames); login sets the cookie the call's transport names.
+// A function needing a session accepts only a session ID; other functions take the API key when the call has one, else the session ID. A
 // call whose only token is the cookie is refused when the browser marks it cross-site
 // (Sec-Fetch-Site: cross-site, or a foreign Origin): with cookies a page of another site could
 // otherwise call the API as its visitor. Unless its function is declared read-only

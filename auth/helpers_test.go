@@ -98,8 +98,6 @@ func newEnv(t *testing.T, store auth.Store, opts ...auth.Option) *env {
 	reg := registry.New()
 	fnapi.MustRegisterBuiltins(reg)
 	a.MustRegister(reg)
-	reg.MustRegister("whoami", func(ctx context.Context) auth.Identity { return *auth.FromContext(ctx) },
-		registry.ReadOnly())
 	// ingest stands for a function that takes large bodies, from callers with a token.
 	reg.MustRegister("ingest", func(in struct {
 		Data string `json:"data"`

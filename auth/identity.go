@@ -20,6 +20,8 @@ type Identity struct {
 	Session bool `json:"session"`
 	// KeyName is the name of the API key the call carried; empty for a session.
 	KeyName string `json:"key_name,omitempty"`
+
+	created int64 // the token's creation, unix nanoseconds
 }
 
 // String returns the user name: what the per-call log line shows of the caller (never a token).

@@ -19,7 +19,7 @@ import (
 // Which token counts: for a function that needs a session, the session ID only; for the others,
 // the API key when the call carries one, else the session ID. A session ID that came only in
 // the cookie is refused when the browser marked the request cross-site, and for a function not
-// marked registry.ReadOnly, unless the browser said it comes from the server's own origin. A
+// marked [registry.ReadOnly], unless the browser said it comes from the server's own origin. A
 // session and a key of two different users are refused as conflicting. Public functions run
 // without identity, whatever tokens they carry.
 //
@@ -73,12 +73,12 @@ func (a *Authenticator) identify(ctx context.Context, c *registry.Call) (*Identi
 				"reason", "conflicting credentials: a session and an API key of two different users")
 		}
 	}
-	return &Identity{User: e.user, Role: e.role, Admin: e.role == RoleAdmin, Session: e.session, KeyName: e.keyName}, e, nil
+	return &Identity{User: e.user, Role: e.role, Admin: e.role == RoleAdmin, Session: e.session, KeyName: e.keyName, created: e.created}, e, nil
 }
 
 // cookieAllowed applies the rule of calls whose only token is the session cookie, which a
 // browser adds by itself to requests that other pages make: refused when the browser marked
-// the request cross-site; and unless the function is read-only (registry.ReadOnly), refused
+// the request cross-site; and unless the function is read-only ([registry.ReadOnly]), refused
 // unless the browser said it comes from the server's own origin (or an allowed one), so that
 // a page of a sibling site (same-site, other origin) cannot make it change anything.
 func cookieAllowed(c *registry.Call) error {

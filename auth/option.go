@@ -35,8 +35,12 @@ func WithSessionIdle(d time.Duration) Option { return func(c *config) { c.idle =
 // changed while serving with SetSessionLimits.
 func WithSessionMax(d time.Duration) Option { return func(c *config) { c.max = d } }
 
-// WithSessionCookie names the cookie login sets; it must match the transport's SessionCookie.
-// Default: "Svc-Session".
+// WithSessionCookie names the cookie login and logout set, overriding the transport's name.
+// Default: the transport's (transport.Config.SessionCookie, read from each call's
+// registry.Call.Names), which is the one place to rename it.
+//
+// Deprecated: set transport.Config.SessionCookie; a different name here sets a cookie the
+// transport does not read.
 func WithSessionCookie(name string) Option { return func(c *config) { c.cookie = name } }
 
 // WithCacheTTL sets how long a checked token is trusted before the store is read again.

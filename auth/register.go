@@ -89,10 +89,14 @@ func versions(opts []registry.Option) ([]decl.Option, []registry.Option) {
 //   - create-user(user, password, [role], [admin]): administrators only.
 //   - set-role(user, role): administrators only; nobody changes their own role.
 //   - delete-user(user): administrators only; ends the user's sessions and keys at once.
+//   - whoami(): the caller's user, role, token kind (session or key), key name and session
+//     expiry (see [Whoami]). Read-only users too. An API that adds it after its first version
+//     says so with ForFunc("whoami", registry.Since(...)).
 func (a *Authenticator) Register(reg *registry.Registry, opts ...FuncOption) error {
 	reader, admin := Requires(RoleReadOnly), Requires(RoleAdmin)
 	logout := func(ctx context.Context, _ decl.None) (bool, error) { return a.logout(ctx) }
 	listUsers := func(ctx context.Context, _ decl.None) ([]UserInfo, error) { return a.listUsers(ctx) }
+	whoami := func(ctx context.Context, _ decl.None) (Whoami, error) { return a.whoami(ctx) }
 	funcs := []funcSpec{
 		spec(authapi.Login, a.login, registry.NoStore()),
 		spec(authapi.Logout, logout, reader),
@@ -104,6 +108,7 @@ func (a *Authenticator) Register(reg *registry.Registry, opts ...FuncOption) err
 		spec(authapi.SetRole, a.setRole, admin),
 		spec(authapi.DeleteUser, a.deleteUser, admin),
 		spec(authapi.ChangePassword, a.changePassword, reader),
+		spec(authapi.Whoami, whoami, reader, registry.ReadOnly()),
 	}
 	for _, o := range opts {
 		if !slices.ContainsFunc(funcs, func(f funcSpec) bool { return f.name == o.name }) {

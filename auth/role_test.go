@@ -43,17 +43,19 @@ func TestRoles(t *testing.T) {
 	bob := e.login("bob", "bob's password")
 	bobKey := e.createKey(bob, "ci")
 
-	// ...which has exactly her rights: whoami names no role, so it needs a user.
+	// ...which has exactly her rights: touch names no role, so it needs a user; whoami is for
+	// every role.
 	for _, args := range []map[string]any{withSession(rita), withKey(ritaKey)} {
-		r := e.get("whoami", args, nil)
+		want(e.get("whoami", args, nil), 200, "")
+		r := e.get("touch", args, nil)
 		want(r, 403, "PERMISSION-DENIED")
-		if r.msg["path"] != "whoami" || r.msg["role"] != "user" {
+		if r.msg["path"] != "touch" || r.msg["role"] != "user" {
 			t.Fatalf("attributes: %s", r.raw)
 		}
 	}
 	want(e.get("list-api-keys", withKey(ritaKey), nil), 200, "")
 	want(as(rita, "change-password", map[string]any{"old": "rita's password", "new": "rita's new password"}), 200, "")
-	want(e.get("whoami", withKey(bobKey), nil), 200, "")
+	want(e.get("touch", withKey(bobKey), nil), 200, "")
 	want(e.get("list-users", withKey(bobKey), nil), 403, "PERMISSION-DENIED")
 
 	// Other users' keys: administrators only.
@@ -73,7 +75,10 @@ func TestRoles(t *testing.T) {
 	if r := as(admin, "set-role", map[string]any{"user": "bob", "role": "read-only"}); !r.ok() || r.msg["result"].(map[string]any)["role"] != "read-only" {
 		t.Fatalf("set-role: %s", r.raw)
 	}
-	want(e.get("whoami", withKey(bobKey), nil), 403, "PERMISSION-DENIED")
+	want(e.get("touch", withKey(bobKey), nil), 403, "PERMISSION-DENIED")
+	if r := e.get("whoami", withKey(bobKey), nil); !r.ok() || r.msg["result"].(map[string]any)["role"] != "read-only" {
+		t.Fatalf("whoami after set-role read-only: %s", r.raw)
+	}
 	want(as(admin, "set-role", map[string]any{"user": "bob", "role": "administrator"}), 200, "")
 	if r := e.get("whoami", withKey(bobKey), nil); !r.ok() || r.msg["result"].(map[string]any)["role"] != "administrator" {
 		t.Fatalf("whoami after set-role administrator: %s", r.raw)

@@ -43,7 +43,7 @@ func (a *Authenticator) login(ctx context.Context, in loginArgs) (string, error)
 	// even a sibling, could otherwise sign the browser in as someone else (login forgery).
 	// Other callers read the session ID from the answer.
 	if c.SetCookie != nil && c.Credentials.SameOrigin {
-		c.SetCookie(&http.Cookie{Name: a.cookie, Value: tok, Path: "/", HttpOnly: true, Secure: true,
+		c.SetCookie(&http.Cookie{Name: a.cookieName(c), Value: tok, Path: "/", HttpOnly: true, Secure: true,
 			SameSite: http.SameSiteStrictMode})
 	}
 	a.log.Info("auth: login", zap.String("user", u.Name))
@@ -104,7 +104,7 @@ func (a *Authenticator) logout(ctx context.Context) (bool, error) {
 	}
 	a.cache.remove(h)
 	if c.SetCookie != nil {
-		c.SetCookie(&http.Cookie{Name: a.cookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: true,
+		c.SetCookie(&http.Cookie{Name: a.cookieName(c), Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: true,
 			SameSite: http.SameSiteStrictMode})
 	}
 	return true, nil
@@ -125,4 +125,13 @@ func identity(ctx context.Context) (*Identity, error) {
 		return nil, needed(callOf(ctx))
 	}
 	return id, nil
+}
+
+// cookieName is the name of the session cookie for call c: the transport's, unless
+// WithSessionCookie set one.
+func (a *Authenticator) cookieName(c *registry.Call) string {
+	if a.cookie != "" {
+		return a.cookie
+	}
+	return registry.NamesOf(c).SessionCookie
 }

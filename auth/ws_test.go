@@ -22,11 +22,8 @@ type wsConn struct {
 func (e *env) dialWS(header http.Header, query string) *wsConn {
 	e.t.Helper()
 	u := "wss" + strings.TrimPrefix(e.srv.URL, "https") + "/api/ws" + query
-	c, res, err := websocket.Dial(e.t.Context(), u, &websocket.DialOptions{HTTPClient: e.srv.Client(), HTTPHeader: header})
+	c, _, err := websocket.Dial(e.t.Context(), u, &websocket.DialOptions{HTTPClient: e.srv.Client(), HTTPHeader: header})
 	if err != nil {
-		if res != nil && res.StatusCode == 404 {
-			e.t.Skip("the WebSocket transport is not there yet")
-		}
 		e.t.Fatal(err)
 	}
 	e.t.Cleanup(func() { c.CloseNow() })

@@ -64,7 +64,7 @@ func (c *Client) at(v string) string {
 	return c.root + "/" + v
 }
 
-// Call calls fn with args and stores its result in out (any value json.Unmarshal takes; nil to
+// Call calls fn with args and stores its result in out (any value [json.Unmarshal] takes; nil to
 // drop it). An error answered by the server is an *apierr.Error.
 func (c *Client) Call(ctx context.Context, fn string, args any, out any) error {
 	return c.call(ctx, fn, "", args, out)

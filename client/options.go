@@ -36,7 +36,7 @@ func newOptions(opts []Option) options {
 }
 
 // WithHTTPClient makes requests and WebSocket handshakes with hc. Default: a client with
-// http.DefaultTransport's settings (and WithTLSConfig's).
+// [http.DefaultTransport]'s settings (and WithTLSConfig's).
 func WithHTTPClient(hc *http.Client) Option { return func(o *options) { o.hc = hc } }
 
 // WithTLSConfig sets the TLS configuration of the default HTTP client, for a private CA or a
@@ -55,7 +55,9 @@ func WithSession(id string) Option { return func(o *options) { o.session = id } 
 func WithAPIKey(key string) Option { return func(o *options) { o.key = key } }
 
 // WithTokenNames names the session cookie and the API key header, for servers that renamed
-// them. Default: "Svc-Session" and "Svc-Authorization".
+// them. Default: "Svc-Session" and "Svc-Authorization", the server's defaults
+// (registry.DefaultSessionCookie and DefaultKeyHeader; a test keeps them equal: the
+// client does not import the server's packages).
 func WithTokenNames(cookie, header string) Option {
 	return func(o *options) { o.cookie, o.keyHeader = cookie, header }
 }

@@ -25,9 +25,10 @@ var catalogue = map[apierr.Code]struct {
 		"count": "how many required arguments the function has",
 	}},
 	apierr.AuthenticationNeeded: {"The token is missing, unknown, expired or revoked; or the function needs a session and an API key was given.", map[string]string{
-		"path":   "the function's name (ws for a WebSocket handshake refused for its Origin)",
-		"reason": "why, when it is not only the token: a WebSocket handshake from an origin not allowed (HTTP 403), a cookie-only call from another origin, a token in a large body, a stream whose token ended",
+		"path":   "the function's name",
+		"reason": "why, when it is not only the token: a cookie-only call from another origin, a token in a large body, a stream whose token ended",
 	}},
+	apierr.OriginNotAllowed: {"A WebSocket handshake from a page of an origin the server does not allow (transport.Config.AllowedOrigins).", map[string]string{"origin": "the Origin sent"}},
 	apierr.UnknownFunction:  {"No function of that name at that version.", map[string]string{"path": "the name called"}},
 	apierr.UnknownVersion:   {"The version in the path names no version served.", map[string]string{"version": "the version asked for", "versions": "the versions served"}},
 	apierr.UnknownArguments: {"The call names arguments the function does not take.", map[string]string{"names": "the unknown argument names"}},

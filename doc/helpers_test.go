@@ -81,7 +81,7 @@ func runValidator(t *testing.T, mode string, data []byte) ([]byte, error) {
 	}
 	if err != nil {
 		msg := "the OpenAPI validator needs node and its packages: npm ci --prefix doc/testdata/openapi (" + err.Error() + ")"
-		if os.Getenv("CI") != "" {
+		if os.Getenv("CI") == "true" {
 			t.Fatal(msg)
 		}
 		t.Skip(msg)

@@ -40,8 +40,10 @@ const (
 // _session query parameter, the API key header and the _key query parameter (session only: the
 // first two). The WebSocket is the path /ws, whose GET answers 101 and whose messages are the
 // component schemas WSCall and WSAnswer: OpenAPI 3.1 cannot describe a WebSocket otherwise.
+// Outside a call, names no option sets are the defaults ([registry.DefaultNames]); the doc
+// function takes them from the transport serving it.
 func OpenAPI(reg *registry.Registry, v version.Version, opts ...Option) (json.RawMessage, error) {
-	b, err := json.Marshal(openAPI(reg, v, newConfig(opts)))
+	b, err := json.Marshal(openAPI(reg, v, newConfig(opts).withNames(registry.DefaultNames)))
 	if err != nil {
 		return nil, fmt.Errorf("doc: OpenAPI: %w", err)
 	}

@@ -86,7 +86,7 @@ func objectSchemas(s *jsonschema.Schema) *jsonschema.Schema {
 	return &c
 }
 
-// boolean reports whether s marshals as a boolean schema, and which: jsonschema.TrueSchema and
+// boolean reports whether s marshals as a boolean schema, and which: [jsonschema.TrueSchema] and
 // FalseSchema keep their value in an unexported field, which reflection can read, and an empty
 // schema (what the reflector makes of any) marshals as true.
 func boolean(s *jsonschema.Schema) (value, ok bool) {

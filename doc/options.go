@@ -1,5 +1,7 @@
 package doc
 
+import "github.com/fnapi/fnapi/registry"
+
 // Option configures the OpenAPI document of Register and OpenAPI.
 type Option func(*config)
 
@@ -8,9 +10,23 @@ type config struct {
 }
 
 func newConfig(opts []Option) config {
-	c := config{title: "API", mount: "/api", cookie: "Svc-Session", header: "Svc-Authorization"}
+	c := config{title: "API"}
 	for _, o := range opts {
 		o(&c)
+	}
+	return c
+}
+
+// withNames fills the names no option set with n, the names of the transport serving the call.
+func (c config) withNames(n registry.Names) config {
+	if c.mount == "" {
+		c.mount = n.MountPath
+	}
+	if c.cookie == "" {
+		c.cookie = n.SessionCookie
+	}
+	if c.header == "" {
+		c.header = n.KeyHeader
 	}
 	return c
 }
@@ -22,19 +38,20 @@ func Title(t string) Option {
 
 // MountPath sets the path where the application mounts the API handler, the default of the
 // OpenAPI document's server variable base (clients such as Swagger UI let their users change
-// it). Default: "/api".
+// it). Default: the transport's (transport.Config.MountPath, "/api" unless renamed there, which
+// is where to set it: this option only overrides it).
 func MountPath(p string) Option {
 	return func(c *config) { c.mount = p }
 }
 
 // SessionCookie sets the name of the cookie that carries a session ID, as the transport reads
-// it. Default: "Svc-Session", the transport's default.
+// it. Default: the transport's (transport.Config.SessionCookie), which is where to set it.
 func SessionCookie(name string) Option {
 	return func(c *config) { c.cookie = name }
 }
 
 // KeyHeader sets the name of the request header that carries an API key, as the transport
-// reads it. Default: "Svc-Authorization", the transport's default.
+// reads it. Default: the transport's (transport.Config.KeyHeader), which is where to set it.
 func KeyHeader(name string) Option {
 	return func(c *config) { c.header = name }
 }

@@ -22,7 +22,7 @@ func Register(reg *registry.Registry, opts ...Option) error {
 	return reg.Register("doc", func(ctx context.Context, in Args) (any, error) {
 		v := callVersion(ctx, reg)
 		if in.Format == "openapi" {
-			return openAPI(reg, v, cfg), nil
+			return openAPI(reg, v, cfg.withNames(registry.NamesOf(registry.CallFrom(ctx)))), nil
 		}
 		return Describe(reg, v), nil
 	}, registry.Requires(registry.Public),

@@ -45,6 +45,9 @@ type Call struct {
 	LogFields []zap.Field
 	// SetCookie sets a cookie on the HTTP response; nil where the transport cannot (WebSocket).
 	SetCookie func(*http.Cookie)
+	// Names are the transport's names of the session cookie, the key header and the mount
+	// path (read them with NamesOf). Shared by every call: do not change.
+	Names *Names
 	// Sink receives the chunks in streaming mode; nil in non-streaming mode.
 	Sink stream.Sink
 	// ReadArgs, when not nil, reads the arguments still in the request body into Args. A

@@ -20,7 +20,7 @@ import (
 // cannot serve something other than what its clients were built against. What the declaration
 // says also overrides the options given to New for every function.
 //
-// For a declaration whose argument type is decl.None, the function is served as one without
+// For a declaration whose argument type is [decl.None], the function is served as one without
 // arguments (a call that names any is UNKNOWN-ARGUMENTS).
 func Implement[In, Out any](r *Registry, d decl.Function[In, Out], impl func(context.Context, In) (Out, error), opts ...Option) error {
 	var fn any = impl
@@ -34,7 +34,7 @@ func Implement[In, Out any](r *Registry, d decl.Function[In, Out], impl func(con
 }
 
 // ImplementStream is Implement for a streaming function; opts may set how its chunks
-// accumulate (Accumulate; default stream.Append).
+// accumulate (Accumulate; default [stream.Append]).
 func ImplementStream[In, Chunk any](r *Registry, d decl.StreamFunction[In, Chunk], impl func(context.Context, In, *stream.Sender[Chunk]) error, opts ...Option) error {
 	var fn any = impl
 	if isNone[In]() {

@@ -9,7 +9,7 @@ import (
 	"github.com/fnapi/fnapi/version"
 )
 
-// Access says which token a function needs. It is decl.Access, so that a declaration's access
+// Access says which token a function needs. It is [decl.Access], so that a declaration's access
 // and a registration's are one type.
 type Access = decl.Access
 
@@ -94,7 +94,7 @@ func Errors(codes ...apierr.Code) Option {
 }
 
 // Accumulate sets how the chunks of a streaming function build the result of a non-streaming
-// call. Default: stream.Append, an array of every chunk.
+// call. Default: [stream.Append], an array of every chunk.
 func Accumulate(a stream.Accumulator) Option {
 	return func(f *Func) error { f.acc = &a; return nil }
 }
@@ -129,7 +129,8 @@ func ReadOnly() Option {
 
 // NoStore declares that the function's answers carry secrets (a session ID, an API key): the
 // transport answers them with Cache-Control: no-store, so that no browser or proxy cache keeps
-// them. Default: off.
+// them, and never compresses them, so that their length cannot reveal a secret put next to
+// text the caller chose (BREACH). Default: off.
 func NoStore() Option {
 	return func(f *Func) error { f.NoStore = true; return nil }
 }

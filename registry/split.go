@@ -3,7 +3,7 @@ package registry
 import "encoding/json"
 
 // splitArray returns the elements of raw, a valid JSON array, as they are written (without the
-// whitespace around them), in one pass and without decoding them: what json.Unmarshal into a
+// whitespace around them), in one pass and without decoding them: what [json.Unmarshal] into a
 // []json.RawMessage gives, minus its validation and copies. It returns false when raw is not an
 // array; raw must be valid JSON (Call.Args values are).
 func splitArray(raw json.RawMessage) ([]json.RawMessage, bool) {

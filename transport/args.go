@@ -19,7 +19,7 @@ import (
 )
 
 // newCall reads a request's arguments and tokens into a Call. A body larger than
-// registry.DefaultMaxBody, for a function that needs a token, is left for c.ReadArgs: it is
+// [registry.DefaultMaxBody], for a function that needs a token, is left for c.ReadArgs: it is
 // read once the call is authenticated.
 func (h *Handler) newCall(w http.ResponseWriter, r *http.Request, f *registry.Func, v version.Version) (*registry.Call, error) {
 	c := &registry.Call{
@@ -29,6 +29,7 @@ func (h *Handler) newCall(w http.ResponseWriter, r *http.Request, f *registry.Fu
 		RemoteAddr: r.RemoteAddr,
 		Header:     r.Header,
 		SetCookie:  func(ck *http.Cookie) { http.SetCookie(w, ck) },
+		Names:      &h.names,
 	}
 	args := make(map[string]json.RawMessage)
 	a := argReader{h: h, args: args, limit: f.MaxBody}
@@ -54,7 +55,7 @@ func (h *Handler) newCall(w http.ResponseWriter, r *http.Request, f *registry.Fu
 }
 
 // post reads the arguments of a POST body, within the body's time (see bodyDeadline). For a
-// function that needs a token, a body larger than registry.DefaultMaxBody is left for
+// function that needs a token, a body larger than [registry.DefaultMaxBody] is left for
 // c.ReadArgs, which the transport calls once the call is authenticated: a caller without a
 // valid token never has the server read more than that.
 func (a argReader) post(w http.ResponseWriter, r *http.Request, c *registry.Call) error {
@@ -134,7 +135,7 @@ func (a argReader) text(name, s string) error {
 }
 
 // query adds the arguments of URL-encoded text (a query string or a form body), name=value
-// pairs joined by '&'. It reads them straight into the arguments, without the url.Values map.
+// pairs joined by '&'. It reads them straight into the arguments, without the [url.Values] map.
 func (a argReader) query(q, what string) error {
 	for q != "" {
 		var pair string

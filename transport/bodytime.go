@@ -30,13 +30,13 @@ func (h *Handler) bodyDeadline(w http.ResponseWriter, r *http.Request, body io.R
 }
 
 // readDeadliner is what net/http's ResponseWriter offers to set the connection's read
-// deadline (see http.ResponseController).
+// deadline (see [http.ResponseController]).
 type readDeadliner interface {
 	SetReadDeadline(time.Time) error
 }
 
 // deadlinerOf finds the read deadline setter of w, through wrappers that Unwrap, as
-// http.ResponseController does, without allocating one.
+// [http.ResponseController] does, without allocating one.
 func deadlinerOf(w http.ResponseWriter) readDeadliner {
 	for {
 		switch t := w.(type) {

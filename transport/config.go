@@ -35,10 +35,20 @@ type Config struct {
 	CallTimeout time.Duration
 	// StreamTimeout is the longest a stream may run before it ends with TIMEOUT. Default: 1 h.
 	StreamTimeout time.Duration
-	// SessionCookie names the cookie that carries a session ID. Default: "Svc-Session".
+	// CompressMinBytes is the size from which a JSON answer is gzipped for a client that
+	// accepts it (Accept-Encoding); negative: never. Answers of registry.NoStore functions are
+	// never compressed (BREACH), nor are streams and WebSocket messages. Default: 1024.
+	CompressMinBytes int
+	// SessionCookie names the cookie that carries a session ID. Default: "Svc-Session". auth's
+	// login sets this cookie and doc describes it: it is the one setting of the name.
 	SessionCookie string
 	// KeyHeader names the request header that carries an API key. Default: "Svc-Authorization".
+	// doc describes it.
 	KeyHeader string
+	// MountPath is the path where the application mounts the handler, stripping it from the
+	// requests (http.StripPrefix); doc's OpenAPI document names it as its servers' base.
+	// Default: "/api".
+	MountPath string
 	// AllowedOrigins lists the origins (scheme://host[:port]) besides the server's own from which
 	// browsers may call with cookies and open WebSockets. Allowing an origin lets its pages act
 	// with the user's session: list only sites you trust. Default: none.
@@ -73,10 +83,16 @@ func (c Config) withDefaults() Config {
 		c.StreamTimeout = time.Hour
 	}
 	if c.SessionCookie == "" {
-		c.SessionCookie = "Svc-Session"
+		c.SessionCookie = registry.DefaultSessionCookie
 	}
 	if c.KeyHeader == "" {
-		c.KeyHeader = "Svc-Authorization"
+		c.KeyHeader = registry.DefaultKeyHeader
+	}
+	if c.CompressMinBytes == 0 {
+		c.CompressMinBytes = 1024
+	}
+	if c.MountPath == "" {
+		c.MountPath = registry.DefaultMountPath
 	}
 	c.KeyHeader = http.CanonicalHeaderKey(c.KeyHeader)
 	c.WS = c.WS.withDefaults()

@@ -6,11 +6,14 @@ import (
 	"time"
 )
 
-// callCtx is the context of one call: its parent's, with the call's deadline. The timer and
-// channel that context.WithDeadline makes for every call are made only when the function
-// asks for Done (most quick calls never do); until then Err compares the clock with the
-// deadline. Derived contexts (context.WithCancel and the like) find it through AfterFunc, so
-// no goroutine watches it.
+// callCtx is the context of one call: its parent's, with the call's deadline. It stands for
+// context.WithDeadline(parent, deadline), which makes a timer and a channel for every call, and
+// makes that real context (see real) only at the first call of Done, AfterFunc, or Value with a
+// key other than the connection's. Deriving a context from it ([context.WithCancel],
+// WithTimeout, ...) asks for Value and Done, and so makes it too; a value set with
+// [context.WithValue] above it is found without it. Until then Err and Deadline compare the
+// clock with the deadline, so a call that only checks Err makes no timer. The context package
+// finds the real context through AfterFunc, so no goroutine watches a derived context.
 type callCtx struct {
 	parent   context.Context
 	deadline time.Time
@@ -32,7 +35,7 @@ func newCallCtx(parent context.Context, timeout time.Duration, conn *wsConn) (*c
 	return c, c.end
 }
 
-// real returns the context.WithDeadline the call's context stands for, making it once.
+// real returns the [context.WithDeadline] the call's context stands for, making it once.
 func (c *callCtx) real() context.Context {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -45,7 +48,7 @@ func (c *callCtx) real() context.Context {
 	return c.inner
 }
 
-// end releases the timer, if one was made; the context is then done (context.Canceled).
+// end releases the timer, if one was made; the context is then done ([context.Canceled]).
 func (c *callCtx) end() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -79,7 +82,7 @@ func (c *callCtx) Err() error {
 }
 
 // Value answers the connection for CancelCall; other keys go to the real context, so that
-// the context package's own lookups (context.Cause, WithCancel finding its parent) see the
+// the context package's own lookups ([context.Cause], WithCancel finding its parent) see the
 // call's deadline rather than the parent's.
 func (c *callCtx) Value(key any) any {
 	if _, ok := key.(wsConnKey); ok && c.conn != nil {
@@ -88,8 +91,8 @@ func (c *callCtx) Value(key any) any {
 	return c.real().Value(key)
 }
 
-// AfterFunc lets context.WithCancel and its kin of a call's context follow it without a
-// goroutine of their own (see context.AfterFunc).
+// AfterFunc lets [context.WithCancel] and its kin of a call's context follow it without a
+// goroutine of their own (see [context.AfterFunc]).
 func (c *callCtx) AfterFunc(f func()) func() bool {
 	return context.AfterFunc(c.real(), f)
 }

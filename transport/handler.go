@@ -15,9 +15,10 @@ import (
 
 // Handler serves a registry over HTTP and WebSocket. It is safe for concurrent use.
 type Handler struct {
-	reg  *registry.Registry
-	cfg  Config
-	call registry.Handler // the interceptor chain around registry.Invoke
+	reg   *registry.Registry
+	cfg   Config
+	call  registry.Handler // the interceptor chain around registry.Invoke
+	names registry.Names   // from cfg, handed to every call
 
 	conns wsConns // the open WebSocket connections
 }
@@ -35,6 +36,7 @@ func New(reg *registry.Registry, cfg Config) (*Handler, error) {
 		return nil, fmt.Errorf("transport: %w", err)
 	}
 	h := &Handler{reg: reg, cfg: cfg.withDefaults()}
+	h.names = registry.Names{SessionCookie: h.cfg.SessionCookie, KeyHeader: h.cfg.KeyHeader, MountPath: h.cfg.MountPath}
 	ics := []registry.Interceptor{h.observe}
 	ics = append(ics, h.cfg.Interceptors...)
 	ics = append(ics, requireIdentity)
@@ -46,7 +48,7 @@ func New(reg *registry.Registry, cfg Config) (*Handler, error) {
 // function that needs a token is never run for an anonymous caller. With no authentication
 // interceptor configured, only public functions can be called. Then it reads the arguments of
 // a large body left for later (registry.Call.ReadArgs). A call whose context an interceptor
-// cancelled with an *apierr.Error as the cause (context.WithCancelCause) answers that error.
+// cancelled with an *apierr.Error as the cause ([context.WithCancelCause]) answers that error.
 func requireIdentity(next registry.Handler) registry.Handler {
 	return func(ctx context.Context, c *registry.Call) (any, error) {
 		if c.Func.Access != registry.Public && c.Identity == nil {
@@ -133,7 +135,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	if err := writeResult(w, res); err != nil {
+	if err := writeResult(w, res, h.compressMin(w, r, f)); err != nil {
 		h.cfg.Logger.Error("result does not encode as JSON", zap.String("function", f.Name), zap.Error(err))
 	}
 }

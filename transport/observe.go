@@ -12,7 +12,7 @@ import (
 )
 
 // observe is the outermost interceptor: it logs one line per call (with the client's address,
-// and the user, when the identity an interceptor set is a fmt.Stringer), records metrics, and turns
+// and the user, when the identity an interceptor set is a [fmt.Stringer]), records metrics, and turns
 // every error into an *apierr.Error, logging the internals of INTERNAL-ERROR for the operator.
 // Both lines carry the fields the inner interceptors added to Call.LogFields.
 func (h *Handler) observe(next registry.Handler) registry.Handler {

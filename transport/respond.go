@@ -48,9 +48,10 @@ func encode(b *bytes.Buffer, v any) error {
 	return nil
 }
 
-// writeResult answers a result message; when v does not encode as JSON it answers
+// writeResult answers a result message, gzipped when it is at least compressMin bytes long
+// (compressMin 0: never; see compress.go); when v does not encode as JSON it answers
 // INTERNAL-ERROR instead, and returns the encoding error for the log.
-func writeResult(w http.ResponseWriter, v any) error {
+func writeResult(w http.ResponseWriter, v any, compressMin int) error {
 	b := getBuf()
 	defer putBuf(b)
 	if err := appendResult(b, v); err != nil {
@@ -58,6 +59,10 @@ func writeResult(w http.ResponseWriter, v any) error {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if compressMin > 0 && b.Len() >= compressMin {
+		writeGzip(w, b.Bytes())
+		return nil
+	}
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b.Bytes())
 	return nil

@@ -9,7 +9,7 @@ import (
 	"github.com/fnapi/fnapi/apierr"
 )
 
-// wsConns is the set of a Handler's open WebSocket connections, for Shutdown: http.Server's
+// wsConns is the set of a Handler's open WebSocket connections, for Shutdown: [http.Server]'s
 // own Shutdown neither closes nor waits for hijacked connections.
 type wsConns struct {
 	mu      sync.Mutex
@@ -47,7 +47,7 @@ func (h *Handler) removeConn(wc *wsConn) {
 	h.conns.mu.Unlock()
 }
 
-// shutdownHook runs when an http.Server the handler serves WebSockets through shuts down.
+// shutdownHook runs when an [http.Server] the handler serves WebSockets through shuts down.
 func (h *Handler) shutdownHook() {
 	ctx, cancel := context.WithTimeout(context.Background(), h.cfg.WS.ShutdownTimeout)
 	defer cancel()
@@ -60,7 +60,7 @@ func (h *Handler) shutdownHook() {
 // status 1001 (going away). It returns once every connection has ended, or ctx.Err().
 //
 // http.Server.Shutdown does not close hijacked connections: the first WebSocket handshake
-// through an http.Server registers this with its RegisterOnShutdown, with
+// through an [http.Server] registers this with its RegisterOnShutdown, with
 // WSConfig.ShutdownTimeout as the time the calls running may take. Call Shutdown yourself to
 // wait for the connections to end, or when serving otherwise. HTTP requests and streams are
 // not affected: http.Server.Shutdown waits for them.

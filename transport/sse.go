@@ -1,13 +1,16 @@
 package transport
 
-import (
-	"io"
-	"time"
-)
+import "io"
 
-// writeEvent writes msg as one Server-Sent Event. Messages are compact JSON, one line each, so
-// one data field holds a message.
-func writeEvent(w io.Writer, msg []byte) error {
+// sseFraming writes a stream as Server-Sent Events: one event per message, and a comment as
+// keepalive.
+type sseFraming struct{}
+
+func (sseFraming) contentType() string { return "text/event-stream" }
+
+// writeMessage writes msg as one event. Messages are compact JSON, one line each, so one data
+// field holds a message.
+func (sseFraming) writeMessage(w io.Writer, msg []byte) error {
 	if _, err := io.WriteString(w, "data: "); err != nil {
 		return err
 	}
@@ -18,27 +21,6 @@ func writeEvent(w io.Writer, msg []byte) error {
 	return err
 }
 
-// keepalive sends an SSE comment when nothing was written for an interval, so that proxies and
-// browsers keep an idle stream open. It returns when the stream closes.
-func (s *httpStream) keepalive(interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.stop:
-			return
-		case now := <-t.C:
-			s.mu.Lock()
-			if !s.broken && now.Sub(s.wrote) >= interval/2 {
-				s.deadline()
-				if _, err := io.WriteString(s.w, ": keepalive\n\n"); err == nil && s.flush() == nil {
-					s.wrote = now
-				} else {
-					s.broken = true
-					s.cancel()
-				}
-			}
-			s.mu.Unlock()
-		}
-	}
-}
+var sseKeepalive = []byte(": keepalive\n\n")
+
+func (sseFraming) keepalive() []byte { return sseKeepalive }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -50,16 +49,17 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, rt route, err err
 	writeError(w, err)
 }
 
-// httpStream writes the messages of one HTTP stream, as NDJSON lines or Server-Sent Events.
+// httpStream writes the messages of one HTTP stream in its framing (NDJSON lines, Server-Sent
+// Events; see framing.go).
 // A write leaves its message in the response's buffer and wakes the stream's flusher, which
 // flushes all that was written since its last flush: a message is on its way as soon as it is
 // produced, and a fast producer's messages share TLS records and system calls. Writes are
-// serialised: the flusher and SSE keepalives run in goroutines of their own.
+// serialised: the flusher and keepalives run in goroutines of their own.
 type httpStream struct {
 	mu         sync.Mutex
 	w          http.ResponseWriter
 	rc         *http.ResponseController
-	sse        bool
+	framing    framing
 	timeout    time.Duration
 	cancel     context.CancelFunc // ends the call once a write failed
 	broken     bool
@@ -71,12 +71,13 @@ type httpStream struct {
 	flushed    chan struct{} // closed when the flusher has returned
 }
 
-// openStream sends the stream's header and, for SSE, starts the keepalive comments.
+// openStream sends the stream's header and starts its flusher and, if its framing has them,
+// its keepalives.
 func (h *Handler) openStream(w http.ResponseWriter, r *http.Request, cancel context.CancelFunc) *httpStream {
 	s := &httpStream{
 		w:       w,
 		rc:      http.NewResponseController(w),
-		sse:     wantsSSE(r),
+		framing: framingFor(r),
 		timeout: h.cfg.WS.WriteTimeout,
 		cancel:  cancel,
 		kick:    make(chan struct{}, 1),
@@ -85,11 +86,7 @@ func (h *Handler) openStream(w http.ResponseWriter, r *http.Request, cancel cont
 		wrote:   time.Now(),
 	}
 	hd := w.Header()
-	if s.sse {
-		hd.Set("Content-Type", "text/event-stream")
-	} else {
-		hd.Set("Content-Type", "application/x-ndjson")
-	}
+	hd.Set("Content-Type", s.framing.contentType())
 	if hd.Get("Cache-Control") == "" { // registry.NoStore's no-store stays
 		hd.Set("Cache-Control", "no-cache")
 	}
@@ -100,20 +97,35 @@ func (h *Handler) openStream(w http.ResponseWriter, r *http.Request, cancel cont
 	s.flush()
 	s.mu.Unlock()
 	go s.flusher()
-	if s.sse {
-		go s.keepalive(h.cfg.WS.PingInterval)
+	if ka := s.framing.keepalive(); ka != nil {
+		go s.keepalive(ka, h.cfg.WS.PingInterval)
 	}
 	return s
 }
 
-// wantsSSE reports whether the request accepts Server-Sent Events.
-func wantsSSE(r *http.Request) bool {
-	for _, v := range r.Header.Values("Accept") {
-		if strings.Contains(v, "text/event-stream") {
-			return true
+// keepalive writes ka when nothing was written for half an interval, so that proxies and
+// browsers keep an idle stream open. It returns when the stream closes.
+func (s *httpStream) keepalive(ka []byte, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case now := <-t.C:
+			s.mu.Lock()
+			if !s.broken && now.Sub(s.wrote) >= interval/2 {
+				s.deadline()
+				if _, err := s.w.Write(ka); err == nil && s.flush() == nil {
+					s.wrote = now
+				} else {
+					s.broken = true
+					s.cancel()
+				}
+			}
+			s.mu.Unlock()
 		}
 	}
-	return false
 }
 
 // write sends one message and flushes it. After a failed write (the client went away or did
@@ -131,15 +143,7 @@ func (s *httpStream) writeLocked(msg []byte) error {
 		return errStreamBroken
 	}
 	s.deadline()
-	var err error
-	if s.sse {
-		err = writeEvent(s.w, msg)
-	} else {
-		if _, err = s.w.Write(msg); err == nil {
-			_, err = s.w.Write(newline)
-		}
-	}
-	if err != nil {
+	if err := s.framing.writeMessage(s.w, msg); err != nil {
 		s.broken = true
 		s.cancel()
 		return errors.Join(errStreamBroken, err)

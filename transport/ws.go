@@ -63,8 +63,7 @@ func (c WSConfig) withDefaults() WSConfig {
 // its tokens, upgrades the connection and serves calls until the connection closes.
 func (h *Handler) serveWS(w http.ResponseWriter, r *http.Request, v version.Version) {
 	if o := r.Header.Get("Origin"); o != "" && !h.originAllowed(o, r.Host) {
-		writeError(w, apierr.New(apierr.AuthenticationNeeded, "path", "ws", "reason", "origin not allowed").
-			WithStatus(http.StatusForbidden))
+		writeError(w, apierr.New(apierr.OriginNotAllowed, "origin", o))
 		return
 	}
 	// The handshake's tokens: cookie, header, _session and _key in the URL.
@@ -100,8 +99,7 @@ func (h *Handler) serveWS(w http.ResponseWriter, r *http.Request, v version.Vers
 	}
 	// The connection is served by a goroutine of its own, and this one (whose stack grew deep
 	// in the TLS handshake) returns to net/http, which is done with a hijacked connection:
-	// an idle connection then holds a small stack (about 24 KB per idle connection instead
-	// of 41 KB in BenchmarkWSIdleMemory).
+	// an idle connection then holds a small stack (BENCHMARKS.md, BenchmarkWSIdleMemory).
 	go wc.serve()
 }
 

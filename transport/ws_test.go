@@ -277,6 +277,24 @@ func TestWSOrigin(t *testing.T) {
 			if conn != nil {
 				conn.CloseNow()
 			}
+			if tt.ok {
+				return
+			}
+			// The refusal is an error message of its own, not a request to log in.
+			req, _ := http.NewRequest("GET", srv.URL+"/api/ws", nil)
+			req.Header.Set("Origin", tt.origin)
+			res, err := srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			var msg map[string]any
+			if err := json.NewDecoder(res.Body).Decode(&msg); err != nil {
+				t.Fatal(err)
+			}
+			if res.StatusCode != 403 || msg["error"] != "ORIGIN-NOT-ALLOWED" || msg["origin"] != tt.origin {
+				t.Errorf("refused handshake = %d %v, want 403 ORIGIN-NOT-ALLOWED with origin %q", res.StatusCode, msg, tt.origin)
+			}
 		})
 	}
 }

@@ -21,6 +21,7 @@ func (wc *wsConn) newCall(f *registry.Func, m wsCall) (*registry.Call, error) {
 		RemoteAddr:  wc.remote,
 		Header:      wc.header,
 		Meta:        m.Meta,
+		Names:       &wc.h.names,
 	}
 	if _, ok := m.Args[argSession]; ok || m.Args[argKey] != nil {
 		c.Credentials.Session, c.Credentials.SessionFromCookie, c.Credentials.Key = "", false, ""

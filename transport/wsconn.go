@@ -15,9 +15,20 @@ import (
 	"github.com/fnapi/fnapi/version"
 )
 
-// wsConn is one WebSocket connection. Its read loop runs in the handler's goroutine; each call
-// runs in a goroutine of its own and writes its messages itself (the connection serialises the
-// writes), so a slow call never holds up another one's work.
+// wsConn is one WebSocket connection. Its goroutines:
+//   - serve, started by the handshake's handler (which then returns to net/http), reads the
+//     messages and dispatches the calls;
+//   - workers (wsworker.go) run the calls, at most WSConfig.MaxInFlight at once, each reused
+//     for the next call and ended after wsWorkerIdle without one or with the connection;
+//   - await, one per call that waits for a slot while every slot is taken (at most as many as
+//     there are slots), so that the read loop goes on reading;
+//   - the writer's drain (wswrite.go), one while messages are queued: calls queue their
+//     messages and return, and drain writes them in batches;
+//   - the pinger and the read loop's idle timer are time.AfterFunc timers: each runs in a
+//     goroutine of its own only when it fires.
+//
+// A slow call therefore never holds up another one's work, and a client that stops reading
+// holds up the senders only once wsQueueBytes are queued.
 type wsConn struct {
 	h      *Handler
 	conn   *websocket.Conn

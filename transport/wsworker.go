@@ -10,8 +10,8 @@ import (
 // A connection runs its calls in goroutines it reuses: a call goes to a worker waiting for one,
 // or to a new worker when none waits. At most WSConfig.MaxInFlight calls run, so at most that
 // many workers exist; a worker waiting longer than wsWorkerIdle ends, and all end with the
-// connection. Reuse spares each call a fresh goroutine whose stack grows again (stack growth
-// took about 12 % of the server's CPU in BenchmarkWSEcho).
+// connection. Reuse spares each call a fresh goroutine whose stack grows again (what that saves
+// is in BENCHMARKS.md, BenchmarkWSEcho).
 
 // wsWorkerIdle is how long a worker waits for a call before it ends.
 const wsWorkerIdle = 5 * time.Second

@@ -232,7 +232,7 @@ func putBatchBuf(b []byte) {
 	}
 }
 
-// hijackWriter lets websocket.Accept hijack the connection wrapped in a batchConn.
+// hijackWriter lets [websocket.Accept] hijack the connection wrapped in a batchConn.
 type hijackWriter struct {
 	http.ResponseWriter
 	timeout time.Duration

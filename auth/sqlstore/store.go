@@ -16,7 +16,7 @@ import (
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
 
-// Store is an auth.Store in a SQL database. It is safe for concurrent use.
+// Store is an [auth.Store] in a SQL database. It is safe for concurrent use.
 type Store struct {
 	db    *sql.DB
 	d     dialect

@@ -11,7 +11,7 @@ import (
 // connectProcedure is the echo procedure's path.
 const connectProcedure = "/echo.v1.EchoService/Echo"
 
-// connectHandler serves the echo procedure with structpb.Struct as request and response, so
+// connectHandler serves the echo procedure with [structpb.Struct] as request and response, so
 // no generated code is needed; connect-go's handlers accept the JSON codec by default.
 func connectHandler() http.Handler {
 	mux := http.NewServeMux()

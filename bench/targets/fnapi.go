@@ -12,9 +12,9 @@ import (
 	"go.uber.org/zap/zapcore"
 )
 
-// fnapiHandler serves fnapi's built-ins under /api with fnapi.New's defaults, and under
+// fnapiHandler serves fnapi's built-ins under /api with [fnapi.New]'s defaults, and under
 // /observed/api with a per-call log line (zap's production JSON encoder, written to
-// io.Discard) and Prometheus metrics, to measure what observability costs.
+// [io.Discard]) and Prometheus metrics, to measure what observability costs.
 func fnapiHandler() (http.Handler, error) {
 	reg := registry.New()
 	if err := fnapi.RegisterBuiltins(reg); err != nil {

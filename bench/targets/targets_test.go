@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"net"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -59,7 +58,6 @@ func TestTargetsEcho(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			if err := tg.Verify(ctx, client, addrs[tg.Server]); err != nil {
-				skipWithoutWS(t, tg, err)
 				t.Fatal(err)
 			}
 		})
@@ -89,13 +87,5 @@ func TestCheck(t *testing.T) {
 				t.Errorf("Check(%s) = %v, want ok=%v", tt.answer, err, tt.ok)
 			}
 		})
-	}
-}
-
-// skipWithoutWS skips the fnapi WebSocket target while the tree's transport has no WebSocket
-// endpoint yet (it answers 404). Remove once transport/ws*.go is committed.
-func skipWithoutWS(t *testing.T, tg targets.Target, err error) {
-	if tg.Server == targets.FnAPI && tg.Kind == targets.WS && strings.Contains(err.Error(), "but got 404") {
-		t.Skip("fnapi has no WebSocket endpoint in this tree yet:", err)
 	}
 }

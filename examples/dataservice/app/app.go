@@ -244,7 +244,7 @@ func openRecords(ctx context.Context, cfg Config) (records.Store, error) {
 }
 
 // registry returns a registry with every function of the service: API 1.0, 1.1 adding
-// list-fields, and 1.2 adding set-role and list-audit.
+// list-fields, and 1.2 adding the exporter key, set-role, list-audit and whoami.
 func (a *App) registry() (*registry.Registry, error) {
 	reg := registry.New()
 	svc := &traffic.Service{
@@ -259,7 +259,8 @@ func (a *App) registry() (*registry.Registry, error) {
 	for _, register := range []func(*registry.Registry) error{
 		fnapi.RegisterBuiltins,
 		func(r *registry.Registry) error {
-			return a.auth.Register(r, auth.ForFunc("set-role", registry.Since(api.SetRole.SinceText())))
+			return a.auth.Register(r, auth.ForFunc("set-role", registry.Since(api.SetRole.SinceText())),
+				auth.ForFunc("whoami", registry.Since(api.Whoami.SinceText())))
 		},
 		svc.Register,
 		func(r *registry.Registry) error { return manage.Register(r, a.state, a.settings) },

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -135,6 +136,37 @@ func BenchmarkQuery(b *testing.B) {
 // collector would: each request's JSON body is encoded once, before the clock starts, so that the
 // figure is the server's.
 func BenchmarkIngest(b *testing.B) {
+	payload := ingestPayload(b)
+	start := time.Now()
+	for b.Loop() {
+		if err := postIngest(payload); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*10_000)/time.Since(start).Seconds(), "records/s")
+	b.ReportMetric(peakRSS(), "peak-RSS-MiB")
+}
+
+// BenchmarkIngestConcurrent is BenchmarkIngest from four clients at once, as from several
+// collectors: their batches share commits (group commit).
+func BenchmarkIngestConcurrent(b *testing.B) {
+	payload := ingestPayload(b)
+	b.SetParallelism(2)
+	start := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := postIngest(payload); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N*10_000)/time.Since(start).Seconds(), "records/s")
+	b.ReportMetric(peakRSS(), "peak-RSS-MiB")
+}
+
+// ingestPayload loads the service and returns the JSON body of an ingest of 10,000 demo records.
+func ingestPayload(b *testing.B) []byte {
 	loadService(b)
 	g := demo.New(time.Now().Add(-time.Hour), demo.Options{Seed: 2, Rate: 200})
 	recs := g.Until(time.Now())
@@ -149,23 +181,24 @@ func BenchmarkIngest(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	start := time.Now()
-	for b.Loop() {
-		req, _ := http.NewRequest("POST", loaded.srv.URL+"/api/ingest", bytes.NewReader(payload))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Svc-Authorization", loaded.key)
-		res, err := loaded.srv.Client().Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		answer, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		if res.StatusCode != http.StatusOK {
-			b.Fatalf("ingest: %d %s", res.StatusCode, answer)
-		}
+	return payload
+}
+
+// postIngest sends payload to the service's ingest function; an error unless it is stored.
+func postIngest(payload []byte) error {
+	req, _ := http.NewRequest("POST", loaded.srv.URL+"/api/ingest", bytes.NewReader(payload))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Svc-Authorization", loaded.key)
+	res, err := loaded.srv.Client().Do(req)
+	if err != nil {
+		return err
 	}
-	b.ReportMetric(float64(b.N*10_000)/time.Since(start).Seconds(), "records/s")
-	b.ReportMetric(peakRSS(), "peak-RSS-MiB")
+	answer, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("ingest: %d %s", res.StatusCode, answer)
+	}
+	return nil
 }
 
 // peakRSS reads the process's peak resident memory (VmHWM) in MiB; 0 where /proc is missing.

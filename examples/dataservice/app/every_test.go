@@ -45,6 +45,10 @@ func TestEveryFunction(t *testing.T) {
 			call("get-api-version", nil, &v)
 			call("doc", map[string]any{"format": "openapi"}, nil)
 			call("list-fields", nil, nil)
+			var me struct{ User, Token string }
+			if call("whoami", nil, &me); me.User != "admin" || me.Token != "session" {
+				t.Errorf("whoami = %+v, want admin with a session", me)
+			}
 			var collector struct {
 				Enabled   bool
 				Exporters []any

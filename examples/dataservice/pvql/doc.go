@@ -1,6 +1,7 @@
-// Package pvql is the query engine of the example data service: it parses the query language
-// of DESIGN.md section 4 (modelled on PVQL) and answers it from a records store (see package
-// records: DuckDB, or ClickHouse).
+// Package pvql is the query engine of the example data service: it parses the service's query
+// language (modelled on PVQL; this documentation and the service's README, section "The query
+// language", describe it) and answers it from a records store (see package records: DuckDB, or
+// ClickHouse).
 //
 // Parse and Validate check an expression; an error is a *SyntaxError with the 0-based
 // character Position of the problem and what was Expected there. An Engine answers

@@ -11,7 +11,8 @@ import (
 )
 
 // This file holds a straightforward computation of query answers over in-memory records,
-// written from DESIGN.md section 4 without the engine's code, to check the engine against.
+// written from the language's description (the package documentation and the service's README)
+// without the engine's code, to check the engine against.
 
 type refSums struct{ cb, sb, cp, sp, n uint64 }
 

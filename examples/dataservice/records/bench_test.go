@@ -44,3 +44,24 @@ func BenchmarkParseBatch(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "records/s")
 }
+
+// BenchmarkIngestConcurrent measures Ingest from four callers at once (as from several
+// collectors and clients), each with batches of 10,000 records: concurrent batches share a
+// commit (group commit), so this is where it shows.
+func BenchmarkIngestConcurrent(b *testing.B) {
+	s := openStore(b, b.TempDir())
+	defer s.Close()
+	const batch = 10000
+	recs := sample(batch, 1700000000)
+	b.SetParallelism(2)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := s.Ingest(context.Background(), recs); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "records/s")
+}

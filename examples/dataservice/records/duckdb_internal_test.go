@@ -38,7 +38,7 @@ func TestAppendRollsBack(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if err := appendRecords(ctx, c, recs); err != nil {
+		if err := appendRecords(ctx, c, [][]Record{recs}); err != nil {
 			return err
 		}
 		return tx.Rollback()

@@ -222,3 +222,35 @@ func TestDuckDBConcurrentUse(t *testing.T) {
 		t.Errorf("%d records, want %d", n, 4*5*500)
 	}
 }
+
+// TestDuckDBConcurrentBatchesStandAlone: of batches ingested at once (and so committed in
+// groups), each bad one fails alone and each good one is stored whole.
+func TestDuckDBConcurrentBatchesStandAlone(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	defer s.Close()
+	const calls, size = 8, 1000
+	errs := make([]error, calls)
+	var wg sync.WaitGroup
+	for i := range calls {
+		batch := sample(size, 1700000000+int64(i*size))
+		if i%2 == 1 {
+			batch[size-1].Server.IP = netip.Addr{}
+		}
+		wg.Go(func() { errs[i] = s.Ingest(context.Background(), batch) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		var be *records.BatchError
+		if bad := i%2 == 1; bad != errors.As(err, &be) {
+			t.Errorf("batch %d: %v", i, err)
+		}
+	}
+	got := readAll(t, s)
+	var want []records.Record
+	for i := 0; i < calls; i += 2 {
+		want = append(want, sample(size, 1700000000+int64(i*size))...)
+	}
+	if !slices.EqualFunc(got, want, func(a, b records.Record) bool { return a == b }) {
+		t.Fatalf("stored %d records, want the %d of the good batches", len(got), len(want))
+	}
+}

@@ -131,10 +131,28 @@ type rollupKey struct {
 
 type rollupRow [5]uint64 // rollupSums in order, then the record count
 
-// appendRollup appends the sums of recs to the rollup through an appender on c, in the
-// transaction that appends recs.
-func appendRollup(c *duckdb.Conn, recs []Record) error {
+// appendRollup appends the sums of batches to the rollup through an appender on c, in the
+// transaction that appends their records.
+func appendRollup(c *duckdb.Conn, batches [][]Record) error {
 	sums := map[rollupKey]*rollupRow{}
+	for _, recs := range batches {
+		addRollup(sums, recs)
+	}
+	a, err := duckdb.NewAppenderFromConn(c, "", rollupTable)
+	if err != nil {
+		return err
+	}
+	for k, s := range sums {
+		err = a.AppendRow(k.minute, k.protocol, k.app, k.port, s[0], s[1], s[2], s[3], s[4])
+		if err != nil {
+			return errors.Join(err, a.Close())
+		}
+	}
+	return a.Close()
+}
+
+// addRollup adds the sums of recs to sums.
+func addRollup(sums map[rollupKey]*rollupRow, recs []Record) {
 	for i := range recs {
 		r := &recs[i]
 		k := rollupKey{floorTo(r.Time, rollupWidth), r.Protocol, r.Application, r.Server.Port}
@@ -149,17 +167,6 @@ func appendRollup(c *duckdb.Conn, recs []Record) error {
 		s[3] += r.Server.Packets
 		s[4]++
 	}
-	a, err := duckdb.NewAppenderFromConn(c, "", rollupTable)
-	if err != nil {
-		return err
-	}
-	for k, s := range sums {
-		err = a.AppendRow(k.minute, k.protocol, k.app, k.port, s[0], s[1], s[2], s[3], s[4])
-		if err != nil {
-			return errors.Join(err, a.Close())
-		}
-	}
-	return a.Close()
 }
 
 // retainRollup keeps the rollup exact in tx, which deletes the records before t: the minutes

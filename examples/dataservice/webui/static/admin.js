@@ -1,7 +1,6 @@
 // admin.js: the service's users (#/users) and settings (#/settings), administrators only, as
 // list-users and get-config allow.
 
-import {AUTH_NEEDED} from './api.js';
 import {argumentError, actionCell} from './account.js';
 import {$, el, busy, confirmAction, formatDate, showFormError} from './ui.js';
 
@@ -18,26 +17,16 @@ const SETTINGS = {
 // shown is a configuration value as its field shows it: a string as is, a number as digits.
 const shown = (v) => (typeof v === 'string' ? v : JSON.stringify(v));
 
-// isAdmin tells whether the signed-in user is an administrator: list-users answers
-// administrators only (PERMISSION-DENIED to anyone else); without the user's name, by asking
-// to delete the user "" (a name no user has), which answers NOT-FOUND to an administrator.
-export async function isAdmin(api, user) {
-  if (user) {
-    try {
-      const users = await api.call('list-users');
-      return users.some((u) => u.user === user && u.role === 'administrator');
-    } catch (e) {
-      if (e.code === 'PERMISSION-DENIED') return false;
-      throw e;
-    }
-  }
-  try {
-    await api.call('delete-user', {user: ''});
-  } catch (e) {
-    if (e.code === AUTH_NEEDED) throw e;
-    return e.code === 'NOT-FOUND';
-  }
-  return false;
+// whoami asks the server who the signed-in user is: {user, role, admin, token, key_name,
+// expires, ends} (the function whoami, API 1.2), rather than inferring it from what other calls
+// refuse.
+export function whoami(api) {
+  return api.call('whoami');
+}
+
+// isAdmin tells whether the signed-in user is an administrator (from whoami).
+export async function isAdmin(api) {
+  return (await whoami(api)).role === 'administrator';
 }
 
 // Admin shows and handles the users and settings views over api; user() gives the signed-in

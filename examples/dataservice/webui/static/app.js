@@ -7,7 +7,7 @@
 
 import {API, AUTH_NEEDED} from './api.js';
 import {Account} from './account.js';
-import {Admin, isAdmin} from './admin.js';
+import {Admin, whoami} from './admin.js';
 import {APIReference} from './apiref.js';
 import {Collector} from './collector.js';
 import {Explore} from './explore.js';
@@ -197,21 +197,24 @@ async function showRoute(r, params) {
   await r.show(params);
 }
 
-// signedIn shows the top bar with the user's name and menu, learning once per session whether
-// the user is an administrator (who sees Users in the menu).
+// signedIn shows the top bar with the user's name and menu, asking the server once per session
+// (whoami) who the user is and whether an administrator (who sees Users in the menu): a tab
+// opened afresh knows the name too.
 async function signedIn() {
-  const user = sessionStorage.getItem('user') || '';
-  $('topbar').hidden = false;
-  $('user-name').textContent = user || 'Account';
-  $('password-user').value = user; // for password managers
   if (page.admin === null) {
     try {
-      page.admin = await isAdmin(api, user);
+      const me = await whoami(api);
+      page.admin = me.admin === true;
+      sessionStorage.setItem('user', me.user);
     } catch (e) {
       if (e.code === AUTH_NEEDED) throw e;
       page.admin = false;
     }
   }
+  const user = sessionStorage.getItem('user') || '';
+  $('topbar').hidden = false;
+  $('user-name').textContent = user || 'Account';
+  $('password-user').value = user; // for password managers
   $('users-link').hidden = !page.admin;
   $('settings-link').hidden = !page.admin;
 }
