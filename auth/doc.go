@@ -12,6 +12,11 @@
 //	if err := a.EnsureAdmin(ctx, dataDir); err != nil { ... }
 //	api, err := fnapi.New(reg, fnapi.WithInterceptors(a.Interceptor()))
 //
+// The identity functions are declared in package authapi (their names, argument and result
+// types, versions and access) and Register implements those declarations, so a Go client
+// calls them with client.Call(ctx, c, authapi.Login, authapi.LoginArgs{...}) without importing
+// this package, its stores or their drivers.
+//
 // # Tokens
 //
 // A session ID is "session:<uuid>", made by login and valid until logout, an idle timeout

@@ -5,34 +5,21 @@ import (
 	"errors"
 	"time"
 
+	"github.com/fnapi/fnapi/auth/authapi"
+
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/label"
 	"go.uber.org/zap"
 )
 
 // KeyInfo describes an API key, as list-api-keys answers it. It never holds the key.
-type KeyInfo struct {
-	// Name is the key's name, unique among the user's keys.
-	Name string `json:"name"`
-	// Created is when the key was made.
-	Created time.Time `json:"created"`
-	// LastUsed is when the key was last used; null when never. It may lag by the flush interval
-	// when the key is used through another server.
-	LastUsed *time.Time `json:"last_used"`
-}
+type KeyInfo = authapi.KeyInfo
 
-type keyArgs struct {
-	Name string `json:"name" jsonschema:"minLength=1,maxLength=64,description=The key's name: unique among the caller's keys."`
-}
+type keyArgs = authapi.KeyArgs
 
-type listKeysArgs struct {
-	User string `json:"user,omitempty" jsonschema:"maxLength=64,description=Another user whose keys to list (administrators only); default the caller."`
-}
+type listKeysArgs = authapi.ListKeysArgs
 
-type revokeArgs struct {
-	Name string `json:"name" jsonschema:"minLength=1,maxLength=64,description=The key's name."`
-	User string `json:"user,omitempty" jsonschema:"maxLength=64,description=Another user whose key to revoke (administrators only); default the caller."`
-}
+type revokeArgs = authapi.RevokeArgs
 
 // keyOwner returns whose keys a call names: the caller's, or another user's for an
 // administrator.

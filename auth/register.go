@@ -1,11 +1,15 @@
 package auth
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/auth/authapi"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
+	"github.com/fnapi/fnapi/version"
 )
 
 // PermissionDenied is the error code of a call by a user whose role does not allow it; it is
@@ -13,7 +17,10 @@ import (
 const PermissionDenied = apierr.PermissionDenied
 
 // FuncOption adds registration options to one of the identity functions that Register
-// registers, by name: registry.Since for a function an API added after its first version.
+// registers, by name: registry.Since for a function an API added after its first version (its
+// declaration in authapi is then implemented as With(decl.Since(v))), or a server-side option.
+// Options that change what a declaration says otherwise (Requires, Errors, Describe) are
+// refused.
 type FuncOption struct {
 	name string
 	opts []registry.Option
@@ -25,14 +32,48 @@ func ForFunc(name string, opts ...registry.Option) FuncOption {
 	return FuncOption{name: name, opts: opts}
 }
 
+// funcSpec is one identity function: its name and how to implement its declaration, moved to
+// a later version by the decl options when the application asks (ForFunc with Since or Until).
 type funcSpec struct {
-	name string
-	fn   any
-	opts []registry.Option
+	name      string
+	implement func(reg *registry.Registry, d []decl.Option, opts []registry.Option) error
 }
 
-// Register registers the identity functions in reg, at the registry's default version unless
-// a FuncOption says otherwise, with the role each needs:
+// spec returns the funcSpec that implements d with impl and options own (its role).
+func spec[In, Out any](d decl.Function[In, Out], impl func(context.Context, In) (Out, error), own ...registry.Option) funcSpec {
+	return funcSpec{d.Name(), func(reg *registry.Registry, later []decl.Option, opts []registry.Option) error {
+		if len(later) > 0 {
+			d = d.With(later...)
+		}
+		return registry.Implement(reg, d, impl, append(own, opts...)...)
+	}}
+}
+
+// versions splits opts into the decl options that move a declaration (Since, Until) and the
+// rest, which registry.Implement takes.
+func versions(opts []registry.Option) ([]decl.Option, []registry.Option) {
+	var moves []decl.Option
+	var rest []registry.Option
+	for _, o := range opts {
+		unset := version.Version{Major: -1}
+		probe := &registry.Func{Since: unset}
+		if o(probe) != nil || (probe.Since == unset && probe.Until == nil) {
+			rest = append(rest, o)
+			continue
+		}
+		if probe.Since != unset {
+			moves = append(moves, decl.Since(probe.Since.String()))
+		}
+		if probe.Until != nil {
+			moves = append(moves, decl.Until(probe.Until.String()))
+		}
+	}
+	return moves, rest
+}
+
+// Register implements the identity functions that package authapi declares in reg, from
+// version 1.0 unless a FuncOption moves one (ForFunc with registry.Since or Until), with the
+// role each needs:
 //
 //   - login(user, password): public; answers a session ID and sets the session cookie.
 //   - logout(): needs a session; ends it. Read-only users too.
@@ -53,29 +94,21 @@ type funcSpec struct {
 //     says so with ForFunc("whoami", registry.Since(...)).
 func (a *Authenticator) Register(reg *registry.Registry, opts ...FuncOption) error {
 	reader, admin := Requires(RoleReadOnly), Requires(RoleAdmin)
+	logout := func(ctx context.Context, _ decl.None) (bool, error) { return a.logout(ctx) }
+	listUsers := func(ctx context.Context, _ decl.None) ([]UserInfo, error) { return a.listUsers(ctx) }
+	whoami := func(ctx context.Context, _ decl.None) (Whoami, error) { return a.whoami(ctx) }
 	funcs := []funcSpec{
-		{"login", a.login, []registry.Option{registry.Requires(registry.Public), registry.NoStore(),
-			registry.Describe("Logs in: answers a session ID (also set as the session cookie) valid until logout, the idle timeout or the maximum lifetime.")}},
-		{"logout", a.logout, []registry.Option{registry.Requires(registry.Session), reader,
-			registry.Describe("Ends the session the call carries.")}},
-		{"create-api-key", a.createKey, []registry.Option{registry.Requires(registry.Session), reader, registry.NoStore(),
-			registry.Describe("Creates an API key for the caller and answers it. It is shown only this once; it is valid until revoked.")}},
-		{"list-api-keys", a.listKeys, []registry.Option{reader, registry.ReadOnly(),
-			registry.Describe("Lists the caller's API keys, or with user another user's (administrators only): name, creation and last use. Never the keys themselves.")}},
-		{"revoke-api-key", a.revokeKey, []registry.Option{reader,
-			registry.Describe("Revokes one of the caller's API keys, or with user another user's (administrators only), by name. It stops working at once.")}},
-		{"list-users", a.listUsers, []registry.Option{admin, registry.ReadOnly(),
-			registry.Describe("Lists the users: name, role, administrator or not, creation. Administrators only.")}},
-		{"create-user", a.createUser, []registry.Option{admin,
-			registry.Describe("Creates a user with a role: read-only, user (the default) or administrator. Administrators only.")}},
-		{"set-role", a.setRole, []registry.Option{admin,
-			registry.Describe("Changes a user's role (read-only, user or administrator) and answers the user; it applies to the user's sessions and API keys at once. Administrators only; nobody changes their own role.")}},
-		{"delete-user", a.deleteUser, []registry.Option{admin,
-			registry.Describe("Deletes a user, ending its sessions and API keys at once. Administrators only; nobody deletes themselves.")}},
-		{"change-password", a.changePassword, []registry.Option{reader,
-			registry.Describe("Changes the caller's password, given the current one. Ends the caller's other sessions; API keys stay valid.")}},
-		{"whoami", a.whoami, []registry.Option{reader, registry.ReadOnly(),
-			registry.Describe("Answers who the caller is: user, role, administrator or not, the kind of token (session or key), the key's name, and when a session ends.")}},
+		spec(authapi.Login, a.login, registry.NoStore()),
+		spec(authapi.Logout, logout, reader),
+		spec(authapi.CreateAPIKey, a.createKey, reader, registry.NoStore()),
+		spec(authapi.ListAPIKeys, a.listKeys, reader, registry.ReadOnly()),
+		spec(authapi.RevokeAPIKey, a.revokeKey, reader),
+		spec(authapi.ListUsers, listUsers, admin, registry.ReadOnly()),
+		spec(authapi.CreateUser, a.createUser, admin),
+		spec(authapi.SetRole, a.setRole, admin),
+		spec(authapi.DeleteUser, a.deleteUser, admin),
+		spec(authapi.ChangePassword, a.changePassword, reader),
+		spec(authapi.Whoami, whoami, reader, registry.ReadOnly()),
 	}
 	for _, o := range opts {
 		if !slices.ContainsFunc(funcs, func(f funcSpec) bool { return f.name == o.name }) {
@@ -83,12 +116,14 @@ func (a *Authenticator) Register(reg *registry.Registry, opts ...FuncOption) err
 		}
 	}
 	for _, f := range funcs {
+		var extra []registry.Option
 		for _, o := range opts {
 			if o.name == f.name {
-				f.opts = append(f.opts, o.opts...)
+				extra = append(extra, o.opts...)
 			}
 		}
-		if err := reg.Register(f.name, f.fn, f.opts...); err != nil {
+		moves, rest := versions(extra)
+		if err := f.implement(reg, moves, rest); err != nil {
 			return fmt.Errorf("auth: %w", err)
 		}
 	}

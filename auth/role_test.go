@@ -113,4 +113,10 @@ func TestRoleOptions(t *testing.T) {
 	if f := reg.Lookup(version.MustParse("1.2"), "set-role"); f == nil || f.Role != "administrator" {
 		t.Errorf("set-role at 1.2: %+v", f)
 	}
+	if f := reg.Lookup(version.MustParse("1.1"), "set-role"); f != nil {
+		t.Errorf("set-role at 1.1 although ForFunc moved it to 1.2: %+v", f)
+	}
+	if err := a.Register(registry.New(), auth.ForFunc("login", registry.Requires(registry.Session))); err == nil {
+		t.Error("ForFunc changing login's declared access accepted")
+	}
 }

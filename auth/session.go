@@ -6,15 +6,14 @@ import (
 	"math"
 	"net/http"
 
+	"github.com/fnapi/fnapi/auth/authapi"
+
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/registry"
 	"go.uber.org/zap"
 )
 
-type loginArgs struct {
-	User     string `json:"user" jsonschema:"maxLength=64,description=The user name."`
-	Password string `json:"password" jsonschema:"maxLength=1024,description=The password."`
-}
+type loginArgs = authapi.LoginArgs
 
 // login checks a password and starts a session.
 func (a *Authenticator) login(ctx context.Context, in loginArgs) (string, error) {

@@ -5,23 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"time"
+
+	"github.com/fnapi/fnapi/auth/authapi"
 
 	"github.com/fnapi/fnapi/apierr"
 	"go.uber.org/zap"
 )
 
-// UserInfo describes a user, as list-users and create-user answer it.
-type UserInfo struct {
-	// User is the user name.
-	User string `json:"user"`
-	// Role is the user's role.
-	Role Role `json:"role"`
-	// Admin reports that Role is RoleAdmin (kept for clients that read only this).
-	Admin bool `json:"admin"`
-	// Created is when the account was made.
-	Created time.Time `json:"created"`
-}
+// UserInfo describes a user, as list-users, create-user and set-role answer it.
+type UserInfo = authapi.UserInfo
 
 // Password and user name rules, checked by the functions' schemas and by CreateUser.
 const (
@@ -31,26 +23,13 @@ const (
 
 var userNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
 
-type createUserArgs struct {
-	User     string `json:"user" jsonschema:"pattern=^[A-Za-z0-9][A-Za-z0-9._@-]{0\\,63}$,description=The new user's name."`
-	Password string `json:"password" jsonschema:"minLength=8,maxLength=1024,description=The new user's password."`
-	Role     Role   `json:"role,omitempty" jsonschema:"enum=read-only,enum=user,enum=administrator,description=The new user's role: read-only\\, user (the default) or administrator."`
-	Admin    bool   `json:"admin,omitempty" jsonschema:"description=Makes the user an administrator; the same as role administrator (kept for older clients)."`
-}
+type createUserArgs = authapi.CreateUserArgs
 
-type roleArgs struct {
-	User string `json:"user" jsonschema:"maxLength=64,description=The user's name."`
-	Role Role   `json:"role" jsonschema:"enum=read-only,enum=user,enum=administrator,description=The user's new role."`
-}
+type roleArgs = authapi.RoleArgs
 
-type userArgs struct {
-	User string `json:"user" jsonschema:"maxLength=64,description=The user's name."`
-}
+type userArgs = authapi.UserArgs
 
-type passwordArgs struct {
-	Old string `json:"old" jsonschema:"maxLength=1024,description=The current password."`
-	New string `json:"new" jsonschema:"minLength=8,maxLength=1024,description=The new password."`
-}
+type passwordArgs = authapi.PasswordArgs
 
 // invalidUser is the error of CreateUser for a name or password that breaks the rules; the
 // create-user function answers it as INVALID-ARGUMENT naming the argument.

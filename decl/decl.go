@@ -42,18 +42,39 @@ type spec struct {
 	description string
 }
 
+// With returns a copy of f with opts applied after its own: for an application that serves a
+// function declared by a library differently, e.g. from a later version. It panics on an
+// invalid option, as Func does.
+func (f Function[In, Out]) With(opts ...Option) Function[In, Out] {
+	return Function[In, Out]{f.with(opts)}
+}
+
+// With is Function.With for a streaming function.
+func (f StreamFunction[In, Chunk]) With(opts ...Option) StreamFunction[In, Chunk] {
+	return StreamFunction[In, Chunk]{f.with(opts)}
+}
+
 func newSpec(name string, opts []Option) spec {
 	if err := CheckName(name); err != nil {
 		panic("decl: " + err.Error())
 	}
-	s := spec{name: name, since: version.Version{Major: 1}}
+	return spec{name: name, since: version.Version{Major: 1}}.with(opts)
+}
+
+// with returns a copy of s with opts applied, checked as newSpec checks them.
+func (s spec) with(opts []Option) spec {
+	s.errors = slices.Clone(s.errors)
+	if s.until != nil {
+		u := *s.until
+		s.until = &u
+	}
 	for _, o := range opts {
 		if err := o(&s); err != nil {
-			panic(fmt.Sprintf("decl: %q: %v", name, err))
+			panic(fmt.Sprintf("decl: %q: %v", s.name, err))
 		}
 	}
 	if s.until != nil && !s.since.Less(*s.until) {
-		panic(fmt.Sprintf("decl: %q: Until %v is not after Since %v", name, s.until, s.since))
+		panic(fmt.Sprintf("decl: %q: Until %v is not after Since %v", s.name, s.until, s.since))
 	}
 	s.sinceText = s.since.String()
 	return s

@@ -1,10 +1,11 @@
 package decl_test
 
 import (
-	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/fnapi/fnapi/internal/leaf"
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/decl"
@@ -74,17 +75,27 @@ func TestInvalidPanics(t *testing.T) {
 // transport, schemas), nor the client, nor any driver: only apierr, version and the standard
 // library.
 func TestImports(t *testing.T) {
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command in PATH")
+	leaf.Check(t, "github.com/fnapi/fnapi/apierr", "github.com/fnapi/fnapi/version", "github.com/fnapi/fnapi/decl")
+}
+
+func TestWith(t *testing.T) {
+	d := decl.Func[args, string]("greet", decl.Errors("NOT-WELCOME"), decl.Describe("Greets."))
+	later := d.With(decl.Since("1.2"), decl.Errors("GONE"))
+	if later.Since() != version.MustParse("1.2") || later.SinceText() != "1.2" || later.Name() != "greet" ||
+		later.Description() != "Greets." || !reflect.DeepEqual(later.Errors(), []apierr.Code{"NOT-WELCOME", "GONE"}) {
+		t.Fatalf("With gave %+v", later)
 	}
-	out, err := exec.Command(gobin, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
+	if d.Since() != version.MustParse("1.0") || len(d.Errors()) != 1 {
+		t.Fatalf("With changed the original: %+v", d)
 	}
-	got := strings.Fields(string(out))
-	want := []string{"github.com/fnapi/fnapi/apierr", "github.com/fnapi/fnapi/version", "github.com/fnapi/fnapi/decl"}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("decl imports %v, want only %v and the standard library", got, want)
+	s := decl.Stream[decl.None, int]("count").With(decl.Until("2.0"))
+	if u, ok := s.Until(); !ok || u != version.MustParse("2.0") {
+		t.Fatalf("StreamFunction.With gave %+v", s)
 	}
+	defer func() {
+		if recover() == nil {
+			t.Error("With accepted Until before Since")
+		}
+	}()
+	later.With(decl.Until("1.1"))
 }

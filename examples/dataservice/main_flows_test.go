@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/client"
 )
 
@@ -52,8 +53,8 @@ func TestCommandLineFlows(t *testing.T) {
 		t.Fatal(err)
 	}
 	anon, _ := client.New(p.url+"/api", client.WithHTTPClient(insecure()))
-	var session string
-	if err := anon.Call(ctx, "login", map[string]string{"user": "admin", "password": strings.TrimSpace(string(pw))}, &session); err != nil {
+	session, err := client.Call(ctx, anon, authapi.Login, authapi.LoginArgs{User: "admin", Password: strings.TrimSpace(string(pw))})
+	if err != nil {
 		t.Fatal(err)
 	}
 	c, _ := client.New(p.url+"/api", client.WithHTTPClient(insecure()), client.WithSession(session))

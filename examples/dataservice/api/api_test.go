@@ -3,10 +3,10 @@ package api_test
 import (
 	"encoding/json"
 	"math"
-	"os/exec"
 	"reflect"
-	"strings"
 	"testing"
+
+	"github.com/fnapi/fnapi/internal/leaf"
 
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 )
@@ -14,23 +14,8 @@ import (
 // TestImports checks that a Go client of the service pulls neither the server nor a driver:
 // only fnapi's declarations, error codes and versions, and the standard library.
 func TestImports(t *testing.T) {
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command in PATH")
-	}
-	out, err := exec.Command(gobin, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	want := map[string]bool{
-		"github.com/fnapi/fnapi/apierr": true, "github.com/fnapi/fnapi/version": true,
-		"github.com/fnapi/fnapi/decl": true, "github.com/fnapi/fnapi/examples/dataservice/api": true,
-	}
-	for _, p := range strings.Fields(string(out)) {
-		if !want[p] {
-			t.Errorf("package api imports %s", p)
-		}
-	}
+	leaf.Check(t, "github.com/fnapi/fnapi/apierr", "github.com/fnapi/fnapi/version", "github.com/fnapi/fnapi/decl",
+		"github.com/fnapi/fnapi/auth/authapi", "github.com/fnapi/fnapi/examples/dataservice/api")
 }
 
 func TestRowJSON(t *testing.T) {

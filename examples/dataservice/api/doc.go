@@ -10,10 +10,12 @@
 //		...  // chunk.Result replaces the previous chunk's
 //	}
 //
-// The package imports only fnapi's decl, apierr and version and the standard library: a client
-// that imports it pulls neither the server, nor DuckDB, nor SQLite. The functions of fnapi's
-// auth package that the service also serves (login, create-api-key, list-users, ...) and the
-// built-ins (echo, doc, get-api-version, cancel) are called with the dynamic client.
+// The package imports only fnapi's decl, apierr, version and auth/authapi and the standard
+// library: a client that imports it pulls neither the server, nor DuckDB, nor SQLite. The
+// identity functions of fnapi's auth package that the service also serves (login,
+// create-api-key, list-users, ...) are declared in package authapi; SetRole here is authapi's
+// set-role as the service serves it, from 1.2. The built-ins (echo, doc, get-api-version,
+// cancel) are called with the dynamic client.
 //
 // Optional arguments are pointers or say omitempty, so that a typed call that leaves them
 // out sends nothing and gets the documented default.

@@ -15,6 +15,7 @@ import (
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/auth/sqlstore"
+	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/cluster"
 	"github.com/fnapi/fnapi/examples/dataservice/collect"
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
@@ -266,7 +267,8 @@ func (a *App) registry() (*registry.Registry, error) {
 	for _, register := range []func(*registry.Registry) error{
 		fnapi.RegisterBuiltins,
 		func(r *registry.Registry) error {
-			return a.auth.Register(r, auth.ForFunc("set-role", registry.Since("1.2")), auth.ForFunc("whoami", registry.Since("1.2")))
+			return a.auth.Register(r, auth.ForFunc("set-role", registry.Since(api.SetRole.SinceText())),
+				auth.ForFunc("whoami", registry.Since(api.Whoami.SinceText())))
 		},
 		svc.Register,
 		func(r *registry.Registry) error { return manage.Register(r, a.state, a.settings) },

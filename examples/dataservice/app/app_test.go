@@ -15,13 +15,17 @@ import (
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/client"
+	"github.com/fnapi/fnapi/decl"
+	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
 )
 
 // caller is what the HTTPS client and the WebSocket connection have in common, so that every
 // scenario runs over both transports.
 type caller interface {
+	client.Caller
 	Call(ctx context.Context, fn string, args any, out any) error
 	Stream(ctx context.Context, fn string, args any) iter.Seq2[json.RawMessage, error]
 }
@@ -72,8 +76,8 @@ func startWith(t *testing.T, cfg app.Config) (*service, *app.App) {
 	})
 	s := &service{app: a, srv: srv, api: srv.URL + "/api"}
 	anon := s.http(t)
-	var session string
-	if err := anon.Call(ctx, "login", map[string]string{"user": "admin", "password": "correct horse battery staple"}, &session); err != nil {
+	session, err := client.Call(ctx, anon, authapi.Login, authapi.LoginArgs{User: "admin", Password: "correct horse battery staple"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(session, "session:") {
@@ -83,7 +87,7 @@ func startWith(t *testing.T, cfg app.Config) (*service, *app.App) {
 	if cfg.Postgres != "" { // nodes of one service share their keys: each names its own
 		keyName = fmt.Sprintf("tests-%d", services.Add(1))
 	}
-	if err := s.http(t, client.WithSession(session)).Call(ctx, "create-api-key", map[string]string{"name": keyName}, &s.key); err != nil {
+	if s.key, err = client.Call(ctx, s.http(t, client.WithSession(session)), authapi.CreateAPIKey, authapi.KeyArgs{Name: keyName}); err != nil {
 		t.Fatal(err)
 	}
 	return s, a
@@ -159,8 +163,12 @@ func testIngestAndQuery(t *testing.T, ctx context.Context, c caller, t0 int64) {
 		record(t0+10, "10.0.0.2", "93.184.216.34", 443, 50, 500),
 		record(t0+20, "10.0.0.1", "10.0.0.53", 53, 10, 20),
 	}
-	var ing struct{ Ingested int }
-	if err := c.Call(ctx, "ingest", map[string]any{"records": recs}, &ing); err != nil || ing.Ingested != 3 {
+	var raw []json.RawMessage
+	for _, r := range recs {
+		b, _ := json.Marshal(r)
+		raw = append(raw, b)
+	}
+	if ing, err := client.Call(ctx, c, api.Ingest, api.IngestArgs{Records: raw}); err != nil || ing.Ingested != 3 {
 		t.Fatalf("ingest = %+v, %v", ing, err)
 	}
 	period := fmt.Sprintf(" SINCE %d UNTIL %d", t0, t0+60)
@@ -232,38 +240,34 @@ func sameData(t *testing.T, a, b json.RawMessage) bool {
 	return string(ja) == string(jb)
 }
 
-type dashboard struct {
-	ID, Title, Description string
-	Widgets                []struct{ ID, Title, Kind string }
-}
-
 func testDashboards(t *testing.T, ctx context.Context, c caller) {
-	var d dashboard
-	if err := c.Call(ctx, "create-dashboard", map[string]any{"title": "Overview"}, &d); err != nil || d.ID == "" {
+	d, err := client.Call(ctx, c, api.CreateDashboard, api.CreateDashboardArgs{Title: "Overview"})
+	if err != nil || d.ID == "" {
 		t.Fatalf("create-dashboard: %+v %v", d, err)
 	}
-	var w struct{ ID string }
-	args := map[string]any{"dashboard": d.ID, "title": "Top talkers", "kind": "table", "queries": []string{"traffic BY client.ip TOP 10"}}
-	if err := c.Call(ctx, "create-widget", args, &w); err != nil {
+	if _, err := client.Call(ctx, c, api.CreateWidget, api.CreateWidgetArgs{
+		Dashboard: d.ID, Title: "Top talkers", Kind: "table", Queries: []string{"traffic BY client.ip TOP 10"}}); err != nil {
 		t.Fatal(err)
 	}
+	// Bad input goes through the dynamic client: a declared call cannot send it.
+	args := map[string]any{"dashboard": d.ID, "title": "Top talkers", "kind": "table", "queries": []string{"traffic BY client.ip TOP 10"}}
 	args["kind"] = "gauge"
 	if err := c.Call(ctx, "create-widget", args, nil); code(err) != apierr.InvalidArgument {
 		t.Fatalf("unknown kind: %v", err)
 	}
 	args["kind"], args["queries"] = "number", []string{"traffic", "traffic BY"}
-	err := c.Call(ctx, "create-widget", args, nil)
+	err = c.Call(ctx, "create-widget", args, nil)
 	var e *apierr.Error
 	if !errors.As(err, &e) || e.Code != "QUERY-SYNTAX" || fmt.Sprint(e.Attrs["index"]) != "1" {
 		t.Fatalf("bad widget query: %v", err)
 	}
-	if err := c.Call(ctx, "get-dashboard", map[string]any{"id": d.ID}, &d); err != nil || len(d.Widgets) != 1 || d.Widgets[0].Title != "Top talkers" {
+	if d, err = client.Call(ctx, c, api.GetDashboard, api.IDArgs{ID: d.ID}); err != nil || len(d.Widgets) != 1 || d.Widgets[0].Title != "Top talkers" {
 		t.Fatalf("get-dashboard: %+v %v", d, err)
 	}
-	if err := c.Call(ctx, "delete-dashboard", map[string]any{"id": d.ID}, nil); err != nil {
+	if _, err := client.Call(ctx, c, api.DeleteDashboard, api.IDArgs{ID: d.ID}); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Call(ctx, "get-dashboard", map[string]any{"id": d.ID}, nil); code(err) != apierr.NotFound {
+	if _, err := client.Call(ctx, c, api.GetDashboard, api.IDArgs{ID: d.ID}); !errors.Is(err, apierr.New(apierr.NotFound)) {
 		t.Fatalf("deleted dashboard: %v", err)
 	}
 	if err := c.Call(ctx, "create-dashboard", map[string]any{}, nil); code(err) != apierr.TooFewArguments {
@@ -272,11 +276,13 @@ func testDashboards(t *testing.T, ctx context.Context, c caller) {
 }
 
 func testConfig(t *testing.T, ctx context.Context, c caller) {
-	var cfg map[string]any
-	if err := c.Call(ctx, "set-config", map[string]any{"values": map[string]any{"default_period": "2h"}}, nil); err != nil {
+	period := func(v string) api.SetConfigArgs {
+		return api.SetConfigArgs{Values: map[string]json.RawMessage{"default_period": json.RawMessage(`"` + v + `"`)}}
+	}
+	if _, err := client.Call(ctx, c, api.SetConfig, period("2h")); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Call(ctx, "get-config", nil, &cfg); err != nil || cfg["default_period"] != "2h" {
+	if cfg, err := client.Call(ctx, c, api.GetConfig, decl.None{}); err != nil || string(cfg["default_period"]) != `"2h"` {
 		t.Fatalf("get-config = %v, %v", cfg, err)
 	}
 	var got []result
@@ -288,10 +294,10 @@ func testConfig(t *testing.T, ctx context.Context, c caller) {
 	if !errors.As(err, &e) || e.Code != apierr.InvalidArgument || e.Attrs["name"] != "colour" {
 		t.Fatalf("unknown key: %v", err)
 	}
-	if err := c.Call(ctx, "get-config", nil, &cfg); err != nil || cfg["default_period"] != "2h" {
+	if cfg, err := client.Call(ctx, c, api.GetConfig, decl.None{}); err != nil || string(cfg["default_period"]) != `"2h"` {
 		t.Fatalf("a refused set-config changed the configuration: %v", cfg)
 	}
-	if err := c.Call(ctx, "set-config", map[string]any{"values": map[string]any{"default_period": "1h"}}, nil); err != nil {
+	if _, err := client.Call(ctx, c, api.SetConfig, period("1h")); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -307,17 +313,19 @@ func TestAuthenticationAndVersions(t *testing.T) {
 	if !errors.As(err, &e) || e.Code != apierr.AuthenticationNeeded || e.Attrs["path"] != "query" {
 		t.Fatalf("anonymous query: %v", err)
 	}
-	if err := anon.Call(ctx, "login", map[string]string{"user": "admin", "password": "wrong"}, nil); code(err) != apierr.InvalidCredentials {
+	if _, err := client.Call(ctx, anon, authapi.Login, authapi.LoginArgs{User: "admin", Password: "wrong"}); !errors.Is(err, apierr.New(apierr.InvalidCredentials)) {
 		t.Fatalf("bad login: %v", err)
 	}
 	withKey := s.http(t, client.WithAPIKey(s.key))
-	if err := withKey.Call(ctx, "create-api-key", map[string]string{"name": "second"}, nil); code(err) != apierr.AuthenticationNeeded {
+	if _, err := client.Call(ctx, withKey, authapi.CreateAPIKey, authapi.KeyArgs{Name: "second"}); !errors.Is(err, apierr.New(apierr.AuthenticationNeeded)) {
 		t.Fatalf("create-api-key with a key: %v", err)
 	}
-	var fields []struct{ Name, Kind, Since string }
-	if err := withKey.Call(ctx, "list-fields", nil, &fields); err != nil || !slices.Contains(fields, struct{ Name, Kind, Since string }{"exporter", "key", "1.2"}) {
-		t.Fatalf("list-fields at 1.2 lacks the exporter key: %v %v", fields, err)
+	fields12, err := client.Call(ctx, withKey, api.ListFields12, decl.None{})
+	if err != nil || !slices.ContainsFunc(fields12, func(f api.Field) bool { return f.Name == "exporter" && f.Kind == "key" && f.Since == "1.2" }) {
+		t.Fatalf("list-fields at 1.2 lacks the exporter key: %v %v", fields12, err)
 	}
+	// The versions below are named on purpose, through the dynamic client.
+	var fields []struct{ Name, Kind, Since string }
 	v11 := s.http(t, client.WithAPIKey(s.key), client.WithVersion("1.1"))
 	if err := v11.Call(ctx, "list-fields", nil, &fields); err != nil || len(fields) == 0 ||
 		slices.ContainsFunc(fields, func(f struct{ Name, Kind, Since string }) bool { return f.Name == "exporter" }) {
@@ -377,28 +385,25 @@ func TestDemoOverview(t *testing.T) {
 		}
 		srv := httptest.NewTLSServer(a.Handler())
 		s := &service{app: a, srv: srv, api: srv.URL + "/api"}
-		var session string
-		if err := s.http(t).Call(ctx, "login", map[string]string{"user": "admin", "password": "correct horse battery staple"}, &session); err != nil {
+		session, err := client.Call(ctx, s.http(t), authapi.Login, authapi.LoginArgs{User: "admin", Password: "correct horse battery staple"})
+		if err != nil {
 			t.Fatal(err)
 		}
 		c := s.http(t, client.WithSession(session))
-		var list []dashboard
-		if err := c.Call(ctx, "list-dashboards", nil, &list); err != nil || len(list) != 1 {
+		list, err := client.Call(ctx, c, api.ListDashboards, decl.None{})
+		if err != nil || len(list) != 1 {
 			t.Fatalf("dashboards: %+v, %v", list, err)
 		}
-		var d struct {
-			Widgets []struct {
-				Title   string
-				Queries []string
-			}
-		}
-		if err := c.Call(ctx, "get-dashboard", map[string]any{"id": list[0].ID}, &d); err != nil || len(d.Widgets) == 0 {
+		d, err := client.Call(ctx, c, api.GetDashboard, api.IDArgs{ID: list[0].ID})
+		if err != nil || len(d.Widgets) == 0 {
 			t.Fatalf("overview: %+v, %v", d, err)
 		}
 		for _, w := range d.Widgets {
 			for _, q := range w.Queries {
-				if err := c.Call(ctx, "query", map[string]any{"expr": q}, nil); err != nil {
-					t.Errorf("widget %q: query %q: %v", w.Title, q, err)
+				for _, err := range client.Stream(ctx, c, api.Query, api.QueryArgs{Expr: q}) {
+					if err != nil {
+						t.Errorf("widget %q: query %q: %v", w.Title, q, err)
+					}
 				}
 			}
 		}

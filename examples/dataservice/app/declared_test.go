@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/client"
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
@@ -33,6 +34,7 @@ func TestDeclaredFunctions(t *testing.T) {
 			if st, err := client.Call(ctx, c, api.CollectorStatus, decl.None{}); err != nil || st.Enabled || st.Exporters == nil || st.Listen == nil {
 				t.Errorf("collector-status without a collector = %+v, %v", st, err)
 			}
+			testDeclaredIdentity(t, ctx, c)
 		})
 	}
 }
@@ -143,5 +145,26 @@ func testDeclaredConfig(t *testing.T, ctx context.Context, c client.Caller) {
 	}
 	if _, err := client.Call(ctx, c, api.SetConfig, api.SetConfigArgs{Values: map[string]json.RawMessage{"retention": []byte("null")}}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// testDeclaredIdentity calls the identity functions through authapi's declarations, and those
+// the service serves from a later version through api's, at their declared versions.
+func testDeclaredIdentity(t *testing.T, ctx context.Context, c client.Caller) {
+	if me, err := client.Call(ctx, c, api.Whoami, decl.None{}); err != nil || me.User != "admin" || me.Token != "key" || me.KeyName != "tests" {
+		t.Errorf("whoami = %+v, %v", me, err)
+	}
+	users, err := client.Call(ctx, c, authapi.ListUsers, decl.None{})
+	if err != nil || len(users) != 1 || users[0].Role != authapi.RoleAdmin {
+		t.Errorf("list-users = %+v, %v", users, err)
+	}
+	if _, err := client.Call(ctx, c, api.SetRole, authapi.RoleArgs{User: "admin", Role: authapi.RoleUser}); !errors.Is(err, apierr.New(apierr.InvalidArgument)) {
+		t.Errorf("set-role of oneself = %v, want INVALID-ARGUMENT", err)
+	}
+	if keys, err := client.Call(ctx, c, authapi.ListAPIKeys, authapi.ListKeysArgs{}); err != nil || len(keys) != 1 || keys[0].Name != "tests" {
+		t.Errorf("list-api-keys = %+v, %v", keys, err)
+	}
+	if events, err := client.Call(ctx, c, api.ListAudit, api.ListAuditArgs{}); err != nil || events == nil {
+		t.Errorf("list-audit = %+v, %v", events, err)
 	}
 }

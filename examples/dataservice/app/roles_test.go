@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/client"
+	"github.com/fnapi/fnapi/examples/dataservice/api"
 )
 
 // TestRolesAndAudit checks the authorization model of the service (read-only, user,
@@ -23,19 +25,26 @@ func TestRolesAndAudit(t *testing.T) {
 			t.Fatalf("%s: %v", fn, err)
 		}
 	}
-	must(admin, "create-user", map[string]any{"user": "rita", "password": "rita's password", "role": "read-only"}, nil)
-	must(admin, "create-user", map[string]any{"user": "bob", "password": "bob's password"}, nil)
+	ok := func(_ any, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ok(client.Call(ctx, admin, authapi.CreateUser, authapi.CreateUserArgs{User: "rita", Password: "rita's password", Role: authapi.RoleReadOnly}))
+	ok(client.Call(ctx, admin, authapi.CreateUser, authapi.CreateUserArgs{User: "bob", Password: "bob's password"}))
 	login := func(user, password string) (session *client.Client, key *client.Client) {
-		var tok, k string
-		must(s.http(t), "login", map[string]any{"user": user, "password": password}, &tok)
+		tok, err := client.Call(ctx, s.http(t), authapi.Login, authapi.LoginArgs{User: user, Password: password})
+		ok(nil, err)
 		session = s.http(t, client.WithSession(tok))
-		must(session, "create-api-key", map[string]any{"name": "mine"}, &k)
+		k, err := client.Call(ctx, session, authapi.CreateAPIKey, authapi.KeyArgs{Name: "mine"})
+		ok(nil, err)
 		return session, s.http(t, client.WithAPIKey(k))
 	}
 	rita, ritaKey := login("rita", "rita's password")
 	bob, bobKey := login("bob", "bob's password")
-	var d struct{ ID string }
-	must(bob, "create-dashboard", map[string]any{"title": "Bob's"}, &d)
+	d, err := client.Call(ctx, bob, api.CreateDashboard, api.CreateDashboardArgs{Title: "Bob's"})
+	ok(nil, err)
 
 	denied := func(who string, c *client.Client, fn string, args any) {
 		t.Helper()
@@ -69,10 +78,10 @@ func TestRolesAndAudit(t *testing.T) {
 
 	// Every change of configuration, users and keys is in the trail; nothing refused is.
 	must(admin, "set-config", map[string]any{"values": map[string]any{"retention": "60d"}}, nil)
-	must(admin, "set-role", map[string]any{"user": "rita", "role": "user"}, nil)
-	must(admin, "revoke-api-key", map[string]any{"name": "mine", "user": "bob"}, nil)
-	must(bob, "change-password", map[string]any{"old": "bob's password", "new": "bob's new password"}, nil)
-	must(admin, "delete-user", map[string]any{"user": "rita"}, nil)
+	ok(client.Call(ctx, admin, api.SetRole, authapi.RoleArgs{User: "rita", Role: authapi.RoleUser}))
+	ok(client.Call(ctx, admin, authapi.RevokeAPIKey, authapi.RevokeArgs{Name: "mine", User: "bob"}))
+	ok(client.Call(ctx, bob, authapi.ChangePassword, authapi.PasswordArgs{Old: "bob's password", New: "bob's new password"}))
+	ok(client.Call(ctx, admin, authapi.DeleteUser, authapi.UserArgs{User: "rita"}))
 	var events []struct {
 		User, Key, Address, Action string
 		Details                    map[string]json.RawMessage
@@ -115,14 +124,14 @@ func TestRolesAndAudit(t *testing.T) {
 	if strings.Contains(string(raw), "password'") || strings.Contains(string(raw), "secret:") {
 		t.Fatalf("the audit trail holds a password or a key: %s", raw)
 	}
-	must(admin, "list-audit", map[string]any{"limit": 2}, &events)
-	if len(events) != 2 || events[0].Action != "delete-user" {
-		t.Fatalf("limit 2: %+v", events)
+	newest, err := client.Call(ctx, admin, api.ListAudit, api.ListAuditArgs{Limit: 2})
+	if err != nil || len(newest) != 2 || newest[0].Action != "delete-user" {
+		t.Fatalf("limit 2: %+v, %v", newest, err)
 	}
-	must(admin, "list-audit", map[string]any{"since": time.Now().Add(time.Hour).Format(time.RFC3339)}, &events)
-	if len(events) != 0 {
-		t.Fatalf("events since an hour ahead: %+v", events)
+	if ahead, err := client.Call(ctx, admin, api.ListAudit, api.ListAuditArgs{Since: time.Now().Add(time.Hour)}); err != nil || len(ahead) != 0 {
+		t.Fatalf("events since an hour ahead: %+v, %v", ahead, err)
 	}
+	// Bad input through the dynamic client: a declared call cannot send it.
 	if err := admin.Call(ctx, "list-audit", map[string]any{"since": "yesterday"}, nil); code(err) != apierr.InvalidArgument {
 		t.Fatalf("since yesterday: %v", err)
 	}

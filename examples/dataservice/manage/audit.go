@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 	"github.com/fnapi/fnapi/registry"
 	"go.uber.org/zap"
@@ -77,10 +78,7 @@ func address(remote string) string {
 	return remote
 }
 
-type listAuditArgs struct {
-	Since time.Time `json:"since,omitzero" jsonschema:"description=The oldest time to answer events from (RFC 3339); default: every event kept"`
-	Limit int       `json:"limit" default:"100" jsonschema:"minimum=1,maximum=1000,description=The most events to answer: the newest"`
-}
+type listAuditArgs = api.ListAuditArgs
 
 // listAudit is the list-audit function.
 func (s *service) listAudit(ctx context.Context, in listAuditArgs) ([]state.AuditEvent, error) {

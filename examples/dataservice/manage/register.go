@@ -47,10 +47,7 @@ func Register(reg *registry.Registry, st state.Store, settings *Settings) error 
 		registry.Implement(reg, api.SetConfig, s.setConfig, admin, registry.Describe(
 			"Sets configuration values, all or none, and answers the configuration as get-config does. "+
 				"A null value resets its key to the default. "+keysDoc())),
-		reg.Register("list-audit", s.listAudit, admin, registry.Since("1.2"),
-			registry.Describe("Answers the newest events of the audit trail, newest first: every change of configuration, users and API keys, "+
-				"with who made it (user, and key when made with an API key), from where (address), what (action: the function, and details: its arguments, never a password) and when (time). "+
-				"At most limit events (default 100, at most 1000), from since on. Administrators only.")),
+		registry.Implement(reg, api.ListAudit, s.listAudit, admin),
 	} {
 		if err != nil {
 			return fmt.Errorf("manage: %w", err)

@@ -12,7 +12,10 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/client"
+	"github.com/fnapi/fnapi/decl"
+	"github.com/fnapi/fnapi/examples/dataservice/api"
 )
 
 // testAccount drives the account menu's views: an API key created in the page works from Go
@@ -51,7 +54,7 @@ func testAccount(t *testing.T, browser context.Context, srv *httptest.Server) {
 		p.poll(fmt.Sprintf(`document.querySelector('%s td:nth-child(3)')?.textContent === 'Never'`, row))
 
 		withKey := newClient(t, srv, client.WithAPIKey(key))
-		if err := withKey.Call(context.Background(), "list-dashboards", nil, nil); err != nil {
+		if _, err := client.Call(context.Background(), withKey, api.ListDashboards, decl.None{}); err != nil {
 			t.Fatalf("list-dashboards with the key from the page: %v", err)
 		}
 		p.reshow("#/keys", "#keys-view")
@@ -311,8 +314,7 @@ func newClient(t *testing.T, srv *httptest.Server, opts ...client.Option) *clien
 // newSession signs in as the administrator from Go and returns a client with the session.
 func newSession(t *testing.T, srv *httptest.Server) *client.Client {
 	t.Helper()
-	var session string
-	err := newClient(t, srv).Call(context.Background(), "login", map[string]string{"user": "admin", "password": adminPassword}, &session)
+	session, err := client.Call(context.Background(), newClient(t, srv), authapi.Login, authapi.LoginArgs{User: "admin", Password: adminPassword})
 	if err != nil {
 		t.Fatalf("login: %v", err)
 	}
