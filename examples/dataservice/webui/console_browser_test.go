@@ -118,7 +118,11 @@ func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
 			if tt.name == "bar" {
 				p.do(chromedp.Click(chromedp.CSS(tt.sel)))
 			} else { // by keyboard: focus it and press Enter
-				p.eval(fmt.Sprintf(`(document.querySelector(%q).focus(), '')`, tt.sel))
+				p.eval(fmt.Sprintf(`(document.querySelector(%q).focus(), document.activeElement.dataset.old = '1', '')`, tt.sel))
+				// A redrawing (here a resize; live widgets redraw at every answer) hands the
+				// focus to the same entry of the new drawing.
+				p.eval(`(window.dispatchEvent(new Event('resize')), '')`)
+				p.poll(`document.activeElement.matches('.pick') && !document.activeElement.dataset.old`)
 				p.do(chromedp.KeyEvent("\r"))
 			}
 			p.poll(`location.hash.startsWith('#/explore?') && !document.getElementById('explore-view').hidden`)

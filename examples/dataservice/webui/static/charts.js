@@ -69,8 +69,18 @@ function unitOf(tokens) {
 // queries. Options: unit (when set) overrides the values' own units; tooltip is the element
 // that shows a time series' values under the pointer; onZoom(since, until) receives the span
 // dragged across a time series; onPick({statement, keys: [{name, value}]}) a bar, slice, table
-// row or legend entry clicked (or taken with Enter). el is emptied first.
-export function render(el, kind, results, shapes, {unit = '', tooltip, onZoom, onPick} = {}) {
+// row or legend entry clicked (or taken with Enter). el is emptied first; when the keyboard focus
+// was on one of its entries, the same entry of the new drawing takes it (live widgets redraw
+// every few seconds, and a keyboard user must not be thrown out of the chart each time).
+export function render(el, kind, results, shapes, opts = {}) {
+  const kept = el.contains(document.activeElement) ? document.activeElement.dataset?.pick : undefined;
+  drawKind(el, kind, results, shapes, opts);
+  if (kept === undefined) return;
+  const again = [...el.querySelectorAll('.pick')].find((e) => e.dataset.pick === kept);
+  if (again) again.focus();
+}
+
+function drawKind(el, kind, results, shapes, {unit = '', tooltip, onZoom, onPick} = {}) {
   el.replaceChildren();
   const sets = results.map((r, i) => ({
     index: i,

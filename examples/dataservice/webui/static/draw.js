@@ -11,6 +11,7 @@ export const PALETTE = ['#2563eb', '#f59e0b', '#10b981', '#ef4444', '#8b5cf6', '
 export function pickable(e, pick, statement, keys, label) {
   if (!pick || !keys.length || keys.every((k) => /^time/i.test(k.name))) return;
   e.classList.add('pick');
+  e.dataset.pick = `${e.tagName}|${statement}|${JSON.stringify(keys)}`; // the same entry in a redrawing
   e.setAttribute('tabindex', '0');
   if (e.tagName === 'TR') {
     e.title = `Explore ${label}`; // a row stays a row of its table, its cells read as they are
