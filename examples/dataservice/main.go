@@ -142,7 +142,7 @@ func run() error {
 	}
 	a, err := app.Open(ctx, cfg)
 	if err != nil {
-		return explainOpen(o.data, err)
+		return explainOpen(o, err)
 	}
 	srv := &fnapi.Server{
 		Handler: a.Handler(), CertFile: o.cert, KeyFile: o.key,
@@ -165,7 +165,7 @@ func run() error {
 	defer cancel()
 	closeErr := a.Close(closeCtx)
 	if serveErr != nil {
-		return explainOpen(o.data, serveErr)
+		return explainOpen(o, serveErr)
 	}
 	if closeErr == nil {
 		log.Info("stopped")

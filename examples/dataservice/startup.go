@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/cluster"
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
 // A start-up failure is reported as one line that says what is wrong and what to do; these
@@ -75,13 +77,23 @@ func listen(addr string) (net.Listener, error) {
 }
 
 var (
-	lockedRE  = regexp.MustCompile(`Could not set lock on file "([^"]+)".*?\(PID (\d+)\)`)
-	corruptRE = regexp.MustCompile(`open(?:ing)? ([^:]+): .*(?:file is not a database|not a valid DuckDB database file|database disk image is malformed)`)
+	lockedRE        = regexp.MustCompile(`Could not set lock on file "([^"]+)".*?\(PID (\d+)\)`)
+	collectListenRE = regexp.MustCompile(`collect: (netflow|sflow): listen`)
+	corruptRE       = regexp.MustCompile(`open(?:ing)? ([^:]+): .*(?:file is not a database|not a valid DuckDB database file|database disk image is malformed)`)
 )
 
-// explainOpen turns an error of opening the data directory into what the operator should do.
-func explainOpen(data string, err error) error {
-	msg := err.Error()
+// explainOpen turns an error of opening the stores and sockets o names into what the operator
+// should do.
+func explainOpen(o options, err error) error {
+	data, msg := o.data, err.Error()
+	switch {
+	case o.chURL != "" && errors.Is(err, records.ErrUnavailable):
+		return fmt.Errorf("-clickhouse: the server does not answer (%v): start it, or check the URL's host and native port (9000 by default)", err)
+	case o.postgres != "" && cluster.Unreachable(err):
+		return fmt.Errorf("-postgres: the server does not answer (%v): start it, or check the URL's host and port", err)
+	case collectListenRE.MatchString(msg):
+		return fmt.Errorf("%v: give -netflow and -sflow a UDP host:port this machine has, such as :2055 and :6343", err)
+	}
 	if m := lockedRE.FindStringSubmatch(msg); m != nil {
 		return fmt.Errorf("-data %s is in use by another instance (process %s holds %s): stop it, or give each instance its own -data", data, m[2], m[1])
 	}

@@ -89,10 +89,20 @@ func TestStartFailures(t *testing.T) {
 		{"records damaged", []string{"-data", garbage("records.duckdb"), "-addr", "127.0.0.1:0"}, []string{"records.duckdb is damaged", "restore it from a backup"}},
 		{"state damaged", []string{"-data", garbage("state.db"), "-addr", "127.0.0.1:0"}, []string{"state.db is damaged"}},
 		{"users damaged", []string{"-data", garbage("auth.db"), "-addr", "127.0.0.1:0"}, []string{"auth.db is damaged"}},
+		// Port 1 of the loopback: nothing listens there, the connection is refused at once.
+		{"postgres down", []string{"-data", fresh(), "-addr", "127.0.0.1:0", "-postgres", "postgres://svc:hunter22@127.0.0.1:1/svc?sslmode=disable"},
+			[]string{"-postgres: the server does not answer", "start it, or check the URL's host and port"}},
+		{"clickhouse down", []string{"-data", fresh(), "-addr", "127.0.0.1:0", "-clickhouse", "clickhouse://127.0.0.1:1/default"},
+			[]string{"-clickhouse: the server does not answer", "start it"}},
+		{"collector address", []string{"-data", fresh(), "-addr", "127.0.0.1:0", "-netflow", "nonsense"},
+			[]string{"missing port in address", "give -netflow and -sflow a UDP host:port"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			line := failStart(t, tt.args...)
+			if strings.Contains(line, "hunter22") {
+				t.Errorf("%q shows the -postgres password", line)
+			}
 			for _, w := range tt.want {
 				if !strings.Contains(line, w) {
 					t.Errorf("%q does not say %q", line, w)
