@@ -12,7 +12,8 @@ import (
 // TestClickHouseSameAnswers is the differential test of the two records engines: the same
 // records in DuckDB, in one ClickHouse server and in a two-shard ClickHouse cluster; every
 // descriptor and the random queries (all keys, filters, CIDRs, HAVING, TOP, time(N), empty and
-// reversed periods, IPv4 and IPv6) answer as the reference does and as DuckDB does.
+// reversed periods, IPv4 and IPv6) answer as the reference does and as DuckDB does, and so do
+// random statements of the rollup's keys and filters over periods that cut its minutes.
 func TestClickHouseSameAnswers(t *testing.T) {
 	recs := testRecords()
 	duck := New(openDB(t, recs))
@@ -34,6 +35,7 @@ func TestClickHouseSameAnswers(t *testing.T) {
 			engine := New(s, WithStreamSlices(3))
 			checkDescriptors(t, engine, recs)
 			checkRandomQueries(t, engine, recs, 300, duck)
+			checkRollupQueries(t, engine, recs, 150)
 		})
 	}
 }

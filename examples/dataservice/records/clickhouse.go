@@ -21,13 +21,16 @@ const (
 
 // ClickHouse is the Store in a ClickHouse server, or in a cluster of them: a MergeTree table
 // "records" (with a Distributed table "records_dist" over the shards' tables when clustered),
-// partitioned by day. It is safe for concurrent use. Each Ingest is one INSERT of one block;
+// partitioned by day, and its per-minute rollup (clickhouse_rollup.go). It is safe for
+// concurrent use. Each Ingest is one INSERT of one block;
 // see the package doc for what an acknowledged batch means.
 type ClickHouse struct {
-	conn   chdriver.Conn
-	table  string          // the table read and written
-	shards []chdriver.Conn // the servers holding a local table (conn alone without a cluster)
-	owned  []chdriver.Conn // connections to close, conn included
+	conn        chdriver.Conn
+	table       string          // the table read and written
+	rollupTable string          // the rollup table read
+	shards      []chdriver.Conn // the servers holding a local table (conn alone without a cluster)
+	owned       []chdriver.Conn // connections to close, conn included
+	rollup      chRollupState
 }
 
 var _ Store = (*ClickHouse)(nil)
@@ -58,33 +61,60 @@ func OpenClickHouse(ctx context.Context, url, cluster string) (*ClickHouse, erro
 	if err != nil {
 		return nil, err
 	}
-	s := &ClickHouse{table: "records"}
+	s := &ClickHouse{table: "records", rollupTable: rollupTable, rollup: chRollupState{pending: map[int64]bool{}, all: true}}
 	if s.conn, err = chOpen(ctx, opts); err != nil {
 		return nil, err
 	}
 	s.owned = []chdriver.Conn{s.conn}
 	s.shards = []chdriver.Conn{s.conn}
+	if err := s.ensureSchema(ctx, opts, cluster); err != nil {
+		s.Close()
+		return nil, err
+	}
+	// The rollup of every day is compared with the records now (made from them after an
+	// upgrade from schema version 1); should that fail, reads use the records alone until a
+	// later repair succeeds.
+	s.trusted(ctx, true)
+	return s, nil
+}
+
+// ensureSchema creates or checks the tables on every shard, and in a cluster the Distributed
+// tables on this server, migrating a schema of version 1 (without the rollup) to this one.
+func (s *ClickHouse) ensureSchema(ctx context.Context, opts *clickhouse.Options, cluster string) error {
 	if cluster != "" {
 		if err := s.openShards(ctx, opts, cluster); err != nil {
-			s.Close()
-			return nil, err
+			return err
 		}
-		s.table = "records_dist"
+		s.table, s.rollupTable = "records_dist", chRollupDist
 	}
 	for _, c := range s.shards {
+		if err := checkVersion(ctx, c); err != nil {
+			return err
+		}
 		if err := ensureTable(ctx, c, "records", chLocalEngine); err != nil {
-			s.Close()
-			return nil, err
+			return err
+		}
+		if err := chEnsureRollup(ctx, c); err != nil {
+			return err
+		}
+		if err := writeVersion(ctx, c); err != nil {
+			return err
 		}
 	}
-	if cluster != "" {
-		engine := "Distributed(" + quoteIdent(cluster) + ", " + quoteIdent(opts.Auth.Database) + ", records, rand())"
-		if err := ensureTable(ctx, s.conn, "records_dist", engine); err != nil {
-			s.Close()
-			return nil, err
-		}
+	if cluster == "" {
+		return nil
 	}
-	return s, nil
+	if err := checkVersion(ctx, s.conn); err != nil {
+		return err
+	}
+	engine := "Distributed(" + quoteIdent(cluster) + ", " + quoteIdent(opts.Auth.Database) + ", records, rand())"
+	if err := ensureTable(ctx, s.conn, "records_dist", engine); err != nil {
+		return err
+	}
+	if err := chEnsureRollupDist(ctx, s.conn, cluster, opts.Auth.Database); err != nil {
+		return err
+	}
+	return writeVersion(ctx, s.conn)
 }
 
 // chOptions parses url into driver options with the store's timeouts.
@@ -181,7 +211,12 @@ func (s *ClickHouse) Ingest(ctx context.Context, recs []Record) error {
 	if err := validateBatch(recs, time.Now()); err != nil {
 		return err
 	}
+	s.trusted(ctx, false)
+	s.rollup.writing.RLock()
+	defer s.rollup.writing.RUnlock()
 	if err := s.insert(ctx, recs); err != nil {
+		// Some of the batch's records may be stored without their rollup rows.
+		s.rollup.suspect(recordDays(recs), false)
 		return fmt.Errorf("records: ingest %d records: %w", len(recs), unavailable(err))
 	}
 	return nil
@@ -213,18 +248,24 @@ func (s *ClickHouse) insert(ctx context.Context, recs []Record) error {
 
 // Compile turns qs into ClickHouse's SQL over the table read (the Distributed one in a
 // cluster): one SELECT for each key set, as the oldest server supported (18.16) has no
-// GROUPING SETS.
-func (s *ClickHouse) Compile(qs ...*Query) *Plan { return compile(chDialect, s.table, "", qs) }
-
-// Read runs p over the records with from <= time < to, calling fn with each group.
-func (s *ClickHouse) Read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error {
-	return p.each(func(p *Plan) error { return s.read(ctx, p, from, to, fn) })
+// GROUPING SETS, each with the same SELECT over the rollup when the rollup answers it.
+func (s *ClickHouse) Compile(qs ...*Query) *Plan {
+	p := compile(chDialect, s.table, "", qs)
+	chAttachRollup(p, qs, s.rollupTable)
+	return p
 }
 
-func (s *ClickHouse) read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error {
-	args := append([]any(nil), p.args...)
-	args[p.sinceArg], args[p.sinceArg+1] = from, to
-	rows, err := s.conn.Query(ctx, p.query, args...)
+// Read runs p over the records with from <= time < to, calling fn with each group: each part
+// in one statement, its whole minutes from the rollup and its cut edges from the records while
+// the rollup is known to match them, the records alone otherwise.
+func (s *ClickHouse) Read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error {
+	rollup := s.trusted(ctx, false)
+	return p.each(func(p *Plan) error { return s.read(ctx, p, from, to, rollup, fn) })
+}
+
+func (s *ClickHouse) read(ctx context.Context, p *Plan, from, to int64, rollup bool, fn func(*Row) error) error {
+	query, args := chUnion(p, from, to, rollup)
+	rows, err := s.conn.Query(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("records: read: %w", unavailable(err))
 	}

@@ -15,10 +15,12 @@ import (
 	chdriver "github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 )
 
-// ClickHouseSchemaVersion is the version of the ClickHouse records table's shape, kept in the
-// table records_version beside it. A new version needs a migration the operator runs: the
-// service refuses a table of another version or shape rather than alter it.
-const ClickHouseSchemaVersion = 1
+// ClickHouseSchemaVersion is the version of the ClickHouse tables' shape, kept in the table
+// records_version beside them. Version 2 added the per-minute rollup (records_minute, its
+// view, and records_minute_dist in a cluster); a store opening version 1 adds them and sums the
+// rollup from the records (chRepair), writing nothing into records. The service refuses a
+// records table of another shape, and a later version, rather than alter it.
+const ClickHouseSchemaVersion = 2
 
 // chLocalEngine is the engine of the table that holds records: a MergeTree partitioned by day
 // (retention drops whole partitions), sorted by time (periods read a range of it). Both the
@@ -26,94 +28,105 @@ const ClickHouseSchemaVersion = 1
 const chLocalEngine = "MergeTree PARTITION BY intDiv(time, 86400) ORDER BY time"
 
 // ensureTable creates the table name with the records columns and engine on c when it is
-// missing, and checks its shape, engine and schema version when it exists.
+// missing, and checks its shape and engine when it exists.
 func ensureTable(ctx context.Context, c chdriver.Conn, name, engine string) error {
-	names, kinds := sqlColumns()
-	var have []string
-	rows, err := c.Query(ctx, "SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = ?", name)
+	have, e, err := tableShape(ctx, c, name)
 	if err != nil {
-		return fmt.Errorf("records: clickhouse: %w", unavailable(err))
+		return err
 	}
-	for rows.Next() {
-		var n, t string
-		if err := rows.Scan(&n, &t); err != nil {
-			rows.Close()
-			return fmt.Errorf("records: clickhouse: %w", err)
-		}
-		have = append(have, n+" "+t)
-	}
-	rows.Close()
+	names, kinds := sqlColumns()
 	want := make([]string, len(names))
 	for i, n := range names {
 		want[i] = n + " " + chDialect.types[kinds[i]]
 	}
-	if len(have) == 0 {
+	if e == "" {
 		ddl := "CREATE TABLE IF NOT EXISTS " + name + " (" + strings.Join(want, ", ") + ") ENGINE = " + engine
 		if err := c.Exec(ctx, ddl); err != nil {
 			return fmt.Errorf("records: clickhouse: create %s: %w", name, unavailable(err))
 		}
-		return setVersion(ctx, c)
+		return nil
 	}
 	if strings.Join(have, ", ") != strings.Join(want, ", ") {
 		return fmt.Errorf("records: clickhouse table %s has another shape than schema version %d (%s; want %s); the service never alters a table: rename or drop it, or use another database",
 			name, ClickHouseSchemaVersion, strings.Join(have, ", "), strings.Join(want, ", "))
 	}
-	var e string
-	if err := c.QueryRow(ctx, "SELECT engine FROM system.tables WHERE database = currentDatabase() AND name = ?", name).Scan(&e); err != nil {
-		return fmt.Errorf("records: clickhouse: %w", unavailable(err))
-	}
 	if !strings.HasPrefix(engine, e) {
 		return fmt.Errorf("records: clickhouse table %s is a %s table, want %s; the service never alters a table: rename or drop it, or use another database", name, e, engine)
 	}
-	return setVersion(ctx, c)
+	return nil
 }
 
-// setVersion records the schema version in records_version, or checks the one there.
-func setVersion(ctx context.Context, c chdriver.Conn) error {
+// schemaVersion returns the schema version in records_version on c (creating that table when
+// missing); 0 when none is written.
+func schemaVersion(ctx context.Context, c chdriver.Conn) (uint32, error) {
 	if err := c.Exec(ctx, "CREATE TABLE IF NOT EXISTS records_version (version UInt32) ENGINE = TinyLog"); err != nil {
-		return fmt.Errorf("records: clickhouse: %w", unavailable(err))
+		return 0, fmt.Errorf("records: clickhouse: %w", unavailable(err))
 	}
 	var v uint32
-	var n uint64
-	if err := c.QueryRow(ctx, "SELECT toUInt32(max(version)), toUInt64(count()) FROM records_version").Scan(&v, &n); err != nil {
-		return fmt.Errorf("records: clickhouse: %w", unavailable(err))
+	if err := c.QueryRow(ctx, "SELECT toUInt32(max(version)) FROM records_version").Scan(&v); err != nil {
+		return 0, fmt.Errorf("records: clickhouse: %w", unavailable(err))
 	}
-	switch {
-	case n == 0:
-		// An INSERT ... VALUES through Exec waits forever on 18.16: send a block instead.
-		b, err := c.PrepareBatch(ctx, "INSERT INTO records_version (version)")
-		if err == nil {
-			if err = b.Append(uint32(ClickHouseSchemaVersion)); err == nil {
-				err = b.Send()
-			}
-			b.Close()
+	return v, nil
+}
+
+// checkVersion refuses a schema of a later version than this service's, before anything is
+// created or changed.
+func checkVersion(ctx context.Context, c chdriver.Conn) error {
+	v, err := schemaVersion(ctx, c)
+	if err == nil && v > ClickHouseSchemaVersion {
+		err = fmt.Errorf("records: clickhouse records table is of schema version %d, this service uses %d; the service never alters a table of a later version", v, ClickHouseSchemaVersion)
+	}
+	return err
+}
+
+// writeVersion records this service's schema version in records_version, once its tables are
+// there, unless it is there already.
+func writeVersion(ctx context.Context, c chdriver.Conn) error {
+	v, err := schemaVersion(ctx, c)
+	if err != nil || v == ClickHouseSchemaVersion {
+		return err
+	}
+	// An INSERT ... VALUES through Exec waits forever on 18.16: send a block instead.
+	b, err := c.PrepareBatch(ctx, "INSERT INTO records_version (version)")
+	if err == nil {
+		if err = b.Append(uint32(ClickHouseSchemaVersion)); err == nil {
+			err = b.Send()
 		}
-		if err != nil {
-			return fmt.Errorf("records: clickhouse: %w", unavailable(err))
-		}
-	case v != ClickHouseSchemaVersion:
-		return fmt.Errorf("records: clickhouse records table is of schema version %d, this service uses %d; the service never alters a table", v, ClickHouseSchemaVersion)
+		b.Close()
+	}
+	if err != nil {
+		return fmt.Errorf("records: clickhouse: %w", unavailable(err))
 	}
 	return nil
 }
 
 // DeleteBefore drops, on every shard, the day partitions that lie wholly before t (Unix
-// seconds), and returns how many records they held. Records of the day that holds t stay
-// until that day has passed: retention on ClickHouse works in whole days, never row by row.
+// seconds) of the records and of their rollup, and returns how many records they held. Records
+// of the day that holds t stay until that day has passed: retention on ClickHouse works in
+// whole days, never row by row.
 func (s *ClickHouse) DeleteBefore(ctx context.Context, t int64) (int64, error) {
+	s.rollup.writing.RLock()
+	defer s.rollup.writing.RUnlock()
 	var total int64
 	for _, c := range s.shards {
-		n, err := dropBefore(ctx, c, t)
+		n, err := dropBefore(ctx, c, "records", t)
 		total += n
+		if err == nil {
+			_, err = dropBefore(ctx, c, rollupTable, t)
+		}
 		if err != nil {
+			// The rollup may keep days the records lost.
+			s.rollup.suspect(nil, true)
 			return total, fmt.Errorf("records: delete before %d: %w", t, unavailable(err))
 		}
 	}
 	return total, nil
 }
 
-func dropBefore(ctx context.Context, c chdriver.Conn, t int64) (int64, error) {
-	rows, err := c.Query(ctx, "SELECT partition, toUInt64(sum(rows)) FROM system.parts WHERE database = currentDatabase() AND table = 'records' AND active GROUP BY partition")
+// dropBefore drops the day partitions of table on c that lie wholly before t, and returns
+// the rows they held.
+func dropBefore(ctx context.Context, c chdriver.Conn, table string, t int64) (int64, error) {
+	rows, err := c.Query(ctx, "SELECT partition, toUInt64(sum(rows)) FROM system.parts WHERE database = currentDatabase() AND table = ? AND active GROUP BY partition", table)
 	if err != nil {
 		return 0, err
 	}
@@ -137,7 +150,7 @@ func dropBefore(ctx context.Context, c chdriver.Conn, t int64) (int64, error) {
 	rows.Close()
 	var total int64
 	for _, p := range drop {
-		if err := c.Exec(ctx, "ALTER TABLE records DROP PARTITION "+strconv.FormatInt(p.day, 10)); err != nil {
+		if err := c.Exec(ctx, "ALTER TABLE "+table+" DROP PARTITION "+strconv.FormatInt(p.day, 10)); err != nil {
 			return total, err
 		}
 		total += int64(p.rows)

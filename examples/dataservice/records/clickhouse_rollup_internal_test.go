@@ -1,0 +1,255 @@
+package records
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+	chdriver "github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+
+	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
+)
+
+// chTestStart is the first second of the records the rollup tests make: they span three days.
+const chTestStart = int64(19_000)*86400 + 43_210
+
+// chTestRecords makes n records over three days from chTestStart, of a few protocols,
+// applications and ports.
+func chTestRecords(rng *rand.Rand, n int) []Record {
+	out := make([]Record, n)
+	for i := range out {
+		out[i] = Record{Time: chTestStart + rng.Int64N(3*86400), Protocol: []uint8{TCP, UDP}[rng.IntN(2)],
+			Application: []string{"dns", "https", "ssh"}[rng.IntN(3)],
+			Client:      Endpoint{IP: netip.AddrFrom4([4]byte{10, 0, 0, byte(rng.IntN(4))}), Bytes: rng.Uint64N(1000), Packets: 1},
+			Server:      Endpoint{IP: netip.MustParseAddr("2001:db8::1"), Port: uint16(rng.IntN(3)), Bytes: rng.Uint64N(5000), Packets: 2}}
+	}
+	return out
+}
+
+// chSums reads q over [from, to) from s, with the rollup when it is used or from the records
+// alone (raw), and returns the sums of each group.
+func chSums(t *testing.T, s *ClickHouse, q *Query, from, to int64, raw bool) map[string][]uint64 {
+	t.Helper()
+	p := s.Compile(q)
+	if raw {
+		p.rollup = nil
+	} else if p.rollup == nil {
+		t.Fatalf("no rollup for %+v", q)
+	}
+	out := map[string][]uint64{}
+	err := s.Read(context.Background(), p, from, to, func(r *Row) error {
+		k := fmt.Sprint(r.Keys)
+		if out[k] == nil {
+			out[k] = make([]uint64, len(r.Sums))
+		}
+		for i, v := range r.Sums {
+			out[k][i] += v
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// chSame checks that s answers q from the rollup as from the records, over periods cut at
+// random seconds.
+func chSame(t *testing.T, s *ClickHouse, rng *rand.Rand) {
+	t.Helper()
+	q := &Query{Groups: []Group{{Bucket: 3600}, {Column: ColApplication}, {Column: ColServerPort}},
+		Sums: []Sum{SumClientBytes, SumServerPackets, SumRecords}}
+	for range 5 {
+		from := chTestStart - 100 + rng.Int64N(2*86400)
+		to := from + rng.Int64N(chTestStart+3*86400+100-from)
+		raw, rolled := chSums(t, s, q, from, to, true), chSums(t, s, q, from, to, false)
+		if !reflect.DeepEqual(raw, rolled) {
+			t.Fatalf("[%d, %d): from the rollup %v, from the records %v", from, to, rolled, raw)
+		}
+	}
+}
+
+func chRaw(t *testing.T, url string) chdriver.Conn {
+	t.Helper()
+	opts, err := clickhouse.ParseDSN(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := clickhouse.Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func chOpenTest(t *testing.T, url, cluster string) *ClickHouse {
+	t.Helper()
+	s, err := OpenClickHouse(context.Background(), url, cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestClickHouseReadsTheRollup checks that the statements the rollup answers read their whole
+// minutes from it (a row written into the rollup alone shows in their answer, in none other),
+// and only those.
+func TestClickHouseReadsTheRollup(t *testing.T) {
+	srv := testenv.ClickHouse(t)
+	s := chOpenTest(t, srv.URL, "")
+	ctx := context.Background()
+	if err := s.Ingest(ctx, chTestRecords(rand.New(rand.NewPCG(1, 2)), 1000)); err != nil {
+		t.Fatal(err)
+	}
+	raw := chRaw(t, srv.URL)
+	b, err := raw.PrepareBatch(ctx, "INSERT INTO "+rollupTable+" ("+joinNames(chRollupNames())+")")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Append(chTestStart+120, uint8(TCP), "only-in-the-rollup", uint16(7), uint64(1), uint64(1), uint64(1), uint64(1), uint64(1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Send(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		q    *Query
+		seen bool
+	}{
+		{&Query{Groups: []Group{{Column: ColApplication}}, Sums: []Sum{SumRecords}}, true},
+		{&Query{Groups: []Group{{Bucket: 60}, {Column: ColServerPort}}, Sums: []Sum{SumRecords}, Where: In{Column: ColApplication, Values: []Value{{Str: "only-in-the-rollup"}}}}, true},
+		{&Query{Groups: []Group{{Bucket: 30}, {Column: ColApplication}}, Sums: []Sum{SumRecords}}, false},
+		{&Query{Groups: []Group{{Column: ColApplication}, {Column: ColClientIP}}, Sums: []Sum{SumRecords}}, false},
+		{&Query{Groups: []Group{{Column: ColApplication}}, Sums: []Sum{SumRecords}, Where: Compare{Column: ColClientPort, Op: Ge, Value: Value{}}}, false},
+	} {
+		var seen bool
+		err := s.Read(ctx, s.Compile(tc.q), chTestStart, chTestStart+86400, func(r *Row) error {
+			for _, k := range r.Keys {
+				seen = seen || k.Str == "only-in-the-rollup" || k.Lo == 7
+			}
+			return nil
+		})
+		if err != nil || seen != tc.seen {
+			t.Errorf("%+v: the rollup's own row seen %v (%v), want %v", tc.q, seen, err, tc.seen)
+		}
+	}
+}
+
+// TestClickHouseRollupOfAnEarlierSchema checks that records of schema version 1 (no rollup) get
+// a rollup summed from them at open, on one server and on a two-shard cluster, with the
+// version written as 2, and that a rollup of other columns is made anew the same way.
+func TestClickHouseRollupOfAnEarlierSchema(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct {
+		name    string
+		urls    []string
+		cluster string
+	}{
+		{"single", []string{testenv.ClickHouse(t).URL}, ""},
+		{"cluster", func() (urls []string) {
+			for _, s := range testenv.ClickHouseCluster(t, 2) {
+				urls = append(urls, s.URL)
+			}
+			return urls
+		}(), testenv.ClickHouseClusterName},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := chOpenTest(t, tc.urls[0], tc.cluster)
+			if err := s.Ingest(ctx, chTestRecords(rng, 5000)); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			for _, u := range tc.urls { // back to version 1: the records alone
+				raw := chRaw(t, u)
+				for _, stmt := range []string{"DROP TABLE " + chRollupView, "DROP TABLE " + rollupTable, "DROP TABLE IF EXISTS " + chRollupDist,
+					"DROP TABLE records_version", "CREATE TABLE records_version (version UInt32) ENGINE = TinyLog"} {
+					if err := raw.Exec(ctx, stmt); err != nil {
+						t.Fatal(err)
+					}
+				}
+				b, err := raw.PrepareBatch(ctx, "INSERT INTO records_version (version)")
+				if err == nil {
+					if err = b.Append(uint32(1)); err == nil {
+						err = b.Send()
+					}
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			s = chOpenTest(t, tc.urls[0], tc.cluster)
+			chSame(t, s, rng)
+			for _, u := range tc.urls {
+				if v, err := schemaVersion(ctx, chRaw(t, u)); err != nil || v != ClickHouseSchemaVersion {
+					t.Errorf("schema version %d (%v) after the upgrade, want %d", v, err, ClickHouseSchemaVersion)
+				}
+			}
+			s.Close()
+			// A rollup of other columns (other keys) is dropped and made anew.
+			raw := chRaw(t, tc.urls[len(tc.urls)-1])
+			for _, stmt := range []string{"DROP TABLE " + chRollupView, "DROP TABLE " + rollupTable,
+				"CREATE TABLE " + rollupTable + " (time Int64, records UInt64) ENGINE = SummingMergeTree ORDER BY time"} {
+				if err := raw.Exec(ctx, stmt); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s = chOpenTest(t, tc.urls[0], tc.cluster)
+			chSame(t, s, rng)
+		})
+	}
+}
+
+// TestClickHouseRollupRepair checks that days where the rollup lost rows are summed again: at
+// open, and after an ingest whose rollup rows were not written (the view's table gone), before
+// the next read, which until then reads the records alone.
+func TestClickHouseRollupRepair(t *testing.T) {
+	srv := testenv.ClickHouse(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(5, 6))
+	s := chOpenTest(t, srv.URL, "")
+	if err := s.Ingest(ctx, chTestRecords(rng, 3000)); err != nil {
+		t.Fatal(err)
+	}
+	raw := chRaw(t, srv.URL)
+	if err := raw.Exec(ctx, "ALTER TABLE "+rollupTable+" DROP PARTITION "+dayString(chTestStart/86400+1)); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = chOpenTest(t, srv.URL, "")
+	chSame(t, s, rng)
+
+	// With the view's table one whose partition key divides by zero, an ingest stores its
+	// records, not their rollup rows, and fails.
+	for _, stmt := range []string{"RENAME TABLE " + rollupTable + " TO away",
+		"CREATE TABLE " + rollupTable + " AS away ENGINE = MergeTree PARTITION BY intDiv(time, time - time) ORDER BY time"} {
+		if err := raw.Exec(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Ingest(ctx, chTestRecords(rng, 500)); err == nil {
+		t.Fatal("an ingest whose view could not write succeeded")
+	}
+	for _, stmt := range []string{"DROP TABLE " + rollupTable, "RENAME TABLE away TO " + rollupTable} {
+		if err := raw.Exec(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.rollup.tried = time.Now() // no repair yet: the records alone answer
+	chSame(t, s, rng)
+	if len(s.rollup.pending) == 0 {
+		t.Fatal("no day left to repair after a failed ingest")
+	}
+	s.rollup.tried = time.Time{}
+	chSame(t, s, rng)
+	if len(s.rollup.pending) != 0 {
+		t.Fatalf("days %v left to repair", s.rollup.pending)
+	}
+}
