@@ -27,7 +27,13 @@ const (
 func chRollupColumns() []string {
 	cols := []string{"time Int64"}
 	for _, c := range append(rollupKeys[:len(rollupKeys):len(rollupKeys)], rollupSums...) {
-		cols = append(cols, c.Name()+" "+chDialect.types[c.Kind()])
+		k := c.Kind()
+		if k == KindAddr {
+			k = KindUint64 // each half of an address
+		}
+		for _, name := range c.sqlNames() {
+			cols = append(cols, name+" "+chDialect.types[k])
+		}
 	}
 	return append(cols, "records UInt64")
 }
@@ -54,7 +60,7 @@ func chRollupNames() []string {
 func chRollupKeyNames() []string {
 	var keys []string
 	for _, c := range rollupKeys {
-		keys = append(keys, c.Name())
+		keys = append(keys, c.sqlNames()...)
 	}
 	return keys
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net/netip"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -113,7 +114,19 @@ func TestClickHouseReadsTheRollup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Append(chTestStart+120, uint8(TCP), "only-in-the-rollup", uint16(7), uint64(1), uint64(1), uint64(1), uint64(1), uint64(1)); err != nil {
+	// One rollup row of its own: application "only-in-the-rollup", server port 7, one record.
+	set := map[string]any{"time": chTestStart + 120, "application": "only-in-the-rollup", "server_port": uint16(7)}
+	zero := map[string]any{"Int64": int64(0), "UInt8": uint8(0), "UInt16": uint16(0), "UInt32": uint32(0), "UInt64": uint64(1), "String": ""}
+	var row []any
+	for _, c := range chRollupColumns() {
+		f := strings.Fields(c)
+		v, ok := set[f[0]]
+		if !ok {
+			v = zero[f[1]]
+		}
+		row = append(row, v)
+	}
+	if err := b.Append(row...); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Send(); err != nil {

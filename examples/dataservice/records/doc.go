@@ -72,7 +72,11 @@
 // ClickHouse (OpenClickHouse) is the store for records beyond one machine, on one server or a
 // sharded cluster (a MergeTree table on each shard and a Distributed table over them). Its
 // schema carries a version (ClickHouseSchemaVersion) and is refused, never altered, when an
-// existing table differs. Each batch is validated, then sent as one block in one INSERT
+// existing records table differs. It keeps the same per-minute rollup as DuckDB
+// (clickhouse_rollup.go: a SummingMergeTree fed by a materialized view on each shard), read the
+// same way; as the view writes after the records rather than with them, days where the two
+// differ are summed again from the records at open and after a failed write, and reads use the
+// records alone until they are (clickhouse_repair.go). Each batch is validated, then sent as one block in one INSERT
 // (synchronous through a Distributed table): a batch within one day is stored whole or not at
 // all, even when the server is killed mid-insert. Retention drops whole day partitions. A
 // server that cannot be reached gives errors marked ErrUnavailable, within the dial and read
