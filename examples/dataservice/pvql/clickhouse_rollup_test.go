@@ -11,9 +11,8 @@ import (
 // checkRollupQueries runs n random queries of 1 to 3 statements that the per-minute rollup
 // answers (rollupQuery: its keys and filters, time(N) and periods cut at random seconds) on
 // engine, against the reference answers over recs.
-func checkRollupQueries(t *testing.T, engine *Engine, recs []rec, n int) {
+func checkRollupQueries(t *testing.T, engine *Engine, recs []rec, rng *rand.Rand, n int) {
 	t.Helper()
-	rng := rand.New(rand.NewPCG(55, 89))
 	for i := range n {
 		var texts []string
 		var want []refQuery

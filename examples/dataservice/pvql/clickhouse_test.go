@@ -2,6 +2,7 @@ package pvql
 
 import (
 	"context"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -35,7 +36,7 @@ func TestClickHouseSameAnswers(t *testing.T) {
 			engine := New(s, WithStreamSlices(3))
 			checkDescriptors(t, engine, recs)
 			checkRandomQueries(t, engine, recs, 300, duck)
-			checkRollupQueries(t, engine, recs, 150)
+			checkRollupQueries(t, engine, recs, rand.New(rand.NewPCG(55, 89)), 150)
 		})
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // rollupKeyTexts and rollupFilters are the keys and filters the per-minute rollup answers.
@@ -70,33 +69,11 @@ func TestRollupAnswersAsRecords(t *testing.T) {
 	s := openDB(t, recs)
 	engine := New(s, WithStreamSlices(3))
 	rng := rand.New(rand.NewPCG(21, 34))
-	now := time.Unix(testNow, 0)
-	check := func(recs []rec, n int) {
-		t.Helper()
-		for i := range n {
-			var texts []string
-			var want []refQuery
-			for range 1 + rng.IntN(3) {
-				text, q := rollupQuery(rng)
-				texts, want = append(texts, text), append(want, q)
-			}
-			expr := strings.Join(texts, "; ")
-			got, err := engine.Query(context.Background(), expr, now, time.Hour)
-			if err != nil {
-				t.Fatalf("query %d %q: %v", i, expr, err)
-			}
-			for j, q := range want {
-				if d := diffResult(got[j], q.answer(recs)); d != "" {
-					t.Errorf("query %d %q, statement %d: %s", i, expr, j+1, d)
-				}
-			}
-		}
-	}
-	check(recs, 150)
+	checkRollupQueries(t, engine, recs, rng, 150)
 	cut := testNow - 5000 + 17 // not a whole minute
 	if _, err := s.DeleteBefore(context.Background(), cut); err != nil {
 		t.Fatal(err)
 	}
 	kept := slices.DeleteFunc(slices.Clone(recs), func(r rec) bool { return r.time < cut })
-	check(kept, 150)
+	checkRollupQueries(t, engine, kept, rng, 150)
 }

@@ -89,52 +89,41 @@ func chRollupSelect(where string) string {
 // it holds nothing the records do not, and chRepair sums it again from them. A table of that
 // name that is not a SummingMergeTree is refused, never dropped.
 func chEnsureRollup(ctx context.Context, c chdriver.Conn) error {
-	have, engine, err := tableShape(ctx, c, rollupTable)
-	if err != nil {
-		return err
-	}
-	want := chRollupColumns()
-	if engine != "" && engine != "SummingMergeTree" {
-		return fmt.Errorf("records: clickhouse table %s is a %s table, want the rollup's SummingMergeTree; the service never alters a table: rename or drop it", rollupTable, engine)
-	}
-	if engine != "" && strings.Join(have, ", ") != strings.Join(want, ", ") {
-		for _, t := range []string{chRollupView, rollupTable} {
-			if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
-				return fmt.Errorf("records: clickhouse: drop the rollup of another shape: %w", unavailable(err))
-			}
-		}
-	}
-	for _, ddl := range []string{
-		"CREATE TABLE IF NOT EXISTS " + rollupTable + " (" + strings.Join(want, ", ") + ") ENGINE = " + chRollupEngine(),
-		"CREATE MATERIALIZED VIEW IF NOT EXISTS " + chRollupView + " TO " + rollupTable + " AS " + chRollupSelect(""),
-	} {
-		if err := c.Exec(ctx, ddl); err != nil {
-			return fmt.Errorf("records: clickhouse: create the rollup: %w", unavailable(err))
-		}
-	}
-	return nil
+	return chEnsure(ctx, c, rollupTable, "SummingMergeTree", []string{chRollupView, rollupTable},
+		"CREATE TABLE IF NOT EXISTS "+rollupTable+" ("+strings.Join(chRollupColumns(), ", ")+") ENGINE = "+chRollupEngine(),
+		"CREATE MATERIALIZED VIEW IF NOT EXISTS "+chRollupView+" TO "+rollupTable+" AS "+chRollupSelect(""))
 }
 
 // chEnsureRollupDist creates on c the Distributed table over the shards' rollups, or makes it
 // anew when its columns are not the rollup's (it holds no data of its own).
 func chEnsureRollupDist(ctx context.Context, c chdriver.Conn, cluster, database string) error {
-	have, engine, err := tableShape(ctx, c, chRollupDist)
+	return chEnsure(ctx, c, chRollupDist, "Distributed", []string{chRollupDist},
+		"CREATE TABLE IF NOT EXISTS "+chRollupDist+" ("+strings.Join(chRollupColumns(), ", ")+") ENGINE = Distributed("+
+			quoteIdent(cluster)+", "+quoteIdent(database)+", "+rollupTable+")")
+}
+
+// chEnsure makes table on c, of engine and the rollup's columns, with ddl: a table of other
+// columns is first dropped with the others of drop (what it derives from the records); one of
+// another engine is refused.
+func chEnsure(ctx context.Context, c chdriver.Conn, table, engine string, drop []string, ddl ...string) error {
+	have, e, err := tableShape(ctx, c, table)
 	if err != nil {
 		return err
 	}
-	want := chRollupColumns()
-	if engine != "" && engine != "Distributed" {
-		return fmt.Errorf("records: clickhouse table %s is a %s table, want a Distributed one; the service never alters a table: rename or drop it", chRollupDist, engine)
+	if e != "" && e != engine {
+		return fmt.Errorf("records: clickhouse table %s is a %s table, want a %s one; the service never alters a table: rename or drop it", table, e, engine)
 	}
-	if engine != "" && strings.Join(have, ", ") != strings.Join(want, ", ") {
-		if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+chRollupDist); err != nil {
-			return fmt.Errorf("records: clickhouse: %w", unavailable(err))
+	if e != "" && strings.Join(have, ", ") != strings.Join(chRollupColumns(), ", ") {
+		for _, t := range drop {
+			if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+				return fmt.Errorf("records: clickhouse: drop %s, of other columns than the rollup's: %w", t, unavailable(err))
+			}
 		}
 	}
-	ddl := "CREATE TABLE IF NOT EXISTS " + chRollupDist + " (" + strings.Join(want, ", ") + ") ENGINE = Distributed(" +
-		quoteIdent(cluster) + ", " + quoteIdent(database) + ", " + rollupTable + ")"
-	if err := c.Exec(ctx, ddl); err != nil {
-		return fmt.Errorf("records: clickhouse: create %s: %w", chRollupDist, unavailable(err))
+	for _, d := range ddl {
+		if err := c.Exec(ctx, d); err != nil {
+			return fmt.Errorf("records: clickhouse: create %s: %w", table, unavailable(err))
+		}
 	}
 	return nil
 }

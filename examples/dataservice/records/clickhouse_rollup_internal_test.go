@@ -2,7 +2,6 @@ package records
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"net/netip"
 	"reflect"
@@ -32,33 +31,6 @@ func chTestRecords(rng *rand.Rand, n int) []Record {
 	return out
 }
 
-// chSums reads q over [from, to) from s, with the rollup when it is used or from the records
-// alone (raw), and returns the sums of each group.
-func chSums(t *testing.T, s *ClickHouse, q *Query, from, to int64, raw bool) map[string][]uint64 {
-	t.Helper()
-	p := s.Compile(q)
-	if raw {
-		p.rollup = nil
-	} else if p.rollup == nil {
-		t.Fatalf("no rollup for %+v", q)
-	}
-	out := map[string][]uint64{}
-	err := s.Read(context.Background(), p, from, to, func(r *Row) error {
-		k := fmt.Sprint(r.Keys)
-		if out[k] == nil {
-			out[k] = make([]uint64, len(r.Sums))
-		}
-		for i, v := range r.Sums {
-			out[k][i] += v
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // chSame checks that s answers q from the rollup as from the records, over periods cut at
 // random seconds.
 func chSame(t *testing.T, s *ClickHouse, rng *rand.Rand) {
@@ -68,14 +40,16 @@ func chSame(t *testing.T, s *ClickHouse, rng *rand.Rand) {
 	for range 5 {
 		from := chTestStart - 100 + rng.Int64N(2*86400)
 		to := from + rng.Int64N(chTestStart+3*86400+100-from)
-		raw, rolled := chSums(t, s, q, from, to, true), chSums(t, s, q, from, to, false)
+		raw, rolled := sumsBy(t, s, q, from, to, true), sumsBy(t, s, q, from, to, false)
 		if !reflect.DeepEqual(raw, rolled) {
 			t.Fatalf("[%d, %d): from the rollup %v, from the records %v", from, to, rolled, raw)
 		}
 	}
 }
 
-func chRaw(t *testing.T, url string) chdriver.Conn {
+// RawClickHouse connects to the server of url with the driver alone, to do what the store never
+// does; the connection closes with the test.
+func RawClickHouse(t testing.TB, url string) chdriver.Conn {
 	t.Helper()
 	opts, err := clickhouse.ParseDSN(url)
 	if err != nil {
@@ -109,7 +83,7 @@ func TestClickHouseReadsTheRollup(t *testing.T) {
 	if err := s.Ingest(ctx, chTestRecords(rand.New(rand.NewPCG(1, 2)), 1000)); err != nil {
 		t.Fatal(err)
 	}
-	raw := chRaw(t, srv.URL)
+	raw := RawClickHouse(t, srv.URL)
 	b, err := raw.PrepareBatch(ctx, "INSERT INTO "+rollupTable+" ("+joinNames(chRollupNames())+")")
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +155,7 @@ func TestClickHouseRollupOfAnEarlierSchema(t *testing.T) {
 			}
 			s.Close()
 			for _, u := range tc.urls { // back to version 1: the records alone
-				raw := chRaw(t, u)
+				raw := RawClickHouse(t, u)
 				for _, stmt := range []string{"DROP TABLE " + chRollupView, "DROP TABLE " + rollupTable, "DROP TABLE IF EXISTS " + chRollupDist,
 					"DROP TABLE records_version", "CREATE TABLE records_version (version UInt32) ENGINE = TinyLog"} {
 					if err := raw.Exec(ctx, stmt); err != nil {
@@ -201,13 +175,13 @@ func TestClickHouseRollupOfAnEarlierSchema(t *testing.T) {
 			s = chOpenTest(t, tc.urls[0], tc.cluster)
 			chSame(t, s, rng)
 			for _, u := range tc.urls {
-				if v, err := schemaVersion(ctx, chRaw(t, u)); err != nil || v != ClickHouseSchemaVersion {
+				if v, err := schemaVersion(ctx, RawClickHouse(t, u)); err != nil || v != ClickHouseSchemaVersion {
 					t.Errorf("schema version %d (%v) after the upgrade, want %d", v, err, ClickHouseSchemaVersion)
 				}
 			}
 			s.Close()
 			// A rollup of other columns (other keys) is dropped and made anew.
-			raw := chRaw(t, tc.urls[len(tc.urls)-1])
+			raw := RawClickHouse(t, tc.urls[len(tc.urls)-1])
 			for _, stmt := range []string{"DROP TABLE " + chRollupView, "DROP TABLE " + rollupTable,
 				"CREATE TABLE " + rollupTable + " (time Int64, records UInt64) ENGINE = SummingMergeTree ORDER BY time"} {
 				if err := raw.Exec(ctx, stmt); err != nil {
@@ -231,7 +205,7 @@ func TestClickHouseRollupRepair(t *testing.T) {
 	if err := s.Ingest(ctx, chTestRecords(rng, 3000)); err != nil {
 		t.Fatal(err)
 	}
-	raw := chRaw(t, srv.URL)
+	raw := RawClickHouse(t, srv.URL)
 	if err := raw.Exec(ctx, "ALTER TABLE "+rollupTable+" DROP PARTITION "+dayString(chTestStart/86400+1)); err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ClickHouse/clickhouse-go/v2"
 	chdriver "github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
@@ -47,17 +46,7 @@ func mustCount(t *testing.T, r records.Reader) int64 {
 
 // rawConn connects to srv with the driver alone, to do what the store never does.
 func rawConn(t *testing.T, srv *testenv.ClickHouseServer) chdriver.Conn {
-	t.Helper()
-	opts, err := clickhouse.ParseDSN(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := clickhouse.Open(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return conn
+	return records.RawClickHouse(t, srv.URL)
 }
 
 // batch makes n valid records at time at.

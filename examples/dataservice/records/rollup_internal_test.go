@@ -10,7 +10,7 @@ import (
 
 // sumsBy reads q over [from, to) from the records alone (raw) or with the rollup, and returns
 // the sums of each group.
-func sumsBy(t *testing.T, s *DuckDB, q *Query, from, to int64, raw bool) map[string][]uint64 {
+func sumsBy(t *testing.T, s Reader, q *Query, from, to int64, raw bool) map[string][]uint64 {
 	t.Helper()
 	p := s.Compile(q)
 	if raw {
