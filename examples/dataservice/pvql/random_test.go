@@ -203,16 +203,7 @@ func checkRandomQueries(t *testing.T, engine *Engine, recs []rec, n int, other *
 			texts = append(texts, text)
 			want = append(want, q)
 		}
-		expr := strings.Join(texts, "; ")
-		got, err := engine.Query(context.Background(), expr, time.Unix(testNow, 0), time.Hour)
-		if err != nil {
-			t.Fatalf("query %d %q: %v", i, expr, err)
-		}
-		for j, q := range want {
-			if d := diffResult(got[j], q.answer(recs)); d != "" {
-				t.Errorf("query %d %q, statement %d: %s", i, expr, j+1, d)
-			}
-		}
+		expr, got := queryAgainstReference(t, engine, i, texts, want, recs)
 		if other != nil {
 			theirs, err := other.Query(context.Background(), expr, time.Unix(testNow, 0), time.Hour)
 			if err != nil {
