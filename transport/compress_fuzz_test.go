@@ -1,6 +1,9 @@
 package transport
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -17,6 +20,43 @@ func FuzzAcceptsGzip(f *testing.F) {
 		got := acceptsGzip(r)
 		if l := strings.ToLower(v); got && !strings.Contains(l, "gzip") && !strings.Contains(l, "*") {
 			t.Errorf("acceptsGzip(%q) = true", v)
+		}
+	})
+}
+
+// FuzzGzipWriter: whatever is written, in whatever pieces and with whatever flushes, decodes to
+// the same text through compress/gzip, checksum and length included.
+func FuzzGzipWriter(f *testing.F) {
+	f.Add([]byte(`{"type":"chunk","chunk":1}`), []byte{3, 0, 200})
+	f.Add(bytes.Repeat([]byte("traffic "), 9000), []byte{255, 255, 1})
+	f.Fuzz(func(t *testing.T, text, cuts []byte) {
+		var out bytes.Buffer
+		z := newGzipWriter(&out)
+		rest := text
+		for _, c := range cuts { // each cut writes the next c*300 bytes; an odd one flushes after
+			n := min(int(c)*300, len(rest))
+			if _, err := z.Write(rest[:n]); err != nil {
+				t.Fatal(err)
+			}
+			rest = rest[n:]
+			if c%2 == 1 {
+				if err := z.Flush(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		_, _ = z.Write(rest)
+		if err := z.Close(); err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(&out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr.Multistream(false)
+		got, err := io.ReadAll(zr)
+		if err != nil || !bytes.Equal(got, text) {
+			t.Fatalf("decoded %d bytes (%v), wrote %d", len(got), err, len(text))
 		}
 	})
 }

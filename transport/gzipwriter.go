@@ -1,0 +1,119 @@
+package transport
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/binary"
+	"hash/crc32"
+	"io"
+	"sync"
+)
+
+// gzipWriter writes one gzip member (RFC 1952) whose compressor is held only while it
+// compresses: what is written gathers in a buffer, and each Flush compresses it with a
+// flate.Writer taken from a pool, ends it on a byte boundary (a sync flush) and gives the
+// compressor back. The deflate blocks of successive flushes follow one another in one stream,
+// which any gzip reader decodes; a segment just never refers to the text of an earlier one.
+//
+// A compressor (compress/flate at BestSpeed) holds 1.2 MB: kept for the life of a stream, a
+// thousand open streams would hold 1.2 GB. Taken per flush, the compressors in use are bounded
+// by the flushes running at once, whatever the number of open streams; an open stream holds its
+// buffer only between a write and the next flush. The price is the ratio of streams of small,
+// separately flushed messages, which cannot refer to the messages before (BENCHMARKS.md).
+type gzipWriter struct {
+	w    io.Writer
+	buf  *bytes.Buffer // written since the last segment; nil when empty
+	crc  uint32
+	size uint32 // of the uncompressed text, modulo 2^32 as RFC 1952 has it
+	err  error
+}
+
+// gzipSegmentMax is the most a gzipWriter gathers before it compresses a segment without
+// waiting for Flush, so that a fast writer's buffer stays bounded.
+const gzipSegmentMax = 32 << 10
+
+// gzipHeader opens a member: no name, no time, "fastest" compression, unknown system.
+var gzipHeader = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 255}
+
+var flateWriters = sync.Pool{New: func() any {
+	w, _ := flate.NewWriter(io.Discard, flate.BestSpeed)
+	return w
+}}
+
+// newGzipWriter writes a member's header to w and returns the writer of its text.
+func newGzipWriter(w io.Writer) *gzipWriter {
+	z := &gzipWriter{w: w}
+	_, z.err = w.Write(gzipHeader)
+	return z
+}
+
+// Write gathers p, compressing a segment once gzipSegmentMax bytes gathered.
+func (z *gzipWriter) Write(p []byte) (int, error) {
+	if z.err != nil {
+		return 0, z.err
+	}
+	if z.buf == nil {
+		z.buf = getBuf()
+	}
+	z.buf.Write(p)
+	z.crc = crc32.Update(z.crc, crc32.IEEETable, p)
+	z.size += uint32(len(p))
+	if z.buf.Len() >= gzipSegmentMax {
+		z.segment(false)
+	}
+	return len(p), z.err
+}
+
+// Flush compresses what gathered and writes it, ending on a byte boundary: a reader can decode
+// everything written so far. The caller flushes w itself.
+func (z *gzipWriter) Flush() error {
+	if z.buf != nil && z.err == nil {
+		z.segment(false)
+	}
+	return z.err
+}
+
+// Close compresses what gathered as the last segment and writes the member's trailer. It does
+// not close w.
+func (z *gzipWriter) Close() error {
+	if z.err != nil {
+		z.release()
+		return z.err
+	}
+	z.segment(true)
+	if z.err == nil {
+		var t [8]byte
+		binary.LittleEndian.PutUint32(t[:4], z.crc)
+		binary.LittleEndian.PutUint32(t[4:], z.size)
+		_, z.err = z.w.Write(t[:])
+	}
+	return z.err
+}
+
+// segment compresses the gathered text, ending with a sync flush, or with the final block when
+// last is set.
+func (z *gzipWriter) segment(last bool) {
+	fw := flateWriters.Get().(*flate.Writer)
+	fw.Reset(z.w)
+	if z.buf != nil {
+		_, z.err = fw.Write(z.buf.Bytes())
+	}
+	if z.err == nil {
+		if last {
+			z.err = fw.Close()
+		} else {
+			z.err = fw.Flush()
+		}
+	}
+	fw.Reset(io.Discard) // let go of z.w
+	flateWriters.Put(fw)
+	z.release()
+}
+
+// release gives the buffer back.
+func (z *gzipWriter) release() {
+	if z.buf != nil {
+		putBuf(z.buf)
+		z.buf = nil
+	}
+}
