@@ -42,7 +42,7 @@ func writeGzip(w http.ResponseWriter, body []byte) {
 	h.Set("Content-Encoding", "gzip")
 	h.Del("Content-Length")
 	w.WriteHeader(http.StatusOK)
-	zw := newGzipWriter(w)
+	zw := newGzipWriter(w, 0)
 	_, _ = zw.Write(body)
 	_ = zw.Close()
 }

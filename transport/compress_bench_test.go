@@ -1,7 +1,9 @@
 package transport
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"net/http/httptest"
 	"testing"
 )
@@ -41,6 +43,66 @@ func BenchmarkCompress(b *testing.B) {
 				}
 				b.ReportMetric(float64(n), "bytes/call")
 			})
+		}
+	}
+}
+
+// BenchmarkCompressStream writes streams plainly and gzipped, in both framings, and reports the
+// bytes sent per stream: query, one chunk of a 2,000-group answer; rows, the same groups as
+// 2,000 chunks, each flushed alone (a live stream whose messages each go alone: the least a
+// stream compresses); rows-batched, the same flushed once at the end (a fast producer, whose
+// messages share flushes); echo, one small chunk. Then the end message.
+func BenchmarkCompressStream(b *testing.B) {
+	answer := queryAnswer().(map[string]any)
+	var rows []any
+	for _, r := range answer["rows"].([]map[string]any) {
+		rows = append(rows, r)
+	}
+	streams := []struct {
+		name    string
+		chunks  []any
+		batched bool
+	}{{"query", []any{answer}, false}, {"rows", rows, false}, {"rows-batched", rows, true},
+		{"echo", []any{map[string]any{"a": 1, "text": "hello"}}, false}}
+	for _, s := range streams {
+		var msgs [][]byte
+		for _, c := range s.chunks {
+			m := new(bytes.Buffer)
+			if err := appendChunk(m, "", c); err != nil {
+				b.Fatal(err)
+			}
+			msgs = append(msgs, m.Bytes())
+		}
+		end := new(bytes.Buffer)
+		appendEnd(end, "")
+		msgs = append(msgs, end.Bytes())
+		for _, f := range []framing{ndjsonFraming{}, sseFraming{}} {
+			for _, gz := range []bool{false, true} {
+				name := s.name + "/" + map[bool]string{false: "ndjson", true: "sse"}[f == framing(sseFraming{})] +
+					map[bool]string{false: "/plain", true: "/gzip"}[gz]
+				b.Run(name, func(b *testing.B) {
+					var out bytes.Buffer
+					for b.Loop() {
+						out.Reset()
+						var w io.Writer = &out
+						var z *gzipWriter
+						if gz {
+							z = newGzipWriter(&out, 1024)
+							w = z
+						}
+						for _, m := range msgs {
+							_ = f.writeMessage(w, m)
+							if z != nil && !s.batched {
+								_ = z.Flush()
+							}
+						}
+						if z != nil {
+							_ = z.Close()
+						}
+					}
+					b.ReportMetric(float64(out.Len()), "bytes/stream")
+				})
+			}
 		}
 	}
 }

@@ -69,7 +69,7 @@ func TestGzipStream(t *testing.T) {
 func TestGzipStreamLive(t *testing.T) {
 	srv, api := newStreamServer(t, transport.Config{})
 	for _, sse := range []bool{false, true} {
-		ctx, cancel := context.WithCancel(t.Context())
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second) // a message held back fails the read
 		_, body := openGzipStream(t, ctx, srv.Client(), srv.URL+"/api/stream/forever?tag=live", sse)
 		line, err := body.ReadString('\n')
 		if err != nil {
@@ -92,7 +92,7 @@ func TestGzipStreamLive(t *testing.T) {
 // compression.
 func TestGzipSSEKeepalive(t *testing.T) {
 	srv, api := newStreamServer(t, transport.Config{WS: transport.WSConfig{PingInterval: 20 * time.Millisecond}})
-	ctx, cancel := context.WithCancel(t.Context())
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	_, body := openGzipStream(t, ctx, srv.Client(), srv.URL+"/api/stream/wait?tag=k", true)
 	<-api.started

@@ -14,6 +14,9 @@ import (
 // flate.Writer taken from a pool, ends it on a byte boundary (a sync flush) and gives the
 // compressor back. The deflate blocks of successive flushes follow one another in one stream,
 // which any gzip reader decodes; a segment just never refers to the text of an earlier one.
+// A segment shorter than min goes as a stored block (its bytes as they are, and 10 of framing):
+// compressed alone, a message of a hundred bytes shrinks by a fifth for the CPU of a whole
+// compression (Huffman tables built for each block; BENCHMARKS.md).
 //
 // A compressor (compress/flate at BestSpeed) holds 1.2 MB: kept for the life of a stream, a
 // thousand open streams would hold 1.2 GB. Taken per flush, the compressors in use are bounded
@@ -22,6 +25,7 @@ import (
 // separately flushed messages, which cannot refer to the messages before (BENCHMARKS.md).
 type gzipWriter struct {
 	w    io.Writer
+	min  int           // the least a segment must hold to be compressed
 	buf  *bytes.Buffer // written since the last segment; nil when empty
 	crc  uint32
 	size uint32 // of the uncompressed text, modulo 2^32 as RFC 1952 has it
@@ -40,9 +44,10 @@ var flateWriters = sync.Pool{New: func() any {
 	return w
 }}
 
-// newGzipWriter writes a member's header to w and returns the writer of its text.
-func newGzipWriter(w io.Writer) *gzipWriter {
-	z := &gzipWriter{w: w}
+// newGzipWriter writes a member's header to w and returns the writer of its text, which
+// compresses the segments of at least min bytes.
+func newGzipWriter(w io.Writer, min int) *gzipWriter {
+	z := &gzipWriter{w: w, min: min}
 	_, z.err = w.Write(gzipHeader)
 	return z
 }
@@ -93,6 +98,10 @@ func (z *gzipWriter) Close() error {
 // segment compresses the gathered text, ending with a sync flush, or with the final block when
 // last is set.
 func (z *gzipWriter) segment(last bool) {
+	if n := z.len(); n < z.min && n <= 0xffff {
+		z.stored(last)
+		return
+	}
 	fw := flateWriters.Get().(*flate.Writer)
 	fw.Reset(z.w)
 	if z.buf != nil {
@@ -107,6 +116,33 @@ func (z *gzipWriter) segment(last bool) {
 	}
 	fw.Reset(io.Discard) // let go of z.w
 	flateWriters.Put(fw)
+	z.release()
+}
+
+func (z *gzipWriter) len() int {
+	if z.buf == nil {
+		return 0
+	}
+	return z.buf.Len()
+}
+
+// stored writes the gathered text, at most 64 KiB, as a stored block (RFC 1951, 3.2.4): the
+// final bit, type 00 and the padding to the byte boundary where the block starts, then the
+// length and its complement, then the text. Unless it is the last, an empty stored block
+// follows, as after a sync flush: decoders (compress/flate among them) hand the text of a
+// stored block over only once they read the header of the next block.
+func (z *gzipWriter) stored(last bool) {
+	n := z.len()
+	h := [10]byte{0, byte(n), byte(n >> 8), ^byte(n), ^byte(n >> 8), 0, 0, 0, 0xff, 0xff}
+	if last {
+		h[0] = 1
+	}
+	if _, z.err = z.w.Write(h[:5]); z.err == nil && n > 0 {
+		_, z.err = z.w.Write(z.buf.Bytes())
+	}
+	if z.err == nil && !last && n > 0 {
+		_, z.err = z.w.Write(h[5:])
+	}
 	z.release()
 }
 

@@ -102,7 +102,7 @@ func (h *Handler) openStream(w http.ResponseWriter, r *http.Request, cancel cont
 	s.deadline()
 	w.WriteHeader(http.StatusOK)
 	if gzipped {
-		s.gz = newGzipWriter(w)
+		s.gz = newGzipWriter(w, h.cfg.CompressMinBytes)
 		s.out = s.gz
 	}
 	s.flush()

@@ -22,11 +22,14 @@ import (
 // the size of other messages either: the answers of registry.NoStore functions go uncompressed
 // (writePlain), and no other message shares their compression.
 
+// wsCompression is the mode offered; BenchmarkWSCompress compares it with takeover.
+var wsCompression = websocket.CompressionNoContextTakeover
+
 // wsAcceptOptions returns the handshake's options for cfg.
 func wsAcceptOptions(cfg WSConfig) *websocket.AcceptOptions {
 	o := &websocket.AcceptOptions{InsecureSkipVerify: true} // Origin checked by serveWS
 	if cfg.CompressMinBytes >= 0 {
-		o.CompressionMode = websocket.CompressionNoContextTakeover
+		o.CompressionMode = wsCompression
 		o.CompressionThreshold = cfg.CompressMinBytes
 	}
 	return o
