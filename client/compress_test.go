@@ -4,7 +4,9 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/client"
@@ -41,7 +43,9 @@ func TestGzipStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for chunk, err := range c.Stream(t.Context(), "tick", nil) {
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second) // a chunk held back fails the read
+	defer cancel()
+	for chunk, err := range c.Stream(ctx, "tick", nil) {
 		if err != nil || string(chunk) != `"first"` {
 			t.Fatalf("chunk %s, %v", chunk, err)
 		}
@@ -51,5 +55,34 @@ func TestGzipStream(t *testing.T) {
 	<-stopped
 	if enc := <-encodings; enc != "gzip" {
 		t.Fatalf("the stream went with Content-Encoding %q, want gzip", enc)
+	}
+}
+
+// TestWSCompressed: a WSConn offers permessage-deflate, and the server's compressed answers
+// arrive whole.
+func TestWSCompressed(t *testing.T) {
+	reg := registry.New()
+	reg.MustRegister("long", func() string { return strings.Repeat("traffic ", 1000) }, registry.Requires(registry.Public))
+	h, err := fnapi.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	extensions := make(chan string, 1)
+	srv := httptest.NewTLSServer(http.StripPrefix("/api", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		extensions <- r.Header.Get("Sec-WebSocket-Extensions")
+		h.ServeHTTP(w, r)
+	})))
+	t.Cleanup(srv.Close)
+	ws, err := client.DialWS(t.Context(), "wss"+strings.TrimPrefix(srv.URL, "https")+"/api/ws", client.WithHTTPClient(srv.Client()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if ext := <-extensions; !strings.HasPrefix(ext, "permessage-deflate") {
+		t.Fatalf("the client offered %q", ext)
+	}
+	var s string
+	if err := ws.Call(t.Context(), "long", nil, &s); err != nil || s != strings.Repeat("traffic ", 1000) {
+		t.Fatalf("answer of %d bytes, %v", len(s), err)
 	}
 }

@@ -30,6 +30,11 @@
 // was built against while the server moves on. A typed call costs what the dynamic call of the
 // same arguments costs (BENCHMARKS.md).
 //
+// Compression: over HTTPS the client leaves Accept-Encoding to net/http, which asks for gzip
+// and decodes answers and streams as they arrive (a stream's chunks still come one by one). A
+// WSConn offers permessage-deflate without context takeover, so that the server may compress
+// its long messages; it sends its own uncompressed.
+//
 // Tokens: WithSession sends the session cookie, WithAPIKey the key header, on every request
 // and on the WebSocket handshake (so they apply to every call of the connection).
 //
