@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -114,7 +115,7 @@ func newCompressServer(t *testing.T, cfg transport.Config) *httptest.Server {
 // gets long messages compressed, short ones and the answers of NoStore functions as they are,
 // and its own compressed calls are read (by the fast path: plain call messages); a client that
 // does not offer it, or a server with it turned off, gets every message as it is. Every answer
-// is the same decoded.
+// is the same decoded, also when a burst of answers shares socket writes.
 func TestWSCompression(t *testing.T) {
 	on := newCompressServer(t, transport.Config{})
 	off := newCompressServer(t, transport.Config{WS: transport.WSConfig{CompressMinBytes: -1}})
@@ -171,6 +172,18 @@ func TestWSCompression(t *testing.T) {
 					last := i == c.answers-1 && c.answers > 1 // a stream's end
 					want = append(want, tt.negotiated && c.compress && !last)
 				}
+			}
+			// A burst: the answers share socket writes (wswrite.go's batches), compressed each.
+			for i := range 20 {
+				sendMsg(t, conn, fmt.Sprintf(`{"id":"b%d","call":"text","args":{"n":%d}}`, i, 200+i))
+			}
+			for range 20 {
+				m := readMsg(t, conn)
+				id, _ := m["id"].(string)
+				if r, _ := m["result"].(string); len(id) < 2 || len(r) != 8*(200+atoi(t, id[1:])) {
+					t.Fatalf("burst answer %.80v", m)
+				}
+				want = append(want, tt.negotiated)
 			}
 			got := wire.messages(t)
 			if len(got) != len(want) {
