@@ -179,6 +179,11 @@ type CreateDashboardMultipartBody struct {
 // CreateDashboard200JSONResponseBodyResultWidgetsKind defines parameters for CreateDashboard.
 type CreateDashboard200JSONResponseBodyResultWidgetsKind string
 
+// CreateDashboard409JSONResponseBody defines parameters for CreateDashboard.
+type CreateDashboard409JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // GetGetDashboardParams defines parameters for GetGetDashboard.
 type GetGetDashboardParams struct {
 	// Id UUID of the object
@@ -204,6 +209,11 @@ type IngestFormdataBody struct {
 type IngestMultipartBody struct {
 	// Records Traffic records; all are stored or none
 	Records []interface{} `json:"records"`
+}
+
+// Ingest503JSONResponseBody defines parameters for Ingest.
+type Ingest503JSONResponseBody struct {
+	union json.RawMessage
 }
 
 // LoginJSONBody defines parameters for Login.
@@ -274,6 +284,16 @@ type Query400JSONResponseBody struct {
 	union json.RawMessage
 }
 
+// Query409JSONResponseBody defines parameters for Query.
+type Query409JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// Query503JSONResponseBody defines parameters for Query.
+type Query503JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
 type CreateApiKeyJSONRequestBody CreateApiKeyJSONBody
 
@@ -318,6 +338,130 @@ type QueryFormdataRequestBody QueryFormdataBody
 
 // QueryMultipartRequestBody defines body for Query for multipart/form-data ContentType.
 type QueryMultipartRequestBody QueryMultipartBody
+
+// AsErrorLIMITREACHED returns the union data inside the CreateDashboard409JSONResponseBody as a ErrorLIMITREACHED
+func (t CreateDashboard409JSONResponseBody) AsErrorLIMITREACHED() (ErrorLIMITREACHED, error) {
+	var body ErrorLIMITREACHED
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorLIMITREACHED overwrites any union data inside the CreateDashboard409JSONResponseBody as the provided ErrorLIMITREACHED
+func (t *CreateDashboard409JSONResponseBody) FromErrorLIMITREACHED(v ErrorLIMITREACHED) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorLIMITREACHED performs a merge with any union data inside the CreateDashboard409JSONResponseBody, using the provided ErrorLIMITREACHED
+func (t *CreateDashboard409JSONResponseBody) MergeErrorLIMITREACHED(v ErrorLIMITREACHED) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsError returns the union data inside the CreateDashboard409JSONResponseBody as a Error
+func (t CreateDashboard409JSONResponseBody) AsError() (Error, error) {
+	var body Error
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromError overwrites any union data inside the CreateDashboard409JSONResponseBody as the provided Error
+func (t *CreateDashboard409JSONResponseBody) FromError(v Error) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeError performs a merge with any union data inside the CreateDashboard409JSONResponseBody, using the provided Error
+func (t *CreateDashboard409JSONResponseBody) MergeError(v Error) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t CreateDashboard409JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *CreateDashboard409JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsErrorUNAVAILABLE returns the union data inside the Ingest503JSONResponseBody as a ErrorUNAVAILABLE
+func (t Ingest503JSONResponseBody) AsErrorUNAVAILABLE() (ErrorUNAVAILABLE, error) {
+	var body ErrorUNAVAILABLE
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorUNAVAILABLE overwrites any union data inside the Ingest503JSONResponseBody as the provided ErrorUNAVAILABLE
+func (t *Ingest503JSONResponseBody) FromErrorUNAVAILABLE(v ErrorUNAVAILABLE) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorUNAVAILABLE performs a merge with any union data inside the Ingest503JSONResponseBody, using the provided ErrorUNAVAILABLE
+func (t *Ingest503JSONResponseBody) MergeErrorUNAVAILABLE(v ErrorUNAVAILABLE) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsError returns the union data inside the Ingest503JSONResponseBody as a Error
+func (t Ingest503JSONResponseBody) AsError() (Error, error) {
+	var body Error
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromError overwrites any union data inside the Ingest503JSONResponseBody as the provided Error
+func (t *Ingest503JSONResponseBody) FromError(v Error) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeError performs a merge with any union data inside the Ingest503JSONResponseBody, using the provided Error
+func (t *Ingest503JSONResponseBody) MergeError(v Error) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Ingest503JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Ingest503JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
 
 // AsErrorQUERYSYNTAX returns the union data inside the Query400JSONResponseBody as a ErrorQUERYSYNTAX
 func (t Query400JSONResponseBody) AsErrorQUERYSYNTAX() (ErrorQUERYSYNTAX, error) {
@@ -371,12 +515,162 @@ func (t *Query400JSONResponseBody) MergeErrorTOOMANYGROUPS(v ErrorTOOMANYGROUPS)
 	return err
 }
 
+// AsError returns the union data inside the Query400JSONResponseBody as a Error
+func (t Query400JSONResponseBody) AsError() (Error, error) {
+	var body Error
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromError overwrites any union data inside the Query400JSONResponseBody as the provided Error
+func (t *Query400JSONResponseBody) FromError(v Error) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeError performs a merge with any union data inside the Query400JSONResponseBody, using the provided Error
+func (t *Query400JSONResponseBody) MergeError(v Error) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 func (t Query400JSONResponseBody) MarshalJSON() ([]byte, error) {
 	b, err := t.union.MarshalJSON()
 	return b, err
 }
 
 func (t *Query400JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsErrorLIMITREACHED returns the union data inside the Query409JSONResponseBody as a ErrorLIMITREACHED
+func (t Query409JSONResponseBody) AsErrorLIMITREACHED() (ErrorLIMITREACHED, error) {
+	var body ErrorLIMITREACHED
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorLIMITREACHED overwrites any union data inside the Query409JSONResponseBody as the provided ErrorLIMITREACHED
+func (t *Query409JSONResponseBody) FromErrorLIMITREACHED(v ErrorLIMITREACHED) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorLIMITREACHED performs a merge with any union data inside the Query409JSONResponseBody, using the provided ErrorLIMITREACHED
+func (t *Query409JSONResponseBody) MergeErrorLIMITREACHED(v ErrorLIMITREACHED) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsError returns the union data inside the Query409JSONResponseBody as a Error
+func (t Query409JSONResponseBody) AsError() (Error, error) {
+	var body Error
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromError overwrites any union data inside the Query409JSONResponseBody as the provided Error
+func (t *Query409JSONResponseBody) FromError(v Error) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeError performs a merge with any union data inside the Query409JSONResponseBody, using the provided Error
+func (t *Query409JSONResponseBody) MergeError(v Error) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Query409JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Query409JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsErrorUNAVAILABLE returns the union data inside the Query503JSONResponseBody as a ErrorUNAVAILABLE
+func (t Query503JSONResponseBody) AsErrorUNAVAILABLE() (ErrorUNAVAILABLE, error) {
+	var body ErrorUNAVAILABLE
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorUNAVAILABLE overwrites any union data inside the Query503JSONResponseBody as the provided ErrorUNAVAILABLE
+func (t *Query503JSONResponseBody) FromErrorUNAVAILABLE(v ErrorUNAVAILABLE) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorUNAVAILABLE performs a merge with any union data inside the Query503JSONResponseBody, using the provided ErrorUNAVAILABLE
+func (t *Query503JSONResponseBody) MergeErrorUNAVAILABLE(v ErrorUNAVAILABLE) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsError returns the union data inside the Query503JSONResponseBody as a Error
+func (t Query503JSONResponseBody) AsError() (Error, error) {
+	var body Error
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromError overwrites any union data inside the Query503JSONResponseBody as the provided Error
+func (t *Query503JSONResponseBody) FromError(v Error) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeError performs a merge with any union data inside the Query503JSONResponseBody, using the provided Error
+func (t *Query503JSONResponseBody) MergeError(v Error) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Query503JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Query503JSONResponseBody) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -1522,7 +1816,7 @@ type CreateDashboardResponse struct {
 		Type interface{} `json:"type"`
 	}
 	// JSON409 the response for an HTTP 409 `application/json` response
-	JSON409 *ErrorLIMITREACHED
+	JSON409 *CreateDashboard409JSONResponseBody
 	// JSON4XX the response for an HTTP 4XX `application/json` response
 	JSON4XX *Error
 	// JSON5XX the response for an HTTP 5XX `application/json` response
@@ -1568,7 +1862,7 @@ func (r CreateDashboardResponse) GetJSON200() *struct {
 }
 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
-func (r CreateDashboardResponse) GetJSON409() *ErrorLIMITREACHED {
+func (r CreateDashboardResponse) GetJSON409() *CreateDashboard409JSONResponseBody {
 	return r.JSON409
 }
 
@@ -1745,7 +2039,7 @@ type IngestResponse struct {
 	// JSON4XX the response for an HTTP 4XX `application/json` response
 	JSON4XX *Error
 	// JSON503 the response for an HTTP 503 `application/json` response
-	JSON503 *ErrorUNAVAILABLE
+	JSON503 *Ingest503JSONResponseBody
 	// JSON5XX the response for an HTTP 5XX `application/json` response
 	JSON5XX *Error
 }
@@ -1766,7 +2060,7 @@ func (r IngestResponse) GetJSON4XX() *Error {
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r IngestResponse) GetJSON503() *ErrorUNAVAILABLE {
+func (r IngestResponse) GetJSON503() *Ingest503JSONResponseBody {
 	return r.JSON503
 }
 
@@ -1883,11 +2177,11 @@ type QueryResponse struct {
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *Query400JSONResponseBody
 	// JSON409 the response for an HTTP 409 `application/json` response
-	JSON409 *ErrorLIMITREACHED
+	JSON409 *Query409JSONResponseBody
 	// JSON4XX the response for an HTTP 4XX `application/json` response
 	JSON4XX *Error
 	// JSON503 the response for an HTTP 503 `application/json` response
-	JSON503 *ErrorUNAVAILABLE
+	JSON503 *Query503JSONResponseBody
 	// JSON5XX the response for an HTTP 5XX `application/json` response
 	JSON5XX *Error
 }
@@ -1913,7 +2207,7 @@ func (r QueryResponse) GetJSON400() *Query400JSONResponseBody {
 }
 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
-func (r QueryResponse) GetJSON409() *ErrorLIMITREACHED {
+func (r QueryResponse) GetJSON409() *Query409JSONResponseBody {
 	return r.JSON409
 }
 
@@ -1923,7 +2217,7 @@ func (r QueryResponse) GetJSON4XX() *Error {
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r QueryResponse) GetJSON503() *ErrorUNAVAILABLE {
+func (r QueryResponse) GetJSON503() *Query503JSONResponseBody {
 	return r.JSON503
 }
 
@@ -2309,7 +2603,7 @@ func ParseCreateDashboardResponse(rsp *http.Response) (*CreateDashboardResponse,
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
-		var dest ErrorLIMITREACHED
+		var dest CreateDashboard409JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -2441,7 +2735,7 @@ func ParseIngestResponse(rsp *http.Response) (*IngestResponse, error) {
 		response.JSON4XX = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest ErrorUNAVAILABLE
+		var dest Ingest503JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -2541,7 +2835,7 @@ func ParseQueryResponse(rsp *http.Response) (*QueryResponse, error) {
 		response.JSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
-		var dest ErrorLIMITREACHED
+		var dest Query409JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -2555,7 +2849,7 @@ func ParseQueryResponse(rsp *http.Response) (*QueryResponse, error) {
 		response.JSON4XX = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest ErrorUNAVAILABLE
+		var dest Query503JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
