@@ -40,6 +40,9 @@ func TestDeclared(t *testing.T) {
 	if nf.Declaration() != apierr.NotFound || nf.Status() != 404 {
 		t.Fatalf("a decoded framework code has declaration %v, status %d", nf.Declaration(), nf.Status())
 	}
+	if e := apierr.New(nil); e.Code() != "INTERNAL-ERROR" || e.Status() != 500 {
+		t.Fatalf("New(nil) = %v", e)
+	}
 	// A declaration returned as it is answers as an error of its code.
 	if e := apierr.From(fmt.Errorf("x: %w", apierr.Unavailable)); e.Code() != "UNAVAILABLE" || e.Status() != 503 {
 		t.Fatalf("From(declaration) = %v", e)
