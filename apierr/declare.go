@@ -127,7 +127,7 @@ func sameCode(c Code, target error) bool {
 	case *Declaration:
 		return t.code == c
 	case *Error:
-		return t.decl.code == c
+		return t.Declaration().code == c
 	}
 	return false
 }

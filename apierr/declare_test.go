@@ -43,6 +43,10 @@ func TestDeclared(t *testing.T) {
 	if e := apierr.New(nil); e.Code() != "INTERNAL-ERROR" || e.Status() != 500 {
 		t.Fatalf("New(nil) = %v", e)
 	}
+	var zero apierr.Error
+	if b, _ := json.Marshal(&zero); zero.Code() != "INTERNAL-ERROR" || string(b) != `{"type":"error","error":"INTERNAL-ERROR"}` || errors.Is(&zero, limitReached) {
+		t.Fatalf("the zero Error is %s", b)
+	}
 	// A declaration returned as it is answers as an error of its code.
 	if e := apierr.From(fmt.Errorf("x: %w", apierr.Unavailable)); e.Code() != "UNAVAILABLE" || e.Status() != 503 {
 		t.Fatalf("From(declaration) = %v", e)

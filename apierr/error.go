@@ -12,10 +12,10 @@ import (
 )
 
 // Error is a structured error message: a declared code and the extra attributes that detail
-// it. The zero value is not useful; build one with New. An *Error is immutable: With,
-// WithStatus and Wrap return copies, and the attributes are read through Attr and Attrs, so it
-// is safe to share between goroutines. (Attribute values are shared, not copied: treat a slice
-// or map value as read-only.)
+// it. Build one with New; the zero value is an INTERNAL-ERROR without attributes. An *Error is
+// immutable: With, WithStatus and Wrap return copies, and the attributes are read through
+// Attr, LookupAttr and Attrs, so it is safe to share between goroutines. (Attribute values are
+// shared, not copied: treat a slice or map value as read-only.)
 type Error struct {
 	decl      *Declaration
 	attrs     map[string]any
@@ -64,11 +64,16 @@ func CodeOf(err error) Code {
 }
 
 // Code returns the error's code.
-func (e *Error) Code() Code { return e.decl.code }
+func (e *Error) Code() Code { return e.Declaration().code }
 
 // Declaration returns the declaration of the error's code. For an error a client decoded, it is
 // the framework's declaration of a framework code, else one that knows only the code.
-func (e *Error) Declaration() *Declaration { return e.decl }
+func (e *Error) Declaration() *Declaration {
+	if e.decl == nil {
+		return Internal // the zero Error
+	}
+	return e.decl
+}
 
 // Attr returns the value of the attribute name, nil when the error does not carry it.
 func (e *Error) Attr(name string) any { return e.attrs[name] }
@@ -139,16 +144,16 @@ func (e *Error) Status() int {
 	if e.status != 0 {
 		return e.status
 	}
-	return e.decl.status
+	return e.Declaration().status
 }
 
 // Error returns the code and the attributes, for logs and tests.
 func (e *Error) Error() string {
 	if len(e.attrs) == 0 && e.cause == nil && e.malformed == nil {
-		return string(e.decl.code)
+		return string(e.Declaration().code)
 	}
 	var b bytes.Buffer
-	b.WriteString(string(e.decl.code))
+	b.WriteString(string(e.Declaration().code))
 	for k, v := range e.Attrs() {
 		fmt.Fprintf(&b, " %s=%v", k, v)
 	}
@@ -167,7 +172,7 @@ func (e *Error) Unwrap() error { return e.cause }
 // Is reports whether target is an *Error or a *Declaration with the same code, so that
 // errors.Is(err, apierr.NotFound) matches any NOT-FOUND error, as does
 // errors.Is(err, apierr.New(apierr.NotFound)).
-func (e *Error) Is(target error) bool { return sameCode(e.decl.code, target) }
+func (e *Error) Is(target error) bool { return sameCode(e.Declaration().code, target) }
 
 func (e *Error) attrNames() []string {
 	return slices.Sorted(maps.Keys(e.attrs))
@@ -178,7 +183,7 @@ func (e *Error) attrNames() []string {
 func (e *Error) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(`{"type":"error","error":`)
-	code, _ := json.Marshal(string(e.decl.code))
+	code, _ := json.Marshal(string(e.Declaration().code))
 	b.Write(code)
 	for k, a := range e.Attrs() {
 		name, _ := json.Marshal(k)
