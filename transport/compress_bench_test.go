@@ -8,15 +8,15 @@ import (
 	"testing"
 )
 
-// queryAnswer is shaped like a large query answer: 2,000 groups of a time, two keys and three
-// metrics.
-func queryAnswer() any {
-	rows := make([]map[string]any, 2000)
-	for i := range rows {
-		rows[i] = map[string]any{"time": 1700000000 + 60*(i/20), "client.ip": fmt.Sprintf("10.0.%d.%d", i/250, i%250),
-			"application": []string{"https", "dns", "ssh", "quic"}[i%4], "bytes": 1000 + i*37, "packets": 10 + i%97, "flows": 1 + i%13}
+// queryAnswer is shaped like the data service's answer to a large query (api.Result): 2,000
+// groups, each [[time, client.ip, application], [bytes, packets, flows]], and its meta.
+func queryAnswer() map[string]any {
+	data := make([]any, 2000)
+	for i := range data {
+		keys := []any{1700000000 + 60*(i/20), fmt.Sprintf("10.0.%d.%d", i/250, i%250), []string{"https", "dns", "ssh", "quic"}[i%4]}
+		data[i] = []any{keys, []float64{float64(1000 + i*37), float64(10 + i%97), float64(1 + i%13)}}
 	}
-	return map[string]any{"columns": []string{"time", "client.ip", "application", "bytes", "packets", "flows"}, "rows": rows}
+	return map[string]any{"data": data, "meta": map[string]any{"accumulated_time": 86400, "elapsed": 0.042, "sorted": false}}
 }
 
 // BenchmarkCompress writes a large query answer and an echo answer plainly and gzipped,
@@ -53,11 +53,8 @@ func BenchmarkCompress(b *testing.B) {
 // stream compresses); rows-batched, the same flushed once at the end (a fast producer, whose
 // messages share flushes); echo, one small chunk. Then the end message.
 func BenchmarkCompressStream(b *testing.B) {
-	answer := queryAnswer().(map[string]any)
-	var rows []any
-	for _, r := range answer["rows"].([]map[string]any) {
-		rows = append(rows, r)
-	}
+	answer := queryAnswer()
+	rows := answer["data"].([]any)
 	streams := []struct {
 		name    string
 		chunks  []any

@@ -34,15 +34,15 @@ func (c countConn) Read(p []byte) (int, error) {
 // takeover for every message, reporting the bytes the client read per call. The time per call
 // includes the server's compression and the client's decompression, both in this process.
 func BenchmarkWSCompress(b *testing.B) {
-	answer := queryAnswer().(map[string]any)
-	rows := answer["rows"].([]map[string]any)
+	answer := queryAnswer()
+	rows := answer["data"].([]any)
 	reg := registry.New()
 	pub := registry.Requires(registry.Public)
 	reg.MustRegister("echo", func(args map[string]any) map[string]any { return args }, pub)
 	reg.MustRegister("rows", func(in struct {
 		N int `json:"n"`
 	}) any {
-		return map[string]any{"columns": answer["columns"], "rows": rows[:in.N]}
+		return map[string]any{"data": rows[:in.N], "meta": answer["meta"]}
 	}, pub)
 	reg.MustRegister("query", func() any { return answer }, pub)
 	modes := []struct {
@@ -58,8 +58,8 @@ func BenchmarkWSCompress(b *testing.B) {
 	calls := []struct{ name, call string }{
 		{"echo", `"call":"echo","args":{"a":1,"text":"hello"}}`},
 		{"rows-4", `"call":"rows","args":{"n":4}}`},
-		{"rows-10", `"call":"rows","args":{"n":10}}`},
-		{"rows-40", `"call":"rows","args":{"n":40}}`},
+		{"rows-16", `"call":"rows","args":{"n":16}}`},
+		{"rows-64", `"call":"rows","args":{"n":64}}`},
 		{"query", `"call":"query","args":{}}`},
 	}
 	for _, m := range modes {
@@ -107,11 +107,11 @@ func BenchmarkWSCompress(b *testing.B) {
 // then a sync flush), reporting the bytes in and out: the server's CPU per message, without the
 // network's noise.
 func BenchmarkDeflateMessage(b *testing.B) {
-	answer := queryAnswer().(map[string]any)
-	rows := answer["rows"].([]map[string]any)
-	for _, n := range []int{1, 4, 10, 40, 2000} {
+	answer := queryAnswer()
+	rows := answer["data"].([]any)
+	for _, n := range []int{1, 4, 16, 64, 2000} {
 		buf := getBuf()
-		if err := appendResult(buf, map[string]any{"columns": answer["columns"], "rows": rows[:n]}); err != nil {
+		if err := appendResult(buf, map[string]any{"data": rows[:n], "meta": answer["meta"]}); err != nil {
 			b.Fatal(err)
 		}
 		msg := buf.Bytes()
