@@ -6,11 +6,13 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
 )
 
@@ -125,6 +127,44 @@ func TestGzipStreamOff(t *testing.T) {
 		b, _ := io.ReadAll(res.Body)
 		res.Body.Close()
 		if res.Header.Get("Content-Encoding") != "" || !strings.HasPrefix(string(b), `{"type":`) {
+			t.Errorf("%s: Content-Encoding %q, body %.40q", tt.name, res.Header.Get("Content-Encoding"), b)
+		}
+	}
+}
+
+// TestGzipNever: the stream of a NoStore function is never gzipped (BREACH), and with
+// compression turned off neither is a large JSON answer.
+func TestGzipNever(t *testing.T) {
+	reg := registry.New()
+	text := func(in struct {
+		N int `json:"n"`
+	}) string {
+		return strings.Repeat("secret ", in.N)
+	}
+	reg.MustRegister("secret-text", text, registry.Requires(registry.Public), registry.NoStore())
+	reg.MustRegister("text", text, registry.Requires(registry.Public))
+	for _, tt := range []struct {
+		name, path string
+		cfg        transport.Config
+	}{
+		{"NoStore stream", "/stream/secret-text?n=1000", transport.Config{}},
+		{"answer, compression off", "/text?n=1000", transport.Config{CompressMinBytes: -1}},
+	} {
+		h, err := transport.New(reg, tt.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(h)
+		req, _ := http.NewRequest("GET", srv.URL+tt.path, nil)
+		req.Header.Set("Accept-Encoding", "gzip")
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		srv.Close()
+		if res.Header.Get("Content-Encoding") != "" || !strings.Contains(string(b), strings.Repeat("secret ", 1000)) {
 			t.Errorf("%s: Content-Encoding %q, body %.40q", tt.name, res.Header.Get("Content-Encoding"), b)
 		}
 	}
