@@ -227,7 +227,7 @@ func (a argReader) readAll(r io.Reader) ([]byte, error) {
 }
 
 func (a argReader) json(body io.Reader) error {
-	buf := getBuf() // json.Unmarshal copies what it keeps: the buffer can be reused
+	buf := getBuf() // readObject copies what it keeps: the buffer can be reused
 	defer putBuf(buf)
 	if _, err := buf.ReadFrom(body); err != nil {
 		return a.readError(err)
@@ -238,7 +238,7 @@ func (a argReader) json(body io.Reader) error {
 	}
 	if len(a.args) == 0 {
 		// No argument from the query string: the body's go straight into the call's map.
-		if err := json.Unmarshal(b, &a.args); err != nil {
+		if !readObject(b, a.args) {
 			return notObject()
 		}
 		if len(a.args) > a.h.cfg.MaxArgs {
@@ -246,8 +246,8 @@ func (a argReader) json(body io.Reader) error {
 		}
 		return nil
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(b, &obj); err != nil {
+	obj := make(map[string]json.RawMessage)
+	if !readObject(b, obj) {
 		return notObject()
 	}
 	for name, v := range obj {
