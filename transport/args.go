@@ -180,7 +180,7 @@ func (a argReader) body(w http.ResponseWriter, r *http.Request, rd io.ReadCloser
 		return a.empty(body, ct)
 	}
 	if ct == "application/json" { // the common case, without parsing the media type
-		return a.json(body)
+		return a.json(body, r.ContentLength)
 	}
 	mt, params, err := mime.ParseMediaType(ct)
 	if err != nil {
@@ -188,7 +188,7 @@ func (a argReader) body(w http.ResponseWriter, r *http.Request, rd io.ReadCloser
 	}
 	switch {
 	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
-		return a.json(body)
+		return a.json(body, r.ContentLength)
 	case mt == "application/x-www-form-urlencoded":
 		b, err := a.readAll(body)
 		if err != nil {
@@ -226,9 +226,15 @@ func (a argReader) readAll(r io.Reader) ([]byte, error) {
 	return b, nil
 }
 
-func (a argReader) json(body io.Reader) error {
+// json reads the arguments of a JSON body of n bytes (-1 when unknown).
+func (a argReader) json(body io.Reader, n int64) error {
 	buf := getBuf() // readObject copies what it keeps: the buffer can be reused
 	defer putBuf(buf)
+	if n > registry.DefaultMaxBody && n <= a.limit {
+		// A large body, read once its caller is authenticated (or for a public function that
+		// takes one): into one allocation, not through doubling copies.
+		buf.Grow(int(n) + bytes.MinRead)
+	}
 	if _, err := buf.ReadFrom(body); err != nil {
 		return a.readError(err)
 	}
