@@ -228,12 +228,16 @@ func (a argReader) readAll(r io.Reader) ([]byte, error) {
 
 // json reads the arguments of a JSON body of n bytes (-1 when unknown).
 func (a argReader) json(body io.Reader, n int64) error {
-	buf := getBuf() // readObject copies what it keeps: the buffer can be reused
-	defer putBuf(buf)
-	if n > registry.DefaultMaxBody && n <= a.limit {
-		// A large body, read once its caller is authenticated (or for a public function that
-		// takes one): into one allocation, not through doubling copies.
-		buf.Grow(int(n) + bytes.MinRead)
+	// A large body, read once its caller is authenticated (or for a public function that takes
+	// one), goes into a buffer of its own, one allocation of its length that the arguments then
+	// point into; a smaller one into a pooled buffer, which readObject copies the arguments out of.
+	own := n > registry.DefaultMaxBody && n <= a.limit
+	var buf *bytes.Buffer
+	if own {
+		buf = bytes.NewBuffer(make([]byte, 0, n+bytes.MinRead))
+	} else {
+		buf = getBuf()
+		defer putBuf(buf)
 	}
 	if _, err := buf.ReadFrom(body); err != nil {
 		return a.readError(err)
@@ -244,7 +248,7 @@ func (a argReader) json(body io.Reader, n int64) error {
 	}
 	if len(a.args) == 0 {
 		// No argument from the query string: the body's go straight into the call's map.
-		if !readObject(b, a.args) {
+		if !readObject(b, a.args, !own) {
 			return notObject()
 		}
 		if len(a.args) > a.h.cfg.MaxArgs {
@@ -253,7 +257,7 @@ func (a argReader) json(body io.Reader, n int64) error {
 		return nil
 	}
 	obj := make(map[string]json.RawMessage)
-	if !readObject(b, obj) {
+	if !readObject(b, obj, !own) {
 		return notObject()
 	}
 	for name, v := range obj {

@@ -11,13 +11,13 @@ import (
 const maxJSONDepth = 10000
 
 // readObject reads b, a JSON object, into args: each member's name unquoted and its value as
-// written, without the white space around it, copied out of b in one allocation; a name given
-// twice keeps its last value. It accepts exactly what [json.Valid] accepts and fills args as
+// written, without the white space around it, copied out of b in one allocation when clone is
+// set (else pointing into b); a name given twice keeps its last value. It accepts exactly what [json.Valid] accepts and fills args as
 // [json.Unmarshal] into a map[string]json.RawMessage does (FuzzReadObject holds it to that),
 // but in one pass over b without decoding the values: a large argument, such as the array of
 // records of a data service's ingest, costs one scan here and its own decoding in the
 // function. It returns false, leaving args unchanged, when b is not a valid JSON object.
-func readObject(b []byte, args map[string]json.RawMessage) bool {
+func readObject(b []byte, args map[string]json.RawMessage, clone bool) bool {
 	type member struct {
 		name       []byte // quoted
 		start, end int    // of the value
@@ -61,7 +61,10 @@ func readObject(b []byte, args map[string]json.RawMessage) bool {
 	if skipSpace(b, i) != len(b) {
 		return false
 	}
-	values := bytes.Clone(b) // the caller's buffer may be reused
+	values := b
+	if clone {
+		values = bytes.Clone(b)
+	}
 	for _, m := range members {
 		args[unquote(m.name)] = values[m.start:m.end:m.end]
 	}

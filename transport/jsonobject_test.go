@@ -50,7 +50,11 @@ func FuzzReadObject(f *testing.F) {
 func checkReadObject(t *testing.T, s string) {
 	t.Helper()
 	got := map[string]json.RawMessage{"kept": json.RawMessage(`0`)}
-	ok := readObject([]byte(s), got)
+	ok := readObject([]byte(s), got, true)
+	shared := map[string]json.RawMessage{"kept": json.RawMessage(`0`)}
+	if readObject([]byte(s), shared, false) != ok || !maps.EqualFunc(got, shared, rawEqual) {
+		t.Fatalf("readObject(%q) without copying read %q; copying %q", s, shared, got)
+	}
 	want := map[string]json.RawMessage{"kept": json.RawMessage(`0`)}
 	err := json.Unmarshal([]byte(s), &want)
 	if err == nil && (len(s) == 0 || strings.TrimLeft(s, " \t\r\n")[0] != '{') {
@@ -63,10 +67,12 @@ func checkReadObject(t *testing.T, s string) {
 	if ok != (err == nil) {
 		t.Fatalf("readObject(%q) = %v; encoding/json: %v", s, ok, err)
 	}
-	if !maps.EqualFunc(got, want, func(a, b json.RawMessage) bool { return string(a) == string(b) }) {
+	if !maps.EqualFunc(got, want, rawEqual) {
 		t.Fatalf("readObject(%q) read %q; encoding/json %q", s, got, want)
 	}
 }
+
+func rawEqual(a, b json.RawMessage) bool { return string(a) == string(b) }
 
 // BenchmarkReadObject reads the body of an ingest call of 10,000 records (~2 MB), as
 // encoding/json and as readObject do it.
@@ -85,7 +91,7 @@ func BenchmarkReadObject(b *testing.B) {
 	b.Run("readObject", func(b *testing.B) {
 		b.SetBytes(int64(len(body)))
 		for b.Loop() {
-			if !readObject(body, map[string]json.RawMessage{}) {
+			if !readObject(body, map[string]json.RawMessage{}, true) {
 				b.Fatal("refused")
 			}
 		}
