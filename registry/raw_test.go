@@ -45,7 +45,7 @@ func TestRawArguments(t *testing.T) {
 	}
 	_, err = call(`{"t": 1}`)
 	var e *apierr.Error
-	if !errors.As(err, &e) || e.Code != apierr.InvalidArgument {
+	if !errors.As(err, &e) || e.Code() != apierr.InvalidArgument.Code() {
 		t.Errorf("raw with many an object: %v; want INVALID-ARGUMENT", err)
 	}
 	schemas, _ := json.Marshal(f.ArgsSchema)
