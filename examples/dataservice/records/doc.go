@@ -56,7 +56,7 @@
 // ~14,000/s for multi-row INSERTs), serialises writes, and acknowledges a batch once it is in
 // the write-ahead log, so it survives kill -9. Retain applies the retention period. The
 // appender takes each value boxed as a driver.Value; a rowBuilder (columns.go) reuses a
-// column's box while its value repeats the previous row's, which cut the Go side of appending
+// column's box while its value repeats the previous row's, which cut the cost of building rows
 // ~3x. DuckDB's own append, statistics and commit are most of what is left: with the API's
 // JSON (one scan of the body in the transport, one per record in the parser) they bound
 // ingest on two cores (BENCHMARKS.md). A table function filling DuckDB's data chunks with
