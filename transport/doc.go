@@ -20,6 +20,13 @@
 // from the query string and the body are merged; the same name twice is INVALID-ARGUMENT.
 // The arguments _session and _key carry tokens; they never reach the function.
 //
+// A JSON body is checked and split into its arguments in one pass that decodes none of them
+// (a body that is not valid JSON is INVALID-JSON, as encoding/json would have it): each argument
+// is then decoded once, into its parameter's type. An argument of type json.RawMessage is not
+// decoded at all, and one of type []json.RawMessage is only split into its elements (package
+// registry), so a function that takes a large argument, such as a batch of records, parses it
+// itself in one more pass and the framework's share is one scan of the body.
+//
 // # Responses
 //
 // Every response body is JSON: one message, {"type": "result", "result": ...} with status 200,
