@@ -76,7 +76,11 @@
 // ClickHouse's (its oldest supported server has no grouping sets). The answers are those of
 // each statement alone (TestSharedScanAnswersAsEachStatement). Statements grouping and
 // filtering only by protocol, application, server.port and time(N) with N a multiple of 60 read
-// the whole minutes of their period from DuckDB's per-minute rollup (package records).
+// the whole minutes of their period from DuckDB's per-minute rollup, and with N a multiple of
+// 3600 (or no time key) the whole hours from its hourly one; those that also group or filter
+// by server.ip and client.ip read the whole hours from its hourly rollup of addresses, the
+// rest of the period from the records (package records). The store runs these reads side
+// by side, so the overview dashboard costs about its slowest statement.
 //
 // Each metric, key and layer is described once, in a table (metrics, keyKinds, layers) that
 // the parser, the compiler, grouping, ordering, rendering and Fields all read; a key's type

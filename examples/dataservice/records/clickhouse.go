@@ -214,7 +214,7 @@ func (s *ClickHouse) insert(ctx context.Context, recs []Record) error {
 // Compile turns qs into ClickHouse's SQL over the table read (the Distributed one in a
 // cluster): one SELECT for each key set, as the oldest server supported (18.16) has no
 // GROUPING SETS.
-func (s *ClickHouse) Compile(qs ...*Query) *Plan { return compile(chDialect, s.table, "", qs) }
+func (s *ClickHouse) Compile(qs ...*Query) *Plan { return compile(chDialect, s.table, nil, qs) }
 
 // Read runs p over the records with from <= time < to, calling fn with each group.
 func (s *ClickHouse) Read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error {

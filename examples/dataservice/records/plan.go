@@ -7,12 +7,12 @@ import (
 	"strings"
 )
 
-// Plan is Queries compiled to one store's SQL. Queries with the same Where share one SELECT,
-// one pass over the records: its rows are the groups of every key set the queries use (key
-// columns, two for an address, then the union of their sums, then with several sets the
-// GROUPING() value telling a row's set). Queries with another Where, or of another key set in
-// a store without grouping sets, are parts read one after another. The period's bounds are
-// the arguments sinceArg and sinceArg+1, set for each Read.
+// Plan is Queries compiled to one store's SQL. Queries with the same Where and rollups share
+// one SELECT, one pass over the records (and one over each rollup): its rows are the groups of
+// every key set the queries use (key columns, two for an address, then the union of their
+// sums, then with several sets the GROUPING() value telling a row's set). Queries with another
+// Where or rollups, or of another key set in a store without grouping sets, are other parts.
+// The period's bounds are the arguments sinceArg and sinceArg+1, set for each Read.
 type Plan struct {
 	query    string
 	args     []any
@@ -24,8 +24,9 @@ type Plan struct {
 	setOf    map[uint64]int // the set of each GROUPING() value
 	// parts, when not empty, are the plans this one reads in turn; the fields above are then unused.
 	parts []*Plan
-	// rollup, when not nil, is the same plan over the per-minute rollup, for whole minutes.
-	rollup *Plan
+	// levels are the same plan over rollups, finest first, each for the whole buckets of its
+	// width (split).
+	levels []level
 }
 
 // planSet is one set of grouping keys and the queries that group by it.
@@ -42,9 +43,11 @@ type planAnswer struct {
 	sums  []int
 }
 
-// compile builds the plan of qs in dialect d over the table named table, and over the rollup
-// table named rollup (none when empty) for the parts whose queries it can answer.
-func compile(d *dialect, table, rollup string, qs []*Query) *Plan {
+// compile builds the plan of qs in dialect d over the table named table and the rollups that
+// answer them. Key sets of one Where and one chain of rollups (chain: at each width, the
+// rollup read) are one part, one SELECT over each of its levels and over the records for the
+// edges, with grouping sets when the dialect has them and one part per key set otherwise.
+func compile(d *dialect, table string, rollups []rollup, qs []*Query) *Plan {
 	var byWhere [][]int // indexes of the queries of each distinct Where, in order
 	for i, q := range qs {
 		j := slices.IndexFunc(byWhere, func(g []int) bool { return reflect.DeepEqual(qs[g[0]].Where, q.Where) })
@@ -56,30 +59,23 @@ func compile(d *dialect, table, rollup string, qs []*Query) *Plan {
 	}
 	var parts []*Plan
 	for _, idx := range byWhere {
-		sets := keySets(qs, idx)
-		if !d.groupingSets {
-			for _, s := range sets {
-				parts = append(parts, compileSets(d, table, d.count, qs, [][]int{s}))
+		var chains [][]*rollup
+		var passes [][][]int // the key sets of each part
+		for _, s := range keySets(qs, idx) {
+			c := chain(rollups, qs[s[0]])
+			j := slices.IndexFunc(chains, func(o []*rollup) bool { return slices.Equal(o, c) })
+			if j < 0 || !d.groupingSets {
+				chains, passes = append(chains, c), append(passes, nil)
+				j = len(chains) - 1
 			}
-			continue
+			passes[j] = append(passes[j], s)
 		}
-		// The key sets the rollup holds are one pass over it (and the cut edges); the others
-		// one pass over the records.
-		var rolled, raw [][]int
-		for _, s := range sets {
-			if rollup != "" && rollable(qs[s[0]]) {
-				rolled = append(rolled, s)
-			} else {
-				raw = append(raw, s)
+		for j, sets := range passes {
+			p := compileSets(d, table, d.count, qs, sets)
+			for _, r := range chains[j] {
+				p.levels = append(p.levels, level{width: r.width, plan: compileSets(d, r.table, d.sum("records"), qs, sets)})
 			}
-		}
-		if len(rolled) > 0 {
-			p := compileSets(d, table, d.count, qs, rolled)
-			p.rollup = compileSets(d, rollup, d.sum("records"), qs, rolled)
 			parts = append(parts, p)
-		}
-		if len(raw) > 0 {
-			parts = append(parts, compileSets(d, table, d.count, qs, raw))
 		}
 	}
 	if len(parts) == 1 {

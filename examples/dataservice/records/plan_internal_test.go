@@ -6,8 +6,8 @@ import (
 )
 
 // TestCompileSharesOnePassPerWhere checks how queries are planned: in DuckDB those of one Where
-// in one SELECT with grouping sets, apart for the key sets the rollup holds and those it does
-// not; in ClickHouse one SELECT per key set; queries of another Where in parts of their own.
+// and one chain of rollups in one SELECT with grouping sets over the records and over each
+// rollup; in ClickHouse one SELECT per key set; queries of another Where in parts of their own.
 func TestCompileSharesOnePassPerWhere(t *testing.T) {
 	tcp := Compare{Column: ColProtocol, Op: Eq, Value: Value{Lo: 6}}
 	qs := []*Query{
@@ -18,17 +18,23 @@ func TestCompileSharesOnePassPerWhere(t *testing.T) {
 		{Groups: []Group{{Column: ColApplication}}, Sums: []Sum{SumRecords}, Where: tcp},
 		{Groups: []Group{{Column: ColClientIP}}, Sums: []Sum{SumServerPackets}},
 	}
-	duck := compile(duckDialect, "records", rollupTable, qs)
-	if len(duck.parts) != 3 {
-		t.Fatalf("DuckDB plan has %d parts, want 3 (rollup and records for one Where, rollup for the other)", len(duck.parts))
+	duck := compile(duckDialect, "records", duckRollups, qs)
+	if len(duck.parts) != 4 {
+		t.Fatalf("DuckDB plan has %d parts, want 4 (three chains of rollups for one Where, one for the other)", len(duck.parts))
 	}
 	for i, want := range []struct {
 		sets, sums int
-		rollup     bool
-	}{{3, 3, true}, {2, 3, false}, {1, 1, true}} {
+		levels     []string
+	}{
+		{2, 2, []string{"records_minute", "records_hour"}},
+		{1, 1, []string{"records_minute"}},
+		{2, 3, []string{"records_hour_hosts"}},
+		{1, 1, []string{"records_minute", "records_hour"}},
+	} {
 		p := duck.parts[i]
-		if len(p.sets) != want.sets || p.sums != want.sums || (p.rollup != nil) != want.rollup {
-			t.Errorf("part %d: %d sets, %d sums, rollup %v; want %+v", i, len(p.sets), p.sums, p.rollup != nil, want)
+		if len(p.sets) != want.sets || p.sums != want.sums || len(p.levels) != len(want.levels) {
+			t.Errorf("part %d: %d sets, %d sums, %d levels; want %+v", i, len(p.sets), p.sums, len(p.levels), want)
+			continue
 		}
 		if shared := strings.Contains(p.query, "GROUPING SETS"); shared != (want.sets > 1) || len(p.setOf) != len(p.sets) && shared {
 			t.Errorf("part %d, %d sets: %s", i, want.sets, p.query)
@@ -36,19 +42,21 @@ func TestCompileSharesOnePassPerWhere(t *testing.T) {
 		if want.sets > 1 && strings.Contains(p.query, "LIMIT") {
 			t.Errorf("part %d limits the rows of every set: %s", i, p.query)
 		}
-		if p.rollup != nil && !strings.Contains(p.rollup.query, rollupTable) {
-			t.Errorf("part %d's rollup reads %s", i, p.rollup.query)
+		for j, table := range want.levels {
+			if !strings.Contains(p.levels[j].plan.query, " FROM "+table+" ") {
+				t.Errorf("part %d's level %d reads %s, want %s", i, j, p.levels[j].plan.query, table)
+			}
 		}
 	}
-	if !strings.Contains(duck.parts[2].query, "protocol") {
-		t.Errorf("the tcp part: %s", duck.parts[2].query)
+	if !strings.Contains(duck.parts[3].query, "protocol") {
+		t.Errorf("the tcp part: %s", duck.parts[3].query)
 	}
-	ch := compile(chDialect, "records", "", qs)
+	ch := compile(chDialect, "records", nil, qs)
 	if len(ch.parts) != 6 {
 		t.Fatalf("ClickHouse plan has %d parts, want 6 (one per key set and Where)", len(ch.parts))
 	}
 	for _, p := range ch.parts {
-		if strings.Contains(p.query, "GROUPING") || p.rollup != nil {
+		if strings.Contains(p.query, "GROUPING") || len(p.levels) > 0 {
 			t.Errorf("ClickHouse part uses grouping sets or a rollup: %s", p.query)
 		}
 	}

@@ -1,6 +1,11 @@
 package records
 
-import "fmt"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+)
 
 // resultRows is what both drivers' query results offer.
 type resultRows interface {
@@ -89,3 +94,70 @@ func (p *Plan) emit(vals []any, r *Row, fn func(*Row) error) error {
 	}
 	return nil
 }
+
+// maxReaders is the most SELECTs of one Read that run at once: the statements of a dashboard
+// read their rollups and the records side by side, so the query costs about its slowest
+// SELECT, not their sum.
+const maxReaders = 4
+
+// piece is one SELECT of a Read: a plan over a part of the period.
+type piece struct {
+	plan     *Plan
+	from, to int64
+}
+
+// pieces returns the SELECTs that read p over [from, to): each part's, split by its levels.
+func (p *Plan) pieces(from, to int64) []piece {
+	var out []piece
+	p.each(func(part *Plan) error {
+		return part.split(from, to, func(q *Plan, from, to int64) error {
+			out = append(out, piece{q, from, to})
+			return nil
+		})
+	})
+	return out
+}
+
+// readPieces runs read on each of ps, up to maxReaders at once, and calls fn with the rows
+// they read, one call at a time. The first error stops the other reads and is returned.
+func readPieces(ctx context.Context, ps []piece, read func(context.Context, piece, func(*Row) error) error, fn func(*Row) error) error {
+	if len(ps) == 1 {
+		return read(ctx, ps[0], fn)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+	)
+	one := func(r *Row) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if first != nil {
+			return errStopped
+		}
+		return fn(r)
+	}
+	sem := make(chan struct{}, maxReaders)
+	for _, pc := range ps {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if err := read(ctx, pc, one); err != nil {
+				mu.Lock()
+				if first == nil {
+					first = err
+					cancel()
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+// errStopped ends a read whose Read failed in another read already; it is never returned.
+var errStopped = errors.New("records: read stopped")
