@@ -131,13 +131,23 @@ func readPieces(ctx context.Context, ps []piece, read func(context.Context, piec
 		first error
 		wg    sync.WaitGroup
 	)
+	fail := func(err error) { // with mu held
+		if first == nil {
+			first = err
+			cancel()
+		}
+	}
 	one := func(r *Row) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if first != nil {
 			return errStopped
 		}
-		return fn(r)
+		err := fn(r)
+		if err != nil {
+			fail(err)
+		}
+		return err
 	}
 	sem := make(chan struct{}, maxReaders)
 	for _, pc := range ps {
@@ -147,10 +157,7 @@ func readPieces(ctx context.Context, ps []piece, read func(context.Context, piec
 			defer func() { <-sem; wg.Done() }()
 			if err := read(ctx, pc, one); err != nil {
 				mu.Lock()
-				if first == nil {
-					first = err
-					cancel()
-				}
+				fail(err)
 				mu.Unlock()
 			}
 		}()
