@@ -10,6 +10,17 @@ import (
 	"testing"
 )
 
+// openTemp opens a DuckDB store in a temporary directory, closed when t ends.
+func openTemp(t *testing.T) *DuckDB {
+	t.Helper()
+	s, err := OpenDuckDB(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // withoutRollups returns p reading the records only.
 func withoutRollups(p *Plan) *Plan {
 	out := *p
@@ -132,11 +143,7 @@ func randomQuery(rng *rand.Rand) *Query {
 // hour.
 func TestRollupsAnswerAsRecords(t *testing.T) {
 	ctx := context.Background()
-	s, err := OpenDuckDB(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTemp(t)
 	rng := rand.New(rand.NewPCG(5, 8))
 	const start, span = int64(1_700_000_000 - 1_700_000_000%3600 - 3*3600), int64(8 * 3600)
 	check := func(when string, from int64) {
@@ -221,11 +228,7 @@ func TestRollupMadeForAnEarlierFile(t *testing.T) {
 // compacted once it has gained compactRows rows.
 func TestRollupCompaction(t *testing.T) {
 	ctx := context.Background()
-	s, err := OpenDuckDB(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTemp(t)
 	rows := func() (n []int) {
 		t.Helper()
 		for _, r := range s.rollups {
