@@ -222,8 +222,10 @@ func (s *ClickHouse) Read(ctx context.Context, p *Plan, from, to int64, fn func(
 }
 
 func (s *ClickHouse) read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error {
-	args := append([]any(nil), p.args...)
-	args[p.sinceArg], args[p.sinceArg+1] = from, to
+	args, err := p.bind(from, to)
+	if err != nil {
+		return err
+	}
 	rows, err := s.conn.Query(ctx, p.query, args...)
 	if err != nil {
 		return fmt.Errorf("records: read: %w", unavailable(err))

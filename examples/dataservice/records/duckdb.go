@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -210,7 +209,7 @@ func (s *DuckDB) DeleteBefore(ctx context.Context, t int64) (int64, error) {
 }
 
 // Compile turns qs into DuckDB's SQL: one SELECT with GROUPING SETS for those of one Where
-// and one chain of rollups.
+// and one chain of rollups, over the records and those rollups.
 func (s *DuckDB) Compile(qs ...*Query) *Plan {
 	return compile(duckDialect, "records", s.rollups, qs)
 }
@@ -223,8 +222,10 @@ func (s *DuckDB) Read(ctx context.Context, p *Plan, from, to int64, fn func(*Row
 }
 
 func (s *DuckDB) read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error {
-	args := slices.Clone(p.args)
-	args[p.sinceArg], args[p.sinceArg+1] = from, to
+	args, err := p.bind(from, to)
+	if err != nil {
+		return err
+	}
 	rows, err := s.db.QueryContext(ctx, p.query, args...)
 	if err != nil {
 		return fmt.Errorf("records: read: %w", err)

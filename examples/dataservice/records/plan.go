@@ -12,21 +12,30 @@ import (
 // every key set the queries use (key columns, two for an address, then the union of their
 // sums, then with several sets the GROUPING() value telling a row's set). Queries with another
 // Where or rollups, or of another key set in a store without grouping sets, are other parts.
-// The period's bounds are the arguments sinceArg and sinceArg+1, set for each Read.
+// A part that reads rollups reads them and the records in one SELECT too, over the union of a
+// SELECT per branch: each reads one source (the records, or a rollup) over one range of the
+// period (bind).
 type Plan struct {
-	query    string
-	args     []any
-	sinceArg int
-	keyCols  []Kind // kinds of the selected key columns, an address as two KindUint64
-	sums     int    // sum columns after the key columns
-	setCol   bool   // a GROUPING() column follows the sums
-	sets     []planSet
-	setOf    map[uint64]int // the set of each GROUPING() value
+	query string
+	args  []any
+	// branches are the SELECTs the query unites, one without rollups.
+	branches []branch
+	// widths are the widths of the rollups the branches read, finest first.
+	widths  []int64
+	keyCols []Kind // kinds of the selected key columns, an address as two KindUint64
+	sums    int    // sum columns after the key columns
+	setCol  bool   // a GROUPING() column follows the sums
+	sets    []planSet
+	setOf   map[uint64]int // the set of each GROUPING() value
 	// parts, when not empty, are the plans this one reads in turn; the fields above are then unused.
 	parts []*Plan
-	// levels are the same plan over rollups, finest first, each for the whole buckets of its
-	// width (split).
-	levels []level
+}
+
+// branch is one SELECT of a plan's union: it reads source 0, the records, or source i, the
+// rollup of widths[i-1], over the range of the period whose bounds are the arguments arg and
+// arg+1.
+type branch struct {
+	source, arg int
 }
 
 // planSet is one set of grouping keys and the queries that group by it.
@@ -71,11 +80,7 @@ func compile(d *dialect, table string, rollups []rollup, qs []*Query) *Plan {
 			passes[j] = append(passes[j], s)
 		}
 		for j, sets := range passes {
-			p := compileSets(d, table, d.count, qs, sets)
-			for _, r := range chains[j] {
-				p.levels = append(p.levels, level{width: r.width, plan: compileSets(d, r.table, d.sum("records"), qs, sets)})
-			}
-			parts = append(parts, p)
+			parts = append(parts, compileSets(d, table, chains[j], qs, sets))
 		}
 	}
 	if len(parts) == 1 {
@@ -98,11 +103,15 @@ func keySets(qs []*Query, idx []int) [][]int {
 	return sets
 }
 
-// compileSets builds one SELECT over table answering the queries of sets (indexes into qs),
-// which share a Where; each set groups by its own keys. count is the SQL of the record count.
-func compileSets(d *dialect, table, count string, qs []*Query, sets [][]int) *Plan {
+// compileSets builds one SELECT over table, and the rollups of chain (finest first), answering
+// the queries of sets (indexes into qs), which share a Where; each set groups by its own keys.
+func compileSets(d *dialect, table string, chain []*rollup, qs []*Query, sets [][]int) *Plan {
 	b := &sqlBuilder{d: d}
 	p := &Plan{}
+	count := d.count
+	if len(chain) > 0 || len(sets) > 1 {
+		count = d.sum("records") // of a union's branches (from)
+	}
 	b.WriteString("SELECT ")
 	var aliases []string
 	colOf := map[Group]int{} // the first selected column of each distinct key
@@ -158,15 +167,7 @@ func compileSets(d *dialect, table, count string, qs []*Query, sets [][]int) *Pl
 	if p.setCol {
 		b.WriteString(", GROUPING(" + strings.Join(aliases, ", ") + ")")
 	}
-	b.WriteString(" FROM " + table + " WHERE time >= ")
-	p.sinceArg = len(b.args)
-	d.param(b, int64(0), KindInt64)
-	b.WriteString(" AND time < ")
-	d.param(b, int64(0), KindInt64)
-	if w := qs[sets[0][0]].Where; w != nil {
-		b.WriteString(" AND ")
-		b.cond(w)
-	}
+	p.from(b, table, chain, unionColumns(qs, sets, sumCol), qs[sets[0][0]].Where)
 	switch {
 	case p.setCol:
 		p.groupingSets(b, aliases)

@@ -1,6 +1,7 @@
 package records
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -32,8 +33,8 @@ func TestCompileSharesOnePassPerWhere(t *testing.T) {
 		{1, 1, []string{"records_minute", "records_hour"}},
 	} {
 		p := duck.parts[i]
-		if len(p.sets) != want.sets || p.sums != want.sums || len(p.levels) != len(want.levels) {
-			t.Errorf("part %d: %d sets, %d sums, %d levels; want %+v", i, len(p.sets), p.sums, len(p.levels), want)
+		if len(p.sets) != want.sets || p.sums != want.sums || len(p.widths) != len(want.levels) {
+			t.Errorf("part %d: %d sets, %d sums, %d rollups; want %+v", i, len(p.sets), p.sums, len(p.widths), want)
 			continue
 		}
 		if shared := strings.Contains(p.query, "GROUPING SETS"); shared != (want.sets > 1) || len(p.setOf) != len(p.sets) && shared {
@@ -42,9 +43,14 @@ func TestCompileSharesOnePassPerWhere(t *testing.T) {
 		if want.sets > 1 && strings.Contains(p.query, "LIMIT") {
 			t.Errorf("part %d limits the rows of every set: %s", i, p.query)
 		}
-		for j, table := range want.levels {
-			if !strings.Contains(p.levels[j].plan.query, " FROM "+table+" ") {
-				t.Errorf("part %d's level %d reads %s, want %s", i, j, p.levels[j].plan.query, table)
+		// Two branches over the records and each rollup, one over the coarsest.
+		for j, table := range append([]string{"records"}, want.levels...) {
+			n := 2
+			if j == len(want.levels) {
+				n = 1
+			}
+			if c := strings.Count(p.query, " FROM "+table+" "); c != n {
+				t.Errorf("part %d reads %s %d times, want %d: %s", i, table, c, n, p.query)
 			}
 		}
 	}
@@ -56,11 +62,39 @@ func TestCompileSharesOnePassPerWhere(t *testing.T) {
 		t.Fatalf("ClickHouse plan has %d parts, want 6 (one per key set and Where)", len(ch.parts))
 	}
 	for _, p := range ch.parts {
-		if strings.Contains(p.query, "GROUPING") || len(p.levels) > 0 {
+		if strings.Contains(p.query, "GROUPING") || len(p.branches) != 1 {
 			t.Errorf("ClickHouse part uses grouping sets or a rollup: %s", p.query)
 		}
 	}
 	if !strings.Contains(ch.parts[1].query, "LIMIT 11") {
 		t.Errorf("a query alone in its set keeps its limit: %s", ch.parts[1].query)
+	}
+}
+
+// TestSplitWidthsTilesThePeriod checks the pieces a period is read in: they tile it in order,
+// each rollup's pieces are whole buckets of its width, and each source has no more pieces
+// than a plan has branches for it (bind never runs out).
+func TestSplitWidthsTilesThePeriod(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	q := &Query{Groups: []Group{{Column: ColApplication}}, Sums: []Sum{SumRecords}}
+	for _, chain := range [][]*rollup{{&duckRollups[0]}, {&duckRollups[0], &duckRollups[1]}, {&duckRollups[2]}} {
+		p := compileSets(duckDialect, "records", chain, []*Query{q}, [][]int{{0}})
+		for range 2000 {
+			from := 1_700_000_000 - rng.Int64N(10*86400)
+			to := from + rng.Int64N([]int64{100, 4000, 20 * 86400}[rng.IntN(3)])
+			at := from
+			splitWidths(p.widths, from, to, func(source int, lo, hi int64) {
+				if lo != at || hi <= lo || source > 0 && (lo%p.widths[source-1] != 0 || hi%p.widths[source-1] != 0) {
+					t.Fatalf("widths %v, [%d, %d): piece [%d, %d) of source %d after %d", p.widths, from, to, lo, hi, source, at)
+				}
+				at = hi
+			})
+			if at != max(from, to) && from < to {
+				t.Fatalf("widths %v, [%d, %d): pieces end at %d", p.widths, from, to, at)
+			}
+			if _, err := p.bind(from, to); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }

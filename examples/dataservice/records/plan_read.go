@@ -95,25 +95,22 @@ func (p *Plan) emit(vals []any, r *Row, fn func(*Row) error) error {
 	return nil
 }
 
-// maxReaders is the most SELECTs of one Read that run at once: the statements of a dashboard
-// read their rollups and the records side by side, so the query costs about its slowest
-// SELECT, not their sum.
+// maxReaders is the most SELECTs of one Read that run at once: the parts of a dashboard (its
+// statements of other rollups or of another Where) read side by side.
 const maxReaders = 4
 
-// piece is one SELECT of a Read: a plan over a part of the period.
+// piece is one SELECT of a Read: a plan over the period.
 type piece struct {
 	plan     *Plan
 	from, to int64
 }
 
-// pieces returns the SELECTs that read p over [from, to): each part's, split by its levels.
+// pieces returns the SELECTs that read p over [from, to), one for each part.
 func (p *Plan) pieces(from, to int64) []piece {
 	var out []piece
 	p.each(func(part *Plan) error {
-		return part.split(from, to, func(q *Plan, from, to int64) error {
-			out = append(out, piece{q, from, to})
-			return nil
-		})
+		out = append(out, piece{part, from, to})
+		return nil
 	})
 	return out
 }

@@ -138,37 +138,3 @@ func (r *rollup) sumRecords(where string) string {
 // floorTo and ceilTo round t down and up to a multiple of n, for negative times too.
 func floorTo(t, n int64) int64 { return t - ((t%n)+n)%n }
 func ceilTo(t, n int64) int64  { return -floorTo(-t, n) }
-
-// level is a plan over one rollup, for the whole buckets of its width.
-type level struct {
-	width int64
-	plan  *Plan
-}
-
-// split calls read for the pieces of [from, to): the whole buckets of the coarsest level of p
-// from it, the cut buckets at either edge from the next finer level, and so on, the cut
-// seconds of the finest from the records (p itself).
-func (p *Plan) split(from, to int64, read func(p *Plan, from, to int64) error) error {
-	return p.splitLevels(p.levels, from, to, read)
-}
-
-func (p *Plan) splitLevels(levels []level, from, to int64, read func(p *Plan, from, to int64) error) error {
-	if from >= to {
-		return nil
-	}
-	if len(levels) == 0 {
-		return read(p, from, to)
-	}
-	l, finer := levels[len(levels)-1], levels[:len(levels)-1]
-	lo, hi := ceilTo(from, l.width), floorTo(to, l.width)
-	if lo >= hi {
-		return p.splitLevels(finer, from, to, read)
-	}
-	if err := p.splitLevels(finer, from, lo, read); err != nil {
-		return err
-	}
-	if err := read(l.plan, lo, hi); err != nil {
-		return err
-	}
-	return p.splitLevels(finer, hi, to, read)
-}
