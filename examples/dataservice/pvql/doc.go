@@ -71,16 +71,16 @@
 // The statements of one expression that resolve to the same period are compiled together
 // (records.Reader's Compile of several Queries) and read in one pass over the records where
 // the store can: DuckDB answers all those of one layer and WHERE with one SELECT grouping by
-// GROUPING SETS, so a dashboard's statements cost about its slowest one rather than their sum
-// (BENCHMARKS.md). Statements of other periods, layers or WHERE are read in turn, as are
+// GROUPING SETS, so a dashboard's statements share their read of the records (BENCHMARKS.md
+// has the figures). Statements of other periods, layers or WHERE are read in turn, as are
 // ClickHouse's (its oldest supported server has no grouping sets). The answers are those of
 // each statement alone (TestSharedScanAnswersAsEachStatement). Statements grouping and
 // filtering only by protocol, application, server.port and time(N) with N a multiple of 60 read
 // the whole minutes of their period from DuckDB's per-minute rollup, and with N a multiple of
 // 3600 (or no time key) the whole hours from its hourly one; those that also group or filter
 // by server.ip and client.ip read the whole hours from its hourly rollup of addresses, the
-// rest of the period from the records (package records). The store runs these reads side
-// by side, so the overview dashboard costs about its slowest statement.
+// rest of the period from the records (package records): one SELECT for the statements that
+// read the same rollups, and these SELECTs side by side.
 //
 // Each metric, key and layer is described once, in a table (metrics, keyKinds, layers) that
 // the parser, the compiler, grouping, ordering, rendering and Fields all read; a key's type

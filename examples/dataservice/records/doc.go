@@ -46,13 +46,15 @@
 // and per value of some keys, in three tables, each described once (duckRollups: table, width,
 // keys): per minute and per hour by protocol, application and server port, and per hour by
 // those and both addresses. The last pays because it leaves out the client port and the
-// minute (on the demo network 1/450 of the rows of 10M records over a day, 1/22 over 30
-// days); a per-minute one with addresses would hold 1/12 and 1/2 and is not kept. A query
+// minute (on the demo network 1/450 of the rows of 10M records over a day, 1/22 of 10M and
+// 1/157 of 100M over 30 days); a per-minute one with addresses would hold 1/12 and 1/2 and is not kept. A query
 // whose keys, bucket widths and Where a rollup answers reads, at each width, the first rollup
 // that answers it: the whole hours of its period from an hourly rollup, the cut minutes at its
 // edges from the per-minute one when it answers, the cut seconds from the records. Queries of
-// one Where and one such chain of rollups share one SELECT over each; the SELECTs of a Read run
-// side by side (up to four), so a dashboard costs about its slowest SELECT. Ingest adds each
+// one Where and one such chain of rollups are one SELECT over the union of those branches
+// (plan_union.go: one snapshot, one aggregation; with several key sets the records at the edges
+// are first summed by every key of the sets, so the sets share that work), and the SELECTs of
+// a Read run side by side (up to four). Ingest adds each
 // group commit's sums to every rollup in the transaction that appends its records (so a
 // reader sees a batch everywhere or nowhere, late records in old buckets included), a
 // compaction merges the rows that batches wrote for one bucket and keys once a rollup has
