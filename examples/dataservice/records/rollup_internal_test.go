@@ -268,3 +268,17 @@ func TestRollupCompaction(t *testing.T) {
 		t.Errorf("after the ingest that made a compaction due and one more: rollup rows %v (want 2 each), %d rows pending (want 1)", n, s.spans[0].rows)
 	}
 }
+
+// TestRollupSpanDue checks when a rollup's compaction falls due: once it has gained
+// compactRows rows, or half the rows its last compaction left when that is more, and that the
+// span covers every bucket touched.
+func TestRollupSpanDue(t *testing.T) {
+	sp := rollupSpan{}
+	if sp.add(compactRows-1, 120, 180) || !sp.add(1, 60, 60) || sp.lo != 60 || sp.hi != 180 {
+		t.Errorf("after compactRows rows: %+v", sp)
+	}
+	sp = rollupSpan{left: 6 * compactRows}
+	if sp.add(2*compactRows, 0, 0) || !sp.add(compactRows, 0, 0) {
+		t.Errorf("after half of the %d rows left: %+v", 6*compactRows, sp)
+	}
+}
