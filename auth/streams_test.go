@@ -39,6 +39,9 @@ func (e *env) startNDJSON(t *testing.T, mod func(*http.Request)) nextMessage {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { res.Body.Close() })
+	if !res.Uncompressed { // net/http asked for gzip and decodes it: the token's end must get through
+		t.Fatal("the stream did not come gzipped")
+	}
 	sc := bufio.NewScanner(res.Body)
 	next := func(t *testing.T) map[string]any {
 		t.Helper()

@@ -10,7 +10,8 @@
 //
 // Arguments are any value that encodes as a JSON object (a struct with json tags, a map), or
 // nil for none. An error answered by the server comes back as an *apierr.Error with its code
-// and attributes; check it with errors.As or errors.Is(err, apierr.New(code)).
+// and attributes; check it with errors.As, or errors.Is(err, declaration) with the code's
+// declaration (apierr.NotFound, or one of the API's own).
 //
 // # Typed calls
 //
@@ -29,6 +30,11 @@
 // goes to the API version its declaration appeared in, so that a program keeps calling what it
 // was built against while the server moves on. A typed call costs what the dynamic call of the
 // same arguments costs (BENCHMARKS.md).
+//
+// Compression: over HTTPS the client leaves Accept-Encoding to net/http, which asks for gzip
+// and decodes answers and streams as they arrive (a stream's chunks still come one by one). A
+// WSConn offers permessage-deflate without context takeover, so that the server may compress
+// its long messages; it sends its own uncompressed.
 //
 // Tokens: WithSession sends the session cookie, WithAPIKey the key header, on every request
 // and on the WebSocket handshake (so they apply to every call of the connection).

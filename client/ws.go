@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -51,7 +52,14 @@ func DialWS(ctx context.Context, wsURL string, opts ...Option) (*WSConn, error) 
 }
 
 func dialWS(ctx context.Context, u *url.URL, o options) (*WSConn, error) {
-	conn, res, err := websocket.Dial(ctx, u.String(), &websocket.DialOptions{HTTPClient: o.hc, HTTPHeader: o.header()})
+	conn, res, err := websocket.Dial(ctx, u.String(), &websocket.DialOptions{
+		HTTPClient: o.hc, HTTPHeader: o.header(),
+		// permessage-deflate, so that the server may compress its long answers; without context
+		// takeover (no compressor kept per connection), and what the client sends goes as it
+		// is: a call may put a token or a password next to other text (BREACH).
+		CompressionMode:      websocket.CompressionNoContextTakeover,
+		CompressionThreshold: math.MaxInt,
+	})
 	if err != nil {
 		return nil, handshakeErr(res, err)
 	}

@@ -48,6 +48,18 @@
 // minItems, maxItems) are enforced on each argument: a value that breaks one answers
 // INVALID-ARGUMENT with the argument's name and the reason.
 //
+// # Large arguments
+//
+// An argument is decoded once, from the JSON the transport split the request into (which it
+// checked, but did not decode). Two types are not decoded at all, for a function that takes a
+// large argument and parses it itself in one pass: a parameter or field of type
+// json.RawMessage receives the value as it came, and one of type []json.RawMessage receives an
+// array split into its elements, each as written (null is no elements, as encoding/json has it;
+// any other value is INVALID-ARGUMENT). A jsonschema constraint on such a field has it decoded
+// like any other, to be checked. Their schemas, and so doc and OpenAPI, are those of any JSON
+// value and of an array: clients see no difference. A data service's ingest takes its batch of
+// records as []json.RawMessage.
+//
 // # Calls
 //
 // A Call carries a function, its JSON arguments and what the transport knows of the caller. The

@@ -45,10 +45,21 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
+// structural marks the bytes that open or close a string, an array or an object.
+var structural = [256]bool{'"': true, '[': true, ']': true, '{': true, '}': true}
+
 // valueEnd returns the offset just past the JSON value that starts at b[i].
 func valueEnd(b []byte, i int) (int, bool) {
 	depth := 0
 	for j := i; j < len(b); j++ {
+		if depth > 0 { // inside an array or object: on to the next byte that matters
+			for j < len(b) && !structural[b[j]] {
+				j++
+			}
+			if j == len(b) {
+				break
+			}
+		}
 		switch c := b[j]; c {
 		case '"':
 			for j++; j < len(b) && b[j] != '"'; j++ {

@@ -180,7 +180,7 @@ func (a argReader) body(w http.ResponseWriter, r *http.Request, rd io.ReadCloser
 		return a.empty(body, ct)
 	}
 	if ct == "application/json" { // the common case, without parsing the media type
-		return a.json(body)
+		return a.json(body, r.ContentLength)
 	}
 	mt, params, err := mime.ParseMediaType(ct)
 	if err != nil {
@@ -188,7 +188,7 @@ func (a argReader) body(w http.ResponseWriter, r *http.Request, rd io.ReadCloser
 	}
 	switch {
 	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
-		return a.json(body)
+		return a.json(body, r.ContentLength)
 	case mt == "application/x-www-form-urlencoded":
 		b, err := a.readAll(body)
 		if err != nil {
@@ -214,8 +214,9 @@ func (a argReader) empty(body io.Reader, ct string) error {
 }
 
 func unsupported(ct string) error {
-	return apierr.New(apierr.UnsupportedMediaType, "type", ct, "supported",
-		[]string{"application/json", "application/x-www-form-urlencoded", "multipart/form-data"})
+	return apierr.New(apierr.UnsupportedMediaType, "supported",
+		[]string{"application/json", "application/x-www-form-urlencoded", "multipart/form-data"}).
+		Wrap(fmt.Errorf("content type %q", ct))
 }
 
 func (a argReader) readAll(r io.Reader) ([]byte, error) {
@@ -226,9 +227,19 @@ func (a argReader) readAll(r io.Reader) ([]byte, error) {
 	return b, nil
 }
 
-func (a argReader) json(body io.Reader) error {
-	buf := getBuf() // json.Unmarshal copies what it keeps: the buffer can be reused
-	defer putBuf(buf)
+// json reads the arguments of a JSON body of n bytes (-1 when unknown).
+func (a argReader) json(body io.Reader, n int64) error {
+	// A large body, read once its caller is authenticated (or for a public function that takes
+	// one), goes into a buffer of its own, one allocation of its length that the arguments then
+	// point into; a smaller one into a pooled buffer, which readObject copies the arguments out of.
+	own := n > registry.DefaultMaxBody && n <= a.limit
+	var buf *bytes.Buffer
+	if own {
+		buf = bytes.NewBuffer(make([]byte, 0, n+bytes.MinRead))
+	} else {
+		buf = getBuf()
+		defer putBuf(buf)
+	}
 	if _, err := buf.ReadFrom(body); err != nil {
 		return a.readError(err)
 	}
@@ -238,7 +249,7 @@ func (a argReader) json(body io.Reader) error {
 	}
 	if len(a.args) == 0 {
 		// No argument from the query string: the body's go straight into the call's map.
-		if err := json.Unmarshal(b, &a.args); err != nil {
+		if !readObject(b, a.args, !own) {
 			return notObject()
 		}
 		if len(a.args) > a.h.cfg.MaxArgs {
@@ -246,8 +257,8 @@ func (a argReader) json(body io.Reader) error {
 		}
 		return nil
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(b, &obj); err != nil {
+	obj := make(map[string]json.RawMessage)
+	if !readObject(b, obj, !own) {
 		return notObject()
 	}
 	for name, v := range obj {

@@ -36,8 +36,9 @@ type Config struct {
 	// StreamTimeout is the longest a stream may run before it ends with TIMEOUT. Default: 1 h.
 	StreamTimeout time.Duration
 	// CompressMinBytes is the size from which a JSON answer is gzipped for a client that
-	// accepts it (Accept-Encoding); negative: never. Answers of registry.NoStore functions are
-	// never compressed (BREACH), nor are streams and WebSocket messages. Default: 1024.
+	// accepts it (Accept-Encoding). Streams (NDJSON, Server-Sent Events) are gzipped for such a
+	// client whatever their size, each flush compressed as it goes. Negative: neither. Answers
+	// of registry.NoStore functions are never compressed (BREACH). Default: 1024.
 	CompressMinBytes int
 	// SessionCookie names the cookie that carries a session ID. Default: "Svc-Session". auth's
 	// login sets this cookie and doc describes it: it is the one setting of the name.

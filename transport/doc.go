@@ -20,10 +20,17 @@
 // from the query string and the body are merged; the same name twice is INVALID-ARGUMENT.
 // The arguments _session and _key carry tokens; they never reach the function.
 //
+// A JSON body is checked and split into its arguments in one pass that decodes none of them
+// (a body that is not valid JSON is INVALID-JSON, as encoding/json would have it): each argument
+// is then decoded once, into its parameter's type. An argument of type json.RawMessage is not
+// decoded at all, and one of type []json.RawMessage is only split into its elements (package
+// registry), so a function that takes a large argument, such as a batch of records, parses it
+// itself in one more pass and the framework's share is one scan of the body.
+//
 // # Responses
 //
 // Every response body is JSON: one message, {"type": "result", "result": ...} with status 200,
-// or {"type": "error", "error": CODE, ...} with the status of its code (see apierr.Code.Status).
+// or {"type": "error", "error": CODE, ...} with the status of its code (see apierr.Declaration.Status).
 // An INTERNAL-ERROR never carries internals: the log has them.
 //
 // # Streams
@@ -40,6 +47,31 @@
 // producer's messages share TLS records and system calls while a lone one is not held. A stream
 // ends when the client goes away (the function's context is done), past Config.StreamTimeout
 // (TIMEOUT), or when a write blocks longer than WSConfig.WriteTimeout.
+//
+// # Compression
+//
+// For a client whose Accept-Encoding allows gzip, a JSON answer of at least
+// Config.CompressMinBytes (1 KiB) goes gzipped, and so does every stream: a stream cannot know
+// its size, so the threshold applies to each flush instead. Each flush's text is compressed on
+// its own by a compressor taken from a pool and given back (a compressor holds 1.2 MB: an open
+// stream holds none between flushes), then flushed with the stream, so a live stream still
+// arrives message by message, keepalives included; a flush under the threshold goes as a
+// stored block (its bytes as they are, 10 bytes of framing), where compressing it alone would
+// cost more CPU than it saves. Compressed answers say Vary: Accept-Encoding.
+//
+// On the WebSocket, a client that offers permessage-deflate gets each message of at least
+// WSConfig.CompressMinBytes (1 KiB) compressed on its own: without context takeover, which
+// would keep a 1.2 MB compressor and a 32 KB window per connection. Its own compressed
+// messages are read the same as plain ones.
+//
+// Never compressed, over any transport: the answers of functions declared registry.NoStore
+// (login, key creation), which put a secret next to text the caller chose, so that the
+// compressed size cannot leak the secret (BREACH). Over the WebSocket they go uncompressed on
+// a connection that compresses, and share no compression with other messages.
+//
+// Turning it off: Config.CompressMinBytes negative (answers and streams),
+// WSConfig.CompressMinBytes negative (the extension is not negotiated). BENCHMARKS.md has the
+// bytes and CPU that set the thresholds.
 //
 // # WebSocket
 //

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -19,7 +20,7 @@ import (
 func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request, c *registry.Call) {
 	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.StreamTimeout)
 	defer cancel()
-	out := h.openStream(w, r, cancel)
+	out := h.openStream(w, r, cancel, h.gzips(w, r, c.Func))
 	defer out.close()
 	c.Sink = &httpSink{out: out, fn: c.Func.Name, m: h.cfg.Metrics}
 	if _, err := h.call(registry.WithCall(ctx, c), c); err != nil {
@@ -35,7 +36,7 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request, c *registr
 // failStream answers an error found before the call could start (an unknown function, bad
 // arguments) the way every stream answers: status 200 and the error message in the stream.
 func (h *Handler) failStream(w http.ResponseWriter, r *http.Request, err error) {
-	out := h.openStream(w, r, func() {})
+	out := h.openStream(w, r, func() {}, false)
 	defer out.close()
 	out.fail(err)
 }
@@ -50,7 +51,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, rt route, err err
 }
 
 // httpStream writes the messages of one HTTP stream in its framing (NDJSON lines, Server-Sent
-// Events; see framing.go).
+// Events; see framing.go), gzipped when the client accepts it (see compress.go).
 // A write leaves its message in the response's buffer and wakes the stream's flusher, which
 // flushes all that was written since its last flush: a message is on its way as soon as it is
 // produced, and a fast producer's messages share TLS records and system calls. Writes are
@@ -58,6 +59,8 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, rt route, err err
 type httpStream struct {
 	mu         sync.Mutex
 	w          http.ResponseWriter
+	out        io.Writer   // w, or gz
+	gz         *gzipWriter // when the stream is gzipped
 	rc         *http.ResponseController
 	framing    framing
 	timeout    time.Duration
@@ -72,10 +75,11 @@ type httpStream struct {
 }
 
 // openStream sends the stream's header and starts its flusher and, if its framing has them,
-// its keepalives.
-func (h *Handler) openStream(w http.ResponseWriter, r *http.Request, cancel context.CancelFunc) *httpStream {
+// its keepalives. A gzipped stream compresses what each flush sends.
+func (h *Handler) openStream(w http.ResponseWriter, r *http.Request, cancel context.CancelFunc, gzipped bool) *httpStream {
 	s := &httpStream{
 		w:       w,
+		out:     w,
 		rc:      http.NewResponseController(w),
 		framing: framingFor(r),
 		timeout: h.cfg.WS.WriteTimeout,
@@ -91,9 +95,16 @@ func (h *Handler) openStream(w http.ResponseWriter, r *http.Request, cancel cont
 		hd.Set("Cache-Control", "no-cache")
 	}
 	hd.Set("X-Accel-Buffering", "no") // ask reverse proxies not to buffer the stream
+	if gzipped {
+		hd.Set("Content-Encoding", "gzip")
+	}
 	s.mu.Lock()
 	s.deadline()
 	w.WriteHeader(http.StatusOK)
+	if gzipped {
+		s.gz = newGzipWriter(w, h.cfg.CompressMinBytes)
+		s.out = s.gz
+	}
 	s.flush()
 	s.mu.Unlock()
 	go s.flusher()
@@ -116,7 +127,7 @@ func (s *httpStream) keepalive(ka []byte, interval time.Duration) {
 			s.mu.Lock()
 			if !s.broken && now.Sub(s.wrote) >= interval/2 {
 				s.deadline()
-				if _, err := s.w.Write(ka); err == nil && s.flush() == nil {
+				if _, err := s.out.Write(ka); err == nil && s.flush() == nil {
 					s.wrote = now
 				} else {
 					s.broken = true
@@ -143,7 +154,7 @@ func (s *httpStream) writeLocked(msg []byte) error {
 		return errStreamBroken
 	}
 	s.deadline()
-	if err := s.framing.writeMessage(s.w, msg); err != nil {
+	if err := s.framing.writeMessage(s.out, msg); err != nil {
 		s.broken = true
 		s.cancel()
 		return errors.Join(errStreamBroken, err)
@@ -193,7 +204,13 @@ func (s *httpStream) deadline() {
 	}
 }
 
+// flush sends what was written: compressed first, when the stream is gzipped.
 func (s *httpStream) flush() error {
+	if s.gz != nil {
+		if err := s.gz.Flush(); err != nil {
+			return err
+		}
+	}
 	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return err
 	}
@@ -208,13 +225,22 @@ func (s *httpStream) fail(err error) {
 	_ = s.write(b.Bytes())
 }
 
-// close stops the keepalives and clears the write deadline, so that a kept-alive connection
-// serves its next request without it.
+// close stops the keepalives, ends a gzipped stream's member and clears the write deadline, so
+// that a kept-alive connection serves its next request without it.
 func (s *httpStream) close() {
 	close(s.stop)
 	<-s.flushed
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.gz != nil {
+		if s.broken {
+			s.gz.release()
+		} else {
+			s.deadline()
+			s.broken = s.gz.Close() != nil
+			s.dirty = true // the last segment and the trailer
+		}
+	}
 	if s.dirty && !s.broken {
 		s.deadline()
 		if s.flush() != nil {

@@ -35,6 +35,10 @@ type WSConfig struct {
 	// when the http.Server shuts down, before they are cancelled (see Handler.Shutdown).
 	// Default: 10 s.
 	ShutdownTimeout time.Duration
+	// CompressMinBytes is the size from which a message to a client that offered
+	// permessage-deflate is compressed (see wscompress.go); negative: the extension is not
+	// negotiated. The answers of registry.NoStore functions are never compressed. Default: 1024.
+	CompressMinBytes int
 	// IdleTimeout closes a connection that has no call running and received nothing for this
 	// long. Default: none (pings keep idle connections open).
 	IdleTimeout time.Duration
@@ -52,6 +56,9 @@ func (c WSConfig) withDefaults() WSConfig {
 	}
 	if c.ShutdownTimeout <= 0 {
 		c.ShutdownTimeout = 10 * time.Second
+	}
+	if c.CompressMinBytes == 0 {
+		c.CompressMinBytes = 1024
 	}
 	if c.WriteTimeout <= 0 {
 		c.WriteTimeout = 10 * time.Second
@@ -87,12 +94,12 @@ func (h *Handler) serveWS(w http.ResponseWriter, r *http.Request, v version.Vers
 		return
 	}
 	hw := &hijackWriter{ResponseWriter: w, timeout: h.cfg.WS.WriteTimeout}
-	conn, err := websocket.Accept(hw, r, &websocket.AcceptOptions{InsecureSkipVerify: true}) // Origin checked above
+	conn, err := websocket.Accept(hw, r, wsAcceptOptions(h.cfg.WS)) // Origin checked above
 	if err != nil {
 		return // Accept has answered the client
 	}
 	conn.SetReadLimit(h.cfg.WS.MaxMessageBytes)
-	wc := h.newWSConn(conn, hw.conn, r, v, base.Credentials)
+	wc := h.newWSConn(conn, hw.conn, plainMin(w, h.cfg.WS), r, v, base.Credentials)
 	if !h.addConn(wc, r) {
 		_ = conn.Close(websocket.StatusGoingAway, "server shutting down")
 		return

@@ -30,7 +30,7 @@ func (wc *wsConn) newCall(f *registry.Func, m wsCall) (*registry.Call, error) {
 		}
 	}
 	if m.Stream {
-		c.Sink = &wsSink{wc: wc, id: m.ID, fn: f.Name}
+		c.Sink = &wsSink{wc: wc, id: m.ID, fn: f.Name, plain: f.NoStore}
 	}
 	return c, nil
 }
@@ -76,14 +76,15 @@ func (wc *wsConn) run(ctx context.Context, c *registry.Call, run *wsRunning) {
 	if run != nil {
 		wc.release(c.ID)
 	}
-	_ = wc.out.send(b)
+	_ = wc.out.send(b, c.Func.NoStore)
 }
 
 // wsSink is the stream.Sink of a streaming call over WebSocket.
 type wsSink struct {
-	wc *wsConn
-	id string
-	fn string
+	wc    *wsConn
+	id    string
+	fn    string
+	plain bool // never compressed: the function is NoStore
 }
 
 // Send writes one chunk message with the call's id. It blocks while the client is slow to read,
@@ -97,7 +98,7 @@ func (k *wsSink) Send(ctx context.Context, chunk any) error {
 		putBuf(b)
 		return apierr.New(apierr.Internal).Wrap(err)
 	}
-	if err := k.wc.out.send(b); err != nil {
+	if err := k.wc.out.send(b, k.plain); err != nil {
 		return err
 	}
 	if m := k.wc.h.cfg.Metrics; m != nil {

@@ -67,7 +67,7 @@ type wsRunning struct {
 	shutdown  atomic.Bool // by the server's shutdown
 }
 
-func (h *Handler) newWSConn(conn *websocket.Conn, nc *batchConn, r *http.Request, v version.Version, creds registry.Credentials) *wsConn {
+func (h *Handler) newWSConn(conn *websocket.Conn, nc *batchConn, plainMin int, r *http.Request, v version.Version, creds registry.Credentials) *wsConn {
 	ctx, cancel := context.WithCancel(context.Background()) // the request's context ends with the handshake
 	wc := &wsConn{
 		h: h, conn: conn, ctx: ctx, cancel: cancel, v: v, creds: creds,
@@ -77,7 +77,7 @@ func (h *Handler) newWSConn(conn *websocket.Conn, nc *batchConn, r *http.Request
 		quit:  make(chan struct{}),
 		done:  make(chan struct{}),
 	}
-	wc.out = newWSWriter(conn, nc, func(error) {
+	wc.out = newWSWriter(conn, nc, plainMin, func(error) {
 		// A failed write (a client that does not read within the write timeout, or gone)
 		// closes the connection: its calls are cancelled.
 		wc.cancel()
@@ -273,7 +273,7 @@ const cancelFunction = "cancel"
 func (wc *wsConn) refuse(id string, err error) error {
 	b := getBuf()
 	appendError(b, id, apierr.From(err))
-	return wc.out.send(b)
+	return wc.out.send(b, false)
 }
 
 // release removes a finished call from the running calls, before its last message is written:

@@ -31,18 +31,27 @@ type wsWriter struct {
 	nc   *batchConn
 	fail func(error) // called once when a write failed: closes the connection
 
+	plainMin int // with permessage-deflate, the size from which plain messages need writePlain
+
 	mu      sync.Mutex
 	space   sync.Cond // signalled when the queue shrank or the writer failed
 	idle    sync.Cond // signalled when the writer stopped with nothing queued
-	queue   []*bytes.Buffer
-	spare   []*bytes.Buffer
+	queue   []wsOut
+	spare   []wsOut
 	queued  int
 	running bool
 	err     error
 }
 
-func newWSWriter(conn *websocket.Conn, nc *batchConn, fail func(error)) *wsWriter {
-	w := &wsWriter{conn: conn, nc: nc, fail: fail}
+// wsOut is a queued message. A plain one is never compressed: it puts a secret next to text
+// the caller chose (see wscompress.go).
+type wsOut struct {
+	b     *bytes.Buffer
+	plain bool
+}
+
+func newWSWriter(conn *websocket.Conn, nc *batchConn, plainMin int, fail func(error)) *wsWriter {
+	w := &wsWriter{conn: conn, nc: nc, plainMin: plainMin, fail: fail}
 	w.space.L = &w.mu
 	w.idle.L = &w.mu
 	return w
@@ -50,9 +59,9 @@ func newWSWriter(conn *websocket.Conn, nc *batchConn, fail func(error)) *wsWrite
 
 var errWSClosed = errors.New("transport: the WebSocket connection is closed")
 
-// send queues b, a message, and takes it over (it goes back to the buffer pool once written).
-// It waits while the queue is full, and fails once a write failed.
-func (w *wsWriter) send(b *bytes.Buffer) error {
+// send queues b, a message, and takes it over (it goes back to the buffer pool once written);
+// plain keeps it uncompressed. It waits while the queue is full, and fails once a write failed.
+func (w *wsWriter) send(b *bytes.Buffer, plain bool) error {
 	w.mu.Lock()
 	for w.err == nil && w.queued >= wsQueueBytes {
 		w.space.Wait()
@@ -62,7 +71,7 @@ func (w *wsWriter) send(b *bytes.Buffer) error {
 		putBuf(b)
 		return err
 	}
-	w.queue = append(w.queue, b)
+	w.queue = append(w.queue, wsOut{b, plain})
 	w.queued += b.Len()
 	start := !w.running
 	w.running = true
@@ -87,8 +96,8 @@ func (w *wsWriter) drain() {
 		}
 		if len(w.queue) == 0 || w.err != nil {
 			w.running = false
-			for _, b := range w.queue {
-				putBuf(b)
+			for _, m := range w.queue {
+				putBuf(m.b)
 			}
 			w.queue, w.queued = w.queue[:0], 0
 			w.idle.Broadcast()
@@ -102,9 +111,9 @@ func (w *wsWriter) drain() {
 		w.mu.Unlock()
 
 		err := w.writeBatch(batch)
-		for i, b := range batch {
-			putBuf(b)
-			batch[i] = nil
+		for i, m := range batch {
+			putBuf(m.b)
+			batch[i] = wsOut{}
 		}
 		w.mu.Lock()
 		w.spare = batch[:0]
@@ -120,16 +129,22 @@ func (w *wsWriter) drain() {
 }
 
 // writeBatch writes the messages of a batch, letting the socket write only with the last one.
-func (w *wsWriter) writeBatch(batch []*bytes.Buffer) error {
+func (w *wsWriter) writeBatch(batch []wsOut) error {
 	w.nc.hold.Store(len(batch) > 1)
 	defer w.nc.hold.Store(false)
-	for i, b := range batch {
+	for i, m := range batch {
 		if i == len(batch)-1 {
 			w.nc.hold.Store(false)
 		}
 		// No deadline in the context: batchConn bounds each socket write by WriteTimeout,
 		// which spares the library a timer per message.
-		if err := w.conn.Write(context.Background(), websocket.MessageText, b.Bytes()); err != nil {
+		var err error
+		if m.plain && w.plainMin > 0 && m.b.Len() >= w.plainMin {
+			err = writePlain(w.conn, m.b.Bytes())
+		} else {
+			err = w.conn.Write(context.Background(), websocket.MessageText, m.b.Bytes())
+		}
+		if err != nil {
 			return err
 		}
 	}

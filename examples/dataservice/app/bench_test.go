@@ -21,6 +21,7 @@ import (
 	"github.com/fnapi/fnapi/client"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
 	"github.com/fnapi/fnapi/examples/dataservice/demo"
+	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 )
 
 // The records go to DuckDB, or with FNAPI_BENCH_CLICKHOUSE=URL (and
@@ -189,13 +190,14 @@ func BenchmarkQuery(b *testing.B) {
 // figure is the server's.
 func BenchmarkIngest(b *testing.B) {
 	payload := ingestPayload(b)
-	start := time.Now()
+	start, cpu := time.Now(), testenv.CPUTime()
 	for b.Loop() {
 		if err := postIngest(payload); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(b.N*10_000)/time.Since(start).Seconds(), "records/s")
+	b.ReportMetric(float64((testenv.CPUTime()-cpu).Nanoseconds())/float64(b.N*10_000), "cpu-ns/record")
 	b.ReportMetric(peakRSS(), "peak-RSS-MiB")
 }
 
@@ -204,7 +206,7 @@ func BenchmarkIngest(b *testing.B) {
 func BenchmarkIngestConcurrent(b *testing.B) {
 	payload := ingestPayload(b)
 	b.SetParallelism(2)
-	start := time.Now()
+	start, cpu := time.Now(), testenv.CPUTime()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if err := postIngest(payload); err != nil {
@@ -214,6 +216,7 @@ func BenchmarkIngestConcurrent(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(b.N*10_000)/time.Since(start).Seconds(), "records/s")
+	b.ReportMetric(float64((testenv.CPUTime()-cpu).Nanoseconds())/float64(b.N*10_000), "cpu-ns/record")
 	b.ReportMetric(peakRSS(), "peak-RSS-MiB")
 }
 

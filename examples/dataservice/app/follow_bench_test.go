@@ -6,11 +6,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 )
 
 // BenchmarkFollowOverview has clients_N clients follow the overview dashboard (its widgets'
@@ -53,22 +52,13 @@ func BenchmarkFollowOverview(b *testing.B) {
 				}()
 			}
 			first.Wait()
-			start := cpuTime()
+			start := testenv.CPUTime()
 			for b.Loop() {
 				for range n {
 					<-answers
 				}
 			}
-			b.ReportMetric((cpuTime()-start).Seconds()*1000/float64(b.N), "cpu-ms/interval")
+			b.ReportMetric((testenv.CPUTime()-start).Seconds()*1000/float64(b.N), "cpu-ms/interval")
 		})
 	}
-}
-
-// cpuTime is the CPU time, user and system, the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

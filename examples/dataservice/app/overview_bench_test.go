@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 )
 
 // BenchmarkOverview answers the overview dashboard's statements over the last
@@ -29,7 +30,7 @@ func BenchmarkOverview(b *testing.B) {
 	}
 	run := func(name, expr string) {
 		b.Run(name, func(b *testing.B) {
-			start := cpuTime()
+			start := testenv.CPUTime()
 			for b.Loop() {
 				var res []json.RawMessage
 				if err := c.Call(context.Background(), "query", map[string]any{"expr": expr}, &res); err != nil {
@@ -37,7 +38,7 @@ func BenchmarkOverview(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(n), "records")
-			b.ReportMetric((cpuTime()-start).Seconds()*1000/float64(b.N), "cpu-ms/op")
+			b.ReportMetric((testenv.CPUTime()-start).Seconds()*1000/float64(b.N), "cpu-ms/op")
 		})
 	}
 	run("statement_all", strings.Join(stmts, "; "))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
@@ -17,12 +18,14 @@ func BenchmarkIngest(b *testing.B) {
 	const batch = 10000
 	recs := sample(batch, 1700000000)
 	b.ResetTimer()
+	cpu := testenv.CPUTime()
 	for b.Loop() {
 		if err := s.Ingest(ctx, recs); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "records/s")
+	b.ReportMetric(float64((testenv.CPUTime()-cpu).Nanoseconds())/float64(b.N*batch), "cpu-ns/record")
 }
 
 // BenchmarkParseBatch measures ParseBatch on batches of 10,000 records as the API's ingest
@@ -55,6 +58,7 @@ func BenchmarkIngestConcurrent(b *testing.B) {
 	recs := sample(batch, 1700000000)
 	b.SetParallelism(2)
 	b.ResetTimer()
+	cpu := testenv.CPUTime()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if err := s.Ingest(context.Background(), recs); err != nil {
@@ -64,4 +68,5 @@ func BenchmarkIngestConcurrent(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "records/s")
+	b.ReportMetric(float64((testenv.CPUTime()-cpu).Nanoseconds())/float64(b.N*batch), "cpu-ns/record")
 }

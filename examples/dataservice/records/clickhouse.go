@@ -196,9 +196,10 @@ func (s *ClickHouse) insert(ctx context.Context, recs []Record) error {
 	}
 	defer b.Close()
 	cols := newColumns(kinds, len(recs))
+	var rb rowBuilder
 	row := make([]driver.Value, 0, len(names))
 	for i := range recs {
-		row = appendRow(row[:0], &recs[i])
+		row = rb.appendRow(row[:0], &recs[i])
 		for j, v := range row {
 			cols[j].add(v)
 		}

@@ -49,28 +49,31 @@ const (
 type columnDesc struct {
 	name string
 	kind Kind
-	// value returns the column's value in r: int64, uint8, uint16, uint32, uint64, string or
-	// netip.Addr, after its kind.
-	value func(r *Record) any
+	// num returns the value of a number column in r as a uint64 (an int64's two's complement),
+	// str that of a string column, addr that of an address column: each column has the one of
+	// its kind.
+	num  func(r *Record) uint64
+	str  func(r *Record) string
+	addr func(r *Record) netip.Addr
 }
 
 var columns = [numColumns]columnDesc{
-	ColTime:          {"time", KindInt64, func(r *Record) any { return r.Time }},
-	ColProtocol:      {"protocol", KindUint8, func(r *Record) any { return r.Protocol }},
-	ColApplication:   {"application", KindString, func(r *Record) any { return r.Application }},
-	ColClientIP:      {"client_ip", KindAddr, func(r *Record) any { return r.Client.IP }},
-	ColClientPort:    {"client_port", KindUint16, func(r *Record) any { return r.Client.Port }},
-	ColClientBytes:   {"client_bytes", KindUint64, func(r *Record) any { return r.Client.Bytes }},
-	ColClientPackets: {"client_packets", KindUint64, func(r *Record) any { return r.Client.Packets }},
-	ColServerIP:      {"server_ip", KindAddr, func(r *Record) any { return r.Server.IP }},
-	ColServerPort:    {"server_port", KindUint16, func(r *Record) any { return r.Server.Port }},
-	ColServerBytes:   {"server_bytes", KindUint64, func(r *Record) any { return r.Server.Bytes }},
-	ColServerPackets: {"server_packets", KindUint64, func(r *Record) any { return r.Server.Packets }},
+	ColTime:          {name: "time", kind: KindInt64, num: func(r *Record) uint64 { return uint64(r.Time) }},
+	ColProtocol:      {name: "protocol", kind: KindUint8, num: func(r *Record) uint64 { return uint64(r.Protocol) }},
+	ColApplication:   {name: "application", kind: KindString, str: func(r *Record) string { return r.Application }},
+	ColClientIP:      {name: "client_ip", kind: KindAddr, addr: func(r *Record) netip.Addr { return r.Client.IP }},
+	ColClientPort:    {name: "client_port", kind: KindUint16, num: func(r *Record) uint64 { return uint64(r.Client.Port) }},
+	ColClientBytes:   {name: "client_bytes", kind: KindUint64, num: func(r *Record) uint64 { return r.Client.Bytes }},
+	ColClientPackets: {name: "client_packets", kind: KindUint64, num: func(r *Record) uint64 { return r.Client.Packets }},
+	ColServerIP:      {name: "server_ip", kind: KindAddr, addr: func(r *Record) netip.Addr { return r.Server.IP }},
+	ColServerPort:    {name: "server_port", kind: KindUint16, num: func(r *Record) uint64 { return uint64(r.Server.Port) }},
+	ColServerBytes:   {name: "server_bytes", kind: KindUint64, num: func(r *Record) uint64 { return r.Server.Bytes }},
+	ColServerPackets: {name: "server_packets", kind: KindUint64, num: func(r *Record) uint64 { return r.Server.Packets }},
 	// The address of the device that exported the record (halves 0, 0 when it has none: the
 	// unspecified address :: is no exporter's) and its interfaces (0: unknown).
-	ColExporter: {"exporter", KindAddr, func(r *Record) any { return r.Exporter }},
-	ColInIf:     {"in_if", KindUint32, func(r *Record) any { return r.InIf }},
-	ColOutIf:    {"out_if", KindUint32, func(r *Record) any { return r.OutIf }},
+	ColExporter: {name: "exporter", kind: KindAddr, addr: func(r *Record) netip.Addr { return r.Exporter }},
+	ColInIf:     {name: "in_if", kind: KindUint32, num: func(r *Record) uint64 { return uint64(r.InIf) }},
+	ColOutIf:    {name: "out_if", kind: KindUint32, num: func(r *Record) uint64 { return uint64(r.OutIf) }},
 }
 
 // Name returns the column's name ("client_ip"); an address column is stored as Name()+"_hi"
@@ -89,19 +92,65 @@ func (c Column) sqlNames() []string {
 	return []string{d.name}
 }
 
-// appendRow appends the SQL column values of r, in table order, to dst: an address as its
-// two halves.
-func appendRow(dst []driver.Value, r *Record) []driver.Value {
-	for _, c := range columns {
-		v := c.value(r)
-		if a, ok := v.(netip.Addr); ok {
-			hi, lo := Halves(a)
-			dst = append(dst, hi, lo)
+// rowBuilder makes the rows that bulk inserts take (DuckDB's appender, ClickHouse's batch):
+// each SQL column's value of a record, in table order, boxed as a driver.Value of its kind's
+// type (an address as its two halves, uint64). A box is an allocation, which made most of the
+// appender's cost: a column whose value repeats the previous row's (the time, the protocol,
+// the application, a server's address and port, the exporter, in most batches) reuses its box.
+// Those taking the rows copy the values out, so reusing a box is safe.
+type rowBuilder struct {
+	nums  [numSQLColumns]uint64
+	strs  [numSQLColumns]string
+	boxes [numSQLColumns]driver.Value
+}
+
+// numSQLColumns is how many SQL columns the table has: an address takes two.
+const numSQLColumns = int(numColumns) + 3
+
+// appendRow appends the SQL column values of r, in table order, to dst.
+func (b *rowBuilder) appendRow(dst []driver.Value, r *Record) []driver.Value {
+	i := 0
+	for c := range columns {
+		d := &columns[c]
+		switch d.kind {
+		case KindAddr:
+			hi, lo := Halves(d.addr(r))
+			dst = append(dst, b.num(i, KindUint64, hi), b.num(i+1, KindUint64, lo))
+			i += 2
 			continue
+		case KindString:
+			if v := d.str(r); b.boxes[i] == nil || v != b.strs[i] {
+				b.strs[i], b.boxes[i] = v, v
+			}
+			dst = append(dst, b.boxes[i])
+		default:
+			dst = append(dst, b.num(i, d.kind, d.num(r)))
 		}
-		dst = append(dst, v)
+		i++
 	}
 	return dst
+}
+
+// num returns the box of SQL column i's value v, of kind k: the previous row's when v is its.
+func (b *rowBuilder) num(i int, k Kind, v uint64) driver.Value {
+	if b.boxes[i] != nil && b.nums[i] == v {
+		return b.boxes[i]
+	}
+	var box driver.Value
+	switch k {
+	case KindInt64:
+		box = int64(v)
+	case KindUint8:
+		box = uint8(v)
+	case KindUint16:
+		box = uint16(v)
+	case KindUint32:
+		box = uint32(v)
+	default:
+		box = v
+	}
+	b.nums[i], b.boxes[i] = v, box
+	return box
 }
 
 // sqlColumns returns every SQL column of the table in order, with its kind (an address's

@@ -68,7 +68,13 @@
 // is the embedded one, in <dir>/records.duckdb. It appends each batch through DuckDB's appender
 // in one transaction (measured ~750,000 records/s in batches of 10,000 on two cores, against
 // ~14,000/s for multi-row INSERTs), serialises writes, and acknowledges a batch once it is in
-// the write-ahead log, so it survives kill -9. Retain applies the retention period.
+// the write-ahead log, so it survives kill -9. Retain applies the retention period. The
+// appender takes each value boxed as a driver.Value; a rowBuilder (columns.go) reuses a
+// column's box while its value repeats the previous row's, which cut the cost of building rows
+// ~3x. DuckDB's own append, statistics and commit are most of what is left: with the API's
+// JSON (one scan of the body in the transport, one per record in the parser) they bound
+// ingest on two cores (BENCHMARKS.md). A table function filling DuckDB's data chunks with
+// typed values (no boxing) was tried: the INSERT ... SELECT it needs cost as much as it saved.
 //
 // Group commit (group.go): concurrent Ingest calls to DuckDB share transactions. Each call
 // validates its batch alone first, so a bad record fails its own call and no other; it then

@@ -158,10 +158,11 @@ func appendRecords(ctx context.Context, c *duckdb.Conn, batches [][]Record) erro
 	if err != nil {
 		return err
 	}
-	row := make([]driver.Value, 0, 16)
+	var rb rowBuilder
+	row := make([]driver.Value, 0, numSQLColumns)
 	for _, recs := range batches {
 		for i := range recs {
-			row = appendRow(row[:0], &recs[i])
+			row = rb.appendRow(row[:0], &recs[i])
 			if err = a.AppendRow(row...); err != nil {
 				break
 			}

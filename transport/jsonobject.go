@@ -1,0 +1,283 @@
+package transport
+
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// maxJSONDepth is how deeply arrays and objects may nest in a body, encoding/json's own limit:
+// a body it would refuse is refused here too.
+const maxJSONDepth = 10000
+
+// readObject reads b, a JSON object, into args: each member's name unquoted and its value as
+// written, without the white space around it, copied out of b in one allocation when clone is
+// set (else pointing into b); a name given twice keeps its last value. It accepts exactly what [json.Valid] accepts and fills args as
+// [json.Unmarshal] into a map[string]json.RawMessage does (FuzzReadObject holds it to that),
+// but in one pass over b without decoding the values: a large argument, such as the array of
+// records of a data service's ingest, costs one scan here and its own decoding in the
+// function. It returns false, leaving args unchanged, when b is not a valid JSON object.
+func readObject(b []byte, args map[string]json.RawMessage, clone bool) bool {
+	type member struct {
+		name       []byte // quoted
+		start, end int    // of the value
+	}
+	var buf [8]member
+	members := buf[:0]
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		i++
+	} else {
+		for {
+			var m member
+			end, ok := scanString(b, i)
+			if !ok {
+				return false
+			}
+			m.name = b[i:end]
+			if m.start, ok = colon(b, end); !ok {
+				return false
+			}
+			if m.end, ok = scanValue(b, m.start, 1); !ok {
+				return false
+			}
+			members = append(members, m)
+			i = skipSpace(b, m.end)
+			if i < len(b) && b[i] == ',' {
+				i = skipSpace(b, i+1)
+				continue
+			}
+			if i >= len(b) || b[i] != '}' {
+				return false
+			}
+			i++
+			break
+		}
+	}
+	if skipSpace(b, i) != len(b) {
+		return false
+	}
+	values := b
+	if clone {
+		values = bytes.Clone(b)
+	}
+	for _, m := range members {
+		args[unquote(m.name)] = values[m.start:m.end:m.end]
+	}
+	return true
+}
+
+// unquote returns the string a valid JSON string literal holds, as encoding/json decodes it.
+func unquote(q []byte) string {
+	s := q[1 : len(q)-1]
+	for _, c := range s {
+		if c == '\\' || c >= utf8.RuneSelf {
+			var out string
+			_ = json.Unmarshal(q, &out) // valid: escapes and invalid UTF-8 decoded as json does
+			return out
+		}
+	}
+	return string(s)
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// scanKey reads a member's name, the ':' after it and the white space after that; it returns
+// the offset of the member's value.
+func scanKey(b []byte, i int) (int, bool) {
+	i, ok := scanString(b, i)
+	if !ok {
+		return 0, false
+	}
+	return colon(b, i)
+}
+
+// colon reads the ':' after a member's name, with the white space around it; it returns the
+// offset of the member's value.
+func colon(b []byte, i int) (int, bool) {
+	i = skipSpace(b, i)
+	if i >= len(b) || b[i] != ':' {
+		return 0, false
+	}
+	return skipSpace(b, i+1), true
+}
+
+// scanValue returns the offset just past the valid JSON value that starts at b[i]; depth is
+// how many containers hold it.
+func scanValue(b []byte, i, depth int) (int, bool) {
+	var buf [32]byte
+	open := buf[:0] // the containers open inside the value: '{' or '['
+	var ok bool
+	for {
+		if i >= len(b) {
+			return 0, false
+		}
+		switch c := b[i]; {
+		case c == '{' || c == '[':
+			if depth+len(open) >= maxJSONDepth {
+				return 0, false
+			}
+			j := skipSpace(b, i+1)
+			if j < len(b) && b[j] == c+2 { // '}' and ']' follow '{' and '[' by two
+				i, ok = j+1, true
+				break
+			}
+			open = append(open, c)
+			if c == '{' {
+				if j, ok = scanKey(b, j); !ok {
+					return 0, false
+				}
+			}
+			i = j
+			continue
+		case c == '"':
+			i, ok = scanString(b, i)
+		case c == '-' || '0' <= c && c <= '9':
+			i, ok = scanNumber(b, i)
+		case c == 't':
+			i, ok = literal(b, i, "true")
+		case c == 'f':
+			i, ok = literal(b, i, "false")
+		case c == 'n':
+			i, ok = literal(b, i, "null")
+		default:
+			return 0, false
+		}
+		if !ok {
+			return 0, false
+		}
+		// After a value: close the containers it ends, up to the next ',' or the end.
+		for {
+			if len(open) == 0 {
+				return i, true
+			}
+			i = skipSpace(b, i)
+			if i >= len(b) {
+				return 0, false
+			}
+			top := open[len(open)-1]
+			if b[i] == top+2 {
+				open = open[:len(open)-1]
+				i++
+				continue
+			}
+			if b[i] != ',' {
+				return 0, false
+			}
+			i = skipSpace(b, i+1)
+			if top == '{' {
+				if i, ok = scanKey(b, i); !ok {
+					return 0, false
+				}
+			}
+			break
+		}
+	}
+}
+
+// inString marks the bytes that may stand in a JSON string as they are: not '"', '\\' or a
+// control character. Bytes of invalid UTF-8 may, as encoding/json's scanner has it.
+var inString = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// scanString returns the offset just past the string literal at b[i].
+func scanString(b []byte, i int) (int, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return 0, false
+	}
+	for i++; i < len(b); i++ {
+		for i < len(b) && inString[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return 0, false
+		}
+		switch b[i] {
+		case '"':
+			return i + 1, true
+		case '\\':
+			i++
+			if i >= len(b) {
+				return 0, false
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if i+4 >= len(b) || !isHex(b[i+1]) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) {
+					return 0, false
+				}
+				i += 4
+			default:
+				return 0, false
+			}
+		default: // a control character
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// scanNumber returns the offset just past the number at b[i]: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?.
+func scanNumber(b []byte, i int) (int, bool) {
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		i = digits(b, i)
+	default:
+		return 0, false
+	}
+	if i < len(b) && b[i] == '.' {
+		j := digits(b, i+1)
+		if j == i+1 {
+			return 0, false
+		}
+		i = j
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := digits(b, i)
+		if j == i {
+			return 0, false
+		}
+		i = j
+	}
+	return i, true
+}
+
+func digits(b []byte, i int) int {
+	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+func literal(b []byte, i int, word string) (int, bool) {
+	if !bytes.HasPrefix(b[i:], []byte(word)) {
+		return 0, false
+	}
+	return i + len(word), true
+}

@@ -1,0 +1,99 @@
+package transport
+
+import (
+	"encoding/json"
+	"maps"
+	"strings"
+	"testing"
+)
+
+// objectSeeds are bodies readObject must read as encoding/json does: valid ones of every kind
+// of value and spacing, and invalid ones of every way to be wrong.
+var objectSeeds = []string{
+	`{}`, ` { } `, `{"a":1}`, "{\n\t\"a\" :\r 1 , \"b\": [ ] }\n",
+	`{"records":[{"time":1700000000,"protocol":"tcp","client":{"ip":"10.0.0.1"}},{"x":[1,2,{}]}]}`,
+	`{"n":-0.5e+10,"m":0,"o":1E3,"p":-12.25,"t":true,"f":false,"z":null,"s":"a\"\\\/\b\f\n\r\t\u00e9"}`,
+	`{"a":1,"a":2}`, `{"\u0061":1}`, `{"caf\u00e9":1,"é":2}`, "{\"\xff\":1}", "{\"a\":\"\xff\xfe\"}",
+	`{"a":{"b":{"c":[[[]]]}}}`, `{"a":[{},{"b":[]}]}`,
+	``, ` `, `[]`, `1`, `"a"`, `null`, `{`, `}`, `{"a"}`, `{"a":}`, `{"a":1,}`, `{,"a":1}`,
+	`{"a":1}x`, `{"a":1} {}`, `{"a" 1}`, `{a:1}`, `{"a":01}`, `{"a":1.}`, `{"a":.5}`, `{"a":1e}`,
+	`{"a":-}`, `{"a":+1}`, `{"a":tru}`, `{"a":nul}`, `{"a":True}`, `{"a":"\x"}`, `{"a":"\u12"}`,
+	"{\"a\":\"\x01\"}", `{"a":"unterminated}`, `{"a":[1,]}`, `{"a":[1 2]}`, `{"a":{"b":1,}}`,
+	`{"a":{"b"}}`, `{"a":[}`, `{"a":{]}`, `{"a":1]`, `{"a":"\"}`, `{"a":1}}`, "{\"a\":1}\x00",
+}
+
+func TestReadObject(t *testing.T) {
+	for _, s := range objectSeeds {
+		checkReadObject(t, s)
+	}
+}
+
+// TestReadObjectDepth: nesting is refused past encoding/json's limit, as it refuses it.
+func TestReadObjectDepth(t *testing.T) {
+	for _, n := range []int{maxJSONDepth - 2, maxJSONDepth - 1, maxJSONDepth, maxJSONDepth + 1} {
+		for _, open := range []string{"[", `{"k":`} {
+			close := map[string]string{"[": "]", `{"k":`: "}"}[open]
+			checkReadObject(t, `{"a":`+strings.Repeat(open, n)+`1`+strings.Repeat(close, n)+`}`)
+		}
+	}
+}
+
+// FuzzReadObject checks readObject against encoding/json on any input: the same bodies
+// accepted, the same arguments read from them.
+func FuzzReadObject(f *testing.F) {
+	for _, s := range objectSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(checkReadObject)
+}
+
+func checkReadObject(t *testing.T, s string) {
+	t.Helper()
+	got := map[string]json.RawMessage{"kept": json.RawMessage(`0`)}
+	ok := readObject([]byte(s), got, true)
+	shared := map[string]json.RawMessage{"kept": json.RawMessage(`0`)}
+	if readObject([]byte(s), shared, false) != ok || !maps.EqualFunc(got, shared, rawEqual) {
+		t.Fatalf("readObject(%q) without copying read %q; copying %q", s, shared, got)
+	}
+	want := map[string]json.RawMessage{"kept": json.RawMessage(`0`)}
+	err := json.Unmarshal([]byte(s), &want)
+	if err == nil && (len(s) == 0 || strings.TrimLeft(s, " \t\r\n")[0] != '{') {
+		// Valid JSON that is not an object (null decodes into the map as nothing): refused.
+		if ok {
+			t.Fatalf("readObject(%q) took a non-object", s)
+		}
+		return
+	}
+	if ok != (err == nil) {
+		t.Fatalf("readObject(%q) = %v; encoding/json: %v", s, ok, err)
+	}
+	if !maps.EqualFunc(got, want, rawEqual) {
+		t.Fatalf("readObject(%q) read %q; encoding/json %q", s, got, want)
+	}
+}
+
+func rawEqual(a, b json.RawMessage) bool { return string(a) == string(b) }
+
+// BenchmarkReadObject reads the body of an ingest call of 10,000 records (~2 MB), as
+// encoding/json and as readObject do it.
+func BenchmarkReadObject(b *testing.B) {
+	rec := `{"time":1700000000,"protocol":"tcp","application":"https","client":{"ip":"10.0.0.5","port":51234,"bytes":1200,"packets":9},"server":{"ip":"93.184.216.34","port":443,"bytes":48000,"packets":40}}`
+	body := []byte(`{"records":[` + strings.Repeat(rec+",", 9999) + rec + `]}`)
+	b.Run("encoding_json", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(body, &m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("readObject", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			if !readObject(body, map[string]json.RawMessage{}, true) {
+				b.Fatal("refused")
+			}
+		}
+	})
+}
