@@ -21,7 +21,8 @@ import (
 // earlier version gains each rollup it lacks, summed from its records, when opened.
 
 // rollupKey is a rollup row's bucket and keys while a batch is summed: the columns a rollup
-// may keep. A column not among a rollup's keys holds its zero value.
+// may keep. A column not among a rollup's keys holds its zero value. Another key column is a
+// field here and a case in key and appendKey (TestRollupsDescribed fails until it is).
 type rollupKey struct {
 	time           int64
 	protocol       uint8
