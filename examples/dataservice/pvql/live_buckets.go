@@ -1,0 +1,213 @@
+package pvql
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+)
+
+// A Live divides the period of each scan into about targetBuckets buckets of whole minutes,
+// and starts afresh when the period grows past maxBuckets of them.
+const (
+	targetBuckets = 64
+	maxBuckets    = 256
+)
+
+// bucketWidth is the width of the buckets of period: whole minutes (the rollup's width, so
+// that whole buckets read from it), about targetBuckets of them.
+func bucketWidth(period [2]int64) int64 {
+	const minute = 60
+	length := max(period[1]-period[0], 0)
+	return max((length/targetBuckets+minute-1)/minute, 1) * minute
+}
+
+// liveScan is the statements of one period in a Live, read together as Query reads them.
+type liveScan struct {
+	stmts        []*liveStmt
+	index        []int // each statement's number, from 1
+	plan         *records.Plan
+	since, until int64 // the period of the answer being made
+	width        int64
+	buckets      map[int64]*bucket // by their point T: bucket T holds times [T-width, T)
+}
+
+// bucket holds the sums of each statement's groups over the times from <= t < to, the part
+// of the bucket within the period when it was read (from == to: none).
+type bucket struct {
+	from, to int64
+	groups   []map[gkey]sums // by statement of the scan
+}
+
+// read is a part of a scan's period to read and add (sign 1) or subtract (sign -1).
+type read struct {
+	from, to int64
+	sign     int
+}
+
+// subtracted is a part of a scan's period whose records were subtracted.
+type subtracted struct {
+	sc *liveScan
+	read
+}
+
+// point is the point T of the bucket holding time t.
+func (sc *liveScan) point(t int64) int64 {
+	m := ((t % sc.width) + sc.width) % sc.width
+	return t - m + sc.width
+}
+
+// update moves the scan's kept sums to its period [since, until), given the times changed
+// since the last answer: a bucket whose kept part changed is read again whole; of the others
+// the parts the period gained are read and added, those it lost read and subtracted; the
+// buckets it left are dropped. It returns the parts it subtracted.
+func (l *Live) update(ctx context.Context, sc *liveScan, changed []records.Span) ([]subtracted, error) {
+	var reads []read
+	for t, b := range sc.buckets {
+		from, to := max(t-sc.width, sc.since), min(t, sc.until)
+		switch {
+		case from >= to:
+			l.clear(sc, b)
+			delete(sc.buckets, t)
+		case b.from >= b.to || b.to <= from || to <= b.from || records.Overlaps(changed, b.from, b.to):
+			l.clear(sc, b)
+			reads = append(reads, read{from, to, 1})
+		default:
+			reads = append(reads, edges(b.from, from, 1), edges(b.to, to, -1))
+		}
+		b.from, b.to = from, to
+	}
+	if sc.since < sc.until {
+		for t := sc.point(sc.since); t-sc.width < sc.until; t += sc.width {
+			if sc.buckets[t] == nil {
+				b := &bucket{from: max(t-sc.width, sc.since), to: min(t, sc.until), groups: make([]map[gkey]sums, len(sc.stmts))}
+				for i := range b.groups {
+					b.groups[i] = map[gkey]sums{}
+				}
+				sc.buckets[t] = b
+				reads = append(reads, read{b.from, b.to, 1})
+			}
+		}
+	}
+	reads = merge(reads)
+	var subs []subtracted
+	for _, r := range reads {
+		if err := l.read(ctx, sc, r); err != nil {
+			return nil, err
+		}
+		if r.sign < 0 {
+			subs = append(subs, subtracted{sc, r})
+		}
+	}
+	return subs, nil
+}
+
+// edges is the read that moves one edge of a bucket's kept part from was to now: the
+// records between them added when the part grows that way, subtracted when it shrinks. lead
+// is 1 for a start edge (moving it earlier grows the part), -1 for an end edge.
+func edges(was, now int64, lead int) read {
+	switch {
+	case was == now:
+		return read{}
+	case now < was:
+		return read{now, was, lead}
+	}
+	return read{was, now, -lead}
+}
+
+// merge drops empty reads and joins those that meet with the same sign, in time order.
+func merge(rs []read) []read {
+	rs = slices.DeleteFunc(rs, func(r read) bool { return r.from >= r.to })
+	slices.SortFunc(rs, func(a, b read) int { return cmp.Compare(a.from, b.from) })
+	var out []read
+	for _, r := range rs {
+		if n := len(out); n > 0 && out[n-1].to == r.from && out[n-1].sign == r.sign {
+			out[n-1].to = r.to
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// settle reads again, whole, the buckets of the parts subtracted that a write touched since
+// the answer took its changes: the records subtracted may then not be those added before.
+// The bucket stays changed for the next answer too, which reads it again.
+func (l *Live) settle(ctx context.Context, subs []subtracted) error {
+	if len(subs) == 0 {
+		return nil
+	}
+	pending := l.watch.Peek()
+	for _, s := range subs {
+		if !records.Overlaps(pending, s.from, s.to) {
+			continue
+		}
+		for t := s.sc.point(s.from); t-s.sc.width < s.to; t += s.sc.width {
+			if b := s.sc.buckets[t]; b != nil {
+				l.clear(s.sc, b)
+				if err := l.read(ctx, s.sc, read{b.from, b.to, 1}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// clear subtracts the sums of b from the totals and empties b.
+func (l *Live) clear(sc *liveScan, b *bucket) {
+	for i, m := range b.groups {
+		ls := sc.stmts[i]
+		for k, s := range m {
+			t := ls.total[k]
+			for j := range t {
+				t[j] -= s[j]
+			}
+			if t[records.SumRecords] == 0 {
+				delete(ls.total, k)
+				l.kept--
+			} else {
+				ls.total[k] = t
+			}
+		}
+		l.kept -= len(m)
+		clear(m)
+	}
+}
+
+// read reads r of the scan and adds or subtracts each group's sums in its bucket and in its
+// statement's totals.
+func (l *Live) read(ctx context.Context, sc *liveScan, r read) error {
+	at := 0 // the statement the error names
+	err := l.e.store.Read(ctx, sc.plan, r.from, r.to, func(row *records.Row) error {
+		at = row.Query
+		ls := sc.stmts[row.Query]
+		n := len(row.Keys) - 1
+		b := sc.buckets[int64(row.Keys[n].Lo)]
+		if b == nil {
+			return fmt.Errorf("%w: a row of a bucket outside the period", errDrift)
+		}
+		var k gkey
+		for i, s := range ls.slots {
+			s.set(&k, row.Keys[i])
+		}
+		d1, err := ls.add(b.groups[row.Query], k, row, r.sign)
+		if err != nil {
+			return err
+		}
+		d2, err := ls.add(ls.total, k, row, r.sign)
+		if err != nil {
+			return err
+		}
+		if l.kept += d1 + d2; l.e.maxGroups > 0 && l.kept > l.e.maxGroups {
+			return errKeepTooMany
+		}
+		return l.res.need(l.kept)
+	})
+	if err != nil {
+		return fmt.Errorf("pvql: statement %d: %w", sc.index[at], err)
+	}
+	return nil
+}
