@@ -51,6 +51,9 @@ var loaded struct {
 	srv *httptest.Server
 	key string
 	dir string // the data directory
+	app *app.App
+	// rate is the demo generator's Rate that made the records.
+	rate float64
 }
 
 // loadService opens a service in a temporary directory, loads benchRecords() demo records of the
@@ -73,11 +76,12 @@ func loadService(b *testing.B) (*client.Client, int) {
 			return
 		}
 		want, days := benchRecords(), benchDays()
+		loaded.app, loaded.rate = a, 6*float64(want)/300_000/float64(days)
 		end := time.Now().Truncate(time.Minute)
 		// The generator's default rate gives about 300,000 records a working day (fewer at a
 		// weekend); scale it to want, and add periods of other seeds until there are enough.
 		for seed := uint64(1); loaded.n < want; seed++ {
-			g := demo.New(end.Add(-time.Duration(days)*24*time.Hour), demo.Options{Seed: seed, Rate: 6 * float64(want) / 300_000 / float64(days)})
+			g := demo.New(end.Add(-time.Duration(days)*24*time.Hour), demo.Options{Seed: seed, Rate: loaded.rate})
 			for h := 24*days - 1; h >= 0 && loaded.n < want; h-- {
 				recs := g.Until(end.Add(-time.Duration(h) * time.Hour))
 				for len(recs) > 0 && loaded.n < want {

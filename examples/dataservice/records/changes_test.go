@@ -1,9 +1,6 @@
 package records_test
 
 import (
-	"context"
-	"math"
-	"net/netip"
 	"reflect"
 	"testing"
 
@@ -41,35 +38,5 @@ func TestChangesMergeSpans(t *testing.T) {
 	c.Touch(1, 2)
 	if got := w.Take(); got != nil {
 		t.Fatalf("a closed watcher collected %v", got)
-	}
-}
-
-// TestDuckDBReportsChanges checks that DuckDB reports the times each batch and each deletion
-// touches to its watchers.
-func TestDuckDBReportsChanges(t *testing.T) {
-	ctx := context.Background()
-	s, err := records.OpenDuckDB(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	w := s.Changes().Watch()
-	defer w.Close()
-	a := netip.MustParseAddr("10.0.0.1")
-	recs := []records.Record{
-		{Time: 1000, Protocol: records.TCP, Application: "https", Client: records.Endpoint{IP: a}, Server: records.Endpoint{IP: a}},
-		{Time: 940, Protocol: records.UDP, Application: "dns", Client: records.Endpoint{IP: a}, Server: records.Endpoint{IP: a}},
-	}
-	if err := s.Ingest(ctx, recs); err != nil {
-		t.Fatal(err)
-	}
-	if got := w.Take(); !reflect.DeepEqual(got, []records.Span{{940, 1001}}) {
-		t.Errorf("after an ingest: %v, want [940, 1001)", got)
-	}
-	if _, err := s.DeleteBefore(ctx, 950); err != nil {
-		t.Fatal(err)
-	}
-	if got := w.Take(); !reflect.DeepEqual(got, []records.Span{{math.MinInt64, 950}}) {
-		t.Errorf("after a deletion: %v, want everything before 950", got)
 	}
 }
