@@ -169,12 +169,13 @@ func (l *Live) build(periods [][2]int64) {
 	for _, sc := range l.scans {
 		sc.width = bucketWidth(periods[sc.index[0]-1])
 		qs := make([]*records.Query, len(sc.index))
+		fine := make([]*records.Query, len(sc.index))
 		for i, n := range sc.index {
 			st := l.stmts[n-1]
-			qs[i] = compileLive(st, l.e.maxGroups, sc.width)
+			qs[i], fine[i] = compileLive(st, l.e.maxGroups, sc.width), compileLive(st, l.e.maxGroups, 1)
 			sc.stmts = append(sc.stmts, &liveStmt{st: st, query: qs[i], slots: layout(st.keys), total: map[gkey]sums{}})
 		}
-		sc.plan = l.e.store.Compile(qs...)
+		sc.plan, sc.fine = l.e.store.Compile(qs...), l.e.store.Compile(fine...)
 	}
 }
 
@@ -229,6 +230,9 @@ func (ls *liveStmt) add(m map[gkey]sums, k gkey, r *records.Row, sign int) (chan
 			s[sum] -= r.Sums[i]
 		}
 		if s[records.SumRecords] == 0 {
+			if s != (sums{}) {
+				return 0, fmt.Errorf("%w: a group left with sums but no records", errDrift)
+			}
 			delete(m, k)
 			return -1, nil
 		}

@@ -29,22 +29,28 @@ type liveScan struct {
 	stmts        []*liveStmt
 	index        []int // each statement's number, from 1
 	plan         *records.Plan
-	since, until int64 // the period of the answer being made
+	fine         *records.Plan // plan with a bucket of one second, for the first bucket
+	since, until int64         // the period of the answer being made
 	width        int64
 	buckets      map[int64]*bucket // by their point T: bucket T holds times [T-width, T)
 }
 
 // bucket holds the sums of each statement's groups over the times from <= t < to, the part
-// of the bucket within the period when it was read (from == to: none).
+// of the bucket within the period when it was read (from == to: none). The first bucket of the
+// period, which its start moves through, also holds them per second, so that the seconds the
+// period loses are dropped without reading them.
 type bucket struct {
 	from, to int64
-	groups   []map[gkey]sums // by statement of the scan
+	groups   []map[gkey]sums           // by statement of the scan
+	seconds  map[int64][]map[gkey]sums // by second, then statement; nil but in the first bucket
 }
 
-// read is a part of a scan's period to read and add (sign 1) or subtract (sign -1).
+// read is a part of a scan's period to read and add (sign 1) or subtract (sign -1), per
+// second (fine) or per bucket.
 type read struct {
 	from, to int64
 	sign     int
+	fine     bool
 }
 
 // subtracted is a part of a scan's period whose records were subtracted.
@@ -61,10 +67,13 @@ func (sc *liveScan) point(t int64) int64 {
 
 // update moves the scan's kept sums to its period [since, until), given the times changed
 // since the last answer: a bucket whose kept part changed is read again whole; of the others
-// the parts the period gained are read and added, those it lost read and subtracted; the
-// buckets it left are dropped. It returns the parts it subtracted.
+// the parts the period gained are read and added, those it lost dropped (the first bucket's
+// seconds) or read and subtracted (when the period moved back); the buckets it left are
+// dropped. The first bucket is read per second when the period's start enters it. It returns
+// the parts it subtracted.
 func (l *Live) update(ctx context.Context, sc *liveScan, changed []records.Span) ([]subtracted, error) {
 	var reads []read
+	first := sc.point(sc.since)
 	for t, b := range sc.buckets {
 		from, to := max(t-sc.width, sc.since), min(t, sc.until)
 		switch {
@@ -73,21 +82,24 @@ func (l *Live) update(ctx context.Context, sc *liveScan, changed []records.Span)
 			delete(sc.buckets, t)
 		case b.from >= b.to || b.to <= from || to <= b.from || records.Overlaps(changed, b.from, b.to):
 			l.clear(sc, b)
-			reads = append(reads, read{from, to, 1})
+			reads = append(reads, read{from, to, 1, t == first})
+		case b.seconds != nil && from >= b.from && to >= b.to:
+			l.dropSeconds(sc, b, from)
+			reads = append(reads, read{b.to, to, 1, true})
+		case t == first || b.seconds != nil:
+			l.clear(sc, b) // the start entered the bucket: read it per second
+			reads = append(reads, read{from, to, 1, t == first})
 		default:
 			reads = append(reads, edges(b.from, from, 1), edges(b.to, to, -1))
 		}
 		b.from, b.to = from, to
 	}
 	if sc.since < sc.until {
-		for t := sc.point(sc.since); t-sc.width < sc.until; t += sc.width {
+		for t := first; t-sc.width < sc.until; t += sc.width {
 			if sc.buckets[t] == nil {
-				b := &bucket{from: max(t-sc.width, sc.since), to: min(t, sc.until), groups: make([]map[gkey]sums, len(sc.stmts))}
-				for i := range b.groups {
-					b.groups[i] = map[gkey]sums{}
-				}
+				b := &bucket{from: max(t-sc.width, sc.since), to: min(t, sc.until), groups: statementMaps(len(sc.stmts))}
 				sc.buckets[t] = b
-				reads = append(reads, read{b.from, b.to, 1})
+				reads = append(reads, read{b.from, b.to, 1, t == first})
 			}
 		}
 	}
@@ -104,6 +116,46 @@ func (l *Live) update(ctx context.Context, sc *liveScan, changed []records.Span)
 	return subs, nil
 }
 
+// statementMaps returns n empty group maps, one per statement.
+func statementMaps(n int) []map[gkey]sums {
+	out := make([]map[gkey]sums, n)
+	for i := range out {
+		out[i] = map[gkey]sums{}
+	}
+	return out
+}
+
+// dropSeconds drops from b the seconds before from, and their sums from b and the totals.
+func (l *Live) dropSeconds(sc *liveScan, b *bucket, from int64) {
+	for sec, ms := range b.seconds {
+		if sec >= from {
+			continue
+		}
+		for i, m := range ms {
+			for k, s := range m {
+				l.kept += subtract(b.groups[i], k, s) + subtract(sc.stmts[i].total, k, s)
+			}
+			l.kept -= len(m)
+		}
+		delete(b.seconds, sec)
+	}
+}
+
+// subtract takes s from the sums of group k in m, removing the group when no record is left;
+// it returns -1 when it did, else 0.
+func subtract(m map[gkey]sums, k gkey, s sums) int {
+	t := m[k]
+	for j := range t {
+		t[j] -= s[j]
+	}
+	if t[records.SumRecords] == 0 {
+		delete(m, k)
+		return -1
+	}
+	m[k] = t
+	return 0
+}
+
 // edges is the read that moves one edge of a bucket's kept part from was to now: the
 // records between them added when the part grows that way, subtracted when it shrinks. lead
 // is 1 for a start edge (moving it earlier grows the part), -1 for an end edge.
@@ -112,9 +164,9 @@ func edges(was, now int64, lead int) read {
 	case was == now:
 		return read{}
 	case now < was:
-		return read{now, was, lead}
+		return read{now, was, lead, false}
 	}
-	return read{was, now, -lead}
+	return read{was, now, -lead, false}
 }
 
 // merge drops empty reads and joins those that meet with the same sign, in time order.
@@ -123,7 +175,7 @@ func merge(rs []read) []read {
 	slices.SortFunc(rs, func(a, b read) int { return cmp.Compare(a.from, b.from) })
 	var out []read
 	for _, r := range rs {
-		if n := len(out); n > 0 && out[n-1].to == r.from && out[n-1].sign == r.sign {
+		if n := len(out); n > 0 && out[n-1].to == r.from && out[n-1].sign == r.sign && out[n-1].fine == r.fine {
 			out[n-1].to = r.to
 			continue
 		}
@@ -144,10 +196,11 @@ func (l *Live) settle(ctx context.Context, subs []subtracted) error {
 		if !records.Overlaps(pending, s.from, s.to) {
 			continue
 		}
+		first := s.sc.point(s.sc.since)
 		for t := s.sc.point(s.from); t-s.sc.width < s.to; t += s.sc.width {
 			if b := s.sc.buckets[t]; b != nil {
 				l.clear(s.sc, b)
-				if err := l.read(ctx, s.sc, read{b.from, b.to, 1}); err != nil {
+				if err := l.read(ctx, s.sc, read{b.from, b.to, 1, t == first}); err != nil {
 					return err
 				}
 			}
@@ -159,49 +212,70 @@ func (l *Live) settle(ctx context.Context, subs []subtracted) error {
 // clear subtracts the sums of b from the totals and empties b.
 func (l *Live) clear(sc *liveScan, b *bucket) {
 	for i, m := range b.groups {
-		ls := sc.stmts[i]
 		for k, s := range m {
-			t := ls.total[k]
-			for j := range t {
-				t[j] -= s[j]
-			}
-			if t[records.SumRecords] == 0 {
-				delete(ls.total, k)
-				l.kept--
-			} else {
-				ls.total[k] = t
-			}
+			l.kept += subtract(sc.stmts[i].total, k, s)
 		}
 		l.kept -= len(m)
 		clear(m)
 	}
+	for _, ms := range b.seconds {
+		for _, m := range ms {
+			l.kept -= len(m)
+		}
+	}
+	b.seconds = nil
 }
 
-// read reads r of the scan and adds or subtracts each group's sums in its bucket and in its
-// statement's totals.
+// read reads r of the scan and adds or subtracts each group's sums in its bucket (and its
+// second, for a fine read) and in its statement's totals.
 func (l *Live) read(ctx context.Context, sc *liveScan, r read) error {
 	at := 0 // the statement the error names
-	err := l.e.store.Read(ctx, sc.plan, r.from, r.to, func(row *records.Row) error {
+	p := sc.plan
+	if r.fine {
+		p = sc.fine
+	}
+	err := l.e.store.Read(ctx, p, r.from, r.to, func(row *records.Row) error {
 		at = row.Query
 		ls := sc.stmts[row.Query]
 		n := len(row.Keys) - 1
-		b := sc.buckets[int64(row.Keys[n].Lo)]
+		t := int64(row.Keys[n].Lo) // the point of the row's bucket, or of its second
+		var sec []map[gkey]sums
+		if r.fine {
+			t = sc.point(t - 1)
+		}
+		b := sc.buckets[t]
 		if b == nil {
 			return fmt.Errorf("%w: a row of a bucket outside the period", errDrift)
+		}
+		if r.fine {
+			if b.seconds == nil {
+				b.seconds = map[int64][]map[gkey]sums{}
+			}
+			s := int64(row.Keys[n].Lo) - 1
+			if sec = b.seconds[s]; sec == nil {
+				sec = statementMaps(len(sc.stmts))
+				b.seconds[s] = sec
+			}
 		}
 		var k gkey
 		for i, s := range ls.slots {
 			s.set(&k, row.Keys[i])
 		}
-		d1, err := ls.add(b.groups[row.Query], k, row, r.sign)
-		if err != nil {
-			return err
+		var added int
+		for _, m := range [...]map[gkey]sums{b.groups[row.Query], ls.total, nil} {
+			if m == nil {
+				if sec == nil {
+					break
+				}
+				m = sec[row.Query]
+			}
+			d, err := ls.add(m, k, row, r.sign)
+			if err != nil {
+				return err
+			}
+			added += d
 		}
-		d2, err := ls.add(ls.total, k, row, r.sign)
-		if err != nil {
-			return err
-		}
-		if l.kept += d1 + d2; l.e.maxGroups > 0 && l.kept > l.e.maxGroups {
+		if l.kept += added; l.e.maxGroups > 0 && l.kept > l.e.maxGroups {
 			return errKeepTooMany
 		}
 		return l.res.need(l.kept)

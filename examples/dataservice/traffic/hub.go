@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 )
@@ -107,10 +108,13 @@ func normalise(expr string) string {
 	var b strings.Builder
 	var quote rune // the quote of the string being read; 0 outside strings
 	escaped, space := false, false
-	for _, c := range expr {
+	for i := 0; i < len(expr); {
+		c, size := utf8.DecodeRuneInString(expr[i:])
+		raw := expr[i : i+size] // written as it came, valid UTF-8 or not
+		i += size
 		switch {
 		case quote != 0:
-			b.WriteRune(c)
+			b.WriteString(raw)
 			switch {
 			case escaped:
 				escaped = false
@@ -128,7 +132,7 @@ func normalise(expr string) string {
 			b.WriteByte(' ')
 		}
 		space = false
-		b.WriteRune(c)
+		b.WriteString(raw)
 		if c == '\'' || c == '"' {
 			quote = c
 		}

@@ -3,6 +3,7 @@ package traffic
 import (
 	"context"
 	"errors"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -249,4 +250,31 @@ func TestNormalise(t *testing.T) {
 			t.Errorf("normalise(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
+}
+
+// FuzzNormalise checks that matching followers never changes a query: an expression that
+// parses still parses once normalised, to the same statements, and normalising twice changes
+// nothing more.
+func FuzzNormalise(f *testing.F) {
+	for _, s := range []string{"traffic  BY application", `records WHERE application = 'a  b'`,
+		`records WHERE application = "x\"  y" ; traffic`, "  packets\tBY time(60) TOP 3\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, expr string) {
+		n := normalise(expr)
+		if normalise(n) != n {
+			t.Fatalf("normalise(%q) = %q, which normalises to %q", expr, n, normalise(n))
+		}
+		want, err := pvql.Parse(expr)
+		if err != nil {
+			return
+		}
+		got, err := pvql.Parse(n)
+		if err != nil {
+			t.Fatalf("%q parses, normalised %q does not: %v", expr, n, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q and normalised %q parse differently", expr, n)
+		}
+	})
 }
