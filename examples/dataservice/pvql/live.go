@@ -14,12 +14,11 @@ import (
 // equal to Query's at its time but read mostly from what it kept of the one before: the sums
 // of each statement's groups per bucket of its period (about 64 buckets, of whole minutes).
 // An answer reads from the store only the buckets whose records changed since the last one
-// (Changes), and the edges by which the period moved: it adds the records of the time the
-// period gained and subtracts those of the time it lost, which are, when no write touched
-// that time, the very records it added before. Sums are whole numbers, so adding and
-// subtracting them is exact; each kept group also counts its records, so a group leaves when
-// its last record does. TOP, HAVING and the values are computed at each answer on the full
-// sums of every group, as Query does.
+// (Changes), and the seconds the period gained; the seconds it lost it drops, as the first
+// bucket, which the period's start moves through, is also kept per second. Sums are whole
+// numbers, so adding and dropping them is exact; each kept group also counts its records, so
+// a group leaves when its last record does. TOP, HAVING and the values are computed at each
+// answer on the full sums of every group, as Query does.
 //
 // It answers afresh (Query) when its store does not report its changes, and for good when
 // the sums it keeps would pass the engine's group limit (WithMaxGroups: the groups of every

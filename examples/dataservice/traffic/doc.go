@@ -22,8 +22,8 @@
 // Each shared computation holds one Follower for as long as it runs. With Service.Live set
 // (the data service sets it on DuckDB, whose records change only through its own process), it
 // is incremental: a pvql.Live, which keeps each statement's group sums per bucket of its
-// period and each interval reads only the seconds the period gained and lost and the buckets
-// that writes touched, as the store reports them (records.Changes); its answers equal a fresh
+// period and each interval reads only the seconds the period gained and the buckets that
+// writes touched, as the store reports them (records.Changes); its answers equal a fresh
 // query's at every interval, late records included (pvql's Live documents how, and its bounds).
 // Without it (ClickHouse, which other nodes may write) each interval answers the whole period
 // afresh.
