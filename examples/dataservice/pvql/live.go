@@ -83,16 +83,12 @@ func (l *Live) Answer(ctx context.Context, now time.Time, defaultPeriod time.Dur
 	if !l.fits(periods) {
 		l.build(periods)
 	}
-	var replaced []subtracted
-	for _, sc := range l.scans {
-		sc.since, sc.until = periods[sc.index[0]-1][0], periods[sc.index[0]-1][1]
-		subs, err := l.update(ctx, sc, changed)
-		if err != nil {
-			return l.recover(ctx, err, now, defaultPeriod)
-		}
-		replaced = append(replaced, subs...)
+	err := l.move(ctx, periods, changed)
+	if errors.Is(err, errStale) {
+		l.build(periods) // read the period afresh, once
+		err = l.move(ctx, periods, nil)
 	}
-	if err := l.settle(ctx, replaced); err != nil {
+	if err != nil {
 		return l.recover(ctx, err, now, defaultPeriod)
 	}
 	out := make([]Result, len(l.stmts))
@@ -107,12 +103,34 @@ func (l *Live) Answer(ctx context.Context, now time.Time, defaultPeriod time.Dur
 	return out, nil
 }
 
+// move moves every scan to its period, given the times changed since the last answer, and
+// drops the detail of the buckets that no longer keep it.
+func (l *Live) move(ctx context.Context, periods [][2]int64, changed []records.Span) error {
+	var subs []subtracted
+	for _, sc := range l.scans {
+		sc.since, sc.until = periods[sc.index[0]-1][0], periods[sc.index[0]-1][1]
+		s, err := l.update(ctx, sc, changed)
+		if err != nil {
+			return err
+		}
+		subs = append(subs, s...)
+	}
+	if err := l.settle(ctx, subs); err != nil {
+		return err
+	}
+	for _, sc := range l.scans {
+		l.forget(sc)
+	}
+	return nil
+}
+
 // recover drops what l kept after err and answers afresh when err is one l recovers from.
 func (l *Live) recover(ctx context.Context, err error, now time.Time, defaultPeriod time.Duration) ([]Result, error) {
 	l.reset()
 	switch {
 	case errors.Is(err, errKeepTooMany):
 		l.full = true
+		l.watch.Close() // it will not be read again
 	case errors.Is(err, ErrBusy), errors.Is(err, errDrift):
 	default:
 		return nil, err
@@ -171,7 +189,7 @@ func (l *Live) build(periods [][2]int64) {
 		fine := make([]*records.Query, len(sc.index))
 		for i, n := range sc.index {
 			st := l.stmts[n-1]
-			qs[i], fine[i] = compileLive(st, l.e.maxGroups, sc.width), compileLive(st, l.e.maxGroups, 1)
+			qs[i], fine[i] = compileLive(st, sc.width), compileLive(st, 1)
 			sc.stmts = append(sc.stmts, &liveStmt{st: st, query: qs[i], slots: layout(st.keys), total: map[gkey]sums{}})
 		}
 		sc.plan, sc.fine = l.e.store.Compile(qs...), l.e.store.Compile(fine...)
@@ -179,9 +197,11 @@ func (l *Live) build(periods [][2]int64) {
 }
 
 // compileLive is compile's query of st with the time bucket of width seconds as its last key,
-// and the record count among its sums.
-func compileLive(st *Statement, maxGroups int, width int64) *records.Query {
-	q := compile(st, maxGroups)
+// and the record count among its sums. It has no Limit: its rows are groups per bucket, which
+// may be many more than the groups kept (those of the buckets without detail only add to the
+// totals), and the Live counts what it keeps as the rows come.
+func compileLive(st *Statement, width int64) *records.Query {
+	q := compile(st, 0)
 	q.Groups = append(q.Groups, records.Group{Column: keyKinds[kTime].column, Bucket: width})
 	hasRecords := false
 	for _, s := range q.Sums {
@@ -189,9 +209,6 @@ func compileLive(st *Statement, maxGroups int, width int64) *records.Query {
 	}
 	if !hasRecords {
 		q.Sums = append(q.Sums, records.SumRecords)
-	}
-	if maxGroups > 0 {
-		q.Limit = maxGroups + 1
 	}
 	return q
 }

@@ -3,6 +3,7 @@ package pvql
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -10,10 +11,13 @@ import (
 )
 
 // A Live divides the period of each scan into about targetBuckets buckets of whole minutes,
-// and starts afresh when the period grows past maxBuckets of them.
+// and starts afresh when the period grows past maxBuckets of them. It keeps the sums of each
+// group per bucket (the bucket's detail) for the first bucket and the recentBuckets last ones,
+// where late records land; the others are in the totals only.
 const (
 	targetBuckets = 64
 	maxBuckets    = 256
+	recentBuckets = 4
 )
 
 // bucketWidth is the width of the buckets of period: whole minutes (the rollup's width, so
@@ -35,22 +39,50 @@ type liveScan struct {
 	buckets      map[int64]*bucket // by their point T: bucket T holds times [T-width, T)
 }
 
-// bucket holds the sums of each statement's groups over the times from <= t < to, the part
-// of the bucket within the period when it was read (from == to: none). The first bucket of the
-// period, which its start moves through, also holds them per second, so that the seconds the
-// period loses are dropped without reading them.
+// bucket is the times from <= t < to of a bucket that the totals count, the part of the
+// bucket within the period when it was read (from == to: none), and with its detail the sums
+// of each statement's groups over them. The first bucket of the period, which its start moves
+// through, also holds them per second, so that the seconds the period loses are dropped
+// without reading them.
 type bucket struct {
 	from, to int64
-	groups   []map[gkey]sums           // by statement of the scan
+	groups   []map[gkey]sums           // by statement of the scan; nil: no detail
 	seconds  map[int64][]map[gkey]sums // by second, then statement; nil but in the first bucket
 }
 
+// errStale is why a Live reads its period afresh: a write touched a bucket it keeps no
+// detail of, so the totals cannot be corrected by that bucket alone.
+var errStale = errors.New("pvql: a write touched a bucket kept in the totals only")
+
+// detailed reports whether the bucket of point t keeps its detail in the scan's period.
+func (sc *liveScan) detailed(t int64) bool {
+	return t == sc.point(sc.since) || t > sc.point(sc.until-1)-recentBuckets*sc.width
+}
+
+// forget drops the detail of the buckets that no longer keep it.
+func (l *Live) forget(sc *liveScan) {
+	for t, b := range sc.buckets {
+		if b.groups != nil && !sc.detailed(t) {
+			for _, m := range b.groups {
+				l.kept -= len(m)
+			}
+			for _, ms := range b.seconds {
+				for _, m := range ms {
+					l.kept -= len(m)
+				}
+			}
+			b.groups, b.seconds = nil, nil
+		}
+	}
+}
+
 // read is a part of a scan's period to read and add (sign 1) or subtract (sign -1), per
-// second (fine) or per bucket.
+// second (fine) or per bucket, in the totals and the buckets' detail or in the totals only.
 type read struct {
 	from, to int64
 	sign     int
 	fine     bool
+	totals   bool
 }
 
 // subtracted is a part of a scan's period whose records were subtracted.
@@ -66,40 +98,59 @@ func (sc *liveScan) point(t int64) int64 {
 }
 
 // update moves the scan's kept sums to its period [since, until), given the times changed
-// since the last answer: a bucket whose kept part changed is read again whole; of the others
-// the parts the period gained are read and added, those it lost dropped (the first bucket's
-// seconds) or read and subtracted (when the period moved back); the buckets it left are
-// dropped. The first bucket is read per second when the period's start enters it. It returns
-// the parts it subtracted.
+// since the last answer: a bucket whose counted part changed is read again whole (errStale
+// when it keeps no detail); of the others the parts the period gained are read and added,
+// those it lost dropped (the first bucket's seconds) or read and subtracted (a period that
+// moved back, and the buckets it left without their detail); a bucket the period's start
+// enters is read per second. It returns the parts it subtracted.
 func (l *Live) update(ctx context.Context, sc *liveScan, changed []records.Span) ([]subtracted, error) {
 	var reads []read
 	first := sc.point(sc.since)
 	for t, b := range sc.buckets {
 		from, to := max(t-sc.width, sc.since), min(t, sc.until)
+		dirty := b.from >= b.to || b.to <= from || to <= b.from || records.Overlaps(changed, b.from, b.to)
 		switch {
+		case dirty && b.groups == nil && b.from < b.to:
+			return nil, errStale
+		case from >= to && b.groups == nil:
+			reads = append(reads, read{b.from, b.to, -1, false, true})
+			delete(sc.buckets, t)
 		case from >= to:
 			l.clear(sc, b)
 			delete(sc.buckets, t)
-		case b.from >= b.to || b.to <= from || to <= b.from || records.Overlaps(changed, b.from, b.to):
+		case dirty:
 			l.clear(sc, b)
-			reads = append(reads, read{from, to, 1, t == first})
+			if b.groups == nil && sc.detailed(t) {
+				b.groups = statementMaps(len(sc.stmts))
+			}
+			reads = append(reads, read{from, to, 1, t == first, false})
 		case b.seconds != nil && from >= b.from && to >= b.to:
 			l.dropSeconds(sc, b, from)
-			reads = append(reads, read{b.to, to, 1, true})
+			reads = append(reads, read{b.to, to, 1, true, false})
 		case t == first || b.seconds != nil:
-			l.clear(sc, b) // the start entered the bucket: read it per second
-			reads = append(reads, read{from, to, 1, t == first})
+			// The start entered the bucket (or moved back): read it per second. A bucket
+			// without detail is subtracted from the totals as they count it first.
+			if b.groups == nil {
+				reads = append(reads, read{b.from, b.to, -1, false, true})
+				b.groups = statementMaps(len(sc.stmts))
+			} else {
+				l.clear(sc, b)
+			}
+			reads = append(reads, read{from, to, 1, t == first, false})
 		default:
-			reads = append(reads, edges(b.from, from, 1), edges(b.to, to, -1))
+			reads = append(reads, edges(b.from, from, 1, b.groups == nil), edges(b.to, to, -1, b.groups == nil))
 		}
 		b.from, b.to = from, to
 	}
 	if sc.since < sc.until {
 		for t := first; t-sc.width < sc.until; t += sc.width {
 			if sc.buckets[t] == nil {
-				b := &bucket{from: max(t-sc.width, sc.since), to: min(t, sc.until), groups: statementMaps(len(sc.stmts))}
+				b := &bucket{from: max(t-sc.width, sc.since), to: min(t, sc.until)}
+				if sc.detailed(t) {
+					b.groups = statementMaps(len(sc.stmts))
+				}
 				sc.buckets[t] = b
-				reads = append(reads, read{b.from, b.to, 1, t == first})
+				reads = append(reads, read{b.from, b.to, 1, t == first, false})
 			}
 		}
 	}
@@ -158,15 +209,16 @@ func subtract(m map[gkey]sums, k gkey, s sums) int {
 
 // edges is the read that moves one edge of a bucket's kept part from was to now: the
 // records between them added when the part grows that way, subtracted when it shrinks. lead
-// is 1 for a start edge (moving it earlier grows the part), -1 for an end edge.
-func edges(was, now int64, lead int) read {
+// is 1 for a start edge (moving it earlier grows the part), -1 for an end edge; totals is
+// whether the bucket keeps no detail.
+func edges(was, now int64, lead int, totals bool) read {
 	switch {
 	case was == now:
 		return read{}
 	case now < was:
-		return read{now, was, lead, false}
+		return read{now, was, lead, false, totals}
 	}
-	return read{was, now, -lead, false}
+	return read{was, now, -lead, false, totals}
 }
 
 // merge drops empty reads and joins those that meet with the same sign, in time order.
@@ -175,7 +227,7 @@ func merge(rs []read) []read {
 	slices.SortFunc(rs, func(a, b read) int { return cmp.Compare(a.from, b.from) })
 	var out []read
 	for _, r := range rs {
-		if n := len(out); n > 0 && out[n-1].to == r.from && out[n-1].sign == r.sign && out[n-1].fine == r.fine {
+		if n := len(out); n > 0 && out[n-1].to == r.from && out[n-1].sign == r.sign && out[n-1].fine == r.fine && out[n-1].totals == r.totals {
 			out[n-1].to = r.to
 			continue
 		}
@@ -185,8 +237,9 @@ func merge(rs []read) []read {
 }
 
 // settle reads again, whole, the buckets of the parts subtracted that a write touched since
-// the answer took its changes: the records subtracted may then not be those added before.
-// The bucket stays changed for the next answer too, which reads it again.
+// the answer took its changes: the records subtracted may then not be those added before. The
+// bucket stays changed for the next answer too, which reads it again. A part subtracted from
+// the totals alone (a bucket without detail) cannot be corrected so: errStale.
 func (l *Live) settle(ctx context.Context, subs []subtracted) error {
 	if len(subs) == 0 {
 		return nil
@@ -196,11 +249,14 @@ func (l *Live) settle(ctx context.Context, subs []subtracted) error {
 		if !records.Overlaps(pending, s.from, s.to) {
 			continue
 		}
+		if s.totals {
+			return errStale
+		}
 		first := s.sc.point(s.sc.since)
 		for t := s.sc.point(s.from); t-s.sc.width < s.to; t += s.sc.width {
 			if b := s.sc.buckets[t]; b != nil {
 				l.clear(s.sc, b)
-				if err := l.read(ctx, s.sc, read{b.from, b.to, 1, t == first}); err != nil {
+				if err := l.read(ctx, s.sc, read{b.from, b.to, 1, t == first, false}); err != nil {
 					return err
 				}
 			}
@@ -238,23 +294,28 @@ func (l *Live) read(ctx context.Context, sc *liveScan, r read) error {
 		at = row.Query
 		ls := sc.stmts[row.Query]
 		n := len(row.Keys) - 1
-		t := int64(row.Keys[n].Lo) // the point of the row's bucket, or of its second
-		var sec []map[gkey]sums
-		if r.fine {
-			t = sc.point(t - 1)
-		}
-		b := sc.buckets[t]
-		if b == nil {
-			return fmt.Errorf("%w: a row of a bucket outside the period", errDrift)
-		}
-		if r.fine {
-			if b.seconds == nil {
-				b.seconds = map[int64][]map[gkey]sums{}
+		var own, sec map[gkey]sums // the bucket's detail and its second's, when kept
+		if !r.totals {
+			t := int64(row.Keys[n].Lo) // the point of the row's bucket, or of its second
+			if r.fine {
+				t = sc.point(t - 1)
 			}
-			s := int64(row.Keys[n].Lo) - 1
-			if sec = b.seconds[s]; sec == nil {
-				sec = statementMaps(len(sc.stmts))
-				b.seconds[s] = sec
+			b := sc.buckets[t]
+			if b == nil || b.groups == nil && r.sign < 0 {
+				return fmt.Errorf("%w: a row of a bucket outside the period", errDrift)
+			}
+			if b.groups != nil {
+				own = b.groups[row.Query]
+			}
+			if r.fine && b.groups != nil {
+				if b.seconds == nil {
+					b.seconds = map[int64][]map[gkey]sums{}
+				}
+				s := int64(row.Keys[n].Lo) - 1
+				if b.seconds[s] == nil {
+					b.seconds[s] = statementMaps(len(sc.stmts))
+				}
+				sec = b.seconds[s][row.Query]
 			}
 		}
 		var k gkey
@@ -262,12 +323,9 @@ func (l *Live) read(ctx context.Context, sc *liveScan, r read) error {
 			s.set(&k, row.Keys[i])
 		}
 		var added int
-		for _, m := range [...]map[gkey]sums{b.groups[row.Query], ls.total, nil} {
+		for _, m := range [...]map[gkey]sums{ls.total, own, sec} {
 			if m == nil {
-				if sec == nil {
-					break
-				}
-				m = sec[row.Query]
+				continue
 			}
 			d, err := ls.add(m, k, row, r.sign)
 			if err != nil {

@@ -155,8 +155,9 @@ func (c *countingReader) Read(ctx context.Context, p *records.Plan, from, to int
 
 // TestLiveReadsOnlyWhatChanged checks that a followed hour moving by 5 s reads the 5 s it
 // gained, dropping those it lost without reading them, plus the bucket a late record changed
-// (the hour's 64th rounded up to a minute: 60 s), not the hour; and the first bucket per second
-// when the period's start enters it.
+// (the hour's 64th rounded up to a minute: 60 s), not the hour; the first bucket per second
+// when the period's start enters it; and the whole period again when a record arrives in a
+// bucket it keeps in its totals only.
 func TestLiveReadsOnlyWhatChanged(t *testing.T) {
 	s := openDB(t, genRecords(4, 2000, testNow-7200, testNow))
 	c := &countingReader{Reader: s}
@@ -180,15 +181,20 @@ func TestLiveReadsOnlyWhatChanged(t *testing.T) {
 	if n := answer(testNow + 5); n != 5 {
 		t.Errorf("5 s later it read %d s, want 5", n)
 	}
-	load(t, s, genRecords(5, 1, testNow-1000, testNow-999)) // late
+	load(t, s, genRecords(5, 1, testNow-150, testNow-149)) // late, in a recent bucket
 	if n := answer(testNow + 10); n != 5+60 {
 		t.Errorf("after a late record it read %d s, want 5 and the bucket of 60", n)
 	}
 	if n := answer(testNow + 10); n != 0 {
 		t.Errorf("at the same time again it read %d s, want none", n)
 	}
-	if n := answer(testNow + 45); n != 35+55 {
-		t.Errorf("past the first bucket it read %d s, want 35 and the 55 s of the next first bucket", n)
+	// The next first bucket is subtracted as the totals count it, and read per second.
+	if n := answer(testNow + 45); n != 35+60+55 {
+		t.Errorf("past the first bucket it read %d s, want 35, 60 and 55", n)
+	}
+	load(t, s, genRecords(6, 1, testNow-1000, testNow-999)) // late, in the totals only
+	if n := answer(testNow + 46); n != 3600 {
+		t.Errorf("after a record in the middle of the period it read %d s, want the hour", n)
 	}
 }
 
