@@ -12,18 +12,19 @@ import (
 
 // Live answers one expression again and again as time passes (a followed query), each answer
 // equal to Query's at its time but read mostly from what it kept of the one before: the sums
-// of each statement's groups per bucket of its period (about 64 buckets, of whole minutes).
-// An answer reads from the store only the buckets whose records changed since the last one
-// (Changes), and the seconds the period gained; the seconds it lost it drops, as the first
-// bucket, which the period's start moves through, is also kept per second. Sums are whole
-// numbers, so adding and dropping them is exact; each kept group also counts its records, so
-// a group leaves when its last record does. TOP, HAVING and the values are computed at each
-// answer on the full sums of every group, as Query does.
+// of each statement's groups over its period, and per bucket (about 64 of whole minutes) for
+// the first bucket and the most recent ones, where late records land. An answer reads from the
+// store the seconds the period gained and the detailed buckets whose records changed since the
+// last one (Changes); the seconds it lost it drops, as the first bucket, which the period's
+// start moves through, is also kept per second. A change to a bucket kept in the totals only
+// makes it read the period afresh. Sums are whole numbers, so adding and dropping them is
+// exact; each kept group also counts its records, so a group leaves when its last record does.
+// TOP, HAVING and the values are computed at each answer on the full sums of every group, as
+// Query does.
 //
 // It answers afresh (Query) when its store does not report its changes, and for good when
-// the sums it keeps would pass the engine's group limit (WithMaxGroups: the groups of every
-// bucket and the totals, counted together, so a Live holds at most as many groups as one
-// query may). The groups it keeps count against the engine's group budget (WithGroupBudget)
+// the sums it keeps would pass the engine's group limit (WithMaxGroups: the totals and the
+// buckets' detail counted together, so a Live holds at most as many groups as one query may). The groups it keeps count against the engine's group budget (WithGroupBudget)
 // until Close; when the budget is spent, or a read fails, it drops what it kept and answers
 // afresh, building again at the next answer.
 //
