@@ -105,8 +105,9 @@ func checkLive(t *testing.T, s records.Store, changes *records.Changes, seed uin
 		switch rng.IntN(6) {
 		case 0, 1: // in order
 			recs = genRecords(seed<<8|uint64(step), 1+rng.IntN(200), prev, now+1)
-		case 2: // late: older times within the period
-			recs = genRecords(seed<<8|uint64(step), 1+rng.IntN(200), now-3500, now-60)
+		case 2: // late: older times within the period, in its recent buckets or anywhere
+			from := []int64{now - 240, now - 3500}[rng.IntN(2)]
+			recs = genRecords(seed<<8|uint64(step), 1+rng.IntN(200), from, now-60)
 		case 3: // before the period's start
 			recs = genRecords(seed<<8|uint64(step), 1+rng.IntN(50), now-9000, now-3600)
 		case 4: // a burst from a new client, which tops the TOP N while in the period
