@@ -19,8 +19,10 @@ import (
 // description clients read matches what they receive.
 func TestErrorAttributesDocumented(t *testing.T) {
 	described := map[string]map[string]string{}
+	status := map[string]int{}
 	for _, c := range doc.Catalogue() {
 		described[string(c.Code)] = c.Attributes
+		status[string(c.Code)] = c.Status
 	}
 	reg := registry.New()
 	fnapi.MustRegisterBuiltins(reg)
@@ -73,6 +75,9 @@ func TestErrorAttributesDocumented(t *testing.T) {
 			var msg map[string]any
 			if err := json.Unmarshal(b, &msg); err != nil || msg["error"] != tt.want {
 				t.Fatalf("answer %s, want a %s error message", b, tt.want)
+			}
+			if res.StatusCode != status[tt.want] {
+				t.Errorf("%s answered with status %d, its declaration says %d", tt.want, res.StatusCode, status[tt.want])
 			}
 			for name := range msg {
 				if name == "type" || name == "error" {

@@ -22,7 +22,8 @@ type GreetArgs struct {
 	Times int    `json:"times,omitempty" default:"1" jsonschema:"minimum=1,maximum=5"`
 }
 
-const NotWelcome apierr.Code = "NOT-WELCOME"
+var NotWelcome = apierr.Declare("NOT-WELCOME", http.StatusForbidden, "The caller is not welcome.",
+	apierr.Attr("name", "who is not welcome").Typed("string"))
 
 var Greet = decl.Func[GreetArgs, string]("greet",
 	decl.Since("1.1"), decl.Requires(decl.Public), decl.Errors(NotWelcome))
@@ -47,7 +48,7 @@ func Example_declared() {
 	s, err := client.Call(ctx, c, Greet, GreetArgs{Name: "Ann", Times: 2}) // s is a string
 	fmt.Println(s, err)
 	_, err = client.Call(ctx, c, Greet, GreetArgs{Name: "Mallory"})
-	fmt.Println(errors.Is(err, apierr.New(NotWelcome)), err)
+	fmt.Println(errors.Is(err, NotWelcome), err)
 	// Output:
 	// Hello, Ann! Hello, Ann! <nil>
 	// true NOT-WELCOME name=Mallory

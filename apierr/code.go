@@ -1,107 +1,106 @@
 package apierr
 
-import "net/http"
-
-// Code is an error code: self-explanatory, in UPPER-KEBAB case.
-type Code string
-
-// The catalogue of codes. Each comment says when the code is used and which extra attributes
-// the error message carries.
-const (
-	// TooFewArguments: a required argument is missing. Attributes: names (the function's required
-	// argument names in declaration order) and count (how many there are).
-	TooFewArguments Code = "TOO-FEW-ARGUMENTS"
-	// AuthenticationNeeded: the token is missing, unknown, expired or revoked, or a session is
-	// required and an API key was given. Attribute: path (the function name).
-	AuthenticationNeeded Code = "API-AUTHENTICATION-NEEDED"
-	// UnknownFunction: no such function at that version. Attribute: path.
-	UnknownFunction Code = "UNKNOWN-FUNCTION"
-	// UnknownVersion: the version segment names no served version. Attributes: version, versions.
-	UnknownVersion Code = "UNKNOWN-VERSION"
-	// UnknownArguments: the call names arguments the function does not take. Attribute: names.
-	UnknownArguments Code = "UNKNOWN-ARGUMENTS"
-	// InvalidJSON: a JSON body is not a JSON object, or (strict mode) an argument value is not
-	// JSON. Attributes: name, when it is one argument; reason, when it is the body.
-	InvalidJSON Code = "INVALID-JSON"
-	// InvalidArgument: a value does not fit the argument's schema. Attributes: name, reason.
-	InvalidArgument Code = "INVALID-ARGUMENT"
-	// InvalidMessage: a WebSocket message is not a valid call. Attribute: reason.
-	InvalidMessage Code = "INVALID-MESSAGE"
-	// DuplicateID: a WebSocket call reuses the id of a call still running.
-	DuplicateID Code = "DUPLICATE-ID"
-	// Cancelled: the call was cancelled. Attribute: reason, when the server's shutdown
-	// cancelled it.
-	Cancelled Code = "CANCELLED"
-	// OriginNotAllowed: a WebSocket handshake from a page of an origin the server does not
-	// allow (HTTP 403). Attribute: origin (the one sent).
-	OriginNotAllowed Code = "ORIGIN-NOT-ALLOWED"
-	// InvalidCredentials: login with a wrong user or password (the same for both).
-	InvalidCredentials Code = "INVALID-CREDENTIALS"
-	// RateLimited: too many calls or login attempts. Attribute: retry_after (seconds).
-	RateLimited Code = "RATE-LIMITED"
-	// RequestTooLarge: a body, argument, URL or message is over its limit, or a call has too
-	// many arguments. Attributes: limit (bytes), and unit "arguments" when it is a count.
-	RequestTooLarge Code = "REQUEST-TOO-LARGE"
-	// PermissionDenied: the caller is authenticated but its role does not allow the call (a
-	// function for administrators called by a user, a change by a read-only user). Attributes:
-	// path (the function), role (the role the call needs). HTTP status 403.
-	PermissionDenied Code = "PERMISSION-DENIED"
-	// NotFound: a named object does not exist. Attribute: name.
-	NotFound Code = "NOT-FOUND"
-	// Conflict: a named object already exists. Attribute: name.
-	Conflict Code = "CONFLICT"
-	// MethodNotAllowed: an HTTP method other than GET and POST. Attribute: allowed.
-	MethodNotAllowed Code = "METHOD-NOT-ALLOWED"
-	// UnsupportedMediaType: a POST body of a Content-Type that carries no arguments.
-	// Attributes: type (the one sent), supported.
-	UnsupportedMediaType Code = "UNSUPPORTED-MEDIA-TYPE"
-	// Timeout: the call ran past its deadline.
-	Timeout Code = "TIMEOUT"
-	// Unavailable: a store the call needs is unreachable; the call may be retried.
-	Unavailable Code = "UNAVAILABLE"
-	// Internal: a function panicked or failed unexpectedly. The log has the details.
-	Internal Code = "INTERNAL-ERROR"
+import (
+	"net/http"
+	"slices"
 )
 
-// Catalogue lists the framework's codes, in the order doc shows them.
-var Catalogue = []Code{
-	TooFewArguments, AuthenticationNeeded, UnknownFunction, UnknownVersion, UnknownArguments,
-	InvalidJSON, InvalidArgument, InvalidMessage, DuplicateID, Cancelled, OriginNotAllowed, InvalidCredentials,
-	RateLimited, RequestTooLarge, PermissionDenied, NotFound, Conflict, MethodNotAllowed, UnsupportedMediaType,
-	Timeout, Unavailable, Internal,
+// The framework's codes, each declared once with its status, description and attributes, in
+// the order doc shows them. Catalogue lists them.
+var (
+	TooFewArguments = framework("TOO-FEW-ARGUMENTS", http.StatusBadRequest,
+		"A required argument is missing.",
+		Attr("names", "the function's required argument names, in declaration order").Typed("array"),
+		Attr("count", "how many required arguments the function has").Typed("integer"))
+	AuthenticationNeeded = framework("API-AUTHENTICATION-NEEDED", http.StatusUnauthorized,
+		"The token is missing, unknown, expired or revoked; or the function needs a session and an API key was given.",
+		Attr("path", "the function's name").Typed("string"),
+		Attr("reason", "why, when it is not only the token: a cookie-only call from another origin, a token in a large body, a stream whose token ended").Typed("string"))
+	UnknownFunction = framework("UNKNOWN-FUNCTION", http.StatusNotFound,
+		"No function of that name at that version.",
+		Attr("path", "the name called").Typed("string"))
+	UnknownVersion = framework("UNKNOWN-VERSION", http.StatusNotFound,
+		"The version in the path names no version served.",
+		Attr("version", "the version asked for").Typed("string"),
+		Attr("versions", "the versions served").Typed("array"))
+	UnknownArguments = framework("UNKNOWN-ARGUMENTS", http.StatusBadRequest,
+		"The call names arguments the function does not take.",
+		Attr("names", "the unknown argument names").Typed("array"))
+	InvalidJSON = framework("INVALID-JSON", http.StatusBadRequest,
+		"A JSON body is not a JSON object, or (strict mode) an argument value is not JSON.",
+		Attr("name", "the argument, when the error is in one").Typed("string"),
+		Attr("reason", "what is wrong, when the error is in the body").Typed("string"))
+	InvalidArgument = framework("INVALID-ARGUMENT", http.StatusBadRequest,
+		"A value does not fit its argument's schema, an argument is given twice, or a call carries conflicting credentials.",
+		Attr("name", "the argument, when the error is in one (absent for a malformed query string or body)").Typed("string"),
+		Attr("reason", "what is wrong with it").Typed("string"))
+	InvalidMessage = framework("INVALID-MESSAGE", http.StatusBadRequest,
+		"A WebSocket message is not a valid call.",
+		Attr("reason", "what is wrong with it").Typed("string"))
+	DuplicateID = framework("DUPLICATE-ID", http.StatusBadRequest,
+		"A WebSocket call reuses the id of a call still running.")
+	Cancelled = framework("CANCELLED", 499, // the de-facto "client closed request"
+		"The call was cancelled.",
+		Attr("reason", "present when the server cancelled it because it is shutting down").Typed("string"))
+	OriginNotAllowed = framework("ORIGIN-NOT-ALLOWED", http.StatusForbidden,
+		"A WebSocket handshake from a page of an origin the server does not allow (transport.Config.AllowedOrigins).",
+		Attr("origin", "the Origin sent").Typed("string"))
+	InvalidCredentials = framework("INVALID-CREDENTIALS", http.StatusUnauthorized,
+		"Wrong user name or password (the same answer for both).")
+	RateLimited = framework("RATE-LIMITED", http.StatusTooManyRequests,
+		"Too many calls or login attempts.",
+		Attr("retry_after", "seconds to wait before trying again").Typed("integer"),
+		Attr("reason", "present when a WebSocket connection has too many calls running and waiting").Typed("string"))
+	RequestTooLarge = framework("REQUEST-TOO-LARGE", http.StatusRequestEntityTooLarge,
+		"A body, argument, URL or message is over its limit, or a call has too many arguments.",
+		Attr("limit", "the limit, in bytes unless unit says otherwise").Typed("integer"),
+		Attr("unit", "arguments, when the limit is a count of arguments").Typed("string"))
+	PermissionDenied = framework("PERMISSION-DENIED", http.StatusForbidden,
+		"The caller is authenticated, but its role does not allow the call.",
+		Attr("path", "the function name").Typed("string"),
+		Attr("role", "the role the call needs").Typed("string"))
+	NotFound = framework("NOT-FOUND", http.StatusNotFound,
+		"A named object does not exist.",
+		Attr("name", "the object's name"))
+	Conflict = framework("CONFLICT", http.StatusConflict,
+		"A named object already exists.",
+		Attr("name", "the object's name"))
+	MethodNotAllowed = framework("METHOD-NOT-ALLOWED", http.StatusMethodNotAllowed,
+		"An HTTP method other than GET and POST.",
+		Attr("allowed", "the methods allowed").Typed("string"))
+	UnsupportedMediaType = framework("UNSUPPORTED-MEDIA-TYPE", http.StatusUnsupportedMediaType,
+		"A POST body of a content type that carries no arguments.",
+		Attr("supported", "the content types that carry arguments").Typed("array"))
+	Timeout = framework("TIMEOUT", http.StatusGatewayTimeout,
+		"The call ran past its deadline, or its body did not arrive in time (HTTP 408).",
+		Attr("reason", "present when the body was too slow").Typed("string"))
+	Unavailable = framework("UNAVAILABLE", http.StatusServiceUnavailable,
+		"A store is unreachable; the call may be retried.")
+	Internal = framework("INTERNAL-ERROR", http.StatusInternalServerError,
+		"The function failed unexpectedly. No details are sent; the server's log has them.")
+)
+
+// catalogue holds the framework's declarations in declaration order. framework appends to it
+// while the package initialises; nothing changes it afterwards.
+var catalogue []*Declaration
+
+func framework(c Code, status int, description string, attrs ...Attribute) *Declaration {
+	d := Declare(c, status, description, attrs...)
+	catalogue = append(catalogue, d)
+	return d
 }
 
-// Status returns the HTTP status that accompanies an error message with code c: 401 for
-// authentication, 403 for permissions and a refused origin, 404 for what does not exist, 409
-// for conflicts, 413 for sizes, 429 for rate limits, 405 and 415 for the request's method and
-// body type, 499 for cancelled calls, 504 for timeouts, 503 for an unreachable store, 500 for
-// internal errors, and 400 for every other code, including codes of the application's own.
-func (c Code) Status() int {
-	switch c {
-	case AuthenticationNeeded, InvalidCredentials:
-		return http.StatusUnauthorized
-	case PermissionDenied, OriginNotAllowed:
-		return http.StatusForbidden
-	case UnknownFunction, UnknownVersion, NotFound:
-		return http.StatusNotFound
-	case Conflict:
-		return http.StatusConflict
-	case RequestTooLarge:
-		return http.StatusRequestEntityTooLarge
-	case MethodNotAllowed:
-		return http.StatusMethodNotAllowed
-	case UnsupportedMediaType:
-		return http.StatusUnsupportedMediaType
-	case RateLimited:
-		return http.StatusTooManyRequests
-	case Cancelled:
-		return 499 // the de-facto "client closed request"
-	case Timeout:
-		return http.StatusGatewayTimeout
-	case Unavailable:
-		return http.StatusServiceUnavailable
-	case Internal:
-		return http.StatusInternalServerError
+// Catalogue returns the framework's declarations, in the order doc shows them: a new slice
+// each call, which the caller may change.
+func Catalogue() []*Declaration { return slices.Clone(catalogue) }
+
+// known returns the framework's declaration of c, or a declaration of c alone (HTTP 400) when
+// the framework has none.
+func known(c Code) *Declaration {
+	for _, d := range catalogue {
+		if d.code == c {
+			return d
+		}
 	}
-	return http.StatusBadRequest
+	return undeclared(c)
 }

@@ -6,35 +6,42 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"iter"
+	"maps"
+	"slices"
 )
 
-// Error is a structured error message: a code and the extra attributes that detail it.
-// The zero value is not useful; build one with New. An *Error is immutable once returned by
-// With, so it is safe to share between goroutines.
+// Error is a structured error message: a declared code and the extra attributes that detail
+// it. Build one with New; the zero value is an INTERNAL-ERROR without attributes. An *Error is
+// immutable: With, WithStatus and Wrap return copies, and the attributes are read through
+// Attr, LookupAttr and Attrs, so it is safe to share between goroutines. (Attribute values are
+// shared, not copied: treat a slice or map value as read-only.)
 type Error struct {
-	// Code is the error code sent to the client.
-	Code Code
-	// Attrs holds the extra attributes sent with the code, such as "name" or "path".
-	Attrs     map[string]any
+	decl      *Declaration
+	attrs     map[string]any
 	status    int
 	cause     error
 	malformed []any // pairs New could not read, for the log
 }
 
-// New returns an error with code c. Attributes are given as name, value pairs:
+// New returns an error of the declared code d, answered with d's status. Attributes are given
+// as name, value pairs:
 //
 //	apierr.New(apierr.NotFound, "name", "dashboard-7")
 //
-// A malformed pair (a name that is not a string, or a trailing name without a value) is not
-// sent to the client, which gets the well-formed attributes, but neither is it dropped
-// silently: Error, which the server's log shows, names it (" malformed attributes: [...]"),
-// and Malformed reports it, for tests. New never panics: it is called on error paths.
-func New(c Code, attrs ...any) *Error {
-	e := &Error{Code: c}
+// A malformed pair (a name that is not a string or is one the message itself uses, type, error
+// or id; a trailing name without a value) is not sent to the client, which gets the well-formed
+// attributes, but neither is it dropped silently: Error, which the server's log shows, names it
+// (" malformed attributes: [...]"), and Malformed reports it, for tests. New never panics: it
+// is called on error paths; a nil d stands for Internal.
+func New(d *Declaration, attrs ...any) *Error {
+	if d == nil {
+		d = Internal
+	}
+	e := &Error{decl: d}
 	for i := 0; i < len(attrs); i += 2 {
 		name, ok := attrs[i].(string)
-		if !ok || i+1 == len(attrs) {
+		if !ok || i+1 == len(attrs) || reserved(name) {
 			e.malformed = append(e.malformed, attrs[i:min(i+2, len(attrs))]...)
 			continue
 		}
@@ -45,7 +52,7 @@ func New(c Code, attrs ...any) *Error {
 
 // Malformed returns the name/value arguments New could not read as pairs; none for a
 // well-formed call.
-func (e *Error) Malformed() []any { return e.malformed }
+func (e *Error) Malformed() []any { return slices.Clone(e.malformed) }
 
 // CodeOf returns the code of err as From reads it: the code of the *Error err is or wraps,
 // CANCELLED or TIMEOUT for a context's end, INTERNAL-ERROR for any other error; "" for nil.
@@ -53,17 +60,54 @@ func CodeOf(err error) Code {
 	if err == nil {
 		return ""
 	}
-	return From(err).Code
+	return From(err).Code()
 }
 
-// With returns a copy of e with the attribute name set to v.
+// Code returns the error's code.
+func (e *Error) Code() Code { return e.Declaration().code }
+
+// Declaration returns the declaration of the error's code. For an error a client decoded, it is
+// the framework's declaration of a framework code, else one that knows only the code.
+func (e *Error) Declaration() *Declaration {
+	if e.decl == nil {
+		return Internal // the zero Error
+	}
+	return e.decl
+}
+
+// Attr returns the value of the attribute name, nil when the error does not carry it.
+func (e *Error) Attr(name string) any { return e.attrs[name] }
+
+// LookupAttr returns the value of the attribute name, and whether the error carries it (an
+// attribute whose value is null is carried).
+func (e *Error) LookupAttr(name string) (any, bool) {
+	v, ok := e.attrs[name]
+	return v, ok
+}
+
+// Attrs returns the error's attributes, in name order (the order of the message).
+func (e *Error) Attrs() iter.Seq2[string, any] {
+	return func(yield func(string, any) bool) {
+		for _, k := range e.attrNames() {
+			if !yield(k, e.attrs[k]) {
+				return
+			}
+		}
+	}
+}
+
+// With returns a copy of e with the attribute name set to v. A name the message itself uses
+// (type, error, id) is ignored.
 func (e *Error) With(name string, v any) *Error {
 	c := e.clone()
 	c.set(name, v)
 	return c
 }
 
-// WithStatus returns a copy of e answered with HTTP status code s instead of its code's.
+// WithStatus returns a copy of e answered with HTTP status code s instead of its declaration's.
+// It is for the rare return site whose answer differs from the code's usual one (the
+// framework's TIMEOUT for a body that arrived too slowly answers 408, not 504); a code whose
+// every error has another status is declared with that status instead.
 func (e *Error) WithStatus(s int) *Error {
 	c := e.clone()
 	c.status = s
@@ -80,43 +124,38 @@ func (e *Error) Wrap(cause error) *Error {
 
 func (e *Error) clone() *Error {
 	c := *e
-	if e.Attrs != nil {
-		c.Attrs = make(map[string]any, len(e.Attrs))
-		for k, v := range e.Attrs {
-			c.Attrs[k] = v
-		}
-	}
+	c.attrs = maps.Clone(e.attrs)
 	return &c
 }
 
+// set is for building an error (New, With, UnmarshalJSON) before anyone else sees it.
 func (e *Error) set(name string, v any) {
-	switch name {
-	case "type", "error", "id":
-		return // reserved by the message itself
+	if reserved(name) {
+		return
 	}
-	if e.Attrs == nil {
-		e.Attrs = make(map[string]any, 2)
+	if e.attrs == nil {
+		e.attrs = make(map[string]any, 2)
 	}
-	e.Attrs[name] = v
+	e.attrs[name] = v
 }
 
-// Status returns the HTTP status that accompanies e.
+// Status returns the HTTP status that accompanies e: WithStatus's, else its declaration's.
 func (e *Error) Status() int {
 	if e.status != 0 {
 		return e.status
 	}
-	return e.Code.Status()
+	return e.Declaration().status
 }
 
 // Error returns the code and the attributes, for logs and tests.
 func (e *Error) Error() string {
-	if len(e.Attrs) == 0 && e.cause == nil && e.malformed == nil {
-		return string(e.Code)
+	if len(e.attrs) == 0 && e.cause == nil && e.malformed == nil {
+		return string(e.Declaration().code)
 	}
 	var b bytes.Buffer
-	b.WriteString(string(e.Code))
-	for _, k := range e.attrNames() {
-		fmt.Fprintf(&b, " %s=%v", k, e.Attrs[k])
+	b.WriteString(string(e.Declaration().code))
+	for k, v := range e.Attrs() {
+		fmt.Fprintf(&b, " %s=%v", k, v)
 	}
 	if e.malformed != nil {
 		fmt.Fprintf(&b, " malformed attributes: %v", e.malformed)
@@ -130,20 +169,13 @@ func (e *Error) Error() string {
 // Unwrap returns the cause recorded by Wrap, if any.
 func (e *Error) Unwrap() error { return e.cause }
 
-// Is reports whether target is an *Error with the same code, so that
-// errors.Is(err, apierr.New(apierr.NotFound)) matches any NOT-FOUND error.
-func (e *Error) Is(target error) bool {
-	t, ok := target.(*Error)
-	return ok && t.Code == e.Code
-}
+// Is reports whether target is an *Error or a *Declaration with the same code, so that
+// errors.Is(err, apierr.NotFound) matches any NOT-FOUND error, as does
+// errors.Is(err, apierr.New(apierr.NotFound)).
+func (e *Error) Is(target error) bool { return sameCode(e.Declaration().code, target) }
 
 func (e *Error) attrNames() []string {
-	names := make([]string, 0, len(e.Attrs))
-	for k := range e.Attrs {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(e.attrs))
 }
 
 // MarshalJSON encodes e as an error message: {"type": "error", "error": code, attributes...},
@@ -151,11 +183,11 @@ func (e *Error) attrNames() []string {
 func (e *Error) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(`{"type":"error","error":`)
-	code, _ := json.Marshal(string(e.Code))
+	code, _ := json.Marshal(string(e.Declaration().code))
 	b.Write(code)
-	for _, k := range e.attrNames() {
+	for k, a := range e.Attrs() {
 		name, _ := json.Marshal(k)
-		v, err := json.Marshal(e.Attrs[k])
+		v, err := json.Marshal(a)
 		if err != nil {
 			return nil, fmt.Errorf("apierr: attribute %q: %w", k, err)
 		}
@@ -168,8 +200,9 @@ func (e *Error) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// UnmarshalJSON decodes an error message, keeping every attribute but type and error (and the
-// WebSocket id).
+// UnmarshalJSON decodes an error message into e, replacing what e held, keeping every
+// attribute but type and error (and the WebSocket id). A framework code gets the framework's
+// declaration; any other code a declaration that knows only the code (HTTP 400).
 func (e *Error) UnmarshalJSON(data []byte) error {
 	var m map[string]any
 	if err := json.Unmarshal(data, &m); err != nil {
@@ -179,16 +212,16 @@ func (e *Error) UnmarshalJSON(data []byte) error {
 	if code == "" {
 		return errors.New("apierr: message has no error code")
 	}
-	*e = *New(Code(code))
+	*e = Error{decl: known(Code(code))}
 	for k, v := range m {
 		e.set(k, v)
 	}
 	return nil
 }
 
-// From returns err as an *Error: itself when it is one (or wraps one), CANCELLED for a
-// cancelled context, TIMEOUT for a deadline, and INTERNAL-ERROR wrapping err otherwise.
-// From(nil) is nil.
+// From returns err as an *Error: itself when it is one (or wraps one), an error of the code
+// of a *Declaration returned as it is, CANCELLED for a cancelled context, TIMEOUT for a
+// deadline, and INTERNAL-ERROR wrapping err otherwise. From(nil) is nil.
 func From(err error) *Error {
 	if err == nil {
 		return nil
@@ -197,11 +230,17 @@ func From(err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
+	var d *Declaration
 	switch {
+	case errors.As(err, &d):
+		if err == error(d) {
+			return &Error{decl: d}
+		}
+		return &Error{decl: d, cause: err}
 	case errors.Is(err, context.Canceled):
-		return &Error{Code: Cancelled, cause: err}
+		return &Error{decl: Cancelled, cause: err}
 	case errors.Is(err, context.DeadlineExceeded):
-		return &Error{Code: Timeout, cause: err}
+		return &Error{decl: Timeout, cause: err}
 	}
-	return &Error{Code: Internal, cause: err}
+	return &Error{decl: Internal, cause: err}
 }

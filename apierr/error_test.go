@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ func TestMessage(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.Code != apierr.TooFewArguments || fmt.Sprint(back.Attrs["count"]) != "2" {
+	if count := back.Attr("count"); back.Code() != apierr.TooFewArguments.Code() || fmt.Sprint(count) != "2" {
 		t.Fatalf("decoded %+v", back)
 	}
 	if err := json.Unmarshal([]byte(`{"type":"error"}`), &back); err == nil {
@@ -37,7 +38,10 @@ func TestMessage(t *testing.T) {
 func TestWithCopies(t *testing.T) {
 	base := apierr.New(apierr.NotFound)
 	a := base.With("name", "a")
-	if base.Attrs != nil || a.Attrs["name"] != "a" {
+	if _, ok := base.LookupAttr("name"); ok {
+		t.Fatalf("With changed its receiver: %v %v", base, a)
+	}
+	if a.Attr("name") != "a" {
 		t.Fatalf("With changed its receiver: %v %v", base, a)
 	}
 	if a.WithStatus(418).Status() != 418 || a.Status() != 404 {
@@ -49,9 +53,10 @@ func TestFrom(t *testing.T) {
 	secret := errors.New("dial tcp 10.0.0.1:5432: password authentication failed")
 	tests := []struct {
 		err  error
-		want apierr.Code
+		want *apierr.Declaration
 	}{
 		{apierr.New(apierr.Conflict), apierr.Conflict},
+		{apierr.Unavailable, apierr.Unavailable},
 		{fmt.Errorf("wrapped: %w", apierr.New(apierr.NotFound)), apierr.NotFound},
 		{context.Canceled, apierr.Cancelled},
 		{fmt.Errorf("query: %w", context.DeadlineExceeded), apierr.Timeout},
@@ -59,8 +64,8 @@ func TestFrom(t *testing.T) {
 	}
 	for _, tt := range tests {
 		e := apierr.From(tt.err)
-		if e.Code != tt.want {
-			t.Errorf("From(%v) = %s, want %s", tt.err, e.Code, tt.want)
+		if e.Code() != tt.want.Code() {
+			t.Errorf("From(%v) = %s, want %s", tt.err, e.Code(), tt.want.Code())
 		}
 	}
 	if apierr.From(nil) != nil {
@@ -80,14 +85,19 @@ func TestFrom(t *testing.T) {
 }
 
 func TestStatus(t *testing.T) {
-	for code, want := range map[apierr.Code]int{
+	querySyntax := apierr.Declare("QUERY-SYNTAX", http.StatusBadRequest, "A query is not valid.")
+	limit := apierr.Declare("LIMIT-REACHED", http.StatusConflict, "Full.")
+	for d, want := range map[*apierr.Declaration]int{
 		apierr.TooFewArguments: 400, apierr.AuthenticationNeeded: 401, apierr.UnknownVersion: 404,
 		apierr.Conflict: 409, apierr.RequestTooLarge: 413, apierr.RateLimited: 429,
-		apierr.Internal: 500, "QUERY-SYNTAX": 400,
+		apierr.Cancelled: 499, apierr.Internal: 500, querySyntax: 400, limit: 409,
 	} {
-		if got := code.Status(); got != want {
-			t.Errorf("%s: status %d, want %d", code, got, want)
+		if got := apierr.New(d).Status(); got != want {
+			t.Errorf("%s: status %d, want %d", d.Code(), got, want)
 		}
+	}
+	if got := apierr.New(limit).WithStatus(http.StatusServiceUnavailable).Status(); got != 503 {
+		t.Errorf("WithStatus: status %d", got)
 	}
 }
 
@@ -109,6 +119,7 @@ func TestNewMalformed(t *testing.T) {
 		{"well formed", []any{"name", "x"}, nil},
 		{"trailing name", []any{"name", "x", "path"}, []any{"path"}},
 		{"name not a string", []any{7, "v", "name", "x"}, []any{7, "v"}},
+		{"name of the message's own", []any{"type", "t", "name", "x"}, []any{"type", "t"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -134,11 +145,12 @@ func TestCodeOf(t *testing.T) {
 		want apierr.Code
 	}{
 		{nil, ""},
-		{apierr.New(apierr.Conflict), apierr.Conflict},
-		{fmt.Errorf("saving: %w", apierr.New(apierr.NotFound)), apierr.NotFound},
-		{context.Canceled, apierr.Cancelled},
-		{fmt.Errorf("query: %w", context.DeadlineExceeded), apierr.Timeout},
-		{errors.New("disk full"), apierr.Internal},
+		{apierr.New(apierr.Conflict), "CONFLICT"},
+		{fmt.Errorf("saving: %w", apierr.New(apierr.NotFound)), "NOT-FOUND"},
+		{fmt.Errorf("saving: %w", apierr.Unavailable), "UNAVAILABLE"},
+		{context.Canceled, "CANCELLED"},
+		{fmt.Errorf("query: %w", context.DeadlineExceeded), "TIMEOUT"},
+		{errors.New("disk full"), "INTERNAL-ERROR"},
 	}
 	for _, tt := range tests {
 		if got := apierr.CodeOf(tt.err); got != tt.want {

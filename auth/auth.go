@@ -20,7 +20,6 @@ type Authenticator struct {
 	store    Store
 	log      *zap.Logger
 	now      func() time.Time
-	cookie   string
 	idle     atomic.Int64 // time.Duration
 	max      atomic.Int64 // time.Duration
 	cacheTTL int64
@@ -61,7 +60,7 @@ func New(store Store, opts ...Option) (*Authenticator, error) {
 		return nil, errors.New("auth: login limits must be positive")
 	}
 	a := &Authenticator{
-		store: store, log: c.log, now: c.now, cookie: c.cookie, cacheTTL: int64(c.cacheTTL),
+		store: store, log: c.log, now: c.now, cacheTTL: int64(c.cacheTTL),
 		flush:    c.flushEvery,
 		hasher:   &hasher{params: c.argon2.withDefaults(), sem: make(chan struct{}, c.hashes)},
 		throttle: newThrottle(c.userLimit, c.addrLimit),

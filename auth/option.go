@@ -13,7 +13,6 @@ type config struct {
 	log        *zap.Logger
 	now        func() time.Time
 	idle, max  time.Duration
-	cookie     string
 	cacheTTL   time.Duration
 	cacheMax   int
 	flushEvery time.Duration
@@ -34,14 +33,6 @@ func WithSessionIdle(d time.Duration) Option { return func(c *config) { c.idle =
 // WithSessionMax ends every session d after its login, used or not. Default: 24 h. It can be
 // changed while serving with SetSessionLimits.
 func WithSessionMax(d time.Duration) Option { return func(c *config) { c.max = d } }
-
-// WithSessionCookie names the cookie login and logout set, overriding the transport's name.
-// Default: the transport's (transport.Config.SessionCookie, read from each call's
-// registry.Call.Names), which is the one place to rename it.
-//
-// Deprecated: set transport.Config.SessionCookie; a different name here sets a cookie the
-// transport does not read.
-func WithSessionCookie(name string) Option { return func(c *config) { c.cookie = name } }
 
 // WithCacheTTL sets how long a checked token is trusted before the store is read again.
 // Revocations, logouts and user deletions made through this Authenticator take effect on the

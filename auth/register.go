@@ -12,9 +12,10 @@ import (
 	"github.com/fnapi/fnapi/version"
 )
 
-// PermissionDenied is the error code of a call by a user whose role does not allow it; it is
-// apierr.PermissionDenied, kept here for code written before it joined the catalogue.
-const PermissionDenied = apierr.PermissionDenied
+// PermissionDenied is the declaration of the error code of a call by a user whose role does
+// not allow it; it is apierr.PermissionDenied, kept here for code written before it joined the
+// catalogue.
+var PermissionDenied = apierr.PermissionDenied
 
 // FuncOption adds registration options to one of the identity functions that Register
 // registers, by name: registry.Since for a function an API added after its first version (its

@@ -127,11 +127,8 @@ func identity(ctx context.Context) (*Identity, error) {
 	return id, nil
 }
 
-// cookieName is the name of the session cookie for call c: the transport's, unless
-// WithSessionCookie set one.
+// cookieName is the name of the session cookie for call c: the transport's, the one setting
+// (fnapi.WithNames) every part reads.
 func (a *Authenticator) cookieName(c *registry.Call) string {
-	if a.cookie != "" {
-		return a.cookie
-	}
 	return registry.NamesOf(c).SessionCookie
 }

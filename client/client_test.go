@@ -40,7 +40,7 @@ func testServer(t testing.TB) (srv *httptest.Server, started, stopped chan strin
 			}
 		}
 		if in.Fail != "" {
-			return apierr.New(apierr.Code(in.Fail), "after", in.N)
+			return apierr.New(apierr.Declare(apierr.Code(in.Fail), 400, "The failure the call asked for."), "after", in.N)
 		}
 		return nil
 	}, pub)
@@ -129,8 +129,8 @@ func TestCall(t *testing.T) {
 				A int `json:"a"`
 			}{1}, nil)
 			var e *apierr.Error
-			if !errors.As(err, &e) || e.Code != apierr.TooFewArguments ||
-				!reflect.DeepEqual(e.Attrs["names"], []any{"a", "b"}) {
+			if !errors.As(err, &e) || e.Code() != apierr.TooFewArguments.Code() ||
+				!reflect.DeepEqual(e.Attr("names"), []any{"a", "b"}) {
 				t.Fatalf("add(a) = %v, want TOO-FEW-ARGUMENTS with names", err)
 			}
 			if err := c.Call(context.Background(), "whoami", nil, nil); !errors.Is(err, apierr.New(apierr.AuthenticationNeeded)) {
@@ -189,7 +189,7 @@ func TestStream(t *testing.T) {
 			}
 			got, err = collect(c.Stream(ctx, "count", countArgs{N: 2, Fail: "BROKEN"}))
 			var e *apierr.Error
-			if !reflect.DeepEqual(got, []string{"0", "1"}) || !errors.As(err, &e) || e.Code != "BROKEN" || e.Attrs["after"] != 2.0 {
+			if !reflect.DeepEqual(got, []string{"0", "1"}) || !errors.As(err, &e) || e.Code() != "BROKEN" || e.Attr("after") != 2.0 {
 				t.Fatalf("failing count = %v, %v", got, err)
 			}
 			got, err = collect(c.Stream(ctx, "add", map[string]int{"a": 1, "b": 2}))

@@ -10,7 +10,8 @@
 //
 // Arguments are any value that encodes as a JSON object (a struct with json tags, a map), or
 // nil for none. An error answered by the server comes back as an *apierr.Error with its code
-// and attributes; check it with errors.As or errors.Is(err, apierr.New(code)).
+// and attributes; check it with errors.As, or errors.Is(err, declaration) with the code's
+// declaration (apierr.NotFound, or one of the API's own).
 //
 // # Typed calls
 //

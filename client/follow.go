@@ -81,5 +81,6 @@ func retryable(err error) bool {
 	if !errors.As(err, &e) {
 		return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 	}
-	return e.Code == apierr.Unavailable || (e.Code == apierr.Cancelled && e.Attrs["reason"] != nil)
+	_, shutdown := e.LookupAttr("reason")
+	return errors.Is(e, apierr.Unavailable) || (errors.Is(e, apierr.Cancelled) && shutdown)
 }

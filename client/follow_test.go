@@ -3,7 +3,6 @@ package client_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net"
 	"strings"
@@ -101,7 +100,7 @@ func TestFollowWSStopsAtAnErrorAnswered(t *testing.T) {
 		}
 		chunks++
 	}
-	if chunks != 2 || !errors.Is(last, apierr.New("BAD")) {
+	if chunks != 2 || apierr.CodeOf(last) != "BAD" {
 		t.Fatalf("%d chunks, then %v", chunks, last)
 	}
 	for _, err := range client.FollowWS(context.Background(), "not a URL", "count", nil) {

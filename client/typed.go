@@ -26,7 +26,7 @@ var (
 // into d's result type. The compiler checks in and the result against the declaration.
 // Cancelling ctx cancels the call (over a WebSocket, on the server too) and returns ctx's
 // error. An error answered by the server is an *apierr.Error: test a declared code with
-// errors.Is(err, apierr.New(code)), or read its attributes with errors.As.
+// errors.Is(err, declaration), or read its attributes with errors.As.
 //
 // The call goes to the API version of c (WithVersion, or the server's latest), or to the
 // version d appeared in when c was made WithDeclaredVersions.

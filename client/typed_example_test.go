@@ -56,7 +56,7 @@ func ExampleStream() {
 	// The arguments' schema still holds: an answer from the server is an *apierr.Error.
 	for _, err := range client.Stream(ctx, ws, Squares, SquaresArgs{N: 101}) {
 		var e *apierr.Error
-		fmt.Println(errors.As(err, &e), e.Code, e.Attrs["name"])
+		fmt.Println(errors.As(err, &e), e.Code(), e.Attr("name"))
 	}
 	// Output:
 	// 1 1

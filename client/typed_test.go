@@ -35,7 +35,7 @@ type Hello struct {
 	Text string `json:"text"`
 }
 
-const NotWelcome apierr.Code = "NOT-WELCOME"
+var NotWelcome = apierr.Declare("NOT-WELCOME", 403, "The caller is not welcome.")
 
 var (
 	Greet   = decl.Func[GreetArgs, string]("greet", decl.Since("1.1"), decl.Requires(decl.Public), decl.Errors(NotWelcome))
@@ -71,7 +71,7 @@ func typedServer(t testing.TB) (srv *httptest.Server, started, stopped chan stri
 			}
 		}
 		if in.Fail != "" {
-			return apierr.New(apierr.Code(in.Fail), "after", in.N)
+			return apierr.New(apierr.Declare(apierr.Code(in.Fail), 400, "The failure the call asked for."), "after", in.N)
 		}
 		return nil
 	})
@@ -117,7 +117,7 @@ func TestTypedErrors(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			_, err := client.Call(ctx, c, Greet, GreetArgs{Name: "Mallory"})
 			var e *apierr.Error
-			if !errors.Is(err, apierr.New(NotWelcome)) || !errors.As(err, &e) || e.Attrs["name"] != "Mallory" {
+			if !errors.Is(err, NotWelcome) || !errors.As(err, &e) || e.Attr("name") != "Mallory" {
 				t.Fatalf("greet Mallory = %v, want the declared NOT-WELCOME with the name", err)
 			}
 			if _, err := client.Call(ctx, c, Secret, decl.None{}); !errors.Is(err, apierr.New(apierr.AuthenticationNeeded)) {
@@ -126,7 +126,7 @@ func TestTypedErrors(t *testing.T) {
 			var got []int
 			for tick, err := range client.Stream(ctx, c, Ticks, TicksArgs{N: 2, Fail: "RAN-OUT"}) {
 				if err != nil {
-					if !errors.Is(err, apierr.New("RAN-OUT")) || !errors.As(err, &e) || e.Attrs["after"] != float64(2) {
+					if apierr.CodeOf(err) != "RAN-OUT" || !errors.As(err, &e) || e.Attr("after") != float64(2) {
 						t.Fatalf("ticks failing = %v, want RAN-OUT after 2", err)
 					}
 					got = append(got, -1)

@@ -38,7 +38,7 @@ type spec struct {
 	sinceText   string // since, formatted once for clients' paths
 	until       *version.Version
 	access      Access
-	errors      []apierr.Code
+	errors      []*apierr.Declaration
 	description string
 }
 
@@ -101,8 +101,9 @@ func (s spec) Until() (version.Version, bool) {
 // Access returns the token the function needs (Requires; default Token).
 func (s spec) Access() Access { return s.access }
 
-// Errors returns the codes of its own the function may answer, besides apierr's catalogue.
-func (s spec) Errors() []apierr.Code { return slices.Clone(s.errors) }
+// Errors returns the declarations of the codes of its own the function may answer, besides
+// apierr's catalogue.
+func (s spec) Errors() []*apierr.Declaration { return slices.Clone(s.errors) }
 
 // Description returns what Describe said of the function, or "".
 func (s spec) Description() string { return s.description }

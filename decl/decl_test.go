@@ -16,17 +16,22 @@ type args struct {
 	Name string `json:"name"`
 }
 
+var (
+	notWelcome = apierr.Declare("NOT-WELCOME", 403, "The caller is not welcome.")
+	gone       = apierr.Declare("GONE", 410, "It is gone.")
+)
+
 func TestFunc(t *testing.T) {
 	d := decl.Func[args, string]("greet", decl.Since("1.1"), decl.Until("2.0"), decl.Requires(decl.Public),
-		decl.Errors("NOT-WELCOME"), decl.Errors("GONE"), decl.Describe("Greets."))
+		decl.Errors(notWelcome), decl.Errors(gone), decl.Describe("Greets."))
 	until, ok := d.Until()
 	if d.Name() != "greet" || d.Since() != version.MustParse("1.1") || d.SinceText() != "1.1" ||
 		!ok || until != version.MustParse("2.0") || d.Access() != decl.Public ||
-		!reflect.DeepEqual(d.Errors(), []apierr.Code{"NOT-WELCOME", "GONE"}) || d.Description() != "Greets." {
+		!reflect.DeepEqual(d.Errors(), []*apierr.Declaration{notWelcome, gone}) || d.Description() != "Greets." {
 		t.Fatalf("declared %+v", d)
 	}
-	d.Errors()[0] = "CHANGED"
-	if d.Errors()[0] != "NOT-WELCOME" {
+	d.Errors()[0] = gone
+	if d.Errors()[0] != notWelcome {
 		t.Fatal("Errors shares the declaration's slice")
 	}
 }
@@ -79,10 +84,10 @@ func TestImports(t *testing.T) {
 }
 
 func TestWith(t *testing.T) {
-	d := decl.Func[args, string]("greet", decl.Errors("NOT-WELCOME"), decl.Describe("Greets."))
-	later := d.With(decl.Since("1.2"), decl.Errors("GONE"))
+	d := decl.Func[args, string]("greet", decl.Errors(notWelcome), decl.Describe("Greets."))
+	later := d.With(decl.Since("1.2"), decl.Errors(gone))
 	if later.Since() != version.MustParse("1.2") || later.SinceText() != "1.2" || later.Name() != "greet" ||
-		later.Description() != "Greets." || !reflect.DeepEqual(later.Errors(), []apierr.Code{"NOT-WELCOME", "GONE"}) {
+		later.Description() != "Greets." || !reflect.DeepEqual(later.Errors(), []*apierr.Declaration{notWelcome, gone}) {
 		t.Fatalf("With gave %+v", later)
 	}
 	if d.Since() != version.MustParse("1.0") || len(d.Errors()) != 1 {

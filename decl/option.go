@@ -1,7 +1,9 @@
 package decl
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/version"
@@ -70,10 +72,17 @@ func Requires(a Access) Option {
 	}
 }
 
-// Errors declares the error codes the function answers besides apierr's catalogue, so that doc
-// lists them and callers can test for them with errors.Is(err, apierr.New(code)).
-func Errors(codes ...apierr.Code) Option {
-	return func(s *spec) error { s.errors = append(s.errors, codes...); return nil }
+// Errors states the codes the function answers besides apierr's catalogue, each by its
+// declaration (apierr.Declare), so that doc describes them fully and callers can test for them
+// with errors.Is(err, declaration). A nil declaration is refused.
+func Errors(decls ...*apierr.Declaration) Option {
+	return func(s *spec) error {
+		if slices.Contains(decls, nil) {
+			return errors.New("Errors: a nil declaration")
+		}
+		s.errors = append(s.errors, decls...)
+		return nil
+	}
 }
 
 // Describe sets the function's description, as doc shows it. Default: the Go doc comment of its

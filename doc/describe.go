@@ -20,6 +20,9 @@ type API struct {
 	Functions []Function `json:"functions"`
 	// Errors describes the framework's error codes, which any function may answer.
 	Errors []ErrorCode `json:"errors"`
+	// DeclaredErrors describes the codes the functions at Version state besides the
+	// framework's (registry.Errors, decl.Errors), each once, in code order.
+	DeclaredErrors []ErrorCode `json:"declared_errors"`
 }
 
 // Function describes one function.
@@ -57,7 +60,8 @@ type Function struct {
 	Result *jsonschema.Schema `json:"result"`
 	// Streaming describes the chunks of a streaming function; absent for other functions.
 	Streaming *Streaming `json:"streaming,omitempty"`
-	// Errors lists the codes the function declared besides the framework's (see API.Errors).
+	// Errors lists the codes the function stated it may answer besides the framework's, each
+	// described in API.DeclaredErrors (or API.Errors, for a framework code it named).
 	Errors []apierr.Code `json:"errors"`
 }
 
@@ -74,9 +78,13 @@ type Streaming struct {
 // Describe returns the description of reg at version v. A version reg does not serve has no
 // function.
 func Describe(reg *registry.Registry, v version.Version) API {
-	api := API{Version: v, Versions: reg.Versions(), Functions: []Function{}, Errors: Catalogue()}
-	for _, f := range reg.Funcs(v) {
+	fs := reg.Funcs(v)
+	api := API{Version: v, Versions: reg.Versions(), Functions: []Function{}, Errors: Catalogue(), DeclaredErrors: []ErrorCode{}}
+	for _, f := range fs {
 		api.Functions = append(api.Functions, describeFunc(f))
+	}
+	for _, d := range declared(fs) {
+		api.DeclaredErrors = append(api.DeclaredErrors, describeError(d))
 	}
 	return api
 }
@@ -94,12 +102,21 @@ func describeFunc(f *registry.Func) Function {
 		Role:        f.Role,
 		Arguments:   withDialect(f.ArgsSchema),
 		Result:      withDialect(resultSchema(f)),
-		Errors:      append([]apierr.Code{}, f.Errors...),
+		Errors:      codes(f.Errors),
 	}
 	if f.Streaming {
 		fn.Streaming = &Streaming{Chunk: withDialect(f.ChunkSchema), Accumulate: f.Accumulator.Mode}
 	}
 	return fn
+}
+
+// codes returns the codes ds declare.
+func codes(ds []*apierr.Declaration) []apierr.Code {
+	out := make([]apierr.Code, len(ds))
+	for i, d := range ds {
+		out[i] = d.Code()
+	}
+	return out
 }
 
 // resultSchema returns the schema of f's result, null when it returns nothing.

@@ -105,7 +105,13 @@ func TestDescribe(t *testing.T) {
 		{"no result is null", "1.1", []string{"functions", "forget", "result", "type"}, `"null"`},
 		{"chunk schema", "1.1", []string{"functions", "count", "streaming", "chunk", "properties", "n", "description"}, `"N is the number reached."`},
 		{"accumulate", "1.1", []string{"functions", "count", "streaming", "accumulate"}, `"replace"`},
-		{"declared errors", "1.1", []string{"functions", "find", "errors"}, `["NOT-A-NOTE"]`},
+		{"declared errors", "1.1", []string{"functions", "find", "errors"}, `["NOT-A-NOTE","NOT-FOUND"]`},
+		{"declared code's status", "1.1", []string{"declared_errors", "NOT-A-NOTE", "status"}, `422`},
+		{"declared code's description", "1.1", []string{"declared_errors", "NOT-A-NOTE", "description"}, `"The name is that of something other than a note."`},
+		{"declared code's attributes", "1.1", []string{"declared_errors", "NOT-A-NOTE", "attributes"}, `{"kind":"what the name is instead","name":"the name given"}`},
+		{"declared attribute types", "1.1", []string{"declared_errors", "NOT-A-NOTE", "types"}, `{"name":"string"}`},
+		{"a framework code is described in errors only", "1.1", []string{"declared_errors"}, `[{"attributes":{"kind":"what the name is instead","name":"the name given"},"code":"NOT-A-NOTE","description":"The name is that of something other than a note.","status":422,"types":{"name":"string"}}]`},
+		{"no declared code at 1.0", "1.0", []string{"declared_errors"}, `[]`},
 		{"no declared errors", "1.0", []string{"functions", "greet", "errors"}, `[]`},
 		{"catalogue status", "1.0", []string{"errors", "NOT-FOUND", "status"}, `404`},
 		{"catalogue attributes", "1.0", []string{"errors", "TOO-FEW-ARGUMENTS", "attributes"},
@@ -147,18 +153,19 @@ func TestDescribeVersions(t *testing.T) {
 
 func TestCatalogue(t *testing.T) {
 	cat := doc.Catalogue()
-	if len(cat) != len(apierr.Catalogue) {
-		t.Fatalf("%d codes described, apierr has %d", len(cat), len(apierr.Catalogue))
+	decls := apierr.Catalogue()
+	if len(cat) != len(decls) {
+		t.Fatalf("%d codes described, apierr has %d", len(cat), len(decls))
 	}
 	for i, c := range cat {
 		t.Run(string(c.Code), func(t *testing.T) {
-			if c.Code != apierr.Catalogue[i] {
-				t.Errorf("code %d is %s, want %s", i, c.Code, apierr.Catalogue[i])
+			if c.Code != decls[i].Code() {
+				t.Errorf("code %d is %s, want %s", i, c.Code, decls[i].Code())
 			}
 			if c.Description == "" {
-				t.Error("no description: describe the code in doc/errors.go")
+				t.Error("no description: describe the code in its apierr declaration")
 			}
-			if c.Status != c.Code.Status() || c.Attributes == nil {
+			if c.Status != decls[i].Status() || c.Attributes == nil {
 				t.Errorf("status %d, attributes %v", c.Status, c.Attributes)
 			}
 		})

@@ -7,13 +7,17 @@
 // (none, token or session), arguments (a JSON Schema 2020-12 object schema: properties with
 // their descriptions and defaults, required in declaration order), result schema ({"type":
 // "null"} when the function returns nothing), streaming (the chunk schema and how chunks
-// accumulate: append, replace or custom) and errors (the codes it declared). The API's errors
-// describe the framework's codes, which any function may answer: each with its HTTP status,
-// when it is answered, and its extra attributes.
+// accumulate: append, replace or custom) and errors (the codes it states it may answer,
+// registry.Errors). The API's errors describe the framework's codes, which any function may
+// answer, and its declared_errors the codes of the application's own that the functions of the
+// version state, each once: its HTTP status, when it is answered, its extra attributes and
+// their JSON types, all as its apierr.Declaration says. The framework learns an application's
+// codes from the functions that state them; a code no function states is not described.
 //
 // With the argument format set to "openapi", doc answers the OpenAPI 3.1 document of the same
 // version (see OpenAPI): paths /<fn> with GET (query parameters holding JSON) and POST (a JSON
-// or form body), /stream/<fn> for streaming functions, result and error message schemas, and
+// or form body), /stream/<fn> for streaming functions, result and error message schemas (and
+// for each code a function states, the schema Error-<CODE> and a response under its status), and
 // the places a token may travel as security schemes, and /ws for the WebSocket (its messages as
 // the component schemas WSCall and WSAnswer). Its server URL is {base}/<M.m>, where the
 // variable base defaults to /api (MountPath changes it). Boolean schemas are written as objects

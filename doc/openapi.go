@@ -69,6 +69,9 @@ func openAPI(reg *registry.Registry, v version.Version, cfg config) *oaDocument 
 	for name, s := range wsSchemas() {
 		d.Components.Schemas[name] = s
 	}
+	for name, s := range errorSchemas(reg.Funcs(v)) {
+		d.Components.Schemas[name] = s
+	}
 
 	for _, f := range reg.Funcs(v) {
 		d.Paths["/"+f.Name] = &oaPathItem{
@@ -129,6 +132,9 @@ func operation(f *registry.Func, id string, post, stream bool) *oaOperation {
 		"4XX": errRef,
 		"5XX": errRef,
 	}
+	for status, r := range declaredResponses(f) {
+		op.Responses[status] = r
+	}
 	return op
 }
 
@@ -139,11 +145,7 @@ func describeOperation(f *registry.Func) string {
 		parts = append(parts, f.Description)
 	}
 	if len(f.Errors) > 0 {
-		codes := make([]string, len(f.Errors))
-		for i, c := range f.Errors {
-			codes[i] = string(c)
-		}
-		parts = append(parts, "Error codes besides the framework's: "+strings.Join(codes, ", ")+".")
+		parts = append(parts, "Error codes besides the framework's (with their HTTP status): "+declaredCodes(f)+".")
 	}
 	if f.Until != nil {
 		parts = append(parts, "Removed or replaced in version "+f.Until.String()+".")
@@ -265,13 +267,13 @@ func security(a registry.Access) []map[string][]string {
 }
 
 func components(cfg config) oaComponents {
-	codes := make([]any, len(apierr.Catalogue))
-	for i, c := range apierr.Catalogue {
-		codes[i] = string(c)
+	var codes []any
+	for _, d := range apierr.Catalogue() {
+		codes = append(codes, string(d.Code()))
 	}
 	errSchema := &jsonschema.Schema{
 		Type:        "object",
-		Description: "An error message. Extra attributes detail the error; the doc function describes each code's.",
+		Description: "An error message. Extra attributes detail the error; the doc function describes each code's, and the schemas Error-<CODE> the codes functions state.",
 		Properties:  jsonschema.NewProperties(),
 		Required:    []string{"type", "error"},
 	}

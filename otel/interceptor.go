@@ -72,7 +72,7 @@ func Interceptor(opts ...Option) registry.Interceptor {
 			code := "OK"
 			if err != nil {
 				e := apierr.From(err)
-				code = string(e.Code)
+				code = string(e.Code())
 				if e.Status() >= http.StatusInternalServerError {
 					span.SetStatus(codes.Error, code)
 				}

@@ -42,8 +42,9 @@ type Func struct {
 	Params []Param
 	// AnyArgs reports that the function takes any named arguments.
 	AnyArgs bool
-	// Errors lists the codes the function declared besides the catalogue.
-	Errors []apierr.Code
+	// Errors lists the declarations of the codes the function stated it may answer besides
+	// the framework's catalogue (see Errors).
+	Errors []*apierr.Declaration
 	// Streaming reports that the function sends chunks.
 	Streaming bool
 	// Accumulator says how chunks build the result of a non-streaming call; set when Streaming.

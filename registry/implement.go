@@ -68,7 +68,7 @@ type declaration interface {
 	Since() version.Version
 	Until() (version.Version, bool)
 	Access() decl.Access
-	Errors() []apierr.Code
+	Errors() []*apierr.Declaration
 	Description() string
 }
 

@@ -22,7 +22,7 @@ type greetArgs struct {
 	Name string `json:"name"`
 }
 
-const notWelcome apierr.Code = "NOT-WELCOME"
+var notWelcome = apierr.Declare("NOT-WELCOME", 403, "The caller is not welcome.")
 
 var greetDecl = decl.Func[greetArgs, string]("greet", decl.Since("1.1"), decl.Until("2.0"),
 	decl.Requires(decl.Session), decl.Errors(notWelcome), decl.Describe("Greets."))
@@ -39,7 +39,7 @@ func TestImplementTakesTheDeclaration(t *testing.T) {
 		t.Fatal("greet is not served at 1.1")
 	}
 	if f.Since != version.MustParse("1.1") || f.Until == nil || *f.Until != version.MustParse("2.0") ||
-		f.Access != registry.Session || !reflect.DeepEqual(f.Errors, []apierr.Code{notWelcome}) ||
+		f.Access != registry.Session || !reflect.DeepEqual(f.Errors, []*apierr.Declaration{notWelcome}) ||
 		f.Description != "Greets." || len(f.Params) != 1 || f.Params[0].Name != "name" {
 		t.Fatalf("greet registered as %+v", f)
 	}

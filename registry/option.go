@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/fnapi/fnapi/apierr"
@@ -87,10 +88,21 @@ func RequiresRole(role string) Option {
 	}
 }
 
-// Errors declares the error codes the function returns besides the framework's catalogue, so
-// that doc lists them.
-func Errors(codes ...apierr.Code) Option {
-	return func(f *Func) error { f.Errors = append(f.Errors, codes...); return nil }
+// Errors states the codes the function may answer besides the framework's catalogue, each by
+// its declaration (apierr.Declare), so that doc describes them: status, description and
+// attributes. A framework code given here is listed with the function's own. Register refuses a
+// nil declaration, and a code whose declaration differs from the one another function, or the
+// catalogue, gave for it: a code is declared once.
+func Errors(decls ...*apierr.Declaration) Option {
+	return func(f *Func) error {
+		for _, d := range decls {
+			if d == nil {
+				return errors.New("Errors: a nil declaration")
+			}
+		}
+		f.Errors = append(f.Errors, decls...)
+		return nil
+	}
 }
 
 // Accumulate sets how the chunks of a streaming function build the result of a non-streaming

@@ -48,6 +48,9 @@ func (r *Registry) Register(name string, fn any, opts ...Option) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if err := r.declaredOnce(f); err != nil {
+		return fmt.Errorf("registry: %q: %w", name, err)
+	}
 	for _, g := range r.funcs[name] {
 		if overlap(f, g) {
 			return fmt.Errorf("registry: %q: registered twice for version %v (use Since and Until for successive versions)", name, later(f.Since, g.Since))

@@ -77,12 +77,12 @@ func TestBind(t *testing.T) {
 			got, err := call(t, r, tt.fn, tt.args)
 			if err != nil {
 				e := apierr.From(err)
-				if string(e.Code) != tt.want {
+				if string(e.Code()) != tt.want {
 					t.Fatalf("error %v, want %s", err, tt.want)
 				}
 				for k, v := range tt.attrs {
-					if !reflect.DeepEqual(e.Attrs[k], v) {
-						t.Errorf("attribute %s = %#v, want %#v", k, e.Attrs[k], v)
+					if !reflect.DeepEqual(e.Attr(k), v) {
+						t.Errorf("attribute %s = %#v, want %#v", k, e.Attr(k), v)
 					}
 				}
 				return
@@ -149,8 +149,8 @@ func TestPanicIsInternal(t *testing.T) {
 	r.MustRegister("boom", func() int { panic("secret detail") })
 	_, err := call(t, r, "boom", `{}`)
 	e := apierr.From(err)
-	if e.Code != apierr.Internal {
-		t.Fatalf("code %s, want INTERNAL-ERROR", e.Code)
+	if e.Code() != apierr.Internal.Code() {
+		t.Fatalf("code %s, want INTERNAL-ERROR", e.Code())
 	}
 	b, _ := json.Marshal(e)
 	if strings.Contains(string(b), "secret") {

@@ -214,8 +214,9 @@ func (a argReader) empty(body io.Reader, ct string) error {
 }
 
 func unsupported(ct string) error {
-	return apierr.New(apierr.UnsupportedMediaType, "type", ct, "supported",
-		[]string{"application/json", "application/x-www-form-urlencoded", "multipart/form-data"})
+	return apierr.New(apierr.UnsupportedMediaType, "supported",
+		[]string{"application/json", "application/x-www-form-urlencoded", "multipart/form-data"}).
+		Wrap(fmt.Errorf("content type %q", ct))
 }
 
 func (a argReader) readAll(r io.Reader) ([]byte, error) {

@@ -60,7 +60,7 @@ func bodyRead(w http.ResponseWriter, rd readDeadliner, err error) error {
 		if rd != nil {
 			_ = rd.SetReadDeadline(time.Time{})
 		}
-	case apierr.From(err).Code == apierr.Timeout:
+	case apierr.CodeOf(err) == apierr.Timeout.Code():
 		w.Header().Set("Connection", "close")
 	}
 	return err

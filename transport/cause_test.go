@@ -19,11 +19,13 @@ func endWithCause(next registry.Handler) registry.Handler {
 			return next(ctx, c)
 		}
 		ctx, cancel := context.WithCancelCause(ctx)
-		t := time.AfterFunc(50*time.Millisecond, func() { cancel(apierr.New("ENDED", "path", c.Func.Name)) })
+		t := time.AfterFunc(50*time.Millisecond, func() { cancel(apierr.New(ended, "path", c.Func.Name)) })
 		defer t.Stop()
 		return next(ctx, c)
 	}
 }
+
+var ended = apierr.Declare("ENDED", 400, "The stream's token ended.")
 
 // TestStreamEndsWithCause checks that a stream whose context an interceptor cancelled with an
 // error as the cause ends with that error, over HTTP and WebSocket, though the function

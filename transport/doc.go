@@ -23,7 +23,7 @@
 // # Responses
 //
 // Every response body is JSON: one message, {"type": "result", "result": ...} with status 200,
-// or {"type": "error", "error": CODE, ...} with the status of its code (see apierr.Code.Status).
+// or {"type": "error", "error": CODE, ...} with the status of its code (see apierr.Declaration.Status).
 // An INTERNAL-ERROR never carries internals: the log has them.
 //
 // # Streams

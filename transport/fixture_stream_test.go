@@ -43,7 +43,7 @@ func (a *streamAPI) count(ctx context.Context, in countArgs, s *stream.Sender[an
 		}
 	}
 	if in.Fail != "" {
-		return apierr.New(apierr.Code(in.Fail), "after", in.N)
+		return apierr.New(apierr.Declare(apierr.Code(in.Fail), 400, "The failure the call asked for."), "after", in.N)
 	}
 	return nil
 }

@@ -28,8 +28,8 @@ func (h *Handler) observe(next registry.Handler) registry.Handler {
 		var code apierr.Code
 		if err != nil {
 			e := apierr.From(err)
-			code = e.Code
-			if e.Code == apierr.Internal {
+			code = e.Code()
+			if code == apierr.Internal.Code() {
 				log.Error("internal error", append([]zap.Field{zap.String("function", c.Func.Name), zap.Error(internalCause(err))}, c.LogFields...)...)
 			}
 			err = e

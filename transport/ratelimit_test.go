@@ -31,7 +31,7 @@ func TestRateLimit(t *testing.T) {
 	}
 	err := call("192.0.2.1:1001")
 	var e *apierr.Error
-	if !errors.As(err, &e) || e.Code != apierr.RateLimited || fmt.Sprint(e.Attrs["retry_after"]) != "1" {
+	if !errors.As(err, &e) || e.Code() != apierr.RateLimited.Code() || fmt.Sprint(e.Attr("retry_after")) != "1" {
 		t.Fatalf("past the burst: %v", err)
 	}
 	if err := call("192.0.2.2:1000"); err != nil {

@@ -72,15 +72,15 @@ func writeResult(w http.ResponseWriter, v any, compressMin int) error {
 func errorJSON(e *apierr.Error) []byte {
 	b, err := json.Marshal(e)
 	if err != nil {
-		b, _ = json.Marshal(apierr.New(e.Code))
+		b, _ = json.Marshal(apierr.New(e.Declaration()))
 	}
 	return b
 }
 
 func writeError(w http.ResponseWriter, err error) {
 	e := apierr.From(err)
-	if e.Code == apierr.RateLimited {
-		if s, ok := e.Attrs["retry_after"]; ok {
+	if e.Code() == apierr.RateLimited.Code() {
+		if s, ok := e.LookupAttr("retry_after"); ok {
 			b, _ := json.Marshal(s)
 			w.Header().Set("Retry-After", string(b))
 		}

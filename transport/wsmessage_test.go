@@ -50,7 +50,7 @@ func TestParseCall(t *testing.T) {
 				}
 			} else {
 				var e *apierr.Error
-				if !errors.As(err, &e) || e.Code != apierr.InvalidMessage || e.Attrs["reason"] != tt.reason {
+				if !errors.As(err, &e) || e.Code() != apierr.InvalidMessage.Code() || e.Attr("reason") != tt.reason {
 					t.Fatalf("error %v, want INVALID-MESSAGE reason=%q", err, tt.reason)
 				}
 			}
@@ -75,7 +75,7 @@ func FuzzParseCall(f *testing.F) {
 		c, err := parseCall(data)
 		if err != nil {
 			var e *apierr.Error
-			if !errors.As(err, &e) || e.Code != apierr.InvalidMessage {
+			if !errors.As(err, &e) || e.Code() != apierr.InvalidMessage.Code() {
 				t.Fatalf("error %v is not INVALID-MESSAGE", err)
 			}
 			return

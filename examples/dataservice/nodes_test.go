@@ -296,7 +296,7 @@ func TestSeveralNodes(t *testing.T) {
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
 			t.Errorf("a call in flight hung until its deadline: %v", err)
-		case errors.As(err, &e) && e.Code != apierr.Unavailable && e.Code != apierr.RateLimited:
+		case errors.As(err, &e) && e.Code() != apierr.Unavailable.Code() && e.Code() != apierr.RateLimited.Code():
 			t.Errorf("a call failed with %v; want a lost connection or UNAVAILABLE", err)
 		}
 	}
@@ -360,7 +360,7 @@ func TestSeveralNodes(t *testing.T) {
 	for until := time.Now().Add(6 * time.Second); time.Now().Before(until); time.Sleep(100 * time.Millisecond) {
 		err := lbKey.Call(ctx, "list-dashboards", nil, nil)
 		var e *apierr.Error
-		if errors.As(err, &e) && e.Code != apierr.Unavailable {
+		if errors.As(err, &e) && e.Code() != apierr.Unavailable.Code() {
 			t.Fatalf("with PostgreSQL down, a call through haproxy answered %v; want UNAVAILABLE", err)
 		}
 	}

@@ -42,6 +42,18 @@ func failStart(t *testing.T, args ...string) string {
 
 // TestStartFailures checks that each cause of a failed start is one line that says what is
 // wrong and what to do, and exit status 1.
+// repeatedPrefix returns a wrapping prefix said twice in a row in line ("state: state: ..."),
+// which tells the operator nothing the first did not, or "".
+func repeatedPrefix(line string) string {
+	parts := strings.Split(line, ": ")
+	for i := 1; i < len(parts); i++ {
+		if parts[i] == parts[i-1] && !strings.ContainsAny(parts[i], " (") {
+			return parts[i] + ": " + parts[i] + ": "
+		}
+	}
+	return ""
+}
+
 func TestStartFailures(t *testing.T) {
 	dir := t.TempDir()
 	garbage := func(name string) string {
@@ -102,6 +114,9 @@ func TestStartFailures(t *testing.T) {
 			line := failStart(t, tt.args...)
 			if strings.Contains(line, "hunter22") {
 				t.Errorf("%q shows the -postgres password", line)
+			}
+			if m := repeatedPrefix(line); m != "" {
+				t.Errorf("%q repeats a prefix: %q", line, m)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(line, w) {

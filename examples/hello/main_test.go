@@ -31,10 +31,10 @@ func TestHello(t *testing.T) {
 	}
 	v10, _ := client.New(srv.URL+"/api", client.WithHTTPClient(srv.Client()), client.WithVersion("1.0"))
 	var e *apierr.Error
-	if err := v10.Call(ctx, "greet", map[string]any{"name": "Ann"}, nil); !errors.As(err, &e) || e.Code != apierr.UnknownFunction {
+	if err := v10.Call(ctx, "greet", map[string]any{"name": "Ann"}, nil); !errors.As(err, &e) || e.Code() != apierr.UnknownFunction.Code() {
 		t.Fatalf("greet at 1.0: %v", err)
 	}
-	if err := c.Call(ctx, "greet", map[string]any{"name": "Ann", "times": 9}, nil); !errors.As(err, &e) || e.Code != apierr.InvalidArgument || e.Attrs["name"] != "times" {
+	if err := c.Call(ctx, "greet", map[string]any{"name": "Ann", "times": 9}, nil); !errors.As(err, &e) || e.Code() != apierr.InvalidArgument.Code() || e.Attr("name") != "times" {
 		t.Fatalf("times 9: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/fnapi/fnapi/apierr"
@@ -56,6 +57,12 @@ func Count(ctx context.Context, in CountArgs, s *stream.Sender[Progress]) error 
 	return nil
 }
 
+// NotANote: the name given to find is that of something other than a note.
+var NotANote = apierr.Declare("NOT-A-NOTE", http.StatusUnprocessableEntity,
+	"The name is that of something other than a note.",
+	apierr.Attr("name", "the name given").Typed("string"),
+	apierr.Attr("kind", "what the name is instead"))
+
 // Lookup finds a note by its name.
 type Lookup struct{}
 
@@ -63,8 +70,11 @@ type Lookup struct{}
 func (Lookup) Find(_ context.Context, in struct {
 	Name string `json:"name" jsonschema:"minLength=1"`
 }) (string, error) {
-	if in.Name == "hello" {
+	switch in.Name {
+	case "hello":
 		return "world", nil
+	case "todo":
+		return "", apierr.New(NotANote, "name", in.Name, "kind", "list")
 	}
 	return "", apierr.New(apierr.NotFound, "name", in.Name)
 }
@@ -85,7 +95,7 @@ func Registry() (*registry.Registry, error) {
 		{"greet", Greet, []registry.Option{registry.Requires(registry.Public)}},
 		{"add", func(a, b int) int { return a + b }, []registry.Option{registry.Args("a", "b"), registry.Describe("Adds two integers.")}},
 		{"count", Count, []registry.Option{registry.Since("1.1"), registry.Accumulate(stream.Last[Progress]())}},
-		{"find", Lookup{}.Find, []registry.Option{registry.Since("1.1"), registry.Requires(registry.Session), registry.Errors("NOT-A-NOTE")}},
+		{"find", Lookup{}.Find, []registry.Option{registry.Since("1.1"), registry.Requires(registry.Session), registry.Errors(NotANote, apierr.NotFound)}},
 		{"forget", Forget, []registry.Option{registry.Since("1.1"), registry.Requires(registry.Public)}},
 	} {
 		if err := reg.Register(r.name, r.fn, r.opts...); err != nil {

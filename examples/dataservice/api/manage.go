@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"net/http"
 	"time"
 
 	"github.com/fnapi/fnapi/apierr"
@@ -9,9 +10,12 @@ import (
 )
 
 // LimitReached: the store holds as many objects of a kind as it allows, or the caller holds as
-// many followed queries open as it may. Attributes: name (what is full: dashboards, widgets,
-// config, follow streams) and limit. HTTP status 409.
-const LimitReached apierr.Code = "LIMIT-REACHED"
+// many followed queries open as it may.
+var LimitReached = apierr.Declare("LIMIT-REACHED", http.StatusConflict,
+	"The store holds as many objects of a kind as it allows, or the caller holds as many followed queries open as it may.",
+	apierr.Attr("name", "what is full: dashboards, widgets, config, follow streams").Typed("string"),
+	apierr.Attr("limit", "how many it allows").Typed("integer"),
+	apierr.Attr("reason", "for follow streams, what to do before opening another").Typed("string"))
 
 // The dashboard, widget and configuration functions. get-config and set-config describe the
 // configuration keys in doc (the server knows them); see the service's README.

@@ -2,21 +2,29 @@ package api
 
 import (
 	"encoding/json"
+	"net/http"
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/decl"
 )
 
-// Error codes of the query language, besides the framework's catalogue.
-const (
+// Error codes of the query language, besides the framework's catalogue, each declared once:
+// its HTTP status, its description and its attributes reach doc and the OpenAPI document from
+// here.
+var (
 	// QuerySyntax: a query (of query, or of a widget) is not valid in the query language.
-	// Attributes: position (0-based character offset in the query), expected (what would have
-	// been valid there), message (what was found there) and, for a widget, index (which query
-	// of queries, from 0).
-	QuerySyntax apierr.Code = "QUERY-SYNTAX"
+	QuerySyntax = apierr.Declare("QUERY-SYNTAX", http.StatusBadRequest,
+		"A query (of query, or of a widget) is not valid in the query language.",
+		apierr.Attr("position", "the 0-based character offset in the query where it stops being valid").Typed("integer"),
+		apierr.Attr("expected", "what would have been valid there").Typed("string"),
+		apierr.Attr("message", "what was found there").Typed("string"),
+		apierr.Attr("index", "for a widget, which query of queries, from 0").Typed("integer"))
 	// TooManyGroups: the statements of a query yield more groups together than the engine
-	// allows. Attributes: limit, reason.
-	TooManyGroups apierr.Code = "TOO-MANY-GROUPS"
+	// allows.
+	TooManyGroups = apierr.Declare("TOO-MANY-GROUPS", http.StatusBadRequest,
+		"The statements of a query yield more groups together than the engine allows.",
+		apierr.Attr("limit", "the most groups a query may yield").Typed("integer"),
+		apierr.Attr("reason", "how to narrow the query").Typed("string"))
 )
 
 var (

@@ -134,7 +134,7 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 		}
 	}()
 	if a.records, err = openRecords(ctx, cfg); err != nil {
-		return nil, fmt.Errorf("app: records: %w", err)
+		return nil, fmt.Errorf("app: %w", err) // records' errors say "records: ..."
 	}
 	a.store = a.records
 	if tp := cfg.TracerProvider; tp != nil {
@@ -241,7 +241,7 @@ func openRecords(ctx context.Context, cfg Config) (records.Store, error) {
 	case cfg.ClickHouse != "":
 		st, err = records.OpenClickHouse(ctx, cfg.ClickHouse, cfg.ClickHouseCluster)
 	case cfg.ClickHouseCluster != "":
-		err = errors.New("a ClickHouse cluster needs the URL of one of its servers")
+		err = errors.New("records: a ClickHouse cluster needs the URL of one of its servers")
 	default:
 		st, err = records.OpenDuckDB(ctx, cfg.DataDir)
 	}

@@ -116,7 +116,7 @@ func (s *service) ws(t *testing.T, path string, opts ...client.Option) *client.W
 func code(err error) apierr.Code {
 	var e *apierr.Error
 	if errors.As(err, &e) {
-		return e.Code
+		return e.Code()
 	}
 	return ""
 }
@@ -188,7 +188,7 @@ func testIngestAndQuery(t *testing.T, ctx context.Context, c caller, t0 int64) {
 	bad := []any{record(t0, "10.0.0.9", "10.0.0.53", 53, 1, 1), record(t0, "10.0.0.999", "10.0.0.53", 53, 1, 1)}
 	err := c.Call(ctx, "ingest", map[string]any{"records": bad}, nil)
 	var e *apierr.Error
-	if !errors.As(err, &e) || e.Code != apierr.InvalidArgument || fmt.Sprint(e.Attrs["index"]) != "1" || e.Attrs["field"] != "client.ip" {
+	if !errors.As(err, &e) || e.Code() != apierr.InvalidArgument.Code() || fmt.Sprint(e.Attr("index")) != "1" || e.Attr("field") != "client.ip" {
 		t.Fatalf("bad ingest: %v", err)
 	}
 	var count []result
@@ -200,7 +200,7 @@ func testIngestAndQuery(t *testing.T, ctx context.Context, c caller, t0 int64) {
 	}
 
 	err = c.Call(ctx, "query", map[string]any{"expr": "traffic BY clent.ip"}, nil)
-	if !errors.As(err, &e) || e.Code != "QUERY-SYNTAX" || fmt.Sprint(e.Attrs["position"]) != "11" {
+	if !errors.As(err, &e) || e.Code() != "QUERY-SYNTAX" || fmt.Sprint(e.Attr("position")) != "11" {
 		t.Fatalf("syntax error: %v", err)
 	}
 
@@ -252,13 +252,13 @@ func testDashboards(t *testing.T, ctx context.Context, c caller) {
 	// Bad input goes through the dynamic client: a declared call cannot send it.
 	args := map[string]any{"dashboard": d.ID, "title": "Top talkers", "kind": "table", "queries": []string{"traffic BY client.ip TOP 10"}}
 	args["kind"] = "gauge"
-	if err := c.Call(ctx, "create-widget", args, nil); code(err) != apierr.InvalidArgument {
+	if err := c.Call(ctx, "create-widget", args, nil); code(err) != apierr.InvalidArgument.Code() {
 		t.Fatalf("unknown kind: %v", err)
 	}
 	args["kind"], args["queries"] = "number", []string{"traffic", "traffic BY"}
 	err = c.Call(ctx, "create-widget", args, nil)
 	var e *apierr.Error
-	if !errors.As(err, &e) || e.Code != "QUERY-SYNTAX" || fmt.Sprint(e.Attrs["index"]) != "1" {
+	if !errors.As(err, &e) || e.Code() != "QUERY-SYNTAX" || fmt.Sprint(e.Attr("index")) != "1" {
 		t.Fatalf("bad widget query: %v", err)
 	}
 	if d, err = client.Call(ctx, c, api.GetDashboard, api.IDArgs{ID: d.ID}); err != nil || len(d.Widgets) != 1 || d.Widgets[0].Title != "Top talkers" {
@@ -270,7 +270,7 @@ func testDashboards(t *testing.T, ctx context.Context, c caller) {
 	if _, err := client.Call(ctx, c, api.GetDashboard, api.IDArgs{ID: d.ID}); !errors.Is(err, apierr.New(apierr.NotFound)) {
 		t.Fatalf("deleted dashboard: %v", err)
 	}
-	if err := c.Call(ctx, "create-dashboard", map[string]any{}, nil); code(err) != apierr.TooFewArguments {
+	if err := c.Call(ctx, "create-dashboard", map[string]any{}, nil); code(err) != apierr.TooFewArguments.Code() {
 		t.Fatalf("no title: %v", err)
 	}
 }
@@ -291,7 +291,7 @@ func testConfig(t *testing.T, ctx context.Context, c caller) {
 	}
 	err := c.Call(ctx, "set-config", map[string]any{"values": map[string]any{"default_period": "1h", "colour": "red"}}, nil)
 	var e *apierr.Error
-	if !errors.As(err, &e) || e.Code != apierr.InvalidArgument || e.Attrs["name"] != "colour" {
+	if !errors.As(err, &e) || e.Code() != apierr.InvalidArgument.Code() || e.Attr("name") != "colour" {
 		t.Fatalf("unknown key: %v", err)
 	}
 	if cfg, err := client.Call(ctx, c, api.GetConfig, decl.None{}); err != nil || string(cfg["default_period"]) != `"2h"` {
@@ -310,7 +310,7 @@ func TestAuthenticationAndVersions(t *testing.T) {
 	anon := s.http(t)
 	err := anon.Call(ctx, "query", map[string]any{"expr": "traffic"}, nil)
 	var e *apierr.Error
-	if !errors.As(err, &e) || e.Code != apierr.AuthenticationNeeded || e.Attrs["path"] != "query" {
+	if !errors.As(err, &e) || e.Code() != apierr.AuthenticationNeeded.Code() || e.Attr("path") != "query" {
 		t.Fatalf("anonymous query: %v", err)
 	}
 	if _, err := client.Call(ctx, anon, authapi.Login, authapi.LoginArgs{User: "admin", Password: "wrong"}); !errors.Is(err, apierr.New(apierr.InvalidCredentials)) {
@@ -332,7 +332,7 @@ func TestAuthenticationAndVersions(t *testing.T) {
 		t.Fatalf("list-fields at 1.1: %v %v", fields, err)
 	}
 	v10 := s.http(t, client.WithAPIKey(s.key), client.WithVersion("1.0"))
-	if err := v10.Call(ctx, "list-fields", nil, nil); code(err) != apierr.UnknownFunction {
+	if err := v10.Call(ctx, "list-fields", nil, nil); code(err) != apierr.UnknownFunction.Code() {
 		t.Fatalf("list-fields at 1.0: %v", err)
 	}
 	var doc struct {
@@ -457,7 +457,7 @@ func TestCallRateLimit(t *testing.T) {
 			continue
 		}
 		var e *apierr.Error
-		if !errors.As(err, &e) || e.Code != apierr.RateLimited || e.Attrs["retry_after"] == nil {
+		if !errors.As(err, &e) || e.Code() != apierr.RateLimited.Code() || e.Attr("retry_after") == nil {
 			t.Fatalf("call %d: %v", i, err)
 		}
 		if i < 400 {

@@ -38,7 +38,7 @@ func eventually(t *testing.T, what string, cond func() error) {
 func refused(c *client.Client) func() error {
 	return func() error {
 		err := c.Call(context.Background(), "list-api-keys", nil, nil)
-		if code(err) == apierr.AuthenticationNeeded {
+		if code(err) == apierr.AuthenticationNeeded.Code() {
 			return nil
 		}
 		return fmt.Errorf("answered %v", err)
@@ -240,7 +240,7 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	eventually(t, "calls answer UNAVAILABLE", func() error {
 		mu.Lock()
 		defer mu.Unlock()
-		if codes[apierr.Unavailable] == 0 {
+		if codes[apierr.Unavailable.Code()] == 0 {
 			return fmt.Errorf("codes %v", codes)
 		}
 		return nil
@@ -266,7 +266,7 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	for code, n := range seen {
-		if code != "ok" && code != apierr.Unavailable {
+		if code != "ok" && code != apierr.Unavailable.Code() {
 			t.Errorf("%d calls answered %s; want only UNAVAILABLE while the database is down", n, code)
 		}
 	}

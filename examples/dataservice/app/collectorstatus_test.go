@@ -73,11 +73,11 @@ func TestCollectorStatus(t *testing.T) {
 		t.Errorf("over the WebSocket: %+v", ws)
 	}
 
-	if err := s.http(t).Call(ctx, "collector-status", nil, nil); code(err) != apierr.AuthenticationNeeded {
+	if err := s.http(t).Call(ctx, "collector-status", nil, nil); code(err) != apierr.AuthenticationNeeded.Code() {
 		t.Errorf("collector-status without a token: %v", err)
 	}
 	v11 := s.http(t, client.WithAPIKey(s.key), client.WithVersion("1.1"))
-	if err := v11.Call(ctx, "collector-status", nil, nil); code(err) != apierr.UnknownFunction {
+	if err := v11.Call(ctx, "collector-status", nil, nil); code(err) != apierr.UnknownFunction.Code() {
 		t.Errorf("collector-status at 1.1: %v", err)
 	}
 }

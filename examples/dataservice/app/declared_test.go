@@ -70,7 +70,7 @@ func testDeclaredQuery(t *testing.T, ctx context.Context, c client.Caller, t0 in
 	}
 	for _, err := range client.Stream(ctx, c, api.Query, api.QueryArgs{Expr: "traffic BY clent.ip"}) {
 		var e *apierr.Error
-		if !errors.Is(err, apierr.New(api.QuerySyntax)) || !errors.As(err, &e) || e.Attrs["position"] != 11.0 {
+		if !errors.Is(err, apierr.New(api.QuerySyntax)) || !errors.As(err, &e) || e.Attr("position") != 11.0 {
 			t.Fatalf("a syntax error = %v, want QUERY-SYNTAX at 11", err)
 		}
 	}
@@ -96,7 +96,7 @@ func testDeclaredDashboards(t *testing.T, ctx context.Context, c client.Caller) 
 	}
 	_, err = client.Call(ctx, c, api.UpdateWidget, api.UpdateWidgetArgs{ID: w.ID, Queries: []string{"traffic", "traffic BY"}})
 	var e *apierr.Error
-	if !errors.Is(err, apierr.New(api.QuerySyntax)) || !errors.As(err, &e) || e.Attrs["index"] != 1.0 {
+	if !errors.Is(err, apierr.New(api.QuerySyntax)) || !errors.As(err, &e) || e.Attr("index") != 1.0 {
 		t.Fatalf("update-widget with a bad query = %v, want QUERY-SYNTAX at index 1", err)
 	}
 	kind := "number"
@@ -140,7 +140,7 @@ func testDeclaredConfig(t *testing.T, ctx context.Context, c client.Caller) {
 	}
 	_, err = client.Call(ctx, c, api.SetConfig, api.SetConfigArgs{Values: map[string]json.RawMessage{"colour": []byte(`"red"`)}})
 	var e *apierr.Error
-	if !errors.As(err, &e) || e.Code != apierr.InvalidArgument || e.Attrs["name"] != "colour" {
+	if !errors.As(err, &e) || e.Code() != apierr.InvalidArgument.Code() || e.Attr("name") != "colour" {
 		t.Fatalf("an unknown key = %v, want INVALID-ARGUMENT naming it", err)
 	}
 	if _, err := client.Call(ctx, c, api.SetConfig, api.SetConfigArgs{Values: map[string]json.RawMessage{"retention": []byte("null")}}); err != nil {

@@ -126,7 +126,7 @@ func TestEveryFunction(t *testing.T) {
 	}
 }
 
-func isCode(err error, c apierr.Code) bool {
+func isCode(err error, d *apierr.Declaration) bool {
 	var e *apierr.Error
-	return errors.As(err, &e) && e.Code == c
+	return errors.As(err, &e) && errors.Is(e, d)
 }

@@ -39,7 +39,7 @@ func TestQueryGroupsBound(t *testing.T) {
 	check := func(err error) {
 		t.Helper()
 		var e *apierr.Error
-		if code(err) != "TOO-MANY-GROUPS" || !errors.As(err, &e) || e.Attrs["limit"] != 20000.0 {
+		if code(err) != "TOO-MANY-GROUPS" || !errors.As(err, &e) || e.Attr("limit") != 20000.0 {
 			t.Fatalf("40 wide statements: %v, want TOO-MANY-GROUPS with limit 20000", err)
 		}
 	}
@@ -78,7 +78,7 @@ func TestFollowBound(t *testing.T) {
 	defer stop2()
 	_, err = open()
 	var e *apierr.Error
-	if code(err) != "LIMIT-REACHED" || !errors.As(err, &e) || e.Attrs["limit"] != 2.0 || e.Attrs["name"] != "follow streams" {
+	if code(err) != "LIMIT-REACHED" || !errors.As(err, &e) || e.Attr("limit") != 2.0 || e.Attr("name") != "follow streams" {
 		t.Fatalf("a third followed query: %v, want LIMIT-REACHED", err)
 	}
 	// A query that does not follow is not counted.

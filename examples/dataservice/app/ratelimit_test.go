@@ -20,7 +20,7 @@ func TestRateLimit(t *testing.T) {
 		t.Helper()
 		for i := range n {
 			err := c.Call(ctx, "get-api-version", nil, nil)
-			if code(err) == apierr.RateLimited {
+			if code(err) == apierr.RateLimited.Code() {
 				return i
 			}
 			if err != nil {
@@ -40,7 +40,7 @@ func TestRateLimit(t *testing.T) {
 		t.Helper()
 		for {
 			err := c.Call(ctx, "set-config", map[string]any{"values": map[string]any{"rate_limit": v}}, nil)
-			if code(err) != apierr.RateLimited {
+			if code(err) != apierr.RateLimited.Code() {
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -27,7 +27,7 @@ func (a *App) openShared(ctx context.Context) (err error) {
 	if a.cfg.Postgres == "" {
 		st, err := state.OpenSQLite(ctx, a.cfg.DataDir)
 		if err != nil {
-			return fmt.Errorf("app: state: %w", err)
+			return fmt.Errorf("app: %w", err) // state's errors say "state: ..."
 		}
 		a.state = st
 		if a.users, err = sqlstore.Open(ctx, filepath.Join(a.cfg.DataDir, "auth.db")); err != nil {
@@ -41,7 +41,7 @@ func (a *App) openShared(ctx context.Context) (err error) {
 	}
 	st, err := state.OpenPostgres(ctx, a.cfg.Postgres)
 	if err != nil {
-		return fmt.Errorf("app: state: %w", err)
+		return fmt.Errorf("app: %w", err) // state's errors say "state: ..."
 	}
 	a.state = st
 	a.usersDB = stdlib.OpenDB(*cfg)

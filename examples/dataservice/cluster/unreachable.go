@@ -45,7 +45,7 @@ func Interceptor() registry.Interceptor {
 			res, err := next(ctx, c)
 			if err != nil && Unreachable(err) {
 				var ae *apierr.Error
-				if !errors.As(err, &ae) || ae.Code == apierr.Internal {
+				if !errors.As(err, &ae) || ae.Code() == apierr.Internal.Code() {
 					return nil, apierr.New(apierr.Unavailable).Wrap(err)
 				}
 			}

@@ -2,7 +2,6 @@ package manage
 
 import (
 	"errors"
-	"net/http"
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
@@ -11,8 +10,8 @@ import (
 )
 
 // Error codes of the management functions, besides the framework's catalogue: api's, where
-// they are documented with their attributes.
-const (
+// they are declared with their status and attributes.
+var (
 	// QuerySyntax: a widget query is not valid in the query language.
 	QuerySyntax = api.QuerySyntax
 	// LimitReached: the store holds as many objects of a kind as it allows, or the caller as
@@ -33,7 +32,7 @@ func storeError(err error) error {
 	case errors.As(err, &nf):
 		return apierr.New(apierr.NotFound, "name", nf.ID, "object", nf.Kind)
 	case errors.As(err, &le):
-		return apierr.New(LimitReached, "name", le.What, "limit", le.Limit).WithStatus(http.StatusConflict)
+		return apierr.New(LimitReached, "name", le.What, "limit", le.Limit)
 	}
 	return err
 }

@@ -160,7 +160,7 @@ func TestSettingsWatchAndReload(t *testing.T) {
 	// A refused Set tells nobody and changes nothing.
 	_, err = b.Set(ctx, map[string]json.RawMessage{"retention": json.RawMessage(`"1d"`), "session_idle": json.RawMessage(`"2d"`)})
 	var ae *apierr.Error
-	if !errors.As(err, &ae) || ae.Code != apierr.InvalidArgument || ae.Attrs["name"] != "session_idle" {
+	if !errors.As(err, &ae) || ae.Code() != apierr.InvalidArgument.Code() || ae.Attr("name") != "session_idle" {
 		t.Fatalf("Set: %v, want INVALID-ARGUMENT naming session_idle", err)
 	}
 	if len(seen) != 2 || b.Retention() != 3*manage.Day {

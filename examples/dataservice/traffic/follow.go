@@ -2,7 +2,6 @@ package traffic
 
 import (
 	"context"
-	"net/http"
 	"sync"
 	"time"
 
@@ -32,8 +31,7 @@ func (f *follows) acquire(ctx context.Context, max int) (release func(), err err
 	defer f.mu.Unlock()
 	if f.n[who] >= max {
 		return nil, apierr.New(manage.LimitReached, "name", "follow streams", "limit", max,
-			"reason", "end a followed query (cancel it, or close its dashboard) before opening another").
-			WithStatus(http.StatusConflict)
+			"reason", "end a followed query (cancel it, or close its dashboard) before opening another")
 	}
 	if f.n == nil {
 		f.n = map[string]int{}

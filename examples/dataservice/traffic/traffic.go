@@ -16,9 +16,9 @@ import (
 	"github.com/fnapi/fnapi/stream"
 )
 
-// TooManyGroups is the code of a query whose statements yield more groups together than the
-// engine allows (pvql.WithMaxGroups). Attributes: limit, reason.
-const TooManyGroups = api.TooManyGroups
+// TooManyGroups is the declaration of the code of a query whose statements yield more groups
+// together than the engine allows (pvql.WithMaxGroups): api.TooManyGroups.
+var TooManyGroups = api.TooManyGroups
 
 // MaxBatch is the most records one ingest call takes.
 const MaxBatch = 100_000

@@ -71,7 +71,7 @@ func testAccount(t *testing.T, browser context.Context, srv *httptest.Server) {
 		p.do(chromedp.Click(chromedp.CSS("#confirm-ok")))
 		p.poll(fmt.Sprintf(`!document.querySelector('%s') && !document.getElementById('keys-empty').hidden`, row))
 		err := withKey.Call(context.Background(), "list-dashboards", nil, nil)
-		if e := apierr.From(err); e == nil || e.Code != "API-AUTHENTICATION-NEEDED" {
+		if e := apierr.From(err); e == nil || e.Code() != "API-AUTHENTICATION-NEEDED" {
 			t.Errorf("list-dashboards with the revoked key: %v, want API-AUTHENTICATION-NEEDED", err)
 		}
 	})

@@ -221,7 +221,10 @@ func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
 				t.Errorf("query's arguments table lacks %q:\n%s", w, args)
 			}
 		}
-		if got := p.text("#api-function dl.errors"); !strings.Contains(got, "QUERY-SYNTAX") {
+		// The service's own codes are described as declared: description, status, attributes.
+		if got := p.text("#api-function dl.errors"); !strings.Contains(got, "QUERY-SYNTAX") ||
+			!strings.Contains(got, "not valid in the query language. HTTP 400.") || !strings.Contains(got, "position (") ||
+			!strings.Contains(got, "LIMIT-REACHED") || !strings.Contains(got, "HTTP 409") {
 			t.Errorf("query's errors: %q", got)
 		}
 		p.do(chromedp.Click(chromedp.CSS(`#api-functions a[data-fn=echo]`)))

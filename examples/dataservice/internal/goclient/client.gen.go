@@ -71,12 +71,63 @@ func (e GetGetDashboard200JSONResponseBodyResultWidgetsKind) Valid() bool {
 	}
 }
 
-// Error An error message. Extra attributes detail the error; the doc function describes each code's.
+// Error An error message. Extra attributes detail the error; the doc function describes each code's, and the schemas Error-<CODE> the codes functions state.
 type Error struct {
 	// Error The error code: one of the framework's, or one the function declared.
 	//
 	// Examples: TOO-FEW-ARGUMENTS, API-AUTHENTICATION-NEEDED, UNKNOWN-FUNCTION, UNKNOWN-VERSION, UNKNOWN-ARGUMENTS, INVALID-JSON, INVALID-ARGUMENT, INVALID-MESSAGE, DUPLICATE-ID, CANCELLED, ORIGIN-NOT-ALLOWED, INVALID-CREDENTIALS, RATE-LIMITED, REQUEST-TOO-LARGE, PERMISSION-DENIED, NOT-FOUND, CONFLICT, METHOD-NOT-ALLOWED, UNSUPPORTED-MEDIA-TYPE, TIMEOUT, UNAVAILABLE, INTERNAL-ERROR
 	Error string      `json:"error"`
+	Type  interface{} `json:"type"`
+}
+
+// ErrorLIMITREACHED The store holds as many objects of a kind as it allows, or the caller holds as many followed queries open as it may. HTTP status 409 outside a stream.
+type ErrorLIMITREACHED struct {
+	Error interface{} `json:"error"`
+
+	// Limit how many it allows
+	Limit *int `json:"limit,omitempty"`
+
+	// Name what is full: dashboards, widgets, config, follow streams
+	Name *string `json:"name,omitempty"`
+
+	// Reason for follow streams, what to do before opening another
+	Reason *string     `json:"reason,omitempty"`
+	Type   interface{} `json:"type"`
+}
+
+// ErrorQUERYSYNTAX A query (of query, or of a widget) is not valid in the query language. HTTP status 400 outside a stream.
+type ErrorQUERYSYNTAX struct {
+	Error interface{} `json:"error"`
+
+	// Expected what would have been valid there
+	Expected *string `json:"expected,omitempty"`
+
+	// Index for a widget, which query of queries, from 0
+	Index *int `json:"index,omitempty"`
+
+	// Message what was found there
+	Message *string `json:"message,omitempty"`
+
+	// Position the 0-based character offset in the query where it stops being valid
+	Position *int        `json:"position,omitempty"`
+	Type     interface{} `json:"type"`
+}
+
+// ErrorTOOMANYGROUPS The statements of a query yield more groups together than the engine allows. HTTP status 400 outside a stream.
+type ErrorTOOMANYGROUPS struct {
+	Error interface{} `json:"error"`
+
+	// Limit the most groups a query may yield
+	Limit *int `json:"limit,omitempty"`
+
+	// Reason how to narrow the query
+	Reason *string     `json:"reason,omitempty"`
+	Type   interface{} `json:"type"`
+}
+
+// ErrorUNAVAILABLE A store is unreachable; the call may be retried. HTTP status 503 outside a stream.
+type ErrorUNAVAILABLE struct {
+	Error interface{} `json:"error"`
 	Type  interface{} `json:"type"`
 }
 
@@ -128,6 +179,11 @@ type CreateDashboardMultipartBody struct {
 // CreateDashboard200JSONResponseBodyResultWidgetsKind defines parameters for CreateDashboard.
 type CreateDashboard200JSONResponseBodyResultWidgetsKind string
 
+// CreateDashboard409JSONResponseBody defines parameters for CreateDashboard.
+type CreateDashboard409JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // GetGetDashboardParams defines parameters for GetGetDashboard.
 type GetGetDashboardParams struct {
 	// Id UUID of the object
@@ -153,6 +209,11 @@ type IngestFormdataBody struct {
 type IngestMultipartBody struct {
 	// Records Traffic records; all are stored or none
 	Records []interface{} `json:"records"`
+}
+
+// Ingest503JSONResponseBody defines parameters for Ingest.
+type Ingest503JSONResponseBody struct {
+	union json.RawMessage
 }
 
 // LoginJSONBody defines parameters for Login.
@@ -218,6 +279,21 @@ type QueryMultipartBody struct {
 	Interval *float32 `json:"interval,omitempty"`
 }
 
+// Query400JSONResponseBody defines parameters for Query.
+type Query400JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// Query409JSONResponseBody defines parameters for Query.
+type Query409JSONResponseBody struct {
+	union json.RawMessage
+}
+
+// Query503JSONResponseBody defines parameters for Query.
+type Query503JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
 type CreateApiKeyJSONRequestBody CreateApiKeyJSONBody
 
@@ -262,6 +338,342 @@ type QueryFormdataRequestBody QueryFormdataBody
 
 // QueryMultipartRequestBody defines body for Query for multipart/form-data ContentType.
 type QueryMultipartRequestBody QueryMultipartBody
+
+// AsErrorLIMITREACHED returns the union data inside the CreateDashboard409JSONResponseBody as a ErrorLIMITREACHED
+func (t CreateDashboard409JSONResponseBody) AsErrorLIMITREACHED() (ErrorLIMITREACHED, error) {
+	var body ErrorLIMITREACHED
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorLIMITREACHED overwrites any union data inside the CreateDashboard409JSONResponseBody as the provided ErrorLIMITREACHED
+func (t *CreateDashboard409JSONResponseBody) FromErrorLIMITREACHED(v ErrorLIMITREACHED) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorLIMITREACHED performs a merge with any union data inside the CreateDashboard409JSONResponseBody, using the provided ErrorLIMITREACHED
+func (t *CreateDashboard409JSONResponseBody) MergeErrorLIMITREACHED(v ErrorLIMITREACHED) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsError returns the union data inside the CreateDashboard409JSONResponseBody as a Error
+func (t CreateDashboard409JSONResponseBody) AsError() (Error, error) {
+	var body Error
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromError overwrites any union data inside the CreateDashboard409JSONResponseBody as the provided Error
+func (t *CreateDashboard409JSONResponseBody) FromError(v Error) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeError performs a merge with any union data inside the CreateDashboard409JSONResponseBody, using the provided Error
+func (t *CreateDashboard409JSONResponseBody) MergeError(v Error) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t CreateDashboard409JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *CreateDashboard409JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsErrorUNAVAILABLE returns the union data inside the Ingest503JSONResponseBody as a ErrorUNAVAILABLE
+func (t Ingest503JSONResponseBody) AsErrorUNAVAILABLE() (ErrorUNAVAILABLE, error) {
+	var body ErrorUNAVAILABLE
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorUNAVAILABLE overwrites any union data inside the Ingest503JSONResponseBody as the provided ErrorUNAVAILABLE
+func (t *Ingest503JSONResponseBody) FromErrorUNAVAILABLE(v ErrorUNAVAILABLE) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorUNAVAILABLE performs a merge with any union data inside the Ingest503JSONResponseBody, using the provided ErrorUNAVAILABLE
+func (t *Ingest503JSONResponseBody) MergeErrorUNAVAILABLE(v ErrorUNAVAILABLE) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsError returns the union data inside the Ingest503JSONResponseBody as a Error
+func (t Ingest503JSONResponseBody) AsError() (Error, error) {
+	var body Error
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromError overwrites any union data inside the Ingest503JSONResponseBody as the provided Error
+func (t *Ingest503JSONResponseBody) FromError(v Error) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeError performs a merge with any union data inside the Ingest503JSONResponseBody, using the provided Error
+func (t *Ingest503JSONResponseBody) MergeError(v Error) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Ingest503JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Ingest503JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsErrorQUERYSYNTAX returns the union data inside the Query400JSONResponseBody as a ErrorQUERYSYNTAX
+func (t Query400JSONResponseBody) AsErrorQUERYSYNTAX() (ErrorQUERYSYNTAX, error) {
+	var body ErrorQUERYSYNTAX
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorQUERYSYNTAX overwrites any union data inside the Query400JSONResponseBody as the provided ErrorQUERYSYNTAX
+func (t *Query400JSONResponseBody) FromErrorQUERYSYNTAX(v ErrorQUERYSYNTAX) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorQUERYSYNTAX performs a merge with any union data inside the Query400JSONResponseBody, using the provided ErrorQUERYSYNTAX
+func (t *Query400JSONResponseBody) MergeErrorQUERYSYNTAX(v ErrorQUERYSYNTAX) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsErrorTOOMANYGROUPS returns the union data inside the Query400JSONResponseBody as a ErrorTOOMANYGROUPS
+func (t Query400JSONResponseBody) AsErrorTOOMANYGROUPS() (ErrorTOOMANYGROUPS, error) {
+	var body ErrorTOOMANYGROUPS
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorTOOMANYGROUPS overwrites any union data inside the Query400JSONResponseBody as the provided ErrorTOOMANYGROUPS
+func (t *Query400JSONResponseBody) FromErrorTOOMANYGROUPS(v ErrorTOOMANYGROUPS) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorTOOMANYGROUPS performs a merge with any union data inside the Query400JSONResponseBody, using the provided ErrorTOOMANYGROUPS
+func (t *Query400JSONResponseBody) MergeErrorTOOMANYGROUPS(v ErrorTOOMANYGROUPS) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsError returns the union data inside the Query400JSONResponseBody as a Error
+func (t Query400JSONResponseBody) AsError() (Error, error) {
+	var body Error
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromError overwrites any union data inside the Query400JSONResponseBody as the provided Error
+func (t *Query400JSONResponseBody) FromError(v Error) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeError performs a merge with any union data inside the Query400JSONResponseBody, using the provided Error
+func (t *Query400JSONResponseBody) MergeError(v Error) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Query400JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Query400JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsErrorLIMITREACHED returns the union data inside the Query409JSONResponseBody as a ErrorLIMITREACHED
+func (t Query409JSONResponseBody) AsErrorLIMITREACHED() (ErrorLIMITREACHED, error) {
+	var body ErrorLIMITREACHED
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorLIMITREACHED overwrites any union data inside the Query409JSONResponseBody as the provided ErrorLIMITREACHED
+func (t *Query409JSONResponseBody) FromErrorLIMITREACHED(v ErrorLIMITREACHED) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorLIMITREACHED performs a merge with any union data inside the Query409JSONResponseBody, using the provided ErrorLIMITREACHED
+func (t *Query409JSONResponseBody) MergeErrorLIMITREACHED(v ErrorLIMITREACHED) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsError returns the union data inside the Query409JSONResponseBody as a Error
+func (t Query409JSONResponseBody) AsError() (Error, error) {
+	var body Error
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromError overwrites any union data inside the Query409JSONResponseBody as the provided Error
+func (t *Query409JSONResponseBody) FromError(v Error) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeError performs a merge with any union data inside the Query409JSONResponseBody, using the provided Error
+func (t *Query409JSONResponseBody) MergeError(v Error) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Query409JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Query409JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsErrorUNAVAILABLE returns the union data inside the Query503JSONResponseBody as a ErrorUNAVAILABLE
+func (t Query503JSONResponseBody) AsErrorUNAVAILABLE() (ErrorUNAVAILABLE, error) {
+	var body ErrorUNAVAILABLE
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorUNAVAILABLE overwrites any union data inside the Query503JSONResponseBody as the provided ErrorUNAVAILABLE
+func (t *Query503JSONResponseBody) FromErrorUNAVAILABLE(v ErrorUNAVAILABLE) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorUNAVAILABLE performs a merge with any union data inside the Query503JSONResponseBody, using the provided ErrorUNAVAILABLE
+func (t *Query503JSONResponseBody) MergeErrorUNAVAILABLE(v ErrorUNAVAILABLE) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsError returns the union data inside the Query503JSONResponseBody as a Error
+func (t Query503JSONResponseBody) AsError() (Error, error) {
+	var body Error
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromError overwrites any union data inside the Query503JSONResponseBody as the provided Error
+func (t *Query503JSONResponseBody) FromError(v Error) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeError performs a merge with any union data inside the Query503JSONResponseBody, using the provided Error
+func (t *Query503JSONResponseBody) MergeError(v Error) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Query503JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Query503JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -368,7 +780,7 @@ type ClientInterface interface {
 	//
 	// Creates a dashboard, without widgets, and answers it.
 	//
-	// Error codes besides the framework's: LIMIT-REACHED.
+	// Error codes besides the framework's (with their HTTP status): LIMIT-REACHED (409).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -379,7 +791,7 @@ type ClientInterface interface {
 	//
 	// Creates a dashboard, without widgets, and answers it.
 	//
-	// Error codes besides the framework's: LIMIT-REACHED.
+	// Error codes besides the framework's (with their HTTP status): LIMIT-REACHED (409).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -390,7 +802,7 @@ type ClientInterface interface {
 	//
 	// Creates a dashboard, without widgets, and answers it.
 	//
-	// Error codes besides the framework's: LIMIT-REACHED.
+	// Error codes besides the framework's (with their HTTP status): LIMIT-REACHED (409).
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type.
 	//
@@ -406,7 +818,7 @@ type ClientInterface interface {
 	//
 	// Stores a batch of traffic records, all or nothing.
 	//
-	// Error codes besides the framework's: UNAVAILABLE.
+	// Error codes besides the framework's (with their HTTP status): UNAVAILABLE (503).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -417,7 +829,7 @@ type ClientInterface interface {
 	//
 	// Stores a batch of traffic records, all or nothing.
 	//
-	// Error codes besides the framework's: UNAVAILABLE.
+	// Error codes besides the framework's (with their HTTP status): UNAVAILABLE (503).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -428,7 +840,7 @@ type ClientInterface interface {
 	//
 	// Stores a batch of traffic records, all or nothing.
 	//
-	// Error codes besides the framework's: UNAVAILABLE.
+	// Error codes besides the framework's (with their HTTP status): UNAVAILABLE (503).
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type.
 	//
@@ -460,7 +872,7 @@ type ClientInterface interface {
 	//
 	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
-	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
+	// Error codes besides the framework's (with their HTTP status): QUERY-SYNTAX (400), TOO-MANY-GROUPS (400), LIMIT-REACHED (409), UNAVAILABLE (503).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -471,7 +883,7 @@ type ClientInterface interface {
 	//
 	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
-	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
+	// Error codes besides the framework's (with their HTTP status): QUERY-SYNTAX (400), TOO-MANY-GROUPS (400), LIMIT-REACHED (409), UNAVAILABLE (503).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -482,7 +894,7 @@ type ClientInterface interface {
 	//
 	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
-	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
+	// Error codes besides the framework's (with their HTTP status): QUERY-SYNTAX (400), TOO-MANY-GROUPS (400), LIMIT-REACHED (409), UNAVAILABLE (503).
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type.
 	//
@@ -551,7 +963,7 @@ func (c *Client) CreateApiKeyWithFormdataBody(ctx context.Context, body CreateAp
 //
 // Creates a dashboard, without widgets, and answers it.
 //
-// Error codes besides the framework's: LIMIT-REACHED.
+// Error codes besides the framework's (with their HTTP status): LIMIT-REACHED (409).
 //
 // Takes any type of body and a specified content type.
 //
@@ -572,7 +984,7 @@ func (c *Client) CreateDashboardWithBody(ctx context.Context, contentType string
 //
 // Creates a dashboard, without widgets, and answers it.
 //
-// Error codes besides the framework's: LIMIT-REACHED.
+// Error codes besides the framework's (with their HTTP status): LIMIT-REACHED (409).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -593,7 +1005,7 @@ func (c *Client) CreateDashboard(ctx context.Context, body CreateDashboardJSONRe
 //
 // Creates a dashboard, without widgets, and answers it.
 //
-// Error codes besides the framework's: LIMIT-REACHED.
+// Error codes besides the framework's (with their HTTP status): LIMIT-REACHED (409).
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type.
 //
@@ -629,7 +1041,7 @@ func (c *Client) GetGetDashboard(ctx context.Context, params *GetGetDashboardPar
 //
 // Stores a batch of traffic records, all or nothing.
 //
-// Error codes besides the framework's: UNAVAILABLE.
+// Error codes besides the framework's (with their HTTP status): UNAVAILABLE (503).
 //
 // Takes any type of body and a specified content type.
 //
@@ -650,7 +1062,7 @@ func (c *Client) IngestWithBody(ctx context.Context, contentType string, body io
 //
 // Stores a batch of traffic records, all or nothing.
 //
-// Error codes besides the framework's: UNAVAILABLE.
+// Error codes besides the framework's (with their HTTP status): UNAVAILABLE (503).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -671,7 +1083,7 @@ func (c *Client) Ingest(ctx context.Context, body IngestJSONRequestBody, reqEdit
 //
 // Stores a batch of traffic records, all or nothing.
 //
-// Error codes besides the framework's: UNAVAILABLE.
+// Error codes besides the framework's (with their HTTP status): UNAVAILABLE (503).
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type.
 //
@@ -743,7 +1155,7 @@ func (c *Client) LoginWithFormdataBody(ctx context.Context, body LoginFormdataRe
 //
 // Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
-// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
+// Error codes besides the framework's (with their HTTP status): QUERY-SYNTAX (400), TOO-MANY-GROUPS (400), LIMIT-REACHED (409), UNAVAILABLE (503).
 //
 // Takes any type of body and a specified content type.
 //
@@ -764,7 +1176,7 @@ func (c *Client) QueryWithBody(ctx context.Context, contentType string, body io.
 //
 // Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
-// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
+// Error codes besides the framework's (with their HTTP status): QUERY-SYNTAX (400), TOO-MANY-GROUPS (400), LIMIT-REACHED (409), UNAVAILABLE (503).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -785,7 +1197,7 @@ func (c *Client) Query(ctx context.Context, body QueryJSONRequestBody, reqEditor
 //
 // Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
-// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
+// Error codes besides the framework's (with their HTTP status): QUERY-SYNTAX (400), TOO-MANY-GROUPS (400), LIMIT-REACHED (409), UNAVAILABLE (503).
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type.
 //
@@ -1180,7 +1592,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Creates a dashboard, without widgets, and answers it.
 	//
-	// Error codes besides the framework's: LIMIT-REACHED.
+	// Error codes besides the framework's (with their HTTP status): LIMIT-REACHED (409).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1191,7 +1603,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Creates a dashboard, without widgets, and answers it.
 	//
-	// Error codes besides the framework's: LIMIT-REACHED.
+	// Error codes besides the framework's (with their HTTP status): LIMIT-REACHED (409).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1202,7 +1614,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Creates a dashboard, without widgets, and answers it.
 	//
-	// Error codes besides the framework's: LIMIT-REACHED.
+	// Error codes besides the framework's (with their HTTP status): LIMIT-REACHED (409).
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1220,7 +1632,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Stores a batch of traffic records, all or nothing.
 	//
-	// Error codes besides the framework's: UNAVAILABLE.
+	// Error codes besides the framework's (with their HTTP status): UNAVAILABLE (503).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1231,7 +1643,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Stores a batch of traffic records, all or nothing.
 	//
-	// Error codes besides the framework's: UNAVAILABLE.
+	// Error codes besides the framework's (with their HTTP status): UNAVAILABLE (503).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1242,7 +1654,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Stores a batch of traffic records, all or nothing.
 	//
-	// Error codes besides the framework's: UNAVAILABLE.
+	// Error codes besides the framework's (with their HTTP status): UNAVAILABLE (503).
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1274,7 +1686,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
-	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
+	// Error codes besides the framework's (with their HTTP status): QUERY-SYNTAX (400), TOO-MANY-GROUPS (400), LIMIT-REACHED (409), UNAVAILABLE (503).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1285,7 +1697,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
-	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
+	// Error codes besides the framework's (with their HTTP status): QUERY-SYNTAX (400), TOO-MANY-GROUPS (400), LIMIT-REACHED (409), UNAVAILABLE (503).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1296,7 +1708,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 	//
-	// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
+	// Error codes besides the framework's (with their HTTP status): QUERY-SYNTAX (400), TOO-MANY-GROUPS (400), LIMIT-REACHED (409), UNAVAILABLE (503).
 	//
 	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1403,6 +1815,8 @@ type CreateDashboardResponse struct {
 		} `json:"result"`
 		Type interface{} `json:"type"`
 	}
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *CreateDashboard409JSONResponseBody
 	// JSON4XX the response for an HTTP 4XX `application/json` response
 	JSON4XX *Error
 	// JSON5XX the response for an HTTP 5XX `application/json` response
@@ -1445,6 +1859,11 @@ func (r CreateDashboardResponse) GetJSON200() *struct {
 	Type interface{} `json:"type"`
 } {
 	return r.JSON200
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateDashboardResponse) GetJSON409() *CreateDashboard409JSONResponseBody {
+	return r.JSON409
 }
 
 // GetJSON4XX returns the response for an HTTP 4XX `application/json` response
@@ -1619,6 +2038,8 @@ type IngestResponse struct {
 	}
 	// JSON4XX the response for an HTTP 4XX `application/json` response
 	JSON4XX *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Ingest503JSONResponseBody
 	// JSON5XX the response for an HTTP 5XX `application/json` response
 	JSON5XX *Error
 }
@@ -1636,6 +2057,11 @@ func (r IngestResponse) GetJSON200() *struct {
 // GetJSON4XX returns the response for an HTTP 4XX `application/json` response
 func (r IngestResponse) GetJSON4XX() *Error {
 	return r.JSON4XX
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r IngestResponse) GetJSON503() *Ingest503JSONResponseBody {
+	return r.JSON503
 }
 
 // GetJSON5XX returns the response for an HTTP 5XX `application/json` response
@@ -1748,8 +2174,14 @@ type QueryResponse struct {
 		} `json:"result"`
 		Type interface{} `json:"type"`
 	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Query400JSONResponseBody
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Query409JSONResponseBody
 	// JSON4XX the response for an HTTP 4XX `application/json` response
 	JSON4XX *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Query503JSONResponseBody
 	// JSON5XX the response for an HTTP 5XX `application/json` response
 	JSON5XX *Error
 }
@@ -1769,9 +2201,24 @@ func (r QueryResponse) GetJSON200() *struct {
 	return r.JSON200
 }
 
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r QueryResponse) GetJSON400() *Query400JSONResponseBody {
+	return r.JSON400
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r QueryResponse) GetJSON409() *Query409JSONResponseBody {
+	return r.JSON409
+}
+
 // GetJSON4XX returns the response for an HTTP 4XX `application/json` response
 func (r QueryResponse) GetJSON4XX() *Error {
 	return r.JSON4XX
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r QueryResponse) GetJSON503() *Query503JSONResponseBody {
+	return r.JSON503
 }
 
 // GetJSON5XX returns the response for an HTTP 5XX `application/json` response
@@ -1857,7 +2304,7 @@ func (c *ClientWithResponses) CreateApiKeyWithFormdataBodyWithResponse(ctx conte
 //
 // Creates a dashboard, without widgets, and answers it.
 //
-// Error codes besides the framework's: LIMIT-REACHED.
+// Error codes besides the framework's (with their HTTP status): LIMIT-REACHED (409).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -1874,7 +2321,7 @@ func (c *ClientWithResponses) CreateDashboardWithBodyWithResponse(ctx context.Co
 //
 // Creates a dashboard, without widgets, and answers it.
 //
-// Error codes besides the framework's: LIMIT-REACHED.
+// Error codes besides the framework's (with their HTTP status): LIMIT-REACHED (409).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -1891,7 +2338,7 @@ func (c *ClientWithResponses) CreateDashboardWithResponse(ctx context.Context, b
 //
 // Creates a dashboard, without widgets, and answers it.
 //
-// Error codes besides the framework's: LIMIT-REACHED.
+// Error codes besides the framework's (with their HTTP status): LIMIT-REACHED (409).
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -1921,7 +2368,7 @@ func (c *ClientWithResponses) GetGetDashboardWithResponse(ctx context.Context, p
 //
 // Stores a batch of traffic records, all or nothing.
 //
-// Error codes besides the framework's: UNAVAILABLE.
+// Error codes besides the framework's (with their HTTP status): UNAVAILABLE (503).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -1938,7 +2385,7 @@ func (c *ClientWithResponses) IngestWithBodyWithResponse(ctx context.Context, co
 //
 // Stores a batch of traffic records, all or nothing.
 //
-// Error codes besides the framework's: UNAVAILABLE.
+// Error codes besides the framework's (with their HTTP status): UNAVAILABLE (503).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -1955,7 +2402,7 @@ func (c *ClientWithResponses) IngestWithResponse(ctx context.Context, body Inges
 //
 // Stores a batch of traffic records, all or nothing.
 //
-// Error codes besides the framework's: UNAVAILABLE.
+// Error codes besides the framework's (with their HTTP status): UNAVAILABLE (503).
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -2011,7 +2458,7 @@ func (c *ClientWithResponses) LoginWithFormdataBodyWithResponse(ctx context.Cont
 //
 // Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
-// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
+// Error codes besides the framework's (with their HTTP status): QUERY-SYNTAX (400), TOO-MANY-GROUPS (400), LIMIT-REACHED (409), UNAVAILABLE (503).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -2028,7 +2475,7 @@ func (c *ClientWithResponses) QueryWithBodyWithResponse(ctx context.Context, con
 //
 // Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
-// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
+// Error codes besides the framework's (with their HTTP status): QUERY-SYNTAX (400), TOO-MANY-GROUPS (400), LIMIT-REACHED (409), UNAVAILABLE (503).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -2045,7 +2492,7 @@ func (c *ClientWithResponses) QueryWithResponse(ctx context.Context, body QueryJ
 //
 // Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
 //
-// Error codes besides the framework's: QUERY-SYNTAX, TOO-MANY-GROUPS, LIMIT-REACHED, UNAVAILABLE.
+// Error codes besides the framework's (with their HTTP status): QUERY-SYNTAX (400), TOO-MANY-GROUPS (400), LIMIT-REACHED (409), UNAVAILABLE (503).
 //
 // Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -2154,6 +2601,13 @@ func ParseCreateDashboardResponse(rsp *http.Response) (*CreateDashboardResponse,
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest CreateDashboard409JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
@@ -2280,6 +2734,13 @@ func ParseIngestResponse(rsp *http.Response) (*IngestResponse, error) {
 		}
 		response.JSON4XX = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Ingest503JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2366,12 +2827,33 @@ func ParseQueryResponse(rsp *http.Response) (*QueryResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Query400JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Query409JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Query503JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
 		var dest Error

@@ -96,8 +96,8 @@ export class APIReference {
     const codes = f.errors || [];
     const errs = el('dl', {class: 'errors'});
     for (const code of codes) {
-      const e = (d.errors || []).find((x) => x.code === code);
-      errs.append(el('dt', {}, code), el('dd', {}, e ? `${e.description} ${attrsText(e.attributes)}` : 'See the function’s description.'));
+      const e = [...(d.declared_errors || []), ...(d.errors || [])].find((x) => x.code === code);
+      errs.append(el('dt', {}, code), el('dd', {}, e ? errorText(e) : 'See the function’s description.'));
     }
     parts.push(codes.length ? errs : el('p', {class: 'muted'}, 'None of its own.'));
     const common = el('details', {class: 'common-errors'});
@@ -146,8 +146,13 @@ export class APIReference {
 
 function errorList(errors) {
   const dl = el('dl', {class: 'errors'});
-  for (const e of errors) dl.append(el('dt', {}, e.code), el('dd', {}, `${e.description} ${attrsText(e.attributes)}`));
+  for (const e of errors) dl.append(el('dt', {}, e.code), el('dd', {}, errorText(e)));
   return dl;
+}
+
+// errorText describes an error code of doc: when it is answered, its HTTP status, its attributes.
+function errorText(e) {
+  return `${e.description} HTTP ${e.status}. ${attrsText(e.attributes)}`.trim();
 }
 
 function attrsText(attrs = {}) {
