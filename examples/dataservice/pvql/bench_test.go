@@ -67,6 +67,10 @@ func BenchmarkParse(b *testing.B) {
 	}
 }
 
+// BenchmarkQueryOverview answers the overview dashboard's statements afresh, as
+// BenchmarkLiveOverview's Live answers them incrementally.
+func BenchmarkQueryOverview(b *testing.B) { benchmarkQuery(b, strings.Join(liveStatements[:7], "; ")) }
+
 // BenchmarkLiveOverview follows the overview dashboard's statements over benchRows records of
 // 10,000 clients in the hour: each op is one answer a second later, with no late records.
 // It reports the groups the Live keeps and the heap they take, per group.
