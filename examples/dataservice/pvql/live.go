@@ -38,7 +38,7 @@ type Live struct {
 	full  bool             // the kept sums would pass the group limit: Query's answers for good
 	scans []*liveScan      // nil when nothing is kept
 	res   *reservation
-	kept  int // the groups kept: of every bucket, and the totals
+	kept  int // the groups kept: the totals and the buckets' detail
 }
 
 // Sentinel errors that make a Live drop what it kept and answer afresh.
