@@ -73,6 +73,9 @@ var loaded struct {
 	srv *httptest.Server
 	key string
 	dir string // the data directory
+	app *app.App
+	// genRate is the demo generator's Rate that makes records at the density of those loaded.
+	genRate float64
 	// rate is the records/s of the load, straight into the store in batches of 100,000.
 	rate float64
 }
@@ -98,6 +101,7 @@ func loadService(b *testing.B) (*client.Client, int) {
 			loaded.err = err
 			return
 		}
+		loaded.app, loaded.genRate = a, genRate(benchRecords(), benchDays())
 		srv := httptest.NewTLSServer(a.Handler())
 		anon, _ := client.New(srv.URL+"/api", client.WithHTTPClient(srv.Client()))
 		var session, key string
@@ -137,6 +141,10 @@ func loadService(b *testing.B) (*client.Client, int) {
 	return loaded.c, loaded.n
 }
 
+// genRate is the demo generator's Rate that makes want records over days days: its default
+// gives about 300,000 records a working day (fewer at a weekend).
+func genRate(want, days int) float64 { return 6 * float64(want) / 300_000 / float64(days) }
+
 // loadRecords ingests want demo records spread over the last days days into a's store, in
 // batches of 100,000, hour by hour.
 func loadRecords(ctx context.Context, a *app.App, want, days int) error {
@@ -145,7 +153,7 @@ func loadRecords(ctx context.Context, a *app.App, want, days int) error {
 	// The generator's default rate gives about 300,000 records a working day (fewer at a
 	// weekend); scale it to want, and add periods of other seeds until there are enough.
 	for seed := uint64(1); n < want; seed++ {
-		g := demo.New(end.Add(-time.Duration(days)*24*time.Hour), demo.Options{Seed: seed, Rate: 6 * float64(want) / 300_000 / float64(days)})
+		g := demo.New(end.Add(-time.Duration(days)*24*time.Hour), demo.Options{Seed: seed, Rate: genRate(want, days)})
 		for h := 24*days - 1; h >= 0 && n < want; h-- {
 			recs := g.Until(end.Add(-time.Duration(h) * time.Hour))
 			for len(recs) > 0 && n < want {

@@ -89,4 +89,28 @@
 // against the in-test reference. Values, HAVING, TOP and the
 // order are computed in Go on the group sums. Stream answers the period in slices, newest
 // first, merging the sums, so each partial result is exact for the part of the period read.
+//
+// # Followed queries
+//
+// A Live answers one expression again and again as time passes, each answer equal to Query's
+// at its time (TestLiveAnswersAsQuery checks it at every step against a fresh Query, on DuckDB
+// and ClickHouse). It compiles each statement with a time bucket as a last key (about 64
+// buckets of whole minutes over the period, so whole buckets still read from the rollup) and
+// the record count among its sums, and keeps each group's sums over the period (the totals)
+// and, for the first bucket and the recentBuckets (4) last ones, per bucket (their detail; the
+// first bucket also per second). Each answer reads the seconds the period gained (added) and,
+// whole, each detailed bucket whose counted part a write touched since the last answer, as the
+// store's records.Changes reports (late records, retention), replacing its detail in the
+// totals. The seconds the period lost are dropped from the first bucket's per-second detail
+// without reading; a bucket the start enters is read as the totals count it (subtracted) and
+// per second. A write into a bucket without detail, or during the answer into seconds it
+// subtracted without detail, makes it read the period afresh; one into seconds it subtracted
+// from a detailed bucket (a period that moved back) makes it read that bucket again before
+// answering. Only whole-number sums are kept, so dropping and subtracting are exact, and a
+// group leaves when its record count reaches zero; values, HAVING, TOP and the order are
+// computed on the totals at each answer, as Query does. What it keeps (the totals and the
+// detail) is bounded by WithMaxGroups, past which it answers with Query for good, and
+// reserved in the group budget (WithGroupBudget) while it lives, which when spent makes it
+// drop what it kept and answer with Query, building again at the next answer. Without a
+// records.Changes (a store other processes write) every answer is Query's.
 package pvql

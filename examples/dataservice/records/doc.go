@@ -89,6 +89,14 @@
 // does not stop for one member's deadline). The log is checkpointed into the file every 128 MB
 // of log rather than DuckDB's 16 MB: checkpoints were most of ingest's cost.
 //
+// Changes (changes.go): DuckDB reports the span of times of each batch it ingests and of each
+// deletion, to each Watcher, once before it writes and once after, so that a reader that takes
+// the changes and then reads learns of every write its read may have seen, and of every one it
+// may have missed. Followed queries (package pvql, Live) read again only the times that
+// changed. A Watcher keeps at most 32 spans, merging the closest past that, so it may report
+// more time as changed than was, never less. ClickHouse reports nothing: other processes may
+// write it.
+//
 // ClickHouse (OpenClickHouse) is the store for records beyond one machine, on one server or a
 // sharded cluster (a MergeTree table on each shard and a Distributed table over them). Its
 // schema carries a version (ClickHouseSchemaVersion) and is refused, never altered, when an

@@ -36,6 +36,8 @@ type DuckDB struct {
 	spans   []rollupSpan
 	// group holds the Ingest calls waiting to be committed together.
 	group group
+	// changes reports the times each write touches (changes.go).
+	changes Changes
 }
 
 var _ Store = (*DuckDB)(nil)
@@ -95,11 +97,18 @@ func (s *DuckDB) Ingest(ctx context.Context, recs []Record) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("records: ingest: %w", err)
 	}
+	span := batchSpan(recs)
+	s.changes.Touch(span.From, span.To)
+	defer s.changes.Touch(span.From, span.To)
 	if err := s.ingestGrouped(ctx, s.group.join(recs), s.commit); err != nil {
 		return fmt.Errorf("records: ingest: %w", err)
 	}
 	return nil
 }
+
+// Changes reports the times of the records each Ingest and DeleteBefore touches, before it
+// writes and after: the database file has one process, so these are all its changes.
+func (s *DuckDB) Changes() *Changes { return &s.changes }
 
 // commit appends the batches of ms in one transaction; the caller holds the write token.
 func (s *DuckDB) commit(ctx context.Context, ms []*member) error {
@@ -187,6 +196,8 @@ func (s *DuckDB) DeleteBefore(ctx context.Context, t int64) (int64, error) {
 		return 0, fmt.Errorf("records: delete: %w", err)
 	}
 	defer s.unlock()
+	s.changes.touchBefore(t)
+	defer s.changes.touchBefore(t)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("records: delete before %d: %w", t, err)

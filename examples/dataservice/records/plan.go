@@ -26,7 +26,7 @@ type Plan struct {
 	sums    int    // sum columns after the key columns
 	setCol  bool   // a GROUPING() column follows the sums
 	sets    []planSet
-	setOf   map[uint64]int // the set of each GROUPING() value
+	setOf   map[uint64][]int // the sets of each GROUPING() value: several when they group by the same keys in other orders
 	// parts, when not empty, are the plans this one reads in turn; the fields above are then unused.
 	parts []*Plan
 }
@@ -195,13 +195,12 @@ func setLimit(qs []*Query, set []int) int {
 
 // groupingSets writes GROUP BY GROUPING SETS over the plan's sets and maps the GROUPING()
 // value of each (a bit per alias, the first the highest, set when the alias is not grouped).
+// Sets of the same keys in another order (BY a, b and BY b, a) are one grouping set, whose
+// rows answer each of them.
 func (p *Plan) groupingSets(b *sqlBuilder, aliases []string) {
 	b.WriteString(" GROUP BY GROUPING SETS (")
-	p.setOf = map[uint64]int{}
+	p.setOf = map[uint64][]int{}
 	for si, s := range p.sets {
-		if si > 0 {
-			b.WriteString(", ")
-		}
 		var names []string
 		grouped := make([]bool, len(aliases))
 		for gi, g := range s.groups {
@@ -210,14 +209,19 @@ func (p *Plan) groupingSets(b *sqlBuilder, aliases []string) {
 				names = append(names, aliases[s.cols[gi]+k])
 			}
 		}
-		b.WriteString("(" + strings.Join(names, ", ") + ")")
 		var mask uint64
 		for i, g := range grouped {
 			if !g {
 				mask |= 1 << (len(aliases) - 1 - i)
 			}
 		}
-		p.setOf[mask] = si
+		if len(p.setOf[mask]) == 0 {
+			if len(p.setOf) > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(" + strings.Join(names, ", ") + ")")
+		}
+		p.setOf[mask] = append(p.setOf[mask], si)
 	}
 	b.WriteString(")")
 }

@@ -54,13 +54,21 @@ func (p *Plan) width() int {
 }
 
 // emit decodes one result row scanned into vals (values or pointers to them; NULL is nil) and
-// calls fn with it once for each query its set answers. An error of fn is returned as is.
+// calls fn with it once for each query its sets answer. An error of fn is returned as is.
 func (p *Plan) emit(vals []any, r *Row, fn func(*Row) error) error {
-	si := 0
-	if p.setCol {
-		si = p.setOf[toUint64(vals[len(p.keyCols)+p.sums])]
+	if !p.setCol {
+		return p.emitSet(&p.sets[0], vals, r, fn)
 	}
-	s := &p.sets[si]
+	for _, si := range p.setOf[toUint64(vals[len(p.keyCols)+p.sums])] {
+		if err := p.emitSet(&p.sets[si], vals, r, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// emitSet calls fn with the row in vals once for each query s answers.
+func (p *Plan) emitSet(s *planSet, vals []any, r *Row, fn func(*Row) error) error {
 	r.Keys = r.Keys[:0]
 	for gi, g := range s.groups {
 		c := s.cols[gi]
