@@ -261,8 +261,30 @@ func (a *App) registry() (*registry.Registry, error) {
 		DefaultPeriod: a.settings.DefaultPeriod,
 		MaxFollows:    a.maxFollows(),
 	}
+	if d, ok := a.records.(*records.DuckDB); ok {
+		// Only this process writes the DuckDB file, so its changes are all the records'
+		// changes: followed queries answer from them. ClickHouse may be written by other
+		// nodes, so there a followed query answers its whole period each interval.
+		changes := d.Changes()
+		svc.Live = func(expr string) (traffic.Live, error) {
+			l, err := a.engine.Live(expr, changes)
+			if err != nil {
+				return nil, err
+			}
+			return l, nil
+		}
+	}
 	if tp := a.cfg.TracerProvider; tp != nil {
 		svc.Engine = tracedEngine{next: svc.Engine, tracer: tp.Tracer(tracerName), system: a.cfg.recordsSystem()}
+		if live := svc.Live; live != nil {
+			svc.Live = func(expr string) (traffic.Live, error) {
+				l, err := live(expr)
+				if err != nil {
+					return nil, err
+				}
+				return tracedLive{next: l, tracer: tp.Tracer(tracerName), system: a.cfg.recordsSystem()}, nil
+			}
+		}
 	}
 	for _, register := range []func(*registry.Registry) error{
 		fnapi.RegisterBuiltins,

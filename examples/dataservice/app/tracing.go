@@ -49,6 +49,25 @@ func (e tracedEngine) Stream(ctx context.Context, expr string, now time.Time, pe
 	return err
 }
 
+// tracedLive is a traffic.Live whose answers are spans (records.live true), roots of their
+// own: a followed query's shared computation answers for no one call.
+type tracedLive struct {
+	next   traffic.Live
+	tracer trace.Tracer
+	system string
+}
+
+func (l tracedLive) Answer(ctx context.Context, now time.Time, period time.Duration) ([]pvql.Result, error) {
+	ctx, span := l.tracer.Start(ctx, spanQuery, trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("db.system.name", l.system), attribute.Bool("records.stream", false),
+			attribute.Bool("records.live", true)))
+	res, err := l.next.Answer(ctx, now, period)
+	endSpan(span, err)
+	return res, err
+}
+
+func (l tracedLive) Close() { l.next.Close() }
+
 // tracedStore is a records.Store whose writes are spans.
 type tracedStore struct {
 	records.Store

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math/rand/v2"
 	"net/netip"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -63,4 +65,39 @@ func BenchmarkParse(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkQueryOverview answers the overview dashboard's statements afresh, as
+// BenchmarkLiveOverview's Live answers them incrementally.
+func BenchmarkQueryOverview(b *testing.B) { benchmarkQuery(b, strings.Join(liveStatements[:7], "; ")) }
+
+// BenchmarkLiveOverview follows the overview dashboard's statements over benchRows records of
+// 10,000 clients in the hour: each op is one answer a second later, with no late records.
+// It reports the groups the Live keeps and the heap they take, per group.
+func BenchmarkLiveOverview(b *testing.B) {
+	s := openDB(b, benchRecords(benchRows))
+	ctx := context.Background()
+	l, err := New(s).Live(strings.Join(liveStatements[:7], "; "), s.Changes())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if _, err := l.Answer(ctx, time.Unix(testNow, 0), time.Hour); err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	kept, heap := float64(l.kept), float64(after.HeapAlloc-before.HeapAlloc)
+	now := testNow
+	for b.Loop() {
+		now++
+		if _, err := l.Answer(ctx, time.Unix(now, 0), time.Hour); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(kept, "kept-groups")
+	b.ReportMetric(heap/kept, "B/kept-group")
 }

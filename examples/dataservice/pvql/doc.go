@@ -71,12 +71,16 @@
 // The statements of one expression that resolve to the same period are compiled together
 // (records.Reader's Compile of several Queries) and read in one pass over the records where
 // the store can: DuckDB answers all those of one layer and WHERE with one SELECT grouping by
-// GROUPING SETS, so a dashboard's statements cost about its slowest one rather than their sum
-// (BENCHMARKS.md). Statements of other periods, layers or WHERE are read in turn, as are
+// GROUPING SETS, so a dashboard's statements share their read of the records (BENCHMARKS.md
+// has the figures). Statements of other periods, layers or WHERE are read in turn, as are
 // ClickHouse's (its oldest supported server has no grouping sets). The answers are those of
 // each statement alone (TestSharedScanAnswersAsEachStatement). Statements grouping and
 // filtering only by protocol, application, server.port and time(N) with N a multiple of 60 read
-// the whole minutes of their period from DuckDB's per-minute rollup (package records).
+// the whole minutes of their period from DuckDB's per-minute rollup, and with N a multiple of
+// 3600 (or no time key) the whole hours from its hourly one; those that also group or filter
+// by server.ip and client.ip read the whole hours from its hourly rollup of addresses, the
+// rest of the period from the records (package records): one SELECT for the statements that
+// read the same rollups, and these SELECTs side by side.
 //
 // Each metric, key and layer is described once, in a table (metrics, keyKinds, layers) that
 // the parser, the compiler, grouping, ordering, rendering and Fields all read; a key's type
@@ -85,4 +89,28 @@
 // against the in-test reference. Values, HAVING, TOP and the
 // order are computed in Go on the group sums. Stream answers the period in slices, newest
 // first, merging the sums, so each partial result is exact for the part of the period read.
+//
+// # Followed queries
+//
+// A Live answers one expression again and again as time passes, each answer equal to Query's
+// at its time (TestLiveAnswersAsQuery checks it at every step against a fresh Query, on DuckDB
+// and ClickHouse). It compiles each statement with a time bucket as a last key (about 64
+// buckets of whole minutes over the period, so whole buckets still read from the rollup) and
+// the record count among its sums, and keeps each group's sums over the period (the totals)
+// and, for the first bucket and the recentBuckets (4) last ones, per bucket (their detail; the
+// first bucket also per second). Each answer reads the seconds the period gained (added) and,
+// whole, each detailed bucket whose counted part a write touched since the last answer, as the
+// store's records.Changes reports (late records, retention), replacing its detail in the
+// totals. The seconds the period lost are dropped from the first bucket's per-second detail
+// without reading; a bucket the start enters is read as the totals count it (subtracted) and
+// per second. A write into a bucket without detail, or during the answer into seconds it
+// subtracted without detail, makes it read the period afresh; one into seconds it subtracted
+// from a detailed bucket (a period that moved back) makes it read that bucket again before
+// answering. Only whole-number sums are kept, so dropping and subtracting are exact, and a
+// group leaves when its record count reaches zero; values, HAVING, TOP and the order are
+// computed on the totals at each answer, as Query does. What it keeps (the totals and the
+// detail) is bounded by WithMaxGroups, past which it answers with Query for good, and
+// reserved in the group budget (WithGroupBudget) while it lives, which when spent makes it
+// drop what it kept and answer with Query, building again at the next answer. Without a
+// records.Changes (a store other processes write) every answer is Query's.
 package pvql

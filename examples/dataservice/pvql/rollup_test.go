@@ -9,14 +9,16 @@ import (
 	"testing"
 )
 
-// rollupKeyTexts and rollupFilters are the keys and filters the per-minute rollup answers.
+// rollupKeyTexts and rollupFilters are the keys and filters DuckDB's rollups hold: per minute
+// and per hour the first three, per hour the addresses too.
 var (
-	rollupKeyTexts = []string{"protocol", "application", "server.port"}
-	rollupFilters  = []string{"protocol", "server.port", "application"}
+	rollupKeyTexts = []string{"protocol", "application", "server.port", "server.ip", "client.ip"}
+	rollupFilters  = []string{"protocol", "server.port", "application", "server.ip", "client.ip"}
 )
 
-// rollupQuery returns a random statement that the rollup can answer (its keys, WHERE and
-// layer read rollup columns only) over a period cut at random seconds, and its meaning.
+// rollupQuery returns a random statement whose keys, WHERE and layer read columns a rollup
+// holds (time buckets of any width: those a rollup cannot answer read the records) over a
+// period cut at random seconds, and its meaning.
 func rollupQuery(rng *rand.Rand) (string, refQuery) {
 	q := refQuery{}
 	v := randomValues[rng.IntN(len(randomValues))]
@@ -61,16 +63,20 @@ func rollupQuery(rng *rand.Rand) (string, refQuery) {
 	return text + fmt.Sprintf(" SINCE %d UNTIL %d", q.since, q.until), q
 }
 
-// TestRollupAnswersAsRecords checks the statements the per-minute rollup answers (the whole
-// minutes of their period from it, the cut ones from the records) against the reference, on
-// periods cut at random seconds, before and after a retention that cuts a minute.
+// TestRollupAnswersAsRecords checks the statements the rollups answer (the whole hours of
+// their period from an hourly rollup, the cut minutes from a per-minute one, the cut seconds
+// from the records) against the reference, on periods cut at random seconds: with the older
+// records arriving after the newer, and after a retention that cuts a minute and an hour.
 func TestRollupAnswersAsRecords(t *testing.T) {
 	recs := testRecords()
-	s := openDB(t, recs)
+	s := openDB(t, nil)
+	older := func(r rec) bool { return r.time < testNow-3000 }
+	load(t, s, slices.DeleteFunc(slices.Clone(recs), older))
+	load(t, s, slices.DeleteFunc(slices.Clone(recs), func(r rec) bool { return !older(r) }))
 	engine := New(s, WithStreamSlices(3))
 	rng := rand.New(rand.NewPCG(21, 34))
 	checkRollupQueries(t, engine, recs, rng, 150)
-	cut := testNow - 5000 + 17 // not a whole minute
+	cut := testNow - 5000 + 17 // not a whole minute nor a whole hour
 	if _, err := s.DeleteBefore(context.Background(), cut); err != nil {
 		t.Fatal(err)
 	}

@@ -92,3 +92,26 @@ func TestSharedScanAnswersAsEachStatement(t *testing.T) {
 		checkStream(t, engine, i, expr, got)
 	}
 }
+
+// TestSharedScanKeyOrders checks statements read together that group by the same keys in
+// other orders each answer as alone: in
+// DuckDB they are one grouping set answering each.
+func TestSharedScanKeyOrders(t *testing.T) {
+	engine := New(openDB(t, testRecords()))
+	now := time.Unix(testNow, 0)
+	texts := []string{"traffic BY application, protocol", "records BY protocol, application",
+		"traffic BY time(60), application", "records BY application, time(60)", "traffic", "packets BY protocol, application TOP 3"}
+	got, err := engine.Query(context.Background(), strings.Join(texts, "; "), now, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, text := range texts {
+		alone, err := engine.Query(context.Background(), text, now, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := diffResult(got[i], alone[0]); d != "" {
+			t.Errorf("statement %d %q differs from its answer alone: %s", i+1, text, d)
+		}
+	}
+}

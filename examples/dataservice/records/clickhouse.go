@@ -25,12 +25,12 @@ const (
 // concurrent use. Each Ingest is one INSERT of one block;
 // see the package doc for what an acknowledged batch means.
 type ClickHouse struct {
-	conn        chdriver.Conn
-	table       string          // the table read and written
-	rollupTable string          // the rollup table read
-	shards      []chdriver.Conn // the servers holding a local table (conn alone without a cluster)
-	owned       []chdriver.Conn // connections to close, conn included
-	rollup      chRollupState
+	conn    chdriver.Conn
+	table   string          // the table read and written
+	rollups []rollup        // the rollups read: chRollups, or their Distributed tables
+	shards  []chdriver.Conn // the servers holding a local table (conn alone without a cluster)
+	owned   []chdriver.Conn // connections to close, conn included
+	rollup  chRollupState
 }
 
 var _ Store = (*ClickHouse)(nil)
@@ -61,7 +61,7 @@ func OpenClickHouse(ctx context.Context, url, cluster string) (*ClickHouse, erro
 	if err != nil {
 		return nil, err
 	}
-	s := &ClickHouse{table: "records", rollupTable: rollupTable, rollup: chRollupState{pending: map[int64]bool{}, all: true}}
+	s := &ClickHouse{table: "records", rollups: chRollups, rollup: chRollupState{pending: map[int64]bool{}, all: true}}
 	if s.conn, err = chOpen(ctx, opts); err != nil {
 		return nil, err
 	}
@@ -85,7 +85,12 @@ func (s *ClickHouse) ensureSchema(ctx context.Context, opts *clickhouse.Options,
 		if err := s.openShards(ctx, opts, cluster); err != nil {
 			return err
 		}
-		s.table, s.rollupTable = "records_dist", chRollupDist
+		s.table, s.rollups = "records_dist", nil
+		for i := range chRollups {
+			r := chRollups[i]
+			r.table = chDist(&chRollups[i])
+			s.rollups = append(s.rollups, r)
+		}
 	}
 	for _, c := range s.shards {
 		if err := checkVersion(ctx, c); err != nil {
@@ -94,8 +99,10 @@ func (s *ClickHouse) ensureSchema(ctx context.Context, opts *clickhouse.Options,
 		if err := ensureTable(ctx, c, "records", chLocalEngine); err != nil {
 			return err
 		}
-		if err := chEnsureRollup(ctx, c); err != nil {
-			return err
+		for i := range chRollups {
+			if err := chEnsureRollup(ctx, c, &chRollups[i]); err != nil {
+				return err
+			}
 		}
 		if err := writeVersion(ctx, c); err != nil {
 			return err
@@ -111,8 +118,10 @@ func (s *ClickHouse) ensureSchema(ctx context.Context, opts *clickhouse.Options,
 	if err := ensureTable(ctx, s.conn, "records_dist", engine); err != nil {
 		return err
 	}
-	if err := chEnsureRollupDist(ctx, s.conn, cluster, opts.Auth.Database); err != nil {
-		return err
+	for i := range chRollups {
+		if err := chEnsureRollupDist(ctx, s.conn, cluster, opts.Auth.Database, &chRollups[i]); err != nil {
+			return err
+		}
 	}
 	return writeVersion(ctx, s.conn)
 }
@@ -249,24 +258,31 @@ func (s *ClickHouse) insert(ctx context.Context, recs []Record) error {
 
 // Compile turns qs into ClickHouse's SQL over the table read (the Distributed one in a
 // cluster): one SELECT for each key set, as the oldest server supported (18.16) has no
-// GROUPING SETS, each with the same SELECT over the rollup when the rollup answers it.
-func (s *ClickHouse) Compile(qs ...*Query) *Plan {
-	p := compile(chDialect, s.table, "", qs)
-	chAttachRollup(p, qs, s.rollupTable)
-	return p
-}
+// GROUPING SETS, each over the records and the rollups that answer it (compile's union).
+func (s *ClickHouse) Compile(qs ...*Query) *Plan { return compile(chDialect, s.table, s.rollups, qs) }
 
 // Read runs p over the records with from <= time < to, calling fn with each group: each part
-// in one statement, its whole minutes from the rollup and its cut edges from the records while
-// the rollup is known to match them, the records alone otherwise.
+// in one statement, the whole buckets of its period from the rollups and its cut edges from
+// the records while the rollups are known to match them, the records alone otherwise.
 func (s *ClickHouse) Read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error {
-	rollup := s.trusted(ctx, false)
-	return p.each(func(p *Plan) error { return s.read(ctx, p, from, to, rollup, fn) })
+	rollups := s.trusted(ctx, false)
+	return p.each(func(p *Plan) error { return s.read(ctx, p, from, to, rollups, fn) })
 }
 
-func (s *ClickHouse) read(ctx context.Context, p *Plan, from, to int64, rollup bool, fn func(*Row) error) error {
-	query, args := chUnion(p, from, to, rollup)
-	rows, err := s.conn.Query(ctx, query, args...)
+func (s *ClickHouse) read(ctx context.Context, p *Plan, from, to int64, rollups bool, fn func(*Row) error) error {
+	args := p.bindRecords(from, to)
+	if rollups {
+		var err error
+		if args, err = p.bind(from, to); err != nil {
+			return err
+		}
+	}
+	if s.table != "records" {
+		// Through a Distributed table 18.16 loses the columns of a WHERE moved to PREWHERE
+		// when a branch selects constants only ("Not found column greaterOrEquals(time, ...)").
+		ctx = clickhouse.Context(ctx, clickhouse.WithSettings(clickhouse.Settings{"optimize_move_to_prewhere": 0}))
+	}
+	rows, err := s.conn.Query(ctx, p.query, args...)
 	if err != nil {
 		return fmt.Errorf("records: read: %w", unavailable(err))
 	}

@@ -12,12 +12,12 @@ import (
 	chdriver "github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 )
 
-// The materialized view writes a block's rollup rows after the block's records, so a server
-// killed (or an insert failing) between the two leaves a day whose records the rollup lacks;
-// a rollup made for an existing records table (schema version 1) lacks them all. chRepair
-// compares, day by day and shard by shard, the records count of the records table (the rows
-// of its active parts) with the rollup's, and sums again from the records each day where they
-// differ. It runs at open for every day, and for the days of a failed Ingest or retention
+// The materialized views write a block's rollup rows after the block's records, so a server
+// killed (or an insert failing) between the two leaves a day whose records a rollup lacks; a
+// rollup made for an existing records table (schema version 1) lacks them all. chRepair
+// compares, day by day, shard by shard and rollup by rollup, the records count of the records
+// table (the rows of its active parts) with the rollup's, and sums again from the records each
+// day where they differ. It runs at open for every day, and for the days of a failed Ingest or retention
 // before the next read or ingest; until the rollup is known to match the records again, reads
 // take every minute from the records, so answers stay exact.
 
@@ -93,34 +93,37 @@ func (s *ClickHouse) repair(ctx context.Context, days []int64, all bool) error {
 	return nil
 }
 
-// chRepair makes the rollup on c match the records for the days given (every day when all):
+// chRepair makes each rollup on c match the records for the days given (every day when all):
 // the days whose counts differ twice, chSettle apart, are summed again, then checked once more.
 func chRepair(ctx context.Context, c chdriver.Conn, days []int64, all bool) error {
-	differing := func() ([]int64, error) {
+	// differing returns, for each rollup, the days (of those asked) where it and the records
+	// differ, and whether there is found.
+	differing := func() ([][]int64, bool, error) {
 		recs, err := chDayCounts(ctx, c, "SELECT partition, toUInt64(sum(rows)) FROM system.parts WHERE database = currentDatabase() AND table = 'records' AND active GROUP BY partition")
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		sums, err := chDayCounts(ctx, c, "SELECT toString(intDiv(time, 86400)) AS d, toUInt64(sum(records)) FROM "+rollupTable+" GROUP BY d")
-		if err != nil {
-			return nil, err
-		}
-		var out []int64
-		for d := range maps.Keys(recs) {
-			if recs[d] != sums[d] && (all || slices.Contains(days, d)) {
-				out = append(out, d)
+		out, found := make([][]int64, len(chRollups)), false
+		for i := range chRollups {
+			sums, err := chDayCounts(ctx, c, "SELECT toString(intDiv(time, 86400)) AS d, toUInt64(sum(records)) FROM "+chRollups[i].table+" GROUP BY d")
+			if err != nil {
+				return nil, false, err
 			}
-		}
-		for d := range maps.Keys(sums) {
-			if _, ok := recs[d]; !ok && (all || slices.Contains(days, d)) {
-				out = append(out, d)
+			for d := range recs {
+				if _, ok := sums[d]; !ok {
+					sums[d] = 0 // a day the rollup lacks
+				}
 			}
+			for d, n := range sums {
+				if recs[d] != n && (all || slices.Contains(days, d)) {
+					out[i], found = append(out[i], d), true
+				}
+			}
+			slices.Sort(out[i])
 		}
-		slices.Sort(out)
-		return out, nil
+		return out, found, nil
 	}
-	bad, err := differing()
-	if err != nil || len(bad) == 0 {
+	if _, found, err := differing(); err != nil || !found {
 		return err
 	}
 	select {
@@ -128,23 +131,34 @@ func chRepair(ctx context.Context, c chdriver.Conn, days []int64, all bool) erro
 		return ctx.Err()
 	case <-time.After(chSettle):
 	}
-	if bad, err = differing(); err != nil || len(bad) == 0 {
+	bad, found, err := differing()
+	if err != nil || !found {
 		return err
 	}
-	for _, d := range bad {
-		if err := c.Exec(ctx, "ALTER TABLE "+rollupTable+" DROP PARTITION "+dayString(d)); err != nil {
-			return err
-		}
-		where := "time >= " + strconv.FormatInt(d*86400, 10) + " AND time < " + strconv.FormatInt((d+1)*86400, 10)
-		if err := c.Exec(ctx, "INSERT INTO "+rollupTable+" ("+joinNames(chRollupNames())+") "+chRollupSelect(where)); err != nil {
-			return err
+	days, all = nil, false // differing now looks at the days summed again only
+	for i, ds := range bad {
+		r := &chRollups[i]
+		names, _ := r.columns()
+		for _, d := range ds {
+			if err := c.Exec(ctx, "ALTER TABLE "+r.table+" DROP PARTITION "+dayString(d)); err != nil {
+				return err
+			}
+			where := "time >= " + strconv.FormatInt(d*86400, 10) + " AND time < " + strconv.FormatInt((d+1)*86400, 10)
+			if err := c.Exec(ctx, "INSERT INTO "+r.table+" ("+joinNames(names)+") "+chRollupSelect(r, where)); err != nil {
+				return err
+			}
+			days = append(days, d)
 		}
 	}
-	days, all = bad, false // differing now looks at the days summed again only
-	if bad, err = differing(); err != nil || len(bad) == 0 {
+	if bad, found, err = differing(); err != nil || !found {
 		return err
 	}
-	return fmt.Errorf("day %d still differs from the records after it was summed again (is another node writing it?)", bad[0])
+	for i, ds := range bad {
+		if len(ds) > 0 {
+			return fmt.Errorf("day %d of %s still differs from the records after it was summed again (is another node writing it?)", ds[0], chRollups[i].table)
+		}
+	}
+	return nil
 }
 
 // chDayCounts runs query, whose rows are a day partition's ID and a count.

@@ -40,7 +40,7 @@ func chSame(t *testing.T, s *ClickHouse, rng *rand.Rand) {
 	for range 5 {
 		from := chTestStart - 100 + rng.Int64N(2*86400)
 		to := from + rng.Int64N(chTestStart+3*86400+100-from)
-		raw, rolled := sumsBy(t, s, q, from, to, true), sumsBy(t, s, q, from, to, false)
+		raw, rolled := sumsBy(t, s, from, to, true, q), sumsBy(t, s, from, to, false, q)
 		if !reflect.DeepEqual(raw, rolled) {
 			t.Fatalf("[%d, %d): from the rollup %v, from the records %v", from, to, rolled, raw)
 		}
@@ -84,7 +84,9 @@ func TestClickHouseReadsTheRollup(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw := RawClickHouse(t, srv.URL)
-	b, err := raw.PrepareBatch(ctx, "INSERT INTO "+rollupTable+" ("+joinNames(chRollupNames())+")")
+	minute := &chRollups[0]
+	names, _ := minute.columns()
+	b, err := raw.PrepareBatch(ctx, "INSERT INTO "+minute.table+" ("+joinNames(names)+")")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +94,7 @@ func TestClickHouseReadsTheRollup(t *testing.T) {
 	set := map[string]any{"time": chTestStart + 120, "application": "only-in-the-rollup", "server_port": uint16(7)}
 	zero := map[string]any{"Int64": int64(0), "UInt8": uint8(0), "UInt16": uint16(0), "UInt32": uint32(0), "UInt64": uint64(1), "String": ""}
 	var row []any
-	for _, c := range chRollupColumns() {
+	for _, c := range chRollupColumns(minute) {
 		f := strings.Fields(c)
 		v, ok := set[f[0]]
 		if !ok {
@@ -156,8 +158,12 @@ func TestClickHouseRollupOfAnEarlierSchema(t *testing.T) {
 			s.Close()
 			for _, u := range tc.urls { // back to version 1: the records alone
 				raw := RawClickHouse(t, u)
-				for _, stmt := range []string{"DROP TABLE " + chRollupView, "DROP TABLE " + rollupTable, "DROP TABLE IF EXISTS " + chRollupDist,
-					"DROP TABLE records_version", "CREATE TABLE records_version (version UInt32) ENGINE = TinyLog"} {
+				var stmts []string
+				for i := range chRollups {
+					r := &chRollups[i]
+					stmts = append(stmts, "DROP TABLE "+chView(r), "DROP TABLE "+r.table, "DROP TABLE IF EXISTS "+chDist(r))
+				}
+				for _, stmt := range append(stmts, "DROP TABLE records_version", "CREATE TABLE records_version (version UInt32) ENGINE = TinyLog") {
 					if err := raw.Exec(ctx, stmt); err != nil {
 						t.Fatal(err)
 					}
@@ -182,8 +188,9 @@ func TestClickHouseRollupOfAnEarlierSchema(t *testing.T) {
 			s.Close()
 			// A rollup of other columns (other keys) is dropped and made anew.
 			raw := RawClickHouse(t, tc.urls[len(tc.urls)-1])
-			for _, stmt := range []string{"DROP TABLE " + chRollupView, "DROP TABLE " + rollupTable,
-				"CREATE TABLE " + rollupTable + " (time Int64, records UInt64) ENGINE = SummingMergeTree ORDER BY time"} {
+			minute := &chRollups[0]
+			for _, stmt := range []string{"DROP TABLE " + chView(minute), "DROP TABLE " + minute.table,
+				"CREATE TABLE " + minute.table + " (time Int64, records UInt64) ENGINE = SummingMergeTree ORDER BY time"} {
 				if err := raw.Exec(ctx, stmt); err != nil {
 					t.Fatal(err)
 				}
@@ -206,7 +213,8 @@ func TestClickHouseRollupRepair(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw := RawClickHouse(t, srv.URL)
-	if err := raw.Exec(ctx, "ALTER TABLE "+rollupTable+" DROP PARTITION "+dayString(chTestStart/86400+1)); err != nil {
+	minute := chRollups[0].table
+	if err := raw.Exec(ctx, "ALTER TABLE "+minute+" DROP PARTITION "+dayString(chTestStart/86400+1)); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -215,8 +223,8 @@ func TestClickHouseRollupRepair(t *testing.T) {
 
 	// With the view's table one whose partition key divides by zero, an ingest stores its
 	// records, not their rollup rows, and fails.
-	for _, stmt := range []string{"RENAME TABLE " + rollupTable + " TO away",
-		"CREATE TABLE " + rollupTable + " AS away ENGINE = MergeTree PARTITION BY intDiv(time, time - time) ORDER BY time"} {
+	for _, stmt := range []string{"RENAME TABLE " + minute + " TO away",
+		"CREATE TABLE " + minute + " AS away ENGINE = MergeTree PARTITION BY intDiv(time, time - time) ORDER BY time"} {
 		if err := raw.Exec(ctx, stmt); err != nil {
 			t.Fatal(err)
 		}
@@ -224,7 +232,7 @@ func TestClickHouseRollupRepair(t *testing.T) {
 	if err := s.Ingest(ctx, chTestRecords(rng, 500)); err == nil {
 		t.Fatal("an ingest whose view could not write succeeded")
 	}
-	for _, stmt := range []string{"DROP TABLE " + rollupTable, "RENAME TABLE away TO " + rollupTable} {
+	for _, stmt := range []string{"DROP TABLE " + minute, "RENAME TABLE away TO " + minute} {
 		if err := raw.Exec(ctx, stmt); err != nil {
 			t.Fatal(err)
 		}

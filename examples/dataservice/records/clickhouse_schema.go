@@ -111,8 +111,8 @@ func (s *ClickHouse) DeleteBefore(ctx context.Context, t int64) (int64, error) {
 	for _, c := range s.shards {
 		n, err := dropBefore(ctx, c, "records", t)
 		total += n
-		if err == nil {
-			_, err = dropBefore(ctx, c, rollupTable, t)
+		for i := 0; err == nil && i < len(chRollups); i++ {
+			_, err = dropBefore(ctx, c, chRollups[i].table, t)
 		}
 		if err != nil {
 			// The rollup may keep days the records lost.

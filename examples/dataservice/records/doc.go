@@ -40,17 +40,31 @@
 // statement as a Query (groups, sums and a Cond tree, in no dialect), the store compiles the
 // Queries of one period once to its own SQL (Compile, a *Plan) and runs it on each part of the
 // period (Read). Queries of one Where share one SELECT where the dialect has GROUPING SETS
-// (DuckDB): one pass over the records answers them all, each Row naming its Query. DuckDB also
-// keeps a per-minute rollup (rollup.go: the records summed per minute, protocol, application
-// and server port, added in each batch's own transaction, compacted every million records,
-// kept exact by retention, and made
-// from the records when a file of an earlier version is opened); a plan whose keys are those
-// or time buckets of whole minutes, and whose Where reads only those, reads the whole minutes
-// of a period from the rollup and the cut minutes at its edges from the records, with the same
-// answers (TestRollupAnswersAsRecords). A group may then come in several rows: the caller adds
-// them up. The
-// SQL is built in one place (sql.go); a store supplies a dialect (types, parameters, casts),
-// so a new engine is one file. No store hands out its database. DuckDB
+// (DuckDB): one pass over the records answers them all, each Row naming its Query.
+//
+// Rollups (rollup.go, rollup_write.go). DuckDB keeps the records summed per bucket of time
+// and per value of some keys, in three tables, each described once (duckRollups: table, width,
+// keys): per minute and per hour by protocol, application and server port, and per hour by
+// those and both addresses. The last pays because it leaves out the client port and the
+// minute (on the demo network 1/450 of the rows of 10M records over a day, 1/22 of 10M and
+// 1/157 of 100M over 30 days); a per-minute one with addresses would hold 1/12 and 1/2 and is not kept. A query
+// whose keys, bucket widths and Where a rollup answers reads, at each width, the first rollup
+// that answers it: the whole hours of its period from an hourly rollup, the cut minutes at its
+// edges from the per-minute one when it answers, the cut seconds from the records. Queries of
+// one Where and one such chain of rollups are one SELECT over the union of those branches
+// (plan_union.go: one snapshot, one aggregation; with several key sets the records at the edges
+// are first summed by every key of the sets, so the sets share that work), and the SELECTs of
+// a Read run side by side (up to four). Ingest adds each
+// group commit's sums to every rollup in the transaction that appends its records (so a
+// reader sees a batch everywhere or nowhere, late records in old buckets included), a
+// compaction merges the rows that batches wrote for one bucket and keys once a rollup has
+// grown by half of what its last compaction left, retention sums the bucket it cuts anew from
+// the records, and a file of an earlier version gains the rollups it lacks when opened. The
+// answers are those of the records (TestRollupsAnswerAsRecords here and in package pvql); a
+// group may come in several rows, which the caller adds up.
+//
+// The SQL is built in one place (sql.go); a store supplies a dialect (types, parameters,
+// casts) and its rollups, so a new engine is one file. No store hands out its database. DuckDB
 // is the embedded one, in <dir>/records.duckdb. It appends each batch through DuckDB's appender
 // in one transaction (measured ~750,000 records/s in batches of 10,000 on two cores, against
 // ~14,000/s for multi-row INSERTs), serialises writes, and acknowledges a batch once it is in
@@ -75,14 +89,23 @@
 // does not stop for one member's deadline). The log is checkpointed into the file every 128 MB
 // of log rather than DuckDB's 16 MB: checkpoints were most of ingest's cost.
 //
+// Changes (changes.go): DuckDB reports the span of times of each batch it ingests and of each
+// deletion, to each Watcher, once before it writes and once after, so that a reader that takes
+// the changes and then reads learns of every write its read may have seen, and of every one it
+// may have missed. Followed queries (package pvql, Live) read again only the times that
+// changed. A Watcher keeps at most 32 spans, merging the closest past that, so it may report
+// more time as changed than was, never less. ClickHouse reports nothing: other processes may
+// write it.
+//
 // ClickHouse (OpenClickHouse) is the store for records beyond one machine, on one server or a
 // sharded cluster (a MergeTree table on each shard and a Distributed table over them). Its
 // schema carries a version (ClickHouseSchemaVersion) and is refused, never altered, when an
-// existing records table differs. It keeps the same per-minute rollup as DuckDB
-// (clickhouse_rollup.go: a SummingMergeTree fed by a materialized view on each shard), read the
-// same way; as the view writes after the records rather than with them, days where the two
-// differ are summed again from the records at open and after a failed write, and reads use the
-// records alone until they are (clickhouse_repair.go). Each batch is validated, then sent as one block in one INSERT
+// existing records table differs. It keeps DuckDB's rollups (clickhouse_rollup.go: each a
+// SummingMergeTree fed by a materialized view on each shard), read through the same union of
+// branches; as the views write after the records rather than with them, days where a rollup
+// and the records differ are summed again from the records at open and after a failed write,
+// and reads use the records alone until they are (clickhouse_repair.go). Each batch is
+// validated, then sent as one block in one INSERT
 // (synchronous through a Distributed table): a batch within one day is stored whole or not at
 // all, even when the server is killed mid-insert. Retention drops whole day partitions. A
 // server that cannot be reached gives errors marked ErrUnavailable, within the dial and read

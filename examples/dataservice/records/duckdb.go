@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -29,12 +28,16 @@ const checkpointThreshold = "128MB"
 // reads run concurrently with them. It is safe for concurrent use.
 type DuckDB struct {
 	db *sql.DB
-	// write holds one token: the right to write, and to span.
+	// write holds one token: the right to write, and to spans.
 	write chan struct{}
-	// span is what was ingested since the rollup's last compaction.
-	span rollupSpan
+	// rollups are the rollups the database keeps (duckRollups); spans, in the same order,
+	// what each gained since its last compaction.
+	rollups []rollup
+	spans   []rollupSpan
 	// group holds the Ingest calls waiting to be committed together.
 	group group
+	// changes reports the times each write touches (changes.go).
+	changes Changes
 }
 
 var _ Store = (*DuckDB)(nil)
@@ -58,11 +61,11 @@ func OpenDuckDB(ctx context.Context, dir string) (*DuckDB, error) {
 			return nil, fmt.Errorf("records: create table: %w", err)
 		}
 	}
-	if err := ensureRollup(ctx, db); err != nil {
+	if err := ensureRollups(ctx, db, duckRollups); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("records: create the rollup: %w", err)
+		return nil, fmt.Errorf("records: create the rollups: %w", err)
 	}
-	s := &DuckDB{db: db, write: make(chan struct{}, 1)}
+	s := &DuckDB{db: db, write: make(chan struct{}, 1), rollups: duckRollups, spans: make([]rollupSpan, len(duckRollups))}
 	s.write <- struct{}{}
 	return s, nil
 }
@@ -94,11 +97,18 @@ func (s *DuckDB) Ingest(ctx context.Context, recs []Record) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("records: ingest: %w", err)
 	}
+	span := batchSpan(recs)
+	s.changes.Touch(span.From, span.To)
+	defer s.changes.Touch(span.From, span.To)
 	if err := s.ingestGrouped(ctx, s.group.join(recs), s.commit); err != nil {
 		return fmt.Errorf("records: ingest: %w", err)
 	}
 	return nil
 }
+
+// Changes reports the times of the records each Ingest and DeleteBefore touches, before it
+// writes and after: the database file has one process, so these are all its changes.
+func (s *DuckDB) Changes() *Changes { return &s.changes }
 
 // commit appends the batches of ms in one transaction; the caller holds the write token.
 func (s *DuckDB) commit(ctx context.Context, ms []*member) error {
@@ -113,49 +123,42 @@ func (s *DuckDB) commit(ctx context.Context, ms []*member) error {
 		return err
 	}
 	defer conn.Close()
+	var rows []int // the rows each rollup gained
 	err = conn.Raw(func(dc any) error {
 		c, ok := dc.(*duckdb.Conn)
 		if !ok {
 			return fmt.Errorf("unexpected driver connection %T", dc)
 		}
-		return appendInTx(ctx, c, batches)
+		rows, err = s.appendInTx(ctx, c, batches)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("%d records in %d batches: %w", n, len(ms), err)
 	}
-	due := false
-	for _, b := range batches {
-		due = s.span.add(b) || due
-	}
-	if due {
-		// The batches are stored already: a compaction that fails is tried again after the
-		// next group, and the rollup stays exact meanwhile, only larger.
-		if compactRollup(ctx, s.db, s.span.lo, s.span.hi) == nil {
-			s.span = rollupSpan{}
-		}
-	}
+	s.compactDue(ctx, batches, rows)
 	return nil
 }
 
-// appendInTx appends batches to the records table, and their sums to the rollup, in one
-// transaction on c.
-func appendInTx(ctx context.Context, c *duckdb.Conn, batches [][]Record) error {
+// appendInTx appends batches to the records table, and their sums to the rollups, in one
+// transaction on c; it returns how many rows each rollup gained.
+func (s *DuckDB) appendInTx(ctx context.Context, c *duckdb.Conn, batches [][]Record) ([]int, error) {
 	tx, err := c.BeginTx(ctx, driver.TxOptions{})
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var rows []int
 	err = appendRecords(ctx, c, batches)
 	if err == nil {
-		err = appendRollup(c, batches)
+		rows, err = appendRollups(c, s.rollups, batches)
 	}
 	if err != nil {
 		if rerr := tx.Rollback(); rerr != nil {
 			// The connection's state is unknown: have database/sql discard it.
-			return errors.Join(err, rerr, driver.ErrBadConn)
+			return nil, errors.Join(err, rerr, driver.ErrBadConn)
 		}
-		return err
+		return nil, err
 	}
-	return tx.Commit()
+	return rows, tx.Commit()
 }
 
 // appendRecords appends batches to the records table through an appender on c.
@@ -193,6 +196,8 @@ func (s *DuckDB) DeleteBefore(ctx context.Context, t int64) (int64, error) {
 		return 0, fmt.Errorf("records: delete: %w", err)
 	}
 	defer s.unlock()
+	s.changes.touchBefore(t)
+	defer s.changes.touchBefore(t)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("records: delete before %d: %w", t, err)
@@ -204,7 +209,7 @@ func (s *DuckDB) DeleteBefore(ctx context.Context, t int64) (int64, error) {
 	}
 	n, err := res.RowsAffected()
 	if err == nil {
-		err = retainRollup(ctx, tx, t)
+		err = retainRollups(ctx, tx, s.rollups, t)
 	}
 	if err == nil {
 		err = tx.Commit()
@@ -215,21 +220,24 @@ func (s *DuckDB) DeleteBefore(ctx context.Context, t int64) (int64, error) {
 	return n, nil
 }
 
-// Compile turns qs into DuckDB's SQL: one SELECT with GROUPING SETS for those of one Where.
+// Compile turns qs into DuckDB's SQL: one SELECT with GROUPING SETS for those of one Where
+// and one chain of rollups, over the records and those rollups.
 func (s *DuckDB) Compile(qs ...*Query) *Plan {
-	return compile(duckDialect, "records", rollupTable, qs)
+	return compile(duckDialect, "records", s.rollups, qs)
 }
 
 // Read runs p over the records with from <= time < to, calling fn with each group.
 func (s *DuckDB) Read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error {
-	return p.each(func(p *Plan) error {
-		return p.split(from, to, func(p *Plan, from, to int64) error { return s.read(ctx, p, from, to, fn) })
-	})
+	return readPieces(ctx, p.pieces(from, to), func(ctx context.Context, pc piece, fn func(*Row) error) error {
+		return s.read(ctx, pc.plan, pc.from, pc.to, fn)
+	}, fn)
 }
 
 func (s *DuckDB) read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error {
-	args := slices.Clone(p.args)
-	args[p.sinceArg], args[p.sinceArg+1] = from, to
+	args, err := p.bind(from, to)
+	if err != nil {
+		return err
+	}
 	rows, err := s.db.QueryContext(ctx, p.query, args...)
 	if err != nil {
 		return fmt.Errorf("records: read: %w", err)

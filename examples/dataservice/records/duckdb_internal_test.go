@@ -16,11 +16,7 @@ import (
 // appender flushed them (more rows than its chunk holds).
 func TestAppendRollsBack(t *testing.T) {
 	ctx := context.Background()
-	s, err := OpenDuckDB(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTemp(t)
 	r := Record{Time: 1, Protocol: UDP, Application: "dns",
 		Client: Endpoint{IP: netip.MustParseAddr("10.0.0.1")}, Server: Endpoint{IP: netip.MustParseAddr("10.0.0.2")}}
 	recs := make([]Record, 3*duckdb.GetDataChunkCapacity()+1)

@@ -7,25 +7,35 @@ import (
 	"strings"
 )
 
-// Plan is Queries compiled to one store's SQL. Queries with the same Where share one SELECT,
-// one pass over the records: its rows are the groups of every key set the queries use (key
-// columns, two for an address, then the union of their sums, then with several sets the
-// GROUPING() value telling a row's set). Queries with another Where, or of another key set in
-// a store without grouping sets, are parts read one after another. The period's bounds are
-// the arguments sinceArg and sinceArg+1, set for each Read.
+// Plan is Queries compiled to one store's SQL. Queries with the same Where and rollups share
+// one SELECT, one pass over the records (and one over each rollup): its rows are the groups of
+// every key set the queries use (key columns, two for an address, then the union of their
+// sums, then with several sets the GROUPING() value telling a row's set). Queries with another
+// Where or rollups, or of another key set in a store without grouping sets, are other parts.
+// A part that reads rollups reads them and the records in one SELECT too, over the union of a
+// SELECT per branch: each reads one source (the records, or a rollup) over one range of the
+// period (bind).
 type Plan struct {
-	query    string
-	args     []any
-	sinceArg int
-	keyCols  []Kind // kinds of the selected key columns, an address as two KindUint64
-	sums     int    // sum columns after the key columns
-	setCol   bool   // a GROUPING() column follows the sums
-	sets     []planSet
-	setOf    map[uint64]int // the set of each GROUPING() value
+	query string
+	args  []any
+	// branches are the SELECTs the query unites, one without rollups.
+	branches []branch
+	// widths are the widths of the rollups the branches read, finest first.
+	widths  []int64
+	keyCols []Kind // kinds of the selected key columns, an address as two KindUint64
+	sums    int    // sum columns after the key columns
+	setCol  bool   // a GROUPING() column follows the sums
+	sets    []planSet
+	setOf   map[uint64][]int // the sets of each GROUPING() value: several when they group by the same keys in other orders
 	// parts, when not empty, are the plans this one reads in turn; the fields above are then unused.
 	parts []*Plan
-	// rollup, when not nil, is the same plan over the per-minute rollup, for whole minutes.
-	rollup *Plan
+}
+
+// branch is one SELECT of a plan's union: it reads source 0, the records, or source i, the
+// rollup of widths[i-1], over the range of the period whose bounds are the arguments arg and
+// arg+1.
+type branch struct {
+	source, arg int
 }
 
 // planSet is one set of grouping keys and the queries that group by it.
@@ -42,9 +52,11 @@ type planAnswer struct {
 	sums  []int
 }
 
-// compile builds the plan of qs in dialect d over the table named table, and over the rollup
-// table named rollup (none when empty) for the parts whose queries it can answer.
-func compile(d *dialect, table, rollup string, qs []*Query) *Plan {
+// compile builds the plan of qs in dialect d over the table named table and the rollups that
+// answer them. Key sets of one Where and one chain of rollups (chain: at each width, the
+// rollup read) are one part, one SELECT over each of its levels and over the records for the
+// edges, with grouping sets when the dialect has them and one part per key set otherwise.
+func compile(d *dialect, table string, rollups []rollup, qs []*Query) *Plan {
 	var byWhere [][]int // indexes of the queries of each distinct Where, in order
 	for i, q := range qs {
 		j := slices.IndexFunc(byWhere, func(g []int) bool { return reflect.DeepEqual(qs[g[0]].Where, q.Where) })
@@ -56,30 +68,19 @@ func compile(d *dialect, table, rollup string, qs []*Query) *Plan {
 	}
 	var parts []*Plan
 	for _, idx := range byWhere {
-		sets := keySets(qs, idx)
-		if !d.groupingSets {
-			for _, s := range sets {
-				parts = append(parts, compileSets(d, table, d.count, qs, [][]int{s}))
+		var chains [][]*rollup
+		var passes [][][]int // the key sets of each part
+		for _, s := range keySets(qs, idx) {
+			c := chain(rollups, qs[s[0]])
+			j := slices.IndexFunc(chains, func(o []*rollup) bool { return slices.Equal(o, c) })
+			if j < 0 || !d.groupingSets {
+				chains, passes = append(chains, c), append(passes, nil)
+				j = len(chains) - 1
 			}
-			continue
+			passes[j] = append(passes[j], s)
 		}
-		// The key sets the rollup holds are one pass over it (and the cut edges); the others
-		// one pass over the records.
-		var rolled, raw [][]int
-		for _, s := range sets {
-			if rollup != "" && rollable(qs[s[0]]) {
-				rolled = append(rolled, s)
-			} else {
-				raw = append(raw, s)
-			}
-		}
-		if len(rolled) > 0 {
-			p := compileSets(d, table, d.count, qs, rolled)
-			p.rollup = compileSets(d, rollup, d.sum("records"), qs, rolled)
-			parts = append(parts, p)
-		}
-		if len(raw) > 0 {
-			parts = append(parts, compileSets(d, table, d.count, qs, raw))
+		for j, sets := range passes {
+			parts = append(parts, compileSets(d, table, chains[j], qs, sets))
 		}
 	}
 	if len(parts) == 1 {
@@ -102,11 +103,15 @@ func keySets(qs []*Query, idx []int) [][]int {
 	return sets
 }
 
-// compileSets builds one SELECT over table answering the queries of sets (indexes into qs),
-// which share a Where; each set groups by its own keys. count is the SQL of the record count.
-func compileSets(d *dialect, table, count string, qs []*Query, sets [][]int) *Plan {
+// compileSets builds one SELECT over table, and the rollups of chain (finest first), answering
+// the queries of sets (indexes into qs), which share a Where; each set groups by its own keys.
+func compileSets(d *dialect, table string, chain []*rollup, qs []*Query, sets [][]int) *Plan {
 	b := &sqlBuilder{d: d}
 	p := &Plan{}
+	count := d.count
+	if len(chain) > 0 || len(sets) > 1 {
+		count = d.sum("records") // of a union's branches (from)
+	}
 	b.WriteString("SELECT ")
 	var aliases []string
 	colOf := map[Group]int{} // the first selected column of each distinct key
@@ -162,15 +167,7 @@ func compileSets(d *dialect, table, count string, qs []*Query, sets [][]int) *Pl
 	if p.setCol {
 		b.WriteString(", GROUPING(" + strings.Join(aliases, ", ") + ")")
 	}
-	b.WriteString(" FROM " + table + " WHERE time >= ")
-	p.sinceArg = len(b.args)
-	d.param(b, int64(0), KindInt64)
-	b.WriteString(" AND time < ")
-	d.param(b, int64(0), KindInt64)
-	if w := qs[sets[0][0]].Where; w != nil {
-		b.WriteString(" AND ")
-		b.cond(w)
-	}
+	p.from(b, table, chain, unionColumns(qs, sets, sumCol), qs[sets[0][0]].Where)
 	switch {
 	case p.setCol:
 		p.groupingSets(b, aliases)
@@ -198,13 +195,12 @@ func setLimit(qs []*Query, set []int) int {
 
 // groupingSets writes GROUP BY GROUPING SETS over the plan's sets and maps the GROUPING()
 // value of each (a bit per alias, the first the highest, set when the alias is not grouped).
+// Sets of the same keys in another order (BY a, b and BY b, a) are one grouping set, whose
+// rows answer each of them.
 func (p *Plan) groupingSets(b *sqlBuilder, aliases []string) {
 	b.WriteString(" GROUP BY GROUPING SETS (")
-	p.setOf = map[uint64]int{}
+	p.setOf = map[uint64][]int{}
 	for si, s := range p.sets {
-		if si > 0 {
-			b.WriteString(", ")
-		}
 		var names []string
 		grouped := make([]bool, len(aliases))
 		for gi, g := range s.groups {
@@ -213,14 +209,19 @@ func (p *Plan) groupingSets(b *sqlBuilder, aliases []string) {
 				names = append(names, aliases[s.cols[gi]+k])
 			}
 		}
-		b.WriteString("(" + strings.Join(names, ", ") + ")")
 		var mask uint64
 		for i, g := range grouped {
 			if !g {
 				mask |= 1 << (len(aliases) - 1 - i)
 			}
 		}
-		p.setOf[mask] = si
+		if len(p.setOf[mask]) == 0 {
+			if len(p.setOf) > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(" + strings.Join(names, ", ") + ")")
+		}
+		p.setOf[mask] = append(p.setOf[mask], si)
 	}
 	b.WriteString(")")
 }

@@ -1,13 +1,14 @@
 package records
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
 
 // TestCompileSharesOnePassPerWhere checks how queries are planned: in DuckDB those of one Where
-// in one SELECT with grouping sets, apart for the key sets the rollup holds and those it does
-// not; in ClickHouse one SELECT per key set; queries of another Where in parts of their own.
+// and one chain of rollups in one SELECT with grouping sets over the records and over each
+// rollup; in ClickHouse one SELECT per key set; queries of another Where in parts of their own.
 func TestCompileSharesOnePassPerWhere(t *testing.T) {
 	tcp := Compare{Column: ColProtocol, Op: Eq, Value: Value{Lo: 6}}
 	qs := []*Query{
@@ -18,17 +19,23 @@ func TestCompileSharesOnePassPerWhere(t *testing.T) {
 		{Groups: []Group{{Column: ColApplication}}, Sums: []Sum{SumRecords}, Where: tcp},
 		{Groups: []Group{{Column: ColClientIP}}, Sums: []Sum{SumServerPackets}},
 	}
-	duck := compile(duckDialect, "records", rollupTable, qs)
-	if len(duck.parts) != 3 {
-		t.Fatalf("DuckDB plan has %d parts, want 3 (rollup and records for one Where, rollup for the other)", len(duck.parts))
+	duck := compile(duckDialect, "records", duckRollups, qs)
+	if len(duck.parts) != 4 {
+		t.Fatalf("DuckDB plan has %d parts, want 4 (three chains of rollups for one Where, one for the other)", len(duck.parts))
 	}
 	for i, want := range []struct {
 		sets, sums int
-		rollup     bool
-	}{{3, 3, true}, {2, 3, false}, {1, 1, true}} {
+		levels     []string
+	}{
+		{2, 2, []string{"records_minute", "records_hour"}},
+		{1, 1, []string{"records_minute"}},
+		{2, 3, []string{"records_hour_hosts"}},
+		{1, 1, []string{"records_minute", "records_hour"}},
+	} {
 		p := duck.parts[i]
-		if len(p.sets) != want.sets || p.sums != want.sums || (p.rollup != nil) != want.rollup {
-			t.Errorf("part %d: %d sets, %d sums, rollup %v; want %+v", i, len(p.sets), p.sums, p.rollup != nil, want)
+		if len(p.sets) != want.sets || p.sums != want.sums || len(p.widths) != len(want.levels) {
+			t.Errorf("part %d: %d sets, %d sums, %d rollups; want %+v", i, len(p.sets), p.sums, len(p.widths), want)
+			continue
 		}
 		if shared := strings.Contains(p.query, "GROUPING SETS"); shared != (want.sets > 1) || len(p.setOf) != len(p.sets) && shared {
 			t.Errorf("part %d, %d sets: %s", i, want.sets, p.query)
@@ -36,23 +43,58 @@ func TestCompileSharesOnePassPerWhere(t *testing.T) {
 		if want.sets > 1 && strings.Contains(p.query, "LIMIT") {
 			t.Errorf("part %d limits the rows of every set: %s", i, p.query)
 		}
-		if p.rollup != nil && !strings.Contains(p.rollup.query, rollupTable) {
-			t.Errorf("part %d's rollup reads %s", i, p.rollup.query)
+		// Two branches over the records and each rollup, one over the coarsest.
+		for j, table := range append([]string{"records"}, want.levels...) {
+			n := 2
+			if j == len(want.levels) {
+				n = 1
+			}
+			if c := strings.Count(p.query, " FROM "+table+" "); c != n {
+				t.Errorf("part %d reads %s %d times, want %d: %s", i, table, c, n, p.query)
+			}
 		}
 	}
-	if !strings.Contains(duck.parts[2].query, "protocol") {
-		t.Errorf("the tcp part: %s", duck.parts[2].query)
+	if !strings.Contains(duck.parts[3].query, "protocol") {
+		t.Errorf("the tcp part: %s", duck.parts[3].query)
 	}
-	ch := compile(chDialect, "records", "", qs)
+	ch := compile(chDialect, "records", nil, qs)
 	if len(ch.parts) != 6 {
 		t.Fatalf("ClickHouse plan has %d parts, want 6 (one per key set and Where)", len(ch.parts))
 	}
 	for _, p := range ch.parts {
-		if strings.Contains(p.query, "GROUPING") || p.rollup != nil {
+		if strings.Contains(p.query, "GROUPING") || len(p.branches) != 1 {
 			t.Errorf("ClickHouse part uses grouping sets or a rollup: %s", p.query)
 		}
 	}
 	if !strings.Contains(ch.parts[1].query, "LIMIT 11") {
 		t.Errorf("a query alone in its set keeps its limit: %s", ch.parts[1].query)
+	}
+}
+
+// TestSplitWidthsTilesThePeriod checks the pieces a period is read in: they tile it in order,
+// each rollup's pieces are whole buckets of its width, and each source has no more pieces
+// than a plan has branches for it (bind never runs out).
+func TestSplitWidthsTilesThePeriod(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	q := &Query{Groups: []Group{{Column: ColApplication}}, Sums: []Sum{SumRecords}}
+	for _, chain := range [][]*rollup{{&duckRollups[0]}, {&duckRollups[0], &duckRollups[1]}, {&duckRollups[2]}} {
+		p := compileSets(duckDialect, "records", chain, []*Query{q}, [][]int{{0}})
+		for range 2000 {
+			from := 1_700_000_000 - rng.Int64N(10*86400)
+			to := from + rng.Int64N([]int64{100, 4000, 20 * 86400}[rng.IntN(3)])
+			at := from
+			splitWidths(p.widths, from, to, func(source int, lo, hi int64) {
+				if lo != at || hi <= lo || source > 0 && (lo%p.widths[source-1] != 0 || hi%p.widths[source-1] != 0) {
+					t.Fatalf("widths %v, [%d, %d): piece [%d, %d) of source %d after %d", p.widths, from, to, lo, hi, source, at)
+				}
+				at = hi
+			})
+			if at != max(from, to) && from < to {
+				t.Fatalf("widths %v, [%d, %d): pieces end at %d", p.widths, from, to, at)
+			}
+			if _, err := p.bind(from, to); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }

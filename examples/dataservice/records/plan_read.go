@@ -1,6 +1,11 @@
 package records
 
-import "fmt"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+)
 
 // resultRows is what both drivers' query results offer.
 type resultRows interface {
@@ -49,13 +54,21 @@ func (p *Plan) width() int {
 }
 
 // emit decodes one result row scanned into vals (values or pointers to them; NULL is nil) and
-// calls fn with it once for each query its set answers. An error of fn is returned as is.
+// calls fn with it once for each query its sets answer. An error of fn is returned as is.
 func (p *Plan) emit(vals []any, r *Row, fn func(*Row) error) error {
-	si := 0
-	if p.setCol {
-		si = p.setOf[toUint64(vals[len(p.keyCols)+p.sums])]
+	if !p.setCol {
+		return p.emitSet(&p.sets[0], vals, r, fn)
 	}
-	s := &p.sets[si]
+	for _, si := range p.setOf[toUint64(vals[len(p.keyCols)+p.sums])] {
+		if err := p.emitSet(&p.sets[si], vals, r, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// emitSet calls fn with the row in vals once for each query s answers.
+func (p *Plan) emitSet(s *planSet, vals []any, r *Row, fn func(*Row) error) error {
 	r.Keys = r.Keys[:0]
 	for gi, g := range s.groups {
 		c := s.cols[gi]
@@ -89,3 +102,74 @@ func (p *Plan) emit(vals []any, r *Row, fn func(*Row) error) error {
 	}
 	return nil
 }
+
+// maxReaders is the most SELECTs of one Read that run at once: the parts of a dashboard (its
+// statements of other rollups or of another Where) read side by side.
+const maxReaders = 4
+
+// piece is one SELECT of a Read: a plan over the period.
+type piece struct {
+	plan     *Plan
+	from, to int64
+}
+
+// pieces returns the SELECTs that read p over [from, to), one for each part.
+func (p *Plan) pieces(from, to int64) []piece {
+	var out []piece
+	p.each(func(part *Plan) error {
+		out = append(out, piece{part, from, to})
+		return nil
+	})
+	return out
+}
+
+// readPieces runs read on each of ps, up to maxReaders at once, and calls fn with the rows
+// they read, one call at a time. The first error stops the other reads and is returned.
+func readPieces(ctx context.Context, ps []piece, read func(context.Context, piece, func(*Row) error) error, fn func(*Row) error) error {
+	if len(ps) == 1 {
+		return read(ctx, ps[0], fn)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+	)
+	fail := func(err error) { // with mu held
+		if first == nil {
+			first = err
+			cancel()
+		}
+	}
+	one := func(r *Row) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if first != nil {
+			return errStopped
+		}
+		err := fn(r)
+		if err != nil {
+			fail(err)
+		}
+		return err
+	}
+	sem := make(chan struct{}, maxReaders)
+	for _, pc := range ps {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if err := read(ctx, pc, one); err != nil {
+				mu.Lock()
+				fail(err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+// errStopped ends a read whose Read failed in another read already; it is never returned.
+var errStopped = errors.New("records: read stopped")

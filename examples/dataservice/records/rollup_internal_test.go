@@ -3,24 +3,51 @@ package records
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net/netip"
 	"reflect"
+	"slices"
 	"testing"
 )
 
-// sumsBy reads q over [from, to) from the records alone (raw) or with the rollup, and returns
-// the sums of each group.
-func sumsBy(t *testing.T, s Reader, q *Query, from, to int64, raw bool) map[string][]uint64 {
+// openTemp opens a DuckDB store in a temporary directory, closed when t ends.
+func openTemp(t *testing.T) *DuckDB {
 	t.Helper()
-	p := s.Compile(q)
+	s, err := OpenDuckDB(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// rollups counts the rollups p's parts read.
+func rollups(p *Plan) int {
+	n := len(p.widths)
+	for _, part := range p.parts {
+		n += rollups(part)
+	}
+	return n
+}
+
+// sumsBy reads qs over [from, to) from the records alone (raw) or with the rollups, and
+// returns the sums of each query's groups.
+func sumsBy(t *testing.T, s Reader, from, to int64, raw bool, qs ...*Query) map[string][]uint64 {
+	t.Helper()
+	p := s.Compile(qs...)
 	if raw {
-		p.rollup = nil
-	} else if p.rollup == nil {
-		t.Fatalf("no rollup for %+v", q)
+		switch s := s.(type) {
+		case *DuckDB:
+			p = compile(duckDialect, "records", nil, qs)
+		case *ClickHouse:
+			p = compile(chDialect, s.table, nil, qs)
+		}
+	} else if rollups(p) == 0 {
+		t.Fatalf("no rollup for %+v", qs)
 	}
 	out := map[string][]uint64{}
 	err := s.Read(context.Background(), p, from, to, func(r *Row) error {
-		k := fmt.Sprint(r.Keys)
+		k := fmt.Sprint(r.Query, r.Keys)
 		if out[k] == nil {
 			out[k] = make([]uint64, len(r.Sums))
 		}
@@ -35,8 +62,129 @@ func sumsBy(t *testing.T, s Reader, q *Query, from, to int64, raw bool) map[stri
 	return out
 }
 
-// TestRollupMadeForAnEarlierFile checks that a database without the rollup (made by an earlier
-// version) gains it, summed from the records it holds, when opened.
+// TestRollupsDescribed checks that the rollups' widths nest (each divides every larger one),
+// that their tables differ, and that a rollup row holds a value for each of its key columns.
+func TestRollupsDescribed(t *testing.T) {
+	tables := map[string]bool{}
+	for _, a := range duckRollups {
+		if tables[a.table] {
+			t.Errorf("two rollups in %s", a.table)
+		}
+		tables[a.table] = true
+		for _, b := range duckRollups {
+			if a.width <= b.width && b.width%a.width != 0 {
+				t.Errorf("%s's width %d does not divide %s's %d", a.table, a.width, b.table, b.width)
+			}
+		}
+		names, _ := a.columns()
+		if n := len(a.appendKey(nil, &rollupKey{})); n != len(a.keyNames()) || len(names) != 1+n+len(rollupSums)+1 {
+			t.Errorf("%s: %d key values for the columns %v", a.table, n, names)
+		}
+	}
+}
+
+// randomRecords returns n records over [from, from+span) with few distinct keys, so that
+// rollup rows sum several records.
+func randomRecords(rng *rand.Rand, n int, from, span int64) []Record {
+	addrs := []netip.Addr{netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2"),
+		netip.MustParseAddr("2001:db8::1"), netip.MustParseAddr("192.168.1.7")}
+	recs := make([]Record, n)
+	for i := range recs {
+		recs[i] = Record{Time: from + rng.Int64N(span), Protocol: []uint8{TCP, UDP, ICMP}[rng.IntN(3)],
+			Application: []string{"dns", "https", "ssh", "unknown"}[rng.IntN(4)],
+			Client:      Endpoint{IP: addrs[rng.IntN(4)], Port: uint16(rng.IntN(3)), Bytes: rng.Uint64N(1 << 40), Packets: rng.Uint64N(100)},
+			Server:      Endpoint{IP: addrs[rng.IntN(4)], Port: []uint16{53, 443, 22}[rng.IntN(3)], Bytes: rng.Uint64N(1 << 40), Packets: rng.Uint64N(100)}}
+	}
+	return recs
+}
+
+// randomRollupQuery returns a query of random keys, buckets and filter that some rollup
+// answers.
+func randomRollupQuery(rng *rand.Rand) *Query {
+	for {
+		if q := randomQuery(rng); len(chain(duckRollups, q)) > 0 {
+			return q
+		}
+	}
+}
+
+// randomQuery returns a query of random keys, buckets and filter among those rollups hold.
+func randomQuery(rng *rand.Rand) *Query {
+	q := &Query{Sums: []Sum{SumClientBytes, SumServerPackets, SumRecords}[:1+rng.IntN(3)]}
+	if rng.IntN(2) == 0 {
+		q.Groups = append(q.Groups, Group{Bucket: []int64{60, 600, 3600, 7200}[rng.IntN(4)]})
+	}
+	for _, c := range []Column{ColProtocol, ColApplication, ColServerPort, ColServerIP, ColClientIP} {
+		if rng.IntN(4) == 0 {
+			q.Groups = append(q.Groups, Group{Column: c})
+		}
+	}
+	switch rng.IntN(4) {
+	case 0:
+		q.Where = Compare{Column: ColProtocol, Op: Eq, Value: Value{Lo: uint64(TCP)}}
+	case 1:
+		q.Where = Not{Or{In{Column: ColApplication, Values: []Value{{Str: "dns"}}}, Compare{Column: ColServerPort, Op: Lt, Value: Value{Lo: 50}}}}
+	case 2:
+		hi, lo := Halves(netip.MustParseAddr("10.0.0.0"))
+		q.Where = Range{Column: ColClientIP, From: Value{Hi: hi, Lo: lo}, To: Value{Hi: hi, Lo: lo + 255}}
+	}
+	return q
+}
+
+// TestRollupsAnswerAsRecords checks random queries that rollups answer, several at once, over
+// random periods (cutting minutes and hours) against the records alone: with records arriving
+// late into old buckets, after compactions, and after a retention that cuts a minute and an
+// hour.
+func TestRollupsAnswerAsRecords(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	rng := rand.New(rand.NewPCG(5, 8))
+	const start, span = int64(1_700_000_000 - 1_700_000_000%3600 - 3*3600), int64(8 * 3600)
+	check := func(when string, from int64) {
+		t.Helper()
+		for i := range 40 {
+			var qs []*Query
+			for range 1 + rng.IntN(4) {
+				qs = append(qs, randomRollupQuery(rng))
+			}
+			lo := from - 100 + rng.Int64N(start+span-from)
+			hi := lo + rng.Int64N(start+span+100-lo)
+			if i%8 == 0 {
+				lo, hi = from-1000, start+span+1000
+			}
+			raw, rolled := sumsBy(t, s, lo, hi, true, qs...), sumsBy(t, s, lo, hi, false, qs...)
+			if !reflect.DeepEqual(raw, rolled) {
+				t.Fatalf("%s, %d queries over [%d, %d): with the rollups %v, from the records %v", when, len(qs), lo, hi, rolled, raw)
+			}
+		}
+	}
+	// The newest hours first, then older ones: late records in buckets that have rows.
+	for _, part := range []struct{ from, span int64 }{{start + 4*3600, 4 * 3600}, {start, 5 * 3600}, {start + 3*3600 + 17, 7}} {
+		for range 3 {
+			if err := s.Ingest(ctx, randomRecords(rng, 700, part.from, part.span)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	check("late records", start)
+	for i := range s.rollups {
+		if _, err := s.rollups[i].compact(ctx, s.db, start, start+span); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Ingest(ctx, randomRecords(rng, 500, start, span)); err != nil {
+		t.Fatal(err)
+	}
+	check("compacted", start)
+	cut := start + 3600 + 1234 // cuts a minute and an hour
+	if _, err := s.DeleteBefore(ctx, cut); err != nil {
+		t.Fatal(err)
+	}
+	check("retention", cut)
+}
+
+// TestRollupMadeForAnEarlierFile checks that a database without the rollups (made by an
+// earlier version) gains them, summed from the records it holds, when opened.
 func TestRollupMadeForAnEarlierFile(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -44,49 +192,49 @@ func TestRollupMadeForAnEarlierFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var recs []Record
-	for i := range 3000 {
-		recs = append(recs, Record{Time: 1_700_000_000 + int64(i*7%5000), Protocol: []uint8{TCP, UDP}[i%2],
-			Application: []string{"dns", "https", "ssh"}[i%3], Client: Endpoint{IP: netip.MustParseAddr("10.0.0.1"), Bytes: uint64(i)},
-			Server: Endpoint{IP: netip.MustParseAddr("10.0.0.2"), Port: uint16(i % 5), Packets: 3}})
-	}
-	if err := s.Ingest(ctx, recs); err != nil {
+	const from = int64(1_699_992_000)
+	if err := s.Ingest(ctx, randomRecords(rand.New(rand.NewPCG(1, 2)), 3000, from, 3*3600)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.db.ExecContext(ctx, "DROP TABLE "+rollupTable); err != nil {
-		t.Fatal(err)
+	for _, r := range duckRollups {
+		if _, err := s.db.ExecContext(ctx, "DROP TABLE "+r.table); err != nil {
+			t.Fatal(err)
+		}
 	}
 	s.Close()
 	if s, err = OpenDuckDB(ctx, dir); err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	q := &Query{Groups: []Group{{Bucket: 600}, {Column: ColApplication}, {Column: ColServerPort}},
-		Sums: []Sum{SumClientBytes, SumServerPackets, SumRecords}}
-	from, to := int64(1_700_000_000-13), int64(1_700_004_321)
-	raw, rolled := sumsBy(t, s, q, from, to, true), sumsBy(t, s, q, from, to, false)
+	qs := []*Query{
+		{Groups: []Group{{Bucket: 600}, {Column: ColApplication}, {Column: ColServerPort}}, Sums: []Sum{SumClientBytes, SumServerPackets, SumRecords}},
+		{Groups: []Group{{Bucket: 3600}, {Column: ColClientIP}}, Sums: []Sum{SumServerBytes, SumRecords}},
+	}
+	lo, hi := from-13, from+3*3600-77
+	raw, rolled := sumsBy(t, s, lo, hi, true, qs...), sumsBy(t, s, lo, hi, false, qs...)
 	if len(raw) == 0 || !reflect.DeepEqual(raw, rolled) {
-		t.Errorf("with the rebuilt rollup %v, from the records %v", rolled, raw)
+		t.Errorf("with the rebuilt rollups %v, from the records %v", rolled, raw)
 	}
 }
 
-// TestRollupCompaction checks that compacting the rollup merges the rows that batches wrote
-// for one minute and keys into one and leaves its sums as they were, and that ingesting
-// compactEvery records compacts the minutes they touched.
+// TestRollupCompaction checks that compacting a rollup merges the rows that batches wrote for
+// one bucket and keys into one and leaves its sums as they were, and that a rollup is
+// compacted once it has gained compactRows rows.
 func TestRollupCompaction(t *testing.T) {
 	ctx := context.Background()
-	s, err := OpenDuckDB(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	rows := func() (n int) {
+	s := openTemp(t)
+	rows := func() (n []int) {
 		t.Helper()
-		if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM "+rollupTable).Scan(&n); err != nil {
-			t.Fatal(err)
+		for _, r := range s.rollups {
+			var k int
+			if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM "+r.table).Scan(&k); err != nil {
+				t.Fatal(err)
+			}
+			n = append(n, k)
 		}
 		return n
 	}
+	all := func(n int) []int { return slices.Repeat([]int{n}, len(s.rollups)) }
 	r := Record{Time: 1_699_999_981, Protocol: UDP, Application: "dns",
 		Client: Endpoint{IP: netip.MustParseAddr("10.0.0.1"), Bytes: 5}, Server: Endpoint{IP: netip.MustParseAddr("10.0.0.2"), Port: 53}}
 	for range 10 { // all in the minute from 1_699_999_980
@@ -95,27 +243,47 @@ func TestRollupCompaction(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	q := &Query{Groups: []Group{{Bucket: 60}, {Column: ColApplication}}, Sums: []Sum{SumClientBytes, SumRecords}}
-	before := sumsBy(t, s, q, 1_699_999_940, 1_700_000_180, false)
-	if n := rows(); n != 10 {
-		t.Fatalf("%d rollup rows after 10 batches of one minute and keys", n)
+	qs := []*Query{{Groups: []Group{{Bucket: 60}, {Column: ColApplication}}, Sums: []Sum{SumClientBytes, SumRecords}},
+		{Groups: []Group{{Column: ColClientIP}}, Sums: []Sum{SumRecords}}}
+	const lo, hi = 1_699_999_940, 1_700_000_180
+	before := sumsBy(t, s, lo, hi, false, qs...)
+	if n := rows(); !slices.Equal(n, all(10)) {
+		t.Fatalf("rollup rows after 10 batches of one minute and keys: %v", n)
 	}
-	if err := compactRollup(ctx, s.db, 1_699_999_980, 1_699_999_980); err != nil {
-		t.Fatal(err)
+	for i := range s.rollups {
+		if left, err := s.rollups[i].compact(ctx, s.db, floorTo(lo, s.rollups[i].width), hi); err != nil || left != 1 {
+			t.Fatalf("compacting %s: %d rows left, %v", s.rollups[i].table, left, err)
+		}
 	}
-	if n := rows(); n != 1 {
-		t.Errorf("%d rollup rows after compaction, want 1", n)
+	if n := rows(); !slices.Equal(n, all(1)) {
+		t.Errorf("rollup rows after compaction: %v, want 1 each", n)
 	}
-	if after := sumsBy(t, s, q, 1_699_999_940, 1_700_000_180, false); !reflect.DeepEqual(before, after) || !reflect.DeepEqual(after, sumsBy(t, s, q, 1_699_999_940, 1_700_000_180, true)) {
+	if after := sumsBy(t, s, lo, hi, false, qs...); !reflect.DeepEqual(before, after) || !reflect.DeepEqual(after, sumsBy(t, s, lo, hi, true, qs...)) {
 		t.Errorf("sums before compaction %v, after %v", before, after)
 	}
-	s.span.n = compactEvery - 1
+	for i := range s.spans {
+		s.spans[i] = rollupSpan{rows: compactRows - 1}
+	}
 	for range 2 {
 		if err := s.Ingest(ctx, []Record{r}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if n := rows(); n != 2 || s.span.n != 1 {
-		t.Errorf("after the ingest that made it due and one more: %d rollup rows (want 2), %d records pending (want 1)", n, s.span.n)
+	if n := rows(); !slices.Equal(n, all(2)) || s.spans[0].rows != 1 {
+		t.Errorf("after the ingest that made a compaction due and one more: rollup rows %v (want 2 each), %d rows pending (want 1)", n, s.spans[0].rows)
+	}
+}
+
+// TestRollupSpanDue checks when a rollup's compaction falls due: once it has gained
+// compactRows rows, or half the rows its last compaction left when that is more, and that the
+// span covers every bucket touched.
+func TestRollupSpanDue(t *testing.T) {
+	sp := rollupSpan{}
+	if sp.add(compactRows-1, 120, 180) || !sp.add(1, 60, 60) || sp.lo != 60 || sp.hi != 180 {
+		t.Errorf("after compactRows rows: %+v", sp)
+	}
+	sp = rollupSpan{left: 6 * compactRows}
+	if sp.add(2*compactRows, 0, 0) || !sp.add(compactRows, 0, 0) {
+		t.Errorf("after half of the %d rows left: %+v", 6*compactRows, sp)
 	}
 }

@@ -3,10 +3,12 @@ package traffic
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
+	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/registry"
 )
 
@@ -54,3 +56,46 @@ func caller(ctx context.Context) string {
 	}
 	return ""
 }
+
+// Live answers one followed expression incrementally; *pvql.Live is one.
+type Live interface {
+	// Answer answers the expression at now (see pvql.Live.Answer).
+	Answer(ctx context.Context, now time.Time, defaultPeriod time.Duration) ([]pvql.Result, error)
+	// Close releases what it keeps between answers.
+	Close()
+}
+
+// follower starts the Follower of a followed expression: its Live when the service has one,
+// else answers of the whole period afresh.
+func (s *Service) follower(expr string) Follower {
+	if s.Live != nil {
+		if l, err := s.Live(expr); err == nil {
+			return liveFollower{l, s}
+		}
+	}
+	return freshFollower{expr, s}
+}
+
+// liveFollower answers from a Live at the service's time and default period.
+type liveFollower struct {
+	l Live
+	s *Service
+}
+
+func (f liveFollower) Answer(ctx context.Context) ([]pvql.Result, error) {
+	return f.l.Answer(ctx, f.s.now(), f.s.DefaultPeriod())
+}
+
+func (f liveFollower) Close() { f.l.Close() }
+
+// freshFollower answers the whole period afresh each time.
+type freshFollower struct {
+	expr string
+	s    *Service
+}
+
+func (f freshFollower) Answer(ctx context.Context) ([]pvql.Result, error) {
+	return f.s.Engine.Query(ctx, f.expr, f.s.now(), f.s.DefaultPeriod())
+}
+
+func (freshFollower) Close() {}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 )
@@ -39,16 +41,25 @@ type followRun struct {
 	next   chan struct{}
 }
 
-// answer computes the answer of a followed query at the current time.
-type answer func(ctx context.Context, expr string) ([]pvql.Result, error)
+// Follower answers one followed expression again and again, each time at the current time;
+// *pvql.Live (with the current time and default period) is one. One goroutine calls it.
+type Follower interface {
+	// Answer answers the expression now.
+	Answer(ctx context.Context) ([]pvql.Result, error)
+	// Close releases what the Follower keeps between answers.
+	Close()
+}
+
+// startFollower returns the Follower of a followed expression.
+type startFollower func(expr string) Follower
 
 // follow calls send with a new answer of expr every interval, computed once for all the
 // followers of expr at interval, until ctx ends (it returns ctx's error), send fails (its
 // error) or an answer does (that error).
-func (h *hub) follow(ctx context.Context, expr string, interval time.Duration, compute answer,
+func (h *hub) follow(ctx context.Context, expr string, interval time.Duration, start startFollower,
 	send func([]pvql.Result) error) error {
 	k := followKey{normalise(expr), interval}
-	r := h.join(k, compute)
+	r := h.join(k, expr, start)
 	defer h.leave(k, r)
 	h.mu.Lock()
 	seen := r.seq
@@ -90,11 +101,47 @@ func (h *hub) latest(expr string, interval time.Duration) (res []pvql.Result, ok
 	return r.result, true
 }
 
-// normalise is the expression as followers are matched: its whitespace collapsed.
-func normalise(expr string) string { return strings.Join(strings.Fields(expr), " ") }
+// normalise is the expression as followers are matched: each run of white space outside
+// quotes made one space, none at the ends; quoted strings are kept as written, so that 'a  b'
+// and 'a b' are not the same query.
+func normalise(expr string) string {
+	var b strings.Builder
+	var quote rune // the quote of the string being read; 0 outside strings
+	escaped, space := false, false
+	for i := 0; i < len(expr); {
+		c, size := utf8.DecodeRuneInString(expr[i:])
+		raw := expr[i : i+size] // written as it came, valid UTF-8 or not
+		i += size
+		switch {
+		case quote != 0:
+			b.WriteString(raw)
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == quote:
+				quote = 0
+			}
+			continue
+		case unicode.IsSpace(c):
+			space = true
+			continue
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteString(raw)
+		if c == '\'' || c == '"' {
+			quote = c
+		}
+	}
+	return b.String()
+}
 
-// join adds a follower to the run of k, starting it when there is none.
-func (h *hub) join(k followKey, compute answer) *followRun {
+// join adds a follower to the run of k, starting it on expr when there is none.
+func (h *hub) join(k followKey, expr string, start startFollower) *followRun {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if r := h.runs[k]; r != nil && r.err == nil {
@@ -107,7 +154,7 @@ func (h *hub) join(k followKey, compute answer) *followRun {
 		h.runs = map[followKey]*followRun{}
 	}
 	h.runs[k] = r
-	go h.run(ctx, k, r, compute)
+	go h.run(ctx, k, r, start(expr))
 	return r
 }
 
@@ -124,9 +171,10 @@ func (h *hub) leave(k followKey, r *followRun) {
 	}
 }
 
-// run answers k's expression every interval and publishes each answer, until ctx ends or an
-// answer fails: then the run publishes the error to its followers and takes no new ones.
-func (h *hub) run(ctx context.Context, k followKey, r *followRun, compute answer) {
+// run answers k's expression with f every interval and publishes each answer, until ctx ends
+// or an answer fails: then the run publishes the error to its followers and takes no new ones.
+func (h *hub) run(ctx context.Context, k followKey, r *followRun, f Follower) {
+	defer f.Close()
 	t := time.NewTicker(k.interval)
 	defer t.Stop()
 	for {
@@ -135,7 +183,7 @@ func (h *hub) run(ctx context.Context, k followKey, r *followRun, compute answer
 			return
 		case <-t.C:
 		}
-		res, err := compute(ctx, k.expr)
+		res, err := f.Answer(ctx)
 		if ctx.Err() != nil {
 			return
 		}

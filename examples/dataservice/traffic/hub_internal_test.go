@@ -3,6 +3,7 @@ package traffic
 import (
 	"context"
 	"errors"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,11 +12,19 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 )
 
+// funcFollower is a Follower answering with its function.
+type funcFollower func(ctx context.Context) ([]pvql.Result, error)
+
+func (f funcFollower) Answer(ctx context.Context) ([]pvql.Result, error) { return f(ctx) }
+func (funcFollower) Close()                                              {}
+
 // numbered answers with the number of the call, in AccumulatedTime.
-func numbered(calls *atomic.Int64, gate <-chan struct{}) answer {
-	return func(ctx context.Context, _ string) ([]pvql.Result, error) {
-		<-gate
-		return []pvql.Result{{Meta: pvql.Meta{AccumulatedTime: calls.Add(1)}}}, nil
+func numbered(calls *atomic.Int64, gate <-chan struct{}) startFollower {
+	return func(string) Follower {
+		return funcFollower(func(ctx context.Context) ([]pvql.Result, error) {
+			<-gate
+			return []pvql.Result{{Meta: pvql.Meta{AccumulatedTime: calls.Add(1)}}}, nil
+		})
 	}
 }
 
@@ -114,9 +123,11 @@ func TestHubEndsEveryFollowerOnError(t *testing.T) {
 	var h hub
 	boom := errors.New("boom")
 	gate := make(chan struct{})
-	failing := func(ctx context.Context, _ string) ([]pvql.Result, error) {
-		<-gate
-		return nil, boom
+	failing := func(string) Follower {
+		return funcFollower(func(ctx context.Context) ([]pvql.Result, error) {
+			<-gate
+			return nil, boom
+		})
 	}
 	var wg sync.WaitGroup
 	for range 3 {
@@ -171,4 +182,99 @@ func TestHubLatest(t *testing.T) {
 	if _, ok := h.latest("traffic", 5*time.Millisecond); ok {
 		t.Error("an answer after the last follower left")
 	}
+}
+
+// closedFollower counts its answers and whether it was closed.
+type closedFollower struct {
+	expr    string
+	answers atomic.Int64
+	closed  atomic.Bool
+}
+
+func (f *closedFollower) Answer(context.Context) ([]pvql.Result, error) {
+	return []pvql.Result{{Meta: pvql.Meta{AccumulatedTime: f.answers.Add(1)}}}, nil
+}
+func (f *closedFollower) Close() { f.closed.Store(true) }
+
+// TestHubStartsOneFollowerPerRun checks that a run starts one Follower, on the first
+// follower's expression, keeps it for every answer, and closes it when the last follower
+// leaves.
+func TestHubStartsOneFollowerPerRun(t *testing.T) {
+	var h hub
+	var started []*closedFollower
+	var mu sync.Mutex
+	start := func(expr string) Follower {
+		mu.Lock()
+		defer mu.Unlock()
+		f := &closedFollower{expr: expr}
+		started = append(started, f)
+		return f
+	}
+	gate := make(chan struct{})
+	var wg sync.WaitGroup
+	for i, expr := range []string{"traffic  BY application", "traffic BY application "} {
+		wg.Go(func() {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			n := 0
+			h.follow(ctx, expr, time.Millisecond, start, func([]pvql.Result) error {
+				<-gate
+				if n++; n == 3 {
+					cancel()
+				}
+				return nil
+			})
+		})
+		waitFollowers(t, &h, followKey{"traffic BY application", time.Millisecond}, i+1)
+	}
+	close(gate)
+	wg.Wait()
+	for len(h.runs) > 0 || !started[0].closed.Load() {
+		time.Sleep(time.Millisecond) // the run closes its Follower as it ends
+	}
+	if len(started) != 1 || started[0].expr != "traffic  BY application" || started[0].answers.Load() < 3 {
+		t.Errorf("%d Followers started; the first on %q answered %d times", len(started), started[0].expr, started[0].answers.Load())
+	}
+}
+
+// TestNormalise checks which expressions followers share: those that differ only in white
+// space outside quoted strings.
+func TestNormalise(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"  traffic\tBY  application\n", "traffic BY application"},
+		{"records WHERE application = 'a  b'", "records WHERE application = 'a  b'"},
+		{`records WHERE application = "it\"s  x"   AND  protocol=tcp`, `records WHERE application = "it\"s  x" AND protocol=tcp`},
+		{`records WHERE application = 'x\'  y'  `, `records WHERE application = 'x\'  y'`},
+	} {
+		if got := normalise(tc.in); got != tc.want {
+			t.Errorf("normalise(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// FuzzNormalise checks that matching followers never changes a query: an expression that
+// parses still parses once normalised, to the same statements, and normalising twice changes
+// nothing more.
+func FuzzNormalise(f *testing.F) {
+	for _, s := range []string{"traffic  BY application", `records WHERE application = 'a  b'`,
+		`records WHERE application = "x\"  y" ; traffic`, "  packets\tBY time(60) TOP 3\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, expr string) {
+		n := normalise(expr)
+		if normalise(n) != n {
+			t.Fatalf("normalise(%q) = %q, which normalises to %q", expr, n, normalise(n))
+		}
+		want, err := pvql.Parse(expr)
+		if err != nil {
+			return
+		}
+		got, err := pvql.Parse(n)
+		if err != nil {
+			t.Fatalf("%q parses, normalised %q does not: %v", expr, n, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q and normalised %q parse differently", expr, n)
+		}
+	})
 }

@@ -41,6 +41,11 @@ type Service struct {
 	DefaultPeriod func() time.Duration
 	// Now returns the current time; time.Now when nil.
 	Now func() time.Time
+	// Live, when set, starts the incremental answers of a followed expression (pvql.Engine's
+	// Live with the store's records.Changes): each interval then reads only the times that
+	// changed since the last answer. Default (nil): each interval answers the whole period
+	// afresh through Engine.
+	Live func(expr string) (Live, error)
 	// MaxFollows is the most followed queries (follow: true) one caller (a user; an anonymous
 	// caller by address) may hold open at once. Default (0): DefaultMaxFollows.
 	MaxFollows int
@@ -109,10 +114,7 @@ func (s *Service) Query(ctx context.Context, in QueryArgs, out *stream.Sender[Ch
 	// Each chunk replaces the one before: a partial answer now would show a live dashboard a
 	// fraction of the traffic it showed a moment ago. Answer in full, once per interval for
 	// all the callers following the same expression at the same interval.
-	compute := func(ctx context.Context, expr string) ([]pvql.Result, error) {
-		return s.Engine.Query(ctx, expr, s.now(), s.DefaultPeriod())
-	}
-	err = s.shared.follow(ctx, in.Expr, interval, compute, func(res []pvql.Result) error {
+	err = s.shared.follow(ctx, in.Expr, interval, s.follower, func(res []pvql.Result) error {
 		return out.Send(Chunk{Result: res, Progress: 1})
 	})
 	return queryError(err)

@@ -1,0 +1,197 @@
+package records
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// from writes the FROM clause of a plan reading table, the records, and the rollups of chain
+// (finest first) for the columns c with the condition where, and sets the plan's branches and
+// widths. Without rollups and with one key set it is the records over one range of the period.
+// Otherwise it is the union of a SELECT per branch, each giving the columns of c and the
+// record count as records: two over the records and two over each rollup but the coarsest,
+// one over that, as many ranges as splitWidths cuts a period into for each source (the cut
+// seconds at either edge, the cut buckets at either edge of each coarser level, the whole
+// buckets of the coarsest). With several key sets the records' branches sum their rows by
+// every key of the sets first (c.grain), so that each set's aggregation reads those sums, not
+// every record: the sets of the overview's address statements share one pass and one
+// aggregation of the records at the edges of their period.
+func (p *Plan) from(b *sqlBuilder, table string, chain []*rollup, c branchCols, where Cond) {
+	one := func(source int, table string) {
+		b.WriteString(" FROM " + table + " WHERE time >= ")
+		p.branches = append(p.branches, branch{source: source, arg: len(b.args)})
+		b.d.param(b, int64(0), KindInt64)
+		b.WriteString(" AND time < ")
+		b.d.param(b, int64(0), KindInt64)
+		if where != nil {
+			b.WriteString(" AND ")
+			b.cond(where)
+		}
+	}
+	if len(chain) == 0 && !c.grouped {
+		one(0, table)
+		return
+	}
+	b.WriteString(" FROM (")
+	for source := range len(chain) + 1 {
+		t := table
+		if source > 0 {
+			t = chain[source-1].table
+			p.widths = append(p.widths, chain[source-1].width)
+		}
+		n := 2
+		if source == len(chain) {
+			n = 1
+		}
+		for range n {
+			if len(p.branches) > 0 {
+				b.WriteString(" UNION ALL ")
+			}
+			b.WriteString("SELECT " + c.selectList(source == 0, b.d.types[KindUint64]))
+			one(source, t)
+			if source == 0 && c.grouped {
+				b.WriteString(" GROUP BY " + strings.Join(c.groupBy(), ", "))
+			}
+		}
+	}
+	b.WriteString(") AS branches")
+}
+
+// branchCols are the columns the branches of a union give: time (when a key is a time bucket),
+// the key columns, the summed columns, and records, the record count.
+type branchCols struct {
+	// grain is the greatest common divisor of the widths of the time bucket keys, 0 without.
+	grain int64
+	keys  []string
+	sums  []string
+	// grouped is true when the records' branches sum their rows by grain and keys.
+	grouped bool
+}
+
+// unionColumns returns the columns the branches of a union give for the queries of sets, each
+// of which reads the sums s with sumCol[s] >= 0.
+func unionColumns(qs []*Query, sets [][]int, sumCol [NumSums]int) branchCols {
+	c := branchCols{grouped: len(sets) > 1}
+	add := func(to *[]string, names ...string) {
+		for _, n := range names {
+			if !slices.Contains(*to, n) {
+				*to = append(*to, n)
+			}
+		}
+	}
+	for _, s := range sets {
+		for _, g := range qs[s[0]].Groups {
+			if g.Bucket > 0 {
+				c.grain = gcd(c.grain, g.Bucket)
+				continue
+			}
+			add(&c.keys, g.Column.sqlNames()...)
+		}
+	}
+	for s, col := range sumColumn {
+		if sumCol[s] >= 0 && col >= 0 {
+			add(&c.sums, col.Name())
+		}
+	}
+	return c
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// grainTime is the first second of the grain covering time; a time bucket of a multiple of the
+// grain is the same for it as for time.
+func (c branchCols) grainTime() string {
+	g := strconv.FormatInt(c.grain, 10)
+	return "time - ((time % " + g + ") + " + g + ") % " + g
+}
+
+// selectList is the select list of a branch over the records (records) or over a rollup;
+// u64 is the dialect's type of the counts.
+func (c branchCols) selectList(records bool, u64 string) string {
+	var cols []string
+	if c.grain > 0 {
+		t := "time"
+		if records && c.grouped {
+			t = c.grainTime() + " AS time"
+		}
+		cols = append(cols, t)
+	}
+	cols = append(cols, c.keys...)
+	for _, s := range c.sums {
+		if records && c.grouped {
+			s = "CAST(SUM(" + s + ") AS " + u64 + ") AS " + s
+		}
+		cols = append(cols, s)
+	}
+	switch {
+	case !records:
+		cols = append(cols, "records")
+	case c.grouped:
+		cols = append(cols, "CAST(COUNT(*) AS "+u64+") AS records")
+	default:
+		cols = append(cols, "CAST(1 AS "+u64+") AS records")
+	}
+	return strings.Join(cols, ", ")
+}
+
+// groupBy is what the records' branches of a grouped union group by.
+func (c branchCols) groupBy() []string {
+	if c.grain > 0 {
+		return append([]string{c.grainTime()}, c.keys...)
+	}
+	return c.keys
+}
+
+// bind returns the plan's arguments with the range of each branch set for the period
+// [from, to): the whole buckets of the coarsest rollup from it, the cut buckets at either edge
+// from the next finer rollup, and so on, the cut seconds of the finest from the records. A
+// branch with nothing to read gets the empty range [0, 0).
+func (p *Plan) bind(from, to int64) ([]any, error) {
+	args := slices.Clone(p.args)
+	bound := make([]bool, len(p.branches))
+	for _, br := range p.branches {
+		args[br.arg], args[br.arg+1] = int64(0), int64(0)
+	}
+	var err error
+	splitWidths(p.widths, from, to, func(source int, from, to int64) {
+		for i, br := range p.branches {
+			if br.source == source && !bound[i] {
+				bound[i] = true
+				args[br.arg], args[br.arg+1] = from, to
+				return
+			}
+		}
+		err = fmt.Errorf("records: the plan has no branch left for [%d, %d) of source %d", from, to, source)
+	})
+	return args, err
+}
+
+// splitWidths calls fn for each piece of [from, to), in order: the whole buckets of the
+// coarsest width (source len(widths)), the cut buckets at either edge from the next finer width,
+// and so on, the cut seconds of the finest from source 0. Widths are finest first, and each
+// divides the next. Each source gets at most two pieces, the coarsest at most one.
+func splitWidths(widths []int64, from, to int64, fn func(source int, from, to int64)) {
+	if from >= to {
+		return
+	}
+	n := len(widths)
+	if n == 0 {
+		fn(0, from, to)
+		return
+	}
+	lo, hi := ceilTo(from, widths[n-1]), floorTo(to, widths[n-1])
+	if lo >= hi {
+		splitWidths(widths[:n-1], from, to, fn)
+		return
+	}
+	splitWidths(widths[:n-1], from, lo, fn)
+	fn(n, lo, hi)
+	splitWidths(widths[:n-1], hi, to, fn)
+}
