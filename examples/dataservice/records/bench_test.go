@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
@@ -69,4 +70,33 @@ func BenchmarkIngestConcurrent(b *testing.B) {
 	})
 	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "records/s")
 	b.ReportMetric(float64((testenv.CPUTime()-cpu).Nanoseconds())/float64(b.N*batch), "cpu-ns/record")
+}
+
+// BenchmarkCatchUp measures the background step of the rollup with addresses: CatchUp over
+// 100,000 records spread over 28 hours (BenchmarkIngest's records, every one a new client
+// address, ten batches 10,000 seconds apart), ingested before the clock starts into a new
+// store. cpu-ns/record is the step's cost per record, to add to BenchmarkIngest's.
+func BenchmarkCatchUp(b *testing.B) {
+	ctx := context.Background()
+	var cpu time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		s := openStore(b, b.TempDir())
+		for i := range int64(10) {
+			if err := s.Ingest(ctx, sample(10000, 1700000000+i*10000)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StartTimer()
+		start := testenv.CPUTime()
+		if err := s.CatchUp(ctx); err != nil {
+			b.Fatal(err)
+		}
+		cpu += testenv.CPUTime() - start
+		b.StopTimer()
+		s.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(b.N*100000)/b.Elapsed().Seconds(), "records/s")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*100000), "cpu-ns/record")
 }

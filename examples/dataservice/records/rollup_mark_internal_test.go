@@ -2,6 +2,7 @@ package records
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"sync"
@@ -175,12 +176,19 @@ func TestRollupMadeForAnEarlierFile(t *testing.T) {
 		mark int64 // of the hosts rollup when reopened
 	}{
 		{"no rollups", func(s *DuckDB) error {
-			for _, r := range duckRollups {
-				if _, err := s.db.ExecContext(ctx, "DROP TABLE "+r.table); err != nil {
+			for _, stmt := range []string{"DROP TABLE records_minute", "DROP TABLE records_hour", "DROP TABLE records_hour_hosts", "DROP TABLE rollup_marks"} {
+				if _, err := s.db.ExecContext(ctx, stmt); err != nil {
 					return err
 				}
 			}
 			return nil
+		}, 0},
+		{"a rollup dropped by hand", func(s *DuckDB) error {
+			if err := s.CatchUp(ctx); err != nil || hostsMark(s) == 0 {
+				return fmt.Errorf("catching up: mark %d, %v", hostsMark(s), err)
+			}
+			_, err := s.db.ExecContext(ctx, "DROP TABLE "+hosts.table)
+			return err
 		}, 0},
 		{"rollup in the transaction", func(s *DuckDB) error {
 			_, err := s.db.ExecContext(ctx, "INSERT INTO "+hosts.table+" "+hosts.sumRecords("true")+"; DELETE FROM rollup_marks")
@@ -215,6 +223,11 @@ func TestRollupMadeForAnEarlierFile(t *testing.T) {
 			defer s.Close()
 			if m := hostsMark(s); m != earlier.mark {
 				t.Errorf("mark %d, want %d", m, earlier.mark)
+			}
+			var table string
+			var n int
+			if err := s.db.QueryRowContext(ctx, "SELECT any_value(rollup), count(*) FROM rollup_marks").Scan(&table, &n); err != nil || table != hosts.table || n != 1 {
+				t.Errorf("stored marks: %d, of %s (%v); want one, of %s", n, table, err, hosts.table)
 			}
 			checkRollups(t, s, rng, "reopened", from, from+3*3600, 20)
 			if err := s.Ingest(ctx, randomRecords(rng, 500, from, 4*3600)); err != nil {

@@ -58,10 +58,11 @@ func ensureRollup(ctx context.Context, tx *sql.Tx, r *rollup, exists bool) (int6
 	var args [][]any
 	switch {
 	case !exists && r.background:
-		stmts, args = []string{r.schema(duckDialect), "INSERT INTO rollup_marks VALUES (?, 0)"}, [][]any{nil, {r.table}}
-		mark, marked = 0, true
+		stmts = []string{r.schema(duckDialect), "DELETE FROM rollup_marks WHERE rollup = ?", "INSERT INTO rollup_marks VALUES (?, 0)"}
+		args, mark = [][]any{nil, {r.table}, {r.table}}, 0
 	case !exists:
-		stmts, args = []string{r.schema(duckDialect), "INSERT INTO " + r.table + " " + r.sumRecords("true")}, [][]any{nil, nil}
+		stmts = []string{r.schema(duckDialect), "DELETE FROM rollup_marks WHERE rollup = ?", "INSERT INTO " + r.table + " " + r.sumRecords("true")}
+		args = [][]any{nil, {r.table}, nil}
 	case r.background && !marked:
 		var newest sql.NullInt64
 		if err := tx.QueryRowContext(ctx, "SELECT max(time) FROM "+r.table).Scan(&newest); err != nil {
