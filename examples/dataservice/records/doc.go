@@ -42,7 +42,7 @@
 // period (Read). Queries of one Where share one SELECT where the dialect has GROUPING SETS
 // (DuckDB): one pass over the records answers them all, each Row naming its Query.
 //
-// Rollups (rollup.go, rollup_write.go). DuckDB keeps the records summed per bucket of time
+// Rollups (rollup.go, rollup_write.go, rollup_mark.go). DuckDB keeps the records summed per bucket of time
 // and per value of some keys, in three tables, each described once (duckRollups: table, width,
 // keys): per minute and per hour by protocol, application and server port, and per hour by
 // those and both addresses. The last pays because it leaves out the client port and the

@@ -68,16 +68,16 @@ func OpenDuckDB(ctx context.Context, dir string) (*DuckDB, error) {
 		}
 	}
 	marks, err := ensureRollups(ctx, db, duckRollups)
-	var newest sql.NullInt64
+	var newest int64
 	if err == nil {
-		err = db.QueryRowContext(ctx, "SELECT max(time) FROM records").Scan(&newest)
+		newest, err = newestRecord(ctx, db, duckRollups)
 	}
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("records: create the rollups: %w", err)
 	}
 	s := &DuckDB{db: db, write: make(chan struct{}, 1), rollups: duckRollups, spans: make([]rollupSpan, len(duckRollups)),
-		marks: marks, newest: newest.Int64, stop: make(chan struct{}), stopped: make(chan struct{})}
+		marks: marks, newest: newest, stop: make(chan struct{}), stopped: make(chan struct{})}
 	s.write <- struct{}{}
 	go s.background(rollupEvery, s.stop, s.stopped)
 	return s, nil

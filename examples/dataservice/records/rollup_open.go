@@ -83,3 +83,22 @@ func ensureRollup(ctx context.Context, tx *sql.Tx, r *rollup, exists bool) (int6
 	}
 	return mark, nil
 }
+
+// newestRecord returns the time of the newest record for the background step, 0 when there is
+// none: the last second of the newest bucket of the first rollup of rs kept in every
+// transaction (a few rows to read, where the records' column is millions; the step needs no
+// more precision), or from the records when every rollup is kept in the background.
+func newestRecord(ctx context.Context, db *sql.DB, rs []rollup) (int64, error) {
+	query, end := "SELECT max(time) FROM records", int64(0)
+	for _, r := range rs {
+		if !r.background {
+			query, end = "SELECT max(time) FROM "+r.table, r.width-1
+			break
+		}
+	}
+	var t sql.NullInt64
+	if err := db.QueryRowContext(ctx, query).Scan(&t); err != nil || !t.Valid {
+		return 0, err
+	}
+	return t.Int64 + end, nil
+}
