@@ -18,7 +18,8 @@ import (
 //     the write token, as ingest, retention and compaction do, so no other transaction writes
 //     records while it runs: there are no uncommitted records its snapshot could miss.
 //   - Ingest adds to the rollup only the records before the mark, in its transaction: records
-//     arriving late for a bucket already rolled (normally none).
+//     arriving late for a bucket already rolled (normally none; a load of old records into a
+//     running store pays, for those, what every record paid when the rollup was kept so).
 //   - A query reads the rollup only before the mark (bind), the rest from the finer levels and
 //     the records. It reads the mark from memory before its SELECT: a mark is stored there once
 //     its transaction committed, and the rollup before a committed mark stays equal to the
