@@ -223,7 +223,7 @@ func (s *ClickHouse) Read(ctx context.Context, p *Plan, from, to int64, fn func(
 }
 
 func (s *ClickHouse) read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error {
-	args, err := p.bind(from, to)
+	args, err := p.bind(from, to, nil)
 	if err != nil {
 		return err
 	}
