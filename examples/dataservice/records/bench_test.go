@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
@@ -69,4 +70,39 @@ func BenchmarkIngestConcurrent(b *testing.B) {
 	})
 	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "records/s")
 	b.ReportMetric(float64((testenv.CPUTime()-cpu).Nanoseconds())/float64(b.N*batch), "cpu-ns/record")
+}
+
+// BenchmarkCatchUp measures the background step of the rollup with addresses over what 30
+// iterations of BenchmarkIngest leave it (300,000 records over three hours, 10,000 client
+// addresses, and one a while later, which makes those hours due), ingested into a new store before the clock starts. cpu-ns/record is the step's
+// cost per record, to add to BenchmarkIngest's for the whole.
+func BenchmarkCatchUp(b *testing.B) {
+	ctx := context.Background()
+	const batches, batch = 30, 10000
+	recs := sample(batch, 1700000000)
+	var cpu time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		s := openStore(b, b.TempDir())
+		for range batches {
+			if err := s.Ingest(ctx, recs); err != nil {
+				b.Fatal(err)
+			}
+		}
+		// A record well after them makes their every hour due.
+		if err := s.Ingest(ctx, sample(1, 1700020000)); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		start := testenv.CPUTime()
+		if err := s.CatchUp(ctx); err != nil {
+			b.Fatal(err)
+		}
+		cpu += testenv.CPUTime() - start
+		b.StopTimer()
+		s.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(b.N*batches*batch)/b.Elapsed().Seconds(), "records/s")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*batches*batch), "cpu-ns/record")
 }

@@ -272,8 +272,9 @@ func (s *ClickHouse) Read(ctx context.Context, p *Plan, from, to int64, fn func(
 func (s *ClickHouse) read(ctx context.Context, p *Plan, from, to int64, rollups bool, fn func(*Row) error) error {
 	args := p.bindRecords(from, to)
 	if rollups {
+		// The views keep every rollup current: no marks.
 		var err error
-		if args, err = p.bind(from, to); err != nil {
+		if args, err = p.bind(from, to, nil); err != nil {
 			return err
 		}
 	}

@@ -19,8 +19,15 @@ import (
 // records, not in one transaction with them: chRepair (clickhouse_repair.go) finds the days
 // where the two differ and sums them anew.
 
-// chRollups are the rollups ClickHouse keeps: DuckDB's.
-var chRollups = duckRollups
+// chRollups are the rollups ClickHouse keeps: DuckDB's, none in the background (the views
+// keep each current).
+var chRollups = func() []rollup {
+	out := slices.Clone(duckRollups)
+	for i := range out {
+		out[i].background = false
+	}
+	return out
+}()
 
 // chView and chDist name the view feeding rollup r and the Distributed table over it.
 func chView(r *rollup) string { return r.table + "_mv" }

@@ -42,7 +42,7 @@
 // period (Read). Queries of one Where share one SELECT where the dialect has GROUPING SETS
 // (DuckDB): one pass over the records answers them all, each Row naming its Query.
 //
-// Rollups (rollup.go, rollup_write.go). DuckDB keeps the records summed per bucket of time
+// Rollups (rollup.go, rollup_write.go, rollup_mark.go). DuckDB keeps the records summed per bucket of time
 // and per value of some keys, in three tables, each described once (duckRollups: table, width,
 // keys): per minute and per hour by protocol, application and server port, and per hour by
 // those and both addresses. The last pays because it leaves out the client port and the
@@ -55,13 +55,30 @@
 // (plan_union.go: one snapshot, one aggregation; with several key sets the records at the edges
 // are first summed by every key of the sets, so the sets share that work), and the SELECTs of
 // a Read run side by side (up to four). Ingest adds each
-// group commit's sums to every rollup in the transaction that appends its records (so a
-// reader sees a batch everywhere or nowhere, late records in old buckets included), a
-// compaction merges the rows that batches wrote for one bucket and keys once a rollup has
-// grown by half of what its last compaction left, retention sums the bucket it cuts anew from
-// the records, and a file of an earlier version gains the rollups it lacks when opened. The
-// answers are those of the records (TestRollupsAnswerAsRecords here and in package pvql); a
-// group may come in several rows, which the caller adds up.
+// group commit's sums to the rollups without addresses in the transaction that appends its
+// records (so a reader sees a batch everywhere or nowhere, late records in old buckets
+// included). The rollup with addresses is kept in the background (rollup_mark.go): summed in
+// the transaction it gained nearly a row per record and halved ingest. Its mark, the time
+// through which it is rolled up, is stored in the table rollup_marks; the rollup holds exactly
+// the records before it. A step, every minute (and on CatchUp), sums the first hour at or
+// after the mark that holds records and ended ten minutes (rollupSlack) before both the newest
+// record and the wall clock from the records into the rollup and advances the mark, in one
+// transaction, one hour each, holding the write token as ingest does (so no ingest transaction
+// is in flight, with records its snapshot would miss); it gives the token back between hours
+// and logs its errors, retrying a minute later (the records are stored: the rollup only lags).
+// Ingest adds to it only records before the mark, in its transaction (late records, normally
+// none); a query reads it only before the mark, the rest from the finer levels and the records
+// as for a cut bucket, with the mark read before its SELECT (a committed mark stays exact in
+// every later snapshot). Close stops the step without catching up; the next open resumes from
+// the stored mark. A compaction merges the rows that batches wrote for one bucket and keys once
+// a rollup has grown by half of what its last compaction left, retention sums the bucket it
+// cuts anew from the records when that bucket is before the mark, and a file of an earlier
+// version gains the rollups it lacks when opened (the background one empty at mark 0, filled
+// by the step hour by hour; one an earlier version kept in every transaction is complete, and
+// its mark is the end of its newest bucket). The
+// answers are those of the records (TestRollupsAnswerAsRecords here and in package pvql, with
+// the mark behind, mid-way and caught up); a group may come in several rows, which the caller
+// adds up.
 //
 // The SQL is built in one place (sql.go); a store supplies a dialect (types, parameters,
 // casts) and its rollups, so a new engine is one file. No store hands out its database. DuckDB
@@ -80,7 +97,7 @@
 // validates its batch alone first, so a bad record fails its own call and no other; it then
 // queues, and the call that next holds the write token commits every batch waiting (its own
 // first, then the queue in order, up to 200,000 records) in one transaction, records and rollup
-// sums together, and hands every member the result. So each call still stores all of its batch
+// sums together (the background rollup's step takes the same token between groups), and hands every member the result. So each call still stores all of its batch
 // or none, and a nil error still means its records are in the write-ahead log; but when a
 // group's commit fails (a full disk, say), every call in that group gets the error and nothing
 // of the group is stored, batches of other clients included: each may simply retry. A call whose

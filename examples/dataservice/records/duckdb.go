@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -28,16 +29,23 @@ const checkpointThreshold = "128MB"
 // reads run concurrently with them. It is safe for concurrent use.
 type DuckDB struct {
 	db *sql.DB
-	// write holds one token: the right to write, and to spans.
+	// write holds one token: the right to write, and to spans and newest.
 	write chan struct{}
 	// rollups are the rollups the database keeps (duckRollups); spans, in the same order,
 	// what each gained since its last compaction.
 	rollups []rollup
 	spans   []rollupSpan
+	// marks are those of the background rollups (rollup_mark.go); newest is the time of the
+	// newest record, changed with the write token held.
+	marks  rollupMarks
+	newest int64
 	// group holds the Ingest calls waiting to be committed together.
 	group group
 	// changes reports the times each write touches (changes.go).
 	changes Changes
+	// stop ends the background step (closed once, by stopping), which closes stopped when it has.
+	stop, stopped chan struct{}
+	stopping      sync.Once
 }
 
 var _ Store = (*DuckDB)(nil)
@@ -61,12 +69,19 @@ func OpenDuckDB(ctx context.Context, dir string) (*DuckDB, error) {
 			return nil, fmt.Errorf("records: create table: %w", err)
 		}
 	}
-	if err := ensureRollups(ctx, db, duckRollups); err != nil {
+	marks, err := ensureRollups(ctx, db, duckRollups)
+	var newest int64
+	if err == nil {
+		newest, err = newestRecord(ctx, db, duckRollups)
+	}
+	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("records: create the rollups: %w", err)
 	}
-	s := &DuckDB{db: db, write: make(chan struct{}, 1), rollups: duckRollups, spans: make([]rollupSpan, len(duckRollups))}
+	s := &DuckDB{db: db, write: make(chan struct{}, 1), rollups: duckRollups, spans: make([]rollupSpan, len(duckRollups)),
+		marks: marks, newest: newest, stop: make(chan struct{}), stopped: make(chan struct{})}
 	s.write <- struct{}{}
+	go s.background(rollupEvery, s.stop, s.stopped)
 	return s, nil
 }
 
@@ -136,6 +151,8 @@ func (s *DuckDB) commit(ctx context.Context, ms []*member) error {
 		return fmt.Errorf("%d records in %d batches: %w", n, len(ms), err)
 	}
 	s.compactDue(ctx, batches, rows)
+	_, hi := batchTimes(batches)
+	s.newest = max(s.newest, hi)
 	return nil
 }
 
@@ -149,7 +166,11 @@ func (s *DuckDB) appendInTx(ctx context.Context, c *duckdb.Conn, batches [][]Rec
 	var rows []int
 	err = appendRecords(ctx, c, batches)
 	if err == nil {
-		rows, err = appendRollups(c, s.rollups, batches)
+		marks := make([]int64, len(s.rollups))
+		for i := range s.rollups {
+			marks[i] = s.marks.of(&s.rollups[i])
+		}
+		rows, err = appendRollups(c, s.rollups, marks, batches)
 	}
 	if err != nil {
 		if rerr := tx.Rollback(); rerr != nil {
@@ -209,7 +230,7 @@ func (s *DuckDB) DeleteBefore(ctx context.Context, t int64) (int64, error) {
 	}
 	n, err := res.RowsAffected()
 	if err == nil {
-		err = retainRollups(ctx, tx, s.rollups, t)
+		err = retainRollups(ctx, tx, s.rollups, s.marks, t)
 	}
 	if err == nil {
 		err = tx.Commit()
@@ -234,7 +255,11 @@ func (s *DuckDB) Read(ctx context.Context, p *Plan, from, to int64, fn func(*Row
 }
 
 func (s *DuckDB) read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error {
-	args, err := p.bind(from, to)
+	marks := make([]int64, len(p.levels))
+	for i, r := range p.levels {
+		marks[i] = s.marks.of(r)
+	}
+	args, err := p.bind(from, to, marks)
 	if err != nil {
 		return err
 	}
@@ -260,8 +285,11 @@ func (s *DuckDB) Newest(ctx context.Context) (int64, bool, error) {
 	return t.Int64, t.Valid, nil
 }
 
-// Close closes the database; a clean close checkpoints the write-ahead log into the file.
+// Close stops the background step (without catching up: the next open resumes it) and closes
+// the database; a clean close checkpoints the write-ahead log into the file.
 func (s *DuckDB) Close() error {
+	s.stopping.Do(func() { close(s.stop) })
+	<-s.stopped
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("records: close: %w", err)
 	}

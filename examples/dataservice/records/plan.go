@@ -20,8 +20,10 @@ type Plan struct {
 	args  []any
 	// branches are the SELECTs the query unites, one without rollups.
 	branches []branch
-	// widths are the widths of the rollups the branches read, finest first.
+	// widths are the widths of the rollups the branches read, finest first; levels those
+	// rollups.
 	widths  []int64
+	levels  []*rollup
 	keyCols []Kind // kinds of the selected key columns, an address as two KindUint64
 	sums    int    // sum columns after the key columns
 	setCol  bool   // a GROUPING() column follows the sums

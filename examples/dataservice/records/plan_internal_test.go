@@ -1,6 +1,7 @@
 package records
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -72,8 +73,8 @@ func TestCompileSharesOnePassPerWhere(t *testing.T) {
 }
 
 // TestSplitWidthsTilesThePeriod checks the pieces a period is read in: they tile it in order,
-// each rollup's pieces are whole buckets of its width, and each source has no more pieces
-// than a plan has branches for it (bind never runs out).
+// each rollup's pieces are whole buckets of its width before its mark (random, or none), and
+// each source has no more pieces than a plan has branches for it (bind never runs out).
 func TestSplitWidthsTilesThePeriod(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	q := &Query{Groups: []Group{{Column: ColApplication}}, Sums: []Sum{SumRecords}}
@@ -82,9 +83,15 @@ func TestSplitWidthsTilesThePeriod(t *testing.T) {
 		for range 2000 {
 			from := 1_700_000_000 - rng.Int64N(10*86400)
 			to := from + rng.Int64N([]int64{100, 4000, 20 * 86400}[rng.IntN(3)])
+			var marks []int64
+			if rng.IntN(4) > 0 {
+				for _, w := range p.widths {
+					marks = append(marks, []int64{math.MaxInt64, 0, floorTo(from+rng.Int64N(to-from+1), w)}[rng.IntN(3)])
+				}
+			}
 			at := from
-			splitWidths(p.widths, from, to, func(source int, lo, hi int64) {
-				if lo != at || hi <= lo || source > 0 && (lo%p.widths[source-1] != 0 || hi%p.widths[source-1] != 0) {
+			splitWidths(p.widths, marks, from, to, func(source int, lo, hi int64) {
+				if lo != at || hi <= lo || source > 0 && (lo%p.widths[source-1] != 0 || hi%p.widths[source-1] != 0 || marks != nil && hi > marks[source-1]) {
 					t.Fatalf("widths %v, [%d, %d): piece [%d, %d) of source %d after %d", p.widths, from, to, lo, hi, source, at)
 				}
 				at = hi
@@ -92,7 +99,7 @@ func TestSplitWidthsTilesThePeriod(t *testing.T) {
 			if at != max(from, to) && from < to {
 				t.Fatalf("widths %v, [%d, %d): pieces end at %d", p.widths, from, to, at)
 			}
-			if _, err := p.bind(from, to); err != nil {
+			if _, err := p.bind(from, to, marks); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -2,6 +2,7 @@ package records
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,7 +40,7 @@ func (p *Plan) from(b *sqlBuilder, table string, chain []*rollup, c branchCols, 
 		t := table
 		if source > 0 {
 			t = chain[source-1].table
-			p.widths = append(p.widths, chain[source-1].width)
+			p.widths, p.levels = append(p.widths, chain[source-1].width), append(p.levels, chain[source-1])
 		}
 		n := 2
 		if source == len(chain) {
@@ -151,16 +152,17 @@ func (c branchCols) groupBy() []string {
 
 // bind returns the plan's arguments with the range of each branch set for the period
 // [from, to): the whole buckets of the coarsest rollup from it, the cut buckets at either edge
-// from the next finer rollup, and so on, the cut seconds of the finest from the records. A
+// from the next finer rollup, and so on, the cut seconds of the finest from the records; each
+// rollup read before its mark only (marks, in the order of widths; nil when none has one). A
 // branch with nothing to read gets the empty range [0, 0).
-func (p *Plan) bind(from, to int64) ([]any, error) {
+func (p *Plan) bind(from, to int64, marks []int64) ([]any, error) {
 	args := slices.Clone(p.args)
 	bound := make([]bool, len(p.branches))
 	for _, br := range p.branches {
 		args[br.arg], args[br.arg+1] = int64(0), int64(0)
 	}
 	var err error
-	splitWidths(p.widths, from, to, func(source int, from, to int64) {
+	splitWidths(p.widths, marks, from, to, func(source int, from, to int64) {
 		for i, br := range p.branches {
 			if br.source == source && !bound[i] {
 				bound[i] = true
@@ -174,10 +176,29 @@ func (p *Plan) bind(from, to int64) ([]any, error) {
 }
 
 // splitWidths calls fn for each piece of [from, to), in order: the whole buckets of the
-// coarsest width (source len(widths)), the cut buckets at either edge from the next finer width,
-// and so on, the cut seconds of the finest from source 0. Widths are finest first, and each
-// divides the next. Each source gets at most two pieces, the coarsest at most one.
-func splitWidths(widths []int64, from, to int64, fn func(source int, from, to int64)) {
+// coarsest width (source len(widths)) before its mark, the cut buckets at either edge and those
+// at or after the mark from the next finer width, and so on, the rest from source 0, the
+// records. Widths are finest first, and each divides the next; marks (nil: none) are the times
+// before which each width may be read. Each source gets at most two pieces, the coarsest at
+// most one: a coarser width is read only before the marks of the finer ones (each level's
+// effective mark is the least of its own and the finer ones', floored to its width).
+func splitWidths(widths, marks []int64, from, to int64, fn func(source int, from, to int64)) {
+	eff := make([]int64, len(widths))
+	for i, w := range widths {
+		m := int64(math.MaxInt64)
+		if marks != nil {
+			m = marks[i]
+		}
+		if i > 0 {
+			m = min(m, eff[i-1])
+		}
+		eff[i] = floorTo(m, w)
+	}
+	split(widths, eff, from, to, fn)
+}
+
+// split is splitWidths with effective marks.
+func split(widths, marks []int64, from, to int64, fn func(source int, from, to int64)) {
 	if from >= to {
 		return
 	}
@@ -186,12 +207,12 @@ func splitWidths(widths []int64, from, to int64, fn func(source int, from, to in
 		fn(0, from, to)
 		return
 	}
-	lo, hi := ceilTo(from, widths[n-1]), floorTo(to, widths[n-1])
+	lo, hi := ceilTo(from, widths[n-1]), min(floorTo(to, widths[n-1]), marks[n-1])
 	if lo >= hi {
-		splitWidths(widths[:n-1], from, to, fn)
+		split(widths[:n-1], marks[:n-1], from, to, fn)
 		return
 	}
-	splitWidths(widths[:n-1], from, lo, fn)
+	split(widths[:n-1], marks[:n-1], from, lo, fn)
 	fn(n, lo, hi)
-	splitWidths(widths[:n-1], hi, to, fn)
+	split(widths[:n-1], marks[:n-1], hi, to, fn)
 }

@@ -10,10 +10,17 @@ import (
 // is its bucket's first second, a multiple of width) and per value of keys, in the table named
 // table. A store keeps each of its rollups exactly the sum of its records (rollup_write.go for
 // DuckDB), so a query it answers reads the same sums from it as from the records.
+//
+// A rollup kept in the background (background true; rollup_mark.go) is exact only below its
+// mark, the time through which it is rolled up, stored beside it: a background step sums whole
+// buckets of the records into it and advances the mark, an ingest adds to it only the records
+// below the mark (late ones), and a query reads it only below the mark. The others are kept in
+// each ingest's transaction and are exact at every time.
 type rollup struct {
-	table string
-	width int64
-	keys  []Column
+	table      string
+	width      int64
+	keys       []Column
+	background bool
 }
 
 // rollupSums are the summed columns of a rollup, in table order after the keys; a last
@@ -27,10 +34,15 @@ var rollupSums = []Column{ColClientBytes, ColClientPackets, ColServerBytes, ColS
 // The hourly one with both addresses pays because its keys leave out the client port and the
 // minute: on the demo network it holds 1/450 of the rows of 10M records over 24 hours and 1/22
 // over 30 days (a per-minute one with addresses would hold 1/12 and 1/2, so none is kept).
+//
+// That one is kept in the background: summed in each ingest it gained nearly a row per record
+// (every new client address) and halved ingest. The two without addresses gain a few rows per
+// batch and stay in the transaction (measured: BENCHMARKS.md, issue 13), so a query by
+// application reads them up to the newest record.
 var duckRollups = []rollup{
 	{table: "records_minute", width: 60, keys: []Column{ColProtocol, ColApplication, ColServerPort}},
 	{table: "records_hour", width: 3600, keys: []Column{ColProtocol, ColApplication, ColServerPort}},
-	{table: "records_hour_hosts", width: 3600, keys: []Column{ColProtocol, ColApplication, ColServerPort, ColServerIP, ColClientIP}},
+	{table: "records_hour_hosts", width: 3600, keys: []Column{ColProtocol, ColApplication, ColServerPort, ColServerIP, ColClientIP}, background: true},
 }
 
 // holds reports whether c is one of the rollup's keys.

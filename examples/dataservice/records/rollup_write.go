@@ -13,12 +13,14 @@ import (
 
 // How DuckDB keeps its rollups exact. Ingest sums each group commit's records per bucket and
 // keys in Go and appends the sums to every rollup in the transaction that appends the records,
-// so a reader sees a batch in the records and in every rollup, or nowhere. Rows of one bucket
-// and keys may repeat (one per batch that touched them): a query adds them up, and a compaction
-// merges them (compactRollup, due once a rollup has gained half as many rows as its last
-// compaction left, and at least compactRows). Retention deletes the buckets before the
-// retention time and sums the bucket it cuts anew from the records left in it. A database of an
-// earlier version gains each rollup it lacks, summed from its records, when opened.
+// so a reader sees a batch in the records and in every rollup, or nowhere; to a rollup kept in
+// the background only the records before its mark (rollup_mark.go). Rows of one bucket and keys
+// may repeat (one per batch that touched them): a query adds them up, and a compaction merges
+// them (compactRollup, due once a rollup has gained half as many rows as its last compaction
+// left, and at least compactRows). Retention deletes the buckets before the retention time and
+// sums the bucket it cuts anew from the records left in it, when that bucket is before the
+// rollup's mark. A database of an earlier version gains each rollup it lacks when opened
+// (ensureRollups).
 
 // rollupKey is a rollup row's bucket and keys while a batch is summed: the columns a rollup
 // may keep. A column not among a rollup's keys holds its zero value. Another key column is a
@@ -98,21 +100,27 @@ func rollupSource(rs []rollup, i int) int {
 	return -1
 }
 
-// sumBatches sums batches into the rows of each rollup of rs: from the records, or from the
-// rows of an earlier, finer rollup that keeps every key (rollupSource), which are fewer.
-func sumBatches(rs []rollup, batches [][]Record) []map[rollupKey]*rollupRow {
+// sumBatches sums the records of batches before marks[i] into the rows of each rollup rs[i]:
+// from the records, or from the rows of an earlier, finer rollup that keeps every key
+// (rollupSource) and no fewer records, which are fewer.
+func sumBatches(rs []rollup, marks []int64, batches [][]Record) []map[rollupKey]*rollupRow {
 	out := make([]map[rollupKey]*rollupRow, len(rs))
 	for i := range rs {
 		out[i] = map[rollupKey]*rollupRow{}
-		if j := rollupSource(rs, i); j >= 0 {
+		if j := rollupSource(rs, i); j >= 0 && marks[j] >= marks[i] {
 			for k, s := range out[j] {
-				rowAt(out[i], rs[i].key(k)).add(s)
+				if k.time < marks[i] {
+					rowAt(out[i], rs[i].key(k)).add(s)
+				}
 			}
 			continue
 		}
 		for _, recs := range batches {
 			for ri := range recs {
 				r := &recs[ri]
+				if r.Time >= marks[i] {
+					continue
+				}
 				s := rowAt(out[i], rs[i].key(recordKey(r)))
 				s[0] += r.Client.Bytes
 				s[1] += r.Client.Packets
@@ -134,13 +142,17 @@ func rowAt(m map[rollupKey]*rollupRow, k rollupKey) *rollupRow {
 	return s
 }
 
-// appendRollups appends the sums of batches to each rollup of rs through appenders on c, in
-// the transaction that appends their records; it returns how many rows each rollup gained.
-func appendRollups(c *duckdb.Conn, rs []rollup, batches [][]Record) ([]int, error) {
-	sums := sumBatches(rs, batches)
+// appendRollups appends the sums of batches before marks[i] to each rollup rs[i] through
+// appenders on c, in the transaction that appends their records; it returns how many rows each
+// rollup gained.
+func appendRollups(c *duckdb.Conn, rs []rollup, marks []int64, batches [][]Record) ([]int, error) {
+	sums := sumBatches(rs, marks, batches)
 	rows := make([]int, len(rs))
 	row := make([]driver.Value, 0, 16)
 	for i := range rs {
+		if len(sums[i]) == 0 {
+			continue
+		}
 		a, err := duckdb.NewAppenderFromConn(c, "", rs[i].table)
 		if err != nil {
 			return nil, err
@@ -160,53 +172,22 @@ func appendRollups(c *duckdb.Conn, rs []rollup, batches [][]Record) ([]int, erro
 }
 
 // retainRollups keeps the rollups of rs exact in tx, which deletes the records before t: the
-// buckets before t's go, and t's own bucket, when t cuts it, is summed anew from the records
-// left in it.
-func retainRollups(ctx context.Context, tx *sql.Tx, rs []rollup, t int64) error {
-	for _, r := range rs {
+// buckets before t's go, and t's own bucket, when t cuts it and it is before the rollup's mark,
+// is summed anew from the records left in it (a bucket at or after the mark has no rows).
+func retainRollups(ctx context.Context, tx *sql.Tx, rs []rollup, marks rollupMarks, t int64) error {
+	for i := range rs {
+		r := &rs[i]
 		b := floorTo(t, r.width)
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+r.table+" WHERE time < ?", b); err != nil {
 			return err
 		}
-		if b == t {
+		if b == t || b >= marks.of(r) {
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+r.table+" WHERE time = ?", b); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, "INSERT INTO "+r.table+" "+r.sumRecords("time >= ? AND time < ?"), t, b+r.width); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// ensureRollups creates each rollup of rs the database lacks (it is of an earlier version),
-// summed from the records it holds, in one transaction each: a rollup is there whole or not at
-// all.
-func ensureRollups(ctx context.Context, db *sql.DB, rs []rollup) error {
-	for _, r := range rs {
-		var n int
-		err := db.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", r.table).Scan(&n)
-		if err != nil {
-			return err
-		}
-		if n > 0 {
-			continue
-		}
-		tx, err := db.BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, r.schema(duckDialect))
-		if err == nil {
-			_, err = tx.ExecContext(ctx, "INSERT INTO "+r.table+" "+r.sumRecords("true"))
-		}
-		if err == nil {
-			err = tx.Commit()
-		}
-		if err != nil {
-			tx.Rollback()
 			return err
 		}
 	}

@@ -1,0 +1,154 @@
+package records
+
+import (
+	"context"
+	"database/sql"
+	"log/slog"
+	"math"
+	"sync/atomic"
+	"time"
+)
+
+// How DuckDB keeps a rollup in the background (rollup.background). Its mark, the time through
+// which it is rolled up (a multiple of its width), is a row of the table rollup_marks, and the
+// rollup holds exactly the sums of the records before its mark:
+//   - A step (rollStep) sums the first whole bucket at or after the mark that holds records and
+//     is due (it ends rollupSlack or more before both the newest record and the wall clock) from
+//     the records into the rollup, and advances the mark past it, in one transaction. It holds
+//     the write token, as ingest, retention and compaction do, so no other transaction writes
+//     records while it runs: there are no uncommitted records its snapshot could miss.
+//   - Ingest adds to the rollup only the records before the mark, in its transaction: records
+//     arriving late for a bucket already rolled (normally none; a load of old records into a
+//     running store pays, for those, what every record paid when the rollup was kept so).
+//   - A query reads the rollup only before the mark (bind), the rest from the finer levels and
+//     the records. It reads the mark from memory before its SELECT: a mark is stored there once
+//     its transaction committed, and the rollup before a committed mark stays equal to the
+//     records before it in every later snapshot (late records and retention change both in
+//     one transaction), so the SELECT's snapshot, taken after, holds it whole.
+//   - Retention deletes the buckets before its cut and sums the bucket it cuts anew only when
+//     that bucket is before the mark; compaction merges rows without changing sums.
+//
+// The step runs every rollupEvery, one bucket a transaction until none is due, giving the
+// write token back between buckets so ingest goes on; its errors are logged and it retries at
+// the next tick (the records are stored already: nothing is lost, the rollup only lags). Close
+// stops it without catching up: the next open resumes from the stored mark. CatchUp runs it at
+// once. A rollup new to a database starts empty with its mark at 0 (the step fills it, bucket
+// by bucket); one a database of an earlier version kept in every transaction, without a mark,
+// is complete, and gets the end of its newest bucket as its mark.
+
+// rollupSlack is how long after a bucket ends the step waits, for the newest record and the
+// wall clock, before rolling it: records arriving up to this late go the fast way.
+const rollupSlack = 10 * 60
+
+// rollupEvery is how often the background step runs (a variable for tests, which step
+// themselves).
+var rollupEvery = time.Minute
+
+// marksSchema is the table of the background rollups' marks.
+const marksSchema = "CREATE TABLE IF NOT EXISTS rollup_marks (rollup VARCHAR NOT NULL, through BIGINT NOT NULL)"
+
+// rollupMarks are the marks of a store's background rollups by table, each changed only with
+// the write token held and after the transaction that stored it committed.
+type rollupMarks map[string]*atomic.Int64
+
+// of returns the mark of r: math.MaxInt64 for a rollup kept in every transaction.
+func (m rollupMarks) of(r *rollup) int64 {
+	if a := m[r.table]; a != nil {
+		return a.Load()
+	}
+	return math.MaxInt64
+}
+
+// readMark returns the stored mark of r; ok is false when it has none.
+func readMark(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, r *rollup) (int64, bool, error) {
+	var m int64
+	err := q.QueryRowContext(ctx, "SELECT through FROM rollup_marks WHERE rollup = ?", r.table).Scan(&m)
+	if err == sql.ErrNoRows {
+		return 0, false, nil
+	}
+	return m, err == nil, err
+}
+
+// rollStep rolls the first bucket of r that is due at now (Unix seconds) and reports whether
+// it rolled one; the caller holds the write token.
+func (s *DuckDB) rollStep(ctx context.Context, r *rollup, now int64) (bool, error) {
+	mark := s.marks.of(r)
+	due := floorTo(min(now, s.newest)-rollupSlack, r.width)
+	if mark >= due {
+		return false, nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	var first sql.NullInt64
+	if err := tx.QueryRowContext(ctx, "SELECT min(time) FROM records WHERE time >= ? AND time < ?", mark, due).Scan(&first); err != nil || !first.Valid {
+		return false, err
+	}
+	b := floorTo(first.Int64, r.width)
+	if _, err := tx.ExecContext(ctx, "INSERT INTO "+r.table+" "+r.sumRecords("time >= ? AND time < ?"), b, b+r.width); err != nil {
+		return false, err
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE rollup_marks SET through = ? WHERE rollup = ?", b+r.width, r.table); err != nil {
+		return false, err
+	}
+	if err := tx.Commit(); err != nil {
+		return false, err
+	}
+	s.marks[r.table].Store(b + r.width)
+	return true, nil
+}
+
+// CatchUp rolls every bucket of the background rollups that is due now, one a transaction,
+// and returns once none is: what the background step does every minute. Tests and benchmarks
+// call it to have the rollups current.
+func (s *DuckDB) CatchUp(ctx context.Context) error {
+	return s.catchUp(ctx, time.Now().Unix())
+}
+
+// catchUp rolls every bucket due at now, taking the write token for each.
+func (s *DuckDB) catchUp(ctx context.Context, now int64) error {
+	for {
+		rolled := false
+		for i := range s.rollups {
+			r := &s.rollups[i]
+			if !r.background {
+				continue
+			}
+			if err := s.lock(ctx); err != nil {
+				return err
+			}
+			ok, err := s.rollStep(ctx, r, now)
+			s.unlock()
+			if err != nil {
+				return err
+			}
+			rolled = rolled || ok
+		}
+		if !rolled {
+			return nil
+		}
+	}
+}
+
+// background runs catchUp every interval until stop is closed, logging its errors.
+func (s *DuckDB) background(every time.Duration, stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-stop; cancel() }()
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			if err := s.CatchUp(ctx); err != nil && ctx.Err() == nil {
+				slog.Error("records: rolling up in the background (retried in a minute)", "err", err)
+			}
+		}
+	}
+}
