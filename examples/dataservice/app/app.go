@@ -237,13 +237,16 @@ func openRecords(ctx context.Context, cfg Config) (records.Store, error) {
 		st  records.Store
 		err error
 	)
+	// The stores' background work (DuckDB's rollup step, ClickHouse's rollup repair) reports
+	// its failures in the service's log.
+	logError := records.WithErrorLog(func(msg string, err error) { cfg.Logger.Error(msg, zap.Error(err)) })
 	switch {
 	case cfg.ClickHouse != "":
-		st, err = records.OpenClickHouse(ctx, cfg.ClickHouse, cfg.ClickHouseCluster)
+		st, err = records.OpenClickHouse(ctx, cfg.ClickHouse, cfg.ClickHouseCluster, logError)
 	case cfg.ClickHouseCluster != "":
 		err = errors.New("records: a ClickHouse cluster needs the URL of one of its servers")
 	default:
-		st, err = records.OpenDuckDB(ctx, cfg.DataDir)
+		st, err = records.OpenDuckDB(ctx, cfg.DataDir, logError)
 	}
 	if err != nil {
 		return nil, err

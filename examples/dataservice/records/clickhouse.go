@@ -31,6 +31,8 @@ type ClickHouse struct {
 	shards  []chdriver.Conn // the servers holding a local table (conn alone without a cluster)
 	owned   []chdriver.Conn // connections to close, conn included
 	rollup  chRollupState
+	// logError reports a failed repair of the rollup (WithErrorLog).
+	logError func(msg string, err error)
 }
 
 var _ Store = (*ClickHouse)(nil)
@@ -56,12 +58,12 @@ var chDialect = &dialect{
 // cluster name (one of the server's remote_servers), it creates the table on every shard,
 // connecting to each (ON CLUSTER would need ZooKeeper), and a Distributed table over them on
 // this server, through which it reads and writes.
-func OpenClickHouse(ctx context.Context, url, cluster string) (*ClickHouse, error) {
+func OpenClickHouse(ctx context.Context, url, cluster string, options ...Option) (*ClickHouse, error) {
 	opts, err := chOptions(url)
 	if err != nil {
 		return nil, err
 	}
-	s := &ClickHouse{table: "records", rollups: chRollups, rollup: chRollupState{pending: map[int64]bool{}, all: true}}
+	s := &ClickHouse{table: "records", rollups: chRollups, rollup: chRollupState{pending: map[int64]bool{}, all: true}, logError: optionsOf(options).logError}
 	if s.conn, err = chOpen(ctx, opts); err != nil {
 		return nil, err
 	}

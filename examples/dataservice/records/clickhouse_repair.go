@@ -76,6 +76,9 @@ func (s *ClickHouse) trusted(ctx context.Context, force bool) bool {
 	st.busy = false
 	if err != nil {
 		st.tried = time.Now()
+		if ctx.Err() == nil {
+			s.logError("records: repairing the ClickHouse rollup failed; reads use the records alone until a repair succeeds (retried at most every 5 s)", err)
+		}
 		return false
 	}
 	st.all, st.pending = false, map[int64]bool{}

@@ -232,6 +232,15 @@ func TestClickHouseRollupRepair(t *testing.T) {
 	if err := s.Ingest(ctx, chTestRecords(rng, 500)); err == nil {
 		t.Fatal("an ingest whose view could not write succeeded")
 	}
+	// A repair that fails, here into the table that cannot be written, says so in the log.
+	var logged []string
+	s.logError = func(msg string, err error) { logged = append(logged, msg+": "+err.Error()) }
+	if s.trusted(ctx, true) {
+		t.Fatal("a repair into a table that cannot be written succeeded")
+	}
+	if len(logged) != 1 || !strings.Contains(logged[0], "reads use the records alone") {
+		t.Fatalf("a failed repair logged %q", logged)
+	}
 	for _, stmt := range []string{"DROP TABLE " + minute, "RENAME TABLE away TO " + minute} {
 		if err := raw.Exec(ctx, stmt); err != nil {
 			t.Fatal(err)

@@ -43,6 +43,8 @@ type DuckDB struct {
 	group group
 	// changes reports the times each write touches (changes.go).
 	changes Changes
+	// logError reports the background step's failures (WithErrorLog).
+	logError func(msg string, err error)
 	// stop ends the background step (closed once, by stopping), which closes stopped when it has.
 	stop, stopped chan struct{}
 	stopping      sync.Once
@@ -52,7 +54,7 @@ var _ Store = (*DuckDB)(nil)
 
 // OpenDuckDB opens (creating it and dir when missing) the DuckDB database dir/records.duckdb and
 // creates the records table, or adds to a table of an earlier version the columns it lacks. Only one process may open the file at a time.
-func OpenDuckDB(ctx context.Context, dir string) (*DuckDB, error) {
+func OpenDuckDB(ctx context.Context, dir string, opts ...Option) (*DuckDB, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("records: open: %w", err)
 	}
@@ -79,7 +81,7 @@ func OpenDuckDB(ctx context.Context, dir string) (*DuckDB, error) {
 		return nil, fmt.Errorf("records: create the rollups: %w", err)
 	}
 	s := &DuckDB{db: db, write: make(chan struct{}, 1), rollups: duckRollups, spans: make([]rollupSpan, len(duckRollups)),
-		marks: marks, newest: newest, stop: make(chan struct{}), stopped: make(chan struct{})}
+		marks: marks, newest: newest, logError: optionsOf(opts).logError, stop: make(chan struct{}), stopped: make(chan struct{})}
 	s.write <- struct{}{}
 	go s.background(rollupEvery, s.stop, s.stopped)
 	return s, nil

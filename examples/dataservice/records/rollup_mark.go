@@ -3,7 +3,6 @@ package records
 import (
 	"context"
 	"database/sql"
-	"log/slog"
 	"math"
 	"sync/atomic"
 	"time"
@@ -147,7 +146,7 @@ func (s *DuckDB) background(every time.Duration, stop <-chan struct{}, done chan
 			return
 		case <-t.C:
 			if err := s.CatchUp(ctx); err != nil && ctx.Err() == nil {
-				slog.Error("records: rolling up in the background (retried in a minute)", "err", err)
+				s.logError("records: rolling up in the background failed; retried in a minute, queries read the records meanwhile", err)
 			}
 		}
 	}
