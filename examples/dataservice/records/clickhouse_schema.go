@@ -74,7 +74,7 @@ func schemaVersion(ctx context.Context, c chdriver.Conn) (uint32, error) {
 func checkVersion(ctx context.Context, c chdriver.Conn) error {
 	v, err := schemaVersion(ctx, c)
 	if err == nil && v > ClickHouseSchemaVersion {
-		err = fmt.Errorf("records: clickhouse records table is of schema version %d, this service uses %d; the service never alters a table of a later version", v, ClickHouseSchemaVersion)
+		err = fmt.Errorf("records: clickhouse records table is of schema version %d, this service uses %d: a newer version of the service wrote it; run that version (on every node), since this one never alters a table of a later version", v, ClickHouseSchemaVersion)
 	}
 	return err
 }
