@@ -265,7 +265,8 @@ func (s *DuckDB) read(ctx context.Context, p *Plan, from, to int64, fn func(*Row
 	if err != nil {
 		return err
 	}
-	rows, err := s.db.QueryContext(ctx, p.query, args...)
+	query, args := p.literalTimes(args)
+	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("records: read: %w", err)
 	}

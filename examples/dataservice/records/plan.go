@@ -18,6 +18,8 @@ import (
 type Plan struct {
 	query string
 	args  []any
+	// text is query cut at each of its parameters (len(args)+1 pieces), for literalTimes.
+	text []string
 	// branches are the SELECTs the query unites, one without rollups.
 	branches []branch
 	// widths are the widths of the rollups the branches read, finest first; levels those
@@ -180,6 +182,10 @@ func compileSets(d *dialect, table string, chain []*rollup, qs []*Query, sets []
 		}
 	}
 	p.query, p.args = b.String(), b.args
+	p.text = strings.Split(p.query, "?")
+	if len(p.text) != len(p.args)+1 {
+		panic("records: a plan's SQL holds a question mark that is not a parameter")
+	}
 	return p
 }
 
