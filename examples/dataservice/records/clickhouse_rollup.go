@@ -22,9 +22,12 @@ import (
 // chRollups are the rollups ClickHouse keeps: DuckDB's, none in the background (the views
 // keep each current).
 var chRollups = func() []rollup {
-	out := slices.Clone(duckRollups)
-	for i := range out {
-		out[i].background = false
+	var out []rollup
+	for _, r := range duckRollups {
+		if !r.duckOnly {
+			r.background = false
+			out = append(out, r)
+		}
 	}
 	return out
 }()

@@ -43,21 +43,26 @@
 // (DuckDB): one pass over the records answers them all, each Row naming its Query.
 //
 // Rollups (rollup.go, rollup_write.go, rollup_mark.go). DuckDB keeps the records summed per bucket of time
-// and per value of some keys, in three tables, each described once (duckRollups: table, width,
-// keys): per minute and per hour by protocol, application and server port, and per hour by
-// those and both addresses. The last pays because it leaves out the client port and the
-// minute (on the demo network 1/450 of the rows of 10M records over a day, 1/22 of 10M and
-// 1/157 of 100M over 30 days); a per-minute one with addresses would hold 1/12 and 1/2 and is not kept. A query
+// and per value of some keys, in four tables, each described once (duckRollups: table, width,
+// keys): per minute and per hour by protocol, application and server port, and per hour and
+// per 10 minutes by those and both addresses. The hourly one with addresses pays because it
+// leaves out the client port and the minute (on the demo network 1/450 of the rows of 10M
+// records over a day, 1/22 of 10M and 1/157 of 100M over 30 days); a per-minute one with
+// addresses would hold 1/12 and 1/2 and is not kept. The one per 10 minutes (1/82 of 10M
+// records over a day) serves the edges of a period by address, which the hourly one leaves to
+// the records for up to 70 minutes at the newest end and an hour at the oldest. A query
 // whose keys, bucket widths and Where a rollup answers reads, at each width, the first rollup
 // that answers it: the whole hours of its period from an hourly rollup, the cut minutes at its
 // edges from the per-minute one when it answers, the cut seconds from the records. Queries of
 // one Where and one such chain of rollups are one SELECT over the union of those branches
 // (plan_union.go: one snapshot, one aggregation; with several key sets the records at the edges
 // are first summed by every key of the sets, so the sets share that work), and the SELECTs of
-// a Read run side by side (up to four). Ingest adds each
+// a Read run side by side (up to four). DuckDB's SQL holds each branch's time bounds as
+// literals (integers the plan computed, never a caller's text; everything else is a parameter):
+// it skips a table's row groups by time only for literal bounds. Ingest adds each
 // group commit's sums to the rollups without addresses in the transaction that appends its
 // records (so a reader sees a batch everywhere or nowhere, late records in old buckets
-// included). The rollup with addresses is kept in the background (rollup_mark.go): summed in
+// included). The rollups with addresses are kept in the background (rollup_mark.go): summed in
 // the transaction it gained nearly a row per record and halved ingest. Its mark, the time
 // through which it is rolled up, is stored in the table rollup_marks; the rollup holds exactly
 // the records before it. A step, every minute (and on CatchUp), sums the first hour at or

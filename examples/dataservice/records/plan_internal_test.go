@@ -30,7 +30,7 @@ func TestCompileSharesOnePassPerWhere(t *testing.T) {
 	}{
 		{2, 2, []string{"records_minute", "records_hour"}},
 		{1, 1, []string{"records_minute"}},
-		{2, 3, []string{"records_hour_hosts"}},
+		{2, 3, []string{"records_10min_hosts", "records_hour_hosts"}},
 		{1, 1, []string{"records_minute", "records_hour"}},
 	} {
 		p := duck.parts[i]
