@@ -264,11 +264,11 @@ func (a *App) registry() (*registry.Registry, error) {
 		DefaultPeriod: a.settings.DefaultPeriod,
 		MaxFollows:    a.maxFollows(),
 	}
-	if d, ok := a.records.(*records.DuckDB); ok {
-		// Only this process writes the DuckDB file, so its changes are all the records'
-		// changes: followed queries answer from them. ClickHouse may be written by other
-		// nodes, so there a followed query answers its whole period each interval.
-		changes := d.Changes()
+	if cr, ok := a.records.(records.ChangeReporter); ok {
+		// The store reports all the records' changes (DuckDB: only this process writes its
+		// file), so followed queries answer from them. Elsewhere (ClickHouse, which other
+		// nodes may write) a followed query answers its whole period each interval.
+		changes := cr.Changes()
 		svc.Live = func(expr string) (traffic.Live, error) {
 			l, err := a.engine.Live(expr, changes)
 			if err != nil {

@@ -24,6 +24,14 @@ type Changes struct {
 	watchers map[*Watcher]struct{}
 }
 
+// ChangeReporter is a store whose every change of the records passes through this process and
+// is reported to Changes, so a reader may re-read only the times Changes reports. DuckDB is
+// one (a process holds its file alone); ClickHouse is not (other nodes may write its tables),
+// so a followed query there answers its whole period each time.
+type ChangeReporter interface {
+	Changes() *Changes
+}
+
 // Touch reports that the records with times in [from, to) change: a Store calls it before
 // and after each write.
 func (c *Changes) Touch(from, to int64) {

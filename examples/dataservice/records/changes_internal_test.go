@@ -30,6 +30,14 @@ func watchedRecord(at int64) Record {
 	return Record{Time: at, Protocol: TCP, Application: "https", Client: Endpoint{IP: a}, Server: Endpoint{IP: a}}
 }
 
+// TestOnlyDuckDBReportsChanges checks that ClickHouse, which other processes may write, does
+// not claim to report every change of its records (DuckDB's claim is asserted at compile time).
+func TestOnlyDuckDBReportsChanges(t *testing.T) {
+	if _, ok := any((*ClickHouse)(nil)).(ChangeReporter); ok {
+		t.Error("ClickHouse is a ChangeReporter, but other processes may write its records")
+	}
+}
+
 // TestDuckDBReportsChanges checks that DuckDB reports the times each batch and each deletion
 // touches to its watchers.
 func TestDuckDBReportsChanges(t *testing.T) {

@@ -116,8 +116,9 @@
 // the changes and then reads learns of every write its read may have seen, and of every one it
 // may have missed. Followed queries (package pvql, Live) read again only the times that
 // changed. A Watcher keeps at most 32 spans, merging the closest past that, so it may report
-// more time as changed than was, never less. ClickHouse reports nothing: other processes may
-// write it.
+// more time as changed than was, never less. A store that reports every change of its records
+// says so by implementing ChangeReporter; DuckDB does. ClickHouse does not: other processes may
+// write it, so a followed query there answers its whole period each interval.
 //
 // ClickHouse (OpenClickHouse) is the store for records beyond one machine, on one server or a
 // sharded cluster (a MergeTree table on each shard and a Distributed table over them). Its

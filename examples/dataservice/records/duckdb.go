@@ -50,7 +50,10 @@ type DuckDB struct {
 	stopping      sync.Once
 }
 
-var _ Store = (*DuckDB)(nil)
+var (
+	_ Store          = (*DuckDB)(nil)
+	_ ChangeReporter = (*DuckDB)(nil)
+)
 
 // OpenDuckDB opens (creating it and dir when missing) the DuckDB database dir/records.duckdb and
 // creates the records table, or adds to a table of an earlier version the columns it lacks. Only one process may open the file at a time.

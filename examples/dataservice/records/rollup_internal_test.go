@@ -2,6 +2,7 @@ package records
 
 import (
 	"context"
+	"database/sql/driver"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -64,8 +65,18 @@ func sumsBy(t *testing.T, s Reader, from, to int64, raw bool, qs ...*Query) map[
 }
 
 // TestRollupsDescribed checks that the rollups' widths nest (each divides every larger one),
-// that their tables differ, and that a rollup row holds a value for each of its key columns.
+// that their tables differ, that each key column of a rollup is described in
+// rollupKeyColumns, and that a rollup row holds the record's value of each of its key columns,
+// as the records table does.
 func TestRollupsDescribed(t *testing.T) {
+	rec := Record{Time: 7261, Protocol: UDP, Application: "dns", Exporter: netip.MustParseAddr("192.0.2.9"), InIf: 3, OutIf: 4,
+		Client: Endpoint{IP: netip.MustParseAddr("10.0.0.1"), Port: 40000, Bytes: 100, Packets: 2},
+		Server: Endpoint{IP: netip.MustParseAddr("2001:db8::53"), Port: 5353, Bytes: 300, Packets: 3}}
+	sqlNames, _ := sqlColumns()
+	recordValues := map[string]driver.Value{}
+	for i, v := range new(rowBuilder).appendRow(nil, &rec) {
+		recordValues[sqlNames[i]] = v
+	}
 	tables := map[string]bool{}
 	for _, a := range duckRollups {
 		if tables[a.table] {
@@ -77,9 +88,25 @@ func TestRollupsDescribed(t *testing.T) {
 				t.Errorf("%s's width %d does not divide %s's %d", a.table, a.width, b.table, b.width)
 			}
 		}
-		names, _ := a.columns()
-		if n := len(a.appendKey(nil, &rollupKey{})); n != len(a.keyNames()) || len(names) != 1+n+len(rollupSums)+1 {
-			t.Errorf("%s: %d key values for the columns %v", a.table, n, names)
+		if i := slices.IndexFunc(a.keys, func(c Column) bool {
+			return rollupKeyColumns[c].keep == nil || rollupKeyColumns[c].appendTo == nil
+		}); i >= 0 {
+			t.Errorf("%s: key column %s has no row in rollupKeyColumns", a.table, a.keys[i].Name())
+			continue
+		}
+		k := recordKey(&rec)
+		var rk rollupKey
+		a.key(&rk, &k)
+		var want []driver.Value
+		for _, n := range a.keyNames() {
+			want = append(want, recordValues[n])
+		}
+		got := a.appendKey(nil, &rk)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: key values %v for the columns %v, want %v", a.table, got, a.keyNames(), want)
+		}
+		if names, _ := a.columns(); len(names) != 1+len(got)+len(rollupSums)+1 {
+			t.Errorf("%s: %d key values for the columns %v", a.table, len(got), names)
 		}
 	}
 }

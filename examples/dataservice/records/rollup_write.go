@@ -24,7 +24,8 @@ import (
 
 // rollupKey is a rollup row's bucket and keys while a batch is summed: the columns a rollup
 // may keep. A column not among a rollup's keys holds its zero value. Another key column is a
-// field here and a case in key and appendKey (TestRollupsDescribed fails until it is).
+// field here, in recordKey, and a row of rollupKeyColumns (TestRollupsDescribed fails until it
+// is).
 type rollupKey struct {
 	time           int64
 	protocol       uint8
@@ -38,46 +39,59 @@ func recordKey(r *Record) rollupKey {
 	return rollupKey{r.Time, r.Protocol, r.Server.Port, r.Application, r.Server.IP, r.Client.IP}
 }
 
-// key returns k in the rollup: its bucket, and the rollup's keys only.
-func (ru *rollup) key(k rollupKey) rollupKey {
-	out := rollupKey{time: floorTo(k.time, ru.width)}
-	for _, c := range ru.keys {
-		switch c {
-		case ColProtocol:
-			out.protocol = k.protocol
-		case ColServerPort:
-			out.port = k.port
-		case ColApplication:
-			out.app = k.app
-		case ColServerIP:
-			out.server = k.server
-		case ColClientIP:
-			out.client = k.client
-		}
-	}
-	return out
+// rollupKeyColumn is how a rollupKey holds one key column: keep copies its value from src
+// into dst, and appendTo appends it to a row of a rollup's table (an address as its two
+// halves). They take pointers, so a rollupKey passed to them escapes: callers pass ones they
+// reuse for every record rather than one per record.
+type rollupKeyColumn struct {
+	keep     func(dst, src *rollupKey)
+	appendTo func(row []driver.Value, k *rollupKey) []driver.Value
 }
 
-// appendKey appends k's values of the rollup's key columns, in table order, to dst.
-func (ru *rollup) appendKey(dst []driver.Value, k *rollupKey) []driver.Value {
+// rollupKeyColumns describes each column a rollup may keep; the other columns have no entry.
+var rollupKeyColumns = [numColumns]rollupKeyColumn{
+	ColProtocol: {
+		keep:     func(dst, src *rollupKey) { dst.protocol = src.protocol },
+		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.protocol) },
+	},
+	ColServerPort: {
+		keep:     func(dst, src *rollupKey) { dst.port = src.port },
+		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.port) },
+	},
+	ColApplication: {
+		keep:     func(dst, src *rollupKey) { dst.app = src.app },
+		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.app) },
+	},
+	ColServerIP: {
+		keep:     func(dst, src *rollupKey) { dst.server = src.server },
+		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return appendHalves(row, k.server) },
+	},
+	ColClientIP: {
+		keep:     func(dst, src *rollupKey) { dst.client = src.client },
+		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return appendHalves(row, k.client) },
+	},
+}
+
+// appendHalves appends a's two 64-bit halves (Halves), as its two SQL columns hold it.
+func appendHalves(row []driver.Value, a netip.Addr) []driver.Value {
+	hi, lo := Halves(a)
+	return append(row, hi, lo)
+}
+
+// key sets dst to k in the rollup: its bucket, and the rollup's keys only.
+func (ru *rollup) key(dst, k *rollupKey) {
+	*dst = rollupKey{time: floorTo(k.time, ru.width)}
 	for _, c := range ru.keys {
-		switch c {
-		case ColProtocol:
-			dst = append(dst, k.protocol)
-		case ColServerPort:
-			dst = append(dst, k.port)
-		case ColApplication:
-			dst = append(dst, k.app)
-		case ColServerIP, ColClientIP:
-			a := k.server
-			if c == ColClientIP {
-				a = k.client
-			}
-			hi, lo := Halves(a)
-			dst = append(dst, hi, lo)
-		}
+		rollupKeyColumns[c].keep(dst, k)
 	}
-	return dst
+}
+
+// appendKey appends k's values of the rollup's key columns, in table order, to row.
+func (ru *rollup) appendKey(row []driver.Value, k *rollupKey) []driver.Value {
+	for _, c := range ru.keys {
+		row = rollupKeyColumns[c].appendTo(row, k)
+	}
+	return row
 }
 
 // rollupRow is the sums of one rollup row: rollupSums in order, then the record count.
@@ -105,12 +119,15 @@ func rollupSource(rs []rollup, i int) int {
 // (rollupSource) and no fewer records, which are fewer.
 func sumBatches(rs []rollup, marks []int64, batches [][]Record) []map[rollupKey]*rollupRow {
 	out := make([]map[rollupKey]*rollupRow, len(rs))
+	var k, rk rollupKey // reused for every record: key's pointers make them escape
 	for i := range rs {
 		out[i] = map[rollupKey]*rollupRow{}
 		if j := rollupSource(rs, i); j >= 0 && marks[j] >= marks[i] {
-			for k, s := range out[j] {
-				if k.time < marks[i] {
-					rowAt(out[i], rs[i].key(k)).add(s)
+			for jk, s := range out[j] {
+				if jk.time < marks[i] {
+					k = jk
+					rs[i].key(&rk, &k)
+					rowAt(out[i], rk).add(s)
 				}
 			}
 			continue
@@ -121,7 +138,9 @@ func sumBatches(rs []rollup, marks []int64, batches [][]Record) []map[rollupKey]
 				if r.Time >= marks[i] {
 					continue
 				}
-				s := rowAt(out[i], rs[i].key(recordKey(r)))
+				k = recordKey(r)
+				rs[i].key(&rk, &k)
+				s := rowAt(out[i], rk)
 				s[0] += r.Client.Bytes
 				s[1] += r.Client.Packets
 				s[2] += r.Server.Bytes
@@ -149,6 +168,7 @@ func appendRollups(c *duckdb.Conn, rs []rollup, marks []int64, batches [][]Recor
 	sums := sumBatches(rs, marks, batches)
 	rows := make([]int, len(rs))
 	row := make([]driver.Value, 0, 16)
+	var key rollupKey // reused for every row: appendKey's pointer makes it escape
 	for i := range rs {
 		if len(sums[i]) == 0 {
 			continue
@@ -158,7 +178,8 @@ func appendRollups(c *duckdb.Conn, rs []rollup, marks []int64, batches [][]Recor
 			return nil, err
 		}
 		for k, s := range sums[i] {
-			row = append(rs[i].appendKey(append(row[:0], k.time), &k), s[0], s[1], s[2], s[3], s[4])
+			key = k
+			row = append(rs[i].appendKey(append(row[:0], k.time), &key), s[0], s[1], s[2], s[3], s[4])
 			if err = a.AppendRow(row...); err != nil {
 				return nil, errors.Join(err, a.Close())
 			}
