@@ -63,14 +63,14 @@
 // group commit's sums to the rollups without addresses in the transaction that appends its
 // records (so a reader sees a batch everywhere or nowhere, late records in old buckets
 // included). The rollups with addresses are kept in the background (rollup_mark.go): summed in
-// the transaction it gained nearly a row per record and halved ingest. Its mark, the time
-// through which it is rolled up, is stored in the table rollup_marks; the rollup holds exactly
-// the records before it. A step, every minute (and on CatchUp), sums the first hour at or
-// after the mark that holds records and ended ten minutes (rollupSlack) before both the newest
-// record and the wall clock from the records into the rollup and advances the mark, in one
-// transaction, one hour each, holding the write token as ingest does (so no ingest transaction
-// is in flight, with records its snapshot would miss); it gives the token back between hours
-// and logs its errors, retrying a minute later (the records are stored: the rollup only lags).
+// the transaction the hourly one gained nearly a row per record and halved ingest. A rollup's
+// mark, the time through which it is rolled up, is stored in the table rollup_marks; the rollup
+// holds exactly the records before it. A step, every minute (and on CatchUp), sums the first
+// bucket at or after the mark that holds records and ended ten minutes (rollupSlack) before
+// both the newest record and the wall clock, and the due buckets after it up to an hour from
+// its start, from the records into the rollup and advances the mark, in one transaction,
+// holding the write token as ingest does (so no ingest transaction is in flight, with records
+// its snapshot would miss); it gives the token back between transactions and logs its errors, retrying a minute later (the records are stored: the rollup only lags).
 // Ingest adds to it only records before the mark, in its transaction (late records, normally
 // none); a query reads it only before the mark, the rest from the finer levels and the records
 // as for a cut bucket, with the mark read before its SELECT (a committed mark stays exact in
@@ -79,7 +79,7 @@
 // a rollup has grown by half of what its last compaction left, retention sums the bucket it
 // cuts anew from the records when that bucket is before the mark, and a file of an earlier
 // version gains the rollups it lacks when opened (the background one empty at mark 0, filled
-// by the step hour by hour; one an earlier version kept in every transaction is complete, and
+// by the step an hour a transaction; one an earlier version kept in every transaction is complete, and
 // its mark is the end of its newest bucket). The
 // answers are those of the records (TestRollupsAnswerAsRecords here and in package pvql, with
 // the mark behind, mid-way and caught up); a group may come in several rows, which the caller

@@ -245,3 +245,36 @@ func TestRollupMadeForAnEarlierFile(t *testing.T) {
 		})
 	}
 }
+
+// TestRollupStepSpan checks that a step rolls, from the first bucket that holds records, the
+// due buckets of an hour (rollupStepSpan) at once, and stops at the due time: a rollup per 10
+// minutes catches up six buckets a transaction, an hourly one one.
+func TestRollupStepSpan(t *testing.T) {
+	stepByHand(t)
+	ctx := context.Background()
+	s := openTemp(t)
+	rng := rand.New(rand.NewPCG(4, 4))
+	const start = int64(1_699_000_000 - 1_699_000_000%3600)
+	if err := s.Ingest(ctx, randomRecords(rng, 2000, start+700, 3*3600)); err != nil {
+		t.Fatal(err)
+	}
+	tenMin, hour := &duckRollups[3], &duckRollups[2]
+	now := start + 3*3600 + 700 + rollupSlack // both due through start + 3h
+	for _, step := range []struct {
+		r    *rollup
+		mark int64
+	}{
+		{tenMin, start + 600 + 3600}, {tenMin, start + 600 + 2*3600}, {tenMin, start + 3*3600}, {tenMin, start + 3*3600},
+		{hour, start + 3600}, {hour, start + 2*3600}, {hour, start + 3*3600}, {hour, start + 3*3600},
+	} {
+		if err := s.lock(ctx); err != nil {
+			t.Fatal(err)
+		}
+		rolled, err := s.rollStep(ctx, step.r, now)
+		s.unlock()
+		if err != nil || s.marks.of(step.r) != step.mark {
+			t.Fatalf("%s: mark %d, want %d (rolled %v, %v)", step.r.table, s.marks.of(step.r), step.mark, rolled, err)
+		}
+		checkRollups(t, s, rng, step.r.table+" stepped", start, start+4*3600, 4)
+	}
+}
