@@ -247,8 +247,9 @@ func TestRollupMadeForAnEarlierFile(t *testing.T) {
 }
 
 // TestRollupStepSpan checks that a step rolls, from the first bucket that holds records, the
-// due buckets of an hour (rollupStepSpan) at once, and stops at the due time: a rollup per 10
-// minutes catches up six buckets a transaction, an hourly one one.
+// due buckets of an hour (rollupStepSpan) at once, for every background rollup in one
+// transaction, and stops at the due time: the rollup per 10 minutes catches up six buckets a
+// step, the hourly one one.
 func TestRollupStepSpan(t *testing.T) {
 	stepByHand(t)
 	ctx := context.Background()
@@ -260,21 +261,23 @@ func TestRollupStepSpan(t *testing.T) {
 	}
 	tenMin, hour := &duckRollups[3], &duckRollups[2]
 	now := start + 3*3600 + 700 + rollupSlack // both due through start + 3h
-	for _, step := range []struct {
-		r    *rollup
-		mark int64
+	for i, want := range []struct {
+		rolled               bool
+		tenMinMark, hourMark int64
 	}{
-		{tenMin, start + 600 + 3600}, {tenMin, start + 600 + 2*3600}, {tenMin, start + 3*3600}, {tenMin, start + 3*3600},
-		{hour, start + 3600}, {hour, start + 2*3600}, {hour, start + 3*3600}, {hour, start + 3*3600},
+		{true, start + 600 + 3600, start + 3600},
+		{true, start + 600 + 2*3600, start + 2*3600},
+		{true, start + 3*3600, start + 3*3600},
+		{false, start + 3*3600, start + 3*3600},
 	} {
 		if err := s.lock(ctx); err != nil {
 			t.Fatal(err)
 		}
-		rolled, err := s.rollStep(ctx, step.r, now)
+		rolled, err := s.rollStep(ctx, now)
 		s.unlock()
-		if err != nil || s.marks.of(step.r) != step.mark {
-			t.Fatalf("%s: mark %d, want %d (rolled %v, %v)", step.r.table, s.marks.of(step.r), step.mark, rolled, err)
+		if err != nil || rolled != want.rolled || s.marks.of(tenMin) != want.tenMinMark || s.marks.of(hour) != want.hourMark {
+			t.Fatalf("step %d: rolled %v, marks %d and %d; want %+v (%v)", i, rolled, s.marks.of(tenMin), s.marks.of(hour), want, err)
 		}
-		checkRollups(t, s, rng, step.r.table+" stepped", start, start+4*3600, 4)
+		checkRollups(t, s, rng, fmt.Sprint("step ", i), start, start+4*3600, 4)
 	}
 }
