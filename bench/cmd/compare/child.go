@@ -93,6 +93,10 @@ const clockTick = 10 * time.Millisecond
 
 // parseStatCPU returns utime+stime from the content of /proc/<pid>/stat. The fields are counted
 // after the command name, which is in parentheses and may itself hold spaces and parentheses.
+// maxCPU is the most CPU time parseStatCPU accepts: more is no process's, and would overflow a
+// Duration.
+const maxCPU = time.Duration(1<<63 - 1)
+
 func parseStatCPU(stat []byte) (time.Duration, error) {
 	s := string(stat)
 	i := strings.LastIndexByte(s, ')')
@@ -107,7 +111,7 @@ func parseStatCPU(stat []byte) (time.Duration, error) {
 	var total time.Duration
 	for _, v := range f[11:13] {
 		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
+		if err != nil || n < 0 || n > int64(maxCPU/clockTick) || total > maxCPU-time.Duration(n)*clockTick {
 			return 0, fmt.Errorf("malformed stat %q", s)
 		}
 		total += time.Duration(n) * clockTick
