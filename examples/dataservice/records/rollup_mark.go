@@ -31,8 +31,9 @@ import (
 //     that bucket is before the mark; compaction merges rows without changing sums.
 //
 // The step runs every rollupEvery, up to an hour of buckets a transaction until none is due,
-// giving the write token back between transactions so ingest goes on; its errors are logged and it retries at
-// the next tick (the records are stored already: nothing is lost, the rollup only lags). Close
+// giving the write token back between transactions so ingest goes on; its errors are logged
+// and it retries at the next tick (the records are stored already: nothing is lost, the rollup
+// only lags). Close
 // stops it without catching up: the next open resumes from the stored mark. CatchUp runs it at
 // once. A rollup new to a database starts empty with its mark at 0 (the step fills it, bucket
 // by bucket); one a database of an earlier version kept in every transaction, without a mark,
@@ -75,9 +76,10 @@ func readMark(ctx context.Context, q interface {
 
 // rollupStepSpan is the most time one step rolls, in whole buckets: a rollup finer than it
 // rolls several buckets a transaction when it is behind (a bulk load, a new rollup in an earlier
-// file), since each transaction costs ~13 ms however few records it sums (the per-10-minutes
-// one took 4,320 for 30 days: a 1M-record load took 3x as long as with hourly steps). A step
-// holds the write token, so this also bounds how long ingest waits for one: an hour of records.
+// file), since each transaction costs ~13 ms however few records it sums (one bucket a step,
+// the rollup per 10 minutes took 4,320 for 30 days, and a 1M-record load 3x as long). A step
+// holds the write token, so this also bounds how long ingest waits for one: an hour of records
+// for each background rollup.
 const rollupStepSpan = 3600
 
 // rollStep rolls, for each background rollup, its first due buckets at now (Unix seconds), as
