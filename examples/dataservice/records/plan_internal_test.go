@@ -3,6 +3,7 @@ package records
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -102,6 +103,32 @@ func TestSplitWidthsTilesThePeriod(t *testing.T) {
 			if _, err := p.bind(from, to, marks); err != nil {
 				t.Fatal(err)
 			}
+		}
+	}
+}
+
+// TestLiteralTimes checks what DuckDB is sent: the bounds of every branch written as integers,
+// and every value of the query's Where still a parameter, in order, whatever it holds.
+func TestLiteralTimes(t *testing.T) {
+	q := &Query{Groups: []Group{{Column: ColApplication}}, Sums: []Sum{SumRecords},
+		Where: In{Column: ColApplication, Values: []Value{{Str: "a?b"}, {Str: "?"}}}}
+	p := compileSets(duckDialect, "records", chain(duckRollups, q), []*Query{q}, [][]int{{0}})
+	const from, to = int64(-7), int64(1_700_003_661)
+	args, err := p.bind(from, to, []int64{math.MaxInt64, math.MaxInt64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sql, rest := p.literalTimes(args)
+	if want := []any{"a?b", "?", "a?b", "?", "a?b", "?", "a?b", "?", "a?b", "?"}; !reflect.DeepEqual(rest, want) {
+		t.Errorf("parameters %q, want the Where's values of each of the 5 branches %q", rest, want)
+	}
+	if n := strings.Count(sql, "?"); n != len(rest) {
+		t.Errorf("%d parameters in the SQL, %d values: %s", n, len(rest), sql)
+	}
+	// Seconds before the first minute, whole hours, the minutes and seconds of the cut hour.
+	for _, bound := range []string{"time >= -7 AND time < 0 ", "time >= 0 AND time < 1700002800 ", "time >= 1700002800 AND time < 1700003640 ", "time >= 1700003640 AND time < 1700003661 "} {
+		if !strings.Contains(sql, bound) {
+			t.Errorf("no %q in %s", bound, sql)
 		}
 	}
 }
