@@ -81,9 +81,10 @@
 // version gains the rollups it lacks when opened (a background one empty at mark 0, filled by
 // the step an hour a transaction; one an earlier version kept in every transaction is complete,
 // and its mark is the end of its newest bucket). A coarser level is read only before the marks
-// of the finer ones, so until the rollup per 10 minutes, new in a file of an earlier version,
-// has caught up (an hour of records a step, in the background), statements by address read the
-// records after its mark. The answers are those of the records (TestRollupsAnswerAsRecords here and in package pvql, with
+// of the finer ones, and a read skips a rollup whose mark is behind a coarser one's
+// (readLevels): until the rollup per 10 minutes, new in a file of an earlier version, has
+// caught up (an hour of records a step, in the background), statements by address read as
+// they did before it existed. The answers are those of the records (TestRollupsAnswerAsRecords here and in package pvql, with
 // the mark behind, mid-way and caught up); a group may come in several rows, which the caller
 // adds up.
 //

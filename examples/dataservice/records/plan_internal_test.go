@@ -132,3 +132,38 @@ func TestLiteralTimes(t *testing.T) {
 		}
 	}
 }
+
+// TestBindSkipsARollupBehind checks that a read skips a rollup whose mark is behind a coarser
+// one's (the rollup per 10 minutes new in an earlier file, catching up): the hourly one is then
+// read up to its own mark, as before the finer one existed, rather than up to the finer mark.
+func TestBindSkipsARollupBehind(t *testing.T) {
+	q := &Query{Groups: []Group{{Column: ColClientIP}}, Sums: []Sum{SumRecords}}
+	p := compileSets(duckDialect, "records", chain(duckRollups, q), []*Query{q}, [][]int{{0}})
+	if len(p.widths) != 2 || p.widths[0] != 600 || p.widths[1] != 3600 {
+		t.Fatalf("widths %v, want the rollups per 10 minutes and per hour with addresses", p.widths)
+	}
+	const from, to = int64(1_700_000_000), int64(1_700_100_000)
+	ranges := func(marks []int64) map[int][][2]int64 {
+		t.Helper()
+		args, err := p.bind(from, to, marks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[int][][2]int64{}
+		for _, br := range p.branches {
+			if lo, hi := args[br.arg].(int64), args[br.arg+1].(int64); hi > lo {
+				out[br.source] = append(out[br.source], [2]int64{lo, hi})
+			}
+		}
+		return out
+	}
+	const hourMark = int64(1_700_082_000)
+	behind := ranges([]int64{0, hourMark})
+	if len(behind[1]) != 0 || !reflect.DeepEqual(behind[2], [][2]int64{{1_700_002_800, hourMark}}) {
+		t.Errorf("10-minute mark behind: ranges %v; want none per 10 minutes, the hours up to %d", behind, hourMark)
+	}
+	caughtUp := ranges([]int64{1_700_085_000, hourMark})
+	if !reflect.DeepEqual(caughtUp[1], [][2]int64{{1_700_000_400, 1_700_002_800}, {hourMark, 1_700_085_000}}) || !reflect.DeepEqual(caughtUp[2], [][2]int64{{1_700_002_800, hourMark}}) {
+		t.Errorf("10-minute mark ahead: ranges %v", caughtUp)
+	}
+}

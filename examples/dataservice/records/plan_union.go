@@ -153,16 +153,28 @@ func (c branchCols) groupBy() []string {
 // bind returns the plan's arguments with the range of each branch set for the period
 // [from, to): the whole buckets of the coarsest rollup from it, the cut buckets at either edge
 // from the next finer rollup, and so on, the cut seconds of the finest from the records; each
-// rollup read before its mark only (marks, in the order of widths; nil when none has one). A
-// branch with nothing to read gets the empty range [0, 0).
+// rollup read before its mark only (marks, in the order of widths; nil when none has one), and
+// none whose mark is behind a coarser one's (readLevels). A branch with nothing to read gets
+// the empty range [0, 0).
 func (p *Plan) bind(from, to int64, marks []int64) ([]any, error) {
 	args := slices.Clone(p.args)
 	bound := make([]bool, len(p.branches))
 	for _, br := range p.branches {
 		args[br.arg], args[br.arg+1] = int64(0), int64(0)
 	}
+	levels := readLevels(marks, len(p.widths))
+	widths, levelMarks := make([]int64, len(levels)), []int64(nil)
+	for k, i := range levels {
+		widths[k] = p.widths[i]
+		if marks != nil {
+			levelMarks = append(levelMarks, marks[i])
+		}
+	}
 	var err error
-	splitWidths(p.widths, marks, from, to, func(source int, from, to int64) {
+	splitWidths(widths, levelMarks, from, to, func(source int, from, to int64) {
+		if source > 0 {
+			source = levels[source-1] + 1
+		}
 		for i, br := range p.branches {
 			if br.source == source && !bound[i] {
 				bound[i] = true
@@ -173,6 +185,27 @@ func (p *Plan) bind(from, to int64, marks []int64) ([]any, error) {
 		err = fmt.Errorf("records: the plan has no branch left for [%d, %d) of source %d", from, to, source)
 	})
 	return args, err
+}
+
+// readLevels returns the indexes of the n rollups of a plan (finest first, with marks, nil
+// when none has one) that a read uses: every one but a rollup whose mark is behind a coarser
+// one's. A coarser rollup is read only before the marks of the finer ones (splitWidths), so
+// such a rollup (new in a file of an earlier version and still catching up) would send to the
+// records everything the coarser one holds past its mark; skipped, the read is what it was
+// before the rollup existed. Rollups kept in the background are never so otherwise: the step
+// rolls each as far as it is due, and a finer width is due at least as far as a coarser one.
+func readLevels(marks []int64, n int) []int {
+	var out []int
+	for i := range n {
+		behind := false
+		for j := i + 1; marks != nil && j < n; j++ {
+			behind = behind || marks[i] < marks[j]
+		}
+		if !behind {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // literalTimes returns the plan's query with the bounds of its branches' ranges in args (from
