@@ -63,16 +63,12 @@ func (r *rollup) compact(ctx context.Context, db *sql.DB, lo, hi int64) (int, er
 	var left int64
 	for _, stmt := range []string{
 		"CREATE TEMP TABLE rollup_compact AS SELECT time, " + keys + ", " + strings.Join(sums, ", ") +
-			" FROM " + r.table + " WHERE time BETWEEN ? AND ? GROUP BY time, " + keys,
-		"DELETE FROM " + r.table + " WHERE time BETWEEN ? AND ?",
+			" FROM " + r.table + " WHERE " + timeRange(lo, hi+1) + " GROUP BY time, " + keys,
+		"DELETE FROM " + r.table + " WHERE " + timeRange(lo, hi+1),
 		"INSERT INTO " + r.table + " SELECT * FROM rollup_compact",
 		"DROP TABLE rollup_compact",
 	} {
-		var args []any
-		if strings.Contains(stmt, "?") {
-			args = []any{lo, hi}
-		}
-		res, err := tx.ExecContext(ctx, stmt, args...)
+		res, err := tx.ExecContext(ctx, stmt)
 		if err != nil {
 			return 0, err
 		}

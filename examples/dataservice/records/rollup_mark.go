@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"math"
-	"strconv"
 	"sync/atomic"
 	"time"
 )
@@ -137,12 +136,6 @@ func rollSpan(ctx context.Context, tx *sql.Tx, r *rollup, mark, due int64) (int6
 		return mark, err
 	}
 	return e, nil
-}
-
-// timeRange is the condition from <= time < to, with the bounds as literals, which DuckDB
-// skips row groups by (plan_union.go's literalTimes).
-func timeRange(from, to int64) string {
-	return "time >= " + strconv.FormatInt(from, 10) + " AND time < " + strconv.FormatInt(to, 10)
 }
 
 // CatchUp rolls every bucket of the background rollups that is due now, an hour a transaction,

@@ -208,7 +208,7 @@ func retainRollups(ctx context.Context, tx *sql.Tx, rs []rollup, marks rollupMar
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+r.table+" WHERE time = ?", b); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, "INSERT INTO "+r.table+" "+r.sumRecords("time >= ? AND time < ?"), t, b+r.width); err != nil {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO "+r.table+" "+r.sumRecords(timeRange(t, b+r.width))); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,9 @@
 package records
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // dialect is what differs between the SQL of two stores; everything else about a query's SQL
 // is built once, in compile.
@@ -181,4 +184,12 @@ func toUint64(v any) uint64 {
 		return uint64(*v)
 	}
 	return 0
+}
+
+// timeRange is the condition from <= time < to with the bounds as literals, which DuckDB skips
+// a table's row groups by (with parameters it reads them all; plan_union.go's literalTimes does
+// the same for a plan's branches). The bounds are times the store computed, never a caller's
+// text.
+func timeRange(from, to int64) string {
+	return "time >= " + strconv.FormatInt(from, 10) + " AND time < " + strconv.FormatInt(to, 10)
 }
