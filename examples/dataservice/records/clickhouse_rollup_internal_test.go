@@ -63,7 +63,9 @@ func RawClickHouse(t testing.TB, url string) chdriver.Conn {
 	return c
 }
 
-func chOpenTest(t *testing.T, url, cluster string) *ClickHouse {
+// OpenClickHouseTest opens the store on the server of url (and cluster), closed with the test;
+// the external tests call it too.
+func OpenClickHouseTest(t *testing.T, url, cluster string) *ClickHouse {
 	t.Helper()
 	s, err := OpenClickHouse(context.Background(), url, cluster)
 	if err != nil {
@@ -78,7 +80,7 @@ func chOpenTest(t *testing.T, url, cluster string) *ClickHouse {
 // and only those.
 func TestClickHouseReadsTheRollup(t *testing.T) {
 	srv := testenv.ClickHouse(t)
-	s := chOpenTest(t, srv.URL, "")
+	s := OpenClickHouseTest(t, srv.URL, "")
 	ctx := context.Background()
 	if err := s.Ingest(ctx, chTestRecords(rand.New(rand.NewPCG(1, 2)), 1000)); err != nil {
 		t.Fatal(err)
@@ -151,7 +153,7 @@ func TestClickHouseRollupOfAnEarlierSchema(t *testing.T) {
 		}(), testenv.ClickHouseClusterName},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := chOpenTest(t, tc.urls[0], tc.cluster)
+			s := OpenClickHouseTest(t, tc.urls[0], tc.cluster)
 			if err := s.Ingest(ctx, chTestRecords(rng, 5000)); err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +180,7 @@ func TestClickHouseRollupOfAnEarlierSchema(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			s = chOpenTest(t, tc.urls[0], tc.cluster)
+			s = OpenClickHouseTest(t, tc.urls[0], tc.cluster)
 			chSame(t, s, rng)
 			for _, u := range tc.urls {
 				if v, err := schemaVersion(ctx, RawClickHouse(t, u)); err != nil || v != ClickHouseSchemaVersion {
@@ -195,7 +197,7 @@ func TestClickHouseRollupOfAnEarlierSchema(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			s = chOpenTest(t, tc.urls[0], tc.cluster)
+			s = OpenClickHouseTest(t, tc.urls[0], tc.cluster)
 			chSame(t, s, rng)
 		})
 	}
@@ -208,7 +210,7 @@ func TestClickHouseRollupRepair(t *testing.T) {
 	srv := testenv.ClickHouse(t)
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(5, 6))
-	s := chOpenTest(t, srv.URL, "")
+	s := OpenClickHouseTest(t, srv.URL, "")
 	if err := s.Ingest(ctx, chTestRecords(rng, 3000)); err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +220,7 @@ func TestClickHouseRollupRepair(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	s = chOpenTest(t, srv.URL, "")
+	s = OpenClickHouseTest(t, srv.URL, "")
 	chSame(t, s, rng)
 
 	// With the view's table one whose partition key divides by zero, an ingest stores its

@@ -14,16 +14,6 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
-func openClickHouse(t *testing.T, url, cluster string) *records.ClickHouse {
-	t.Helper()
-	s, err := records.OpenClickHouse(context.Background(), url, cluster)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
 // count returns how many records r holds, and is the error of the read.
 func count(r records.Reader) (int64, error) {
 	var n int64
@@ -64,7 +54,7 @@ func batch(n int, at int64) []records.Record {
 // both shards, each keeping a part, and read back in full.
 func TestClickHouseCluster(t *testing.T) {
 	shards := testenv.ClickHouseCluster(t, 2)
-	s := openClickHouse(t, shards[0].URL, testenv.ClickHouseClusterName)
+	s := records.OpenClickHouseTest(t, shards[0].URL, testenv.ClickHouseClusterName)
 	if err := s.Ingest(context.Background(), batch(1000, 1_700_000_000)); err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +63,7 @@ func TestClickHouseCluster(t *testing.T) {
 	}
 	var sum int64
 	for i, sh := range shards {
-		n := mustCount(t, openClickHouse(t, sh.URL, ""))
+		n := mustCount(t, records.OpenClickHouseTest(t, sh.URL, ""))
 		if n == 0 {
 			t.Errorf("shard %d holds no record", i+1)
 		}
@@ -104,8 +94,8 @@ func TestClickHouseSchema(t *testing.T) {
 	if err := conn.Exec(ctx, "DROP TABLE records"); err != nil {
 		t.Fatal(err)
 	}
-	openClickHouse(t, srv.URL, "").Close()
-	openClickHouse(t, srv.URL, "").Close() // an existing table of the right shape is taken
+	records.OpenClickHouseTest(t, srv.URL, "").Close()
+	records.OpenClickHouseTest(t, srv.URL, "").Close() // an existing table of the right shape is taken
 	b, err := conn.PrepareBatch(ctx, "INSERT INTO records_version (version)")
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +114,7 @@ func TestClickHouseSchema(t *testing.T) {
 // TestClickHouseRetention checks that retention drops the day partitions wholly before the
 // limit, and only those.
 func TestClickHouseRetention(t *testing.T) {
-	s := openClickHouse(t, testenv.ClickHouse(t).URL, "")
+	s := records.OpenClickHouseTest(t, testenv.ClickHouse(t).URL, "")
 	ctx := context.Background()
 	const day = 86400
 	base := int64(19_000) * day
@@ -144,7 +134,7 @@ func TestClickHouseRetention(t *testing.T) {
 
 // TestClickHouseBadBatch checks that a batch with a bad record stores nothing.
 func TestClickHouseBadBatch(t *testing.T) {
-	s := openClickHouse(t, testenv.ClickHouse(t).URL, "")
+	s := records.OpenClickHouseTest(t, testenv.ClickHouse(t).URL, "")
 	recs := batch(100, 1_700_000_000)
 	recs[42].Application = "Not Lower"
 	var be *records.BatchError
@@ -160,7 +150,7 @@ func TestClickHouseBadBatch(t *testing.T) {
 // ErrUnavailable, and that the same store works again once the server is back.
 func TestClickHouseDown(t *testing.T) {
 	srv := testenv.ClickHouse(t)
-	s := openClickHouse(t, srv.URL, "")
+	s := records.OpenClickHouseTest(t, srv.URL, "")
 	if err := s.Ingest(context.Background(), batch(10, 1_700_000_000)); err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +183,7 @@ func checkDown(t *testing.T, s *records.ClickHouse, srv *testenv.ClickHouseServe
 // Ingest said so, and the rollup counts what the records hold.
 func TestClickHouseKilledMidInsert(t *testing.T) {
 	srv := testenv.ClickHouse(t)
-	s := openClickHouse(t, srv.URL, "")
+	s := records.OpenClickHouseTest(t, srv.URL, "")
 	const n = 300_000
 	var want int64
 	for _, delay := range []time.Duration{50 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond} {
@@ -229,7 +219,7 @@ func TestClickHouseKilledMidInsert(t *testing.T) {
 // it was down, the share of the shard that was up may be kept (the error said the batch failed).
 func TestClickHouseShardDown(t *testing.T) {
 	shards := testenv.ClickHouseCluster(t, 2)
-	s := openClickHouse(t, shards[0].URL, testenv.ClickHouseClusterName)
+	s := records.OpenClickHouseTest(t, shards[0].URL, testenv.ClickHouseClusterName)
 	checkDown(t, s, shards[1])
 	n := mustCount(t, s)
 	if n < 10 || n > 20 {
@@ -242,7 +232,7 @@ func TestClickHouseShardDown(t *testing.T) {
 // block, written as one part per day it spans (merges stopped, so parts stay as inserted).
 func TestClickHouseOneBlockPerBatch(t *testing.T) {
 	srv := testenv.ClickHouse(t)
-	s := openClickHouse(t, srv.URL, "")
+	s := records.OpenClickHouseTest(t, srv.URL, "")
 	ctx := context.Background()
 	conn := rawConn(t, srv)
 	if err := conn.Exec(ctx, "SYSTEM STOP MERGES"); err != nil {

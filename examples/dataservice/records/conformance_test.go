@@ -16,10 +16,10 @@ func TestStores(t *testing.T) {
 		checkStore(t, openStore(t, t.TempDir()))
 	})
 	t.Run("clickhouse", func(t *testing.T) {
-		checkStore(t, openClickHouse(t, testenv.ClickHouse(t).URL, ""))
+		checkStore(t, records.OpenClickHouseTest(t, testenv.ClickHouse(t).URL, ""))
 	})
 	t.Run("clickhouse cluster", func(t *testing.T) {
-		checkStore(t, openClickHouse(t, testenv.ClickHouseCluster(t, 2)[0].URL, testenv.ClickHouseClusterName))
+		checkStore(t, records.OpenClickHouseTest(t, testenv.ClickHouseCluster(t, 2)[0].URL, testenv.ClickHouseClusterName))
 	})
 }
 
