@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"math"
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -86,6 +87,10 @@ const rollupStepSpan = 3600
 // costs ~13 ms however little it sums), and reports whether it rolled any; the caller holds
 // the write token.
 func (s *DuckDB) rollStep(ctx context.Context, now int64) (bool, error) {
+	due := func(r *rollup) int64 { return floorTo(min(now, s.newest)-rollupSlack, r.width) }
+	if !slices.ContainsFunc(s.rollups, func(r rollup) bool { return r.background && s.marks.of(&r) < due(&r) }) {
+		return false, nil // the step every minute, mostly: no transaction
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return false, err
@@ -97,7 +102,7 @@ func (s *DuckDB) rollStep(ctx context.Context, now int64) (bool, error) {
 		if !r.background {
 			continue
 		}
-		mark, err := rollSpan(ctx, tx, r, s.marks.of(r), floorTo(min(now, s.newest)-rollupSlack, r.width))
+		mark, err := rollSpan(ctx, tx, r, s.marks.of(r), due(r))
 		if err != nil {
 			return false, err
 		}
