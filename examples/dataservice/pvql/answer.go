@@ -6,17 +6,18 @@ import "slices"
 // order. Meta.Elapsed is left to the caller.
 func (s *state) result() Result {
 	st, g := s.st, s.groups
-	if len(st.keys) == 0 && len(g.keys) == 0 {
+	if len(st.keys) == 0 && g.len() == 0 {
 		g.at(gkey{})
 	}
 	nv := len(st.values)
-	vals := make([]float64, len(g.keys)*nv)
+	vals := make([]float64, g.len()*nv)
 	var kept []int
-	for i := range g.keys {
+	for i := range g.len() {
+		sm := &g.group(i).sums
 		for j, v := range st.values {
-			vals[i*nv+j] = finalValue(v.x, &g.sums[i])
+			vals[i*nv+j] = finalValue(v.x, sm)
 		}
-		if st.having == nil || match(st.having, &g.sums[i]) {
+		if st.having == nil || match(st.having, sm) {
 			kept = append(kept, i)
 		}
 	}
@@ -25,7 +26,7 @@ func (s *state) result() Result {
 		kept = s.topGroups(kept)
 	}
 	slices.SortFunc(kept, func(a, b int) int {
-		ka, kb := &g.keys[a], &g.keys[b]
+		ka, kb := &g.group(a).key, &g.group(b).key
 		if timeKey && ka.time != kb.time {
 			if ka.time < kb.time {
 				return -1
@@ -42,7 +43,7 @@ func (s *state) result() Result {
 	}
 	r := Result{Data: make([]Row, len(kept)), Meta: Meta{AccumulatedTime: s.covered, Sorted: !timeKey}}
 	for n, i := range kept {
-		r.Data[n] = Row{Keys: rowKeys(s.slots, &g.keys[i]), Values: vals[i*nv : (i+1)*nv : (i+1)*nv]}
+		r.Data[n] = Row{Keys: rowKeys(s.slots, &g.group(i).key), Values: vals[i*nv : (i+1)*nv : (i+1)*nv]}
 	}
 	return r
 }
@@ -52,7 +53,9 @@ func (s *state) result() Result {
 func (s *state) topGroups(kept []int) []int {
 	st, g := s.st, s.groups
 	totals := map[gkey]*sums{}
-	for i, k := range g.keys {
+	for i := range g.len() {
+		gr := g.group(i)
+		k := gr.key
 		k.time = 0
 		t := totals[k]
 		if t == nil {
@@ -60,7 +63,7 @@ func (s *state) topGroups(kept []int) []int {
 			totals[k] = t
 		}
 		for j := range t {
-			t[j] += g.sums[i][j]
+			t[j] += gr.sums[j]
 		}
 	}
 	type candidate struct {
@@ -70,7 +73,7 @@ func (s *state) topGroups(kept []int) []int {
 	seen := map[gkey]bool{}
 	var cands []candidate
 	for _, i := range kept {
-		k := g.keys[i]
+		k := g.group(i).key
 		k.time = 0
 		if !seen[k] {
 			seen[k] = true
@@ -88,7 +91,7 @@ func (s *state) topGroups(kept []int) []int {
 		top[c.k] = true
 	}
 	return slices.DeleteFunc(kept, func(i int) bool {
-		k := g.keys[i]
+		k := g.group(i).key
 		k.time = 0
 		return !top[k]
 	})

@@ -101,3 +101,26 @@ func BenchmarkLiveOverview(b *testing.B) {
 	b.ReportMetric(kept, "kept-groups")
 	b.ReportMetric(heap/kept, "B/kept-group")
 }
+
+// BenchmarkGroups adds rows to a statement's group table: a month of BY time(60), 43,200 new
+// groups, and 10 groups (a TOP 10) each met 10,000 times.
+func BenchmarkGroups(b *testing.B) {
+	b.Run("new=43200", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			g := newGroups()
+			for i := range 43_200 {
+				g.at(gkey{time: int64(i) * 60})[0]++
+			}
+		}
+	})
+	b.Run("groups=10", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			g := newGroups()
+			for i := range 100_000 {
+				g.at(gkey{w: [maxWords]uint64{uint64(i % 10)}})[0]++
+			}
+		}
+	})
+}

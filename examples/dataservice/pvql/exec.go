@@ -144,12 +144,12 @@ func (e *Engine) read(ctx context.Context, sc *scan, from, to int64, res *reserv
 		for i, sl := range s.slots {
 			sl.set(&k, r.Keys[i])
 		}
-		had := len(s.groups.keys)
+		had := s.groups.len()
 		sm := s.groups.at(k)
 		for i, sumIndex := range s.query.Sums {
 			sm[sumIndex] += r.Sums[i]
 		}
-		if len(s.groups.keys) == had {
+		if s.groups.len() == had {
 			return nil
 		}
 		if *total++; e.maxGroups > 0 && *total > e.maxGroups {

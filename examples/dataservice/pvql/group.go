@@ -2,6 +2,7 @@ package pvql
 
 import (
 	"cmp"
+	"hash/maphash"
 	"math"
 	"strings"
 
@@ -66,25 +67,66 @@ func (s slot) get(k *gkey) records.Value {
 // sums holds a group's base sums, indexed by records.Sum.
 type sums [records.NumSums]uint64
 
-// groups accumulates the sums of each group, merging the rows of several queries.
+// groups accumulates the sums of each group, merging the rows of several queries. Its groups
+// live in blocks of groupBlock that never move, found by a hash of their key: a table of many
+// groups (a month of BY time(60) has 43,200) is then never copied as it grows, and its index
+// holds 12 bytes a group rather than a copy of the 120-byte key. A Go map keyed by gkey, with
+// the keys and sums in slices beside it, allocated 1.3 KB a group (the slices grow by a quarter
+// at a time at that size) and spent most of a long time series' reading faulting that in.
 type groups struct {
-	index map[gkey]int
-	keys  []gkey
-	sums  []sums
+	seed  maphash.Seed
+	index map[uint64]int32 // a group of each key hash; next chains those of the same hash
+	next  []int32          // the group after each in its hash's chain, -1 at the end
+	// blocks hold the groups in order of arrival; all but the last are full.
+	blocks [][]group
+	n      int
 }
 
-func newGroups() *groups { return &groups{index: map[gkey]int{}} }
+// group is one group of a groups table: its key and its sums.
+type group struct {
+	key  gkey
+	sums sums
+}
+
+// groupBlock is how many groups a block of a groups table holds. The first block grows to it
+// as a slice does, so that the many small tables (a total, a TOP 10) stay small.
+const groupBlock = 1024
+
+func newGroups() *groups { return &groups{seed: maphash.MakeSeed(), index: map[uint64]int32{}} }
+
+// len is the number of groups.
+func (g *groups) len() int { return g.n }
+
+// group returns group i (0 <= i < len()), in order of arrival. The pointer stays valid until
+// the table grows, and after that for every group but those of the first block.
+func (g *groups) group(i int) *group { return &g.blocks[i/groupBlock][i%groupBlock] }
 
 // at returns the sums of group k, adding the group when new.
 func (g *groups) at(k gkey) *sums {
-	i, ok := g.index[k]
-	if !ok {
-		i = len(g.keys)
-		g.index[k] = i
-		g.keys = append(g.keys, k)
-		g.sums = append(g.sums, sums{})
+	h := maphash.Comparable(g.seed, k)
+	first, ok := g.index[h]
+	if ok {
+		for i := first; i >= 0; i = g.next[i] {
+			if gr := g.group(int(i)); gr.key == k {
+				return &gr.sums
+			}
+		}
+	} else {
+		first = -1
 	}
-	return &g.sums[i]
+	last := len(g.blocks) - 1
+	if last < 0 || len(g.blocks[last]) == groupBlock {
+		g.blocks = append(g.blocks, nil)
+		last++
+		if last > 0 {
+			g.blocks[last] = make([]group, 0, groupBlock)
+		}
+	}
+	g.blocks[last] = append(g.blocks[last], group{key: k})
+	g.index[h] = int32(g.n)
+	g.next = append(g.next, first)
+	g.n++
+	return &g.blocks[last][len(g.blocks[last])-1].sums
 }
 
 // eval computes x on s; a division by zero is NaN, which propagates.
