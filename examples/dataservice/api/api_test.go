@@ -64,3 +64,29 @@ func FuzzRowJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestResultJSON checks that a Result encodes as its fields would one by one: an object of its
+// rows (each as Row encodes it) and its meta.
+func TestResultJSON(t *testing.T) {
+	rows := []api.Row{
+		{Keys: []any{int64(1700000060), "a<b>&\"c\""}, Values: []float64{1, math.NaN()}},
+		{Keys: []any{int64(-60), 2.5, nil, true}, Values: []float64{1e-9, math.Inf(1), 1e21, -0.25}},
+	}
+	meta := api.Meta{AccumulatedTime: 86400, Elapsed: 0.0125, Sorted: true}
+	for _, r := range []api.Result{{Data: rows, Meta: meta}, {Data: []api.Row{}}, {Data: rows[:1]}} {
+		got, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fields, err := json.Marshal(map[string]any{"data": r.Data, "meta": r.Meta})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(fields) {
+			t.Errorf("Marshal = %s, want %s", got, fields)
+		}
+	}
+	if b, err := json.Marshal(api.Result{Data: []api.Row{{Keys: []any{make(chan int)}}}}); err == nil {
+		t.Errorf("a key JSON cannot encode gave %s", b)
+	}
+}

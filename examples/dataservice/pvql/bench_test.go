@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
 // benchRows is the number of records the benchmarks query, all within the default period;
@@ -123,4 +125,25 @@ func BenchmarkGroups(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkResult answers a month of BY time(60) from its 43,200 groups, which arrive in no
+// order: computing the values, sorting by time and rendering the rows.
+func BenchmarkResult(b *testing.B) {
+	sts, err := Parse("traffic BY time(60)")
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := newGroups()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, i := range rng.Perm(43_200) {
+		g.at(gkey{time: int64(i) * 60})[records.SumClientBytes] = uint64(i)
+	}
+	s := &state{st: sts[0], slots: layout(sts[0].keys), groups: g}
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := s.result(); len(r.Data) != 43_200 {
+			b.Fatalf("%d rows", len(r.Data))
+		}
+	}
 }
