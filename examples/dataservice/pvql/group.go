@@ -102,8 +102,10 @@ func (g *groups) len() int { return g.n }
 func (g *groups) group(i int) *group { return &g.blocks[i/groupBlock][i%groupBlock] }
 
 // at returns the sums of group k, adding the group when new.
-func (g *groups) at(k gkey) *sums {
-	h := maphash.Comparable(g.seed, k)
+func (g *groups) at(k gkey) *sums { return g.atHash(k, maphash.Comparable(g.seed, k)) }
+
+// atHash is at for the key k of hash h.
+func (g *groups) atHash(k gkey, h uint64) *sums {
 	first, ok := g.index[h]
 	if ok {
 		for i := first; i >= 0; i = g.next[i] {
