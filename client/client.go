@@ -81,11 +81,10 @@ func (c *Client) call(ctx context.Context, fn, v string, args any, out any) erro
 	if err != nil {
 		return fmt.Errorf("client: reading the answer: %w", err)
 	}
-	m, err := decodeMessage(b)
-	if err != nil {
-		return fmt.Errorf("client: status %d: %w", res.StatusCode, err)
-	}
-	if err := m.result(out); err != nil {
+	if err := decodeAnswer(b, out); err != nil {
+		if errors.Is(err, errNotJSON) {
+			return fmt.Errorf("client: status %d: %w", res.StatusCode, err)
+		}
 		if ctx.Err() != nil {
 			return ctx.Err() // the server answered CANCELLED to our own cancellation
 		}

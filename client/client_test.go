@@ -295,3 +295,59 @@ func TestWSCancelledCallKeepsConnection(t *testing.T) {
 		t.Fatalf("the connection did not survive cancelled calls: add = %d, %v", sum, err)
 	}
 }
+
+// TestCallAnswers checks how Call reads each kind of answer to a call, as a server would send it:
+// a result into what out points to (null too), an error message as an *apierr.Error, and what
+// is not a result as an error, leaving nothing half said.
+func TestCallAnswers(t *testing.T) {
+	var body string
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(body))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := client.New(srv.URL+"/api", client.WithHTTPClient(srv.Client()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(answer string, out any) error {
+		body = answer
+		return c.Call(context.Background(), "f", nil, out)
+	}
+	var got struct {
+		A []int `json:"a"`
+	}
+	if err := call(`{"type":"result","result":{"a":[1,2]},"id":""}`, &got); err != nil || !reflect.DeepEqual(got.A, []int{1, 2}) {
+		t.Errorf("result = %+v, %v", got, err)
+	}
+	list := []int{1}
+	if err := call(`{"type":"result","result":null}`, &list); err != nil || list != nil {
+		t.Errorf("a null result into a slice = %v, %v; want nil", list, err)
+	}
+	var anything any = "before"
+	if err := call(`{"type":"result","result":[1,"x"]}`, &anything); err != nil || !reflect.DeepEqual(anything, []any{1.0, "x"}) {
+		t.Errorf("result into an any = %#v, %v", anything, err)
+	}
+	var e *apierr.Error
+	if err := call(`{"type":"error","error":"NOT-FOUND","name":"f"}`, &got); !errors.As(err, &e) || e.Code() != "NOT-FOUND" || e.Attr("name") != "f" {
+		t.Errorf("error message = %v", err)
+	}
+	var n int
+	for answer, want := range map[string]string{
+		`{"type":"result","result":"text"}`: "decoding the result",
+		`{"type":"chunk","chunk":1}`:        `unexpected "chunk" message`,
+		`{"type":"result",`:                 "status 200: client: the server sent a message that is not JSON",
+		`{"type":"result","result":1} x`:    "not JSON",
+		`{"type":1}`:                        "not JSON",
+	} {
+		if err := call(answer, &n); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want one saying %q", answer, err, want)
+		}
+	}
+	if err := call(`{"type":"result","result":1}`, n); err == nil {
+		t.Error("a result stored into a value that is not a pointer")
+	}
+	if err := call(`{"type":"result","result":1}`, nil); err != nil {
+		t.Errorf("a result dropped: %v", err)
+	}
+}

@@ -2,7 +2,9 @@ package client
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/fnapi/fnapi/apierr"
 )
@@ -16,10 +18,13 @@ type message struct {
 	raw    []byte
 }
 
+// errNotJSON is the error of a message that is not JSON.
+var errNotJSON = errors.New("client: the server sent a message that is not JSON")
+
 func decodeMessage(b []byte) (message, error) {
 	var m message
 	if err := json.Unmarshal(b, &m); err != nil {
-		return m, fmt.Errorf("client: the server sent a message that is not JSON: %w", err)
+		return m, fmt.Errorf("%w: %w", errNotJSON, err)
 	}
 	m.raw = b
 	return m, nil
@@ -50,6 +55,47 @@ func (m message) result(out any) error {
 		return m.err()
 	}
 	return fmt.Errorf("client: unexpected %q message", m.Type)
+}
+
+// decodeAnswer stores in out the result of b, the message answering a call, or returns the
+// error it holds, as decodeMessage and result do. When out is a pointer it decodes the message
+// and its result in one pass: encoding/json reads its input twice for each Unmarshal (to check
+// it, then to decode), and decoding the message first, then its result, made four passes over
+// a large result. Should the one pass fail on anything but bad JSON, the two-step decoding
+// gives the error.
+func decodeAnswer(b []byte, out any) error {
+	if v := reflect.ValueOf(out); v.Kind() != reflect.Pointer || v.IsNil() {
+		return decodeInSteps(b, out)
+	}
+	m := struct {
+		Type   string `json:"type"`
+		Result any    `json:"result"`
+	}{Result: out}
+	err := json.Unmarshal(b, &m)
+	if _, syntax := errors.AsType[*json.SyntaxError](err); syntax {
+		return fmt.Errorf("%w: %w", errNotJSON, err)
+	}
+	if err != nil {
+		return decodeInSteps(b, out)
+	}
+	switch m.Type {
+	case "result":
+		if m.Result == nil { // "result": null, which encoding/json stored in m.Result, not in out
+			return json.Unmarshal([]byte("null"), out)
+		}
+		return nil
+	case "error":
+		return message{raw: b}.err()
+	}
+	return fmt.Errorf("client: unexpected %q message", m.Type)
+}
+
+func decodeInSteps(b []byte, out any) error {
+	m, err := decodeMessage(b)
+	if err != nil {
+		return err
+	}
+	return m.result(out)
 }
 
 // encodeArgs encodes args as a JSON object.
