@@ -242,6 +242,12 @@ func (g Group) columns() []string {
 	return g.Column.sqlNames()
 }
 
+// bucketStart is the SQL of the first second of the bucket of width w (in decimal) covering
+// time: time - time % w, as the modulo of a time is never negative: a store holds no time
+// before 1970 (Record.Validate refuses them in every batch). Written to hold for negative
+// times too, ((time % w) + w) % w, it cost DuckDB a fifth of a time series' SELECT.
+func bucketStart(w string) string { return "time - time % " + w }
+
 // selectKey writes the columns of key g, each as k<i>, the alias GROUP BY names (both dialects
 // accept aliases there; positions mean constants in older ClickHouse).
 func (p *Plan) selectKey(b *sqlBuilder, aliases []string, g Group) []string {
@@ -252,10 +258,9 @@ func (p *Plan) selectKey(b *sqlBuilder, aliases []string, g Group) []string {
 		p.keyCols = append(p.keyCols, k)
 	}
 	if g.Bucket > 0 {
-		// The point T (a multiple of N) covering time is time - mod(time, N) + N, with mod
-		// written to stay non-negative for times before 1970.
+		// The point T (a multiple of N) covering time is the bucket's start + N.
 		n := strconv.FormatInt(g.Bucket, 10)
-		as(b.d.bucket("time - ((time % "+n+") + "+n+") % "+n+" + "+n), KindInt64)
+		as(b.d.bucket(bucketStart(n)+" + "+n), KindInt64)
 		return aliases
 	}
 	k := g.Column.Kind()

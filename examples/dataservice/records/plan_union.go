@@ -109,8 +109,7 @@ func gcd(a, b int64) int64 {
 // grainTime is the first second of the grain covering time; a time bucket of a multiple of the
 // grain is the same for it as for time.
 func (c branchCols) grainTime() string {
-	g := strconv.FormatInt(c.grain, 10)
-	return "time - ((time % " + g + ") + " + g + ") % " + g
+	return bucketStart(strconv.FormatInt(c.grain, 10))
 }
 
 // selectList is the select list of a branch over the records (records) or over a rollup;

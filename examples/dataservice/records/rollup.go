@@ -167,7 +167,7 @@ func (r *rollup) sumRecords(where string) string {
 		sums = append(sums, "CAST(SUM("+c.Name()+") AS UBIGINT)")
 	}
 	keys := strings.Join(r.keyNames(), ", ")
-	return "SELECT time - ((time % " + w + ") + " + w + ") % " + w + " AS b, " + keys + ", " + strings.Join(sums, ", ") +
+	return "SELECT " + bucketStart(w) + " AS b, " + keys + ", " + strings.Join(sums, ", ") +
 		", CAST(COUNT(*) AS UBIGINT) FROM records WHERE " + where + " GROUP BY b, " + keys
 }
 
