@@ -70,7 +70,7 @@ type sums [records.NumSums]uint64
 // groups accumulates the sums of each group, merging the rows of several queries. Its groups
 // live in blocks of groupBlock that never move, found by a hash of their key: a table of many
 // groups (a month of BY time(60) has 43,200) is then never copied as it grows, and its index
-// holds 12 bytes a group rather than a copy of the 120-byte key. A Go map keyed by gkey, with
+// holds 16 bytes a group (hash, place, chain) rather than a copy of the 120-byte key. A Go map keyed by gkey, with
 // the keys and sums in slices beside it, allocated 1.3 KB a group (the slices grow by a quarter
 // at a time at that size) and spent most of a long time series' reading faulting that in.
 type groups struct {
@@ -97,8 +97,8 @@ func newGroups() *groups { return &groups{seed: maphash.MakeSeed(), index: map[u
 // len is the number of groups.
 func (g *groups) len() int { return g.n }
 
-// group returns group i (0 <= i < len()), in order of arrival. The pointer stays valid until
-// the table grows, and after that for every group but those of the first block.
+// group returns group i (0 <= i < len()), in order of arrival. The pointer stays valid while
+// no group is added; a group past the first block never moves.
 func (g *groups) group(i int) *group { return &g.blocks[i/groupBlock][i%groupBlock] }
 
 // at returns the sums of group k, adding the group when new.
