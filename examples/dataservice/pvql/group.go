@@ -70,9 +70,10 @@ type sums [records.NumSums]uint64
 // groups accumulates the sums of each group, merging the rows of several queries. Its groups
 // live in blocks of groupBlock that never move, found by a hash of their key: a table of many
 // groups (a month of BY time(60) has 43,200) is then never copied as it grows, and its index
-// holds 16 bytes a group (hash, place, chain) rather than a copy of the 120-byte key. A Go map keyed by gkey, with
-// the keys and sums in slices beside it, allocated 1.3 KB a group (the slices grow by a quarter
-// at a time at that size) and spent most of a long time series' reading faulting that in.
+// holds 16 bytes a group (hash, place, chain) rather than a copy of the 120-byte key. A Go map
+// keyed by gkey, with the keys and sums in slices beside it, allocated 1.3 KB a group (the
+// slices grow by a quarter at a time at that size) and spent most of a long time series'
+// reading faulting that in.
 type groups struct {
 	seed  maphash.Seed
 	index map[uint64]int32 // a group of each key hash; next chains those of the same hash
