@@ -17,8 +17,9 @@
 //     (errors.Is and errors.As find it).
 //   - A write that returned nil survives a restart, and a crash of the process or the machine:
 //     the SQLite database runs in WAL mode with synchronous=FULL.
-//   - The store assigns IDs (random UUIDs) and the times Created and Updated (UTC, to the
-//     millisecond). Adding, changing, moving or deleting a widget also updates its
+//   - The store assigns IDs (UUIDs of version 7, time first: what one process makes in one
+//     millisecond lists in the order it was made) and the times Created and Updated (UTC, to
+//     the millisecond). Adding, changing, moving or deleting a widget also updates its
 //     dashboard's Updated time (and both dashboards' when a widget moves).
 //   - Deleting a dashboard deletes its widgets in the same transaction.
 //   - A missing object is a *NotFoundError (errors.Is(err, ErrNotFound)) naming its kind and

@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-
-	"github.com/google/uuid"
 )
 
 // Dashboards returns every dashboard, oldest first, without their widgets.
@@ -48,7 +46,7 @@ func (s *SQLite) Dashboard(ctx context.Context, id string) (Dashboard, error) {
 // CreateDashboard stores a new dashboard.
 func (s *SQLite) CreateDashboard(ctx context.Context, d Dashboard) (Dashboard, error) {
 	t, ms := s.stamp()
-	out := Dashboard{ID: uuid.NewString(), Title: d.Title, Description: d.Description,
+	out := Dashboard{ID: newID(), Title: d.Title, Description: d.Description,
 		Widgets: []Widget{}, Created: t, Updated: t}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var n int

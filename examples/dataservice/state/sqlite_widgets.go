@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-
-	"github.com/google/uuid"
 )
 
 const widgetColumns = `id, dashboard, title, kind, queries, options, created, updated`
@@ -27,7 +25,7 @@ func (s *SQLite) Widget(ctx context.Context, id string) (Widget, error) {
 func (s *SQLite) CreateWidget(ctx context.Context, w Widget) (Widget, error) {
 	t, ms := s.stamp()
 	out := w
-	out.ID, out.Created, out.Updated = uuid.NewString(), t, t
+	out.ID, out.Created, out.Updated = newID(), t, t
 	out.Queries = append([]string{}, w.Queries...)
 	out.Options = normalOptions(w.Options)
 	queries, err := json.Marshal(out.Queries)

@@ -10,9 +10,11 @@ import (
 // concurrent use; every method honours its context. See the package documentation for the
 // guarantees every implementation gives.
 type Store interface {
-	// Dashboards returns every dashboard, oldest first (ties by ID), without their widgets.
+	// Dashboards returns every dashboard, oldest first, without their widgets; those made in
+	// the same millisecond in the order they were made.
 	Dashboards(ctx context.Context) ([]Dashboard, error)
-	// Dashboard returns the dashboard with the given ID with its widgets, oldest first.
+	// Dashboard returns the dashboard with the given ID with its widgets, oldest first (those
+	// made in the same millisecond in the order they were made).
 	Dashboard(ctx context.Context, id string) (Dashboard, error)
 	// CreateDashboard stores a new dashboard with d's Title and Description and returns it
 	// with its ID and times.

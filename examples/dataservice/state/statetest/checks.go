@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
@@ -247,5 +250,38 @@ func concurrentUpdates(t *testing.T, open Opener) {
 	}
 	if got := must[map[string]string](t)(s.Config(ctx)); got["count"] != strconv.Itoa(n) {
 		t.Fatalf("count = %s after %d concurrent increments: updates were lost", got["count"], n)
+	}
+}
+
+// oneInstant checks that dashboards and widgets made in the same millisecond (here with a
+// stopped clock) list in the order they were made, as those made at other times do.
+func oneInstant(t *testing.T, open Opener) {
+	ctx := context.Background()
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	s := open(t, state.WithClock(func() time.Time { return at }))
+	var dashboards []string
+	for i := range 8 {
+		d := must[state.Dashboard](t)(s.CreateDashboard(ctx, state.Dashboard{Title: fmt.Sprint("d", i)}))
+		dashboards = append(dashboards, d.ID)
+	}
+	var listed []string
+	for _, d := range must[[]state.Dashboard](t)(s.Dashboards(ctx)) {
+		listed = append(listed, d.ID)
+	}
+	if !slices.Equal(listed, dashboards) {
+		t.Errorf("dashboards listed %v, made %v", listed, dashboards)
+	}
+	var widgets []string
+	for i := range 8 {
+		w := must[state.Widget](t)(s.CreateWidget(ctx, state.Widget{Dashboard: dashboards[0], Title: fmt.Sprint("w", i),
+			Kind: "number", Queries: []string{"traffic"}}))
+		widgets = append(widgets, w.ID)
+	}
+	listed = nil
+	for _, w := range must[state.Dashboard](t)(s.Dashboard(ctx, dashboards[0])).Widgets {
+		listed = append(listed, w.ID)
+	}
+	if !slices.Equal(listed, widgets) {
+		t.Errorf("widgets listed %v, made %v", listed, widgets)
 	}
 }
