@@ -15,6 +15,7 @@ import (
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/client"
+	"github.com/fnapi/fnapi/internal/apitest"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/stream"
 )
@@ -69,10 +70,7 @@ func serveTLS(t testing.TB, reg *registry.Registry, opts ...fnapi.Option) *httpt
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/api/", http.StripPrefix("/api", h))
-	srv := httptest.NewTLSServer(mux)
-	t.Cleanup(srv.Close)
+	srv := apitest.Serve(t, h)
 	return srv
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fnapi/fnapi/internal/apitest"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
 )
@@ -27,10 +28,7 @@ func newServer(t *testing.T) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/api/", http.StripPrefix("/api", h))
-	srv := httptest.NewTLSServer(mux)
-	t.Cleanup(srv.Close)
+	srv := apitest.Serve(t, h)
 	return srv
 }
 

@@ -3,20 +3,21 @@ package otel_test
 import (
 	"context"
 	"errors"
-	"net/http"
 	"net/http/httptest"
 	"testing"
 
-	"github.com/fnapi/fnapi"
-	"github.com/fnapi/fnapi/apierr"
-	fnotel "github.com/fnapi/fnapi/otel"
-	"github.com/fnapi/fnapi/otel/oteltest"
-	"github.com/fnapi/fnapi/registry"
-	"github.com/fnapi/fnapi/stream"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/internal/apitest"
+	fnotel "github.com/fnapi/fnapi/otel"
+	"github.com/fnapi/fnapi/otel/oteltest"
+	"github.com/fnapi/fnapi/registry"
+	"github.com/fnapi/fnapi/stream"
 )
 
 // Trace contexts the tests send: a sampled parent, and one the parent chose not to sample.
@@ -74,10 +75,7 @@ func serve(t *testing.T, recv *oteltest.Receiver, ics ...registry.Interceptor) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/api/", http.StripPrefix("/api", h))
-	srv := httptest.NewTLSServer(mux)
-	t.Cleanup(srv.Close)
+	srv := apitest.Serve(t, h)
 	return &tracedServer{srv: srv, recv: recv, logs: logs}
 }
 

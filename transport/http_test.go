@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/internal/apitest"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
 )
@@ -43,10 +44,7 @@ func newServer(t testing.TB, cfg transport.Config) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/api/", http.StripPrefix("/api", h))
-	srv := httptest.NewTLSServer(mux)
-	t.Cleanup(srv.Close)
+	srv := apitest.Serve(t, h)
 	return srv
 }
 

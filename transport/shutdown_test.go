@@ -2,14 +2,14 @@ package transport_test
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
+
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/internal/apitest"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
 )
@@ -75,10 +75,7 @@ func TestHandlerShutdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/api/", http.StripPrefix("/api", h))
-	srv := httptest.NewTLSServer(mux)
-	t.Cleanup(srv.Close)
+	srv := apitest.Serve(t, h)
 	conn := dialWS(t, srv, "/api/ws", nil)
 	sendMsg(t, conn, `{"id":"s","call":"slow","args":{}}`)
 	<-started

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/internal/apitest"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
 )
@@ -55,10 +56,7 @@ func newEnv(t *testing.T, opts ...state.Option) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/api/", http.StripPrefix("/api", h))
-	srv := httptest.NewTLSServer(mux)
-	t.Cleanup(srv.Close)
+	srv := apitest.Serve(t, h)
 	return &env{t: t, srv: srv, store: st, settings: settings}
 }
 
