@@ -77,7 +77,7 @@ func (s *ClickHouse) trusted(ctx context.Context, force bool) bool {
 	if err != nil {
 		st.tried = time.Now()
 		if ctx.Err() == nil {
-			s.logError("records: repairing the ClickHouse rollup failed; reads use the records alone until a repair succeeds (retried at most every 5 s)", err)
+			s.logError(fmt.Sprintf("records: repairing the ClickHouse rollup failed; reads use the records alone until a repair succeeds (retried at most every %v)", chRetryEvery), err)
 		}
 		return false
 	}

@@ -11,7 +11,8 @@ type options struct {
 
 // WithErrorLog sends the failures of a store's background work, which no call sees, to
 // logError: DuckDB's background rollup step (retried every minute) and ClickHouse's rollup
-// repair (retried by a read at most every 5 s, reads using the records alone meanwhile).
+// repair (retried by a read at most every chRetryEvery, 5 s, reads using the records alone
+// meanwhile).
 // Neither loses records; the message says what was failing. Default: the standard library's
 // default slog logger.
 func WithErrorLog(logError func(msg string, err error)) Option {

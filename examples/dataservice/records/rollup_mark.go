@@ -3,6 +3,7 @@ package records
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"math"
 	"slices"
 	"sync/atomic"
@@ -33,11 +34,10 @@ import (
 // The step runs every rollupEvery, up to an hour of buckets a transaction until none is due,
 // giving the write token back between transactions so ingest goes on; its errors are logged
 // and it retries at the next tick (the records are stored already: nothing is lost, the rollup
-// only lags). Close
-// stops it without catching up: the next open resumes from the stored mark. CatchUp runs it at
-// once. A rollup new to a database starts empty with its mark at 0 (the step fills it, bucket
-// by bucket); one a database of an earlier version kept in every transaction, without a mark,
-// is complete, and gets the end of its newest bucket as its mark.
+// only lags). Close stops it without catching up: the next open resumes from the stored mark.
+// CatchUp runs it at once. A rollup new to a database starts empty with its mark at 0 (the
+// step fills it, an hour a transaction); one a database of an earlier version kept in every
+// transaction, without a mark, is complete, and gets the end of its newest bucket as its mark.
 
 // rollupSlack is how long after a bucket ends the step waits, for the newest record and the
 // wall clock, before rolling it: records arriving up to this late go the fast way.
@@ -177,7 +177,7 @@ func (s *DuckDB) background(every time.Duration, stop <-chan struct{}, done chan
 			return
 		case <-t.C:
 			if err := s.CatchUp(ctx); err != nil && ctx.Err() == nil {
-				s.logError("records: rolling up in the background failed; retried in a minute, queries read the records meanwhile", err)
+				s.logError(fmt.Sprintf("records: rolling up in the background failed; retried in %v, queries read the records past the rollups' marks meanwhile", every), err)
 			}
 		}
 	}
