@@ -61,7 +61,8 @@ var (
 		Attr("role", "the role the call needs").Typed("string"))
 	NotFound = framework("NOT-FOUND", http.StatusNotFound,
 		"A named object does not exist.",
-		Attr("name", "the object's name"))
+		Attr("name", "the object's name"),
+		Attr("object", "the kind of object, when the function handles several (dashboard, widget, ...)").Typed("string"))
 	Conflict = framework("CONFLICT", http.StatusConflict,
 		"A named object already exists.",
 		Attr("name", "the object's name"))

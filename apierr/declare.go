@@ -33,6 +33,7 @@ type Declaration struct {
 	status      int
 	description string
 	attrs       []Attribute
+	open        bool // known only by its code (decoded): any attribute is accepted
 }
 
 // An Attribute describes an extra attribute of an error message: its name, what it means and,
@@ -101,7 +102,21 @@ func reserved(name string) bool { return name == "type" || name == "error" || na
 
 // undeclared stands for a code known only by its name: one a client decoded without knowing
 // its declaration. It answers HTTP 400.
-func undeclared(c Code) *Declaration { return &Declaration{code: c, status: 400} }
+func undeclared(c Code) *Declaration { return &Declaration{code: c, status: 400, open: true} }
+
+// declares reports whether d declares the attribute name, or accepts any (a code known only
+// by its name).
+func (d *Declaration) declares(name string) bool {
+	if d.open {
+		return true
+	}
+	for _, a := range d.attrs {
+		if a.name == name {
+			return true
+		}
+	}
+	return false
+}
 
 // Code returns the declared code.
 func (d *Declaration) Code() Code { return d.code }

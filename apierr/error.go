@@ -29,11 +29,13 @@ type Error struct {
 //
 //	apierr.New(apierr.NotFound, "name", "dashboard-7")
 //
-// A malformed pair (a name that is not a string or is one the message itself uses, type, error
-// or id; a trailing name without a value) is not sent to the client, which gets the well-formed
-// attributes, but neither is it dropped silently: Error, which the server's log shows, names it
-// (" malformed attributes: [...]"), and Malformed reports it, for tests. New never panics: it
-// is called on error paths; a nil d stands for Internal.
+// Only the attributes d declares are sent, so that what a client receives is what doc and the
+// OpenAPI document describe. A malformed pair (a name that is not a string, is one the message
+// itself uses, type, error or id, or is not one d declares; a trailing name without a value) is
+// not sent to the client, which gets the well-formed attributes, but neither is it dropped
+// silently: Error, which the server's log shows, names it (" malformed attributes: [...]"), and
+// Malformed reports it, for tests. New never panics: it is called on error paths; a nil d
+// stands for Internal.
 func New(d *Declaration, attrs ...any) *Error {
 	if d == nil {
 		d = Internal
@@ -41,13 +43,22 @@ func New(d *Declaration, attrs ...any) *Error {
 	e := &Error{decl: d}
 	for i := 0; i < len(attrs); i += 2 {
 		name, ok := attrs[i].(string)
-		if !ok || i+1 == len(attrs) || reserved(name) {
+		if !ok || i+1 == len(attrs) {
 			e.malformed = append(e.malformed, attrs[i:min(i+2, len(attrs))]...)
 			continue
 		}
-		e.set(name, attrs[i+1])
+		e.add(name, attrs[i+1])
 	}
 	return e
+}
+
+// add sets the attribute name when the declaration has it, else records the pair as malformed.
+func (e *Error) add(name string, v any) {
+	if reserved(name) || !e.Declaration().declares(name) {
+		e.malformed = append(e.malformed, name, v)
+		return
+	}
+	e.set(name, v)
 }
 
 // Malformed returns the name/value arguments New could not read as pairs; none for a
@@ -96,11 +107,12 @@ func (e *Error) Attrs() iter.Seq2[string, any] {
 	}
 }
 
-// With returns a copy of e with the attribute name set to v. A name the message itself uses
-// (type, error, id) is ignored.
+// With returns a copy of e with the attribute name set to v. A name that e's declaration does
+// not declare, or that the message itself uses (type, error, id), is not sent: it is malformed,
+// as in New.
 func (e *Error) With(name string, v any) *Error {
 	c := e.clone()
-	c.set(name, v)
+	c.add(name, v)
 	return c
 }
 
@@ -125,6 +137,7 @@ func (e *Error) Wrap(cause error) *Error {
 func (e *Error) clone() *Error {
 	c := *e
 	c.attrs = maps.Clone(e.attrs)
+	c.malformed = slices.Clone(e.malformed)
 	return &c
 }
 

@@ -120,6 +120,7 @@ func TestNewMalformed(t *testing.T) {
 		{"trailing name", []any{"name", "x", "path"}, []any{"path"}},
 		{"name not a string", []any{7, "v", "name", "x"}, []any{7, "v"}},
 		{"name of the message's own", []any{"type", "t", "name", "x"}, []any{"type", "t"}},
+		{"not declared", []any{"name", "x", "owner", "ann"}, []any{"owner", "ann"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -135,6 +136,26 @@ func TestNewMalformed(t *testing.T) {
 				t.Errorf("Error() = %q", e.Error())
 			}
 		})
+	}
+}
+
+// TestWithUndeclared: With sends only the attributes the code declares, as New does; a
+// decoded error of a code the client does not know keeps every attribute its server sent.
+func TestWithUndeclared(t *testing.T) {
+	e := apierr.New(apierr.NotFound, "name", "x").With("owner", "ann").With("object", "dashboard")
+	b, _ := json.Marshal(e)
+	if string(b) != `{"type":"error","error":"NOT-FOUND","name":"x","object":"dashboard"}` {
+		t.Errorf("message %s", b)
+	}
+	if !reflect.DeepEqual(e.Malformed(), []any{"owner", "ann"}) {
+		t.Errorf("Malformed() = %v", e.Malformed())
+	}
+	var d apierr.Error
+	if err := json.Unmarshal([]byte(`{"type":"error","error":"NOT-WELCOME","who":"x"}`), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.With("why", "y").Attr("why") != "y" || d.Attr("who") != "x" {
+		t.Errorf("decoded %v", d.Error())
 	}
 }
 

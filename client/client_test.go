@@ -41,7 +41,8 @@ func testServer(t testing.TB) (srv *httptest.Server, started, stopped chan strin
 			}
 		}
 		if in.Fail != "" {
-			return apierr.New(apierr.Declare(apierr.Code(in.Fail), 400, "The failure the call asked for."), "after", in.N)
+			return apierr.New(apierr.Declare(apierr.Code(in.Fail), 400, "The failure the call asked for.",
+				apierr.Attr("after", "how many chunks were sent")), "after", in.N)
 		}
 		return nil
 	}, pub)

@@ -35,7 +35,7 @@ type Hello struct {
 	Text string `json:"text"`
 }
 
-var NotWelcome = apierr.Declare("NOT-WELCOME", 403, "The caller is not welcome.")
+var NotWelcome = apierr.Declare("NOT-WELCOME", 403, "The caller is not welcome.", apierr.Attr("name", "who"))
 
 var (
 	Greet   = decl.Func[GreetArgs, string]("greet", decl.Since("1.1"), decl.Requires(decl.Public), decl.Errors(NotWelcome))
@@ -71,7 +71,8 @@ func typedServer(t testing.TB) (srv *httptest.Server, started, stopped chan stri
 			}
 		}
 		if in.Fail != "" {
-			return apierr.New(apierr.Declare(apierr.Code(in.Fail), 400, "The failure the call asked for."), "after", in.N)
+			return apierr.New(apierr.Declare(apierr.Code(in.Fail), 400, "The failure the call asked for.",
+				apierr.Attr("after", "how many chunks were sent")), "after", in.N)
 		}
 		return nil
 	})

@@ -25,7 +25,7 @@ func endWithCause(next registry.Handler) registry.Handler {
 	}
 }
 
-var ended = apierr.Declare("ENDED", 400, "The stream's token ended.")
+var ended = apierr.Declare("ENDED", 400, "The stream's token ended.", apierr.Attr("path", "the function"))
 
 // TestStreamEndsWithCause checks that a stream whose context an interceptor cancelled with an
 // error as the cause ends with that error, over HTTP and WebSocket, though the function

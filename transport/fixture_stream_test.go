@@ -43,7 +43,8 @@ func (a *streamAPI) count(ctx context.Context, in countArgs, s *stream.Sender[an
 		}
 	}
 	if in.Fail != "" {
-		return apierr.New(apierr.Declare(apierr.Code(in.Fail), 400, "The failure the call asked for."), "after", in.N)
+		return apierr.New(apierr.Declare(apierr.Code(in.Fail), 400, "The failure the call asked for.",
+			apierr.Attr("after", "how many chunks were sent")), "after", in.N)
 	}
 	return nil
 }
