@@ -7,7 +7,7 @@ import (
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/auth"
-	"github.com/fnapi/fnapi/examples/dataservice/manage"
+	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/registry"
 )
@@ -30,7 +30,7 @@ func (f *follows) acquire(ctx context.Context, max int) (release func(), err err
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.n[who] >= max {
-		return nil, apierr.New(manage.LimitReached, "name", "follow streams", "limit", max,
+		return nil, apierr.New(api.LimitReached, "name", "follow streams", "limit", max,
 			"reason", "end a followed query (cancel it, or close its dashboard) before opening another")
 	}
 	if f.n == nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
-	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 	"github.com/fnapi/fnapi/registry"
@@ -127,7 +126,7 @@ func queryError(err error) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &se):
-		return apierr.New(manage.QuerySyntax, "position", se.Position, "expected", se.Expected, "message", se.Message)
+		return apierr.New(api.QuerySyntax, "position", se.Position, "expected", se.Expected, "message", se.Message)
 	case errors.Is(err, pvql.ErrBusy):
 		return apierr.New(apierr.RateLimited, "retry_after", 1,
 			"reason", "the server is answering other large queries: try again in a moment, or narrow the query")
