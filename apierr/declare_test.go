@@ -19,6 +19,7 @@ var limitReached = apierr.Declare("LIMIT-REACHED", http.StatusConflict, "The sto
 // TestDeclared: an error of a declared code answers the declared status and matches its
 // declaration with errors.Is, also once a client decoded it.
 func TestDeclared(t *testing.T) {
+	t.Parallel()
 	e := apierr.New(limitReached, "name", "dashboards", "limit", 2)
 	if e.Status() != http.StatusConflict || e.Code() != "LIMIT-REACHED" || e.Declaration() != limitReached {
 		t.Fatalf("status %d, code %s", e.Status(), e.Code())
@@ -56,6 +57,7 @@ func TestDeclared(t *testing.T) {
 // TestReadOnly: what a caller gets from an error, a declaration or the catalogue is its own
 // copy; changing it changes neither the error's message nor the declaration.
 func TestReadOnly(t *testing.T) {
+	t.Parallel()
 	e := apierr.New(limitReached, "name", "dashboards", "limit", 2)
 	attrs := maps.Collect(e.Attrs())
 	attrs["limit"] = 1000
@@ -93,6 +95,7 @@ func TestReadOnly(t *testing.T) {
 // TestCatalogue: every framework code is declared once, with an error status and a
 // description, and the catalogue holds each exactly once.
 func TestCatalogue(t *testing.T) {
+	t.Parallel()
 	seen := map[apierr.Code]bool{}
 	for _, d := range apierr.Catalogue() {
 		if seen[d.Code()] || d.Status() < 400 || d.Description() == "" {
@@ -107,6 +110,7 @@ func TestCatalogue(t *testing.T) {
 
 // TestDeclareRefuses: a wrong declaration panics at start-up, naming the code and the problem.
 func TestDeclareRefuses(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		code   apierr.Code

@@ -14,6 +14,7 @@ import (
 )
 
 func TestMessage(t *testing.T) {
+	t.Parallel()
 	e := apierr.New(apierr.TooFewArguments, "names", []string{"title", "queries"}, "count", 2, "type", "reserved", "dangling")
 	b, err := json.Marshal(e)
 	if err != nil {
@@ -36,6 +37,7 @@ func TestMessage(t *testing.T) {
 }
 
 func TestWithCopies(t *testing.T) {
+	t.Parallel()
 	base := apierr.New(apierr.NotFound)
 	a := base.With("name", "a")
 	if _, ok := base.LookupAttr("name"); ok {
@@ -50,6 +52,7 @@ func TestWithCopies(t *testing.T) {
 }
 
 func TestFrom(t *testing.T) {
+	t.Parallel()
 	secret := errors.New("dial tcp 10.0.0.1:5432: password authentication failed")
 	tests := []struct {
 		err  error
@@ -85,6 +88,7 @@ func TestFrom(t *testing.T) {
 }
 
 func TestStatus(t *testing.T) {
+	t.Parallel()
 	querySyntax := apierr.Declare("QUERY-SYNTAX", http.StatusBadRequest, "A query is not valid.")
 	limit := apierr.Declare("LIMIT-REACHED", http.StatusConflict, "Full.")
 	for d, want := range map[*apierr.Declaration]int{
@@ -111,6 +115,7 @@ func ExampleNew() {
 // TestNewMalformed: a malformed name/value pair is kept out of the message but named by Error
 // (the log) and Malformed; the well-formed pairs are sent.
 func TestNewMalformed(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		attrs     []any
@@ -142,6 +147,7 @@ func TestNewMalformed(t *testing.T) {
 // TestWithUndeclared: With sends only the attributes the code declares, as New does; a
 // decoded error of a code the client does not know keeps every attribute its server sent.
 func TestWithUndeclared(t *testing.T) {
+	t.Parallel()
 	e := apierr.New(apierr.NotFound, "name", "x").With("owner", "ann").With("object", "dashboard")
 	b, _ := json.Marshal(e)
 	if string(b) != `{"type":"error","error":"NOT-FOUND","name":"x","object":"dashboard"}` {
@@ -161,6 +167,7 @@ func TestWithUndeclared(t *testing.T) {
 
 // TestCodeOf: the code of any error, as the client would get it.
 func TestCodeOf(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		err  error
 		want apierr.Code

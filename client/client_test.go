@@ -117,6 +117,7 @@ func dial(t testing.TB, srv *httptest.Server, opts ...client.Option) (*client.Cl
 }
 
 func TestCall(t *testing.T) {
+	t.Parallel()
 	srv, _, _ := testServer(t)
 	for name, c := range callers(t, srv) {
 		t.Run(name, func(t *testing.T) {
@@ -143,6 +144,7 @@ func TestCall(t *testing.T) {
 }
 
 func TestTokens(t *testing.T) {
+	t.Parallel()
 	srv, _, _ := testServer(t)
 	for _, opt := range []client.Option{client.WithAPIKey("secret:k"), client.WithSession("session:s")} {
 		for name, c := range callers(t, srv, opt) {
@@ -155,6 +157,7 @@ func TestTokens(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	srv, _, _ := testServer(t)
 	c, _ := client.New(srv.URL+"/api", client.WithHTTPClient(srv.Client()), client.WithVersion("1.0"))
 	var v string
@@ -178,6 +181,7 @@ func collect(seq func(func(json.RawMessage, error) bool)) (chunks []string, err 
 }
 
 func TestStream(t *testing.T) {
+	t.Parallel()
 	srv, _, _ := testServer(t)
 	for name, c := range callers(t, srv) {
 		t.Run(name, func(t *testing.T) {
@@ -211,6 +215,7 @@ func TestStream(t *testing.T) {
 
 // TestCancel cancels calls through their context: the function sees ctx.Done().
 func TestCancel(t *testing.T) {
+	t.Parallel()
 	srv, started, stopped := testServer(t)
 	for name, c := range callers(t, srv) {
 		t.Run(name, func(t *testing.T) {
@@ -239,6 +244,7 @@ func TestCancel(t *testing.T) {
 
 // TestWSConcurrentCalls makes many calls at once on one connection.
 func TestWSConcurrentCalls(t *testing.T) {
+	t.Parallel()
 	srv, _, _ := testServer(t)
 	ws := callers(t, srv)["ws"]
 	var wg sync.WaitGroup
@@ -259,6 +265,7 @@ func TestWSConcurrentCalls(t *testing.T) {
 }
 
 func TestWSClosed(t *testing.T) {
+	t.Parallel()
 	srv, _, _ := testServer(t)
 	ws, err := client.DialWS(context.Background(), "wss"+strings.TrimPrefix(srv.URL, "https")+"/api/ws", client.WithHTTPClient(srv.Client()))
 	if err != nil {
@@ -275,6 +282,7 @@ func TestWSClosed(t *testing.T) {
 // TestWSCancelledCallKeepsConnection: a call whose context is done (here before it starts)
 // ends with the context's error, and the connection it shares with other calls stays open.
 func TestWSCancelledCallKeepsConnection(t *testing.T) {
+	t.Parallel()
 	srv, _, _ := testServer(t)
 	ws := callers(t, srv)["ws"]
 	cancelled, cancel := context.WithCancel(context.Background())
@@ -299,6 +307,7 @@ func TestWSCancelledCallKeepsConnection(t *testing.T) {
 // a result into what out points to (null too), an error message as an *apierr.Error, and what
 // is not a result as an error, leaving nothing half said.
 func TestCallAnswers(t *testing.T) {
+	t.Parallel()
 	var body string
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

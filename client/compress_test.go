@@ -18,6 +18,7 @@ import (
 // decodes it: a stream comes gzipped, its first chunk is read while the function still runs,
 // and stopping the iteration ends the call.
 func TestGzipStream(t *testing.T) {
+	t.Parallel()
 	started, stopped := make(chan struct{}), make(chan struct{})
 	reg := registry.New()
 	reg.MustRegister("tick", func(ctx context.Context, s *stream.Sender[string]) error {
@@ -61,6 +62,7 @@ func TestGzipStream(t *testing.T) {
 // TestWSCompressed: a WSConn offers permessage-deflate, and the server's compressed answers
 // arrive whole.
 func TestWSCompressed(t *testing.T) {
+	t.Parallel()
 	reg := registry.New()
 	reg.MustRegister("long", func() string { return strings.Repeat("traffic ", 1000) }, registry.Requires(registry.Public))
 	h, err := fnapi.New(reg)

@@ -58,6 +58,7 @@ func (c *cutter) cut() {
 }
 
 func TestFollowWSGoesOnAfterTheConnectionEnds(t *testing.T) {
+	t.Parallel()
 	srv, _, _ := testServer(t)
 	proxy := newCutter(t, srv.Listener.Addr().String())
 	url := "wss://" + proxy.ln.Addr().String() + "/api/ws"
@@ -89,6 +90,7 @@ func TestFollowWSGoesOnAfterTheConnectionEnds(t *testing.T) {
 }
 
 func TestFollowWSStopsAtAnErrorAnswered(t *testing.T) {
+	t.Parallel()
 	srv, _, _ := testServer(t)
 	url := "wss" + strings.TrimPrefix(srv.URL, "https") + "/api/ws"
 	var chunks int

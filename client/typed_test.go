@@ -95,6 +95,7 @@ func typedCallers(t testing.TB, srv *httptest.Server, opts ...client.Option) map
 }
 
 func TestTypedCall(t *testing.T) {
+	t.Parallel()
 	srv, _, _ := typedServer(t)
 	ctx := context.Background()
 	for name, c := range typedCallers(t, srv) {
@@ -112,6 +113,7 @@ func TestTypedCall(t *testing.T) {
 }
 
 func TestTypedErrors(t *testing.T) {
+	t.Parallel()
 	srv, _, _ := typedServer(t)
 	ctx := context.Background()
 	for name, c := range typedCallers(t, srv) {
@@ -143,6 +145,7 @@ func TestTypedErrors(t *testing.T) {
 }
 
 func TestTypedStream(t *testing.T) {
+	t.Parallel()
 	srv, started, stopped := typedServer(t)
 	ctx := context.Background()
 	for name, c := range typedCallers(t, srv) {
@@ -176,6 +179,7 @@ func TestTypedStream(t *testing.T) {
 }
 
 func TestTypedCancel(t *testing.T) {
+	t.Parallel()
 	srv, started, stopped := typedServer(t)
 	for name, c := range typedCallers(t, srv) {
 		t.Run(name, func(t *testing.T) {
@@ -195,6 +199,7 @@ func TestTypedCancel(t *testing.T) {
 }
 
 func TestTypedVersions(t *testing.T) {
+	t.Parallel()
 	srv, _, _ := typedServer(t)
 	ctx := context.Background()
 	for name, c := range typedCallers(t, srv, client.WithDeclaredVersions()) {
@@ -236,6 +241,7 @@ func TestTypedVersions(t *testing.T) {
 }
 
 func TestTypedVersionsClose(t *testing.T) {
+	t.Parallel()
 	srv, _, _ := typedServer(t)
 	ctx := context.Background()
 	ws, err := client.DialWS(ctx, "wss"+strings.TrimPrefix(srv.URL, "https")+"/api/2.0/ws",

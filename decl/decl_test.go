@@ -22,6 +22,7 @@ var (
 )
 
 func TestFunc(t *testing.T) {
+	t.Parallel()
 	d := decl.Func[args, string]("greet", decl.Since("1.1"), decl.Until("2.0"), decl.Requires(decl.Public),
 		decl.Errors(notWelcome), decl.Errors(gone), decl.Describe("Greets."))
 	until, ok := d.Until()
@@ -37,6 +38,7 @@ func TestFunc(t *testing.T) {
 }
 
 func TestDefaults(t *testing.T) {
+	t.Parallel()
 	d := decl.Stream[decl.None, int]("count")
 	if _, ok := d.Until(); ok || d.Since() != version.MustParse("1.0") || d.Access() != decl.Token ||
 		d.Errors() != nil || d.Description() != "" {
@@ -48,6 +50,7 @@ func TestDefaults(t *testing.T) {
 }
 
 func TestInvalidPanics(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{"", "no spaces", "ws", "stream", "naïve"} {
 		func() {
 			defer func() {
@@ -80,10 +83,12 @@ func TestInvalidPanics(t *testing.T) {
 // transport, schemas), nor the client, nor any driver: only apierr, version and the standard
 // library.
 func TestImports(t *testing.T) {
+	t.Parallel()
 	leaf.Check(t, "github.com/fnapi/fnapi/apierr", "github.com/fnapi/fnapi/version", "github.com/fnapi/fnapi/decl")
 }
 
 func TestWith(t *testing.T) {
+	t.Parallel()
 	d := decl.Func[args, string]("greet", decl.Errors(notWelcome), decl.Describe("Greets."))
 	later := d.With(decl.Since("1.2"), decl.Errors(gone))
 	if later.Since() != version.MustParse("1.2") || later.SinceText() != "1.2" || later.Name() != "greet" ||

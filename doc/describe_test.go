@@ -11,6 +11,7 @@ import (
 )
 
 func TestDescribeGolden(t *testing.T) {
+	t.Parallel()
 	reg := sample(t)
 	for _, v := range []string{"1.0", "1.1"} {
 		t.Run(v, func(t *testing.T) {
@@ -69,6 +70,7 @@ func at(t *testing.T, v any, path ...string) any {
 }
 
 func TestDescribe(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		version string
@@ -129,6 +131,7 @@ func TestDescribe(t *testing.T) {
 }
 
 func TestDescribeVersions(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		version string
 		want    []string
@@ -152,6 +155,7 @@ func TestDescribeVersions(t *testing.T) {
 }
 
 func TestCatalogue(t *testing.T) {
+	t.Parallel()
 	cat := doc.Catalogue()
 	decls := apierr.Catalogue()
 	if len(cat) != len(decls) {

@@ -63,6 +63,7 @@ func call(t *testing.T, srv *httptest.Server, method, path, body string) message
 }
 
 func TestDocOverHTTPS(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	tests := []struct {
 		name, method, path, body string
@@ -103,6 +104,7 @@ func TestDocOverHTTPS(t *testing.T) {
 }
 
 func TestOpenAPIOverHTTPS(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	tests := []struct {
 		name, method, path, body string
@@ -134,6 +136,7 @@ func TestOpenAPIOverHTTPS(t *testing.T) {
 }
 
 func TestDocRefusals(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	tests := []struct {
 		path   string
@@ -157,6 +160,7 @@ func TestDocRefusals(t *testing.T) {
 // TestAnswersFitTheDescription calls the functions and checks each answer against the schema
 // doc gives for it.
 func TestAnswersFitTheDescription(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t)
 	type value struct {
 		Function string          `json:"function"`

@@ -22,6 +22,7 @@ type looseArgs struct {
 // document writes them as {} for generators that refuse booleans, and leaves the registry's
 // schemas as they were.
 func TestOpenAPIHasNoBooleanSchemas(t *testing.T) {
+	t.Parallel()
 	reg := registry.New()
 	reg.MustRegister("loose", func(in looseArgs) []any { return nil }, registry.Requires(registry.Public))
 	b, err := doc.OpenAPI(reg, version.MustParse("1.0"))

@@ -9,6 +9,7 @@ import (
 )
 
 func TestOpenAPIGolden(t *testing.T) {
+	t.Parallel()
 	b, err := doc.OpenAPI(sample(t), version.MustParse("1.1"))
 	if err != nil {
 		t.Fatal(err)
@@ -17,6 +18,7 @@ func TestOpenAPIGolden(t *testing.T) {
 }
 
 func TestOpenAPIValidates(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		version string
@@ -39,6 +41,7 @@ func TestOpenAPIValidates(t *testing.T) {
 
 // TestValidatorRejects makes sure the validator the tests rely on does find faults.
 func TestValidatorRejects(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, mode, doc string }{
 		{"no info", "openapi", `{"openapi":"3.1.0","paths":{}}`},
 		{"OpenAPI 3.0", "openapi", `{"openapi":"3.0.3","info":{"title":"x","version":"1"},"paths":{}}`},
@@ -56,6 +59,7 @@ func TestValidatorRejects(t *testing.T) {
 }
 
 func TestOpenAPI(t *testing.T) {
+	t.Parallel()
 	opts := []doc.Option{doc.Title("Notes"), doc.MountPath("/v"), doc.SessionCookie("sid"), doc.KeyHeader("X-Key")}
 	b, err := doc.OpenAPI(sample(t), version.MustParse("1.1"), opts...)
 	if err != nil {

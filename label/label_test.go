@@ -10,6 +10,7 @@ import (
 )
 
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		s      string
 		reason string // a part of it; "" when s passes

@@ -57,6 +57,7 @@ func noSecrets(t *testing.T, sp *oteltest.Span) {
 }
 
 func TestHTTPCallContinuesTraceparent(t *testing.T) {
+	t.Parallel()
 	s := newTracedServer(t)
 	h := http.Header{"Traceparent": {traceparent}, "Tracestate": {"vendor=x"}, "Svc-Authorization": {secretHeader}}
 	body := s.get(t, "/api/1.0/hello?name="+url.QueryEscape(`"`+secretArg+`"`), h)
@@ -88,6 +89,7 @@ func TestHTTPCallContinuesTraceparent(t *testing.T) {
 }
 
 func TestOutcomeCodeAndStatus(t *testing.T) {
+	t.Parallel()
 	s := newTracedServer(t)
 	tests := []struct {
 		path, trace, fn, code string
@@ -109,6 +111,7 @@ func TestOutcomeCodeAndStatus(t *testing.T) {
 }
 
 func TestHTTPStreamChunksAreEvents(t *testing.T) {
+	t.Parallel()
 	s := newTracedServer(t)
 	body := s.get(t, "/api/stream/count?n=3", http.Header{"Traceparent": {traceparent}})
 	if n := strings.Count(body, `"type":"chunk"`); n != 3 {
@@ -128,6 +131,7 @@ func TestHTTPStreamChunksAreEvents(t *testing.T) {
 }
 
 func TestUnsampledCallIsNotExportedButLogged(t *testing.T) {
+	t.Parallel()
 	s := newTracedServer(t)
 	s.get(t, "/api/hello?name=1", http.Header{"Traceparent": {unsampledTP}})
 	s.get(t, "/api/hello?name=2", http.Header{"Traceparent": {traceparent}})
@@ -141,6 +145,7 @@ func TestUnsampledCallIsNotExportedButLogged(t *testing.T) {
 }
 
 func TestCallWithoutTraceparentStartsATrace(t *testing.T) {
+	t.Parallel()
 	s := newTracedServer(t)
 	s.get(t, "/api/hello?name=1", nil)
 	sp := s.recv.Wait(t, 10*time.Second, func(sp *oteltest.Span) bool { return sp.GetName() == "hello" })
@@ -186,6 +191,7 @@ func wsCall(t *testing.T, conn *websocket.Conn, msg string) []map[string]any {
 }
 
 func TestWebSocketTraceContext(t *testing.T) {
+	t.Parallel()
 	s := newTracedServer(t)
 	conn := s.dial(t, http.Header{"Traceparent": {traceparent}})
 
@@ -220,6 +226,7 @@ func TestWebSocketTraceContext(t *testing.T) {
 // TestMetaIsIgnoredWithoutTracing: a client may always send meta; without the interceptor the
 // call answers as usual.
 func TestMetaIsIgnoredWithoutTracing(t *testing.T) {
+	t.Parallel()
 	s := newUntracedServer(t)
 	conn := s.dial(t, nil)
 	answers := wsCall(t, conn, `{"id":1,"call":"hello","args":{"name":"x"},"meta":{"traceparent":"`+traceparent+`"}}`)

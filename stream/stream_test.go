@@ -14,6 +14,7 @@ type sliceSink struct{ got []any }
 func (s *sliceSink) Send(_ context.Context, c any) error { s.got = append(s.got, c); return nil }
 
 func TestSender(t *testing.T) {
+	t.Parallel()
 	var s stream.Sender[int]
 	if err := s.Send(1); !errors.Is(err, stream.ErrUnbound) {
 		t.Fatalf("unbound Send = %v, want ErrUnbound", err)
@@ -37,6 +38,7 @@ func TestSender(t *testing.T) {
 }
 
 func TestAccumulators(t *testing.T) {
+	t.Parallel()
 	chunks := []int{3, 1, 2}
 	tests := []struct {
 		name string

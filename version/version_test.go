@@ -8,6 +8,7 @@ import (
 )
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want version.Version
@@ -46,6 +47,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestCompare(t *testing.T) {
+	t.Parallel()
 	order := []string{"0.1", "0.9", "0.10", "1.0", "1.1", "2.0", "10.0"}
 	for i, a := range order {
 		for j, b := range order {
