@@ -140,6 +140,8 @@ var migrations = []string{
 	CREATE INDEX audit_time ON audit (time);`,
 	// "user" is a reserved word of PostgreSQL: the column of who acted is actor in both.
 	`ALTER TABLE audit RENAME COLUMN "user" TO actor;`,
+	// The audit quota counts one actor's events.
+	`CREATE INDEX audit_actor ON audit (actor, id);`,
 }
 
 // migrate brings the schema to the current version in one transaction.

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
@@ -25,7 +24,7 @@ func TestAuditMigration(t *testing.T) {
 	if err := s.AppendAudit(ctx, state.AuditEvent{User: "admin", Address: "::1", Action: "delete-user"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := must[[]state.AuditEvent](t)(s.Audit(ctx, time.Time{}, 10)); len(got) != 1 {
+	if got := must[[]state.AuditEvent](t)(s.Audit(ctx, state.AuditQuery{Limit: 10})); len(got) != 1 {
 		t.Fatalf("audit after migration %+v", got)
 	}
 }
@@ -44,7 +43,7 @@ func TestAuditActorMigration(t *testing.T) {
 	if err := s.AppendAudit(ctx, state.AuditEvent{User: "bob", Address: "::1", Action: "delete-user"}); err != nil {
 		t.Fatal(err)
 	}
-	got := must[[]state.AuditEvent](t)(s.Audit(ctx, time.Time{}, 10))
+	got := must[[]state.AuditEvent](t)(s.Audit(ctx, state.AuditQuery{Limit: 10}))
 	if len(got) != 2 || got[0].User != "bob" || got[1].User != "ann" || got[1].Key != "ops" || got[1].ID >= got[0].ID {
 		t.Fatalf("audit after migration %+v", got)
 	}

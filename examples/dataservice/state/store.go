@@ -44,15 +44,32 @@ type Store interface {
 	// set keys, delete keys) and stores the result; it returns the values as stored.
 	UpdateConfig(ctx context.Context, change func(values map[string]string) error) (map[string]string, error)
 
-	// AppendAudit adds e to the audit trail, stamped with the store's clock and a new ID. The
-	// trail keeps the newest Limits.AuditEvents events; older ones are dropped as new come.
+	// AppendAudit adds e to the audit trail, stamped with the store's clock and a new ID. It
+	// never drops an event: only PruneAudit does, by age, so that no caller can push out the
+	// events of others by making many of its own.
 	AppendAudit(ctx context.Context, e AuditEvent) error
-	// Audit returns the events of the audit trail at or after since, newest first, at most
-	// limit of them.
-	Audit(ctx context.Context, since time.Time, limit int) ([]AuditEvent, error)
+	// Audit returns the events of the audit trail that q selects, newest first.
+	Audit(ctx context.Context, q AuditQuery) ([]AuditEvent, error)
+	// AuditQuota returns a *LimitError when the trail holds Limits.AuditPerActor events of
+	// actor or more, nil otherwise: the caller refuses that actor's audited changes until
+	// PruneAudit makes room, rather than letting the trail grow without bound.
+	AuditQuota(ctx context.Context, actor string) error
+	// PruneAudit deletes the events made before the given time and returns how many.
+	PruneAudit(ctx context.Context, before time.Time) (int64, error)
 
 	// Close releases the store. Calls after Close fail.
 	Close() error
+}
+
+// AuditQuery selects events of the audit trail. The zero value selects none (Limit 0).
+type AuditQuery struct {
+	// Since selects the events made at or after it; zero selects every event.
+	Since time.Time
+	// Before selects the events whose ID is below it, so that a reader pages back to the
+	// oldest event by passing the smallest ID it has read; 0 starts from the newest.
+	Before int64
+	// Limit is the most events answered: the newest of those selected.
+	Limit int
 }
 
 // Dashboard is a titled set of widgets.
@@ -101,9 +118,9 @@ type Limits struct {
 	WidgetsPerDashboard int
 	// ConfigValues is the most configuration keys the store holds. Default: 100.
 	ConfigValues int
-	// AuditEvents is the most events the audit trail keeps: the newest. Default: 100,000
-	// (about 30 MB).
-	AuditEvents int
+	// AuditPerActor is the most events of one actor the audit trail holds (see AuditQuota).
+	// Default: 50,000 (about 15 MB).
+	AuditPerActor int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -116,8 +133,8 @@ func (l Limits) withDefaults() Limits {
 	if l.ConfigValues <= 0 {
 		l.ConfigValues = 100
 	}
-	if l.AuditEvents <= 0 {
-		l.AuditEvents = 100_000
+	if l.AuditPerActor <= 0 {
+		l.AuditPerActor = 50_000
 	}
 	return l
 }
