@@ -9,7 +9,7 @@ import (
 
 // ListAudit answers the newest events of the audit trail. Administrators only.
 var ListAudit = decl.Func[ListAuditArgs, []AuditEvent]("list-audit", decl.Since("1.2"),
-	decl.Describe("Answers the newest events of the audit trail, newest first: every change of configuration, users and API keys, "+
+	decl.Describe("Answers the newest events of the audit trail, newest first: every change of configuration, users, API keys, dashboards and widgets, "+
 		"with who made it (user, and key when made with an API key), from where (address), what (action: the function, and details: its arguments, never a password) and when (time). "+
 		"At most limit events (default 100, at most 1000), from since on; to page back to the oldest event, call again with before set to the smallest id answered. "+
 		"Events are kept for audit_retention (see get-config). Administrators only."))

@@ -15,16 +15,23 @@ import (
 )
 
 // Audited lists the functions whose successful calls the audit trail records (every change of
-// configuration, users and API keys), each with the arguments it records. Passwords and
-// tokens are never among them.
+// configuration, users, API keys, dashboards and widgets), each with the arguments it
+// records. Passwords and tokens are never among them, nor queries and options (bounded by
+// the store's quotas, not by the trail's).
 var Audited = map[string][]string{
-	"set-config":      {"values"},
-	"create-user":     {"user", "role", "admin"},
-	"set-role":        {"user", "role"},
-	"delete-user":     {"user"},
-	"change-password": {},
-	"create-api-key":  {"name"},
-	"revoke-api-key":  {"name", "user"},
+	"create-dashboard": {"title"},
+	"update-dashboard": {"id", "title"},
+	"delete-dashboard": {"id"},
+	"create-widget":    {"dashboard", "title", "kind"},
+	"update-widget":    {"id", "dashboard", "title", "kind"},
+	"delete-widget":    {"id"},
+	"set-config":       {"values"},
+	"create-user":      {"user", "role", "admin"},
+	"set-role":         {"user", "role"},
+	"delete-user":      {"user"},
+	"change-password":  {},
+	"create-api-key":   {"name"},
+	"revoke-api-key":   {"name", "user"},
 }
 
 // Bounds of list-audit.

@@ -80,6 +80,10 @@ type Dashboard struct {
 	Title string
 	// Description says what the dashboard shows; may be empty.
 	Description string
+	// Owner is the user the dashboard counts against in Limits.DashboardsPerUser, and whose
+	// Limits.BytesPerUser holds its title and description: set by the caller at creation and
+	// by a change function (package manage makes it whoever last wrote the object).
+	Owner string
 	// Widgets are the dashboard's widgets, oldest first; nil where a method says it returns
 	// dashboards without their widgets.
 	Widgets []Widget
@@ -103,6 +107,8 @@ type Widget struct {
 	Queries []string
 	// Options holds display settings as a JSON object; the store keeps its text as given.
 	Options json.RawMessage
+	// Owner is the user whose Limits.BytesPerUser holds the widget: set as Dashboard.Owner is.
+	Owner string
 	// Created is when the widget was created.
 	Created time.Time
 	// Updated is when the widget last changed.
@@ -112,8 +118,12 @@ type Widget struct {
 // Limits bounds how much a store holds, so that no caller can make it grow without end.
 // The zero value of a field takes its default.
 type Limits struct {
-	// Dashboards is the most dashboards the store holds. Default: 1000.
-	Dashboards int
+	// DashboardsPerUser is the most dashboards one owner holds. Default: 200.
+	DashboardsPerUser int
+	// BytesPerUser is the most bytes of text one owner's dashboards and widgets hold (titles,
+	// descriptions, kinds, queries and options). Default: 16 MiB (20 widgets of the largest,
+	// or thousands of usual ones).
+	BytesPerUser int64
 	// WidgetsPerDashboard is the most widgets one dashboard holds. Default: 100.
 	WidgetsPerDashboard int
 	// ConfigValues is the most configuration keys the store holds. Default: 100.
@@ -124,8 +134,11 @@ type Limits struct {
 }
 
 func (l Limits) withDefaults() Limits {
-	if l.Dashboards <= 0 {
-		l.Dashboards = 1000
+	if l.DashboardsPerUser <= 0 {
+		l.DashboardsPerUser = 200
+	}
+	if l.BytesPerUser <= 0 {
+		l.BytesPerUser = 16 << 20
 	}
 	if l.WidgetsPerDashboard <= 0 {
 		l.WidgetsPerDashboard = 100
