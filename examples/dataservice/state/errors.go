@@ -54,8 +54,10 @@ func (e *LimitError) Error() string {
 // Is reports whether target is ErrLimit.
 func (e *LimitError) Is(target error) bool { return target == ErrLimit }
 
-// full reports whether err says that the disk or the database is full.
-func full(err error) bool {
+// DiskFull reports whether err (of this package, or of any SQLite or PostgreSQL database
+// reached through database/sql) says that the disk or the database is full: SQLite's
+// SQLITE_FULL, PostgreSQL's disk_full (SQLSTATE 53100).
+func DiskFull(err error) bool {
 	var se *sqlite.Error
 	var pe *pgconn.PgError
 	switch {

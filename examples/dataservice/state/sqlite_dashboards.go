@@ -176,7 +176,7 @@ func wrap(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if full(err) {
+	if DiskFull(err) {
 		return fmt.Errorf("state: %s: %w: %w", op, ErrUnavailable, err)
 	}
 	return fmt.Errorf("state: %s: %w", op, err)
