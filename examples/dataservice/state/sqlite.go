@@ -163,8 +163,8 @@ var migrations = []string{
 	ALTER TABLE widgets ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
 	UPDATE dashboards SET bytes = length(title) + length(description);
 	UPDATE widgets SET bytes = length(title) + length(kind) + length(queries) + length(options);
-	CREATE INDEX dashboards_owner ON dashboards (owner);
-	CREATE INDEX widgets_owner ON widgets (owner);`,
+	CREATE INDEX dashboards_owner ON dashboards (owner, bytes);
+	CREATE INDEX widgets_owner ON widgets (owner, bytes);`,
 }
 
 // migrate brings the schema to the current version in one transaction.

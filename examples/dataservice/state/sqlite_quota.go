@@ -19,10 +19,14 @@ func widgetBytes(w Widget, queries []byte) int64 {
 // hold more than Limits.BytesPerUser.
 func (s *SQLite) makeBytes(ctx context.Context, tx *sql.Tx, owner, id string, size int64) error {
 	var used int64
+	// The sums read the indexes (owner, bytes) alone; the object's own bytes, which it
+	// replaces, are subtracted by its primary key.
 	err := tx.QueryRowContext(ctx, `SELECT CAST(
-		coalesce((SELECT sum(bytes) FROM dashboards WHERE owner = ? AND id <> ?), 0) +
-		coalesce((SELECT sum(bytes) FROM widgets WHERE owner = ? AND id <> ?), 0) AS BIGINT)`,
-		owner, id, owner, id).Scan(&used)
+		coalesce((SELECT sum(bytes) FROM dashboards WHERE owner = ?), 0) +
+		coalesce((SELECT sum(bytes) FROM widgets WHERE owner = ?), 0) -
+		coalesce((SELECT bytes FROM dashboards WHERE id = ? AND owner = ?), 0) -
+		coalesce((SELECT bytes FROM widgets WHERE id = ? AND owner = ?), 0) AS BIGINT)`,
+		owner, owner, id, owner, id, owner).Scan(&used)
 	if err != nil {
 		return err
 	}
