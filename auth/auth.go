@@ -24,6 +24,7 @@ type Authenticator struct {
 	max      atomic.Int64 // time.Duration
 	cacheTTL int64
 	flush    time.Duration
+	maxKeys  int
 	hasher   *hasher
 	dummy    string // a password hash no password matches, checked for unknown users
 	throttle *throttle
@@ -45,7 +46,7 @@ func New(store Store, opts ...Option) (*Authenticator, error) {
 	c := config{
 		log: zap.NewNop(), now: time.Now, idle: time.Hour, max: 24 * time.Hour,
 		cacheTTL: 2 * time.Second, cacheMax: 10000, flushEvery: 15 * time.Second,
-		hashes:    runtime.GOMAXPROCS(0),
+		hashes: runtime.GOMAXPROCS(0), maxKeys: DefaultMaxKeys,
 		userLimit: Limit{Burst: 5, Every: 30 * time.Second}, addrLimit: Limit{Burst: 20, Every: 3 * time.Second},
 	}
 	for _, o := range opts {
@@ -54,14 +55,14 @@ func New(store Store, opts ...Option) (*Authenticator, error) {
 	switch {
 	case c.log == nil || c.now == nil:
 		return nil, errors.New("auth: nil logger or clock")
-	case c.cacheTTL < 0 || c.cacheMax < 1 || c.flushEvery <= 0 || c.hashes < 1:
-		return nil, errors.New("auth: cache TTL, cache size, flush interval and concurrent hashes must be positive")
+	case c.cacheTTL < 0 || c.cacheMax < 1 || c.flushEvery <= 0 || c.hashes < 1 || c.maxKeys < 1:
+		return nil, errors.New("auth: cache TTL, cache size, flush interval, concurrent hashes and keys per user must be positive")
 	case c.userLimit.Burst < 1 || c.userLimit.Every <= 0 || c.addrLimit.Burst < 1 || c.addrLimit.Every <= 0:
 		return nil, errors.New("auth: login limits must be positive")
 	}
 	a := &Authenticator{
 		store: store, log: c.log, now: c.now, cacheTTL: int64(c.cacheTTL),
-		flush:    c.flushEvery,
+		flush: c.flushEvery, maxKeys: c.maxKeys,
 		hasher:   &hasher{params: c.argon2.withDefaults(), sem: make(chan struct{}, c.hashes)},
 		throttle: newThrottle(c.userLimit, c.addrLimit),
 		streams:  &streams{},

@@ -102,8 +102,11 @@
 // keys and change their password (it needs the current one, and ends the caller's other
 // sessions; API keys stay valid). Only administrators list the users, create them (with a
 // role), change their roles, delete them, and list or revoke other users' keys. Nobody
-// deletes themselves or changes their own role, so at least one administrator always
-// remains. Deleting a user ends its sessions and keys at once.
+// deletes themselves or changes their own role, and the Store refuses (ErrLastAdmin, answered
+// CONFLICT) a change that would leave no administrator, in the transaction that makes it, so
+// at least one administrator always remains, even when two demote each other at once.
+// Deleting a user ends its sessions and keys at once. A user holds at most WithMaxKeys API
+// keys (default DefaultMaxKeys, 100).
 //
 // # First start
 //

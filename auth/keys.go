@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/fnapi/fnapi/auth/authapi"
@@ -38,6 +39,14 @@ func (a *Authenticator) createKey(ctx context.Context, in keyArgs) (string, erro
 	}
 	if reason := label.Check(in.Name); reason != "" {
 		return "", apierr.New(apierr.InvalidArgument, "name", "name", "reason", reason)
+	}
+	ks, err := a.store.Keys(ctx, id.User)
+	if err != nil {
+		return "", apierr.New(apierr.Internal).Wrap(err)
+	}
+	if len(ks) >= a.maxKeys {
+		return "", apierr.New(apierr.Conflict, "name", in.Name, "limit", a.maxKeys,
+			"reason", fmt.Sprintf("you hold %d API keys, the most allowed: revoke one first", len(ks)))
 	}
 	tok, h, err := newToken(KeyPrefix)
 	if err != nil {

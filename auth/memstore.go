@@ -69,7 +69,31 @@ func (m *MemoryStore) SetPassword(_ context.Context, name, passwordHash string) 
 
 // SetRole implements Store.
 func (m *MemoryStore) SetRole(_ context.Context, name string, role Role) error {
-	return m.updateUser(name, func(u *User) { u.Role = role })
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	u, ok := m.users[name]
+	if !ok {
+		return notFound("user", name)
+	}
+	if role != RoleAdmin && m.lastAdmin(name) {
+		return ErrLastAdmin
+	}
+	u.Role = role
+	m.users[name] = u
+	return nil
+}
+
+// lastAdmin reports whether name is the only administrator. m.mu must be held.
+func (m *MemoryStore) lastAdmin(name string) bool {
+	if storedRole(m.users[name]) != RoleAdmin {
+		return false
+	}
+	for n, u := range m.users {
+		if n != name && storedRole(u) == RoleAdmin {
+			return false
+		}
+	}
+	return true
 }
 
 // updateUser runs change on the user name.
@@ -91,6 +115,9 @@ func (m *MemoryStore) DeleteUser(_ context.Context, name string) error {
 	defer m.mu.Unlock()
 	if _, ok := m.users[name]; !ok {
 		return notFound("user", name)
+	}
+	if m.lastAdmin(name) {
+		return ErrLastAdmin
 	}
 	delete(m.users, name)
 	for h, s := range m.sessions {

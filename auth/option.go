@@ -20,6 +20,7 @@ type config struct {
 	hashes     int
 	userLimit  Limit
 	addrLimit  Limit
+	maxKeys    int
 }
 
 // WithLogger logs logins, user changes and store failures to l; never a password, a session ID
@@ -65,6 +66,14 @@ func WithConcurrentHashes(n int) Option { return func(c *config) { c.hashes = n 
 func WithLoginLimits(perUser, perAddr Limit) Option {
 	return func(c *config) { c.userLimit, c.addrLimit = perUser, perAddr }
 }
+
+// DefaultMaxKeys is how many API keys one user may hold unless WithMaxKeys says otherwise.
+const DefaultMaxKeys = 100
+
+// WithMaxKeys bounds the API keys one user holds: past n, create-api-key answers CONFLICT
+// (HTTP 409) with limit n and a reason saying to revoke a key first. Calls running at once
+// may each pass the check, so a user may exceed n by as many. Default: DefaultMaxKeys.
+func WithMaxKeys(n int) Option { return func(c *config) { c.maxKeys = n } }
 
 // WithClock makes the Authenticator read the time from now, for tests. Default: time.Now.
 func WithClock(now func() time.Time) Option { return func(c *config) { c.now = now } }

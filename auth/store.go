@@ -13,6 +13,8 @@ var (
 	ErrNotFound = errors.New("auth: not found")
 	// ErrExists: a user of that name, or a key of that name for that user, already exists.
 	ErrExists = errors.New("auth: already exists")
+	// ErrLastAdmin: the change would leave the store without an administrator.
+	ErrLastAdmin = errors.New("auth: the last administrator")
 )
 
 // Hash is the SHA-256 hash of a session ID or an API key: the only form in which a store ever
@@ -79,9 +81,12 @@ type Store interface {
 	Users(ctx context.Context) ([]User, error)
 	// SetPassword replaces the password hash of user name; ErrNotFound when there is none.
 	SetPassword(ctx context.Context, name, passwordHash string) error
-	// SetRole replaces the role of user name; ErrNotFound when there is none.
+	// SetRole replaces the role of user name; ErrNotFound when there is none, ErrLastAdmin
+	// when name is the only administrator and role is not RoleAdmin. The check and the change
+	// are one transaction: two administrators demoting each other at once leave one.
 	SetRole(ctx context.Context, name string, role Role) error
-	// DeleteUser removes the user name with its sessions and keys; ErrNotFound when there is none.
+	// DeleteUser removes the user name with its sessions and keys; ErrNotFound when there is
+	// none, ErrLastAdmin when name is the only administrator (checked as SetRole checks).
 	DeleteUser(ctx context.Context, name string) error
 
 	// CreateSession adds s; the user must exist (ErrNotFound otherwise).

@@ -127,6 +127,8 @@ func (a *Authenticator) setRole(ctx context.Context, in roleArgs) (UserInfo, err
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return UserInfo{}, apierr.New(apierr.NotFound, "name", in.User)
+	case errors.Is(err, ErrLastAdmin):
+		return UserInfo{}, lastAdmin(in.User)
 	case err != nil:
 		return UserInfo{}, apierr.New(apierr.Internal).Wrap(err)
 	}
@@ -147,12 +149,20 @@ func (a *Authenticator) deleteUser(ctx context.Context, in userArgs) (bool, erro
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return false, apierr.New(apierr.NotFound, "name", in.User)
+	case errors.Is(err, ErrLastAdmin):
+		return false, lastAdmin(in.User)
 	case err != nil:
 		return false, apierr.New(apierr.Internal).Wrap(err)
 	}
 	a.cache.drop(func(e *entry) bool { return e.user == in.User })
 	a.log.Info("auth: user deleted", zap.String("user", in.User), zap.String("by", id.User))
 	return true, nil
+}
+
+// lastAdmin is the error of a change that would leave no administrator.
+func lastAdmin(user string) error {
+	return apierr.New(apierr.Conflict, "name", user,
+		"reason", "the only administrator left: make another user administrator first")
 }
 
 func (a *Authenticator) changePassword(ctx context.Context, in passwordArgs) (bool, error) {

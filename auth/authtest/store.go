@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -50,6 +51,12 @@ func Run(t *testing.T, newStore func(t *testing.T) auth.Store) {
 			t.Fatalf("SetPassword of unknown user: %v", err)
 		}
 		for _, r := range auth.Roles {
+			if err := s.SetRole(ctx, "bob", r); r != auth.RoleAdmin && !errors.Is(err, auth.ErrLastAdmin) {
+				t.Fatalf("SetRole(%q) of the only administrator: %v, want ErrLastAdmin", r, err)
+			}
+		}
+		must(t, s.SetRole(ctx, "ann", auth.RoleAdmin))
+		for _, r := range auth.Roles {
 			must(t, s.SetRole(ctx, "bob", r))
 			if u, _ := s.User(ctx, "bob"); u.Role != r || u.PasswordHash != "h2" {
 				t.Fatalf("after SetRole(%q): %+v", r, u)
@@ -69,6 +76,58 @@ func Run(t *testing.T, newStore func(t *testing.T) auth.Store) {
 		}
 		if err := s.DeleteUser(ctx, "nobody"); !errors.Is(err, auth.ErrNotFound) {
 			t.Fatalf("DeleteUser of unknown user: %v", err)
+		}
+	})
+
+	t.Run("an administrator remains", func(t *testing.T) {
+		s := newStore(t)
+		user(t, s, "ann")
+		must(t, s.CreateUser(ctx, auth.User{Name: "root", PasswordHash: "h", Role: auth.RoleAdmin, Created: t0}))
+		if err := s.DeleteUser(ctx, "root"); !errors.Is(err, auth.ErrLastAdmin) {
+			t.Fatalf("DeleteUser of the only administrator: %v, want ErrLastAdmin", err)
+		}
+		if err := s.SetRole(ctx, "root", auth.RoleUser); !errors.Is(err, auth.ErrLastAdmin) {
+			t.Fatalf("SetRole of the only administrator: %v, want ErrLastAdmin", err)
+		}
+		must(t, s.SetRole(ctx, "ann", auth.RoleUser)) // not an administrator: nothing to keep
+		// Two administrators demoting (or deleting) each other at once: one change is made.
+		for round := range 10 {
+			must(t, s.SetRole(ctx, "ann", auth.RoleAdmin))
+			var wg sync.WaitGroup
+			errs := make([]error, 2)
+			wg.Go(func() { errs[0] = s.SetRole(ctx, "ann", auth.RoleReadOnly) })
+			wg.Go(func() {
+				if round%2 == 0 {
+					errs[1] = s.SetRole(ctx, "root", auth.RoleUser)
+				} else {
+					errs[1] = s.DeleteUser(ctx, "root")
+				}
+			})
+			wg.Wait()
+			refused := 0
+			for _, err := range errs {
+				if errors.Is(err, auth.ErrLastAdmin) {
+					refused++
+				} else {
+					must(t, err)
+				}
+			}
+			admins := 0
+			us, err := s.Users(ctx)
+			must(t, err)
+			for _, u := range us {
+				if u.Role == auth.RoleAdmin {
+					admins++
+				}
+			}
+			if refused != 1 || admins != 1 {
+				t.Fatalf("round %d: %d of 2 changes refused, %d administrators left; want 1 and 1 (%v)", round, refused, admins, errs)
+			}
+			// Back to two administrators, root and ann.
+			if _, err := s.User(ctx, "root"); errors.Is(err, auth.ErrNotFound) {
+				must(t, s.CreateUser(ctx, auth.User{Name: "root", PasswordHash: "h", Role: auth.RoleAdmin, Created: t0}))
+			}
+			must(t, s.SetRole(ctx, "root", auth.RoleAdmin))
 		}
 	})
 

@@ -30,7 +30,7 @@ type dialect struct {
 	name    string // for messages
 	blob    string // the column type of binary values
 	dollars bool   // placeholders are $1, $2... rather than ?
-	lock    string // run first in the migration's transaction, to keep other processes out
+	lock    string // run first in the migration's transaction and those that demote or delete a user, to keep other processes out
 	columns string // counts the columns named ? of the table named ?
 }
 

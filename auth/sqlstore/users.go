@@ -73,12 +73,44 @@ func (s *Store) SetPassword(ctx context.Context, name, passwordHash string) erro
 
 // SetRole implements auth.Store.
 func (s *Store) SetRole(ctx context.Context, name string, r auth.Role) error {
-	n, err := s.exec(ctx, `UPDATE auth_users SET role = ?, admin = ? WHERE name = ?`, string(r), r == auth.RoleAdmin, name)
-	if err != nil {
-		return err
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if r != auth.RoleAdmin {
+			if err := s.keepAdmin(ctx, tx, name); err != nil {
+				return err
+			}
+		}
+		res, err := tx.ExecContext(ctx, s.d.q(`UPDATE auth_users SET role = ?, admin = ? WHERE name = ?`),
+			string(r), r == auth.RoleAdmin, name)
+		if err != nil {
+			return fmt.Errorf("sqlstore: setting the role of %q: %w", name, err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return notFound("user", name)
+		}
+		return nil
+	})
+}
+
+// keepAdmin returns ErrLastAdmin when name is the only administrator. It runs first in the
+// transaction that would demote or delete name: on PostgreSQL it takes the store's advisory
+// lock, so that two such transactions run one after the other and the second counts what the
+// first left (SQLite's write transactions are serialised already).
+func (s *Store) keepAdmin(ctx context.Context, tx *sql.Tx, name string) error {
+	if s.d.lock != "" {
+		if _, err := tx.ExecContext(ctx, s.d.lock); err != nil {
+			return fmt.Errorf("sqlstore: locking the users: %w", err)
+		}
 	}
-	if n == 0 {
-		return notFound("user", name)
+	var self, others int
+	err := tx.QueryRowContext(ctx, s.d.q(`SELECT
+			coalesce(sum(CASE WHEN name = ? THEN 1 ELSE 0 END), 0),
+			coalesce(sum(CASE WHEN name = ? THEN 0 ELSE 1 END), 0)
+		FROM auth_users WHERE role = ? OR (role = '' AND admin)`), name, name, string(auth.RoleAdmin)).Scan(&self, &others)
+	if err != nil {
+		return fmt.Errorf("sqlstore: counting administrators: %w", err)
+	}
+	if self > 0 && others == 0 {
+		return fmt.Errorf("sqlstore: user %q: %w", name, auth.ErrLastAdmin)
 	}
 	return nil
 }
@@ -97,6 +129,9 @@ func role(r auth.Role, admin bool) auth.Role {
 // DeleteUser implements auth.Store.
 func (s *Store) DeleteUser(ctx context.Context, name string) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
+		if err := s.keepAdmin(ctx, tx, name); err != nil {
+			return err
+		}
 		for _, q := range []string{
 			`DELETE FROM auth_sessions WHERE user_name = ?`,
 			`DELETE FROM auth_keys WHERE user_name = ?`,

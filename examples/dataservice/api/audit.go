@@ -9,14 +9,16 @@ import (
 
 // ListAudit answers the newest events of the audit trail. Administrators only.
 var ListAudit = decl.Func[ListAuditArgs, []AuditEvent]("list-audit", decl.Since("1.2"),
-	decl.Describe("Answers the newest events of the audit trail, newest first: every change of configuration, users and API keys, "+
+	decl.Describe("Answers the newest events of the audit trail, newest first: every change of configuration, users, API keys, dashboards and widgets, "+
 		"with who made it (user, and key when made with an API key), from where (address), what (action: the function, and details: its arguments, never a password) and when (time). "+
-		"At most limit events (default 100, at most 1000), from since on. Administrators only."))
+		"At most limit events (default 100, at most 1000), from since on; to page back to the oldest event, call again with before set to the smallest id answered. "+
+		"Events are kept for audit_retention (see get-config). Administrators only."))
 
-// ListAuditArgs are the arguments of list-audit; both may be left out.
+// ListAuditArgs are the arguments of list-audit; all may be left out.
 type ListAuditArgs struct {
-	Since time.Time `json:"since,omitzero" jsonschema:"description=The oldest time to answer events from (RFC 3339); default: every event kept"`
-	Limit int       `json:"limit,omitempty" default:"100" jsonschema:"minimum=1,maximum=1000,description=The most events to answer: the newest"`
+	Since  time.Time `json:"since,omitzero" jsonschema:"description=The oldest time to answer events from (RFC 3339); default: every event kept"`
+	Limit  int       `json:"limit,omitempty" default:"100" jsonschema:"minimum=1,maximum=1000,description=The most events to answer: the newest"`
+	Before int64     `json:"before,omitempty" jsonschema:"minimum=1,description=Answer only events whose id is below this: the smallest id of the previous page; default: from the newest event"`
 }
 
 // AuditEvent is one change recorded in the audit trail: who made it, from where, what, when.

@@ -312,7 +312,7 @@ func (a *App) newHandler() (http.Handler, error) {
 		return nil, err
 	}
 	metrics := &transport.Metrics{}
-	ics := []registry.Interceptor{cluster.Interceptor(), a.auth.Interceptor(), a.limit.Interceptor(), manage.AuditInterceptor(a.state, a.log)}
+	ics := []registry.Interceptor{cluster.Interceptor(), a.auth.Interceptor(), a.limit.Interceptor(), manage.AuditInterceptor(a.state, a.log, manage.WithAuditRetention(a.settings.AuditRetention))}
 	if tp := a.cfg.TracerProvider; tp != nil {
 		// Outermost, so that a call's span covers authentication and rate limits.
 		ics = append([]registry.Interceptor{fnotel.Interceptor(fnotel.WithTracerProvider(tp))}, ics...)

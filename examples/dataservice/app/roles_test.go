@@ -98,7 +98,7 @@ func TestRolesAndAudit(t *testing.T) {
 		if e.Key != "" {
 			line += " key " + e.Key
 		}
-		for _, k := range []string{"user", "role", "name", "values"} {
+		for _, k := range []string{"user", "role", "name", "values", "title"} {
 			if v, ok := e.Details[k]; ok {
 				line += " " + k + "=" + string(v)
 			}
@@ -111,6 +111,7 @@ func TestRolesAndAudit(t *testing.T) {
 		`create-user by admin key tests user="bob"`,
 		`create-api-key by rita name="mine"`,
 		`create-api-key by bob name="mine"`,
+		`create-dashboard by bob title="Bob's"`,
 		`set-config by admin key tests values={"retention":"60d"}`,
 		`set-role by admin key tests user="rita" role="user"`,
 		`revoke-api-key by admin key tests user="bob" name="mine"`,

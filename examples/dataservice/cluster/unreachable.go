@@ -9,16 +9,21 @@ import (
 	"strings"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/examples/dataservice/state"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Unreachable reports whether err says that the database could not be reached or went away
-// during the call (refused or lost connections, a server shutting down or starting up), as
+// during the call (refused or lost connections, a server shutting down or starting up) or
+// found its disk full (state.DiskFull, whichever store: state, users, audit trail), as
 // opposed to an error of the call itself: a call that failed so may succeed when retried.
 func Unreachable(err error) bool {
 	if err == nil {
 		return false
+	}
+	if errors.Is(err, state.ErrUnavailable) || state.DiskFull(err) {
+		return true
 	}
 	var ce *pgconn.ConnectError
 	var ne net.Error

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"sync/atomic"
 	"time"
 
 	"github.com/fnapi/fnapi/auth"
@@ -14,16 +15,23 @@ import (
 )
 
 // Audited lists the functions whose successful calls the audit trail records (every change of
-// configuration, users and API keys), each with the arguments it records. Passwords and
-// tokens are never among them.
+// configuration, users, API keys, dashboards and widgets), each with the arguments it
+// records. Passwords and tokens are never among them, nor queries and options (bounded by
+// the store's quotas, not by the trail's).
 var Audited = map[string][]string{
-	"set-config":      {"values"},
-	"create-user":     {"user", "role", "admin"},
-	"set-role":        {"user", "role"},
-	"delete-user":     {"user"},
-	"change-password": {},
-	"create-api-key":  {"name"},
-	"revoke-api-key":  {"name", "user"},
+	"create-dashboard": {"title"},
+	"update-dashboard": {"id", "title"},
+	"delete-dashboard": {"id"},
+	"create-widget":    {"dashboard", "title", "kind"},
+	"update-widget":    {"id", "dashboard", "title", "kind"},
+	"delete-widget":    {"id"},
+	"set-config":       {"values"},
+	"create-user":      {"user", "role", "admin"},
+	"set-role":         {"user", "role"},
+	"delete-user":      {"user"},
+	"change-password":  {},
+	"create-api-key":   {"name"},
+	"revoke-api-key":   {"name", "user"},
 }
 
 // Bounds of list-audit.
@@ -34,39 +42,101 @@ const (
 	MaxAuditLimit = 1000
 )
 
+// pruneEvery is how often the audit interceptor deletes the events older than the
+// retention: at most once a minute per process, so that the trail's write path stays one
+// insert.
+const pruneEvery = time.Minute
+
+// AuditOption configures AuditInterceptor.
+type AuditOption func(*auditor)
+
+// WithAuditRetention makes the interceptor keep events for retention(), read at each
+// pruning (Settings.AuditRetention, so that set-config's audit_retention applies at once).
+// Default: the built-in default of audit_retention, 365 days.
+func WithAuditRetention(retention func() time.Duration) AuditOption {
+	return func(a *auditor) { a.retention = retention }
+}
+
+type auditor struct {
+	st        state.Store
+	log       *zap.Logger
+	retention func() time.Duration
+	pruned    atomic.Int64 // when the trail was last pruned, unix nanoseconds
+}
+
 // AuditInterceptor returns the interceptor that writes each successful call of an Audited
 // function to the audit trail of st: who (the caller's user and key name), from where (the
 // client's IP address), what (the function and its recorded arguments) and when. Put it after
 // the authentication interceptor. A change whose event cannot be written stays made; the
 // failure is logged as an error.
-func AuditInterceptor(st state.Store, log *zap.Logger) registry.Interceptor {
-	return func(next registry.Handler) registry.Handler {
-		return func(ctx context.Context, c *registry.Call) (any, error) {
-			res, err := next(ctx, c)
-			args, ok := Audited[c.Func.Name]
-			if err != nil || !ok {
-				return res, err
-			}
-			id, _ := c.Identity.(*auth.Identity)
-			if id == nil {
-				return res, err
-			}
-			details := map[string]json.RawMessage{}
-			for _, name := range args {
-				if v, ok := c.Args[name]; ok {
-					details[name] = v
-				}
-			}
-			d, _ := json.Marshal(details) // raw values are valid JSON: the transport checked them
-			e := state.AuditEvent{User: id.User, Key: id.KeyName, Address: address(c.RemoteAddr), Action: c.Func.Name, Details: d}
-			wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer cancel()
-			if aerr := st.AppendAudit(wctx, e); aerr != nil {
-				log.Error("audit trail: an event was not written", zap.String("action", e.Action),
-					zap.String("user", e.User), zap.Error(aerr))
-			}
+//
+// The trail cannot be erased by those it records: events go by age alone (older than
+// audit_retention; see WithAuditRetention), and a caller whose events fill its quota in the
+// trail (state.Limits.AuditPerActor) gets LIMIT-REACHED for every audited function, before
+// the function runs, until its oldest events age out. Calls that run at once may each pass
+// the check, so the quota may be exceeded by as many calls as run at once.
+func AuditInterceptor(st state.Store, log *zap.Logger, opts ...AuditOption) registry.Interceptor {
+	a := &auditor{st: st, log: log, retention: func() time.Duration { return defaultAuditRetention }}
+	for _, o := range opts {
+		o(a)
+	}
+	return a.intercept
+}
+
+// defaultAuditRetention is audit_retention's built-in default.
+var defaultAuditRetention = func() time.Duration {
+	for _, k := range Keys() {
+		if k.Name == KeyAuditRetention {
+			d, _ := k.parseString(k.Default)
+			return time.Duration(d)
+		}
+	}
+	panic("manage: no audit_retention key")
+}()
+
+func (a *auditor) intercept(next registry.Handler) registry.Handler {
+	return func(ctx context.Context, c *registry.Call) (any, error) {
+		args, audited := Audited[c.Func.Name]
+		id, _ := c.Identity.(*auth.Identity)
+		if !audited || id == nil {
+			return next(ctx, c)
+		}
+		if err := a.st.AuditQuota(ctx, id.User); err != nil {
+			return nil, storeError(err)
+		}
+		res, err := next(ctx, c)
+		if err != nil {
 			return res, err
 		}
+		details := map[string]json.RawMessage{}
+		for _, name := range args {
+			if v, ok := c.Args[name]; ok {
+				details[name] = v
+			}
+		}
+		d, _ := json.Marshal(details) // raw values are valid JSON: the transport checked them
+		e := state.AuditEvent{User: id.User, Key: id.KeyName, Address: address(c.RemoteAddr), Action: c.Func.Name, Details: d}
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if aerr := a.st.AppendAudit(wctx, e); aerr != nil {
+			a.log.Error("audit trail: an event was not written", zap.String("action", e.Action),
+				zap.String("user", e.User), zap.Error(aerr))
+		}
+		a.prune(wctx)
+		return res, err
+	}
+}
+
+// prune deletes the events older than the retention, when the last pruning is older than
+// pruneEvery.
+func (a *auditor) prune(ctx context.Context) {
+	now := time.Now()
+	last := a.pruned.Load()
+	if now.UnixNano()-last < int64(pruneEvery) || !a.pruned.CompareAndSwap(last, now.UnixNano()) {
+		return
+	}
+	if _, err := a.st.PruneAudit(ctx, now.Add(-a.retention())); err != nil {
+		a.log.Warn("audit trail: old events were not deleted", zap.Error(err))
 	}
 }
 
@@ -85,9 +155,9 @@ func (s *service) listAudit(ctx context.Context, in listAuditArgs) ([]state.Audi
 	if in.Limit == 0 {
 		in.Limit = DefaultAuditLimit
 	}
-	es, err := s.store.Audit(ctx, in.Since, min(in.Limit, MaxAuditLimit))
+	es, err := s.store.Audit(ctx, state.AuditQuery{Since: in.Since, Before: in.Before, Limit: min(in.Limit, MaxAuditLimit)})
 	if err != nil {
-		return nil, err
+		return nil, storeError(err)
 	}
 	if es == nil {
 		es = []state.AuditEvent{}

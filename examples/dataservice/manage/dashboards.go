@@ -3,6 +3,7 @@ package manage
 import (
 	"context"
 
+	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
@@ -38,7 +39,7 @@ func (s *service) createDashboard(ctx context.Context, in createDashboardArgs) (
 	if err := checkTitle("title", in.Title); err != nil {
 		return Dashboard{}, err
 	}
-	d, err := s.store.CreateDashboard(ctx, state.Dashboard{Title: in.Title, Description: in.Description})
+	d, err := s.store.CreateDashboard(ctx, state.Dashboard{Title: in.Title, Description: in.Description, Owner: caller(ctx)})
 	if err != nil {
 		return Dashboard{}, storeError(err)
 	}
@@ -58,6 +59,7 @@ func (s *service) updateDashboard(ctx context.Context, in updateDashboardArgs) (
 		if in.Description != nil {
 			d.Description = *in.Description
 		}
+		d.Owner = caller(ctx)
 		return nil
 	})
 	if err != nil {
@@ -71,4 +73,13 @@ func (s *service) deleteDashboard(ctx context.Context, in idArgs) (bool, error) 
 		return false, storeError(err)
 	}
 	return true, nil
+}
+
+// caller is the user a call's dashboards and widgets count against (state.Dashboard.Owner):
+// whoever last wrote them.
+func caller(ctx context.Context) string {
+	if id := auth.FromContext(ctx); id != nil {
+		return id.User
+	}
+	return ""
 }

@@ -18,8 +18,10 @@
 //     In update-dashboard and update-widget an argument left out, or null, stays as it is.
 //   - get-config() answers every configuration key with its value; set-config(values) sets
 //     some of them at once and answers the same as get-config.
-//   - list-audit([since], [limit]) (API 1.2) answers the newest events of the audit trail that
-//     AuditInterceptor writes for every change of configuration, users and keys (Audited).
+//   - list-audit([since], [limit], [before]) (API 1.2) answers the newest events of the audit
+//     trail that AuditInterceptor writes for every change of configuration, users, keys,
+//     dashboards and widgets (Audited); before pages back to the oldest. Events go by age
+//     (audit_retention), and each user's audited calls stop at its quota in the trail.
 //
 // Shapes: a dashboard is {"id", "title", "description", "widgets", "created", "updated"} (no
 // "widgets" in list-dashboards); a widget is {"id", "dashboard", "title", "kind", "queries",
@@ -42,8 +44,10 @@
 //
 // NOT-FOUND carries name, the ID that names nothing, and object, its kind ("dashboard" or
 // "widget"): update-widget and create-widget name the dashboard when that is what is missing.
-// A store full to one of its limits (dashboards, widgets of one dashboard) answers
-// LIMIT-REACHED with name (what is full) and limit, HTTP status 409.
+// A store full to one of its limits (the caller's dashboards or bytes, widgets of one
+// dashboard, the caller's audit events) answers LIMIT-REACHED with name (what is full) and
+// limit, HTTP status 409; dashboards and widgets count against whoever last wrote them. A
+// full disk answers UNAVAILABLE (503).
 //
 // # Configuration
 //

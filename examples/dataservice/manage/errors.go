@@ -20,7 +20,7 @@ var (
 )
 
 // storeError turns an error of the store into the error the caller receives: NOT-FOUND
-// naming the object, LIMIT-REACHED, the *apierr.Error a change function returned, or the
+// naming the object, LIMIT-REACHED, UNAVAILABLE (a full disk), the *apierr.Error a change function returned, or the
 // error itself (an internal error: logged, never sent).
 func storeError(err error) error {
 	var nf *state.NotFoundError
@@ -33,6 +33,8 @@ func storeError(err error) error {
 		return apierr.New(apierr.NotFound, "name", nf.ID, "object", nf.Kind)
 	case errors.As(err, &le):
 		return apierr.New(LimitReached, "name", le.What, "limit", le.Limit)
+	case errors.Is(err, state.ErrUnavailable):
+		return apierr.New(apierr.Unavailable).Wrap(err)
 	}
 	return err
 }

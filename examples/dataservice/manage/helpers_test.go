@@ -7,7 +7,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+
+	"github.com/fnapi/fnapi/auth"
+	"go.uber.org/zap/zaptest"
 
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
@@ -19,12 +23,16 @@ import (
 // testKey is the token the test interceptor accepts.
 const testKey = "secret:test"
 
-// fakeAuth admits calls that carry testKey, so that token functions are callable before
-// package auth is wired in. The real authentication is tested end-to-end in the app's tests.
+// fakeAuth admits calls that carry testKey (as the user tester) or "secret:as:" and a user
+// name (as that user), so that token functions are callable before package auth is wired in.
+// The real authentication is tested end-to-end in the app's tests.
 func fakeAuth(next registry.Handler) registry.Handler {
 	return func(ctx context.Context, c *registry.Call) (any, error) {
-		if c.Credentials.Key == testKey {
-			c.Identity = "tester"
+		switch k := c.Credentials.Key; {
+		case k == testKey:
+			c.Identity = &auth.Identity{User: "tester", Role: auth.RoleAdmin, Admin: true}
+		case strings.HasPrefix(k, "secret:as:"):
+			c.Identity = &auth.Identity{User: strings.TrimPrefix(k, "secret:as:"), Role: auth.RoleUser}
 		}
 		return next(ctx, c)
 	}
@@ -52,7 +60,8 @@ func newEnv(t *testing.T, opts ...state.Option) *env {
 	}
 	reg := registry.New()
 	manage.MustRegister(reg, st, settings)
-	h, err := transport.New(reg, transport.Config{Interceptors: []registry.Interceptor{fakeAuth}})
+	h, err := transport.New(reg, transport.Config{Interceptors: []registry.Interceptor{fakeAuth,
+		manage.AuditInterceptor(st, zaptest.NewLogger(t))}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +98,20 @@ func (e *env) call(fn string, args map[string]any) reply {
 	return e.do(fn, args, true)
 }
 
+// callAs posts args as a JSON body, as the user.
+func (e *env) callAs(user, fn string, args map[string]any) reply {
+	return e.post(fn, args, "secret:as:"+user)
+}
+
 func (e *env) do(fn string, args map[string]any, withToken bool) reply {
+	tok := ""
+	if withToken {
+		tok = testKey
+	}
+	return e.post(fn, args, tok)
+}
+
+func (e *env) post(fn string, args map[string]any, tok string) reply {
 	e.t.Helper()
 	if args == nil {
 		args = map[string]any{}
@@ -100,8 +122,8 @@ func (e *env) do(fn string, args map[string]any, withToken bool) reply {
 	}
 	req, _ := http.NewRequest("POST", e.srv.URL+"/api/"+fn, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	if withToken {
-		req.Header.Set("Svc-Authorization", testKey)
+	if tok != "" {
+		req.Header.Set("Svc-Authorization", tok)
 	}
 	res, err := e.srv.Client().Do(req)
 	if err != nil {

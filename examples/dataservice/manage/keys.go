@@ -21,6 +21,8 @@ const (
 	// KeyRateLimit is how many calls per second one caller may make, in bursts of twice as
 	// many; 0 turns the limit off. A number, not a string. Default 200 (or -rate-limit).
 	KeyRateLimit = "rate_limit"
+	// KeyAuditRetention is how long the audit trail keeps an event. Default "365d".
+	KeyAuditRetention = "audit_retention"
 )
 
 // MaxRateLimit is the largest rate_limit.
@@ -45,6 +47,8 @@ type Key struct {
 // Keys returns the configuration keys, in the order of their names.
 func Keys() []Key {
 	return []Key{
+		{Name: KeyAuditRetention, Description: "how long the audit trail keeps an event; older ones are deleted",
+			Default: "365d", Min: Day, Max: 3660 * Day},
 		{Name: KeyDefaultPeriod, Description: "length of a query's period when it gives no SINCE",
 			Default: "1h", Min: time.Minute, Max: 366 * Day},
 		{Name: KeyRetention, Description: "how long traffic records are kept",

@@ -26,6 +26,8 @@ type Config struct {
 	SessionMax time.Duration
 	// RateLimit is the calls per second one caller may make; 0 for no limit.
 	RateLimit int
+	// AuditRetention is how long the audit trail keeps an event.
+	AuditRetention time.Duration
 }
 
 // Settings is the service's configuration: the values set in a state.Store, checked against
@@ -101,6 +103,9 @@ func (s *Settings) SessionIdle() time.Duration { return s.Config().SessionIdle }
 
 // RateLimit returns the current rate_limit: calls per second per caller, 0 for no limit.
 func (s *Settings) RateLimit() int { return s.Config().RateLimit }
+
+// AuditRetention returns the current audit_retention.
+func (s *Settings) AuditRetention() time.Duration { return s.Config().AuditRetention }
 
 // SessionMax returns the current session_max.
 func (s *Settings) SessionMax() time.Duration { return s.Config().SessionMax }
@@ -224,11 +229,12 @@ func (s *Settings) effective(stored map[string]string) (map[string]json.RawMessa
 		}
 	}
 	c := Config{
-		DefaultPeriod: s.duration(stored, KeyDefaultPeriod),
-		Retention:     s.duration(stored, KeyRetention),
-		SessionIdle:   min(s.duration(stored, KeySessionIdle), s.duration(stored, KeySessionMax)),
-		SessionMax:    s.duration(stored, KeySessionMax),
-		RateLimit:     int(s.value(stored, KeyRateLimit)),
+		DefaultPeriod:  s.duration(stored, KeyDefaultPeriod),
+		Retention:      s.duration(stored, KeyRetention),
+		SessionIdle:    min(s.duration(stored, KeySessionIdle), s.duration(stored, KeySessionMax)),
+		SessionMax:     s.duration(stored, KeySessionMax),
+		RateLimit:      int(s.value(stored, KeyRateLimit)),
+		AuditRetention: s.duration(stored, KeyAuditRetention),
 	}
 	return values, c
 }

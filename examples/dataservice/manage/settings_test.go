@@ -70,9 +70,9 @@ func TestSettingsDefaults(t *testing.T) {
 		ok   bool
 		want map[string]string
 	}{
-		{"built in", nil, true, map[string]string{"default_period": "1h", "retention": "30d", "session_idle": "1h", "session_max": "24h", "rate_limit": "200"}},
+		{"built in", nil, true, map[string]string{"default_period": "1h", "retention": "30d", "session_idle": "1h", "session_max": "24h", "rate_limit": "200", "audit_retention": "365d"}},
 		{"from flags", []manage.SettingsOption{manage.WithDefault("session_idle", "2h"), manage.WithDefault("session_max", "3d")}, true,
-			map[string]string{"default_period": "1h", "retention": "30d", "session_idle": "2h", "session_max": "3d", "rate_limit": "200"}},
+			map[string]string{"default_period": "1h", "retention": "30d", "session_idle": "2h", "session_max": "3d", "rate_limit": "200", "audit_retention": "365d"}},
 		{"unknown key", []manage.SettingsOption{manage.WithDefault("colour", "red")}, false, nil},
 		{"bad value", []manage.SettingsOption{manage.WithDefault("retention", "30 days")}, false, nil},
 		{"out of bounds", []manage.SettingsOption{manage.WithDefault("session_max", "1s")}, false, nil},
@@ -108,11 +108,11 @@ func TestSettingsIgnoreBadStoredValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := manage.Config{DefaultPeriod: 2 * time.Hour, Retention: 30 * manage.Day, SessionIdle: time.Hour, SessionMax: 24 * time.Hour, RateLimit: 200}
+	want := manage.Config{DefaultPeriod: 2 * time.Hour, Retention: 30 * manage.Day, SessionIdle: time.Hour, SessionMax: 24 * time.Hour, RateLimit: 200, AuditRetention: 365 * manage.Day}
 	if got := s.Config(); got != want {
 		t.Fatalf("Config %+v, want %+v", got, want)
 	}
-	if got := values(t, s); got["retention"] != "30d" || len(got) != 5 {
+	if got := values(t, s); got["retention"] != "30d" || len(got) != len(manage.Keys()) {
 		t.Fatalf("values %v", got)
 	}
 	// Setting another key keeps the key this program does not know.

@@ -25,7 +25,7 @@ func (s *service) createWidget(ctx context.Context, in createWidgetArgs) (Widget
 		return Widget{}, err
 	}
 	w, err := s.store.CreateWidget(ctx, state.Widget{Dashboard: in.Dashboard, Title: in.Title, Kind: in.Kind,
-		Queries: in.Queries, Options: opts})
+		Queries: in.Queries, Options: opts, Owner: caller(ctx)})
 	if err != nil {
 		return Widget{}, storeError(err)
 	}
@@ -66,6 +66,7 @@ func (s *service) updateWidget(ctx context.Context, in updateWidgetArgs) (Widget
 		if opts != nil {
 			w.Options = opts
 		}
+		w.Owner = caller(ctx)
 		return nil
 	})
 	if err != nil {

@@ -1,6 +1,7 @@
 // Package state is the transactional store of the example data service's management data:
 // dashboards, their widgets, configuration values, and the audit trail of changes
-// (AppendAudit, Audit: the newest Limits.AuditEvents events, newest first).
+// (AppendAudit, Audit: newest first, paged back with AuditQuery.Before; kept until PruneAudit
+// deletes them by age, at most Limits.AuditPerActor of one actor: see AuditQuota).
 //
 // Store is the interface the functions of package manage use; OpenSQLite returns its embedded
 // implementation, a SQLite database (through database/sql and the pure-Go modernc.org/sqlite
@@ -23,7 +24,9 @@
 //     dashboard's Updated time (and both dashboards' when a widget moves).
 //   - Deleting a dashboard deletes its widgets in the same transaction.
 //   - A missing object is a *NotFoundError (errors.Is(err, ErrNotFound)) naming its kind and
-//     ID; a store full to one of its Limits is a *LimitError (errors.Is(err, ErrLimit)).
+//     ID; a store full to one of its Limits is a *LimitError (errors.Is(err, ErrLimit)):
+//     dashboards and bytes are counted per Owner, so one owner's use refuses nothing to
+//     another; a write that finds the disk full wraps ErrUnavailable (see DiskFull).
 //
 // The store keeps what it is given: titles, kinds, queries, options and configuration values
 // are validated by the caller (package manage). Options is kept as the JSON text it is given.

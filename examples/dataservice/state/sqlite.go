@@ -24,6 +24,7 @@ type SQLite struct {
 	limits Limits
 	now    func() time.Time
 
+	maxPages  int64              // PRAGMA max_page_count of the writer; 0 for SQLite's default
 	writeLock string             // run first in every write transaction (PostgreSQL)
 	readLevel sql.IsolationLevel // of read transactions
 }
@@ -37,6 +38,15 @@ type Option func(*SQLite)
 func WithLimits(l Limits) Option {
 	return func(s *SQLite) { s.limits = l }
 }
+
+// WithMaxSize bounds the SQLite database file to about n bytes: past it, writes fail with
+// ErrUnavailable, as on a full disk. Default: no bound but the disk's. PostgreSQL ignores it.
+func WithMaxSize(n int64) Option {
+	return func(s *SQLite) { s.maxPages = max(n/pageSize, 1) }
+}
+
+// pageSize is SQLite's default page size, which this package keeps.
+const pageSize = 4096
 
 // WithClock sets the clock that stamps Created and Updated. Default: time.Now.
 func WithClock(now func() time.Time) Option {
@@ -66,6 +76,9 @@ func OpenSQLite(ctx context.Context, dir string, opts ...Option) (*SQLite, error
 	w := cloneValues(common)
 	w.Add("_pragma", "journal_mode(WAL)")
 	w.Set("_txlock", "immediate")
+	if s.maxPages > 0 {
+		w.Add("_pragma", fmt.Sprintf("max_page_count(%d)", s.maxPages))
+	}
 	if s.rw, err = sql.Open("sqlite", dsn(path, w)); err != nil {
 		return nil, fmt.Errorf("state: open %s: %w", path, err)
 	}
@@ -140,6 +153,18 @@ var migrations = []string{
 	CREATE INDEX audit_time ON audit (time);`,
 	// "user" is a reserved word of PostgreSQL: the column of who acted is actor in both.
 	`ALTER TABLE audit RENAME COLUMN "user" TO actor;`,
+	// The audit quota counts one actor's events.
+	`CREATE INDEX audit_actor ON audit (actor, id);`,
+	// Quotas per user: who owns a dashboard or widget, and the bytes of text it holds
+	// (counted in characters for what was stored before).
+	`ALTER TABLE dashboards ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+	ALTER TABLE dashboards ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE widgets ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+	ALTER TABLE widgets ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+	UPDATE dashboards SET bytes = length(title) + length(description);
+	UPDATE widgets SET bytes = length(title) + length(kind) + length(queries) + length(options);
+	CREATE INDEX dashboards_owner ON dashboards (owner, bytes);
+	CREATE INDEX widgets_owner ON widgets (owner, bytes);`,
 }
 
 // migrate brings the schema to the current version in one transaction.

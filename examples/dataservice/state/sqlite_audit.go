@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// AppendAudit adds e to the audit trail and drops the events past Limits.AuditEvents.
+// AppendAudit adds e to the audit trail.
 func (s *SQLite) AppendAudit(ctx context.Context, e AuditEvent) error {
 	details := string(e.Details)
 	if details == "" {
@@ -15,25 +15,51 @@ func (s *SQLite) AppendAudit(ctx context.Context, e AuditEvent) error {
 	}
 	_, ms := s.stamp()
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		// RETURNING rather than LastInsertId, which PostgreSQL's driver does not have.
-		var id int64
-		err := tx.QueryRowContext(ctx, `INSERT INTO audit (time, actor, key, address, action, details)
-			VALUES (?, ?, ?, ?, ?, ?) RETURNING id`, ms, e.User, e.Key, e.Address, e.Action, details).Scan(&id)
-		if err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM audit WHERE id <= ?`, id-int64(s.limits.AuditEvents))
+		_, err := tx.ExecContext(ctx, `INSERT INTO audit (time, actor, key, address, action, details)
+			VALUES (?, ?, ?, ?, ?, ?)`, ms, e.User, e.Key, e.Address, e.Action, details)
 		return err
 	})
 	return wrap("append to the audit trail", err)
 }
 
-// Audit returns the newest events at or after since, at most limit.
-func (s *SQLite) Audit(ctx context.Context, since time.Time, limit int) ([]AuditEvent, error) {
+// AuditQuota reports whether the trail has room for another event of actor.
+func (s *SQLite) AuditQuota(ctx context.Context, actor string) error {
+	var n int
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		// Counting at most the quota keeps the check cheap for an actor far past it.
+		return tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM audit WHERE actor = ? LIMIT ?) AS t`,
+			actor, s.limits.AuditPerActor).Scan(&n)
+	})
+	if err == nil && n >= s.limits.AuditPerActor {
+		err = &LimitError{What: "audit events", Limit: s.limits.AuditPerActor}
+	}
+	return wrap("check the audit quota", err)
+}
+
+// PruneAudit deletes the events made before the given time.
+func (s *SQLite) PruneAudit(ctx context.Context, before time.Time) (int64, error) {
+	var n int64
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM audit WHERE time < ?`, before.UnixMilli())
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n, wrap("prune the audit trail", err)
+}
+
+// Audit returns the newest events q selects.
+func (s *SQLite) Audit(ctx context.Context, q AuditQuery) ([]AuditEvent, error) {
+	before := q.Before
+	if before <= 0 {
+		before = 1<<63 - 1
+	}
 	var out []AuditEvent
 	err := s.read(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT id, time, actor, key, address, action, details FROM audit
-			WHERE time >= ? ORDER BY id DESC LIMIT ?`, since.UnixMilli(), max(limit, 0))
+			WHERE time >= ? AND id < ? ORDER BY id DESC LIMIT ?`, q.Since.UnixMilli(), before, max(q.Limit, 0))
 		if err != nil {
 			return err
 		}

@@ -3,9 +3,10 @@ package state_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
-	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
@@ -25,7 +26,7 @@ func TestAuditMigration(t *testing.T) {
 	if err := s.AppendAudit(ctx, state.AuditEvent{User: "admin", Address: "::1", Action: "delete-user"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := must[[]state.AuditEvent](t)(s.Audit(ctx, time.Time{}, 10)); len(got) != 1 {
+	if got := must[[]state.AuditEvent](t)(s.Audit(ctx, state.AuditQuery{Limit: 10})); len(got) != 1 {
 		t.Fatalf("audit after migration %+v", got)
 	}
 }
@@ -44,7 +45,7 @@ func TestAuditActorMigration(t *testing.T) {
 	if err := s.AppendAudit(ctx, state.AuditEvent{User: "bob", Address: "::1", Action: "delete-user"}); err != nil {
 		t.Fatal(err)
 	}
-	got := must[[]state.AuditEvent](t)(s.Audit(ctx, time.Time{}, 10))
+	got := must[[]state.AuditEvent](t)(s.Audit(ctx, state.AuditQuery{Limit: 10}))
 	if len(got) != 2 || got[0].User != "bob" || got[1].User != "ann" || got[1].Key != "ops" || got[1].ID >= got[0].ID {
 		t.Fatalf("audit after migration %+v", got)
 	}
@@ -71,4 +72,27 @@ func oldStore(t *testing.T, more ...string) string {
 		}
 	}
 	return dir
+}
+
+// TestQuotaMigration opens a store at schema version 4, before owners and sizes: its
+// dashboards and widgets stay, owned by nobody (""), with their sizes counted.
+func TestQuotaMigration(t *testing.T) {
+	dir := oldStore(t,
+		`CREATE TABLE audit (id INTEGER PRIMARY KEY AUTOINCREMENT, time INTEGER NOT NULL, actor TEXT NOT NULL, key TEXT NOT NULL,
+			address TEXT NOT NULL, action TEXT NOT NULL, details TEXT NOT NULL)`,
+		`INSERT INTO dashboards VALUES ('d1', 'old', '', 1, 1)`,
+		`INSERT INTO widgets VALUES ('w1', 'd1', 'w', 'table', '["`+strings.Repeat("x", 500)+`"]', '{}', 1, 1)`,
+		`PRAGMA user_version = 4`,
+	)
+	s := open(t, dir, state.WithLimits(state.Limits{BytesPerUser: 600}))
+	ctx := context.Background()
+	d := must[state.Dashboard](t)(s.Dashboard(ctx, "d1"))
+	if d.Owner != "" || len(d.Widgets) != 1 || d.Widgets[0].Owner != "" {
+		t.Fatalf("after migration %+v", d)
+	}
+	_, err := s.CreateWidget(ctx, state.Widget{Dashboard: "d1", Title: "w2", Kind: "table", Queries: []string{strings.Repeat("y", 100)}})
+	if !errors.Is(err, state.ErrLimit) {
+		t.Fatalf("a widget past the bytes counted for the old ones: %v", err)
+	}
+	must[state.Widget](t)(s.CreateWidget(ctx, state.Widget{Dashboard: "d1", Title: "w2", Kind: "table", Queries: []string{"records"}, Owner: "ann"}))
 }

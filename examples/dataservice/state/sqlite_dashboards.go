@@ -12,7 +12,7 @@ func (s *SQLite) Dashboards(ctx context.Context) ([]Dashboard, error) {
 	var out []Dashboard
 	err := s.read(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx,
-			`SELECT id, title, description, created, updated FROM dashboards ORDER BY created, id`)
+			`SELECT `+dashboardColumns+` FROM dashboards ORDER BY created, id`)
 		if err != nil {
 			return err
 		}
@@ -46,19 +46,23 @@ func (s *SQLite) Dashboard(ctx context.Context, id string) (Dashboard, error) {
 // CreateDashboard stores a new dashboard.
 func (s *SQLite) CreateDashboard(ctx context.Context, d Dashboard) (Dashboard, error) {
 	t, ms := s.stamp()
-	out := Dashboard{ID: newID(), Title: d.Title, Description: d.Description,
+	out := Dashboard{ID: newID(), Title: d.Title, Description: d.Description, Owner: d.Owner,
 		Widgets: []Widget{}, Created: t, Updated: t}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM dashboards`).Scan(&n); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM dashboards WHERE owner = ?`, d.Owner).Scan(&n); err != nil {
 			return err
 		}
-		if n >= s.limits.Dashboards {
-			return &LimitError{What: "dashboards", Limit: s.limits.Dashboards}
+		if n >= s.limits.DashboardsPerUser {
+			return &LimitError{What: "dashboards", Limit: s.limits.DashboardsPerUser}
+		}
+		size := dashboardBytes(out)
+		if err := s.makeBytes(ctx, tx, out.Owner, out.ID, size); err != nil {
+			return err
 		}
 		_, err := tx.ExecContext(ctx,
-			`INSERT INTO dashboards (id, title, description, created, updated) VALUES (?, ?, ?, ?, ?)`,
-			out.ID, out.Title, out.Description, ms, ms)
+			`INSERT INTO dashboards (id, title, description, created, updated, owner, bytes) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			out.ID, out.Title, out.Description, ms, ms, out.Owner, size)
 		return err
 	})
 	if err != nil {
@@ -78,10 +82,14 @@ func (s *SQLite) UpdateDashboard(ctx context.Context, id string, change func(*Da
 		if err := change(&d); err != nil {
 			return err
 		}
+		size := dashboardBytes(d)
+		if err := s.makeBytes(ctx, tx, d.Owner, id, size); err != nil {
+			return err
+		}
 		_, ms := s.stamp()
 		if _, err := tx.ExecContext(ctx,
-			`UPDATE dashboards SET title = ?, description = ?, updated = ? WHERE id = ?`,
-			d.Title, d.Description, ms, id); err != nil {
+			`UPDATE dashboards SET title = ?, description = ?, updated = ?, owner = ?, bytes = ? WHERE id = ?`,
+			d.Title, d.Description, ms, d.Owner, size, id); err != nil {
 			return err
 		}
 		out, err = dashboardWithWidgets(ctx, tx, id)
@@ -115,12 +123,14 @@ func (s *SQLite) DeleteDashboard(ctx context.Context, id string) error {
 	return wrap("delete dashboard", err)
 }
 
+const dashboardColumns = `id, title, description, created, updated, owner`
+
 type scanner interface{ Scan(dest ...any) error }
 
 func scanDashboard(r scanner) (Dashboard, error) {
 	var d Dashboard
 	var created, updated int64
-	if err := r.Scan(&d.ID, &d.Title, &d.Description, &created, &updated); err != nil {
+	if err := r.Scan(&d.ID, &d.Title, &d.Description, &created, &updated, &d.Owner); err != nil {
 		return Dashboard{}, err
 	}
 	d.Created, d.Updated = fromMillis(created), fromMillis(updated)
@@ -130,7 +140,7 @@ func scanDashboard(r scanner) (Dashboard, error) {
 // dashboard reads one dashboard without its widgets.
 func dashboard(ctx context.Context, q queryer, id string) (Dashboard, error) {
 	d, err := scanDashboard(q.QueryRowContext(ctx,
-		`SELECT id, title, description, created, updated FROM dashboards WHERE id = ?`, id))
+		`SELECT `+dashboardColumns+` FROM dashboards WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Dashboard{}, &NotFoundError{Kind: "dashboard", ID: id}
 	}
@@ -165,6 +175,9 @@ func dashboardWithWidgets(ctx context.Context, q queryer, id string) (Dashboard,
 func wrap(op string, err error) error {
 	if err == nil {
 		return nil
+	}
+	if DiskFull(err) {
+		return fmt.Errorf("state: %s: %w: %w", op, ErrUnavailable, err)
 	}
 	return fmt.Errorf("state: %s: %w", op, err)
 }

@@ -8,7 +8,7 @@ import (
 	"fmt"
 )
 
-const widgetColumns = `id, dashboard, title, kind, queries, options, created, updated`
+const widgetColumns = `id, dashboard, title, kind, queries, options, created, updated, owner`
 
 // Widget returns one widget.
 func (s *SQLite) Widget(ctx context.Context, id string) (Widget, error) {
@@ -36,8 +36,12 @@ func (s *SQLite) CreateWidget(ctx context.Context, w Widget) (Widget, error) {
 		if err := s.makeRoom(ctx, tx, w.Dashboard, ms); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO widgets (`+widgetColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			out.ID, out.Dashboard, out.Title, out.Kind, string(queries), string(out.Options), ms, ms)
+		size := widgetBytes(out, queries)
+		if err := s.makeBytes(ctx, tx, out.Owner, out.ID, size); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO widgets (`+widgetColumns+`, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			out.ID, out.Dashboard, out.Title, out.Kind, string(queries), string(out.Options), ms, ms, out.Owner, size)
 		return err
 	})
 	if err != nil {
@@ -72,9 +76,13 @@ func (s *SQLite) UpdateWidget(ctx context.Context, id string, change func(*Widge
 		if err != nil {
 			return err
 		}
+		size := widgetBytes(w, queries)
+		if err := s.makeBytes(ctx, tx, w.Owner, id, size); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE widgets SET dashboard = ?, title = ?, kind = ?,
-			queries = ?, options = ?, updated = ? WHERE id = ?`,
-			w.Dashboard, w.Title, w.Kind, string(queries), string(w.Options), ms, id); err != nil {
+			queries = ?, options = ?, updated = ?, owner = ?, bytes = ? WHERE id = ?`,
+			w.Dashboard, w.Title, w.Kind, string(queries), string(w.Options), ms, w.Owner, size, id); err != nil {
 			return err
 		}
 		out, err = widget(ctx, tx, id)
@@ -146,7 +154,7 @@ func scanWidget(r scanner) (Widget, error) {
 	var w Widget
 	var queries, options string
 	var created, updated int64
-	if err := r.Scan(&w.ID, &w.Dashboard, &w.Title, &w.Kind, &queries, &options, &created, &updated); err != nil {
+	if err := r.Scan(&w.ID, &w.Dashboard, &w.Title, &w.Kind, &queries, &options, &created, &updated, &w.Owner); err != nil {
 		return Widget{}, err
 	}
 	if err := json.Unmarshal([]byte(queries), &w.Queries); err != nil {

@@ -44,15 +44,32 @@ type Store interface {
 	// set keys, delete keys) and stores the result; it returns the values as stored.
 	UpdateConfig(ctx context.Context, change func(values map[string]string) error) (map[string]string, error)
 
-	// AppendAudit adds e to the audit trail, stamped with the store's clock and a new ID. The
-	// trail keeps the newest Limits.AuditEvents events; older ones are dropped as new come.
+	// AppendAudit adds e to the audit trail, stamped with the store's clock and a new ID. It
+	// never drops an event: only PruneAudit does, by age, so that no caller can push out the
+	// events of others by making many of its own.
 	AppendAudit(ctx context.Context, e AuditEvent) error
-	// Audit returns the events of the audit trail at or after since, newest first, at most
-	// limit of them.
-	Audit(ctx context.Context, since time.Time, limit int) ([]AuditEvent, error)
+	// Audit returns the events of the audit trail that q selects, newest first.
+	Audit(ctx context.Context, q AuditQuery) ([]AuditEvent, error)
+	// AuditQuota returns a *LimitError when the trail holds Limits.AuditPerActor events of
+	// actor or more, nil otherwise: the caller refuses that actor's audited changes until
+	// PruneAudit makes room, rather than letting the trail grow without bound.
+	AuditQuota(ctx context.Context, actor string) error
+	// PruneAudit deletes the events made before the given time and returns how many.
+	PruneAudit(ctx context.Context, before time.Time) (int64, error)
 
 	// Close releases the store. Calls after Close fail.
 	Close() error
+}
+
+// AuditQuery selects events of the audit trail. The zero value selects none (Limit 0).
+type AuditQuery struct {
+	// Since selects the events made at or after it; zero selects every event.
+	Since time.Time
+	// Before selects the events whose ID is below it, so that a reader pages back to the
+	// oldest event by passing the smallest ID it has read; 0 starts from the newest.
+	Before int64
+	// Limit is the most events answered: the newest of those selected.
+	Limit int
 }
 
 // Dashboard is a titled set of widgets.
@@ -63,6 +80,10 @@ type Dashboard struct {
 	Title string
 	// Description says what the dashboard shows; may be empty.
 	Description string
+	// Owner is the user the dashboard counts against in Limits.DashboardsPerUser, and whose
+	// Limits.BytesPerUser holds its title and description: set by the caller at creation and
+	// by a change function (package manage makes it whoever last wrote the object).
+	Owner string
 	// Widgets are the dashboard's widgets, oldest first; nil where a method says it returns
 	// dashboards without their widgets.
 	Widgets []Widget
@@ -86,6 +107,8 @@ type Widget struct {
 	Queries []string
 	// Options holds display settings as a JSON object; the store keeps its text as given.
 	Options json.RawMessage
+	// Owner is the user whose Limits.BytesPerUser holds the widget: set as Dashboard.Owner is.
+	Owner string
 	// Created is when the widget was created.
 	Created time.Time
 	// Updated is when the widget last changed.
@@ -95,20 +118,27 @@ type Widget struct {
 // Limits bounds how much a store holds, so that no caller can make it grow without end.
 // The zero value of a field takes its default.
 type Limits struct {
-	// Dashboards is the most dashboards the store holds. Default: 1000.
-	Dashboards int
+	// DashboardsPerUser is the most dashboards one owner holds. Default: 200.
+	DashboardsPerUser int
+	// BytesPerUser is the most bytes of text one owner's dashboards and widgets hold (titles,
+	// descriptions, kinds, queries and options). Default: 16 MiB (20 widgets of the largest,
+	// or thousands of usual ones).
+	BytesPerUser int64
 	// WidgetsPerDashboard is the most widgets one dashboard holds. Default: 100.
 	WidgetsPerDashboard int
 	// ConfigValues is the most configuration keys the store holds. Default: 100.
 	ConfigValues int
-	// AuditEvents is the most events the audit trail keeps: the newest. Default: 100,000
-	// (about 30 MB).
-	AuditEvents int
+	// AuditPerActor is the most events of one actor the audit trail holds (see AuditQuota).
+	// Default: 50,000 (about 15 MB).
+	AuditPerActor int
 }
 
 func (l Limits) withDefaults() Limits {
-	if l.Dashboards <= 0 {
-		l.Dashboards = 1000
+	if l.DashboardsPerUser <= 0 {
+		l.DashboardsPerUser = 200
+	}
+	if l.BytesPerUser <= 0 {
+		l.BytesPerUser = 16 << 20
 	}
 	if l.WidgetsPerDashboard <= 0 {
 		l.WidgetsPerDashboard = 100
@@ -116,8 +146,8 @@ func (l Limits) withDefaults() Limits {
 	if l.ConfigValues <= 0 {
 		l.ConfigValues = 100
 	}
-	if l.AuditEvents <= 0 {
-		l.AuditEvents = 100_000
+	if l.AuditPerActor <= 0 {
+		l.AuditPerActor = 50_000
 	}
 	return l
 }

@@ -145,7 +145,7 @@ func notFound(t *testing.T, open Opener) {
 
 func allOrNothing(t *testing.T, open Opener) {
 	ctx := context.Background()
-	s := open(t, state.WithLimits(state.Limits{Dashboards: 2, WidgetsPerDashboard: 2, ConfigValues: 3}))
+	s := open(t, state.WithLimits(state.Limits{DashboardsPerUser: 2, WidgetsPerDashboard: 2, ConfigValues: 3}))
 	d := must[state.Dashboard](t)(s.CreateDashboard(ctx, state.Dashboard{Title: "full"}))
 	d2 := must[state.Dashboard](t)(s.CreateDashboard(ctx, state.Dashboard{Title: "other"}))
 	for i := range 2 {
@@ -284,4 +284,46 @@ func oneInstant(t *testing.T, open Opener) {
 	if !slices.Equal(listed, widgets) {
 		t.Errorf("widgets listed %v, made %v", listed, widgets)
 	}
+}
+
+// quotas checks the bounds per owner: dashboards, and bytes of text across dashboards and
+// widgets, each owner's own, so that one owner's use never refuses another's.
+func quotas(t *testing.T, open Opener) {
+	ctx := context.Background()
+	s := open(t, state.WithLimits(state.Limits{DashboardsPerUser: 2, BytesPerUser: 1000}))
+	var le *state.LimitError
+	ann := must[state.Dashboard](t)(s.CreateDashboard(ctx, state.Dashboard{Title: "a1", Owner: "ann"}))
+	must[state.Dashboard](t)(s.CreateDashboard(ctx, state.Dashboard{Title: "a2", Owner: "ann"}))
+	if _, err := s.CreateDashboard(ctx, state.Dashboard{Title: "a3", Owner: "ann"}); !errors.As(err, &le) ||
+		le.What != "dashboards" || le.Limit != 2 {
+		t.Fatalf("ann's third dashboard of 2: %v", err)
+	}
+	bob := must[state.Dashboard](t)(s.CreateDashboard(ctx, state.Dashboard{Title: "b1", Owner: "bob"}))
+	if got := must[state.Dashboard](t)(s.Dashboard(ctx, bob.ID)); got.Owner != "bob" {
+		t.Fatalf("owner read back %q", got.Owner)
+	}
+	big := []string{strings.Repeat("x", 900)}
+	w := must[state.Widget](t)(s.CreateWidget(ctx, state.Widget{Dashboard: bob.ID, Title: "w", Kind: "table", Queries: big, Owner: "bob"}))
+	if w.Owner != "bob" {
+		t.Fatalf("widget owner %q", w.Owner)
+	}
+	if _, err := s.CreateWidget(ctx, state.Widget{Dashboard: bob.ID, Title: "w2", Kind: "table", Queries: big, Owner: "bob"}); !errors.As(err, &le) ||
+		le.What != "bytes" || le.Limit != 1000 {
+		t.Fatalf("bob's widgets past 1000 bytes: %v", err)
+	}
+	if _, err := s.UpdateDashboard(ctx, bob.ID, func(d *state.Dashboard) error {
+		d.Description = strings.Repeat("d", 200)
+		return nil
+	}); !errors.As(err, &le) || le.What != "bytes" {
+		t.Fatalf("bob's description past 1000 bytes: %v", err)
+	}
+	// Bob's use refuses nothing of ann's, on bob's dashboard too.
+	aw := must[state.Widget](t)(s.CreateWidget(ctx, state.Widget{Dashboard: bob.ID, Title: "aw", Kind: "table", Queries: big, Owner: "ann"}))
+	// Rewriting a widget charges its bytes to the writer the change function names.
+	if _, err := s.UpdateWidget(ctx, aw.ID, func(w *state.Widget) error { w.Owner = "bob"; return nil }); !errors.As(err, &le) {
+		t.Fatalf("moving 900 bytes to bob, who has 900: %v", err)
+	}
+	must[state.Widget](t)(s.UpdateWidget(ctx, w.ID, func(w *state.Widget) error { w.Queries = []string{"records"}; return nil }))
+	must[state.Widget](t)(s.UpdateWidget(ctx, aw.ID, func(w *state.Widget) error { w.Owner = "bob"; return nil }))
+	must[state.Dashboard](t)(s.UpdateDashboard(ctx, ann.ID, func(d *state.Dashboard) error { d.Description = "fits"; return nil }))
 }

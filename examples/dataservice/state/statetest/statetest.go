@@ -27,6 +27,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("all or nothing", func(t *testing.T) { allOrNothing(t, clocked) })
 	t.Run("concurrent updates", func(t *testing.T) { concurrentUpdates(t, clocked) })
 	t.Run("audit trail", func(t *testing.T) { audit(t, clocked) })
+	t.Run("quotas per owner", func(t *testing.T) { quotas(t, clocked) })
 	t.Run("made at one instant", func(t *testing.T) { oneInstant(t, open) })
 }
 
