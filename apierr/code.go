@@ -64,8 +64,10 @@ var (
 		Attr("name", "the object's name"),
 		Attr("object", "the kind of object, when the function handles several (dashboard, widget, ...)").Typed("string"))
 	Conflict = framework("CONFLICT", http.StatusConflict,
-		"A named object already exists.",
-		Attr("name", "the object's name"))
+		"A named object already exists, or the change would break a rule of the store: a limit it keeps, an object that must remain.",
+		Attr("name", "the object's name"),
+		Attr("limit", "the limit reached, when one is").Typed("integer"),
+		Attr("reason", "what to do, when it is not that the object exists").Typed("string"))
 	MethodNotAllowed = framework("METHOD-NOT-ALLOWED", http.StatusMethodNotAllowed,
 		"An HTTP method other than GET and POST.",
 		Attr("allowed", "the methods allowed").Typed("string"))
