@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
+	"net/netip"
 	"regexp"
 	"strings"
 	"syscall"
@@ -62,6 +63,25 @@ func checkFlags(o options) error {
 		}
 	}
 	return nil
+}
+
+// parsePrefixes reads a comma-separated list of CIDR prefixes; a bare address is its own /32
+// or /128.
+func parsePrefixes(v string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		if a, err := netip.ParseAddr(f); err == nil && a.Zone() == "" {
+			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an address or a CIDR prefix, such as 10.0.0.5 or 10.0.0.0/24", f)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }
 
 // listen opens the listening socket, saying what to do when the address is taken.
