@@ -6,7 +6,7 @@
 //	            [-session-idle 1h] [-session-max 24h] [-rate-limit 200] [-log-level info]
 //	            [-netflow ADDR] [-sflow ADDR]
 //	            [-clickhouse URL [-clickhouse-cluster NAME]] [-postgres URL] [-drain 0s]
-//	            [-proxy-protocol CIDR[,CIDR...]]
+//	            [-proxy-protocol CIDR[,CIDR...]] [-metrics ADDR]
 //
 // Every start-up failure (a flag value out of bounds, the data directory in use or not
 // writable, a damaged store, the address taken, a certificate without its key) ends the
@@ -22,6 +22,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/netip"
 	"os"
 	"os/signal"
@@ -64,6 +65,7 @@ type options struct {
 	drain                 time.Duration
 	level                 zapcore.Level
 	proxies               []netip.Prefix // -proxy-protocol
+	metrics               string
 }
 
 // parseFlags reads the command line; a wrong flag is one line of error, -help the usage.
@@ -90,6 +92,7 @@ func parseFlags(args []string) (options, error) {
 		o.proxies = p
 		return err
 	})
+	fs.StringVar(&o.metrics, "metrics", "", "address to serve the Prometheus metrics on, over plain HTTP at /metrics (e.g. 127.0.0.1:9464); default: none (the HTTPS port does not serve them: they list the flow exporters' addresses)")
 	fs.TextVar(&o.level, "log-level", zapcore.InfoLevel, "log level: debug, info, warn, error")
 	fs.SetOutput(io.Discard) // errors are returned, as one line
 	if err := fs.Parse(args); err != nil {
@@ -125,6 +128,13 @@ func run() error {
 		return err
 	}
 	defer ln.Close() // Serve closes it too; this is for the failures before
+	var mln net.Listener
+	if o.metrics != "" {
+		if mln, err = listenFor("-metrics", o.metrics); err != nil {
+			return err
+		}
+		defer mln.Close()
+	}
 	if len(o.proxies) > 0 {
 		ln = &proxyproto.Listener{Listener: ln, Trusted: o.proxies, Logger: log}
 		log.Info("reading the PROXY protocol", zap.Stringers("from", o.proxies))
@@ -159,8 +169,14 @@ func run() error {
 	}
 	serveCtx, stopServing := context.WithCancel(context.Background())
 	defer stopServing()
+	metricsDone := make(chan error, 1)
+	if mln != nil {
+		go func() { metricsDone <- serveMetrics(serveCtx, mln, a.Handler(), log) }()
+	} else {
+		close(metricsDone)
+	}
 	srv := &fnapi.Server{
-		Handler: a.Handler(), CertFile: o.cert, KeyFile: o.key,
+		Handler: publicHandler(a.Handler()), CertFile: o.cert, KeyFile: o.key,
 		DataDir: o.data, Hosts: o.hosts, Logger: log,
 	}
 	go func() {
@@ -174,6 +190,8 @@ func run() error {
 		stopServing()
 	}()
 	serveErr := srv.Serve(serveCtx, ln) // in-flight calls finish
+	stopServing()
+	serveErr = errors.Join(serveErr, <-metricsDone)
 	closeCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	closeErr := a.Close(closeCtx)

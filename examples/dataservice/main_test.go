@@ -41,6 +41,8 @@ type process struct {
 	// flows holds the address of each flow collector ("netflow", "sflow"), from the log
 	// lines before the ready line.
 	flows map[string]string
+	// metrics is the URL of the metrics (-metrics), from its log line.
+	metrics string
 }
 
 // logText is the log a process wrote so far, read while it runs.
@@ -84,6 +86,9 @@ func startService(t *testing.T, args ...string) *process {
 			var entry struct{ Msg, URL, Protocol, Addr string }
 			if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "collecting flows" {
 				p.flows[entry.Protocol] = entry.Addr
+			}
+			if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "serving metrics" {
+				p.metrics = entry.URL
 			}
 			if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "fnapi: serving HTTPS" {
 				ready <- entry.URL

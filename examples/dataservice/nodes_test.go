@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,7 +35,7 @@ func waitUntil(t *testing.T, what string, cond func() error) {
 
 // wsConnections reads a node's count of open WebSocket connections from its metrics.
 func wsConnections(p *process) (int, error) {
-	res, err := from("127.0.0.2").Get(p.url + "/metrics")
+	res, err := http.Get(p.metrics)
 	if err != nil {
 		return 0, err
 	}
@@ -69,7 +70,7 @@ func TestSeveralNodes(t *testing.T) {
 		// haproxy connects from 127.0.0.1 and sends the PROXY protocol; the test's own direct
 		// calls come from 127.0.0.2.
 		nodes = append(nodes, startService(t, "-addr", addr, "-data", t.TempDir(), "-postgres", db, "-clickhouse", ch.URL,
-			"-proxy-protocol", "127.0.0.1/32"))
+			"-proxy-protocol", "127.0.0.1/32", "-metrics", "127.0.0.1:0"))
 	}
 	front := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
 	hp := testenv.StartHAProxy(t, "deploy/haproxy.cfg", map[string]string{

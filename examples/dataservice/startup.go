@@ -85,13 +85,16 @@ func parsePrefixes(v string) ([]netip.Prefix, error) {
 }
 
 // listen opens the listening socket, saying what to do when the address is taken.
-func listen(addr string) (net.Listener, error) {
+func listen(addr string) (net.Listener, error) { return listenFor("-addr", addr) }
+
+// listenFor opens the listening socket of the flag named flag.
+func listenFor(flag, addr string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	switch {
 	case errors.Is(err, syscall.EADDRINUSE):
-		return nil, fmt.Errorf("-addr %s: the address is in use by another program (another instance?): stop it, or choose another -addr", addr)
+		return nil, fmt.Errorf("%s %s: the address is in use by another program (another instance?): stop it, or choose another %s", flag, addr, flag)
 	case err != nil:
-		return nil, fmt.Errorf("-addr %s: %v; give a host:port this machine has, such as 127.0.0.1:8443", addr, err)
+		return nil, fmt.Errorf("%s %s: %v; give a host:port this machine has, such as 127.0.0.1:8443", flag, addr, err)
 	}
 	return ln, nil
 }
