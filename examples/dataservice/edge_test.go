@@ -2,20 +2,31 @@ package main
 
 import (
 	"io"
+	"io/fs"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// TestEdge runs the service as an operator would, with -metrics: HTTPS answers carry HSTS; the
-// HTTPS port serves no /metrics (they list the flow exporters' addresses) and the -metrics
-// address does.
+// TestEdge runs the service as an operator would, on a data directory an earlier version left
+// open to others (0755), with -metrics: HTTPS answers carry HSTS; the HTTPS port serves no
+// /metrics (they list the flow exporters' addresses) and the -metrics address does; and the
+// data directory and every file in it are private to the service's user.
 func TestEdge(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts the service")
 	}
-	p := startService(t, "-addr", "127.0.0.1:0", "-data", t.TempDir(), "-metrics", "127.0.0.1:0")
+	data := filepath.Join(t.TempDir(), "data")
+	if err := os.Mkdir(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(data, 0o755); err != nil { // whatever the test's umask
+		t.Fatal(err)
+	}
+	p := startService(t, "-addr", "127.0.0.1:0", "-data", data, "-metrics", "127.0.0.1:0")
 	get := func(hc *http.Client, url string) (*http.Response, string) {
 		t.Helper()
 		res, err := hc.Get(url)
@@ -48,6 +59,34 @@ func TestEdge(t *testing.T) {
 		}
 		if res, _ := get(http.DefaultClient, strings.TrimSuffix(p.metrics, "/metrics")+"/api/echo"); res.StatusCode != 404 {
 			t.Errorf("-metrics serves the API: %d", res.StatusCode)
+		}
+	})
+	t.Run("data private", func(t *testing.T) {
+		seen := map[string]bool{}
+		err := filepath.WalkDir(data, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			seen[d.Name()] = true
+			if d.Name() == "cert.pem" {
+				return nil // public: every client receives it (and the directory is private)
+			}
+			if perm := info.Mode().Perm(); perm&0o077 != 0 {
+				t.Errorf("%s: mode %v, open to others", path, perm)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"state.db", "records.duckdb", "admin-password"} {
+			if !seen[name] {
+				t.Errorf("no %s in the data directory: %v", name, seen)
+			}
 		}
 	})
 }

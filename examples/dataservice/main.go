@@ -163,6 +163,9 @@ func run() error {
 			}
 		}()
 	}
+	if err := prepareData(o.data, log); err != nil {
+		return explainOpen(o, err)
+	}
 	a, err := app.Open(ctx, cfg)
 	if err != nil {
 		return explainOpen(o, err)

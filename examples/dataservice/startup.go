@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"net"
 	"net/netip"
+	"os"
 	"regexp"
 	"strings"
 	"syscall"
@@ -16,6 +17,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/cluster"
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
+	"go.uber.org/zap"
 )
 
 // A start-up failure is reported as one line that says what is wrong and what to do; these
@@ -61,6 +63,31 @@ func checkFlags(o options) error {
 		if _, err := tls.LoadX509KeyPair(o.cert, o.key); err != nil {
 			return fmt.Errorf("-cert %s and -key %s: %v; give the certificate with its own key, both in PEM", o.cert, o.key, err)
 		}
+	}
+	return nil
+}
+
+// prepareData makes the data directory private to the service's user: created 0700, an
+// existing one that others may read tightened to 0700, and every file the stores create in it
+// 0600 (the process umask becomes 077). It holds the users' password hashes, the sessions, the
+// records and the certificate's key.
+func prepareData(dir string, log *zap.Logger) error {
+	privateUmask()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if perm := st.Mode().Perm(); perm&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil { // not its owner: say so, and go on
+			log.Warn("the data directory is open to other users and could not be made private",
+				zap.String("dir", dir), zap.Stringer("mode", perm), zap.Error(err))
+			return nil
+		}
+		log.Info("data directory made private to this user", zap.String("dir", dir),
+			zap.Stringer("was", perm), zap.Stringer("now", os.FileMode(0o700)))
 	}
 	return nil
 }
