@@ -2,6 +2,7 @@ package proxyproto_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/tls"
 	"encoding/binary"
 	"io"
@@ -147,8 +148,8 @@ func TestHTTPServer(t *testing.T) {
 		defer srv.Close()
 		hc := &http.Client{Transport: &http.Transport{
 			TLSClientConfig: &tls.Config{InsecureSkipVerify: true},
-			Dial: func(network, addr string) (net.Conn, error) {
-				c, err := net.Dial(network, addr)
+			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
 				if err == nil {
 					_, err = c.Write(proxyV2("203.0.113.7", 4242))
 				}
