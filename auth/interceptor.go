@@ -20,8 +20,10 @@ import (
 // the API key when the call carries one, else the session ID. A session ID that came only in
 // the cookie is refused when the browser marked the request cross-site, and for a function not
 // marked [registry.ReadOnly], unless the browser said it comes from the server's own origin. A
-// session and a key of two different users are refused as conflicting. Public functions run
-// without identity, whatever tokens they carry.
+// request that no browser marked (neither Sec-Fetch-Site nor Origin: curl -b, a cookie jar)
+// cannot be a forgery and uses the cookie on every function. A session and a key of two
+// different users are refused as conflicting. Public functions run without identity, whatever
+// tokens they carry.
 //
 // A streaming call is registered with its token: when the token ends (revoked, logged out,
 // expired, its user deleted), the call's context is cancelled with API-AUTHENTICATION-NEEDED
@@ -80,7 +82,9 @@ func (a *Authenticator) identify(ctx context.Context, c *registry.Call) (*Identi
 // browser adds by itself to requests that other pages make: refused when the browser marked
 // the request cross-site; and unless the function is read-only ([registry.ReadOnly]), refused
 // unless the browser said it comes from the server's own origin (or an allowed one), so that
-// a page of a sibling site (same-site, other origin) cannot make it change anything.
+// a page of a sibling site (same-site, other origin) cannot make it change anything. The
+// transport counts a request without Sec-Fetch-Site and Origin as same-origin: no browser
+// sent it, so no page can have made it (registry.Credentials.SameOrigin).
 func cookieAllowed(c *registry.Call) error {
 	cr := &c.Credentials
 	switch {

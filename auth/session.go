@@ -39,7 +39,8 @@ func (a *Authenticator) login(ctx context.Context, in loginArgs) (string, error)
 	e.used.Store(now.UnixNano())
 	e.flushed.Store(now.UnixNano())
 	a.cache.put(e, gen)
-	// The cookie is set only for a page of the server's own origin: a page of another site,
+	// The cookie is set only for a page of the server's own origin, or a client that is no
+	// browser (no Sec-Fetch-Site, no Origin: curl -c, a cookie jar): a page of another site,
 	// even a sibling, could otherwise sign the browser in as someone else (login forgery).
 	// Other callers read the session ID from the answer.
 	if c.SetCookie != nil && c.Credentials.SameOrigin {

@@ -68,9 +68,10 @@ type Credentials struct {
 	// CrossSite reports that the browser marked the request cross-site (Sec-Fetch-Site or a
 	// foreign Origin).
 	CrossSite bool
-	// SameOrigin reports that the browser said the request comes from the server's own origin
-	// or an allowed one: Sec-Fetch-Site: same-origin, or, without Sec-Fetch-Site, such an
-	// Origin. A request without either is not same-origin.
+	// SameOrigin reports that no page of another origin can have made the request: the browser
+	// said it comes from the server's own origin or an allowed one (Sec-Fetch-Site:
+	// same-origin, or, without Sec-Fetch-Site, such an Origin), or no browser sent it (neither
+	// header: every current browser sends one of them on what other pages make).
 	SameOrigin bool
 }
 

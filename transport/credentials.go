@@ -3,7 +3,6 @@ package transport
 import (
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/fnapi/fnapi/apierr"
@@ -85,43 +84,47 @@ func TakeToken(args map[string]json.RawMessage, name string) (string, bool) {
 }
 
 // site reports what the browser said of where the request comes from: cross-site (another
-// site, or an Origin that is neither the server's host nor allowed), and same-origin (the
+// site, or an Origin that is neither the server's own nor allowed), and same-origin (the
 // server's own origin, scheme included, or an allowed one: Sec-Fetch-Site: same-origin, or
-// without Sec-Fetch-Site such an Origin). A request that says neither (no browser, or an old
-// one) is neither.
+// without Sec-Fetch-Site such an Origin). A request that says neither Sec-Fetch-Site nor
+// Origin comes from no browser (every current browser sends one of them on the requests that
+// other pages make), so it cannot be a forgery: it counts as same-origin, as Go's
+// http.CrossOriginProtection decides. Any other (Sec-Fetch-Site: same-site or none) is
+// neither.
 func (h *Handler) site(r *http.Request) (cross, same bool) {
 	fetch := r.Header.Get("Sec-Fetch-Site")
 	origin := r.Header.Get("Origin")
 	if origin != "" && h.listedOrigin(origin) {
 		return false, true
 	}
-	cross = fetch == "cross-site" || origin != "" && !h.originAllowed(origin, r.Host)
+	cross = fetch == "cross-site" || origin != "" && !h.originAllowed(origin, r)
 	switch {
 	case cross:
 		return true, false
 	case fetch == "same-origin":
 		return false, true
-	case fetch == "" && origin != "":
-		return false, strings.EqualFold(origin, ownOrigin(r))
+	case fetch == "":
+		return false, true // no browser, or the server's own Origin (else cross above)
 	}
 	return false, false
 }
 
-// ownOrigin is the server's origin as a browser names it: scheme://host[:port].
-func ownOrigin(r *http.Request) string {
-	if r.TLS != nil {
-		return "https://" + r.Host
+// isOwnOrigin reports whether origin is the server's own as a browser names it,
+// scheme://host[:port]. Over TLS the scheme must be https: a page of http://host is another
+// origin, and a forgery from it takes only a network attacker. Without TLS (a proxy in front
+// ends it, or plain HTTP) the scheme is unknown and either is taken, as Go's
+// http.CrossOriginProtection does; HSTS keeps browsers off http://host.
+func isOwnOrigin(origin string, r *http.Request) bool {
+	if strings.EqualFold(origin, "https://"+r.Host) {
+		return true
 	}
-	return "http://" + r.Host
+	return r.TLS == nil && strings.EqualFold(origin, "http://"+r.Host)
 }
 
-// originAllowed reports whether origin is the server's own (same host) or allowed by config.
-func (h *Handler) originAllowed(origin, host string) bool {
-	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	return strings.EqualFold(u.Host, host) || h.listedOrigin(origin)
+// originAllowed reports whether origin is the server's own (see isOwnOrigin) or allowed by
+// config.
+func (h *Handler) originAllowed(origin string, r *http.Request) bool {
+	return isOwnOrigin(origin, r) || h.listedOrigin(origin)
 }
 
 // listedOrigin reports whether origin is one of Config.AllowedOrigins.

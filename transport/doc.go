@@ -122,8 +122,10 @@
 //
 // The handshake's tokens (the session cookie, the key header, _session and _key in the URL's
 // query) apply to every call of the connection; _session or _key in a call's args replace them
-// for that call. A handshake whose Origin is neither the server's own host nor one of
-// Config.AllowedOrigins is refused with status 403 (cross-site WebSocket hijacking).
+// for that call. A handshake whose Origin is neither the server's own (scheme included: over
+// TLS, http://host is another origin) nor one of Config.AllowedOrigins is refused with status
+// 403 (cross-site WebSocket hijacking). A handshake without Origin comes from no browser: its
+// cookie counts as any other token.
 //
 // # Limits
 //

@@ -69,7 +69,7 @@ func (c WSConfig) withDefaults() WSConfig {
 // serveWS serves the WebSocket endpoint at version v: it checks the handshake's Origin, reads
 // its tokens, upgrades the connection and serves calls until the connection closes.
 func (h *Handler) serveWS(w http.ResponseWriter, r *http.Request, v version.Version) {
-	if o := r.Header.Get("Origin"); o != "" && !h.originAllowed(o, r.Host) {
+	if o := r.Header.Get("Origin"); o != "" && !h.originAllowed(o, r) {
 		writeError(w, apierr.New(apierr.OriginNotAllowed, "origin", o))
 		return
 	}

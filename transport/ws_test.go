@@ -259,6 +259,7 @@ func TestWSOrigin(t *testing.T) {
 	}{
 		{"", true},
 		{"https://" + host, true},
+		{"http://" + host, false}, // another scheme is another origin
 		{"https://app.example", true},
 		{"https://evil.example", false},
 		{"null", false},

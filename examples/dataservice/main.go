@@ -6,6 +6,7 @@
 //	            [-session-idle 1h] [-session-max 24h] [-rate-limit 200] [-log-level info]
 //	            [-netflow ADDR] [-sflow ADDR]
 //	            [-clickhouse URL [-clickhouse-cluster NAME]] [-postgres URL] [-drain 0s]
+//	            [-proxy-protocol CIDR[,CIDR...]] [-metrics ADDR]
 //
 // Every start-up failure (a flag value out of bounds, the data directory in use or not
 // writable, a damaged store, the address taken, a certificate without its key) ends the
@@ -21,6 +22,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/netip"
 	"os"
 	"os/signal"
 	"strings"
@@ -29,6 +32,7 @@ import (
 
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/transport/proxyproto"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 )
@@ -60,6 +64,8 @@ type options struct {
 	postgres              string
 	drain                 time.Duration
 	level                 zapcore.Level
+	proxies               []netip.Prefix // -proxy-protocol
+	metrics               string
 }
 
 // parseFlags reads the command line; a wrong flag is one line of error, -help the usage.
@@ -81,6 +87,12 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.chCluster, "clickhouse-cluster", "", "with -clickhouse: the cluster (remote_servers) whose shards hold the records, through a Distributed table")
 	fs.StringVar(&o.postgres, "postgres", "", "keep users, sessions, keys, dashboards, widgets and configuration in this PostgreSQL database, shared by several nodes: postgres://user[:password]@host:port/db?sslmode=... (default: SQLite files in -data)")
 	fs.DurationVar(&o.drain, "drain", 0, "on SIGINT/SIGTERM, answer not ready on "+app.ReadyPath+" this long before shutting down, so that a load balancer stops sending new calls first")
+	fs.Func("proxy-protocol", "CIDR[,CIDR...] of the load balancers: their connections carry the PROXY protocol (v1 or v2) header, whose client address counts for login throttling, rate limits, logs and the audit trail; from any other address the header is refused", func(v string) error {
+		p, err := parsePrefixes(v)
+		o.proxies = p
+		return err
+	})
+	fs.StringVar(&o.metrics, "metrics", "", "address to serve the Prometheus metrics on, over plain HTTP at /metrics (e.g. 127.0.0.1:9464); default: none (the HTTPS port does not serve them: they list the flow exporters' addresses)")
 	fs.TextVar(&o.level, "log-level", zapcore.InfoLevel, "log level: debug, info, warn, error")
 	fs.SetOutput(io.Discard) // errors are returned, as one line
 	if err := fs.Parse(args); err != nil {
@@ -116,6 +128,17 @@ func run() error {
 		return err
 	}
 	defer ln.Close() // Serve closes it too; this is for the failures before
+	var mln net.Listener
+	if o.metrics != "" {
+		if mln, err = listenFor("-metrics", o.metrics); err != nil {
+			return err
+		}
+		defer mln.Close()
+	}
+	if len(o.proxies) > 0 {
+		ln = &proxyproto.Listener{Listener: ln, Trusted: o.proxies, Logger: log}
+		log.Info("reading the PROXY protocol", zap.Stringers("from", o.proxies))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rate := o.rateLimit
@@ -140,16 +163,25 @@ func run() error {
 			}
 		}()
 	}
+	if err := prepareData(o.data, log); err != nil {
+		return explainOpen(o, err)
+	}
 	a, err := app.Open(ctx, cfg)
 	if err != nil {
 		return explainOpen(o, err)
 	}
-	srv := &fnapi.Server{
-		Handler: a.Handler(), CertFile: o.cert, KeyFile: o.key,
-		DataDir: o.data, Hosts: o.hosts, Logger: log,
-	}
 	serveCtx, stopServing := context.WithCancel(context.Background())
 	defer stopServing()
+	metricsDone := make(chan error, 1)
+	if mln != nil {
+		go func() { metricsDone <- serveMetrics(serveCtx, mln, a.Handler(), log) }()
+	} else {
+		close(metricsDone)
+	}
+	srv := &fnapi.Server{
+		Handler: publicHandler(a.Handler()), CertFile: o.cert, KeyFile: o.key,
+		DataDir: o.data, Hosts: o.hosts, Logger: log,
+	}
 	go func() {
 		select {
 		case <-ctx.Done(): // SIGINT or SIGTERM
@@ -161,6 +193,8 @@ func run() error {
 		stopServing()
 	}()
 	serveErr := srv.Serve(serveCtx, ln) // in-flight calls finish
+	stopServing()
+	serveErr = errors.Join(serveErr, <-metricsDone)
 	closeCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	closeErr := a.Close(closeCtx)

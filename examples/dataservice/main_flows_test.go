@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,8 @@ import (
 // addresses the log names); SIGTERM still exits cleanly.
 func TestCommandLineFlows(t *testing.T) {
 	data := t.TempDir()
-	p := startService(t, "-addr", "127.0.0.1:0", "-data", data, "-netflow", "127.0.0.1:0", "-sflow", "127.0.0.1:0")
+	p := startService(t, "-addr", "127.0.0.1:0", "-data", data, "-netflow", "127.0.0.1:0", "-sflow", "127.0.0.1:0",
+		"-metrics", "127.0.0.1:0")
 	if p.flows["netflow"] == "" || p.flows["sflow"] == "" {
 		t.Fatalf("no 'collecting flows' lines for both collectors:\n%s", p.log)
 	}
@@ -72,7 +74,7 @@ func TestCommandLineFlows(t *testing.T) {
 	if len(res[0].Data) != 1 || fmt.Sprint(res[0].Data[0]) != want {
 		t.Fatalf("query answered %v, want %s", res[0].Data, want)
 	}
-	resp, err := insecure().Get(p.url + "/metrics")
+	resp, err := http.Get(p.metrics)
 	if err != nil {
 		t.Fatal(err)
 	}

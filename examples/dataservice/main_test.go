@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -36,10 +37,30 @@ func TestMain(m *testing.M) {
 type process struct {
 	cmd *exec.Cmd
 	url string
-	log *strings.Builder
+	log *logText
 	// flows holds the address of each flow collector ("netflow", "sflow"), from the log
 	// lines before the ready line.
 	flows map[string]string
+	// metrics is the URL of the metrics (-metrics), from its log line.
+	metrics string
+}
+
+// logText is the log a process wrote so far, read while it runs.
+type logText struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logText) WriteString(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b.WriteString(s)
+}
+
+func (l *logText) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // startService runs the command as an operator would, and waits for its ready line.
@@ -54,7 +75,7 @@ func startService(t *testing.T, args ...string) *process {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &process{cmd: cmd, log: &strings.Builder{}, flows: map[string]string{}}
+	p := &process{cmd: cmd, log: &logText{}, flows: map[string]string{}}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	ready := make(chan string, 1)
 	go func() {
@@ -65,6 +86,9 @@ func startService(t *testing.T, args ...string) *process {
 			var entry struct{ Msg, URL, Protocol, Addr string }
 			if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "collecting flows" {
 				p.flows[entry.Protocol] = entry.Addr
+			}
+			if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "serving metrics" {
+				p.metrics = entry.URL
 			}
 			if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "fnapi: serving HTTPS" {
 				ready <- entry.URL

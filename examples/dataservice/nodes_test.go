@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,8 +34,8 @@ func waitUntil(t *testing.T, what string, cond func() error) {
 }
 
 // wsConnections reads a node's count of open WebSocket connections from its metrics.
-func wsConnections(url string) (int, error) {
-	res, err := insecure().Get(url + "/metrics")
+func wsConnections(p *process) (int, error) {
+	res, err := http.Get(p.metrics)
 	if err != nil {
 		return 0, err
 	}
@@ -66,7 +67,10 @@ func TestSeveralNodes(t *testing.T) {
 	var nodes []*process
 	for range 2 {
 		addr := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
-		nodes = append(nodes, startService(t, "-addr", addr, "-data", t.TempDir(), "-postgres", db, "-clickhouse", ch.URL))
+		// haproxy connects from 127.0.0.1 and sends the PROXY protocol; the test's own direct
+		// calls come from 127.0.0.2.
+		nodes = append(nodes, startService(t, "-addr", addr, "-data", t.TempDir(), "-postgres", db, "-clickhouse", ch.URL,
+			"-proxy-protocol", "127.0.0.1/32", "-metrics", "127.0.0.1:0"))
 	}
 	front := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
 	hp := testenv.StartHAProxy(t, "deploy/haproxy.cfg", map[string]string{
@@ -77,7 +81,7 @@ func TestSeveralNodes(t *testing.T) {
 	lb := "https://" + front
 	ctx := context.Background()
 	newClient := func(base string, opts ...client.Option) *client.Client {
-		c, err := client.New(base+"/api", append([]client.Option{client.WithHTTPClient(insecure())}, opts...)...)
+		c, err := client.New(base+"/api", append([]client.Option{client.WithHTTPClient(from("127.0.0.2"))}, opts...)...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,7 +175,7 @@ func TestSeveralNodes(t *testing.T) {
 	victim := -1
 	waitUntil(t, "a node carries the stream", func() error {
 		for i, n := range nodes {
-			if c, err := wsConnections(n.url); err == nil && c == 1 {
+			if c, err := wsConnections(n); err == nil && c == 1 {
 				victim = i
 				return nil
 			}
@@ -250,7 +254,7 @@ func TestSeveralNodes(t *testing.T) {
 	survivor := nodes[1-victim]
 	// The stream goes on: it reconnects through haproxy to the survivor, and chunks keep coming.
 	waitUntil(t, "the stream reconnects to the survivor", func() error {
-		if c, err := wsConnections(survivor.url); err != nil || c != 1 {
+		if c, err := wsConnections(survivor); err != nil || c != 1 {
 			return fmt.Errorf("the survivor carries %d WebSockets (%v)", c, err)
 		}
 		return nil
@@ -336,7 +340,7 @@ func TestSeveralNodes(t *testing.T) {
 	// which answers UNAVAILABLE; once the database is back, calls succeed again.
 	pg.Stop(t)
 	waitUntil(t, "the survivor is not ready", func() error {
-		res, err := insecure().Get(survivor.url + "/readyz")
+		res, err := from("127.0.0.2").Get(survivor.url + "/readyz")
 		if err != nil {
 			return err
 		}

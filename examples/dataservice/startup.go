@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
+	"net/netip"
+	"os"
 	"regexp"
 	"strings"
 	"syscall"
@@ -15,6 +17,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/cluster"
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
+	"go.uber.org/zap"
 )
 
 // A start-up failure is reported as one line that says what is wrong and what to do; these
@@ -64,14 +67,61 @@ func checkFlags(o options) error {
 	return nil
 }
 
+// prepareData makes the data directory private to the service's user: created 0700, an
+// existing one that others may read tightened to 0700, and every file the stores create in it
+// 0600 (the process umask becomes 077). It holds the users' password hashes, the sessions, the
+// records and the certificate's key.
+func prepareData(dir string, log *zap.Logger) error {
+	privateUmask()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if perm := st.Mode().Perm(); perm&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil { // not its owner: say so, and go on
+			log.Warn("the data directory is open to other users and could not be made private",
+				zap.String("dir", dir), zap.Stringer("mode", perm), zap.Error(err))
+			return nil
+		}
+		log.Info("data directory made private to this user", zap.String("dir", dir),
+			zap.Stringer("was", perm), zap.Stringer("now", os.FileMode(0o700)))
+	}
+	return nil
+}
+
+// parsePrefixes reads a comma-separated list of CIDR prefixes; a bare address is its own /32
+// or /128.
+func parsePrefixes(v string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		if a, err := netip.ParseAddr(f); err == nil && a.Zone() == "" {
+			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an address or a CIDR prefix, such as 10.0.0.5 or 10.0.0.0/24", f)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
 // listen opens the listening socket, saying what to do when the address is taken.
-func listen(addr string) (net.Listener, error) {
+func listen(addr string) (net.Listener, error) { return listenFor("-addr", addr) }
+
+// listenFor opens the listening socket of the flag named flag.
+func listenFor(flag, addr string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	switch {
 	case errors.Is(err, syscall.EADDRINUSE):
-		return nil, fmt.Errorf("-addr %s: the address is in use by another program (another instance?): stop it, or choose another -addr", addr)
+		return nil, fmt.Errorf("%s %s: the address is in use by another program (another instance?): stop it, or choose another %s", flag, addr, flag)
 	case err != nil:
-		return nil, fmt.Errorf("-addr %s: %v; give a host:port this machine has, such as 127.0.0.1:8443", addr, err)
+		return nil, fmt.Errorf("%s %s: %v; give a host:port this machine has, such as 127.0.0.1:8443", flag, addr, err)
 	}
 	return ln, nil
 }

@@ -92,6 +92,8 @@ func TestStartFailures(t *testing.T) {
 		{"negative duration", []string{"-data", fresh(), "-session-max", "-1h"}, []string{"-session-max -1h0m0s: must be a positive"}},
 		{"negative rate limit", []string{"-data", fresh(), "-rate-limit", "-5"}, []string{"-rate-limit -5: must be 0"}},
 		{"not a number", []string{"-data", fresh(), "-rate-limit", "many"}, []string{`invalid value "many" for flag -rate-limit`}},
+		{"proxy protocol not a prefix", []string{"-data", fresh(), "-proxy-protocol", "10.0.0.0/8,10.0.0.0/33"},
+			[]string{`invalid value "10.0.0.0/8,10.0.0.0/33" for flag -proxy-protocol`, "such as 10.0.0.5 or 10.0.0.0/24"}},
 		{"stray argument", []string{"-data", fresh(), "serve"}, []string{`unexpected arguments ["serve"]`}},
 		{"cert without key", []string{"-data", fresh(), "-cert", filepath.Join(dir, "c1/tls/cert.pem")}, []string{"-cert and -key go together"}},
 		{"cert and key apart", []string{"-data", fresh(), "-cert", filepath.Join(dir, "c1/tls/cert.pem"), "-key", filepath.Join(dir, "c2/tls/key.pem")},

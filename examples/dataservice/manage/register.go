@@ -34,20 +34,20 @@ func Register(reg *registry.Registry, st state.Store, settings *Settings) error 
 	getConfig := func(context.Context, decl.None) (map[string]json.RawMessage, error) { return s.getConfig(), nil }
 	reader, user, admin := auth.Requires(auth.RoleReadOnly), auth.Requires(auth.RoleUser), auth.Requires(auth.RoleAdmin)
 	for _, err := range []error{
-		registry.Implement(reg, api.ListDashboards, listDashboards, reader),
-		registry.Implement(reg, api.GetDashboard, s.getDashboard, reader),
+		registry.Implement(reg, api.ListDashboards, listDashboards, reader, registry.ReadOnly()),
+		registry.Implement(reg, api.GetDashboard, s.getDashboard, reader, registry.ReadOnly()),
 		registry.Implement(reg, api.CreateDashboard, s.createDashboard, user),
 		registry.Implement(reg, api.UpdateDashboard, s.updateDashboard, user),
 		registry.Implement(reg, api.DeleteDashboard, s.deleteDashboard, user),
 		registry.Implement(reg, api.CreateWidget, s.createWidget, user),
 		registry.Implement(reg, api.UpdateWidget, s.updateWidget, user),
 		registry.Implement(reg, api.DeleteWidget, s.deleteWidget, user),
-		registry.Implement(reg, api.GetConfig, getConfig, admin, registry.Describe(
+		registry.Implement(reg, api.GetConfig, getConfig, admin, registry.ReadOnly(), registry.Describe(
 			"Answers every configuration key with its value: as set, or the default. "+keysDoc())),
 		registry.Implement(reg, api.SetConfig, s.setConfig, admin, registry.Describe(
 			"Sets configuration values, all or none, and answers the configuration as get-config does. "+
 				"A null value resets its key to the default. "+keysDoc())),
-		registry.Implement(reg, api.ListAudit, s.listAudit, admin),
+		registry.Implement(reg, api.ListAudit, s.listAudit, admin, registry.ReadOnly()),
 	} {
 		if err != nil {
 			return fmt.Errorf("manage: %w", err)
