@@ -72,3 +72,29 @@ func TestForget(t *testing.T) {
 		wantAuthNeeded(t, b.get("whoami", withSession(s), nil), "whoami")
 	})
 }
+
+// TestRoleReadAfterTTL: a role changed by another process whose notification was lost takes
+// effect when the cached token is read again, after the cache TTL.
+func TestRoleReadAfterTTL(t *testing.T) {
+	t.Parallel()
+	store := auth.NewMemoryStore()
+	e := newEnv(t, store, auth.WithCacheTTL(time.Minute))
+	s := e.login("admin", adminPassword)
+	if r := e.post("create-user", map[string]any{"_session": s, "user": "bob", "password": "a long password", "role": "administrator"}, nil); !r.ok() {
+		t.Fatalf("create-user: %s", r.raw)
+	}
+	bob := e.login("bob", "a long password")
+	if r := e.get("list-users", withSession(bob), nil); !r.ok() {
+		t.Fatalf("list-users as an administrator: %s", r.raw)
+	}
+	if err := store.SetRole(t.Context(), "bob", auth.RoleUser); err != nil { // as another node would
+		t.Fatal(err)
+	}
+	if r := e.get("list-users", withSession(bob), nil); !r.ok() {
+		t.Fatalf("within the TTL the cache still holds the role: %s", r.raw)
+	}
+	e.clock.advance(2 * time.Minute)
+	if r := e.get("list-users", withSession(bob), nil); r.code() != "PERMISSION-DENIED" {
+		t.Fatalf("past the TTL: %d %s, want PERMISSION-DENIED", r.status, r.raw)
+	}
+}

@@ -163,6 +163,12 @@ func (a *Authenticator) lookup(ctx context.Context, h Hash, session bool, now in
 		return nil, nil
 	}
 	fresh.loaded.Store(now)
+	if e != nil && e.session == session && e.role != fresh.role {
+		// Another process changed the role and its notification was lost: the entry goes,
+		// with its streams, keeping its unrecorded uses for the next flush.
+		a.forget(func(x *entry) bool { return x == e })
+		e, gen = nil, a.cache.gen.Load()
+	}
 	if e != nil && e.session == session {
 		// Keep the cached entry and its unrecorded uses; take a later use from the store.
 		e.loaded.Store(now)
