@@ -58,6 +58,9 @@ type Limits struct {
 	MaxTemplates int
 	// MaxTemplateFields bounds the fields of all templates of one exporter. Default: 4,096.
 	MaxTemplateFields int
+	// MaxFieldsPerTemplate bounds the fields of one template; a template with more is refused
+	// and counted before it is decoded. Default: 256 (real templates have 10 to 100).
+	MaxFieldsPerTemplate int
 	// TemplateTTL is how long a template, a sampling rate or an exporter lives without being
 	// heard of again. Default: one hour (Cisco routers resend templates every 30 minutes).
 	TemplateTTL time.Duration
@@ -84,6 +87,7 @@ func (l *Limits) defaults() {
 	set(&l.MaxExporters, 1000)
 	set(&l.MaxTemplates, 256)
 	set(&l.MaxTemplateFields, 4096)
+	set(&l.MaxFieldsPerTemplate, 256)
 	setD(&l.TemplateTTL, time.Hour)
 	set(&l.Workers, runtime.GOMAXPROCS(0))
 }

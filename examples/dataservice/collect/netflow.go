@@ -61,7 +61,24 @@ func decodeNetFlow(b []byte, ts *templateStore, out []Flow) ([]Flow, error) {
 // bounds the loop here.
 func decodeSets(payload *bytes.Buffer, h netflowHeader, ts *templateStore, out []Flow) ([]Flow, error) {
 	for payload.Len() >= 4 {
-		set, err := netflow.DecodeMessageCommonFlowSet(payload, ts, h.domain, h.version)
+		// Template sets are screened before goflow2 decodes them; a set from which records were
+		// refused is replaced by a shorter copy (nil: nothing left).
+		from := payload
+		b := payload.Bytes()
+		if n := min(int(binary.BigEndian.Uint16(b[2:])), len(b)); n >= 4 && isTemplateSet(h.version, binary.BigEndian.Uint16(b)) {
+			screened, err := ts.screenTemplates(h.version, h.domain, b[:n])
+			if err != nil {
+				return out, err
+			}
+			if len(screened) != n {
+				payload.Next(n)
+				if screened == nil {
+					continue
+				}
+				from = bytes.NewBuffer(screened)
+			}
+		}
+		set, err := netflow.DecodeMessageCommonFlowSet(from, ts, h.domain, h.version)
 		switch {
 		case errors.Is(err, netflow.ErrorTemplateNotFound):
 			ts.ex.noTemplate.Add(1)
