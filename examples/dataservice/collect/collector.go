@@ -51,8 +51,10 @@ type Limits struct {
 	// QueueBytes bounds the datagrams received and not yet decoded; past it datagrams are
 	// dropped and counted. Default: 32 MiB.
 	QueueBytes int
-	// MaxExporters bounds the exporters known at once; datagrams from more are dropped and
-	// counted, once those known have all been heard from within TemplateTTL. Default: 1,000.
+	// MaxExporters bounds the exporters known at once. A new one takes the place of one silent
+	// for TemplateTTL, or else of the least recently heard of those without flows within
+	// TemplateTTL; when every place is held by an exporter with recent flows, its datagrams are
+	// dropped and counted. Default: 1,000.
 	MaxExporters int
 	// MaxTemplates bounds the NetFlow v9 and IPFIX templates kept per exporter. Default: 256.
 	MaxTemplates int

@@ -56,8 +56,7 @@
 //
 // Everything a sender can make the collector keep is bounded, with defaults in Limits:
 // datagrams waiting to be decoded (32 MiB; beyond, datagrams are dropped and counted per
-// exporter), exporters (1,000; an exporter silent for TemplateTTL gives its place up; datagrams
-// from more are dropped and counted), templates per exporter (256) and their fields
+// exporter), exporters (1,000; see below), templates per exporter (256) and their fields
 // (4,096), observation domains per exporter and samplers per domain (64 each). A template not
 // refreshed within TemplateTTL gives its place up to a new one; an IPFIX template withdrawal
 // frees it at once. Spoofed sources can thus take at most MaxExporters places and a few hundred
@@ -77,6 +76,14 @@
 // allocates for the counts before reading). Mapping adds at most maxSpread records a flow to
 // the batch, which BatchSize bounds.
 //
+// When MaxExporters are known, a datagram from a new address first makes those silent for
+// TemplateTTL give their places up, then the least recently heard of those that sent no flow
+// within TemplateTTL (a sixteenth of the table at a time, counted in
+// collector_exporters_evicted_total). An exporter whose flows decoded within TemplateTTL is
+// never evicted for a new one: a flood of spoofed sources replaces itself, not the routers.
+// When every place is held by such an exporter, datagrams from new addresses are dropped and
+// counted.
+//
 // # Batches and metrics
 //
 // Datagrams are decoded by Limits.Workers goroutines, each exporter always by the same one (so
@@ -88,6 +95,7 @@
 // collector_flows_total, collector_records_invalid_total,
 // collector_sets_without_template_total, collector_templates_refused_total and
 // collector_templates; and collector_exporters, collector_exporters_refused_datagrams_total,
+// collector_exporters_evicted_total,
 // collector_records_stored_total, collector_store_errors_total and collector_records_lost_total.
 // A new exporter gets one log line.
 //

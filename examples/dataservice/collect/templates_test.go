@@ -23,8 +23,8 @@ func TestTemplateShapesRefused(t *testing.T) {
 			templateRecord(258, field{8, 4}, field{12, 4}, field{1, 0}, field{2, 0}, field{4, 0}, field{7, 0}, field{11, 0},
 				field{10, 0}, field{14, 0}), // nine fields, 8 bytes
 			templateRecord(259, field{1, 1}, field{2, 1}, field{4, 1}), // 3-byte records
-			templateRecord(260, v9Fields...),                        // kept
-			templateRecord(100, v9Fields...))))                      // an ID below 256
+			templateRecord(260, v9Fields...),                           // kept
+			templateRecord(100, v9Fields...))))                         // an ID below 256
 	data := func(id uint16, body []byte) []byte { return v9(1, 6000, 1700000040, 0, set(id, body)) }
 	recs, c := collectAll(t, Limits{}, NetFlow, now, tpls,
 		data(256, make([]byte, 3000)), data(257, make([]byte, 1028)), data(258, make([]byte, 800)), data(259, make([]byte, 300)),
