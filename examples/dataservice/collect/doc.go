@@ -78,7 +78,7 @@
 //
 // When MaxExporters are known, a datagram from a new address first makes those silent for
 // TemplateTTL give their places up, then the least recently heard of those that sent no flow
-// within TemplateTTL (a sixteenth of the table at a time, counted in
+// within TemplateTTL (a quarter of the table at a time, counted in
 // collector_exporters_evicted_total). An exporter whose flows decoded within TemplateTTL is
 // never evicted for a new one: a flood of spoofed sources replaces itself, not the routers.
 // When every place is held by such an exporter, datagrams from new addresses are dropped and
