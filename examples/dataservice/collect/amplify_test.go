@@ -93,3 +93,16 @@ func FuzzAmplification(f *testing.F) {
 		}
 	})
 }
+
+// TestV5CountBeyondDatagram checks that a NetFlow v5 datagram counting more records than it
+// holds is a decode error, not the records it holds plus flows of zeros for the rest (goflow2
+// allocated and returned the count, up to 65,535 from 24 bytes).
+func TestV5CountBeyondDatagram(t *testing.T) {
+	d := v5(10_000, 1700000040, 0, v5Record{src: client4, dst: server4, srcPort: 50000, dstPort: 443, proto: 6, bytes: 1, packets: 1})
+	d[3] = 30 // the count
+	recs, c := collectAll(t, Limits{}, NetFlow, now, d)
+	if len(recs) != 0 {
+		t.Errorf("stored %d records, want none", len(recs))
+	}
+	metric(t, c, `collector_decode_errors_total{exporter="192.0.2.1",protocol="netflow"} 1`)
+}

@@ -107,8 +107,15 @@ func decodeSets(payload *bytes.Buffer, h netflowHeader, ts *templateStore, out [
 	return out, nil
 }
 
-// decodeV5 decodes a NetFlow v5 datagram, whose header holds the sampling interval.
+// decodeV5 decodes a NetFlow v5 datagram, whose header holds the sampling interval. A datagram
+// shorter than its header's count of records is refused before goflow2 decodes it: goflow2
+// allocates room for the count (up to 65,535 records, 3 MB) and returns the records it could not
+// read as flows of zeros.
 func decodeV5(b []byte, out []Flow) ([]Flow, error) {
+	const header, record = 24, 48
+	if len(b) < header || int(binary.BigEndian.Uint16(b[2:])) > (len(b)-header)/record {
+		return out, errShort
+	}
 	var p netflowlegacy.PacketNetFlowV5
 	if err := netflowlegacy.DecodeMessageVersion(bytes.NewBuffer(b), &p); err != nil {
 		return out, err
