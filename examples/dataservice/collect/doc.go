@@ -71,10 +71,10 @@
 // bytes a record, decoding a datagram (65,507 bytes at most) allocates at most about 100 bytes a
 // byte, 6.5 MB, all garbage once its flows are mapped: FuzzAmplification fails past 128 bytes a
 // byte and 64 KiB a datagram. (A template of 4,095 zero-length fields and one 1-byte field made
-// each byte of a data set a 4,096-field record, 190 KB.) An sFlow datagram that claims more
-// samples, or a sample more records, than its bytes can hold is a decode error (goflow2
-// allocates for the counts before reading). Mapping adds at most maxSpread records a flow to
-// the batch, which BatchSize bounds.
+// each byte of a data set a 4,096-field record, 190 KB.) A NetFlow v5 datagram that counts
+// more records than it holds, and an sFlow datagram that claims more samples, or a sample more
+// records, than its bytes can hold, are decode errors (goflow2 allocates for the counts before
+// reading). Mapping adds at most maxSpread records a flow to the batch, which BatchSize bounds.
 //
 // When MaxExporters are known, a datagram from a new address first makes those silent for
 // TemplateTTL give their places up, then the least recently heard of those that sent no flow
