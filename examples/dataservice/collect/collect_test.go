@@ -171,18 +171,38 @@ func TestTemplateBoundsAndExpiry(t *testing.T) {
 	metric(t, c, `collector_sets_without_template_total{exporter="192.0.2.1",protocol="netflow"} 2`)
 }
 
-// TestExporterAndQueueBounds checks that exporters past MaxExporters and datagrams past
-// QueueBytes are dropped and counted.
+// TestExporterAndQueueBounds checks that datagrams past QueueBytes are dropped and counted,
+// and that new exporters are refused and counted when MaxExporters exporters with recent flows
+// are known.
 func TestExporterAndQueueBounds(t *testing.T) {
 	d := v5(10_000, 1700000040, 0, v5Record{src: client4, dst: server4, srcPort: 1, dstPort: 2, proto: 6, bytes: 1, packets: 1})
-	c := New(&memStore{}, nil, Limits{Workers: 1, MaxExporters: 2, QueueBytes: len(d) - 1})
-	for i := range 5 {
+	c := New(&memStore{}, nil, Limits{Workers: 1, QueueBytes: len(d) - 1})
+	c.receive(exporterA, NetFlow, d, now)
+	c.Close()
+	metric(t, c, `collector_datagrams_dropped_total{exporter="192.0.2.1",protocol="netflow"} 1`)
+
+	c = New(&memStore{}, nil, Limits{Workers: 1, MaxExporters: 2})
+	for i := range 2 {
 		c.receive(netip.AddrFrom4([4]byte{192, 0, 2, byte(i)}), NetFlow, d, now)
+	}
+	waitFlows(t, c, 2)
+	for i := range 3 {
+		c.receive(netip.AddrFrom4([4]byte{192, 0, 2, byte(2 + i)}), NetFlow, d, now)
 	}
 	c.Close()
 	metric(t, c, "collector_exporters 2")
 	metric(t, c, "collector_exporters_refused_datagrams_total 3")
-	metric(t, c, `collector_datagrams_dropped_total{exporter="192.0.2.1",protocol="netflow"} 1`)
+	metric(t, c, "collector_exporters_evicted_total 0")
+}
+
+// waitFlows waits until the collector's exporters have decoded n flows in all.
+func waitFlows(t *testing.T, c *Collector, n uint64) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); c.Status(now).Totals.Flows < n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d flows decoded, want %d", c.Status(now).Totals.Flows, n)
+		}
+	}
 }
 
 // TestSFlowSampling checks sFlow flow samples: one packet times the sampling rate each, bytes

@@ -51,13 +51,18 @@ type Limits struct {
 	// QueueBytes bounds the datagrams received and not yet decoded; past it datagrams are
 	// dropped and counted. Default: 32 MiB.
 	QueueBytes int
-	// MaxExporters bounds the exporters known at once; datagrams from more are dropped and
-	// counted, once those known have all been heard from within TemplateTTL. Default: 1,000.
+	// MaxExporters bounds the exporters known at once. A new one takes the place of one silent
+	// for TemplateTTL, or else of the least recently heard of those without flows within
+	// TemplateTTL; when every place is held by an exporter with recent flows, its datagrams are
+	// dropped and counted. Default: 1,000.
 	MaxExporters int
 	// MaxTemplates bounds the NetFlow v9 and IPFIX templates kept per exporter. Default: 256.
 	MaxTemplates int
 	// MaxTemplateFields bounds the fields of all templates of one exporter. Default: 4,096.
 	MaxTemplateFields int
+	// MaxFieldsPerTemplate bounds the fields of one template; a template with more is refused
+	// and counted before it is decoded. Default: 256 (real templates have 10 to 100).
+	MaxFieldsPerTemplate int
 	// TemplateTTL is how long a template, a sampling rate or an exporter lives without being
 	// heard of again. Default: one hour (Cisco routers resend templates every 30 minutes).
 	TemplateTTL time.Duration
@@ -84,6 +89,7 @@ func (l *Limits) defaults() {
 	set(&l.MaxExporters, 1000)
 	set(&l.MaxTemplates, 256)
 	set(&l.MaxTemplateFields, 4096)
+	set(&l.MaxFieldsPerTemplate, 256)
 	setD(&l.TemplateTTL, time.Hour)
 	set(&l.Workers, runtime.GOMAXPROCS(0))
 }

@@ -56,11 +56,33 @@
 //
 // Everything a sender can make the collector keep is bounded, with defaults in Limits:
 // datagrams waiting to be decoded (32 MiB; beyond, datagrams are dropped and counted per
-// exporter), exporters (1,000; an exporter silent for TemplateTTL gives its place up; datagrams
-// from more are dropped and counted), templates per exporter (256) and their fields (4,096),
-// observation domains per exporter and samplers per domain (64 each). A template whose records
-// would have no size is refused: goflow2 would loop forever on its data. Spoofed sources can
-// thus take at most MaxExporters places and a few hundred kilobytes each.
+// exporter), exporters (1,000; see below), templates per exporter (256) and their fields
+// (4,096), observation domains per exporter and samplers per domain (64 each). A template not
+// refreshed within TemplateTTL gives its place up to a new one; an IPFIX template withdrawal
+// frees it at once. Spoofed sources can thus take at most MaxExporters places and a few hundred
+// kilobytes each.
+//
+// So is the work a datagram can cause. Template sets are screened before goflow2 decodes them
+// (screenTemplates): a template is refused, and counted per exporter
+// (collector_templates_refused_total), when it has more than MaxFieldsPerTemplate fields (256),
+// records smaller than minRecordBytes (4), or more fields than the bytes of its smallest record,
+// and a template set whose records run past its end is a decode error. goflow2 allocates about
+// 48 bytes a field it decodes and 70 to 100 a record; with at most one field a byte and four
+// bytes a record, decoding a datagram (65,507 bytes at most) allocates at most about 100 bytes a
+// byte, 6.5 MB, all garbage once its flows are mapped: FuzzAmplification fails past 128 bytes a
+// byte and 64 KiB a datagram. (A template of 4,095 zero-length fields and one 1-byte field made
+// each byte of a data set a 4,096-field record, 190 KB.) A NetFlow v5 datagram that counts
+// more records than it holds, and an sFlow datagram that claims more samples, or a sample more
+// records, than its bytes can hold, are decode errors (goflow2 allocates for the counts before
+// reading). Mapping adds at most maxSpread records a flow to the batch, which BatchSize bounds.
+//
+// When MaxExporters are known, a datagram from a new address first makes those silent for
+// TemplateTTL give their places up, then the least recently heard of those that sent no flow
+// within TemplateTTL (a quarter of the table at a time, counted in
+// collector_exporters_evicted_total). An exporter whose flows decoded within TemplateTTL is
+// never evicted for a new one: a flood of spoofed sources replaces itself, not the routers.
+// When every place is held by such an exporter, datagrams from new addresses are dropped and
+// counted.
 //
 // # Batches and metrics
 //
@@ -73,6 +95,7 @@
 // collector_flows_total, collector_records_invalid_total,
 // collector_sets_without_template_total, collector_templates_refused_total and
 // collector_templates; and collector_exporters, collector_exporters_refused_datagrams_total,
+// collector_exporters_evicted_total,
 // collector_records_stored_total, collector_store_errors_total and collector_records_lost_total.
 // A new exporter gets one log line.
 //

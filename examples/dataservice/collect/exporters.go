@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"cmp"
 	"net/netip"
 	"slices"
 	"sync"
@@ -18,6 +19,7 @@ type exporter struct {
 	proto     Protocol
 	firstSeen time.Time     // the first datagram's arrival
 	lastSeen  atomic.Int64  // Unix nanoseconds of the last datagram
+	lastFlow  atomic.Int64  // Unix nanoseconds of the last datagram that decoded into flows
 	kinds     atomic.Uint32 // kinds of datagrams that decoded, a bit per kind (see kinds)
 	rate      flowRate      // flows per second over the last minute
 
@@ -33,19 +35,27 @@ type exporter struct {
 	nf netflowState
 }
 
-// exporterTable holds the exporters, at most max of them; an exporter silent for ttl is
-// forgotten when room is needed. It is safe for concurrent use.
+// exporterTable holds the exporters, at most max of them. When it is full, an exporter silent
+// for ttl is forgotten, then the least recently heard of those without flows within ttl
+// (evictBatch of them at a time): an exporter with recent flows is never evicted for a new
+// address. It is safe for concurrent use.
 type exporterTable struct {
 	mu      sync.Mutex
 	m       map[netip.Addr]*exporter
 	max     int
 	ttl     time.Duration
 	log     *zap.Logger
-	refused atomic.Uint64 // datagrams from exporters beyond max
+	refused atomic.Uint64 // datagrams from new exporters when every place was held
+	evicted atomic.Uint64 // exporters evicted for new ones
 }
 
+// evictBatch is the share of its places (one in evictBatch) a full table frees at once, so that
+// a flood of new addresses costs one scan and sort of the table a quarter of it rather than one
+// a datagram.
+const evictBatch = 4
+
 // get returns the exporter at addr, adding it (with one log line) when it is new; nil when the
-// table is full of exporters heard from within ttl.
+// table is full of exporters with flows within ttl.
 func (t *exporterTable) get(addr netip.Addr, proto Protocol, now time.Time) *exporter {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -67,12 +77,30 @@ func (t *exporterTable) get(addr netip.Addr, proto Protocol, now time.Time) *exp
 	return ex
 }
 
-// expire forgets the exporters silent for ttl; t.mu is held.
+// expire forgets the exporters silent for ttl and, if none is, evicts the least recently heard
+// of those without flows within ttl; t.mu is held.
 func (t *exporterTable) expire(now time.Time) {
+	type candidate struct {
+		lastSeen int64
+		addr     netip.Addr
+	}
+	var idle []candidate
+	cut := now.Add(-t.ttl).UnixNano()
 	for addr, ex := range t.m {
-		if now.Sub(time.Unix(0, ex.lastSeen.Load())) > t.ttl {
+		switch seen := ex.lastSeen.Load(); {
+		case seen < cut:
 			delete(t.m, addr)
+		case ex.lastFlow.Load() < cut:
+			idle = append(idle, candidate{seen, addr})
 		}
+	}
+	if len(t.m) < t.max || len(idle) == 0 {
+		return
+	}
+	slices.SortFunc(idle, func(a, b candidate) int { return cmp.Compare(a.lastSeen, b.lastSeen) })
+	for _, c := range idle[:min(len(idle), max(1, t.max/evictBatch))] {
+		delete(t.m, c.addr)
+		t.evicted.Add(1)
 	}
 }
 

@@ -32,7 +32,8 @@ var perExporter = []struct {
 // WriteMetrics writes the collector's metrics in the Prometheus text format: per exporter
 // (label exporter) datagrams received and dropped, decode errors, flows, invalid records, data
 // sets without template, refused and held templates; and in total the exporters known,
-// datagrams of refused exporters, records stored, batches the store refused and their records.
+// datagrams of refused exporters, exporters evicted, records stored, batches the store refused
+// and their records.
 func (c *Collector) WriteMetrics(w io.Writer) {
 	list := c.exporters.list()
 	for _, m := range perExporter {
@@ -46,7 +47,8 @@ func (c *Collector) WriteMetrics(w io.Writer) {
 		value           uint64
 	}{
 		{"collector_exporters", "gauge", "exporters known", uint64(len(list))},
-		{"collector_exporters_refused_datagrams_total", "counter", "datagrams dropped because MaxExporters exporters are known", c.exporters.refused.Load()},
+		{"collector_exporters_refused_datagrams_total", "counter", "datagrams dropped because MaxExporters exporters with recent flows are known", c.exporters.refused.Load()},
+		{"collector_exporters_evicted_total", "counter", "exporters without recent flows evicted for new ones", c.exporters.evicted.Load()},
 		{"collector_records_stored_total", "counter", "records stored", c.stats.stored.Load()},
 		{"collector_store_errors_total", "counter", "batches the store refused", c.stats.storeErrors.Load()},
 		{"collector_records_lost_total", "counter", "records of the batches the store refused", c.stats.lost.Load()},

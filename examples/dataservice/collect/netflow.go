@@ -61,7 +61,24 @@ func decodeNetFlow(b []byte, ts *templateStore, out []Flow) ([]Flow, error) {
 // bounds the loop here.
 func decodeSets(payload *bytes.Buffer, h netflowHeader, ts *templateStore, out []Flow) ([]Flow, error) {
 	for payload.Len() >= 4 {
-		set, err := netflow.DecodeMessageCommonFlowSet(payload, ts, h.domain, h.version)
+		// Template sets are screened before goflow2 decodes them; a set from which records were
+		// refused is replaced by a shorter copy (nil: nothing left).
+		from := payload
+		b := payload.Bytes()
+		if n := min(int(binary.BigEndian.Uint16(b[2:])), len(b)); n >= 4 && isTemplateSet(h.version, binary.BigEndian.Uint16(b)) {
+			screened, err := ts.screenTemplates(h.version, h.domain, b[:n])
+			if err != nil {
+				return out, err
+			}
+			if len(screened) != n {
+				payload.Next(n)
+				if screened == nil {
+					continue
+				}
+				from = bytes.NewBuffer(screened)
+			}
+		}
+		set, err := netflow.DecodeMessageCommonFlowSet(from, ts, h.domain, h.version)
 		switch {
 		case errors.Is(err, netflow.ErrorTemplateNotFound):
 			ts.ex.noTemplate.Add(1)
@@ -90,8 +107,15 @@ func decodeSets(payload *bytes.Buffer, h netflowHeader, ts *templateStore, out [
 	return out, nil
 }
 
-// decodeV5 decodes a NetFlow v5 datagram, whose header holds the sampling interval.
+// decodeV5 decodes a NetFlow v5 datagram, whose header holds the sampling interval. A datagram
+// shorter than its header's count of records is refused before goflow2 decodes it: goflow2
+// allocates room for the count (up to 65,535 records, 3 MB) and returns the records it could not
+// read as flows of zeros.
 func decodeV5(b []byte, out []Flow) ([]Flow, error) {
+	const header, record = 24, 48
+	if len(b) < header || int(binary.BigEndian.Uint16(b[2:])) > (len(b)-header)/record {
+		return out, errShort
+	}
 	var p netflowlegacy.PacketNetFlowV5
 	if err := netflowlegacy.DecodeMessageVersion(bytes.NewBuffer(b), &p); err != nil {
 		return out, err

@@ -89,16 +89,20 @@ func sampledIP(d sflow.SampledIPBase) (Flow, bool) {
 		SrcPort: uint16(d.SrcPort), DstPort: uint16(d.DstPort), Bytes: uint64(d.Length)}, true
 }
 
-// errTooManyRecords is the error of an sFlow sample that claims more than maxSampleRecords.
-var errTooManyRecords = errors.New("sFlow expanded flow sample with too many records")
+// errSFlowCounts is the error of an sFlow datagram that claims more samples, or a sample more
+// records, than its bytes can hold.
+var errSFlowCounts = errors.New("sFlow datagram claims more samples or records than it holds")
 
-// maxSampleRecords is the most records goflow2 accepts in an sFlow sample.
-const maxSampleRecords = 1000
+// sflowCountAt is where each format of sample (flow, counter, expanded flow, expanded counter,
+// drop) holds its record count, from the start of its body.
+var sflowCountAt = [...]int{1: 28, 2: 8, 3: 40, 4: 12, 5: 28}
 
-// checkSFlow refuses an sFlow datagram with an expanded flow sample of more than
-// maxSampleRecords records: goflow2 bounds the record count of every other kind of sample, but
-// allocates room for an expanded sample's count before reading it (4 billion records from a
-// datagram of a few bytes). It walks the samples as goflow2 does, reading only their headers.
+// checkSFlow refuses an sFlow datagram that claims more samples than its bytes can hold, or a
+// sample more records than its own bytes can (every sample and record takes 8 bytes at least):
+// goflow2 allocates room for the count it reads before reading anything (16 bytes a sample, 24 a
+// record, up to 1,000 records a sample and 4 billion in an expanded flow sample), which made 1,000
+// empty samples of 1,000 records each cost 24 MB of heap in a datagram of 40 KB. It walks the
+// samples as goflow2 does, reading only their headers.
 func checkSFlow(b []byte) error {
 	if len(b) < 8 {
 		return nil // goflow2 answers with its own error
@@ -111,22 +115,27 @@ func checkSFlow(b []byte) error {
 	if len(b) < i+4 {
 		return nil
 	}
-	n := int(min(binary.BigEndian.Uint32(b[i:]), maxSampleRecords))
+	n := binary.BigEndian.Uint32(b[i:])
 	i += 4
+	if n > uint32((len(b)-i)/8) {
+		return errSFlowCounts
+	}
 	for range n {
 		if len(b)-i < 8 {
 			return nil
 		}
-		format, length := binary.BigEndian.Uint32(b[i:]), int(binary.BigEndian.Uint32(b[i+4:]))
+		format, length := binary.BigEndian.Uint32(b[i:]), binary.BigEndian.Uint32(b[i+4:])
 		i += 8
-		if length > len(b)-i {
+		if length > uint32(len(b)-i) {
 			return nil
 		}
-		const expandedFlowSample, countAt = 3, 40
-		if format == expandedFlowSample && length >= countAt+4 && binary.BigEndian.Uint32(b[i+countAt:]) > maxSampleRecords {
-			return errTooManyRecords
+		if format < uint32(len(sflowCountAt)) && format > 0 {
+			at := sflowCountAt[format]
+			if int(length) >= at+4 && binary.BigEndian.Uint32(b[i+at:]) > (length-uint32(at)-4)/8 {
+				return errSFlowCounts
+			}
 		}
-		i += length
+		i += int(length)
 	}
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // errTemplateRefused is the error of templateStore.AddTemplate for a template past the bounds
-// or one goflow2 cannot decode data with.
+// of its exporter.
 var errTemplateRefused = errors.New("template refused")
 
 // netflowState is what the collector keeps of one NetFlow v9 or IPFIX exporter: its templates
@@ -53,50 +53,77 @@ func templateKey(version uint16, domain uint32, id uint16) uint64 {
 	return uint64(version)<<48 | uint64(domain)<<16 | uint64(id)
 }
 
-// AddTemplate keeps a template, refusing one past the bounds on templates and fields, and one
-// whose records would have no fixed size (on which goflow2's data set loop never ends).
+// AddTemplate keeps a template, refusing one past the bounds on templates and fields of the
+// exporter once the expired ones are forgotten. screenTemplates has refused, before goflow2
+// decoded them, the templates of a shape that would make data decode into too many fields.
 func (s *templateStore) AddTemplate(version uint16, domain uint32, id uint16, def any) error {
-	var fields [][]netflow.Field
+	n := 0
 	switch d := def.(type) {
 	case netflow.TemplateRecord:
-		fields = [][]netflow.Field{d.Fields}
+		n = len(d.Fields)
 	case netflow.NFv9OptionsTemplateRecord:
-		fields = [][]netflow.Field{d.Scopes, d.Options}
+		n = len(d.Scopes) + len(d.Options)
 	case netflow.IPFIXOptionsTemplateRecord:
-		fields = [][]netflow.Field{d.Scopes, d.Options}
+		n = len(d.Scopes) + len(d.Options)
 	default:
 		return errTemplateRefused
-	}
-	n, size := 0, 0
-	for _, fs := range fields {
-		n += len(fs)
-		for _, f := range fs {
-			if f.Length == 0xffff {
-				size++ // a variable-length field takes at least its length byte
-			} else {
-				size += int(f.Length)
-			}
-		}
 	}
 	st := &s.ex.nf
 	if st.templates == nil {
 		st.templates = make(map[uint64]*template)
 	}
 	k := templateKey(version, domain, id)
-	old := st.templates[k]
-	held := st.fields
-	if old != nil {
-		held -= old.fields
+	fits := func() bool {
+		held := st.fields
+		if old := st.templates[k]; old != nil {
+			held -= old.fields
+		} else if len(st.templates) >= s.limits.MaxTemplates {
+			return false
+		}
+		return held+n <= s.limits.MaxTemplateFields
 	}
-	if size == 0 || held+n > s.limits.MaxTemplateFields ||
-		(old == nil && len(st.templates) >= s.limits.MaxTemplates) {
-		s.ex.refusedTpl.Add(1)
-		return errTemplateRefused
+	if !fits() {
+		s.expire()
+		if !fits() {
+			s.ex.refusedTpl.Add(1)
+			return errTemplateRefused
+		}
+	}
+	if old := st.templates[k]; old != nil {
+		st.fields -= old.fields
 	}
 	st.templates[k] = &template{def: def, fields: n, lastSeen: s.now}
-	st.fields = held + n
+	st.fields += n
 	s.ex.templates.Store(int64(len(st.templates)))
 	return nil
+}
+
+// expire forgets the templates not refreshed within TemplateTTL.
+func (s *templateStore) expire() {
+	st := &s.ex.nf
+	for k, t := range st.templates {
+		if s.now.Sub(t.lastSeen) > s.limits.TemplateTTL {
+			delete(st.templates, k)
+			st.fields -= t.fields
+		}
+	}
+	s.ex.templates.Store(int64(len(st.templates)))
+}
+
+// withdraw forgets the IPFIX template id of domain, or every template of the kind of template
+// set setID when id is setID (RFC 7011, section 8.1).
+func (s *templateStore) withdraw(domain uint32, setID, id uint16) {
+	if id != setID {
+		_, _ = s.RemoveTemplate(10, domain, id)
+		return
+	}
+	st := &s.ex.nf
+	for k, t := range st.templates {
+		_, options := t.def.(netflow.IPFIXOptionsTemplateRecord)
+		if k>>16 == templateKey(10, domain, 0)>>16 && options == (setID == setIPFIXOptions) {
+			_, _ = s.RemoveTemplate(10, domain, uint16(k))
+		}
+	}
 }
 
 // GetTemplate returns a template not expired.

@@ -56,6 +56,7 @@ func (c *Collector) decode(d datagram, b *batch, flows []Flow, recs []records.Re
 		d.ex.markKind(d.proto, d.data)
 	}
 	if len(flows) > 0 {
+		d.ex.lastFlow.Store(d.at.UnixNano())
 		d.ex.flows.Add(uint64(len(flows)))
 		d.ex.rate.add(d.at.Unix(), uint64(len(flows)))
 	}
