@@ -39,16 +39,20 @@
 // to the server's, scheme included, or an allowed one): a page of a sibling subdomain is
 // same-site but not same-origin, and must not change anything as the visitor. Every function
 // is taken to change something unless marked read-only, so a forgotten mark errs on the safe
-// side. Both refusals answer API-AUTHENTICATION-NEEDED with a reason. A call carrying a
+// side. Both refusals answer API-AUTHENTICATION-NEEDED with a reason. A request with neither
+// Sec-Fetch-Site nor Origin comes from no browser (every current one sends one of them), so it
+// cannot be a forgery: it is taken as the server's own origin, and a cookie jar (curl -b, a
+// Python requests.Session) uses the cookie on every function, as Go's
+// http.CrossOriginProtection decides. A call carrying a
 // session ID and an API key of two different users is refused with INVALID-ARGUMENT
 // ("conflicting credentials"); a stale second token is no conflict. A missing, malformed,
 // unknown, expired or revoked token answers API-AUTHENTICATION-NEEDED with path, before any
 // argument is read.
 //
 // login sets the cookie HttpOnly, Secure, SameSite=Strict, Path=/, without Expires (it ends
-// with the browser session), only for a request from the server's own origin (the same rule
-// as above): a page of another site, even a sibling, cannot sign the browser in as someone
-// else. Other callers take the session ID from the answer.
+// with the browser session), only for a request from the server's own origin or from no
+// browser (the same rule as above): a page of another site, even a sibling, cannot sign the
+// browser in as someone else. Every caller also finds the session ID in the answer.
 //
 // # Cost of a call
 //
