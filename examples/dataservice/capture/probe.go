@@ -28,23 +28,24 @@ type Probe struct {
 }
 
 // Run reads frames until the source ends (io.EOF: the table is then flushed and Run
-// returns nil), fails, or ctx is done (Run closes the source and returns ctx's error; the
-// table is not flushed, so that the caller decides).
+// returns nil), fails, or ctx is done (noticed within a live source's RingBlockTimeout; Run
+// returns ctx's error without flushing the table, so that the caller decides). The caller
+// closes the source.
 func (p *Probe) Run(ctx context.Context) error {
-	stop := context.AfterFunc(ctx, func() { p.Source.Close() })
-	defer stop()
 	var f Frame
 	var pkt Packet
-	for {
+	for n := 0; ; n++ {
+		if n%4096 == 0 || f.Data == nil {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		err := p.Source.Next(&f)
 		if err == io.EOF {
 			p.Table.Flush()
 			return nil
 		}
 		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
 			return err
 		}
 		if f.Data == nil {

@@ -15,14 +15,16 @@ type Frame struct {
 }
 
 // Source delivers captured frames: a capture file (OpenFile) or a live interface
-// (OpenInterface, Linux).
+// (OpenInterface, Linux). One goroutine uses it, except for Stats, which a live source
+// allows from any goroutine.
 type Source interface {
 	// Next reads the next frame into f; io.EOF after the last one of a file, ErrClosed once
 	// Close was called.
 	Next(f *Frame) error
 	// Stats says what the source dropped.
 	Stats() SourceStats
-	// Close releases the source; a Next blocked in another goroutine returns ErrClosed.
+	// Close releases the source. Call it from the goroutine that calls Next (Probe.Run
+	// does), since the frames point into the source's memory.
 	Close() error
 }
 
