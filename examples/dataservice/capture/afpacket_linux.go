@@ -48,12 +48,12 @@ type ring struct {
 	fd     int
 	mem    []byte
 	link   LinkType
-	block  int    // the block being read
-	pkt    uint32 // packets left in it
-	off    uint32 // offset of the next packet in it
-	held   bool   // block is the probe's until released
+	block  int         // the block being read
+	pkt    uint32      // packets left in it
+	off    uint32      // offset of the next packet in it
+	held   bool        // block is the probe's until released
 	closed atomic.Bool // Stats may run in another goroutine
-	mu     sync.Mutex // guards stats
+	mu     sync.Mutex  // guards stats
 	stats  SourceStats
 }
 
