@@ -34,11 +34,11 @@ func TestSNI(t *testing.T) {
 func TestHTTPHost(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		"GET / HTTP/1.1\r\nhost: a.example\r\n\r\n":          "a.example",
+		"GET / HTTP/1.1\r\nhost: a.example\r\n\r\n":             "a.example",
 		"POST /x HTTP/1.1\r\nX: y\r\nHost:  [::1]:8443\r\n\r\n": "::1",
-		"GET / HTTP/1.1\r\n\r\nHost: body.example\r\n":       "",
-		"GET / HTTP/1.1\r\nHost: cut.exa":                    "",
-		"SSH-2.0-OpenSSH\r\nHost: no.example\r\n":            "",
+		"GET / HTTP/1.1\r\n\r\nHost: body.example\r\n":          "",
+		"GET / HTTP/1.1\r\nHost: cut.exa":                       "",
+		"SSH-2.0-OpenSSH\r\nHost: no.example\r\n":               "",
 	} {
 		if got := serverName([]byte(in)); got != want {
 			t.Errorf("serverName(%q) = %q, want %q", in, got, want)
