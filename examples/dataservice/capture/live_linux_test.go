@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -133,20 +134,28 @@ func TestLive(t *testing.T) {
 		t.Fatalf("%d conversations with the server, want %d (records %+v)", len(conns), runs, recs)
 	}
 	mean := func(tm capture.Timing) time.Duration { m, _ := tm.Mean(); return time.Duration(m * 1e9) }
-	t.Logf("server.rtt %v (%d), client.rtt %v (%d), srt %v (%d), ct %v; kernel: %+v",
+	t.Logf("server.rtt %v (%d), client.rtt %v (%d), srt %v (%d), ct %v; kernel: %+v; forwarder held %v",
 		mean(sum.Server.RTT), sum.Server.RTT.Count, mean(sum.Client.RTT), sum.Client.RTT.Count,
-		mean(sum.SRT), sum.SRT.Count, mean(sum.CT), st)
+		mean(sum.SRT), sum.SRT.Count, mean(sum.CT), st, fw.meanHold())
 	within := func(name string, got, want time.Duration, tol float64) {
 		if d := float64(got - want); d > tol*float64(want) || -d > tol*float64(want) {
 			t.Errorf("%s = %v, want %v within %.0f %% (the forwarder held frames %v on average)",
 				name, got, want, tol*100, fw.meanHold())
 		}
 	}
-	within("server.rtt", mean(sum.Server.RTT), delay, 0.10)
+	// The probe must measure the network as it was: when the machine was too busy for the
+	// forwarder to keep its 40 ms (more than 5 % late on average), the delay it really
+	// applied is the reference.
+	applied := delay
+	if h := fw.meanHold(); h > delay*105/100 {
+		t.Logf("the forwarder held frames %v on average, not %v: checking against that", h, delay)
+		applied = h
+	}
+	within("server.rtt", mean(sum.Server.RTT), applied, 0.10)
 	if c := mean(sum.Client.RTT); c >= 5*time.Millisecond {
 		t.Errorf("client.rtt = %v, want under 5 ms", c)
 	}
-	within("srt", mean(sum.SRT), think+delay, 0.15)
+	within("srt", mean(sum.SRT), think+applied, 0.15)
 	if sum.SRT.Count != runs || sum.Client.Retrans+sum.Server.Retrans != 0 {
 		t.Errorf("srt samples %d, want %d; retransmissions %d/%d, want none", sum.SRT.Count, runs,
 			sum.Client.Retrans, sum.Server.Retrans)
@@ -209,8 +218,9 @@ type forwarder struct {
 	heldTime atomic.Int64 // ns they were held in all, from read to write
 }
 
-// meanHold is how long delayed frames were held on average: more than the delay when the
-// machine was too busy to write them in time.
+// meanHold is how long delayed frames were held on average, from their arrival at the
+// interface to their departure: more than the delay when the machine was too busy to move
+// them in time.
 func (f *forwarder) meanHold() time.Duration {
 	if n := f.held.Load(); n > 0 {
 		return time.Duration(f.heldTime.Load() / n)
@@ -235,15 +245,16 @@ func startForwarder(t *testing.T, ns string, delay time.Duration) *forwarder {
 	var readers sync.WaitGroup
 	writer := make(chan struct{})
 	type held struct {
-		read  time.Time
+		read  time.Time // when the frame reached the interface (the kernel's timestamp)
 		frame []byte
 	}
 	queue := make(chan held, 4096)
 	copyFrames := func(from, to int, delayed bool) {
 		defer readers.Done()
 		buf := make([]byte, 1<<16)
+		oob := make([]byte, 128)
 		for !stopped.Load() {
-			n, sa, err := unix.Recvfrom(from, buf, 0)
+			n, oobn, _, sa, err := unix.Recvmsg(from, buf, oob, 0)
 			if err != nil {
 				continue // timeout: look at stopped
 			}
@@ -252,7 +263,7 @@ func startForwarder(t *testing.T, ns string, delay time.Duration) *forwarder {
 			}
 			fixChecksum(buf[:n])
 			if delayed {
-				queue <- held{read: time.Now(), frame: append([]byte(nil), buf[:n]...)}
+				queue <- held{read: arrival(oob[:oobn]), frame: append([]byte(nil), buf[:n]...)}
 				continue
 			}
 			unix.Write(to, buf[:n])
@@ -295,6 +306,9 @@ func rawSocket(name string) (int, error) {
 	proto := int(uint16(unix.ETH_P_ALL)<<8 | uint16(unix.ETH_P_ALL)>>8)
 	fd, err := unix.Socket(unix.AF_PACKET, unix.SOCK_RAW, proto)
 	if err != nil {
+		return -1, err
+	}
+	if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1); err != nil {
 		return -1, err
 	}
 	tv := unix.Timeval{Usec: 100000}
@@ -345,4 +359,17 @@ func fixChecksum(f []byte) {
 		c = 0xffff
 	}
 	l4[at], l4[at+1] = byte(c>>8), byte(c)
+}
+
+// arrival reads the kernel's receive timestamp (SO_TIMESTAMPNS) from a message's control
+// data; the current time without one.
+func arrival(oob []byte) time.Time {
+	msgs, _ := unix.ParseSocketControlMessage(oob)
+	for _, m := range msgs {
+		if m.Header.Level == unix.SOL_SOCKET && m.Header.Type == unix.SCM_TIMESTAMPNS && len(m.Data) >= 16 {
+			ts := (*unix.Timespec)(unsafe.Pointer(&m.Data[0]))
+			return time.Unix(ts.Sec, ts.Nsec)
+		}
+	}
+	return time.Now()
 }
