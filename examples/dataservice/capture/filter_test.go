@@ -23,7 +23,7 @@ func needTcpdump(t *testing.T) {
 func TestFilterOnFile(t *testing.T) {
 	t.Parallel()
 	needTcpdump(t)
-	file := scapyPcap(t, handshakeAndGet)
+	file := scapyPcap(t, "handshakeAndGet")
 	for _, c := range []struct {
 		expr    string
 		packets uint64
