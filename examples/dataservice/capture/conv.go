@@ -10,6 +10,7 @@ type conv struct {
 	last       int64 // ns: last packet
 	closed     int64 // ns: when it was reset or saw its second FIN; 0 while open
 	named      bool  // the client's first payload was searched for a name
+	seen       bool  // a packet was tracked
 	rec        Record
 	tcp        tcpState
 }
@@ -27,4 +28,13 @@ func (c *conv) closeResponse() {
 		c.rec.DTT.add(c.tcp.respLast - c.tcp.respFirst)
 		c.tcp.inResponse = false
 	}
+}
+
+// newConnection says whether p, a packet of c, opens a new connection on c's addresses and
+// ports: a SYN that is not a copy of c's own, in a conversation already under way.
+func (c *conv) newConnection(p *Packet) bool {
+	if p.Protocol != ProtoTCP || p.Flags&(FlagSYN|FlagACK) != FlagSYN || !c.seen {
+		return false
+	}
+	return c.tcp.hs == hsNone || p.Seq != c.tcp.isn[0]
 }

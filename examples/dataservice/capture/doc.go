@@ -43,7 +43,9 @@
 // A conversation is the packets between two addresses and ports of one protocol. The client
 // is the side that sent the SYN (a SYN-ACK's sender is the server); when the capture begins
 // after the handshake, or for UDP, the server is the side with the lower port, then the lower
-// address, as the flow collectors decide; an ICMP echo request's sender is the client.
+// address, as the flow collectors decide; an ICMP echo request's sender is the client. A
+// SYN with a new sequence number on the addresses and ports of a conversation under way
+// opens a new conversation (port reuse); a copy of the SYN stays in its own.
 //
 // Each conversation emits one Record per time slice in which it had packets or samples
 // (Config.Slice, one minute by default, as the flow collectors' slices), when the slice

@@ -128,7 +128,13 @@ func (t *Table) Packet(p *Packet) {
 		t.names.learnDNS(p.Payload)
 	}
 	c, fromA := t.lookup(p)
-	c.last = p.Time
+	if c.newConnection(p) {
+		// A new connection on the same addresses and ports: end this conversation and start
+		// another, with the SYN's sender as its client.
+		t.end(c)
+		c, fromA = t.lookup(p)
+	}
+	c.last, c.seen = p.Time, true
 	t.touch(c.id)
 	side := 1 // the server sent it
 	if fromA == c.clientIsA {
@@ -247,8 +253,8 @@ func (t *Table) lookup(p *Packet) (*conv, bool) {
 	*c = conv{id: id, key: k, first: p.Time, prev: -1, next: -1}
 	c.clientIsA = clientIsSender(p) == fromA
 	c.rec.Protocol = p.Protocol
-	a := Side{IP: k.a, Port: k.ap}
-	b := Side{IP: k.b, Port: k.bp}
+	a := Side{IP: k.a.Unmap(), Port: k.ap} // records refuse IPv4-mapped IPv6 addresses
+	b := Side{IP: k.b.Unmap(), Port: k.bp}
 	if c.clientIsA {
 		c.rec.Client, c.rec.Server = a, b
 	} else {

@@ -52,3 +52,48 @@ func TestIdleTimeout(t *testing.T) {
 		t.Fatalf("records %+v", recs)
 	}
 }
+
+// TestPortReuse starts a new conversation when a SYN with a new sequence number comes on the
+// addresses and ports of one that is under way, and keeps a retransmitted SYN in its own.
+func TestPortReuse(t *testing.T) {
+	t.Parallel()
+	var recs []capture.Record
+	tbl := capture.NewTable(capture.Config{}, func(r capture.Record) { recs = append(recs, r) })
+	cl, sv := netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
+	send := func(at int64, fromClient bool, flags uint8, seq, ack uint32) {
+		p := capture.Packet{Time: at * 1e6, Protocol: capture.ProtoTCP, Len: 40, Flags: flags,
+			Seq: seq, Ack: ack, Window: 1000, Src: cl, Dst: sv, SrcPort: 50000, DstPort: 8080}
+		if !fromClient {
+			p.Src, p.Dst, p.SrcPort, p.DstPort = sv, cl, 8080, 50000
+		}
+		tbl.Packet(&p)
+	}
+	// mid-conversation: the server's data first, so ports decide (8080 is the server)
+	send(0, false, capture.FlagACK, 1, 1)
+	send(10, true, capture.FlagSYN, 100, 0) // a new connection
+	send(20, true, capture.FlagSYN, 100, 0) // its retransmission
+	send(30, false, capture.FlagSYN|capture.FlagACK, 500, 101)
+	send(31, true, capture.FlagACK, 101, 501)
+	send(40, true, capture.FlagSYN, 9000, 0) // another new connection
+	tbl.Flush()
+	if len(recs) != 3 {
+		t.Fatalf("%d records, want 3: %+v", len(recs), recs)
+	}
+	if r := recs[1]; r.Client.Packets != 3 || r.Client.Retrans != 1 || r.CT.Count != 1 || r.Server.RTT.Sum < 0.0099 || r.Server.RTT.Sum > 0.0101 {
+		t.Errorf("second connection: %+v", r)
+	}
+}
+
+// TestICMPRoles makes an echo request's sender the client, whatever the addresses.
+func TestICMPRoles(t *testing.T) {
+	t.Parallel()
+	var recs []capture.Record
+	tbl := capture.NewTable(capture.Config{}, func(r capture.Record) { recs = append(recs, r) })
+	hi, lo := netip.MustParseAddr("10.9.9.9"), netip.MustParseAddr("10.0.0.1")
+	tbl.Packet(&capture.Packet{Protocol: capture.ProtoICMP, ICMPType: 8, Len: 84, Src: lo, Dst: hi})
+	tbl.Packet(&capture.Packet{Time: 1e6, Protocol: capture.ProtoICMP, ICMPType: 0, Len: 84, Src: hi, Dst: lo})
+	tbl.Flush()
+	if len(recs) != 1 || recs[0].Client.IP != lo || recs[0].Client.Packets != 1 || recs[0].Server.Bytes != 84 {
+		t.Fatalf("records %+v", recs)
+	}
+}
