@@ -1,6 +1,8 @@
 package capture_test
 
 import (
+	"bytes"
+	"context"
 	"encoding/binary"
 	"syscall"
 	"testing"
@@ -11,38 +13,7 @@ import (
 // BenchmarkDecodeAndTrack decodes and tracks frames of 1,000 TCP conversations exchanging
 // requests, responses and ACKs, in one goroutine: the probe's per-packet work.
 func BenchmarkDecodeAndTrack(b *testing.B) {
-	const convs = 1000
-	frames := make([][]byte, 0, convs*4)
-	eth := []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0x08, 0x00}
-	for c := range convs {
-		for k, dir := range []int{0, 1, 1, 0} { // request, response, response, ACK
-			payload := []int{200, 1200, 1200, 0}[k]
-			f := make([]byte, 14+20+20+payload)
-			copy(f, eth)
-			ip := f[14:]
-			ip[0] = 0x45
-			binary.BigEndian.PutUint16(ip[2:], uint16(40+payload))
-			ip[9] = 6
-			cl := [4]byte{10, 0, byte(c >> 8), byte(c)}
-			sv := [4]byte{10, 1, 0, 1}
-			sport, dport := uint16(30000+c), uint16(443)
-			if dir == 1 {
-				cl, sv = sv, cl
-				sport, dport = dport, sport
-			}
-			copy(ip[12:], cl[:])
-			copy(ip[16:], sv[:])
-			tcp := ip[20:]
-			binary.BigEndian.PutUint16(tcp, sport)
-			binary.BigEndian.PutUint16(tcp[2:], dport)
-			binary.BigEndian.PutUint32(tcp[4:], uint32(1+k*1200))
-			binary.BigEndian.PutUint32(tcp[8:], 1)
-			tcp[12] = 0x50
-			tcp[13] = capture.FlagACK
-			binary.BigEndian.PutUint16(tcp[14:], 512)
-			frames = append(frames, f)
-		}
-	}
+	frames := benchFrames(1000, 1200)
 	var recs int
 	tbl := capture.NewTable(capture.Config{}, func(capture.Record) { recs++ })
 	var p capture.Packet
@@ -65,6 +36,53 @@ func BenchmarkDecodeAndTrack(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "packets/s")
 	// CPU time is the steadier figure on a shared machine: wall time counts waits for a core.
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/packet")
+}
+
+// BenchmarkFile reads a pcap file of 200,000 packets (from memory) through the whole probe:
+// file reader, decoder, table.
+func BenchmarkFile(b *testing.B) {
+	one := benchFrames(1000, 100)
+	var frames [][]byte
+	var times []int64
+	for i := range 200_000 {
+		f := append([]byte(nil), one[i%len(one)]...)
+		round := uint32(i / len(one))
+		binary.BigEndian.PutUint32(f[14+20+4:], binary.BigEndian.Uint32(f[14+20+4:])+round*4000)
+		binary.BigEndian.PutUint32(f[14+20+8:], binary.BigEndian.Uint32(f[14+20+8:])+round*4000)
+		frames = append(frames, f)
+		times = append(times, 1700000040e9+int64(i)*1000)
+	}
+	file := pcapFile(frames, times)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(file)))
+	cpu0 := cpuTime()
+	for b.Loop() {
+		src, _ := capture.NewReader(bytes.NewReader(file))
+		p := &capture.Probe{Source: src, Table: capture.NewTable(capture.Config{}, func(capture.Record) {})}
+		if err := p.Run(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	n := float64(b.N) * float64(len(frames))
+	b.ReportMetric(n/b.Elapsed().Seconds(), "packets/s")
+	b.ReportMetric(float64(cpuTime()-cpu0)/n, "cpu-ns/packet")
+}
+
+// benchFrames returns the frames of convs TCP conversations, each a request, two response
+// segments of size bytes and an ACK.
+func benchFrames(convs, size int) [][]byte {
+	frames := make([][]byte, 0, convs*4)
+	sv := [4]byte{10, 1, 0, 1}
+	for c := range convs {
+		cl := [4]byte{10, 0, byte(c >> 8), byte(c)}
+		port := uint16(30000 + c)
+		frames = append(frames,
+			tcpFrame(cl, sv, port, 443, capture.FlagACK, 1, 1, 200),
+			tcpFrame(sv, cl, 443, port, capture.FlagACK, 1, 201, size),
+			tcpFrame(sv, cl, 443, port, capture.FlagACK, uint32(1+size), 201, size),
+			tcpFrame(cl, sv, port, 443, capture.FlagACK, 201, uint32(1+2*size), 0))
+	}
+	return frames
 }
 
 // cpuTime is the process's user and system CPU time, in nanoseconds.

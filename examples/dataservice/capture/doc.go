@@ -64,12 +64,13 @@
 //
 //   - server.rtt: the round trip from the probe to the server and back. Samples: the
 //     client's SYN to the server's SYN-ACK (the latest SYN, if it was retransmitted), and
-//     later, the client's data or FIN to the server's first pure ACK covering it.
+//     later, the client's latest data segment or FIN to the server's first pure ACK
+//     covering it (an ACK covering only earlier data gives no sample).
 //   - client.rtt: the same toward the client: the SYN-ACK to the client's ACK of it, and
 //     the server's data or FIN to the client's first pure ACK covering it.
-//     Later samples are taken one at a time per direction, and none when the range was
-//     retransmitted (Karn's rule) or when the ACK carries data (it may have waited for the
-//     application): what remains is unambiguous, though a delayed ACK adds its delay.
+//     There is no sample when the data was retransmitted (Karn's rule) or when the ACK
+//     carries data (it may have waited for the application): what remains is unambiguous,
+//     though a receiver's delayed ACK adds its delay.
 //   - ct: connection time, from the client's first SYN to its ACK of the SYN-ACK; none when
 //     the handshake was not seen whole.
 //   - srt: server response time, from the last packet of a request to the first packet of

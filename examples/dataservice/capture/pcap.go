@@ -79,6 +79,7 @@ type reader struct {
 	// pcapng: each interface's link type and nanoseconds per timestamp unit.
 	ifaces []ngIface
 	stats  SourceStats
+	hdr    [16]byte // record and block headers, read here so as not to allocate
 }
 
 type ngIface struct {
@@ -119,8 +120,8 @@ func (s *reader) Next(f *Frame) error {
 		return s.readNG(f)
 	}
 	for {
-		var h [16]byte
-		if _, err := io.ReadFull(s.r, h[:]); err != nil {
+		h := s.hdr[:]
+		if _, err := io.ReadFull(s.r, h); err != nil {
 			return eof(err)
 		}
 		n := int64(s.order.Uint32(h[8:]))

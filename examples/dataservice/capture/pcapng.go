@@ -23,13 +23,13 @@ const maxNGBlock = MaxFrame + 1024
 // header only.
 func (s *reader) readNG(f *Frame) error {
 	for {
-		var h [8]byte
-		if _, err := io.ReadFull(s.r, h[:]); err != nil {
+		h := s.hdr[:8]
+		if _, err := io.ReadFull(s.r, h); err != nil {
 			return eof(err)
 		}
 		typ := binary.LittleEndian.Uint32(h[:])
 		if typ == ngSectionHeader {
-			if err := s.readSectionHeader(h); err != nil {
+			if err := s.readSectionHeader([8]byte(h)); err != nil {
 				return err
 			}
 			if f == nil {
@@ -103,11 +103,11 @@ func (s *reader) readNG(f *Frame) error {
 // readSectionHeader reads the rest of a section header block whose first 8 bytes (type and
 // total length, in a byte order not known yet) are h.
 func (s *reader) readSectionHeader(h [8]byte) error {
-	var m [4]byte
-	if _, err := io.ReadFull(s.r, m[:]); err != nil {
+	m := s.hdr[8:12]
+	if _, err := io.ReadFull(s.r, m); err != nil {
 		return ErrFormat
 	}
-	switch binary.LittleEndian.Uint32(m[:]) {
+	switch binary.LittleEndian.Uint32(m) {
 	case 0x1a2b3c4d:
 		s.order = binary.LittleEndian
 	case 0x4d3c2b1a:

@@ -174,8 +174,8 @@ func TestConversationMetrics(t *testing.T) {
 	}
 	// server.rtt: SYN→SYN-ACK, the GET→its pure ACK, the client's FIN→the server's FIN-ACK.
 	wantTiming(t, "server.rtt", r.Server.RTT, 0.040, 0.040, 0.040)
-	// client.rtt: SYN-ACK→ACK, the response's first segment→the ACK, FIN→ACK.
-	wantTiming(t, "client.rtt", r.Client.RTT, 0.001, 0.002, 0.001)
+	// client.rtt: SYN-ACK→ACK, the response's last segment→the ACK of both, FIN→ACK.
+	wantTiming(t, "client.rtt", r.Client.RTT, 0.001, 0.001, 0.001)
 	wantTiming(t, "ct", r.CT, 0.041)
 	wantTiming(t, "srt", r.SRT, 0.182-0.042)
 	wantTiming(t, "dtt", r.DTT, 0.001)

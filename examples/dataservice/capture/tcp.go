@@ -39,8 +39,8 @@ type direction struct {
 	next    uint32 // the sequence number after the highest byte seen
 	holes   [maxHoles]hole
 	nholes  int
-	// An RTT sample in flight: this side's data ending at pendEnd, sent at pendTime, waits
-	// for the other side's pure ACK.
+	// An RTT sample in flight: this side's latest data, ending at pendEnd and seen at
+	// pendTime, waits for the other side's pure ACK covering it.
 	pending  bool
 	pendEnd  uint32
 	pendTime int64
@@ -217,11 +217,11 @@ func (d *direction) segment(start, end uint32, now int64) bool {
 	return true
 }
 
-// pend starts an RTT sample on the data ending at end, unless one is in flight.
+// pend starts an RTT sample on the data ending at end, the latest sent: an ACK covering it
+// was sent after it arrived, whatever earlier data it also covers (a receiver may
+// acknowledge every second segment).
 func (d *direction) pend(end uint32, now int64) {
-	if !d.pending {
-		d.pending, d.pendEnd, d.pendTime = true, end, now
-	}
+	d.pending, d.pendEnd, d.pendTime = true, end, now
 }
 
 func (d *direction) addHole(start, end uint32, now int64) {
