@@ -1,6 +1,7 @@
 package capture_test
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/fnapi/fnapi/examples/dataservice/capture"
@@ -79,4 +80,27 @@ func seedFrames() [][]byte {
 		1, 'a', 2, 'n', 'l', 0, 0, 1, 0, 1, // a.nl A IN
 		0xc0, 12, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 10, 0, 0, 2}
 	return [][]byte{ip(6, tcp(0x02)), ip(6, tcp(0x12)), ip(17, dns)}
+}
+
+// FuzzReader reads arbitrary bytes as a pcap or pcapng file: errors, never a panic, and
+// frames within the bounds.
+func FuzzReader(f *testing.F) {
+	f.Add(pcapFile(seedFrames(), []int64{1e9, 2e9, 3e9}))
+	f.Add([]byte{0x0a, 0x0d, 0x0d, 0x0a, 28, 0, 0, 0, 0x4d, 0x3c, 0x2b, 0x1a, 1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 28, 0, 0, 0,
+		1, 0, 0, 0, 20, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		src, err := capture.NewReader(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		var fr capture.Frame
+		for range 1000 {
+			if src.Next(&fr) != nil {
+				return
+			}
+			if len(fr.Data) > capture.MaxFrame {
+				t.Fatalf("a frame of %d bytes", len(fr.Data))
+			}
+		}
+	})
 }

@@ -130,6 +130,9 @@ func TestLive(t *testing.T) {
 		sum.Client.Retrans += r.Client.Retrans
 		sum.Server.Retrans += r.Server.Retrans
 	}
+	if st.Packets == 0 {
+		t.Errorf("the kernel counted no packets: %+v", st)
+	}
 	if len(conns) != runs {
 		t.Fatalf("%d conversations with the server, want %d (records %+v)", len(conns), runs, recs)
 	}
