@@ -24,6 +24,9 @@ const (
 // memory-mapped ring (no copy from the kernel, no cgo), in promiscuous mode. A non-nil
 // filter is attached to the socket, so that the kernel drops what it refuses before the
 // ring. Stats reports the kernel's counts of packets and of drops when the ring was full.
+// Frames are read as Ethernet (LinkEthernet): Ethernet devices, veth, bridges, bonds, VLAN
+// devices and loopback; devices without a link-layer header (tun) are not supported yet.
+// The kernel hands VLAN-tagged frames over with their tag removed.
 func OpenInterface(name string, filter *Filter) (Source, error) {
 	ifi, err := net.InterfaceByName(name)
 	if err != nil {

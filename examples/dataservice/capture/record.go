@@ -27,7 +27,9 @@ type Record struct {
 
 // Side is one side of a conversation: what it sent and what the probe measured of it.
 type Side struct {
-	IP   netip.Addr
+	// IP is the address (an IPv4-mapped IPv6 address is given as IPv4).
+	IP netip.Addr
+	// Port is the TCP or UDP port; 0 for ICMP.
 	Port uint16
 	// Bytes are IP bytes (headers included, link layer excluded), as NetFlow counts them;
 	// Packets the packets, later fragments included.
