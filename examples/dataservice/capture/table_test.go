@@ -97,3 +97,35 @@ func TestICMPRoles(t *testing.T) {
 		t.Fatalf("records %+v", recs)
 	}
 }
+
+// TestActiveTimeout renews a conversation older than ActiveTimeout at a slice boundary: its
+// open response is closed and sampled, and its roles stay.
+func TestActiveTimeout(t *testing.T) {
+	t.Parallel()
+	var recs []capture.Record
+	tbl := capture.NewTable(capture.Config{ActiveTimeout: 60e9}, func(r capture.Record) { recs = append(recs, r) })
+	cl, sv := netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
+	p := capture.Packet{Time: 1e9, Protocol: capture.ProtoTCP, Flags: capture.FlagACK, Len: 140, PayloadLen: 100,
+		Seq: 1, Ack: 1, Window: 1000, Src: cl, Dst: sv, SrcPort: 50000, DstPort: 80}
+	tbl.Packet(&p) // the request, at 1 s
+	p.Src, p.Dst, p.SrcPort, p.DstPort, p.Ack = sv, cl, 80, 50000, 101
+	for at := int64(2); at <= 152; at += 10 { // the response, 2 s to 152 s
+		p.Time = at * 1e9
+		tbl.Packet(&p)
+		p.Seq += 100
+	}
+	tbl.Flush()
+	if len(recs) != 3 {
+		t.Fatalf("%d records, want 3", len(recs))
+	}
+	// The end of the first slice, seen with the packet at 62 s, renews the conversation, then
+	// 61 s old: the response so far, 2 s to 52 s, is closed in the first slice's record; the
+	// server's later data answers no request the renewed conversation saw.
+	wantTiming(t, "srt", recs[0].SRT, 1)
+	wantTiming(t, "dtt", recs[0].DTT, 50)
+	wantTiming(t, "dtt", recs[1].DTT)
+	wantTiming(t, "dtt", recs[2].DTT)
+	if r := recs[2]; r.Client.IP != cl || r.Server.Packets != 4 || tbl.Stats().Conversations != 1 {
+		t.Errorf("after renewal: %+v, %d conversations", r, tbl.Stats().Conversations)
+	}
+}
