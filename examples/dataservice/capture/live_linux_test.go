@@ -1,0 +1,378 @@
+package capture_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/fnapi/fnapi/examples/dataservice/capture"
+)
+
+// TestLive runs a real HTTP server and client in network namespaces, the server's packets
+// delayed 40 ms by a user-space forwarder between two veth pairs (this kernel has no
+// netem), and captures on the client's interface:
+//
+//	client ns: c0 ── f0 :forwarder ns: f1 ── s0 : server ns
+//	           probe   (server→client +40 ms)
+//
+// It is not parallel: timing is what it checks, so it runs before the parallel tests start.
+func TestLive(t *testing.T) {
+	needNetns(t)
+	const (
+		delay = 40 * time.Millisecond
+		think = 100 * time.Millisecond
+		runs  = 8
+	)
+	id := fmt.Sprintf("cap%d", os.Getpid()%100000)
+	cli, fwd, srv := id+"c", id+"f", id+"s"
+	for _, ns := range []string{cli, fwd, srv} {
+		run(t, "ip", "netns", "add", ns)
+		t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
+		run(t, "ip", "-n", ns, "link", "set", "lo", "up")
+	}
+	run(t, "ip", "link", "add", "c0", "netns", cli, "type", "veth", "peer", "name", "f0", "netns", fwd)
+	run(t, "ip", "link", "add", "s0", "netns", srv, "type", "veth", "peer", "name", "f1", "netns", fwd)
+	run(t, "ip", "-n", cli, "addr", "add", "10.77.0.1/24", "dev", "c0")
+	run(t, "ip", "-n", srv, "addr", "add", "10.77.0.2/24", "dev", "s0")
+	for _, l := range [][2]string{{cli, "c0"}, {fwd, "f0"}, {fwd, "f1"}, {srv, "s0"}} {
+		run(t, "ip", "-n", l[0], "link", "set", l[1], "up")
+	}
+
+	fw := startForwarder(t, fwd, delay)
+	defer fw.stop()
+
+	var ln net.Listener
+	inNetns(t, srv, func() (err error) { ln, err = net.Listen("tcp", "10.77.0.2:8080"); return err })
+	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(think)
+		io.WriteString(w, "ok\n")
+	})}
+	go hs.Serve(ln)
+	defer hs.Close()
+
+	// The kernel filters what the probe sees, when tcpdump can compile the filter.
+	var filter *capture.Filter
+	if _, err := exec.LookPath("tcpdump"); err == nil {
+		if filter, err = capture.CompileFilter(context.Background(), "tcp port 8080", capture.LinkEthernet); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var src capture.Source
+	inNetns(t, cli, func() (err error) { src, err = capture.OpenInterface("c0", filter); return err })
+	var mu sync.Mutex
+	var recs []capture.Record
+	tbl := capture.NewTable(capture.Config{}, func(r capture.Record) { mu.Lock(); recs = append(recs, r); mu.Unlock() })
+	probe := &capture.Probe{Source: src, Table: tbl}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- probe.Run(ctx) }()
+
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		DisableKeepAlives: true,
+		DialContext: func(ctx context.Context, network, addr string) (c net.Conn, err error) {
+			inNetns(t, cli, func() error { c, err = (&net.Dialer{}).DialContext(ctx, network, addr); return nil })
+			return c, err
+		},
+	}}
+	for range runs {
+		req, _ := http.NewRequest("GET", "http://10.77.0.2:8080/", nil)
+		req.Host = "live.example"
+		resp, err := client.Do(req)
+		if err != nil {
+			cancel()
+			<-done
+			tbl.Flush()
+			t.Fatalf("%v; records: %+v", err, recs)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	time.Sleep(2 * capture.RingBlockTimeout) // the last packets reach the ring
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("probe: %v", err)
+	}
+	tbl.Flush()
+	st := src.Stats()
+	src.Close()
+
+	var sum capture.Record
+	conns := map[uint16]bool{} // a conversation may span two slices: two records
+	for _, r := range recs {
+		if r.Server.Port != 8080 {
+			if filter != nil {
+				t.Errorf("the filter let through %+v", r)
+			}
+			continue
+		}
+		conns[r.Client.Port] = true
+		if r.ServerName != "live.example" {
+			t.Errorf("server name %q", r.ServerName)
+		}
+		for _, p := range []struct{ to, from *capture.Timing }{{&sum.Server.RTT, &r.Server.RTT},
+			{&sum.Client.RTT, &r.Client.RTT}, {&sum.SRT, &r.SRT}, {&sum.CT, &r.CT}} {
+			p.to.Sum += p.from.Sum
+			p.to.Count += p.from.Count
+		}
+		sum.Client.Retrans += r.Client.Retrans
+		sum.Server.Retrans += r.Server.Retrans
+	}
+	if st.Packets == 0 {
+		t.Errorf("the kernel counted no packets: %+v", st)
+	}
+	if len(conns) != runs {
+		t.Fatalf("%d conversations with the server, want %d (records %+v)", len(conns), runs, recs)
+	}
+	mean := func(tm capture.Timing) time.Duration { m, _ := tm.Mean(); return time.Duration(m * 1e9) }
+	t.Logf("server.rtt %v (%d), client.rtt %v (%d), srt %v (%d), ct %v; kernel: %+v; forwarder held %v",
+		mean(sum.Server.RTT), sum.Server.RTT.Count, mean(sum.Client.RTT), sum.Client.RTT.Count,
+		mean(sum.SRT), sum.SRT.Count, mean(sum.CT), st, fw.meanHold())
+	within := func(name string, got, want time.Duration, tol float64) {
+		if d := float64(got - want); d > tol*float64(want) || -d > tol*float64(want) {
+			t.Errorf("%s = %v, want %v within %.0f %% (the forwarder held frames %v on average)",
+				name, got, want, tol*100, fw.meanHold())
+		}
+	}
+	// The probe must measure the network as it was: when the machine was too busy for the
+	// forwarder to keep its 40 ms (more than 5 % late on average), the delay it really
+	// applied is the reference.
+	applied := delay
+	if h := fw.meanHold(); h > delay*105/100 {
+		t.Logf("the forwarder held frames %v on average, not %v: checking against that", h, delay)
+		applied = h
+	}
+	within("server.rtt", mean(sum.Server.RTT), applied, 0.10)
+	if c := mean(sum.Client.RTT); c >= 5*time.Millisecond {
+		t.Errorf("client.rtt = %v, want under 5 ms", c)
+	}
+	within("srt", mean(sum.SRT), think+applied, 0.15)
+	if sum.SRT.Count != runs || sum.Client.Retrans+sum.Server.Retrans != 0 {
+		t.Errorf("srt samples %d, want %d; retransmissions %d/%d, want none", sum.SRT.Count, runs,
+			sum.Client.Retrans, sum.Server.Retrans)
+	}
+}
+
+// needNetns skips (fails under CI=true) unless the test can make network namespaces.
+func needNetns(t *testing.T) {
+	t.Helper()
+	why := ""
+	if os.Geteuid() != 0 {
+		why = "not root"
+	} else if _, err := exec.LookPath("ip"); err != nil {
+		why = "no ip command (apt-get install iproute2)"
+	}
+	if why == "" {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("network namespaces: %s", why)
+	}
+	t.Skipf("network namespaces: %s", why)
+}
+
+func run(t *testing.T, name string, args ...string) {
+	t.Helper()
+	if b, err := exec.Command(name, args...).CombinedOutput(); err != nil {
+		t.Fatalf("%s %v: %v\n%s", name, args, err, b)
+	}
+}
+
+// inNetns runs fn on a thread moved into network namespace ns; sockets it makes stay there.
+// The thread is never given back (it ends with its goroutine).
+func inNetns(t *testing.T, ns string, fn func() error) {
+	t.Helper()
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		f, err := os.Open("/run/netns/" + ns)
+		if err != nil {
+			errc <- err
+			return
+		}
+		defer f.Close()
+		if err := unix.Setns(int(f.Fd()), unix.CLONE_NEWNET); err != nil {
+			errc <- fmt.Errorf("setns %s: %w", ns, err)
+			return
+		}
+		errc <- fn()
+	}()
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// forwarder copies frames between two interfaces, delaying one direction.
+type forwarder struct {
+	stop     func()
+	held     atomic.Int64 // frames delayed
+	heldTime atomic.Int64 // ns they were held in all, from read to write
+}
+
+// meanHold is how long delayed frames were held on average, from their arrival at the
+// interface to their departure: more than the delay when the machine was too busy to move
+// them in time.
+func (f *forwarder) meanHold() time.Duration {
+	if n := f.held.Load(); n > 0 {
+		return time.Duration(f.heldTime.Load() / n)
+	}
+	return 0
+}
+
+// startForwarder copies every frame between f0 and f1 in namespace ns, those from f1 (the
+// server's) after delay.
+func startForwarder(t *testing.T, ns string, delay time.Duration) *forwarder {
+	t.Helper()
+	var fd0, fd1 int
+	inNetns(t, ns, func() (err error) {
+		if fd0, err = rawSocket("f0"); err != nil {
+			return err
+		}
+		fd1, err = rawSocket("f1")
+		return err
+	})
+	fw := &forwarder{}
+	var stopped atomic.Bool
+	var readers sync.WaitGroup
+	writer := make(chan struct{})
+	type held struct {
+		read  time.Time // when the frame reached the interface (the kernel's timestamp)
+		frame []byte
+	}
+	queue := make(chan held, 4096)
+	copyFrames := func(from, to int, delayed bool) {
+		defer readers.Done()
+		buf := make([]byte, 1<<16)
+		oob := make([]byte, 128)
+		for !stopped.Load() {
+			n, oobn, _, sa, err := unix.Recvmsg(from, buf, oob, 0)
+			if err != nil {
+				continue // timeout: look at stopped
+			}
+			if ll, ok := sa.(*unix.SockaddrLinklayer); ok && ll.Pkttype == unix.PACKET_OUTGOING {
+				continue
+			}
+			fixChecksum(buf[:n])
+			if delayed {
+				queue <- held{read: arrival(oob[:oobn]), frame: append([]byte(nil), buf[:n]...)}
+				continue
+			}
+			unix.Write(to, buf[:n])
+		}
+	}
+	readers.Add(2)
+	go copyFrames(fd0, fd1, false)
+	go copyFrames(fd1, fd0, true)
+	go func() {
+		defer close(writer)
+		for h := range queue {
+			due := h.read.Add(delay)
+			if d := time.Until(due) - time.Millisecond; d > 0 {
+				time.Sleep(d)
+			}
+			for time.Now().Before(due) { // the last millisecond, without the timer's slack
+			}
+			unix.Write(fd0, h.frame)
+			fw.held.Add(1)
+			fw.heldTime.Add(int64(time.Since(h.read)))
+		}
+	}()
+	fw.stop = func() {
+		stopped.Store(true)
+		readers.Wait() // within their 100 ms read timeout
+		close(queue)
+		<-writer
+		unix.Close(fd0)
+		unix.Close(fd1)
+	}
+	return fw
+}
+
+// rawSocket opens an AF_PACKET socket bound to an interface, reads timing out every 100 ms.
+func rawSocket(name string) (int, error) {
+	ifi, err := net.InterfaceByName(name)
+	if err != nil {
+		return -1, err
+	}
+	proto := int(uint16(unix.ETH_P_ALL)<<8 | uint16(unix.ETH_P_ALL)>>8)
+	fd, err := unix.Socket(unix.AF_PACKET, unix.SOCK_RAW, proto)
+	if err != nil {
+		return -1, err
+	}
+	if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1); err != nil {
+		return -1, err
+	}
+	tv := unix.Timeval{Usec: 100000}
+	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
+	return fd, unix.Bind(fd, &unix.SockaddrLinklayer{Protocol: uint16(proto), Ifindex: ifi.Index})
+}
+
+// fixChecksum computes the TCP or UDP checksum of an IPv4 frame: a sender's veth leaves it
+// to the hardware (CHECKSUM_PARTIAL), and a frame written to a packet socket is taken as is.
+func fixChecksum(f []byte) {
+	if len(f) < 34 || f[12] != 0x08 || f[13] != 0x00 {
+		return
+	}
+	ip := f[14:]
+	ihl := int(ip[0]&0x0f) * 4
+	total := int(ip[2])<<8 | int(ip[3])
+	if total > len(ip) || ihl < 20 || total < ihl {
+		return
+	}
+	l4 := ip[ihl:total]
+	var at int
+	switch {
+	case ip[9] == 6 && len(l4) >= 20:
+		at = 16
+	case ip[9] == 17 && len(l4) >= 8:
+		at = 6
+	default:
+		return
+	}
+	l4[at], l4[at+1] = 0, 0
+	sum := uint32(0)
+	add := func(b []byte) {
+		for i := 0; i+1 < len(b); i += 2 {
+			sum += uint32(b[i])<<8 | uint32(b[i+1])
+		}
+		if len(b)%2 == 1 {
+			sum += uint32(b[len(b)-1]) << 8
+		}
+	}
+	add(ip[12:20])
+	sum += uint32(ip[9]) + uint32(len(l4))
+	add(l4)
+	for sum>>16 != 0 {
+		sum = sum&0xffff + sum>>16
+	}
+	c := ^uint16(sum)
+	if c == 0 && ip[9] == 17 {
+		c = 0xffff
+	}
+	l4[at], l4[at+1] = byte(c>>8), byte(c)
+}
+
+// arrival reads the kernel's receive timestamp (SO_TIMESTAMPNS) from a message's control
+// data; the current time without one.
+func arrival(oob []byte) time.Time {
+	msgs, _ := unix.ParseSocketControlMessage(oob)
+	for _, m := range msgs {
+		if m.Header.Level == unix.SOL_SOCKET && m.Header.Type == unix.SCM_TIMESTAMPNS && len(m.Data) >= 16 {
+			ts := (*unix.Timespec)(unsafe.Pointer(&m.Data[0]))
+			return time.Unix(ts.Sec, ts.Nsec)
+		}
+	}
+	return time.Now()
+}

@@ -1,0 +1,75 @@
+package capture
+
+import (
+	"net/netip"
+
+	"github.com/fnapi/fnapi/examples/dataservice/histogram"
+)
+
+// Record is what the probe saw of one conversation in one time slice. The wiring into the
+// data service maps it field by field to a traffic record (see the package doc, "Records").
+type Record struct {
+	// Time is the start of the time slice, Unix seconds (a multiple of the slice length).
+	Time int64
+	// Protocol is the IP protocol number.
+	Protocol uint8
+	// Client opened the conversation; Server answered it.
+	Client, Server Side
+	// ServerName is the name the client asked for: TLS SNI, HTTP Host, or the DNS answer
+	// that gave the server's address; "" when none was seen.
+	ServerName string
+	// CT, SRT and DTT are the connection time, server response time and data transfer time
+	// samples of the slice (TCP only).
+	CT, SRT, DTT Timing
+	// Resets counts the packets with RST set, from either side.
+	Resets uint64
+}
+
+// Side is one side of a conversation: what it sent and what the probe measured of it.
+type Side struct {
+	// IP is the address (an IPv4-mapped IPv6 address is given as IPv4).
+	IP netip.Addr
+	// Port is the TCP or UDP port; 0 for ICMP.
+	Port uint16
+	// Bytes are IP bytes (headers included, link layer excluded), as NetFlow counts them;
+	// Packets the packets, later fragments included.
+	Bytes, Packets uint64
+	// RTT is the round trip between the probe and this side.
+	RTT Timing
+	// Retrans counts this side's retransmitted TCP segments.
+	Retrans uint64
+	// ZeroWindows counts this side's TCP packets that advertised a zero receive window.
+	ZeroWindows uint64
+}
+
+// Timing is the samples of one time metric in one record: their sum and count (the average
+// is Sum/Count), and their histogram for percentiles.
+type Timing struct {
+	// Sum is the sum of the samples, in seconds.
+	Sum float64
+	// Count is the number of samples.
+	Count uint64
+	// Hist holds the samples' distribution; it belongs to the record.
+	Hist histogram.Histogram
+}
+
+// Mean is the average sample in seconds, and false without samples.
+func (t Timing) Mean() (float64, bool) {
+	if t.Count == 0 {
+		return 0, false
+	}
+	return t.Sum / float64(t.Count), true
+}
+
+func (t *Timing) add(ns int64) {
+	s := float64(max(ns, 0)) / 1e9
+	t.Sum += s
+	t.Count++
+	t.Hist.Add(s)
+}
+
+// empty says whether a record has nothing to say.
+func (r *Record) empty() bool {
+	return r.Client.Packets == 0 && r.Server.Packets == 0 && r.CT.Count == 0 &&
+		r.SRT.Count == 0 && r.DTT.Count == 0 && r.Client.RTT.Count == 0 && r.Server.RTT.Count == 0
+}

@@ -1,0 +1,332 @@
+package capture
+
+import (
+	"net/netip"
+	"time"
+)
+
+// Config sets a Table's limits. The zero value gives the defaults.
+type Config struct {
+	// Slice is the length of the records' time slices. Default: one minute, as the flow
+	// collectors' (collect.Limits.Slice).
+	Slice time.Duration
+	// IdleTimeout ends a conversation without packets for that long. Default: two minutes.
+	IdleTimeout time.Duration
+	// ClosedTimeout ends a TCP conversation that long after a reset or its second FIN (late
+	// retransmissions still count in it). Default: ten seconds.
+	ClosedTimeout time.Duration
+	// ActiveTimeout renews a conversation older than that at the next slice boundary: an
+	// open response is closed (its dtt sampled) and sequence tracking restarts, the client
+	// and server staying as they were. Default: 30 minutes.
+	ActiveTimeout time.Duration
+	// MaxConversations bounds the table. When it is full, a new conversation evicts the
+	// one that has been quiet the longest (its record so far is emitted first), counted in
+	// Stats.Evicted. Each takes about 770 bytes (63 MB for 100,000, measured).
+	// Default: 100,000.
+	MaxConversations int
+	// MaxNames bounds the cache of DNS answers (address → name) that names servers.
+	// Default: 65,536.
+	MaxNames int
+}
+
+func (c *Config) setDefaults() {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&c.Slice, time.Minute)
+	c.Slice = max(c.Slice.Truncate(time.Second), time.Second)
+	def(&c.IdleTimeout, 2*time.Minute)
+	def(&c.ClosedTimeout, 10*time.Second)
+	def(&c.ActiveTimeout, 30*time.Minute)
+	if c.MaxConversations <= 0 {
+		c.MaxConversations = 100_000
+	}
+	if c.MaxNames <= 0 {
+		c.MaxNames = 65_536
+	}
+}
+
+// Stats counts what a Table saw.
+type Stats struct {
+	// Packets and Bytes that reached the table (IP bytes).
+	Packets, Bytes uint64
+	// Fragments counts IP fragments; LaterFragments those after a datagram's first, which
+	// carry no ports and so count here only, in no conversation.
+	Fragments, LaterFragments uint64
+	// Conversations is how many conversations were started; Active how many are tracked.
+	Conversations, Active uint64
+	// Evicted counts conversations ended early because the table was full.
+	Evicted uint64
+	// Records counts the records emitted.
+	Records uint64
+	// Names is the number of DNS answers cached.
+	Names uint64
+}
+
+// key names a conversation whichever way its packets go: a is the lower endpoint.
+type key struct {
+	a, b   netip.Addr
+	ap, bp uint16
+	proto  uint8
+}
+
+// Table tracks conversations and emits their records, one per conversation and time slice,
+// to the function given to NewTable. Feed it packets in capture order with Packet; call
+// Advance when time passes without packets, and Flush at the end. A Table is not safe for
+// concurrent use: one goroutine owns it (Run does).
+type Table struct {
+	cfg   Config
+	emit  func(Record)
+	index map[key]int32
+	convs []conv
+	free  []int32
+	// lru lists conversations by their last packet, the most recent at head.
+	head, tail int32
+	names      nameCache
+	sliceStart int64 // ns; the slice being filled
+	sliceEnd   int64 // ns; 0 before the first packet
+	stats      Stats
+}
+
+// NewTable returns an empty table that passes each record to emit, from the goroutine that
+// feeds the table. The record's histograms are emit's to keep.
+func NewTable(cfg Config, emit func(Record)) *Table {
+	cfg.setDefaults()
+	return &Table{
+		cfg: cfg, emit: emit, index: make(map[key]int32),
+		head: -1, tail: -1, names: newNameCache(cfg.MaxNames),
+	}
+}
+
+// Config returns the table's configuration, defaults filled in.
+func (t *Table) Config() Config { return t.cfg }
+
+// Stats returns the table's counters.
+func (t *Table) Stats() Stats {
+	s := t.stats
+	s.Active = uint64(len(t.index))
+	s.Names = uint64(t.names.len())
+	return s
+}
+
+// Packet tracks one decoded packet. Packets must come in time order: one earlier than the
+// slice being filled counts in it.
+func (t *Table) Packet(p *Packet) {
+	t.Advance(p.Time)
+	t.stats.Packets++
+	t.stats.Bytes += uint64(p.Len)
+	if p.Fragment {
+		t.stats.Fragments++
+		if p.LaterFragment {
+			t.stats.LaterFragments++
+			return
+		}
+	}
+	if p.Protocol == ProtoUDP && p.SrcPort == 53 {
+		t.names.learnDNS(p.Payload)
+	}
+	c, fromA := t.lookup(p)
+	if c.newConnection(p) {
+		// A new connection on the same addresses and ports: end this conversation and start
+		// another, with the SYN's sender as its client.
+		t.end(c)
+		c, fromA = t.lookup(p)
+	}
+	c.last, c.seen = p.Time, true
+	t.touch(c.id)
+	side := 1 // the server sent it
+	if fromA == c.clientIsA {
+		side = 0
+	}
+	s := &c.rec.Client
+	if side == 1 {
+		s = &c.rec.Server
+	}
+	s.Packets++
+	s.Bytes += uint64(p.Len)
+	if p.Protocol == ProtoTCP {
+		t.tcp(c, p, side)
+	}
+}
+
+// Advance closes the time slices that end at or before now (Unix nanoseconds): each
+// conversation with something to report emits its record, and those idle, closed or too
+// old are ended.
+func (t *Table) Advance(now int64) {
+	if t.sliceEnd == 0 {
+		t.startSlice(now)
+		return
+	}
+	if now < t.sliceEnd {
+		return
+	}
+	t.closeSlice(now)
+	t.startSlice(now)
+}
+
+// Flush emits every conversation's record and ends them all: the end of a capture file.
+func (t *Table) Flush() {
+	for i := t.head; i >= 0; {
+		next := t.convs[i].next
+		t.end(&t.convs[i])
+		i = next
+	}
+}
+
+func (t *Table) startSlice(now int64) {
+	n := int64(t.cfg.Slice)
+	t.sliceStart = now - now%n
+	t.sliceEnd = t.sliceStart + n
+}
+
+// closeSlice emits the slice's records and ends the conversations that timed out by now.
+func (t *Table) closeSlice(now int64) {
+	idle, closed, active := int64(t.cfg.IdleTimeout), int64(t.cfg.ClosedTimeout), int64(t.cfg.ActiveTimeout)
+	for i := t.head; i >= 0; {
+		c := &t.convs[i]
+		next := c.next
+		switch {
+		case now-c.last >= idle, c.closed != 0 && now-c.closed >= closed:
+			t.end(c)
+		default:
+			if now-c.first >= active {
+				c.renew(now)
+			}
+			t.report(c)
+		}
+		i = next
+	}
+}
+
+// report emits c's record of the slice, if it has anything, and starts the next.
+func (t *Table) report(c *conv) {
+	if c.rec.empty() && c.rec.Client.Retrans == 0 && c.rec.Server.Retrans == 0 && c.rec.Resets == 0 {
+		return
+	}
+	r := c.rec
+	r.Time = t.sliceStart / 1e9
+	if r.ServerName == "" {
+		r.ServerName = t.names.lookup(r.Server.IP)
+	}
+	c.rec = Record{Protocol: r.Protocol, ServerName: r.ServerName,
+		Client: Side{IP: r.Client.IP, Port: r.Client.Port}, Server: Side{IP: r.Server.IP, Port: r.Server.Port}}
+	t.stats.Records++
+	t.emit(r)
+}
+
+// end reports c and removes it.
+func (t *Table) end(c *conv) {
+	c.closeResponse()
+	t.report(c)
+	delete(t.index, c.key)
+	t.unlink(c.id)
+	t.free = append(t.free, c.id)
+	c.rec = Record{}
+}
+
+// lookup finds or starts the conversation of p, and says whether p's sender is endpoint a.
+func (t *Table) lookup(p *Packet) (*conv, bool) {
+	k := key{a: p.Src, b: p.Dst, ap: p.SrcPort, bp: p.DstPort, proto: p.Protocol}
+	fromA := true
+	if c := p.Src.Compare(p.Dst); c > 0 || c == 0 && p.SrcPort > p.DstPort {
+		k = key{a: p.Dst, b: p.Src, ap: p.DstPort, bp: p.SrcPort, proto: p.Protocol}
+		fromA = false
+	}
+	if i, ok := t.index[k]; ok {
+		return &t.convs[i], fromA
+	}
+	if len(t.index) >= t.cfg.MaxConversations {
+		t.stats.Evicted++
+		t.end(&t.convs[t.tail])
+	}
+	var id int32
+	if n := len(t.free); n > 0 {
+		id = t.free[n-1]
+		t.free = t.free[:n-1]
+	} else {
+		id = int32(len(t.convs))
+		t.convs = append(t.convs, conv{})
+	}
+	c := &t.convs[id]
+	*c = conv{id: id, key: k, first: p.Time, prev: -1, next: -1}
+	c.clientIsA = clientIsSender(p) == fromA
+	c.rec.Protocol = p.Protocol
+	a := Side{IP: k.a.Unmap(), Port: k.ap} // records refuse IPv4-mapped IPv6 addresses
+	b := Side{IP: k.b.Unmap(), Port: k.bp}
+	if c.clientIsA {
+		c.rec.Client, c.rec.Server = a, b
+	} else {
+		c.rec.Client, c.rec.Server = b, a
+	}
+	c.rec.ServerName = t.names.lookup(c.rec.Server.IP)
+	t.index[k] = id
+	t.stats.Conversations++
+	return c, fromA
+}
+
+// clientIsSender says whether the first packet seen of a conversation was sent by its
+// client: a SYN's sender is the client, a SYN-ACK's the server, an ICMP echo request's the
+// client; otherwise the server is the side with the lower port (then the lower address), as
+// the flow collectors decide.
+func clientIsSender(p *Packet) bool {
+	switch p.Protocol {
+	case ProtoTCP:
+		if p.Flags&FlagSYN != 0 {
+			return p.Flags&FlagACK == 0
+		}
+	case ProtoICMP:
+		switch p.ICMPType {
+		case 8:
+			return true
+		case 0:
+			return false
+		}
+	case ProtoICMPv6:
+		switch p.ICMPType {
+		case 128:
+			return true
+		case 129:
+			return false
+		}
+	}
+	if p.SrcPort != p.DstPort {
+		return p.SrcPort > p.DstPort
+	}
+	return p.Src.Compare(p.Dst) > 0
+}
+
+func (t *Table) unlink(i int32) {
+	c := &t.convs[i]
+	if c.prev >= 0 {
+		t.convs[c.prev].next = c.next
+	} else {
+		t.head = c.next
+	}
+	if c.next >= 0 {
+		t.convs[c.next].prev = c.prev
+	} else {
+		t.tail = c.prev
+	}
+	c.prev, c.next = -1, -1
+}
+
+// touch moves conversation i to the head of the list.
+func (t *Table) touch(i int32) {
+	if t.head == i {
+		return
+	}
+	c := &t.convs[i]
+	if c.prev >= 0 || c.next >= 0 || t.tail == i {
+		t.unlink(i)
+	}
+	c.next = t.head
+	if t.head >= 0 {
+		t.convs[t.head].prev = i
+	}
+	t.head = i
+	if t.tail < 0 {
+		t.tail = i
+	}
+}

@@ -1,0 +1,131 @@
+package histogram_test
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/fnapi/fnapi/examples/dataservice/histogram"
+)
+
+func TestRelativeError(t *testing.T) {
+	t.Parallel()
+	if histogram.Max < 24*3600 {
+		t.Fatalf("Max = %v s, want at least a day", histogram.Max)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 100000 {
+		v := histogram.Min * math.Exp(r.Float64()*math.Log(histogram.Max/histogram.Min))
+		got := histogram.Value(histogram.Index(v))
+		if e := math.Abs(got-v) / v; e > histogram.RelativeError+1e-9 {
+			t.Fatalf("value %v in bucket %d stands for %v: relative error %v", v, histogram.Index(v), got, e)
+		}
+	}
+	for _, v := range []float64{0, -1, math.NaN(), histogram.Min} {
+		if i := histogram.Index(v); i != 0 {
+			t.Errorf("Index(%v) = %d, want 0", v, i)
+		}
+	}
+	if i := histogram.Index(1e9); i != histogram.Buckets-1 {
+		t.Errorf("Index(1e9) = %d, want the last bucket", i)
+	}
+}
+
+func TestQuantileNearestRank(t *testing.T) {
+	t.Parallel()
+	var h histogram.Histogram
+	if _, ok := h.Quantile(0.5); ok {
+		t.Fatal("empty histogram has a quantile")
+	}
+	for _, v := range []float64{0.004, 0.001, 0.003, 0.002} {
+		h.Add(v)
+	}
+	near := func(got, want float64) bool { return math.Abs(got-want) <= want*histogram.RelativeError }
+	for _, c := range []struct{ q, want float64 }{{0.5, 0.002}, {0.95, 0.004}, {0.25, 0.001}, {0.26, 0.002}, {1, 0.004}, {0, 0.001}} {
+		got, _ := h.Quantile(c.q)
+		if !near(got, c.want) {
+			t.Errorf("Quantile(%v) = %v, want %v within 2 %%", c.q, got, c.want)
+		}
+	}
+}
+
+// TestMergeOrder checks that merging in any order or grouping gives the same buckets, hence
+// the same quantiles, as one histogram of every sample.
+func TestMergeOrder(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(3, 4))
+	var all histogram.Histogram
+	parts := make([]histogram.Histogram, 7)
+	for i := range 5000 {
+		v := r.ExpFloat64() * 0.05
+		all.Add(v)
+		parts[i%len(parts)].Add(v)
+	}
+	var fwd, rev histogram.Histogram
+	for i := range parts {
+		fwd.Merge(parts[i])
+		rev.Merge(parts[len(parts)-1-i])
+	}
+	for _, h := range []histogram.Histogram{fwd, rev} {
+		if !slices.Equal(h.Buckets(), all.Buckets()) {
+			t.Fatal("merged buckets differ from the buckets of all samples")
+		}
+	}
+	if all.Count() != 5000 {
+		t.Fatalf("Count = %d", all.Count())
+	}
+}
+
+func TestEncoding(t *testing.T) {
+	t.Parallel()
+	var h histogram.Histogram
+	if b := h.AppendBinary(nil); !bytes.Equal(b, []byte{0}) {
+		t.Fatalf("empty encodes as %x", b)
+	}
+	h.Add(0.040)
+	if b := h.AppendBinary(nil); len(b) > 4 {
+		t.Fatalf("one sample encodes in %d bytes, want at most 4", len(b))
+	}
+	h.Add(0)
+	h.Add(1e9)
+	h.AddIndex(7, 1<<40)
+	b := h.AppendBinary(nil)
+	got, err := histogram.Decode(b)
+	if err != nil || !slices.Equal(got.Buckets(), h.Buckets()) {
+		t.Fatalf("Decode(%x) = %v, %v; want %v", b, got.Buckets(), err, h.Buckets())
+	}
+	for _, bad := range [][]byte{nil, {1}, {1, 0, 1}, {1, 1, 0}, {0, 0}, {1, 0x81}, {2, 1, 1, 0xff, 0x0f, 1}} {
+		if _, err := histogram.Decode(bad); err == nil {
+			t.Errorf("Decode(%x) accepted", bad)
+		}
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	var h histogram.Histogram
+	h.Add(0.01)
+	h.Add(3)
+	f.Add(h.AppendBinary(nil))
+	f.Add([]byte{0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h, err := histogram.Decode(b)
+		if err != nil {
+			return
+		}
+		again, err := histogram.Decode(h.AppendBinary(nil))
+		if err != nil || !slices.Equal(again.Buckets(), h.Buckets()) {
+			t.Fatalf("Decode(%x) does not survive re-encoding: %v", b, err)
+		}
+		h.Quantile(0.99)
+	})
+}
+
+func BenchmarkAdd(b *testing.B) {
+	var h histogram.Histogram
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		h.Add(float64(i%1000) * 1e-4)
+	}
+}
