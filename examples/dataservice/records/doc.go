@@ -96,7 +96,9 @@
 // (adding a saturated row to anything saturates again, so a query reads the same from them as
 // from the records), ClickHouse as Decimal128, which its SummingMergeTree adds up exactly when it
 // merges. Callers adding Rows of one group use AddSum, which saturates the same way
-// (TestSumsSaturateDuckDB, TestSumsSaturateClickHouse).
+// (TestSumsSaturateDuckDB, TestSumsSaturateClickHouse). A DuckDB file of an earlier version,
+// which appended a batch's rollup sums wrapped around, has the hours whose records pass MaxSum
+// summed anew once when opened (rollup_resum.go: one pass over the records).
 //
 // The SQL is built in one place (sql.go); a store supplies a dialect (types, parameters,
 // casts) and its rollups, so a new engine is one file. No store hands out its database. DuckDB

@@ -195,3 +195,36 @@ func TestAddSum(t *testing.T) {
 		}
 	}
 }
+
+// TestSumsOfAnEarlierVersion checks that a file of an earlier version, whose rollups hold a
+// sum that wrapped around, has the hours where its records pass MaxSum summed anew when opened,
+// once.
+func TestSumsOfAnEarlierVersion(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := OpenDuckDB(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := sumRecords()
+	ingestSums(t, s, recs)
+	if err := s.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// What an earlier version left: rows of wrapped sums, and no saturatedTable.
+	for _, r := range s.rollups {
+		if _, err := s.db.ExecContext(ctx, "UPDATE "+r.table+" SET client_bytes = 12345 WHERE application = 'https'"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.db.ExecContext(ctx, "DROP TABLE "+saturatedTable); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if s, err = OpenDuckDB(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	checkSums(t, s, recs)
+}
