@@ -1,6 +1,10 @@
 package pvql
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+)
 
 // result computes the statement's values on its group sums, then applies HAVING, TOP and the
 // order. Meta.Elapsed is left to the caller.
@@ -63,7 +67,7 @@ func (s *state) topGroups(kept []int) []int {
 			totals[k] = t
 		}
 		for j := range t {
-			t[j] += gr.sums[j]
+			t[j] = records.AddSum(t[j], gr.sums[j])
 		}
 	}
 	type candidate struct {

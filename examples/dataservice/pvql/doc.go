@@ -40,9 +40,11 @@
 //     period starts the default period length before its end; without UNTIL it ends at now.
 //     The default period length and now are arguments of Query and Stream, both truncated to
 //     whole seconds; an empty or reversed period matches nothing and has accumulated_time 0.
-//   - Values are computed in float64 on each group's sums. A division by zero, or any result
-//     that is not a finite number, is null (NaN in Row.Values, null in JSON) and stays null
-//     through further arithmetic. In HAVING a comparison with null is false.
+//   - Values are computed in float64 on each group's sums, each exact below records.MaxSum
+//     (2^64-1) and saturated at it (traffic, client plus server, too), never wrapped around: a
+//     value of 18446744073709551615 (1.8446744073709552e19) means "at least that". A division
+//     by zero, or any result that is not a finite number, is null (NaN in Row.Values, null in
+//     JSON) and stays null through further arithmetic. In HAVING a comparison with null is false.
 //   - time(N): the point T (a multiple of N) covers [T-N, T). At most one time key.
 //   - exporter (API 1.2) is the address of the device that exported a record (the flow
 //     collectors set it; ingest may). It filters as client.ip does (=, IN, CIDRs); in results
@@ -106,8 +108,9 @@
 // per second. A write into a bucket without detail, or during the answer into seconds it
 // subtracted without detail, makes it read the period afresh; one into seconds it subtracted
 // from a detailed bucket (a period that moved back) makes it read that bucket again before
-// answering. Only whole-number sums are kept, so dropping and subtracting are exact, and a
-// group leaves when its record count reaches zero; values, HAVING, TOP and the order are
+// answering. Only whole-number sums below records.MaxSum are kept (one that reaches it makes
+// the Live answer with Query for good), so dropping and subtracting are exact, and a group
+// leaves when its record count reaches zero; values, HAVING, TOP and the order are
 // computed on the totals at each answer, as Query does. What it keeps (the totals and the
 // detail) is bounded by WithMaxGroups, past which it answers with Query for good, and
 // reserved in the group budget (WithGroupBudget) while it lives, which when spent makes it

@@ -147,7 +147,7 @@ func (e *Engine) read(ctx context.Context, sc *scan, from, to int64, res *reserv
 		had := s.groups.len()
 		sm := s.groups.at(k)
 		for i, sumIndex := range s.query.Sums {
-			sm[sumIndex] += r.Sums[i]
+			sm[sumIndex] = records.AddSum(sm[sumIndex], r.Sums[i])
 		}
 		if s.groups.len() == had {
 			return nil

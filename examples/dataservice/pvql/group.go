@@ -64,7 +64,8 @@ func (s slot) get(k *gkey) records.Value {
 	return records.Value{Lo: k.w[s.word]}
 }
 
-// sums holds a group's base sums, indexed by records.Sum.
+// sums holds a group's base sums, indexed by records.Sum, each saturated at records.MaxSum
+// (added with records.AddSum) as the stores' are.
 type sums [records.NumSums]uint64
 
 // groups accumulates the sums of each group, merging the rows of several queries. Its groups
@@ -140,7 +141,7 @@ func eval(x expr, s *sums) float64 {
 	case metric:
 		var t uint64
 		for _, b := range metrics[x].sums {
-			t += s[b]
+			t = records.AddSum(t, s[b])
 		}
 		return float64(t)
 	case *binaryExpr:

@@ -17,8 +17,10 @@ import (
 // store the seconds the period gained and the detailed buckets whose records changed since the
 // last one (Changes); the seconds it lost it drops, as the first bucket, which the period's
 // start moves through, is also kept per second. A change to a bucket kept in the totals only
-// makes it read the period afresh. Sums are whole numbers, so adding and dropping them is
-// exact; each kept group also counts its records, so a group leaves when its last record does.
+// makes it read the period afresh. Sums are whole numbers below records.MaxSum, so adding and
+// dropping them is exact (a sum that reaches it makes the Live answer with Query for good: a
+// saturated sum cannot be taken from); each kept group also counts its records, so a group
+// leaves when its last record does.
 // TOP, HAVING and the values are computed at each answer on the full sums of every group, as
 // Query does.
 //
@@ -35,7 +37,7 @@ type Live struct {
 	expr  string
 	stmts []*Statement
 	watch *records.Watcher // nil: every answer is Query's
-	full  bool             // the kept sums would pass the group limit: Query's answers for good
+	full  bool             // the kept sums would pass the group limit or saturate: Query's answers for good
 	scans []*liveScan      // nil when nothing is kept
 	res   *reservation
 	kept  int // the groups kept: the totals and the buckets' detail
@@ -45,6 +47,9 @@ type Live struct {
 var (
 	errKeepTooMany = errors.New("pvql: a followed query would keep more groups than the limit")
 	errDrift       = errors.New("pvql: a followed query's kept sums disagree with the store")
+	// errSaturated: a kept sum reached records.MaxSum, past which it is no longer exact, so
+	// that taking a bucket's sums from it (as the period moves) would no longer be either.
+	errSaturated = errors.New("pvql: a followed query's kept sums reached their maximum")
 )
 
 // Live returns a Live answering expr, reading only what changes reports as changed; with
@@ -129,7 +134,7 @@ func (l *Live) move(ctx context.Context, periods [][2]int64, changed []records.S
 func (l *Live) recover(ctx context.Context, err error, now time.Time, defaultPeriod time.Duration) ([]Result, error) {
 	l.reset()
 	switch {
-	case errors.Is(err, errKeepTooMany):
+	case errors.Is(err, errKeepTooMany), errors.Is(err, errSaturated):
 		l.full = true
 		l.watch.Close() // it will not be read again
 	case errors.Is(err, ErrBusy), errors.Is(err, errDrift):
@@ -257,7 +262,9 @@ func (ls *liveStmt) add(m map[gkey]sums, k gkey, r *records.Row, sign int) (chan
 		return 0, nil
 	}
 	for i, sum := range ls.query.Sums {
-		s[sum] += r.Sums[i]
+		if s[sum] = records.AddSum(s[sum], r.Sums[i]); s[sum] == records.MaxSum {
+			return 0, errSaturated
+		}
 	}
 	m[k] = s
 	if !ok {

@@ -39,7 +39,9 @@ var _ Store = (*ClickHouse)(nil)
 
 // chDialect is ClickHouse's SQL: the driver formats each argument into the query, so
 // parameters are plain "?"; sums and buckets are cast so they scan as UInt64 and Int64 on every
-// version.
+// version. ClickHouse sums UInt64 into a UInt64 that wraps around, so sums are of Decimal128
+// (38 digits, exact for any number of records; 18.16 has no Int128), saturated at MaxSum, and
+// the rollups keep theirs as Decimal128 too.
 var chDialect = &dialect{
 	types: [...]string{KindInt64: "Int64", KindUint8: "UInt8", KindUint16: "UInt16",
 		KindUint32: "UInt32", KindUint64: "UInt64", KindString: "String"},
@@ -47,9 +49,15 @@ var chDialect = &dialect{
 		b.WriteString("?")
 		b.args = append(b.args, v)
 	},
-	sum:    func(col string) string { return "toUInt64(sum(" + col + "))" },
-	count:  "toUInt64(count())",
-	bucket: func(expr string) string { return "toInt64(" + expr + ")" },
+	sum: func(col string) string {
+		return "toUInt64(least(sum(toDecimal128(" + col + ", 0)), toDecimal128('" + maxSumSQL + "', 0)))"
+	},
+	count:    "toUInt64(count())",
+	countSum: func(col string) string { return "toUInt64(sum(" + col + "))" },
+	partial:  func(col string) string { return "sum(toDecimal128(" + col + ", 0))" },
+	widen:    func(col string) string { return "toDecimal128(" + col + ", 0)" },
+	sumType:  "Decimal(38, 0)",
+	bucket:   func(expr string) string { return "toInt64(" + expr + ")" },
 }
 
 // OpenClickHouse connects to the ClickHouse server of url

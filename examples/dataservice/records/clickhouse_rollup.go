@@ -36,15 +36,10 @@ var chRollups = func() []rollup {
 func chView(r *rollup) string { return r.table + "_mv" }
 func chDist(r *rollup) string { return r.table + "_dist" }
 
-// chRollupColumns are rollup r's columns and types in ClickHouse, in table order.
-func chRollupColumns(r *rollup) []string {
-	names, kinds := r.columns()
-	cols := make([]string, len(names))
-	for i, n := range names {
-		cols[i] = n + " " + chDialect.types[kinds[i]]
-	}
-	return cols
-}
+// chRollupColumns are rollup r's columns and types in ClickHouse, in table order: the sums
+// Decimal128, which a SummingMergeTree adds up when it merges without wrapping around as UInt64
+// did (schema version 2).
+func chRollupColumns(r *rollup) []string { return r.columnTypes(chDialect) }
 
 // chRollupEngine sums r's counts of rows with the same bucket and keys when it merges parts;
 // the record count is never zero, so no row is ever dropped as empty.
@@ -66,7 +61,7 @@ func chRollupSelect(r *rollup, where string) string {
 	sel := []string{"toInt64(time - ((time % " + w + ") + " + w + ") % " + w + ") AS time"}
 	sel = append(sel, keys...)
 	for _, c := range rollupSums {
-		sel = append(sel, "toUInt64(sum("+c.Name()+")) AS "+c.Name())
+		sel = append(sel, chDialect.partial(c.Name())+" AS "+c.Name())
 	}
 	sel = append(sel, "toUInt64(count()) AS records")
 	q := "SELECT " + strings.Join(sel, ", ") + " FROM records"

@@ -94,13 +94,13 @@ func TestClickHouseReadsTheRollup(t *testing.T) {
 	}
 	// One rollup row of its own: application "only-in-the-rollup", server port 7, one record.
 	set := map[string]any{"time": chTestStart + 120, "application": "only-in-the-rollup", "server_port": uint16(7)}
-	zero := map[string]any{"Int64": int64(0), "UInt8": uint8(0), "UInt16": uint16(0), "UInt32": uint32(0), "UInt64": uint64(1), "String": ""}
+	zero := map[string]any{"Int64": int64(0), "UInt8": uint8(0), "UInt16": uint16(0), "UInt32": uint32(0), "UInt64": uint64(1), "String": "", chDialect.sumType: "1"}
 	var row []any
 	for _, c := range chRollupColumns(minute) {
-		f := strings.Fields(c)
-		v, ok := set[f[0]]
+		name, typ, _ := strings.Cut(c, " ")
+		v, ok := set[name]
 		if !ok {
-			v = zero[f[1]]
+			v = zero[typ]
 		}
 		row = append(row, v)
 	}
@@ -135,7 +135,8 @@ func TestClickHouseReadsTheRollup(t *testing.T) {
 
 // TestClickHouseRollupOfAnEarlierSchema checks that records of schema version 1 (no rollup) get
 // a rollup summed from them at open, on one server and on a two-shard cluster, with the
-// version written as 2, and that a rollup of other columns is made anew the same way.
+// version written as this one's, and that a rollup of other columns (other keys, or the UInt64
+// sums of version 2) is made anew the same way.
 func TestClickHouseRollupOfAnEarlierSchema(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -198,6 +199,21 @@ func TestClickHouseRollupOfAnEarlierSchema(t *testing.T) {
 				}
 			}
 			s = OpenClickHouseTest(t, tc.urls[0], tc.cluster)
+			chSame(t, s, rng)
+			s.Close()
+			// A rollup of schema version 2, its sums UInt64 (which wrapped around), is made anew
+			// with Decimal sums.
+			v2 := strings.ReplaceAll(strings.Join(chRollupColumns(minute), ", "), chDialect.sumType, "UInt64")
+			for _, stmt := range []string{"DROP TABLE " + chView(minute), "DROP TABLE " + minute.table,
+				"CREATE TABLE " + minute.table + " (" + v2 + ") ENGINE = " + chRollupEngine(minute)} {
+				if err := raw.Exec(ctx, stmt); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s = OpenClickHouseTest(t, tc.urls[0], tc.cluster)
+			if have, _, err := tableShape(ctx, raw, minute.table); err != nil || !reflect.DeepEqual(have, chRollupColumns(minute)) {
+				t.Fatalf("the rollup of version 2 reopened has columns %v (%v), want %v", have, err, chRollupColumns(minute))
+			}
 			chSame(t, s, rng)
 		})
 	}

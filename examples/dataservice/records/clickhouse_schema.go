@@ -18,9 +18,11 @@ import (
 // ClickHouseSchemaVersion is the version of the ClickHouse tables' shape, kept in the table
 // records_version beside them. Version 2 added the per-minute rollup (records_minute, its
 // view, and records_minute_dist in a cluster); a store opening version 1 adds them and sums the
-// rollup from the records (chRepair), writing nothing into records. The service refuses a
+// rollup from the records (chRepair), writing nothing into records. Version 3 keeps the rollups'
+// sums as Decimal128 rather than UInt64, which wrapped around: a store opening an earlier
+// version makes each rollup anew (chEnsureRollup) and sums it again from the records. The service refuses a
 // records table of another shape, and a later version, rather than alter it.
-const ClickHouseSchemaVersion = 2
+const ClickHouseSchemaVersion = 3
 
 // chLocalEngine is the engine of the table that holds records: a MergeTree partitioned by day
 // (retention drops whole partitions), sorted by time (periods read a range of it). Both the

@@ -87,6 +87,19 @@
 // the mark behind, mid-way and caught up); a group may come in several rows, which the caller adds
 // up.
 //
+// Sums (sum.go). A sum of counts over a group and a period is exact below MaxSum (2^64-1) and
+// saturates at it: a record carries at most MaxCount (2^53-1) a side, so 2,049 of them pass a
+// 64-bit sum, which no real network does within any retention (1 Tbit/s for 4.6 years). DuckDB
+// sums into 128 bits (HUGEINT) and saturates that, where a cast to UBIGINT failed every query
+// over the period; ClickHouse, whose sum of UInt64 wraps around silently, sums Decimal128
+// (18.16 has no Int128). Rollup rows saturate too: DuckDB keeps them as UBIGINT saturated
+// (adding a saturated row to anything saturates again, so a query reads the same from them as
+// from the records), ClickHouse as Decimal128, which its SummingMergeTree adds up exactly when it
+// merges. Callers adding Rows of one group use AddSum, which saturates the same way
+// (TestSumsSaturateDuckDB, TestSumsSaturateClickHouse). A DuckDB file of an earlier version,
+// which appended a batch's rollup sums wrapped around, has the hours whose records pass MaxSum
+// summed anew once when opened (rollup_resum.go: one pass over the records).
+//
 // The SQL is built in one place (sql.go); a store supplies a dialect (types, parameters,
 // casts) and its rollups, so a new engine is one file. No store hands out its database. DuckDB
 // is the embedded one, in <dir>/records.duckdb. It appends each batch through DuckDB's appender

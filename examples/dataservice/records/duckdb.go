@@ -75,6 +75,9 @@ func OpenDuckDB(ctx context.Context, dir string, opts ...Option) (*DuckDB, error
 		}
 	}
 	marks, err := ensureRollups(ctx, db, duckRollups)
+	if err == nil {
+		err = resumWrapped(ctx, db, duckRollups, marks)
+	}
 	var newest int64
 	if err == nil {
 		newest, err = newestRecord(ctx, db, duckRollups)

@@ -26,10 +26,21 @@ var duckDialect = &dialect{
 			b.args = append(b.args, v)
 		}
 	},
-	sum:          func(col string) string { return "CAST(COALESCE(SUM(" + col + "), 0) AS UBIGINT)" },
+	// DuckDB sums a UBIGINT column into a HUGEINT (128 bits), which holds the sum of any number
+	// of records exactly; LEAST saturates it, where a plain cast to UBIGINT failed the query.
+	sum:          duckSum,
 	count:        "CAST(COUNT(*) AS UBIGINT)",
+	countSum:     duckSum,
+	partial:      duckSum,
+	widen:        func(col string) string { return col },
+	sumType:      "UBIGINT",
 	bucket:       func(expr string) string { return expr },
 	groupingSets: true,
+}
+
+// duckSum is the sum of col, saturated at MaxSum, as a UBIGINT.
+func duckSum(col string) string {
+	return "CAST(LEAST(COALESCE(SUM(" + col + "), 0), " + maxSumSQL + ") AS UBIGINT)"
 }
 
 // duckSchema is the DuckDB table that holds the records, one row per conversation and time

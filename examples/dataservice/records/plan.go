@@ -114,7 +114,7 @@ func compileSets(d *dialect, table string, chain []*rollup, qs []*Query, sets []
 	p := &Plan{}
 	count := d.count
 	if len(chain) > 0 || len(sets) > 1 {
-		count = d.sum("records") // of a union's branches (from)
+		count = d.countSum("records") // of a union's branches (from)
 	}
 	b.WriteString("SELECT ")
 	var aliases []string

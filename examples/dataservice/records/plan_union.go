@@ -50,7 +50,7 @@ func (p *Plan) from(b *sqlBuilder, table string, chain []*rollup, c branchCols, 
 			if len(p.branches) > 0 {
 				b.WriteString(" UNION ALL ")
 			}
-			b.WriteString("SELECT " + c.selectList(source == 0, b.d.types[KindUint64]))
+			b.WriteString("SELECT " + c.selectList(source == 0, b.d))
 			one(source, t)
 			if source == 0 && c.grouped {
 				b.WriteString(" GROUP BY " + strings.Join(c.groupBy(), ", "))
@@ -112,9 +112,10 @@ func (c branchCols) grainTime() string {
 	return bucketStart(strconv.FormatInt(c.grain, 10))
 }
 
-// selectList is the select list of a branch over the records (records) or over a rollup;
-// u64 is the dialect's type of the counts.
-func (c branchCols) selectList(records bool, u64 string) string {
+// selectList is the select list of a branch over the records (records) or over a rollup in
+// dialect d.
+func (c branchCols) selectList(records bool, d *dialect) string {
+	u64 := d.types[KindUint64]
 	var cols []string
 	if c.grain > 0 {
 		t := "time"
@@ -125,8 +126,11 @@ func (c branchCols) selectList(records bool, u64 string) string {
 	}
 	cols = append(cols, c.keys...)
 	for _, s := range c.sums {
-		if records && c.grouped {
-			s = "CAST(SUM(" + s + ") AS " + u64 + ") AS " + s
+		switch {
+		case records && c.grouped:
+			s = d.partial(s) + " AS " + s
+		case records:
+			s = d.widen(s) + " AS " + s
 		}
 		cols = append(cols, s)
 	}

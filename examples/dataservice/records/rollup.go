@@ -148,23 +148,33 @@ func (r *rollup) keyNames() []string {
 	return out
 }
 
-// schema is the rollup's table in dialect d.
-func (r *rollup) schema(d *dialect) string {
+// columnTypes returns the rollup's SQL columns in table order with their types in dialect d
+// ("name type"): the summed ones of the dialect's sumType.
+func (r *rollup) columnTypes(d *dialect) []string {
 	names, kinds := r.columns()
 	cols := make([]string, len(names))
 	for i, n := range names {
-		cols[i] = n + " " + d.types[kinds[i]] + " NOT NULL"
+		t := d.types[kinds[i]]
+		if slices.ContainsFunc(rollupSums, func(c Column) bool { return c.Name() == n }) {
+			t = d.sumType
+		}
+		cols[i] = n + " " + t
 	}
-	return "CREATE TABLE " + r.table + " (" + strings.Join(cols, ", ") + ")"
+	return cols
+}
+
+// schema is the rollup's table in dialect d.
+func (r *rollup) schema(d *dialect) string {
+	return "CREATE TABLE " + r.table + " (" + strings.Join(r.columnTypes(d), " NOT NULL, ") + " NOT NULL)"
 }
 
 // sumRecords is the SQL that sums the records of a WHERE clause (with its arguments) into the
-// rollup's rows.
+// rollup's rows in DuckDB, each sum saturated at MaxSum.
 func (r *rollup) sumRecords(where string) string {
 	w := strconv.FormatInt(r.width, 10)
 	var sums []string
 	for _, c := range rollupSums {
-		sums = append(sums, "CAST(SUM("+c.Name()+") AS UBIGINT)")
+		sums = append(sums, duckDialect.partial(c.Name()))
 	}
 	keys := strings.Join(r.keyNames(), ", ")
 	return "SELECT " + bucketStart(w) + " AS b, " + keys + ", " + strings.Join(sums, ", ") +

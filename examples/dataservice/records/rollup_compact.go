@@ -52,9 +52,9 @@ func (r *rollup) compact(ctx context.Context, db *sql.DB, lo, hi int64) (int, er
 	keys := strings.Join(r.keyNames(), ", ")
 	var sums []string
 	for _, c := range rollupSums {
-		sums = append(sums, "CAST(SUM("+c.Name()+") AS UBIGINT)")
+		sums = append(sums, duckDialect.partial(c.Name()))
 	}
-	sums = append(sums, "CAST(SUM(records) AS UBIGINT)")
+	sums = append(sums, duckDialect.partial("records"))
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err

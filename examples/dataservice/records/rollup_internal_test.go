@@ -54,7 +54,7 @@ func sumsBy(t *testing.T, s Reader, from, to int64, raw bool, qs ...*Query) map[
 			out[k] = make([]uint64, len(r.Sums))
 		}
 		for i, v := range r.Sums {
-			out[k][i] += v
+			out[k][i] = AddSum(out[k][i], v)
 		}
 		return nil
 	})

@@ -94,12 +94,13 @@ func (ru *rollup) appendKey(row []driver.Value, k *rollupKey) []driver.Value {
 	return row
 }
 
-// rollupRow is the sums of one rollup row: rollupSums in order, then the record count.
+// rollupRow is the sums of one rollup row: rollupSums in order, then the record count, each
+// saturated at MaxSum as the table keeps them.
 type rollupRow [5]uint64
 
 func (s *rollupRow) add(o *rollupRow) {
 	for i := range s {
-		s[i] += o[i]
+		s[i] = AddSum(s[i], o[i])
 	}
 }
 
@@ -141,10 +142,10 @@ func sumBatches(rs []rollup, marks []int64, batches [][]Record) []map[rollupKey]
 				k = recordKey(r)
 				rs[i].key(&rk, &k)
 				s := rowAt(out[i], rk)
-				s[0] += r.Client.Bytes
-				s[1] += r.Client.Packets
-				s[2] += r.Server.Bytes
-				s[3] += r.Server.Packets
+				s[0] = AddSum(s[0], r.Client.Bytes)
+				s[1] = AddSum(s[1], r.Client.Packets)
+				s[2] = AddSum(s[2], r.Server.Bytes)
+				s[3] = AddSum(s[3], r.Server.Packets)
 				s[4]++
 			}
 		}

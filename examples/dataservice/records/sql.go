@@ -13,9 +13,20 @@ type dialect struct {
 	// param writes a parameter of kind k holding v (int64, uint64 or string) and appends its
 	// argument.
 	param func(b *sqlBuilder, v any, k Kind)
-	// sum and count wrap a sum of a column and the record count so they read as UInt64.
-	sum   func(col string) string
-	count string
+	// sum is the sum of a column of counts (bytes, packets), saturated at MaxSum (sum.go) and
+	// read as UInt64; count is the record count, and countSum the sum of a column of record
+	// counts (a union's branches'), read as UInt64: no table holds 2^64 records.
+	sum      func(col string) string
+	count    string
+	countSum func(col string) string
+	// partial is the sum of a column of counts as a union's branch over the records gives it
+	// (plan_union.go) and a rollup keeps it: of type sumType, wide enough or saturated so that
+	// adding it up in sum never fails nor wraps. widen is a record's column of counts as a
+	// union's branch over the records gives it ungrouped, of type sumType too: ClickHouse 18.16
+	// fails to convert a union of UInt64 and Decimal branches ("Illegal column UInt64").
+	partial func(col string) string
+	widen   func(col string) string
+	sumType string
 	// bucket wraps the time bucket expression so it reads as Int64.
 	bucket func(expr string) string
 	// groupingSets is true when one SELECT may group by several sets of keys (GROUP BY
