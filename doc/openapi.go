@@ -292,7 +292,7 @@ func components(cfg config) oaComponents {
 			Content:     map[string]oaMediaType{mediaJSON: {Schema: &jsonschema.Schema{Ref: "#/components/schemas/Error"}}},
 		}},
 		SecuritySchemes: map[string]oaSecurityScheme{
-			schemeSessionCookie: {Type: "apiKey", In: "cookie", Name: cfg.cookie, Description: "A session ID (session:<uuid>), as login sets it. With the cookie alone, a function not read-only also needs Sec-Fetch-Site: same-origin (or an Origin equal to the server's)."},
+			schemeSessionCookie: {Type: "apiKey", In: "cookie", Name: cfg.cookie, Description: "A session ID (session:<uuid>), as login sets it. With the cookie alone, a browser's request to a function not read-only also needs Sec-Fetch-Site: same-origin (or an Origin equal to the server's); a client that sends neither header (no browser) uses the cookie on every function."},
 			schemeSessionQuery:  {Type: "apiKey", In: "query", Name: "_session", Description: "A session ID (session:<uuid>)."},
 			schemeKeyHeader:     {Type: "apiKey", In: "header", Name: cfg.header, Description: "An API key (secret:<uuid>)."},
 			schemeKeyQuery:      {Type: "apiKey", In: "query", Name: "_key", Description: "An API key (secret:<uuid>)."},

@@ -114,7 +114,7 @@ func TestOpenAPI(t *testing.T) {
 		{"public has no security", d, []string{"paths", "/greet", "post", "security"}, ``},
 		{"token: four places", d, []string{"paths", "/add", "post", "security"}, `[{"sessionCookie":[]},{"sessionQuery":[]},{"keyHeader":[]},{"keyQuery":[]}]`},
 		{"session: no API key", d, []string{"paths", "/find", "get", "security"}, `[{"sessionCookie":[]},{"sessionQuery":[]}]`},
-		{"cookie scheme", d, []string{"components", "securitySchemes", "sessionCookie"}, `{"description":"A session ID (session:\u003cuuid\u003e), as login sets it. With the cookie alone, a function not read-only also needs Sec-Fetch-Site: same-origin (or an Origin equal to the server's).","in":"cookie","name":"sid","type":"apiKey"}`},
+		{"cookie scheme", d, []string{"components", "securitySchemes", "sessionCookie"}, `{"description":"A session ID (session:\u003cuuid\u003e), as login sets it. With the cookie alone, a browser's request to a function not read-only also needs Sec-Fetch-Site: same-origin (or an Origin equal to the server's); a client that sends neither header (no browser) uses the cookie on every function.","in":"cookie","name":"sid","type":"apiKey"}`},
 		{"header scheme", d, []string{"components", "securitySchemes", "keyHeader", "name"}, `"X-Key"`},
 		{"query schemes", d, []string{"components", "securitySchemes", "keyQuery", "name"}, `"_key"`},
 		{"stream path", d, []string{"paths", "/stream/count", "post", "operationId"}, `"stream:count"`},
