@@ -48,7 +48,7 @@ func TestDefaults(t *testing.T) {
 }
 
 func TestInvalidPanics(t *testing.T) {
-	for _, bad := range []string{"", "no spaces", "ws", "stream", "naïve"} {
+	for _, bad := range []string{"", "no spaces", "ws", "stream", "mcp", "jsonrpc", "naïve"} {
 		func() {
 			defer func() {
 				if p, _ := recover().(string); !strings.Contains(p, "decl: ") || !strings.Contains(p, "function name") {
