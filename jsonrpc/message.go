@@ -60,11 +60,11 @@ var null = json.RawMessage("null")
 // be read), so that a batch answers the others. A body that is not JSON, an empty batch, or a
 // batch over maxItems is one error for the whole body.
 func Parse(body []byte, maxItems int) (reqs []Request, errs []*Error, batch bool, err *Error) {
-	body = bytes.TrimSpace(body)
 	if !json.Valid(body) {
 		return nil, nil, false, NewError(CodeParseError, "parse error: the body is not JSON")
 	}
-	if len(body) > 0 && body[0] == '[' {
+	body = bytes.TrimLeft(body, " \t\r\n")
+	if body[0] == '[' {
 		var items []json.RawMessage
 		if json.Unmarshal(body, &items) != nil {
 			return nil, nil, true, NewError(CodeParseError, "parse error")
