@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/jsonrpc"
@@ -41,8 +43,8 @@ const (
 
 // ServeEndpoint answers one request of the Streamable HTTP transport.
 func (s *Server) ServeEndpoint(w http.ResponseWriter, r *http.Request, x *transport.Exchange) {
-	if x.CrossSite() { // DNS rebinding, or a page of a foreign site
-		httpError(w, http.StatusForbidden, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "origin not allowed"))
+	if x.CrossSite() || rebound(r) { // a page of a foreign site, or DNS rebinding
+		httpError(w, http.StatusForbidden, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "origin or host not allowed"))
 		return
 	}
 	switch r.Method {
@@ -158,9 +160,9 @@ func (s *Server) initialize(w http.ResponseWriter, x *transport.Exchange, req *j
 		httpError(w, http.StatusServiceUnavailable, withID(req, jsonrpc.NewError(jsonrpc.CodeServerError, "too many sessions")))
 		return
 	}
-	caps := map[string]any{"tools": map[string]any{}, "logging": map[string]any{}}
+	caps := map[string]any{"tools": map[string]any{}, "logging": map[string]any{}, "completions": map[string]any{}}
 	if len(s.opts.Resources) > 0 {
-		caps["resources"] = map[string]any{}
+		caps["resources"] = map[string]any{"subscribe": true}
 	}
 	if len(s.opts.Prompts) > 0 {
 		caps["prompts"] = map[string]any{}
@@ -224,6 +226,15 @@ func (s *Server) dispatch(ctx context.Context, x *transport.Exchange, sess *sess
 		if len(s.opts.Resources) > 0 {
 			return s.listResources(true), nil
 		}
+	case "resources/subscribe", "resources/unsubscribe":
+		// Accepted, so that clients may ask; resources served from functions change without
+		// the server knowing, so no notifications/resources/updated is ever sent.
+		if len(s.opts.Resources) > 0 {
+			return struct{}{}, nil
+		}
+	case "completion/complete":
+		// No suggestions: prompt and template arguments are free text.
+		return map[string]any{"completion": map[string]any{"values": []string{}, "hasMore": false}}, nil
 	case "resources/read":
 		if len(s.opts.Resources) > 0 {
 			return s.readResource(ctx, x, req.Params)
@@ -260,6 +271,30 @@ func (s *Server) authenticate(ctx context.Context, x *transport.Exchange) error 
 		return err
 	}
 	return nil
+}
+
+// rebound reports a request that reached a loopback address with a Host other than a loopback
+// name: a page whose own name was made to resolve to this machine (DNS rebinding), which its
+// browser then deems same-origin.
+func rebound(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return false
+	}
+	host, _, err := net.SplitHostPort(local.String())
+	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+		return false
+	}
+	name := r.Host
+	if h, _, err := net.SplitHostPort(name); err == nil {
+		name = h
+	}
+	name = strings.Trim(name, "[]")
+	if strings.EqualFold(name, "localhost") {
+		return false
+	}
+	ip := net.ParseIP(name)
+	return ip == nil || !ip.IsLoopback()
 }
 
 // isResponse reports whether a body is a JSON-RPC response (result or error, no method).

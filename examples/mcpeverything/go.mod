@@ -1,0 +1,21 @@
+module github.com/fnapi/fnapi/examples/mcpeverything
+
+go 1.26.0
+
+require (
+	github.com/fnapi/fnapi v0.0.0
+	go.uber.org/zap v1.28.0
+)
+
+require (
+	github.com/bahlo/generic-list-go v0.2.0 // indirect
+	github.com/buger/jsonparser v1.1.2 // indirect
+	github.com/coder/websocket v1.8.15 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/invopop/jsonschema v0.14.0 // indirect
+	github.com/pb33f/ordered-map/v2 v2.3.1 // indirect
+	go.uber.org/multierr v1.10.0 // indirect
+	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
+)
+
+replace github.com/fnapi/fnapi => ../..
