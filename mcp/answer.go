@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"sync"
@@ -28,6 +29,12 @@ func newAnswer(w http.ResponseWriter, r *http.Request) *answer {
 // notify sends a notification on the answer's stream; it reports false when it cannot (the
 // client does not accept streams, or the response was sent).
 func (a *answer) notify(method string, params any) bool {
+	return a.request(nil, method, params)
+}
+
+// request sends a request of the server (with id) or a notification (id nil) on the answer's
+// stream, as notify.
+func (a *answer) request(id json.RawMessage, method string, params any) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.done || !a.canStream {
@@ -45,7 +52,7 @@ func (a *answer) notify(method string, params any) bool {
 		h.Set("X-Accel-Buffering", "no")
 		a.w.WriteHeader(http.StatusOK)
 	}
-	a.event(jsonrpc.Request{JSONRPC: jsonrpc.Version, Method: method, Params: p})
+	a.event(jsonrpc.Request{JSONRPC: jsonrpc.Version, ID: id, Method: method, Params: p})
 	return true
 }
 

@@ -84,8 +84,11 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 		httpError(w, e.Status(), jsonrpc.FromAPI(e))
 		return
 	}
-	if isResponse(body) { // the answer to a request of the server's: none is ever sent
-		w.WriteHeader(http.StatusAccepted)
+	if isResponse(body) { // the answer to a request of the server (see Request)
+		if sess := s.sessionOf(w, r, x); sess != nil {
+			sess.answered(body)
+			w.WriteHeader(http.StatusAccepted)
+		}
 		return
 	}
 	reqs, errs, batch, perr := jsonrpc.Parse(body, 1)

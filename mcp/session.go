@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fnapi/fnapi/jsonrpc"
 	"github.com/google/uuid"
 )
 
@@ -19,6 +20,9 @@ type session struct {
 	last  time.Time
 	level int // the least severity of the log messages sent
 	calls map[string]context.CancelFunc
+	// the requests of the server waiting for the client's answer, by id (see Request)
+	asked   int
+	pending map[string]chan jsonrpc.Response
 }
 
 // sessions holds the sessions of one endpoint, bounded in number, ending when idle.

@@ -51,6 +51,9 @@ func register(reg *registry.Registry) error {
 			return err
 		}
 	}
+	if err := registerAsking(reg, public); err != nil {
+		return err
+	}
 	if err := registerResources(reg, public); err != nil {
 		return err
 	}
