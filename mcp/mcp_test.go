@@ -168,8 +168,8 @@ func TestUnauthenticated(t *testing.T) {
 	s := newServer(t)
 	init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`
 	for name, headers := range map[string][]string{
-		"no token":      nil,
-		"a wrong key":   {"Authorization", "Bearer secret:00000000-0000-4000-8000-000000000000"},
+		"no token":       nil,
+		"a wrong key":    {"Authorization", "Bearer secret:00000000-0000-4000-8000-000000000000"},
 		"a wrong header": {"Svc-Authorization", "secret:00000000-0000-4000-8000-000000000000"},
 	} {
 		a := s.send("POST", "/api/mcp", init, headers...)
