@@ -7,6 +7,7 @@ import (
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/mcp"
 	"github.com/fnapi/fnapi/registry"
+	"github.com/fnapi/fnapi/stream"
 )
 
 // errTest is the error test_error_handling answers, declared as an application declares its own.
@@ -51,6 +52,10 @@ func register(reg *registry.Registry) error {
 			return err
 		}
 	}
+	if err := reg.Register("count", count, public, registry.ReadOnly(),
+		registry.Describe("Counts from 1 to n, one chunk every interval_ms milliseconds: each chunk is a progress notification when the client asks for progress.")); err != nil {
+		return err
+	}
 	if err := registerAsking(reg, public); err != nil {
 		return err
 	}
@@ -82,6 +87,29 @@ func withProgress(ctx context.Context) ([]mcp.Content, error) {
 		mcp.Progress(ctx, p, 100, "")
 	}
 	return []mcp.Content{{Type: "text", Text: "Tool with progress executed successfully"}}, nil
+}
+
+// tick is one chunk of count: the number, and how far the count is.
+type tick struct {
+	N        int     `json:"n"`
+	Progress float64 `json:"progress"`
+}
+
+// count is a streaming function: an MCP client that asks for progress gets a notification per
+// chunk; the tool's result is the chunks, as a non-streaming call of any fnapi function has it.
+func count(ctx context.Context, in struct {
+	N        int `json:"n" jsonschema:"description=How far to count,minimum=1,maximum=100000"`
+	Interval int `json:"interval_ms,omitempty" jsonschema:"description=Milliseconds between two numbers,maximum=10000"`
+}, s *stream.Sender[tick]) error {
+	for i := 1; i <= in.N; i++ {
+		if err := s.Send(tick{N: i, Progress: float64(i) / float64(in.N)}); err != nil {
+			return err
+		}
+		if err := sleep(ctx, time.Duration(in.Interval)*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
