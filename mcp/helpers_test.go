@@ -82,8 +82,11 @@ func newServer(t *testing.T) *server {
 	h, err := fnapi.New(reg, fnapi.WithInterceptors(a.Interceptor()),
 		fnapi.WithMCP(mcp.Options{
 			PageSize:  3,
-			Resources: []mcp.Resource{{URI: "doc://api", Name: "api", Function: "doc"}},
-			Prompts:   []mcp.Prompt{{Name: "explain", Function: "guide"}},
+			Resources: []mcp.Resource{{URI: "doc://api", Name: "api", Function: "doc"},
+				{URI: "text://static", Name: "static", Text: "static text"}},
+			Prompts: []mcp.Prompt{{Name: "explain", Function: "guide"},
+				{Name: "hello", Description: "Says hello.", Text: "Say hello."}},
+			Descriptions: map[string]string{"add": "Adds a and b: use it for sums."},
 		}),
 		fnapi.WithJSONRPC(jsonrpc.Options{MaxBatch: 5}))
 	if err != nil {

@@ -90,7 +90,7 @@ func TestToolSchemasAndCalls(t *testing.T) {
 		t.Fatalf("no add on the first page: %s", a.body)
 	}
 	b, _ := json.Marshal(add)
-	for _, want := range []string{`"readOnlyHint":true`, `"required":["a","b"]`, `"outputSchema":{"properties":{"result":{"type":"integer"}},"type":"object"}`, `"description":"Adds two integers."`} {
+	for _, want := range []string{`"readOnlyHint":true`, `"required":["a","b"]`, `"outputSchema":{"properties":{"result":{"type":"integer"}},"type":"object"}`, `"description":"Adds a and b: use it for sums."`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("add lacks %s: %s", want, b)
 		}
@@ -248,6 +248,14 @@ func TestResourcesAndPrompts(t *testing.T) {
 	}
 	if a := do(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"doc://nope"}}`); a.errCode() != -32002 {
 		t.Errorf("unknown resource: %s", a.body)
+	}
+	a = do(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"text://static"}}`)
+	if !strings.Contains(a.body, `"contents":[{"uri":"text://static","mimeType":"text/plain","text":"static text"}]`) {
+		t.Errorf("static resource: %s", a.body)
+	}
+	a = do(`{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"hello"}}`)
+	if !strings.Contains(a.body, `"messages":[{"role":"user","content":{"type":"text","text":"Say hello."}}]`) {
+		t.Errorf("static prompt: %s", a.body)
 	}
 	a = do(`{"jsonrpc":"2.0","id":1,"method":"prompts/list"}`)
 	if !strings.Contains(a.body, `{"description":"what to explain","name":"topic","required":true}`) {

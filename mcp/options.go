@@ -15,6 +15,10 @@ type Options struct {
 	// Resources are what the application publishes to read (resources/list, resources/read).
 	// Default: none, and no resources capability.
 	Resources []Resource
+	// Descriptions replace the descriptions of functions, by name, in tools/list: doc's
+	// description is written for programmers, a tool's is read by a model choosing what to
+	// call and how. Default: each function's own.
+	Descriptions map[string]string
 	// Prompts are the prompt templates the application offers (prompts/list, prompts/get).
 	// Default: none, and no prompts capability.
 	Prompts []Prompt
@@ -48,6 +52,8 @@ type Resource struct {
 	// Function is the function whose result is the content; Args its arguments.
 	Function string
 	Args     map[string]any
+	// Text is the content of a resource without Function: static text that needs no token.
+	Text string
 }
 
 // Prompt is a prompt template the application offers: prompts/get calls Function with the
@@ -59,6 +65,8 @@ type Prompt struct {
 	Name, Title, Description string
 	// Function makes the prompt.
 	Function string
+	// Text is the prompt without Function: one user message, with no arguments.
+	Text string
 }
 
 // Message is one message of a prompt.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/fnapi/fnapi/jsonrpc"
+	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
 )
 
@@ -13,11 +14,14 @@ import (
 func (s *Server) listPrompts(x *transport.Exchange) any {
 	list := []map[string]any{}
 	for _, p := range s.opts.Prompts {
+		args := []map[string]any{}
 		f := x.Lookup(p.Function)
-		if f == nil {
+		switch {
+		case p.Function == "":
+			f = &registry.Func{}
+		case f == nil:
 			continue
 		}
-		args := []map[string]any{}
 		for _, a := range f.Params {
 			m := map[string]any{"name": a.Name, "required": a.Required}
 			if a.Schema != nil && a.Schema.Description != "" {
@@ -54,6 +58,10 @@ func (s *Server) getPrompt(ctx context.Context, x *transport.Exchange, params js
 	}
 	if pr == nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "unknown prompt: "+p.Name)
+	}
+	if pr.Function == "" {
+		return map[string]any{"description": pr.Description,
+			"messages": []Message{{Role: "user", Content: Content{Type: "text", Text: pr.Text}}}}, nil
 	}
 	args := make(map[string]json.RawMessage, len(p.Arguments))
 	for k, v := range p.Arguments {

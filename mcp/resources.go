@@ -54,6 +54,9 @@ func (s *Server) readResource(ctx context.Context, x *transport.Exchange, params
 		e.Data = map[string]string{"uri": p.URI}
 		return nil, e
 	}
+	if r.Function == "" {
+		return map[string]any{"contents": contentsOf(p.URI, r.MIMEType, r.Text)}, nil
+	}
 	args := map[string]json.RawMessage{}
 	for k, v := range r.Args {
 		b, err := json.Marshal(v)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/jsonrpc"
@@ -27,6 +28,7 @@ var protocols = []string{LatestProtocol, "2025-06-18", "2025-03-26"}
 type Server struct {
 	opts     Options
 	sessions sessions
+	tools    sync.Map // *registry.Func -> *toolInfo: each tool's JSON, built once
 }
 
 // New returns the endpoint.

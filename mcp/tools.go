@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"sync"
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/jsonrpc"
@@ -23,9 +22,6 @@ type tool struct {
 	Annotations  map[string]bool    `json:"annotations,omitempty"`
 }
 
-// tools caches the tool of each function: its schemas are built once.
-var tools sync.Map // *registry.Func -> *toolInfo
-
 type toolInfo struct {
 	json    json.RawMessage
 	wrapped bool // the result is not an object: structuredContent is {"result": value}
@@ -36,11 +32,11 @@ type toolInfo struct {
 // another type (an array, a number, a string) is wrapped: outputSchema is an object whose
 // property result has the function's result schema, and structuredContent {"result": value}
 // ({} for null).
-func toolOf(f *registry.Func) *toolInfo {
-	if t, ok := tools.Load(f); ok {
+func (s *Server) toolOf(f *registry.Func) *toolInfo {
+	if t, ok := s.tools.Load(f); ok {
 		return t.(*toolInfo)
 	}
-	t := tool{Name: f.Name, Description: f.Description, InputSchema: f.ArgsSchema}
+	t := tool{Name: f.Name, Description: or(s.opts.Descriptions[f.Name], f.Description), InputSchema: f.ArgsSchema}
 	info := &toolInfo{}
 	switch rs := f.ResultSchema; {
 	case rs == nil:
@@ -58,7 +54,7 @@ func toolOf(f *registry.Func) *toolInfo {
 		t.Annotations = map[string]bool{"readOnlyHint": true}
 	}
 	info.json, _ = jsonrpc.Marshal(t)
-	v, _ := tools.LoadOrStore(f, info)
+	v, _ := s.tools.LoadOrStore(f, info)
 	return v.(*toolInfo)
 }
 
@@ -102,7 +98,7 @@ func (s *Server) listTools(ctx context.Context, x *transport.Exchange, params js
 			next = base64.RawURLEncoding.EncodeToString([]byte(f.Name))
 			break
 		}
-		list = append(list, toolOf(f).json)
+		list = append(list, s.toolOf(f).json)
 	}
 	res := map[string]any{"tools": list}
 	if next != "" {
@@ -150,7 +146,7 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 	if acc != nil {
 		v = acc.Result()
 	}
-	return toolResult(toolOf(f), v)
+	return toolResult(s.toolOf(f), v)
 }
 
 // toolResult is the tools/call result of a function's value.
