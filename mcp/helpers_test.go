@@ -81,7 +81,7 @@ func newServer(t *testing.T) *server {
 	}
 	h, err := fnapi.New(reg, fnapi.WithInterceptors(a.Interceptor()),
 		fnapi.WithMCP(mcp.Options{
-			PageSize:  3,
+			PageSize: 3,
 			Resources: []mcp.Resource{{URI: "doc://api", Name: "api", Function: "doc"},
 				{URI: "text://static", Name: "static", Text: "static text"}},
 			Prompts: []mcp.Prompt{{Name: "explain", Function: "guide"},
