@@ -34,8 +34,8 @@ func Register(reg *registry.Registry, st state.Store, settings *Settings) error 
 	getConfig := func(context.Context, decl.None) (map[string]json.RawMessage, error) { return s.getConfig(), nil }
 	reader, user, admin := auth.Requires(auth.RoleReadOnly), auth.Requires(auth.RoleUser), auth.Requires(auth.RoleAdmin)
 	for _, err := range []error{
-		registry.Implement(reg, api.ListDashboards, listDashboards, reader),
-		registry.Implement(reg, api.GetDashboard, s.getDashboard, reader),
+		registry.Implement(reg, api.ListDashboards, listDashboards, reader, registry.ReadOnly()),
+		registry.Implement(reg, api.GetDashboard, s.getDashboard, reader, registry.ReadOnly()),
 		registry.Implement(reg, api.CreateDashboard, s.createDashboard, user),
 		registry.Implement(reg, api.UpdateDashboard, s.updateDashboard, user),
 		registry.Implement(reg, api.DeleteDashboard, s.deleteDashboard, user),

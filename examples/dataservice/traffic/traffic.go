@@ -192,7 +192,7 @@ func listFields11() []pvql.Field {
 // an expression an earlier client could write.
 func (s *Service) Register(reg *registry.Registry) error {
 	if err := registry.ImplementStream(reg, api.Query, s.Query, registry.Accumulate(stream.Func(lastResult)),
-		auth.Requires(auth.RoleReadOnly)); err != nil {
+		auth.Requires(auth.RoleReadOnly), registry.ReadOnly()); err != nil {
 		return err
 	}
 	if err := registry.Implement(reg, api.Ingest, s.Ingest, auth.Requires(auth.RoleUser),
@@ -200,9 +200,9 @@ func (s *Service) Register(reg *registry.Registry) error {
 		return err
 	}
 	if err := registry.Implement(reg, api.ListFields, func(context.Context, decl.None) ([]pvql.Field, error) { return listFields11(), nil },
-		auth.Requires(auth.RoleReadOnly)); err != nil {
+		auth.Requires(auth.RoleReadOnly), registry.ReadOnly()); err != nil {
 		return err
 	}
 	return registry.Implement(reg, api.ListFields12, func(context.Context, decl.None) ([]pvql.Field, error) { return ListFields(), nil },
-		auth.Requires(auth.RoleReadOnly))
+		auth.Requires(auth.RoleReadOnly), registry.ReadOnly())
 }
