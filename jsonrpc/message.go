@@ -60,68 +60,84 @@ var null = json.RawMessage("null")
 // be read), so that a batch answers the others. A body that is not JSON, an empty batch, or a
 // batch over maxItems is one error for the whole body.
 func Parse(body []byte, maxItems int) (reqs []Request, errs []*Error, batch bool, err *Error) {
-	if !json.Valid(body) {
-		return nil, nil, false, NewError(CodeParseError, "parse error: the body is not JSON")
-	}
-	body = bytes.TrimLeft(body, " \t\r\n")
-	if body[0] == '[' {
-		var items []json.RawMessage
-		if json.Unmarshal(body, &items) != nil {
-			return nil, nil, true, NewError(CodeParseError, "parse error")
-		}
-		if len(items) == 0 {
-			return nil, nil, false, NewError(CodeInvalidRequest, "invalid request: an empty batch")
-		}
-		if len(items) > maxItems {
-			e := NewError(CodeInvalidRequest, "invalid request: a batch of more than the limit")
-			e.Data = map[string]any{"limit": maxItems}
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) == 0 || trimmed[0] != '[' {
+		r, e := parseOne(body)
+		if e != nil && e.Code == CodeParseError {
 			return nil, nil, false, e
 		}
-		reqs = make([]Request, len(items))
-		errs = make([]*Error, len(items))
-		for i, it := range items {
-			reqs[i], errs[i] = parseOne(it)
-		}
-		return reqs, errs, true, nil
+		return []Request{r}, []*Error{e}, false, nil
 	}
-	r, e := parseOne(body)
-	return []Request{r}, []*Error{e}, false, nil
+	var items []json.RawMessage
+	if json.Unmarshal(body, &items) != nil {
+		if !json.Valid(body) {
+			return nil, nil, false, parseError()
+		}
+		return nil, nil, true, NewError(CodeParseError, "parse error")
+	}
+	if len(items) == 0 {
+		return nil, nil, false, NewError(CodeInvalidRequest, "invalid request: an empty batch")
+	}
+	if len(items) > maxItems {
+		e := NewError(CodeInvalidRequest, "invalid request: a batch of more than the limit")
+		e.Data = map[string]any{"limit": maxItems}
+		return nil, nil, false, e
+	}
+	reqs = make([]Request, len(items))
+	errs = make([]*Error, len(items))
+	for i, it := range items {
+		reqs[i], errs[i] = parseOne(it)
+	}
+	return reqs, errs, true, nil
 }
 
-// parseOne reads one request; on error the returned request holds the id when it could be read.
+func parseError() *Error { return NewError(CodeParseError, "parse error: the body is not JSON") }
+
+// parseOne reads one request in one pass (encoding/json checks that it is JSON as it decodes);
+// on error the returned request holds the id when it could be read. A text that is not JSON
+// is CodeParseError.
 func parseOne(b []byte) (Request, *Error) {
 	var raw struct {
-		JSONRPC json.RawMessage `json:"jsonrpc"`
+		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
-		Method  json.RawMessage `json:"method"`
+		Method  string          `json:"method"`
 		Params  json.RawMessage `json:"params"`
 	}
-	if json.Unmarshal(b, &raw) != nil {
+	err := json.Unmarshal(b, &raw)
+	var te *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+	case errors.As(err, &te) && te.Field != "":
+		// A member of the wrong type: the others are read.
+	case !json.Valid(b):
+		return Request{}, parseError()
+	default:
 		return Request{ID: null}, NewError(CodeInvalidRequest, "invalid request: not a JSON object")
 	}
 	r := Request{ID: raw.ID, Params: raw.Params}
+	invalid := func(msg string) (Request, *Error) {
+		if r.ID == nil {
+			r.ID = null
+		}
+		return r, NewError(CodeInvalidRequest, "invalid request: "+msg)
+	}
 	if r.ID != nil && !validID(r.ID) {
 		r.ID = null
-		return r, NewError(CodeInvalidRequest, "invalid request: id must be a string, a number or null")
+		return invalid("id must be a string, a number or null")
 	}
-	if string(raw.JSONRPC) != `"2.0"` {
-		if r.ID == nil {
-			r.ID = null
-		}
-		return r, NewError(CodeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
+	if raw.JSONRPC != Version || te != nil && te.Field == "jsonrpc" {
+		return invalid(`"jsonrpc" must be "2.0"`)
 	}
-	if json.Unmarshal(raw.Method, &r.Method) != nil || r.Method == "" {
-		if r.ID == nil {
-			r.ID = null
-		}
-		return r, NewError(CodeInvalidRequest, "invalid request: method must be a non-empty string")
+	if raw.Method == "" || te != nil && te.Field == "method" {
+		return invalid("method must be a non-empty string")
+	}
+	if te != nil {
+		return invalid(te.Field + " is of the wrong type")
 	}
 	if p := bytes.TrimSpace(r.Params); len(p) > 0 && p[0] != '{' && p[0] != '[' {
-		if r.ID == nil {
-			r.ID = null
-		}
-		return r, NewError(CodeInvalidRequest, "invalid request: params must be an object or an array")
+		return invalid("params must be an object or an array")
 	}
+	r.Method = raw.Method
 	r.JSONRPC = Version
 	return r, nil
 }

@@ -140,15 +140,61 @@ func Marshal(v any) (json.RawMessage, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// Write answers v as a JSON body with status 200.
+// Write answers v, a Response, a []Response or any JSON value, as a JSON body with status 200.
 func Write(w http.ResponseWriter, v any) {
-	b, err := Marshal(v)
+	var b []byte
+	var err error
+	switch t := v.(type) {
+	case Response:
+		b, err = t.AppendJSON(nil)
+	case []Response:
+		b = append(b, '[')
+		for i := range t {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = t[i].AppendJSON(b); err != nil {
+				break
+			}
+		}
+		b = append(b, ']')
+	default:
+		b, err = Marshal(v)
+	}
 	if err != nil {
-		b, _ = Marshal(Response{JSONRPC: Version, ID: null, Error: NewError(CodeInternalError, "internal error")})
+		b, _ = Response{JSONRPC: Version, ID: null, Error: NewError(CodeInternalError, "internal error")}.AppendJSON(nil)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b)
+}
+
+// AppendJSON appends r as JSON to b. The id and a result are written as they are (they are
+// valid JSON: the id as it was read, the result as Marshal made it), without the second
+// encoding encoding/json gives a json.RawMessage.
+func (r Response) AppendJSON(b []byte) ([]byte, error) {
+	id := r.ID
+	if id == nil {
+		id = null
+	}
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	if r.Error != nil {
+		e, err := Marshal(r.Error)
+		if err != nil {
+			return b, err
+		}
+		b = append(b, `,"error":`...)
+		b = append(append(b, e...), '}')
+		return b, nil
+	}
+	result := r.Result
+	if result == nil {
+		result = null
+	}
+	b = append(b, `,"result":`...)
+	b = append(append(b, result...), '}')
+	return b, nil
 }
 
 // writeHTTPError answers an error of the HTTP exchange itself (a method, a body too large) as

@@ -73,7 +73,13 @@ func (a *answer) reply(resp any) {
 
 // event writes one message as an event and flushes it.
 func (a *answer) event(v any) {
-	b, err := jsonrpc.Marshal(v)
+	var b []byte
+	var err error
+	if r, ok := v.(jsonrpc.Response); ok {
+		b, err = r.AppendJSON(nil)
+	} else {
+		b, err = jsonrpc.Marshal(v)
+	}
 	if err != nil {
 		return
 	}

@@ -29,6 +29,7 @@ type Server struct {
 	opts     Options
 	sessions sessions
 	tools    sync.Map // *registry.Func -> *toolInfo: each tool's JSON, built once
+	probes   sync.Map // version.Version -> *registry.Func (nil: every function is public)
 }
 
 // New returns the endpoint.
@@ -86,14 +87,14 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 		httpError(w, e.Status(), jsonrpc.FromAPI(e))
 		return
 	}
-	if isResponse(body) { // the answer to a request of the server (see Request)
+	reqs, errs, batch, perr := jsonrpc.Parse(body, 1)
+	if perr == nil && !batch && errs[0] != nil && isResponse(body) { // the answer to a request of the server (see Request)
 		if sess := s.sessionOf(w, r, x); sess != nil {
 			sess.answered(body)
 			w.WriteHeader(http.StatusAccepted)
 		}
 		return
 	}
-	reqs, errs, batch, perr := jsonrpc.Parse(body, 1)
 	switch {
 	case perr != nil:
 		httpError(w, http.StatusBadRequest, perr)
@@ -123,9 +124,12 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 	res, rerr := s.dispatch(r.Context(), x, sess, a, req)
 	resp := jsonrpc.Response{JSONRPC: jsonrpc.Version, ID: req.ID, Error: rerr}
 	if rerr == nil {
-		b, err := jsonrpc.Marshal(res)
-		if err != nil {
-			resp.Error = jsonrpc.NewError(jsonrpc.CodeInternalError, "internal error")
+		b, ok := res.(json.RawMessage)
+		if !ok {
+			var err error
+			if b, err = jsonrpc.Marshal(res); err != nil {
+				resp.Error = jsonrpc.NewError(jsonrpc.CodeInternalError, "internal error")
+			}
 		}
 		resp.Result = b
 	}
@@ -260,13 +264,7 @@ func (s *Server) dispatch(ctx context.Context, x *transport.Exchange, sess *sess
 // function that needs a token: it probes the first function any token admits. A request
 // without a token is refused too, unless every function of the version is public.
 func (s *Server) authenticate(ctx context.Context, x *transport.Exchange) error {
-	var probe *registry.Func
-	for _, f := range x.Funcs() {
-		if f.Access == registry.Token {
-			probe = f
-			break
-		}
-	}
+	probe := s.probeOf(x)
 	if probe == nil {
 		return nil
 	}
@@ -276,6 +274,23 @@ func (s *Server) authenticate(ctx context.Context, x *transport.Exchange) error 
 		return err
 	}
 	return nil
+}
+
+// probeOf returns the first function of the exchange's version that any token admits, or
+// nil: found once per version.
+func (s *Server) probeOf(x *transport.Exchange) *registry.Func {
+	if f, ok := s.probes.Load(x.Version); ok {
+		return f.(*registry.Func)
+	}
+	var probe *registry.Func
+	for _, f := range x.Funcs() {
+		if f.Access == registry.Token {
+			probe = f
+			break
+		}
+	}
+	s.probes.Store(x.Version, probe)
+	return probe
 }
 
 // rebound reports a request that reached a loopback address with a Host other than a loopback

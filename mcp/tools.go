@@ -111,24 +111,24 @@ func (s *Server) listTools(ctx context.Context, x *transport.Exchange, params js
 // error as a result with isError, its text the error message (code and attributes).
 func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *session, a *answer, params json.RawMessage) (any, *jsonrpc.Error) {
 	var p struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
+		Name      string                     `json:"name"`
+		Arguments map[string]json.RawMessage `json:"arguments"`
 		Meta      struct {
 			ProgressToken any `json:"progressToken"`
 		} `json:"_meta"`
 	}
-	if json.Unmarshal(params, &p) != nil || p.Name == "" {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "tools/call needs params.name")
+	if err := json.Unmarshal(params, &p); err != nil || p.Name == "" {
+		msg := "tools/call needs params.name"
+		if p.Name != "" {
+			msg = "arguments must be an object"
+		}
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, msg)
 	}
 	f := x.Lookup(p.Name)
 	if f == nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "unknown tool: "+p.Name)
 	}
-	args, aerr := jsonrpc.Args(p.Arguments)
-	if aerr != nil {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "arguments must be an object")
-	}
-	c, err := x.NewCall(f, args)
+	c, err := x.NewCall(f, p.Arguments)
 	if err != nil {
 		return toolError(err), nil
 	}
@@ -149,7 +149,8 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 	return toolResult(s.toolOf(f), v)
 }
 
-// toolResult is the tools/call result of a function's value.
+// toolResult is the tools/call result of a function's value, encoded: the value as text
+// content, and as structured content when it is an object or wrapped.
 func toolResult(info *toolInfo, v any) (any, *jsonrpc.Error) {
 	if cs, ok := v.([]Content); ok && info.content {
 		return map[string]any{"content": cs}, nil
@@ -158,16 +159,21 @@ func toolResult(info *toolInfo, v any) (any, *jsonrpc.Error) {
 	if err != nil {
 		return toolError(apierr.New(apierr.Internal)), nil
 	}
-	res := map[string]any{"content": []Content{{Type: "text", Text: string(b)}}}
+	out := make([]byte, 0, 2*len(b)+80)
+	out = append(out, `{"content":[{"type":"text","text":`...)
+	out = appendString(out, b)
+	out = append(out, "}]"...)
 	switch {
 	case info.wrapped && string(b) == "null":
-		res["structuredContent"] = struct{}{}
+		out = append(out, `,"structuredContent":{}`...)
 	case info.wrapped:
-		res["structuredContent"] = map[string]json.RawMessage{"result": b}
-	case string(b) != "null" && len(b) > 0 && b[0] == '{':
-		res["structuredContent"] = b
+		out = append(out, `,"structuredContent":{"result":`...)
+		out = append(append(out, b...), '}')
+	case len(b) > 0 && b[0] == '{':
+		out = append(out, `,"structuredContent":`...)
+		out = append(out, b...)
 	}
-	return res, nil
+	return json.RawMessage(append(out, '}')), nil
 }
 
 // toolError is the tools/call result of a function's error: isError, and the error message.
@@ -213,4 +219,24 @@ func (ps *progressSink) Send(ctx context.Context, chunk any) error {
 		Progress(ps.ctx, ps.n, 0, "")
 	}
 	return nil
+}
+
+// appendString appends JSON text b (valid UTF-8, as encoding/json writes it) to out as a JSON
+// string.
+func appendString(out, b []byte) []byte {
+	const hex = "0123456789abcdef"
+	out = append(out, '"')
+	for _, c := range b {
+		switch {
+		case c == '"' || c == '\\':
+			out = append(out, '\\', c)
+		case c == '\n':
+			out = append(out, '\\', 'n')
+		case c < 0x20:
+			out = append(out, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default:
+			out = append(out, c)
+		}
+	}
+	return append(out, '"')
 }

@@ -145,9 +145,9 @@ func (x *Exchange) Call(ctx context.Context, c *registry.Call) (any, error) {
 	if c.Sink != nil {
 		d = x.h.cfg.StreamTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, d)
+	cctx, cancel := newCallCtx(ctx, d, nil) // makes no timer unless the function waits on it
 	defer cancel()
-	return x.h.call(registry.WithCall(ctx, c), c)
+	return x.h.call(registry.WithCall(cctx, c), c)
 }
 
 // Allowed reports, with nil, that the request's caller may call f: the interceptors accept a
