@@ -41,6 +41,11 @@
 // prompts/get serve Options.Resources and Options.Prompts, each backed by a function of the
 // registry.
 //
-// Not supported yet: requests of the server to the client (sampling, elicitation, roots),
-// resource subscriptions, completion, and resuming a broken stream (Last-Event-ID).
+// A tool's function may ask its client during the call with Request: its model
+// (sampling/createMessage) or its user (elicitation/create); the client's answer comes back as
+// a POST in the session.
+//
+// Not supported yet: OAuth authorization, the server's own stream (GET), resuming a broken
+// stream (Last-Event-ID), resource update notifications (resources/subscribe is accepted), and
+// completion suggestions (completion/complete answers none).
 package mcp
