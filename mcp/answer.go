@@ -97,7 +97,6 @@ type callState struct {
 	a        *answer
 	s        *session
 	progress any // the progressToken; nil when the client asked for no progress
-	count    float64
 }
 
 type stateKey struct{}
