@@ -53,9 +53,57 @@ func (s *Server) toolOf(f *registry.Func) *toolInfo {
 	if f.ReadOnly {
 		t.Annotations = map[string]bool{"readOnlyHint": true}
 	}
-	info.json, _ = jsonrpc.Marshal(t)
+	info.json = objectSchemas(t)
 	v, _ := s.tools.LoadOrStore(f, info)
 	return v.(*toolInfo)
+}
+
+// objectSchemas encodes a tool with each boolean schema of a property or of items written as
+// the object schema that means the same (true as {}, false as {"not": {}}): JSON Schema allows
+// both, but clients (the TypeScript SDK) refuse a tool whose property schema is not an object.
+func objectSchemas(t tool) json.RawMessage {
+	b, _ := jsonrpc.Marshal(t)
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return b
+	}
+	var walk func(any)
+	walk = func(v any) {
+		switch t := v.(type) {
+		case map[string]any:
+			for k, c := range t {
+				if props, ok := c.(map[string]any); ok && (k == "properties" || k == "$defs") {
+					for name, p := range props {
+						props[name] = objectSchema(p)
+					}
+				}
+				if k == "items" {
+					t[k] = objectSchema(c)
+				}
+				walk(t[k])
+			}
+		case []any:
+			for _, c := range t {
+				walk(c)
+			}
+		}
+	}
+	walk(v)
+	out, err := jsonrpc.Marshal(v)
+	if err != nil {
+		return b
+	}
+	return out
+}
+
+func objectSchema(v any) any {
+	switch v {
+	case true:
+		return map[string]any{}
+	case false:
+		return map[string]any{"not": map[string]any{}}
+	}
+	return v
 }
 
 // isContentSchema reports whether a result schema is that of []Content.
