@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/transport"
 )
 
 // Version is the value of every message's "jsonrpc" member.
@@ -93,28 +94,18 @@ func Parse(body []byte, maxItems int) (reqs []Request, errs []*Error, batch bool
 
 func parseError() *Error { return NewError(CodeParseError, "parse error: the body is not JSON") }
 
-// parseOne reads one request in one pass (encoding/json checks that it is JSON as it decodes);
+// parseOne reads one request in one pass that decodes only the method (transport.SplitObject);
 // on error the returned request holds the id when it could be read. A text that is not JSON
 // is CodeParseError.
 func parseOne(b []byte) (Request, *Error) {
-	var raw struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Method  string          `json:"method"`
-		Params  json.RawMessage `json:"params"`
-	}
-	err := json.Unmarshal(b, &raw)
-	var te *json.UnmarshalTypeError
-	switch {
-	case err == nil:
-	case errors.As(err, &te) && te.Field != "":
-		// A member of the wrong type: the others are read.
-	case !json.Valid(b):
-		return Request{}, parseError()
-	default:
+	m := make(map[string]json.RawMessage, 4)
+	if !transport.SplitObject(b, m) {
+		if !json.Valid(b) {
+			return Request{}, parseError()
+		}
 		return Request{ID: null}, NewError(CodeInvalidRequest, "invalid request: not a JSON object")
 	}
-	r := Request{ID: raw.ID, Params: raw.Params}
+	r := Request{ID: m["id"], Params: m["params"]}
 	invalid := func(msg string) (Request, *Error) {
 		if r.ID == nil {
 			r.ID = null
@@ -125,21 +116,31 @@ func parseOne(b []byte) (Request, *Error) {
 		r.ID = null
 		return invalid("id must be a string, a number or null")
 	}
-	if raw.JSONRPC != Version || te != nil && te.Field == "jsonrpc" {
+	if string(m["jsonrpc"]) != `"2.0"` {
 		return invalid(`"jsonrpc" must be "2.0"`)
 	}
-	if raw.Method == "" || te != nil && te.Field == "method" {
+	method, ok := String(m["method"])
+	if !ok || method == "" {
 		return invalid("method must be a non-empty string")
 	}
-	if te != nil {
-		return invalid(te.Field + " is of the wrong type")
-	}
-	if p := bytes.TrimSpace(r.Params); len(p) > 0 && p[0] != '{' && p[0] != '[' {
+	if p := r.Params; len(p) > 0 && p[0] != '{' && p[0] != '[' {
 		return invalid("params must be an object or an array")
 	}
-	r.Method = raw.Method
+	r.Method = method
 	r.JSONRPC = Version
 	return r, nil
+}
+
+// String returns the string a JSON value holds, and false when it holds no string.
+func String(v json.RawMessage) (string, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(v, '\\') < 0 {
+		return string(v[1 : len(v)-1]), true
+	}
+	var s string
+	return s, json.Unmarshal(v, &s) == nil
 }
 
 func validID(id json.RawMessage) bool {

@@ -122,8 +122,8 @@ func Args(params json.RawMessage) (map[string]json.RawMessage, *Error) {
 	if p[0] != '{' {
 		return nil, FromAPI(apierr.New(apierr.InvalidArgument, "reason", "params must be an object of named arguments"))
 	}
-	var args map[string]json.RawMessage
-	if err := json.Unmarshal(p, &args); err != nil {
+	args := make(map[string]json.RawMessage)
+	if !transport.SplitObject(p, args) {
 		return nil, FromAPI(apierr.New(apierr.InvalidJSON, "reason", "params is not a JSON object"))
 	}
 	return args, nil

@@ -158,29 +158,44 @@ func (s *Server) listTools(ctx context.Context, x *transport.Exchange, params js
 // callTool answers tools/call: the function's result as structuredContent and as text; its
 // error as a result with isError, its text the error message (code and attributes).
 func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *session, a *answer, params json.RawMessage) (any, *jsonrpc.Error) {
+	// One pass over params and one over the arguments, decoding only the name and _meta.
 	var p struct {
-		Name      string                     `json:"name"`
-		Arguments map[string]json.RawMessage `json:"arguments"`
-		Meta      struct {
-			ProgressToken any `json:"progressToken"`
-		} `json:"_meta"`
+		Name     string
+		Progress any
 	}
-	if err := json.Unmarshal(params, &p); err != nil || p.Name == "" {
-		msg := "tools/call needs params.name"
-		if p.Name != "" {
-			msg = "arguments must be an object"
+	m := make(map[string]json.RawMessage, 3)
+	var ok bool
+	if !transport.SplitObject(params, m) {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "tools/call needs params, an object")
+	}
+	if p.Name, ok = jsonrpc.String(m["name"]); !ok || p.Name == "" {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "tools/call needs params.name")
+	}
+	var args map[string]json.RawMessage
+	if a := m["arguments"]; a != nil && string(a) != "null" {
+		args = make(map[string]json.RawMessage)
+		if !transport.SplitObject(a, args) {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "arguments must be an object")
 		}
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, msg)
+	}
+	if meta := m["_meta"]; meta != nil {
+		var mt struct {
+			ProgressToken any `json:"progressToken"`
+		}
+		if json.Unmarshal(meta, &mt) != nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "_meta must be an object")
+		}
+		p.Progress = mt.ProgressToken
 	}
 	f := x.Lookup(p.Name)
 	if f == nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "unknown tool: "+p.Name)
 	}
-	c, err := x.NewCall(f, p.Arguments)
+	c, err := x.NewCall(f, args)
 	if err != nil {
 		return toolError(err), nil
 	}
-	st := &callState{a: a, s: sess, progress: p.Meta.ProgressToken}
+	st := &callState{a: a, s: sess, progress: p.Progress}
 	ctx = withState(ctx, st)
 	var acc stream.State
 	if f.Streaming && st.progress != nil {
