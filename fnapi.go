@@ -2,8 +2,11 @@ package fnapi
 
 import (
 	"fmt"
+	"maps"
 	"time"
 
+	"github.com/fnapi/fnapi/jsonrpc"
+	"github.com/fnapi/fnapi/mcp"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
 	"go.uber.org/zap"
@@ -85,5 +88,27 @@ func WithNames(n registry.Names) Option {
 		if n.MountPath != "" {
 			c.MountPath = n.MountPath
 		}
+	}
+}
+
+// WithMCP serves the functions as the tools of a Model Context Protocol server (specification
+// 2025-11-25, Streamable HTTP transport) at /mcp and /<M.m>/mcp, with the resources and
+// prompts of opts (see package mcp). Default: off.
+func WithMCP(opts mcp.Options) Option {
+	return withEndpoint("mcp", mcp.New(opts))
+}
+
+// WithJSONRPC serves the functions as JSON-RPC 2.0 methods at /jsonrpc and /<M.m>/jsonrpc (see
+// package jsonrpc). Default: off.
+func WithJSONRPC(opts jsonrpc.Options) Option {
+	return withEndpoint("jsonrpc", jsonrpc.New(opts))
+}
+
+func withEndpoint(name string, e transport.Endpoint) Option {
+	return func(c *transport.Config) {
+		m := make(map[string]transport.Endpoint, len(c.Endpoints)+1)
+		maps.Copy(m, c.Endpoints)
+		m[name] = e
+		c.Endpoints = m
 	}
 }

@@ -51,7 +51,7 @@ func TestDefaults(t *testing.T) {
 
 func TestInvalidPanics(t *testing.T) {
 	t.Parallel()
-	for _, bad := range []string{"", "no spaces", "ws", "stream", "naïve"} {
+	for _, bad := range []string{"", "no spaces", "ws", "stream", "mcp", "jsonrpc", "naïve"} {
 		func() {
 			defer func() {
 				if p, _ := recover().(string); !strings.Contains(p, "decl: ") || !strings.Contains(p, "function name") {

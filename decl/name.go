@@ -6,8 +6,8 @@ import (
 )
 
 // CheckName returns an error when name cannot name a function: it must be non-empty, made of
-// ASCII letters, digits, '-' and '_', and not "ws" or "stream", which the transport's paths
-// use. Func and Stream panic on such a name; the registry refuses it.
+// ASCII letters, digits, '-' and '_', and not "ws", "stream", "mcp" or "jsonrpc", which the
+// transport's paths use. Func and Stream panic on such a name; the registry refuses it.
 func CheckName(name string) error {
 	if name == "" {
 		return errors.New("empty function name")
@@ -18,7 +18,7 @@ func CheckName(name string) error {
 		}
 	}
 	switch name {
-	case "ws", "stream":
+	case "ws", "stream", "mcp", "jsonrpc":
 		return fmt.Errorf("function name %q is reserved for the transport's paths", name)
 	}
 	return nil

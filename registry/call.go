@@ -26,7 +26,7 @@ type Call struct {
 	Credentials Credentials
 	// Identity is set by the authentication interceptor to who the caller is; nil when anonymous.
 	Identity any
-	// Transport names how the call arrived: "http", "ws".
+	// Transport names how the call arrived: "http", "ws", "mcp", "jsonrpc".
 	Transport string
 	// ID is the WebSocket call's id; empty over HTTP.
 	ID string
@@ -55,6 +55,10 @@ type Call struct {
 	// authenticated; it calls ReadArgs after the interceptors, before the function runs.
 	// Interceptors therefore see the arguments of such a body only as the function does.
 	ReadArgs func() error
+	// Probe reports a call that only asks whether its caller may call the function (an MCP
+	// client listing the tools it may call): interceptors decide as for a real call, but
+	// count nothing (rate limits) and need no arguments; the function does not run.
+	Probe bool
 }
 
 // Credentials are the tokens a call carries. Secrets: never log them.

@@ -54,6 +54,10 @@ type Config struct {
 	// browsers may call with cookies and open WebSockets. Allowing an origin lets its pages act
 	// with the user's session: list only sites you trust. Default: none.
 	AllowedOrigins []string
+	// Endpoints serve other protocols over the same functions, by path segment: "mcp" answers
+	// /mcp and /<M.m>/mcp (see Endpoint). The names are reserved: no function may take them.
+	// Default: none.
+	Endpoints map[string]Endpoint
 	// WS configures the WebSocket endpoint.
 	WS WSConfig
 	// Metrics, when set, receives per-function counters; serve it with its Handler method.

@@ -9,6 +9,8 @@
 //	/stream/<fn>           stream fn (NDJSON, or Server-Sent Events with Accept: text/event-stream)
 //	/<M.m>/stream/<fn>
 //	/ws, /<M.m>/ws         the WebSocket endpoint
+//	/mcp, /jsonrpc, ...    an Endpoint of Config.Endpoints (packages mcp and jsonrpc), at a
+//	                       version too (/<M.m>/mcp), when configured
 //
 // # Arguments over HTTP
 //

@@ -18,6 +18,7 @@ type Handler struct {
 	reg   *registry.Registry
 	cfg   Config
 	call  registry.Handler // the interceptor chain around registry.Invoke
+	probe registry.Handler // the configured interceptors around allowed, for Exchange.Allowed
 	names registry.Names   // from cfg, handed to every call
 
 	conns wsConns // the open WebSocket connections
@@ -41,6 +42,7 @@ func New(reg *registry.Registry, cfg Config) (*Handler, error) {
 	ics = append(ics, h.cfg.Interceptors...)
 	ics = append(ics, requireIdentity)
 	h.call = registry.Chain(registry.Invoke, ics...)
+	h.probe = registry.Chain(allowed, h.cfg.Interceptors...)
 	return h, nil
 }
 
@@ -79,7 +81,7 @@ func requireIdentity(next registry.Handler) registry.Handler {
 // route is what a request path names.
 type route struct {
 	version version.Version
-	kind    string // "call", "stream" or "ws"
+	kind    string // "call", "stream", "ws", or an endpoint's name (Config.Endpoints)
 	name    string // the function, for call and stream
 }
 
@@ -104,6 +106,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if rt.kind == "ws" {
 		h.serveWS(w, r, rt.version)
+		return
+	}
+	if _, ok := h.cfg.Endpoints[rt.kind]; ok {
+		h.serveEndpoint(w, r, rt)
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodPost {
@@ -158,6 +164,8 @@ func (h *Handler) route(path string) (route, error) {
 	switch {
 	case len(segs) == 1 && segs[0] == "ws":
 		rt.kind = "ws"
+	case len(segs) == 1 && h.cfg.Endpoints[segs[0]] != nil:
+		rt.kind = segs[0]
 	case len(segs) == 2 && segs[0] == "stream" && segs[1] != "":
 		rt.kind, rt.name = "stream", segs[1]
 	case len(segs) == 1 && segs[0] != "":

@@ -24,6 +24,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 	"github.com/fnapi/fnapi/examples/dataservice/traffic"
 	"github.com/fnapi/fnapi/examples/dataservice/webui"
+	"github.com/fnapi/fnapi/jsonrpc"
 	fnotel "github.com/fnapi/fnapi/otel"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
@@ -320,7 +321,9 @@ func (a *App) newHandler() (http.Handler, error) {
 	a.api, err = fnapi.New(reg,
 		fnapi.WithLogger(a.log),
 		fnapi.WithMetrics(metrics),
-		fnapi.WithInterceptors(ics...))
+		fnapi.WithInterceptors(ics...),
+		fnapi.WithMCP(agents),
+		fnapi.WithJSONRPC(jsonrpc.Options{}))
 	if err != nil {
 		return nil, fmt.Errorf("app: %w", err)
 	}

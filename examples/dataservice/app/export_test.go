@@ -8,3 +8,6 @@ func OverviewQueries() []string {
 	}
 	return out
 }
+
+// AgentDescriptions returns the tool descriptions the MCP endpoint gives models, by function.
+func AgentDescriptions() map[string]string { return agents.Descriptions }

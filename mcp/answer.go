@@ -1,0 +1,159 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/fnapi/fnapi/jsonrpc"
+)
+
+// answer writes the answer of one POST: a JSON body, or, from the first notification a call
+// sends (progress, a log message), a stream of Server-Sent Events that ends with the response.
+// It is safe for concurrent use.
+type answer struct {
+	w         http.ResponseWriter
+	canStream bool // the client accepts text/event-stream
+
+	mu   sync.Mutex
+	sse  bool
+	done bool
+}
+
+func newAnswer(w http.ResponseWriter, r *http.Request) *answer {
+	return &answer{w: w, canStream: strings.Contains(r.Header.Get("Accept"), "text/event-stream")}
+}
+
+// notify sends a notification on the answer's stream; it reports false when it cannot (the
+// client does not accept streams, or the response was sent).
+func (a *answer) notify(method string, params any) bool {
+	return a.request(nil, method, params)
+}
+
+// request sends a request of the server (with id) or a notification (id nil) on the answer's
+// stream, as notify.
+func (a *answer) request(id json.RawMessage, method string, params any) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.done || !a.canStream {
+		return false
+	}
+	p, err := jsonrpc.Marshal(params)
+	if err != nil {
+		return false
+	}
+	if !a.sse {
+		a.sse = true
+		h := a.w.Header()
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-cache")
+		h.Set("X-Accel-Buffering", "no")
+		a.w.WriteHeader(http.StatusOK)
+	}
+	a.event(jsonrpc.Request{JSONRPC: jsonrpc.Version, ID: id, Method: method, Params: p})
+	return true
+}
+
+// reply sends the response, which ends the answer.
+func (a *answer) reply(resp any) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.done {
+		return
+	}
+	a.done = true
+	if a.sse {
+		a.event(resp)
+		return
+	}
+	jsonrpc.Write(a.w, resp)
+}
+
+// event writes one message as an event and flushes it.
+func (a *answer) event(v any) {
+	var b []byte
+	var err error
+	if r, ok := v.(jsonrpc.Response); ok {
+		b, err = r.AppendJSON(nil)
+	} else {
+		b, err = jsonrpc.Marshal(v)
+	}
+	if err != nil {
+		return
+	}
+	var sb strings.Builder
+	sb.WriteString("event: message\ndata: ")
+	sb.Write(b)
+	sb.WriteString("\n\n")
+	_, _ = a.w.Write([]byte(sb.String()))
+	_ = http.NewResponseController(a.w).Flush()
+}
+
+// callState is what a tool's function reaches through its context: where to send
+// notifications, and the request's progress token.
+type callState struct {
+	a        *answer
+	s        *session
+	progress any // the progressToken; nil when the client asked for no progress
+}
+
+type stateKey struct{}
+
+func withState(ctx context.Context, st *callState) context.Context {
+	return context.WithValue(ctx, stateKey{}, st)
+}
+
+func stateOf(ctx context.Context) *callState {
+	st, _ := ctx.Value(stateKey{}).(*callState)
+	return st
+}
+
+// The log levels of MCP (RFC 5424's), least severe first.
+var levels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+func levelOf(name string) int {
+	for i, l := range levels {
+		if l == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Log sends a log message (notifications/message) to the MCP client whose tool call ctx
+// belongs to, when the client asked for messages of that level or more severe
+// (logging/setLevel; default: all). level is one of debug, info, notice, warning, error,
+// critical, alert, emergency; data is any JSON value. It reports whether the message was
+// sent: false outside an MCP call, or for a client that does not accept streams.
+func Log(ctx context.Context, level, logger string, data any) bool {
+	st := stateOf(ctx)
+	l := levelOf(level)
+	if st == nil || l < 0 || st.s != nil && l < st.s.logLevel() {
+		return false
+	}
+	p := map[string]any{"level": level, "data": data}
+	if logger != "" {
+		p["logger"] = logger
+	}
+	return st.a.notify("notifications/message", p)
+}
+
+// Progress sends a progress notification to the MCP client whose tool call ctx belongs to, when
+// it asked for progress (a progressToken). progress must grow from one notification to the
+// next; total is 0 when unknown. A streaming function's chunks send progress by themselves.
+func Progress(ctx context.Context, progress, total float64, message string) bool {
+	st := stateOf(ctx)
+	if st == nil || st.progress == nil {
+		return false
+	}
+	p := map[string]any{"progressToken": st.progress, "progress": progress}
+	if total > 0 {
+		p["total"] = total
+	}
+	if message != "" {
+		p["message"] = message
+	}
+	return st.a.notify("notifications/progress", p)
+}

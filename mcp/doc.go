@@ -1,0 +1,51 @@
+// Package mcp serves a registry's functions as the tools of a Model Context Protocol server
+// (specification 2025-11-25, Streamable HTTP transport), so that AI agents (Claude, ChatGPT,
+// IDE assistants) call the same functions as every other client.
+//
+// Turned on with fnapi.WithMCP, it answers {mount}/mcp and {mount}/<M.m>/mcp:
+//
+//	h, err := fnapi.New(reg, fnapi.WithInterceptors(a.Interceptor()), fnapi.WithMCP(mcp.Options{
+//		Resources: []mcp.Resource{{URI: "doc://api", Name: "api", Function: "doc"}},
+//	}))
+//
+// Every function the caller may call at that version is a tool named as the function:
+// inputSchema is its argument schema, outputSchema its result schema (a result that is not an
+// object is wrapped: {"result": value}, as MCP wants an object), annotations.readOnlyHint
+// says it is registry.ReadOnly. tools/list asks the interceptors whether the caller may call
+// each function (registry.Call.Probe), so that a read-only user sees only what it may call,
+// a page of Options.PageSize tools at a time. tools/call answers the result as
+// structuredContent and as JSON text; a function's error is a result with isError: true whose
+// text is the error message, {"type": "error", "error": CODE, ...attributes}; a malformed
+// request (no tool of that name, arguments that are not an object) is a JSON-RPC error. A
+// function whose result is []Content answers those blocks (images, audio, embedded resources).
+//
+// A call goes through the same interceptors (authentication, roles, rate limits), log line and
+// metrics as every other, with Call.Transport "mcp". Tokens are those of the HTTP binding, an
+// API key also as Authorization: Bearer. A request whose token does not authenticate, or that
+// has none while the version serves functions that need one, answers HTTP 401 with
+// WWW-Authenticate: Bearer. OAuth authorization servers are not supported: a client is given
+// an API key.
+//
+// Sessions: initialize answers an Mcp-Session-Id; every later request carries it (400
+// without, 404 for one that ended, expired after Options.SessionIdle, or was started with
+// other tokens), and DELETE ends it. At most Options.MaxSessions live at once. A request with
+// an MCP-Protocol-Version the package does not speak answers 400; one with an Origin that is
+// neither the server's nor allowed (fnapi.WithAllowedOrigins) answers 403, against DNS
+// rebinding. There are no batches (the specification removed them) and no stream of the
+// server's own (GET answers 405): a call's notifications go on its POST's answer.
+//
+// During a call, the answer turns into Server-Sent Events at the first notification: progress
+// (a streaming function's chunks, when the request has a progressToken; or Progress), and log
+// messages (Log), filtered by logging/setLevel. notifications/cancelled cancels the call's
+// context. resources/list, resources/templates/list, resources/read, prompts/list and
+// prompts/get serve Options.Resources and Options.Prompts, each backed by a function of the
+// registry.
+//
+// A tool's function may ask its client during the call with Request: its model
+// (sampling/createMessage) or its user (elicitation/create); the client's answer comes back as
+// a POST in the session.
+//
+// Not supported yet: OAuth authorization, the server's own stream (GET), resuming a broken
+// stream (Last-Event-ID), resource update notifications (resources/subscribe is accepted), and
+// completion suggestions (completion/complete answers none).
+package mcp

@@ -1,0 +1,120 @@
+package mcp
+
+import (
+	"time"
+)
+
+// Options configures the MCP endpoint. The zero value is usable: each field names its default.
+type Options struct {
+	// Name and Version are the serverInfo the initialize answer gives. Defaults: "fnapi" and
+	// the latest API version served.
+	Name, Version string
+	// Instructions tell the client's model how to use the tools; sent in the initialize answer.
+	// Default: none.
+	Instructions string
+	// Resources are what the application publishes to read (resources/list, resources/read).
+	// Default: none, and no resources capability.
+	Resources []Resource
+	// Descriptions replace the descriptions of functions, by name, in tools/list: doc's
+	// description is written for programmers, a tool's is read by a model choosing what to
+	// call and how. Default: each function's own.
+	Descriptions map[string]string
+	// Prompts are the prompt templates the application offers (prompts/list, prompts/get).
+	// Default: none, and no prompts capability.
+	Prompts []Prompt
+	// PageSize is how many tools one tools/list answer holds; nextCursor gives the rest.
+	// Default: 100.
+	PageSize int
+	// MaxSessions bounds the sessions kept at once; past it, once expired ones are dropped, an
+	// initialize answers HTTP 503. Default: 10,000.
+	MaxSessions int
+	// SessionIdle ends a session unused this long (the next request with its id answers 404,
+	// and the client starts a new one). Default: 1 h.
+	SessionIdle time.Duration
+	// MaxBytes is the largest request body. Default: 1 MiB.
+	MaxBytes int64
+}
+
+// Resource is one thing the application publishes for a client to read: the result of a
+// function of the registry, called through the same interceptors as every other call (so a
+// resource needs the token its function needs). A result that is a string is the resource's
+// text, a []byte its binary content (blob), anything else its JSON text.
+type Resource struct {
+	// URI names the resource ("doc://api"). With a URITemplate instead, the resource is a
+	// template: "test://template/{id}/data" matches a URI whose {id} segment becomes the
+	// function's argument id (a JSON string).
+	URI, URITemplate string
+	// Name, Title and Description describe it to the client and its model.
+	Name, Title, Description string
+	// MIMEType is the type of its content. Default: text/plain for a string, application/json
+	// otherwise.
+	MIMEType string
+	// Function is the function whose result is the content; Args its arguments.
+	Function string
+	Args     map[string]any
+	// Text is the content of a resource without Function: static text that needs no token.
+	Text string
+}
+
+// Prompt is a prompt template the application offers: prompts/get calls Function with the
+// prompt's arguments (each a JSON string), whose result is the prompt: a string (one user
+// message), or a list of messages ([]Message, or any JSON of that shape). The prompt's
+// arguments are the function's, with their descriptions.
+type Prompt struct {
+	// Name is the prompt's name; Title and Description describe it.
+	Name, Title, Description string
+	// Function makes the prompt.
+	Function string
+	// Text is the prompt without Function: one user message, with no arguments.
+	Text string
+}
+
+// Message is one message of a prompt.
+type Message struct {
+	// Role is "user" or "assistant".
+	Role string `json:"role"`
+	// Content is the message's content.
+	Content Content `json:"content"`
+}
+
+// Content is a block of content in a tool's result, a prompt message or a resource: text, an
+// image, audio, or an embedded resource. A function whose result is []Content has those
+// blocks as its tool result's content (no structured content).
+type Content struct {
+	// Type is "text", "image", "audio" or "resource".
+	Type string `json:"type"`
+	// Text is the text of a text block.
+	Text string `json:"text,omitempty"`
+	// Data is the base64 of an image or audio block; MIMEType its type.
+	Data     string `json:"data,omitempty"`
+	MIMEType string `json:"mimeType,omitempty"`
+	// Resource is the embedded resource of a resource block.
+	Resource *ResourceContents `json:"resource,omitempty"`
+}
+
+// ResourceContents is the content of a resource: Text, or Blob (base64).
+type ResourceContents struct {
+	URI      string `json:"uri"`
+	MIMEType string `json:"mimeType,omitempty"`
+	Text     string `json:"text,omitempty"`
+	Blob     string `json:"blob,omitempty"`
+}
+
+func (o Options) withDefaults() Options {
+	if o.Name == "" {
+		o.Name = "fnapi"
+	}
+	if o.PageSize <= 0 {
+		o.PageSize = 100
+	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = 10_000
+	}
+	if o.SessionIdle <= 0 {
+		o.SessionIdle = time.Hour
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = 1 << 20
+	}
+	return o
+}

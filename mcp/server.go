@@ -1,0 +1,349 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/jsonrpc"
+	"github.com/fnapi/fnapi/registry"
+	"github.com/fnapi/fnapi/transport"
+)
+
+// LatestProtocol is the MCP specification this package implements.
+const LatestProtocol = "2025-11-25"
+
+// protocols are the versions of the specification a client may ask for; an older client that
+// sends no MCP-Protocol-Version header is taken for 2025-03-26, as the specification says.
+var protocols = []string{LatestProtocol, "2025-06-18", "2025-03-26"}
+
+// Server is the MCP endpoint: set it in transport.Config.Endpoints under "mcp" (fnapi.WithMCP
+// does). It is safe for concurrent use.
+type Server struct {
+	opts     Options
+	sessions sessions
+	tools    sync.Map // *registry.Func -> *toolInfo: each tool's JSON, built once
+	probes   sync.Map // version.Version -> *registry.Func (nil: every function is public)
+}
+
+// New returns the endpoint.
+func New(opts Options) *Server {
+	opts = opts.withDefaults()
+	return &Server{opts: opts, sessions: sessions{max: opts.MaxSessions, idle: opts.SessionIdle}}
+}
+
+// Header names of the Streamable HTTP transport.
+const (
+	headerSession  = "Mcp-Session-Id"
+	headerProtocol = "Mcp-Protocol-Version"
+)
+
+// ServeEndpoint answers one request of the Streamable HTTP transport.
+func (s *Server) ServeEndpoint(w http.ResponseWriter, r *http.Request, x *transport.Exchange) {
+	if x.CrossSite() || rebound(r) { // a page of a foreign site, or DNS rebinding
+		httpError(w, http.StatusForbidden, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "origin or host not allowed"))
+		return
+	}
+	switch r.Method {
+	case http.MethodPost, http.MethodDelete:
+	default:
+		// No stream of the server's own (GET) and no resumption: every message of the server
+		// goes on the answer of the POST it belongs to.
+		w.Header().Set("Allow", "POST, DELETE")
+		httpError(w, http.StatusMethodNotAllowed, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "method not allowed"))
+		return
+	}
+	if err := s.authenticate(r.Context(), x); err != nil {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="mcp", error="invalid_token"`)
+		httpError(w, http.StatusUnauthorized, jsonrpc.FromAPI(err))
+		return
+	}
+	if v := r.Header.Get(headerProtocol); v != "" && !slices.Contains(protocols, v) {
+		httpError(w, http.StatusBadRequest, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "unsupported MCP-Protocol-Version "+v))
+		return
+	}
+	if r.Method == http.MethodDelete {
+		sess := s.sessionOf(w, r, x)
+		if sess != nil {
+			s.sessions.end(sess)
+			w.WriteHeader(http.StatusNoContent)
+		}
+		return
+	}
+	s.post(w, r, x)
+}
+
+// post answers a POST: one request, notification or response.
+func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Exchange) {
+	body, err := x.ReadBody(s.opts.MaxBytes)
+	if err != nil {
+		e := apierr.From(err)
+		httpError(w, e.Status(), jsonrpc.FromAPI(e))
+		return
+	}
+	reqs, errs, batch, perr := jsonrpc.Parse(body, 1)
+	if perr == nil && !batch && errs[0] != nil && isResponse(body) { // the answer to a request of the server (see Request)
+		if sess := s.sessionOf(w, r, x); sess != nil {
+			sess.answered(body)
+			w.WriteHeader(http.StatusAccepted)
+		}
+		return
+	}
+	switch {
+	case perr != nil:
+		httpError(w, http.StatusBadRequest, perr)
+		return
+	case batch:
+		httpError(w, http.StatusBadRequest, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: MCP has no batches"))
+		return
+	case errs[0] != nil:
+		httpError(w, http.StatusBadRequest, errs[0])
+		return
+	}
+	req := &reqs[0]
+	if req.Method == "initialize" && !req.IsNotification() {
+		s.initialize(w, x, req)
+		return
+	}
+	sess := s.sessionOf(w, r, x)
+	if sess == nil {
+		return
+	}
+	if req.IsNotification() {
+		s.notification(sess, req)
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	a := newAnswer(w, r)
+	res, rerr := s.dispatch(r.Context(), x, sess, a, req)
+	resp := jsonrpc.Response{JSONRPC: jsonrpc.Version, ID: req.ID, Error: rerr}
+	if rerr == nil {
+		b, ok := res.(json.RawMessage)
+		if !ok {
+			var err error
+			if b, err = jsonrpc.Marshal(res); err != nil {
+				resp.Error = jsonrpc.NewError(jsonrpc.CodeInternalError, "internal error")
+			}
+		}
+		resp.Result = b
+	}
+	a.reply(resp)
+}
+
+// sessionOf returns the request's session, or answers why there is none: 400 without
+// Mcp-Session-Id, 404 for a session that ended or is another caller's.
+func (s *Server) sessionOf(w http.ResponseWriter, r *http.Request, x *transport.Exchange) *session {
+	id := r.Header.Get(headerSession)
+	if id == "" {
+		httpError(w, http.StatusBadRequest, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "missing Mcp-Session-Id: initialize first"))
+		return nil
+	}
+	sess := s.sessions.get(id, x.TokenDigest())
+	if sess == nil {
+		httpError(w, http.StatusNotFound, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found: initialize again"))
+	}
+	return sess
+}
+
+// initialize starts a session and answers the server's capabilities.
+func (s *Server) initialize(w http.ResponseWriter, x *transport.Exchange, req *jsonrpc.Request) {
+	var p struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if err := json.Unmarshal(req.Params, &p); err != nil || p.ProtocolVersion == "" {
+		httpError(w, http.StatusBadRequest, withID(req, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "initialize needs params.protocolVersion")))
+		return
+	}
+	version := LatestProtocol
+	if slices.Contains(protocols, p.ProtocolVersion) {
+		version = p.ProtocolVersion
+	}
+	sess := s.sessions.start(x.TokenDigest(), version)
+	if sess == nil {
+		httpError(w, http.StatusServiceUnavailable, withID(req, jsonrpc.NewError(jsonrpc.CodeServerError, "too many sessions")))
+		return
+	}
+	caps := map[string]any{"tools": map[string]any{}, "logging": map[string]any{}, "completions": map[string]any{}}
+	if len(s.opts.Resources) > 0 {
+		caps["resources"] = map[string]any{"subscribe": true}
+	}
+	if len(s.opts.Prompts) > 0 {
+		caps["prompts"] = map[string]any{}
+	}
+	name, ver := s.opts.Name, s.opts.Version
+	if ver == "" {
+		ver = x.Version.String()
+	}
+	res := map[string]any{
+		"protocolVersion": version,
+		"capabilities":    caps,
+		"serverInfo":      map[string]any{"name": name, "version": ver},
+	}
+	if s.opts.Instructions != "" {
+		res["instructions"] = s.opts.Instructions
+	}
+	b, _ := jsonrpc.Marshal(res)
+	w.Header().Set(headerSession, sess.id)
+	jsonrpc.Write(w, jsonrpc.Response{JSONRPC: jsonrpc.Version, ID: req.ID, Result: b})
+}
+
+// notification handles a notification of the client.
+func (s *Server) notification(sess *session, req *jsonrpc.Request) {
+	if req.Method != "notifications/cancelled" {
+		return // notifications/initialized, and those this server does not act on
+	}
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(req.Params, &p) == nil && p.RequestID != nil {
+		sess.cancel(string(p.RequestID))
+	}
+}
+
+// dispatch answers one request of a session.
+func (s *Server) dispatch(ctx context.Context, x *transport.Exchange, sess *session, a *answer, req *jsonrpc.Request) (any, *jsonrpc.Error) {
+	switch req.Method {
+	case "ping":
+		return struct{}{}, nil
+	case "tools/list":
+		return s.listTools(ctx, x, req.Params)
+	case "tools/call":
+		ctx, cancel := context.WithCancel(ctx)
+		defer sess.track(string(req.ID), cancel)()
+		defer cancel()
+		return s.callTool(ctx, x, sess, a, req.Params)
+	case "logging/setLevel":
+		var p struct {
+			Level string `json:"level"`
+		}
+		if json.Unmarshal(req.Params, &p) != nil || levelOf(p.Level) < 0 {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "level must be one of debug, info, notice, warning, error, critical, alert, emergency")
+		}
+		sess.setLevel(levelOf(p.Level))
+		return struct{}{}, nil
+	case "resources/list":
+		if len(s.opts.Resources) > 0 {
+			return s.listResources(false), nil
+		}
+	case "resources/templates/list":
+		if len(s.opts.Resources) > 0 {
+			return s.listResources(true), nil
+		}
+	case "resources/subscribe", "resources/unsubscribe":
+		// Accepted, so that clients may ask; resources served from functions change without
+		// the server knowing, so no notifications/resources/updated is ever sent.
+		if len(s.opts.Resources) > 0 {
+			return struct{}{}, nil
+		}
+	case "completion/complete":
+		// No suggestions: prompt and template arguments are free text.
+		return map[string]any{"completion": map[string]any{"values": []string{}, "hasMore": false}}, nil
+	case "resources/read":
+		if len(s.opts.Resources) > 0 {
+			return s.readResource(ctx, x, req.Params)
+		}
+	case "prompts/list":
+		if len(s.opts.Prompts) > 0 {
+			return s.listPrompts(x), nil
+		}
+	case "prompts/get":
+		if len(s.opts.Prompts) > 0 {
+			return s.getPrompt(ctx, x, req.Params)
+		}
+	}
+	return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: "+req.Method)
+}
+
+// authenticate refuses a request whose tokens do not authenticate, when the version serves a
+// function that needs a token: it probes the first function any token admits. A request
+// without a token is refused too, unless every function of the version is public.
+func (s *Server) authenticate(ctx context.Context, x *transport.Exchange) error {
+	probe := s.probeOf(x)
+	if probe == nil {
+		return nil
+	}
+	err := x.Allowed(ctx, probe)
+	switch apierr.CodeOf(err) {
+	case apierr.AuthenticationNeeded.Code(), apierr.InvalidCredentials.Code():
+		return err
+	}
+	return nil
+}
+
+// probeOf returns the first function of the exchange's version that any token admits, or
+// nil: found once per version.
+func (s *Server) probeOf(x *transport.Exchange) *registry.Func {
+	if f, ok := s.probes.Load(x.Version); ok {
+		return f.(*registry.Func)
+	}
+	var probe *registry.Func
+	for _, f := range x.Funcs() {
+		if f.Access == registry.Token {
+			probe = f
+			break
+		}
+	}
+	s.probes.Store(x.Version, probe)
+	return probe
+}
+
+// rebound reports a request that reached a loopback address with a Host other than a loopback
+// name: a page whose own name was made to resolve to this machine (DNS rebinding), which its
+// browser then deems same-origin.
+func rebound(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return false
+	}
+	host, _, err := net.SplitHostPort(local.String())
+	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+		return false
+	}
+	name := r.Host
+	if h, _, err := net.SplitHostPort(name); err == nil {
+		name = h
+	}
+	name = strings.Trim(name, "[]")
+	if strings.EqualFold(name, "localhost") {
+		return false
+	}
+	ip := net.ParseIP(name)
+	return ip == nil || !ip.IsLoopback()
+}
+
+// isResponse reports whether a body is a JSON-RPC response (result or error, no method).
+func isResponse(body []byte) bool {
+	b := bytes.TrimSpace(body)
+	if len(b) == 0 || b[0] != '{' {
+		return false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(b, &m) != nil {
+		return false
+	}
+	_, method := m["method"]
+	_, result := m["result"]
+	_, failed := m["error"]
+	return !method && (result || failed)
+}
+
+func withID(req *jsonrpc.Request, e *jsonrpc.Error) jsonrpc.Response {
+	return jsonrpc.Response{JSONRPC: jsonrpc.Version, ID: req.ID, Error: e}
+}
+
+// httpError answers an error of the exchange with an HTTP status and a JSON-RPC error body.
+func httpError(w http.ResponseWriter, status int, v any) {
+	if e, ok := v.(*jsonrpc.Error); ok {
+		v = jsonrpc.Response{JSONRPC: jsonrpc.Version, ID: json.RawMessage("null"), Error: e}
+	}
+	b, _ := jsonrpc.Marshal(v)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}

@@ -1,0 +1,305 @@
+package mcp
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+
+	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/jsonrpc"
+	"github.com/fnapi/fnapi/registry"
+	"github.com/fnapi/fnapi/stream"
+	"github.com/fnapi/fnapi/transport"
+	"github.com/invopop/jsonschema"
+)
+
+// tool is a function as tools/list shows it.
+type tool struct {
+	Name         string             `json:"name"`
+	Description  string             `json:"description,omitempty"`
+	InputSchema  *jsonschema.Schema `json:"inputSchema"`
+	OutputSchema *jsonschema.Schema `json:"outputSchema,omitempty"`
+	Annotations  map[string]bool    `json:"annotations,omitempty"`
+}
+
+type toolInfo struct {
+	json    json.RawMessage
+	wrapped bool // the result is not an object: structuredContent is {"result": value}
+	content bool // the result is []Content: it is the tool result's content
+}
+
+// toolOf describes f as a tool. MCP wants an object as structured content, so a result of
+// another type (an array, a number, a string) is wrapped: outputSchema is an object whose
+// property result has the function's result schema, and structuredContent {"result": value}
+// ({} for null).
+func (s *Server) toolOf(f *registry.Func) *toolInfo {
+	if t, ok := s.tools.Load(f); ok {
+		return t.(*toolInfo)
+	}
+	t := tool{Name: f.Name, Description: or(s.opts.Descriptions[f.Name], f.Description), InputSchema: f.ArgsSchema}
+	info := &toolInfo{}
+	switch rs := f.ResultSchema; {
+	case rs == nil:
+	case isContentSchema(rs):
+		info.content = true
+	case rs.Type == "object":
+		t.OutputSchema = rs
+	default:
+		info.wrapped = true
+		props := jsonschema.NewProperties()
+		props.Set("result", rs)
+		t.OutputSchema = &jsonschema.Schema{Type: "object", Properties: props}
+	}
+	if f.ReadOnly {
+		t.Annotations = map[string]bool{"readOnlyHint": true}
+	}
+	info.json = objectSchemas(t)
+	v, _ := s.tools.LoadOrStore(f, info)
+	return v.(*toolInfo)
+}
+
+// objectSchemas encodes a tool with each boolean schema of a property or of items written as
+// the object schema that means the same (true as {}, false as {"not": {}}): JSON Schema allows
+// both, but clients (the TypeScript SDK) refuse a tool whose property schema is not an object.
+func objectSchemas(t tool) json.RawMessage {
+	b, _ := jsonrpc.Marshal(t)
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return b
+	}
+	var walk func(any)
+	walk = func(v any) {
+		switch t := v.(type) {
+		case map[string]any:
+			for k, c := range t {
+				if props, ok := c.(map[string]any); ok && (k == "properties" || k == "$defs") {
+					for name, p := range props {
+						props[name] = objectSchema(p)
+					}
+				}
+				if k == "items" {
+					t[k] = objectSchema(c)
+				}
+				walk(t[k])
+			}
+		case []any:
+			for _, c := range t {
+				walk(c)
+			}
+		}
+	}
+	walk(v)
+	out, err := jsonrpc.Marshal(v)
+	if err != nil {
+		return b
+	}
+	return out
+}
+
+func objectSchema(v any) any {
+	switch v {
+	case true:
+		return map[string]any{}
+	case false:
+		return map[string]any{"not": map[string]any{}}
+	}
+	return v
+}
+
+// isContentSchema reports whether a result schema is that of []Content.
+func isContentSchema(s *jsonschema.Schema) bool {
+	if s.Type != "array" || s.Items == nil || s.Items.Properties == nil {
+		return false
+	}
+	for _, k := range []string{"type", "text", "data", "mimeType", "resource"} {
+		if _, ok := s.Items.Properties.Get(k); !ok {
+			return false
+		}
+	}
+	return s.Items.Properties.Len() == 5
+}
+
+// listTools answers tools/list: the functions of the version the caller may call, a page at
+// a time; the cursor is the name of the next page's first tool.
+func (s *Server) listTools(ctx context.Context, x *transport.Exchange, params json.RawMessage) (any, *jsonrpc.Error) {
+	var p struct {
+		Cursor string `json:"cursor"`
+	}
+	if len(params) > 0 && json.Unmarshal(params, &p) != nil {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params")
+	}
+	after := ""
+	if p.Cursor != "" {
+		b, err := base64.RawURLEncoding.DecodeString(p.Cursor)
+		if err != nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid cursor")
+		}
+		after = string(b)
+	}
+	list := []json.RawMessage{}
+	next := ""
+	for _, f := range x.Funcs() {
+		if f.Name < after || x.Allowed(ctx, f) != nil {
+			continue
+		}
+		if len(list) == s.opts.PageSize {
+			next = base64.RawURLEncoding.EncodeToString([]byte(f.Name))
+			break
+		}
+		list = append(list, s.toolOf(f).json)
+	}
+	res := map[string]any{"tools": list}
+	if next != "" {
+		res["nextCursor"] = next
+	}
+	return res, nil
+}
+
+// callTool answers tools/call: the function's result as structuredContent and as text; its
+// error as a result with isError, its text the error message (code and attributes).
+func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *session, a *answer, params json.RawMessage) (any, *jsonrpc.Error) {
+	// One pass over params and one over the arguments, decoding only the name and _meta.
+	var p struct {
+		Name     string
+		Progress any
+	}
+	m := make(map[string]json.RawMessage, 3)
+	var ok bool
+	if !transport.SplitObject(params, m) {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "tools/call needs params, an object")
+	}
+	if p.Name, ok = jsonrpc.String(m["name"]); !ok || p.Name == "" {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "tools/call needs params.name")
+	}
+	var args map[string]json.RawMessage
+	if a := m["arguments"]; a != nil && string(a) != "null" {
+		args = make(map[string]json.RawMessage)
+		if !transport.SplitObject(a, args) {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "arguments must be an object")
+		}
+	}
+	if meta := m["_meta"]; meta != nil {
+		var mt struct {
+			ProgressToken any `json:"progressToken"`
+		}
+		if json.Unmarshal(meta, &mt) != nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "_meta must be an object")
+		}
+		p.Progress = mt.ProgressToken
+	}
+	f := x.Lookup(p.Name)
+	if f == nil {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "unknown tool: "+p.Name)
+	}
+	c, err := x.NewCall(f, args)
+	if err != nil {
+		return toolError(err), nil
+	}
+	st := &callState{a: a, s: sess, progress: p.Progress}
+	ctx = withState(ctx, st)
+	var acc stream.State
+	if f.Streaming && st.progress != nil {
+		acc = f.Accumulator.Start()
+		c.Sink = &progressSink{ctx: ctx, st: st, acc: acc}
+	}
+	v, err := x.Call(ctx, c)
+	if err != nil {
+		return toolError(err), nil
+	}
+	if acc != nil {
+		v = acc.Result()
+	}
+	return toolResult(s.toolOf(f), v)
+}
+
+// toolResult is the tools/call result of a function's value, encoded: the value as text
+// content, and as structured content when it is an object or wrapped.
+func toolResult(info *toolInfo, v any) (any, *jsonrpc.Error) {
+	if cs, ok := v.([]Content); ok && info.content {
+		return map[string]any{"content": cs}, nil
+	}
+	b, err := jsonrpc.Marshal(v)
+	if err != nil {
+		return toolError(apierr.New(apierr.Internal)), nil
+	}
+	out := make([]byte, 0, 2*len(b)+80)
+	out = append(out, `{"content":[{"type":"text","text":`...)
+	out = appendString(out, b)
+	out = append(out, "}]"...)
+	switch {
+	case info.wrapped && string(b) == "null":
+		out = append(out, `,"structuredContent":{}`...)
+	case info.wrapped:
+		out = append(out, `,"structuredContent":{"result":`...)
+		out = append(append(out, b...), '}')
+	case len(b) > 0 && b[0] == '{':
+		out = append(out, `,"structuredContent":`...)
+		out = append(out, b...)
+	}
+	return json.RawMessage(append(out, '}')), nil
+}
+
+// toolError is the tools/call result of a function's error: isError, and the error message.
+func toolError(err error) any {
+	e := apierr.From(err)
+	b, merr := json.Marshal(e)
+	if merr != nil {
+		b, _ = json.Marshal(apierr.New(e.Declaration()))
+	}
+	return map[string]any{"content": []Content{{Type: "text", Text: string(b)}}, "isError": true}
+}
+
+// progressSink receives a streaming function's chunks: it builds the result as a
+// non-streaming call would, and sends a progress notification per chunk. The progress is the
+// chunk's own "progress" member when it has one between 0 and 1 (total 1), else the count of
+// chunks.
+type progressSink struct {
+	ctx   context.Context
+	st    *callState
+	acc   stream.State
+	n     float64
+	last  float64
+	ratio bool
+}
+
+func (ps *progressSink) Send(ctx context.Context, chunk any) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ps.acc.Add(chunk)
+	ps.n++
+	var m struct {
+		Progress *float64 `json:"progress"`
+	}
+	if b, err := json.Marshal(chunk); err == nil && json.Unmarshal(b, &m) == nil && m.Progress != nil && *m.Progress >= 0 && *m.Progress <= 1 {
+		if *m.Progress > ps.last || !ps.ratio {
+			ps.ratio, ps.last = true, *m.Progress
+			Progress(ps.ctx, ps.last, 1, "")
+		}
+		return nil
+	}
+	if !ps.ratio {
+		Progress(ps.ctx, ps.n, 0, "")
+	}
+	return nil
+}
+
+// appendString appends JSON text b (valid UTF-8, as encoding/json writes it) to out as a JSON
+// string.
+func appendString(out, b []byte) []byte {
+	const hex = "0123456789abcdef"
+	out = append(out, '"')
+	for _, c := range b {
+		switch {
+		case c == '"' || c == '\\':
+			out = append(out, '\\', c)
+		case c == '\n':
+			out = append(out, '\\', 'n')
+		case c < 0x20:
+			out = append(out, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default:
+			out = append(out, c)
+		}
+	}
+	return append(out, '"')
+}
