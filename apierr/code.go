@@ -33,7 +33,9 @@ var (
 	InvalidArgument = framework("INVALID-ARGUMENT", http.StatusBadRequest,
 		"A value does not fit its argument's schema, an argument is given twice, or a call carries conflicting credentials.",
 		Attr("name", "the argument, when the error is in one (absent for a malformed query string or body)").Typed("string"),
-		Attr("reason", "what is wrong with it").Typed("string"))
+		Attr("reason", "what is wrong with it").Typed("string"),
+		Attr("index", "for an array argument, the item in error, from 0").Typed("integer"),
+		Attr("field", "the field of that item in error, when the item is an object").Typed("string"))
 	InvalidMessage = framework("INVALID-MESSAGE", http.StatusBadRequest,
 		"A WebSocket message is not a valid call.",
 		Attr("reason", "what is wrong with it").Typed("string"))

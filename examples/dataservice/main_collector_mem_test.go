@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -33,7 +34,7 @@ const maxAttackGrowthMB = 100
 func TestCollectorMemoryAttack(t *testing.T) {
 	t.Parallel()
 	data := t.TempDir()
-	p := startService(t, "-addr", "127.0.0.1:0", "-data", data, "-netflow", "127.0.0.1:0")
+	p := startService(t, "-addr", "127.0.0.1:0", "-data", data, "-netflow", "127.0.0.1:0", "-metrics", "127.0.0.1:0")
 	conn, err := net.Dial("udp", p.flows["netflow"])
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +89,7 @@ func TestCollectorMemoryAttack(t *testing.T) {
 	}
 	var metrics string
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		resp, err := insecure().Get(p.url + "/metrics")
+		resp, err := http.Get(p.metrics)
 		if err != nil {
 			t.Fatalf("the service no longer answers: %v\n%s", err, p.log)
 		}
