@@ -366,7 +366,11 @@ func (r *requests) count(path string) int {
 
 // ingestKnown stores the known records through the API.
 func ingestKnown(t *testing.T, srv *httptest.Server) {
-	client, base := srv.Client(), srv.URL
+	ingestKnownAt(t, srv.Client(), srv.URL)
+}
+
+// ingestKnownAt stores the known records through the API at base.
+func ingestKnownAt(t *testing.T, client *http.Client, base string) {
 	var token string
 	call(t, client, base, "login", map[string]any{"user": "admin", "password": adminPassword}, &token)
 	now := time.Now().Unix()

@@ -63,6 +63,20 @@
 // connection cannot be opened. HTTP streaming holds one request per widget, which HTTP/2
 // multiplexes; over HTTP/1.1 a browser allows about six per host, so the WebSocket is better.
 //
+// # Recovery
+//
+// A live widget outlives the service's restarts (an upgrade's SIGTERM, whose followed queries
+// end with CANCELLED "the server is shutting down"), a drain, a node's death behind a load
+// balancer and a network cut. Whatever only interrupts a followed query (NETWORK, CANCELLED,
+// TIMEOUT, UNAVAILABLE, INTERNAL-ERROR, RATE-LIMITED, LIMIT-REACHED of follow streams: see
+// transient in api.js) starts it again after a pause that doubles from 0.5 s to 3 s; the
+// WebSocket dials again on the same schedule (at once on the browser's online event) and
+// starts every call it carries again; a connection or HTTP stream silent for 30 s (a followed
+// query answers every 5) is taken for dead, as a cut sends no close. Meanwhile the widget keeps
+// its last answer, dimmed, its foot says "Reconnecting…" and so does the top bar; no error code
+// shows. A mistake in the call (QUERY-SYNTAX, PERMISSION-DENIED...) ends it with its message.
+// A fixed period's query is asked again on the same schedule.
+//
 // # Widgets
 //
 // A widget's queries are joined with ";" into one followed query (one result per statement,
@@ -165,7 +179,10 @@
 // until it is revoked in the page, then answers API-AUTHENTICATION-NEEDED; a user is created
 // and deleted, and one who is no administrator sees no Users; a setting changed in the page is
 // what get-config answers, and a bad duration is refused naming its key; the password form shows
-// the server's errors. console_browser_test.go picks presets and a custom period and checks every
+// the server's errors. recovery_browser_test.go restarts the service as SIGTERM does, on the
+// same data directory and address, under a dashboard open in a tab over the WebSocket and one
+// over HTTP streaming, and sees every widget keep its answer, say it is reconnecting, and resume
+// without a reload. console_browser_test.go picks presets and a custom period and checks every
 // widget's accumulated_time follows, zooms by dragging, drills down from a bar, a slice (by
 // keyboard), a row and a legend entry into Explore, completes and runs a query, shows it as each
 // kind, saves it as a widget, marks a mistake, calls echo and list-dashboards from the API

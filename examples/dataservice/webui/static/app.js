@@ -228,9 +228,10 @@ function setCrumbs(names) {
 function setLiveState(state) {
   page.liveState = state;
   const s = $('live-state');
-  s.hidden = !state || state === 'off' || widgets.size === 0 || !isLive(widgets.period);
-  s.className = `live-state ${state === 'live' ? 'live' : 'down'}`;
-  s.textContent = state === 'live' ? 'Live' : 'Reconnecting…';
+  const down = state === 'reconnecting';
+  s.hidden = state === 'off' || widgets.size === 0 || !isLive(widgets.period);
+  s.className = `live-state ${down ? 'down' : 'live'}`;
+  s.textContent = down ? 'Reconnecting…' : 'Live';
 }
 
 function stopLive() {

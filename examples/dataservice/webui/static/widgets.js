@@ -2,7 +2,7 @@
 // dashboard's period (followed when it ends now, answered once when it does not), zoom and
 // drill-down.
 
-import {AUTH_NEEDED} from './api.js';
+import {AUTH_NEEDED, transient} from './api.js';
 import * as charts from './charts.js';
 import {drillQuery, exploreHash, withPeriod} from './explore.js';
 import {isLive} from './period.js';
@@ -107,20 +107,47 @@ export class Widgets {
         : `${charts.formatDuration(acc)} until ${charts.formatTime(period.until)}`;
       entry.foot.replaceChildren(
         el('span', {class: 'accumulated', 'data-seconds': acc ?? ''}, span),
-        el('span', {class: 'updated'}, chunk.progress < 1 ? `Loading ${Math.round(chunk.progress * 100)} %`
+        el('span', {class: 'updated', 'data-at': Date.now()}, chunk.progress < 1 ? `Loading ${Math.round(chunk.progress * 100)} %`
           : isLive(period) ? `Updated ${charts.formatTime(Date.now() / 1000, true)}` : 'Fixed period'));
     };
     const fail = (err) => {
       if (err.code === AUTH_NEEDED) return;
+      setState('live');
       entry.body.replaceChildren(el('div', {class: 'widget-error'}, err.message));
+    };
+    // While the service cannot be reached the widget keeps its last answer, dimmed, and says so.
+    const setState = (state) => {
+      const down = state === 'reconnecting';
+      entry.card.classList.toggle('reconnecting', down);
+      let note = entry.foot.querySelector('.reconnecting-note');
+      if (down && !note) {
+        note = el('span', {class: 'reconnecting-note', role: 'status'}, 'Reconnecting…');
+        entry.foot.append(note);
+      } else if (!down) {
+        note?.remove();
+      }
     };
     if (!isLive(period)) {
       let stopped = false;
-      entry.stop = () => { stopped = true; };
-      this.api.call('query', {expr}).then((result) => stopped || show({result, progress: 1}), (e) => stopped || fail(e));
+      let timer;
+      let pause = 500;
+      entry.stop = () => { stopped = true; clearTimeout(timer); };
+      const once = () => this.api.call('query', {expr}).then((result) => {
+        if (stopped) return;
+        setState('live');
+        show({result, progress: 1});
+      }, (e) => {
+        if (stopped) return;
+        if (!transient(e)) return fail(e);
+        setState('reconnecting'); // asked again until the service answers
+        timer = setTimeout(once, pause);
+        pause = Math.min(pause * 2, 3000);
+      });
+      once();
       return;
     }
-    entry.stop = this.api.follow('query', {expr, follow: true, interval: LIVE_INTERVAL}, {onChunk: show, onError: fail});
+    entry.stop = this.api.follow('query', {expr, follow: true, interval: LIVE_INTERVAL},
+      {onChunk: show, onError: fail, onState: setState});
   }
 
   draw(entry) {
