@@ -60,6 +60,7 @@ func TestBrowser(t *testing.T) {
 
 			p.addWidget("Known traffic over time", "timeseries", fmt.Sprintf("traffic BY time(60) WHERE client.ip IN %s", knownClients))
 			p.poll(`document.querySelector('.widget[data-kind=timeseries] path.series')`)
+			p.poll(`document.querySelector('.widget[data-kind=timeseries] .widget-foot .updated')?.textContent.startsWith('Updated')`) // the whole answer
 			checkRisingLine(t, p.eval(`document.querySelector('.widget[data-kind=timeseries] path.series').getAttribute('d')`))
 
 			shot := ""

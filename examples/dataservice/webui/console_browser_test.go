@@ -50,6 +50,7 @@ func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
 			p.do(chromedp.SetValue(chromedp.CSS("#dashboard-period-select"), preset.name))
 			p.poll(fmt.Sprintf(`location.hash.endsWith('?range=%s')`, preset.name))
 			p.waitPeriods(everyWidget(len(widgets), preset.seconds))
+			p.checkAxes(".widget:nth-child(2)", preset.seconds)
 		}
 		// A custom period that ended an hour ago: answered once, not followed.
 		until := time.Now().Add(-time.Hour).Truncate(time.Minute)
@@ -93,8 +94,9 @@ func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
 		q, _ := url.ParseQuery(strings.SplitN(p.eval(`location.hash`), "?", 2)[1])
 		s, _ := strconv.Atoi(q.Get("since"))
 		u, _ := strconv.Atoi(q.Get("until"))
-		// The line spans the known records' 20 minutes; 40 % of the plot is about 8 of them.
-		if span := u - s; span < 5*60 || span > 11*60 {
+		// The axis spans the hour asked; 40 % of the chart (with its value axis) is about 28
+		// minutes of it.
+		if span := u - s; span < 22*60 || span > 32*60 {
 			t.Errorf("dragging across 40 %% of the line zoomed to %d s (%s)", span, p.eval(`location.hash`))
 		}
 		p.waitPeriods(everyWidget(len(widgets), u-s))
@@ -320,6 +322,29 @@ func (p *page) waitPeriods(want map[int]int) {
 		conds = append(conds, fmt.Sprintf(`f[%d]?.dataset.seconds === '%d'`, i, s))
 	}
 	p.poll(`(() => { const f = [...document.querySelectorAll('.widget-foot .accumulated')]; return ` + strings.Join(conds, " && ") + `; })()`)
+}
+
+// checkAxes checks the time series of the widget at sel over a period of seconds: rates in
+// bit/s on every tick of the value axis and in the tooltip, a time axis that spans the period
+// with time labels that do not overlap, and the "6 hours" of the foot.
+func (p *page) checkAxes(sel string, seconds int) {
+	p.t.Helper()
+	chart := sel + " svg.chart"
+	p.poll(fmt.Sprintf(`document.querySelector(%q)?.dataset.unit === 'bit/s'`, chart))
+	span := p.eval(fmt.Sprintf(`(() => { const c = document.querySelector(%q); return String(c.dataset.until - c.dataset.since); })()`, chart))
+	if span != strconv.Itoa(seconds) {
+		p.t.Errorf("over %d s the time axis spans %s s (%s)", seconds, span,
+			p.eval(fmt.Sprintf(`(() => { const c = document.querySelector(%q); return c.dataset.win + ' ' + c.getAttribute('aria-label'); })()`, chart)))
+	}
+	if bad := p.eval(fmt.Sprintf(`[...document.querySelectorAll(%q)].filter(t => !/bit\/s$/.test(t.textContent)).map(t => t.textContent).join(' | ')`, chart+" .tick-y")); bad != "" {
+		p.t.Errorf("over %d s value ticks without bit/s: %s", seconds, bad)
+	}
+	overlap := p.eval(fmt.Sprintf(`(() => { const r = [...document.querySelectorAll(%q)].map(t => t.getBoundingClientRect());
+		if (r.length < 2) return 'only ' + r.length + ' time labels';
+		return r.slice(1).some((b, i) => b.left < r[i].right + 4) ? r.map(b => b.left + '-' + b.right).join(' ') : ''; })()`, chart+" .tick-x"))
+	if overlap != "" {
+		p.t.Errorf("over %d s the time labels collide: %s", seconds, overlap)
+	}
 }
 
 func everyWidget(n, seconds int) map[int]int {

@@ -10,7 +10,7 @@ import {statements} from './query.js';
 import {drawTimeSeries} from './timeseries.js';
 
 export {PALETTE} from './draw.js';
-export {formatDuration, formatKey, formatTime, formatValue} from './format.js';
+export {formatDateTime, formatDuration, formatKey, formatTime, formatValue} from './format.js';
 
 // Units of the metrics, for formatting values.
 const METRIC_UNITS = {
@@ -68,19 +68,22 @@ function unitOf(tokens) {
 // render draws results in el for a widget of the kind: shapes come from describeQuery of its
 // queries. Options: unit (when set) overrides the values' own units; tooltip is the element
 // that shows a time series' values under the pointer; onZoom(since, until) receives the span
-// dragged across a time series; onPick({statement, keys: [{name, value}]}) a bar, slice, table
+// dragged across a time series; win ({since, until}, Unix seconds) is the period asked, which a
+// time series' axis spans and a number's rates divide by; hidden is the set of series names a
+// time series' legend turned off (kept by the caller across redrawings); onPick({statement, keys: [{name, value}]}) a bar, slice, table
 // row or legend entry clicked (or taken with Enter). el is emptied first; when the keyboard focus
 // was on one of its entries, the same entry of the new drawing takes it (live widgets redraw
 // every few seconds, and a keyboard user must not be thrown out of the chart each time).
 export function render(el, kind, results, shapes, opts = {}) {
   const kept = el.contains(document.activeElement) ? document.activeElement.dataset?.pick : undefined;
+  if (opts.tooltip && el.matches(':hover')) opts.tooltip.hidden = true; // its values are gone
   drawKind(el, kind, results, shapes, opts);
   if (kept === undefined) return;
   const again = [...el.querySelectorAll('.pick')].find((e) => e.dataset.pick === kept);
   if (again) again.focus();
 }
 
-function drawKind(el, kind, results, shapes, {unit = '', tooltip, onZoom, onPick} = {}) {
+function drawKind(el, kind, results, shapes, {unit = '', tooltip, onZoom, onPick, win, hidden} = {}) {
   el.replaceChildren();
   const sets = results.map((r, i) => ({
     index: i,
@@ -99,25 +102,84 @@ function drawKind(el, kind, results, shapes, {unit = '', tooltip, onZoom, onPick
   }
   const pick = onPick ? (statement, keys) => onPick({statement, keys}) : null;
   switch (kind) {
-    case 'number': return drawNumber(el, sets);
+    case 'number': return drawNumber(el, sets, win);
     case 'table': return drawTable(el, sets, pick);
-    case 'timeseries': return drawTimeSeries(el, sets, tooltip, pick, onZoom);
+    case 'timeseries': return drawTimeSeries(el, sets, {tooltip, pick, onZoom, win, hidden});
     case 'bar': return drawBars(el, sets, pick);
     case 'pie': return drawPie(el, sets, pick);
   }
   el.append(div('no-data', `Unknown kind ${kind}.`));
 }
-function drawNumber(el, sets) {
+// ADDITIVE are the units whose values of several rows add up to a total.
+const ADDITIVE = new Set(['bytes', 'packets', 'count']);
+
+// numberOf reads a statement's answer as one number: its only row; the sum of its rows when
+// they are parts of a whole (bytes, packets, records by some key); else the first row, named.
+// With a time key, the rate of each whole bucket gives the peak and 95th percentile.
+function numberOf(s, j, win) {
+  const unit = s.unit(j);
+  const rows = s.rows;
+  const out = {unit, name: s.valueName(j)};
+  if (rows.length <= 1 || !ADDITIVE.has(unit)) {
+    out.value = rows[0]?.[1][j] ?? null;
+    if (rows.length > 1) out.name += ` · ${rows[0][0].map((k, i) => formatKey(s.keyName(i), k)).join(' · ')} (first of ${rows.length.toLocaleString('en')} rows)`;
+  } else {
+    out.value = rows.reduce((a, r) => a + (r[1][j] || 0), 0);
+  }
+  const ti = s.shape.keys.findIndex((k) => /^time\(\d+\)$/i.test(k));
+  const rateUnit = {bytes: 'bit/s', packets: 'packets/s', count: 'records/s'}[unit];
+  const per = unit === 'bytes' ? 8 : 1;
+  if (rateUnit && win && win.until > win.since) {
+    out.rate = {unit: rateUnit, avg: out.value * per / (win.until - win.since)};
+    if (ti >= 0) {
+      const bucket = Number(/\((\d+)\)/.exec(s.shape.keys[ti])[1]);
+      const sums = new Map();
+      for (const [keys, values] of rows) sums.set(keys[ti] - bucket, (sums.get(keys[ti] - bucket) || 0) + (values[j] || 0));
+      const rates = [...sums].filter(([t]) => t >= win.since && t + bucket <= win.until + 1)
+        .map(([, v]) => v * per / bucket).sort((a, b) => a - b);
+      if (rates.length) {
+        out.rate.peak = rates.at(-1);
+        out.rate.p95 = rates[Math.min(rates.length - 1, Math.ceil(rates.length * 0.95) - 1)];
+      }
+    }
+  }
+  return out;
+}
+
+function drawNumber(el, sets, win) {
   const first = sets[0];
-  const row = first.rows[0];
-  const big = div('big-value', formatValue(row[1][0], first.unit(0)));
-  big.title = String(row[1][0]);
-  el.append(big, div('big-label', first.valueName(0)));
+  const n = numberOf(first, 0, win);
+  const big = div('big-value', formatValue(n.value, n.unit));
+  big.title = String(n.value);
+  el.append(big, div('big-label', n.name));
+  if (n.rate) {
+    const r = div('rates');
+    const part = (label, v) => {
+      if (v === undefined) return;
+      const item = document.createElement('span');
+      const b = document.createElement('b');
+      b.textContent = formatValue(v, n.rate.unit);
+      item.append(`${label} `, b);
+      item.dataset.rate = label;
+      r.append(item);
+    };
+    part('avg', n.rate.avg);
+    part('peak', n.rate.peak);
+    part('95th', n.rate.p95);
+    el.append(r);
+  }
   // Further values (of this statement, then of the others) in small type.
   const more = [];
-  row[1].slice(1).forEach((v, j) => more.push([first.valueName(j + 1), formatValue(v, first.unit(j + 1))]));
+  const nv = first.rows[0]?.[1].length ?? 0;
+  for (let j = 1; j < nv; j++) {
+    const m = numberOf(first, j, null);
+    more.push([m.name, formatValue(m.value, m.unit)]);
+  }
   for (const s of sets.slice(1)) {
-    if (s.rows[0]) more.push([s.valueName(0), formatValue(s.rows[0][1][0], s.unit(0))]);
+    if (s.rows[0]) {
+      const m = numberOf(s, 0, null);
+      more.push([m.name, formatValue(m.value, m.unit)]);
+    }
   }
   if (more.length) {
     const box = div('more-values');

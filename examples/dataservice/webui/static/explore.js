@@ -5,7 +5,7 @@
 import {AUTH_NEEDED} from './api.js';
 import * as charts from './charts.js';
 import {Editor} from './editor.js';
-import {Picker, bounds, fromParams, toParams} from './period.js';
+import {Picker, bounds, fromParams, toParams, windowOf} from './period.js';
 import {filterEdits, literal, periodEdits, rewrite} from './query.js';
 import {$, busy, caretLine, el, showFormError} from './ui.js';
 
@@ -162,8 +162,11 @@ export class Explore {
   draw() {
     const chart = $('explore-chart');
     chart.dataset.kind = this.kind;
+    this.hidden ??= new Set();
     charts.render(chart, this.kind, this.results, this.shapes, {
       tooltip: $('tooltip'),
+      win: windowOf(this.period, this.results[0]?.meta?.accumulated_time),
+      hidden: this.hidden,
       onZoom: (since, until) => { this.period = {since, until}; this.run(); },
       onPick: (pick) => { this.editor.value = drillQuery(this.query, pick.keys, this.fieldList, pick.statement); this.run(); },
     });

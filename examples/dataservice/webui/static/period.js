@@ -53,6 +53,17 @@ export function bounds(period) {
     span: until - period.since};
 }
 
+// windowOf gives the span an answer over period covers, {since, until} in Unix seconds: the
+// period's own, or for each query's own period (null) the accumulated_time (acc) of a whole
+// answer (one still loading covers less) up to now.
+export function windowOf(period, acc, progress = 1) {
+  const now = Math.floor(Date.now() / 1000);
+  if (period?.last) return {since: now - period.last, until: now};
+  if (period) return {since: period.since, until: period.until ?? now};
+  if (!acc || progress < 1) return null;
+  return {since: now - acc, until: now};
+}
+
 // describe says the period in words.
 export function describe(period) {
   if (!period) return 'Each query’s own period';
@@ -62,7 +73,7 @@ export function describe(period) {
 }
 
 function when(t) {
-  return new Date(t * 1000).toLocaleString([], {dateStyle: 'medium', timeStyle: 'short'});
+  return new Date(t * 1000).toLocaleString([], {dateStyle: 'medium', timeStyle: 'short', hourCycle: 'h23'});
 }
 
 // localInput writes Unix seconds for a datetime-local input; fromLocalInput reads one back.

@@ -5,7 +5,7 @@
 import {AUTH_NEEDED, transient} from './api.js';
 import * as charts from './charts.js';
 import {drillQuery, exploreHash, withPeriod} from './explore.js';
-import {isLive} from './period.js';
+import {isLive, windowOf} from './period.js';
 import {onlyStatement} from './query.js';
 import {$, el, confirmAction} from './ui.js';
 
@@ -89,7 +89,7 @@ export class Widgets {
     body.append(el('div', {class: 'no-data'}, 'Loading…'));
     const foot = el('div', {class: 'widget-foot'});
     card.append(head, body, foot);
-    return {widget: w, card, body, foot, results: null, stop: null};
+    return {widget: w, card, body, foot, results: null, stop: null, hidden: new Set()};
   }
 
   // start runs the widget's queries over the period: followed (answered again every few
@@ -101,8 +101,9 @@ export class Widgets {
     entry.shapes = charts.describeQuery(expr);
     const show = (chunk) => {
       entry.results = chunk.result;
-      this.draw(entry);
       const acc = chunk.result[0]?.meta?.accumulated_time;
+      entry.win = windowOf(period, acc, chunk.progress);
+      this.draw(entry);
       const span = acc === undefined ? '' : isLive(period) ? `Last ${charts.formatDuration(acc)}`
         : `${charts.formatDuration(acc)} until ${charts.formatTime(period.until)}`;
       entry.foot.replaceChildren(
@@ -156,6 +157,8 @@ export class Widgets {
     charts.render(entry.body, w.kind, entry.results, entry.shapes, {
       unit: w.options?.unit || '',
       tooltip: $('tooltip'),
+      win: entry.win,
+      hidden: entry.hidden,
       onZoom: (since, until) => { location.hash = this.periodHash({since, until}); },
       onPick: async ({statement, keys}) => {
         const list = await this.fields();
