@@ -65,6 +65,11 @@ func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
 		p.poll(fmt.Sprintf(`location.hash.endsWith('?since=%d&until=%d')`, since.Unix(), until.Unix()))
 		p.waitPeriods(everyWidget(len(widgets), 7200))
 		p.poll(`[...document.querySelectorAll('.widget-foot .updated')].every(e => e.textContent === 'Fixed period')`)
+		// The head holds the custom period on one line at 1440 px.
+		if tops := p.eval(`String(new Set([...document.querySelectorAll('#dashboard-view .page-head .actions > *')].map(e => Math.round(e.getBoundingClientRect().top + e.getBoundingClientRect().height / 2))).size)`); tops != "1" {
+			t.Errorf("with a custom period the dashboard's head wraps on %s lines at 1440 px", tops)
+		}
+		p.screenshot(filepath.Join(shots, "dashboard-custom-1440.png"))
 		// Reloading the address shows the same period.
 		p.do(chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#dashboard-view")))
 		p.waitPeriods(everyWidget(len(widgets), 7200))

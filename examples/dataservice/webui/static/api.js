@@ -66,9 +66,20 @@ export function describeError(code, a = {}) {
       return 'The service cannot be reached. Check the connection and try again.';
     case 'INTERNAL-ERROR':
       return 'The service failed to answer (INTERNAL-ERROR). Its log has the details.';
+    case 'CANCELLED':
+      return 'The service stopped this query (it may be restarting): it will be asked again.';
+    case 'UNAVAILABLE':
+      return 'The service is not ready to answer: try again in a moment.';
+    case 'TIMEOUT':
+      return 'The service took too long to answer: try a shorter period or a narrower query.';
+    case 'PERMISSION-DENIED':
+      return 'Your account may not do this.';
+    case 'BAD-ANSWER':
+      return `The service gave an answer the page cannot read (HTTP ${a.status ?? '?'}).`;
   }
-  const rest = Object.keys(a).length ? ' ' + JSON.stringify(a) : '';
-  return `${code}${rest}`;
+  // Any other error: its reason in words when it has one, and its code for the log.
+  const reason = a.reason || a.message;
+  return reason ? `${reason} (${code})` : `The service could not answer (${code}).`;
 }
 
 // API calls the service's functions and runs live queries.

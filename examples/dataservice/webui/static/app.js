@@ -18,7 +18,8 @@ import {$, el, busy, confirmAction, showFormError, showBanner, hideBanner, forma
 
 const api = new API({
   live: new URLSearchParams(location.search).get('live') || 'auto',
-  onAuthNeeded: () => showLogin('Your session has ended: please sign in again.'),
+  // The session ended only if there was one: a first visit just shows the form.
+  onAuthNeeded: () => showLogin(page.wasSignedIn ? 'Your session has ended: please sign in again.' : ''),
   onLiveState: setLiveState,
 });
 
@@ -29,6 +30,7 @@ const page = {
   liveState: null, // of the live connection: "live", "reconnecting" or "off"
   fields: null, // list-fields' answer, a promise once asked
   admin: null, // whether the signed-in user is an administrator; null until known
+  wasSignedIn: false, // a call succeeded with a session during this visit
 };
 
 const account = new Account(api);
@@ -151,7 +153,15 @@ async function openDashboard(id, period) {
     return;
   }
   stopLive();
-  const d = await api.call('get-dashboard', {id});
+  let d;
+  try {
+    d = await api.call('get-dashboard', {id});
+  } catch (e) {
+    if (e.code !== 'NOT-FOUND') throw e;
+    await showList(); // not the previous dashboard, frozen under the message
+    showBanner('This dashboard does not exist (any more): here are the others.');
+    return;
+  }
   await signedIn();
   fields().catch(() => {});
   page.dashboard = d;
@@ -212,6 +222,7 @@ async function signedIn() {
     }
   }
   const user = sessionStorage.getItem('user') || '';
+  page.wasSignedIn = true;
   $('topbar').hidden = false;
   $('user-name').textContent = user || 'Account';
   $('password-user').value = user; // for password managers

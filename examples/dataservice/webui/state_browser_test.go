@@ -1,0 +1,69 @@
+package webui_test
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// testState checks the small things a user saw go wrong: a first visit greeted as an ended
+// session, an unknown dashboard shown as the previous one frozen, a number widget showing
+// the first row of many as the total, raw error codes, durations in seconds, titles cut at
+// 360 px.
+func testState(t *testing.T, browser context.Context, srv *httptest.Server) {
+	p, problems := openTab(t, browser)
+	p.do(chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#login-form")))
+	if got := p.eval(`document.getElementById('login-error').hidden ? '' : document.getElementById('login-error').textContent`); got != "" {
+		t.Errorf("a first visit says %q", got)
+	}
+	for _, tt := range []struct{ js, want string }{
+		{`m.describeError('CANCELLED', {reason: 'the server is shutting down'})`,
+			"The service stopped this query (it may be restarting): it will be asked again."},
+		{`m.describeError('SOMETHING-NEW', {reason: 'a reason'})`, "a reason (SOMETHING-NEW)"},
+		{`m.describeError('SOMETHING-NEW', {limit: 3})`, "The service could not answer (SOMETHING-NEW)."},
+	} {
+		if got := p.eval(`import('/api.js').then(m => ` + tt.js + `)`); got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.js, got, tt.want)
+		}
+	}
+	for in, want := range map[string]string{"6045": "1 h 40 min", "90": "90 s", "21600": "6 hours", "93784": "1 day 2 h", "750": "12 min 30 s"} {
+		if got := p.eval(`import('/charts.js').then(m => m.formatDuration(` + in + `))`); got != want {
+			t.Errorf("formatDuration(%s) = %q, want %q", in, got, want)
+		}
+	}
+
+	p.signIn(srv.URL + "/")
+	p.createDashboard("State")
+	dashboard := p.eval(`location.hash`)
+	// A number over many rows of bytes is their total, with the average rate.
+	p.addWidget("Known traffic by port, a very long title that a phone cuts", "number",
+		"traffic BY client.port WHERE client.ip IN "+knownClients)
+	p.poll(fmt.Sprintf(`document.querySelector('.widget[data-kind=number] .big-value')?.title === '%d'`, knownTotal))
+	if got := p.text(`.widget[data-kind=number] .rates`); !strings.HasPrefix(got, "avg ") || !strings.HasSuffix(got, "bit/s") {
+		t.Errorf("the number's rates say %q", got)
+	}
+	// A number over many rows of a ratio says which row it shows.
+	p.addWidget("Ratio", "number", "client.traffic / traffic BY client.port WHERE client.ip IN "+knownClients)
+	p.poll(`[...document.querySelectorAll('.widget[data-kind=number] .big-label')].some(l => / \(first of 20 rows\)$/.test(l.textContent))`)
+
+	// At 360 px the titles wrap rather than being cut.
+	p.do(chromedp.EmulateViewport(360, 900))
+	p.poll(`[...document.querySelectorAll('.widget h3')].every(h => h.scrollWidth <= h.clientWidth + 1)`)
+	p.do(chromedp.EmulateViewport(1440, 1000))
+
+	// An unknown dashboard is not the previous one frozen under a message.
+	p.goTo("#/d/no-such-dashboard")
+	p.poll(`!document.getElementById('list-view').hidden && document.getElementById('dashboard-view').hidden`)
+	if got := p.text("#banner"); !strings.Contains(got, "does not exist") {
+		t.Errorf("an unknown dashboard says %q", got)
+	}
+	p.goTo(dashboard)
+	p.poll(`!document.getElementById('dashboard-view').hidden && document.querySelectorAll('.widget').length === 2`)
+	if msgs := problems(); len(msgs) > 0 {
+		t.Errorf("the page logged problems:\n%s", strings.Join(msgs, "\n"))
+	}
+}
