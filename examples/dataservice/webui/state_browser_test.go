@@ -50,6 +50,28 @@ func testState(t *testing.T, browser context.Context, srv *httptest.Server) {
 	p.addWidget("Ratio", "number", "client.traffic / traffic BY client.port WHERE client.ip IN "+knownClients)
 	p.poll(`[...document.querySelectorAll('.widget[data-kind=number] .big-label')].some(l => / \(first of 20 rows\)$/.test(l.textContent))`)
 
+	// A table sorts by the column clicked, keeps that order as it is answered again, and gives
+	// each row's share of the whole.
+	p.addWidget("Known ports", "table", "traffic BY client.port WHERE client.ip IN "+knownClients)
+	table := `.widget[data-kind=table]`
+	firstRow := fmt.Sprintf(`[...document.querySelector('%s tbody tr').cells].map(c => c.textContent).join(' ')`, table)
+	p.poll(fmt.Sprintf(`document.querySelectorAll('%s tbody tr').length === 20`, table))
+	if got := p.eval(fmt.Sprintf(`[...document.querySelectorAll('%s th')].map(c => c.textContent).join(',')`, table)); got != "client.port,traffic,Share" {
+		t.Errorf("the table's columns are %s", got)
+	}
+	p.do(chromedp.Click(chromedp.CSS(table + " th:first-child button")))
+	p.poll(firstRow + ` === '50001 20.5 kB 9.3 %'`)
+	stamp := p.eval(fmt.Sprintf(`document.querySelector('%s .updated').dataset.at`, table))
+	p.poll(fmt.Sprintf(`document.querySelector('%s .updated').dataset.at !== '%s'`, table, stamp))
+	if got := p.eval(firstRow); got != "50001 20.5 kB 9.3 %" {
+		t.Errorf("answered again, the sorted table starts with %q", got)
+	}
+	p.do(chromedp.Click(chromedp.CSS(table + " th:first-child button")))
+	p.poll(firstRow + ` === '50020 1.50 kB 0.7 %'`)
+	if got := p.eval(fmt.Sprintf(`document.querySelector('%s th').getAttribute('aria-sort')`, table)); got != "descending" {
+		t.Errorf("the sorted column's aria-sort is %q", got)
+	}
+
 	// At 360 px the titles wrap rather than being cut.
 	p.do(chromedp.EmulateViewport(360, 900))
 	p.poll(`[...document.querySelectorAll('.widget h3')].every(h => h.scrollWidth <= h.clientWidth + 1)`)
@@ -62,7 +84,7 @@ func testState(t *testing.T, browser context.Context, srv *httptest.Server) {
 		t.Errorf("an unknown dashboard says %q", got)
 	}
 	p.goTo(dashboard)
-	p.poll(`!document.getElementById('dashboard-view').hidden && document.querySelectorAll('.widget').length === 2`)
+	p.poll(`!document.getElementById('dashboard-view').hidden && document.querySelectorAll('.widget').length === 3`)
 	if msgs := problems(); len(msgs) > 0 {
 		t.Errorf("the page logged problems:\n%s", strings.Join(msgs, "\n"))
 	}

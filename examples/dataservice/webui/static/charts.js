@@ -70,7 +70,8 @@ function unitOf(tokens) {
 // that shows a time series' values under the pointer; onZoom(since, until) receives the span
 // dragged across a time series; win ({since, until}, Unix seconds) is the period asked, which a
 // time series' axis spans and a number's rates divide by; hidden is the set of series names a
-// time series' legend turned off (kept by the caller across redrawings); onPick({statement, keys: [{name, value}]}) a bar, slice, table
+// time series' legend turned off and sort the order of a table's rows (both kept by the caller
+// across redrawings); onPick({statement, keys: [{name, value}]}) a bar, slice, table
 // row or legend entry clicked (or taken with Enter). el is emptied first; when the keyboard focus
 // was on one of its entries, the same entry of the new drawing takes it (live widgets redraw
 // every few seconds, and a keyboard user must not be thrown out of the chart each time).
@@ -83,7 +84,7 @@ export function render(el, kind, results, shapes, opts = {}) {
   if (again) again.focus();
 }
 
-function drawKind(el, kind, results, shapes, {unit = '', tooltip, onZoom, onPick, win, hidden} = {}) {
+function drawKind(el, kind, results, shapes, {unit = '', tooltip, onZoom, onPick, win, hidden, sort} = {}) {
   el.replaceChildren();
   const sets = results.map((r, i) => ({
     index: i,
@@ -103,7 +104,7 @@ function drawKind(el, kind, results, shapes, {unit = '', tooltip, onZoom, onPick
   const pick = onPick ? (statement, keys) => onPick({statement, keys}) : null;
   switch (kind) {
     case 'number': return drawNumber(el, sets, win);
-    case 'table': return drawTable(el, sets, pick);
+    case 'table': return drawTable(el, sets, pick, sort);
     case 'timeseries': return drawTimeSeries(el, sets, {tooltip, pick, onZoom, win, hidden});
     case 'bar': return drawBars(el, sets, pick);
     case 'pie': return drawPie(el, sets, pick);
@@ -194,27 +195,78 @@ function drawNumber(el, sets, win) {
   }
 }
 
-function drawTable(el, sets, pick) {
+const TABLE_ROWS = 500; // rows a table shows; the count of the rest is said
+
+// drawTable draws a table per statement: a column per key and value, and the share of the
+// whole of the first value when its rows are parts of one (bytes, packets, records). A click on
+// a column's head sorts by it (again: the other way); sort ({}: kept by the caller across
+// redrawings) holds the column and direction per statement.
+function drawTable(el, sets, pick, sort = {}) {
   for (const s of sets) {
     const wrap = div('table-wrap');
     const table = document.createElement('table');
     table.className = 'data';
-    const head = table.createTHead().insertRow();
     const nk = s.rows[0]?.[0].length ?? 0;
     const nv = s.rows[0]?.[1].length ?? 0;
-    for (let j = 0; j < nk; j++) cell(head, 'th', s.keyName(j));
-    for (let j = 0; j < nv; j++) cell(head, 'th', s.valueName(j), 'num');
+    const share = nv > 0 && ADDITIVE.has(s.unit(0));
+    const whole = share ? s.rows.reduce((a, r) => a + (r[1][0] || 0), 0) : 0;
+    const columns = [];
+    for (let j = 0; j < nk; j++) columns.push({name: s.keyName(j), get: (r) => r[0][j]});
+    for (let j = 0; j < nv; j++) columns.push({name: s.valueName(j), get: (r) => r[1][j], num: true});
+    if (share) columns.push({name: 'Share', title: `Each row's part of the ${s.valueName(0)} of the rows answered`, get: (r) => r[1][0], num: true, share: true});
+    const order = sort[s.index];
+    const rows = s.rows.slice();
+    if (order) {
+      const col = columns[order.column];
+      const dir = order.desc ? -1 : 1;
+      rows.sort((a, b) => {
+        const x = col.get(a);
+        const y = col.get(b);
+        if (typeof x === 'number' && typeof y === 'number') return (x - y) * dir;
+        return String(x).localeCompare(String(y), undefined, {numeric: true}) * dir;
+      });
+    }
+    const head = table.createTHead().insertRow();
+    columns.forEach((c, i) => {
+      const th = document.createElement('th');
+      th.scope = 'col';
+      if (c.num) th.className = 'num';
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'sort';
+      b.textContent = c.name;
+      if (c.title) b.title = c.title;
+      if (order?.column === i) {
+        th.setAttribute('aria-sort', order.desc ? 'descending' : 'ascending');
+        b.dataset.dir = order.desc ? '▼' : '▲';
+      }
+      b.addEventListener('click', () => {
+        // Values sort largest first, names A to Z; a second click turns the order round.
+        sort[s.index] = order?.column === i ? {column: i, desc: !order.desc} : {column: i, desc: Boolean(c.num)};
+        el.replaceChildren();
+        drawTable(el, sets, pick, sort);
+        el.querySelectorAll('table.data')[sets.indexOf(s)]?.querySelectorAll('th button.sort')[i]?.focus();
+      });
+      th.append(b);
+      head.append(th);
+    });
     const body = table.createTBody();
-    for (const [keys, values] of s.rows.slice(0, 500)) {
+    for (const r of rows.slice(0, TABLE_ROWS)) {
+      const [keys, values] = r;
       const tr = body.insertRow();
       keys.forEach((k, j) => cell(tr, 'td', formatKey(s.keyName(j), k)));
       pickable(tr, pick, s.index, s.keysOf(keys), keys.join(' · '));
       values.forEach((v, j) => cell(tr, 'td', formatValue(v, s.unit(j)), 'num'));
+      if (share) cell(tr, 'td', whole ? `${((values[0] || 0) / whole * 100).toFixed(1)} %` : '–', 'num share');
     }
     wrap.append(table);
     el.append(wrap);
+    if (rows.length > TABLE_ROWS) {
+      el.append(div('cut-note', `Showing ${TABLE_ROWS} of ${rows.length.toLocaleString('en')} rows.`));
+    }
   }
 }
+
 // slicesOf gives the rows of the first result as labelled values of its first value.
 function slicesOf(sets) {
   const s = sets[0];

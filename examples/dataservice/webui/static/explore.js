@@ -167,6 +167,7 @@ export class Explore {
       tooltip: $('tooltip'),
       win: windowOf(this.period, this.results[0]?.meta?.accumulated_time),
       hidden: this.hidden,
+      sort: this.sort ??= {},
       onZoom: (since, until) => { this.period = {since, until}; this.run(); },
       onPick: (pick) => { this.editor.value = drillQuery(this.query, pick.keys, this.fieldList, pick.statement); this.run(); },
     });

@@ -6,13 +6,21 @@
 // each. The legend toggles series; the tooltip gives the values under the pointer with units;
 // dragging across zooms.
 
-import {PALETTE, div, niceMax, pickable, svgEl, svgText} from './draw.js';
+import {PALETTE, div, pickable, svgEl, svgText} from './draw.js';
 import {formatBucket, formatTick, formatValue} from './format.js';
 
 const TOP = 9; // keys drawn on their own; the rest add up to "Other"
 const RATE_UNITS = {bytes: 'bit/s', packets: 'packets/s', count: 'records/s'};
 const TICK_STEPS = [60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400,
   172800, 604800, 1209600];
+
+// niceStep rounds a step up to 1, 2 or 5 times a power of ten (1 for nothing).
+function niceStep(v) {
+  if (!(v > 0)) return 1;
+  const p = 10 ** Math.floor(Math.log10(v));
+  for (const m of [1, 2, 5]) if (v <= m * p * (1 + 1e-9)) return m * p;
+  return 10 * p;
+}
 
 // bucketOf reads N from a time(N) key name.
 function bucketOf(name) {
@@ -142,7 +150,8 @@ function drawPanel(el, series, {tooltip, onZoom, win, hidden}) {
     return {s, pts};
   });
   const top = Math.max(0, ...layers.flatMap((l) => l.pts.map((p) => p.hi)));
-  const vmax = niceMax(top);
+  const step = niceStep(top / 4);
+  const vmax = Math.max(step, Math.ceil(top / step) * step);
   const W = Math.max(280, el.clientWidth || 560);
   const H = 220;
   const pad = {l: 78, r: 14, t: 14, b: 24};
@@ -151,9 +160,8 @@ function drawPanel(el, series, {tooltip, onZoom, win, hidden}) {
   const svg = svgEl('svg', {class: 'chart', viewBox: `0 0 ${W} ${H}`, height: H, role: 'img', 'data-unit': unit,
     'data-since': t0, 'data-until': t1, 'data-win': win ? `${win.since}-${win.until}` : '',
     'aria-label': `Time series in ${unit || 'values'} of ${series.map((s) => s.name).join(', ')} from ${formatBucket(t0)} to ${formatBucket(t1)}`});
-  // Value axis: ticks on round values, each with its unit.
-  const step = vmax / 4;
-  for (let i = 0; i <= 4; i++) {
+  // Value axis: ticks on round values (1, 2 or 5 times a power of ten apart), each with its unit.
+  for (let i = 0; i * step <= vmax + step / 1e6; i++) {
     const v = step * i;
     svg.append(svgEl('line', {class: 'grid', x1: pad.l, x2: W - pad.r, y1: y(v), y2: y(v)}));
     svg.append(svgText(formatValue(v, unit), {class: 'tick-y', x: pad.l - 8, y: y(v) + 4, 'text-anchor': 'end'}));

@@ -89,7 +89,7 @@ export class Widgets {
     body.append(el('div', {class: 'no-data'}, 'Loading…'));
     const foot = el('div', {class: 'widget-foot'});
     card.append(head, body, foot);
-    return {widget: w, card, body, foot, results: null, stop: null, hidden: new Set()};
+    return {widget: w, card, body, foot, results: null, stop: null, hidden: new Set(), sort: {}};
   }
 
   // start runs the widget's queries over the period: followed (answered again every few
@@ -159,6 +159,7 @@ export class Widgets {
       tooltip: $('tooltip'),
       win: entry.win,
       hidden: entry.hidden,
+      sort: entry.sort,
       onZoom: (since, until) => { location.hash = this.periodHash({since, until}); },
       onPick: async ({statement, keys}) => {
         const list = await this.fields();
