@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -76,6 +77,33 @@ func testState(t *testing.T, browser context.Context, srv *httptest.Server) {
 	p.do(chromedp.EmulateViewport(360, 900))
 	p.poll(`[...document.querySelectorAll('.widget h3')].every(h => h.scrollWidth <= h.clientWidth + 1)`)
 	p.do(chromedp.EmulateViewport(1440, 1000))
+
+	// The theme switch of the account menu overrides the system's setting, and stays.
+	bg := `getComputedStyle(document.documentElement).backgroundColor`
+	p.colorScheme("dark")
+	systemDark := p.eval(bg)
+	p.do(chromedp.Click(chromedp.CSS("#account-menu summary")), chromedp.Click(chromedp.CSS("#theme-switch")))
+	p.poll(`document.getElementById('theme-switch').textContent === 'Theme: light'`)
+	if got := p.eval(bg); got == systemDark {
+		t.Errorf("with the light theme chosen on a dark system the page stays %s", got)
+	}
+	if bad := p.eval(lowContrast); bad != "" {
+		t.Errorf("light theme on a dark system: text below AA contrast:\n%s", bad)
+	}
+	p.colorScheme("light")
+	p.do(chromedp.Click(chromedp.CSS("#theme-switch")))
+	p.poll(`document.getElementById('theme-switch').textContent === 'Theme: dark'`)
+	p.do(chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#dashboard-view")))
+	p.poll(`document.querySelectorAll('.widget svg, .widget .big-value').length > 0`)
+	if got := p.eval(bg); got != systemDark {
+		t.Errorf("after a reload the dark theme chosen on a light system shows %s, want %s", got, systemDark)
+	}
+	if bad := p.eval(lowContrast); bad != "" {
+		t.Errorf("dark theme on a light system: text below AA contrast:\n%s", bad)
+	}
+	p.screenshot(filepath.Join(shotDir(t), "theme-dark-chosen.png"))
+	p.do(chromedp.Click(chromedp.CSS("#account-menu summary")), chromedp.Click(chromedp.CSS("#theme-switch")))
+	p.poll(`document.getElementById('theme-switch').textContent === 'Theme: system' && !document.documentElement.dataset.theme`)
 
 	// An unknown dashboard is not the previous one frozen under a message.
 	p.goTo("#/d/no-such-dashboard")

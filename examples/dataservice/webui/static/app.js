@@ -305,7 +305,30 @@ async function logout() {
   showLogin('You have signed out.', true);
 }
 
+// ---- Theme ---------------------------------------------------------------------------------
+
+// THEMES are the choices of the account menu's theme switch, in turn: the system's setting,
+// light, dark. The choice is kept in this browser (localStorage).
+const THEMES = ['system', 'light', 'dark'];
+
+function applyTheme(theme) {
+  if (!THEMES.includes(theme)) theme = 'system';
+  if (theme === 'system') delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = theme;
+  $('theme-switch').textContent = `Theme: ${theme}`;
+  $('theme-switch').setAttribute('aria-label', `Theme: ${theme}. Change to ${THEMES[(THEMES.indexOf(theme) + 1) % 3]}`);
+  return theme;
+}
+
 // ---- Start ---------------------------------------------------------------------------------
+
+let theme = applyTheme(localStorage.getItem('theme'));
+$('theme-switch').addEventListener('click', () => {
+  theme = applyTheme(THEMES[(THEMES.indexOf(theme) + 1) % THEMES.length]);
+  if (theme === 'system') localStorage.removeItem('theme');
+  else localStorage.setItem('theme', theme);
+  widgets.redraw();
+});
 
 $('login-form').addEventListener('submit', login);
 $('logout').addEventListener('click', logout);
