@@ -83,11 +83,20 @@
 // refreshed every 5 seconds). Results carry no column names, so the page reads them from the
 // query text: the BY keys, each value's AS name or expression, and its unit (bytes, packets or
 // count, from its metrics; none when it divides). A widget's options may set "unit" to override
-// that; the editor offers it. Kinds: number (the first value big, further values small), table
-// (one per statement), timeseries (a line per value, or per key combination besides time(N), at
-// most ten), bar (the first value of the first statement's rows, at most twelve) and pie (the
-// same, at most eight slices, the rest as "other"). A followed query the server ends (streams
-// last an hour by default, then end with TIMEOUT) starts again.
+// that; the editor offers it. Kinds: number (the first value big, the sum of its rows when they
+// are bytes, packets or records, else the first row named as such; with the average rate over
+// the period, and peak and 95th percentile of the bucket rates with a time(N) key; further
+// values small), table (one per statement, sortable by a click on a column's head, with a
+// share column for bytes, packets and records, at most 500 rows and the count of the rest),
+// timeseries (rates per second of each bucket: bytes as bit/s, packets as packets/s, records as
+// records/s; a line per value, or stacked areas per key combination besides time(N), the nine
+// largest and "Other"; a panel per unit; the legend's swatch hides a series), bar (the first
+// value of the first statement's rows, at most twelve) and pie (the same, at most eight slices,
+// the rest as "other"). A time series' axis spans the period asked with ticks on round local
+// times; time(N) point T is drawn over [T-N, T), buckets the period only partly covers are
+// left out and missing ones are zero between the first and last answered. Clocks are 24-hour.
+// A followed query the server ends (streams last an hour by default, then end with TIMEOUT)
+// starts again.
 //
 // # Periods
 //
@@ -159,7 +168,8 @@
 // labels for assistive technology (the period picker, the editor as a combobox with its
 // listbox, the kind tabs as a tablist moved with the arrow keys, drill-down targets as labelled
 // buttons), and a "Skip to content" link comes first. Colours are variables of a light and a
-// dark theme (prefers-color-scheme) whose texts meet WCAG AA contrast; below 760 px the top bar
+// dark theme (prefers-color-scheme, or the account menu's Theme switch: system, light or dark,
+// kept in localStorage) whose texts meet WCAG AA contrast; below 760 px the top bar
 // wraps, heads stack and the API reference has one column, down to 360 px wide.
 //
 // # Security headers
@@ -168,7 +178,7 @@
 // origin (no inline script or style, frame-ancestors 'none'), X-Content-Type-Options: nosniff,
 // Referrer-Policy: no-referrer, X-Frame-Options: DENY and Cross-Origin-Opener-Policy. Files are
 // revalidated on each load (Cache-Control: no-cache with a content ETag), so an upgraded binary
-// is picked up at once.
+// is picked up at once, and sent compressed with gzip to browsers that accept it.
 //
 // # Tests
 //
@@ -191,7 +201,10 @@
 // opens Collector on a service collecting NetFlow, has softflowd export a capture to it, waits
 // for the exporter's row to appear on its own, checks it light, dark and 360 px wide, that
 // leaving the view stops its calls, and what a service without a collector shows (screenshots
-// collector-*.png beside the console's).
+// collector-*.png beside the console's). state_browser_test.go checks a first visit, an
+// unknown dashboard, a number over many rows, sorting a table, error words, durations, the
+// theme switch and titles at 360 px; console_browser_test.go's checkAxes a 30-day series in
+// bit/s spanning 30 days with labels that do not collide.
 // Screenshots go to the temporary directory as fnapi-webui-*.png, and the console's (light,
 // dark, 360 px) to $WEBUI_SCREENSHOTS when set, else to a temporary folder of the test. It is
 // skipped when Chromium is not installed, unless the environment has CI=true.
