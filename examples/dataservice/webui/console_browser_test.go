@@ -69,6 +69,9 @@ func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
 		if tops := p.eval(`String(new Set([...document.querySelectorAll('#dashboard-view .page-head .actions > *')].map(e => Math.round(e.getBoundingClientRect().top + e.getBoundingClientRect().height / 2))).size)`); tops != "1" {
 			t.Errorf("with a custom period the dashboard's head wraps on %s lines at 1440 px", tops)
 		}
+		if tall := p.eval(`[...document.querySelectorAll('#dashboard-view .page-head .actions .btn')].filter(b => b.getBoundingClientRect().height > 44).map(b => b.textContent).join(', ')`); tall != "" {
+			t.Errorf("with a custom period at 1440 px these buttons wrap their text: %s", tall)
+		}
 		p.screenshot(filepath.Join(shots, "dashboard-custom-1440.png"))
 		// Reloading the address shows the same period.
 		p.do(chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#dashboard-view")))

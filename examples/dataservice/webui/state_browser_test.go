@@ -73,6 +73,22 @@ func testState(t *testing.T, browser context.Context, srv *httptest.Server) {
 		t.Errorf("the sorted column's aria-sort is %q", got)
 	}
 
+	// The table's CSV is the query's answer: its columns, every row, raw numbers.
+	p.eval(`(window.csvBlob = null, URL.createObjectURL = ((make) => (b) => { window.csvBlob = b; return make(b); })(URL.createObjectURL), '')`)
+	p.do(chromedp.Click(chromedp.CSS(table + " .csv-widget")))
+	p.poll(`window.csvBlob !== null`)
+	want := "client.port,traffic\r\n"
+	for k := 1; k <= knownPoints; k++ {
+		want += fmt.Sprintf("%d,%d\r\n", 50000+k, 1000*(knownPoints+1-k)+500)
+	}
+	if got := p.eval(`window.csvBlob.text()`); got != want {
+		t.Errorf("the table's CSV is\n%s\nwant\n%s", got, want)
+	}
+	// Copy link copies the view's address.
+	p.eval(`(navigator.clipboard.writeText = async (t) => { window.copied = t; }, '')`)
+	p.do(chromedp.Click(chromedp.CSS("#copy-link")))
+	p.poll(`window.copied === location.href && document.getElementById('copy-link').textContent === 'Link copied'`)
+
 	// At 360 px the titles wrap rather than being cut.
 	p.do(chromedp.EmulateViewport(360, 900))
 	p.poll(`[...document.querySelectorAll('.widget h3')].every(h => h.scrollWidth <= h.clientWidth + 1)`)

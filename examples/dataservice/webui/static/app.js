@@ -347,6 +347,17 @@ $('delete-dashboard').addEventListener('click', () => {
   });
 });
 $('add-widget').addEventListener('click', () => widgetEditor.open(null));
+// Copy link puts the view's address (the dashboard and its period) on the clipboard.
+$('copy-link').addEventListener('click', async () => {
+  const b = $('copy-link');
+  try {
+    await navigator.clipboard.writeText(location.href);
+    b.textContent = 'Link copied';
+  } catch {
+    b.textContent = 'Copy the address bar';
+  }
+  setTimeout(() => { b.textContent = 'Copy link'; }, 2500);
+});
 $('dashboard-form').addEventListener('submit', saveDashboard);
 for (const b of document.querySelectorAll('[data-close]')) {
   b.addEventListener('click', () => b.closest('dialog').close());

@@ -111,6 +111,35 @@ function drawKind(el, kind, results, shapes, {unit = '', tooltip, onZoom, onPick
   }
   el.append(div('no-data', `Unknown kind ${kind}.`));
 }
+// toCSV writes results as CSV for a spreadsheet: a column per key and value (named from the
+// query's text, as the widget shows them), raw numbers, one row per group; with several
+// statements a first column "statement" numbers them.
+export function toCSV(results, shapes) {
+  const quote = (v) => {
+    const t = v === null || v === undefined ? '' : String(v);
+    return /[",\n\r]/.test(t) ? `"${t.replaceAll('"', '""')}"` : t;
+  };
+  const many = results.length > 1;
+  const lines = [];
+  results.forEach((r, i) => {
+    const shape = shapes[i] || {keys: [], values: []};
+    const rows = r.data || [];
+    const nk = rows[0]?.[0].length ?? shape.keys.length;
+    const nv = rows[0]?.[1].length ?? shape.values.length;
+    const head = [];
+    for (let j = 0; j < nk; j++) head.push(shape.keys[j] ?? `key ${j + 1}`);
+    for (let j = 0; j < nv; j++) head.push(shape.values[j]?.name ?? `value ${j + 1}`);
+    if (many) head.unshift('statement');
+    if (i === 0 || many) lines.push(head.map(quote).join(','));
+    for (const [keys, values] of rows) {
+      const cells = [...keys, ...values.map((v) => (Number.isNaN(v) ? '' : v))];
+      if (many) cells.unshift(i + 1);
+      lines.push(cells.map(quote).join(','));
+    }
+  });
+  return lines.join('\r\n') + '\r\n';
+}
+
 // ADDITIVE are the units whose values of several rows add up to a total.
 const ADDITIVE = new Set(['bytes', 'packets', 'count']);
 

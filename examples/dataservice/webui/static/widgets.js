@@ -81,8 +81,14 @@ export class Widgets {
         await this.api.call('delete-widget', {id: w.id});
         this.remove(w.id);
       }));
+    const csv = el('button', {type: 'button', class: 'btn ghost csv-widget', title: 'Download the answer as CSV'}, 'CSV');
+    csv.addEventListener('click', () => {
+      const entry = this.entries.get(w.id);
+      if (!entry?.results) return;
+      download(`${current().title || 'widget'}.csv`, charts.toCSV(entry.results, entry.shapes), 'text/csv');
+    });
     const tools = el('div', {class: 'widget-tools'});
-    tools.append(open, edit, del);
+    tools.append(csv, open, edit, del);
     const head = el('div', {class: 'widget-head'});
     head.append(el('h3', {title: w.title}, w.title), tools);
     const body = el('div', {class: 'widget-body'});
@@ -167,4 +173,14 @@ export class Widgets {
       },
     });
   }
+}
+
+// download hands text to the browser as a file called name.
+function download(name, text, type) {
+  const url = URL.createObjectURL(new Blob([text], {type}));
+  const a = el('a', {href: url, download: name.replace(/[\\/:*?"<>|]+/g, '_')});
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
 }
