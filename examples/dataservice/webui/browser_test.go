@@ -511,6 +511,10 @@ func testCharts(t *testing.T, browser context.Context, base string) {
 			"traffic BY protocol; records BY protocol WHERE protocol = udp"},
 		{"error position maps back", `(() => { const e = 'traffic BY time(60) WHERE nosuch = 1'; const r = q.rewrite(e, q.periodEdits(e, {since: '1', until: '2592001', span: 2592000})); return String(r.toSource(r.text.indexOf('nosuch'))); })()`,
 			"26"},
+		{"drill-down breaks down by the next key", `x.drillQuery('traffic BY application, protocol TOP 5', [{name: 'application', value: 'dns'}, {name: 'protocol', value: 'udp'}], [])`,
+			`traffic BY server.ip, server.port TOP 5 WHERE application = "dns" AND protocol = "udp"`},
+		{"no filter twice", `x.drillQuery('traffic BY server.ip WHERE application = "dns"', [{name: 'application', value: 'dns'}], [])`,
+			`traffic BY server.ip WHERE application = "dns"`},
 		{"drill-down literals", `[x.drillQuery('traffic BY server.ip, application, time(60)', [{name: 'server.ip', value: '10.0.0.1'}, {name: 'application', value: 'a"b'}, {name: 'time(60)', value: 60}], [{name: 'server.ip', type: 'ip'}, {name: 'application', type: 'string'}]), x.drillQuery('records', [{name: 'protocol', value: 'tcp'}, {name: 'server.port', value: 443}], [{name: 'protocol', type: 'protocol'}])].join(' | ')`,
 			`traffic BY server.ip, application, time(60) WHERE server.ip = 10.0.0.1 AND application = "a\"b" | records WHERE protocol = tcp AND server.port = 443`},
 	}

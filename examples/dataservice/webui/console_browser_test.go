@@ -144,6 +144,13 @@ func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
 				t.Errorf("%s: Explore's address %s lost the period", tt.name, h)
 			}
 			p.poll(`!document.getElementById('explore-result').hidden`)
+			if tt.name == "bar" { // the path leads back to the widget's query
+				if got := p.eval(`document.getElementById('explore-path').textContent`); got != "Applications›application = "+label {
+					t.Errorf("from the bar, the drill-down path says %q", got)
+				}
+				p.do(chromedp.Click(chromedp.CSS("#explore-path button")))
+				p.poll(`document.getElementById('explore-input').value === 'traffic BY application TOP 8' && document.getElementById('explore-path').hidden`)
+			}
 		}
 	})
 
@@ -176,8 +183,22 @@ func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
 		// Drilling inside Explore narrows the query in place.
 		first := p.eval(`document.querySelector('#explore-chart tr.pick td').textContent`)
 		p.do(chromedp.Click(chromedp.CSS("#explore-chart tr.pick")))
-		narrowed := fmt.Sprintf(`traffic BY application TOP 3 SINCE @now-7200 WHERE application = %q`, first)
-		p.poll(fmt.Sprintf(`document.getElementById('explore-input').value === %q && document.querySelectorAll('#explore-chart tbody tr').length === 1`, narrowed))
+		narrowed := fmt.Sprintf(`traffic BY server.ip TOP 3 SINCE @now-7200 WHERE application = %q`, first)
+		p.poll(fmt.Sprintf(`document.getElementById('explore-input').value === %q && document.querySelector('#explore-chart th')?.textContent === 'server.ip'`, narrowed))
+		// Again, by the server: the next key is the server's port; the path steps back.
+		server := p.eval(`document.querySelector('#explore-chart tr.pick td').textContent`)
+		p.do(chromedp.Click(chromedp.CSS("#explore-chart tr.pick")))
+		twice := fmt.Sprintf(`traffic BY server.port TOP 3 SINCE @now-7200 WHERE (application = %q) AND server.ip = %s`, first, server)
+		p.poll(fmt.Sprintf(`document.getElementById('explore-input').value === %q && document.querySelector('#explore-chart th')?.textContent === 'server.port'`, twice))
+		if got := p.eval(`document.getElementById('explore-path').textContent`); got != fmt.Sprintf("Start›application = %s›server.ip = %s", first, server) {
+			t.Errorf("after drilling twice the path says %q", got)
+		}
+		p.do(chromedp.Click(chromedp.CSS("#explore-path button:nth-of-type(2)")))
+		p.poll(fmt.Sprintf(`document.getElementById('explore-input').value === %q && document.querySelectorAll('#explore-path [aria-current]').length === 1`, narrowed))
+		p.do(chromedp.Click(chromedp.CSS("#explore-path button")))
+		p.poll(`document.getElementById('explore-input').value === 'traffic BY application TOP 3 SINCE @now-7200' && document.getElementById('explore-path').hidden`)
+		p.do(chromedp.Click(chromedp.CSS("#explore-chart tr.pick")))
+		p.poll(fmt.Sprintf(`document.getElementById('explore-input').value === %q`, narrowed))
 		if h := p.eval(`location.hash`); !strings.Contains(h, url.QueryEscape(narrowed)) {
 			t.Errorf("after drilling in Explore the address is %s", h)
 		}

@@ -4,7 +4,7 @@
 
 import {AUTH_NEEDED, transient} from './api.js';
 import * as charts from './charts.js';
-import {drillQuery, exploreHash, withPeriod} from './explore.js';
+import {drillQuery, drillStep, exploreHash, withPeriod} from './explore.js';
 import {isLive, windowOf} from './period.js';
 import {onlyStatement} from './query.js';
 import {$, el, confirmAction} from './ui.js';
@@ -169,7 +169,11 @@ export class Widgets {
       onZoom: (since, until) => { location.hash = this.periodHash({since, until}); },
       onPick: async ({statement, keys}) => {
         const list = await this.fields();
-        location.hash = exploreHash(drillQuery(onlyStatement(entry.expr, statement), keys, list), this.period);
+        const from = onlyStatement(entry.expr, statement);
+        const next = drillQuery(from, keys, list);
+        // Explore shows the way back: the widget's query, then this step.
+        sessionStorage.setItem('drill', JSON.stringify(drillStep([{label: entry.widget.title, query: from}], from, keys, next)));
+        location.hash = exploreHash(next, this.period);
       },
     });
   }
