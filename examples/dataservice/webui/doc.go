@@ -132,7 +132,11 @@
 // A bar, a pie slice, a table row or a legend entry (of a time series with keys besides time,
 // or of a pie) opens Explore with the statement it came from, a filter on each of its keys
 // ANDed to the statement's WHERE (application = "dns", server.ip = 10.0.0.5, protocol = tcp:
-// quoted or bare by the key's type from list-fields), and the same period. Each is a button for
+// quoted or bare by the key's type from list-fields; none the statement has already), each
+// clicked key of BY replaced by the next of application, server.ip, server.port, client.ip,
+// protocol, client.port it neither groups nor filters by, and the same period. Explore shows
+// the drill-down path (the widget's title or Start, then each step's filters) as buttons back.
+// A widget's CSV button downloads its answer; the dashboard's Copy link copies its address. Each is a button for
 // the keyboard too: Tab reaches it, Enter or Space opens it. Inside Explore, drilling narrows
 // the query in place.
 //
