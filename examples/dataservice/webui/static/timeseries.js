@@ -192,7 +192,9 @@ function drawPanel(el, series, {tooltip, onZoom, win, hidden}) {
       const under = pts.slice().reverse().map((p) => `L${mid(p)},${y(p.lo).toFixed(1)}`).join('');
       svg.append(svgEl('path', {class: stacked ? 'area stacked' : 'area', d: `${line}${under}Z`, fill: s.colour}));
     }
-    svg.append(svgEl('path', {class: 'series', d: line, stroke: s.colour, 'data-name': s.name}));
+    // A stacked layer's line is its area's top edge, unstroked: a thin layer on top would
+    // otherwise paint the whole stack's outline in its colour.
+    svg.append(svgEl('path', {class: stacked ? 'series stacked' : 'series', d: line, stroke: s.colour, 'data-name': s.name}));
   }
   const cursor = svgEl('line', {class: 'cursor', y1: pad.t, y2: H - pad.b, visibility: 'hidden'});
   svg.append(cursor);
