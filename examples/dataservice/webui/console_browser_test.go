@@ -148,7 +148,7 @@ func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
 				if got := p.eval(`document.getElementById('explore-path').textContent`); got != "Applications›application = "+label {
 					t.Errorf("from the bar, the drill-down path says %q", got)
 				}
-				p.do(chromedp.Click(chromedp.CSS("#explore-path button")))
+				p.eval(`(document.querySelector('#explore-path button').click(), '')`)
 				p.poll(`document.getElementById('explore-input').value === 'traffic BY application TOP 8' && document.getElementById('explore-path').hidden`)
 			}
 		}
@@ -193,9 +193,9 @@ func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
 		if got := p.eval(`document.getElementById('explore-path').textContent`); got != fmt.Sprintf("Start›application = %s›server.ip = %s", first, server) {
 			t.Errorf("after drilling twice the path says %q", got)
 		}
-		p.do(chromedp.Click(chromedp.CSS("#explore-path button:nth-of-type(2)")))
+		p.eval(`(document.querySelector('#explore-path button:nth-of-type(2)').click(), '')`) // at once: the path is redrawn with each answer
 		p.poll(fmt.Sprintf(`document.getElementById('explore-input').value === %q && document.querySelectorAll('#explore-path [aria-current]').length === 1`, narrowed))
-		p.do(chromedp.Click(chromedp.CSS("#explore-path button")))
+		p.eval(`(document.querySelector('#explore-path button').click(), '')`)
 		p.poll(`document.getElementById('explore-input').value === 'traffic BY application TOP 3 SINCE @now-7200' && document.getElementById('explore-path').hidden`)
 		p.do(chromedp.Click(chromedp.CSS("#explore-chart tr.pick")))
 		p.poll(fmt.Sprintf(`document.getElementById('explore-input').value === %q`, narrowed))

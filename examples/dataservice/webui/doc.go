@@ -136,7 +136,8 @@
 // clicked key of BY replaced by the next of application, server.ip, server.port, client.ip,
 // protocol, client.port it neither groups nor filters by, and the same period. Explore shows
 // the drill-down path (the widget's title or Start, then each step's filters) as buttons back.
-// A widget's CSV button downloads its answer; the dashboard's Copy link copies its address. Each is a button for
+// A widget's CSV button downloads its answer; the dashboard's Copy link copies its address; a
+// time series' Compare overlays the total of the period before, dashed and moved forward. Each is a button for
 // the keyboard too: Tab reaches it, Enter or Space opens it. Inside Explore, drilling narrows
 // the query in place.
 //

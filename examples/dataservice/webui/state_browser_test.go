@@ -89,6 +89,20 @@ func testState(t *testing.T, browser context.Context, srv *httptest.Server) {
 	p.do(chromedp.Click(chromedp.CSS("#copy-link")))
 	p.poll(`window.copied === location.href && document.getElementById('copy-link').textContent === 'Link copied'`)
 
+	// Compare overlays the previous period (an hour without the known records: zero).
+	p.addWidget("Known over time", "timeseries", "traffic BY time(60) WHERE client.ip IN "+knownClients)
+	series := `.widget[data-kind=timeseries]`
+	p.poll(fmt.Sprintf(`document.querySelector('%s path.series')`, series))
+	p.do(chromedp.Click(chromedp.CSS(series + " .compare-widget")))
+	p.poll(fmt.Sprintf(`document.querySelector('%s path.previous')`, series))
+	zero := p.eval(fmt.Sprintf(`(() => { const c = document.querySelector('%s svg.chart'); const ys = [...c.querySelector('path.previous').getAttribute('d').matchAll(/[ML][\d.]+,([\d.]+)/g)].map(m => m[1]);
+		const axis = c.querySelector('line.axis').getAttribute('y1'); return ys.length > 1 && ys.every(y => Math.abs(y - axis) < 0.2) ? '' : ys.join(' ') + ' vs ' + axis; })()`, series))
+	if zero != "" {
+		t.Errorf("the previous hour's overlay is not zero: %s", zero)
+	}
+	p.do(chromedp.Click(chromedp.CSS(series + " .compare-widget")))
+	p.poll(fmt.Sprintf(`!document.querySelector('%s path.previous') && document.querySelector('%s .compare-widget').getAttribute('aria-pressed') === 'false'`, series, series))
+
 	// At 360 px the titles wrap rather than being cut.
 	p.do(chromedp.EmulateViewport(360, 900))
 	p.poll(`[...document.querySelectorAll('.widget h3')].every(h => h.scrollWidth <= h.clientWidth + 1)`)
@@ -128,7 +142,7 @@ func testState(t *testing.T, browser context.Context, srv *httptest.Server) {
 		t.Errorf("an unknown dashboard says %q", got)
 	}
 	p.goTo(dashboard)
-	p.poll(`!document.getElementById('dashboard-view').hidden && document.querySelectorAll('.widget').length === 3`)
+	p.poll(`!document.getElementById('dashboard-view').hidden && document.querySelectorAll('.widget').length === 4`)
 	if msgs := problems(); len(msgs) > 0 {
 		t.Errorf("the page logged problems:\n%s", strings.Join(msgs, "\n"))
 	}

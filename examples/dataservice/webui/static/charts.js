@@ -71,7 +71,8 @@ function unitOf(tokens) {
 // dragged across a time series; win ({since, until}, Unix seconds) is the period asked, which a
 // time series' axis spans and a number's rates divide by; hidden is the set of series names a
 // time series' legend turned off and sort the order of a table's rows (both kept by the caller
-// across redrawings); onPick({statement, keys: [{name, value}]}) a bar, slice, table
+// across redrawings); previous ({results, shift}) the answer of the period shift seconds
+// earlier, which a time series overlays as a dashed total; onPick({statement, keys: [{name, value}]}) a bar, slice, table
 // row or legend entry clicked (or taken with Enter). el is emptied first; when the keyboard focus
 // was on one of its entries, the same entry of the new drawing takes it (live widgets redraw
 // every few seconds, and a keyboard user must not be thrown out of the chart each time).
@@ -84,8 +85,8 @@ export function render(el, kind, results, shapes, opts = {}) {
   if (again) again.focus();
 }
 
-function drawKind(el, kind, results, shapes, {unit = '', tooltip, onZoom, onPick, win, hidden, sort} = {}) {
-  el.replaceChildren();
+// setsOf pairs each result with its statement's shape and the names and units read from it.
+function setsOf(results, shapes, unit) {
   const sets = results.map((r, i) => ({
     index: i,
     rows: r.data || [],
@@ -97,6 +98,12 @@ function drawKind(el, kind, results, shapes, {unit = '', tooltip, onZoom, onPick
     s.unit = (j) => unit || s.shape.values[j]?.unit || '';
     s.keysOf = (keys) => keys.map((value, j) => ({name: s.keyName(j), value}));
   }
+  return sets;
+}
+
+function drawKind(el, kind, results, shapes, {unit = '', tooltip, onZoom, onPick, win, hidden, sort, previous} = {}) {
+  el.replaceChildren();
+  const sets = setsOf(results, shapes, unit);
   if (!sets.length || sets.every((s) => !s.rows.length)) {
     el.append(div('no-data', 'No data in this period.'));
     return;
@@ -105,7 +112,8 @@ function drawKind(el, kind, results, shapes, {unit = '', tooltip, onZoom, onPick
   switch (kind) {
     case 'number': return drawNumber(el, sets, win);
     case 'table': return drawTable(el, sets, pick, sort);
-    case 'timeseries': return drawTimeSeries(el, sets, {tooltip, pick, onZoom, win, hidden});
+    case 'timeseries': return drawTimeSeries(el, sets, {tooltip, pick, onZoom, win, hidden,
+      previous: previous && {sets: setsOf(previous.results, shapes, unit), shift: previous.shift}});
     case 'bar': return drawBars(el, sets, pick);
     case 'pie': return drawPie(el, sets, pick);
   }

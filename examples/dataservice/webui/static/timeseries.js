@@ -83,7 +83,7 @@ function seriesOf(sets) {
 
 // drawTimeSeries draws sets in el. win ({since, until}, Unix seconds) is the period asked;
 // hidden names the series the legend turned off (kept by the caller between redrawings).
-export function drawTimeSeries(el, sets, {tooltip, pick, onZoom, win, hidden = new Set()}) {
+export function drawTimeSeries(el, sets, {tooltip, pick, onZoom, win, hidden = new Set(), previous}) {
   if (!sets.some((s) => s.shape.keys.some((k) => /^time/i.test(k)))) {
     el.append(div('no-data', 'A time series needs a time(N) key: add BY time(60).'));
     return;
@@ -91,10 +91,20 @@ export function drawTimeSeries(el, sets, {tooltip, pick, onZoom, win, hidden = n
   const {series, cut} = seriesOf(sets);
   series.forEach((s, i) => { s.colour = s.other ? '#94a3b8' : PALETTE[i % PALETTE.length]; });
   const units = [...new Set(series.map((s) => s.unit))];
+  // The previous period: the total of its series per unit, moved forward by shift.
+  const before = new Map();
+  if (previous) {
+    for (const u of units) before.set(u, new Map()); // an empty answer: zero throughout
+    for (const p of seriesOf(previous.sets).series) {
+      const total = before.get(p.unit) || new Map();
+      for (const [t, v] of p.points) total.set(t + previous.shift, (total.get(t + previous.shift) || 0) + (v || 0));
+      before.set(p.unit, total);
+    }
+  }
   const redraw = () => {
     el.replaceChildren();
     for (const unit of units) {
-      drawPanel(el, series.filter((s) => s.unit === unit), {tooltip, onZoom, win, hidden});
+      drawPanel(el, series.filter((s) => s.unit === unit), {tooltip, onZoom, win, hidden, before: before.get(unit)});
     }
     el.append(legend(series, pick, hidden, redraw));
     if (cut) el.append(div('cut-note', `Showing the ${cut.shown} largest of ${cut.of.toLocaleString('en')} series; the rest as Other.`));
@@ -130,7 +140,7 @@ function timesOf(series, {t0, t1, bucket}) {
   return whole.length ? whole : all;
 }
 
-function drawPanel(el, series, {tooltip, onZoom, win, hidden}) {
+function drawPanel(el, series, {tooltip, onZoom, win, hidden, before}) {
   const shown = series.filter((s) => !hidden.has(s.name));
   const frame = frameOf(series, win);
   const {t0, t1, bucket} = frame;
@@ -149,7 +159,8 @@ function drawPanel(el, series, {tooltip, onZoom, win, hidden}) {
     });
     return {s, pts};
   });
-  const top = Math.max(0, ...layers.flatMap((l) => l.pts.map((p) => p.hi)));
+  const prev = before ? times.map((t) => ({t, v: before.get(t) ?? 0})) : [];
+  const top = Math.max(0, ...layers.flatMap((l) => l.pts.map((p) => p.hi)), ...prev.map((p) => p.v));
   const step = niceStep(top / 4);
   const vmax = Math.max(step, Math.ceil(top / step) * step);
   const W = Math.max(280, el.clientWidth || 560);
@@ -196,12 +207,18 @@ function drawPanel(el, series, {tooltip, onZoom, win, hidden}) {
     // otherwise paint the whole stack's outline in its colour.
     svg.append(svgEl('path', {class: stacked ? 'series stacked' : 'series', d: line, stroke: s.colour, 'data-name': s.name}));
   }
+  if (prev.length) {
+    const d = prev.map((p, j) => `${j ? 'L' : 'M'}${x(p.t + bucket / 2).toFixed(1)},${y(p.v).toFixed(1)}`).join('');
+    const line = svgEl('path', {class: 'previous', d});
+    line.append(svgEl('title', {}, 'The previous period, moved forward'));
+    svg.append(line);
+  }
   const cursor = svgEl('line', {class: 'cursor', y1: pad.t, y2: H - pad.b, visibility: 'hidden'});
   svg.append(cursor);
   const head = div('panel-unit', unit);
   el.append(head, svg);
   const box = {x, t0, t1, W, H, pad};
-  if (tooltip) hover(svg, cursor, layers, times, bucket, box, tooltip, unit, stacked);
+  if (tooltip) hover(svg, cursor, layers, times, bucket, box, tooltip, unit, stacked, before);
   if (onZoom) zoom(svg, box, onZoom);
 }
 
@@ -276,7 +293,7 @@ function zoom(svg, {t0, t1, W, H, pad}, onZoom) {
 
 // hover shows the values of the bucket under the pointer, with their units (and the total of
 // a stack).
-function hover(svg, cursor, layers, times, bucket, {x, t0, t1, W, pad}, tip, unit, stacked) {
+function hover(svg, cursor, layers, times, bucket, {x, t0, t1, W, pad}, tip, unit, stacked, before) {
   if (!times.length) return;
   svg.addEventListener('pointermove', (ev) => {
     const box = svg.getBoundingClientRect();
@@ -301,6 +318,7 @@ function hover(svg, cursor, layers, times, bucket, {x, t0, t1, W, pad}, tip, uni
     }
     if (rows.length > 12) lines.push(div('muted', `showing 12 of ${rows.length}`));
     if (stacked && rows.length > 1) lines.push(div('tip-total', `Total: ${formatValue(sum, unit)}`));
+    if (before) lines.push(div('tip-previous', `Previous period: ${formatValue(before.get(t) ?? 0, unit)}`));
     tip.replaceChildren(...lines);
     tip.hidden = false;
     tip.style.left = `${Math.max(8, Math.min(ev.clientX + 14, innerWidth - tip.offsetWidth - 8))}px`;

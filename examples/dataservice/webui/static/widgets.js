@@ -88,6 +88,21 @@ export class Widgets {
       download(`${current().title || 'widget'}.csv`, charts.toCSV(entry.results, entry.shapes), 'text/csv');
     });
     const tools = el('div', {class: 'widget-tools'});
+    if (w.kind === 'timeseries') {
+      // Compare overlays the period before this one, as a dashed total.
+      const compare = el('button', {type: 'button', class: 'btn ghost compare-widget', 'aria-pressed': 'false',
+        title: 'Overlay the previous period'}, 'Compare');
+      compare.addEventListener('click', () => {
+        const entry = this.entries.get(w.id);
+        if (!entry) return;
+        entry.compare = !entry.compare;
+        compare.setAttribute('aria-pressed', String(entry.compare));
+        entry.previous = null;
+        if (entry.compare) this.previous(entry);
+        else this.draw(entry);
+      });
+      tools.append(compare);
+    }
     tools.append(csv, open, edit, del);
     const head = el('div', {class: 'widget-head'});
     head.append(el('h3', {title: w.title}, w.title), tools);
@@ -110,6 +125,7 @@ export class Widgets {
       const acc = chunk.result[0]?.meta?.accumulated_time;
       entry.win = windowOf(period, acc, chunk.progress);
       this.draw(entry);
+      if (entry.compare && chunk.progress >= 1) this.previous(entry);
       const span = acc === undefined ? '' : isLive(period) ? `Last ${charts.formatDuration(acc)}`
         : `${charts.formatDuration(acc)} until ${charts.formatTime(period.until)}`;
       entry.foot.replaceChildren(
@@ -157,6 +173,22 @@ export class Widgets {
       {onChunk: show, onError: fail, onState: setState});
   }
 
+  // previous asks for the answer of the period before the widget's (once a minute at most,
+  // the past changing little) and draws it over the widget's own.
+  previous(entry) {
+    const win = entry.win;
+    if (!win || entry.previousBusy) return;
+    const shift = win.until - win.since;
+    if (entry.previous?.shift === shift && Date.now() - entry.previous.at < 60000) return;
+    entry.previousBusy = true;
+    const expr = withPeriod(entry.expr, {since: win.since - shift, until: win.until - shift}).text;
+    this.api.call('query', {expr}).then((results) => {
+      if (!entry.compare) return;
+      entry.previous = {results, shift, at: Date.now()};
+      this.draw(entry);
+    }, () => {}).finally(() => { entry.previousBusy = false; }); // no overlay this time: the widget's own answer stands
+  }
+
   draw(entry) {
     if (!entry.results) return;
     const w = entry.widget;
@@ -166,6 +198,7 @@ export class Widgets {
       win: entry.win,
       hidden: entry.hidden,
       sort: entry.sort,
+      previous: entry.compare ? entry.previous : null,
       onZoom: (since, until) => { location.hash = this.periodHash({since, until}); },
       onPick: async ({statement, keys}) => {
         const list = await this.fields();
