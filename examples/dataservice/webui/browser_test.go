@@ -60,6 +60,7 @@ func TestBrowser(t *testing.T) {
 
 			p.addWidget("Known traffic over time", "timeseries", fmt.Sprintf("traffic BY time(60) WHERE client.ip IN %s", knownClients))
 			p.poll(`document.querySelector('.widget[data-kind=timeseries] path.series')`)
+			p.poll(`document.querySelector('.widget[data-kind=timeseries] .widget-foot .updated')?.textContent.startsWith('Updated')`) // the whole answer
 			checkRisingLine(t, p.eval(`document.querySelector('.widget[data-kind=timeseries] path.series').getAttribute('d')`))
 
 			shot := ""
@@ -108,6 +109,7 @@ func TestBrowser(t *testing.T) {
 	}
 	t.Run("account", func(t *testing.T) { testAccount(t, browser, srv) })
 	t.Run("console", func(t *testing.T) { testConsole(t, browser, srv) })
+	t.Run("state", func(t *testing.T) { testState(t, browser, srv) })
 }
 
 // openTab opens a tab with a browser context of its own (no cookies of other tabs), closed at
@@ -366,7 +368,11 @@ func (r *requests) count(path string) int {
 
 // ingestKnown stores the known records through the API.
 func ingestKnown(t *testing.T, srv *httptest.Server) {
-	client, base := srv.Client(), srv.URL
+	ingestKnownAt(t, srv.Client(), srv.URL)
+}
+
+// ingestKnownAt stores the known records through the API at base.
+func ingestKnownAt(t *testing.T, client *http.Client, base string) {
 	var token string
 	call(t, client, base, "login", map[string]any{"user": "admin", "password": adminPassword}, &token)
 	now := time.Now().Unix()
@@ -505,6 +511,10 @@ func testCharts(t *testing.T, browser context.Context, base string) {
 			"traffic BY protocol; records BY protocol WHERE protocol = udp"},
 		{"error position maps back", `(() => { const e = 'traffic BY time(60) WHERE nosuch = 1'; const r = q.rewrite(e, q.periodEdits(e, {since: '1', until: '2592001', span: 2592000})); return String(r.toSource(r.text.indexOf('nosuch'))); })()`,
 			"26"},
+		{"drill-down breaks down by the next key", `x.drillQuery('traffic BY application, protocol TOP 5', [{name: 'application', value: 'dns'}, {name: 'protocol', value: 'udp'}], [])`,
+			`traffic BY server.ip, server.port TOP 5 WHERE application = "dns" AND protocol = "udp"`},
+		{"no filter twice", `x.drillQuery('traffic BY server.ip WHERE application = "dns"', [{name: 'application', value: 'dns'}], [])`,
+			`traffic BY server.ip WHERE application = "dns"`},
 		{"drill-down literals", `[x.drillQuery('traffic BY server.ip, application, time(60)', [{name: 'server.ip', value: '10.0.0.1'}, {name: 'application', value: 'a"b'}, {name: 'time(60)', value: 60}], [{name: 'server.ip', type: 'ip'}, {name: 'application', type: 'string'}]), x.drillQuery('records', [{name: 'protocol', value: 'tcp'}, {name: 'server.port', value: 443}], [{name: 'protocol', type: 'protocol'}])].join(' | ')`,
 			`traffic BY server.ip, application, time(60) WHERE server.ip = 10.0.0.1 AND application = "a\"b" | records WHERE protocol = tcp AND server.port = 443`},
 	}

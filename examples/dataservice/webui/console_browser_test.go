@@ -50,6 +50,7 @@ func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
 			p.do(chromedp.SetValue(chromedp.CSS("#dashboard-period-select"), preset.name))
 			p.poll(fmt.Sprintf(`location.hash.endsWith('?range=%s')`, preset.name))
 			p.waitPeriods(everyWidget(len(widgets), preset.seconds))
+			p.checkAxes(".widget:nth-child(2)", preset.seconds)
 		}
 		// A custom period that ended an hour ago: answered once, not followed.
 		until := time.Now().Add(-time.Hour).Truncate(time.Minute)
@@ -64,6 +65,14 @@ func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
 		p.poll(fmt.Sprintf(`location.hash.endsWith('?since=%d&until=%d')`, since.Unix(), until.Unix()))
 		p.waitPeriods(everyWidget(len(widgets), 7200))
 		p.poll(`[...document.querySelectorAll('.widget-foot .updated')].every(e => e.textContent === 'Fixed period')`)
+		// The head holds the custom period on one line at 1440 px.
+		if tops := p.eval(`String(new Set([...document.querySelectorAll('#dashboard-view .page-head .actions > *')].map(e => Math.round(e.getBoundingClientRect().top + e.getBoundingClientRect().height / 2))).size)`); tops != "1" {
+			t.Errorf("with a custom period the dashboard's head wraps on %s lines at 1440 px", tops)
+		}
+		if tall := p.eval(`[...document.querySelectorAll('#dashboard-view .page-head .actions .btn')].filter(b => b.getBoundingClientRect().height > 44).map(b => b.textContent).join(', ')`); tall != "" {
+			t.Errorf("with a custom period at 1440 px these buttons wrap their text: %s", tall)
+		}
+		p.screenshot(filepath.Join(shots, "dashboard-custom-1440.png"))
 		// Reloading the address shows the same period.
 		p.do(chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#dashboard-view")))
 		p.waitPeriods(everyWidget(len(widgets), 7200))
@@ -93,8 +102,9 @@ func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
 		q, _ := url.ParseQuery(strings.SplitN(p.eval(`location.hash`), "?", 2)[1])
 		s, _ := strconv.Atoi(q.Get("since"))
 		u, _ := strconv.Atoi(q.Get("until"))
-		// The line spans the known records' 20 minutes; 40 % of the plot is about 8 of them.
-		if span := u - s; span < 5*60 || span > 11*60 {
+		// The axis spans the hour asked; 40 % of the chart (with its value axis) is about 28
+		// minutes of it.
+		if span := u - s; span < 22*60 || span > 32*60 {
 			t.Errorf("dragging across 40 %% of the line zoomed to %d s (%s)", span, p.eval(`location.hash`))
 		}
 		p.waitPeriods(everyWidget(len(widgets), u-s))
@@ -134,6 +144,13 @@ func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
 				t.Errorf("%s: Explore's address %s lost the period", tt.name, h)
 			}
 			p.poll(`!document.getElementById('explore-result').hidden`)
+			if tt.name == "bar" { // the path leads back to the widget's query
+				if got := p.eval(`document.getElementById('explore-path').textContent`); got != "Applications›application = "+label {
+					t.Errorf("from the bar, the drill-down path says %q", got)
+				}
+				p.eval(`(document.querySelector('#explore-path button').click(), '')`)
+				p.poll(`document.getElementById('explore-input').value === 'traffic BY application TOP 8' && document.getElementById('explore-path').hidden`)
+			}
 		}
 	})
 
@@ -166,8 +183,22 @@ func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
 		// Drilling inside Explore narrows the query in place.
 		first := p.eval(`document.querySelector('#explore-chart tr.pick td').textContent`)
 		p.do(chromedp.Click(chromedp.CSS("#explore-chart tr.pick")))
-		narrowed := fmt.Sprintf(`traffic BY application TOP 3 SINCE @now-7200 WHERE application = %q`, first)
-		p.poll(fmt.Sprintf(`document.getElementById('explore-input').value === %q && document.querySelectorAll('#explore-chart tbody tr').length === 1`, narrowed))
+		narrowed := fmt.Sprintf(`traffic BY server.ip TOP 3 SINCE @now-7200 WHERE application = %q`, first)
+		p.poll(fmt.Sprintf(`document.getElementById('explore-input').value === %q && document.querySelector('#explore-chart th')?.textContent === 'server.ip'`, narrowed))
+		// Again, by the server: the next key is the server's port; the path steps back.
+		server := p.eval(`document.querySelector('#explore-chart tr.pick td').textContent`)
+		p.do(chromedp.Click(chromedp.CSS("#explore-chart tr.pick")))
+		twice := fmt.Sprintf(`traffic BY server.port TOP 3 SINCE @now-7200 WHERE (application = %q) AND server.ip = %s`, first, server)
+		p.poll(fmt.Sprintf(`document.getElementById('explore-input').value === %q && document.querySelector('#explore-chart th')?.textContent === 'server.port'`, twice))
+		if got := p.eval(`document.getElementById('explore-path').textContent`); got != fmt.Sprintf("Start›application = %s›server.ip = %s", first, server) {
+			t.Errorf("after drilling twice the path says %q", got)
+		}
+		p.eval(`(document.querySelector('#explore-path button:nth-of-type(2)').click(), '')`) // at once: the path is redrawn with each answer
+		p.poll(fmt.Sprintf(`document.getElementById('explore-input').value === %q && document.querySelectorAll('#explore-path [aria-current]').length === 1`, narrowed))
+		p.eval(`(document.querySelector('#explore-path button').click(), '')`)
+		p.poll(`document.getElementById('explore-input').value === 'traffic BY application TOP 3 SINCE @now-7200' && document.getElementById('explore-path').hidden`)
+		p.do(chromedp.Click(chromedp.CSS("#explore-chart tr.pick")))
+		p.poll(fmt.Sprintf(`document.getElementById('explore-input').value === %q`, narrowed))
 		if h := p.eval(`location.hash`); !strings.Contains(h, url.QueryEscape(narrowed)) {
 			t.Errorf("after drilling in Explore the address is %s", h)
 		}
@@ -320,6 +351,29 @@ func (p *page) waitPeriods(want map[int]int) {
 		conds = append(conds, fmt.Sprintf(`f[%d]?.dataset.seconds === '%d'`, i, s))
 	}
 	p.poll(`(() => { const f = [...document.querySelectorAll('.widget-foot .accumulated')]; return ` + strings.Join(conds, " && ") + `; })()`)
+}
+
+// checkAxes checks the time series of the widget at sel over a period of seconds: rates in
+// bit/s on every tick of the value axis and in the tooltip, a time axis that spans the period
+// with time labels that do not overlap, and the "6 hours" of the foot.
+func (p *page) checkAxes(sel string, seconds int) {
+	p.t.Helper()
+	chart := sel + " svg.chart"
+	p.poll(fmt.Sprintf(`document.querySelector(%q)?.dataset.unit === 'bit/s'`, chart))
+	span := p.eval(fmt.Sprintf(`(() => { const c = document.querySelector(%q); return String(c.dataset.until - c.dataset.since); })()`, chart))
+	if span != strconv.Itoa(seconds) {
+		p.t.Errorf("over %d s the time axis spans %s s (%s)", seconds, span,
+			p.eval(fmt.Sprintf(`(() => { const c = document.querySelector(%q); return c.dataset.win + ' ' + c.getAttribute('aria-label'); })()`, chart)))
+	}
+	if bad := p.eval(fmt.Sprintf(`[...document.querySelectorAll(%q)].filter(t => !/bit\/s$/.test(t.textContent)).map(t => t.textContent).join(' | ')`, chart+" .tick-y")); bad != "" {
+		p.t.Errorf("over %d s value ticks without bit/s: %s", seconds, bad)
+	}
+	overlap := p.eval(fmt.Sprintf(`(() => { const r = [...document.querySelectorAll(%q)].map(t => t.getBoundingClientRect());
+		if (r.length < 2) return 'only ' + r.length + ' time labels';
+		return r.slice(1).some((b, i) => b.left < r[i].right + 4) ? r.map(b => b.left + '-' + b.right).join(' ') : ''; })()`, chart+" .tick-x"))
+	if overlap != "" {
+		p.t.Errorf("over %d s the time labels collide: %s", seconds, overlap)
+	}
 }
 
 func everyWidget(n, seconds int) map[int]int {

@@ -63,17 +63,40 @@
 // connection cannot be opened. HTTP streaming holds one request per widget, which HTTP/2
 // multiplexes; over HTTP/1.1 a browser allows about six per host, so the WebSocket is better.
 //
+// # Recovery
+//
+// A live widget outlives the service's restarts (an upgrade's SIGTERM, whose followed queries
+// end with CANCELLED "the server is shutting down"), a drain, a node's death behind a load
+// balancer and a network cut. Whatever only interrupts a followed query (NETWORK, CANCELLED,
+// TIMEOUT, UNAVAILABLE, INTERNAL-ERROR, RATE-LIMITED, LIMIT-REACHED of follow streams: see
+// transient in api.js) starts it again after a pause that doubles from 0.5 s to 3 s; the
+// WebSocket dials again on the same schedule (at once on the browser's online event) and
+// starts every call it carries again; a connection or HTTP stream silent for 30 s (a followed
+// query answers every 5) is taken for dead, as a cut sends no close. Meanwhile the widget keeps
+// its last answer, dimmed, its foot says "Reconnecting…" and so does the top bar; no error code
+// shows. A mistake in the call (QUERY-SYNTAX, PERMISSION-DENIED...) ends it with its message.
+// A fixed period's query is asked again on the same schedule.
+//
 // # Widgets
 //
 // A widget's queries are joined with ";" into one followed query (one result per statement,
 // refreshed every 5 seconds). Results carry no column names, so the page reads them from the
 // query text: the BY keys, each value's AS name or expression, and its unit (bytes, packets or
 // count, from its metrics; none when it divides). A widget's options may set "unit" to override
-// that; the editor offers it. Kinds: number (the first value big, further values small), table
-// (one per statement), timeseries (a line per value, or per key combination besides time(N), at
-// most ten), bar (the first value of the first statement's rows, at most twelve) and pie (the
-// same, at most eight slices, the rest as "other"). A followed query the server ends (streams
-// last an hour by default, then end with TIMEOUT) starts again.
+// that; the editor offers it. Kinds: number (the first value big, the sum of its rows when they
+// are bytes, packets or records, else the first row named as such; with the average rate over
+// the period, and peak and 95th percentile of the bucket rates with a time(N) key; further
+// values small), table (one per statement, sortable by a click on a column's head, with a
+// share column for bytes, packets and records, at most 500 rows and the count of the rest),
+// timeseries (rates per second of each bucket: bytes as bit/s, packets as packets/s, records as
+// records/s; a line per value, or stacked areas per key combination besides time(N), the nine
+// largest and "Other"; a panel per unit; the legend's swatch hides a series), bar (the first
+// value of the first statement's rows, at most twelve) and pie (the same, at most eight slices,
+// the rest as "other"). A time series' axis spans the period asked with ticks on round local
+// times; time(N) point T is drawn over [T-N, T), buckets the period only partly covers are
+// left out and missing ones are zero between the first and last answered. Clocks are 24-hour.
+// A followed query the server ends (streams last an hour by default, then end with TIMEOUT)
+// starts again.
 //
 // # Periods
 //
@@ -109,7 +132,12 @@
 // A bar, a pie slice, a table row or a legend entry (of a time series with keys besides time,
 // or of a pie) opens Explore with the statement it came from, a filter on each of its keys
 // ANDed to the statement's WHERE (application = "dns", server.ip = 10.0.0.5, protocol = tcp:
-// quoted or bare by the key's type from list-fields), and the same period. Each is a button for
+// quoted or bare by the key's type from list-fields; none the statement has already), each
+// clicked key of BY replaced by the next of application, server.ip, server.port, client.ip,
+// protocol, client.port it neither groups nor filters by, and the same period. Explore shows
+// the drill-down path (the widget's title or Start, then each step's filters) as buttons back.
+// A widget's CSV button downloads its answer; the dashboard's Copy link copies its address; a
+// time series' Compare overlays the total of the period before, dashed and moved forward. Each is a button for
 // the keyboard too: Tab reaches it, Enter or Space opens it. Inside Explore, drilling narrows
 // the query in place.
 //
@@ -145,7 +173,8 @@
 // labels for assistive technology (the period picker, the editor as a combobox with its
 // listbox, the kind tabs as a tablist moved with the arrow keys, drill-down targets as labelled
 // buttons), and a "Skip to content" link comes first. Colours are variables of a light and a
-// dark theme (prefers-color-scheme) whose texts meet WCAG AA contrast; below 760 px the top bar
+// dark theme (prefers-color-scheme, or the account menu's Theme switch: system, light or dark,
+// kept in localStorage) whose texts meet WCAG AA contrast; below 760 px the top bar
 // wraps, heads stack and the API reference has one column, down to 360 px wide.
 //
 // # Security headers
@@ -154,7 +183,7 @@
 // origin (no inline script or style, frame-ancestors 'none'), X-Content-Type-Options: nosniff,
 // Referrer-Policy: no-referrer, X-Frame-Options: DENY and Cross-Origin-Opener-Policy. Files are
 // revalidated on each load (Cache-Control: no-cache with a content ETag), so an upgraded binary
-// is picked up at once.
+// is picked up at once, and sent compressed with gzip to browsers that accept it.
 //
 // # Tests
 //
@@ -165,7 +194,10 @@
 // until it is revoked in the page, then answers API-AUTHENTICATION-NEEDED; a user is created
 // and deleted, and one who is no administrator sees no Users; a setting changed in the page is
 // what get-config answers, and a bad duration is refused naming its key; the password form shows
-// the server's errors. console_browser_test.go picks presets and a custom period and checks every
+// the server's errors. recovery_browser_test.go restarts the service as SIGTERM does, on the
+// same data directory and address, under a dashboard open in a tab over the WebSocket and one
+// over HTTP streaming, and sees every widget keep its answer, say it is reconnecting, and resume
+// without a reload. console_browser_test.go picks presets and a custom period and checks every
 // widget's accumulated_time follows, zooms by dragging, drills down from a bar, a slice (by
 // keyboard), a row and a legend entry into Explore, completes and runs a query, shows it as each
 // kind, saves it as a widget, marks a mistake, calls echo and list-dashboards from the API
@@ -174,7 +206,10 @@
 // opens Collector on a service collecting NetFlow, has softflowd export a capture to it, waits
 // for the exporter's row to appear on its own, checks it light, dark and 360 px wide, that
 // leaving the view stops its calls, and what a service without a collector shows (screenshots
-// collector-*.png beside the console's).
+// collector-*.png beside the console's). state_browser_test.go checks a first visit, an
+// unknown dashboard, a number over many rows, sorting a table, error words, durations, the
+// theme switch and titles at 360 px; console_browser_test.go's checkAxes a 30-day series in
+// bit/s spanning 30 days with labels that do not collide.
 // Screenshots go to the temporary directory as fnapi-webui-*.png, and the console's (light,
 // dark, 360 px) to $WEBUI_SCREENSHOTS when set, else to a temporary folder of the test. It is
 // skipped when Chromium is not installed, unless the environment has CI=true.

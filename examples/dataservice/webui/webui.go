@@ -2,6 +2,7 @@ package webui
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -22,9 +23,11 @@ const ContentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 
 	"img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none'; " +
 	"base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
-// file is one embedded file, ready to serve.
+// file is one embedded file, ready to serve: as it is, and compressed with gzip when that is
+// smaller (text: the scripts shrink to about a third).
 type file struct {
 	body        []byte
+	gz          []byte // nil when compressing does not pay
 	contentType string
 	etag        string
 }
@@ -56,7 +59,7 @@ func Handler() http.Handler {
 		if ct == "" {
 			ct = http.DetectContentType(body)
 		}
-		s.files["/"+name] = file{body: body, contentType: ct, etag: `"` + hex.EncodeToString(sum[:12]) + `"`}
+		s.files["/"+name] = file{body: body, gz: compress(body), contentType: ct, etag: `"` + hex.EncodeToString(sum[:12]) + `"`}
 		return nil
 	})
 	if err != nil {
@@ -87,6 +90,39 @@ func (s *site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.Set("Content-Type", f.contentType)
 	h.Set("Cache-Control", "no-cache")
-	h.Set("ETag", f.etag)
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(f.body))
+	body, etag := f.body, f.etag
+	if f.gz != nil {
+		h.Add("Vary", "Accept-Encoding")
+		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+			h.Set("Content-Encoding", "gzip")
+			body, etag = f.gz, strings.TrimSuffix(f.etag, `"`)+`-gz"`
+		}
+	}
+	h.Set("ETag", etag)
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
+}
+
+// compress gives body compressed with gzip, or nil when that saves less than a tenth.
+func compress(body []byte) []byte {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // a valid level: no error
+	_, _ = zw.Write(body)                                    // into memory: no error
+	_ = zw.Close()
+	if buf.Len() > len(body)*9/10 {
+		return nil
+	}
+	return buf.Bytes()
+}
+
+// acceptsGzip tells whether an Accept-Encoding header allows gzip (not with q=0).
+func acceptsGzip(header string) bool {
+	for _, part := range strings.Split(header, ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if !strings.EqualFold(strings.TrimSpace(name), "gzip") && strings.TrimSpace(name) != "*" {
+			continue
+		}
+		q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")
+		return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
+	}
+	return false
 }

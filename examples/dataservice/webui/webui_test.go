@@ -1,6 +1,8 @@
 package webui_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -62,6 +64,57 @@ func TestHandler(t *testing.T) {
 				t.Errorf("HEAD answered a body of %d bytes", len(body))
 			}
 		})
+	}
+}
+
+// TestCompressed checks that the page's files go compressed to a browser that accepts gzip,
+// the same once decompressed, and that its scripts stay under 250 KB (and compressed under 80).
+func TestCompressed(t *testing.T) {
+	t.Parallel()
+	h := webui.Handler()
+	get := func(path, accept string) *http.Response {
+		r := httptest.NewRequest("GET", path, nil)
+		if accept != "" {
+			r.Header.Set("Accept-Encoding", accept)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w.Result()
+	}
+	scripts, err := filepath.Glob("static/*.js")
+	if err != nil || len(scripts) == 0 {
+		t.Fatalf("no scripts: %v", err)
+	}
+	var plain, packed int
+	for _, name := range scripts {
+		path := "/" + filepath.Base(name)
+		raw, _ := io.ReadAll(get(path, "").Body)
+		res := get(path, "br, gzip, deflate")
+		if res.Header.Get("Content-Encoding") != "gzip" || !strings.Contains(res.Header.Get("Vary"), "Accept-Encoding") {
+			t.Errorf("%s: Content-Encoding %q, Vary %q", path, res.Header.Get("Content-Encoding"), res.Header.Get("Vary"))
+			continue
+		}
+		zr, err := gzip.NewReader(res.Body)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		body, err := io.ReadAll(zr)
+		if err != nil || !bytes.Equal(body, raw) {
+			t.Errorf("%s: decompressed differs from the file (%v)", path, err)
+		}
+		if res.Header.Get("ETag") == get(path, "").Header.Get("ETag") {
+			t.Errorf("%s: the compressed and plain files share an ETag", path)
+		}
+		plain += len(raw)
+		n, _ := io.Copy(io.Discard, get(path, "gzip").Body)
+		packed += int(n)
+	}
+	t.Logf("scripts: %d bytes, %d compressed", plain, packed)
+	if plain > 250<<10 || packed > 80<<10 {
+		t.Errorf("the scripts weigh %d bytes (%d compressed): over the 250 KB (80 KB) budget", plain, packed)
+	}
+	if got := get("/app.js", "gzip;q=0").Header.Get("Content-Encoding"); got != "" {
+		t.Errorf("gzip;q=0 answered Content-Encoding %q", got)
 	}
 }
 

@@ -10,6 +10,27 @@
 
 export const AUTH_NEEDED = 'API-AUTHENTICATION-NEEDED';
 
+// A followed call that broke is started again after RETRY_MIN, then twice as long each time up
+// to RETRY_MAX (ms); one silent for SILENCE (ms) is taken for dead (followed queries answer
+// every few seconds).
+const RETRY_MIN = 500;
+const RETRY_MAX = 3000;
+const SILENCE = 30000;
+
+// transient tells whether an error only interrupted a call, which may then be made again: the
+// service was unreachable, shutting down or draining (CANCELLED), busy or behind a proxy that
+// lost its node; not a mistake in the call, nor a lost session.
+export function transient(err) {
+  switch (err.code) {
+    case 'NETWORK': case 'BAD-ANSWER': case 'CANCELLED': case 'TIMEOUT': case 'UNAVAILABLE':
+    case 'INTERNAL-ERROR': case 'RATE-LIMITED': case 'OVERLOADED':
+      return true;
+    case 'LIMIT-REACHED':
+      return err.attrs?.name === 'follow streams'; // those of a connection that broke, still ending
+  }
+  return false;
+}
+
 // APIError is an error message of the service: code is its code ("QUERY-SYNTAX"), attrs its
 // other attributes (position, expected, name, reason...).
 export class APIError extends Error {
@@ -45,9 +66,20 @@ export function describeError(code, a = {}) {
       return 'The service cannot be reached. Check the connection and try again.';
     case 'INTERNAL-ERROR':
       return 'The service failed to answer (INTERNAL-ERROR). Its log has the details.';
+    case 'CANCELLED':
+      return 'The service stopped this query (it may be restarting): it will be asked again.';
+    case 'UNAVAILABLE':
+      return 'The service is not ready to answer: try again in a moment.';
+    case 'TIMEOUT':
+      return 'The service took too long to answer: try a shorter period or a narrower query.';
+    case 'PERMISSION-DENIED':
+      return 'Your account may not do this.';
+    case 'BAD-ANSWER':
+      return `The service gave an answer the page cannot read (HTTP ${a.status ?? '?'}).`;
   }
-  const rest = Object.keys(a).length ? ' ' + JSON.stringify(a) : '';
-  return `${code}${rest}`;
+  // Any other error: its reason in words when it has one, and its code for the log.
+  const reason = a.reason || a.message;
+  return reason ? `${reason} (${code})` : `The service could not answer (${code}).`;
 }
 
 // API calls the service's functions and runs live queries.
@@ -61,6 +93,7 @@ export class API {
     this.onAuthNeeded = onAuthNeeded;
     this.onLiveState = onLiveState;
     this.socket = null;
+    this.down = new Set(); // followed calls waiting for the service (followState)
     this.session = 0; // counts sign-ins and sign-outs: see sessionChanged
   }
 
@@ -113,25 +146,64 @@ export class API {
   }
 
   // follow starts a live stream call of fn: onChunk(chunk) receives each chunk, onError(err)
-  // an APIError that ended it. A stream the server ends (its streams last at most an hour by
-  // default, then end with TIMEOUT) starts again. It returns a function that stops it.
-  follow(fn, args, {onChunk, onError}) {
+  // an APIError that ended it for good (a mistake in the call: QUERY-SYNTAX, PERMISSION-DENIED,
+  // a lost session...), onState(state) "reconnecting" when the answers stopped coming and
+  // "live" when they come again. Whatever only interrupts the call (the server shutting down or
+  // draining, a node's death, a network cut, a stream the server ends after its hour) starts it
+  // again, after a pause that doubles from half a second to RETRY_MAX; a stream silent for
+  // SILENCE is taken for dead and started again. It returns a function that stops it.
+  follow(fn, args, {onChunk, onError, onState = () => {}}) {
     let stop = null;
     let stopped = false;
     let timer;
+    let watchdog;
+    let pause = RETRY_MIN;
+    let down = false;
     const session = this.session;
-    const again = () => {
-      if (!stopped) timer = setTimeout(start, 1000);
+    const setDown = (d) => {
+      if (down === d) return;
+      down = d;
+      this.followState(handle, d);
+      onState(d ? 'reconnecting' : 'live');
+    };
+    const handle = {};
+    const watch = () => {
+      clearTimeout(watchdog);
+      watchdog = setTimeout(() => { setDown(true); restart(); }, SILENCE);
+    };
+    const restart = () => {
+      stop?.();
+      stop = null;
+      clearTimeout(timer);
+      clearTimeout(watchdog);
+      if (stopped) return;
+      timer = setTimeout(start, pause);
+      pause = Math.min(pause * 2, RETRY_MAX);
     };
     const start = () => {
+      watch();
       stop = this.stream({
-        fn, args, onChunk,
-        onEnd: again,
+        fn, args,
+        onChunk: (chunk) => {
+          if (stopped) return;
+          pause = RETRY_MIN;
+          watch();
+          setDown(false);
+          onChunk(chunk);
+        },
+        onBreak: () => { if (!stopped) setDown(true); },
+        onEnd: () => restart(),
         onError: (e) => {
           if (stopped) return; // stopped by the page, which expects no news of it
           const err = this.toError(e, session);
-          if (err.code === 'TIMEOUT') again();
-          else onError(err);
+          if (transient(err)) {
+            setDown(true);
+            restart();
+            return;
+          }
+          clearTimeout(watchdog);
+          this.followState(handle, false);
+          onError(err);
         },
       });
     };
@@ -139,8 +211,20 @@ export class API {
     return () => {
       stopped = true;
       clearTimeout(timer);
+      clearTimeout(watchdog);
+      this.followState(handle, false);
       stop?.();
     };
+  }
+
+  // followState keeps the set of followed calls waiting for the service, and tells
+  // onLiveState "reconnecting" while it has any, "live" when it empties.
+  followState(handle, down) {
+    const before = this.down.size;
+    if (down) this.down.add(handle);
+    else this.down.delete(handle);
+    if (before && !this.down.size) this.onLiveState('live');
+    else if (!before && this.down.size) this.onLiveState('reconnecting');
   }
 
   // stream runs one stream call sub ({fn, args, onChunk, onEnd, onError}) over the WebSocket or
@@ -150,7 +234,7 @@ export class API {
       return this.followHTTP(sub);
     }
     this.socket ??= new Socket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}${this.base}/ws`,
-      this.onLiveState, () => this.live === 'auto');
+      () => this.live === 'auto');
     let stop = this.socket.stream(sub, () => {
       // The WebSocket could not be opened at all: continue over HTTP streaming.
       stop = this.followHTTP(sub);
@@ -158,28 +242,18 @@ export class API {
     return () => stop();
   }
 
-  // followHTTP runs sub over HTTP streaming, again after a pause when the connection breaks.
+  // followHTTP runs sub over HTTP streaming; follow starts it again when it breaks.
   followHTTP(sub) {
-    this.onLiveState('live');
     const ctrl = new AbortController();
     const run = async () => {
-      while (!ctrl.signal.aborted) {
-        try {
-          await this.streamHTTP(sub.fn, sub.args, ctrl.signal, (msg) => {
-            if (msg.type === 'chunk') sub.onChunk(msg.chunk);
-            else if (msg.type === 'error') throw new APIError(msg);
-          });
-          sub.onEnd();
-          return;
-        } catch (e) {
-          if (ctrl.signal.aborted) return;
-          if (e instanceof APIError && e.code !== 'NETWORK') {
-            sub.onError(e);
-            return;
-          }
-        }
-        this.onLiveState('reconnecting');
-        await sleep(3000, ctrl.signal);
+      try {
+        await this.streamHTTP(sub.fn, sub.args, ctrl.signal, (msg) => {
+          if (msg.type === 'chunk') sub.onChunk(msg.chunk);
+          else if (msg.type === 'error') throw new APIError(msg);
+        });
+        if (!ctrl.signal.aborted) sub.onEnd();
+      } catch (e) {
+        if (!ctrl.signal.aborted) sub.onError(e instanceof APIError ? e : new APIError({error: 'NETWORK'}));
       }
     };
     run();
@@ -203,6 +277,7 @@ export class API {
     }
     if (!res.ok) {
       const msg = await res.json().catch(() => ({error: 'BAD-ANSWER', status: res.status}));
+      if (!msg || typeof msg.error !== 'string') throw new APIError({error: 'BAD-ANSWER', status: res.status});
       throw new APIError(msg);
     }
     const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -212,6 +287,7 @@ export class API {
       try {
         part = await reader.read();
       } catch {
+        if (signal.aborted) return;
         throw new APIError({error: 'NETWORK'});
       }
       if (part.done) break;
@@ -233,15 +309,18 @@ export class API {
   close() {
     this.socket?.close();
     this.socket = null;
+    this.down.clear();
   }
 }
 
-// Socket is one WebSocket connection multiplexing stream calls; it reconnects after a break
-// and starts its calls again.
+// Socket is one WebSocket connection multiplexing stream calls. When it breaks it tells each
+// call (onBreak), dials again after a pause that doubles from half a second to RETRY_MAX (at
+// once when the browser says it is back online) and starts its calls again. A connection
+// silent for SILENCE while it carries calls (a followed query answers every few seconds) is
+// taken for dead, as after a cut no close ever arrives.
 class Socket {
-  constructor(url, onState, mayFallBack) {
+  constructor(url, mayFallBack) {
     this.url = url;
-    this.onState = onState;
     this.mayFallBack = mayFallBack;
     this.subs = new Map(); // call id -> {sub, onFail}
     this.next = 1;
@@ -249,7 +328,11 @@ class Socket {
     this.opened = false; // a connection was open once
     this.failed = false; // it never opened: the page uses HTTP streaming
     this.closed = false;
-    this.retry = 1000;
+    this.retry = RETRY_MIN;
+    this.timer = null; // the next dial
+    this.watchdog = null;
+    this.online = () => this.dialNow();
+    addEventListener('online', this.online);
   }
 
   // stream starts sub on the connection; onFail runs instead when no WebSocket can be opened
@@ -268,31 +351,61 @@ class Socket {
   }
 
   connect() {
-    if (this.ws || this.closed) return;
+    if (this.ws || this.closed || this.timer) return;
     const ws = new WebSocket(this.url);
     this.ws = ws;
+    this.watch();
     ws.onopen = () => {
       this.opened = true;
-      this.retry = 1000;
-      this.onState('live');
+      this.retry = RETRY_MIN;
       for (const [id, {sub}] of this.subs) this.send({id, stream: sub.fn, args: sub.args});
     };
-    ws.onmessage = (ev) => this.receive(ev.data);
-    ws.onclose = () => {
-      if (this.ws !== ws) return;
-      this.ws = null;
-      if (this.closed) return;
-      if (!this.opened && this.mayFallBack()) {
-        this.failed = true;
-        const subs = [...this.subs.values()];
-        this.subs.clear();
-        for (const {onFail} of subs) onFail();
-        return;
-      }
-      this.onState('reconnecting');
-      setTimeout(() => { if (this.subs.size) this.connect(); }, this.retry);
-      this.retry = Math.min(this.retry * 2, 15000);
+    ws.onmessage = (ev) => {
+      this.watch();
+      this.receive(ev.data);
     };
+    ws.onclose = () => this.broken(ws);
+  }
+
+  // broken forgets the connection ws and dials again after a pause.
+  broken(ws) {
+    if (this.ws !== ws) return;
+    ws.onopen = ws.onmessage = ws.onclose = null;
+    this.ws = null;
+    clearTimeout(this.watchdog);
+    if (ws.readyState !== WebSocket.CLOSED) ws.close();
+    if (this.closed) return;
+    if (!this.opened && this.mayFallBack()) {
+      this.failed = true;
+      const subs = [...this.subs.values()];
+      this.subs.clear();
+      for (const {onFail} of subs) onFail();
+      return;
+    }
+    for (const {sub} of this.subs.values()) sub.onBreak?.();
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (this.subs.size) this.connect();
+    }, this.retry);
+    this.retry = Math.min(this.retry * 2, RETRY_MAX);
+  }
+
+  // dialNow dials at once a connection waiting for its next try.
+  dialNow() {
+    if (!this.timer) return;
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.retry = RETRY_MIN;
+    if (this.subs.size) this.connect();
+  }
+
+  watch() {
+    clearTimeout(this.watchdog);
+    const ws = this.ws;
+    this.watchdog = setTimeout(() => {
+      if (this.subs.size) this.broken(ws);
+      else if (this.ws === ws) this.watch();
+    }, SILENCE);
   }
 
   send(msg) {
@@ -322,15 +435,10 @@ class Socket {
   close() {
     this.closed = true;
     this.subs.clear();
+    clearTimeout(this.timer);
+    clearTimeout(this.watchdog);
+    removeEventListener('online', this.online);
     this.ws?.close(1000);
     this.ws = null;
-    this.onState('off');
   }
-}
-
-function sleep(ms, signal) {
-  return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => { clearTimeout(t); resolve(); }, {once: true});
-  });
 }

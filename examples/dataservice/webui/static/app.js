@@ -18,7 +18,8 @@ import {$, el, busy, confirmAction, showFormError, showBanner, hideBanner, forma
 
 const api = new API({
   live: new URLSearchParams(location.search).get('live') || 'auto',
-  onAuthNeeded: () => showLogin('Your session has ended: please sign in again.'),
+  // The session ended only if there was one: a first visit just shows the form.
+  onAuthNeeded: () => showLogin(page.wasSignedIn ? 'Your session has ended: please sign in again.' : ''),
   onLiveState: setLiveState,
 });
 
@@ -29,6 +30,7 @@ const page = {
   liveState: null, // of the live connection: "live", "reconnecting" or "off"
   fields: null, // list-fields' answer, a promise once asked
   admin: null, // whether the signed-in user is an administrator; null until known
+  wasSignedIn: false, // a call succeeded with a session during this visit
 };
 
 const account = new Account(api);
@@ -151,7 +153,15 @@ async function openDashboard(id, period) {
     return;
   }
   stopLive();
-  const d = await api.call('get-dashboard', {id});
+  let d;
+  try {
+    d = await api.call('get-dashboard', {id});
+  } catch (e) {
+    if (e.code !== 'NOT-FOUND') throw e;
+    await showList(); // not the previous dashboard, frozen under the message
+    showBanner('This dashboard does not exist (any more): here are the others.');
+    return;
+  }
   await signedIn();
   fields().catch(() => {});
   page.dashboard = d;
@@ -212,6 +222,7 @@ async function signedIn() {
     }
   }
   const user = sessionStorage.getItem('user') || '';
+  page.wasSignedIn = true;
   $('topbar').hidden = false;
   $('user-name').textContent = user || 'Account';
   $('password-user').value = user; // for password managers
@@ -228,9 +239,10 @@ function setCrumbs(names) {
 function setLiveState(state) {
   page.liveState = state;
   const s = $('live-state');
-  s.hidden = !state || state === 'off' || widgets.size === 0 || !isLive(widgets.period);
-  s.className = `live-state ${state === 'live' ? 'live' : 'down'}`;
-  s.textContent = state === 'live' ? 'Live' : 'Reconnecting…';
+  const down = state === 'reconnecting';
+  s.hidden = state === 'off' || widgets.size === 0 || !isLive(widgets.period);
+  s.className = `live-state ${down ? 'down' : 'live'}`;
+  s.textContent = down ? 'Reconnecting…' : 'Live';
 }
 
 function stopLive() {
@@ -293,7 +305,30 @@ async function logout() {
   showLogin('You have signed out.', true);
 }
 
+// ---- Theme ---------------------------------------------------------------------------------
+
+// THEMES are the choices of the account menu's theme switch, in turn: the system's setting,
+// light, dark. The choice is kept in this browser (localStorage).
+const THEMES = ['system', 'light', 'dark'];
+
+function applyTheme(theme) {
+  if (!THEMES.includes(theme)) theme = 'system';
+  if (theme === 'system') delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = theme;
+  $('theme-switch').textContent = `Theme: ${theme}`;
+  $('theme-switch').setAttribute('aria-label', `Theme: ${theme}. Change to ${THEMES[(THEMES.indexOf(theme) + 1) % 3]}`);
+  return theme;
+}
+
 // ---- Start ---------------------------------------------------------------------------------
+
+let theme = applyTheme(localStorage.getItem('theme'));
+$('theme-switch').addEventListener('click', () => {
+  theme = applyTheme(THEMES[(THEMES.indexOf(theme) + 1) % THEMES.length]);
+  if (theme === 'system') localStorage.removeItem('theme');
+  else localStorage.setItem('theme', theme);
+  widgets.redraw();
+});
 
 $('login-form').addEventListener('submit', login);
 $('logout').addEventListener('click', logout);
@@ -312,6 +347,17 @@ $('delete-dashboard').addEventListener('click', () => {
   });
 });
 $('add-widget').addEventListener('click', () => widgetEditor.open(null));
+// Copy link puts the view's address (the dashboard and its period) on the clipboard.
+$('copy-link').addEventListener('click', async () => {
+  const b = $('copy-link');
+  try {
+    await navigator.clipboard.writeText(location.href);
+    b.textContent = 'Link copied';
+  } catch {
+    b.textContent = 'Copy the address bar';
+  }
+  setTimeout(() => { b.textContent = 'Copy link'; }, 2500);
+});
 $('dashboard-form').addEventListener('submit', saveDashboard);
 for (const b of document.querySelectorAll('[data-close]')) {
   b.addEventListener('click', () => b.closest('dialog').close());

@@ -10,7 +10,7 @@ import {statements} from './query.js';
 import {drawTimeSeries} from './timeseries.js';
 
 export {PALETTE} from './draw.js';
-export {formatDuration, formatKey, formatTime, formatValue} from './format.js';
+export {formatDateTime, formatDuration, formatKey, formatTime, formatValue} from './format.js';
 
 // Units of the metrics, for formatting values.
 const METRIC_UNITS = {
@@ -68,20 +68,25 @@ function unitOf(tokens) {
 // render draws results in el for a widget of the kind: shapes come from describeQuery of its
 // queries. Options: unit (when set) overrides the values' own units; tooltip is the element
 // that shows a time series' values under the pointer; onZoom(since, until) receives the span
-// dragged across a time series; onPick({statement, keys: [{name, value}]}) a bar, slice, table
+// dragged across a time series; win ({since, until}, Unix seconds) is the period asked, which a
+// time series' axis spans and a number's rates divide by; hidden is the set of series names a
+// time series' legend turned off and sort the order of a table's rows (both kept by the caller
+// across redrawings); previous ({results, shift}) the answer of the period shift seconds
+// earlier, which a time series overlays as a dashed total; onPick({statement, keys: [{name, value}]}) a bar, slice, table
 // row or legend entry clicked (or taken with Enter). el is emptied first; when the keyboard focus
 // was on one of its entries, the same entry of the new drawing takes it (live widgets redraw
 // every few seconds, and a keyboard user must not be thrown out of the chart each time).
 export function render(el, kind, results, shapes, opts = {}) {
   const kept = el.contains(document.activeElement) ? document.activeElement.dataset?.pick : undefined;
+  if (opts.tooltip && el.matches(':hover')) opts.tooltip.hidden = true; // its values are gone
   drawKind(el, kind, results, shapes, opts);
   if (kept === undefined) return;
   const again = [...el.querySelectorAll('.pick')].find((e) => e.dataset.pick === kept);
   if (again) again.focus();
 }
 
-function drawKind(el, kind, results, shapes, {unit = '', tooltip, onZoom, onPick} = {}) {
-  el.replaceChildren();
+// setsOf pairs each result with its statement's shape and the names and units read from it.
+function setsOf(results, shapes, unit) {
   const sets = results.map((r, i) => ({
     index: i,
     rows: r.data || [],
@@ -93,31 +98,126 @@ function drawKind(el, kind, results, shapes, {unit = '', tooltip, onZoom, onPick
     s.unit = (j) => unit || s.shape.values[j]?.unit || '';
     s.keysOf = (keys) => keys.map((value, j) => ({name: s.keyName(j), value}));
   }
+  return sets;
+}
+
+function drawKind(el, kind, results, shapes, {unit = '', tooltip, onZoom, onPick, win, hidden, sort, previous} = {}) {
+  el.replaceChildren();
+  const sets = setsOf(results, shapes, unit);
   if (!sets.length || sets.every((s) => !s.rows.length)) {
     el.append(div('no-data', 'No data in this period.'));
     return;
   }
   const pick = onPick ? (statement, keys) => onPick({statement, keys}) : null;
   switch (kind) {
-    case 'number': return drawNumber(el, sets);
-    case 'table': return drawTable(el, sets, pick);
-    case 'timeseries': return drawTimeSeries(el, sets, tooltip, pick, onZoom);
+    case 'number': return drawNumber(el, sets, win);
+    case 'table': return drawTable(el, sets, pick, sort);
+    case 'timeseries': return drawTimeSeries(el, sets, {tooltip, pick, onZoom, win, hidden,
+      previous: previous && {sets: setsOf(previous.results, shapes, unit), shift: previous.shift}});
     case 'bar': return drawBars(el, sets, pick);
     case 'pie': return drawPie(el, sets, pick);
   }
   el.append(div('no-data', `Unknown kind ${kind}.`));
 }
-function drawNumber(el, sets) {
+// toCSV writes results as CSV for a spreadsheet: a column per key and value (named from the
+// query's text, as the widget shows them), raw numbers, one row per group; with several
+// statements a first column "statement" numbers them.
+export function toCSV(results, shapes) {
+  const quote = (v) => {
+    const t = v === null || v === undefined ? '' : String(v);
+    return /[",\n\r]/.test(t) ? `"${t.replaceAll('"', '""')}"` : t;
+  };
+  const many = results.length > 1;
+  const lines = [];
+  results.forEach((r, i) => {
+    const shape = shapes[i] || {keys: [], values: []};
+    const rows = r.data || [];
+    const nk = rows[0]?.[0].length ?? shape.keys.length;
+    const nv = rows[0]?.[1].length ?? shape.values.length;
+    const head = [];
+    for (let j = 0; j < nk; j++) head.push(shape.keys[j] ?? `key ${j + 1}`);
+    for (let j = 0; j < nv; j++) head.push(shape.values[j]?.name ?? `value ${j + 1}`);
+    if (many) head.unshift('statement');
+    if (i === 0 || many) lines.push(head.map(quote).join(','));
+    for (const [keys, values] of rows) {
+      const cells = [...keys, ...values.map((v) => (Number.isNaN(v) ? '' : v))];
+      if (many) cells.unshift(i + 1);
+      lines.push(cells.map(quote).join(','));
+    }
+  });
+  return lines.join('\r\n') + '\r\n';
+}
+
+// ADDITIVE are the units whose values of several rows add up to a total.
+const ADDITIVE = new Set(['bytes', 'packets', 'count']);
+
+// numberOf reads a statement's answer as one number: its only row; the sum of its rows when
+// they are parts of a whole (bytes, packets, records by some key); else the first row, named.
+// With a time key, the rate of each whole bucket gives the peak and 95th percentile.
+function numberOf(s, j, win) {
+  const unit = s.unit(j);
+  const rows = s.rows;
+  const out = {unit, name: s.valueName(j)};
+  if (rows.length <= 1 || !ADDITIVE.has(unit)) {
+    out.value = rows[0]?.[1][j] ?? null;
+    if (rows.length > 1) out.name += ` · ${rows[0][0].map((k, i) => formatKey(s.keyName(i), k)).join(' · ')} (first of ${rows.length.toLocaleString('en')} rows)`;
+  } else {
+    out.value = rows.reduce((a, r) => a + (r[1][j] || 0), 0);
+  }
+  const ti = s.shape.keys.findIndex((k) => /^time\(\d+\)$/i.test(k));
+  const rateUnit = {bytes: 'bit/s', packets: 'packets/s', count: 'records/s'}[unit];
+  const per = unit === 'bytes' ? 8 : 1;
+  if (rateUnit && win && win.until > win.since) {
+    out.rate = {unit: rateUnit, avg: out.value * per / (win.until - win.since)};
+    if (ti >= 0) {
+      const bucket = Number(/\((\d+)\)/.exec(s.shape.keys[ti])[1]);
+      const sums = new Map();
+      for (const [keys, values] of rows) sums.set(keys[ti] - bucket, (sums.get(keys[ti] - bucket) || 0) + (values[j] || 0));
+      const rates = [...sums].filter(([t]) => t >= win.since && t + bucket <= win.until + 1)
+        .map(([, v]) => v * per / bucket).sort((a, b) => a - b);
+      if (rates.length) {
+        out.rate.peak = rates.at(-1);
+        out.rate.p95 = rates[Math.min(rates.length - 1, Math.ceil(rates.length * 0.95) - 1)];
+      }
+    }
+  }
+  return out;
+}
+
+function drawNumber(el, sets, win) {
   const first = sets[0];
-  const row = first.rows[0];
-  const big = div('big-value', formatValue(row[1][0], first.unit(0)));
-  big.title = String(row[1][0]);
-  el.append(big, div('big-label', first.valueName(0)));
+  const n = numberOf(first, 0, win);
+  const big = div('big-value', formatValue(n.value, n.unit));
+  big.title = String(n.value);
+  el.append(big, div('big-label', n.name));
+  if (n.rate) {
+    const r = div('rates');
+    const part = (label, v) => {
+      if (v === undefined) return;
+      const item = document.createElement('span');
+      const b = document.createElement('b');
+      b.textContent = formatValue(v, n.rate.unit);
+      item.append(`${label} `, b);
+      item.dataset.rate = label;
+      r.append(item);
+    };
+    part('avg', n.rate.avg);
+    part('peak', n.rate.peak);
+    part('95th', n.rate.p95);
+    el.append(r);
+  }
   // Further values (of this statement, then of the others) in small type.
   const more = [];
-  row[1].slice(1).forEach((v, j) => more.push([first.valueName(j + 1), formatValue(v, first.unit(j + 1))]));
+  const nv = first.rows[0]?.[1].length ?? 0;
+  for (let j = 1; j < nv; j++) {
+    const m = numberOf(first, j, null);
+    more.push([m.name, formatValue(m.value, m.unit)]);
+  }
   for (const s of sets.slice(1)) {
-    if (s.rows[0]) more.push([s.valueName(0), formatValue(s.rows[0][1][0], s.unit(0))]);
+    if (s.rows[0]) {
+      const m = numberOf(s, 0, null);
+      more.push([m.name, formatValue(m.value, m.unit)]);
+    }
   }
   if (more.length) {
     const box = div('more-values');
@@ -132,27 +232,78 @@ function drawNumber(el, sets) {
   }
 }
 
-function drawTable(el, sets, pick) {
+const TABLE_ROWS = 500; // rows a table shows; the count of the rest is said
+
+// drawTable draws a table per statement: a column per key and value, and the share of the
+// whole of the first value when its rows are parts of one (bytes, packets, records). A click on
+// a column's head sorts by it (again: the other way); sort ({}: kept by the caller across
+// redrawings) holds the column and direction per statement.
+function drawTable(el, sets, pick, sort = {}) {
   for (const s of sets) {
     const wrap = div('table-wrap');
     const table = document.createElement('table');
     table.className = 'data';
-    const head = table.createTHead().insertRow();
     const nk = s.rows[0]?.[0].length ?? 0;
     const nv = s.rows[0]?.[1].length ?? 0;
-    for (let j = 0; j < nk; j++) cell(head, 'th', s.keyName(j));
-    for (let j = 0; j < nv; j++) cell(head, 'th', s.valueName(j), 'num');
+    const share = nv > 0 && ADDITIVE.has(s.unit(0));
+    const whole = share ? s.rows.reduce((a, r) => a + (r[1][0] || 0), 0) : 0;
+    const columns = [];
+    for (let j = 0; j < nk; j++) columns.push({name: s.keyName(j), get: (r) => r[0][j]});
+    for (let j = 0; j < nv; j++) columns.push({name: s.valueName(j), get: (r) => r[1][j], num: true});
+    if (share) columns.push({name: 'Share', title: `Each row's part of the ${s.valueName(0)} of the rows answered`, get: (r) => r[1][0], num: true, share: true});
+    const order = sort[s.index];
+    const rows = s.rows.slice();
+    if (order) {
+      const col = columns[order.column];
+      const dir = order.desc ? -1 : 1;
+      rows.sort((a, b) => {
+        const x = col.get(a);
+        const y = col.get(b);
+        if (typeof x === 'number' && typeof y === 'number') return (x - y) * dir;
+        return String(x).localeCompare(String(y), undefined, {numeric: true}) * dir;
+      });
+    }
+    const head = table.createTHead().insertRow();
+    columns.forEach((c, i) => {
+      const th = document.createElement('th');
+      th.scope = 'col';
+      if (c.num) th.className = 'num';
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'sort';
+      b.textContent = c.name;
+      if (c.title) b.title = c.title;
+      if (order?.column === i) {
+        th.setAttribute('aria-sort', order.desc ? 'descending' : 'ascending');
+        b.dataset.dir = order.desc ? '▼' : '▲';
+      }
+      b.addEventListener('click', () => {
+        // Values sort largest first, names A to Z; a second click turns the order round.
+        sort[s.index] = order?.column === i ? {column: i, desc: !order.desc} : {column: i, desc: Boolean(c.num)};
+        el.replaceChildren();
+        drawTable(el, sets, pick, sort);
+        el.querySelectorAll('table.data')[sets.indexOf(s)]?.querySelectorAll('th button.sort')[i]?.focus();
+      });
+      th.append(b);
+      head.append(th);
+    });
     const body = table.createTBody();
-    for (const [keys, values] of s.rows.slice(0, 500)) {
+    for (const r of rows.slice(0, TABLE_ROWS)) {
+      const [keys, values] = r;
       const tr = body.insertRow();
       keys.forEach((k, j) => cell(tr, 'td', formatKey(s.keyName(j), k)));
       pickable(tr, pick, s.index, s.keysOf(keys), keys.join(' · '));
       values.forEach((v, j) => cell(tr, 'td', formatValue(v, s.unit(j)), 'num'));
+      if (share) cell(tr, 'td', whole ? `${((values[0] || 0) / whole * 100).toFixed(1)} %` : '–', 'num share');
     }
     wrap.append(table);
     el.append(wrap);
+    if (rows.length > TABLE_ROWS) {
+      el.append(div('cut-note', `Showing ${TABLE_ROWS} of ${rows.length.toLocaleString('en')} rows.`));
+    }
   }
 }
+
 // slicesOf gives the rows of the first result as labelled values of its first value.
 function slicesOf(sets) {
   const s = sets[0];

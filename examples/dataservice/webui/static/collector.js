@@ -52,14 +52,14 @@ function errorsCell(e) {
 }
 
 function timeCell(t) {
-  return el('time', {datetime: t, title: new Date(t).toLocaleString()}, formatDate(t));
+  return el('time', {datetime: t, title: new Date(t).toLocaleString([], {hourCycle: 'h23'})}, formatDate(t));
 }
 
 // lastSeenCell says how long ago t was, with a "quiet" badge after QUIET.
 function lastSeenCell(t) {
   const ago = Date.now() - Date.parse(t);
   const box = el('span');
-  box.append(el('time', {datetime: t, title: new Date(t).toLocaleString()}, since(ago)));
+  box.append(el('time', {datetime: t, title: new Date(t).toLocaleString([], {hourCycle: 'h23'})}, since(ago)));
   if (ago > QUIET) box.append(' ', el('span', {class: 'badge quiet'}, 'quiet'));
   return box;
 }
@@ -117,7 +117,7 @@ export class Collector {
     this.enabled = st.enabled;
     $('collector-disabled').hidden = st.enabled;
     $('collector-status').hidden = !st.enabled;
-    $('collector-updated').textContent = `Updated ${new Date().toLocaleTimeString()}`;
+    $('collector-updated').textContent = `Updated ${new Date().toLocaleTimeString([], {hourCycle: 'h23'})}`;
     if (!st.enabled) return;
     $('collector-listen').replaceChildren(...st.listen.map((s) => {
       const li = el('li');

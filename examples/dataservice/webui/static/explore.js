@@ -5,8 +5,8 @@
 import {AUTH_NEEDED} from './api.js';
 import * as charts from './charts.js';
 import {Editor} from './editor.js';
-import {Picker, bounds, fromParams, toParams} from './period.js';
-import {filterEdits, literal, periodEdits, rewrite} from './query.js';
+import {Picker, bounds, fromParams, toParams, windowOf} from './period.js';
+import {filterEdits, literal, periodEdits, rewrite, statements} from './query.js';
 import {$, busy, caretLine, el, showFormError} from './ui.js';
 
 // KINDS are the ways the page draws an answer, as widgets do.
@@ -34,15 +34,67 @@ export function withPeriod(query, period) {
 
 // drillQuery adds to the statement of expr at index (to every statement when index is
 // undefined) a filter for each key picked ({name, value}) but time, written by the key's type
-// from list-fields (fields).
+// from list-fields (fields), unless the statement has it already; and puts in place of each
+// picked key of its BY the next of NEXT_KEYS it neither groups nor filters by.
 export function drillQuery(expr, keys, fields, index) {
-  const conds = keys.filter((k) => !/^time/i.test(k.name)).map((k) => {
+  const sts = statements(expr);
+  const targets = sts.map((st, i) => ({st, i})).filter(({i}) => index === undefined || i === index);
+  const squash = (t) => t.replace(/\s+/g, '');
+  const whereOf = (st) => {
+    const w = st.parts.find((p) => p.clause === 'where');
+    return w?.tokens.length ? squash(expr.slice(w.tokens[0].start, w.tokens.at(-1).end)) : '';
+  };
+  const drilled = keys.filter((k) => !/^time/i.test(k.name));
+  const conds = drilled.map((k) => {
     const f = fields?.find((x) => x.name === k.name);
     const guess = typeof k.value === 'number' ? 'port' : /^[\d.:a-f]+$/i.test(k.value) && /[.:]/.test(k.value) ? 'ip' : '';
     return `${k.name} = ${literal(f?.type || guess, k.value)}`;
-  });
+  }).filter((c) => !targets.every(({st}) => whereOf(st).includes(squash(c)))); // never twice
   if (!conds.length) return expr;
-  return rewrite(expr, filterEdits(expr, conds.join(' AND '), index)).text;
+  const edits = filterEdits(expr, conds.join(' AND '), index);
+  // Each drilled key of BY gives way to the next useful key, so that the answer breaks the
+  // traffic down further instead of being one row.
+  const known = (name) => !fields?.length || fields.some((f) => f.name === name);
+  for (const {st} of targets) {
+    const by = st.parts.find((p) => p.clause === 'by');
+    if (!by) continue;
+    const items = splitItems(by.tokens);
+    const names = items.map((ts) => squash(expr.slice(ts[0].start, ts.at(-1).end)));
+    const where = whereOf(st);
+    const taken = new Set([...names, ...drilled.map((k) => k.name)]);
+    items.forEach((ts, j) => {
+      if (!drilled.some((k) => k.name === names[j])) return;
+      const next = NEXT_KEYS.find((n) => !taken.has(n) && !where.includes(`${n}=`) && known(n));
+      if (!next) return;
+      taken.add(next);
+      edits.push({start: ts[0].start, end: ts.at(-1).end, text: next});
+    });
+  }
+  return rewrite(expr, edits).text;
+}
+
+// drillStep gives the drill-down path after a step from query by keys to next: path, or a new
+// one starting at query, with next's step (named by its filters) at the end.
+export function drillStep(path, query, keys, next) {
+  const label = keys.filter((k) => !/^time/i.test(k.name)).map((k) => `${k.name} = ${k.value}`).join(', ');
+  const from = path.length ? path : [{label: 'Start', query}];
+  return [...from, {label, query: next}];
+}
+
+// NEXT_KEYS are the keys a drill-down breaks traffic down by next, in this order.
+export const NEXT_KEYS = ['application', 'server.ip', 'server.port', 'client.ip', 'protocol', 'client.port'];
+
+// splitItems cuts a clause's tokens at its commas outside parentheses.
+function splitItems(tokens) {
+  const items = [[]];
+  let depth = 0;
+  for (const t of tokens) {
+    if (t.text === '(') depth++;
+    if (t.text === ')') depth--;
+    if (depth === 0 && t.text === ',') items.push([]);
+    else items.at(-1).push(t);
+  }
+  return items.filter((i) => i.length);
 }
 
 // Explore shows and runs the Explore view; fields() gives list-fields' answer (a promise).
@@ -51,6 +103,7 @@ export class Explore {
     this.api = api;
     this.fields = fields;
     this.period = null;
+    this.path = []; // the drill-down steps to the query shown: [{label, query}]
     this.kind = 'table';
     this.results = null;
     this.editor = new Editor($('explore-input'), $('explore-highlight'), $('explore-completions'),
@@ -75,12 +128,34 @@ export class Explore {
     this.period = fromParams(params);
     this.picker.show(this.period);
     const q = params.get('q') || '';
+    const handed = JSON.parse(sessionStorage.getItem('drill') || 'null'); // from a dashboard
+    sessionStorage.removeItem('drill');
+    if (handed?.at(-1)?.query === q) this.path = handed;
     this.touchedKind = KINDS.some((k) => k.kind === params.get('kind'));
     if (this.touchedKind) this.kind = params.get('kind');
     if (this.editor.value !== q) this.editor.value = q;
     showFormError('explore-notice', '');
     if (q) await this.execute();
     else this.clear();
+  }
+
+  // showPath shows the drill-down path: each step a button back to it, the last the query shown.
+  showPath() {
+    const nav = $('explore-path');
+    nav.hidden = this.path.length < 2;
+    nav.replaceChildren(...this.path.flatMap((step, i) => {
+      const last = i === this.path.length - 1;
+      const item = last ? el('span', {'aria-current': 'step'}, step.label)
+        : el('button', {type: 'button', class: 'btn ghost small'}, step.label);
+      if (!last) {
+        item.addEventListener('click', () => {
+          this.path = this.path.slice(0, i + 1);
+          this.editor.value = step.query;
+          this.run();
+        });
+      }
+      return i ? [el('b', {'aria-hidden': 'true'}, '›'), item] : [item];
+    }));
   }
 
   clear() {
@@ -118,6 +193,8 @@ export class Explore {
       $('explore-run').disabled = false;
     }
     this.query = query;
+    if (!this.path.some((p) => p.query === query)) this.path = []; // a query of its own
+    this.showPath();
     this.shapes = charts.describeQuery(text);
     const hasTime = this.shapes.some((s) => s.keys.some((k) => /^time/i.test(k)));
     if (!this.touchedKind) this.kind = hasTime ? 'timeseries' : 'table';
@@ -162,10 +239,20 @@ export class Explore {
   draw() {
     const chart = $('explore-chart');
     chart.dataset.kind = this.kind;
+    this.hidden ??= new Set();
     charts.render(chart, this.kind, this.results, this.shapes, {
       tooltip: $('tooltip'),
+      win: windowOf(this.period, this.results[0]?.meta?.accumulated_time),
+      hidden: this.hidden,
+      sort: this.sort ??= {},
       onZoom: (since, until) => { this.period = {since, until}; this.run(); },
-      onPick: (pick) => { this.editor.value = drillQuery(this.query, pick.keys, this.fieldList, pick.statement); this.run(); },
+      onPick: (pick) => {
+        const next = drillQuery(this.query, pick.keys, this.fieldList, pick.statement);
+        if (next === this.query) return;
+        this.path = drillStep(this.path, this.query, pick.keys, next);
+        this.editor.value = next;
+        this.run();
+      },
     });
     const meta = this.results[0]?.meta || {};
     const rows = this.results.reduce((a, r) => a + (r.data?.length || 0), 0);

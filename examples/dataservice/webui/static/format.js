@@ -1,10 +1,16 @@
 // format.js: values, keys, times and durations written for people.
 
-// formatValue writes a value for people: 1.2 MB, 34.5k, 0.25.
+// SUFFIXES are the words after a value of a unit; units with a prefix take k, M, G... before
+// them (kB, Mbit/s), the others after the number (12.3k packets/s).
+const PREFIXED = {bytes: 'B', 'bit/s': 'bit/s'};
+const AFTER = {'packets/s': ' packets/s', 'records/s': ' records/s', ms: ' ms'};
+
+// formatValue writes a value for people: 1.2 MB, 34.5k, 0.25, 12.3 Mbit/s, 4.5k packets/s.
 export function formatValue(v, unit = '') {
   if (v === null || v === undefined || Number.isNaN(v)) return '–';
   const abs = Math.abs(v);
-  const steps = unit === 'bytes' ? ['B', 'kB', 'MB', 'GB', 'TB', 'PB'] : ['', 'k', 'M', 'G', 'T', 'P'];
+  const prefixed = PREFIXED[unit];
+  const steps = ['', 'k', 'M', 'G', 'T', 'P'];
   let i = 0;
   let x = v;
   while (Math.abs(x) >= 1000 && i < steps.length - 1) {
@@ -15,9 +21,8 @@ export function formatValue(v, unit = '') {
   if (i === 0 && Number.isInteger(x)) text = String(x);
   else if (abs < 1 && i === 0) text = x.toPrecision(2);
   else text = x.toFixed(Math.abs(x) < 10 ? 2 : Math.abs(x) < 100 ? 1 : 0);
-  const suffix = steps[i];
-  if (unit === 'bytes') return `${text} ${suffix}`;
-  return text + suffix;
+  if (prefixed) return `${text} ${steps[i]}${prefixed}`;
+  return text + steps[i] + (AFTER[unit] || '');
 }
 
 // formatKey writes a key: a time as a clock time, anything else as text.
@@ -26,20 +31,50 @@ export function formatKey(name, k) {
   return String(k);
 }
 
-// formatTime writes Unix seconds as local HH:MM (with the date when not today).
+const CLOCK = {hour: '2-digit', minute: '2-digit', hourCycle: 'h23'};
+
+// formatTime writes Unix seconds as local HH:MM, on a 24-hour clock (with the date when not
+// today).
 export function formatTime(t, withSeconds = false) {
   const d = new Date(t * 1000);
-  const opts = {hour: '2-digit', minute: '2-digit', hour12: false};
-  if (withSeconds) opts.second = '2-digit';
+  const opts = withSeconds ? {...CLOCK, second: '2-digit'} : CLOCK;
   const time = d.toLocaleTimeString([], opts);
   if (d.toDateString() === new Date().toDateString()) return time;
   return `${d.toLocaleDateString([], {month: 'short', day: 'numeric'})} ${time}`;
 }
 
-// formatDuration writes seconds as the largest whole unit: "6 hours", "90 s".
+// formatDateTime writes Unix seconds as a local date and 24-hour time: "Nov 25, 2026, 14:05".
+export function formatDateTime(t) {
+  return new Date(t * 1000).toLocaleString([], {dateStyle: 'medium', timeStyle: 'short', hourCycle: 'h23'});
+}
+
+// formatBucket writes the start of a bucket: a time, with its date when not today (timeOnly:
+// the time alone, for the end of a bucket).
+export function formatBucket(t, timeOnly = false) {
+  return timeOnly ? new Date(t * 1000).toLocaleTimeString([], CLOCK) : formatTime(t);
+}
+
+// formatTick writes a tick of a time axis whose ticks are step seconds apart over span
+// seconds: dates for ticks a day or more apart, the date at midnight on longer spans, times
+// otherwise.
+export function formatTick(t, step, span) {
+  const d = new Date(t * 1000);
+  const midnight = d.getHours() === 0 && d.getMinutes() === 0;
+  if (step >= 86400 || (span > 86400 && midnight)) return d.toLocaleDateString([], {month: 'short', day: 'numeric'});
+  return d.toLocaleTimeString([], CLOCK);
+}
+
+// formatDuration writes seconds as the largest whole unit ("6 hours", "90 s"), or as its two
+// largest units when none is whole ("1 h 40 min", "2 days 3 h"): a zoomed period reads 6045 s.
 export function formatDuration(s) {
   if (s && s % 86400 === 0) return s === 86400 ? '1 day' : `${s / 86400} days`;
   if (s && s % 3600 === 0) return s === 3600 ? '1 hour' : `${s / 3600} hours`;
   if (s && s % 60 === 0) return s === 60 ? '1 minute' : `${s / 60} minutes`;
-  return `${s} s`;
+  if (!s || s < 120) return `${s} s`;
+  const d = Math.floor(s / 86400);
+  const h = Math.floor(s % 86400 / 3600);
+  const m = Math.floor(s % 3600 / 60);
+  if (d) return `${d} day${d === 1 ? '' : 's'}${h ? ` ${h} h` : ''}`;
+  if (h) return `${h} h${m ? ` ${m} min` : ''}`;
+  return `${m} min${s % 60 ? ` ${s % 60} s` : ''}`;
 }

@@ -53,6 +53,17 @@ export function bounds(period) {
     span: until - period.since};
 }
 
+// windowOf gives the span an answer over period covers, {since, until} in Unix seconds: the
+// period's own, or for each query's own period (null) the accumulated_time (acc) of a whole
+// answer (one still loading covers less) up to now.
+export function windowOf(period, acc, progress = 1) {
+  const now = Math.floor(Date.now() / 1000);
+  if (period?.last) return {since: now - period.last, until: now};
+  if (period) return {since: period.since, until: period.until ?? now};
+  if (!acc || progress < 1) return null;
+  return {since: now - acc, until: now};
+}
+
 // describe says the period in words.
 export function describe(period) {
   if (!period) return 'Each query’s own period';
@@ -62,17 +73,23 @@ export function describe(period) {
 }
 
 function when(t) {
-  return new Date(t * 1000).toLocaleString([], {dateStyle: 'medium', timeStyle: 'short'});
+  return new Date(t * 1000).toLocaleString([], {dateStyle: 'medium', timeStyle: 'short', hourCycle: 'h23'});
 }
 
-// localInput writes Unix seconds for a datetime-local input; fromLocalInput reads one back.
+// localInput writes Unix seconds as local "YYYY-MM-DD HH:MM" (24-hour, whatever the browser's
+// locale: a native datetime-local input would show 12-hour clocks beside the page's 24-hour
+// ones); fromLocalInput reads that back (or with a T), null when empty, NaN when unreadable.
 function localInput(t) {
   const d = new Date(t * 1000 - new Date(t * 1000).getTimezoneOffset() * 60000);
-  return d.toISOString().slice(0, 16);
+  return d.toISOString().slice(0, 16).replace('T', ' ');
 }
 
 function fromLocalInput(v) {
-  return v ? Math.floor(new Date(v).getTime() / 1000) : null;
+  v = v.trim();
+  if (!v) return null;
+  const m = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})$/.exec(v);
+  if (!m) return NaN;
+  return Math.floor(new Date(+m[1], m[2] - 1, +m[3], +m[4], +m[5]).getTime() / 1000);
 }
 
 // Picker is the period control: a select of presets and a custom since/until form; onChange
@@ -84,8 +101,10 @@ export class Picker {
     this.select.append(el('option', {value: ''}, 'Query periods'));
     for (const p of PRESETS) this.select.append(el('option', {value: p.name}, p.label));
     this.select.append(el('option', {value: 'custom'}, 'Custom…'));
-    this.since = el('input', {type: 'datetime-local', id: `${id}-since`, 'aria-label': 'Since'});
-    this.until = el('input', {type: 'datetime-local', id: `${id}-until`, 'aria-label': 'Until (empty: now)'});
+    const clock = {type: 'text', inputmode: 'numeric', placeholder: 'YYYY-MM-DD HH:MM', spellcheck: 'false',
+      pattern: '\\d{4}-\\d{2}-\\d{2}[ T]\\d{2}:\\d{2}', autocomplete: 'off'};
+    this.since = el('input', {...clock, id: `${id}-since`, 'aria-label': 'Since (YYYY-MM-DD HH:MM, 24-hour)'});
+    this.until = el('input', {...clock, id: `${id}-until`, 'aria-label': 'Until (YYYY-MM-DD HH:MM, 24-hour; empty: now)'});
     this.apply = el('button', {type: 'submit', class: 'btn small', id: `${id}-apply`}, 'Apply');
     this.error = el('span', {class: 'form-error', role: 'alert', hidden: ''});
     this.custom = el('form', {class: 'period-custom', hidden: ''});
@@ -131,6 +150,7 @@ export class Picker {
     const until = fromLocalInput(this.until.value);
     let problem = '';
     if (since === null) problem = 'Give the start of the period.';
+    else if (Number.isNaN(since) || Number.isNaN(until)) problem = 'Write times as YYYY-MM-DD HH:MM (24-hour).';
     else if (until !== null && until <= since) problem = 'The end must come after the start.';
     this.error.textContent = problem;
     this.error.hidden = !problem;

@@ -69,7 +69,7 @@ export function confirmAction(title, text, action, label = 'Delete') {
 // formatDate shows an RFC 3339 time as a medium date and a short time; '–' for none.
 export function formatDate(t) {
   if (!t) return '–';
-  return new Date(t).toLocaleString([], {dateStyle: 'medium', timeStyle: 'short'});
+  return new Date(t).toLocaleString([], {dateStyle: 'medium', timeStyle: 'short', hourCycle: 'h23'});
 }
 
 // caretLine shows the line of text at pos with a caret under pos.

@@ -2,10 +2,10 @@
 // dashboard's period (followed when it ends now, answered once when it does not), zoom and
 // drill-down.
 
-import {AUTH_NEEDED} from './api.js';
+import {AUTH_NEEDED, transient} from './api.js';
 import * as charts from './charts.js';
-import {drillQuery, exploreHash, withPeriod} from './explore.js';
-import {isLive} from './period.js';
+import {drillQuery, drillStep, exploreHash, withPeriod} from './explore.js';
+import {isLive, windowOf} from './period.js';
 import {onlyStatement} from './query.js';
 import {$, el, confirmAction} from './ui.js';
 
@@ -81,15 +81,36 @@ export class Widgets {
         await this.api.call('delete-widget', {id: w.id});
         this.remove(w.id);
       }));
+    const csv = el('button', {type: 'button', class: 'btn ghost csv-widget', title: 'Download the answer as CSV'}, 'CSV');
+    csv.addEventListener('click', () => {
+      const entry = this.entries.get(w.id);
+      if (!entry?.results) return;
+      download(`${current().title || 'widget'}.csv`, charts.toCSV(entry.results, entry.shapes), 'text/csv');
+    });
     const tools = el('div', {class: 'widget-tools'});
-    tools.append(open, edit, del);
+    if (w.kind === 'timeseries') {
+      // Compare overlays the period before this one, as a dashed total.
+      const compare = el('button', {type: 'button', class: 'btn ghost compare-widget', 'aria-pressed': 'false',
+        title: 'Overlay the previous period'}, 'Compare');
+      compare.addEventListener('click', () => {
+        const entry = this.entries.get(w.id);
+        if (!entry) return;
+        entry.compare = !entry.compare;
+        compare.setAttribute('aria-pressed', String(entry.compare));
+        entry.previous = null;
+        if (entry.compare) this.previous(entry);
+        else this.draw(entry);
+      });
+      tools.append(compare);
+    }
+    tools.append(csv, open, edit, del);
     const head = el('div', {class: 'widget-head'});
     head.append(el('h3', {title: w.title}, w.title), tools);
     const body = el('div', {class: 'widget-body'});
     body.append(el('div', {class: 'no-data'}, 'Loading…'));
     const foot = el('div', {class: 'widget-foot'});
     card.append(head, body, foot);
-    return {widget: w, card, body, foot, results: null, stop: null};
+    return {widget: w, card, body, foot, results: null, stop: null, hidden: new Set(), sort: {}};
   }
 
   // start runs the widget's queries over the period: followed (answered again every few
@@ -101,26 +122,71 @@ export class Widgets {
     entry.shapes = charts.describeQuery(expr);
     const show = (chunk) => {
       entry.results = chunk.result;
-      this.draw(entry);
       const acc = chunk.result[0]?.meta?.accumulated_time;
+      entry.win = windowOf(period, acc, chunk.progress);
+      this.draw(entry);
+      if (entry.compare && chunk.progress >= 1) this.previous(entry);
       const span = acc === undefined ? '' : isLive(period) ? `Last ${charts.formatDuration(acc)}`
         : `${charts.formatDuration(acc)} until ${charts.formatTime(period.until)}`;
       entry.foot.replaceChildren(
         el('span', {class: 'accumulated', 'data-seconds': acc ?? ''}, span),
-        el('span', {class: 'updated'}, chunk.progress < 1 ? `Loading ${Math.round(chunk.progress * 100)} %`
+        el('span', {class: 'updated', 'data-at': Date.now()}, chunk.progress < 1 ? `Loading ${Math.round(chunk.progress * 100)} %`
           : isLive(period) ? `Updated ${charts.formatTime(Date.now() / 1000, true)}` : 'Fixed period'));
     };
     const fail = (err) => {
       if (err.code === AUTH_NEEDED) return;
+      setState('live');
       entry.body.replaceChildren(el('div', {class: 'widget-error'}, err.message));
+    };
+    // While the service cannot be reached the widget keeps its last answer, dimmed, and says so.
+    const setState = (state) => {
+      const down = state === 'reconnecting';
+      entry.card.classList.toggle('reconnecting', down);
+      let note = entry.foot.querySelector('.reconnecting-note');
+      if (down && !note) {
+        note = el('span', {class: 'reconnecting-note', role: 'status'}, 'Reconnecting…');
+        entry.foot.append(note);
+      } else if (!down) {
+        note?.remove();
+      }
     };
     if (!isLive(period)) {
       let stopped = false;
-      entry.stop = () => { stopped = true; };
-      this.api.call('query', {expr}).then((result) => stopped || show({result, progress: 1}), (e) => stopped || fail(e));
+      let timer;
+      let pause = 500;
+      entry.stop = () => { stopped = true; clearTimeout(timer); };
+      const once = () => this.api.call('query', {expr}).then((result) => {
+        if (stopped) return;
+        setState('live');
+        show({result, progress: 1});
+      }, (e) => {
+        if (stopped) return;
+        if (!transient(e)) return fail(e);
+        setState('reconnecting'); // asked again until the service answers
+        timer = setTimeout(once, pause);
+        pause = Math.min(pause * 2, 3000);
+      });
+      once();
       return;
     }
-    entry.stop = this.api.follow('query', {expr, follow: true, interval: LIVE_INTERVAL}, {onChunk: show, onError: fail});
+    entry.stop = this.api.follow('query', {expr, follow: true, interval: LIVE_INTERVAL},
+      {onChunk: show, onError: fail, onState: setState});
+  }
+
+  // previous asks for the answer of the period before the widget's (once a minute at most,
+  // the past changing little) and draws it over the widget's own.
+  previous(entry) {
+    const win = entry.win;
+    if (!win || entry.previousBusy) return;
+    const shift = win.until - win.since;
+    if (entry.previous?.shift === shift && Date.now() - entry.previous.at < 60000) return;
+    entry.previousBusy = true;
+    const expr = withPeriod(entry.expr, {since: win.since - shift, until: win.until - shift}).text;
+    this.api.call('query', {expr}).then((results) => {
+      if (!entry.compare) return;
+      entry.previous = {results, shift, at: Date.now()};
+      this.draw(entry);
+    }, () => {}).finally(() => { entry.previousBusy = false; }); // no overlay this time: the widget's own answer stands
   }
 
   draw(entry) {
@@ -129,11 +195,29 @@ export class Widgets {
     charts.render(entry.body, w.kind, entry.results, entry.shapes, {
       unit: w.options?.unit || '',
       tooltip: $('tooltip'),
+      win: entry.win,
+      hidden: entry.hidden,
+      sort: entry.sort,
+      previous: entry.compare ? entry.previous : null,
       onZoom: (since, until) => { location.hash = this.periodHash({since, until}); },
       onPick: async ({statement, keys}) => {
         const list = await this.fields();
-        location.hash = exploreHash(drillQuery(onlyStatement(entry.expr, statement), keys, list), this.period);
+        const from = onlyStatement(entry.expr, statement);
+        const next = drillQuery(from, keys, list);
+        // Explore shows the way back: the widget's query, then this step.
+        sessionStorage.setItem('drill', JSON.stringify(drillStep([{label: entry.widget.title, query: from}], from, keys, next)));
+        location.hash = exploreHash(next, this.period);
       },
     });
   }
+}
+
+// download hands text to the browser as a file called name.
+function download(name, text, type) {
+  const url = URL.createObjectURL(new Blob([text], {type}));
+  const a = el('a', {href: url, download: name.replace(/[\\/:*?"<>|]+/g, '_')});
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
 }
