@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"time"
 
-	"go.uber.org/zap"
 )
 
 // hstsMaxAge is the Strict-Transport-Security max-age of the HTTPS answers: one year, the
@@ -35,7 +34,7 @@ func publicHandler(app http.Handler) http.Handler {
 // serveMetrics serves GET /metrics of app over plain HTTP on ln until ctx is done: the
 // Prometheus format, without a token, as scrapers expect. Bind it to a loopback or management
 // address: the metrics name the functions called and the flow exporters' addresses.
-func serveMetrics(ctx context.Context, ln net.Listener, app http.Handler, log *zap.Logger) error {
+func serveMetrics(ctx context.Context, ln net.Listener, app http.Handler) error {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", app)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
@@ -46,7 +45,6 @@ func serveMetrics(ctx context.Context, ln net.Listener, app http.Handler, log *z
 		defer cancel()
 		_ = srv.Shutdown(sctx)
 	}()
-	log.Info("serving metrics", zap.String("url", "http://"+ln.Addr().String()+"/metrics"))
 	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

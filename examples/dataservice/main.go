@@ -174,7 +174,9 @@ func run() error {
 	defer stopServing()
 	metricsDone := make(chan error, 1)
 	if mln != nil {
-		go func() { metricsDone <- serveMetrics(serveCtx, mln, a.Handler(), log) }()
+		// Logged before the HTTPS ready line, so that whoever waits for that line knows both.
+		log.Info("serving metrics", zap.String("url", "http://"+mln.Addr().String()+"/metrics"))
+		go func() { metricsDone <- serveMetrics(serveCtx, mln, a.Handler()) }()
 	} else {
 		close(metricsDone)
 	}
