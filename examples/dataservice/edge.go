@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"time"
-
 )
 
 // hstsMaxAge is the Strict-Transport-Security max-age of the HTTPS answers: one year, the
