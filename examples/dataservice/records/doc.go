@@ -26,10 +26,8 @@
 // single-pass scanner takes records in the common form (strings of printable ASCII without
 // escapes, integers without sign, each member once, JSON white space) without allocating but for
 // IPv6 addresses, and leaves anything else, every bad record included, to the reference parser;
-// FuzzParseFast checks that the two never disagree. Measured on two busy cores, batches of
-// 10,000: ~2,000,000 records/s against ~78,000 with the reference parser alone. ParseBatch stays
-// on one goroutine: splitting a batch over GOMAXPROCS goroutines gained nothing measurable
-// there, and a server ingesting from several collectors already uses every core.
+// FuzzParseFast checks that the two never disagree. ParseBatch stays on one goroutine: a server
+// ingesting from several collectors already uses every core (BENCHMARKS.md has the figures).
 //
 // The records table keeps addresses as the two 64-bit halves of their 16-byte form (Halves,
 // AddrFromHalves), so CIDR filters are range comparisons. Each of its fields is a Column,
@@ -46,9 +44,8 @@
 // of time and per value of some keys, in four tables, each described once (duckRollups: table,
 // width, keys): per minute and per hour by protocol, application and server port, and per hour and
 // per 10 minutes by those and both addresses. The hourly one with addresses pays because it leaves
-// out the client port and the minute (on the demo network 1/450 of the rows of 10M records over a
-// day, 1/22 of 10M and 1/157 of 100M over 30 days); a per-minute one with addresses would hold
-// 1/12 and 1/2 and is not kept. The one per 10 minutes (1/82 of 10M records over a day) serves the
+// out the client port and the minute; there is no per-minute one with addresses, which would hold
+// nearly as many rows as the records (BENCHMARKS.md, "Rollups"). The one per 10 minutes serves the
 // edges of a period by address, which the hourly one leaves to the records for up to 70 minutes at
 // the newest end and an hour at the oldest. A query whose keys, bucket widths and Where a rollup
 // answers reads, at each width, the first rollup that answers it: the whole hours of its period
@@ -61,8 +58,8 @@
 // parameter): it skips a table's row groups by time only for literal bounds. Ingest adds each
 // group commit's sums to the rollups without addresses in the transaction that appends its records
 // (so a reader sees a batch everywhere or nowhere, late records in old buckets included). The
-// rollups with addresses are kept in the background (rollup_mark.go): summed in the transaction
-// the hourly one gained nearly a row per record and halved ingest. A rollup's mark, the time
+// rollups with addresses are kept in the background (rollup_mark.go), since they gain nearly a
+// row per record where every record has a new address. A rollup's mark, the time
 // through which it is rolled up, is stored in the table rollup_marks; the rollup holds exactly the
 // records before it. A step, every minute (and on CatchUp), sums the first bucket at or after the
 // mark that holds records and ended ten minutes (rollupSlack) before both the newest record and
@@ -103,15 +100,10 @@
 // The SQL is built in one place (sql.go); a store supplies a dialect (types, parameters,
 // casts) and its rollups, so a new engine is one file. No store hands out its database. DuckDB
 // is the embedded one, in <dir>/records.duckdb. It appends each batch through DuckDB's appender
-// in one transaction (measured ~750,000 records/s in batches of 10,000 on two cores, against
-// ~14,000/s for multi-row INSERTs), serialises writes, and acknowledges a batch once it is in
-// the write-ahead log, so it survives kill -9. Retain applies the retention period. The
-// appender takes each value boxed as a driver.Value; a rowBuilder (columns.go) reuses a
-// column's box while its value repeats the previous row's, which cut the cost of building rows
-// ~3x. DuckDB's own append, statistics and commit are most of what is left: with the API's
-// JSON (one scan of the body in the transport, one per record in the parser) they bound
-// ingest on two cores (BENCHMARKS.md). A table function filling DuckDB's data chunks with
-// typed values (no boxing) was tried: the INSERT ... SELECT it needs cost as much as it saved.
+// in one transaction, serialises writes, and acknowledges a batch once it is in the write-ahead
+// log, so it survives kill -9. Retain applies the retention period. The appender takes each
+// value boxed as a driver.Value; a rowBuilder (columns.go) reuses a column's box while its value
+// repeats the previous row's. What bounds ingest, and what was tried, is in BENCHMARKS.md.
 //
 // Group commit (group.go): concurrent Ingest calls to DuckDB share transactions. Each call
 // validates its batch alone first, so a bad record fails its own call and no other; it then
@@ -124,8 +116,8 @@
 // other clients included: each may simply retry. A call whose context ends while it waits leaves
 // the queue with the context's error and nothing stored; once a leader took its batch, the call
 // waits for that commit's result instead (the commit does not stop for one member's deadline). The
-// log is checkpointed into the file every 128 MB of log rather than DuckDB's 16 MB: checkpoints
-// were most of ingest's cost.
+// log is checkpointed into the file every 128 MB of log rather than DuckDB's 16 MB, since
+// checkpoints cost ingest most; a crash then replays up to 128 MB of log.
 //
 // Changes (changes.go): DuckDB reports the span of times of each batch it ingests and of each
 // deletion, to each Watcher, once before it writes and once after, so that a reader that takes

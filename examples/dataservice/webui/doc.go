@@ -187,30 +187,10 @@
 //
 // # Tests
 //
-// browser_test.go drives Chromium (headless, through the DevTools protocol with chromedp)
-// against the real service: sign in, create a dashboard, add widgets, check what they draw from
-// real query results, check a QUERY-SYNTAX message, sign out. account_browser_test.go goes
-// through the account menu: an API key created in the page works from Go (client.WithAPIKey)
-// until it is revoked in the page, then answers API-AUTHENTICATION-NEEDED; a user is created
-// and deleted, and one who is no administrator sees no Users; a setting changed in the page is
-// what get-config answers, and a bad duration is refused naming its key; the password form shows
-// the server's errors. recovery_browser_test.go restarts the service as SIGTERM does, on the
-// same data directory and address, under a dashboard open in a tab over the WebSocket and one
-// over HTTP streaming, and sees every widget keep its answer, say it is reconnecting, and resume
-// without a reload. console_browser_test.go picks presets and a custom period and checks every
-// widget's accumulated_time follows, zooms by dragging, drills down from a bar, a slice (by
-// keyboard), a row and a legend entry into Explore, completes and runs a query, shows it as each
-// kind, saves it as a widget, marks a mistake, calls echo and list-dashboards from the API
-// reference, and checks the light, dark and 360 px pages (dashboard list, dashboard, Explore,
-// API reference, settings) for AA contrast and horizontal overflow. collector_browser_test.go
-// opens Collector on a service collecting NetFlow, has softflowd export a capture to it, waits
-// for the exporter's row to appear on its own, checks it light, dark and 360 px wide, that
-// leaving the view stops its calls, and what a service without a collector shows (screenshots
-// collector-*.png beside the console's). state_browser_test.go checks a first visit, an
-// unknown dashboard, a number over many rows, sorting a table, error words, durations, the
-// theme switch and titles at 360 px; console_browser_test.go's checkAxes a 30-day series in
-// bit/s spanning 30 days with labels that do not collide.
-// Screenshots go to the temporary directory as fnapi-webui-*.png, and the console's (light,
-// dark, 360 px) to $WEBUI_SCREENSHOTS when set, else to a temporary folder of the test. It is
-// skipped when Chromium is not installed, unless the environment has CI=true.
+// browser_test.go and the other *_browser_test.go files (one per part of the page) drive
+// headless Chromium (through the DevTools protocol, with chromedp) against the real service,
+// as a user would: the browser's page, the service's API and its stores. They are skipped when
+// Chromium is not installed, unless the environment has CI=true. Screenshots go to the
+// temporary directory as fnapi-webui-*.png, and the console's (light, dark, 360 px) to
+// $WEBUI_SCREENSHOTS when set, else to a temporary folder of the test.
 package webui
