@@ -1,7 +1,7 @@
 // Package webui serves the data service's web page: a sign-in form, the dashboards, and their
 // widgets drawn live from the query function over a period the user picks; Explore, for a
 // question no widget answers yet; the API reference; the flow collector's status; and, from the account menu under the
-// user's name, API keys, password, users (administrators only) and settings.
+// user's name, API keys, password, users and their roles, the audit trail (administrators only) and settings.
 //
 // The page is plain HTML, CSS and JavaScript embedded in the binary with go:embed: there is no
 // build step, no framework and no chart library, and the browser loads nothing but the page's
@@ -25,7 +25,7 @@
 //   - static/widgets.js: the open dashboard's widgets and their queries over its period;
 //   - static/widgeteditor.js: the widget editor;
 //   - static/account.js: the caller's API keys (#/keys) and password (#/password);
-//   - static/admin.js: users (#/users) and settings (#/settings);
+//   - static/admin.js: users and their roles (#/users), the audit trail (#/audit) and settings (#/settings);
 //   - static/ui.js: helpers the views share (elements, form errors, the confirmation dialog).
 //
 // # Sessions
@@ -47,13 +47,16 @@
 // left empty resets its key to the default, and an INVALID-ARGUMENT marks the field of the key
 // it names. Any signed-in user may use Settings, as set-config allows.
 //
-// Users (list-users, create-user with an admin checkbox, delete-user after a confirmation) is
-// for administrators: the page learns whether the user is one once per sign-in, from the admin
+// Users (list-users, create-user with a role, set-role from a select on each other user's row,
+// delete-user after a confirmation) and Audit trail (list-audit, 50 events at a time, newest
+// first; "Show older events" asks for the page before the smallest id shown) are for
+// administrators: the page learns whether the user is one once per sign-in, from the admin
 // flag of the user's row in list-users (the name is the one typed at sign-in, kept in session
 // storage). A tab without that name (opened afresh, with the session cookie) asks delete-user
 // for the user "", a name no user can have: an administrator gets NOT-FOUND and anyone else
-// PERMISSION-DENIED. Others see no Users in the menu, and #/users takes them to the dashboards.
-// Nobody deletes themselves: the user's own row has no Delete button.
+// PERMISSION-DENIED. Others see neither in the menu, and #/users or #/audit takes them to the
+// dashboards. Nobody deletes themselves or changes their own role: the user's own row has no
+// Delete button and shows its role as a badge.
 //
 // # Live transport
 //
@@ -191,8 +194,10 @@
 // against the real service: sign in, create a dashboard, add widgets, check what they draw from
 // real query results, check a QUERY-SYNTAX message, sign out. account_browser_test.go goes
 // through the account menu: an API key created in the page works from Go (client.WithAPIKey)
-// until it is revoked in the page, then answers API-AUTHENTICATION-NEEDED; a user is created
-// and deleted, and one who is no administrator sees no Users; a setting changed in the page is
+// until it is revoked in the page, then answers API-AUTHENTICATION-NEEDED; a user is created,
+// made read-only (as list-users then answers) and deleted, and one who is no administrator
+// sees no Users nor Audit trail; the audit trail's rows, paged back, are list-audit's events in
+// its order and hold the page's own changes; a setting changed in the page is
 // what get-config answers, and a bad duration is refused naming its key; the password form shows
 // the server's errors. recovery_browser_test.go restarts the service as SIGTERM does, on the
 // same data directory and address, under a dashboard open in a tab over the WebSocket and one
