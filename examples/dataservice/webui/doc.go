@@ -24,6 +24,7 @@
 //   - static/app.js: the views (sign-in, dashboard list, dashboard) and routing;
 //   - static/widgets.js: the open dashboard's widgets and their queries over its period;
 //   - static/widgeteditor.js: the widget editor;
+//   - static/share.js: Compare (an earlier period to overlay) and the CSV and PNG downloads;
 //   - static/account.js: the caller's API keys (#/keys) and password (#/password);
 //   - static/admin.js: users and their roles (#/users), the audit trail (#/audit) and settings (#/settings);
 //   - static/ui.js: helpers the views share (elements, form errors, the confirmation dialog).
@@ -139,9 +140,13 @@
 // clicked key of BY replaced by the next of application, server.ip, server.port, client.ip,
 // protocol, client.port it neither groups nor filters by, and the same period. Explore shows
 // the drill-down path (the widget's title or Start, then each step's filters) as buttons back.
-// A widget's CSV button downloads its answer; the dashboard's Copy link copies its address; a
-// time series' Compare overlays the total of the period before, dashed and moved forward. Each is a button for
-// the keyboard too: Tab reaches it, Enter or Space opens it. Inside Explore, drilling narrows
+// A widget's CSV button downloads its answer and its PNG button a picture of it as shown
+// (static/share.js: the charts' SVG, their styles written in, drawn as data: images on a canvas
+// with the texts and swatches, at twice the size on screen; no library); the dashboard's Copy
+// link copies its address; a time series' Compare overlays the total of the period before, then
+// (clicked again) of the same period last week, dashed and moved forward, named so in the
+// tooltip; a third click stops. Explore offers Compare (time series) and PNG too. Each is a
+// button for the keyboard too: Tab reaches it, Enter or Space opens it. Inside Explore, drilling narrows
 // the query in place.
 //
 // # API reference
@@ -213,7 +218,11 @@
 // leaving the view stops its calls, and what a service without a collector shows (screenshots
 // collector-*.png beside the console's). state_browser_test.go checks a first visit, an
 // unknown dashboard, a number over many rows, sorting a table, error words, durations, the
-// theme switch and titles at 360 px; console_browser_test.go's checkAxes a 30-day series in
+// theme switch and titles at 360 px; share_browser_test.go, over records stored now and twice
+// as large a week ago, hides and shows a series by its legend swatch (and it stays hidden as
+// answers come), sees last week's overlay rise twice as high as the series in a widget and in
+// Explore, and decodes the PNG of a widget and of Explore (twice the widget's size, the series'
+// colours, the texts); console_browser_test.go's checkAxes a 30-day series in
 // bit/s spanning 30 days with labels that do not collide.
 // Screenshots go to the temporary directory as fnapi-webui-*.png, and the console's (light,
 // dark, 360 px) to $WEBUI_SCREENSHOTS when set, else to a temporary folder of the test. It is
