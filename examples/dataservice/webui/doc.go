@@ -96,7 +96,12 @@
 // records/s; a line per value, or stacked areas per key combination besides time(N), the nine
 // largest and "Other"; a panel per unit; the legend's swatch hides a series), bar (the first
 // value of the first statement's rows, at most twelve) and pie (the same, at most eight slices,
-// the rest as "other"). A time series' axis spans the period asked with ticks on round local
+// the rest as "other") and sankey (static/sankey.js: the first statement's keys besides time as
+// columns, e.g. BY client.ip, server.ip, application; each column's seven largest nodes and
+// "Other", as tall as their first value, and bands between neighbouring columns as wide as what
+// flows; a node or a band drills down by its keys). The service stores its own kinds only, so a
+// sankey widget is stored as a table with the option view "sankey" (other clients show its
+// table). A time series' axis spans the period asked with ticks on round local
 // times; time(N) point T is drawn over [T-N, T), buckets the period only partly covers are
 // left out and missing ones are zero between the first and last answered. Clocks are 24-hour.
 // A followed query the server ends (streams last an hour by default, then end with TIMEOUT)
@@ -120,8 +125,8 @@
 // # Explore
 //
 // #/explore?q=<query>&range=<preset> (or since/until, and kind=<chart kind> once one is chosen)
-// runs a query over a period and shows its answer as a table, time series, bar chart, pie chart
-// or number. The editor colours metrics, keys, layers, keywords, numbers and strings, and
+// runs a query over a period and shows its answer as a table, time series, bar chart, pie chart,
+// number or Sankey view (kind=sankey). The editor colours metrics, keys, layers, keywords, numbers and strings, and
 // completes names for the clause at the caret: keys after BY, layers after FROM, keys and
 // operators after WHERE, metrics and keywords elsewhere. The names come from list-fields, asked
 // once per sign-in, so a field the service adds (such as exporter) is highlighted and completed
@@ -222,7 +227,9 @@
 // as large a week ago, hides and shows a series by its legend swatch (and it stays hidden as
 // answers come), sees last week's overlay rise twice as high as the series in a widget and in
 // Explore, and decodes the PNG of a widget and of Explore (twice the widget's size, the series'
-// colours, the texts); console_browser_test.go's checkAxes a 30-day series in
+// colours, the texts), and shows a Sankey view in Explore (a column per key, nodes as tall as
+// their traffic, light, dark and 360 px), saves it as a widget and drills down from a node;
+// console_browser_test.go's checkAxes a 30-day series in
 // bit/s spanning 30 days with labels that do not collide.
 // Screenshots go to the temporary directory as fnapi-webui-*.png, and the console's (light,
 // dark, 360 px) to $WEBUI_SCREENSHOTS when set, else to a temporary folder of the test. It is

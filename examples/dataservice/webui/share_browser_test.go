@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/png"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -106,6 +107,85 @@ func testShare(t *testing.T, browser context.Context, srv *httptest.Server) {
 		if n := countColour(img, [3]uint8{0x25, 0x63, 0xeb}); n < 200 {
 			t.Errorf("Explore's PNG has %d pixels of the first bar's colour", n)
 		}
+	})
+
+	t.Run("sankey", func(t *testing.T) {
+		p := &page{t: t, ctx: p.ctx}
+		query := "traffic BY client.ip, server.ip, application WHERE client.ip IN " + weekClients
+		p.goTo("#/explore?kind=sankey&q=" + url.QueryEscape(query))
+		chart := "#explore-chart svg.sankey"
+		p.poll(fmt.Sprintf(`document.querySelectorAll('%s .sankey-node').length >= 4`, chart))
+		// A column per key; the clients' nodes as tall as their traffic (one twice the other);
+		// one server takes it all.
+		if got := p.eval(fmt.Sprintf(`[...document.querySelectorAll('%s .sankey-head')].map(t => t.textContent).join(',')`, chart)); got != "client.ip,server.ip,application" {
+			t.Errorf("the Sankey view's columns are %s", got)
+		}
+		height := func(name string) float64 {
+			h, err := strconv.ParseFloat(p.eval(fmt.Sprintf(`document.querySelector('%s .sankey-node[data-name="%s"] rect')?.getAttribute('height') ?? 'none'`, chart, name)), 64)
+			if err != nil {
+				t.Fatalf("no node %s: %v", name, err)
+			}
+			return h
+		}
+		one, two, server := height("203.0.113.1"), height("203.0.113.2"), height("198.51.100.9")
+		if r := two / one; r < 1.95 || r > 2.05 {
+			t.Errorf("203.0.113.2's node is %.1f times 203.0.113.1's, want 2 (its traffic)", r)
+		}
+		if d := server - (one + two); d < -0.5 || d > 0.5 {
+			t.Errorf("the server's node is %.1f high, its clients' %.1f + %.1f", server, one, two)
+		}
+		if got := p.eval(fmt.Sprintf(`String(document.querySelectorAll('%s .sankey-band').length)`, chart)); got != "3" {
+			t.Errorf("%s bands, want 3 (two clients to the server, the server to its application)", got)
+		}
+		p.screenshot(filepath.Join(shotDir(t), "sankey.png"))
+		p.colorScheme("dark")
+		p.screenshot(filepath.Join(shotDir(t), "sankey-dark.png"))
+		p.colorScheme("light")
+		// At 360 px (drawn afresh, as a phone would) it fits, its labels at their size.
+		p.do(chromedp.EmulateViewport(360, 900), chromedp.Click(chromedp.CSS("#explore-run")))
+		p.poll(fmt.Sprintf(`document.documentElement.scrollWidth <= 360 && Number(document.querySelector('%s').getAttribute('viewBox').split(' ')[2]) <= 360`, chart))
+		p.screenshot(filepath.Join(shotDir(t), "sankey-360.png"))
+		p.do(chromedp.EmulateViewport(1440, 1000))
+
+		// Saved as a widget, the dashboard draws it as a Sankey view; the service keeps a table
+		// with the option view "sankey", its own kinds being fixed.
+		p.do(
+			chromedp.Click(chromedp.CSS("#explore-save")),
+			chromedp.WaitVisible(chromedp.CSS("#save-title")),
+			chromedp.SetValue(chromedp.CSS("#save-dashboard"), strings.TrimPrefix(dashboard, "#/d/")),
+			chromedp.SetValue(chromedp.CSS("#save-title"), "Who talks to whom"),
+			chromedp.Click(chromedp.CSS("#save-ok")),
+			chromedp.WaitVisible(chromedp.CSS("#explore-saved-link")),
+			chromedp.Click(chromedp.CSS("#explore-saved-link")),
+			chromedp.WaitVisible(chromedp.CSS("#dashboard-view")),
+		)
+		p.poll(`document.querySelectorAll('.widget[data-kind=sankey] svg.sankey .sankey-band').length === 3`)
+		var dash struct {
+			Widgets []struct {
+				Kind    string         `json:"kind"`
+				Title   string         `json:"title"`
+				Options map[string]any `json:"options"`
+			} `json:"widgets"`
+		}
+		if err := newSession(t, srv).Call(context.Background(), "get-dashboard", map[string]any{"id": strings.TrimPrefix(dashboard, "#/d/")}, &dash); err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, w := range dash.Widgets {
+			if w.Title == "Who talks to whom" {
+				found = true
+				if w.Kind != "table" || w.Options["view"] != "sankey" {
+					t.Errorf("the Sankey widget is stored as kind %q with options %v", w.Kind, w.Options)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no widget saved: %+v", dash.Widgets)
+		}
+		p.screenshot(filepath.Join(shotDir(t), "sankey-widget.png"))
+		// A click on a client's node drills down to it.
+		p.do(chromedp.Click(chromedp.CSS(`.widget[data-kind=sankey] .sankey-node[data-name="203.0.113.2"]`)))
+		p.poll(`!document.getElementById('explore-view').hidden && document.getElementById('explore-input').value.includes('client.ip = 203.0.113.2')`)
 	})
 
 	p.do(chromedp.Evaluate[chromedp.Void](`location.hash = ` + strconv.Quote(dashboard)))

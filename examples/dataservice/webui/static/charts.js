@@ -7,6 +7,7 @@
 import {PALETTE, cell, div, legend, pickable, svgEl, svgText, truncate} from './draw.js';
 import {formatKey, formatValue} from './format.js';
 import {statements} from './query.js';
+import {drawSankey} from './sankey.js';
 import {drawTimeSeries} from './timeseries.js';
 
 export {PALETTE} from './draw.js';
@@ -116,6 +117,7 @@ function drawKind(el, kind, results, shapes, {unit = '', tooltip, onZoom, onPick
       previous: previous && {sets: setsOf(previous.results, shapes, unit), shift: previous.shift, label: previous.label}});
     case 'bar': return drawBars(el, sets, pick);
     case 'pie': return drawPie(el, sets, pick);
+    case 'sankey': return drawSankey(el, sets, pick);
   }
   el.append(div('no-data', `Unknown kind ${kind}.`));
 }

@@ -7,6 +7,7 @@ import * as charts from './charts.js';
 import {Editor} from './editor.js';
 import {Picker, bounds, fromParams, toParams, windowOf} from './period.js';
 import {filterEdits, literal, periodEdits, rewrite, statements} from './query.js';
+import {storedKind} from './sankey.js';
 import {askCompare, compareButton, download, toPNG} from './share.js';
 import {$, busy, caretLine, el, showFormError} from './ui.js';
 
@@ -17,6 +18,7 @@ export const KINDS = [
   {kind: 'bar', label: 'Bar chart'},
   {kind: 'pie', label: 'Pie chart'},
   {kind: 'number', label: 'Number'},
+  {kind: 'sankey', label: 'Sankey'},
 ];
 
 // exploreHash is the address of Explore with query, period and, when chosen, the kind shown.
@@ -324,7 +326,7 @@ export class Explore {
     const name = $('save-dashboard').selectedOptions[0]?.textContent;
     await busy('save-ok', 'save-error', async () => {
       const w = await this.api.call('create-widget', {dashboard, title: $('save-title').value.trim(),
-        kind: $('save-kind').value, queries: [this.query], options: {}});
+        queries: [this.query], ...storedKind($('save-kind').value)});
       $('save-dialog').close();
       const box = $('explore-notice');
       box.replaceChildren(`Saved “${w.title}” to ${name}. `, el('a', {href: `#/d/${dashboard}`, id: 'explore-saved-link'}, 'Open the dashboard'));

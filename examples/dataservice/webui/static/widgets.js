@@ -5,6 +5,7 @@
 import {AUTH_NEEDED, transient} from './api.js';
 import * as charts from './charts.js';
 import {drillQuery, drillStep, exploreHash, withPeriod} from './explore.js';
+import {shownKind} from './sankey.js';
 import {askCompare, compareButton, compareShift, download, toPNG} from './share.js';
 import {isLive, windowOf} from './period.js';
 import {onlyStatement} from './query.js';
@@ -69,7 +70,7 @@ export class Widgets {
   }
 
   card(w) {
-    const card = el('article', {class: 'card widget', 'data-id': w.id, 'data-kind': w.kind});
+    const card = el('article', {class: 'card widget', 'data-id': w.id, 'data-kind': shownKind(w)});
     card.classList.toggle('wide', w.kind !== 'number');
     const current = () => this.entries.get(w.id)?.widget || w;
     const open = el('button', {type: 'button', class: 'btn ghost explore-widget', title: 'Open in Explore'}, 'Explore');
@@ -193,7 +194,7 @@ export class Widgets {
   draw(entry) {
     if (!entry.results) return;
     const w = entry.widget;
-    charts.render(entry.body, w.kind, entry.results, entry.shapes, {
+    charts.render(entry.body, shownKind(w), entry.results, entry.shapes, {
       unit: w.options?.unit || '',
       tooltip: $('tooltip'),
       win: entry.win,
