@@ -145,7 +145,7 @@
 // clicked key of BY replaced by the next of application, server.ip, server.port, client.ip,
 // protocol, client.port it neither groups nor filters by, and the same period. Explore shows
 // the drill-down path (the widget's title or Start, then each step's filters) as buttons back.
-// A widget's CSV button downloads its answer and its PNG button a picture of it as shown
+// A widget's CSV button downloads its answer and its PNG button (all but numbers) a picture of it as shown
 // (static/share.js: the charts' SVG, their styles written in, drawn as data: images on a canvas
 // with the texts and swatches, at twice the size on screen; no library); the dashboard's Copy
 // link copies its address; a time series' Compare overlays the total of the period before, then
@@ -212,7 +212,10 @@
 // the server's errors. recovery_browser_test.go restarts the service as SIGTERM does, on the
 // same data directory and address, under a dashboard open in a tab over the WebSocket and one
 // over HTTP streaming, and sees every widget keep its answer, say it is reconnecting, and resume
-// without a reload. console_browser_test.go picks presets and a custom period and checks every
+// without a reload. cut_browser_test.go puts a TCP proxy between the browser and the service
+// and stops it passing bytes (connections stay open, as in a network cut): both tabs' widgets
+// say they are reconnecting once their connections are silent for 30 s, keep their answers, and
+// resume once bytes pass again. console_browser_test.go picks presets and a custom period and checks every
 // widget's accumulated_time follows, zooms by dragging, drills down from a bar, a slice (by
 // keyboard), a row and a legend entry into Explore, completes and runs a query, shows it as each
 // kind, saves it as a widget, marks a mistake, calls echo and list-dashboards from the API

@@ -105,7 +105,9 @@ export class Widgets {
         else this.draw(entry);
       }));
     }
-    tools.append(csv, png, open, edit, del);
+    tools.append(csv);
+    if (w.kind !== 'number') tools.append(png); // a number's card is narrow: its title comes first
+    tools.append(open, edit, del);
     const head = el('div', {class: 'widget-head'});
     head.append(el('h3', {title: w.title}, w.title), tools);
     const body = el('div', {class: 'widget-body'});
