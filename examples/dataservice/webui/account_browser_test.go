@@ -99,12 +99,25 @@ func testAccount(t *testing.T, browser context.Context, srv *httptest.Server) {
 		}
 		p.do(chromedp.Click(chromedp.CSS("#user-dialog [data-close]")), chromedp.WaitNotVisible(chromedp.CSS("#user-dialog")))
 
+		// The role select sets viewer's role, as list-users then answers; the own row has none.
+		if got := p.eval(`String(!!document.querySelector('tr[data-user="admin"] .role-select'))`); got != "false" {
+			t.Errorf("the signed-in user's row offers to change their own role")
+		}
+		p.setRole("viewer", "read-only")
+		p.poll(`document.getElementById('users-error').textContent === '“viewer” is now Read-only.'`)
+		if got := userRole(t, srv, "viewer"); got != "read-only" {
+			t.Errorf("list-users answers viewer's role %q after the page set read-only", got)
+		}
+		p.reshow("#/users", "#users-view")
+		p.poll(`document.querySelector('tr[data-user="viewer"] .role-select')?.value === 'read-only'`)
+		p.screenshot(filepath.Join(shotDir(t), "users.png"))
+
 		// viewer is no administrator: no Users in the menu, and #/users shows the dashboards.
 		p.signOut()
 		p.signInAgain("viewer", "viewer-password", "#list-view")
 		p.do(chromedp.Click(chromedp.CSS("#account-menu summary")), chromedp.WaitVisible(chromedp.CSS("#keys-link")))
-		if got := p.eval(`String(document.getElementById('users-link').hidden)`); got != "true" {
-			t.Errorf("a user who is no administrator sees Users in the menu")
+		if got := p.eval(`String(document.getElementById('users-link').hidden && document.getElementById('audit-link').hidden)`); got != "true" {
+			t.Errorf("a user who is no administrator sees Users or Audit trail in the menu")
 		}
 		if got := p.eval(isAdminJS); got != "false" {
 			t.Errorf("isAdmin is %s for viewer", got)
@@ -112,8 +125,10 @@ func testAccount(t *testing.T, browser context.Context, srv *httptest.Server) {
 		// A tab opened afresh (nothing in session storage) learns the name from whoami.
 		p.do(chromedp.Evaluate[chromedp.Void](`sessionStorage.removeItem('user')`), chromedp.Reload())
 		p.poll(`document.getElementById('user-name').textContent === 'viewer' && !document.getElementById('list-view').hidden`)
-		p.do(chromedp.Evaluate[chromedp.Void](`location.hash = '#/users'`))
-		p.poll(`location.hash === '#/' && !document.getElementById('list-view').hidden`)
+		for _, hash := range []string{"#/users", "#/audit"} {
+			p.do(chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`location.hash = %q`, hash)))
+			p.poll(`location.hash === '#/' && !document.getElementById('list-view').hidden`)
+		}
 		p.signOut()
 		p.do(chromedp.Evaluate[chromedp.Void](`location.hash = '#/users'`))
 		p.signInAgain("admin", adminPassword, "#users-view")
@@ -127,6 +142,63 @@ func testAccount(t *testing.T, browser context.Context, srv *httptest.Server) {
 			chromedp.Click(chromedp.CSS("#confirm-ok")),
 		)
 		p.poll(`!document.querySelector('tr[data-user="viewer"]') && !!document.querySelector('tr[data-user="admin"]')`)
+	})
+
+	t.Run("audit", func(t *testing.T) {
+		p := &page{t: t, ctx: tab}
+		// More events than a page holds: a user whose role changes 60 times.
+		s := newSession(t, srv)
+		ctx := context.Background()
+		if _, err := client.Call(ctx, s, authapi.CreateUser, authapi.CreateUserArgs{User: "audited", Password: "audited-password"}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 60 {
+			role := []authapi.Role{"read-only", "user"}[i%2]
+			if _, err := client.Call(ctx, s, authapi.SetRole, authapi.RoleArgs{User: "audited", Role: role}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var events []api.AuditEvent
+		if err := s.Call(ctx, "list-audit", map[string]any{"limit": 1000}, &events); err != nil {
+			t.Fatal(err)
+		}
+		if len(events) <= 50 {
+			t.Fatalf("list-audit answers %d events, want more than a page", len(events))
+		}
+
+		p.openMenu("#audit-link", "#audit-view")
+		p.poll(`document.querySelectorAll('#audit-body tr').length === 50 && !document.getElementById('audit-more').hidden`)
+		if got, want := p.eval(`document.querySelector('#audit-body tr').dataset.id`), fmt.Sprint(events[0].ID); got != want {
+			t.Errorf("the first row is event %s, want the newest, %s", got, want)
+		}
+		if got := p.text(`#audit-body tr:first-child .details`); got != "role: user, user: audited" {
+			t.Errorf("the newest event's details read %q", got)
+		}
+		p.screenshot(filepath.Join(shotDir(t), "audit.png"))
+		p.do(chromedp.Click(chromedp.CSS("#audit-more")))
+		p.poll(fmt.Sprintf(`document.querySelectorAll('#audit-body tr').length === %d`, min(len(events), 100)))
+		if len(events) < 100 {
+			p.poll(`document.getElementById('audit-more').hidden`)
+		}
+		ids := strings.Fields(p.eval(`[...document.querySelectorAll('#audit-body tr')].map(r => r.dataset.id).join(' ')`))
+		for i, id := range ids {
+			if id != fmt.Sprint(events[i].ID) {
+				t.Fatalf("row %d is event %s, want %d (list-audit's order, no event twice or missing)", i, id, events[i].ID)
+			}
+		}
+		// The page's own changes are there: viewer created, made read-only, deleted.
+		var actions []string
+		for _, e := range events {
+			if strings.Contains(string(e.Details), `"viewer"`) {
+				actions = append(actions, e.Action)
+			}
+		}
+		if got := strings.Join(actions, " "); got != "delete-user set-role create-user" {
+			t.Errorf("the audit trail has %q for viewer, want delete-user set-role create-user", got)
+		}
+		p.colorScheme("dark")
+		p.screenshot(filepath.Join(shotDir(t), "audit-dark.png"))
+		p.colorScheme("light")
 	})
 
 	t.Run("late answers", func(t *testing.T) {
@@ -275,7 +347,29 @@ func (p *page) createUser(name, password string) {
 		chromedp.Click(chromedp.CSS("#user-save")),
 		chromedp.WaitNotVisible(chromedp.CSS("#user-dialog")),
 	)
-	p.poll(fmt.Sprintf(`document.querySelector('tr[data-user=%q] .badge')?.textContent === 'User'`, name))
+	p.poll(fmt.Sprintf(`document.querySelector('tr[data-user=%q] .role-select')?.value === 'user'`, name))
+}
+
+// setRole picks a user's role in its select.
+func (p *page) setRole(user, role string) {
+	p.t.Helper()
+	sel := fmt.Sprintf(`tr[data-user=%q] .role-select`, user)
+	p.do(chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(s => { s.value = %q; s.dispatchEvent(new Event('change')); })(document.querySelector(%q))`, role, sel)))
+}
+
+// userRole asks list-users from Go for a user's role.
+func userRole(t *testing.T, srv *httptest.Server, user string) string {
+	t.Helper()
+	var users []authapi.UserInfo
+	if err := newSession(t, srv).Call(context.Background(), "list-users", nil, &users); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range users {
+		if u.User == user {
+			return string(u.Role)
+		}
+	}
+	return ""
 }
 
 // setSetting types a value in a setting's field and saves the form.

@@ -110,6 +110,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("account", func(t *testing.T) { testAccount(t, browser, srv) })
 	t.Run("console", func(t *testing.T) { testConsole(t, browser, srv) })
 	t.Run("state", func(t *testing.T) { testState(t, browser, srv) })
+	t.Run("share", func(t *testing.T) { testShare(t, browser, srv) })
 }
 
 // openTab opens a tab with a browser context of its own (no cookies of other tabs), closed at

@@ -1,7 +1,7 @@
 // Package webui serves the data service's web page: a sign-in form, the dashboards, and their
 // widgets drawn live from the query function over a period the user picks; Explore, for a
 // question no widget answers yet; the API reference; the flow collector's status; and, from the account menu under the
-// user's name, API keys, password, users (administrators only) and settings.
+// user's name, API keys, password, users and their roles, the audit trail (administrators only) and settings.
 //
 // The page is plain HTML, CSS and JavaScript embedded in the binary with go:embed: there is no
 // build step, no framework and no chart library, and the browser loads nothing but the page's
@@ -24,8 +24,9 @@
 //   - static/app.js: the views (sign-in, dashboard list, dashboard) and routing;
 //   - static/widgets.js: the open dashboard's widgets and their queries over its period;
 //   - static/widgeteditor.js: the widget editor;
+//   - static/share.js: Compare (an earlier period to overlay) and the CSV and PNG downloads;
 //   - static/account.js: the caller's API keys (#/keys) and password (#/password);
-//   - static/admin.js: users (#/users) and settings (#/settings);
+//   - static/admin.js: users and their roles (#/users), the audit trail (#/audit) and settings (#/settings);
 //   - static/ui.js: helpers the views share (elements, form errors, the confirmation dialog).
 //
 // # Sessions
@@ -47,13 +48,16 @@
 // left empty resets its key to the default, and an INVALID-ARGUMENT marks the field of the key
 // it names. Any signed-in user may use Settings, as set-config allows.
 //
-// Users (list-users, create-user with an admin checkbox, delete-user after a confirmation) is
-// for administrators: the page learns whether the user is one once per sign-in, from the admin
+// Users (list-users, create-user with a role, set-role from a select on each other user's row,
+// delete-user after a confirmation) and Audit trail (list-audit, 50 events at a time, newest
+// first; "Show older events" asks for the page before the smallest id shown) are for
+// administrators: the page learns whether the user is one once per sign-in, from the admin
 // flag of the user's row in list-users (the name is the one typed at sign-in, kept in session
 // storage). A tab without that name (opened afresh, with the session cookie) asks delete-user
 // for the user "", a name no user can have: an administrator gets NOT-FOUND and anyone else
-// PERMISSION-DENIED. Others see no Users in the menu, and #/users takes them to the dashboards.
-// Nobody deletes themselves: the user's own row has no Delete button.
+// PERMISSION-DENIED. Others see neither in the menu, and #/users or #/audit takes them to the
+// dashboards. Nobody deletes themselves or changes their own role: the user's own row has no
+// Delete button and shows its role as a badge.
 //
 // # Live transport
 //
@@ -92,7 +96,12 @@
 // records/s; a line per value, or stacked areas per key combination besides time(N), the nine
 // largest and "Other"; a panel per unit; the legend's swatch hides a series), bar (the first
 // value of the first statement's rows, at most twelve) and pie (the same, at most eight slices,
-// the rest as "other"). A time series' axis spans the period asked with ticks on round local
+// the rest as "other") and sankey (static/sankey.js: the first statement's keys besides time as
+// columns, e.g. BY client.ip, server.ip, application; each column's seven largest nodes and
+// "Other", as tall as their first value, and bands between neighbouring columns as wide as what
+// flows; a node or a band drills down by its keys). The service stores its own kinds only, so a
+// sankey widget is stored as a table with the option view "sankey" (other clients show its
+// table). A time series' axis spans the period asked with ticks on round local
 // times; time(N) point T is drawn over [T-N, T), buckets the period only partly covers are
 // left out and missing ones are zero between the first and last answered. Clocks are 24-hour.
 // A followed query the server ends (streams last an hour by default, then end with TIMEOUT)
@@ -116,8 +125,8 @@
 // # Explore
 //
 // #/explore?q=<query>&range=<preset> (or since/until, and kind=<chart kind> once one is chosen)
-// runs a query over a period and shows its answer as a table, time series, bar chart, pie chart
-// or number. The editor colours metrics, keys, layers, keywords, numbers and strings, and
+// runs a query over a period and shows its answer as a table, time series, bar chart, pie chart,
+// number or Sankey view (kind=sankey). The editor colours metrics, keys, layers, keywords, numbers and strings, and
 // completes names for the clause at the caret: keys after BY, layers after FROM, keys and
 // operators after WHERE, metrics and keywords elsewhere. The names come from list-fields, asked
 // once per sign-in, so a field the service adds (such as exporter) is highlighted and completed
@@ -136,9 +145,13 @@
 // clicked key of BY replaced by the next of application, server.ip, server.port, client.ip,
 // protocol, client.port it neither groups nor filters by, and the same period. Explore shows
 // the drill-down path (the widget's title or Start, then each step's filters) as buttons back.
-// A widget's CSV button downloads its answer; the dashboard's Copy link copies its address; a
-// time series' Compare overlays the total of the period before, dashed and moved forward. Each is a button for
-// the keyboard too: Tab reaches it, Enter or Space opens it. Inside Explore, drilling narrows
+// A widget's CSV button downloads its answer and its PNG button (all but numbers) a picture of it as shown
+// (static/share.js: the charts' SVG, their styles written in, drawn as data: images on a canvas
+// with the texts and swatches, at twice the size on screen; no library); the dashboard's Copy
+// link copies its address; a time series' Compare overlays the total of the period before, then
+// (clicked again) of the same period last week, dashed and moved forward, named so in the
+// tooltip; a third click stops. Explore offers Compare (time series) and PNG too. Each is a
+// button for the keyboard too: Tab reaches it, Enter or Space opens it. Inside Explore, drilling narrows
 // the query in place.
 //
 // # API reference

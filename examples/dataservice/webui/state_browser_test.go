@@ -100,6 +100,9 @@ func testState(t *testing.T, browser context.Context, srv *httptest.Server) {
 	if zero != "" {
 		t.Errorf("the previous hour's overlay is not zero: %s", zero)
 	}
+	// Clicked again it compares with the same period last week, then with nothing.
+	p.do(chromedp.Click(chromedp.CSS(series + " .compare-widget")))
+	p.poll(fmt.Sprintf(`document.querySelector('%s path.previous title')?.textContent === 'Same period last week, moved forward'`, series))
 	p.do(chromedp.Click(chromedp.CSS(series + " .compare-widget")))
 	p.poll(fmt.Sprintf(`!document.querySelector('%s path.previous') && document.querySelector('%s .compare-widget').getAttribute('aria-pressed') === 'false'`, series, series))
 

@@ -1,7 +1,8 @@
-// admin.js: the service's users (#/users) and settings (#/settings), administrators only, as
-// list-users and get-config allow.
+// admin.js: the service's users and their roles (#/users), the audit trail (#/audit) and
+// settings (#/settings), administrators only, as list-users, list-audit and get-config allow.
 
 import {argumentError, actionCell} from './account.js';
+import {AUTH_NEEDED} from './api.js';
 import {$, el, busy, confirmAction, formatDate, showFormError} from './ui.js';
 
 // SETTINGS are the configuration keys the page explains, with their defaults; a key get-config
@@ -16,6 +17,18 @@ const SETTINGS = {
 
 // shown is a configuration value as its field shows it: a string as is, a number as digits.
 const shown = (v) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+// ROLES are the roles set-role and create-user take, with their names in the page.
+const ROLES = {'read-only': 'Read-only', 'user': 'User', 'administrator': 'Administrator'};
+
+// AUDIT_PAGE is how many events of the audit trail the page asks for at a time.
+const AUDIT_PAGE = 50;
+
+// describeDetails writes an audit event's details (a JSON object) as "key: value" pairs.
+export function describeDetails(d) {
+  if (!d || typeof d !== 'object') return d == null ? '' : String(d);
+  return Object.entries(d).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ');
+}
 
 // whoami asks the server who the signed-in user is: {user, role, admin, token, key_name,
 // expires, ends} (the function whoami, API 1.2), rather than inferring it from what other calls
@@ -39,19 +52,24 @@ export class Admin {
     $('new-user').addEventListener('click', () => this.openUserForm());
     $('user-form').addEventListener('submit', (ev) => this.createUser(ev));
     $('settings-form').addEventListener('submit', (ev) => this.saveSettings(ev));
+    $('audit-more').addEventListener('click', () => this.showAudit(true));
+    this.audit = []; // the events shown, newest first
   }
 
-  // showUsers lists the users.
+  // showUsers lists the users, each other user's role in a select that sets it (set-role).
   async showUsers() {
     const users = await this.api.call('list-users');
+    showFormError('users-error', '');
     $('users-body').replaceChildren(...users.map((u) => {
       const tr = el('tr', {'data-user': u.user});
-      const names = {'administrator': 'Administrator', 'user': 'User', 'read-only': 'Read-only'};
-      const role = el('span', {class: `badge${u.admin ? ' admin' : ''}`}, names[u.role] || u.role);
+      const roleCell = el('td');
       let action;
       if (u.user === this.user()) {
+        // Nobody changes their own role or deletes themselves.
+        roleCell.append(el('span', {class: `badge${u.admin ? ' admin' : ''}`}, ROLES[u.role] || u.role));
         action = el('span', {class: 'muted small'}, 'You');
       } else {
+        roleCell.append(this.roleSelect(u));
         action = el('button', {type: 'button', class: 'btn ghost small danger-text delete-user'}, 'Delete');
         action.addEventListener('click', () => confirmAction('Delete user?',
           `“${u.user}” will be deleted, and their sessions and API keys end at once.`,
@@ -60,11 +78,59 @@ export class Admin {
             await this.showUsers();
           }));
       }
-      const roleCell = el('td');
-      roleCell.append(role);
       tr.append(el('td', {class: 'name'}, u.user), roleCell, el('td', {}, formatDate(u.created)), actionCell(action));
       return tr;
     }));
+  }
+
+  // roleSelect is a select of user u's role that calls set-role when changed, and goes back to
+  // the role the server holds when it refuses.
+  roleSelect(u) {
+    const sel = el('select', {class: 'role-select', 'aria-label': `Role of ${u.user}`});
+    for (const [role, name] of Object.entries(ROLES)) sel.append(el('option', {value: role}, name));
+    sel.value = u.role;
+    let held = u.role;
+    sel.addEventListener('change', async () => {
+      sel.disabled = true;
+      showFormError('users-error', '');
+      try {
+        const info = await this.api.call('set-role', {user: u.user, role: sel.value});
+        held = info.role || sel.value;
+        showFormError('users-error', `“${u.user}” is now ${ROLES[held] || held}.`, true);
+      } catch (e) {
+        sel.value = held;
+        if (e.code !== AUTH_NEEDED) showFormError('users-error', e.message);
+      } finally {
+        sel.disabled = false;
+      }
+    });
+    return sel;
+  }
+
+  // showAudit shows the newest events of the audit trail; with older, the page of events before
+  // the oldest shown (list-audit's before), added below them.
+  async showAudit(older = false) {
+    const args = {limit: AUDIT_PAGE};
+    if (older && this.audit.length) args.before = Math.min(...this.audit.map((e) => e.id));
+    const events = await this.api.call('list-audit', args);
+    this.audit = older ? [...this.audit, ...events] : events;
+    const rows = (older ? events : this.audit).map((e) => {
+      const who = e.key ? `${e.user} (key ${e.key})` : e.user;
+      const tr = el('tr', {'data-id': String(e.id)});
+      const action = el('td', {class: 'action'});
+      action.append(el('code', {}, e.action));
+      tr.append(el('td', {class: 'time'}, formatDate(e.time)), el('td', {class: 'name'}, who), action,
+        el('td', {class: 'address'}, e.address), el('td', {class: 'details'}, describeDetails(e.details)));
+      return tr;
+    });
+    if (older) $('audit-body').append(...rows);
+    else $('audit-body').replaceChildren(...rows);
+    const end = events.length < AUDIT_PAGE;
+    $('audit-more').hidden = end;
+    $('audit-empty').hidden = this.audit.length > 0;
+    $('audit-table').hidden = this.audit.length === 0;
+    $('audit-count').textContent = this.audit.length === 0 ? ''
+      : `Showing ${this.audit.length} event${this.audit.length === 1 ? '' : 's'}, newest first${end ? ': the oldest kept' : ''}.`;
   }
 
   openUserForm() {
@@ -77,7 +143,7 @@ export class Admin {
   async createUser(ev) {
     ev.preventDefault();
     const user = $('user-name-input').value.trim();
-    const args = {user, password: $('user-password-input').value, admin: $('user-admin-input').checked};
+    const args = {user, password: $('user-password-input').value, role: $('user-role-input').value};
     await busy('user-save', 'user-error', async () => {
       await this.api.call('create-user', args);
       $('user-dialog').close();

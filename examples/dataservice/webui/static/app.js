@@ -2,7 +2,7 @@
 // widgets.js) and its period, and the dashboard editor; explore.js, apiref.js, account.js and
 // admin.js hold the other views. Routes are in the URL fragment: #/ is the list, #/d/<id>[?range=6h] a dashboard
 // over a period, #/explore?q=... Explore, #/api the API reference, #/collector the flow
-// collector's status (collector.js), #/keys, #/password, #/users and #/settings the views of
+// collector's status (collector.js), #/keys, #/password, #/users, #/audit and #/settings the views of
 // the account menu.
 
 import {API, AUTH_NEEDED} from './api.js';
@@ -75,6 +75,7 @@ const MENU_VIEWS = {
   '#/keys': {crumb: 'API keys', view: 'keys-view', show: () => account.showKeys()},
   '#/password': {crumb: 'Password', view: 'password-view', show: () => account.showPassword()},
   '#/users': {crumb: 'Users', view: 'users-view', show: () => admin.showUsers(), adminOnly: true},
+  '#/audit': {crumb: 'Audit trail', view: 'audit-view', show: () => admin.showAudit(), adminOnly: true},
   '#/settings': {crumb: 'Settings', view: 'settings-view', show: () => admin.showSettings(), adminOnly: true},
 };
 
@@ -228,6 +229,7 @@ async function signedIn() {
   $('password-user').value = user; // for password managers
   $('users-link').hidden = !page.admin;
   $('settings-link').hidden = !page.admin;
+  $('audit-link').hidden = !page.admin;
 }
 
 function setCrumbs(names) {

@@ -7,6 +7,7 @@
 import {PALETTE, cell, div, legend, pickable, svgEl, svgText, truncate} from './draw.js';
 import {formatKey, formatValue} from './format.js';
 import {statements} from './query.js';
+import {drawSankey} from './sankey.js';
 import {drawTimeSeries} from './timeseries.js';
 
 export {PALETTE} from './draw.js';
@@ -71,8 +72,8 @@ function unitOf(tokens) {
 // dragged across a time series; win ({since, until}, Unix seconds) is the period asked, which a
 // time series' axis spans and a number's rates divide by; hidden is the set of series names a
 // time series' legend turned off and sort the order of a table's rows (both kept by the caller
-// across redrawings); previous ({results, shift}) the answer of the period shift seconds
-// earlier, which a time series overlays as a dashed total; onPick({statement, keys: [{name, value}]}) a bar, slice, table
+// across redrawings); previous ({results, shift, label}) the answer of the period shift seconds
+// earlier, which a time series overlays as a dashed total named label; onPick({statement, keys: [{name, value}]}) a bar, slice, table
 // row or legend entry clicked (or taken with Enter). el is emptied first; when the keyboard focus
 // was on one of its entries, the same entry of the new drawing takes it (live widgets redraw
 // every few seconds, and a keyboard user must not be thrown out of the chart each time).
@@ -113,9 +114,10 @@ function drawKind(el, kind, results, shapes, {unit = '', tooltip, onZoom, onPick
     case 'number': return drawNumber(el, sets, win);
     case 'table': return drawTable(el, sets, pick, sort);
     case 'timeseries': return drawTimeSeries(el, sets, {tooltip, pick, onZoom, win, hidden,
-      previous: previous && {sets: setsOf(previous.results, shapes, unit), shift: previous.shift}});
+      previous: previous && {sets: setsOf(previous.results, shapes, unit), shift: previous.shift, label: previous.label}});
     case 'bar': return drawBars(el, sets, pick);
     case 'pie': return drawPie(el, sets, pick);
+    case 'sankey': return drawSankey(el, sets, pick);
   }
   el.append(div('no-data', `Unknown kind ${kind}.`));
 }

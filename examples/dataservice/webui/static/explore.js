@@ -7,6 +7,8 @@ import * as charts from './charts.js';
 import {Editor} from './editor.js';
 import {Picker, bounds, fromParams, toParams, windowOf} from './period.js';
 import {filterEdits, literal, periodEdits, rewrite, statements} from './query.js';
+import {storedKind} from './sankey.js';
+import {askCompare, compareButton, download, toPNG} from './share.js';
 import {$, busy, caretLine, el, showFormError} from './ui.js';
 
 // KINDS are the ways the page draws an answer, as widgets do.
@@ -16,6 +18,7 @@ export const KINDS = [
   {kind: 'bar', label: 'Bar chart'},
   {kind: 'pie', label: 'Pie chart'},
   {kind: 'number', label: 'Number'},
+  {kind: 'sankey', label: 'Sankey'},
 ];
 
 // exploreHash is the address of Explore with query, period and, when chosen, the kind shown.
@@ -119,6 +122,35 @@ export class Explore {
       return b;
     }));
     $('explore-kinds').addEventListener('keydown', (ev) => this.arrowTabs(ev));
+    // Compare (a time series) overlays an earlier period; PNG downloads the answer as drawn.
+    this.compare = '';
+    this.compareButton = compareButton((mode) => {
+      this.compare = mode;
+      this.previous = null;
+      if (mode) this.askPrevious();
+      else this.draw();
+    });
+    const png = el('button', {type: 'button', class: 'btn ghost png-widget', title: 'Download the answer as a PNG picture'}, 'PNG');
+    png.addEventListener('click', async () => {
+      download('explore.png', await toPNG($('explore-chart'), {title: this.query}));
+    });
+    $('explore-tools').append(this.compareButton, png);
+  }
+
+  // askPrevious asks for the answer of the period Explore compares with, and draws it over.
+  async askPrevious() {
+    const mode = this.compare;
+    const win = this.results && windowOf(this.period, this.results[0]?.meta?.accumulated_time);
+    if (!mode || !win) return;
+    const query = this.query;
+    try {
+      const previous = await askCompare(this.api, query, win, mode);
+      if (this.compare !== mode || this.query !== query) return;
+      this.previous = previous;
+      this.draw();
+    } catch {
+      // no overlay: the answer itself stands
+    }
   }
 
   // show shows the view for the fragment's parameters, running the query they hold.
@@ -201,6 +233,8 @@ export class Explore {
     $('explore-result').hidden = false;
     $('explore-save').disabled = false;
     this.showKind(this.kind, false);
+    this.previous = null;
+    if (this.compare) this.askPrevious();
   }
 
   // showError shows an error; a QUERY-SYNTAX one is marked at its position in the query.
@@ -240,7 +274,9 @@ export class Explore {
     const chart = $('explore-chart');
     chart.dataset.kind = this.kind;
     this.hidden ??= new Set();
+    this.compareButton.hidden = this.kind !== 'timeseries';
     charts.render(chart, this.kind, this.results, this.shapes, {
+      previous: this.compare ? this.previous : null,
       tooltip: $('tooltip'),
       win: windowOf(this.period, this.results[0]?.meta?.accumulated_time),
       hidden: this.hidden,
@@ -290,7 +326,7 @@ export class Explore {
     const name = $('save-dashboard').selectedOptions[0]?.textContent;
     await busy('save-ok', 'save-error', async () => {
       const w = await this.api.call('create-widget', {dashboard, title: $('save-title').value.trim(),
-        kind: $('save-kind').value, queries: [this.query], options: {}});
+        queries: [this.query], ...storedKind($('save-kind').value)});
       $('save-dialog').close();
       const box = $('explore-notice');
       box.replaceChildren(`Saved “${w.title}” to ${name}. `, el('a', {href: `#/d/${dashboard}`, id: 'explore-saved-link'}, 'Open the dashboard'));

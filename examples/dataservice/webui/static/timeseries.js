@@ -93,6 +93,7 @@ export function drawTimeSeries(el, sets, {tooltip, pick, onZoom, win, hidden = n
   const units = [...new Set(series.map((s) => s.unit))];
   // The previous period: the total of its series per unit, moved forward by shift.
   const before = new Map();
+  const label = previous?.label || 'Previous period';
   if (previous) {
     for (const u of units) before.set(u, new Map()); // an empty answer: zero throughout
     for (const p of seriesOf(previous.sets).series) {
@@ -104,7 +105,7 @@ export function drawTimeSeries(el, sets, {tooltip, pick, onZoom, win, hidden = n
   const redraw = () => {
     el.replaceChildren();
     for (const unit of units) {
-      drawPanel(el, series.filter((s) => s.unit === unit), {tooltip, onZoom, win, hidden, before: before.get(unit)});
+      drawPanel(el, series.filter((s) => s.unit === unit), {tooltip, onZoom, win, hidden, before: before.get(unit), label});
     }
     el.append(legend(series, pick, hidden, redraw));
     if (cut) el.append(div('cut-note', `Showing the ${cut.shown} largest of ${cut.of.toLocaleString('en')} series; the rest as Other.`));
@@ -140,7 +141,7 @@ function timesOf(series, {t0, t1, bucket}) {
   return whole.length ? whole : all;
 }
 
-function drawPanel(el, series, {tooltip, onZoom, win, hidden, before}) {
+function drawPanel(el, series, {tooltip, onZoom, win, hidden, before, label}) {
   const shown = series.filter((s) => !hidden.has(s.name));
   const frame = frameOf(series, win);
   const {t0, t1, bucket} = frame;
@@ -210,7 +211,7 @@ function drawPanel(el, series, {tooltip, onZoom, win, hidden, before}) {
   if (prev.length) {
     const d = prev.map((p, j) => `${j ? 'L' : 'M'}${x(p.t + bucket / 2).toFixed(1)},${y(p.v).toFixed(1)}`).join('');
     const line = svgEl('path', {class: 'previous', d});
-    line.append(svgEl('title', {}, 'The previous period, moved forward'));
+    line.append(svgEl('title', {}, `${label}, moved forward`));
     svg.append(line);
   }
   const cursor = svgEl('line', {class: 'cursor', y1: pad.t, y2: H - pad.b, visibility: 'hidden'});
@@ -218,7 +219,7 @@ function drawPanel(el, series, {tooltip, onZoom, win, hidden, before}) {
   const head = div('panel-unit', unit);
   el.append(head, svg);
   const box = {x, t0, t1, W, H, pad};
-  if (tooltip) hover(svg, cursor, layers, times, bucket, box, tooltip, unit, stacked, before);
+  if (tooltip) hover(svg, cursor, layers, times, bucket, box, tooltip, unit, stacked, before, label);
   if (onZoom) zoom(svg, box, onZoom);
 }
 
@@ -293,7 +294,7 @@ function zoom(svg, {t0, t1, W, H, pad}, onZoom) {
 
 // hover shows the values of the bucket under the pointer, with their units (and the total of
 // a stack).
-function hover(svg, cursor, layers, times, bucket, {x, t0, t1, W, pad}, tip, unit, stacked, before) {
+function hover(svg, cursor, layers, times, bucket, {x, t0, t1, W, pad}, tip, unit, stacked, before, label) {
   if (!times.length) return;
   svg.addEventListener('pointermove', (ev) => {
     const box = svg.getBoundingClientRect();
@@ -318,7 +319,7 @@ function hover(svg, cursor, layers, times, bucket, {x, t0, t1, W, pad}, tip, uni
     }
     if (rows.length > 12) lines.push(div('muted', `showing 12 of ${rows.length}`));
     if (stacked && rows.length > 1) lines.push(div('tip-total', `Total: ${formatValue(sum, unit)}`));
-    if (before) lines.push(div('tip-previous', `Previous period: ${formatValue(before.get(t) ?? 0, unit)}`));
+    if (before) lines.push(div('tip-previous', `${label}: ${formatValue(before.get(t) ?? 0, unit)}`));
     tip.replaceChildren(...lines);
     tip.hidden = false;
     tip.style.left = `${Math.max(8, Math.min(ev.clientX + 14, innerWidth - tip.offsetWidth - 8))}px`;

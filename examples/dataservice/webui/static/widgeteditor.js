@@ -1,6 +1,7 @@
 // widgeteditor.js: the editor of a widget (a dialog): title, kind, unit and queries, the
 // fields of the query language, and a QUERY-SYNTAX error shown under the query it is in.
 
+import {shownKind, storedKind} from './sankey.js';
 import {$, el, busy, caretLine, showFormError} from './ui.js';
 
 // EXAMPLES are the query shown in an empty editor, per kind.
@@ -10,6 +11,7 @@ const EXAMPLES = {
   bar: 'traffic BY application TOP 10',
   pie: 'traffic BY protocol',
   table: 'traffic, packets BY server.ip TOP 20',
+  sankey: 'traffic BY client.ip, server.ip, application',
 };
 
 // WidgetEditor edits widgets over api; fields() gives list-fields' answer, dashboard() the open
@@ -30,7 +32,7 @@ export class WidgetEditor {
     this.editing = w || null;
     $('widget-dialog-title').textContent = w ? 'Edit widget' : 'New widget';
     $('widget-title').value = w?.title || '';
-    $('widget-kind').value = w?.kind || 'number';
+    $('widget-kind').value = w ? shownKind(w) : 'number';
     $('widget-unit').value = w?.options?.unit || '';
     $('widget-queries').replaceChildren();
     for (const q of w?.queries || ['']) this.addQueryField(q);
@@ -91,11 +93,11 @@ export class WidgetEditor {
     ev.preventDefault();
     const queries = [...document.querySelectorAll('#widget-queries textarea')].map((t) => t.value.trim() || t.placeholder);
     const unit = $('widget-unit').value;
+    const {unit: _, ...kept} = this.editing?.options || {}; // options the editor does not show stay
     const args = {
       title: $('widget-title').value.trim(),
-      kind: $('widget-kind').value,
       queries,
-      options: unit ? {unit} : {},
+      ...storedKind($('widget-kind').value, unit ? {...kept, unit} : kept),
     };
     const w = this.editing;
     await busy('widget-save', 'widget-error', async () => {

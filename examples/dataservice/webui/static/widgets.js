@@ -5,6 +5,8 @@
 import {AUTH_NEEDED, transient} from './api.js';
 import * as charts from './charts.js';
 import {drillQuery, drillStep, exploreHash, withPeriod} from './explore.js';
+import {shownKind} from './sankey.js';
+import {askCompare, compareButton, compareShift, download, toPNG} from './share.js';
 import {isLive, windowOf} from './period.js';
 import {onlyStatement} from './query.js';
 import {$, el, confirmAction} from './ui.js';
@@ -68,7 +70,7 @@ export class Widgets {
   }
 
   card(w) {
-    const card = el('article', {class: 'card widget', 'data-id': w.id, 'data-kind': w.kind});
+    const card = el('article', {class: 'card widget', 'data-id': w.id, 'data-kind': shownKind(w)});
     card.classList.toggle('wide', w.kind !== 'number');
     const current = () => this.entries.get(w.id)?.widget || w;
     const open = el('button', {type: 'button', class: 'btn ghost explore-widget', title: 'Open in Explore'}, 'Explore');
@@ -87,23 +89,25 @@ export class Widgets {
       if (!entry?.results) return;
       download(`${current().title || 'widget'}.csv`, charts.toCSV(entry.results, entry.shapes), 'text/csv');
     });
+    const png = el('button', {type: 'button', class: 'btn ghost png-widget', title: 'Download the widget as a PNG picture'}, 'PNG');
+    png.addEventListener('click', async () => {
+      download(`${current().title || 'widget'}.png`, await toPNG(this.entries.get(w.id)?.card || png.closest('.widget'), {skip: '.widget-tools'}));
+    });
     const tools = el('div', {class: 'widget-tools'});
     if (w.kind === 'timeseries') {
-      // Compare overlays the period before this one, as a dashed total.
-      const compare = el('button', {type: 'button', class: 'btn ghost compare-widget', 'aria-pressed': 'false',
-        title: 'Overlay the previous period'}, 'Compare');
-      compare.addEventListener('click', () => {
+      // Compare overlays the period before this one, or the same period last week, as a dashed total.
+      tools.append(compareButton((mode) => {
         const entry = this.entries.get(w.id);
         if (!entry) return;
-        entry.compare = !entry.compare;
-        compare.setAttribute('aria-pressed', String(entry.compare));
+        entry.compare = mode;
         entry.previous = null;
-        if (entry.compare) this.previous(entry);
+        if (mode) this.previous(entry);
         else this.draw(entry);
-      });
-      tools.append(compare);
+      }));
     }
-    tools.append(csv, open, edit, del);
+    tools.append(csv);
+    if (w.kind !== 'number') tools.append(png); // a number's card is narrow: its title comes first
+    tools.append(open, edit, del);
     const head = el('div', {class: 'widget-head'});
     head.append(el('h3', {title: w.title}, w.title), tools);
     const body = el('div', {class: 'widget-body'});
@@ -173,18 +177,18 @@ export class Widgets {
       {onChunk: show, onError: fail, onState: setState});
   }
 
-  // previous asks for the answer of the period before the widget's (once a minute at most,
-  // the past changing little) and draws it over the widget's own.
+  // previous asks for the answer of the period the widget compares with (once a minute at
+  // most, the past changing little) and draws it over the widget's own.
   previous(entry) {
     const win = entry.win;
-    if (!win || entry.previousBusy) return;
-    const shift = win.until - win.since;
-    if (entry.previous?.shift === shift && Date.now() - entry.previous.at < 60000) return;
+    const mode = entry.compare;
+    if (!win || !mode || entry.previousBusy) return;
+    if (entry.previous?.mode === mode && entry.previous.shift === compareShift(mode, win) &&
+      Date.now() - entry.previous.at < 60000) return;
     entry.previousBusy = true;
-    const expr = withPeriod(entry.expr, {since: win.since - shift, until: win.until - shift}).text;
-    this.api.call('query', {expr}).then((results) => {
-      if (!entry.compare) return;
-      entry.previous = {results, shift, at: Date.now()};
+    askCompare(this.api, entry.expr, win, mode).then((previous) => {
+      if (entry.compare !== mode) return;
+      entry.previous = {...previous, at: Date.now()};
       this.draw(entry);
     }, () => {}).finally(() => { entry.previousBusy = false; }); // no overlay this time: the widget's own answer stands
   }
@@ -192,7 +196,7 @@ export class Widgets {
   draw(entry) {
     if (!entry.results) return;
     const w = entry.widget;
-    charts.render(entry.body, w.kind, entry.results, entry.shapes, {
+    charts.render(entry.body, shownKind(w), entry.results, entry.shapes, {
       unit: w.options?.unit || '',
       tooltip: $('tooltip'),
       win: entry.win,
@@ -210,14 +214,4 @@ export class Widgets {
       },
     });
   }
-}
-
-// download hands text to the browser as a file called name.
-function download(name, text, type) {
-  const url = URL.createObjectURL(new Blob([text], {type}));
-  const a = el('a', {href: url, download: name.replace(/[\\/:*?"<>|]+/g, '_')});
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10000);
 }

@@ -1,0 +1,195 @@
+package webui_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowserNetworkCut cuts the network between the browser and the service without closing
+// anything, as a pulled cable or a dead router does: a TCP proxy between them stops passing
+// bytes. Nothing tells the page; it must take its connections, silent for 30 s, for dead,
+// show every widget reconnecting with its last answer, and resume once bytes pass again,
+// over the WebSocket and over HTTP streaming alike, without a reload.
+func TestBrowserNetworkCut(t *testing.T) {
+	chrome := findChromium(t)
+	srv, _ := startService(t)
+	ingestKnown(t, srv)
+	target, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := startCutProxy(t, target.Host)
+	base := "https://" + proxy.addr()
+	browser := startBrowser(t, chrome)
+	shots := shotDir(t)
+
+	ws, wsProblems := openTab(t, browser)
+	ws.signIn(base + "/?live=ws")
+	ws.createDashboard("Cut")
+	widgets := []struct{ title, kind, query string }{
+		{"Traffic", "number", "traffic"},
+		{"Traffic over time", "timeseries", "traffic BY time(60) WHERE client.ip IN " + knownClients},
+		{"Servers", "table", "traffic BY server.ip TOP 10"},
+	}
+	for _, w := range widgets {
+		ws.addWidget(w.title, w.kind, w.query)
+	}
+	dashboard := ws.eval(`location.hash`)
+	httpTab, httpProblems := openTab(t, browser)
+	httpTab.signIn(base + "/?live=http")
+	httpTab.goTo(dashboard)
+	tabs := map[string]*page{"ws": ws, "http": httpTab}
+	allLive := fmt.Sprintf(`(() => { const u = [...document.querySelectorAll('.widget-foot .updated')];
+		return u.length === %d && u.every(e => e.textContent.startsWith('Updated')) &&
+			!document.querySelector('.widget.reconnecting'); })()`, len(widgets))
+	for _, p := range tabs {
+		p.poll(allLive + ` && [...document.querySelectorAll('#widget-grid .widget-body')].every(b => b.querySelector('svg, .big-value, table'))`)
+	}
+
+	proxy.freeze()
+	cut := time.Now()
+	for name, p := range tabs {
+		p.pollLong(fmt.Sprintf(`document.querySelectorAll('.widget.reconnecting').length === %d`, len(widgets)), time.Minute)
+		t.Logf("%s: every widget said it was reconnecting %.1f s after the cut", name, time.Since(cut).Seconds())
+		if got := p.eval(`String([...document.querySelectorAll('#widget-grid .widget-body')].filter(b => b.querySelector('svg, .big-value, table')).length)`); got != fmt.Sprint(len(widgets)) {
+			t.Errorf("%s: %s of %d widgets still show their answer during the cut", name, got, len(widgets))
+		}
+		if got := p.eval(`[...document.querySelectorAll('.widget-error')].map(e => e.textContent).join(' | ')`); got != "" {
+			t.Errorf("%s: widgets show errors during the cut: %s", name, got)
+		}
+		if got := p.text("#live-state"); got != "Reconnecting…" {
+			t.Errorf("%s: the live state says %q during the cut", name, got)
+		}
+	}
+	ws.screenshot(filepath.Join(shots, "cut-reconnecting.png"))
+
+	proxy.resume()
+	back := time.Now()
+	for name, p := range tabs {
+		since := p.eval(`String(Date.now())`)
+		p.pollLong(allLive+fmt.Sprintf(` && [...document.querySelectorAll('.widget-foot .updated')].every(e => +e.dataset.at > %s)`, since), time.Minute)
+		t.Logf("%s: every widget answered again %.1f s after the network was back", name, time.Since(back).Seconds())
+		if got := p.text("#live-state"); got != "Live" {
+			t.Errorf("%s: the live state says %q after the cut", name, got)
+		}
+	}
+	ws.screenshot(filepath.Join(shots, "cut-resumed.png"))
+	for name, problems := range map[string]func() []string{"ws": wsProblems, "http": httpProblems} {
+		var msgs []string
+		for _, m := range problems() {
+			// The browser may log the connections it gave up on.
+			if !strings.Contains(m, "net::ERR_") && !strings.Contains(m, "WebSocket connection to") {
+				msgs = append(msgs, m)
+			}
+		}
+		if len(msgs) > 0 {
+			t.Errorf("%s: the page logged problems:\n%s", name, strings.Join(msgs, "\n"))
+		}
+	}
+}
+
+// pollLong waits up to timeout until the expression is true.
+func (p *page) pollLong(js string, timeout time.Duration) {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, timeout+5*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingInterval(200*time.Millisecond),
+		chromedp.WithPollingTimeout(timeout))); err != nil {
+		p.t.Fatalf("browser: waiting for %s: %v", js, err)
+	}
+}
+
+// cutProxy passes TCP connections to a target, and while frozen passes no byte either way
+// (connections stay open, new ones are accepted and dialled), as a network cut does.
+type cutProxy struct {
+	ln     net.Listener
+	mu     sync.Mutex
+	frozen bool
+	thawed *sync.Cond
+}
+
+func startCutProxy(t *testing.T, target string) *cutProxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &cutProxy{ln: ln}
+	p.thawed = sync.NewCond(&p.mu)
+	var wg sync.WaitGroup
+	var conns sync.Map
+	t.Cleanup(func() {
+		ln.Close()
+		p.resume()
+		conns.Range(func(c, _ any) bool { c.(net.Conn).Close(); return true })
+		wg.Wait()
+	})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			conns.Store(c, true)
+			conns.Store(s, true)
+			wg.Add(2)
+			go func() { defer wg.Done(); p.pass(s, c) }()
+			go func() { defer wg.Done(); p.pass(c, s) }()
+		}
+	}()
+	return p
+}
+
+func (p *cutProxy) addr() string { return p.ln.Addr().String() }
+
+// pass copies from src to dst, holding each chunk while the proxy is frozen; it closes both
+// when either ends.
+func (p *cutProxy) pass(dst, src net.Conn) {
+	defer dst.Close()
+	defer src.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			p.mu.Lock()
+			for p.frozen {
+				p.thawed.Wait()
+			}
+			p.mu.Unlock()
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil { // io.EOF or a closed connection alike
+			return
+		}
+	}
+}
+
+func (p *cutProxy) freeze() {
+	p.mu.Lock()
+	p.frozen = true
+	p.mu.Unlock()
+}
+
+func (p *cutProxy) resume() {
+	p.mu.Lock()
+	p.frozen = false
+	p.thawed.Broadcast()
+	p.mu.Unlock()
+}
