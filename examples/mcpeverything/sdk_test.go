@@ -118,6 +118,16 @@ func TestGoSDKProgressLogsAndCancel(t *testing.T) {
 	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_tool_with_logging"}); err != nil {
 		t.Fatal(err)
 	}
+	// The SDK hands notifications to their handlers on its own goroutines: the last ones may
+	// reach them just after the call's answer.
+	arrived := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(progress) >= 4 && len(logs) >= 3
+	}
+	for deadline := time.Now().Add(10 * time.Second); !arrived() && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	mu.Lock()
 	if !slices.Equal(progress, []float64{0.25, 0.5, 0.75, 1}) {
 		t.Errorf("progress %v", progress)
