@@ -531,6 +531,39 @@ func testCharts(t *testing.T, browser context.Context, base string) {
 			}
 		})
 	}
+	// Wherever an answer is cut, the widget says how much: by the page (500 rows, 12 bars) or by
+	// the query's TOP (meta.groups).
+	rows := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `[["10.0.0.%d"],[%d]]`, i, 1000-i)
+		}
+		return "[" + b.String() + "]"
+	}
+	cuts := []struct {
+		name, kind, data, meta, want string
+	}{
+		{"table cut by TOP", "table", rows(3), `{"groups":214861}`, "Showing 3 of 214,861 rows."},
+		{"table cut by the page", "table", rows(501), `{}`, "Showing 500 of 501 rows."},
+		{"table whole", "table", rows(3), `{}`, ""},
+		{"bars cut by the page", "bar", rows(20), `{}`, "Showing 12 of 20 bars."},
+		{"bars cut by TOP", "bar", rows(5), `{"groups":40}`, "Showing 5 of 40 bars."},
+		{"pie cut by TOP", "pie", rows(5), `{"groups":40}`, "Showing 5 of 40 groups: shares are of these."},
+	}
+	for _, tt := range cuts {
+		t.Run("cut "+tt.name, func(t *testing.T) {
+			p := &page{t: t, ctx: tab}
+			js := fmt.Sprintf(`import('/charts.js').then(m => { const el = document.createElement('div');
+				m.render(el, %q, [{data: %s, meta: %s}], [{keys: ['client.ip'], values: [{name: 'traffic', unit: 'bytes'}]}]);
+				return [...el.querySelectorAll('.cut-note')].map(e => e.textContent).join(' | '); })`, tt.kind, tt.data, tt.meta)
+			if got := p.eval(js); got != tt.want {
+				t.Errorf("the %s's cut note reads %q, want %q", tt.kind, got, tt.want)
+			}
+		})
+	}
 	format := []struct {
 		value, unit, want string
 	}{

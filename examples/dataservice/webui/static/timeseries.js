@@ -41,7 +41,8 @@ function rate(unit, bucket) {
 // the service's time(N) point T covers [T-N, T), and a series keeps it by its start T-N.
 function seriesOf(sets) {
   const series = [];
-  let cut = null;
+  let cut = null; // series folded into Other
+  let dropped = null; // groups the service's TOP left out
   for (const s of sets) {
     const ti = Math.max(0, s.shape.keys.findIndex((k) => /^time/i.test(k)));
     const bucket = bucketOf(s.shape.keys[ti] || '');
@@ -63,6 +64,7 @@ function seriesOf(sets) {
       }
       const all = [...byName.values()].sort((a, b) => b.total - a.total);
       series.push(...all.slice(0, TOP));
+      if (s.groups > all.length) dropped = {shown: all.length, of: s.groups};
       if (all.length > TOP) {
         const rest = {name: 'Other', unit, bucket, points: new Map(), statement: s.index, stacked: true, keys: [], other: true};
         for (const l of all.slice(TOP)) for (const [t, v] of l.points) rest.points.set(t, (rest.points.get(t) || 0) + v);
@@ -78,7 +80,7 @@ function seriesOf(sets) {
       }
     }
   }
-  return {series, cut};
+  return {series, cut, dropped};
 }
 
 // drawTimeSeries draws sets in el. win ({since, until}, Unix seconds) is the period asked;
@@ -88,7 +90,7 @@ export function drawTimeSeries(el, sets, {tooltip, pick, onZoom, win, hidden = n
     el.append(div('no-data', 'A time series needs a time(N) key: add BY time(60).'));
     return;
   }
-  const {series, cut} = seriesOf(sets);
+  const {series, cut, dropped} = seriesOf(sets);
   series.forEach((s, i) => { s.colour = s.other ? '#94a3b8' : PALETTE[i % PALETTE.length]; });
   const units = [...new Set(series.map((s) => s.unit))];
   // The previous period: the total of its series per unit, moved forward by shift.
@@ -109,6 +111,7 @@ export function drawTimeSeries(el, sets, {tooltip, pick, onZoom, win, hidden = n
     }
     el.append(legend(series, pick, hidden, redraw));
     if (cut) el.append(div('cut-note', `Showing the ${cut.shown} largest of ${cut.of.toLocaleString('en')} series; the rest as Other.`));
+    if (dropped) el.append(div('cut-note', `The query's TOP kept ${dropped.shown.toLocaleString('en')} of ${dropped.of.toLocaleString('en')} series.`));
   };
   redraw();
 }
