@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 )
 
 const adminPassword = "browser-test-password"
@@ -38,11 +38,11 @@ const knownTotal = 1000*knownPoints*(knownPoints+1)/2 + 500*knownPoints
 // QUERY-SYNTAX message, sign out. It runs once with live queries over the WebSocket and once
 // over HTTP streaming; then the account menu's views (testAccount).
 func TestBrowser(t *testing.T) {
-	chrome := findChromium(t)
+	chrome := testenv.Chromium(t)
 	srv, hits := startService(t)
 	base := srv.URL
 	ingestKnown(t, srv)
-	browser := startBrowser(t, chrome)
+	browser := testenv.Browser(t, chrome)
 
 	t.Run("charts", func(t *testing.T) { testCharts(t, browser, base) })
 	for _, live := range []string{"ws", "http"} {
@@ -324,21 +324,6 @@ func checkRisingLine(t *testing.T, d string) {
 	}
 }
 
-// findChromium returns the browser's path, skipping the test when there is none (failing it
-// on CI).
-func findChromium(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("no Chromium on this machine: .ci/install-extras installs it")
-	}
-	t.Skip("no Chromium on this machine (apt-get install chromium): the browser test is skipped")
-	return ""
-}
-
 // startService opens the data service with demo traffic and serves it over HTTPS (HTTP/2,
 // as the real server does), counting the requests of each path.
 func startService(t *testing.T) (*httptest.Server, *requests) {
@@ -410,34 +395,6 @@ func call(t *testing.T, client *http.Client, base, fn string, args map[string]an
 			t.Fatal(err)
 		}
 	}
-}
-
-// startBrowser starts Chromium, headless, with a fresh profile, and returns its context.
-func startBrowser(t *testing.T, path string) context.Context {
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path),
-		chromedp.Headless,
-		chromedp.NoSandbox, // as root in a container
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.IgnoreCertErrors, // the test server's certificate is self-signed
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1440, 1000),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
-	if err := chromedp.Do(ctx); err != nil { // starts the browser; no timeout on this first call
-		t.Fatalf("starting %s: %v", path, err)
-	}
-	return ctx
 }
 
 // watchConsole collects the tab's console errors and exceptions (a Content-Security-Policy

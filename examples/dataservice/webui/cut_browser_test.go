@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 )
 
 // TestBrowserNetworkCut cuts the network between the browser and the service without closing
@@ -20,7 +21,7 @@ import (
 // show every widget reconnecting with its last answer, and resume once bytes pass again,
 // over the WebSocket and over HTTP streaming alike, without a reload.
 func TestBrowserNetworkCut(t *testing.T) {
-	chrome := findChromium(t)
+	chrome := testenv.Chromium(t)
 	srv, _ := startService(t)
 	ingestKnown(t, srv)
 	target, err := url.Parse(srv.URL)
@@ -29,7 +30,7 @@ func TestBrowserNetworkCut(t *testing.T) {
 	}
 	proxy := startCutProxy(t, target.Host)
 	base := "https://" + proxy.addr()
-	browser := startBrowser(t, chrome)
+	browser := testenv.Browser(t, chrome)
 	shots := shotDir(t)
 
 	ws, wsProblems := openTab(t, browser)

@@ -15,6 +15,7 @@ import (
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 )
 
 // TestBrowserRecovery restarts the service as an upgrade does (SIGTERM: the WebSocket's
@@ -24,13 +25,13 @@ import (
 // the service is away every widget keeps its last answer and says it is reconnecting, never
 // an error code; once the service answers again every widget resumes without a reload.
 func TestBrowserRecovery(t *testing.T) {
-	chrome := findChromium(t)
+	chrome := testenv.Chromium(t)
 	t.Setenv("SVC_ADMIN_PASSWORD", adminPassword)
 	svc := &restartable{t: t, dir: t.TempDir()}
 	svc.start()
 	insecure := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} // self-signed
 	ingestKnownAt(t, insecure, svc.url())
-	browser := startBrowser(t, chrome)
+	browser := testenv.Browser(t, chrome)
 	shots := shotDir(t)
 
 	ws, wsProblems := openTab(t, browser)
