@@ -445,6 +445,7 @@ func testCharts(t *testing.T, browser context.Context, base string) {
 			`[{"keys":["client.ip"],"values":[{"name":"traffic + packets","unit":""}]}]`},
 		{"traffic BY client.ip, time ( 300 ) SINCE @now-600;", `[{"keys":["client.ip","time(300)"],"values":[{"name":"traffic","unit":"bytes"}]}]`},
 		{"", `[]`},
+		{"p95(srt), srt, retrans BY application", `[{"keys":["application"],"values":[{"name":"p95(srt)","unit":"seconds"},{"name":"srt","unit":"seconds"},{"name":"retrans","unit":"count"}]}]`},
 	}
 	for _, tt := range describe {
 		t.Run("describe "+tt.expr, func(t *testing.T) {
@@ -521,6 +522,19 @@ func testCharts(t *testing.T, browser context.Context, base string) {
 			}
 		})
 	}
+	// A response time without samples in a bucket is a gap; a volume's missing bucket is zero.
+	for _, tt := range []struct{ name, unit, want string }{{"srt", "seconds", "2"}, {"traffic", "bytes", "1"}} {
+		t.Run("gaps "+tt.name, func(t *testing.T) {
+			p := &page{t: t, ctx: tab}
+			js := fmt.Sprintf(`import('/charts.js').then(m => { const el = document.createElement('div');
+				m.render(el, 'timeseries', [{data: [[[60],[0.04]],[[120],[0.05]],[[240],[0.06]]], meta: {}}],
+					[{keys: ['time(60)'], values: [{name: %q, unit: %q}]}], {win: {since: 0, until: 240}});
+				return String(el.querySelectorAll('path.series').length); })`, tt.name, tt.unit)
+			if got := p.eval(js); got != tt.want {
+				t.Errorf("a %s series with a missing bucket is drawn as %s lines, want %s", tt.unit, got, tt.want)
+			}
+		})
+	}
 	format := []struct {
 		value, unit, want string
 	}{
@@ -532,6 +546,11 @@ func testCharts(t *testing.T, browser context.Context, base string) {
 		{"0", "bytes", "0 B"},
 		{"null", "", "–"},
 		{"-1500", "", "-1.50k"},
+		{"0.0402", "seconds", "40.2 ms"},
+		{"0.00035", "seconds", "0.35 ms"},
+		{"0.01", "seconds", "10 ms"},
+		{"12.5", "seconds", "12.5 s"},
+		{"null", "seconds", "–"},
 	}
 	for _, tt := range format {
 		t.Run("format "+tt.value+" "+tt.unit, func(t *testing.T) {

@@ -18,6 +18,9 @@ const METRIC_UNITS = {
   'traffic': 'bytes', 'client.traffic': 'bytes', 'server.traffic': 'bytes',
   'packets': 'packets', 'client.packets': 'packets', 'server.packets': 'packets',
   'records': 'count',
+  'rtt': 'seconds', 'client.rtt': 'seconds', 'server.rtt': 'seconds',
+  'ct': 'seconds', 'srt': 'seconds', 'dtt': 'seconds', 'eurt': 'seconds',
+  'retrans': 'count', 'client.retrans': 'count', 'server.retrans': 'count', 'resets': 'count',
 };
 
 // describeQuery returns, for each statement of a query expression, the names of its keys and
