@@ -14,6 +14,7 @@ import (
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/client"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
 	"go.uber.org/zap"
@@ -29,7 +30,7 @@ func TestLogAndMetrics(t *testing.T) {
 	metrics := &transport.Metrics{}
 	reg := registry.New()
 	fnapi.MustRegisterBuiltins(reg)
-	pub := registry.Requires(registry.Public)
+	pub := registry.Requires(decl.Public)
 	reg.MustRegister("fail", func(context.Context) error { return errors.New("disk /var/db full") }, pub)
 	api, err := fnapi.New(reg, fnapi.WithLogger(zap.New(core)), fnapi.WithMetrics(metrics))
 	if err != nil {
@@ -105,7 +106,7 @@ func TestLogAndMetrics(t *testing.T) {
 func TestUnencodableResultIsLogged(t *testing.T) {
 	core, logs := observer.New(zapcore.InfoLevel)
 	reg := registry.New()
-	reg.MustRegister("nan", func() float64 { return math.NaN() }, registry.Requires(registry.Public))
+	reg.MustRegister("nan", func() float64 { return math.NaN() }, registry.Requires(decl.Public))
 	api, err := fnapi.New(reg, fnapi.WithLogger(zap.New(core)))
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 )
 
@@ -94,7 +95,7 @@ func BenchmarkLogin(b *testing.B) {
 func BenchmarkCall(b *testing.B) {
 	a, key, session := benchAuth(b)
 	reg := registry.New()
-	reg.MustRegister("public", func() int { return 1 }, registry.Requires(registry.Public))
+	reg.MustRegister("public", func() int { return 1 }, registry.Requires(decl.Public))
 	reg.MustRegister("private", func() int { return 1 })
 	api, err := fnapi.New(reg, fnapi.WithInterceptors(a.Interceptor()))
 	if err != nil {

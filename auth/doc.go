@@ -94,7 +94,7 @@
 //
 // Every user has a Role: RoleReadOnly ("read-only"), RoleUser ("user", the default) or
 // RoleAdmin ("administrator"), each allowed all the one before it is. A function states the
-// role it needs at registration with Requires (registry.RequiresRole underneath, shown by doc
+// role it needs at registration with registry.Requires(RoleAdmin) (shown by doc
 // as "role"); the Interceptor checks it after the token and before the arguments, and answers
 // PERMISSION-DENIED (HTTP 403, attributes path and role) to a caller below it. A function that
 // needs a token and names no role needs RoleUser, so that a function added without thought is

@@ -94,7 +94,7 @@ func versions(opts []registry.Option) ([]decl.Option, []registry.Option) {
 //     expiry (see [Whoami]). Read-only users too. An API that adds it after its first version
 //     says so with ForFunc("whoami", registry.Since(...)).
 func (a *Authenticator) Register(reg *registry.Registry, opts ...FuncOption) error {
-	reader, admin := Requires(RoleReadOnly), Requires(RoleAdmin)
+	reader, admin := registry.Requires(RoleReadOnly), registry.Requires(RoleAdmin)
 	logout := func(ctx context.Context, _ decl.None) (bool, error) { return a.logout(ctx) }
 	listUsers := func(ctx context.Context, _ decl.None) ([]UserInfo, error) { return a.listUsers(ctx) }
 	whoami := func(ctx context.Context, _ decl.None) (Whoami, error) { return a.whoami(ctx) }

@@ -2,7 +2,6 @@ package auth
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/fnapi/fnapi/auth/authapi"
 
@@ -22,17 +21,6 @@ const (
 
 // Roles lists the roles, from the least to the most allowed.
 var Roles = authapi.Roles
-
-// Requires is the registration option that makes a function need role r (at least): a caller
-// with a lesser role gets PERMISSION-DENIED (HTTP 403) from the Interceptor, before the
-// function's arguments are read. A function that needs a token and names no role needs
-// RoleUser: a read-only user calls only what is marked Requires(RoleReadOnly).
-func Requires(r Role) registry.Option {
-	if !r.Valid() {
-		return func(*registry.Func) error { return fmt.Errorf("auth: unknown role %q", r) }
-	}
-	return registry.RequiresRole(string(r))
-}
 
 // needs returns the role a call of f needs.
 func needs(f *registry.Func) Role {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/version"
 	"github.com/invopop/jsonschema"
@@ -249,12 +250,12 @@ func withDescription(s *jsonschema.Schema, d string) *jsonschema.Schema {
 
 // security returns the security requirements of a function with access a: one of the places
 // a token may travel (alternatives); none for a public function.
-func security(a registry.Access) []map[string][]string {
+func security(a decl.Access) []map[string][]string {
 	var names []string
 	switch a {
-	case registry.Public:
+	case decl.Public:
 		return nil
-	case registry.Session:
+	case decl.Session:
 		names = []string{schemeSessionCookie, schemeSessionQuery}
 	default:
 		names = []string{schemeSessionCookie, schemeSessionQuery, schemeKeyHeader, schemeKeyQuery}

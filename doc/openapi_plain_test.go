@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/doc"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/version"
@@ -24,7 +25,7 @@ type looseArgs struct {
 func TestOpenAPIHasNoBooleanSchemas(t *testing.T) {
 	t.Parallel()
 	reg := registry.New()
-	reg.MustRegister("loose", func(in looseArgs) []any { return nil }, registry.Requires(registry.Public))
+	reg.MustRegister("loose", func(in looseArgs) []any { return nil }, registry.Requires(decl.Public))
 	b, err := doc.OpenAPI(reg, version.MustParse("1.0"))
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/fnapi/fnapi/decl"
 )
 
 // Check verifies that every minor step of the registry's versions is compatible: from one
@@ -70,11 +72,11 @@ func compatible(f, g *Func, prev, next fmt.Stringer) []error {
 
 // strength orders the accesses from the least to the most demanding: Public, Token, Session.
 // (The constants' own order puts Public after Token, so that Token is the zero value.)
-func strength(a Access) int {
+func strength(a decl.Access) int {
 	switch a {
-	case Public:
+	case decl.Public:
 		return 0
-	case Session:
+	case decl.Session:
 		return 2
 	}
 	return 1

@@ -27,7 +27,7 @@ type Func struct {
 	// Until is the API version that removed or replaced it; nil while it is served.
 	Until *version.Version
 	// Access is the token the function needs.
-	Access Access
+	Access decl.Access
 	// MaxBody limits the request body of an HTTP call, in bytes (see MaxBody). Default:
 	// DefaultMaxBody.
 	MaxBody int64

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/version"
 	"go.uber.org/zap"
@@ -166,7 +167,7 @@ func (x *Exchange) Allowed(ctx context.Context, f *registry.Func) error {
 
 // allowed is the end of the probe chain: it answers what requireIdentity would.
 func allowed(ctx context.Context, c *registry.Call) (any, error) {
-	if c.Func.Access != registry.Public && c.Identity == nil {
+	if c.Func.Access != decl.Public && c.Identity == nil {
 		return nil, apierr.New(apierr.AuthenticationNeeded, "path", c.Func.Name)
 	}
 	return nil, nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/version"
 	"go.uber.org/zap"
@@ -53,7 +54,7 @@ func New(reg *registry.Registry, cfg Config) (*Handler, error) {
 // cancelled with an *apierr.Error as the cause ([context.WithCancelCause]) answers that error.
 func requireIdentity(next registry.Handler) registry.Handler {
 	return func(ctx context.Context, c *registry.Call) (any, error) {
-		if c.Func.Access != registry.Public && c.Identity == nil {
+		if c.Func.Access != decl.Public && c.Identity == nil {
 			return nil, apierr.New(apierr.AuthenticationNeeded, "path", c.Func.Name)
 		}
 		if c.ReadArgs != nil {

@@ -18,5 +18,5 @@ func (a *App) registerCollectorStatus(reg *registry.Registry) error {
 			return api.CollectorStatusResult{Listen: []api.CollectorSocket{}, Exporters: []api.ExporterStatus{}}, nil
 		}
 		return a.flows.Status(time.Now()), nil
-	}, auth.Requires(auth.RoleReadOnly), registry.ReadOnly())
+	}, registry.Requires(auth.RoleReadOnly), registry.ReadOnly())
 }

@@ -32,7 +32,7 @@ func Register(reg *registry.Registry, st state.Store, settings *Settings) error 
 	// the declaration's does not compile.
 	listDashboards := func(ctx context.Context, _ decl.None) ([]DashboardSummary, error) { return s.listDashboards(ctx) }
 	getConfig := func(context.Context, decl.None) (map[string]json.RawMessage, error) { return s.getConfig(), nil }
-	reader, user, admin := auth.Requires(auth.RoleReadOnly), auth.Requires(auth.RoleUser), auth.Requires(auth.RoleAdmin)
+	reader, user, admin := registry.Requires(auth.RoleReadOnly), registry.Requires(auth.RoleUser), registry.Requires(auth.RoleAdmin)
 	for _, err := range []error{
 		registry.Implement(reg, api.ListDashboards, listDashboards, reader, registry.ReadOnly()),
 		registry.Implement(reg, api.GetDashboard, s.getDashboard, reader, registry.ReadOnly()),

@@ -191,17 +191,17 @@ func listFields11() []pvql.Field {
 // an expression an earlier client could write.
 func (s *Service) Register(reg *registry.Registry) error {
 	if err := registry.ImplementStream(reg, api.Query, s.Query, registry.Accumulate(stream.Func(lastResult)),
-		auth.Requires(auth.RoleReadOnly), registry.ReadOnly()); err != nil {
+		registry.Requires(auth.RoleReadOnly), registry.ReadOnly()); err != nil {
 		return err
 	}
-	if err := registry.Implement(reg, api.Ingest, s.Ingest, auth.Requires(auth.RoleUser),
+	if err := registry.Implement(reg, api.Ingest, s.Ingest, registry.Requires(auth.RoleUser),
 		registry.MaxBody(64<<20)); err != nil { // batches of 100,000 records
 		return err
 	}
 	if err := registry.Implement(reg, api.ListFields, func(context.Context, decl.None) ([]pvql.Field, error) { return listFields11(), nil },
-		auth.Requires(auth.RoleReadOnly), registry.ReadOnly()); err != nil {
+		registry.Requires(auth.RoleReadOnly), registry.ReadOnly()); err != nil {
 		return err
 	}
 	return registry.Implement(reg, api.ListFields12, func(context.Context, decl.None) ([]pvql.Field, error) { return ListFields(), nil },
-		auth.Requires(auth.RoleReadOnly), registry.ReadOnly())
+		registry.Requires(auth.RoleReadOnly), registry.ReadOnly())
 }
