@@ -11,6 +11,7 @@ import (
 
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/registry"
 )
 
@@ -23,7 +24,7 @@ func TestRenamedNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = a.Close(context.Background()) })
-	if err := a.CreateUser(context.Background(), "ann", "ann's password", auth.RoleUser); err != nil {
+	if err := a.CreateUser(context.Background(), "ann", "ann's password", authapi.RoleUser); err != nil {
 		t.Fatal(err)
 	}
 	reg := registry.New()

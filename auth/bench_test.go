@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 )
@@ -21,7 +22,7 @@ func benchAuth(b *testing.B) (a *Authenticator, key, session string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := a.CreateUser(ctx, "ann", "ann's password", RoleUser); err != nil {
+	if err := a.CreateUser(ctx, "ann", "ann's password", authapi.RoleUser); err != nil {
 		b.Fatal(err)
 	}
 	key, kh, _ := newToken(KeyPrefix)
@@ -79,7 +80,7 @@ func BenchmarkLogin(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := a.CreateUser(ctx, "ann", "ann's password", RoleUser); err != nil {
+	if err := a.CreateUser(ctx, "ann", "ann's password", authapi.RoleUser); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/stream"
@@ -122,7 +123,7 @@ func newEnv(t *testing.T, store auth.Store, opts ...auth.Option) *env {
 	reg.MustRegister("touch", func(ctx context.Context) string { return auth.FromContext(ctx).User })
 	reg.MustRegister("need-session", func(ctx context.Context) string { return auth.FromContext(ctx).User },
 		registry.Requires(decl.Session))
-	if err := a.CreateUser(context.Background(), "admin", adminPassword, auth.RoleAdmin); err != nil && !errors.Is(err, auth.ErrExists) {
+	if err := a.CreateUser(context.Background(), "admin", adminPassword, authapi.RoleAdmin); err != nil && !errors.Is(err, auth.ErrExists) {
 		t.Fatal(err)
 	}
 	h, err := fnapi.New(reg, fnapi.WithInterceptors(a.Interceptor()), fnapi.WithLogger(log))

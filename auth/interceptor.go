@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"go.uber.org/zap"
@@ -76,7 +77,7 @@ func (a *Authenticator) identify(ctx context.Context, c *registry.Call) (*Identi
 				"reason", "conflicting credentials: a session and an API key of two different users")
 		}
 	}
-	return &Identity{User: e.user, Role: e.role, Admin: e.role == RoleAdmin, Session: e.session, KeyName: e.keyName, created: e.created}, e, nil
+	return &Identity{User: e.user, Role: e.role, Admin: e.role == authapi.RoleAdmin, Session: e.session, KeyName: e.keyName, created: e.created}, e, nil
 }
 
 // cookieAllowed applies the rule of calls whose only token is the session cookie, which a

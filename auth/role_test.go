@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/version"
@@ -97,7 +98,7 @@ func TestRoles(t *testing.T) {
 
 func TestRoleOptions(t *testing.T) {
 	reg := registry.New()
-	if err := reg.Register("f", func() {}, registry.Requires(auth.Role("owner"))); err == nil {
+	if err := reg.Register("f", func() {}, registry.Requires(authapi.Role("owner"))); err == nil {
 		t.Error("Requires of an unknown role registered")
 	}
 	a, err := auth.New(auth.NewMemoryStore())
