@@ -38,5 +38,5 @@
 // without an authentication interceptor (package auth) no token is ever accepted: a new server
 // is closed until it is configured. Server serves HTTPS only. Every limit (body size, URL
 // length, argument count, call deadline, WebSocket message size and calls in flight) has a
-// default, listed in transport.Config.
+// default, each set by an option of New (see Option).
 package fnapi

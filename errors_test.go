@@ -12,7 +12,6 @@ import (
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/doc"
 	"github.com/fnapi/fnapi/registry"
-	"github.com/fnapi/fnapi/transport"
 )
 
 // TestErrorAttributesDocumented provokes the framework's errors over HTTP and checks that every
@@ -34,7 +33,7 @@ func TestErrorAttributesDocumented(t *testing.T) {
 	reg.MustRegister("greet", func(in greetArgs) string { return in.Name }, registry.Requires(decl.Public),
 		registry.MaxBody(64))
 	reg.MustRegister("secret", func() string { return "" })
-	api, err := fnapi.New(reg, fnapi.WithConfig(transport.Config{MaxArgs: 3}))
+	api, err := fnapi.New(reg, fnapi.WithMaxArgs(3))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/auth/authapi"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 )
 
@@ -31,7 +32,7 @@ func TestRenamedNames(t *testing.T) {
 	fnapi.MustRegisterBuiltins(reg)
 	a.MustRegister(reg)
 	h, err := fnapi.New(reg, fnapi.WithInterceptors(a.Interceptor()),
-		fnapi.WithNames(registry.Names{SessionCookie: "sid", KeyHeader: "X-Key", MountPath: "/v2/rpc"}))
+		fnapi.WithNames(decl.Names{SessionCookie: "sid", KeyHeader: "X-Key", MountPath: "/v2/rpc"}))
 	if err != nil {
 		t.Fatal(err)
 	}

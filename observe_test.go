@@ -16,7 +16,6 @@ import (
 	"github.com/fnapi/fnapi/client"
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
-	"github.com/fnapi/fnapi/transport"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -27,18 +26,17 @@ import (
 // there), no token in the log, and per-function Prometheus metrics.
 func TestLogAndMetrics(t *testing.T) {
 	core, logs := observer.New(zapcore.InfoLevel)
-	metrics := &transport.Metrics{}
 	reg := registry.New()
 	fnapi.MustRegisterBuiltins(reg)
 	pub := registry.Requires(decl.Public)
 	reg.MustRegister("fail", func(context.Context) error { return errors.New("disk /var/db full") }, pub)
-	api, err := fnapi.New(reg, fnapi.WithLogger(zap.New(core)), fnapi.WithMetrics(metrics))
+	api, err := fnapi.New(reg, fnapi.WithLogger(zap.New(core)), fnapi.WithMetrics())
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", api))
-	mux.Handle("/metrics", metrics.Handler())
+	mux.Handle("/metrics", api.Metrics())
 	srv := httptest.NewTLSServer(mux)
 	defer srv.Close()
 	get := func(path string) string {

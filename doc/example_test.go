@@ -65,7 +65,7 @@ func ExampleOpenAPI() {
 	reg := registry.New()
 	reg.MustRegister("add", add, registry.Describe("Adds two integers."))
 
-	b, err := doc.OpenAPI(reg, version.MustParse("1.0"), doc.Title("Calculator"))
+	b, err := doc.OpenAPI(reg, version.MustParse("1.0"), decl.Names{}, doc.Title("Calculator"))
 	if err != nil {
 		fmt.Println(err)
 		return

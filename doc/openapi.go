@@ -32,7 +32,7 @@ const (
 // Describe, for Swagger UI and client generators.
 //
 // Each function is the path /<name> under the server {base}/<M.m> (and, at the latest version,
-// {base}), with the server variable base defaulting to MountPath. GET takes each argument as a
+// {base}), with the server variable base defaulting to the mount path. GET takes each argument as a
 // query parameter whose value is JSON; POST takes the arguments object as a JSON body, or as a
 // form whose fields hold JSON. A 200 response holds the result message ({"type": "result",
 // "result": ...}); 4XX and 5XX responses hold an error message. A streaming function is also the
@@ -41,10 +41,11 @@ const (
 // _session query parameter, the API key header and the _key query parameter (session only: the
 // first two). The WebSocket is the path /ws, whose GET answers 101 and whose messages are the
 // component schemas WSCall and WSAnswer: OpenAPI 3.1 cannot describe a WebSocket otherwise.
-// Outside a call, names no option sets are the defaults ([registry.DefaultNames]); the doc
-// function takes them from the transport serving it.
-func OpenAPI(reg *registry.Registry, v version.Version, opts ...Option) (json.RawMessage, error) {
-	b, err := json.Marshal(openAPI(reg, v, newConfig(opts).withNames(registry.DefaultNames)))
+// The cookie, the header and the mount path are names' (the value the server was given with
+// fnapi.WithNames; the zero value for a server that renames nothing); the doc function takes
+// them from the transport serving it.
+func OpenAPI(reg *registry.Registry, v version.Version, names decl.Names, opts ...Option) (json.RawMessage, error) {
+	b, err := json.Marshal(openAPI(reg, v, newConfig(opts).withNames(names)))
 	if err != nil {
 		return nil, fmt.Errorf("doc: OpenAPI: %w", err)
 	}
@@ -92,7 +93,7 @@ func openAPI(reg *registry.Registry, v version.Version, cfg config) *oaDocument 
 
 func servers(reg *registry.Registry, v version.Version, cfg config) []oaServer {
 	base := map[string]oaServerVariable{"base": {
-		Default:     cfg.mount,
+		Default:     cfg.names.MountPath,
 		Description: "The path where the API is mounted, without a trailing slash.",
 	}}
 	s := []oaServer{{URL: "{base}/" + v.String(), Description: "Version " + v.String(), Variables: base}}
@@ -293,9 +294,9 @@ func components(cfg config) oaComponents {
 			Content:     map[string]oaMediaType{mediaJSON: {Schema: &jsonschema.Schema{Ref: "#/components/schemas/Error"}}},
 		}},
 		SecuritySchemes: map[string]oaSecurityScheme{
-			schemeSessionCookie: {Type: "apiKey", In: "cookie", Name: cfg.cookie, Description: "A session ID (session:<uuid>), as login sets it. With the cookie alone, a browser's request to a function not read-only also needs Sec-Fetch-Site: same-origin (or an Origin equal to the server's); a client that sends neither header (no browser) uses the cookie on every function."},
+			schemeSessionCookie: {Type: "apiKey", In: "cookie", Name: cfg.names.SessionCookie, Description: "A session ID (session:<uuid>), as login sets it. With the cookie alone, a browser's request to a function not read-only also needs Sec-Fetch-Site: same-origin (or an Origin equal to the server's); a client that sends neither header (no browser) uses the cookie on every function."},
 			schemeSessionQuery:  {Type: "apiKey", In: "query", Name: "_session", Description: "A session ID (session:<uuid>)."},
-			schemeKeyHeader:     {Type: "apiKey", In: "header", Name: cfg.header, Description: "An API key (secret:<uuid>)."},
+			schemeKeyHeader:     {Type: "apiKey", In: "header", Name: cfg.names.KeyHeader, Description: "An API key (secret:<uuid>)."},
 			schemeKeyQuery:      {Type: "apiKey", In: "query", Name: "_key", Description: "An API key (secret:<uuid>)."},
 		},
 	}

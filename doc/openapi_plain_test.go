@@ -26,7 +26,7 @@ func TestOpenAPIHasNoBooleanSchemas(t *testing.T) {
 	t.Parallel()
 	reg := registry.New()
 	reg.MustRegister("loose", func(in looseArgs) []any { return nil }, registry.Requires(decl.Public))
-	b, err := doc.OpenAPI(reg, version.MustParse("1.0"))
+	b, err := doc.OpenAPI(reg, version.MustParse("1.0"), decl.Names{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/stream"
 	"github.com/fnapi/fnapi/version"
 	"go.uber.org/zap"
@@ -47,7 +48,7 @@ type Call struct {
 	SetCookie func(*http.Cookie)
 	// Names are the transport's names of the session cookie, the key header and the mount
 	// path (read them with NamesOf). Shared by every call: do not change.
-	Names *Names
+	Names *decl.Names
 	// Sink receives the chunks in streaming mode; nil in non-streaming mode.
 	Sink stream.Sink
 	// ReadArgs, when not nil, reads the arguments still in the request body into Args. A
@@ -124,4 +125,13 @@ func WithCall(ctx context.Context, c *Call) context.Context {
 func CallFrom(ctx context.Context) *Call {
 	c, _ := ctx.Value(callKey{}).(*Call)
 	return c
+}
+
+// NamesOf returns the names of the call c belongs to: the transport's, or the defaults for a
+// call made without a transport (c nil, or its Names unset).
+func NamesOf(c *Call) decl.Names {
+	if c == nil || c.Names == nil {
+		return decl.Names{}.OrDefaults()
+	}
+	return *c.Names
 }

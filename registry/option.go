@@ -102,7 +102,7 @@ const DefaultMaxBody = 1 << 20
 // DefaultMaxBody. For a function that needs a token, a body larger than DefaultMaxBody is read
 // only once the token is checked, so it must come in the header, the cookie or the query
 // string: a token in such a body is refused. Over WebSocket, a message is limited by the
-// connection's own limit (transport.WSConfig.MaxMessageBytes) whatever the function.
+// connection's own limit (fnapi.WithWSMaxMessageBytes) whatever the function.
 func MaxBody(n int64) Option {
 	return func(f *Func) error {
 		if n <= 0 {

@@ -115,10 +115,10 @@ func (x *Exchange) HasToken() bool {
 	if _, ok := bearer(x.r); ok {
 		return true
 	}
-	if x.r.Header.Get(x.h.cfg.KeyHeader) != "" {
+	if x.r.Header.Get(x.h.cfg.Names.KeyHeader) != "" {
 		return true
 	}
-	ck, err := x.r.Cookie(x.h.cfg.SessionCookie)
+	ck, err := x.r.Cookie(x.h.cfg.Names.SessionCookie)
 	return err == nil && ck.Value != ""
 }
 
@@ -127,11 +127,11 @@ func (x *Exchange) HasToken() bool {
 // session) to the caller without keeping a token.
 func (x *Exchange) TokenDigest() [32]byte {
 	d := sha256.New()
-	for _, v := range []string{x.r.Header.Get("Authorization"), x.r.Header.Get(x.h.cfg.KeyHeader)} {
+	for _, v := range []string{x.r.Header.Get("Authorization"), x.r.Header.Get(x.h.cfg.Names.KeyHeader)} {
 		d.Write([]byte(v))
 		d.Write([]byte{0})
 	}
-	if ck, err := x.r.Cookie(x.h.cfg.SessionCookie); err == nil {
+	if ck, err := x.r.Cookie(x.h.cfg.Names.SessionCookie); err == nil {
 		d.Write([]byte(ck.Value))
 	}
 	var sum [32]byte

@@ -20,7 +20,7 @@ type Handler struct {
 	cfg   Config
 	call  registry.Handler // the interceptor chain around registry.Invoke
 	probe registry.Handler // the configured interceptors around allowed, for Exchange.Allowed
-	names registry.Names   // from cfg, handed to every call
+	names decl.Names       // cfg.Names, handed to every call
 
 	conns wsConns // the open WebSocket connections
 }
@@ -38,7 +38,7 @@ func New(reg *registry.Registry, cfg Config) (*Handler, error) {
 		return nil, fmt.Errorf("transport: %w", err)
 	}
 	h := &Handler{reg: reg, cfg: cfg.withDefaults()}
-	h.names = registry.Names{SessionCookie: h.cfg.SessionCookie, KeyHeader: h.cfg.KeyHeader, MountPath: h.cfg.MountPath}
+	h.names = h.cfg.Names
 	ics := []registry.Interceptor{h.observe}
 	ics = append(ics, h.cfg.Interceptors...)
 	ics = append(ics, requireIdentity)
