@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/internal/streamlink"
 	"github.com/fnapi/fnapi/jsonrpc"
 	"github.com/fnapi/fnapi/registry"
-	"github.com/fnapi/fnapi/stream"
 	"github.com/fnapi/fnapi/transport"
 	"github.com/invopop/jsonschema"
 )
@@ -197,9 +197,9 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 	}
 	st := &callState{a: a, s: sess, progress: p.Progress}
 	ctx = withState(ctx, st)
-	var acc stream.State
+	var acc streamlink.State
 	if f.Streaming && st.progress != nil {
-		acc = f.Accumulator.Start()
+		acc = streamlink.Start(f.Accumulator)
 		c.Sink = &progressSink{ctx: ctx, st: st, acc: acc}
 	}
 	v, err := x.Call(ctx, c)
@@ -256,7 +256,7 @@ func toolError(err error) any {
 type progressSink struct {
 	ctx   context.Context
 	st    *callState
-	acc   stream.State
+	acc   streamlink.State
 	n     float64
 	last  float64
 	ratio bool

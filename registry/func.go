@@ -10,6 +10,7 @@ import (
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/decl"
+	"github.com/fnapi/fnapi/internal/streamlink"
 	"github.com/fnapi/fnapi/stream"
 	"github.com/fnapi/fnapi/version"
 	"github.com/invopop/jsonschema"
@@ -100,7 +101,7 @@ const (
 var (
 	ctxType      = reflect.TypeFor[context.Context]()
 	errType      = reflect.TypeFor[error]()
-	binderType   = reflect.TypeFor[stream.Binder]()
+	senderType   = streamlink.Sender
 	rawMapType   = reflect.TypeFor[map[string]json.RawMessage]()
 	rawType      = reflect.TypeFor[json.RawMessage]()
 	rawSliceType = reflect.TypeFor[[]json.RawMessage]()
@@ -138,7 +139,7 @@ func newFunc(name string, fn any, opts []Option) (*Func, error) {
 		f.hasCtx = true
 		params = params[1:]
 	}
-	if n := len(params); n > 0 && params[n-1].Implements(binderType) {
+	if n := len(params); n > 0 && params[n-1].Implements(senderType) {
 		if params[n-1].Kind() != reflect.Pointer {
 			return nil, fmt.Errorf("the sender parameter must be a pointer, *%v", params[n-1])
 		}
@@ -187,7 +188,7 @@ func (f *Func) checkResults(t reflect.Type) error {
 		if f.outValue {
 			return errors.New("a streaming function sends its values; it returns only error")
 		}
-		chunk := reflect.New(f.sender.Elem()).Interface().(stream.Binder).ChunkType()
+		chunk := streamlink.ChunkType(reflect.New(f.sender.Elem()).Interface())
 		if err := encodable(chunk); err != nil {
 			return fmt.Errorf("chunk: %w", err)
 		}
