@@ -2,6 +2,7 @@ package doc
 
 import (
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/internal/schemalink"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/version"
 	"github.com/invopop/jsonschema"
@@ -100,12 +101,12 @@ func describeFunc(f *registry.Func) Function {
 		ReadOnly:    f.ReadOnly,
 		NoStore:     f.NoStore,
 		Role:        f.Role,
-		Arguments:   withDialect(f.ArgsSchema),
+		Arguments:   withDialect(schemalink.Of(f).Args),
 		Result:      withDialect(resultSchema(f)),
 		Errors:      codes(f.Errors),
 	}
 	if f.Streaming {
-		fn.Streaming = &Streaming{Chunk: withDialect(f.ChunkSchema), Accumulate: f.Accumulator.Mode}
+		fn.Streaming = &Streaming{Chunk: withDialect(schemalink.Of(f).Chunk), Accumulate: f.Accumulator.Mode}
 	}
 	return fn
 }
@@ -121,10 +122,11 @@ func codes(ds []*apierr.Declaration) []apierr.Code {
 
 // resultSchema returns the schema of f's result, null when it returns nothing.
 func resultSchema(f *registry.Func) *jsonschema.Schema {
-	if f.ResultSchema == nil {
+	s := schemalink.Of(f).Result
+	if s == nil {
 		return &jsonschema.Schema{Type: "null"}
 	}
-	return f.ResultSchema
+	return s
 }
 
 // withDialect returns a copy of s that names its dialect; the registry's schema is not changed.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/decl"
+	"github.com/fnapi/fnapi/internal/schemalink"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/version"
 	"github.com/invopop/jsonschema"
@@ -177,13 +178,14 @@ func queryParameters(f *registry.Func) []oaParameter {
 		}}
 	}
 	ps := make([]oaParameter, 0, len(f.Params))
-	for _, p := range f.Params {
+	schemas := schemalink.Of(f).Params
+	for i, p := range f.Params {
 		ps = append(ps, oaParameter{
 			Name:        p.Name,
 			In:          "query",
-			Description: p.Schema.Description,
+			Description: schemas[i].Description,
 			Required:    p.Required,
-			Content:     map[string]oaMediaType{mediaJSON: {Schema: p.Schema}},
+			Content:     map[string]oaMediaType{mediaJSON: {Schema: schemas[i]}},
 		})
 	}
 	return ps
@@ -195,10 +197,11 @@ func requestBody(f *registry.Func) *oaRequestBody {
 	if !f.AnyArgs && len(f.Params) == 0 {
 		return nil
 	}
+	args := schemalink.Of(f).Args
 	rb := &oaRequestBody{
 		Description: fmt.Sprintf("The arguments object. Arguments in the query string are merged with it. "+
 			"The body holds at most %d bytes (REQUEST-TOO-LARGE past it).", f.MaxBody),
-		Content: map[string]oaMediaType{mediaJSON: {Schema: f.ArgsSchema}},
+		Content: map[string]oaMediaType{mediaJSON: {Schema: args}},
 	}
 	for _, p := range f.Params {
 		rb.Required = rb.Required || p.Required
@@ -210,15 +213,15 @@ func requestBody(f *registry.Func) *oaRequestBody {
 	for _, p := range f.Params {
 		enc[p.Name] = oaEncoding{ContentType: mediaJSON}
 	}
-	rb.Content[mediaForm] = oaMediaType{Schema: f.ArgsSchema, Encoding: enc}
-	rb.Content[mediaMultipart] = oaMediaType{Schema: f.ArgsSchema, Encoding: enc}
+	rb.Content[mediaForm] = oaMediaType{Schema: args, Encoding: enc}
+	rb.Content[mediaMultipart] = oaMediaType{Schema: args, Encoding: enc}
 	return rb
 }
 
 // streamResponse describes the messages of a stream of f: chunk messages then end, or an error.
 func streamResponse(f *registry.Func) oaResponse {
 	one := &jsonschema.Schema{OneOf: []*jsonschema.Schema{
-		message("chunk", f.ChunkSchema),
+		message("chunk", schemalink.Of(f).Chunk),
 		{Ref: "#/components/schemas/End"},
 		{Ref: "#/components/schemas/Error"},
 	}}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/internal/schemalink"
 	"github.com/fnapi/fnapi/internal/streamlink"
 	"github.com/fnapi/fnapi/jsonrpc"
 	"github.com/fnapi/fnapi/registry"
@@ -36,9 +37,9 @@ func (s *Server) toolOf(f *registry.Func) *toolInfo {
 	if t, ok := s.tools.Load(f); ok {
 		return t.(*toolInfo)
 	}
-	t := tool{Name: f.Name, Description: or(s.opts.Descriptions[f.Name], f.Description), InputSchema: f.ArgsSchema}
+	t := tool{Name: f.Name, Description: or(s.opts.Descriptions[f.Name], f.Description), InputSchema: schemalink.Of(f).Args}
 	info := &toolInfo{}
-	switch rs := f.ResultSchema; {
+	switch rs := schemalink.Of(f).Result; {
 	case rs == nil:
 	case isContentSchema(rs):
 		info.content = true

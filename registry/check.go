@@ -86,8 +86,8 @@ func strength(a decl.Access) int {
 // for the annotations (descriptions, titles, examples, comments, deprecation), which a minor
 // version may change.
 func sameSchema(a, b *Param) bool {
-	ja, err1 := json.Marshal(stripAnnotations(a.Schema))
-	jb, err2 := json.Marshal(stripAnnotations(b.Schema))
+	ja, err1 := json.Marshal(stripAnnotations(a.schema))
+	jb, err2 := json.Marshal(stripAnnotations(b.schema))
 	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/decl"
+	"github.com/fnapi/fnapi/internal/schemalink"
 	"github.com/fnapi/fnapi/internal/streamlink"
 	"github.com/fnapi/fnapi/stream"
 	"github.com/fnapi/fnapi/version"
@@ -50,16 +51,18 @@ type Func struct {
 	Streaming bool
 	// Accumulator says how chunks build the result of a non-streaming call; set when Streaming.
 	Accumulator stream.Accumulator
-	// ArgsSchema is the JSON Schema of the arguments object.
-	ArgsSchema *jsonschema.Schema
-	// ResultSchema is the JSON Schema of the result; nil when the function returns nothing.
-	ResultSchema *jsonschema.Schema
-	// ChunkSchema is the JSON Schema of one chunk; nil unless Streaming.
-	ChunkSchema *jsonschema.Schema
+	// ArgsSchema is the JSON Schema of the arguments object, as JSON.
+	ArgsSchema json.RawMessage
+	// ResultSchema is the JSON Schema of the result, as JSON; nil when the function returns
+	// nothing.
+	ResultSchema json.RawMessage
+	// ChunkSchema is the JSON Schema of one chunk, as JSON; nil unless Streaming.
+	ChunkSchema json.RawMessage
 
 	argNames []string
 	acc      *stream.Accumulator
 	comments map[string]string // Go doc comments, from the Comments option
+	schemas  schemalink.Schemas
 
 	fn        reflect.Value
 	hasCtx    bool
@@ -81,12 +84,13 @@ type Param struct {
 	Required bool
 	// Default is the JSON value used when the call omits it; nil if none.
 	Default json.RawMessage
-	// Schema is the argument's JSON Schema.
-	Schema *jsonschema.Schema
+	// Schema is the argument's JSON Schema, as JSON.
+	Schema json.RawMessage
 
-	typ   reflect.Type
-	index []int // field index, for formStruct
-	check *constraints
+	schema *jsonschema.Schema
+	typ    reflect.Type
+	index  []int // field index, for formStruct
+	check  *constraints
 }
 
 type argForm int
