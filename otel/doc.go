@@ -55,7 +55,7 @@
 // # Logs
 //
 // A call whose span has a valid context adds trace_id and span_id to the transport's log line of
-// the call (registry.Call.LogFields), so that a log line leads to its trace.
+// the call (registry.Call.AddLogFields), so that a log line leads to its trace.
 //
 // # Cost
 //

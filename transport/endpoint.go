@@ -10,6 +10,7 @@ import (
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/decl"
+	"github.com/fnapi/fnapi/internal/calllink"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/version"
 	"go.uber.org/zap"
@@ -152,15 +153,15 @@ func (x *Exchange) Call(ctx context.Context, c *registry.Call) (any, error) {
 }
 
 // Allowed reports, with nil, that the request's caller may call f: the interceptors accept a
-// call of f with no arguments marked registry.Call.Probe, which runs neither the function nor
-// the handler's logging and metrics. Otherwise it returns the interceptors' error
+// call of f with no arguments marked as a probe (registry.Call.Probe), which runs neither the
+// function nor the handler's logging and metrics. Otherwise it returns the interceptors' error
 // (API-AUTHENTICATION-NEEDED, PERMISSION-DENIED, ...).
 func (x *Exchange) Allowed(ctx context.Context, f *registry.Func) error {
 	c, err := x.NewCall(f, nil)
 	if err != nil {
 		return err
 	}
-	c.Probe = true
+	calllink.MarkProbe(c)
 	_, err = x.h.probe(registry.WithCall(ctx, c), c)
 	return err
 }
