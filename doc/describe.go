@@ -49,7 +49,7 @@ type Function struct {
 	// NoStore reports that answers carry secrets and are not to be cached (see
 	// registry.NoStore).
 	NoStore bool `json:"no_store,omitempty"`
-	// Role is the role a caller needs (registry.RequiresRole; package auth says what a
+	// Role is the role a caller needs (registry.Requires with a role; package auth says what a
 	// function without one needs); absent when the function names none.
 	Role string `json:"role,omitempty"`
 	// Arguments is the JSON Schema of the arguments object: its properties are the arguments,

@@ -37,7 +37,7 @@ type Func struct {
 	ReadOnly bool
 	// NoStore reports that the function's answers carry secrets (see NoStore).
 	NoStore bool
-	// Role is the role the caller needs (see RequiresRole); empty when the function names none.
+	// Role is the role the caller needs (Requires with a role); empty when the function names none.
 	Role string
 	// Params describes the arguments in declaration order. Empty for a function that takes any
 	// named arguments (AnyArgs).
