@@ -8,9 +8,8 @@
 //	import fnotel "github.com/fnapi/fnapi/otel"
 //
 //	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter))
-//	h, err := transport.New(reg, transport.Config{
-//		Interceptors: []registry.Interceptor{fnotel.Interceptor(fnotel.WithTracerProvider(tp)), auth.Interceptor()},
-//	})
+//	h, err := fnapi.New(reg, fnapi.WithInterceptors(
+//		fnotel.Interceptor(fnotel.WithTracerProvider(tp)), authenticator.Interceptor()))
 //
 // Put it first among the interceptors, so that its span covers authentication and rate limits.
 // A request the transport refuses before it makes a call of it (an unknown function or version,
