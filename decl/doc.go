@@ -29,7 +29,7 @@
 // Public; Session) or a role of a string type (authapi.Role), each stated with Requires, here
 // or, for a function registered without a declaration, with registry.Requires:
 //
-//	var Purge = decl.Func[None, int]("purge", decl.Requires(authapi.RoleAdmin))
+//	var Purge = decl.Func[decl.None, int]("purge", decl.Requires(authapi.RoleAdmin))
 //
 // A function without arguments takes None. A typed call sends every field of its arguments as
 // encoding/json encodes it, so an optional argument should say omitempty or omitzero, or be a
