@@ -1,6 +1,8 @@
 package doc
 
 import (
+	"encoding/json"
+
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/internal/schemalink"
 	"github.com/fnapi/fnapi/registry"
@@ -55,10 +57,10 @@ type Function struct {
 	// Arguments is the JSON Schema of the arguments object: its properties are the arguments,
 	// with their descriptions and defaults, and required lists those a call must give, in
 	// declaration order.
-	Arguments *jsonschema.Schema `json:"arguments"`
+	Arguments json.RawMessage `json:"arguments"`
 	// Result is the JSON Schema of the result; {"type": "null"} for a function that returns
 	// nothing. For a streaming function, it is the accumulated result of a non-streaming call.
-	Result *jsonschema.Schema `json:"result"`
+	Result json.RawMessage `json:"result"`
 	// Streaming describes the chunks of a streaming function; absent for other functions.
 	Streaming *Streaming `json:"streaming,omitempty"`
 	// Errors lists the codes the function stated it may answer besides the framework's, each
@@ -69,7 +71,7 @@ type Function struct {
 // Streaming describes the chunks of a streaming function.
 type Streaming struct {
 	// Chunk is the JSON Schema of one chunk.
-	Chunk *jsonschema.Schema `json:"chunk"`
+	Chunk json.RawMessage `json:"chunk"`
 	// Accumulate says how chunks build the result of a non-streaming call: "append" (the
 	// result is the array of every chunk), "replace" (the last chunk) or "custom" (folded by
 	// the function's own rule).
@@ -129,9 +131,11 @@ func resultSchema(f *registry.Func) *jsonschema.Schema {
 	return s
 }
 
-// withDialect returns a copy of s that names its dialect; the registry's schema is not changed.
-func withDialect(s *jsonschema.Schema) *jsonschema.Schema {
+// withDialect returns s as JSON, naming its dialect; the registry's schema is not changed. The
+// registry encoded the same schema at registration, so encoding cannot fail.
+func withDialect(s *jsonschema.Schema) json.RawMessage {
 	c := *s
 	c.Version = SchemaDialect
-	return &c
+	b, _ := json.Marshal(&c)
+	return b
 }
