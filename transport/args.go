@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/version"
 )
@@ -67,7 +68,7 @@ func (a argReader) post(w http.ResponseWriter, r *http.Request, c *registry.Call
 	}
 	rc, body := a.h.bodyDeadline(w, r, r.Body)
 	large := r.ContentLength > registry.DefaultMaxBody
-	if a.limit > registry.DefaultMaxBody && c.Func.Access != registry.Public && r.ContentLength < 0 {
+	if a.limit > registry.DefaultMaxBody && c.Func.Access != decl.Public && r.ContentLength < 0 {
 		// Unknown length: read the default's worth to tell.
 		head, err := io.ReadAll(io.LimitReader(body, registry.DefaultMaxBody+1))
 		if err != nil {
@@ -80,7 +81,7 @@ func (a argReader) post(w http.ResponseWriter, r *http.Request, c *registry.Call
 			body = io.NopCloser(bytes.NewReader(head))
 		}
 	}
-	if large && c.Func.Access != registry.Public {
+	if large && c.Func.Access != decl.Public {
 		c.ReadArgs = func() error {
 			if err := bodyRead(w, rc, a.body(w, r, body)); err != nil {
 				return err

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
 )
@@ -141,8 +142,8 @@ func TestGzipNever(t *testing.T) {
 	}) string {
 		return strings.Repeat("secret ", in.N)
 	}
-	reg.MustRegister("secret-text", text, registry.Requires(registry.Public), registry.NoStore())
-	reg.MustRegister("text", text, registry.Requires(registry.Public))
+	reg.MustRegister("secret-text", text, registry.Requires(decl.Public), registry.NoStore())
+	reg.MustRegister("text", text, registry.Requires(decl.Public))
 	for _, tt := range []struct {
 		name, path string
 		cfg        transport.Config

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
 )
@@ -21,12 +22,12 @@ func TestCompress(t *testing.T) {
 		N int `json:"n"`
 	}) string {
 		return strings.Repeat("traffic ", in.N)
-	}, registry.Requires(registry.Public))
+	}, registry.Requires(decl.Public))
 	reg.MustRegister("secret-text", func(in struct {
 		N int `json:"n"`
 	}) string {
 		return strings.Repeat("secret ", in.N)
-	}, registry.Requires(registry.Public), registry.NoStore())
+	}, registry.Requires(decl.Public), registry.NoStore())
 	h, err := transport.New(reg, transport.Config{})
 	if err != nil {
 		t.Fatal(err)

@@ -22,20 +22,20 @@ const (
 func (h *Handler) credentials(r *http.Request, c *registry.Call, args map[string]json.RawMessage) error {
 	cr := &c.Credentials
 	if len(r.Header["Cookie"]) > 0 {
-		for _, ck := range r.CookiesNamed(h.cfg.SessionCookie) {
+		for _, ck := range r.CookiesNamed(h.cfg.Names.SessionCookie) {
 			if ck.Value == "" {
 				continue
 			}
 			if cr.Session != "" && cr.Session != ck.Value {
-				return conflicting(h.cfg.SessionCookie, "two session cookies")
+				return conflicting(h.cfg.Names.SessionCookie, "two session cookies")
 			}
 			cr.Session, cr.SessionFromCookie = ck.Value, true
 		}
 	}
-	for _, v := range r.Header[h.cfg.KeyHeader] {
+	for _, v := range r.Header[h.cfg.Names.KeyHeader] {
 		k := strings.TrimSpace(strings.TrimPrefix(v, "Bearer "))
 		if cr.Key != "" && cr.Key != k {
-			return conflicting(h.cfg.KeyHeader, "two API key headers")
+			return conflicting(h.cfg.Names.KeyHeader, "two API key headers")
 		}
 		cr.Key = k
 	}

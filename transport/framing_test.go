@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/stream"
 )
@@ -37,7 +38,7 @@ func TestFramingSeam(t *testing.T) {
 			}
 		}
 		return nil
-	}, registry.Requires(registry.Public))
+	}, registry.Requires(decl.Public))
 	h, err := New(reg, Config{})
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/version"
 	"go.uber.org/zap"
@@ -19,7 +20,7 @@ type Handler struct {
 	cfg   Config
 	call  registry.Handler // the interceptor chain around registry.Invoke
 	probe registry.Handler // the configured interceptors around allowed, for Exchange.Allowed
-	names registry.Names   // from cfg, handed to every call
+	names decl.Names       // cfg.Names, handed to every call
 
 	conns wsConns // the open WebSocket connections
 }
@@ -37,7 +38,7 @@ func New(reg *registry.Registry, cfg Config) (*Handler, error) {
 		return nil, fmt.Errorf("transport: %w", err)
 	}
 	h := &Handler{reg: reg, cfg: cfg.withDefaults()}
-	h.names = registry.Names{SessionCookie: h.cfg.SessionCookie, KeyHeader: h.cfg.KeyHeader, MountPath: h.cfg.MountPath}
+	h.names = h.cfg.Names
 	ics := []registry.Interceptor{h.observe}
 	ics = append(ics, h.cfg.Interceptors...)
 	ics = append(ics, requireIdentity)
@@ -53,7 +54,7 @@ func New(reg *registry.Registry, cfg Config) (*Handler, error) {
 // cancelled with an *apierr.Error as the cause ([context.WithCancelCause]) answers that error.
 func requireIdentity(next registry.Handler) registry.Handler {
 	return func(ctx context.Context, c *registry.Call) (any, error) {
-		if c.Func.Access != registry.Public && c.Identity == nil {
+		if c.Func.Access != decl.Public && c.Identity == nil {
 			return nil, apierr.New(apierr.AuthenticationNeeded, "path", c.Func.Name)
 		}
 		if c.ReadArgs != nil {

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/internal/apitest"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
@@ -34,7 +35,7 @@ func newServer(t testing.TB, cfg transport.Config) *httptest.Server {
 	t.Helper()
 	reg := registry.New()
 	fnapi.MustRegisterBuiltins(reg)
-	pub := registry.Requires(registry.Public)
+	pub := registry.Requires(decl.Public)
 	reg.MustRegister("greet", greet, pub)
 	reg.MustRegister("add", func(a, b int) int { return a + b }, registry.Args("a", "b"), pub)
 	reg.MustRegister("private", func() string { return "secret" })

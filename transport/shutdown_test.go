@@ -9,6 +9,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/internal/apitest"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
@@ -70,7 +71,7 @@ func TestHandlerShutdown(t *testing.T) {
 		started <- struct{}{}
 		<-release
 		return "done"
-	}, registry.Requires(registry.Public))
+	}, registry.Requires(decl.Public))
 	h, err := transport.New(reg, transport.Config{})
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/stream"
 	"github.com/fnapi/fnapi/transport"
@@ -86,7 +87,7 @@ func (c *wireConn) messages(t *testing.T) []wireMessage {
 func newCompressServer(t *testing.T, cfg transport.Config) *httptest.Server {
 	reg := registry.New()
 	fnapi.MustRegisterBuiltins(reg)
-	pub := registry.Requires(registry.Public)
+	pub := registry.Requires(decl.Public)
 	text := func(in struct {
 		N int `json:"n"`
 	}) string {

@@ -27,7 +27,6 @@ import (
 	"github.com/fnapi/fnapi/jsonrpc"
 	fnotel "github.com/fnapi/fnapi/otel"
 	"github.com/fnapi/fnapi/registry"
-	"github.com/fnapi/fnapi/transport"
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 )
@@ -97,7 +96,7 @@ type App struct {
 	auth     *auth.Authenticator
 	settings *manage.Settings
 	handler  http.Handler
-	api      *transport.Handler
+	api      *fnapi.Handler
 	flows    *collect.Collector // nil without -netflow and -sflow
 	flowAddr [2]string          // where flows and sFlow are received
 	limit    callLimit
@@ -312,7 +311,6 @@ func (a *App) newHandler() (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	metrics := &transport.Metrics{}
 	ics := []registry.Interceptor{cluster.Interceptor(), a.auth.Interceptor(), a.limit.Interceptor(), manage.AuditInterceptor(a.state, a.log, manage.WithAuditRetention(a.settings.AuditRetention))}
 	if tp := a.cfg.TracerProvider; tp != nil {
 		// Outermost, so that a call's span covers authentication and rate limits.
@@ -320,7 +318,7 @@ func (a *App) newHandler() (http.Handler, error) {
 	}
 	a.api, err = fnapi.New(reg,
 		fnapi.WithLogger(a.log),
-		fnapi.WithMetrics(metrics),
+		fnapi.WithMetrics(),
 		fnapi.WithInterceptors(ics...),
 		fnapi.WithMCP(agents),
 		fnapi.WithJSONRPC(jsonrpc.Options{}))
@@ -329,7 +327,7 @@ func (a *App) newHandler() (http.Handler, error) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", a.api))
-	var metricsHandler http.Handler = metrics.Handler()
+	metricsHandler := a.api.Metrics()
 	if a.flows != nil {
 		metricsHandler = a.flows.MetricsHandler(metricsHandler)
 	}
