@@ -67,3 +67,23 @@ func TestFramingSeam(t *testing.T) {
 		})
 	}
 }
+
+// TestFramingsMatchEncodings: every encoding package stream lists (and the OpenAPI document
+// advertises) has a framing that a request naming it in Accept gets, and every framing is
+// listed there.
+func TestFramingsMatchEncodings(t *testing.T) {
+	listed := map[string]bool{}
+	for _, e := range stream.Encodings() {
+		listed[e.MediaType] = true
+		r := httptest.NewRequest("GET", "/stream/count", nil)
+		r.Header.Set("Accept", e.MediaType)
+		if got := framingFor(r).contentType(); got != e.MediaType {
+			t.Errorf("Accept: %s gets a framing of %s; want a framing of its own in framings", e.MediaType, got)
+		}
+	}
+	for _, f := range append([]framing{ndjsonFraming{}}, framings...) {
+		if !listed[f.contentType()] {
+			t.Errorf("framing of %s is not listed in stream.Encodings", f.contentType())
+		}
+	}
+}
