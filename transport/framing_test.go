@@ -21,7 +21,7 @@ func (lineFraming) writeMessage(w io.Writer, msg []byte) error {
 func (lineFraming) keepalive() []byte { return nil }
 
 // TestFramingSeam: the framing a request's Accept names writes the stream, and a new one is a
-// value listed in framings.
+// value listed in framings. It changes framings, so it does not run in parallel.
 func TestFramingSeam(t *testing.T) {
 	old := framings
 	framings = append([]framing{lineFraming{}}, framings...)
@@ -72,6 +72,7 @@ func TestFramingSeam(t *testing.T) {
 // advertises) has a framing that a request naming it in Accept gets, and every framing is
 // listed there.
 func TestFramingsMatchEncodings(t *testing.T) {
+	t.Parallel()
 	listed := map[string]bool{}
 	for _, e := range stream.Encodings() {
 		listed[e.MediaType] = true

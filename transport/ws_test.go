@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/fnapi/fnapi/internal/testutil"
 	"github.com/fnapi/fnapi/transport"
 )
 
@@ -71,6 +72,7 @@ func call(t testing.TB, conn *websocket.Conn, msg string) map[string]any {
 }
 
 func TestWSCancel(t *testing.T) {
+	t.Parallel()
 	srv, api := newStreamServer(t, transport.Config{})
 	conn := dialWS(t, srv, "/api/ws", nil)
 	sendMsg(t, conn, `{"id":"w","call":"wait","args":{"tag":"w"}}`)
@@ -93,6 +95,7 @@ func TestWSCancel(t *testing.T) {
 }
 
 func TestWSCloseCancelsCalls(t *testing.T) {
+	t.Parallel()
 	srv, api := newStreamServer(t, transport.Config{})
 	conn := dialWS(t, srv, "/api/ws", nil)
 	sendMsg(t, conn, `{"id":1,"call":"wait","args":{"tag":"a"}}`)
@@ -108,6 +111,7 @@ func TestWSCloseCancelsCalls(t *testing.T) {
 
 // TestWSConcurrent shows that a call does not wait for another: echo answers while wait runs.
 func TestWSConcurrent(t *testing.T) {
+	t.Parallel()
 	srv, api := newStreamServer(t, transport.Config{})
 	conn := dialWS(t, srv, "/api/ws", nil)
 	sendMsg(t, conn, `{"id":1,"call":"wait","args":{"tag":"a"}}`)
@@ -143,6 +147,7 @@ func TestWSConcurrent(t *testing.T) {
 // TestWSBackPressure shows that past MaxInFlight calls the server reads no more: the third
 // call starts only once one of the first two has finished.
 func TestWSBackPressure(t *testing.T) {
+	t.Parallel()
 	srv, api := newStreamServer(t, transport.Config{CallTimeout: 100 * time.Millisecond, WS: transport.WSConfig{MaxInFlight: 2}})
 	conn := dialWS(t, srv, "/api/ws", nil)
 	for _, tag := range []string{"a", "b", "c"} {
@@ -173,6 +178,7 @@ func TestWSBackPressure(t *testing.T) {
 // connection still reads a cancel, refuses calls past the waiting ones rather than stop
 // reading, and once the client is gone, every call ends and the server shuts down at once.
 func TestWSBackPressureKeepsReading(t *testing.T) {
+	t.Parallel()
 	srv, api := newStreamServer(t, transport.Config{WS: transport.WSConfig{MaxInFlight: 2}})
 	conn := dialWS(t, srv, "/api/ws", nil)
 	for _, tag := range []string{"a", "b"} {
@@ -218,6 +224,7 @@ func TestWSBackPressureKeepsReading(t *testing.T) {
 }
 
 func TestWSHandshakeTokens(t *testing.T) {
+	t.Parallel()
 	srv, _ := newStreamServer(t, transport.Config{})
 	tests := []struct {
 		name   string
@@ -251,6 +258,7 @@ func TestWSHandshakeTokens(t *testing.T) {
 }
 
 func TestWSOrigin(t *testing.T) {
+	t.Parallel()
 	srv, _ := newStreamServer(t, transport.Config{AllowedOrigins: []string{"https://app.example"}})
 	host := strings.TrimPrefix(srv.URL, "https://")
 	tests := []struct {
@@ -301,6 +309,7 @@ func TestWSOrigin(t *testing.T) {
 
 // TestWSBurst sends 10,000 calls without waiting: every one is answered, with its id.
 func TestWSBurst(t *testing.T) {
+	t.Parallel()
 	srv, _ := newStreamServer(t, transport.Config{})
 	conn := dialWS(t, srv, "/api/ws", nil)
 	const n = 10000
@@ -340,6 +349,7 @@ func atoi(t testing.TB, s string) int {
 // TestWSTooLarge sends a 64 MiB message: the server closes that connection with 1009, and
 // other connections go on.
 func TestWSTooLarge(t *testing.T) {
+	t.Parallel()
 	srv, _ := newStreamServer(t, transport.Config{})
 	other := dialWS(t, srv, "/api/ws", nil)
 	conn := dialWS(t, srv, "/api/ws", nil)
@@ -355,7 +365,8 @@ func TestWSTooLarge(t *testing.T) {
 }
 
 // TestWSClientNeverReads streams to a client that reads nothing: the server's memory stays
-// bounded, and past the write timeout it disconnects the client and ends the stream.
+// bounded, and past the write timeout it disconnects the client and ends the stream. It reads
+// the heap's size, so it does not run in parallel with other tests.
 func TestWSClientNeverReads(t *testing.T) {
 	m := &transport.Metrics{}
 	srv, _ := newStreamServer(t, transport.Config{Metrics: m, WS: transport.WSConfig{WriteTimeout: 300 * time.Millisecond}})
@@ -364,32 +375,18 @@ func TestWSClientNeverReads(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	sendMsg(t, conn, `{"id":1,"stream":"count","args":{"n":1000000000,"size":1000,"fail":"X"}}`)
-	for waitFor(t, func() bool { return strings.Contains(metricsText(m), "fnapi_websocket_connections 0") }) {
+	testutil.Eventually(t, "the server to disconnect the client", func() bool {
 		var now runtime.MemStats
 		runtime.ReadMemStats(&now)
 		if grown := int64(now.HeapInuse) - int64(before.HeapInuse); grown > 64<<20 {
 			t.Fatalf("heap grew by %d MiB while the client did not read", grown>>20)
 		}
-	}
+		return strings.Contains(metricsText(m), "fnapi_websocket_connections 0")
+	})
 	_, _, err := readAll(conn)
 	if err == nil {
 		t.Fatal("the connection is still open")
 	}
-}
-
-// waitFor returns true while done() is false, sleeping between checks, and fails the test
-// after a generous deadline. For polling states the test cannot be told of.
-func waitFor(t testing.TB, done func() bool) bool {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	if done() {
-		return false
-	}
-	if time.Now().After(deadline) {
-		t.Fatal("gave up waiting")
-	}
-	time.Sleep(10 * time.Millisecond)
-	return true
 }
 
 func readAll(conn *websocket.Conn) (int, []byte, error) {
@@ -410,6 +407,7 @@ func metricsText(m *transport.Metrics) string {
 }
 
 func TestWSPings(t *testing.T) {
+	t.Parallel()
 	m := &transport.Metrics{}
 	srv, _ := newStreamServer(t, transport.Config{Metrics: m, WS: transport.WSConfig{PingInterval: 20 * time.Millisecond, WriteTimeout: 200 * time.Millisecond}})
 	t.Run("a reading client stays connected", func(t *testing.T) {
@@ -426,12 +424,14 @@ func TestWSPings(t *testing.T) {
 	})
 	t.Run("a dead peer is disconnected", func(t *testing.T) {
 		_ = dialWS(t, srv, "/api/ws", nil) // never reads, so never answers a ping
-		for waitFor(t, func() bool { return strings.Contains(metricsText(m), "fnapi_websocket_connections 0") }) {
-		}
+		testutil.Eventually(t, "the dead peer's connection to close", func() bool {
+			return strings.Contains(metricsText(m), "fnapi_websocket_connections 0")
+		})
 	})
 }
 
 func TestWSIdleTimeout(t *testing.T) {
+	t.Parallel()
 	srv, _ := newStreamServer(t, transport.Config{WS: transport.WSConfig{IdleTimeout: 50 * time.Millisecond}})
 	conn := dialWS(t, srv, "/api/ws", nil)
 	_, _, err := conn.Read(context.Background())
@@ -443,6 +443,7 @@ func TestWSIdleTimeout(t *testing.T) {
 // TestWSReuseIDAfterAnswer reuses one id for call after call, each sent as soon as the
 // previous answer arrived: the id is free again once its answer (or a stream's end) is read.
 func TestWSReuseIDAfterAnswer(t *testing.T) {
+	t.Parallel()
 	srv, _ := newStreamServer(t, transport.Config{})
 	conn := dialWS(t, srv, "/api/ws", nil)
 	tests := []struct {

@@ -10,6 +10,7 @@ import (
 )
 
 func TestParseCall(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		msg    string
@@ -122,6 +123,7 @@ func FuzzParseCallFast(f *testing.F) {
 
 // TestParseCallFastAccepts checks that usual messages take the one-pass reader.
 func TestParseCallFastAccepts(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{
 		`{"id":1,"call":"echo","args":{"a":1,"b":"x"}}`,
 		`{"id":"a-1","stream":"count","args":{"n":3,"tags":["x","y"],"o":{"k":"v"}}}`,
