@@ -3,14 +3,12 @@ package transport
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 
 	"github.com/fnapi/fnapi/apierr"
@@ -180,8 +178,7 @@ func (a argReader) multipart(mr *multipart.Reader) error {
 			return nil
 		}
 		if err != nil {
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) || errors.Is(err, os.ErrDeadlineExceeded) {
+			if cutShort(err) {
 				return readError(err, a.limit)
 			}
 			return apierr.New(apierr.InvalidArgument, "reason", "the multipart body is malformed")

@@ -102,6 +102,13 @@ func tooLarge(limit int64) error {
 	return apierr.New(apierr.RequestTooLarge, "limit", limit)
 }
 
+// cutShort reports whether err is the body's: past its size limit or its time, rather than
+// in what it holds.
+func cutShort(err error) bool {
+	var mbe *http.MaxBytesError
+	return errors.As(err, &mbe) || errors.Is(err, os.ErrDeadlineExceeded)
+}
+
 // readError returns the error of a body that could not be read: too large (past limit), too
 // slow, or cut.
 func readError(err error, limit int64) error {
