@@ -9,6 +9,7 @@ import (
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/internal/schemalink"
 	"github.com/fnapi/fnapi/registry"
+	"github.com/fnapi/fnapi/stream"
 	"github.com/fnapi/fnapi/version"
 	"github.com/invopop/jsonschema"
 )
@@ -23,8 +24,6 @@ const (
 
 const (
 	mediaJSON      = "application/json"
-	mediaNDJSON    = "application/x-ndjson"
-	mediaSSE       = "text/event-stream"
 	mediaForm      = "application/x-www-form-urlencoded"
 	mediaMultipart = "multipart/form-data"
 )
@@ -225,16 +224,20 @@ func streamResponse(f *registry.Func) oaResponse {
 		{Ref: "#/components/schemas/End"},
 		{Ref: "#/components/schemas/Error"},
 	}}
+	// The default encoding (the first) carries the messages' schema; the others are text that
+	// carries the same messages.
+	content := make(map[string]oaMediaType)
+	for i, e := range stream.Encodings() {
+		if i == 0 {
+			content[e.MediaType] = oaMediaType{Schema: withDescription(one, e.Messages)}
+		} else {
+			content[e.MediaType] = oaMediaType{Schema: &jsonschema.Schema{Type: "string", Description: e.Messages}}
+		}
+	}
 	return oaResponse{
 		Description: "A stream of messages: chunk messages, then one end message; or, on failure, one error message and no end. " +
 			"Errors travel in the stream, so every stream answers 200.",
-		Content: map[string]oaMediaType{
-			mediaNDJSON: {Schema: withDescription(one, "One message per line.")},
-			mediaSSE: {Schema: &jsonschema.Schema{
-				Type:        "string",
-				Description: "The same messages, each the data of one event. Sent with Accept: text/event-stream.",
-			}},
-		},
+		Content: content,
 	}
 }
 

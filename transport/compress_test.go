@@ -17,6 +17,7 @@ import (
 // answer once decompressed; a small one, one to a client that does not accept gzip, and the
 // answer of a function whose answers carry secrets (NoStore: BREACH) go as they are.
 func TestCompress(t *testing.T) {
+	t.Parallel()
 	reg := registry.New()
 	reg.MustRegister("text", func(in struct {
 		N int `json:"n"`

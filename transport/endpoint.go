@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 
@@ -58,18 +57,7 @@ func (x *Exchange) CrossSite() bool {
 
 // ReadBody reads the request body, up to limit bytes (REQUEST-TOO-LARGE past it), within the
 // body's time (Config.BodyTimeout and MinBodyRate).
-func (x *Exchange) ReadBody(limit int64) ([]byte, error) {
-	if x.r.ContentLength > limit {
-		return nil, apierr.New(apierr.RequestTooLarge, "limit", limit)
-	}
-	a := argReader{h: x.h, limit: limit}
-	rc, body := x.h.bodyDeadline(x.w, x.r, x.r.Body)
-	b, err := io.ReadAll(http.MaxBytesReader(x.w, body, limit))
-	if err != nil {
-		return nil, bodyRead(x.w, rc, a.readError(err))
-	}
-	return b, bodyRead(x.w, rc, nil)
-}
+func (x *Exchange) ReadBody(limit int64) ([]byte, error) { return x.h.readAll(x.w, x.r, limit) }
 
 // NewCall returns a call of f with args, carrying the request's tokens: the session cookie,
 // the key header, the _session and _key arguments (taken out of args), and on endpoints an API

@@ -99,6 +99,7 @@ func multipartBody(t *testing.T, fields map[string]string, file string) (string,
 }
 
 func TestCallingForms(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, transport.Config{})
 	mct, mbody := multipartBody(t, map[string]string{"name": "ann", "times": "2"}, `["a","b"]`)
 	tests := []struct {
@@ -139,6 +140,7 @@ func TestCallingForms(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, transport.Config{})
 	deep := strings.Repeat("[", 600000) + strings.Repeat("]", 600000)
 	tests := []struct {
@@ -215,6 +217,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestEchoAndTokensNeverReachFunction(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, transport.Config{})
 	r := get(t, srv, `/api/echo?a=1&b="x"&big=12345678901234567890&_session=session:abc&_key=secret:xyz`)
 	if r.raw != `{"type":"result","result":{"a":1,"b":"x","big":12345678901234567890}}` {
@@ -223,6 +226,7 @@ func TestEchoAndTokensNeverReachFunction(t *testing.T) {
 }
 
 func TestStrictJSON(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, transport.Config{StrictJSON: true})
 	r := get(t, srv, "/api/echo?user=admin")
 	if r.status != 400 || r.msg["error"] != "INVALID-JSON" || r.msg["name"] != "user" {
@@ -234,6 +238,7 @@ func TestStrictJSON(t *testing.T) {
 }
 
 func TestGetAPIVersion(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, transport.Config{})
 	for path, want := range map[string]string{"/api/get-api-version": "1.1", "/api/1.0/get-api-version": "1.0"} {
 		if r := get(t, srv, path); r.msg["result"] != want {

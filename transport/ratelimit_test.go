@@ -15,6 +15,7 @@ import (
 )
 
 func TestRateLimit(t *testing.T) {
+	t.Parallel()
 	now := time.Unix(1_800_000_000, 0)
 	limit := transport.RateLimit{PerSecond: 2, Burst: 3, Now: func() time.Time { return now }, MaxKeys: 2}
 	reg := registry.New()
@@ -57,6 +58,7 @@ func TestRateLimit(t *testing.T) {
 }
 
 func TestCallClient(t *testing.T) {
+	t.Parallel()
 	for addr, want := range map[string]string{
 		"192.0.2.1:443":         "192.0.2.1",
 		"[2001:db8::1:2]:443":   "2001:db8::/64",

@@ -118,6 +118,7 @@ func newCompressServer(t *testing.T, cfg transport.Config) *httptest.Server {
 // does not offer it, or a server with it turned off, gets every message as it is. Every answer
 // is the same decoded, also when a burst of answers shares socket writes.
 func TestWSCompression(t *testing.T) {
+	t.Parallel()
 	on := newCompressServer(t, transport.Config{})
 	off := newCompressServer(t, transport.Config{WS: transport.WSConfig{CompressMinBytes: -1}})
 	long := strings.Repeat("x", 3000)

@@ -68,9 +68,9 @@ type options struct {
 	metrics               string
 }
 
-// parseFlags reads the command line; a wrong flag is one line of error, -help the usage.
-func parseFlags(args []string) (options, error) {
-	var o options
+// newFlagSet returns the service's flags, set into o; the README's table lists each
+// (TestREADMEFlags).
+func newFlagSet(o *options) *flag.FlagSet {
 	fs := flag.NewFlagSet("dataservice", flag.ContinueOnError)
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8443", "address to serve HTTPS on")
 	fs.StringVar(&o.data, "data", "./data", "directory of everything the service keeps")
@@ -95,6 +95,13 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.metrics, "metrics", "", "address to serve the Prometheus metrics on, over plain HTTP at /metrics (e.g. 127.0.0.1:9464); default: none (the HTTPS port does not serve them: they list the flow exporters' addresses)")
 	fs.TextVar(&o.level, "log-level", zapcore.InfoLevel, "log level: debug, info, warn, error")
 	fs.SetOutput(io.Discard) // errors are returned, as one line
+	return fs
+}
+
+// parseFlags reads the command line; a wrong flag is one line of error, -help the usage.
+func parseFlags(args []string) (options, error) {
+	var o options
+	fs := newFlagSet(&o)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(os.Stderr)

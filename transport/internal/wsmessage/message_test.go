@@ -1,4 +1,4 @@
-package transport
+package wsmessage
 
 import (
 	"encoding/json"
@@ -10,40 +10,41 @@ import (
 )
 
 func TestParseCall(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		msg    string
-		want   wsCall
+		want   Call
 		reason string // the INVALID-MESSAGE reason; empty for a valid call
 	}{
 		{"call with a number id", `{"id":1,"call":"echo","args":{"a":[1, 2]}}`,
-			wsCall{ID: "1", Name: "echo", Args: map[string]json.RawMessage{"a": json.RawMessage("[1, 2]")}}, ""},
+			Call{ID: "1", Name: "echo", Args: map[string]json.RawMessage{"a": json.RawMessage("[1, 2]")}}, ""},
 		{"stream with a string id", `{"id":"x","stream":"count","args":{}}`,
-			wsCall{ID: "x", Name: "count", Stream: true, Args: map[string]json.RawMessage{}}, ""},
+			Call{ID: "x", Name: "count", Stream: true, Args: map[string]json.RawMessage{}}, ""},
 		{"other attributes ignored", ` {"id":-2.5e3,"call":"f","args":{},"jsonrpc":"2.0"} `,
-			wsCall{ID: "-2.5e3", Name: "f", Args: map[string]json.RawMessage{}}, ""},
+			Call{ID: "-2.5e3", Name: "f", Args: map[string]json.RawMessage{}}, ""},
 		{"meta for interceptors", `{"id":1,"call":"f","args":{},"meta":{"traceparent":"00-ab-cd-01"}}`,
-			wsCall{ID: "1", Name: "f", Args: map[string]json.RawMessage{}, Meta: map[string]string{"traceparent": "00-ab-cd-01"}}, ""},
+			Call{ID: "1", Name: "f", Args: map[string]json.RawMessage{}, Meta: map[string]string{"traceparent": "00-ab-cd-01"}}, ""},
 		{"meta not an object of strings", `{"id":1,"call":"f","args":{},"meta":{"a":1}}`,
-			wsCall{ID: "1", Name: "f", Args: map[string]json.RawMessage{}}, "meta must be an object of strings"},
+			Call{ID: "1", Name: "f", Args: map[string]json.RawMessage{}}, "meta must be an object of strings"},
 		{"meta an array", `{"id":1,"call":"f","args":{},"meta":["a"]}`,
-			wsCall{ID: "1", Name: "f", Args: map[string]json.RawMessage{}}, "meta must be an object of strings"},
-		{"not JSON", `{"id":1,`, wsCall{}, "the message is not JSON"},
-		{"not an object", `[1,2]`, wsCall{}, "the message must be a JSON object"},
-		{"empty", ``, wsCall{}, "the message is not JSON"},
-		{"no id", `{"call":"echo","args":{}}`, wsCall{}, "id is required: a string or a number"},
-		{"id of the wrong type", `{"id":true,"call":"echo","args":{}}`, wsCall{}, "id must be a non-empty string or a number"},
-		{"empty id", `{"id":"","call":"echo","args":{}}`, wsCall{}, "id must be a non-empty string or a number"},
-		{"both call and stream", `{"id":1,"call":"a","stream":"b","args":{}}`, wsCall{ID: "1"}, "the message must have exactly one of call and stream"},
-		{"neither call nor stream", `{"id":1,"args":{}}`, wsCall{ID: "1"}, "the message must have exactly one of call and stream"},
-		{"name not a string", `{"id":1,"call":7,"args":{}}`, wsCall{ID: "1"}, "call and stream name the function as a string"},
-		{"missing args", `{"id":1,"call":"echo"}`, wsCall{ID: "1", Name: "echo"}, "args is required: an object of arguments, {} for none"},
-		{"null args", `{"id":1,"call":"echo","args":null}`, wsCall{ID: "1", Name: "echo"}, "args is required: an object of arguments, {} for none"},
-		{"args not an object", `{"id":1,"call":"echo","args":[1]}`, wsCall{ID: "1", Name: "echo"}, "args must be an object"},
+			Call{ID: "1", Name: "f", Args: map[string]json.RawMessage{}}, "meta must be an object of strings"},
+		{"not JSON", `{"id":1,`, Call{}, "the message is not JSON"},
+		{"not an object", `[1,2]`, Call{}, "the message must be a JSON object"},
+		{"empty", ``, Call{}, "the message is not JSON"},
+		{"no id", `{"call":"echo","args":{}}`, Call{}, "id is required: a string or a number"},
+		{"id of the wrong type", `{"id":true,"call":"echo","args":{}}`, Call{}, "id must be a non-empty string or a number"},
+		{"empty id", `{"id":"","call":"echo","args":{}}`, Call{}, "id must be a non-empty string or a number"},
+		{"both call and stream", `{"id":1,"call":"a","stream":"b","args":{}}`, Call{ID: "1"}, "the message must have exactly one of call and stream"},
+		{"neither call nor stream", `{"id":1,"args":{}}`, Call{ID: "1"}, "the message must have exactly one of call and stream"},
+		{"name not a string", `{"id":1,"call":7,"args":{}}`, Call{ID: "1"}, "call and stream name the function as a string"},
+		{"missing args", `{"id":1,"call":"echo"}`, Call{ID: "1", Name: "echo"}, "args is required: an object of arguments, {} for none"},
+		{"null args", `{"id":1,"call":"echo","args":null}`, Call{ID: "1", Name: "echo"}, "args is required: an object of arguments, {} for none"},
+		{"args not an object", `{"id":1,"call":"echo","args":[1]}`, Call{ID: "1", Name: "echo"}, "args must be an object"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseCall([]byte(tt.msg))
+			got, err := Parse([]byte(tt.msg))
 			if tt.reason == "" {
 				if err != nil {
 					t.Fatalf("error %v", err)
@@ -72,7 +73,7 @@ func FuzzParseCall(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := parseCall(data)
+		c, err := Parse(data)
 		if err != nil {
 			var e *apierr.Error
 			if !errors.As(err, &e) || e.Code() != apierr.InvalidMessage.Code() {
@@ -101,11 +102,11 @@ func FuzzParseCallFast(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fast, ok := parseCallFast(data)
+		fast, ok := parseFast(data)
 		if !ok {
 			return
 		}
-		slow, err := parseCallJSON(data)
+		slow, err := parseJSON(data)
 		if err != nil {
 			t.Fatalf("fast reader accepted %q, encoding/json refuses it: %v", data, err)
 		}
@@ -122,13 +123,14 @@ func FuzzParseCallFast(f *testing.F) {
 
 // TestParseCallFastAccepts checks that usual messages take the one-pass reader.
 func TestParseCallFastAccepts(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{
 		`{"id":1,"call":"echo","args":{"a":1,"b":"x"}}`,
 		`{"id":"a-1","stream":"count","args":{"n":3,"tags":["x","y"],"o":{"k":"v"}}}`,
 		` { "args" : { } , "call" : "get-api-version" , "id" : 7 } `,
 	} {
 		t.Run(s, func(t *testing.T) {
-			if _, ok := parseCallFast([]byte(s)); !ok {
+			if _, ok := parseFast([]byte(s)); !ok {
 				t.Fatal("the one-pass reader refused a usual message")
 			}
 		})

@@ -1,14 +1,14 @@
-package transport
+package wsmessage
 
 import "encoding/json"
 
-// parseCallFast reads a call message of the usual shape in one pass, without reflection:
+// parseFast reads a call message of the usual shape in one pass, without reflection:
 // members id, call or stream, and args, each once, names and keys in plain ASCII without
-// escapes, no null. It reports false for anything else, which parseCall then reads with
+// escapes, no null. It reports false for anything else, which Parse then reads with
 // encoding/json; for a message it accepts, the two agree (FuzzParseCallFast checks it). The
 // arguments' values are slices of data, which must not be modified afterwards.
-func parseCallFast(data []byte) (wsCall, bool) {
-	var c wsCall
+func parseFast(data []byte) (Call, bool) {
+	var c Call
 	var haveID, haveName, haveArgs bool
 	p := scan{data: data}
 	if !p.byte('{') {
@@ -161,7 +161,7 @@ func (p *scan) done(start int) ([]byte, bool) {
 }
 
 // args reads the args object into c.Args.
-func (p *scan) args(c *wsCall) bool {
+func (p *scan) args(c *Call) bool {
 	if !p.byte('{') {
 		return false
 	}

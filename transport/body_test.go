@@ -17,9 +17,11 @@ import (
 // minimum rate, has its connection closed once the body's time is over, whether it announced
 // the body's length or not.
 func TestSlowBodyCut(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, transport.Config{BodyTimeout: 500 * time.Millisecond, MinBodyRate: 1024})
 	for _, chunked := range []bool{false, true} {
 		t.Run(fmt.Sprint("chunked=", chunked), func(t *testing.T) {
+			t.Parallel()
 			conn, err := tls.Dial("tcp", srv.Listener.Addr().String(), &tls.Config{InsecureSkipVerify: true})
 			if err != nil {
 				t.Fatal(err)

@@ -1,4 +1,4 @@
-package transport
+package wsmessage
 
 import (
 	"bytes"
@@ -7,12 +7,12 @@ import (
 	"github.com/fnapi/fnapi/apierr"
 )
 
-// wsCall is a call message read from a WebSocket:
+// Call is a call message read from a WebSocket:
 //
 //	{"id": 1, "call": "echo", "args": {...}}    a call
 //	{"id": "a", "stream": "count", "args": {...}} a streaming call
 //	{"id": 2, "call": "echo", "args": {}, "meta": {"traceparent": "00-..."}} with call metadata
-type wsCall struct {
+type Call struct {
 	ID     string // the id as sent, a number's text or a string's content
 	Name   string // the function
 	Stream bool
@@ -20,9 +20,9 @@ type wsCall struct {
 	Meta   map[string]string // the optional meta attribute, for interceptors (registry.Call.Meta)
 }
 
-// wsCallJSON is the message as JSON sees it; the fields stay raw so that each one's type can be
+// callJSON is the message as JSON sees it; the fields stay raw so that each one's type can be
 // checked and named in the error.
-type wsCallJSON struct {
+type callJSON struct {
 	ID     json.RawMessage `json:"id"`
 	Call   json.RawMessage `json:"call"`
 	Stream json.RawMessage `json:"stream"`
@@ -30,19 +30,19 @@ type wsCallJSON struct {
 	Meta   json.RawMessage `json:"meta"`
 }
 
-// parseCall reads a call message. A message that is not a valid call answers INVALID-MESSAGE
+// Parse reads a call message. A message that is not a valid call answers INVALID-MESSAGE
 // with the reason; the id is returned whenever it could be read, so that the error carries it.
 // The optional meta attribute is an object of strings; other attributes are ignored.
-func parseCall(data []byte) (wsCall, error) {
-	if c, ok := parseCallFast(data); ok {
+func Parse(data []byte) (Call, error) {
+	if c, ok := parseFast(data); ok {
 		return c, nil
 	}
-	return parseCallJSON(data)
+	return parseJSON(data)
 }
 
-// parseCallJSON reads any message with encoding/json.
-func parseCallJSON(data []byte) (wsCall, error) {
-	var c wsCall
+// parseJSON reads any message with encoding/json.
+func parseJSON(data []byte) (Call, error) {
+	var c Call
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 || data[0] != '{' {
 		if json.Valid(data) {
@@ -50,7 +50,7 @@ func parseCallJSON(data []byte) (wsCall, error) {
 		}
 		return c, invalidMessage("the message is not JSON")
 	}
-	var m wsCallJSON
+	var m callJSON
 	if err := json.Unmarshal(data, &m); err != nil {
 		return c, invalidMessage("the message is not JSON")
 	}
