@@ -12,6 +12,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/fnapi/fnapi/examples/dataservice/records/clickhouse"
+	"github.com/fnapi/fnapi/examples/dataservice/records/duckdb"
+
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/auth/sqlstore"
@@ -243,11 +246,11 @@ func openRecords(ctx context.Context, cfg Config) (records.Store, error) {
 	logError := records.WithErrorLog(func(msg string, err error) { cfg.Logger.Error(msg, zap.Error(err)) })
 	switch {
 	case cfg.ClickHouse != "":
-		st, err = records.OpenClickHouse(ctx, cfg.ClickHouse, cfg.ClickHouseCluster, logError)
+		st, err = clickhouse.Open(ctx, cfg.ClickHouse, cfg.ClickHouseCluster, logError)
 	case cfg.ClickHouseCluster != "":
 		err = errors.New("records: a ClickHouse cluster needs the URL of one of its servers")
 	default:
-		st, err = records.OpenDuckDB(ctx, cfg.DataDir, logError)
+		st, err = duckdb.Open(ctx, cfg.DataDir, logError)
 	}
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package records
+package clickhouse
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 	chdriver "github.com/ClickHouse/clickhouse-go/v2/lib/driver"
@@ -24,40 +26,40 @@ const (
 // partitioned by day, and its per-minute rollup (clickhouse_rollup.go). It is safe for
 // concurrent use. Each Ingest is one INSERT of one block;
 // see the package doc for what an acknowledged batch means.
-type ClickHouse struct {
+type Store struct {
 	conn    chdriver.Conn
-	table   string          // the table read and written
-	rollups []rollup        // the rollups read: chRollups, or their Distributed tables
-	shards  []chdriver.Conn // the servers holding a local table (conn alone without a cluster)
-	owned   []chdriver.Conn // connections to close, conn included
+	table   string           // the table read and written
+	rollups []records.Rollup // the rollups read: chRollups, or their Distributed tables
+	shards  []chdriver.Conn  // the servers holding a local table (conn alone without a cluster)
+	owned   []chdriver.Conn  // connections to close, conn included
 	rollup  chRollupState
 	// logError reports a failed repair of the rollup (WithErrorLog).
 	logError func(msg string, err error)
 }
 
-var _ Store = (*ClickHouse)(nil)
+var _ records.Store = (*Store)(nil)
 
 // chDialect is ClickHouse's SQL: the driver formats each argument into the query, so
 // parameters are plain "?"; sums and buckets are cast so they scan as UInt64 and Int64 on every
 // version. ClickHouse sums UInt64 into a UInt64 that wraps around, so sums are of Decimal128
 // (38 digits, exact for any number of records; 18.16 has no Int128), saturated at MaxSum, and
 // the rollups keep theirs as Decimal128 too.
-var chDialect = &dialect{
-	types: [...]string{KindInt64: "Int64", KindUint8: "UInt8", KindUint16: "UInt16",
-		KindUint32: "UInt32", KindUint64: "UInt64", KindString: "String"},
-	param: func(b *sqlBuilder, v any, _ Kind) {
+var chDialect = &records.Dialect{
+	Types: [...]string{records.KindInt64: "Int64", records.KindUint8: "UInt8", records.KindUint16: "UInt16",
+		records.KindUint32: "UInt32", records.KindUint64: "UInt64", records.KindString: "String"},
+	Param: func(b *records.SQLBuilder, v any, _ records.Kind) {
 		b.WriteString("?")
-		b.args = append(b.args, v)
+		b.Args = append(b.Args, v)
 	},
-	sum: func(col string) string {
-		return "toUInt64(least(sum(toDecimal128(" + col + ", 0)), toDecimal128('" + maxSumSQL + "', 0)))"
+	Sum: func(col string) string {
+		return "toUInt64(least(sum(toDecimal128(" + col + ", 0)), toDecimal128('" + records.MaxSumSQL + "', 0)))"
 	},
-	count:    "toUInt64(count())",
-	countSum: func(col string) string { return "toUInt64(sum(" + col + "))" },
-	partial:  func(col string) string { return "sum(toDecimal128(" + col + ", 0))" },
-	widen:    func(col string) string { return "toDecimal128(" + col + ", 0)" },
-	sumType:  "Decimal(38, 0)",
-	bucket:   func(expr string) string { return "toInt64(" + expr + ")" },
+	Count:    "toUInt64(count())",
+	CountSum: func(col string) string { return "toUInt64(sum(" + col + "))" },
+	Partial:  func(col string) string { return "sum(toDecimal128(" + col + ", 0))" },
+	Widen:    func(col string) string { return "toDecimal128(" + col + ", 0)" },
+	SumType:  "Decimal(38, 0)",
+	Bucket:   func(expr string) string { return "toInt64(" + expr + ")" },
 }
 
 // OpenClickHouse connects to the ClickHouse server of url
@@ -66,12 +68,12 @@ var chDialect = &dialect{
 // cluster name (one of the server's remote_servers), it creates the table on every shard,
 // connecting to each (ON CLUSTER would need ZooKeeper), and a Distributed table over them on
 // this server, through which it reads and writes.
-func OpenClickHouse(ctx context.Context, url, cluster string, options ...Option) (*ClickHouse, error) {
+func Open(ctx context.Context, url, cluster string, options ...records.Option) (*Store, error) {
 	opts, err := chOptions(url)
 	if err != nil {
 		return nil, err
 	}
-	s := &ClickHouse{table: "records", rollups: chRollups, rollup: chRollupState{pending: map[int64]bool{}, all: true}, logError: optionsOf(options).logError}
+	s := &Store{table: "records", rollups: chRollups, rollup: chRollupState{pending: map[int64]bool{}, all: true}, logError: records.OptionsOf(options).LogError}
 	if s.conn, err = chOpen(ctx, opts); err != nil {
 		return nil, err
 	}
@@ -90,7 +92,7 @@ func OpenClickHouse(ctx context.Context, url, cluster string, options ...Option)
 
 // ensureSchema creates or checks the tables on every shard, and in a cluster the Distributed
 // tables on this server, migrating a schema of version 1 (without the rollup) to this one.
-func (s *ClickHouse) ensureSchema(ctx context.Context, opts *clickhouse.Options, cluster string) error {
+func (s *Store) ensureSchema(ctx context.Context, opts *clickhouse.Options, cluster string) error {
 	if cluster != "" {
 		if err := s.openShards(ctx, opts, cluster); err != nil {
 			return err
@@ -98,7 +100,7 @@ func (s *ClickHouse) ensureSchema(ctx context.Context, opts *clickhouse.Options,
 		s.table, s.rollups = "records_dist", nil
 		for i := range chRollups {
 			r := chRollups[i]
-			r.table = chDist(&chRollups[i])
+			r.Table = chDist(&chRollups[i])
 			s.rollups = append(s.rollups, r)
 		}
 	}
@@ -167,7 +169,7 @@ func chOpen(ctx context.Context, opts *clickhouse.Options) (chdriver.Conn, error
 
 // openShards connects to the first replica of every shard of cluster, as system.clusters lists
 // them, with the credentials and database of opts.
-func (s *ClickHouse) openShards(ctx context.Context, opts *clickhouse.Options, cluster string) error {
+func (s *Store) openShards(ctx context.Context, opts *clickhouse.Options, cluster string) error {
 	rows, err := s.conn.Query(ctx, "SELECT shard_num, host_address, toUInt16(port) FROM system.clusters WHERE cluster = ? AND replica_num = 1 ORDER BY shard_num", cluster)
 	if err != nil {
 		return fmt.Errorf("records: clickhouse cluster %s: %w", cluster, unavailable(err))
@@ -223,11 +225,11 @@ func quoteIdent(s string) string {
 // Ingest validates recs (a bad record is a *BatchError and nothing is sent) and inserts them
 // as one block in one INSERT; through a Distributed table the insert is synchronous
 // (insert_distributed_sync), so it returns once every shard has written its part.
-func (s *ClickHouse) Ingest(ctx context.Context, recs []Record) error {
+func (s *Store) Ingest(ctx context.Context, recs []records.Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	if err := validateBatch(recs, time.Now()); err != nil {
+	if err := records.ValidateBatch(recs, time.Now()); err != nil {
 		return err
 	}
 	s.trusted(ctx, false)
@@ -241,19 +243,19 @@ func (s *ClickHouse) Ingest(ctx context.Context, recs []Record) error {
 	return nil
 }
 
-func (s *ClickHouse) insert(ctx context.Context, recs []Record) error {
+func (s *Store) insert(ctx context.Context, recs []records.Record) error {
 	ctx = clickhouse.Context(ctx, clickhouse.WithSettings(clickhouse.Settings{"insert_distributed_sync": 1}))
-	names, kinds := sqlColumns()
+	names, kinds := records.SQLColumns()
 	b, err := s.conn.PrepareBatch(ctx, "INSERT INTO "+s.table+" ("+joinNames(names)+")")
 	if err != nil {
 		return err
 	}
 	defer b.Close()
 	cols := newColumns(kinds, len(recs))
-	var rb rowBuilder
+	var rb records.RowBuilder
 	row := make([]driver.Value, 0, len(names))
 	for i := range recs {
-		row = rb.appendRow(row[:0], &recs[i])
+		row = rb.AppendRow(row[:0], &recs[i])
 		for j, v := range row {
 			cols[j].add(v)
 		}
@@ -269,22 +271,24 @@ func (s *ClickHouse) insert(ctx context.Context, recs []Record) error {
 // Compile turns qs into ClickHouse's SQL over the table read (the Distributed one in a
 // cluster): one SELECT for each key set, as the oldest server supported (18.16) has no
 // GROUPING SETS, each over the records and the rollups that answer it (compile's union).
-func (s *ClickHouse) Compile(qs ...*Query) *Plan { return compile(chDialect, s.table, s.rollups, qs) }
+func (s *Store) Compile(qs ...*records.Query) *records.Plan {
+	return records.Compile(chDialect, s.table, s.rollups, qs)
+}
 
 // Read runs p over the records with from <= time < to, calling fn with each group: each part
 // in one statement, the whole buckets of its period from the rollups and its cut edges from
 // the records while the rollups are known to match them, the records alone otherwise.
-func (s *ClickHouse) Read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error {
+func (s *Store) Read(ctx context.Context, p *records.Plan, from, to int64, fn func(*records.Row) error) error {
 	rollups := s.trusted(ctx, false)
-	return p.each(func(p *Plan) error { return s.read(ctx, p, from, to, rollups, fn) })
+	return p.Each(func(p *records.Plan) error { return s.read(ctx, p, from, to, rollups, fn) })
 }
 
-func (s *ClickHouse) read(ctx context.Context, p *Plan, from, to int64, rollups bool, fn func(*Row) error) error {
-	args := p.bindRecords(from, to)
+func (s *Store) read(ctx context.Context, p *records.Plan, from, to int64, rollups bool, fn func(*records.Row) error) error {
+	args := p.BindRecords(from, to)
 	if rollups {
 		// The views keep every rollup current: no marks.
 		var err error
-		if args, err = p.bind(from, to, nil); err != nil {
+		if args, err = p.Bind(from, to, nil); err != nil {
 			return err
 		}
 	}
@@ -293,23 +297,23 @@ func (s *ClickHouse) read(ctx context.Context, p *Plan, from, to int64, rollups 
 		// when a branch selects constants only ("Not found column greaterOrEquals(time, ...)").
 		ctx = clickhouse.Context(ctx, clickhouse.WithSettings(clickhouse.Settings{"optimize_move_to_prewhere": 0}))
 	}
-	rows, err := s.conn.Query(ctx, p.query, args...)
+	rows, err := s.conn.Query(ctx, p.SQL(), args...)
 	if err != nil {
 		return fmt.Errorf("records: read: %w", unavailable(err))
 	}
 	defer rows.Close()
-	dests := make([]any, 0, len(p.keyCols)+p.sums)
-	for _, k := range p.keyCols {
+	dests := make([]any, 0, len(p.KeyKinds())+p.NumSums())
+	for _, k := range p.KeyKinds() {
 		dests = append(dests, newDest(k))
 	}
-	for range p.sums {
+	for range p.NumSums() {
 		dests = append(dests, new(uint64))
 	}
-	return unavailable(p.scan(rows, dests, dests, fn))
+	return unavailable(p.Scan(rows, dests, dests, fn))
 }
 
 // Newest returns the time of the newest record; ok is false when there is none.
-func (s *ClickHouse) Newest(ctx context.Context) (int64, bool, error) {
+func (s *Store) Newest(ctx context.Context) (int64, bool, error) {
 	var t int64
 	var n uint64
 	if err := s.conn.QueryRow(ctx, "SELECT toInt64(max(time)), toUInt64(count()) FROM "+s.table).Scan(&t, &n); err != nil {
@@ -319,7 +323,7 @@ func (s *ClickHouse) Newest(ctx context.Context) (int64, bool, error) {
 }
 
 // Close closes the connections.
-func (s *ClickHouse) Close() error {
+func (s *Store) Close() error {
 	var errs []error
 	for _, c := range s.owned {
 		errs = append(errs, c.Close())

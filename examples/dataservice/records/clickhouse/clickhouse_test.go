@@ -1,4 +1,4 @@
-package records_test
+package clickhouse_test
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records/clickhouse"
 
 	chdriver "github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
@@ -36,7 +38,7 @@ func mustCount(t *testing.T, r records.Reader) int64 {
 
 // rawConn connects to srv with the driver alone, to do what the store never does.
 func rawConn(t *testing.T, srv *testenv.ClickHouseServer) chdriver.Conn {
-	return records.RawClickHouse(t, srv.URL)
+	return clickhouse.RawClickHouse(t, srv.URL)
 }
 
 // batch makes n valid records at time at.
@@ -54,7 +56,7 @@ func batch(n int, at int64) []records.Record {
 // both shards, each keeping a part, and read back in full.
 func TestClickHouseCluster(t *testing.T) {
 	shards := testenv.ClickHouseCluster(t, 2)
-	s := records.OpenClickHouseTest(t, shards[0].URL, testenv.ClickHouseClusterName)
+	s := clickhouse.OpenClickHouseTest(t, shards[0].URL, testenv.ClickHouseClusterName)
 	if err := s.Ingest(context.Background(), batch(1000, 1_700_000_000)); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +65,7 @@ func TestClickHouseCluster(t *testing.T) {
 	}
 	var sum int64
 	for i, sh := range shards {
-		n := mustCount(t, records.OpenClickHouseTest(t, sh.URL, ""))
+		n := mustCount(t, clickhouse.OpenClickHouseTest(t, sh.URL, ""))
 		if n == 0 {
 			t.Errorf("shard %d holds no record", i+1)
 		}
@@ -83,7 +85,7 @@ func TestClickHouseSchema(t *testing.T) {
 	if err := conn.Exec(ctx, "CREATE TABLE records (time Int64, bytes UInt64) ENGINE = MergeTree ORDER BY time"); err != nil {
 		t.Fatal(err)
 	}
-	_, err := records.OpenClickHouse(ctx, srv.URL, "")
+	_, err := clickhouse.Open(ctx, srv.URL, "")
 	if err == nil || !strings.Contains(err.Error(), "another shape") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("open over a table of another shape: %v", err)
 	}
@@ -94,19 +96,19 @@ func TestClickHouseSchema(t *testing.T) {
 	if err := conn.Exec(ctx, "DROP TABLE records"); err != nil {
 		t.Fatal(err)
 	}
-	records.OpenClickHouseTest(t, srv.URL, "").Close()
-	records.OpenClickHouseTest(t, srv.URL, "").Close() // an existing table of the right shape is taken
+	clickhouse.OpenClickHouseTest(t, srv.URL, "").Close()
+	clickhouse.OpenClickHouseTest(t, srv.URL, "").Close() // an existing table of the right shape is taken
 	b, err := conn.PrepareBatch(ctx, "INSERT INTO records_version (version)")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Append(uint32(records.ClickHouseSchemaVersion + 1)); err != nil {
+	if err := b.Append(uint32(clickhouse.SchemaVersion + 1)); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Send(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := records.OpenClickHouse(ctx, srv.URL, ""); err == nil || !strings.Contains(err.Error(), "schema version") {
+	if _, err := clickhouse.Open(ctx, srv.URL, ""); err == nil || !strings.Contains(err.Error(), "schema version") {
 		t.Fatalf("open over a table of a later schema version: %v", err)
 	}
 }
@@ -114,7 +116,7 @@ func TestClickHouseSchema(t *testing.T) {
 // TestClickHouseRetention checks that retention drops the day partitions wholly before the
 // limit, and only those.
 func TestClickHouseRetention(t *testing.T) {
-	s := records.OpenClickHouseTest(t, testenv.ClickHouse(t).URL, "")
+	s := clickhouse.OpenClickHouseTest(t, testenv.ClickHouse(t).URL, "")
 	ctx := context.Background()
 	const day = 86400
 	base := int64(19_000) * day
@@ -134,7 +136,7 @@ func TestClickHouseRetention(t *testing.T) {
 
 // TestClickHouseBadBatch checks that a batch with a bad record stores nothing.
 func TestClickHouseBadBatch(t *testing.T) {
-	s := records.OpenClickHouseTest(t, testenv.ClickHouse(t).URL, "")
+	s := clickhouse.OpenClickHouseTest(t, testenv.ClickHouse(t).URL, "")
 	recs := batch(100, 1_700_000_000)
 	recs[42].Application = "Not Lower"
 	var be *records.BatchError
@@ -150,7 +152,7 @@ func TestClickHouseBadBatch(t *testing.T) {
 // ErrUnavailable, and that the same store works again once the server is back.
 func TestClickHouseDown(t *testing.T) {
 	srv := testenv.ClickHouse(t)
-	s := records.OpenClickHouseTest(t, srv.URL, "")
+	s := clickhouse.OpenClickHouseTest(t, srv.URL, "")
 	if err := s.Ingest(context.Background(), batch(10, 1_700_000_000)); err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +164,7 @@ func TestClickHouseDown(t *testing.T) {
 
 // checkDown stops srv, expects Ingest and Read of s to fail with ErrUnavailable, starts srv
 // again and expects an Ingest of 10 records to succeed.
-func checkDown(t *testing.T, s *records.ClickHouse, srv *testenv.ClickHouseServer) {
+func checkDown(t *testing.T, s *clickhouse.Store, srv *testenv.ClickHouseServer) {
 	t.Helper()
 	ctx := context.Background()
 	srv.Stop()
@@ -183,7 +185,7 @@ func checkDown(t *testing.T, s *records.ClickHouse, srv *testenv.ClickHouseServe
 // Ingest said so, and the rollup counts what the records hold.
 func TestClickHouseKilledMidInsert(t *testing.T) {
 	srv := testenv.ClickHouse(t)
-	s := records.OpenClickHouseTest(t, srv.URL, "")
+	s := clickhouse.OpenClickHouseTest(t, srv.URL, "")
 	const n = 300_000
 	var want int64
 	for _, delay := range []time.Duration{50 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond} {
@@ -219,7 +221,7 @@ func TestClickHouseKilledMidInsert(t *testing.T) {
 // it was down, the share of the shard that was up may be kept (the error said the batch failed).
 func TestClickHouseShardDown(t *testing.T) {
 	shards := testenv.ClickHouseCluster(t, 2)
-	s := records.OpenClickHouseTest(t, shards[0].URL, testenv.ClickHouseClusterName)
+	s := clickhouse.OpenClickHouseTest(t, shards[0].URL, testenv.ClickHouseClusterName)
 	checkDown(t, s, shards[1])
 	n := mustCount(t, s)
 	if n < 10 || n > 20 {
@@ -232,7 +234,7 @@ func TestClickHouseShardDown(t *testing.T) {
 // block, written as one part per day it spans (merges stopped, so parts stay as inserted).
 func TestClickHouseOneBlockPerBatch(t *testing.T) {
 	srv := testenv.ClickHouse(t)
-	s := records.OpenClickHouseTest(t, srv.URL, "")
+	s := clickhouse.OpenClickHouseTest(t, srv.URL, "")
 	ctx := context.Background()
 	conn := rawConn(t, srv)
 	if err := conn.Exec(ctx, "SYSTEM STOP MERGES"); err != nil {
@@ -265,7 +267,7 @@ func TestClickHouseOneBlockPerBatch(t *testing.T) {
 func TestClickHouseURL(t *testing.T) {
 	for _, u := range []string{"postgres://u:pw-secret@127.0.0.1:1/db", "clickhouse://u:pw-secret@127.0.0.1:1/db",
 		"clickhouse://u:pw-secret%zz@127.0.0.1:1/db", "127.0.0.1:9000"} {
-		_, err := records.OpenClickHouse(context.Background(), u, "")
+		_, err := clickhouse.Open(context.Background(), u, "")
 		if err == nil || strings.Contains(err.Error(), "pw-secret") {
 			t.Errorf("OpenClickHouse(%q) = %v", u, err)
 		}

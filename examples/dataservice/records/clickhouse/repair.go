@@ -1,4 +1,4 @@
-package records
+package clickhouse
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 
 	chdriver "github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 )
@@ -53,7 +55,7 @@ func (st *chRollupState) suspect(days []int64, all bool) {
 // trusted reports whether the rollup matches the records, repairing it first when it may not
 // (at most every chRetryEvery after a failure, unless force). While another call repairs it,
 // it is not trusted.
-func (s *ClickHouse) trusted(ctx context.Context, force bool) bool {
+func (s *Store) trusted(ctx context.Context, force bool) bool {
 	st := &s.rollup
 	st.mu.Lock()
 	if !st.all && len(st.pending) == 0 {
@@ -87,7 +89,7 @@ func (s *ClickHouse) trusted(ctx context.Context, force bool) bool {
 
 // repair makes the rollup of the days given (every day when all) match the records, on each
 // shard.
-func (s *ClickHouse) repair(ctx context.Context, days []int64, all bool) error {
+func (s *Store) repair(ctx context.Context, days []int64, all bool) error {
 	for i, c := range s.shards {
 		if err := chRepair(ctx, c, days, all); err != nil {
 			return fmt.Errorf("records: clickhouse: the rollup of shard %d: %w", i+1, unavailable(err))
@@ -108,7 +110,7 @@ func chRepair(ctx context.Context, c chdriver.Conn, days []int64, all bool) erro
 		}
 		out, found := make([][]int64, len(chRollups)), false
 		for i := range chRollups {
-			sums, err := chDayCounts(ctx, c, "SELECT toString(intDiv(time, 86400)) AS d, toUInt64(sum(records)) FROM "+chRollups[i].table+" GROUP BY d")
+			sums, err := chDayCounts(ctx, c, "SELECT toString(intDiv(time, 86400)) AS d, toUInt64(sum(records)) FROM "+chRollups[i].Table+" GROUP BY d")
 			if err != nil {
 				return nil, false, err
 			}
@@ -141,13 +143,13 @@ func chRepair(ctx context.Context, c chdriver.Conn, days []int64, all bool) erro
 	days, all = nil, false // differing now looks at the days summed again only
 	for i, ds := range bad {
 		r := &chRollups[i]
-		names, _ := r.columns()
+		names, _ := r.Columns()
 		for _, d := range ds {
-			if err := c.Exec(ctx, "ALTER TABLE "+r.table+" DROP PARTITION "+dayString(d)); err != nil {
+			if err := c.Exec(ctx, "ALTER TABLE "+r.Table+" DROP PARTITION "+dayString(d)); err != nil {
 				return err
 			}
 			where := "time >= " + strconv.FormatInt(d*86400, 10) + " AND time < " + strconv.FormatInt((d+1)*86400, 10)
-			if err := c.Exec(ctx, "INSERT INTO "+r.table+" ("+joinNames(names)+") "+chRollupSelect(r, where)); err != nil {
+			if err := c.Exec(ctx, "INSERT INTO "+r.Table+" ("+joinNames(names)+") "+chRollupSelect(r, where)); err != nil {
 				return err
 			}
 			days = append(days, d)
@@ -158,7 +160,7 @@ func chRepair(ctx context.Context, c chdriver.Conn, days []int64, all bool) erro
 	}
 	for i, ds := range bad {
 		if len(ds) > 0 {
-			return fmt.Errorf("day %d of %s still differs from the records after it was summed again (is another node writing it?)", ds[0], chRollups[i].table)
+			return fmt.Errorf("day %d of %s still differs from the records after it was summed again (is another node writing it?)", ds[0], chRollups[i].Table)
 		}
 	}
 	return nil
@@ -186,10 +188,10 @@ func chDayCounts(ctx context.Context, c chdriver.Conn, query string) (map[int64]
 }
 
 // recordDays returns the days recs fall in.
-func recordDays(recs []Record) []int64 {
+func recordDays(recs []records.Record) []int64 {
 	seen := map[int64]bool{}
 	for i := range recs {
-		seen[floorTo(recs[i].Time, 86400)/86400] = true
+		seen[records.FloorTo(recs[i].Time, 86400)/86400] = true
 	}
 	return slices.Collect(maps.Keys(seen))
 }

@@ -1,17 +1,18 @@
-package records
+package clickhouse
 
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 
 	chdriver "github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 )
 
-// ClickHouse keeps DuckDB's rollups (rollup.go: the rollup descriptors duckRollups, their
-// columns, and compile's union of a SELECT per branch are read from there), kept by the server
+// ClickHouse keeps DuckDB's rollups (records/rollup.go: the rollup descriptors, their
+// columns, and Compile's union of a SELECT per branch are read from there), kept by the server
 // itself: on each shard, for each rollup, a SummingMergeTree table (its name), partitioned by
 // day as the records are, fed by the materialized view <name>_mv on every INSERT into that
 // shard's records, and in a cluster a Distributed table <name>_dist over them. Merges add up
@@ -19,49 +20,45 @@ import (
 // records, not in one transaction with them: chRepair (clickhouse_repair.go) finds the days
 // where the two differ and sums them anew.
 
-// chRollups are the rollups ClickHouse keeps: DuckDB's, none in the background (the views
-// keep each current).
-var chRollups = func() []rollup {
-	var out []rollup
-	for _, r := range duckRollups {
-		if !r.duckOnly {
-			r.background = false
-			out = append(out, r)
-		}
-	}
-	return out
-}()
+// chRollups are the rollups ClickHouse keeps: DuckDB's (records/duckdb's duckRollups) but for
+// the one per 10 minutes with addresses, which would cost about what the records do, none in
+// the background (the views keep each current). Their tables are those of DuckDB's.
+var chRollups = []records.Rollup{
+	{Table: "records_minute", Width: 60, Keys: []records.Column{records.ColProtocol, records.ColApplication, records.ColServerPort}},
+	{Table: "records_hour", Width: 3600, Keys: []records.Column{records.ColProtocol, records.ColApplication, records.ColServerPort}},
+	{Table: "records_hour_hosts", Width: 3600, Keys: []records.Column{records.ColProtocol, records.ColApplication, records.ColServerPort, records.ColServerIP, records.ColClientIP}},
+}
 
 // chView and chDist name the view feeding rollup r and the Distributed table over it.
-func chView(r *rollup) string { return r.table + "_mv" }
-func chDist(r *rollup) string { return r.table + "_dist" }
+func chView(r *records.Rollup) string { return r.Table + "_mv" }
+func chDist(r *records.Rollup) string { return r.Table + "_dist" }
 
 // chRollupColumns are rollup r's columns and types in ClickHouse, in table order: the sums
 // Decimal128, which a SummingMergeTree adds up when it merges without wrapping around as UInt64
 // did (schema version 2).
-func chRollupColumns(r *rollup) []string { return r.columnTypes(chDialect) }
+func chRollupColumns(r *records.Rollup) []string { return r.ColumnTypes(chDialect) }
 
 // chRollupEngine sums r's counts of rows with the same bucket and keys when it merges parts;
 // the record count is never zero, so no row is ever dropped as empty.
-func chRollupEngine(r *rollup) string {
+func chRollupEngine(r *records.Rollup) string {
 	sums := []string{}
-	for _, c := range rollupSums {
+	for _, c := range records.RollupSums {
 		sums = append(sums, c.Name())
 	}
-	return "SummingMergeTree((" + strings.Join(append(sums, "records"), ", ") + ")) PARTITION BY intDiv(time, 86400) ORDER BY (time, " + strings.Join(r.keyNames(), ", ") + ")"
+	return "SummingMergeTree((" + strings.Join(append(sums, "records"), ", ") + ")) PARTITION BY intDiv(time, 86400) ORDER BY (time, " + strings.Join(r.KeyNames(), ", ") + ")"
 }
 
 // chRollupSelect sums the records matching where into r's rows, named as r's columns. The
 // bucket is aliased "time", as the table's column is: 18.16 and current versions both read
 // "time" in GROUP BY (and in where, which only ever bounds whole days) as the bucket, and
 // inside its own expression as the column.
-func chRollupSelect(r *rollup, where string) string {
-	w := strconv.FormatInt(r.width, 10)
-	keys := r.keyNames()
+func chRollupSelect(r *records.Rollup, where string) string {
+	w := strconv.FormatInt(r.Width, 10)
+	keys := r.KeyNames()
 	sel := []string{"toInt64(time - ((time % " + w + ") + " + w + ") % " + w + ") AS time"}
 	sel = append(sel, keys...)
-	for _, c := range rollupSums {
-		sel = append(sel, chDialect.partial(c.Name())+" AS "+c.Name())
+	for _, c := range records.RollupSums {
+		sel = append(sel, chDialect.Partial(c.Name())+" AS "+c.Name())
 	}
 	sel = append(sel, "toUInt64(count()) AS records")
 	q := "SELECT " + strings.Join(sel, ", ") + " FROM records"
@@ -75,30 +72,30 @@ func chRollupSelect(r *rollup, where string) string {
 // other columns (made for other rollup keys) is dropped with its view and made anew: it holds
 // nothing the records do not, and chRepair sums it again from them. A table of that name that
 // is not a SummingMergeTree is refused, never dropped.
-func chEnsureRollup(ctx context.Context, c chdriver.Conn, r *rollup) error {
-	return chEnsure(ctx, c, r, r.table, "SummingMergeTree", []string{chView(r), r.table},
-		"CREATE TABLE IF NOT EXISTS "+r.table+" ("+strings.Join(chRollupColumns(r), ", ")+") ENGINE = "+chRollupEngine(r),
-		"CREATE MATERIALIZED VIEW IF NOT EXISTS "+chView(r)+" TO "+r.table+" AS "+chRollupSelect(r, ""))
+func chEnsureRollup(ctx context.Context, c chdriver.Conn, r *records.Rollup) error {
+	return chEnsure(ctx, c, r, r.Table, "SummingMergeTree", []string{chView(r), r.Table},
+		"CREATE TABLE IF NOT EXISTS "+r.Table+" ("+strings.Join(chRollupColumns(r), ", ")+") ENGINE = "+chRollupEngine(r),
+		"CREATE MATERIALIZED VIEW IF NOT EXISTS "+chView(r)+" TO "+r.Table+" AS "+chRollupSelect(r, ""))
 }
 
 // chEnsureRollupDist creates on c the Distributed table over the shards' tables of rollup r, or
 // makes it anew when its columns are not the rollup's (it holds no data of its own).
-func chEnsureRollupDist(ctx context.Context, c chdriver.Conn, cluster, database string, r *rollup) error {
+func chEnsureRollupDist(ctx context.Context, c chdriver.Conn, cluster, database string, r *records.Rollup) error {
 	return chEnsure(ctx, c, r, chDist(r), "Distributed", []string{chDist(r)},
 		"CREATE TABLE IF NOT EXISTS "+chDist(r)+" ("+strings.Join(chRollupColumns(r), ", ")+") ENGINE = Distributed("+
-			quoteIdent(cluster)+", "+quoteIdent(database)+", "+r.table+")")
+			quoteIdent(cluster)+", "+quoteIdent(database)+", "+r.Table+")")
 }
 
 // chEnsure makes table on c, of engine and rollup r's columns, with ddl: a table of other
 // columns is first dropped with the others of drop (what it derives from the records); one of
 // another engine is refused.
-func chEnsure(ctx context.Context, c chdriver.Conn, r *rollup, table, engine string, drop []string, ddl ...string) error {
+func chEnsure(ctx context.Context, c chdriver.Conn, r *records.Rollup, table, engine string, drop []string, ddl ...string) error {
 	have, e, err := tableShape(ctx, c, table)
 	if err != nil {
 		return err
 	}
 	if e != "" && e != engine {
-		return fmt.Errorf("records: clickhouse table %s is a %s table, want a %s one; the service never alters a table: rename or drop it", table, e, engine)
+		return fmt.Errorf("records: clickhouse table %s is a %s table, want a %s one; the service never alters a Table: rename or drop it", table, e, engine)
 	}
 	if e != "" && strings.Join(have, ", ") != strings.Join(chRollupColumns(r), ", ") {
 		for _, t := range drop {
@@ -140,22 +137,6 @@ func tableShape(ctx context.Context, c chdriver.Conn, table string) ([]string, s
 		return nil, "", fmt.Errorf("records: clickhouse: %w", unavailable(err))
 	}
 	return have, engine, nil
-}
-
-// bindRecords returns p's arguments with the whole period [from, to) read from the records
-// and nothing from the rollups: its first branch over the records gets the period, every
-// other branch the empty range.
-func (p *Plan) bindRecords(from, to int64) []any {
-	args := slices.Clone(p.args)
-	first := true
-	for _, br := range p.branches {
-		args[br.arg], args[br.arg+1] = int64(0), int64(0)
-		if br.source == 0 && first {
-			args[br.arg], args[br.arg+1] = from, to
-			first = false
-		}
-	}
-	return args
 }
 
 func dayString(day int64) string { return strconv.FormatInt(day, 10) }

@@ -1,4 +1,4 @@
-package records
+package clickhouse
 
 import (
 	"context"
@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+	"github.com/fnapi/fnapi/examples/dataservice/records/recordstest"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 	chdriver "github.com/ClickHouse/clickhouse-go/v2/lib/driver"
@@ -20,27 +23,28 @@ const chTestStart = int64(19_000)*86400 + 43_210
 
 // chTestRecords makes n records over three days from chTestStart, of a few protocols,
 // applications and ports.
-func chTestRecords(rng *rand.Rand, n int) []Record {
-	out := make([]Record, n)
+func chTestRecords(rng *rand.Rand, n int) []records.Record {
+	out := make([]records.Record, n)
 	for i := range out {
-		out[i] = Record{Time: chTestStart + rng.Int64N(3*86400), Protocol: []uint8{TCP, UDP}[rng.IntN(2)],
+		out[i] = records.Record{Time: chTestStart + rng.Int64N(3*86400), Protocol: []uint8{records.TCP, records.UDP}[rng.IntN(2)],
 			Application: []string{"dns", "https", "ssh"}[rng.IntN(3)],
-			Client:      Endpoint{IP: netip.AddrFrom4([4]byte{10, 0, 0, byte(rng.IntN(4))}), Bytes: rng.Uint64N(1000), Packets: 1},
-			Server:      Endpoint{IP: netip.MustParseAddr("2001:db8::1"), Port: uint16(rng.IntN(3)), Bytes: rng.Uint64N(5000), Packets: 2}}
+			Client:      records.Endpoint{IP: netip.AddrFrom4([4]byte{10, 0, 0, byte(rng.IntN(4))}), Bytes: rng.Uint64N(1000), Packets: 1},
+			Server:      records.Endpoint{IP: netip.MustParseAddr("2001:db8::1"), Port: uint16(rng.IntN(3)), Bytes: rng.Uint64N(5000), Packets: 2}}
 	}
 	return out
 }
 
 // chSame checks that s answers q from the rollup as from the records, over periods cut at
 // random seconds.
-func chSame(t *testing.T, s *ClickHouse, rng *rand.Rand) {
+func chSame(t *testing.T, s *Store, rng *rand.Rand) {
 	t.Helper()
-	q := &Query{Groups: []Group{{Bucket: 3600}, {Column: ColApplication}, {Column: ColServerPort}},
-		Sums: []Sum{SumClientBytes, SumServerPackets, SumRecords}}
+	q := &records.Query{Groups: []records.Group{{Bucket: 3600}, {Column: records.ColApplication}, {Column: records.ColServerPort}},
+		Sums: []records.Sum{records.SumClientBytes, records.SumServerPackets, records.SumRecords}}
 	for range 5 {
 		from := chTestStart - 100 + rng.Int64N(2*86400)
 		to := from + rng.Int64N(chTestStart+3*86400+100-from)
-		raw, rolled := sumsBy(t, s, from, to, true, q), sumsBy(t, s, from, to, false, q)
+		recordsOnly := func(qs ...*records.Query) *records.Plan { return records.Compile(chDialect, s.table, nil, qs) }
+		raw, rolled := recordstest.SumsBy(t, s, recordsOnly, from, to, true, q), recordstest.SumsBy(t, s, recordsOnly, from, to, false, q)
 		if !reflect.DeepEqual(raw, rolled) {
 			t.Fatalf("[%d, %d): from the rollup %v, from the records %v", from, to, rolled, raw)
 		}
@@ -65,9 +69,9 @@ func RawClickHouse(t testing.TB, url string) chdriver.Conn {
 
 // OpenClickHouseTest opens the store on the server of url (and cluster), closed with the test;
 // the external tests call it too.
-func OpenClickHouseTest(t *testing.T, url, cluster string) *ClickHouse {
+func OpenClickHouseTest(t *testing.T, url, cluster string) *Store {
 	t.Helper()
-	s, err := OpenClickHouse(context.Background(), url, cluster)
+	s, err := Open(context.Background(), url, cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,14 +91,14 @@ func TestClickHouseReadsTheRollup(t *testing.T) {
 	}
 	raw := RawClickHouse(t, srv.URL)
 	minute := &chRollups[0]
-	names, _ := minute.columns()
-	b, err := raw.PrepareBatch(ctx, "INSERT INTO "+minute.table+" ("+joinNames(names)+")")
+	names, _ := minute.Columns()
+	b, err := raw.PrepareBatch(ctx, "INSERT INTO "+minute.Table+" ("+joinNames(names)+")")
 	if err != nil {
 		t.Fatal(err)
 	}
 	// One rollup row of its own: application "only-in-the-rollup", server port 7, one record.
 	set := map[string]any{"time": chTestStart + 120, "application": "only-in-the-rollup", "server_port": uint16(7)}
-	zero := map[string]any{"Int64": int64(0), "UInt8": uint8(0), "UInt16": uint16(0), "UInt32": uint32(0), "UInt64": uint64(1), "String": "", chDialect.sumType: "1"}
+	zero := map[string]any{"Int64": int64(0), "UInt8": uint8(0), "UInt16": uint16(0), "UInt32": uint32(0), "UInt64": uint64(1), "String": "", chDialect.SumType: "1"}
 	var row []any
 	for _, c := range chRollupColumns(minute) {
 		name, typ, _ := strings.Cut(c, " ")
@@ -111,17 +115,17 @@ func TestClickHouseReadsTheRollup(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		q    *Query
+		q    *records.Query
 		seen bool
 	}{
-		{&Query{Groups: []Group{{Column: ColApplication}}, Sums: []Sum{SumRecords}}, true},
-		{&Query{Groups: []Group{{Bucket: 60}, {Column: ColServerPort}}, Sums: []Sum{SumRecords}, Where: In{Column: ColApplication, Values: []Value{{Str: "only-in-the-rollup"}}}}, true},
-		{&Query{Groups: []Group{{Bucket: 30}, {Column: ColApplication}}, Sums: []Sum{SumRecords}}, false},
-		{&Query{Groups: []Group{{Column: ColApplication}, {Column: ColClientIP}}, Sums: []Sum{SumRecords}}, false},
-		{&Query{Groups: []Group{{Column: ColApplication}}, Sums: []Sum{SumRecords}, Where: Compare{Column: ColClientPort, Op: Ge, Value: Value{}}}, false},
+		{&records.Query{Groups: []records.Group{{Column: records.ColApplication}}, Sums: []records.Sum{records.SumRecords}}, true},
+		{&records.Query{Groups: []records.Group{{Bucket: 60}, {Column: records.ColServerPort}}, Sums: []records.Sum{records.SumRecords}, Where: records.In{Column: records.ColApplication, Values: []records.Value{{Str: "only-in-the-rollup"}}}}, true},
+		{&records.Query{Groups: []records.Group{{Bucket: 30}, {Column: records.ColApplication}}, Sums: []records.Sum{records.SumRecords}}, false},
+		{&records.Query{Groups: []records.Group{{Column: records.ColApplication}, {Column: records.ColClientIP}}, Sums: []records.Sum{records.SumRecords}}, false},
+		{&records.Query{Groups: []records.Group{{Column: records.ColApplication}}, Sums: []records.Sum{records.SumRecords}, Where: records.Compare{Column: records.ColClientPort, Op: records.Ge, Value: records.Value{}}}, false},
 	} {
 		var seen bool
-		err := s.Read(ctx, s.Compile(tc.q), chTestStart, chTestStart+86400, func(r *Row) error {
+		err := s.Read(ctx, s.Compile(tc.q), chTestStart, chTestStart+86400, func(r *records.Row) error {
 			for _, k := range r.Keys {
 				seen = seen || k.Str == "only-in-the-rollup" || k.Lo == 7
 			}
@@ -164,7 +168,7 @@ func TestClickHouseRollupOfAnEarlierSchema(t *testing.T) {
 				var stmts []string
 				for i := range chRollups {
 					r := &chRollups[i]
-					stmts = append(stmts, "DROP TABLE "+chView(r), "DROP TABLE "+r.table, "DROP TABLE IF EXISTS "+chDist(r))
+					stmts = append(stmts, "DROP TABLE "+chView(r), "DROP TABLE "+r.Table, "DROP TABLE IF EXISTS "+chDist(r))
 				}
 				for _, stmt := range append(stmts, "DROP TABLE records_version", "CREATE TABLE records_version (version UInt32) ENGINE = TinyLog") {
 					if err := raw.Exec(ctx, stmt); err != nil {
@@ -184,16 +188,16 @@ func TestClickHouseRollupOfAnEarlierSchema(t *testing.T) {
 			s = OpenClickHouseTest(t, tc.urls[0], tc.cluster)
 			chSame(t, s, rng)
 			for _, u := range tc.urls {
-				if v, err := schemaVersion(ctx, RawClickHouse(t, u)); err != nil || v != ClickHouseSchemaVersion {
-					t.Errorf("schema version %d (%v) after the upgrade, want %d", v, err, ClickHouseSchemaVersion)
+				if v, err := schemaVersion(ctx, RawClickHouse(t, u)); err != nil || v != SchemaVersion {
+					t.Errorf("schema version %d (%v) after the upgrade, want %d", v, err, SchemaVersion)
 				}
 			}
 			s.Close()
 			// A rollup of other columns (other keys) is dropped and made anew.
 			raw := RawClickHouse(t, tc.urls[len(tc.urls)-1])
 			minute := &chRollups[0]
-			for _, stmt := range []string{"DROP TABLE " + chView(minute), "DROP TABLE " + minute.table,
-				"CREATE TABLE " + minute.table + " (time Int64, records UInt64) ENGINE = SummingMergeTree ORDER BY time"} {
+			for _, stmt := range []string{"DROP TABLE " + chView(minute), "DROP TABLE " + minute.Table,
+				"CREATE TABLE " + minute.Table + " (time Int64, records UInt64) ENGINE = SummingMergeTree ORDER BY time"} {
 				if err := raw.Exec(ctx, stmt); err != nil {
 					t.Fatal(err)
 				}
@@ -203,15 +207,15 @@ func TestClickHouseRollupOfAnEarlierSchema(t *testing.T) {
 			s.Close()
 			// A rollup of schema version 2, its sums UInt64 (which wrapped around), is made anew
 			// with Decimal sums.
-			v2 := strings.ReplaceAll(strings.Join(chRollupColumns(minute), ", "), chDialect.sumType, "UInt64")
-			for _, stmt := range []string{"DROP TABLE " + chView(minute), "DROP TABLE " + minute.table,
-				"CREATE TABLE " + minute.table + " (" + v2 + ") ENGINE = " + chRollupEngine(minute)} {
+			v2 := strings.ReplaceAll(strings.Join(chRollupColumns(minute), ", "), chDialect.SumType, "UInt64")
+			for _, stmt := range []string{"DROP TABLE " + chView(minute), "DROP TABLE " + minute.Table,
+				"CREATE TABLE " + minute.Table + " (" + v2 + ") ENGINE = " + chRollupEngine(minute)} {
 				if err := raw.Exec(ctx, stmt); err != nil {
 					t.Fatal(err)
 				}
 			}
 			s = OpenClickHouseTest(t, tc.urls[0], tc.cluster)
-			if have, _, err := tableShape(ctx, raw, minute.table); err != nil || !reflect.DeepEqual(have, chRollupColumns(minute)) {
+			if have, _, err := tableShape(ctx, raw, minute.Table); err != nil || !reflect.DeepEqual(have, chRollupColumns(minute)) {
 				t.Fatalf("the rollup of version 2 reopened has columns %v (%v), want %v", have, err, chRollupColumns(minute))
 			}
 			chSame(t, s, rng)
@@ -231,7 +235,7 @@ func TestClickHouseRollupRepair(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw := RawClickHouse(t, srv.URL)
-	minute := chRollups[0].table
+	minute := chRollups[0].Table
 	if err := raw.Exec(ctx, "ALTER TABLE "+minute+" DROP PARTITION "+dayString(chTestStart/86400+1)); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package records
+package clickhouse
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+
 	"github.com/ClickHouse/clickhouse-go/v2"
 	chdriver "github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 )
@@ -22,7 +24,7 @@ import (
 // sums as Decimal128 rather than UInt64, which wrapped around: a store opening an earlier
 // version makes each rollup anew (chEnsureRollup) and sums it again from the records. The service refuses a
 // records table of another shape, and a later version, rather than alter it.
-const ClickHouseSchemaVersion = 3
+const SchemaVersion = 3
 
 // chLocalEngine is the engine of the table that holds records: a MergeTree partitioned by day
 // (retention drops whole partitions), sorted by time (periods read a range of it). Both the
@@ -36,10 +38,10 @@ func ensureTable(ctx context.Context, c chdriver.Conn, name, engine string) erro
 	if err != nil {
 		return err
 	}
-	names, kinds := sqlColumns()
+	names, kinds := records.SQLColumns()
 	want := make([]string, len(names))
 	for i, n := range names {
-		want[i] = n + " " + chDialect.types[kinds[i]]
+		want[i] = n + " " + chDialect.Types[kinds[i]]
 	}
 	if e == "" {
 		ddl := "CREATE TABLE IF NOT EXISTS " + name + " (" + strings.Join(want, ", ") + ") ENGINE = " + engine
@@ -49,11 +51,11 @@ func ensureTable(ctx context.Context, c chdriver.Conn, name, engine string) erro
 		return nil
 	}
 	if strings.Join(have, ", ") != strings.Join(want, ", ") {
-		return fmt.Errorf("records: clickhouse table %s has another shape than schema version %d (%s; want %s); the service never alters a table: rename or drop it, or use another database",
-			name, ClickHouseSchemaVersion, strings.Join(have, ", "), strings.Join(want, ", "))
+		return fmt.Errorf("records: clickhouse table %s has another shape than schema version %d (%s; want %s); the service never alters a Table: rename or drop it, or use another database",
+			name, SchemaVersion, strings.Join(have, ", "), strings.Join(want, ", "))
 	}
 	if !strings.HasPrefix(engine, e) {
-		return fmt.Errorf("records: clickhouse table %s is a %s table, want %s; the service never alters a table: rename or drop it, or use another database", name, e, engine)
+		return fmt.Errorf("records: clickhouse table %s is a %s table, want %s; the service never alters a Table: rename or drop it, or use another database", name, e, engine)
 	}
 	return nil
 }
@@ -75,8 +77,8 @@ func schemaVersion(ctx context.Context, c chdriver.Conn) (uint32, error) {
 // created or changed.
 func checkVersion(ctx context.Context, c chdriver.Conn) error {
 	v, err := schemaVersion(ctx, c)
-	if err == nil && v > ClickHouseSchemaVersion {
-		err = fmt.Errorf("records: clickhouse records table is of schema version %d, this service uses %d: a newer version of the service wrote it; run that version (on every node), since this one never alters a table of a later version", v, ClickHouseSchemaVersion)
+	if err == nil && v > SchemaVersion {
+		err = fmt.Errorf("records: clickhouse records table is of schema version %d, this service uses %d: a newer version of the service wrote it; run that version (on every node), since this one never alters a table of a later version", v, SchemaVersion)
 	}
 	return err
 }
@@ -85,13 +87,13 @@ func checkVersion(ctx context.Context, c chdriver.Conn) error {
 // there, unless it is there already.
 func writeVersion(ctx context.Context, c chdriver.Conn) error {
 	v, err := schemaVersion(ctx, c)
-	if err != nil || v == ClickHouseSchemaVersion {
+	if err != nil || v == SchemaVersion {
 		return err
 	}
 	// An INSERT ... VALUES through Exec waits forever on 18.16: send a block instead.
 	b, err := c.PrepareBatch(ctx, "INSERT INTO records_version (version)")
 	if err == nil {
-		if err = b.Append(uint32(ClickHouseSchemaVersion)); err == nil {
+		if err = b.Append(uint32(SchemaVersion)); err == nil {
 			err = b.Send()
 		}
 		b.Close()
@@ -106,7 +108,7 @@ func writeVersion(ctx context.Context, c chdriver.Conn) error {
 // seconds) of the records and of their rollup, and returns how many records they held. Records
 // of the day that holds t stay until that day has passed: retention on ClickHouse works in
 // whole days, never row by row.
-func (s *ClickHouse) DeleteBefore(ctx context.Context, t int64) (int64, error) {
+func (s *Store) DeleteBefore(ctx context.Context, t int64) (int64, error) {
 	s.rollup.writing.RLock()
 	defer s.rollup.writing.RUnlock()
 	var total int64
@@ -114,7 +116,7 @@ func (s *ClickHouse) DeleteBefore(ctx context.Context, t int64) (int64, error) {
 		n, err := dropBefore(ctx, c, "records", t)
 		total += n
 		for i := 0; err == nil && i < len(chRollups); i++ {
-			_, err = dropBefore(ctx, c, chRollups[i].table, t)
+			_, err = dropBefore(ctx, c, chRollups[i].Table, t)
 		}
 		if err != nil {
 			// The rollup may keep days the records lost.
@@ -160,10 +162,6 @@ func dropBefore(ctx context.Context, c chdriver.Conn, table string, t int64) (in
 	return total, nil
 }
 
-// ErrUnavailable marks an error of a store that could not be reached (refused, reset or timed
-// out connection): the call may be retried once the store is back.
-var ErrUnavailable = errors.New("store unavailable")
-
 // unavailable marks err with ErrUnavailable when it is a failure to reach the server, not an
 // answer of it (an exception) nor the caller's cancellation.
 func unavailable(err error) error {
@@ -175,7 +173,7 @@ func unavailable(err error) error {
 		// A Distributed table's server answers for a shard it could not reach.
 		switch ex.Code {
 		case 209, 210, 279: // SOCKET_TIMEOUT, NETWORK_ERROR, ALL_CONNECTION_TRIES_FAILED
-			return fmt.Errorf("%w: %w", ErrUnavailable, err)
+			return fmt.Errorf("%w: %w", records.ErrUnavailable, err)
 		}
 		return err
 	}
@@ -183,7 +181,7 @@ func unavailable(err error) error {
 	if errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, clickhouse.ErrAcquireConnTimeout) || errors.Is(err, driver.ErrBadConn) {
-		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return fmt.Errorf("%w: %w", records.ErrUnavailable, err)
 	}
 	return err
 }
@@ -202,21 +200,21 @@ func (c *typedColumn[T]) add(v driver.Value) { c.s = append(c.s, v.(T)) }
 func (c *typedColumn[T]) slice() any         { return c.s }
 
 // newColumns returns empty columns of the kinds given, with room for n rows.
-func newColumns(kinds []Kind, n int) []batchColumn {
+func newColumns(kinds []records.Kind, n int) []batchColumn {
 	out := make([]batchColumn, len(kinds))
 	for i, k := range kinds {
 		switch k {
-		case KindInt64:
+		case records.KindInt64:
 			out[i] = &typedColumn[int64]{make([]int64, 0, n)}
-		case KindUint8:
+		case records.KindUint8:
 			out[i] = &typedColumn[uint8]{make([]uint8, 0, n)}
-		case KindUint16:
+		case records.KindUint16:
 			out[i] = &typedColumn[uint16]{make([]uint16, 0, n)}
-		case KindUint32:
+		case records.KindUint32:
 			out[i] = &typedColumn[uint32]{make([]uint32, 0, n)}
-		case KindUint64:
+		case records.KindUint64:
 			out[i] = &typedColumn[uint64]{make([]uint64, 0, n)}
-		case KindString:
+		case records.KindString:
 			out[i] = &typedColumn[string]{make([]string, 0, n)}
 		}
 	}
@@ -224,17 +222,17 @@ func newColumns(kinds []Kind, n int) []batchColumn {
 }
 
 // newDest returns a pointer to scan a column of kind k into.
-func newDest(k Kind) any {
+func newDest(k records.Kind) any {
 	switch k {
-	case KindInt64:
+	case records.KindInt64:
 		return new(int64)
-	case KindUint8:
+	case records.KindUint8:
 		return new(uint8)
-	case KindUint16:
+	case records.KindUint16:
 		return new(uint16)
-	case KindUint32:
+	case records.KindUint32:
 		return new(uint32)
-	case KindString:
+	case records.KindString:
 		return new(string)
 	}
 	return new(uint64)

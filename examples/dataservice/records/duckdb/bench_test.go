@@ -1,13 +1,12 @@
-package records_test
+package duckdb_test
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
-	"github.com/fnapi/fnapi/examples/dataservice/records"
+	"github.com/fnapi/fnapi/examples/dataservice/records/recordstest"
 )
 
 // BenchmarkIngest measures Ingest in batches of 10,000 records into a file-backed store; the
@@ -17,7 +16,7 @@ func BenchmarkIngest(b *testing.B) {
 	defer s.Close()
 	ctx := context.Background()
 	const batch = 10000
-	recs := sample(batch, 1700000000)
+	recs := recordstest.Sample(batch, 1700000000)
 	b.ResetTimer()
 	cpu := testenv.CPUTime()
 	for b.Loop() {
@@ -29,26 +28,6 @@ func BenchmarkIngest(b *testing.B) {
 	b.ReportMetric(float64((testenv.CPUTime()-cpu).Nanoseconds())/float64(b.N*batch), "cpu-ns/record")
 }
 
-// BenchmarkParseBatch measures ParseBatch on batches of 10,000 records as the API's ingest
-// function receives them (JSON, a fifth with IPv6 clients); records/s is the figure to watch.
-func BenchmarkParseBatch(b *testing.B) {
-	const batch = 10000
-	raw := make([]json.RawMessage, batch)
-	for i, r := range sample(batch, 1700000000-batch) {
-		var err error
-		if raw[i], err = json.Marshal(r); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := records.ParseBatch(raw, testNow); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "records/s")
-}
-
 // BenchmarkIngestConcurrent measures Ingest from four callers at once (as from several
 // collectors and clients), each with batches of 10,000 records: concurrent batches share a
 // commit (group commit), so this is where it shows.
@@ -56,7 +35,7 @@ func BenchmarkIngestConcurrent(b *testing.B) {
 	s := openStore(b, b.TempDir())
 	defer s.Close()
 	const batch = 10000
-	recs := sample(batch, 1700000000)
+	recs := recordstest.Sample(batch, 1700000000)
 	b.SetParallelism(2)
 	b.ResetTimer()
 	cpu := testenv.CPUTime()
@@ -79,7 +58,7 @@ func BenchmarkIngestConcurrent(b *testing.B) {
 func BenchmarkCatchUp(b *testing.B) {
 	ctx := context.Background()
 	const batches, batch = 30, 10000
-	recs := sample(batch, 1700000000)
+	recs := recordstest.Sample(batch, 1700000000)
 	var cpu time.Duration
 	for b.Loop() {
 		b.StopTimer()
@@ -90,7 +69,7 @@ func BenchmarkCatchUp(b *testing.B) {
 			}
 		}
 		// A record well after them makes their every hour due.
-		if err := s.Ingest(ctx, sample(1, 1700020000)); err != nil {
+		if err := s.Ingest(ctx, recordstest.Sample(1, 1700020000)); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()

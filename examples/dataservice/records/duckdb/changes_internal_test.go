@@ -1,4 +1,4 @@
-package records
+package duckdb
 
 import (
 	"context"
@@ -7,12 +7,14 @@ import (
 	"reflect"
 	"runtime"
 	"testing"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
 // openWatched opens a DuckDB store in a temporary directory and a Watcher of its changes.
-func openWatched(t *testing.T) (*DuckDB, *Watcher) {
+func openWatched(t *testing.T) (*Store, *records.Watcher) {
 	t.Helper()
-	s, err := OpenDuckDB(context.Background(), t.TempDir())
+	s, err := Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,17 +27,9 @@ func openWatched(t *testing.T) (*DuckDB, *Watcher) {
 }
 
 // watchedRecord is a valid record at time at.
-func watchedRecord(at int64) Record {
+func watchedRecord(at int64) records.Record {
 	a := netip.MustParseAddr("10.0.0.1")
-	return Record{Time: at, Protocol: TCP, Application: "https", Client: Endpoint{IP: a}, Server: Endpoint{IP: a}}
-}
-
-// TestOnlyDuckDBReportsChanges checks that ClickHouse, which other processes may write, does
-// not claim to report every change of its records (DuckDB's claim is asserted at compile time).
-func TestOnlyDuckDBReportsChanges(t *testing.T) {
-	if _, ok := any((*ClickHouse)(nil)).(ChangeReporter); ok {
-		t.Error("ClickHouse is a ChangeReporter, but other processes may write its records")
-	}
+	return records.Record{Time: at, Protocol: records.TCP, Application: "https", Client: records.Endpoint{IP: a}, Server: records.Endpoint{IP: a}}
 }
 
 // TestDuckDBReportsChanges checks that DuckDB reports the times each batch and each deletion
@@ -43,16 +37,16 @@ func TestOnlyDuckDBReportsChanges(t *testing.T) {
 func TestDuckDBReportsChanges(t *testing.T) {
 	ctx := context.Background()
 	s, w := openWatched(t)
-	if err := s.Ingest(ctx, []Record{watchedRecord(1000), watchedRecord(940)}); err != nil {
+	if err := s.Ingest(ctx, []records.Record{watchedRecord(1000), watchedRecord(940)}); err != nil {
 		t.Fatal(err)
 	}
-	if got := w.Take(); !reflect.DeepEqual(got, []Span{{940, 1001}}) {
+	if got := w.Take(); !reflect.DeepEqual(got, []records.Span{{From: 940, To: 1001}}) {
 		t.Errorf("after an ingest: %v, want [940, 1001)", got)
 	}
 	if _, err := s.DeleteBefore(ctx, 950); err != nil {
 		t.Fatal(err)
 	}
-	if got := w.Take(); !reflect.DeepEqual(got, []Span{{math.MinInt64, 950}}) {
+	if got := w.Take(); !reflect.DeepEqual(got, []records.Span{{From: math.MinInt64, To: 950}}) {
 		t.Errorf("after a deletion: %v, want everything before 950", got)
 	}
 }
@@ -64,8 +58,8 @@ func TestDuckDBReportsBeforeAndAfter(t *testing.T) {
 	s, w := openWatched(t)
 	<-s.write
 	done := make(chan error)
-	go func() { done <- s.Ingest(context.Background(), []Record{watchedRecord(500)}) }()
-	var before []Span
+	go func() { done <- s.Ingest(context.Background(), []records.Record{watchedRecord(500)}) }()
+	var before []records.Span
 	for before == nil {
 		before = w.Take() // reported before the write
 		runtime.Gosched()
@@ -74,7 +68,7 @@ func TestDuckDBReportsBeforeAndAfter(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	want := []Span{{500, 501}}
+	want := []records.Span{{From: 500, To: 501}}
 	if after := w.Take(); !reflect.DeepEqual(before, want) || !reflect.DeepEqual(after, want) {
 		t.Errorf("reported %v before and %v after, want %v both times", before, after, want)
 	}

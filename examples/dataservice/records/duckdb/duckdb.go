@@ -1,4 +1,4 @@
-package records
+package duckdb
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 
 	"github.com/duckdb/duckdb-go/v2"
 )
@@ -27,13 +29,13 @@ const checkpointThreshold = "128MB"
 // DuckDB is the embedded Store: a DuckDB database file whose write-ahead log makes every
 // acknowledged Ingest survive a crash (even kill -9) of the process. Writes are serialised;
 // reads run concurrently with them. It is safe for concurrent use.
-type DuckDB struct {
+type Store struct {
 	db *sql.DB
 	// write holds one token: the right to write, and to spans and newest.
 	write chan struct{}
 	// rollups are the rollups the database keeps (duckRollups); spans, in the same order,
 	// what each gained since its last compaction.
-	rollups []rollup
+	rollups []records.Rollup
 	spans   []rollupSpan
 	// marks are those of the background rollups (rollup_mark.go); newest is the time of the
 	// newest record, changed with the write token held.
@@ -42,7 +44,7 @@ type DuckDB struct {
 	// group holds the Ingest calls waiting to be committed together.
 	group group
 	// changes reports the times each write touches (changes.go).
-	changes Changes
+	changes records.Changes
 	// logError reports the background step's failures (WithErrorLog).
 	logError func(msg string, err error)
 	// stop ends the background step (closed once, by stopping), which closes stopped when it has.
@@ -51,13 +53,13 @@ type DuckDB struct {
 }
 
 var (
-	_ Store          = (*DuckDB)(nil)
-	_ ChangeReporter = (*DuckDB)(nil)
+	_ records.Store          = (*Store)(nil)
+	_ records.ChangeReporter = (*Store)(nil)
 )
 
 // OpenDuckDB opens (creating it and dir when missing) the DuckDB database dir/records.duckdb and
 // creates the records table, or adds to a table of an earlier version the columns it lacks. Only one process may open the file at a time.
-func OpenDuckDB(ctx context.Context, dir string, opts ...Option) (*DuckDB, error) {
+func Open(ctx context.Context, dir string, opts ...records.Option) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("records: open: %w", err)
 	}
@@ -71,7 +73,7 @@ func OpenDuckDB(ctx context.Context, dir string, opts ...Option) (*DuckDB, error
 	for _, stmt := range stmts {
 		if _, err := db.ExecContext(ctx, stmt); err != nil {
 			db.Close()
-			return nil, fmt.Errorf("records: create table: %w", err)
+			return nil, fmt.Errorf("records: create Table: %w", err)
 		}
 	}
 	marks, err := ensureRollups(ctx, db, duckRollups)
@@ -86,15 +88,15 @@ func OpenDuckDB(ctx context.Context, dir string, opts ...Option) (*DuckDB, error
 		db.Close()
 		return nil, fmt.Errorf("records: create the rollups: %w", err)
 	}
-	s := &DuckDB{db: db, write: make(chan struct{}, 1), rollups: duckRollups, spans: make([]rollupSpan, len(duckRollups)),
-		marks: marks, newest: newest, logError: optionsOf(opts).logError, stop: make(chan struct{}), stopped: make(chan struct{})}
+	s := &Store{db: db, write: make(chan struct{}, 1), rollups: duckRollups, spans: make([]rollupSpan, len(duckRollups)),
+		marks: marks, newest: newest, logError: records.OptionsOf(opts).LogError, stop: make(chan struct{}), stopped: make(chan struct{})}
 	s.write <- struct{}{}
 	go s.background(rollupEvery, s.stop, s.stopped)
 	return s, nil
 }
 
 // lock takes the write token, or fails when ctx ends first.
-func (s *DuckDB) lock(ctx context.Context) error {
+func (s *Store) lock(ctx context.Context) error {
 	select {
 	case <-s.write:
 		return nil
@@ -103,24 +105,24 @@ func (s *DuckDB) lock(ctx context.Context) error {
 	}
 }
 
-func (s *DuckDB) unlock() { s.write <- struct{}{} }
+func (s *Store) unlock() { s.write <- struct{}{} }
 
 // Ingest validates recs (a bad record is a *BatchError and nothing is stored) and appends them
 // through DuckDB's appender in one transaction, which concurrent Ingest calls share (group
 // commit, group.go): all of recs is stored or none, and a nil error means the transaction is
 // committed to the write-ahead log. When a group's commit fails, every call in it gets the error
 // and nothing of the group is stored.
-func (s *DuckDB) Ingest(ctx context.Context, recs []Record) error {
+func (s *Store) Ingest(ctx context.Context, recs []records.Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	if err := validateBatch(recs, time.Now()); err != nil {
+	if err := records.ValidateBatch(recs, time.Now()); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("records: ingest: %w", err)
 	}
-	span := batchSpan(recs)
+	span := records.BatchSpan(recs)
 	s.changes.Touch(span.From, span.To)
 	defer s.changes.Touch(span.From, span.To)
 	if err := s.ingestGrouped(ctx, s.group.join(recs), s.commit); err != nil {
@@ -131,11 +133,11 @@ func (s *DuckDB) Ingest(ctx context.Context, recs []Record) error {
 
 // Changes reports the times of the records each Ingest and DeleteBefore touches, before it
 // writes and after: the database file has one process, so these are all its changes.
-func (s *DuckDB) Changes() *Changes { return &s.changes }
+func (s *Store) Changes() *records.Changes { return &s.changes }
 
 // commit appends the batches of ms in one transaction; the caller holds the write token.
-func (s *DuckDB) commit(ctx context.Context, ms []*member) error {
-	batches := make([][]Record, len(ms))
+func (s *Store) commit(ctx context.Context, ms []*member) error {
+	batches := make([][]records.Record, len(ms))
 	n := 0
 	for i, m := range ms {
 		batches[i] = m.recs
@@ -166,7 +168,7 @@ func (s *DuckDB) commit(ctx context.Context, ms []*member) error {
 
 // appendInTx appends batches to the records table, and their sums to the rollups, in one
 // transaction on c; it returns how many rows each rollup gained.
-func (s *DuckDB) appendInTx(ctx context.Context, c *duckdb.Conn, batches [][]Record) ([]int, error) {
+func (s *Store) appendInTx(ctx context.Context, c *duckdb.Conn, batches [][]records.Record) ([]int, error) {
 	tx, err := c.BeginTx(ctx, driver.TxOptions{})
 	if err != nil {
 		return nil, err
@@ -191,16 +193,16 @@ func (s *DuckDB) appendInTx(ctx context.Context, c *duckdb.Conn, batches [][]Rec
 }
 
 // appendRecords appends batches to the records table through an appender on c.
-func appendRecords(ctx context.Context, c *duckdb.Conn, batches [][]Record) error {
+func appendRecords(ctx context.Context, c *duckdb.Conn, batches [][]records.Record) error {
 	a, err := duckdb.NewAppenderFromConn(c, "", "records")
 	if err != nil {
 		return err
 	}
-	var rb rowBuilder
-	row := make([]driver.Value, 0, numSQLColumns)
+	var rb records.RowBuilder
+	row := make([]driver.Value, 0, records.NumSQLColumns)
 	for _, recs := range batches {
 		for i := range recs {
-			row = rb.appendRow(row[:0], &recs[i])
+			row = rb.AppendRow(row[:0], &recs[i])
 			if err = a.AppendRow(row...); err != nil {
 				break
 			}
@@ -220,13 +222,13 @@ func appendRecords(ctx context.Context, c *duckdb.Conn, batches [][]Record) erro
 }
 
 // DeleteBefore deletes the records whose time is before t (Unix seconds).
-func (s *DuckDB) DeleteBefore(ctx context.Context, t int64) (int64, error) {
+func (s *Store) DeleteBefore(ctx context.Context, t int64) (int64, error) {
 	if err := s.lock(ctx); err != nil {
 		return 0, fmt.Errorf("records: delete: %w", err)
 	}
 	defer s.unlock()
-	s.changes.touchBefore(t)
-	defer s.changes.touchBefore(t)
+	s.changes.TouchBefore(t)
+	defer s.changes.TouchBefore(t)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("records: delete before %d: %w", t, err)
@@ -251,42 +253,40 @@ func (s *DuckDB) DeleteBefore(ctx context.Context, t int64) (int64, error) {
 
 // Compile turns qs into DuckDB's SQL: one SELECT with GROUPING SETS for those of one Where
 // and one chain of rollups, over the records and those rollups.
-func (s *DuckDB) Compile(qs ...*Query) *Plan {
-	return compile(duckDialect, "records", s.rollups, qs)
+func (s *Store) Compile(qs ...*records.Query) *records.Plan {
+	return records.Compile(duckDialect, "records", s.rollups, qs)
 }
 
 // Read runs p over the records with from <= time < to, calling fn with each group.
-func (s *DuckDB) Read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error {
-	return readPieces(ctx, p.pieces(from, to), func(ctx context.Context, pc piece, fn func(*Row) error) error {
-		return s.read(ctx, pc.plan, pc.from, pc.to, fn)
-	}, fn)
+func (s *Store) Read(ctx context.Context, p *records.Plan, from, to int64, fn func(*records.Row) error) error {
+	return p.ReadParts(ctx, from, to, s.read, fn)
 }
 
-func (s *DuckDB) read(ctx context.Context, p *Plan, from, to int64, fn func(*Row) error) error {
-	marks := make([]int64, len(p.levels))
-	for i, r := range p.levels {
+func (s *Store) read(ctx context.Context, p *records.Plan, from, to int64, fn func(*records.Row) error) error {
+	marks := make([]int64, len(p.Levels))
+	for i, r := range p.Levels {
 		marks[i] = s.marks.of(r)
 	}
-	args, err := p.bind(from, to, marks)
+	args, err := p.Bind(from, to, marks)
 	if err != nil {
 		return err
 	}
-	query, args := p.literalTimes(args)
+	query, args := p.LiteralTimes(args)
 	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("records: read: %w", err)
 	}
 	defer rows.Close()
-	vals := make([]any, p.width())
+	vals := make([]any, p.Width())
 	ptrs := make([]any, len(vals))
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
-	return p.scan(rows, ptrs, vals, fn)
+	return p.Scan(rows, ptrs, vals, fn)
 }
 
 // Newest returns the time of the newest record; ok is false when there is none.
-func (s *DuckDB) Newest(ctx context.Context) (int64, bool, error) {
+func (s *Store) Newest(ctx context.Context) (int64, bool, error) {
 	var t sql.NullInt64
 	if err := s.db.QueryRowContext(ctx, "SELECT max(time) FROM records").Scan(&t); err != nil {
 		return 0, false, fmt.Errorf("records: newest: %w", err)
@@ -296,7 +296,7 @@ func (s *DuckDB) Newest(ctx context.Context) (int64, bool, error) {
 
 // Close stops the background step (without catching up: the next open resumes it) and closes
 // the database; a clean close checkpoints the write-ahead log into the file.
-func (s *DuckDB) Close() error {
+func (s *Store) Close() error {
 	s.stopping.Do(func() { close(s.stop) })
 	<-s.stopped
 	if err := s.db.Close(); err != nil {

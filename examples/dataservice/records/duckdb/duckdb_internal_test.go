@@ -1,4 +1,4 @@
-package records
+package duckdb
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"path/filepath"
 	"testing"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 
 	"github.com/duckdb/duckdb-go/v2"
 )
@@ -17,9 +19,9 @@ import (
 func TestAppendRollsBack(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
-	r := Record{Time: 1, Protocol: UDP, Application: "dns",
-		Client: Endpoint{IP: netip.MustParseAddr("10.0.0.1")}, Server: Endpoint{IP: netip.MustParseAddr("10.0.0.2")}}
-	recs := make([]Record, 3*duckdb.GetDataChunkCapacity()+1)
+	r := records.Record{Time: 1, Protocol: records.UDP, Application: "dns",
+		Client: records.Endpoint{IP: netip.MustParseAddr("10.0.0.1")}, Server: records.Endpoint{IP: netip.MustParseAddr("10.0.0.2")}}
+	recs := make([]records.Record, 3*duckdb.GetDataChunkCapacity()+1)
 	for i := range recs {
 		recs[i] = r
 	}
@@ -34,7 +36,7 @@ func TestAppendRollsBack(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if err := appendRecords(ctx, c, [][]Record{recs}); err != nil {
+		if err := appendRecords(ctx, c, [][]records.Record{recs}); err != nil {
 			return err
 		}
 		return tx.Rollback()
@@ -70,14 +72,14 @@ func TestOpenAddsColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	old.Close()
-	s, err := OpenDuckDB(ctx, dir)
+	s, err := Open(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	r := Record{Time: 2, Protocol: UDP, Application: "dns",
-		Client: Endpoint{IP: netip.MustParseAddr("10.0.0.1")}, Server: Endpoint{IP: netip.MustParseAddr("10.0.0.2")}}
-	if err := s.Ingest(ctx, []Record{r}); err != nil {
+	r := records.Record{Time: 2, Protocol: records.UDP, Application: "dns",
+		Client: records.Endpoint{IP: netip.MustParseAddr("10.0.0.1")}, Server: records.Endpoint{IP: netip.MustParseAddr("10.0.0.2")}}
+	if err := s.Ingest(ctx, []records.Record{r}); err != nil {
 		t.Fatal(err)
 	}
 	var n, zero int

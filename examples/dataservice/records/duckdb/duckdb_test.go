@@ -1,9 +1,8 @@
-package records_test
+package duckdb_test
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/netip"
 	"path/filepath"
 	"slices"
@@ -11,32 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fnapi/fnapi/examples/dataservice/records/duckdb"
+	"github.com/fnapi/fnapi/examples/dataservice/records/recordstest"
+
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
-// sample returns n valid records with times from t0, one a second, mixing IPv4 and IPv6.
-func sample(n int, t0 int64) []records.Record {
-	out := make([]records.Record, n)
-	for i := range out {
-		client := netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)})
-		if i%5 == 0 {
-			client = netip.MustParseAddr(fmt.Sprintf("fd00::%x", i))
-		}
-		out[i] = records.Record{
-			Time: t0 + int64(i), Protocol: records.TCP, Application: "https",
-			Client: records.Endpoint{IP: client, Port: uint16(40000 + i), Bytes: uint64(100 + i), Packets: 2},
-			Server: records.Endpoint{IP: netip.MustParseAddr("93.184.216.34"), Port: 443, Bytes: records.MaxCount, Packets: 40},
-		}
-		if i%3 == 0 {
-			out[i].Exporter, out[i].InIf, out[i].OutIf = netip.AddrFrom4([4]byte{192, 0, 2, byte(i)}), uint32(i), 1<<32-1
-		}
-	}
-	return out
-}
-
-func openStore(t testing.TB, dir string) *records.DuckDB {
+func openStore(t testing.TB, dir string) *duckdb.Store {
 	t.Helper()
-	s, err := records.OpenDuckDB(context.Background(), dir)
+	s, err := duckdb.Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +26,7 @@ func openStore(t testing.TB, dir string) *records.DuckDB {
 }
 
 // readAll returns every stored record, by time.
-func readAll(t testing.TB, s *records.DuckDB) []records.Record {
+func readAll(t testing.TB, s *duckdb.Store) []records.Record {
 	t.Helper()
 	rows, err := s.DB().QueryContext(context.Background(), `SELECT time, protocol, application,
 		client_ip_hi, client_ip_lo, client_port, client_bytes, client_packets,
@@ -77,7 +59,7 @@ func readAll(t testing.TB, s *records.DuckDB) []records.Record {
 	return out
 }
 
-func countRows(t testing.TB, s *records.DuckDB) int64 {
+func countRows(t testing.TB, s *duckdb.Store) int64 {
 	t.Helper()
 	var n int64
 	if err := s.DB().QueryRowContext(context.Background(), `SELECT count(*) FROM records`).Scan(&n); err != nil {
@@ -89,7 +71,7 @@ func countRows(t testing.TB, s *records.DuckDB) int64 {
 func TestDuckDBRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	s := openStore(t, dir)
-	want := sample(3000, 1700000000)
+	want := recordstest.Sample(3000, 1700000000)
 	ctx := context.Background()
 	if err := s.Ingest(ctx, want[:1000]); err != nil {
 		t.Fatal(err)
@@ -111,7 +93,7 @@ func TestDuckDBRoundTrip(t *testing.T) {
 	if got := readAll(t, s); !slices.Equal(got, want) {
 		t.Fatalf("after reopening: %d records, differing from the %d written", len(got), len(want))
 	}
-	if got, want := filepath.Join(dir, records.FileName), filepath.Join(dir, "records.duckdb"); got != want {
+	if got, want := filepath.Join(dir, duckdb.FileName), filepath.Join(dir, "records.duckdb"); got != want {
 		t.Errorf("file %s, want %s", got, want)
 	}
 }
@@ -132,7 +114,7 @@ func TestDuckDBIngestAllOrNothing(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			batch := sample(5000, 1700000000)
+			batch := recordstest.Sample(5000, 1700000000)
 			tt.edit(&batch[4321])
 			err := s.Ingest(ctx, batch)
 			var be *records.BatchError
@@ -148,7 +130,7 @@ func TestDuckDBIngestAllOrNothing(t *testing.T) {
 	t.Run("cancelled", func(t *testing.T) {
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
-		if err := s.Ingest(cctx, sample(5000, 1700000000)); !errors.Is(err, context.Canceled) {
+		if err := s.Ingest(cctx, recordstest.Sample(5000, 1700000000)); !errors.Is(err, context.Canceled) {
 			t.Fatalf("Ingest with a cancelled context = %v", err)
 		}
 		if n := countRows(t, s); n != 0 {
@@ -163,7 +145,7 @@ func TestDuckDBRetention(t *testing.T) {
 	ctx := context.Background()
 	// One record a minute over 10 hours ending at now.
 	now := time.Unix(1700036000, 0)
-	batch := sample(600, 0)
+	batch := recordstest.Sample(600, 0)
 	for i := range batch {
 		batch[i].Time = now.Unix() - int64(600-i)*60
 	}
@@ -196,7 +178,7 @@ func TestDuckDBConcurrentUse(t *testing.T) {
 	for w := range 4 {
 		wg.Go(func() {
 			for i := range 5 {
-				if err := s.Ingest(ctx, sample(500, int64(1700000000+w*100000+i*1000))); err != nil {
+				if err := s.Ingest(ctx, recordstest.Sample(500, int64(1700000000+w*100000+i*1000))); err != nil {
 					errs <- err
 				}
 			}
@@ -232,7 +214,7 @@ func TestDuckDBConcurrentBatchesStandAlone(t *testing.T) {
 	errs := make([]error, calls)
 	var wg sync.WaitGroup
 	for i := range calls {
-		batch := sample(size, 1700000000+int64(i*size))
+		batch := recordstest.Sample(size, 1700000000+int64(i*size))
 		if i%2 == 1 {
 			batch[size-1].Server.IP = netip.Addr{}
 		}
@@ -248,7 +230,7 @@ func TestDuckDBConcurrentBatchesStandAlone(t *testing.T) {
 	got := readAll(t, s)
 	var want []records.Record
 	for i := 0; i < calls; i += 2 {
-		want = append(want, sample(size, 1700000000+int64(i*size))...)
+		want = append(want, recordstest.Sample(size, 1700000000+int64(i*size))...)
 	}
 	if !slices.EqualFunc(got, want, func(a, b records.Record) bool { return a == b }) {
 		t.Fatalf("stored %d records, want the %d of the good batches", len(got), len(want))

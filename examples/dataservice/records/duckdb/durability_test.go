@@ -1,4 +1,4 @@
-package records_test
+package duckdb_test
 
 import (
 	"bufio"
@@ -10,7 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fnapi/fnapi/examples/dataservice/records"
+	"github.com/fnapi/fnapi/examples/dataservice/records/duckdb"
+	"github.com/fnapi/fnapi/examples/dataservice/records/recordstest"
 )
 
 // childDirEnv, when set, makes the test binary a child that ingests into that directory.
@@ -31,13 +32,13 @@ func TestMain(m *testing.M) {
 // each acknowledged batch, N being the batches acknowledged so far.
 func ingestUntilKilled(dir string) {
 	ctx := context.Background()
-	s, err := records.OpenDuckDB(ctx, dir)
+	s, err := duckdb.Open(ctx, dir)
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(1)
 	}
 	for i := 1; ; i++ {
-		if err := s.Ingest(ctx, sample(durabilityBatch, int64(1700000000+i*durabilityBatch))); err != nil {
+		if err := s.Ingest(ctx, recordstest.Sample(durabilityBatch, int64(1700000000+i*durabilityBatch))); err != nil {
 			fmt.Println("error", err)
 			os.Exit(1)
 		}

@@ -1,6 +1,6 @@
-package records
+package duckdb
 
 import "database/sql"
 
 // DB gives the tests the database behind s, to read the table directly.
-func (s *DuckDB) DB() *sql.DB { return s.db }
+func (s *Store) DB() *sql.DB { return s.db }

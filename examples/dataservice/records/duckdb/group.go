@@ -1,8 +1,10 @@
-package records
+package duckdb
 
 import (
 	"context"
 	"sync"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
 // maxGroup bounds the records one group commit writes: a leader takes waiting batches until
@@ -13,7 +15,7 @@ const maxGroup = 200_000
 // member is one Ingest call waiting to be committed: its batch, whether a leader took it, and
 // where that leader hands back the group's result.
 type member struct {
-	recs  []Record
+	recs  []records.Record
 	taken bool
 	done  chan error
 }
@@ -26,7 +28,7 @@ type group struct {
 }
 
 // join queues recs and returns their member.
-func (g *group) join(recs []Record) *member {
+func (g *group) join(recs []records.Record) *member {
 	m := &member{recs: recs, done: make(chan error, 1)}
 	g.mu.Lock()
 	g.queue = append(g.queue, m)
@@ -79,7 +81,7 @@ func (g *group) leave(m *member) bool {
 
 // ingestGrouped stores m's batch with the others waiting: it returns m's result, nil once the
 // group holding it is committed. commit writes the batches of one group in one transaction.
-func (s *DuckDB) ingestGrouped(ctx context.Context, m *member, commit func(context.Context, []*member) error) error {
+func (s *Store) ingestGrouped(ctx context.Context, m *member, commit func(context.Context, []*member) error) error {
 	select {
 	case err := <-m.done:
 		return err

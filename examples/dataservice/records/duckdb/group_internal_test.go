@@ -1,4 +1,4 @@
-package records
+package duckdb
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
 // queued waits until n calls wait in g's queue.
@@ -25,7 +27,7 @@ func queued(g *group, n int) {
 // it; it returns each call's result and the groups commit was called with.
 func groupOf(t *testing.T, n int, fail error) ([]error, [][]*member) {
 	t.Helper()
-	s := &DuckDB{write: make(chan struct{}, 1)}
+	s := &Store{write: make(chan struct{}, 1)}
 	var mu sync.Mutex
 	var groups [][]*member
 	commit := func(_ context.Context, ms []*member) error {
@@ -37,7 +39,7 @@ func groupOf(t *testing.T, n int, fail error) ([]error, [][]*member) {
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		m := s.group.join(make([]Record, 1))
+		m := s.group.join(make([]records.Record, 1))
 		wg.Go(func() { errs[i] = s.ingestGrouped(context.Background(), m, commit) })
 	}
 	queued(&s.group, n)
@@ -78,9 +80,9 @@ func TestGroupCommitFailureReachesEveryMember(t *testing.T) {
 // TestGroupBoundsRecords: a group stops before maxGroup records; the rest form the next group.
 func TestGroupBoundsRecords(t *testing.T) {
 	var g group
-	a := g.join(make([]Record, maxGroup/2))
-	b := g.join(make([]Record, maxGroup/2))
-	c := g.join(make([]Record, 1))
+	a := g.join(make([]records.Record, maxGroup/2))
+	b := g.join(make([]records.Record, maxGroup/2))
+	c := g.join(make([]records.Record, 1))
 	ms := g.take(b)
 	if len(ms) != 2 || ms[0] != b || ms[1] != a {
 		t.Fatalf("took %d members", len(ms))
@@ -96,10 +98,10 @@ func TestGroupBoundsRecords(t *testing.T) {
 // TestGroupCallerLeavesWhenCancelled: a call whose context ends while it waits leaves the queue
 // with its context's error, and no group commits its batch.
 func TestGroupCallerLeavesWhenCancelled(t *testing.T) {
-	s := &DuckDB{write: make(chan struct{}, 1)}
+	s := &Store{write: make(chan struct{}, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	m := s.group.join(make([]Record, 1))
+	m := s.group.join(make([]records.Record, 1))
 	err := s.ingestGrouped(ctx, m, func(context.Context, []*member) error {
 		t.Error("committed a cancelled batch")
 		return nil

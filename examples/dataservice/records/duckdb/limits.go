@@ -1,4 +1,4 @@
-package records
+package duckdb
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 // SetLimits bounds what DuckDB takes for every query, ingest and deletion together: memory
 // bytes (its memory_limit: past it large aggregations spill to records.duckdb.tmp or fail,
 // rather than the process growing) and threads. Both must be positive.
-func (s *DuckDB) SetLimits(ctx context.Context, memory int64, threads int) error {
+func (s *Store) SetLimits(ctx context.Context, memory int64, threads int) error {
 	if memory <= 0 || threads <= 0 {
 		return fmt.Errorf("records: DuckDB limits must be positive (memory %d, threads %d)", memory, threads)
 	}
@@ -25,7 +25,7 @@ func (s *DuckDB) SetLimits(ctx context.Context, memory int64, threads int) error
 }
 
 // Limits returns DuckDB's memory_limit, as DuckDB writes it ("256.0 MiB"), and threads.
-func (s *DuckDB) Limits(ctx context.Context) (memory string, threads int, err error) {
+func (s *Store) Limits(ctx context.Context) (memory string, threads int, err error) {
 	err = s.db.QueryRowContext(ctx, "SELECT current_setting('memory_limit'), current_setting('threads')").Scan(&memory, &threads)
 	if err != nil {
 		return "", 0, fmt.Errorf("records: reading DuckDB limits: %w", err)

@@ -1,9 +1,11 @@
-package records
+package duckdb
 
 import (
 	"context"
 	"database/sql"
 	"strings"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
 // compactRows is the fewest rows a rollup gains before it is compacted. Beyond, a rollup is
@@ -31,7 +33,7 @@ func (sp *rollupSpan) add(rows int, lo, hi int64) bool {
 }
 
 // batchTimes returns the first and last record time of batches, which hold a record.
-func batchTimes(batches [][]Record) (lo, hi int64) {
+func batchTimes(batches [][]records.Record) (lo, hi int64) {
 	first := true
 	for _, recs := range batches {
 		for i := range recs {
@@ -48,13 +50,13 @@ func batchTimes(batches [][]Record) (lo, hi int64) {
 // compact merges, in one transaction, the rows of r of each bucket and keys from bucket lo to
 // bucket hi into one, and returns how many rows they make: the sums stay those of the records,
 // in fewer rows.
-func (r *rollup) compact(ctx context.Context, db *sql.DB, lo, hi int64) (int, error) {
-	keys := strings.Join(r.keyNames(), ", ")
+func compact(ctx context.Context, r *records.Rollup, db *sql.DB, lo, hi int64) (int, error) {
+	keys := strings.Join(r.KeyNames(), ", ")
 	var sums []string
-	for _, c := range rollupSums {
-		sums = append(sums, duckDialect.partial(c.Name()))
+	for _, c := range records.RollupSums {
+		sums = append(sums, duckDialect.Partial(c.Name()))
 	}
-	sums = append(sums, duckDialect.partial("records"))
+	sums = append(sums, duckDialect.Partial("records"))
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
@@ -63,9 +65,9 @@ func (r *rollup) compact(ctx context.Context, db *sql.DB, lo, hi int64) (int, er
 	var left int64
 	for _, stmt := range []string{
 		"CREATE TEMP TABLE rollup_compact AS SELECT time, " + keys + ", " + strings.Join(sums, ", ") +
-			" FROM " + r.table + " WHERE " + timeRange(lo, hi+1) + " GROUP BY time, " + keys,
-		"DELETE FROM " + r.table + " WHERE " + timeRange(lo, hi+1),
-		"INSERT INTO " + r.table + " SELECT * FROM rollup_compact",
+			" FROM " + r.Table + " WHERE " + records.TimeRange(lo, hi+1) + " GROUP BY time, " + keys,
+		"DELETE FROM " + r.Table + " WHERE " + records.TimeRange(lo, hi+1),
+		"INSERT INTO " + r.Table + " SELECT * FROM rollup_compact",
 		"DROP TABLE rollup_compact",
 	} {
 		res, err := tx.ExecContext(ctx, stmt)
@@ -85,14 +87,14 @@ func (r *rollup) compact(ctx context.Context, db *sql.DB, lo, hi int64) (int, er
 // the order of s.rollups) and compacts the rollups that are due. The batches are stored
 // already: a compaction that fails is tried again after the next group, and the rollup stays
 // exact meanwhile, only larger.
-func (s *DuckDB) compactDue(ctx context.Context, batches [][]Record, rows []int) {
+func (s *Store) compactDue(ctx context.Context, batches [][]records.Record, rows []int) {
 	lo, hi := batchTimes(batches)
 	for i := range s.rollups {
 		r, sp := &s.rollups[i], &s.spans[i]
-		if !sp.add(rows[i], floorTo(lo, r.width), floorTo(hi, r.width)) {
+		if !sp.add(rows[i], records.FloorTo(lo, r.Width), records.FloorTo(hi, r.Width)) {
 			continue
 		}
-		if left, err := r.compact(ctx, s.db, sp.lo, sp.hi); err == nil {
+		if left, err := compact(ctx, r, s.db, sp.lo, sp.hi); err == nil {
 			*sp = rollupSpan{left: left}
 		}
 	}

@@ -1,4 +1,4 @@
-package records
+package duckdb
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
 // How DuckDB keeps a rollup in the background (rollup.background). Its mark, the time through
@@ -55,8 +57,8 @@ const marksSchema = "CREATE TABLE IF NOT EXISTS rollup_marks (rollup VARCHAR NOT
 type rollupMarks map[string]*atomic.Int64
 
 // of returns the mark of r: math.MaxInt64 for a rollup kept in every transaction.
-func (m rollupMarks) of(r *rollup) int64 {
-	if a := m[r.table]; a != nil {
+func (m rollupMarks) of(r *records.Rollup) int64 {
+	if a := m[r.Table]; a != nil {
 		return a.Load()
 	}
 	return math.MaxInt64
@@ -65,9 +67,9 @@ func (m rollupMarks) of(r *rollup) int64 {
 // readMark returns the stored mark of r; ok is false when it has none.
 func readMark(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, r *rollup) (int64, bool, error) {
+}, r *records.Rollup) (int64, bool, error) {
 	var m int64
-	err := q.QueryRowContext(ctx, "SELECT through FROM rollup_marks WHERE rollup = ?", r.table).Scan(&m)
+	err := q.QueryRowContext(ctx, "SELECT through FROM rollup_marks WHERE rollup = ?", r.Table).Scan(&m)
 	if err == sql.ErrNoRows {
 		return 0, false, nil
 	}
@@ -86,9 +88,9 @@ const rollupStepSpan = 3600
 // many as fit in rollupStepSpan from the first that holds records, all in one transaction (each
 // costs ~13 ms however little it sums), and reports whether it rolled any; the caller holds
 // the write token.
-func (s *DuckDB) rollStep(ctx context.Context, now int64) (bool, error) {
-	due := func(r *rollup) int64 { return floorTo(min(now, s.newest)-rollupSlack, r.width) }
-	if !slices.ContainsFunc(s.rollups, func(r rollup) bool { return r.background && s.marks.of(&r) < due(&r) }) {
+func (s *Store) rollStep(ctx context.Context, now int64) (bool, error) {
+	due := func(r *records.Rollup) int64 { return records.FloorTo(min(now, s.newest)-rollupSlack, r.Width) }
+	if !slices.ContainsFunc(s.rollups, func(r records.Rollup) bool { return r.Background && s.marks.of(&r) < due(&r) }) {
 		return false, nil // the step every minute, mostly: no transaction
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -99,7 +101,7 @@ func (s *DuckDB) rollStep(ctx context.Context, now int64) (bool, error) {
 	marks := map[string]int64{}
 	for i := range s.rollups {
 		r := &s.rollups[i]
-		if !r.background {
+		if !r.Background {
 			continue
 		}
 		mark, err := rollSpan(ctx, tx, r, s.marks.of(r), due(r))
@@ -107,7 +109,7 @@ func (s *DuckDB) rollStep(ctx context.Context, now int64) (bool, error) {
 			return false, err
 		}
 		if mark != s.marks.of(r) {
-			marks[r.table] = mark
+			marks[r.Table] = mark
 		}
 	}
 	if len(marks) == 0 {
@@ -124,20 +126,20 @@ func (s *DuckDB) rollStep(ctx context.Context, now int64) (bool, error) {
 
 // rollSpan rolls r's first buckets in [mark, due) in tx (rollStep) and returns its new mark:
 // mark itself when none holds records.
-func rollSpan(ctx context.Context, tx *sql.Tx, r *rollup, mark, due int64) (int64, error) {
+func rollSpan(ctx context.Context, tx *sql.Tx, r *records.Rollup, mark, due int64) (int64, error) {
 	if mark >= due {
 		return mark, nil
 	}
 	var first sql.NullInt64
-	if err := tx.QueryRowContext(ctx, "SELECT min(time) FROM records WHERE "+timeRange(mark, due)).Scan(&first); err != nil || !first.Valid {
+	if err := tx.QueryRowContext(ctx, "SELECT min(time) FROM records WHERE "+records.TimeRange(mark, due)).Scan(&first); err != nil || !first.Valid {
 		return mark, err
 	}
-	b := floorTo(first.Int64, r.width)
-	e := min(due, b+max(r.width, floorTo(rollupStepSpan, r.width)))
-	if _, err := tx.ExecContext(ctx, "INSERT INTO "+r.table+" "+r.sumRecords(timeRange(b, e))); err != nil {
+	b := records.FloorTo(first.Int64, r.Width)
+	e := min(due, b+max(r.Width, records.FloorTo(rollupStepSpan, r.Width)))
+	if _, err := tx.ExecContext(ctx, "INSERT INTO "+r.Table+" "+sumRecords(r, records.TimeRange(b, e))); err != nil {
 		return mark, err
 	}
-	if _, err := tx.ExecContext(ctx, "UPDATE rollup_marks SET through = ? WHERE rollup = ?", e, r.table); err != nil {
+	if _, err := tx.ExecContext(ctx, "UPDATE rollup_marks SET through = ? WHERE rollup = ?", e, r.Table); err != nil {
 		return mark, err
 	}
 	return e, nil
@@ -146,12 +148,12 @@ func rollSpan(ctx context.Context, tx *sql.Tx, r *rollup, mark, due int64) (int6
 // CatchUp rolls every bucket of the background rollups that is due now, an hour a transaction,
 // and returns once none is: what the background step does every minute. Tests and benchmarks
 // call it to have the rollups current.
-func (s *DuckDB) CatchUp(ctx context.Context) error {
+func (s *Store) CatchUp(ctx context.Context) error {
 	return s.catchUp(ctx, time.Now().Unix())
 }
 
 // catchUp steps until nothing is due at now, taking the write token for each step.
-func (s *DuckDB) catchUp(ctx context.Context, now int64) error {
+func (s *Store) catchUp(ctx context.Context, now int64) error {
 	for {
 		if err := s.lock(ctx); err != nil {
 			return err
@@ -165,7 +167,7 @@ func (s *DuckDB) catchUp(ctx context.Context, now int64) error {
 }
 
 // background runs catchUp every interval until stop is closed, logging its errors.
-func (s *DuckDB) background(every time.Duration, stop <-chan struct{}, done chan<- struct{}) {
+func (s *Store) background(every time.Duration, stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-stop; cancel() }()

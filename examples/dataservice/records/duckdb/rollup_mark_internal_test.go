@@ -1,4 +1,4 @@
-package records
+package duckdb
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
 // stepByHand keeps the background step from running by itself in the stores t opens, so that
@@ -20,10 +22,10 @@ func stepByHand(t *testing.T) {
 
 // checkRollups compares n sets of random queries that rollups answer over random periods in
 // [from, end) (cutting minutes and hours, and some over all of it) with and without the rollups.
-func checkRollups(t *testing.T, s *DuckDB, rng *rand.Rand, when string, from, end int64, n int) {
+func checkRollups(t *testing.T, s *Store, rng *rand.Rand, when string, from, end int64, n int) {
 	t.Helper()
 	for i := range n {
-		var qs []*Query
+		var qs []*records.Query
 		for range 1 + rng.IntN(4) {
 			qs = append(qs, randomRollupQuery(rng))
 		}
@@ -40,7 +42,7 @@ func checkRollups(t *testing.T, s *DuckDB, rng *rand.Rand, when string, from, en
 }
 
 // setMarks moves the marks of s's background rollups to m, for the records they hold.
-func setMarks(t *testing.T, s *DuckDB, m int64) {
+func setMarks(t *testing.T, s *Store, m int64) {
 	t.Helper()
 	for table, a := range s.marks {
 		if _, err := s.db.ExecContext(context.Background(), "UPDATE rollup_marks SET through = ? WHERE rollup = ?", m, table); err != nil {
@@ -51,7 +53,7 @@ func setMarks(t *testing.T, s *DuckDB, m int64) {
 }
 
 // hostsMark returns the mark of the background rollup with addresses.
-func hostsMark(s *DuckDB) int64 { return s.marks.of(&duckRollups[2]) }
+func hostsMark(s *Store) int64 { return s.marks.of(&duckRollups[2]) }
 
 // TestRollupsAnswerAsRecords checks random queries that rollups answer, several at once, over
 // random periods (cutting minutes and hours) against the records alone: with the background
@@ -62,7 +64,7 @@ func TestRollupsAnswerAsRecords(t *testing.T) {
 	stepByHand(t)
 	ctx := context.Background()
 	dir := t.TempDir()
-	s, err := OpenDuckDB(ctx, dir)
+	s, err := Open(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +96,7 @@ func TestRollupsAnswerAsRecords(t *testing.T) {
 	ingest(500, start, span) // below the mark and above
 	check("late records", start)
 	for i := range s.rollups {
-		if _, err := s.rollups[i].compact(ctx, s.db, start, start+span); err != nil {
+		if _, err := compact(ctx, &s.rollups[i], s.db, start, start+span); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -114,7 +116,7 @@ func TestRollupsAnswerAsRecords(t *testing.T) {
 	catchUp(start+span+rollupSlack, start+span-3600)
 	check("caught up", cut)
 	s.Close()
-	if s, err = OpenDuckDB(ctx, dir); err != nil {
+	if s, err = Open(ctx, dir); err != nil {
 		t.Fatal(err)
 	}
 	if hostsMark(s) != start+span-3600 {
@@ -132,7 +134,7 @@ func TestRollupStepWithIngest(t *testing.T) {
 	s := openTemp(t)
 	rng := rand.New(rand.NewPCG(9, 1))
 	const start, span = int64(1_699_000_000 - 1_699_000_000%3600), int64(6 * 3600)
-	recs := make([][]Record, 30)
+	recs := make([][]records.Record, 30)
 	for i := range recs {
 		recs[i] = randomRecords(rng, 200, start+int64(i)*span/30, span/10)
 	}
@@ -172,10 +174,10 @@ func TestRollupMadeForAnEarlierFile(t *testing.T) {
 	hosts := &duckRollups[2]
 	for _, earlier := range []struct {
 		name string
-		make func(*DuckDB) error
+		make func(*Store) error
 		mark int64 // of the hosts rollup when reopened
 	}{
-		{"no rollups", func(s *DuckDB) error {
+		{"no rollups", func(s *Store) error {
 			for _, stmt := range []string{"DROP TABLE records_minute", "DROP TABLE records_hour", "DROP TABLE records_hour_hosts", "DROP TABLE records_10min_hosts", "DELETE FROM rollup_marks"} {
 				if _, err := s.db.ExecContext(ctx, stmt); err != nil {
 					return err
@@ -183,18 +185,18 @@ func TestRollupMadeForAnEarlierFile(t *testing.T) {
 			}
 			return nil
 		}, 0},
-		{"a rollup dropped by hand", func(s *DuckDB) error {
+		{"a rollup dropped by hand", func(s *Store) error {
 			if err := s.CatchUp(ctx); err != nil || hostsMark(s) == 0 {
 				return fmt.Errorf("catching up: mark %d, %v", hostsMark(s), err)
 			}
-			_, err := s.db.ExecContext(ctx, "DROP TABLE "+hosts.table)
+			_, err := s.db.ExecContext(ctx, "DROP TABLE "+hosts.Table)
 			return err
 		}, 0},
-		{"rollup in the transaction", func(s *DuckDB) error {
-			_, err := s.db.ExecContext(ctx, "INSERT INTO "+hosts.table+" "+hosts.sumRecords("true")+"; DELETE FROM rollup_marks")
+		{"rollup in the transaction", func(s *Store) error {
+			_, err := s.db.ExecContext(ctx, "INSERT INTO "+hosts.Table+" "+sumRecords(hosts, "true")+"; DELETE FROM rollup_marks")
 			return err
-		}, floorTo(from+3*3600-1, 3600) + 3600},
-		{"per-minute rollup in the background", func(s *DuckDB) error {
+		}, records.FloorTo(from+3*3600-1, 3600) + 3600},
+		{"per-minute rollup in the background", func(s *Store) error {
 			_, err := s.db.ExecContext(ctx, "DELETE FROM records_minute WHERE time >= ?", from+3600)
 			if err == nil {
 				_, err = s.db.ExecContext(ctx, "INSERT INTO rollup_marks VALUES ('records_minute', ?)", from+3600)
@@ -204,7 +206,7 @@ func TestRollupMadeForAnEarlierFile(t *testing.T) {
 	} {
 		t.Run(earlier.name, func(t *testing.T) {
 			dir := t.TempDir()
-			s, err := OpenDuckDB(ctx, dir)
+			s, err := Open(ctx, dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -220,7 +222,7 @@ func TestRollupMadeForAnEarlierFile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s, err = OpenDuckDB(ctx, dir); err != nil {
+			if s, err = Open(ctx, dir); err != nil {
 				t.Fatal(err)
 			}
 			defer s.Close()

@@ -1,9 +1,11 @@
-package records
+package duckdb
 
 import (
 	"context"
 	"database/sql"
 	"sync/atomic"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
 // ensureRollups makes each rollup of rs exact as this version keeps it, each in one
@@ -15,7 +17,7 @@ import (
 //     so it holds every record: its mark is the end of its newest bucket;
 //   - a rollup kept in every transaction that has a mark (an earlier version kept it in the
 //     background) gains the records at and after its mark, and loses the mark.
-func ensureRollups(ctx context.Context, db *sql.DB, rs []rollup) (rollupMarks, error) {
+func ensureRollups(ctx context.Context, db *sql.DB, rs []records.Rollup) (rollupMarks, error) {
 	if _, err := db.ExecContext(ctx, marksSchema); err != nil {
 		return nil, err
 	}
@@ -23,7 +25,7 @@ func ensureRollups(ctx context.Context, db *sql.DB, rs []rollup) (rollupMarks, e
 	for i := range rs {
 		r := &rs[i]
 		var n int
-		err := db.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", r.table).Scan(&n)
+		err := db.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", r.Table).Scan(&n)
 		if err != nil {
 			return nil, err
 		}
@@ -39,9 +41,9 @@ func ensureRollups(ctx context.Context, db *sql.DB, rs []rollup) (rollupMarks, e
 			tx.Rollback()
 			return nil, err
 		}
-		if r.background {
-			marks[r.table] = &atomic.Int64{}
-			marks[r.table].Store(mark)
+		if r.Background {
+			marks[r.Table] = &atomic.Int64{}
+			marks[r.Table].Store(mark)
 		}
 	}
 	return marks, nil
@@ -49,7 +51,7 @@ func ensureRollups(ctx context.Context, db *sql.DB, rs []rollup) (rollupMarks, e
 
 // ensureRollup does ensureRollups' work for r in tx, given whether its table exists, and
 // returns its mark when it is kept in the background.
-func ensureRollup(ctx context.Context, tx *sql.Tx, r *rollup, exists bool) (int64, error) {
+func ensureRollup(ctx context.Context, tx *sql.Tx, r *records.Rollup, exists bool) (int64, error) {
 	mark, marked, err := readMark(ctx, tx, r)
 	if err != nil {
 		return 0, err
@@ -57,24 +59,24 @@ func ensureRollup(ctx context.Context, tx *sql.Tx, r *rollup, exists bool) (int6
 	var stmts []string
 	var args [][]any
 	switch {
-	case !exists && r.background:
-		stmts = []string{r.schema(duckDialect), "DELETE FROM rollup_marks WHERE rollup = ?", "INSERT INTO rollup_marks VALUES (?, 0)"}
-		args, mark = [][]any{nil, {r.table}, {r.table}}, 0
+	case !exists && r.Background:
+		stmts = []string{r.Schema(duckDialect), "DELETE FROM rollup_marks WHERE rollup = ?", "INSERT INTO rollup_marks VALUES (?, 0)"}
+		args, mark = [][]any{nil, {r.Table}, {r.Table}}, 0
 	case !exists:
-		stmts = []string{r.schema(duckDialect), "DELETE FROM rollup_marks WHERE rollup = ?", "INSERT INTO " + r.table + " " + r.sumRecords("true")}
-		args = [][]any{nil, {r.table}, nil}
-	case r.background && !marked:
+		stmts = []string{r.Schema(duckDialect), "DELETE FROM rollup_marks WHERE rollup = ?", "INSERT INTO " + r.Table + " " + sumRecords(r, "true")}
+		args = [][]any{nil, {r.Table}, nil}
+	case r.Background && !marked:
 		var newest sql.NullInt64
-		if err := tx.QueryRowContext(ctx, "SELECT max(time) FROM "+r.table).Scan(&newest); err != nil {
+		if err := tx.QueryRowContext(ctx, "SELECT max(time) FROM "+r.Table).Scan(&newest); err != nil {
 			return 0, err
 		}
 		if newest.Valid {
-			mark = newest.Int64 + r.width
+			mark = newest.Int64 + r.Width
 		}
-		stmts, args = []string{"INSERT INTO rollup_marks VALUES (?, ?)"}, [][]any{{r.table, mark}}
-	case !r.background && marked:
-		stmts = []string{"INSERT INTO " + r.table + " " + r.sumRecords("time >= ?"), "DELETE FROM rollup_marks WHERE rollup = ?"}
-		args = [][]any{{mark}, {r.table}}
+		stmts, args = []string{"INSERT INTO rollup_marks VALUES (?, ?)"}, [][]any{{r.Table, mark}}
+	case !r.Background && marked:
+		stmts = []string{"INSERT INTO " + r.Table + " " + sumRecords(r, "time >= ?"), "DELETE FROM rollup_marks WHERE rollup = ?"}
+		args = [][]any{{mark}, {r.Table}}
 	}
 	for i, stmt := range stmts {
 		if _, err := tx.ExecContext(ctx, stmt, args[i]...); err != nil {
@@ -88,11 +90,11 @@ func ensureRollup(ctx context.Context, tx *sql.Tx, r *rollup, exists bool) (int6
 // none: the last second of the newest bucket of the first rollup of rs kept in every
 // transaction (a few rows to read, where the records' column is millions; the step needs no
 // more precision), or from the records when every rollup is kept in the background.
-func newestRecord(ctx context.Context, db *sql.DB, rs []rollup) (int64, error) {
+func newestRecord(ctx context.Context, db *sql.DB, rs []records.Rollup) (int64, error) {
 	query, end := "SELECT max(time) FROM records", int64(0)
 	for _, r := range rs {
-		if !r.background {
-			query, end = "SELECT max(time) FROM "+r.table, r.width-1
+		if !r.Background {
+			query, end = "SELECT max(time) FROM "+r.Table, r.Width-1
 			break
 		}
 	}

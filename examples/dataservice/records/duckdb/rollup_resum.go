@@ -1,9 +1,11 @@
-package records
+package duckdb
 
 import (
 	"context"
 	"database/sql"
 	"strings"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
 // saturatedTable is the (empty) table that says a file's rollups hold saturated sums: the file
@@ -16,14 +18,14 @@ const saturatedTable = "rollup_sums_saturated"
 // records; a rollup row holds a part of one hour's records, so no other row can have wrapped)
 // and sums each rollup's rows of those hours anew, before the rollup's mark, in one transaction
 // that also creates saturatedTable. A file that has that table is left as it is.
-func resumWrapped(ctx context.Context, db *sql.DB, rs []rollup, marks rollupMarks) error {
+func resumWrapped(ctx context.Context, db *sql.DB, rs []records.Rollup, marks rollupMarks) error {
 	var done int
 	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", saturatedTable).Scan(&done); err != nil || done > 0 {
 		return err
 	}
 	var past []string
-	for _, c := range rollupSums {
-		past = append(past, "SUM("+c.Name()+") > "+maxSumSQL)
+	for _, c := range records.RollupSums {
+		past = append(past, "SUM("+c.Name()+") > "+records.MaxSumSQL)
 	}
 	rows, err := db.QueryContext(ctx, "SELECT time - time % 3600 AS h FROM records GROUP BY h HAVING "+strings.Join(past, " OR "))
 	if err != nil {
@@ -51,8 +53,8 @@ func resumWrapped(ctx context.Context, db *sql.DB, rs []rollup, marks rollupMark
 			r := &rs[i]
 			// Every width divides an hour; a mark is the end of a bucket.
 			if end := min(h+3600, marks.of(r)); end > h {
-				for _, stmt := range []string{"DELETE FROM " + r.table + " WHERE " + timeRange(h, end),
-					"INSERT INTO " + r.table + " " + r.sumRecords(timeRange(h, end))} {
+				for _, stmt := range []string{"DELETE FROM " + r.Table + " WHERE " + records.TimeRange(h, end),
+					"INSERT INTO " + r.Table + " " + sumRecords(r, records.TimeRange(h, end))} {
 					if _, err := tx.ExecContext(ctx, stmt); err != nil {
 						return err
 					}

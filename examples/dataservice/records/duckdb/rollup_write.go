@@ -1,4 +1,4 @@
-package records
+package duckdb
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"errors"
 	"net/netip"
 	"slices"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 
 	"github.com/duckdb/duckdb-go/v2"
 )
@@ -35,7 +37,7 @@ type rollupKey struct {
 }
 
 // recordKey is the key of r in a rollup of width 1 that keeps every column.
-func recordKey(r *Record) rollupKey {
+func recordKey(r *records.Record) rollupKey {
 	return rollupKey{r.Time, r.Protocol, r.Server.Port, r.Application, r.Server.IP, r.Client.IP}
 }
 
@@ -49,24 +51,24 @@ type rollupKeyColumn struct {
 }
 
 // rollupKeyColumns describes each column a rollup may keep; the other columns have no entry.
-var rollupKeyColumns = [numColumns]rollupKeyColumn{
-	ColProtocol: {
+var rollupKeyColumns = [records.NumColumns]rollupKeyColumn{
+	records.ColProtocol: {
 		keep:     func(dst, src *rollupKey) { dst.protocol = src.protocol },
 		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.protocol) },
 	},
-	ColServerPort: {
+	records.ColServerPort: {
 		keep:     func(dst, src *rollupKey) { dst.port = src.port },
 		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.port) },
 	},
-	ColApplication: {
+	records.ColApplication: {
 		keep:     func(dst, src *rollupKey) { dst.app = src.app },
 		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.app) },
 	},
-	ColServerIP: {
+	records.ColServerIP: {
 		keep:     func(dst, src *rollupKey) { dst.server = src.server },
 		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return appendHalves(row, k.server) },
 	},
-	ColClientIP: {
+	records.ColClientIP: {
 		keep:     func(dst, src *rollupKey) { dst.client = src.client },
 		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return appendHalves(row, k.client) },
 	},
@@ -74,21 +76,21 @@ var rollupKeyColumns = [numColumns]rollupKeyColumn{
 
 // appendHalves appends a's two 64-bit halves (Halves), as its two SQL columns hold it.
 func appendHalves(row []driver.Value, a netip.Addr) []driver.Value {
-	hi, lo := Halves(a)
+	hi, lo := records.Halves(a)
 	return append(row, hi, lo)
 }
 
 // key sets dst to k in the rollup: its bucket, and the rollup's keys only.
-func (ru *rollup) key(dst, k *rollupKey) {
-	*dst = rollupKey{time: floorTo(k.time, ru.width)}
-	for _, c := range ru.keys {
+func keepKey(ru *records.Rollup, dst, k *rollupKey) {
+	*dst = rollupKey{time: records.FloorTo(k.time, ru.Width)}
+	for _, c := range ru.Keys {
 		rollupKeyColumns[c].keep(dst, k)
 	}
 }
 
 // appendKey appends k's values of the rollup's key columns, in table order, to row.
-func (ru *rollup) appendKey(row []driver.Value, k *rollupKey) []driver.Value {
-	for _, c := range ru.keys {
+func appendKey(ru *records.Rollup, row []driver.Value, k *rollupKey) []driver.Value {
+	for _, c := range ru.Keys {
 		row = rollupKeyColumns[c].appendTo(row, k)
 	}
 	return row
@@ -100,15 +102,15 @@ type rollupRow [5]uint64
 
 func (s *rollupRow) add(o *rollupRow) {
 	for i := range s {
-		s[i] = AddSum(s[i], o[i])
+		s[i] = records.AddSum(s[i], o[i])
 	}
 }
 
 // rollupSource is the earlier rollup of rs that rs[i] is summed from (one whose width divides
 // rs[i]'s and that keeps every key of rs[i]), or -1 when rs[i] is summed from the records.
-func rollupSource(rs []rollup, i int) int {
+func rollupSource(rs []records.Rollup, i int) int {
 	for j := range i {
-		if rs[i].width%rs[j].width == 0 && !slices.ContainsFunc(rs[i].keys, func(c Column) bool { return !rs[j].holds(c) }) {
+		if rs[i].Width%rs[j].Width == 0 && !slices.ContainsFunc(rs[i].Keys, func(c records.Column) bool { return !rs[j].Holds(c) }) {
 			return j
 		}
 	}
@@ -118,7 +120,7 @@ func rollupSource(rs []rollup, i int) int {
 // sumBatches sums the records of batches before marks[i] into the rows of each rollup rs[i]:
 // from the records, or from the rows of an earlier, finer rollup that keeps every key
 // (rollupSource) and no fewer records, which are fewer.
-func sumBatches(rs []rollup, marks []int64, batches [][]Record) []map[rollupKey]*rollupRow {
+func sumBatches(rs []records.Rollup, marks []int64, batches [][]records.Record) []map[rollupKey]*rollupRow {
 	out := make([]map[rollupKey]*rollupRow, len(rs))
 	var k, rk rollupKey // reused for every record: key's pointers make them escape
 	for i := range rs {
@@ -127,7 +129,7 @@ func sumBatches(rs []rollup, marks []int64, batches [][]Record) []map[rollupKey]
 			for jk, s := range out[j] {
 				if jk.time < marks[i] {
 					k = jk
-					rs[i].key(&rk, &k)
+					keepKey(&rs[i], &rk, &k)
 					rowAt(out[i], rk).add(s)
 				}
 			}
@@ -140,12 +142,12 @@ func sumBatches(rs []rollup, marks []int64, batches [][]Record) []map[rollupKey]
 					continue
 				}
 				k = recordKey(r)
-				rs[i].key(&rk, &k)
+				keepKey(&rs[i], &rk, &k)
 				s := rowAt(out[i], rk)
-				s[0] = AddSum(s[0], r.Client.Bytes)
-				s[1] = AddSum(s[1], r.Client.Packets)
-				s[2] = AddSum(s[2], r.Server.Bytes)
-				s[3] = AddSum(s[3], r.Server.Packets)
+				s[0] = records.AddSum(s[0], r.Client.Bytes)
+				s[1] = records.AddSum(s[1], r.Client.Packets)
+				s[2] = records.AddSum(s[2], r.Server.Bytes)
+				s[3] = records.AddSum(s[3], r.Server.Packets)
 				s[4]++
 			}
 		}
@@ -165,7 +167,7 @@ func rowAt(m map[rollupKey]*rollupRow, k rollupKey) *rollupRow {
 // appendRollups appends the sums of batches before marks[i] to each rollup rs[i] through
 // appenders on c, in the transaction that appends their records; it returns how many rows each
 // rollup gained.
-func appendRollups(c *duckdb.Conn, rs []rollup, marks []int64, batches [][]Record) ([]int, error) {
+func appendRollups(c *duckdb.Conn, rs []records.Rollup, marks []int64, batches [][]records.Record) ([]int, error) {
 	sums := sumBatches(rs, marks, batches)
 	rows := make([]int, len(rs))
 	row := make([]driver.Value, 0, 16)
@@ -174,13 +176,13 @@ func appendRollups(c *duckdb.Conn, rs []rollup, marks []int64, batches [][]Recor
 		if len(sums[i]) == 0 {
 			continue
 		}
-		a, err := duckdb.NewAppenderFromConn(c, "", rs[i].table)
+		a, err := duckdb.NewAppenderFromConn(c, "", rs[i].Table)
 		if err != nil {
 			return nil, err
 		}
 		for k, s := range sums[i] {
 			key = k
-			row = append(rs[i].appendKey(append(row[:0], k.time), &key), s[0], s[1], s[2], s[3], s[4])
+			row = append(appendKey(&rs[i], append(row[:0], k.time), &key), s[0], s[1], s[2], s[3], s[4])
 			if err = a.AppendRow(row...); err != nil {
 				return nil, errors.Join(err, a.Close())
 			}
@@ -196,20 +198,20 @@ func appendRollups(c *duckdb.Conn, rs []rollup, marks []int64, batches [][]Recor
 // retainRollups keeps the rollups of rs exact in tx, which deletes the records before t: the
 // buckets before t's go, and t's own bucket, when t cuts it and it is before the rollup's mark,
 // is summed anew from the records left in it (a bucket at or after the mark has no rows).
-func retainRollups(ctx context.Context, tx *sql.Tx, rs []rollup, marks rollupMarks, t int64) error {
+func retainRollups(ctx context.Context, tx *sql.Tx, rs []records.Rollup, marks rollupMarks, t int64) error {
 	for i := range rs {
 		r := &rs[i]
-		b := floorTo(t, r.width)
-		if _, err := tx.ExecContext(ctx, "DELETE FROM "+r.table+" WHERE time < ?", b); err != nil {
+		b := records.FloorTo(t, r.Width)
+		if _, err := tx.ExecContext(ctx, "DELETE FROM "+r.Table+" WHERE time < ?", b); err != nil {
 			return err
 		}
 		if b == t || b >= marks.of(r) {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM "+r.table+" WHERE time = ?", b); err != nil {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM "+r.Table+" WHERE time = ?", b); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, "INSERT INTO "+r.table+" "+r.sumRecords(timeRange(t, b+r.width))); err != nil {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO "+r.Table+" "+sumRecords(r, records.TimeRange(t, b+r.Width))); err != nil {
 			return err
 		}
 	}

@@ -1,46 +1,38 @@
-package records_test
+// Package recordstest holds the checks every records engine passes (the conformance suite),
+// driver-free, for each engine's tests to run on a store of its own:
+//
+//	func TestStores(t *testing.T) {
+//		recordstest.Check(t, openStore(t))
+//	}
+package recordstest
 
 import (
 	"context"
 	"errors"
+	"net/netip"
 	"testing"
 
-	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
-// TestStores runs the same checks on every Store: DuckDB, one ClickHouse server and a
-// two-shard ClickHouse cluster.
-func TestStores(t *testing.T) {
-	t.Run("duckdb", func(t *testing.T) {
-		checkStore(t, openStore(t, t.TempDir()))
-	})
-	t.Run("clickhouse", func(t *testing.T) {
-		checkStore(t, records.OpenClickHouseTest(t, testenv.ClickHouse(t).URL, ""))
-	})
-	t.Run("clickhouse cluster", func(t *testing.T) {
-		checkStore(t, records.OpenClickHouseTest(t, testenv.ClickHouseCluster(t, 2)[0].URL, testenv.ClickHouseClusterName))
-	})
-}
-
-// checkStore checks what every store must do, on an empty s: Newest of nothing and of
+// Check checks what every store must do, on an empty s: Newest of nothing and of
 // something, a refused batch storing nothing, groups and sums read back, and retention on day
 // boundaries (where ClickHouse's whole-day partitions and DuckDB's rows agree).
-func checkStore(t *testing.T, s records.Store) {
+func Check(t *testing.T, s records.Store) {
 	ctx := context.Background()
 	if _, ok, err := s.Newest(ctx); err != nil || ok {
 		t.Fatalf("Newest of an empty store: ok %v, %v", ok, err)
 	}
 	const day = 86400
 	base := int64(19_000) * day
-	bad := batch(5, base)
+	bad := Batch(5, base)
 	bad[3].Client.Bytes = records.MaxCount + 1
 	var be *records.BatchError
 	if err := s.Ingest(ctx, bad); !errors.As(err, &be) || be.Index != 3 {
 		t.Fatalf("Ingest of a bad batch = %v, want a BatchError at 3", err)
 	}
 	for d := range int64(3) {
-		if err := s.Ingest(ctx, batch(100*int(d+1), base+d*day+60)); err != nil {
+		if err := s.Ingest(ctx, Batch(100*int(d+1), base+d*day+60)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -71,7 +63,34 @@ func checkStore(t *testing.T, s records.Store) {
 	if n, err := s.DeleteBefore(ctx, base+2*day); err != nil || n != 300 {
 		t.Fatalf("DeleteBefore = %d, %v; want the 300 records of the first two days", n, err)
 	}
-	if n := mustCount(t, s); n != 300 {
+	if n := Count(t, s); n != 300 {
 		t.Fatalf("%d records left, want the 300 of the last day", n)
 	}
+}
+
+// Batch makes n valid records at time at: TCP to 2001:db8::1 port 443, 10 client and 100
+// server bytes each.
+func Batch(n int, at int64) []records.Record {
+	out := make([]records.Record, n)
+	for i := range out {
+		out[i] = records.Record{Time: at, Protocol: records.TCP, Application: "https",
+			Client: records.Endpoint{IP: netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)}), Port: 40000, Bytes: 10, Packets: 1},
+			Server: records.Endpoint{IP: netip.MustParseAddr("2001:db8::1"), Port: 443, Bytes: 100, Packets: 2}}
+	}
+	return out
+}
+
+// Count returns the number of records r holds, failing t when it cannot read them.
+func Count(t testing.TB, r records.Reader) int64 {
+	t.Helper()
+	var n int64
+	q := &records.Query{Sums: []records.Sum{records.SumRecords}}
+	err := r.Read(context.Background(), r.Compile(q), 0, 1<<40, func(row *records.Row) error {
+		n += int64(row.Sums[0])
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
