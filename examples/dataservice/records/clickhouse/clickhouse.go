@@ -39,6 +39,15 @@ type Store struct {
 
 var _ records.Store = (*Store)(nil)
 
+// init registers ClickHouse as the engine of clickhouse:// URLs: shared (other nodes may write
+// the records), with clusters.
+func init() {
+	records.Register("clickhouse", records.Engine{Name: "clickhouse", Shared: true, Clusters: true,
+		Open: func(ctx context.Context, url, cluster string, opts ...records.Option) (records.Store, error) {
+			return Open(ctx, url, cluster, opts...)
+		}})
+}
+
 // chDialect is ClickHouse's SQL: the driver formats each argument into the query, so
 // parameters are plain "?"; sums and buckets are cast so they scan as UInt64 and Int64 on every
 // version. ClickHouse sums UInt64 into a UInt64 that wraps around, so sums are of Decimal128

@@ -14,7 +14,11 @@ import (
 // and on a two-shard ClickHouse cluster.
 func TestStores(t *testing.T) {
 	t.Run("clickhouse", func(t *testing.T) {
-		recordstest.Check(t, clickhouse.OpenClickHouseTest(t, testenv.ClickHouse(t).URL, ""))
+		url := testenv.ClickHouse(t).URL
+		if e, err := records.EngineOf(url); err != nil || e.Name != "clickhouse" || !e.Shared || !e.Clusters {
+			t.Fatalf("engine of %s: %+v, %v; want ClickHouse, shared, with clusters", url, e, err)
+		}
+		recordstest.Check(t, clickhouse.OpenClickHouseTest(t, url, ""))
 	})
 	t.Run("clickhouse cluster", func(t *testing.T) {
 		recordstest.Check(t, clickhouse.OpenClickHouseTest(t, testenv.ClickHouseCluster(t, 2)[0].URL, testenv.ClickHouseClusterName))

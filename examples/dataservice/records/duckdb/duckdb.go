@@ -52,6 +52,15 @@ type Store struct {
 	stopping      sync.Once
 }
 
+// init registers DuckDB as the engine of duckdb:<dir> URLs and of plain paths
+// (records.DefaultScheme): dir holds records.duckdb.
+func init() {
+	records.Register("duckdb", records.Engine{Name: "duckdb",
+		Open: func(ctx context.Context, url, _ string, opts ...records.Option) (records.Store, error) {
+			return Open(ctx, records.PathOf(url), opts...)
+		}})
+}
+
 var (
 	_ records.Store          = (*Store)(nil)
 	_ records.ChangeReporter = (*Store)(nil)
