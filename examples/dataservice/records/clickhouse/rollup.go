@@ -95,7 +95,7 @@ func chEnsure(ctx context.Context, c chdriver.Conn, r *records.Rollup, table, en
 		return err
 	}
 	if e != "" && e != engine {
-		return fmt.Errorf("records: clickhouse table %s is a %s table, want a %s one; the service never alters a Table: rename or drop it", table, e, engine)
+		return fmt.Errorf("records: clickhouse table %s is a %s table, want a %s one; the service never alters a table: rename or drop it", table, e, engine)
 	}
 	if e != "" && strings.Join(have, ", ") != strings.Join(chRollupColumns(r), ", ") {
 		for _, t := range drop {

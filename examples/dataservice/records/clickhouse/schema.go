@@ -51,11 +51,11 @@ func ensureTable(ctx context.Context, c chdriver.Conn, name, engine string) erro
 		return nil
 	}
 	if strings.Join(have, ", ") != strings.Join(want, ", ") {
-		return fmt.Errorf("records: clickhouse table %s has another shape than schema version %d (%s; want %s); the service never alters a Table: rename or drop it, or use another database",
+		return fmt.Errorf("records: clickhouse table %s has another shape than schema version %d (%s; want %s); the service never alters a table: rename or drop it, or use another database",
 			name, SchemaVersion, strings.Join(have, ", "), strings.Join(want, ", "))
 	}
 	if !strings.HasPrefix(engine, e) {
-		return fmt.Errorf("records: clickhouse table %s is a %s table, want %s; the service never alters a Table: rename or drop it, or use another database", name, e, engine)
+		return fmt.Errorf("records: clickhouse table %s is a %s table, want %s; the service never alters a table: rename or drop it, or use another database", name, e, engine)
 	}
 	return nil
 }

@@ -78,17 +78,15 @@ func Open(ctx context.Context, dir string, opts ...records.Option) (*Store, erro
 		return nil, fmt.Errorf("records: open %s: %w", path, err)
 	}
 	db := sql.OpenDB(connector)
-	stmts := append([]string{"SET GLOBAL checkpoint_threshold = '" + checkpointThreshold + "'", duckSchema()}, duckMigrations()...)
-	for _, stmt := range stmts {
-		if _, err := db.ExecContext(ctx, stmt); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("records: create Table: %w", err)
-		}
+	if _, err := db.ExecContext(ctx, "SET GLOBAL checkpoint_threshold = '"+checkpointThreshold+"'"); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("records: open %s: %w", path, err)
 	}
-	marks, err := ensureRollups(ctx, db, duckRollups)
-	if err == nil {
-		err = resumWrapped(ctx, db, duckRollups, marks)
+	if err := migrate(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("records: open %s: %w", path, err)
 	}
+	marks, err := loadMarks(ctx, db, duckRollups)
 	var newest int64
 	if err == nil {
 		newest, err = newestRecord(ctx, db, duckRollups)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"fmt"
 	"net/netip"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/fnapi/fnapi/examples/dataservice/records"
@@ -88,5 +90,54 @@ func TestOpenAddsColumns(t *testing.T) {
 	}
 	if n != 2 || zero != 2 {
 		t.Fatalf("%d rows, %d with zero collector columns; want 2 and 2", n, zero)
+	}
+}
+
+// TestSchemaVersions checks the numbered migrations: a new file is at the latest version, a
+// file of an earlier version (no records_schema) is brought to it, each step once, and a file
+// of a newer version is refused rather than damaged.
+func TestSchemaVersions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	version := func(s *Store) int {
+		t.Helper()
+		var v, n int
+		if err := s.db.QueryRowContext(ctx, "SELECT max(version), count(*) FROM "+schemaTable).Scan(&v, &n); err != nil || n != 1 {
+			t.Fatalf("records_schema: version %d in %d rows, %v", v, n, err)
+		}
+		return v
+	}
+	s, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := version(s); v != len(steps) {
+		t.Errorf("a new file is at version %d, want %d", v, len(steps))
+	}
+	// Version 2 with its rollups gone: opening runs steps 3 and 4, which make them.
+	if _, err := s.db.ExecContext(ctx, "DROP TABLE records_minute; UPDATE "+schemaTable+" SET version = 2"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if s, err = Open(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	if v := version(s); v != len(steps) {
+		t.Errorf("a file of version 2 is at version %d once opened, want %d", v, len(steps))
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'records_minute'").Scan(&n); err != nil || n != 1 {
+		t.Errorf("records_minute after migrating from version 2: %d tables, %v", n, err)
+	}
+	if _, err := s.db.ExecContext(ctx, fmt.Sprintf("UPDATE %s SET version = %d", schemaTable, len(steps)+1)); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if s, err = Open(ctx, dir); err == nil || !strings.Contains(err.Error(), "newer than this program's") {
+		if s != nil {
+			s.Close()
+		}
+		t.Errorf("a file of a newer version opened: %v", err)
 	}
 }

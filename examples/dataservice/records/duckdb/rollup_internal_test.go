@@ -152,7 +152,7 @@ func TestRollupCompaction(t *testing.T) {
 	const lo, hi = 1_699_999_940, 1_700_000_180
 	before := sumsBy(t, s, lo, hi, false, qs...)
 	if n := rows(); !slices.Equal(n, all(10)) {
-		t.Fatalf("rollup rows after 10 batches of one minute and Keys: %v", n)
+		t.Fatalf("rollup rows after 10 batches of one minute and keys: %v", n)
 	}
 	for i := range s.rollups {
 		if left, err := compact(ctx, &s.rollups[i], s.db, records.FloorTo(lo, s.rollups[i].Width), hi); err != nil || left != 1 {

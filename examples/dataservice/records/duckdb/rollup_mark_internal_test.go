@@ -215,8 +215,8 @@ func TestRollupMadeForAnEarlierFile(t *testing.T) {
 			if err == nil {
 				err = earlier.make(s)
 			}
-			if err == nil { // no earlier version kept the rollup per 10 minutes
-				_, err = s.db.ExecContext(ctx, "DROP TABLE IF EXISTS records_10min_hosts; DELETE FROM rollup_marks WHERE rollup = 'records_10min_hosts'")
+			if err == nil { // no earlier version kept the rollup per 10 minutes, nor a schema version
+				_, err = s.db.ExecContext(ctx, "DROP TABLE IF EXISTS records_10min_hosts; DELETE FROM rollup_marks WHERE rollup = 'records_10min_hosts'; DROP TABLE "+schemaTable)
 			}
 			s.Close()
 			if err != nil {

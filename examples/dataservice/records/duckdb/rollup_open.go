@@ -3,13 +3,12 @@ package duckdb
 import (
 	"context"
 	"database/sql"
-	"sync/atomic"
 
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
-// ensureRollups makes each rollup of rs exact as this version keeps it, each in one
-// transaction, and returns the marks of the background ones:
+// ensureRollups makes each rollup of rs exact as this version keeps it, in tx (schema version
+// 3, migrate.go):
 //   - a rollup the database lacks (it is of an earlier version) is created: summed from the
 //     records when it is kept in every transaction; empty, with its mark at 0, when kept in
 //     the background (the step fills it);
@@ -17,36 +16,22 @@ import (
 //     so it holds every record: its mark is the end of its newest bucket;
 //   - a rollup kept in every transaction that has a mark (an earlier version kept it in the
 //     background) gains the records at and after its mark, and loses the mark.
-func ensureRollups(ctx context.Context, db *sql.DB, rs []records.Rollup) (rollupMarks, error) {
-	if _, err := db.ExecContext(ctx, marksSchema); err != nil {
-		return nil, err
+func ensureRollups(ctx context.Context, tx *sql.Tx, rs []records.Rollup) error {
+	if _, err := tx.ExecContext(ctx, marksSchema); err != nil {
+		return err
 	}
-	marks := rollupMarks{}
 	for i := range rs {
 		r := &rs[i]
 		var n int
-		err := db.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", r.Table).Scan(&n)
+		err := tx.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", r.Table).Scan(&n)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		tx, err := db.BeginTx(ctx, nil)
-		if err != nil {
-			return nil, err
-		}
-		mark, err := ensureRollup(ctx, tx, r, n > 0)
-		if err == nil {
-			err = tx.Commit()
-		}
-		if err != nil {
-			tx.Rollback()
-			return nil, err
-		}
-		if r.Background {
-			marks[r.Table] = &atomic.Int64{}
-			marks[r.Table].Store(mark)
+		if _, err := ensureRollup(ctx, tx, r, n > 0); err != nil {
+			return err
 		}
 	}
-	return marks, nil
+	return nil
 }
 
 // ensureRollup does ensureRollups' work for r in tx, given whether its table exists, and

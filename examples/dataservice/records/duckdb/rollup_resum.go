@@ -16,18 +16,22 @@ const saturatedTable = "rollup_sums_saturated"
 // batch's sums as they wrapped around past 2^64 (its queries and its compactions over them
 // failed instead): it finds the hours whose records sum past MaxSum (one pass over the
 // records; a rollup row holds a part of one hour's records, so no other row can have wrapped)
-// and sums each rollup's rows of those hours anew, before the rollup's mark, in one transaction
-// that also creates saturatedTable. A file that has that table is left as it is.
-func resumWrapped(ctx context.Context, db *sql.DB, rs []records.Rollup, marks rollupMarks) error {
+// and sums each rollup's rows of those hours anew, before the rollup's mark, in tx (schema
+// version 4, migrate.go), which also creates saturatedTable. A file that has that table is left as it is.
+func resumWrapped(ctx context.Context, tx *sql.Tx, rs []records.Rollup) error {
 	var done int
-	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", saturatedTable).Scan(&done); err != nil || done > 0 {
+	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", saturatedTable).Scan(&done); err != nil || done > 0 {
 		return err
 	}
 	var past []string
 	for _, c := range records.RollupSums {
 		past = append(past, "SUM("+c.Name()+") > "+records.MaxSumSQL)
 	}
-	rows, err := db.QueryContext(ctx, "SELECT time - time % 3600 AS h FROM records GROUP BY h HAVING "+strings.Join(past, " OR "))
+	marks, err := loadMarks(ctx, tx, rs)
+	if err != nil {
+		return err
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT time - time % 3600 AS h FROM records GROUP BY h HAVING "+strings.Join(past, " OR "))
 	if err != nil {
 		return err
 	}
@@ -43,11 +47,6 @@ func resumWrapped(ctx context.Context, db *sql.DB, rs []records.Rollup, marks ro
 	if err := rows.Close(); err != nil {
 		return err
 	}
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
 	for _, h := range hours {
 		for i := range rs {
 			r := &rs[i]
@@ -65,5 +64,5 @@ func resumWrapped(ctx context.Context, db *sql.DB, rs []records.Rollup, marks ro
 	if _, err := tx.ExecContext(ctx, "CREATE TABLE "+saturatedTable+" (unused BOOLEAN)"); err != nil {
 		return err
 	}
-	return tx.Commit()
+	return nil
 }

@@ -15,7 +15,7 @@ import (
 // minute: on the demo network it holds 1/450 of the rows of 10M records over 24 hours and 1/22
 // over 30 days (a per-minute one with addresses would hold 1/12 and 1/2, so none is kept).
 //
-// That one is kept in the Background: summed in each ingest it gained nearly a row per record
+// That one is kept in the background: summed in each ingest it gained nearly a row per record
 // (every new client address) and halved ingest. The two without addresses gain a few rows per
 // batch and stay in the transaction (measured: BENCHMARKS.md, issue 13), so a query by
 // application reads them up to the newest record.

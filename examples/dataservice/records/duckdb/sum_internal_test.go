@@ -48,13 +48,14 @@ func TestSumsOfAnEarlierVersion(t *testing.T) {
 	if err := s.CatchUp(ctx); err != nil {
 		t.Fatal(err)
 	}
-	// What an earlier version left: rows of wrapped sums, and no saturatedTable.
+	// What an earlier version left: rows of wrapped sums, and no saturatedTable nor schema
+	// version.
 	for _, r := range s.rollups {
 		if _, err := s.db.ExecContext(ctx, "UPDATE "+r.Table+" SET client_bytes = 12345 WHERE application = 'https'"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.db.ExecContext(ctx, "DROP TABLE "+saturatedTable); err != nil {
+	if _, err := s.db.ExecContext(ctx, "DROP TABLE "+saturatedTable+"; DROP TABLE "+schemaTable); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
