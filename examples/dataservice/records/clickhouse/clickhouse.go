@@ -100,7 +100,8 @@ func Open(ctx context.Context, url, cluster string, options ...records.Option) (
 }
 
 // ensureSchema creates or checks the tables on every shard, and in a cluster the Distributed
-// tables on this server, migrating a schema of version 1 (without the rollup) to this one.
+// tables on this server: the schema versions a shard lacks (chSteps), then the Distributed
+// tables, made or checked at every open (they hold no data).
 func (s *Store) ensureSchema(ctx context.Context, opts *clickhouse.Options, cluster string) error {
 	if cluster != "" {
 		if err := s.openShards(ctx, opts, cluster); err != nil {
@@ -114,18 +115,7 @@ func (s *Store) ensureSchema(ctx context.Context, opts *clickhouse.Options, clus
 		}
 	}
 	for _, c := range s.shards {
-		if err := checkVersion(ctx, c); err != nil {
-			return err
-		}
-		if err := ensureTable(ctx, c, "records", chLocalEngine); err != nil {
-			return err
-		}
-		for i := range chRollups {
-			if err := chEnsureRollup(ctx, c, &chRollups[i]); err != nil {
-				return err
-			}
-		}
-		if err := writeVersion(ctx, c); err != nil {
+		if err := migrate(ctx, c); err != nil {
 			return err
 		}
 	}
@@ -144,7 +134,7 @@ func (s *Store) ensureSchema(ctx context.Context, opts *clickhouse.Options, clus
 			return err
 		}
 	}
-	return writeVersion(ctx, s.conn)
+	return writeVersion(ctx, s.conn, SchemaVersion)
 }
 
 // chOptions parses url into driver options with the store's timeouts.

@@ -17,14 +17,66 @@ import (
 	chdriver "github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 )
 
-// ClickHouseSchemaVersion is the version of the ClickHouse tables' shape, kept in the table
-// records_version beside them. Version 2 added the per-minute rollup (records_minute, its
-// view, and records_minute_dist in a cluster); a store opening version 1 adds them and sums the
-// rollup from the records (chRepair), writing nothing into records. Version 3 keeps the rollups'
-// sums as Decimal128 rather than UInt64, which wrapped around: a store opening an earlier
-// version makes each rollup anew (chEnsureRollup) and sums it again from the records. The service refuses a
-// records table of another shape, and a later version, rather than alter it.
+// SchemaVersion is the version of the ClickHouse tables' shape, kept in the table
+// records_version beside them: the number of chSteps a server's tables have had. The service
+// refuses a records table of another shape, and a later version, rather than alter it.
 const SchemaVersion = 3
+
+// chStep is one schema version of a server's tables (a shard's): what a server at the version
+// before it needs. ClickHouse has no transactions over tables: each step may be run again after
+// it failed midway (IF NOT EXISTS, shapes checked), and its number is recorded in
+// records_version once it succeeded.
+type chStep func(ctx context.Context, c chdriver.Conn) error
+
+// chSteps are the schema versions, numbered as records_version has kept them; append only (a
+// released step never changes, a new table or column is a new step, and SchemaVersion is their
+// number). A server of the version before records_version existed is at 0.
+var chSteps = [SchemaVersion]chStep{
+	// 1: the records table.
+	func(ctx context.Context, c chdriver.Conn) error { return ensureTable(ctx, c, "records", chLocalEngine) },
+	// 2: the per-minute rollup (records_minute, its view, and records_minute_dist in a cluster),
+	// summed from the records by chRepair at open, writing nothing into records.
+	func(ctx context.Context, c chdriver.Conn) error { return chEnsureRollup(ctx, c, &chRollups[0]) },
+	// 3: the rollups' sums as Decimal128 rather than UInt64, which wrapped around: each rollup
+	// of another shape is made anew (chEnsureRollup) and summed again from the records.
+	chEnsureRollups,
+}
+
+// chEnsureRollups makes every rollup's table and view on c, or makes anew one of another shape.
+func chEnsureRollups(ctx context.Context, c chdriver.Conn) error {
+	for i := range chRollups {
+		if err := chEnsureRollup(ctx, c, &chRollups[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// migrate runs on c the steps after its version, recording each, then checks what another
+// node or a hand may have changed since, as every open has: the records table's shape (refused
+// when it differs, never altered) and the rollups' (made anew: they hold nothing the records do
+// not).
+func migrate(ctx context.Context, c chdriver.Conn) error {
+	if err := checkVersion(ctx, c); err != nil {
+		return err
+	}
+	v, err := schemaVersion(ctx, c)
+	if err != nil {
+		return err
+	}
+	for i := int(v); i < len(chSteps); i++ {
+		if err := chSteps[i](ctx, c); err != nil {
+			return err
+		}
+		if err := writeVersion(ctx, c, uint32(i+1)); err != nil {
+			return err
+		}
+	}
+	if err := ensureTable(ctx, c, "records", chLocalEngine); err != nil {
+		return err
+	}
+	return chEnsureRollups(ctx, c)
+}
 
 // chLocalEngine is the engine of the table that holds records: a MergeTree partitioned by day
 // (retention drops whole partitions), sorted by time (periods read a range of it). Both the
@@ -83,17 +135,16 @@ func checkVersion(ctx context.Context, c chdriver.Conn) error {
 	return err
 }
 
-// writeVersion records this service's schema version in records_version, once its tables are
-// there, unless it is there already.
-func writeVersion(ctx context.Context, c chdriver.Conn) error {
-	v, err := schemaVersion(ctx, c)
-	if err != nil || v == SchemaVersion {
+// writeVersion records schema version v in records_version, unless it is there already.
+func writeVersion(ctx context.Context, c chdriver.Conn, v uint32) error {
+	have, err := schemaVersion(ctx, c)
+	if err != nil || have >= v {
 		return err
 	}
 	// An INSERT ... VALUES through Exec waits forever on 18.16: send a block instead.
 	b, err := c.PrepareBatch(ctx, "INSERT INTO records_version (version)")
 	if err == nil {
-		if err = b.Append(uint32(SchemaVersion)); err == nil {
+		if err = b.Append(v); err == nil {
 			err = b.Send()
 		}
 		b.Close()
