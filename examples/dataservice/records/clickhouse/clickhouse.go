@@ -17,13 +17,13 @@ import (
 // ClickHouse timeouts: how long a store waits to connect, and for each read of an answer
 // (the server reports progress while it works, so a long query does not hit it).
 const (
-	ClickHouseDialTimeout = 5 * time.Second
-	ClickHouseReadTimeout = 60 * time.Second
+	DialTimeout = 5 * time.Second
+	ReadTimeout = 60 * time.Second
 )
 
-// ClickHouse is the Store in a ClickHouse server, or in a cluster of them: a MergeTree table
+// Store is the records.Store in a ClickHouse server, or in a cluster of them: a MergeTree table
 // "records" (with a Distributed table "records_dist" over the shards' tables when clustered),
-// partitioned by day, and its per-minute rollup (clickhouse_rollup.go). It is safe for
+// partitioned by day, and its rollups (rollup.go). It is safe for
 // concurrent use. Each Ingest is one INSERT of one block;
 // see the package doc for what an acknowledged batch means.
 type Store struct {
@@ -71,7 +71,7 @@ var chDialect = &records.Dialect{
 	Bucket:   func(expr string) string { return "toInt64(" + expr + ")" },
 }
 
-// OpenClickHouse connects to the ClickHouse server of url
+// Open connects to the ClickHouse server of url
 // (clickhouse://[user[:password]@]host:port/database, native protocol) and creates the records
 // table when it is missing; a table of another shape is an error, never altered. With a
 // cluster name (one of the server's remote_servers), it creates the table on every shard,
@@ -149,8 +149,8 @@ func chOptions(url string) (*clickhouse.Options, error) {
 	if opts.Auth.Database == "" {
 		opts.Auth.Database = "default"
 	}
-	opts.DialTimeout = ClickHouseDialTimeout
-	opts.ReadTimeout = ClickHouseReadTimeout
+	opts.DialTimeout = DialTimeout
+	opts.ReadTimeout = ReadTimeout
 	return opts, nil
 }
 

@@ -269,7 +269,7 @@ func TestClickHouseURL(t *testing.T) {
 		"clickhouse://u:pw-secret%zz@127.0.0.1:1/db", "127.0.0.1:9000"} {
 		_, err := clickhouse.Open(context.Background(), u, "")
 		if err == nil || strings.Contains(err.Error(), "pw-secret") {
-			t.Errorf("OpenClickHouse(%q) = %v", u, err)
+			t.Errorf("Open(%q) = %v", u, err)
 		}
 	}
 }

@@ -17,7 +17,7 @@ import (
 // day as the records are, fed by the materialized view <name>_mv on every INSERT into that
 // shard's records, and in a cluster a Distributed table <name>_dist over them. Merges add up
 // rows of one bucket and keys eventually, so reads always sum. The views write after the
-// records, not in one transaction with them: chRepair (clickhouse_repair.go) finds the days
+// records, not in one transaction with them: chRepair (repair.go) finds the days
 // where the two differ and sums them anew.
 
 // chRollups are the rollups ClickHouse keeps: DuckDB's (records/duckdb's duckRollups) but for

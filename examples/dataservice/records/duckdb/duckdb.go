@@ -26,7 +26,7 @@ const FileName = "records.duckdb"
 // records it holds kept in memory uncompressed until the checkpoint.
 const checkpointThreshold = "128MB"
 
-// DuckDB is the embedded Store: a DuckDB database file whose write-ahead log makes every
+// Store is the embedded records.Store: a DuckDB database file whose write-ahead log makes every
 // acknowledged Ingest survive a crash (even kill -9) of the process. Writes are serialised;
 // reads run concurrently with them. It is safe for concurrent use.
 type Store struct {
@@ -66,8 +66,9 @@ var (
 	_ records.ChangeReporter = (*Store)(nil)
 )
 
-// OpenDuckDB opens (creating it and dir when missing) the DuckDB database dir/records.duckdb and
-// creates the records table, or adds to a table of an earlier version the columns it lacks. Only one process may open the file at a time.
+// Open opens (creating it and dir when missing) the DuckDB database dir/records.duckdb and
+// brings its schema to this version (migrate.go): a file of an earlier version opens. Only one
+// process may open the file at a time.
 func Open(ctx context.Context, dir string, opts ...records.Option) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("records: open: %w", err)
