@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/records"
+	"github.com/fnapi/fnapi/version"
 )
 
 // The reference's view of each key, metric and layer, by name: a descriptor added without
@@ -109,5 +110,37 @@ func checkDescriptors(t *testing.T, engine *Engine, recs []rec) {
 			continue
 		}
 		check("records FROM "+l.name, refQuery{values: vals(vRecords), where: ref})
+	}
+}
+
+// TestFieldsAt checks that each API version lists the names it knows and none of a later one.
+func TestFieldsAt(t *testing.T) {
+	t.Parallel()
+	names := func(v string) map[string]bool {
+		out := map[string]bool{}
+		for _, f := range FieldsAt(version.MustParse(v)) {
+			out[f.Name] = true
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		version string
+		want    map[string]bool
+	}{
+		{"1.0", map[string]bool{"traffic": true, "client.ip": true, "exporter": false}},
+		{"1.1", map[string]bool{"traffic": true, "exporter": false}},
+		{"1.2", map[string]bool{"traffic": true, "exporter": true}},
+	} {
+		got := names(tt.version)
+		for name, want := range tt.want {
+			if got[name] != want {
+				t.Errorf("FieldsAt(%s) lists %s: %v, want %v", tt.version, name, got[name], want)
+			}
+		}
+	}
+	for _, f := range Fields() {
+		if f.Since != "" && !names(f.Since)[f.Name] {
+			t.Errorf("%s is not listed at its own version %s", f.Name, f.Since)
+		}
 	}
 }

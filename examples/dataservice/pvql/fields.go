@@ -1,6 +1,9 @@
 package pvql
 
-import "github.com/fnapi/fnapi/examples/dataservice/api"
+import (
+	"github.com/fnapi/fnapi/examples/dataservice/api"
+	"github.com/fnapi/fnapi/version"
+)
 
 // Field describes one name of the query language, for the list-fields function and UIs: an
 // api.Field, so that Go clients decode list-fields into the same type.
@@ -21,6 +24,23 @@ func Fields() []Field {
 	}
 	for _, l := range layers {
 		out = append(out, Field{Name: l.name, Kind: "layer", Type: "layer", Description: l.desc})
+	}
+	return out
+}
+
+// FieldsAt returns the fields an API version knows: those without a Since, and those whose
+// Since is v or earlier. list-fields answers it for the version of each call, so that a name
+// added in a later version (its descriptor's since) never reaches an earlier client.
+func FieldsAt(v version.Version) []Field {
+	var out []Field
+	for _, f := range Fields() {
+		if f.Since == "" {
+			out = append(out, f)
+			continue
+		}
+		if since, err := version.Parse(f.Since); err == nil && !v.Less(since) {
+			out = append(out, f)
+		}
 	}
 	return out
 }

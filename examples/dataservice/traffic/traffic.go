@@ -158,19 +158,14 @@ func (s *Service) Ingest(ctx context.Context, in api.IngestArgs) (api.IngestResu
 	return api.IngestResult{Ingested: len(recs)}, nil
 }
 
-// ListFields is the list-fields function: every field of the query language.
-func ListFields() []pvql.Field { return pvql.Fields() }
-
-// listFields11 is list-fields as API 1.1 served it: the fields that appeared before 1.2 (the
-// exporter key is of 1.2).
-func listFields11() []pvql.Field {
-	var out []pvql.Field
-	for _, f := range pvql.Fields() {
-		if f.Since == "" {
-			out = append(out, f)
-		}
+// listFields is the list-fields function: the fields of the query language that the call's
+// API version knows (each field's since, pvql.FieldsAt); every field for a call made without a
+// transport.
+func listFields(ctx context.Context, _ decl.None) ([]pvql.Field, error) {
+	if c := registry.CallFrom(ctx); c != nil {
+		return pvql.FieldsAt(c.Version), nil
 	}
-	return out
+	return pvql.Fields(), nil
 }
 
 // Register adds query, ingest (since 1.0) and list-fields (since 1.1; since 1.2 it lists the
@@ -186,10 +181,9 @@ func (s *Service) Register(reg *registry.Registry) error {
 		registry.MaxBody(64<<20)); err != nil { // batches of 100,000 records
 		return err
 	}
-	if err := registry.Implement(reg, api.ListFields, func(context.Context, decl.None) ([]pvql.Field, error) { return listFields11(), nil },
-		registry.Requires(authapi.RoleReadOnly), registry.ReadOnly()); err != nil {
+	if err := registry.Implement(reg, api.ListFields, listFields, registry.Requires(authapi.RoleReadOnly), registry.ReadOnly()); err != nil {
 		return err
 	}
-	return registry.Implement(reg, api.ListFields12, func(context.Context, decl.None) ([]pvql.Field, error) { return ListFields(), nil },
+	return registry.Implement(reg, api.ListFields12, listFields,
 		registry.Requires(authapi.RoleReadOnly), registry.ReadOnly())
 }
