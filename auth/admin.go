@@ -24,7 +24,8 @@ const (
 )
 
 // EnsureAdmin creates the administrator AdminUser when the store has no user at all (a first
-// start). Its password is the environment variable AdminPasswordEnv when set; otherwise it is
+// start). Its password is WithAdminPassword's, else the environment variable AdminPasswordEnv
+// when set; otherwise it is
 // generated and written to AdminPasswordFile in dataDir (mode 0600), and the log says where.
 // The password itself is never logged. It does nothing when the store has users. Processes
 // sharing a store may call it at once: one creates the administrator, and the others leave no
@@ -37,7 +38,10 @@ func (a *Authenticator) EnsureAdmin(ctx context.Context, dataDir string) error {
 	if len(us) > 0 {
 		return nil
 	}
-	password := os.Getenv(AdminPasswordEnv)
+	password := a.adminPass
+	if password == "" {
+		password = os.Getenv(AdminPasswordEnv)
+	}
 	var file string
 	if password == "" {
 		password = rand.Text() // 26 characters, 130 random bits
@@ -55,6 +59,9 @@ func (a *Authenticator) EnsureAdmin(ctx context.Context, dataDir string) error {
 				}
 			}
 			return nil
+		}
+		if bad := (*invalidUser)(nil); a.adminPass != "" && errors.As(err, &bad) {
+			return fmt.Errorf("auth: the administrator's password must hold %d to %d bytes", minPasswordLen, maxPasswordLen)
 		}
 		if bad := (*invalidUser)(nil); file == "" && errors.As(err, &bad) {
 			return fmt.Errorf("auth: %s must hold %d to %d bytes: set another password, or unset it to have one generated in %s",

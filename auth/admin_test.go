@@ -70,6 +70,27 @@ func TestEnsureAdmin(t *testing.T) {
 		e := newEnv(t, store)
 		e.login("admin", "from the environment")
 	})
+	t.Run("password from the option", func(t *testing.T) {
+		t.Setenv(auth.AdminPasswordEnv, "from the environment")
+		store := auth.NewMemoryStore()
+		a, err := auth.New(store, cheap, auth.WithAdminPassword("from the program"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if err := a.EnsureAdmin(t.Context(), dir); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, auth.AdminPasswordFile)); !os.IsNotExist(err) {
+			t.Fatalf("password file written: %v", err)
+		}
+		e := newEnv(t, store)
+		e.login("admin", "from the program") // the option wins over the environment
+		b, _ := auth.New(auth.NewMemoryStore(), cheap, auth.WithAdminPassword("short"))
+		if err := b.EnsureAdmin(t.Context(), t.TempDir()); err == nil || !strings.Contains(err.Error(), "administrator's password") {
+			t.Fatalf("a 5-character password from the option: %v", err)
+		}
+	})
 	t.Run("short password from the environment", func(t *testing.T) {
 		t.Setenv(auth.AdminPasswordEnv, "short")
 		a, _ := auth.New(auth.NewMemoryStore(), cheap)

@@ -17,19 +17,20 @@ import (
 // create-api-key, ...) over a Store. It is safe for concurrent use. Call Close when done
 // serving, to write the last uses of sessions and keys to the store.
 type Authenticator struct {
-	store    Store
-	log      *zap.Logger
-	now      func() time.Time
-	idle     atomic.Int64 // time.Duration
-	max      atomic.Int64 // time.Duration
-	cacheTTL int64
-	flush    time.Duration
-	maxKeys  int
-	hasher   *hasher
-	dummy    string // a password hash no password matches, checked for unknown users
-	throttle *throttle
-	cache    *cache
-	streams  *streams
+	store     Store
+	log       *zap.Logger
+	now       func() time.Time
+	idle      atomic.Int64 // time.Duration
+	max       atomic.Int64 // time.Duration
+	cacheTTL  int64
+	flush     time.Duration
+	maxKeys   int
+	adminPass string // WithAdminPassword
+	hasher    *hasher
+	dummy     string // a password hash no password matches, checked for unknown users
+	throttle  *throttle
+	cache     *cache
+	streams   *streams
 
 	flushMu   sync.Mutex // one flush at a time
 	flushing  atomic.Bool
@@ -62,7 +63,7 @@ func New(store Store, opts ...Option) (*Authenticator, error) {
 	}
 	a := &Authenticator{
 		store: store, log: c.log, now: c.now, cacheTTL: int64(c.cacheTTL),
-		flush: c.flushEvery, maxKeys: c.maxKeys,
+		flush: c.flushEvery, maxKeys: c.maxKeys, adminPass: c.adminPass,
 		hasher:   &hasher{params: c.argon2.withDefaults(), sem: make(chan struct{}, c.hashes)},
 		throttle: newThrottle(c.userLimit, c.addrLimit),
 		streams:  &streams{},

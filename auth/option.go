@@ -21,6 +21,7 @@ type config struct {
 	userLimit  Limit
 	addrLimit  Limit
 	maxKeys    int
+	adminPass  string
 }
 
 // WithLogger logs logins, user changes and store failures to l; never a password, a session ID
@@ -74,6 +75,11 @@ const DefaultMaxKeys = 100
 // (HTTP 409) with limit n and a reason saying to revoke a key first. Calls running at once
 // may each pass the check, so a user may exceed n by as many. Default: DefaultMaxKeys.
 func WithMaxKeys(n int) Option { return func(c *config) { c.maxKeys = n } }
+
+// WithAdminPassword sets the password EnsureAdmin gives the administrator it creates, in
+// place of the environment variable AdminPasswordEnv: for a program that holds it from
+// elsewhere, and for tests that run side by side. Default: the variable, or a generated one.
+func WithAdminPassword(p string) Option { return func(c *config) { c.adminPass = p } }
 
 // WithClock makes the Authenticator read the time from now, for tests. Default: time.Now.
 func WithClock(now func() time.Time) Option { return func(c *config) { c.now = now } }
