@@ -63,6 +63,7 @@ func (s *service) readOnlyKey(t *testing.T) string {
 // calls only read-only tools, with descriptions written for a model; a query's syntax error
 // comes back as a tool error with its position; the query language and the prompt are there.
 func TestAgents(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	ctx := t.Context()
 	if _, err := s.agent(t, "secret:00000000-0000-4000-8000-000000000000"); err == nil {
@@ -131,6 +132,7 @@ func TestAgents(t *testing.T) {
 // TestAgentDescriptions checks that every description written for models names a function
 // of the latest API, so that a renamed function does not leave its description behind.
 func TestAgentDescriptions(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	cs, err := s.agent(t, s.key)
 	if err != nil {
@@ -153,6 +155,7 @@ func TestAgentDescriptions(t *testing.T) {
 // TestJSONRPC calls the service over JSON-RPC 2.0 with a key as Authorization: Bearer: a batch
 // of a query, a bad query and a notification.
 func TestJSONRPC(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	body := `[{"jsonrpc":"2.0","id":1,"method":"query","params":{"expr":"records"}},
 		{"jsonrpc":"2.0","id":2,"method":"query","params":{"expr":"records BY"}},

@@ -57,12 +57,12 @@ func start(t *testing.T, configure ...func(*app.Config)) *service {
 // API key, and returns the open app too.
 func startWith(t *testing.T, cfg app.Config) (*service, *app.App) {
 	t.Helper()
-	t.Setenv("SVC_ADMIN_PASSWORD", "correct horse battery staple")
 	ctx := context.Background()
 	if cfg.DataDir == "" {
 		cfg.DataDir = t.TempDir()
 	}
-	cfg.Auth = append([]auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1})}, cfg.Auth...)
+	cfg.Auth = append([]auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1}),
+		auth.WithAdminPassword("correct horse battery staple")}, cfg.Auth...)
 	a, err := app.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -123,6 +123,7 @@ func code(err error) apierr.Code {
 
 // TestFunctions runs the service's functions end to end over HTTPS and over the WebSocket.
 func TestFunctions(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	callers := map[string]caller{
 		"https":     s.http(t, client.WithAPIKey(s.key)),
@@ -305,6 +306,7 @@ func testConfig(t *testing.T, ctx context.Context, c caller) {
 // TestAuthenticationAndVersions checks what an anonymous caller meets, and the two API
 // versions.
 func TestAuthenticationAndVersions(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	ctx := context.Background()
 	anon := s.http(t)
@@ -373,11 +375,12 @@ func TestAuthenticationAndVersions(t *testing.T) {
 // TestDemoOverview checks that a -demo service starts with a dashboard whose queries are valid,
 // and only once.
 func TestDemoOverview(t *testing.T) {
-	t.Setenv("SVC_ADMIN_PASSWORD", "correct horse battery staple")
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	cfg := app.Config{DataDir: dir, Demo: true,
-		Auth: []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1})}}
+		Auth: []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1}),
+			auth.WithAdminPassword("correct horse battery staple")}}
 	for range 2 {
 		a, err := app.Open(ctx, cfg)
 		if err != nil {
@@ -416,6 +419,7 @@ func TestDemoOverview(t *testing.T) {
 
 // TestRetention checks that lowering the retention deletes older records at once.
 func TestRetention(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	ctx := context.Background()
 	c := s.http(t, client.WithAPIKey(s.key))

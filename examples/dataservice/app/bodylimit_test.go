@@ -30,6 +30,7 @@ func (b *stalled) Read(p []byte) (int, error) {
 // TestBodyLimits checks that only ingest takes more than 1 MiB, and that a caller without a
 // token cannot make the server read a large body: ingest refuses it before reading it.
 func TestBodyLimits(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	post := func(fn string, body io.Reader, length int64, key string) map[string]any {
 		t.Helper()

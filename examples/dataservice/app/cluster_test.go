@@ -51,7 +51,6 @@ func twoNodes(t *testing.T) (a, b *service, pg *testenv.Postgres) {
 	t.Helper()
 	pg = testenv.StartPostgres(t)
 	url := pg.Database(t)
-	t.Setenv("SVC_ADMIN_PASSWORD", "correct horse battery staple")
 	node := func() *service {
 		s, _ := startWith(t, app.Config{Postgres: url, Auth: []auth.Option{auth.WithCacheTTL(time.Hour)}})
 		return s

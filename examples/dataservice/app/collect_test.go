@@ -18,6 +18,7 @@ import (
 // NetFlow v9, and checks that query answers the capture's totals and /metrics counts the
 // exporter.
 func TestCollectNetFlow(t *testing.T) {
+	t.Parallel()
 	testenv.Need(t, "softflowd", "softflowd")
 	s, a := startWith(t, app.Config{NetFlow: "127.0.0.1:0"})
 	addr, _ := a.FlowAddrs()

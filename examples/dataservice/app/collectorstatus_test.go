@@ -19,6 +19,7 @@ import (
 // that collector-status answers that exporter with both protocols and the flows of each, over
 // HTTPS and over the WebSocket, with an API key; and that it needs a token and API 1.2.
 func TestCollectorStatus(t *testing.T) {
+	t.Parallel()
 	testenv.Need(t, "softflowd", "softflowd")
 	testenv.Need(t, "pmacctd", "pmacct")
 	s, a := startWith(t, app.Config{NetFlow: "127.0.0.1:0", SFlow: "127.0.0.1:0"})

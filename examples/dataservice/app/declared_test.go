@@ -20,6 +20,7 @@ import (
 // HTTPS and over the WebSocket, each call at the version its declaration appeared in: the
 // types a Go client compiles against are the ones the service answers.
 func TestDeclaredFunctions(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	opts := []client.Option{client.WithAPIKey(s.key), client.WithDeclaredVersions()}
 	callers := map[string]client.Caller{"https": s.http(t, opts...), "websocket": s.ws(t, "/api/ws", opts...)}

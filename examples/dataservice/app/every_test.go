@@ -15,6 +15,7 @@ import (
 // TestEveryFunction calls each function the service serves at its latest version, over HTTPS
 // and over the WebSocket, with a session, and checks that none is left out.
 func TestEveryFunction(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	ctx := context.Background()
 	var session string

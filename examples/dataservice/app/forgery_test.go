@@ -13,6 +13,7 @@ import (
 // dashboard with the administrator's session cookie (an <img> would send a GET), while the
 // service's own pages can.
 func TestSameSiteForgery(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	var session string
 	if err := s.http(t).Call(context.Background(), "login",

@@ -23,6 +23,7 @@ func getHealth(t *testing.T, s *service, path string) (int, string) {
 // TestHealth checks the liveness and readiness answers, without a token, and readiness turning
 // false when the node drains before a shutdown.
 func TestHealth(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	for _, path := range []string{app.LivePath, app.ReadyPath} {
 		if status, body := getHealth(t, s, path); status != http.StatusOK || body != "ok\n" {

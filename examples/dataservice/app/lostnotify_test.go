@@ -21,7 +21,6 @@ import (
 func TestRoleReReadAfterLostNotification(t *testing.T) {
 	pg := testenv.StartPostgres(t)
 	url := pg.Database(t)
-	t.Setenv("SVC_ADMIN_PASSWORD", "correct horse battery staple")
 	node := func() *service {
 		s, _ := startWith(t, app.Config{Postgres: url, Auth: []auth.Option{auth.WithCacheTTL(time.Hour)}})
 		return s

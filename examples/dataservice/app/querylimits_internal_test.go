@@ -4,15 +4,17 @@ import (
 	"context"
 	"testing"
 
+	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/examples/dataservice/records/duckdb"
 )
 
 // TestDuckDBBounds checks that the records engine runs under the configured memory limit and
 // threads, so that no query takes the process past them.
 func TestDuckDBBounds(t *testing.T) {
-	t.Setenv("SVC_ADMIN_PASSWORD", "correct horse battery staple")
+	t.Parallel()
 	ctx := context.Background()
-	a, err := Open(ctx, Config{DataDir: t.TempDir(), QueryMemory: 256 << 20, QueryThreads: 1})
+	a, err := Open(ctx, Config{DataDir: t.TempDir(), QueryMemory: 256 << 20, QueryThreads: 1,
+		Auth: []auth.Option{auth.WithAdminPassword("correct horse battery staple")}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 // TestQueryGroupsBound checks that the group limit is the whole query's: forty statements of a
 // wide BY are refused with TOO-MANY-GROUPS naming the limit, where one of them passes.
 func TestQueryGroupsBound(t *testing.T) {
+	t.Parallel()
 	s := start(t, func(c *app.Config) { c.MaxQueryGroups = 20_000 })
 	ctx := context.Background()
 	c := s.http(t, client.WithAPIKey(s.key))

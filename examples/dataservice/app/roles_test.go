@@ -16,6 +16,7 @@ import (
 // TestRolesAndAudit checks the authorization model of the service (read-only, user,
 // administrator; a key with exactly its user's rights) and the audit trail of changes.
 func TestRolesAndAudit(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	ctx := context.Background()
 	admin := s.http(t, client.WithAPIKey(s.key))
