@@ -83,6 +83,7 @@ func v9Data(src, dst netip.Addr, srcPort, dstPort uint16, bytes, packets uint32,
 // mapping: server by port, counts to the sender, interfaces swapped for the server's flow, both
 // directions in one record.
 func TestV5Sampling(t *testing.T) {
+	t.Parallel()
 	d := v5(10_000, 1700000040, 1<<14|100, // mode 1, interval 100
 		v5Record{src: client4, dst: server4, srcPort: 51234, dstPort: 443, proto: 6, bytes: 700, packets: 5, first: 2000, last: 9000, in: 1, out: 2},
 		v5Record{src: server4, dst: client4, srcPort: 443, dstPort: 51234, proto: 6, bytes: 5000, packets: 4, first: 2000, last: 9000, in: 2, out: 1})
@@ -100,6 +101,7 @@ func TestV5Sampling(t *testing.T) {
 // sampler for a record naming its sampler; and that every set is read although the header
 // counts fewer.
 func TestV9OptionsSampling(t *testing.T) {
+	t.Parallel()
 	optsTpl := set(1, v9OptionsTemplate(300, []field{{1, 4}}, []field{{34, 4}}))
 	samplerTpl := set(1, v9OptionsTemplate(301, []field{{1, 4}}, []field{{48, 1}, {50, 4}}))
 	opts := cat(set(300, cat(u32(0), u32(10))), set(301, cat(u32(0), []byte{7}, u32(1000))))
@@ -121,6 +123,7 @@ func TestV9OptionsSampling(t *testing.T) {
 // TestIPFIXIPv6PacketInterval checks IPFIX with IPv6 addresses, absolute milliseconds and a
 // sampling rate from samplingPacketInterval and samplingPacketSpace.
 func TestIPFIXIPv6PacketInterval(t *testing.T) {
+	t.Parallel()
 	src, dst := netip.MustParseAddr("2001:db8::10"), netip.MustParseAddr("2001:db8::1")
 	fields := []field{{27, 16}, {28, 16}, {7, 2}, {11, 2}, {4, 1}, {1, 8}, {2, 8}, {152, 8}, {153, 8}}
 	s, d := src.As16(), dst.As16()
@@ -142,6 +145,7 @@ func TestIPFIXIPv6PacketInterval(t *testing.T) {
 // TestTemplateLate checks that data before its template is counted, and that the same data
 // after it is stored.
 func TestTemplateLate(t *testing.T) {
+	t.Parallel()
 	data := set(256, v9Data(client4, server4, 50000, 443, 100, 1, 0, 0))
 	early := v9(1, 6000, 1700000040, 0, data)
 	late := v9(2, 6000, 1700000040, 0, set(0, templateRecord(256, v9Fields...)), data)
@@ -156,6 +160,7 @@ func TestTemplateLate(t *testing.T) {
 // TestTemplateBoundsAndExpiry checks the bound on templates per exporter, the refusal of a
 // template without size, and expiry.
 func TestTemplateBoundsAndExpiry(t *testing.T) {
+	t.Parallel()
 	s := &memStore{}
 	c := New(s, nil, Limits{Workers: 1, MaxTemplates: 2, TemplateTTL: time.Minute})
 	tpls := v9(0, 6000, 1700000040, 0, set(0, cat(templateRecord(256, v9Fields...), templateRecord(257, v9Fields...),
@@ -175,6 +180,7 @@ func TestTemplateBoundsAndExpiry(t *testing.T) {
 // and that new exporters are refused and counted when MaxExporters exporters with recent flows
 // are known.
 func TestExporterAndQueueBounds(t *testing.T) {
+	t.Parallel()
 	d := v5(10_000, 1700000040, 0, v5Record{src: client4, dst: server4, srcPort: 1, dstPort: 2, proto: 6, bytes: 1, packets: 1})
 	c := New(&memStore{}, nil, Limits{Workers: 1, QueueBytes: len(d) - 1})
 	c.receive(exporterA, NetFlow, d, now)
@@ -208,6 +214,7 @@ func waitFlows(t *testing.T, c *Collector, n uint64) {
 // TestSFlowSampling checks sFlow flow samples: one packet times the sampling rate each, bytes
 // of the IP packet, both directions in one record.
 func TestSFlowSampling(t *testing.T) {
+	t.Parallel()
 	d := sflowDatagram(
 		sflowSample{rate: 512, in: 1, out: 2, header: frame(client4, server4, 6, 51234, 443, 1500)},
 		sflowSample{rate: 512, in: 2, out: 1, header: frame(server4, client4, 6, 443, 51234, 40)},
@@ -230,6 +237,7 @@ func TestSFlowSampling(t *testing.T) {
 // TestSpread checks that a flow over several slices is spread in proportion to its time in
 // each and adds up exactly, and that a long one keeps its last maxSpread slices.
 func TestSpread(t *testing.T) {
+	t.Parallel()
 	f := Flow{Start: 30_000, End: 150_000, Protocol: 6, Src: client4, Dst: server4, SrcPort: 5000, DstPort: 80, Bytes: 1001, Packets: 7}
 	recs := appendRecords(nil, &f, exporterA, 60)
 	var times []int64
@@ -252,6 +260,7 @@ func TestSpread(t *testing.T) {
 
 // TestServerSide checks which side serves.
 func TestServerSide(t *testing.T) {
+	t.Parallel()
 	a, b := netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
 	for _, tt := range []struct {
 		srcPort, dstPort uint16
@@ -271,6 +280,7 @@ func TestServerSide(t *testing.T) {
 // TestNewExporterLogged checks that each new exporter gets one log line, however many
 // datagrams it sends.
 func TestNewExporterLogged(t *testing.T) {
+	t.Parallel()
 	core, logs := observer.New(zap.InfoLevel)
 	c := New(&memStore{}, zap.New(core), Limits{Workers: 1})
 	d := v5(10_000, 1700000040, 0, v5Record{src: client4, dst: server4, srcPort: 1, dstPort: 2, proto: 6, bytes: 1, packets: 1})
@@ -294,6 +304,7 @@ func (failingStore) Ingest(context.Context, []records.Record) error { return err
 
 // TestStoreErrorCounted checks that a batch the store refuses is counted with its records.
 func TestStoreErrorCounted(t *testing.T) {
+	t.Parallel()
 	c := New(failingStore{}, nil, Limits{Workers: 1})
 	c.receive(exporterA, NetFlow, v5(10_000, 1700000040, 0,
 		v5Record{src: client4, dst: server4, srcPort: 50000, dstPort: 443, proto: 6, bytes: 1, packets: 1, first: 9000, last: 9000},
@@ -307,6 +318,7 @@ func TestStoreErrorCounted(t *testing.T) {
 // TestNearUptime checks IPFIX uptimes: plain, wrapped after 49.7 days, and "negative" (before
 // the exporter's reference, as softflowd sends for a replayed capture).
 func TestNearUptime(t *testing.T) {
+	t.Parallel()
 	const boot, wrap = int64(1_700_000_000_000), int64(1) << 32
 	for _, tt := range []struct {
 		uptime uint64

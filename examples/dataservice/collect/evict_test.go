@@ -13,6 +13,7 @@ import (
 // exporter whose flows decoded recently, nor fill the table for good: each new source takes the
 // place of the least recently heard of those without flows.
 func TestSpoofedFloodEvictsItself(t *testing.T) {
+	t.Parallel()
 	c := New(&memStore{}, nil, Limits{Workers: 1, MaxExporters: 100})
 	flow := v5(10_000, 1700000040, 0, v5Record{src: client4, dst: server4, srcPort: 50000, dstPort: 443, proto: 6, bytes: 1, packets: 1})
 	c.receive(exporterA, NetFlow, flow, now)

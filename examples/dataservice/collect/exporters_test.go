@@ -141,6 +141,7 @@ func waitFor(t *testing.T, c *collect.Collector, store *duckdb.Store, want map[s
 // TestSoftflowd replays a capture through softflowd as NetFlow v5, v9 and IPFIX: every
 // conversation's totals equal the capture's, with the server the mapping names.
 func TestSoftflowd(t *testing.T) {
+	t.Parallel()
 	for _, version := range []int{5, 9, 10} {
 		t.Run(fmt.Sprint("v", version), func(t *testing.T) {
 			c, store, addr := startCollector(t, collect.NetFlow)
@@ -156,6 +157,7 @@ func TestSoftflowd(t *testing.T) {
 // TestPmacctdSFlow replays the capture through pmacctd's sfprobe plugin, an sFlow v5 agent
 // sampling every packet.
 func TestPmacctdSFlow(t *testing.T) {
+	t.Parallel()
 	c, store, addr := startCollector(t, collect.SFlow)
 	pcap, want := writeCapture(t, time.Now().Add(-2*time.Minute).Truncate(time.Second), true)
 	testenv.Pmacctd(t, pcap, addr)

@@ -12,6 +12,7 @@ import (
 // not decode; their counters, protocols, times and flows per second as the last minute moves
 // on, and the totals.
 func TestStatus(t *testing.T) {
+	t.Parallel()
 	exporterB := netip.MustParseAddr("2001:db8::9")
 	c := New(&memStore{}, nil, Limits{Workers: 1})
 	flow := v5Record{src: client4, dst: server4, srcPort: 51234, dstPort: 443, proto: 6, bytes: 700, packets: 5, first: 2000, last: 9000}
@@ -72,6 +73,7 @@ func TestStatus(t *testing.T) {
 // TestStatusSocketsAndBounds checks that the status names the collector's sockets, and counts
 // datagrams dropped by the queue and those of exporters beyond the bound.
 func TestStatusSocketsAndBounds(t *testing.T) {
+	t.Parallel()
 	d := v5(10_000, 1700000040, 0, v5Record{src: client4, dst: server4, srcPort: 1, dstPort: 2, proto: 6, bytes: 1, packets: 1})
 	c := New(&memStore{}, nil, Limits{Workers: 1, MaxExporters: 2})
 	at, err := c.Listen(SFlow, "127.0.0.1:0")
@@ -106,6 +108,7 @@ func TestStatusSocketsAndBounds(t *testing.T) {
 
 // TestFlowRateRing checks that a second's counter is reused a minute later, not added to.
 func TestFlowRateRing(t *testing.T) {
+	t.Parallel()
 	var r flowRate
 	r.add(1000, 5)
 	r.add(1000, 5)

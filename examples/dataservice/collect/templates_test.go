@@ -9,6 +9,7 @@ import (
 // fields or records are refused and counted, one by one, while the good ones of the same set
 // are kept; and that a template record longer than its set is a decode error.
 func TestTemplateShapesRefused(t *testing.T) {
+	t.Parallel()
 	attack := make([]field, 0, 4096)
 	for range 4095 {
 		attack = append(attack, field{1, 0})
@@ -46,6 +47,7 @@ func TestTemplateShapesRefused(t *testing.T) {
 // TestTemplateWithdrawal checks IPFIX template withdrawals: of one template, and of every
 // template of a kind; and that padding after the records of a template set is not a template.
 func TestTemplateWithdrawal(t *testing.T) {
+	t.Parallel()
 	tpl := func(id uint16) []byte {
 		return templateRecord(id, field{8, 4}, field{12, 4}, field{7, 2}, field{11, 2}, field{4, 1}, field{1, 8}, field{2, 8})
 	}
@@ -70,6 +72,7 @@ func TestTemplateWithdrawal(t *testing.T) {
 // TestExpiredTemplatesFreed checks that templates past TemplateTTL give their places up to new
 // ones: an exporter that used MaxTemplates IDs an hour ago is not refused new ones.
 func TestExpiredTemplatesFreed(t *testing.T) {
+	t.Parallel()
 	s := &memStore{}
 	c := New(s, nil, Limits{Workers: 1, MaxTemplates: 4, TemplateTTL: time.Minute})
 	var old []byte
