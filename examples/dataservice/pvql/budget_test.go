@@ -10,6 +10,7 @@ import (
 // TestGroupBudget checks that queries running at once share the engine's group budget: a query
 // that finds it spent fails with ErrBusy, and every query gives back what it took.
 func TestGroupBudget(t *testing.T) {
+	t.Parallel()
 	db := openDB(t, testRecords())
 	now := time.Unix(testNow, 0)
 	e := New(db, WithGroupBudget(budgetChunk))

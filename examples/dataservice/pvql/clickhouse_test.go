@@ -18,6 +18,7 @@ import (
 // reversed periods, IPv4 and IPv6) answer as the reference does and as DuckDB does, and so do
 // random statements of the rollup's keys and filters over periods that cut its minutes.
 func TestClickHouseSameAnswers(t *testing.T) {
+	t.Parallel()
 	recs := testRecords()
 	duck := New(openDB(t, recs))
 	single := testenv.ClickHouse(t)
@@ -47,6 +48,7 @@ func TestClickHouseSameAnswers(t *testing.T) {
 // non-ASCII letters reach ClickHouse as values, never as SQL or placeholders, and answer as on
 // DuckDB.
 func TestClickHouseAwkwardStrings(t *testing.T) {
+	t.Parallel()
 	apps := []string{"x?y", "it's", `a\b`, "ü-app", "https"}
 	var recs []rec
 	for i, app := range apps {

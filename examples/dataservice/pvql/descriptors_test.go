@@ -38,6 +38,7 @@ var (
 // group key, and answers as the reference does in BY, in WHERE (with a value of its own
 // results) and in FROM.
 func TestDescriptors(t *testing.T) {
+	t.Parallel()
 	recs := testRecords()
 	engine := New(openDB(t, recs))
 	checkDescriptors(t, engine, recs)

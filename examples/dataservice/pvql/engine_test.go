@@ -40,6 +40,7 @@ func clientIP(r *rec) netip.Addr { return r.cIP }
 func serverIP(r *rec) netip.Addr { return r.sIP }
 
 func TestQueryAgainstReference(t *testing.T) {
+	t.Parallel()
 	recs := testRecords()
 	engine := New(openDB(t, recs))
 	now := time.Unix(testNow, 0)
@@ -185,6 +186,7 @@ func TestQueryAgainstReference(t *testing.T) {
 func vals(v ...func(refSums) float64) []func(refSums) float64 { return v }
 
 func TestStreamEndsWithQueryAnswer(t *testing.T) {
+	t.Parallel()
 	engine := New(openDB(t, testRecords()), WithStreamSlices(5))
 	now := time.Unix(testNow, 0)
 	for _, expr := range []string{
@@ -229,6 +231,7 @@ func TestStreamEndsWithQueryAnswer(t *testing.T) {
 }
 
 func TestStreamStopsOnCallbackError(t *testing.T) {
+	t.Parallel()
 	engine := New(openDB(t, testRecords()))
 	stop := errors.New("stop")
 	calls := 0
@@ -242,6 +245,7 @@ func TestStreamStopsOnCallbackError(t *testing.T) {
 }
 
 func TestQueryErrors(t *testing.T) {
+	t.Parallel()
 	db := openDB(t, testRecords())
 	now := time.Unix(testNow, 0)
 	t.Run("syntax", func(t *testing.T) {

@@ -6,6 +6,7 @@ import "testing"
 // be) and keys of their own, and checks that each key finds its own sums again and that the
 // groups stay in order of arrival.
 func TestGroups(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		at   func(g *groups, k gkey) *sums

@@ -56,6 +56,7 @@ func (s touching) DeleteBefore(ctx context.Context, t int64) (int64, error) {
 // put a new group in a TOP N, while the period moves by seconds, by more than a bucket and
 // past all it held, and while retention cuts into it; on DuckDB and on ClickHouse.
 func TestLiveAnswersAsQuery(t *testing.T) {
+	t.Parallel()
 	t.Run("duckdb", func(t *testing.T) {
 		for seed := range uint64(3) {
 			s := openDB(t, genRecords(seed, 3000, testNow-7300, testNow))
@@ -162,6 +163,7 @@ func (c *countingReader) Read(ctx context.Context, p *records.Plan, from, to int
 // when the period's start enters it; and the whole period again when a record arrives in a
 // bucket it keeps in its totals only.
 func TestLiveReadsOnlyWhatChanged(t *testing.T) {
+	t.Parallel()
 	s := openDB(t, genRecords(4, 2000, testNow-7200, testNow))
 	c := &countingReader{Reader: s}
 	l, err := New(c).Live(strings.Join(liveStatements[:7], "; "), s.Changes())
@@ -204,6 +206,7 @@ func TestLiveReadsOnlyWhatChanged(t *testing.T) {
 // TestLiveFallsBack checks that a Live answers as Query does when it cannot keep its sums:
 // without a store reporting changes, and past the group limit (TOO-MANY-GROUPS alike).
 func TestLiveFallsBack(t *testing.T) {
+	t.Parallel()
 	s := openDB(t, genRecords(6, 2000, testNow-7200, testNow))
 	now := time.Unix(testNow, 0)
 	for _, tc := range []struct {
@@ -240,6 +243,7 @@ func TestLiveFallsBack(t *testing.T) {
 // at the same time as it answers: once the writes stop, the next answer equals Query's, so
 // no write a read saw or missed is lost or counted twice.
 func TestLiveConcurrentWrites(t *testing.T) {
+	t.Parallel()
 	s := openDB(t, genRecords(8, 2000, testNow-7200, testNow))
 	engine := New(s)
 	expr := strings.Join(liveStatements, "; ")
@@ -304,6 +308,7 @@ func (h hookReader) Read(ctx context.Context, p *records.Plan, from, to int64, f
 // (its clock stepped back 5 s) sees a record written after the answer took its changes: that
 // record was never added, so the bucket is read again whole and the answer is still Query's.
 func TestLiveSettlesWritesDuringAnswer(t *testing.T) {
+	t.Parallel()
 	s := openDB(t, genRecords(10, 20000, testNow-7200, testNow)) // about 3 records a second
 	written := false
 	r := hookReader{Reader: s, before: func(from, to int64) {

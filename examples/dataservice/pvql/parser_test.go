@@ -8,6 +8,7 @@ import (
 )
 
 func TestParseValid(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		expr   string
 		values [][]string // per statement
@@ -62,6 +63,7 @@ func TestParseValid(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		expr     string
 		position int
@@ -141,6 +143,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestParseDeepButValid(t *testing.T) {
+	t.Parallel()
 	expr := strings.Repeat("(", MaxDepth) + "traffic" + strings.Repeat(")", MaxDepth)
 	if err := Validate(expr); err != nil {
 		t.Errorf("%d nested parentheses: %v", MaxDepth, err)
@@ -152,6 +155,7 @@ func TestParseDeepButValid(t *testing.T) {
 }
 
 func TestFields(t *testing.T) {
+	t.Parallel()
 	kinds := map[string]int{}
 	names := map[string]bool{}
 	for _, f := range Fields() {

@@ -186,6 +186,7 @@ func randomQuery(rng *rand.Rand) (string, refQuery) {
 }
 
 func TestRandomQueriesAgainstReference(t *testing.T) {
+	t.Parallel()
 	recs := testRecords()
 	checkRandomQueries(t, New(openDB(t, recs), WithStreamSlices(3)), recs, 300, nil)
 }

@@ -7,6 +7,7 @@ import (
 )
 
 func TestResultJSON(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		r    Result

@@ -70,6 +70,7 @@ func rollupQuery(rng *rand.Rand) (string, refQuery) {
 // hour, which waits for records ten minutes past its end) with the older records arriving
 // after the step, below its mark, and after a retention that cuts a minute and an hour.
 func TestRollupAnswersAsRecords(t *testing.T) {
+	t.Parallel()
 	recs := testRecords()
 	s := openDB(t, nil)
 	older := func(r rec) bool { return r.time < testNow-3000 }

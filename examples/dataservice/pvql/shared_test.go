@@ -66,6 +66,7 @@ func sharedQuery(rng *rand.Rand) ([]string, []refQuery) {
 // (one pass for those of a period and WHERE, with grouping sets in DuckDB), answer what each
 // answers alone and what the reference computes.
 func TestSharedScanAnswersAsEachStatement(t *testing.T) {
+	t.Parallel()
 	recs := testRecords()
 	engine := New(openDB(t, recs), WithStreamSlices(2))
 	rng := rand.New(rand.NewPCG(7, 13))
@@ -97,6 +98,7 @@ func TestSharedScanAnswersAsEachStatement(t *testing.T) {
 // other orders each answer as alone: in
 // DuckDB they are one grouping set answering each.
 func TestSharedScanKeyOrders(t *testing.T) {
+	t.Parallel()
 	engine := New(openDB(t, testRecords()))
 	now := time.Unix(testNow, 0)
 	texts := []string{"traffic BY application, protocol", "records BY protocol, application",
