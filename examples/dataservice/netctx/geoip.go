@@ -1,0 +1,251 @@
+package netctx
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/netip"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/oschwald/maxminddb-golang/v2"
+)
+
+// ASN is an autonomous system: its number and its organisation's name. The zero ASN is
+// unknown.
+type ASN struct {
+	Number uint32
+	Name   string
+}
+
+// Layouts of a MaxMind DB file.
+const (
+	// LayoutASN is GeoLite2-ASN's layout (and DB-IP's and IPinfo's files that share it):
+	// autonomous_system_number and autonomous_system_organization.
+	LayoutASN = "ASN"
+	// LayoutCountry is GeoLite2-Country's and GeoLite2-City's: country.iso_code.
+	LayoutCountry = "Country"
+)
+
+// DefaultPollInterval is how often a GeoIP file is checked for a change on disk.
+const DefaultPollInterval = 5 * time.Second
+
+// GeoFile is one MaxMind DB file, read whole into memory and reloaded when it changes on disk
+// (its size or modification time): the new file replaces the old atomically once it has been
+// read and checked; a file that cannot be read, is truncated, or has another layout leaves the
+// previous one in place and is reported by Status. It is safe for concurrent use.
+type GeoFile struct {
+	path   string
+	layout string
+	db     atomic.Pointer[geoDB]
+
+	mu     sync.Mutex // guards what follows
+	size   int64
+	mtime  time.Time
+	status GeoStatus
+}
+
+// GeoStatus says what a GeoFile holds.
+type GeoStatus struct {
+	// Path is the file's path.
+	Path string
+	// Type is the file's database_type ("GeoLite2-ASN", ...).
+	Type string
+	// Built is when the file says it was built.
+	Built time.Time
+	// Loaded is when the file in use was read.
+	Loaded time.Time
+	// Error says why the file on disk is not the one in use; empty when it is.
+	Error string
+}
+
+// geoDB is one read file, with a cache of decoded records by their offset in the file.
+type geoDB struct {
+	r        *maxminddb.Reader
+	mu       sync.RWMutex
+	asns     map[uintptr]ASN
+	countrys map[uintptr]string
+}
+
+// maxCached bounds a file's decoded records kept (GeoLite2-ASN has about 80,000; past the
+// bound records are decoded each time, allocating).
+const maxCached = 1 << 20
+
+// OpenGeoFile reads the MaxMind DB file at path, which must have the given layout (LayoutASN
+// or LayoutCountry).
+func OpenGeoFile(path, layout string) (*GeoFile, error) {
+	g := &GeoFile{path: path, layout: layout}
+	if err := g.load(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// load reads the file when it changed since the last read.
+func (g *GeoFile) load() error {
+	fi, err := os.Stat(g.path)
+	if err != nil {
+		return g.fail(err)
+	}
+	g.mu.Lock()
+	same := fi.Size() == g.size && fi.ModTime().Equal(g.mtime) && g.db.Load() != nil
+	g.mu.Unlock()
+	if same {
+		return nil
+	}
+	b, err := os.ReadFile(g.path)
+	if err != nil {
+		return g.fail(err)
+	}
+	db, err := openGeoDB(b, g.layout)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.size, g.mtime = fi.Size(), fi.ModTime()
+	if err != nil {
+		g.status.Path, g.status.Error = g.path, err.Error()
+		return fmt.Errorf("geoip: %s: %w", g.path, err)
+	}
+	g.db.Store(db)
+	g.status = GeoStatus{Path: g.path, Type: db.r.Metadata.DatabaseType, Built: db.r.Metadata.BuildTime().UTC(), Loaded: time.Now().UTC()}
+	return nil
+}
+
+func (g *GeoFile) fail(err error) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.status.Path, g.status.Error = g.path, err.Error()
+	return fmt.Errorf("geoip: %w", err)
+}
+
+func openGeoDB(b []byte, layout string) (*geoDB, error) {
+	r, err := maxminddb.OpenBytes(b)
+	if err != nil {
+		return nil, fmt.Errorf("not a MaxMind DB file: %w", err)
+	}
+	if err := r.Verify(); err != nil {
+		return nil, fmt.Errorf("damaged or truncated MaxMind DB file: %w", err)
+	}
+	t := r.Metadata.DatabaseType
+	ok := false
+	switch layout {
+	case LayoutASN:
+		ok = strings.Contains(strings.ToUpper(t), "ASN")
+	case LayoutCountry:
+		ok = strings.Contains(t, "Country") || strings.Contains(t, "City")
+	}
+	if !ok {
+		return nil, fmt.Errorf("database type %q is not of the %s layout (want GeoLite2-%s or a file sharing its layout)", t, layout, layout)
+	}
+	return &geoDB{r: r, asns: map[uintptr]ASN{}, countrys: map[uintptr]string{}}, nil
+}
+
+// Status says what the file holds and whether the file on disk could not be read.
+func (g *GeoFile) Status() GeoStatus {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.status
+}
+
+// Watch checks the file every interval (DefaultPollInterval when 0) and reloads it when it
+// changed, until ctx ends. onError, when not nil, hears each failed reload.
+func (g *GeoFile) Watch(ctx context.Context, interval time.Duration, onError func(error)) {
+	if interval <= 0 {
+		interval = DefaultPollInterval
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := g.load(); err != nil && onError != nil {
+				onError(err)
+			}
+		}
+	}
+}
+
+// Public reports whether a is an address a GeoIP file may place: not private, loopback,
+// link-local, multicast, unspecified or shared (100.64.0.0/10).
+func Public(a netip.Addr) bool {
+	a = a.Unmap()
+	return a.IsValid() && a.IsGlobalUnicast() && !a.IsPrivate() && !cgnat.Contains(a)
+}
+
+var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+
+// ASN returns the autonomous system of a, or the zero ASN when unknown or not Public. The
+// GeoFile must have the ASN layout.
+func (g *GeoFile) ASN(a netip.Addr) ASN {
+	if g == nil || !Public(a) {
+		return ASN{}
+	}
+	db := g.db.Load()
+	res := db.r.Lookup(a.Unmap())
+	if !res.Found() {
+		return ASN{}
+	}
+	off := res.Offset()
+	db.mu.RLock()
+	v, ok := db.asns[off]
+	db.mu.RUnlock()
+	if ok {
+		return v
+	}
+	var rec struct {
+		Number uint32 `maxminddb:"autonomous_system_number"`
+		Name   string `maxminddb:"autonomous_system_organization"`
+	}
+	if res.Decode(&rec) != nil {
+		return ASN{}
+	}
+	v = ASN{Number: rec.Number, Name: rec.Name}
+	db.mu.Lock()
+	if len(db.asns) < maxCached {
+		db.asns[off] = v
+	}
+	db.mu.Unlock()
+	return v
+}
+
+// Country returns the ISO 3166 alpha-2 code of a's country, or "" when unknown or not Public.
+// The GeoFile must have the Country layout.
+func (g *GeoFile) Country(a netip.Addr) string {
+	if g == nil || !Public(a) {
+		return ""
+	}
+	db := g.db.Load()
+	res := db.r.Lookup(a.Unmap())
+	if !res.Found() {
+		return ""
+	}
+	off := res.Offset()
+	db.mu.RLock()
+	v, ok := db.countrys[off]
+	db.mu.RUnlock()
+	if ok {
+		return v
+	}
+	var rec struct {
+		Country struct {
+			ISOCode string `maxminddb:"iso_code"`
+		} `maxminddb:"country"`
+	}
+	if res.Decode(&rec) != nil {
+		return ""
+	}
+	v = rec.Country.ISOCode
+	if len(v) != 2 || bytes.ContainsFunc([]byte(v), func(r rune) bool { return r < 'A' || r > 'Z' }) {
+		v = "" // not an ISO code: never a wrong country
+	}
+	db.mu.Lock()
+	if len(db.countrys) < maxCached {
+		db.countrys[off] = v
+	}
+	db.mu.Unlock()
+	return v
+}
