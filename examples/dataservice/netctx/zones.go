@@ -61,7 +61,7 @@ func NewZones(zones []Zone) (*Zones, error) {
 				if o == z.Name {
 					return nil, fmt.Errorf("zone %q: network %s listed twice", z.Name, p)
 				}
-				return nil, fmt.Errorf("zone %q: network %s is already in zone %q", z.Name, p, o)
+				return nil, fmt.Errorf("network %s is in zones %q and %q: a network belongs to one zone", p, o, z.Name)
 			}
 			owner[p] = z.Name
 			t.insert(p, int32(i))

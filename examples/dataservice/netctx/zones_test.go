@@ -58,7 +58,7 @@ func TestZonesRefused(t *testing.T) {
 		want  string
 	}{
 		"host bits":  {[]netctx.Zone{{Name: "A", Networks: prefixes("10.0.0.1/8")}}, "host bits"},
-		"two zones":  {[]netctx.Zone{{Name: "A", Networks: prefixes("10.0.0.0/8")}, {Name: "B", Networks: prefixes("10.0.0.0/8")}}, `already in zone "A"`},
+		"two zones":  {[]netctx.Zone{{Name: "A", Networks: prefixes("10.0.0.0/8")}, {Name: "B", Networks: prefixes("10.0.0.0/8")}}, `in zones "A" and "B"`},
 		"twice":      {[]netctx.Zone{{Name: "A", Networks: prefixes("10.0.0.0/8", "10.0.0.0/8")}}, "listed twice"},
 		"empty name": {[]netctx.Zone{{Name: ""}}, "empty"},
 		"empty part": {[]netctx.Zone{{Name: "A//B"}}, "non-empty"},
