@@ -1,6 +1,7 @@
 package netctx
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/netip"
@@ -200,10 +201,11 @@ type PollStatus struct {
 type Poller struct {
 	names *Names
 
-	mu      sync.Mutex
-	targets []Target
-	status  map[netip.Addr]PollStatus
-	wake    chan struct{}
+	mu       sync.Mutex
+	interval time.Duration // 0: Run's
+	targets  []Target
+	status   map[netip.Addr]PollStatus
+	wake     chan struct{}
 }
 
 // NewPoller returns a Poller that records what it finds in names.
@@ -211,10 +213,11 @@ func NewPoller(names *Names) *Poller {
 	return &Poller{names: names, status: map[netip.Addr]PollStatus{}, wake: make(chan struct{}, 1)}
 }
 
-// SetTargets replaces the exporters polled, and polls them at once.
-func (p *Poller) SetTargets(ts []Target) {
+// SetTargets replaces the exporters polled and how often (0 keeps Run's interval), and polls
+// them at once.
+func (p *Poller) SetTargets(ts []Target, interval time.Duration) {
 	p.mu.Lock()
-	p.targets = append([]Target(nil), ts...)
+	p.targets, p.interval = append([]Target(nil), ts...), interval
 	p.mu.Unlock()
 	select {
 	case p.wake <- struct{}{}:
@@ -244,15 +247,19 @@ func (p *Poller) Run(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = DefaultSNMPInterval
 	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
 	for {
 		p.pollAll(ctx)
+		p.mu.Lock()
+		every := cmp.Or(p.interval, interval)
+		p.mu.Unlock()
+		t := time.NewTimer(every)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return
 		case <-t.C:
 		case <-p.wake:
+			t.Stop()
 		}
 	}
 }

@@ -133,7 +133,7 @@ func TestPollerKeepsNamesWhenStopped(t *testing.T) {
 	done := make(chan struct{})
 	go func() { p.Run(ctx, 200*time.Millisecond); close(done) }()
 	defer func() { cancel(); <-done }()
-	p.SetTargets([]netctx.Target{{Address: lo, Port: uint16(s.port), Version: "2c", Community: community}})
+	p.SetTargets([]netctx.Target{{Address: lo, Port: uint16(s.port), Version: "2c", Community: community}}, 0)
 	eventually(t, "the poll", func() bool { return names.Exporter(lo) == "edge-router-1" })
 	if got := names.Interface(lo, 1); got.Name != "lo" || got.Alias != "uplink to the lab" || got.Speed == 0 {
 		t.Errorf("interface 1 = %+v, want lo, its alias and its speed as polled", got)
