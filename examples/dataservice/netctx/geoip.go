@@ -1,7 +1,6 @@
 package netctx
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/netip"
@@ -62,9 +61,15 @@ type GeoStatus struct {
 	Error string
 }
 
-// geoDB is one read file, with a cache of decoded records by their offset in the file.
+// geoDB is one read file: its IPv4 networks flattened into ranges of decoded records (the
+// lookup of most traffic, without locks nor the file's tree walk), and for IPv6 the file with
+// a cache of decoded records by their offset in the file.
 type geoDB struct {
-	r        *maxminddb.Reader
+	r         *maxminddb.Reader
+	v4        *ranges4
+	v4ASNs    []ASN
+	v4Country []string
+
 	mu       sync.RWMutex
 	asns     map[uintptr]ASN
 	countrys map[uintptr]string
@@ -139,7 +144,76 @@ func openGeoDB(b []byte, layout string) (*geoDB, error) {
 	if !ok {
 		return nil, fmt.Errorf("database type %q is not of the %s layout (want GeoLite2-%s or a file sharing its layout)", t, layout, layout)
 	}
-	return &geoDB{r: r, asns: map[uintptr]ASN{}, countrys: map[uintptr]string{}}, nil
+	db := &geoDB{r: r, asns: map[uintptr]ASN{}, countrys: map[uintptr]string{}}
+	if err := db.flatten(layout); err != nil {
+		return nil, err
+	}
+	return db, nil
+}
+
+// flatten reads every IPv4 network of the file into db.v4, decoding each record once.
+func (db *geoDB) flatten(layout string) error {
+	var b rangeBuilder
+	byOffset := map[uintptr]int32{}
+	for res := range db.r.NetworksWithin(netip.MustParsePrefix("0.0.0.0/0")) {
+		if err := res.Err(); err != nil {
+			return fmt.Errorf("damaged MaxMind DB file: %w", err)
+		}
+		p := res.Prefix()
+		if !p.Addr().Is4() {
+			continue
+		}
+		i, ok := byOffset[res.Offset()]
+		if !ok {
+			i = int32(len(byOffset))
+			byOffset[res.Offset()] = i
+			switch layout {
+			case LayoutASN:
+				db.v4ASNs = append(db.v4ASNs, decodeASN(res))
+			default:
+				db.v4Country = append(db.v4Country, decodeCountry(res))
+			}
+		}
+		first := p.Masked().Addr().As4()
+		start := uint32(first[0])<<24 | uint32(first[1])<<16 | uint32(first[2])<<8 | uint32(first[3])
+		last := start | uint32(uint64(1)<<(32-p.Bits())-1)
+		b.span(start, last, i)
+	}
+	db.v4 = b.build()
+	return nil
+}
+
+func decodeASN(res maxminddb.Result) ASN {
+	var rec struct {
+		Number uint32 `maxminddb:"autonomous_system_number"`
+		Name   string `maxminddb:"autonomous_system_organization"`
+	}
+	if res.Decode(&rec) != nil {
+		return ASN{}
+	}
+	return ASN{Number: rec.Number, Name: rec.Name}
+}
+
+func decodeCountry(res maxminddb.Result) string {
+	var rec struct {
+		Country struct {
+			ISOCode string `maxminddb:"iso_code"`
+		} `maxminddb:"country"`
+	}
+	if res.Decode(&rec) != nil {
+		return ""
+	}
+	v := rec.Country.ISOCode
+	if len(v) != 2 || v[0] < 'A' || v[0] > 'Z' || v[1] < 'A' || v[1] > 'Z' {
+		return "" // not an ISO code: never a wrong country
+	}
+	return v
+}
+
+// v4 returns the index of a's record in the flattened IPv4 networks, or -1.
+func (db *geoDB) v4Index(a netip.Addr) int32 {
+	b := a.As4()
+	return db.v4.lookup(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]))
 }
 
 // Status says what the file holds and whether the file on disk could not be read.
@@ -173,6 +247,16 @@ func (g *GeoFile) Watch(ctx context.Context, interval time.Duration, onError fun
 // link-local, multicast, unspecified or shared (100.64.0.0/10).
 func Public(a netip.Addr) bool {
 	a = a.Unmap()
+	if a.Is4() { // the common case, without netip's general checks
+		b := a.As4()
+		switch {
+		case b[0] == 10, b[0] == 127, b[0] == 0, b[0] >= 224,
+			b[0] == 172 && b[1]&0xf0 == 16, b[0] == 192 && b[1] == 168,
+			b[0] == 169 && b[1] == 254, b[0] == 100 && b[1]&0xc0 == 64:
+			return false
+		}
+		return true
+	}
 	return a.IsValid() && a.IsGlobalUnicast() && !a.IsPrivate() && !cgnat.Contains(a)
 }
 
@@ -181,11 +265,25 @@ var cgnat = netip.MustParsePrefix("100.64.0.0/10")
 // ASN returns the autonomous system of a, or the zero ASN when unknown or not Public. The
 // GeoFile must have the ASN layout.
 func (g *GeoFile) ASN(a netip.Addr) ASN {
-	if g == nil || !Public(a) {
+	if a = a.Unmap(); !Public(a) {
+		return ASN{}
+	}
+	return g.asn(a)
+}
+
+// asn is ASN for an unmapped Public address.
+func (g *GeoFile) asn(a netip.Addr) ASN {
+	if g == nil {
 		return ASN{}
 	}
 	db := g.db.Load()
-	res := db.r.Lookup(a.Unmap())
+	if a.Is4() {
+		if i := db.v4Index(a); i >= 0 {
+			return db.v4ASNs[i]
+		}
+		return ASN{}
+	}
+	res := db.r.Lookup(a)
 	if !res.Found() {
 		return ASN{}
 	}
@@ -196,14 +294,7 @@ func (g *GeoFile) ASN(a netip.Addr) ASN {
 	if ok {
 		return v
 	}
-	var rec struct {
-		Number uint32 `maxminddb:"autonomous_system_number"`
-		Name   string `maxminddb:"autonomous_system_organization"`
-	}
-	if res.Decode(&rec) != nil {
-		return ASN{}
-	}
-	v = ASN{Number: rec.Number, Name: rec.Name}
+	v = decodeASN(res)
 	db.mu.Lock()
 	if len(db.asns) < maxCached {
 		db.asns[off] = v
@@ -215,11 +306,25 @@ func (g *GeoFile) ASN(a netip.Addr) ASN {
 // Country returns the ISO 3166 alpha-2 code of a's country, or "" when unknown or not Public.
 // The GeoFile must have the Country layout.
 func (g *GeoFile) Country(a netip.Addr) string {
-	if g == nil || !Public(a) {
+	if a = a.Unmap(); !Public(a) {
+		return ""
+	}
+	return g.country(a)
+}
+
+// country is Country for an unmapped Public address.
+func (g *GeoFile) country(a netip.Addr) string {
+	if g == nil {
 		return ""
 	}
 	db := g.db.Load()
-	res := db.r.Lookup(a.Unmap())
+	if a.Is4() {
+		if i := db.v4Index(a); i >= 0 {
+			return db.v4Country[i]
+		}
+		return ""
+	}
+	res := db.r.Lookup(a)
 	if !res.Found() {
 		return ""
 	}
@@ -230,18 +335,7 @@ func (g *GeoFile) Country(a netip.Addr) string {
 	if ok {
 		return v
 	}
-	var rec struct {
-		Country struct {
-			ISOCode string `maxminddb:"iso_code"`
-		} `maxminddb:"country"`
-	}
-	if res.Decode(&rec) != nil {
-		return ""
-	}
-	v = rec.Country.ISOCode
-	if len(v) != 2 || bytes.ContainsFunc([]byte(v), func(r rune) bool { return r < 'A' || r > 'Z' }) {
-		v = "" // not an ISO code: never a wrong country
-	}
+	v = decodeCountry(res)
 	db.mu.Lock()
 	if len(db.countrys) < maxCached {
 		db.countrys[off] = v

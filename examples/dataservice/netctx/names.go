@@ -1,7 +1,9 @@
 package netctx
 
 import (
+	"cmp"
 	"net/netip"
+	"sync"
 	"sync/atomic"
 )
 
@@ -26,56 +28,76 @@ type Device struct {
 // (SetPolled), and the operator's static ones (SetStatic) for what the poll did not name. It
 // is safe for concurrent use; lookups do not allocate.
 type Names struct {
-	static atomic.Pointer[map[netip.Addr]*Device]
-	polled atomic.Pointer[map[netip.Addr]*Device]
+	mu     sync.Mutex // serialises changes
+	static map[netip.Addr]*Device
+	polled map[netip.Addr]*Device
+	merged atomic.Pointer[map[netip.Addr]*Device] // what lookups read: polled, else static
 }
 
 // SetStatic makes ds the static names, replacing the previous ones.
-func (n *Names) SetStatic(ds []Device) { n.static.Store(index(ds)) }
+func (n *Names) SetStatic(ds []Device) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.static = make(map[netip.Addr]*Device, len(ds))
+	for i := range ds {
+		n.static[ds[i].Address.Unmap()] = &ds[i]
+	}
+	n.merge()
+}
 
 // SetPolled records what a poll found of one device, keeping the others'.
 func (n *Names) SetPolled(d Device) {
-	for {
-		old := n.polled.Load()
-		m := map[netip.Addr]*Device{}
-		if old != nil {
-			for k, v := range *old {
-				m[k] = v
-			}
-		}
-		m[d.Address] = &d
-		if n.polled.CompareAndSwap(old, &m) {
-			return
-		}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.polled == nil {
+		n.polled = map[netip.Addr]*Device{}
 	}
+	d.Address = d.Address.Unmap()
+	n.polled[d.Address] = &d
+	n.merge()
 }
 
-func index(ds []Device) *map[netip.Addr]*Device {
-	m := make(map[netip.Addr]*Device, len(ds))
-	for i := range ds {
-		m[ds[i].Address.Unmap()] = &ds[i]
+// merge makes the table lookups read: for each device and field, as polled, else static.
+// The caller holds n.mu.
+func (n *Names) merge() {
+	m := make(map[netip.Addr]*Device, len(n.static)+len(n.polled))
+	for a, s := range n.static {
+		m[a] = s
 	}
-	return &m
+	for a, p := range n.polled {
+		s, ok := n.static[a]
+		if !ok {
+			m[a] = p
+			continue
+		}
+		d := &Device{Address: a, Name: cmp.Or(p.Name, s.Name), Interfaces: make(map[uint32]Interface, len(p.Interfaces))}
+		for i, si := range s.Interfaces {
+			d.Interfaces[i] = si
+		}
+		for i, pi := range p.Interfaces {
+			si := s.Interfaces[i]
+			d.Interfaces[i] = Interface{Index: i, Name: cmp.Or(pi.Name, si.Name), Alias: cmp.Or(pi.Alias, si.Alias), Speed: cmp.Or(pi.Speed, si.Speed)}
+		}
+		m[a] = d
+	}
+	n.merged.Store(&m)
 }
 
-func lookup(p *atomic.Pointer[map[netip.Addr]*Device], a netip.Addr) *Device {
-	m := p.Load()
+// device returns the names of the exporter at a, or nil.
+func (n *Names) device(a netip.Addr) *Device {
+	if n == nil || !a.IsValid() {
+		return nil
+	}
+	m := n.merged.Load()
 	if m == nil {
 		return nil
 	}
-	return (*m)[a]
+	return (*m)[a.Unmap()]
 }
 
 // Exporter returns the name of the exporter at a, or "".
 func (n *Names) Exporter(a netip.Addr) string {
-	if n == nil || !a.IsValid() {
-		return ""
-	}
-	a = a.Unmap()
-	if d := lookup(&n.polled, a); d != nil && d.Name != "" {
-		return d.Name
-	}
-	if d := lookup(&n.static, a); d != nil {
+	if d := n.device(a); d != nil {
 		return d.Name
 	}
 	return ""
@@ -84,24 +106,15 @@ func (n *Names) Exporter(a netip.Addr) string {
 // Interface returns what names the interface index of the exporter at a: its Index always,
 // its name, alias and speed as polled, else as set statically.
 func (n *Names) Interface(a netip.Addr, index uint32) Interface {
-	out := Interface{Index: index}
-	if n == nil || index == 0 || !a.IsValid() {
-		return out
+	return n.device(a).iface(index)
+}
+
+// iface returns the names of interface index of d (nil: none).
+func (d *Device) iface(index uint32) Interface {
+	if d == nil || index == 0 {
+		return Interface{Index: index}
 	}
-	a = a.Unmap()
-	for _, p := range []*atomic.Pointer[map[netip.Addr]*Device]{&n.polled, &n.static} {
-		if d := lookup(p, a); d != nil {
-			i := d.Interfaces[index]
-			if out.Name == "" {
-				out.Name = i.Name
-			}
-			if out.Alias == "" {
-				out.Alias = i.Alias
-			}
-			if out.Speed == 0 {
-				out.Speed = i.Speed
-			}
-		}
-	}
-	return out
+	i := d.Interfaces[index]
+	i.Index = index
+	return i
 }

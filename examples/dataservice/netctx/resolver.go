@@ -109,11 +109,23 @@ func (r *Resolver) Resolve(f *Flow, c *Context) {
 	c.ClientZone = t.zones.Lookup(f.Client)
 	c.ServerZone = t.zones.Lookup(f.Server)
 	c.Application = r.application(t, f, c)
-	c.ClientASN, c.ServerASN = r.asn.ASN(f.Client), r.asn.ASN(f.Server)
-	c.ClientCountry, c.ServerCountry = r.country.Country(f.Client), r.country.Country(f.Server)
-	c.Exporter = r.names.Exporter(f.Exporter)
-	c.InIf = r.names.Interface(f.Exporter, f.InIf)
-	c.OutIf = r.names.Interface(f.Exporter, f.OutIf)
+	c.ClientASN, c.ClientCountry = r.geo(f.Client)
+	c.ServerASN, c.ServerCountry = r.geo(f.Server)
+	d := r.names.device(f.Exporter)
+	c.Exporter = ""
+	if d != nil {
+		c.Exporter = d.Name
+	}
+	c.InIf, c.OutIf = d.iface(f.InIf), d.iface(f.OutIf)
+}
+
+// geo returns a's autonomous system and country.
+func (r *Resolver) geo(a netip.Addr) (ASN, string) {
+	a = a.Unmap()
+	if !Public(a) {
+		return ASN{}, ""
+	}
+	return r.asn.asn(a), r.country.country(a)
 }
 
 // application is, in this order: the operator's most specific rule, the built-in name by

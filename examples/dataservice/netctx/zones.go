@@ -34,6 +34,7 @@ type Zones struct {
 	names []string
 	v4    trie
 	v6    trie
+	r4    *ranges4 // v4 flattened, for lookups
 }
 
 // NewZones checks zones and builds their table. It refuses a bad name, a network with host
@@ -67,6 +68,7 @@ func NewZones(zones []Zone) (*Zones, error) {
 			t.insert(p, int32(i))
 		}
 	}
+	t.r4 = t.v4.ranges()
 	return t, nil
 }
 
@@ -125,7 +127,10 @@ func (t *Zones) Lookup(a netip.Addr) string {
 	var i int32
 	if a.Is4() || a.Is4In6() {
 		b := a.Unmap().As4()
-		i = t.v4.lookup(uint64(b[0])<<56|uint64(b[1])<<48|uint64(b[2])<<40|uint64(b[3])<<32, 0, 32)
+		if t.r4 == nil {
+			return Other
+		}
+		i = t.r4.lookup(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]))
 	} else {
 		b := a.As16()
 		i = t.v6.lookup(be64(b[:8]), be64(b[8:]), 128)
