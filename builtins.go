@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/doc"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
@@ -17,15 +18,15 @@ import (
 //   - get-api-version: answers the version the call was made at, as "MAJOR.MINOR";
 //   - cancel: cancels a call running on the same WebSocket connection (see Cancel).
 func RegisterBuiltins(reg *registry.Registry) error {
-	if err := reg.Register("echo", Echo, registry.Requires(registry.Public),
+	if err := reg.Register("echo", Echo, registry.Requires(decl.Public),
 		registry.Describe("Answers an object with the same names and values as the arguments. For testing.")); err != nil {
 		return err
 	}
-	if err := reg.Register("get-api-version", APIVersion, registry.Requires(registry.Public),
+	if err := reg.Register("get-api-version", APIVersion, registry.Requires(decl.Public),
 		registry.Describe("Answers the API version the call was made at, as MAJOR.MINOR.")); err != nil {
 		return err
 	}
-	if err := reg.Register("cancel", Cancel, registry.Requires(registry.Public),
+	if err := reg.Register("cancel", Cancel, registry.Requires(decl.Public),
 		registry.Describe("Cancels the call with this id running on the same WebSocket connection; the cancelled call ends with a CANCELLED error. Answers true when such a call was running, false otherwise (always over HTTP).")); err != nil {
 		return err
 	}

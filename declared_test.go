@@ -13,6 +13,7 @@ import (
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/client"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 )
 
@@ -29,7 +30,7 @@ func declaredServer(t *testing.T) *httptest.Server {
 	fnapi.MustRegisterBuiltins(reg)
 	reg.MustRegister("spend", func(context.Context, struct{}) (bool, error) {
 		return false, apierr.New(quotaExceeded, "quota", 1000, "plan", "free")
-	}, registry.Requires(registry.Public), registry.Errors(quotaExceeded))
+	}, registry.Requires(decl.Public), registry.Errors(quotaExceeded))
 	api, err := fnapi.New(reg)
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@
 //	reg := registry.New()
 //	fnapi.MustRegisterBuiltins(reg) // echo, doc, get-api-version, cancel
 //	reg.MustRegister("add", func(a, b int) int { return a + b },
-//		registry.Args("a", "b"), registry.Requires(registry.Public))
+//		registry.Args("a", "b"), registry.Requires(decl.Public))
 //	api, err := fnapi.New(reg)
 //	if err != nil {
 //		log.Fatal(err)
@@ -34,9 +34,9 @@
 //
 // # Safe defaults
 //
-// A function needs a token unless registered with registry.Requires(registry.Public), and
+// A function needs a token unless registered with registry.Requires(decl.Public), and
 // without an authentication interceptor (package auth) no token is ever accepted: a new server
 // is closed until it is configured. Server serves HTTPS only. Every limit (body size, URL
 // length, argument count, call deadline, WebSocket message size and calls in flight) has a
-// default, listed in transport.Config.
+// default, each set by an option of New (see Option).
 package fnapi

@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/doc"
 	"github.com/fnapi/fnapi/registry"
-	"github.com/fnapi/fnapi/transport"
 )
 
 // TestErrorAttributesDocumented provokes the framework's errors over HTTP and checks that every
@@ -30,10 +30,10 @@ func TestErrorAttributesDocumented(t *testing.T) {
 		Name  string `json:"name"`
 		Times int    `json:"times,omitempty" jsonschema:"minimum=1"`
 	}
-	reg.MustRegister("greet", func(in greetArgs) string { return in.Name }, registry.Requires(registry.Public),
+	reg.MustRegister("greet", func(in greetArgs) string { return in.Name }, registry.Requires(decl.Public),
 		registry.MaxBody(64))
 	reg.MustRegister("secret", func() string { return "" })
-	api, err := fnapi.New(reg, fnapi.WithConfig(transport.Config{MaxArgs: 3}))
+	api, err := fnapi.New(reg, fnapi.WithMaxArgs(3))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"net/url"
 
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/stream"
 )
@@ -18,7 +19,7 @@ import (
 func ExampleNew() {
 	reg := registry.New()
 	fnapi.MustRegisterBuiltins(reg)
-	public := registry.Requires(registry.Public)
+	public := registry.Requires(decl.Public)
 	reg.MustRegister("add", func(a, b int) int { return a + b }, registry.Args("a", "b"), public)
 	reg.MustRegister("count", func(ctx context.Context, in struct {
 		To int `json:"to" jsonschema:"minimum=0,maximum=100"`

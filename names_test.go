@@ -11,6 +11,8 @@ import (
 
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/auth/authapi"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 )
 
@@ -23,14 +25,14 @@ func TestRenamedNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = a.Close(context.Background()) })
-	if err := a.CreateUser(context.Background(), "ann", "ann's password", auth.RoleUser); err != nil {
+	if err := a.CreateUser(context.Background(), "ann", "ann's password", authapi.RoleUser); err != nil {
 		t.Fatal(err)
 	}
 	reg := registry.New()
 	fnapi.MustRegisterBuiltins(reg)
 	a.MustRegister(reg)
 	h, err := fnapi.New(reg, fnapi.WithInterceptors(a.Interceptor()),
-		fnapi.WithNames(registry.Names{SessionCookie: "sid", KeyHeader: "X-Key", MountPath: "/v2/rpc"}))
+		fnapi.WithNames(decl.Names{SessionCookie: "sid", KeyHeader: "X-Key", MountPath: "/v2/rpc"}))
 	if err != nil {
 		t.Fatal(err)
 	}

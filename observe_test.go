@@ -14,8 +14,8 @@ import (
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/client"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
-	"github.com/fnapi/fnapi/transport"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -26,18 +26,17 @@ import (
 // there), no token in the log, and per-function Prometheus metrics.
 func TestLogAndMetrics(t *testing.T) {
 	core, logs := observer.New(zapcore.InfoLevel)
-	metrics := &transport.Metrics{}
 	reg := registry.New()
 	fnapi.MustRegisterBuiltins(reg)
-	pub := registry.Requires(registry.Public)
+	pub := registry.Requires(decl.Public)
 	reg.MustRegister("fail", func(context.Context) error { return errors.New("disk /var/db full") }, pub)
-	api, err := fnapi.New(reg, fnapi.WithLogger(zap.New(core)), fnapi.WithMetrics(metrics))
+	api, err := fnapi.New(reg, fnapi.WithLogger(zap.New(core)), fnapi.WithMetrics())
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", api))
-	mux.Handle("/metrics", metrics.Handler())
+	mux.Handle("/metrics", api.Metrics())
 	srv := httptest.NewTLSServer(mux)
 	defer srv.Close()
 	get := func(path string) string {
@@ -105,7 +104,7 @@ func TestLogAndMetrics(t *testing.T) {
 func TestUnencodableResultIsLogged(t *testing.T) {
 	core, logs := observer.New(zapcore.InfoLevel)
 	reg := registry.New()
-	reg.MustRegister("nan", func() float64 { return math.NaN() }, registry.Requires(registry.Public))
+	reg.MustRegister("nan", func() float64 { return math.NaN() }, registry.Requires(decl.Public))
 	api, err := fnapi.New(reg, fnapi.WithLogger(zap.New(core)))
 	if err != nil {
 		t.Fatal(err)

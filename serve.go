@@ -41,7 +41,7 @@ type Server struct {
 	Logger *zap.Logger
 	// ReadHeaderTimeout bounds the reading of a request's headers, against slow clients.
 	// Default: 10 s. The fnapi handler bounds the reading of each body itself (30 s plus its
-	// length at 64 KiB/s by default: transport.Config.BodyTimeout and MinBodyRate); a server
+	// length at 64 KiB/s by default: fnapi.WithBodyTimeout); a server
 	// of the standard library's ReadTimeout would cut long streams instead.
 	ReadHeaderTimeout time.Duration
 	// IdleTimeout closes keep-alive connections idle this long. Default: 2 min.
@@ -83,7 +83,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	// Requests in progress see base end once the shutdown is over. WebSocket connections do
 	// not derive from it: the fnapi handler hooks their shutdown into srv's
-	// (transport.Handler.Shutdown).
+	// (Handler.Shutdown).
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
 	srv := &http.Server{

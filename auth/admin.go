@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/fnapi/fnapi/auth/authapi"
 	"go.uber.org/zap"
 )
 
@@ -45,7 +46,7 @@ func (a *Authenticator) EnsureAdmin(ctx context.Context, dataDir string) error {
 			return err
 		}
 	}
-	if err := a.CreateUser(ctx, AdminUser, password, RoleAdmin); err != nil {
+	if err := a.CreateUser(ctx, AdminUser, password, authapi.RoleAdmin); err != nil {
 		if errors.Is(err, ErrExists) { // another process sharing the store was first
 			if file != "" {
 				// Its password is the administrator's, not the one just written.

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/auth/authapi"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 )
 
@@ -20,7 +22,7 @@ func benchAuth(b *testing.B) (a *Authenticator, key, session string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := a.CreateUser(ctx, "ann", "ann's password", RoleUser); err != nil {
+	if err := a.CreateUser(ctx, "ann", "ann's password", authapi.RoleUser); err != nil {
 		b.Fatal(err)
 	}
 	key, kh, _ := newToken(KeyPrefix)
@@ -78,7 +80,7 @@ func BenchmarkLogin(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := a.CreateUser(ctx, "ann", "ann's password", RoleUser); err != nil {
+	if err := a.CreateUser(ctx, "ann", "ann's password", authapi.RoleUser); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
@@ -94,7 +96,7 @@ func BenchmarkLogin(b *testing.B) {
 func BenchmarkCall(b *testing.B) {
 	a, key, session := benchAuth(b)
 	reg := registry.New()
-	reg.MustRegister("public", func() int { return 1 }, registry.Requires(registry.Public))
+	reg.MustRegister("public", func() int { return 1 }, registry.Requires(decl.Public))
 	reg.MustRegister("private", func() int { return 1 })
 	api, err := fnapi.New(reg, fnapi.WithInterceptors(a.Interceptor()))
 	if err != nil {

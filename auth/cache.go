@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/fnapi/fnapi/auth/authapi"
 	"go.uber.org/zap"
 )
 
@@ -16,7 +17,7 @@ type entry struct {
 	hash    Hash
 	session bool // else an API key
 	user    string
-	role    Role
+	role    authapi.Role
 	keyName string
 	created int64        // unix nanoseconds
 	loaded  atomic.Int64 // when the store last confirmed it, unix nanoseconds

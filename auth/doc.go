@@ -92,12 +92,12 @@
 //
 // # Who may do what
 //
-// Every user has a Role: RoleReadOnly ("read-only"), RoleUser ("user", the default) or
-// RoleAdmin ("administrator"), each allowed all the one before it is. A function states the
-// role it needs at registration with Requires (registry.RequiresRole underneath, shown by doc
+// Every user has a Role: authapi.RoleReadOnly ("read-only"), authapi.RoleUser ("user", the default) or
+// authapi.RoleAdmin ("administrator"), each allowed all the one before it is. A function states the
+// role it needs at registration with registry.Requires(authapi.RoleAdmin) (shown by doc
 // as "role"); the Interceptor checks it after the token and before the arguments, and answers
 // PERMISSION-DENIED (HTTP 403, attributes path and role) to a caller below it. A function that
-// needs a token and names no role needs RoleUser, so that a function added without thought is
+// needs a token and names no role needs authapi.RoleUser, so that a function added without thought is
 // never open to read-only users. An API key has exactly its user's rights, and a role changed
 // with set-role applies to the user's sessions and keys at once (on other servers sharing the
 // store, within the cache TTL).

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/auth/authapi"
 )
 
 // Two Authenticators over one store stand for two nodes: what one changes, the other's cache
@@ -87,7 +88,7 @@ func TestRoleReadAfterTTL(t *testing.T) {
 	if r := e.get("list-users", withSession(bob), nil); !r.ok() {
 		t.Fatalf("list-users as an administrator: %s", r.raw)
 	}
-	if err := store.SetRole(t.Context(), "bob", auth.RoleUser); err != nil { // as another node would
+	if err := store.SetRole(t.Context(), "bob", authapi.RoleUser); err != nil { // as another node would
 		t.Fatal(err)
 	}
 	if r := e.get("list-users", withSession(bob), nil); !r.ok() {

@@ -17,6 +17,8 @@ import (
 
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/auth/authapi"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/stream"
 	"go.uber.org/zap"
@@ -120,8 +122,8 @@ func newEnv(t *testing.T, store auth.Store, opts ...auth.Option) *env {
 	// touch stands for any function that may change something: not marked read-only.
 	reg.MustRegister("touch", func(ctx context.Context) string { return auth.FromContext(ctx).User })
 	reg.MustRegister("need-session", func(ctx context.Context) string { return auth.FromContext(ctx).User },
-		registry.Requires(registry.Session))
-	if err := a.CreateUser(context.Background(), "admin", adminPassword, auth.RoleAdmin); err != nil && !errors.Is(err, auth.ErrExists) {
+		registry.Requires(decl.Session))
+	if err := a.CreateUser(context.Background(), "admin", adminPassword, authapi.RoleAdmin); err != nil && !errors.Is(err, auth.ErrExists) {
 		t.Fatal(err)
 	}
 	h, err := fnapi.New(reg, fnapi.WithInterceptors(a.Interceptor()), fnapi.WithLogger(log))

@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 
+	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/registry"
 )
 
@@ -13,8 +14,8 @@ type Identity struct {
 	User string `json:"user"`
 	// Role is the user's role, as it was when the token was last checked against the store
 	// (within the cache TTL).
-	Role Role `json:"role"`
-	// Admin reports that Role is RoleAdmin.
+	Role authapi.Role `json:"role"`
+	// Admin reports that Role is authapi.RoleAdmin.
 	Admin bool `json:"admin"`
 	// Session reports that the call carried a session ID; otherwise it carried an API key.
 	Session bool `json:"session"`

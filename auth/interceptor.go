@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/auth/authapi"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"go.uber.org/zap"
 )
@@ -14,7 +16,7 @@ import (
 // Interceptor returns the interceptor that authenticates calls: for every function that is not
 // public it reads the call's token and sets Call.Identity to an *Identity, or refuses the call
 // with API-AUTHENTICATION-NEEDED (attribute path: the function) before its arguments are read;
-// a caller whose role the function does not allow (see Requires) gets PERMISSION-DENIED.
+// a caller whose role the function does not allow (see registry.Requires) gets PERMISSION-DENIED.
 //
 // Which token counts: for a function that needs a session, the session ID only; for the others,
 // the API key when the call carries one, else the session ID. A session ID that came only in
@@ -32,7 +34,7 @@ import (
 func (a *Authenticator) Interceptor() registry.Interceptor {
 	return func(next registry.Handler) registry.Handler {
 		return func(ctx context.Context, c *registry.Call) (any, error) {
-			if c.Func.Access == registry.Public {
+			if c.Func.Access == decl.Public {
 				return next(ctx, c)
 			}
 			id, e, err := a.identify(ctx, c)
@@ -58,7 +60,7 @@ func (a *Authenticator) Interceptor() registry.Interceptor {
 // session ID and an API key of two different users is refused.
 func (a *Authenticator) identify(ctx context.Context, c *registry.Call) (*Identity, *entry, error) {
 	cr := &c.Credentials
-	useSession := c.Func.Access == registry.Session || cr.Key == ""
+	useSession := c.Func.Access == decl.Session || cr.Key == ""
 	if useSession && cr.SessionFromCookie {
 		if err := cookieAllowed(c); err != nil {
 			return nil, nil, err
@@ -75,7 +77,7 @@ func (a *Authenticator) identify(ctx context.Context, c *registry.Call) (*Identi
 				"reason", "conflicting credentials: a session and an API key of two different users")
 		}
 	}
-	return &Identity{User: e.user, Role: e.role, Admin: e.role == RoleAdmin, Session: e.session, KeyName: e.keyName, created: e.created}, e, nil
+	return &Identity{User: e.user, Role: e.role, Admin: e.role == authapi.RoleAdmin, Session: e.session, KeyName: e.keyName, created: e.created}, e, nil
 }
 
 // cookieAllowed applies the rule of calls whose only token is the session cookie, which a

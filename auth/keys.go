@@ -13,15 +13,6 @@ import (
 	"go.uber.org/zap"
 )
 
-// KeyInfo describes an API key, as list-api-keys answers it. It never holds the key.
-type KeyInfo = authapi.KeyInfo
-
-type keyArgs = authapi.KeyArgs
-
-type listKeysArgs = authapi.ListKeysArgs
-
-type revokeArgs = authapi.RevokeArgs
-
 // keyOwner returns whose keys a call names: the caller's, or another user's for an
 // administrator.
 func keyOwner(ctx context.Context, id *Identity, user string) (string, error) {
@@ -32,7 +23,7 @@ func keyOwner(ctx context.Context, id *Identity, user string) (string, error) {
 }
 
 // createKey makes an API key for the caller.
-func (a *Authenticator) createKey(ctx context.Context, in keyArgs) (string, error) {
+func (a *Authenticator) createKey(ctx context.Context, in authapi.KeyArgs) (string, error) {
 	id, err := identity(ctx)
 	if err != nil {
 		return "", err
@@ -66,7 +57,7 @@ func (a *Authenticator) createKey(ctx context.Context, in keyArgs) (string, erro
 }
 
 // listKeys lists the caller's keys (or another user's), with last uses not yet flushed to the store.
-func (a *Authenticator) listKeys(ctx context.Context, in listKeysArgs) ([]KeyInfo, error) {
+func (a *Authenticator) listKeys(ctx context.Context, in authapi.ListKeysArgs) ([]authapi.KeyInfo, error) {
 	id, err := identity(ctx)
 	if err != nil {
 		return nil, err
@@ -79,13 +70,13 @@ func (a *Authenticator) listKeys(ctx context.Context, in listKeysArgs) ([]KeyInf
 	if err != nil {
 		return nil, apierr.New(apierr.Internal).Wrap(err)
 	}
-	out := make([]KeyInfo, 0, len(ks))
+	out := make([]authapi.KeyInfo, 0, len(ks))
 	for _, k := range ks {
 		used := k.LastUsed
 		if e := a.cache.get(k.Hash); e != nil && e.used.Load() > used.UnixNano() {
 			used = time.Unix(0, e.used.Load())
 		}
-		ki := KeyInfo{Name: k.Name, Created: outTime(k.Created)}
+		ki := authapi.KeyInfo{Name: k.Name, Created: outTime(k.Created)}
 		if !used.IsZero() {
 			t := outTime(used)
 			ki.LastUsed = &t
@@ -96,7 +87,7 @@ func (a *Authenticator) listKeys(ctx context.Context, in listKeysArgs) ([]KeyInf
 }
 
 // revokeKey revokes one of the caller's keys (or another user's).
-func (a *Authenticator) revokeKey(ctx context.Context, in revokeArgs) (bool, error) {
+func (a *Authenticator) revokeKey(ctx context.Context, in authapi.RevokeArgs) (bool, error) {
 	id, err := identity(ctx)
 	if err != nil {
 		return false, err

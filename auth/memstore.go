@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/fnapi/fnapi/auth/authapi"
 )
 
 // MemoryStore is a Store that keeps everything in memory, for tests and for servers whose users
@@ -68,14 +70,14 @@ func (m *MemoryStore) SetPassword(_ context.Context, name, passwordHash string) 
 }
 
 // SetRole implements Store.
-func (m *MemoryStore) SetRole(_ context.Context, name string, role Role) error {
+func (m *MemoryStore) SetRole(_ context.Context, name string, role authapi.Role) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	u, ok := m.users[name]
 	if !ok {
 		return notFound("user", name)
 	}
-	if role != RoleAdmin && m.lastAdmin(name) {
+	if role != authapi.RoleAdmin && m.lastAdmin(name) {
 		return ErrLastAdmin
 	}
 	u.Role = role
@@ -85,11 +87,11 @@ func (m *MemoryStore) SetRole(_ context.Context, name string, role Role) error {
 
 // lastAdmin reports whether name is the only administrator. m.mu must be held.
 func (m *MemoryStore) lastAdmin(name string) bool {
-	if storedRole(m.users[name]) != RoleAdmin {
+	if storedRole(m.users[name]) != authapi.RoleAdmin {
 		return false
 	}
 	for n, u := range m.users {
-		if n != name && storedRole(u) == RoleAdmin {
+		if n != name && storedRole(u) == authapi.RoleAdmin {
 			return false
 		}
 	}

@@ -91,13 +91,13 @@ func versions(opts []registry.Option) ([]decl.Option, []registry.Option) {
 //   - set-role(user, role): administrators only; nobody changes their own role.
 //   - delete-user(user): administrators only; ends the user's sessions and keys at once.
 //   - whoami(): the caller's user, role, token kind (session or key), key name and session
-//     expiry (see [Whoami]). Read-only users too. An API that adds it after its first version
+//     expiry (see [authapi.WhoamiResult]). Read-only users too. An API that adds it after its first version
 //     says so with ForFunc("whoami", registry.Since(...)).
 func (a *Authenticator) Register(reg *registry.Registry, opts ...FuncOption) error {
-	reader, admin := Requires(RoleReadOnly), Requires(RoleAdmin)
+	reader, admin := registry.Requires(authapi.RoleReadOnly), registry.Requires(authapi.RoleAdmin)
 	logout := func(ctx context.Context, _ decl.None) (bool, error) { return a.logout(ctx) }
-	listUsers := func(ctx context.Context, _ decl.None) ([]UserInfo, error) { return a.listUsers(ctx) }
-	whoami := func(ctx context.Context, _ decl.None) (Whoami, error) { return a.whoami(ctx) }
+	listUsers := func(ctx context.Context, _ decl.None) ([]authapi.UserInfo, error) { return a.listUsers(ctx) }
+	whoami := func(ctx context.Context, _ decl.None) (authapi.WhoamiResult, error) { return a.whoami(ctx) }
 	funcs := []funcSpec{
 		spec(authapi.Login, a.login, registry.NoStore()),
 		spec(authapi.Logout, logout, reader),

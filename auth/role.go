@@ -2,7 +2,6 @@ package auth
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/fnapi/fnapi/auth/authapi"
 
@@ -10,36 +9,12 @@ import (
 	"github.com/fnapi/fnapi/registry"
 )
 
-// Role is what a user may do; see authapi.Role.
-type Role = authapi.Role
-
-// The roles.
-const (
-	RoleReadOnly = authapi.RoleReadOnly
-	RoleUser     = authapi.RoleUser
-	RoleAdmin    = authapi.RoleAdmin
-)
-
-// Roles lists the roles, from the least to the most allowed.
-var Roles = authapi.Roles
-
-// Requires is the registration option that makes a function need role r (at least): a caller
-// with a lesser role gets PERMISSION-DENIED (HTTP 403) from the Interceptor, before the
-// function's arguments are read. A function that needs a token and names no role needs
-// RoleUser: a read-only user calls only what is marked Requires(RoleReadOnly).
-func Requires(r Role) registry.Option {
-	if !r.Valid() {
-		return func(*registry.Func) error { return fmt.Errorf("auth: unknown role %q", r) }
-	}
-	return registry.RequiresRole(string(r))
-}
-
 // needs returns the role a call of f needs.
-func needs(f *registry.Func) Role {
+func needs(f *registry.Func) authapi.Role {
 	if f.Role == "" {
-		return RoleUser
+		return authapi.RoleUser
 	}
-	return Role(f.Role)
+	return authapi.Role(f.Role)
 }
 
 // authorize refuses a call whose caller's role is below what the function needs.
@@ -51,23 +26,23 @@ func authorize(c *registry.Call, id *Identity) error {
 }
 
 // denied is the error of a call the caller's role does not allow.
-func denied(fn string, need Role) error {
+func denied(fn string, need authapi.Role) error {
 	return apierr.New(apierr.PermissionDenied, "path", fn, "role", string(need))
 }
 
 // requireAdmin refuses a call on another user's behalf unless the caller is an administrator.
 func requireAdmin(ctx context.Context, id *Identity) error {
-	if id.Role != RoleAdmin {
-		return denied(callOf(ctx).Func.Name, RoleAdmin)
+	if id.Role != authapi.RoleAdmin {
+		return denied(callOf(ctx).Func.Name, authapi.RoleAdmin)
 	}
 	return nil
 }
 
-// storedRole is the role of a stored user; a store that does not know roles (Role empty)
+// storedRole is the role of a stored user; a store that does not know roles (authapi.Role empty)
 // holds users.
-func storedRole(u User) Role {
+func storedRole(u User) authapi.Role {
 	if u.Role == "" {
-		return RoleUser
+		return authapi.RoleUser
 	}
 	return u.Role
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/auth/authapi"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/version"
 )
@@ -96,7 +98,7 @@ func TestRoles(t *testing.T) {
 
 func TestRoleOptions(t *testing.T) {
 	reg := registry.New()
-	if err := reg.Register("f", func() {}, auth.Requires("owner")); err == nil {
+	if err := reg.Register("f", func() {}, registry.Requires(authapi.Role("owner"))); err == nil {
 		t.Error("Requires of an unknown role registered")
 	}
 	a, err := auth.New(auth.NewMemoryStore())
@@ -116,7 +118,7 @@ func TestRoleOptions(t *testing.T) {
 	if f := reg.Lookup(version.MustParse("1.1"), "set-role"); f != nil {
 		t.Errorf("set-role at 1.1 although ForFunc moved it to 1.2: %+v", f)
 	}
-	if err := a.Register(registry.New(), auth.ForFunc("login", registry.Requires(registry.Session))); err == nil {
+	if err := a.Register(registry.New(), auth.ForFunc("login", registry.Requires(decl.Session))); err == nil {
 		t.Error("ForFunc changing login's declared access accepted")
 	}
 }

@@ -13,10 +13,8 @@ import (
 	"go.uber.org/zap"
 )
 
-type loginArgs = authapi.LoginArgs
-
 // login checks a password and starts a session.
-func (a *Authenticator) login(ctx context.Context, in loginArgs) (string, error) {
+func (a *Authenticator) login(ctx context.Context, in authapi.LoginArgs) (string, error) {
 	c := callOf(ctx)
 	u, err := a.checkPassword(ctx, in.User, in.Password, c.Client())
 	if err != nil {

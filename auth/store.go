@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/fnapi/fnapi/auth/authapi"
 )
 
 // Sentinel errors a Store returns (possibly wrapped), so that the Authenticator can answer
@@ -27,8 +29,8 @@ type User struct {
 	Name string
 	// PasswordHash is the password in the encoded argon2id form; never the password.
 	PasswordHash string
-	// Role is what the user may do. Empty counts as RoleUser.
-	Role Role
+	// Role is what the user may do. Empty counts as authapi.RoleUser.
+	Role authapi.Role
 	// Created is when the account was made.
 	Created time.Time
 }
@@ -82,9 +84,9 @@ type Store interface {
 	// SetPassword replaces the password hash of user name; ErrNotFound when there is none.
 	SetPassword(ctx context.Context, name, passwordHash string) error
 	// SetRole replaces the role of user name; ErrNotFound when there is none, ErrLastAdmin
-	// when name is the only administrator and role is not RoleAdmin. The check and the change
+	// when name is the only administrator and role is not authapi.RoleAdmin. The check and the change
 	// are one transaction: two administrators demoting each other at once leave one.
-	SetRole(ctx context.Context, name string, role Role) error
+	SetRole(ctx context.Context, name string, role authapi.Role) error
 	// DeleteUser removes the user name with its sessions and keys; ErrNotFound when there is
 	// none, ErrLastAdmin when name is the only administrator (checked as SetRole checks).
 	DeleteUser(ctx context.Context, name string) error

@@ -12,9 +12,6 @@ import (
 	"go.uber.org/zap"
 )
 
-// UserInfo describes a user, as list-users, create-user and set-role answer it.
-type UserInfo = authapi.UserInfo
-
 // Password and user name rules, checked by the functions' schemas and by CreateUser.
 const (
 	minPasswordLen = 8
@@ -22,14 +19,6 @@ const (
 )
 
 var userNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
-
-type createUserArgs = authapi.CreateUserArgs
-
-type roleArgs = authapi.RoleArgs
-
-type userArgs = authapi.UserArgs
-
-type passwordArgs = authapi.PasswordArgs
 
 // invalidUser is the error of CreateUser for a name or password that breaks the rules; the
 // create-user function answers it as INVALID-ARGUMENT naming the argument.
@@ -40,7 +29,7 @@ func (e *invalidUser) Error() string { return "auth: " + e.reason }
 // CreateUser adds a user with a password and a role, as the create-user function does but
 // without asking who calls: for set-up code and tests. It returns an error wrapping ErrExists
 // when the name is taken.
-func (a *Authenticator) CreateUser(ctx context.Context, name, password string, role Role) error {
+func (a *Authenticator) CreateUser(ctx context.Context, name, password string, role authapi.Role) error {
 	if !role.Valid() {
 		return &invalidUser{"role", fmt.Sprintf("role %q: one of read-only, user, administrator", role)}
 	}
@@ -60,12 +49,12 @@ func (a *Authenticator) CreateUser(ctx context.Context, name, password string, r
 	return nil
 }
 
-func (a *Authenticator) listUsers(ctx context.Context) ([]UserInfo, error) {
+func (a *Authenticator) listUsers(ctx context.Context) ([]authapi.UserInfo, error) {
 	us, err := a.store.Users(ctx)
 	if err != nil {
 		return nil, apierr.New(apierr.Internal).Wrap(err)
 	}
-	out := make([]UserInfo, len(us))
+	out := make([]authapi.UserInfo, len(us))
 	for i, u := range us {
 		out[i] = userInfo(u)
 	}
@@ -73,71 +62,71 @@ func (a *Authenticator) listUsers(ctx context.Context) ([]UserInfo, error) {
 }
 
 // userInfo answers the user name as stored.
-func (a *Authenticator) userInfo(ctx context.Context, name string) (UserInfo, error) {
+func (a *Authenticator) userInfo(ctx context.Context, name string) (authapi.UserInfo, error) {
 	u, err := a.store.User(ctx, name)
 	if err != nil {
-		return UserInfo{}, apierr.New(apierr.Internal).Wrap(err)
+		return authapi.UserInfo{}, apierr.New(apierr.Internal).Wrap(err)
 	}
 	return userInfo(u), nil
 }
 
-func userInfo(u User) UserInfo {
+func userInfo(u User) authapi.UserInfo {
 	r := storedRole(u)
-	return UserInfo{User: u.Name, Role: r, Admin: r == RoleAdmin, Created: outTime(u.Created)}
+	return authapi.UserInfo{User: u.Name, Role: r, Admin: r == authapi.RoleAdmin, Created: outTime(u.Created)}
 }
 
-func (a *Authenticator) createUser(ctx context.Context, in createUserArgs) (UserInfo, error) {
+func (a *Authenticator) createUser(ctx context.Context, in authapi.CreateUserArgs) (authapi.UserInfo, error) {
 	id, err := identity(ctx)
 	if err != nil {
-		return UserInfo{}, err
+		return authapi.UserInfo{}, err
 	}
 	role := in.Role
 	switch {
-	case in.Admin && role != "" && role != RoleAdmin:
-		return UserInfo{}, apierr.New(apierr.InvalidArgument, "name", "admin", "reason", "admin true contradicts role "+string(role))
+	case in.Admin && role != "" && role != authapi.RoleAdmin:
+		return authapi.UserInfo{}, apierr.New(apierr.InvalidArgument, "name", "admin", "reason", "admin true contradicts role "+string(role))
 	case in.Admin:
-		role = RoleAdmin
+		role = authapi.RoleAdmin
 	case role == "":
-		role = RoleUser
+		role = authapi.RoleUser
 	}
 	err = a.CreateUser(ctx, in.User, in.Password, role)
 	var bad *invalidUser
 	switch {
 	case errors.As(err, &bad): // the schema counts characters, the rules bytes
-		return UserInfo{}, apierr.New(apierr.InvalidArgument, "name", bad.arg, "reason", bad.reason)
+		return authapi.UserInfo{}, apierr.New(apierr.InvalidArgument, "name", bad.arg, "reason", bad.reason)
 	case errors.Is(err, ErrExists):
-		return UserInfo{}, apierr.New(apierr.Conflict, "name", in.User)
+		return authapi.UserInfo{}, apierr.New(apierr.Conflict, "name", in.User)
 	case err != nil:
-		return UserInfo{}, apierr.New(apierr.Internal).Wrap(err)
+		return authapi.UserInfo{}, apierr.New(apierr.Internal).Wrap(err)
 	}
 	a.log.Info("auth: user created", zap.String("user", in.User), zap.String("role", string(role)), zap.String("by", id.User))
 	return a.userInfo(ctx, in.User)
 }
 
 // setRole changes another user's role; it applies to the user's sessions and keys at once.
-func (a *Authenticator) setRole(ctx context.Context, in roleArgs) (UserInfo, error) {
+func (a *Authenticator) setRole(ctx context.Context, in authapi.RoleArgs) (authapi.UserInfo, error) {
 	id, err := identity(ctx)
 	if err != nil {
-		return UserInfo{}, err
+		return authapi.UserInfo{}, err
 	}
 	if in.User == id.User {
-		return UserInfo{}, apierr.New(apierr.InvalidArgument, "name", "user", "reason", "you cannot change your own role")
+		return authapi.UserInfo{}, apierr.New(apierr.InvalidArgument, "name", "user", "reason", "you cannot change your own role")
 	}
 	err = a.store.SetRole(ctx, in.User, in.Role)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		return UserInfo{}, apierr.New(apierr.NotFound, "name", in.User)
+		return authapi.UserInfo{}, apierr.New(apierr.NotFound, "name", in.User)
 	case errors.Is(err, ErrLastAdmin):
-		return UserInfo{}, lastAdmin(in.User)
+		return authapi.UserInfo{}, lastAdmin(in.User)
 	case err != nil:
-		return UserInfo{}, apierr.New(apierr.Internal).Wrap(err)
+		return authapi.UserInfo{}, apierr.New(apierr.Internal).Wrap(err)
 	}
 	a.cache.drop(func(e *entry) bool { return e.user == in.User })
 	a.log.Info("auth: role changed", zap.String("user", in.User), zap.String("role", string(in.Role)), zap.String("by", id.User))
 	return a.userInfo(ctx, in.User)
 }
 
-func (a *Authenticator) deleteUser(ctx context.Context, in userArgs) (bool, error) {
+func (a *Authenticator) deleteUser(ctx context.Context, in authapi.UserArgs) (bool, error) {
 	id, err := identity(ctx)
 	if err != nil {
 		return false, err
@@ -165,7 +154,7 @@ func lastAdmin(user string) error {
 		"reason", "the only administrator left: make another user administrator first")
 }
 
-func (a *Authenticator) changePassword(ctx context.Context, in passwordArgs) (bool, error) {
+func (a *Authenticator) changePassword(ctx context.Context, in authapi.PasswordArgs) (bool, error) {
 	id, err := identity(ctx)
 	if err != nil {
 		return false, err

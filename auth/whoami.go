@@ -7,17 +7,13 @@ import (
 	"github.com/fnapi/fnapi/auth/authapi"
 )
 
-// Whoami is the answer of whoami: who the caller is and with which token, so that a client
-// (a web UI) shows what the caller may do without probing functions for PERMISSION-DENIED.
-type Whoami = authapi.WhoamiResult
-
 // whoami answers the caller's identity and token.
-func (a *Authenticator) whoami(ctx context.Context) (Whoami, error) {
+func (a *Authenticator) whoami(ctx context.Context) (authapi.WhoamiResult, error) {
 	id, err := identity(ctx)
 	if err != nil {
-		return Whoami{}, err
+		return authapi.WhoamiResult{}, err
 	}
-	w := Whoami{User: id.User, Role: id.Role, Admin: id.Admin, Token: "key", KeyName: id.KeyName}
+	w := authapi.WhoamiResult{User: id.User, Role: id.Role, Admin: id.Admin, Token: "key", KeyName: id.KeyName}
 	if id.Session {
 		w.Token = "session"
 		now := a.now().UTC()

@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/fnapi/fnapi/stream"
 )
 
 // Client calls an fnapi server over HTTPS. It is safe for concurrent use.
@@ -110,7 +112,7 @@ func (c *Client) stream(ctx context.Context, fn, v string, args any) iter.Seq2[j
 	return func(yield func(json.RawMessage, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		res, err := c.post(ctx, c.at(v), "stream/"+url.PathEscape(fn), args, "application/x-ndjson")
+		res, err := c.post(ctx, c.at(v), "stream/"+url.PathEscape(fn), args, stream.NDJSON)
 		if err != nil {
 			yield(nil, err)
 			return

@@ -15,6 +15,7 @@ import (
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/client"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/internal/apitest"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/stream"
@@ -32,7 +33,7 @@ func testServer(t testing.TB) (srv *httptest.Server, started, stopped chan strin
 	started, stopped = make(chan string, 100), make(chan string, 100)
 	reg := registry.New()
 	fnapi.MustRegisterBuiltins(reg)
-	pub := registry.Requires(registry.Public)
+	pub := registry.Requires(decl.Public)
 	reg.MustRegister("add", func(a, b int) int { return a + b }, registry.Args("a", "b"), pub)
 	reg.MustRegister("count", func(ctx context.Context, in countArgs, s *stream.Sender[int]) error {
 		for i := range in.N {

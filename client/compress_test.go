@@ -10,6 +10,7 @@ import (
 
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/client"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/stream"
 )
@@ -29,7 +30,7 @@ func TestGzipStream(t *testing.T) {
 		<-ctx.Done()
 		close(stopped)
 		return nil
-	}, registry.Requires(registry.Public))
+	}, registry.Requires(decl.Public))
 	h, err := fnapi.New(reg)
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +65,7 @@ func TestGzipStream(t *testing.T) {
 func TestWSCompressed(t *testing.T) {
 	t.Parallel()
 	reg := registry.New()
-	reg.MustRegister("long", func() string { return strings.Repeat("traffic ", 1000) }, registry.Requires(registry.Public))
+	reg.MustRegister("long", func() string { return strings.Repeat("traffic ", 1000) }, registry.Requires(decl.Public))
 	h, err := fnapi.New(reg)
 	if err != nil {
 		t.Fatal(err)

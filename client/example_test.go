@@ -9,6 +9,7 @@ import (
 
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/client"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/stream"
 )
@@ -23,7 +24,7 @@ func Example() {
 			}
 		}
 		return nil
-	}, registry.Args("n"), registry.Requires(registry.Public))
+	}, registry.Args("n"), registry.Requires(decl.Public))
 	api, _ := fnapi.New(reg)
 	srv := httptest.NewTLSServer(http.StripPrefix("/api", api))
 	defer srv.Close()

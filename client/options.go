@@ -3,6 +3,8 @@ package client
 import (
 	"crypto/tls"
 	"net/http"
+
+	"github.com/fnapi/fnapi/decl"
 )
 
 // Option configures New and DialWS.
@@ -21,7 +23,7 @@ type options struct {
 }
 
 func newOptions(opts []Option) options {
-	o := options{cookie: "Svc-Session", keyHeader: "Svc-Authorization", maxMsg: 64 << 20}
+	o := options{cookie: decl.DefaultSessionCookie, keyHeader: decl.DefaultKeyHeader, maxMsg: 64 << 20}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -54,12 +56,14 @@ func WithSession(id string) Option { return func(o *options) { o.session = id } 
 // WithAPIKey authenticates with an API key, sent in the key header. Default: none.
 func WithAPIKey(key string) Option { return func(o *options) { o.key = key } }
 
-// WithTokenNames names the session cookie and the API key header, for servers that renamed
-// them. Default: "Svc-Session" and "Svc-Authorization", the server's defaults
-// (registry.DefaultSessionCookie and DefaultKeyHeader; a test keeps them equal: the
-// client does not import the server's packages).
-func WithTokenNames(cookie, header string) Option {
-	return func(o *options) { o.cookie, o.keyHeader = cookie, header }
+// WithNames names the session cookie and the API key header, for a server that renamed them:
+// give it the value the server was given (fnapi.WithNames). MountPath is not read: the URL
+// given to New names it. Default: decl.Names{}, the server's defaults.
+func WithNames(n decl.Names) Option {
+	return func(o *options) {
+		n = n.OrDefaults()
+		o.cookie, o.keyHeader = n.SessionCookie, n.KeyHeader
+	}
 }
 
 // WithMaxMessageBytes limits one message read from the server. Default: 64 MiB.

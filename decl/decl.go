@@ -38,6 +38,7 @@ type spec struct {
 	sinceText   string // since, formatted once for clients' paths
 	until       *version.Version
 	access      Access
+	role        string
 	errors      []*apierr.Declaration
 	description string
 }
@@ -100,6 +101,9 @@ func (s spec) Until() (version.Version, bool) {
 
 // Access returns the token the function needs (Requires; default Token).
 func (s spec) Access() Access { return s.access }
+
+// Role returns the role the function needs (Requires with a role), or "" when it names none.
+func (s spec) Role() string { return s.role }
 
 // Errors returns the declarations of the codes of its own the function may answer, besides
 // apierr's catalogue.

@@ -65,7 +65,7 @@ func TestInvalidPanics(t *testing.T) {
 		`Since: version: not of the form MAJOR.MINOR: "1"`: {decl.Since("1")},
 		`Until: version`:                   {decl.Until("v2")},
 		`Until 1.0 is not after Since 1.1`: {decl.Since("1.1"), decl.Until("1.0")},
-		`unknown access 7`:                 {decl.Requires(7)},
+		`unknown access 7`:                 {decl.Requires(decl.Access(7))},
 	} {
 		func() {
 			defer func() {

@@ -25,6 +25,12 @@
 // So a renamed argument, a changed result type or a misspelt function name breaks the build of
 // the server and of every caller, instead of a call in production.
 //
+// What a caller needs is one concept, a Requirement: a kind of token (Token, the default;
+// Public; Session) or a role of a string type (authapi.Role), each stated with Requires, here
+// or, for a function registered without a declaration, with registry.Requires:
+//
+//	var Purge = decl.Func[decl.None, int]("purge", decl.Requires(authapi.RoleAdmin))
+//
 // A function without arguments takes None. A typed call sends every field of its arguments as
 // encoding/json encodes it, so an optional argument should say omitempty or omitzero, or be a
 // pointer: a zero that is sent is not a default. Argument types are structs whose json tags name the

@@ -3,6 +3,7 @@ package decl
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/fnapi/fnapi/apierr"
@@ -61,15 +62,48 @@ func Until(v string) Option {
 	}
 }
 
-// Requires sets the token the function needs. Default: Token.
-func Requires(a Access) Option {
+// Requirement is what a caller needs to call a function, as Requires states it: a kind of
+// token (Token, Public or Session), or a role, of a string type such as authapi.Role, which the
+// authentication interceptor checks against the caller's (the registry and doc keep and show
+// it; a role type with a Valid method has it checked when the option is built).
+type Requirement interface{ Access | ~string }
+
+// Requires states what a caller needs: a token of a kind (default Token) or a role (default
+// none). Give it twice for both. registry.Requires is the same for a function registered
+// without a declaration.
+func Requires[R Requirement](r R) Option {
+	a, role, err := Need(r)
 	return func(s *spec) error {
-		if a < Token || a > Session {
-			return fmt.Errorf("unknown access %d", a)
+		if err != nil {
+			return err
 		}
-		s.access = a
+		if role != "" {
+			s.role = role
+		} else {
+			s.access = a
+		}
 		return nil
 	}
+}
+
+// Need returns the token kind or the role r stands for (role "" for an Access), or an error
+// for an unknown Access, an empty role or a role whose Valid method refuses it. It is what
+// Requires and registry.Requires read.
+func Need[R Requirement](r R) (Access, string, error) {
+	if a, ok := any(r).(Access); ok {
+		if a < Token || a > Session {
+			return 0, "", fmt.Errorf("unknown access %d", a)
+		}
+		return a, "", nil
+	}
+	role := reflect.ValueOf(r).String()
+	if role == "" {
+		return 0, "", errors.New("empty role")
+	}
+	if v, ok := any(r).(interface{ Valid() bool }); ok && !v.Valid() {
+		return 0, "", fmt.Errorf("unknown role %q", role)
+	}
+	return 0, role, nil
 }
 
 // Errors states the codes the function answers besides apierr's catalogue, each by its

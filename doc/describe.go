@@ -1,7 +1,10 @@
 package doc
 
 import (
+	"encoding/json"
+
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/internal/schemalink"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/version"
 	"github.com/invopop/jsonschema"
@@ -48,16 +51,16 @@ type Function struct {
 	// NoStore reports that answers carry secrets and are not to be cached (see
 	// registry.NoStore).
 	NoStore bool `json:"no_store,omitempty"`
-	// Role is the role a caller needs (registry.RequiresRole; package auth says what a
+	// Role is the role a caller needs (registry.Requires with a role; package auth says what a
 	// function without one needs); absent when the function names none.
 	Role string `json:"role,omitempty"`
 	// Arguments is the JSON Schema of the arguments object: its properties are the arguments,
 	// with their descriptions and defaults, and required lists those a call must give, in
 	// declaration order.
-	Arguments *jsonschema.Schema `json:"arguments"`
+	Arguments json.RawMessage `json:"arguments"`
 	// Result is the JSON Schema of the result; {"type": "null"} for a function that returns
 	// nothing. For a streaming function, it is the accumulated result of a non-streaming call.
-	Result *jsonschema.Schema `json:"result"`
+	Result json.RawMessage `json:"result"`
 	// Streaming describes the chunks of a streaming function; absent for other functions.
 	Streaming *Streaming `json:"streaming,omitempty"`
 	// Errors lists the codes the function stated it may answer besides the framework's, each
@@ -68,7 +71,7 @@ type Function struct {
 // Streaming describes the chunks of a streaming function.
 type Streaming struct {
 	// Chunk is the JSON Schema of one chunk.
-	Chunk *jsonschema.Schema `json:"chunk"`
+	Chunk json.RawMessage `json:"chunk"`
 	// Accumulate says how chunks build the result of a non-streaming call: "append" (the
 	// result is the array of every chunk), "replace" (the last chunk) or "custom" (folded by
 	// the function's own rule).
@@ -100,12 +103,12 @@ func describeFunc(f *registry.Func) Function {
 		ReadOnly:    f.ReadOnly,
 		NoStore:     f.NoStore,
 		Role:        f.Role,
-		Arguments:   withDialect(f.ArgsSchema),
+		Arguments:   withDialect(schemalink.Of(f).Args),
 		Result:      withDialect(resultSchema(f)),
 		Errors:      codes(f.Errors),
 	}
 	if f.Streaming {
-		fn.Streaming = &Streaming{Chunk: withDialect(f.ChunkSchema), Accumulate: f.Accumulator.Mode}
+		fn.Streaming = &Streaming{Chunk: withDialect(schemalink.Of(f).Chunk), Accumulate: f.Accumulator.Mode}
 	}
 	return fn
 }
@@ -121,15 +124,18 @@ func codes(ds []*apierr.Declaration) []apierr.Code {
 
 // resultSchema returns the schema of f's result, null when it returns nothing.
 func resultSchema(f *registry.Func) *jsonschema.Schema {
-	if f.ResultSchema == nil {
+	s := schemalink.Of(f).Result
+	if s == nil {
 		return &jsonschema.Schema{Type: "null"}
 	}
-	return f.ResultSchema
+	return s
 }
 
-// withDialect returns a copy of s that names its dialect; the registry's schema is not changed.
-func withDialect(s *jsonschema.Schema) *jsonschema.Schema {
+// withDialect returns s as JSON, naming its dialect; the registry's schema is not changed. The
+// registry encoded the same schema at registration, so encoding cannot fail.
+func withDialect(s *jsonschema.Schema) json.RawMessage {
 	c := *s
 	c.Version = SchemaDialect
-	return &c
+	b, _ := json.Marshal(&c)
+	return b
 }

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/doc"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/version"
@@ -21,7 +22,7 @@ func add(_ context.Context, in addArgs) (int, error) { return in.A + in.B, nil }
 
 func ExampleDescribe() {
 	reg := registry.New()
-	reg.MustRegister("add", add, registry.Describe("Adds two integers."), registry.Requires(registry.Public))
+	reg.MustRegister("add", add, registry.Describe("Adds two integers."), registry.Requires(decl.Public))
 
 	api := doc.Describe(reg, version.MustParse("1.0"))
 	b, _ := json.MarshalIndent(api.Functions[0], "", "  ")
@@ -64,7 +65,7 @@ func ExampleOpenAPI() {
 	reg := registry.New()
 	reg.MustRegister("add", add, registry.Describe("Adds two integers."))
 
-	b, err := doc.OpenAPI(reg, version.MustParse("1.0"), doc.Title("Calculator"))
+	b, err := doc.OpenAPI(reg, version.MustParse("1.0"), decl.Names{}, doc.Title("Calculator"))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -6,7 +6,10 @@ import (
 	"strings"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/decl"
+	"github.com/fnapi/fnapi/internal/schemalink"
 	"github.com/fnapi/fnapi/registry"
+	"github.com/fnapi/fnapi/stream"
 	"github.com/fnapi/fnapi/version"
 	"github.com/invopop/jsonschema"
 )
@@ -21,8 +24,6 @@ const (
 
 const (
 	mediaJSON      = "application/json"
-	mediaNDJSON    = "application/x-ndjson"
-	mediaSSE       = "text/event-stream"
 	mediaForm      = "application/x-www-form-urlencoded"
 	mediaMultipart = "multipart/form-data"
 )
@@ -31,7 +32,7 @@ const (
 // Describe, for Swagger UI and client generators.
 //
 // Each function is the path /<name> under the server {base}/<M.m> (and, at the latest version,
-// {base}), with the server variable base defaulting to MountPath. GET takes each argument as a
+// {base}), with the server variable base defaulting to the mount path. GET takes each argument as a
 // query parameter whose value is JSON; POST takes the arguments object as a JSON body, or as a
 // form whose fields hold JSON. A 200 response holds the result message ({"type": "result",
 // "result": ...}); 4XX and 5XX responses hold an error message. A streaming function is also the
@@ -40,10 +41,11 @@ const (
 // _session query parameter, the API key header and the _key query parameter (session only: the
 // first two). The WebSocket is the path /ws, whose GET answers 101 and whose messages are the
 // component schemas WSCall and WSAnswer: OpenAPI 3.1 cannot describe a WebSocket otherwise.
-// Outside a call, names no option sets are the defaults ([registry.DefaultNames]); the doc
-// function takes them from the transport serving it.
-func OpenAPI(reg *registry.Registry, v version.Version, opts ...Option) (json.RawMessage, error) {
-	b, err := json.Marshal(openAPI(reg, v, newConfig(opts).withNames(registry.DefaultNames)))
+// The cookie, the header and the mount path are names' (the value the server was given with
+// fnapi.WithNames; the zero value for a server that renames nothing); the doc function takes
+// them from the transport serving it.
+func OpenAPI(reg *registry.Registry, v version.Version, names decl.Names, opts ...Option) (json.RawMessage, error) {
+	b, err := json.Marshal(openAPI(reg, v, newConfig(opts).withNames(names)))
 	if err != nil {
 		return nil, fmt.Errorf("doc: OpenAPI: %w", err)
 	}
@@ -91,7 +93,7 @@ func openAPI(reg *registry.Registry, v version.Version, cfg config) *oaDocument 
 
 func servers(reg *registry.Registry, v version.Version, cfg config) []oaServer {
 	base := map[string]oaServerVariable{"base": {
-		Default:     cfg.mount,
+		Default:     cfg.names.MountPath,
 		Description: "The path where the API is mounted, without a trailing slash.",
 	}}
 	s := []oaServer{{URL: "{base}/" + v.String(), Description: "Version " + v.String(), Variables: base}}
@@ -175,13 +177,14 @@ func queryParameters(f *registry.Func) []oaParameter {
 		}}
 	}
 	ps := make([]oaParameter, 0, len(f.Params))
-	for _, p := range f.Params {
+	schemas := schemalink.Of(f).Params
+	for i, p := range f.Params {
 		ps = append(ps, oaParameter{
 			Name:        p.Name,
 			In:          "query",
-			Description: p.Schema.Description,
+			Description: schemas[i].Description,
 			Required:    p.Required,
-			Content:     map[string]oaMediaType{mediaJSON: {Schema: p.Schema}},
+			Content:     map[string]oaMediaType{mediaJSON: {Schema: schemas[i]}},
 		})
 	}
 	return ps
@@ -193,10 +196,11 @@ func requestBody(f *registry.Func) *oaRequestBody {
 	if !f.AnyArgs && len(f.Params) == 0 {
 		return nil
 	}
+	args := schemalink.Of(f).Args
 	rb := &oaRequestBody{
 		Description: fmt.Sprintf("The arguments object. Arguments in the query string are merged with it. "+
 			"The body holds at most %d bytes (REQUEST-TOO-LARGE past it).", f.MaxBody),
-		Content: map[string]oaMediaType{mediaJSON: {Schema: f.ArgsSchema}},
+		Content: map[string]oaMediaType{mediaJSON: {Schema: args}},
 	}
 	for _, p := range f.Params {
 		rb.Required = rb.Required || p.Required
@@ -208,28 +212,32 @@ func requestBody(f *registry.Func) *oaRequestBody {
 	for _, p := range f.Params {
 		enc[p.Name] = oaEncoding{ContentType: mediaJSON}
 	}
-	rb.Content[mediaForm] = oaMediaType{Schema: f.ArgsSchema, Encoding: enc}
-	rb.Content[mediaMultipart] = oaMediaType{Schema: f.ArgsSchema, Encoding: enc}
+	rb.Content[mediaForm] = oaMediaType{Schema: args, Encoding: enc}
+	rb.Content[mediaMultipart] = oaMediaType{Schema: args, Encoding: enc}
 	return rb
 }
 
 // streamResponse describes the messages of a stream of f: chunk messages then end, or an error.
 func streamResponse(f *registry.Func) oaResponse {
 	one := &jsonschema.Schema{OneOf: []*jsonschema.Schema{
-		message("chunk", f.ChunkSchema),
+		message("chunk", schemalink.Of(f).Chunk),
 		{Ref: "#/components/schemas/End"},
 		{Ref: "#/components/schemas/Error"},
 	}}
+	// The default encoding (the first) carries the messages' schema; the others are text that
+	// carries the same messages.
+	content := make(map[string]oaMediaType)
+	for i, e := range stream.Encodings() {
+		if i == 0 {
+			content[e.MediaType] = oaMediaType{Schema: withDescription(one, e.Messages)}
+		} else {
+			content[e.MediaType] = oaMediaType{Schema: &jsonschema.Schema{Type: "string", Description: e.Messages}}
+		}
+	}
 	return oaResponse{
 		Description: "A stream of messages: chunk messages, then one end message; or, on failure, one error message and no end. " +
 			"Errors travel in the stream, so every stream answers 200.",
-		Content: map[string]oaMediaType{
-			mediaNDJSON: {Schema: withDescription(one, "One message per line.")},
-			mediaSSE: {Schema: &jsonschema.Schema{
-				Type:        "string",
-				Description: "The same messages, each the data of one event. Sent with Accept: text/event-stream.",
-			}},
-		},
+		Content: content,
 	}
 }
 
@@ -249,12 +257,12 @@ func withDescription(s *jsonschema.Schema, d string) *jsonschema.Schema {
 
 // security returns the security requirements of a function with access a: one of the places
 // a token may travel (alternatives); none for a public function.
-func security(a registry.Access) []map[string][]string {
+func security(a decl.Access) []map[string][]string {
 	var names []string
 	switch a {
-	case registry.Public:
+	case decl.Public:
 		return nil
-	case registry.Session:
+	case decl.Session:
 		names = []string{schemeSessionCookie, schemeSessionQuery}
 	default:
 		names = []string{schemeSessionCookie, schemeSessionQuery, schemeKeyHeader, schemeKeyQuery}
@@ -292,9 +300,9 @@ func components(cfg config) oaComponents {
 			Content:     map[string]oaMediaType{mediaJSON: {Schema: &jsonschema.Schema{Ref: "#/components/schemas/Error"}}},
 		}},
 		SecuritySchemes: map[string]oaSecurityScheme{
-			schemeSessionCookie: {Type: "apiKey", In: "cookie", Name: cfg.cookie, Description: "A session ID (session:<uuid>), as login sets it. With the cookie alone, a browser's request to a function not read-only also needs Sec-Fetch-Site: same-origin (or an Origin equal to the server's); a client that sends neither header (no browser) uses the cookie on every function."},
+			schemeSessionCookie: {Type: "apiKey", In: "cookie", Name: cfg.names.SessionCookie, Description: "A session ID (session:<uuid>), as login sets it. With the cookie alone, a browser's request to a function not read-only also needs Sec-Fetch-Site: same-origin (or an Origin equal to the server's); a client that sends neither header (no browser) uses the cookie on every function."},
 			schemeSessionQuery:  {Type: "apiKey", In: "query", Name: "_session", Description: "A session ID (session:<uuid>)."},
-			schemeKeyHeader:     {Type: "apiKey", In: "header", Name: cfg.header, Description: "An API key (secret:<uuid>)."},
+			schemeKeyHeader:     {Type: "apiKey", In: "header", Name: cfg.names.KeyHeader, Description: "An API key (secret:<uuid>)."},
 			schemeKeyQuery:      {Type: "apiKey", In: "query", Name: "_key", Description: "An API key (secret:<uuid>)."},
 		},
 	}

@@ -4,33 +4,38 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/doc"
 	"github.com/fnapi/fnapi/version"
 )
 
 func TestOpenAPIGolden(t *testing.T) {
 	t.Parallel()
-	b, err := doc.OpenAPI(sample(t), version.MustParse("1.1"))
+	b, err := doc.OpenAPI(sample(t), version.MustParse("1.1"), decl.Names{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "openapi-1.1.json", b)
 }
 
+// renamed are the names of a server that renames all three.
+var renamed = decl.Names{MountPath: "/v", SessionCookie: "sid", KeyHeader: "X-Key"}
+
 func TestOpenAPIValidates(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
 		version string
+		names   decl.Names
 		opts    []doc.Option
 	}{
-		{"1.0", "1.0", nil},
-		{"1.1", "1.1", nil},
-		{"options", "1.1", []doc.Option{doc.Title("Notes"), doc.MountPath("/v"), doc.SessionCookie("sid"), doc.KeyHeader("X-Key")}},
+		{"1.0", "1.0", decl.Names{}, nil},
+		{"1.1", "1.1", decl.Names{}, nil},
+		{"options", "1.1", renamed, []doc.Option{doc.Title("Notes")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, err := doc.OpenAPI(sample(t), version.MustParse(tt.version), tt.opts...)
+			b, err := doc.OpenAPI(sample(t), version.MustParse(tt.version), tt.names, tt.opts...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,8 +65,7 @@ func TestValidatorRejects(t *testing.T) {
 
 func TestOpenAPI(t *testing.T) {
 	t.Parallel()
-	opts := []doc.Option{doc.Title("Notes"), doc.MountPath("/v"), doc.SessionCookie("sid"), doc.KeyHeader("X-Key")}
-	b, err := doc.OpenAPI(sample(t), version.MustParse("1.1"), opts...)
+	b, err := doc.OpenAPI(sample(t), version.MustParse("1.1"), renamed, doc.Title("Notes"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +73,7 @@ func TestOpenAPI(t *testing.T) {
 	if err := json.Unmarshal(b, &d); err != nil {
 		t.Fatal(err)
 	}
-	b10, _ := doc.OpenAPI(sample(t), version.MustParse("1.0"))
+	b10, _ := doc.OpenAPI(sample(t), version.MustParse("1.0"), decl.Names{})
 	var d10 map[string]any
 	if err := json.Unmarshal(b10, &d10); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package doc
 import (
 	"context"
 
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/version"
 )
@@ -25,7 +26,7 @@ func Register(reg *registry.Registry, opts ...Option) error {
 			return openAPI(reg, v, cfg.withNames(registry.NamesOf(registry.CallFrom(ctx)))), nil
 		}
 		return Describe(reg, v), nil
-	}, registry.Requires(registry.Public),
+	}, registry.Requires(decl.Public),
 		registry.Describe("Describes the functions of this API version: arguments, results, streaming and errors. With format \"openapi\", as an OpenAPI 3.1 document."))
 }
 

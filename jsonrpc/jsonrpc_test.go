@@ -10,6 +10,7 @@ import (
 
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/jsonrpc"
 	"github.com/fnapi/fnapi/registry"
 )
@@ -25,8 +26,8 @@ func newServer(t *testing.T) *httptest.Server {
 		B int `json:"b"`
 	}) int {
 		return in.A + in.B
-	}, registry.Requires(registry.Public))
-	reg.MustRegister("boom", func() error { return apierr.New(errBoom, "at", 7) }, registry.Errors(errBoom), registry.Requires(registry.Public))
+	}, registry.Requires(decl.Public))
+	reg.MustRegister("boom", func() error { return apierr.New(errBoom, "at", 7) }, registry.Errors(errBoom), registry.Requires(decl.Public))
 	reg.MustRegister("secret", func(context.Context) string { return "s" })
 	h, err := fnapi.New(reg, fnapi.WithJSONRPC(jsonrpc.Options{MaxBatch: 3, MaxBytes: 4096}))
 	if err != nil {

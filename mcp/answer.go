@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/fnapi/fnapi/jsonrpc"
+	"github.com/fnapi/fnapi/stream"
 )
 
 // answer writes the answer of one POST: a JSON body, or, from the first notification a call
@@ -23,7 +24,7 @@ type answer struct {
 }
 
 func newAnswer(w http.ResponseWriter, r *http.Request) *answer {
-	return &answer{w: w, canStream: strings.Contains(r.Header.Get("Accept"), "text/event-stream")}
+	return &answer{w: w, canStream: strings.Contains(r.Header.Get("Accept"), stream.SSE)}
 }
 
 // notify sends a notification on the answer's stream; it reports false when it cannot (the
@@ -47,7 +48,7 @@ func (a *answer) request(id json.RawMessage, method string, params any) bool {
 	if !a.sse {
 		a.sse = true
 		h := a.w.Header()
-		h.Set("Content-Type", "text/event-stream")
+		h.Set("Content-Type", stream.SSE)
 		h.Set("Cache-Control", "no-cache")
 		h.Set("X-Accel-Buffering", "no")
 		a.w.WriteHeader(http.StatusOK)

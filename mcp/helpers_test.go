@@ -15,6 +15,7 @@ import (
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/jsonrpc"
 	"github.com/fnapi/fnapi/mcp"
 	"github.com/fnapi/fnapi/registry"
@@ -47,10 +48,10 @@ func newServer(t *testing.T) *server {
 		B int `json:"b" jsonschema:"description=the second term"`
 	}) int {
 		return in.A + in.B
-	}, registry.ReadOnly(), auth.Requires(auth.RoleReadOnly), registry.Describe("Adds two integers."))
+	}, registry.ReadOnly(), registry.Requires(authapi.RoleReadOnly), registry.Describe("Adds two integers."))
 	reg.MustRegister("touch", func(ctx context.Context) string { return auth.FromContext(ctx).User })
 	reg.MustRegister("boom", func() error { return apierr.New(errBoom, "at", 7) }, registry.Errors(errBoom),
-		registry.ReadOnly(), auth.Requires(auth.RoleReadOnly))
+		registry.ReadOnly(), registry.Requires(authapi.RoleReadOnly))
 	// count streams n chunks, each with its progress, waiting for wait between them.
 	reg.MustRegister("count", func(ctx context.Context, in struct {
 		N    int `json:"n"`
@@ -67,14 +68,14 @@ func newServer(t *testing.T) *server {
 			}
 		}
 		return nil
-	}, registry.ReadOnly(), auth.Requires(auth.RoleReadOnly))
+	}, registry.ReadOnly(), registry.Requires(authapi.RoleReadOnly))
 	reg.MustRegister("guide", func(in struct {
 		Topic string `json:"topic" jsonschema:"description=what to explain"`
 	}) string {
 		return "Explain " + in.Topic
-	}, registry.ReadOnly(), auth.Requires(auth.RoleReadOnly))
+	}, registry.ReadOnly(), registry.Requires(authapi.RoleReadOnly))
 	ctx := context.Background()
-	for user, role := range map[string]auth.Role{"admin": auth.RoleAdmin, "reader": auth.RoleReadOnly} {
+	for user, role := range map[string]authapi.Role{"admin": authapi.RoleAdmin, "reader": authapi.RoleReadOnly} {
 		if err := a.CreateUser(ctx, user, "password of "+user, role); err != nil && !errors.Is(err, auth.ErrExists) {
 			t.Fatal(err)
 		}

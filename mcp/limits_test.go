@@ -19,11 +19,10 @@ import (
 func TestLimitsLogsMetrics(t *testing.T) {
 	t.Parallel()
 	core, logs := observer.New(zap.InfoLevel)
-	metrics := &transport.Metrics{}
 	reg := registry.New()
 	fnapi.MustRegisterBuiltins(reg)
 	limit := transport.RateLimit{PerSecond: 0.001, Burst: 2}
-	h, err := fnapi.New(reg, fnapi.WithLogger(zap.New(core)), fnapi.WithMetrics(metrics),
+	h, err := fnapi.New(reg, fnapi.WithLogger(zap.New(core)), fnapi.WithMetrics(),
 		fnapi.WithInterceptors(limit.Interceptor()), fnapi.WithMCP(mcp.Options{MaxBytes: 4096}))
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +51,7 @@ func TestLimitsLogsMetrics(t *testing.T) {
 		t.Errorf("%d log lines of MCP calls of echo, want 3: %v", n, logs.All())
 	}
 	rec := httptest.NewRecorder()
-	metrics.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	h.Metrics().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	if !strings.Contains(rec.Body.String(), `fnapi_calls_total{function="echo"} 3`) ||
 		!strings.Contains(rec.Body.String(), `fnapi_errors_total{function="echo",code="RATE-LIMITED"} 1`) {
 		t.Errorf("metrics:\n%s", rec.Body)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/fnapi/fnapi/internal/schemalink"
 	"github.com/fnapi/fnapi/jsonrpc"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
@@ -22,10 +23,11 @@ func (s *Server) listPrompts(x *transport.Exchange) any {
 		case f == nil:
 			continue
 		}
-		for _, a := range f.Params {
+		schemas := schemalink.Of(f).Params
+		for i, a := range f.Params {
 			m := map[string]any{"name": a.Name, "required": a.Required}
-			if a.Schema != nil && a.Schema.Description != "" {
-				m["description"] = a.Schema.Description
+			if s := schemas[i]; s != nil && s.Description != "" {
+				m["description"] = s.Description
 			}
 			args = append(args, m)
 		}

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/jsonrpc"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
@@ -284,7 +285,7 @@ func (s *Server) probeOf(x *transport.Exchange) *registry.Func {
 	}
 	var probe *registry.Func
 	for _, f := range x.Funcs() {
-		if f.Access == registry.Token {
+		if f.Access == decl.Token {
 			probe = f
 			break
 		}

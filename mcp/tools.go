@@ -6,9 +6,10 @@ import (
 	"encoding/json"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/internal/schemalink"
+	"github.com/fnapi/fnapi/internal/streamlink"
 	"github.com/fnapi/fnapi/jsonrpc"
 	"github.com/fnapi/fnapi/registry"
-	"github.com/fnapi/fnapi/stream"
 	"github.com/fnapi/fnapi/transport"
 	"github.com/invopop/jsonschema"
 )
@@ -36,9 +37,9 @@ func (s *Server) toolOf(f *registry.Func) *toolInfo {
 	if t, ok := s.tools.Load(f); ok {
 		return t.(*toolInfo)
 	}
-	t := tool{Name: f.Name, Description: or(s.opts.Descriptions[f.Name], f.Description), InputSchema: f.ArgsSchema}
+	t := tool{Name: f.Name, Description: or(s.opts.Descriptions[f.Name], f.Description), InputSchema: schemalink.Of(f).Args}
 	info := &toolInfo{}
-	switch rs := f.ResultSchema; {
+	switch rs := schemalink.Of(f).Result; {
 	case rs == nil:
 	case isContentSchema(rs):
 		info.content = true
@@ -197,9 +198,9 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 	}
 	st := &callState{a: a, s: sess, progress: p.Progress}
 	ctx = withState(ctx, st)
-	var acc stream.State
+	var acc streamlink.State
 	if f.Streaming && st.progress != nil {
-		acc = f.Accumulator.Start()
+		acc = streamlink.Start(f.Accumulator)
 		c.Sink = &progressSink{ctx: ctx, st: st, acc: acc}
 	}
 	v, err := x.Call(ctx, c)
@@ -256,7 +257,7 @@ func toolError(err error) any {
 type progressSink struct {
 	ctx   context.Context
 	st    *callState
-	acc   stream.State
+	acc   streamlink.State
 	n     float64
 	last  float64
 	ratio bool

@@ -8,9 +8,8 @@
 //	import fnotel "github.com/fnapi/fnapi/otel"
 //
 //	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter))
-//	h, err := transport.New(reg, transport.Config{
-//		Interceptors: []registry.Interceptor{fnotel.Interceptor(fnotel.WithTracerProvider(tp)), auth.Interceptor()},
-//	})
+//	h, err := fnapi.New(reg, fnapi.WithInterceptors(
+//		fnotel.Interceptor(fnotel.WithTracerProvider(tp)), authenticator.Interceptor()))
 //
 // Put it first among the interceptors, so that its span covers authentication and rate limits.
 // A request the transport refuses before it makes a call of it (an unknown function or version,
@@ -55,7 +54,7 @@
 // # Logs
 //
 // A call whose span has a valid context adds trace_id and span_id to the transport's log line of
-// the call (registry.Call.LogFields), so that a log line leads to its trace.
+// the call (registry.Call.AddLogFields), so that a log line leads to its trace.
 //
 // # Cost
 //

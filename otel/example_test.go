@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/decl"
 	fnotel "github.com/fnapi/fnapi/otel"
 	"github.com/fnapi/fnapi/registry"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -20,7 +21,7 @@ func ExampleInterceptor() {
 	defer func() { _ = tp.Shutdown(context.Background()) }()
 
 	reg := registry.New()
-	reg.MustRegister("add", func(a, b int) int { return a + b }, registry.Args("a", "b"), registry.Requires(registry.Public))
+	reg.MustRegister("add", func(a, b int) int { return a + b }, registry.Args("a", "b"), registry.Requires(decl.Public))
 	h, err := fnapi.New(reg, fnapi.WithInterceptors(fnotel.Interceptor(fnotel.WithTracerProvider(tp))))
 	if err != nil {
 		panic(err)

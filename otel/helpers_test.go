@@ -13,6 +13,7 @@ import (
 
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/internal/apitest"
 	fnotel "github.com/fnapi/fnapi/otel"
 	"github.com/fnapi/fnapi/otel/oteltest"
@@ -104,7 +105,7 @@ func (s *tracedServer) spanOf(t *testing.T, fn, traceID string) *oteltest.Span {
 // api is the tests' API.
 func api() *registry.Registry {
 	reg := registry.New()
-	reg.MustRegister("hello", func(in helloArgs) string { return "hello " + in.Name }, registry.Requires(registry.Public))
+	reg.MustRegister("hello", func(in helloArgs) string { return "hello " + in.Name }, registry.Requires(decl.Public))
 	reg.MustRegister("count", func(ctx context.Context, in countArgs, s *stream.Sender[int]) error {
 		for i := range in.N {
 			if err := s.Send(i); err != nil {
@@ -112,9 +113,9 @@ func api() *registry.Registry {
 			}
 		}
 		return nil
-	}, registry.Requires(registry.Public))
+	}, registry.Requires(decl.Public))
 	reg.MustRegister("broken", func() error {
 		return apierr.New(apierr.Internal).Wrap(errors.New("disk on fire"))
-	}, registry.Requires(registry.Public))
+	}, registry.Requires(decl.Public))
 	return reg
 }

@@ -57,8 +57,7 @@ func Interceptor(opts ...Option) registry.Interceptor {
 				trace.WithAttributes(startAttrs(c)...))
 			defer span.End()
 			if sc := span.SpanContext(); sc.IsValid() {
-				c.LogFields = append(c.LogFields,
-					zap.Stringer("trace_id", sc.TraceID()), zap.Stringer("span_id", sc.SpanID()))
+				c.AddLogFields(zap.Stringer("trace_id", sc.TraceID()), zap.Stringer("span_id", sc.SpanID()))
 			}
 			var sink *chunkSink
 			if c.Sink != nil && span.IsRecording() {

@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/http"
 
+	"github.com/fnapi/fnapi/decl"
+	"github.com/fnapi/fnapi/internal/calllink"
 	"github.com/fnapi/fnapi/stream"
 	"github.com/fnapi/fnapi/version"
 	"go.uber.org/zap"
@@ -40,14 +42,11 @@ type Call struct {
 	// headers carry them. Never passed to the function; it may be empty but never holds tokens
 	// the framework reads.
 	Meta map[string]string
-	// LogFields are added by interceptors to the transport's log line of the call (a trace's
-	// ids). Never put arguments, tokens or bodies in it.
-	LogFields []zap.Field
 	// SetCookie sets a cookie on the HTTP response; nil where the transport cannot (WebSocket).
 	SetCookie func(*http.Cookie)
 	// Names are the transport's names of the session cookie, the key header and the mount
 	// path (read them with NamesOf). Shared by every call: do not change.
-	Names *Names
+	Names *decl.Names
 	// Sink receives the chunks in streaming mode; nil in non-streaming mode.
 	Sink stream.Sink
 	// ReadArgs, when not nil, reads the arguments still in the request body into Args. A
@@ -55,10 +54,23 @@ type Call struct {
 	// authenticated; it calls ReadArgs after the interceptors, before the function runs.
 	// Interceptors therefore see the arguments of such a body only as the function does.
 	ReadArgs func() error
-	// Probe reports a call that only asks whether its caller may call the function (an MCP
-	// client listing the tools it may call): interceptors decide as for a real call, but
-	// count nothing (rate limits) and need no arguments; the function does not run.
-	Probe bool
+
+	probe     bool
+	logFields []zap.Field
+}
+
+// Probe reports a call that only asks whether its caller may call the function (an MCP client
+// listing the tools it may call): interceptors decide as for a real call, but count nothing
+// (rate limits) and need no arguments; the function does not run.
+func (c *Call) Probe() bool { return c.probe }
+
+// AddLogFields adds fields to the transport's log line of the call (a trace's ids). Never put
+// arguments, tokens or bodies in them.
+func (c *Call) AddLogFields(fields ...zap.Field) { c.logFields = append(c.logFields, fields...) }
+
+func init() {
+	calllink.MarkProbe = func(c any) { c.(*Call).probe = true }
+	calllink.LogFields = func(c any) []zap.Field { return c.(*Call).logFields }
 }
 
 // Credentials are the tokens a call carries. Secrets: never log them.
@@ -124,4 +136,13 @@ func WithCall(ctx context.Context, c *Call) context.Context {
 func CallFrom(ctx context.Context) *Call {
 	c, _ := ctx.Value(callKey{}).(*Call)
 	return c
+}
+
+// NamesOf returns the names of the call c belongs to: the transport's, or the defaults for a
+// call made without a transport (c nil, or its Names unset).
+func NamesOf(c *Call) decl.Names {
+	if c == nil || c.Names == nil {
+		return decl.Names{}.OrDefaults()
+	}
+	return *c.Names
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/fnapi/fnapi/decl"
 )
 
 // Check verifies that every minor step of the registry's versions is compatible: from one
@@ -70,11 +72,11 @@ func compatible(f, g *Func, prev, next fmt.Stringer) []error {
 
 // strength orders the accesses from the least to the most demanding: Public, Token, Session.
 // (The constants' own order puts Public after Token, so that Token is the zero value.)
-func strength(a Access) int {
+func strength(a decl.Access) int {
 	switch a {
-	case Public:
+	case decl.Public:
 		return 0
-	case Session:
+	case decl.Session:
 		return 2
 	}
 	return 1
@@ -84,8 +86,8 @@ func strength(a Access) int {
 // for the annotations (descriptions, titles, examples, comments, deprecation), which a minor
 // version may change.
 func sameSchema(a, b *Param) bool {
-	ja, err1 := json.Marshal(stripAnnotations(a.Schema))
-	jb, err2 := json.Marshal(stripAnnotations(b.Schema))
+	ja, err1 := json.Marshal(stripAnnotations(a.schema))
+	jb, err2 := json.Marshal(stripAnnotations(b.schema))
 	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
 }
 

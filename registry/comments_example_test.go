@@ -2,6 +2,7 @@ package registry_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/fnapi/fnapi/registry"
@@ -32,9 +33,12 @@ func ExampleComments() {
 	reg.MustRegister("search", Search)
 
 	f := reg.Lookup(version.MustParse("1.0"), "search")
-	text, _ := f.ArgsSchema.Properties.Get("text")
+	var args struct {
+		Properties map[string]struct{ Description string }
+	}
+	_ = json.Unmarshal(f.ArgsSchema, &args)
 	fmt.Println(f.Description)
-	fmt.Println("text:", text.Description)
+	fmt.Println("text:", args.Properties["text"].Description)
 	// Output:
 	// Search finds the notes that hold a text.
 	// text: Text is what to look for.

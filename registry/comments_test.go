@@ -2,6 +2,7 @@ package registry_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -118,14 +119,21 @@ func describedAt(t *testing.T, f *registry.Func, path string) string {
 		return f.Description
 	}
 	where, prop, _ := strings.Cut(path, ".")
-	s := f.ArgsSchema
+	raw := f.ArgsSchema
 	if where == "result" {
-		s = f.ResultSchema
+		raw = f.ResultSchema
+	}
+	var s struct {
+		Description string
+		Properties  map[string]struct{ Description string }
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
 	if prop == "" {
 		return s.Description
 	}
-	p, ok := s.Properties.Get(prop)
+	p, ok := s.Properties[prop]
 	if !ok {
 		t.Fatalf("%s: no such property", path)
 	}

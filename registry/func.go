@@ -10,6 +10,8 @@ import (
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/decl"
+	"github.com/fnapi/fnapi/internal/schemalink"
+	"github.com/fnapi/fnapi/internal/streamlink"
 	"github.com/fnapi/fnapi/stream"
 	"github.com/fnapi/fnapi/version"
 	"github.com/invopop/jsonschema"
@@ -27,7 +29,7 @@ type Func struct {
 	// Until is the API version that removed or replaced it; nil while it is served.
 	Until *version.Version
 	// Access is the token the function needs.
-	Access Access
+	Access decl.Access
 	// MaxBody limits the request body of an HTTP call, in bytes (see MaxBody). Default:
 	// DefaultMaxBody.
 	MaxBody int64
@@ -35,7 +37,7 @@ type Func struct {
 	ReadOnly bool
 	// NoStore reports that the function's answers carry secrets (see NoStore).
 	NoStore bool
-	// Role is the role the caller needs (see RequiresRole); empty when the function names none.
+	// Role is the role the caller needs (Requires with a role); empty when the function names none.
 	Role string
 	// Params describes the arguments in declaration order. Empty for a function that takes any
 	// named arguments (AnyArgs).
@@ -49,16 +51,18 @@ type Func struct {
 	Streaming bool
 	// Accumulator says how chunks build the result of a non-streaming call; set when Streaming.
 	Accumulator stream.Accumulator
-	// ArgsSchema is the JSON Schema of the arguments object.
-	ArgsSchema *jsonschema.Schema
-	// ResultSchema is the JSON Schema of the result; nil when the function returns nothing.
-	ResultSchema *jsonschema.Schema
-	// ChunkSchema is the JSON Schema of one chunk; nil unless Streaming.
-	ChunkSchema *jsonschema.Schema
+	// ArgsSchema is the JSON Schema of the arguments object, as JSON.
+	ArgsSchema json.RawMessage
+	// ResultSchema is the JSON Schema of the result, as JSON; nil when the function returns
+	// nothing.
+	ResultSchema json.RawMessage
+	// ChunkSchema is the JSON Schema of one chunk, as JSON; nil unless Streaming.
+	ChunkSchema json.RawMessage
 
 	argNames []string
 	acc      *stream.Accumulator
 	comments map[string]string // Go doc comments, from the Comments option
+	schemas  schemalink.Schemas
 
 	fn        reflect.Value
 	hasCtx    bool
@@ -80,12 +84,13 @@ type Param struct {
 	Required bool
 	// Default is the JSON value used when the call omits it; nil if none.
 	Default json.RawMessage
-	// Schema is the argument's JSON Schema.
-	Schema *jsonschema.Schema
+	// Schema is the argument's JSON Schema, as JSON.
+	Schema json.RawMessage
 
-	typ   reflect.Type
-	index []int // field index, for formStruct
-	check *constraints
+	schema *jsonschema.Schema
+	typ    reflect.Type
+	index  []int // field index, for formStruct
+	check  *constraints
 }
 
 type argForm int
@@ -100,7 +105,7 @@ const (
 var (
 	ctxType      = reflect.TypeFor[context.Context]()
 	errType      = reflect.TypeFor[error]()
-	binderType   = reflect.TypeFor[stream.Binder]()
+	senderType   = streamlink.Sender
 	rawMapType   = reflect.TypeFor[map[string]json.RawMessage]()
 	rawType      = reflect.TypeFor[json.RawMessage]()
 	rawSliceType = reflect.TypeFor[[]json.RawMessage]()
@@ -138,7 +143,7 @@ func newFunc(name string, fn any, opts []Option) (*Func, error) {
 		f.hasCtx = true
 		params = params[1:]
 	}
-	if n := len(params); n > 0 && params[n-1].Implements(binderType) {
+	if n := len(params); n > 0 && params[n-1].Implements(senderType) {
 		if params[n-1].Kind() != reflect.Pointer {
 			return nil, fmt.Errorf("the sender parameter must be a pointer, *%v", params[n-1])
 		}
@@ -187,7 +192,7 @@ func (f *Func) checkResults(t reflect.Type) error {
 		if f.outValue {
 			return errors.New("a streaming function sends its values; it returns only error")
 		}
-		chunk := reflect.New(f.sender.Elem()).Interface().(stream.Binder).ChunkType()
+		chunk := streamlink.ChunkType(reflect.New(f.sender.Elem()).Interface())
 		if err := encodable(chunk); err != nil {
 			return fmt.Errorf("chunk: %w", err)
 		}

@@ -68,12 +68,13 @@ type declaration interface {
 	Since() version.Version
 	Until() (version.Version, bool)
 	Access() decl.Access
+	Role() string
 	Errors() []*apierr.Declaration
 	Description() string
 }
 
 func (r *Registry) implement(d declaration, fn any, opts []Option) error {
-	if err := serverOnly(opts, d.Description() != ""); err != nil {
+	if err := serverOnly(opts, d.Description() != "", d.Role() != ""); err != nil {
 		return fmt.Errorf("registry: %q: %w", d.Name(), err)
 	}
 	declared := func(f *Func) error {
@@ -82,6 +83,9 @@ func (r *Registry) implement(d declaration, fn any, opts []Option) error {
 			f.Until = &u
 		}
 		f.Access = d.Access()
+		if r := d.Role(); r != "" {
+			f.Role = r
+		}
 		f.Errors = append(f.Errors, d.Errors()...)
 		if s := d.Description(); s != "" {
 			f.Description = s
@@ -92,7 +96,7 @@ func (r *Registry) implement(d declaration, fn any, opts []Option) error {
 }
 
 // serverOnly refuses options that would change what a declaration says.
-func serverOnly(opts []Option, described bool) error {
+func serverOnly(opts []Option, described, hasRole bool) error {
 	unset := version.Version{Major: -1}
 	probe := &Func{Since: unset, Access: -1}
 	for _, o := range opts {
@@ -107,7 +111,7 @@ func serverOnly(opts []Option, described bool) error {
 	if probe.Until != nil {
 		which = append(which, "Until")
 	}
-	if probe.Access != -1 {
+	if probe.Access != -1 || hasRole && probe.Role != "" {
 		which = append(which, "Requires")
 	}
 	if len(probe.Errors) > 0 {

@@ -39,7 +39,7 @@ func TestImplementTakesTheDeclaration(t *testing.T) {
 		t.Fatal("greet is not served at 1.1")
 	}
 	if f.Since != version.MustParse("1.1") || f.Until == nil || *f.Until != version.MustParse("2.0") ||
-		f.Access != registry.Session || !reflect.DeepEqual(f.Errors, []*apierr.Declaration{notWelcome}) ||
+		f.Access != decl.Session || !reflect.DeepEqual(f.Errors, []*apierr.Declaration{notWelcome}) ||
 		f.Description != "Greets." || len(f.Params) != 1 || f.Params[0].Name != "name" {
 		t.Fatalf("greet registered as %+v", f)
 	}
@@ -95,7 +95,7 @@ func TestImplementRefuses(t *testing.T) {
 		want string
 	}{
 		{"an option the declaration owns", func(r *registry.Registry) error {
-			return registry.Implement(r, greetDecl, greetImpl, registry.Since("1.0"), registry.Requires(registry.Public))
+			return registry.Implement(r, greetDecl, greetImpl, registry.Since("1.0"), registry.Requires(decl.Public))
 		}, "[Since Requires]: the declaration says this"},
 		{"a second description", func(r *registry.Registry) error {
 			return registry.Implement(r, greetDecl, greetImpl, registry.Describe("Other."))

@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/fnapi/fnapi/apierr"
-	"github.com/fnapi/fnapi/stream"
+	"github.com/fnapi/fnapi/internal/streamlink"
 )
 
 // Invoke is the Handler at the centre of every chain: it binds the call's arguments and runs
@@ -33,15 +33,15 @@ func Invoke(ctx context.Context, c *Call) (result any, err error) {
 	if err != nil {
 		return nil, err
 	}
-	var state stream.State
+	var state streamlink.State
 	if f.Streaming {
 		sender := reflect.New(f.sender.Elem())
 		sink := c.Sink
 		if sink == nil {
-			state = f.Accumulator.Start()
+			state = streamlink.Start(f.Accumulator)
 			sink = accumulate{state}
 		}
-		sender.Interface().(stream.Binder).Bind(ctx, sink)
+		streamlink.Bind(sender.Interface(), ctx, sink)
 		in = append(in, sender)
 		st.in = in
 	}
@@ -97,7 +97,7 @@ func (f *Func) call(in []reflect.Value) (result any, err error) {
 }
 
 // accumulate is the sink of a streaming function called in non-streaming mode.
-type accumulate struct{ state stream.State }
+type accumulate struct{ state streamlink.State }
 
 func (a accumulate) Send(_ context.Context, chunk any) error {
 	a.state.Add(chunk)

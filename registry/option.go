@@ -10,19 +10,6 @@ import (
 	"github.com/fnapi/fnapi/version"
 )
 
-// Access says which token a function needs. It is [decl.Access], so that a declaration's access
-// and a registration's are one type.
-type Access = decl.Access
-
-const (
-	// Token (the default) admits a call with any valid token: a session ID or an API key.
-	Token = decl.Token
-	// Public admits every call, without a token.
-	Public = decl.Public
-	// Session admits only a call with a valid session ID: an API key is refused.
-	Session = decl.Session
-)
-
 // Option configures a function at registration.
 type Option func(*Func) error
 
@@ -64,26 +51,21 @@ func Until(v string) Option {
 	}
 }
 
-// Requires sets the token the function needs. Default: Token.
-func Requires(a Access) Option {
+// Requires states what a caller needs, as decl.Requires does for a declared function: a kind
+// of token (decl.Token, the default; decl.Public; decl.Session) or a role (a string type such
+// as authapi.Role: the authentication interceptor checks it, see package auth; the registry
+// keeps it and doc shows it). Give it twice for both. Default: decl.Token and no role.
+func Requires[R decl.Requirement](r R) Option {
+	a, role, err := decl.Need(r)
 	return func(f *Func) error {
-		if a < Token || a > Session {
-			return fmt.Errorf("unknown access %d", a)
+		if err != nil {
+			return err
 		}
-		f.Access = a
-		return nil
-	}
-}
-
-// RequiresRole sets the role a caller must have, for the authentication interceptor to check
-// (package auth names the roles and says what a function without one needs). The registry
-// keeps it and doc shows it; it checks nothing itself. Default: none.
-func RequiresRole(role string) Option {
-	return func(f *Func) error {
-		if role == "" {
-			return fmt.Errorf("empty role")
+		if role != "" {
+			f.Role = role
+		} else {
+			f.Access = a
 		}
-		f.Role = role
 		return nil
 	}
 }
@@ -120,7 +102,7 @@ const DefaultMaxBody = 1 << 20
 // DefaultMaxBody. For a function that needs a token, a body larger than DefaultMaxBody is read
 // only once the token is checked, so it must come in the header, the cookie or the query
 // string: a token in such a body is refused. Over WebSocket, a message is limited by the
-// connection's own limit (transport.WSConfig.MaxMessageBytes) whatever the function.
+// connection's own limit (fnapi.WithWSMaxMessageBytes) whatever the function.
 func MaxBody(n int64) Option {
 	return func(f *Func) error {
 		if n <= 0 {

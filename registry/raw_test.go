@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/version"
 )
@@ -21,7 +22,7 @@ type rawArgs struct {
 // as its elements, each as written; their schemas are those of any value and of an array.
 func TestRawArguments(t *testing.T) {
 	reg := registry.New()
-	reg.MustRegister("raw", func(in rawArgs) rawArgs { return in }, registry.Requires(registry.Public))
+	reg.MustRegister("raw", func(in rawArgs) rawArgs { return in }, registry.Requires(decl.Public))
 	f := reg.Lookup(version.MustParse("1.0"), "raw")
 	call := func(many string) (rawArgs, error) {
 		args := map[string]json.RawMessage{"one": json.RawMessage(`{"b": [1, 2] ,"a":"\u00e9"}`)}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/stream"
 	"github.com/fnapi/fnapi/version"
@@ -222,7 +223,7 @@ func TestVersions(t *testing.T) {
 	r.MustRegister("h", func() {}, registry.Since("2.0"))
 	// A minor step may ask less of the caller: a function that needed a token becomes public.
 	r.MustRegister("open", func() {}, registry.Until("1.1"))
-	r.MustRegister("open", func() {}, registry.Since("1.1"), registry.Requires(registry.Public))
+	r.MustRegister("open", func() {}, registry.Since("1.1"), registry.Requires(decl.Public))
 	if err := r.Check(); err != nil {
 		t.Fatalf("compatible registry refused: %v", err)
 	}
@@ -274,12 +275,12 @@ func TestVersions(t *testing.T) {
 			}, registry.Since("1.1"))
 		}, `changes the schema of argument "a"`},
 		{"public needs a token", func(r *registry.Registry) {
-			r.MustRegister("f", func() {}, registry.Until("1.1"), registry.Requires(registry.Public))
+			r.MustRegister("f", func() {}, registry.Until("1.1"), registry.Requires(decl.Public))
 			r.MustRegister("f", func() {}, registry.Since("1.1"))
 		}, `needs a stronger token (token, was none)`},
 		{"token needs a session", func(r *registry.Registry) {
 			r.MustRegister("f", func() {}, registry.Until("1.1"))
-			r.MustRegister("f", func() {}, registry.Since("1.1"), registry.Requires(registry.Session))
+			r.MustRegister("f", func() {}, registry.Since("1.1"), registry.Requires(decl.Session))
 		}, `needs a stronger token (session, was token)`},
 	}
 	for _, tt := range bad {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/fnapi/fnapi/internal/schemalink"
 	"github.com/invopop/jsonschema"
 	orderedmap "github.com/pb33f/ordered-map/v2"
 )
@@ -37,7 +38,7 @@ func (f *Func) buildSchemas() error {
 		st := schemaOf(r, f.in)
 		for i := range f.Params {
 			p := &f.Params[i]
-			p.Schema, _ = st.Properties.Get(p.Name)
+			p.schema, _ = st.Properties.Get(p.Name)
 		}
 		args.Description = st.Description
 	case formMap:
@@ -47,32 +48,59 @@ func (f *Func) buildSchemas() error {
 	}
 	for i := range f.Params {
 		p := &f.Params[i]
-		if p.Schema == nil {
-			p.Schema = schemaOf(r, p.typ)
+		if p.schema == nil {
+			p.schema = schemaOf(r, p.typ)
 		}
 		if p.Default != nil {
 			var d any
 			_ = json.Unmarshal(p.Default, &d) // checked at registration
-			p.Schema.Default = d
+			p.schema.Default = d
 		}
-		c, err := constraintsOf(p.Schema)
+		c, err := constraintsOf(p.schema)
 		if err != nil {
 			return fmt.Errorf("argument %q: %w", p.Name, err)
 		}
 		p.check = c
-		args.Properties.Set(p.Name, p.Schema)
+		args.Properties.Set(p.Name, p.schema)
 	}
 	args.Required = f.required
 	if f.form == formStruct && len(f.Params) > 0 {
 		args.AdditionalProperties = jsonschema.FalseSchema
 	}
-	f.ArgsSchema = args
+	f.schemas.Args = args
 	switch {
 	case f.Streaming:
-		f.ChunkSchema = schemaOf(r, f.Accumulator.ChunkType())
-		f.ResultSchema = schemaOf(r, f.Accumulator.ResultType())
+		f.schemas.Chunk = schemaOf(r, f.Accumulator.ChunkType())
+		f.schemas.Result = schemaOf(r, f.Accumulator.ResultType())
 	case f.outValue:
-		f.ResultSchema = schemaOf(r, f.fn.Type().Out(0))
+		f.schemas.Result = schemaOf(r, f.fn.Type().Out(0))
+	}
+	return f.encodeSchemas()
+}
+
+// encodeSchemas sets the JSON of f's schemas, as its exported fields show them.
+func (f *Func) encodeSchemas() error {
+	var err error
+	enc := func(s *jsonschema.Schema) json.RawMessage {
+		if s == nil || err != nil {
+			return nil
+		}
+		var b []byte
+		b, err = json.Marshal(s)
+		return b
+	}
+	f.ArgsSchema, f.ResultSchema, f.ChunkSchema = enc(f.schemas.Args), enc(f.schemas.Result), enc(f.schemas.Chunk)
+	f.schemas.Params = make([]*jsonschema.Schema, len(f.Params))
+	for i := range f.Params {
+		f.schemas.Params[i] = f.Params[i].schema
+		f.Params[i].Schema = enc(f.Params[i].schema)
+	}
+	if err != nil {
+		return fmt.Errorf("schema: %w", err)
 	}
 	return nil
+}
+
+func init() {
+	schemalink.Of = func(f any) *schemalink.Schemas { return &f.(*Func).schemas }
 }

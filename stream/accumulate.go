@@ -3,6 +3,8 @@ package stream
 import (
 	"fmt"
 	"reflect"
+
+	"github.com/fnapi/fnapi/internal/streamlink"
 )
 
 // Accumulator describes how the chunks of a streaming function build the one result of a
@@ -12,15 +14,7 @@ type Accumulator struct {
 	Mode  string
 	chunk reflect.Type
 	out   reflect.Type
-	start func() State
-}
-
-// State accumulates the chunks of one call.
-type State interface {
-	// Add adds one chunk, of the function's chunk type.
-	Add(chunk any)
-	// Result returns the accumulated result.
-	Result() any
+	start func() streamlink.State
 }
 
 // ChunkType returns the type of the chunks the accumulator takes.
@@ -28,9 +22,6 @@ func (a Accumulator) ChunkType() reflect.Type { return a.chunk }
 
 // ResultType returns the type of the result it builds.
 func (a Accumulator) ResultType() reflect.Type { return a.out }
-
-// Start returns a new, empty state for one call.
-func (a Accumulator) Start() State { return a.start() }
 
 // Check returns an error when the accumulator does not take chunks of type t.
 func (a Accumulator) Check(t reflect.Type) error {
@@ -50,7 +41,7 @@ func Append[T any]() Accumulator {
 		Mode:  "append",
 		chunk: reflect.TypeFor[T](),
 		out:   reflect.TypeFor[[]T](),
-		start: func() State { return &appendState[T]{all: []T{}} },
+		start: func() streamlink.State { return &appendState[T]{all: []T{}} },
 	}
 }
 
@@ -67,7 +58,7 @@ func AppendOf(t reflect.Type) Accumulator {
 		Mode:  "append",
 		chunk: t,
 		out:   st,
-		start: func() State { return &reflectAppend{t: t, all: reflect.MakeSlice(st, 0, 0)} },
+		start: func() streamlink.State { return &reflectAppend{t: t, all: reflect.MakeSlice(st, 0, 0)} },
 	}
 }
 
@@ -93,7 +84,7 @@ func Last[T any]() Accumulator {
 		Mode:  "replace",
 		chunk: reflect.TypeFor[T](),
 		out:   reflect.TypeFor[T](),
-		start: func() State { return new(lastState[T]) },
+		start: func() streamlink.State { return new(lastState[T]) },
 	}
 }
 
@@ -109,7 +100,7 @@ func Func[T, R any](add func(acc R, chunk T) R) Accumulator {
 		Mode:  "custom",
 		chunk: reflect.TypeFor[T](),
 		out:   reflect.TypeFor[R](),
-		start: func() State { return &funcState[T, R]{add: add} },
+		start: func() streamlink.State { return &funcState[T, R]{add: add} },
 	}
 }
 

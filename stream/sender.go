@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"reflect"
+
+	"github.com/fnapi/fnapi/internal/streamlink"
 )
 
 // Sink receives the chunks of one streaming call: the framework's transports implement it.
@@ -37,18 +39,22 @@ func (s *Sender[T]) Send(chunk T) error {
 	return s.sink.Send(s.ctx, chunk)
 }
 
-// Bind attaches s to a call's sink. The framework calls it before the function runs; functions
-// never need to.
-func (s *Sender[T]) Bind(ctx context.Context, sink Sink) {
+// bind attaches s to a call's sink, before the function runs (streamlink.Bind).
+func (s *Sender[T]) bind(ctx context.Context, sink Sink) {
 	s.ctx, s.sink = ctx, sink
 }
 
-// ChunkType returns T, the type of the chunks, for the function's documentation.
-func (*Sender[T]) ChunkType() reflect.Type { return reflect.TypeFor[T]() }
+func (*Sender[T]) chunkType() reflect.Type { return reflect.TypeFor[T]() }
 
-// Binder is implemented by *Sender[T] for every T. The registry recognises a streaming function
-// by a last parameter of a type that implements it.
-type Binder interface {
-	Bind(ctx context.Context, sink Sink)
-	ChunkType() reflect.Type
+// binder is implemented by *Sender[T] for every T.
+type binder interface {
+	bind(ctx context.Context, sink Sink)
+	chunkType() reflect.Type
+}
+
+func init() {
+	streamlink.Sender = reflect.TypeFor[binder]()
+	streamlink.Bind = func(s any, ctx context.Context, sink streamlink.Sink) { s.(binder).bind(ctx, sink) }
+	streamlink.ChunkType = func(s any) reflect.Type { return s.(binder).chunkType() }
+	streamlink.Start = func(a any) streamlink.State { return a.(Accumulator).start() }
 }

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/fnapi/fnapi/internal/streamlink"
 	"github.com/fnapi/fnapi/stream"
 )
 
@@ -21,7 +22,7 @@ func TestSender(t *testing.T) {
 	}
 	sink := &sliceSink{}
 	ctx, cancel := context.WithCancel(context.Background())
-	s.Bind(ctx, sink)
+	streamlink.Bind(&s, ctx, sink)
 	if err := s.Send(7); err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +33,7 @@ func TestSender(t *testing.T) {
 	if !reflect.DeepEqual(sink.got, []any{7}) {
 		t.Fatalf("sink got %v", sink.got)
 	}
-	if got := s.ChunkType(); got != reflect.TypeFor[int]() {
+	if got := streamlink.ChunkType(&s); got != reflect.TypeFor[int]() {
 		t.Fatalf("ChunkType = %v", got)
 	}
 }
@@ -59,10 +60,10 @@ func TestAccumulators(t *testing.T) {
 			if err := tt.acc.Check(reflect.TypeFor[string]()); err == nil {
 				t.Fatal("Check accepted the wrong chunk type")
 			}
-			if got := tt.acc.Start().Result(); !reflect.DeepEqual(got, tt.none) {
+			if got := streamlink.Start(tt.acc).Result(); !reflect.DeepEqual(got, tt.none) {
 				t.Errorf("no chunks: %#v, want %#v", got, tt.none)
 			}
-			st := tt.acc.Start()
+			st := streamlink.Start(tt.acc)
 			for _, c := range chunks {
 				st.Add(c)
 			}

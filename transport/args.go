@@ -3,107 +3,21 @@ package transport
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/registry"
-	"github.com/fnapi/fnapi/version"
 )
 
-// newCall reads a request's arguments and tokens into a Call. A body larger than
-// [registry.DefaultMaxBody], for a function that needs a token, is left for c.ReadArgs: it is
-// read once the call is authenticated.
-func (h *Handler) newCall(w http.ResponseWriter, r *http.Request, f *registry.Func, v version.Version) (*registry.Call, error) {
-	c := &registry.Call{
-		Func:       f,
-		Version:    v,
-		Transport:  "http",
-		RemoteAddr: r.RemoteAddr,
-		Header:     r.Header,
-		SetCookie:  func(ck *http.Cookie) { http.SetCookie(w, ck) },
-		Names:      &h.names,
-	}
-	args := make(map[string]json.RawMessage)
-	a := argReader{h: h, args: args, limit: f.MaxBody}
-	if r.URL.RawQuery != "" {
-		if err := a.query(r.URL.RawQuery, "the query string"); err != nil {
-			return nil, err
-		}
-	}
-	if r.Method == http.MethodPost {
-		if err := a.post(w, r, c); err != nil {
-			return nil, err
-		}
-	} else if r.ContentLength != 0 {
-		// A body nobody reads: net/http discards up to 256 KiB of it after the answer,
-		// within the body's time.
-		h.bodyDeadline(w, r, nil)
-	}
-	if err := h.credentials(r, c, args); err != nil {
-		return nil, err
-	}
-	c.Args = args
-	return c, nil
-}
-
-// post reads the arguments of a POST body, within the body's time (see bodyDeadline). For a
-// function that needs a token, a body larger than [registry.DefaultMaxBody] is left for
-// c.ReadArgs, which the transport calls once the call is authenticated: a caller without a
-// valid token never has the server read more than that.
-func (a argReader) post(w http.ResponseWriter, r *http.Request, c *registry.Call) error {
-	if r.ContentLength > a.limit {
-		return a.tooLarge()
-	}
-	if r.ContentLength == 0 {
-		return a.body(w, r, r.Body)
-	}
-	rc, body := a.h.bodyDeadline(w, r, r.Body)
-	large := r.ContentLength > registry.DefaultMaxBody
-	if a.limit > registry.DefaultMaxBody && c.Func.Access != registry.Public && r.ContentLength < 0 {
-		// Unknown length: read the default's worth to tell.
-		head, err := io.ReadAll(io.LimitReader(body, registry.DefaultMaxBody+1))
-		if err != nil {
-			return bodyRead(w, rc, a.readError(err))
-		}
-		large = len(head) > registry.DefaultMaxBody
-		if large {
-			body = readCloser{io.MultiReader(bytes.NewReader(head), body), body}
-		} else {
-			body = io.NopCloser(bytes.NewReader(head))
-		}
-	}
-	if large && c.Func.Access != registry.Public {
-		c.ReadArgs = func() error {
-			if err := bodyRead(w, rc, a.body(w, r, body)); err != nil {
-				return err
-			}
-			for _, name := range []string{argSession, argKey} {
-				if _, ok := a.args[name]; ok {
-					return apierr.New(apierr.InvalidArgument, "name", name, "reason", fmt.Sprintf(
-						"a token in a body of more than %d bytes is not read: send it in the header, the cookie or the query string",
-						registry.DefaultMaxBody))
-				}
-			}
-			return nil
-		}
-		return nil
-	}
-	return bodyRead(w, rc, a.body(w, r, body))
-}
-
-type readCloser struct {
-	io.Reader
-	io.Closer
-}
-
+// An argReader reads a call's arguments from text: the query string (query), and a body by its
+// Content-Type (parse: JSON, a URL-encoded or a multipart form). It adds them to args, refusing
+// duplicates and more than Config.MaxArgs.
 type argReader struct {
 	h     *Handler
 	args  map[string]json.RawMessage
@@ -156,25 +70,9 @@ func (a argReader) query(q, what string) error {
 	return nil
 }
 
-func (a argReader) tooLarge() error {
-	return apierr.New(apierr.RequestTooLarge, "limit", a.limit)
-}
-
-// readError returns the error of a body that could not be read: too large, too slow, or cut.
-func (a argReader) readError(err error) error {
-	var mbe *http.MaxBytesError
-	switch {
-	case errors.As(err, &mbe):
-		return a.tooLarge()
-	case errors.Is(err, os.ErrDeadlineExceeded):
-		return apierr.New(apierr.Timeout, "reason", "the body did not arrive in time").WithStatus(http.StatusRequestTimeout)
-	}
-	return apierr.New(apierr.InvalidArgument, "reason", "the body could not be read")
-}
-
-// body reads the arguments of a POST body, by its Content-Type.
-func (a argReader) body(w http.ResponseWriter, r *http.Request, rd io.ReadCloser) error {
-	body := http.MaxBytesReader(w, rd, a.limit)
+// parse reads the arguments of r's body, by its Content-Type. body is r's body as readBody
+// bounds it (body.go).
+func (a argReader) parse(r *http.Request, body io.Reader) error {
 	ct := r.Header.Get("Content-Type")
 	if ct == "" {
 		return a.empty(body, ct)
@@ -222,7 +120,7 @@ func unsupported(ct string) error {
 func (a argReader) readAll(r io.Reader) ([]byte, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
-		return nil, a.readError(err)
+		return nil, readError(err, a.limit)
 	}
 	return b, nil
 }
@@ -241,7 +139,7 @@ func (a argReader) json(body io.Reader, n int64) error {
 		defer putBuf(buf)
 	}
 	if _, err := buf.ReadFrom(body); err != nil {
-		return a.readError(err)
+		return readError(err, a.limit)
 	}
 	b := bytes.TrimLeft(buf.Bytes(), " \t\r\n")
 	if len(b) == 0 || b[0] != '{' {
@@ -280,9 +178,8 @@ func (a argReader) multipart(mr *multipart.Reader) error {
 			return nil
 		}
 		if err != nil {
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) || errors.Is(err, os.ErrDeadlineExceeded) {
-				return a.readError(err)
+			if cutShort(err) {
+				return readError(err, a.limit)
 			}
 			return apierr.New(apierr.InvalidArgument, "reason", "the multipart body is malformed")
 		}

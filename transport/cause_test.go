@@ -31,6 +31,7 @@ var ended = apierr.Declare("ENDED", 400, "The stream's token ended.", apierr.Att
 // error as the cause ends with that error, over HTTP and WebSocket, though the function
 // itself returns nothing.
 func TestStreamEndsWithCause(t *testing.T) {
+	t.Parallel()
 	srv, _ := newStreamServer(t, transport.Config{Interceptors: []registry.Interceptor{endWithCause}})
 	_, _, msgs := readStream(t, srv.Client(), srv.URL+"/api/stream/forever?tag=x", false)
 	if last := msgs[len(msgs)-1]; !strings.Contains(last, `"error":"ENDED"`) || !strings.Contains(last, `"path":"forever"`) {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
 )
@@ -44,6 +45,7 @@ func openGzipStream(t *testing.T, ctx context.Context, client *http.Client, url 
 // messages as the plain stream, in both framings: small streams, a failing one, and one larger
 // than a compressed segment.
 func TestGzipStream(t *testing.T) {
+	t.Parallel()
 	srv, _ := newStreamServer(t, transport.Config{})
 	for _, path := range []string{"/api/stream/count?n=3", "/api/stream/count?n=2&fail=BROKEN", "/api/stream/count?n=300&size=1000"} {
 		for _, sse := range []bool{false, true} {
@@ -69,6 +71,7 @@ func TestGzipStream(t *testing.T) {
 // TestGzipStreamLive: each message of a gzipped stream arrives as it is produced (the first one
 // is read while the function still runs), and the client going away still ends the call.
 func TestGzipStreamLive(t *testing.T) {
+	t.Parallel()
 	srv, api := newStreamServer(t, transport.Config{})
 	for _, sse := range []bool{false, true} {
 		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second) // a message held back fails the read
@@ -93,6 +96,7 @@ func TestGzipStreamLive(t *testing.T) {
 // TestGzipSSEKeepalive: the keepalive of an idle gzipped event stream is flushed through the
 // compression.
 func TestGzipSSEKeepalive(t *testing.T) {
+	t.Parallel()
 	srv, api := newStreamServer(t, transport.Config{WS: transport.WSConfig{PingInterval: 20 * time.Millisecond}})
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
@@ -108,6 +112,7 @@ func TestGzipSSEKeepalive(t *testing.T) {
 // TestGzipStreamOff: no gzip with compression turned off, for a client that does not accept it,
 // nor for a stream that fails before it starts (a few bytes).
 func TestGzipStreamOff(t *testing.T) {
+	t.Parallel()
 	on, _ := newStreamServer(t, transport.Config{})
 	off, _ := newStreamServer(t, transport.Config{CompressMinBytes: -1})
 	tests := []struct {
@@ -135,14 +140,15 @@ func TestGzipStreamOff(t *testing.T) {
 // TestGzipNever: the stream of a NoStore function is never gzipped (BREACH), and with
 // compression turned off neither is a large JSON answer.
 func TestGzipNever(t *testing.T) {
+	t.Parallel()
 	reg := registry.New()
 	text := func(in struct {
 		N int `json:"n"`
 	}) string {
 		return strings.Repeat("secret ", in.N)
 	}
-	reg.MustRegister("secret-text", text, registry.Requires(registry.Public), registry.NoStore())
-	reg.MustRegister("text", text, registry.Requires(registry.Public))
+	reg.MustRegister("secret-text", text, registry.Requires(decl.Public), registry.NoStore())
+	reg.MustRegister("text", text, registry.Requires(decl.Public))
 	for _, tt := range []struct {
 		name, path string
 		cfg        transport.Config

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
 )
@@ -16,17 +17,18 @@ import (
 // answer once decompressed; a small one, one to a client that does not accept gzip, and the
 // answer of a function whose answers carry secrets (NoStore: BREACH) go as they are.
 func TestCompress(t *testing.T) {
+	t.Parallel()
 	reg := registry.New()
 	reg.MustRegister("text", func(in struct {
 		N int `json:"n"`
 	}) string {
 		return strings.Repeat("traffic ", in.N)
-	}, registry.Requires(registry.Public))
+	}, registry.Requires(decl.Public))
 	reg.MustRegister("secret-text", func(in struct {
 		N int `json:"n"`
 	}) string {
 		return strings.Repeat("secret ", in.N)
-	}, registry.Requires(registry.Public), registry.NoStore())
+	}, registry.Requires(decl.Public), registry.NoStore())
 	h, err := transport.New(reg, transport.Config{})
 	if err != nil {
 		t.Fatal(err)

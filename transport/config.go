@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"go.uber.org/zap"
 )
@@ -40,16 +41,10 @@ type Config struct {
 	// client whatever their size, each flush compressed as it goes. Negative: neither. Answers
 	// of registry.NoStore functions are never compressed (BREACH). Default: 1024.
 	CompressMinBytes int
-	// SessionCookie names the cookie that carries a session ID. Default: "Svc-Session". auth's
-	// login sets this cookie and doc describes it: it is the one setting of the name.
-	SessionCookie string
-	// KeyHeader names the request header that carries an API key. Default: "Svc-Authorization".
-	// doc describes it.
-	KeyHeader string
-	// MountPath is the path where the application mounts the handler, stripping it from the
-	// requests (http.StripPrefix); doc's OpenAPI document names it as its servers' base.
-	// Default: "/api".
-	MountPath string
+	// Names are the session cookie, the API key header and the mount path (decl.Names; an
+	// empty field is its default). auth's login sets that cookie and doc describes all three:
+	// this is their one setting.
+	Names decl.Names
 	// AllowedOrigins lists the origins (scheme://host[:port]) besides the server's own from which
 	// browsers may call with cookies and open WebSockets. Allowing an origin lets its pages act
 	// with the user's session: list only sites you trust. Default: none.
@@ -87,19 +82,11 @@ func (c Config) withDefaults() Config {
 	if c.StreamTimeout <= 0 {
 		c.StreamTimeout = time.Hour
 	}
-	if c.SessionCookie == "" {
-		c.SessionCookie = registry.DefaultSessionCookie
-	}
-	if c.KeyHeader == "" {
-		c.KeyHeader = registry.DefaultKeyHeader
-	}
 	if c.CompressMinBytes == 0 {
 		c.CompressMinBytes = 1024
 	}
-	if c.MountPath == "" {
-		c.MountPath = registry.DefaultMountPath
-	}
-	c.KeyHeader = http.CanonicalHeaderKey(c.KeyHeader)
+	c.Names = c.Names.OrDefaults()
+	c.Names.KeyHeader = http.CanonicalHeaderKey(c.Names.KeyHeader)
 	c.WS = c.WS.withDefaults()
 	return c
 }

@@ -22,20 +22,20 @@ const (
 func (h *Handler) credentials(r *http.Request, c *registry.Call, args map[string]json.RawMessage) error {
 	cr := &c.Credentials
 	if len(r.Header["Cookie"]) > 0 {
-		for _, ck := range r.CookiesNamed(h.cfg.SessionCookie) {
+		for _, ck := range r.CookiesNamed(h.cfg.Names.SessionCookie) {
 			if ck.Value == "" {
 				continue
 			}
 			if cr.Session != "" && cr.Session != ck.Value {
-				return conflicting(h.cfg.SessionCookie, "two session cookies")
+				return conflicting(h.cfg.Names.SessionCookie, "two session cookies")
 			}
 			cr.Session, cr.SessionFromCookie = ck.Value, true
 		}
 	}
-	for _, v := range r.Header[h.cfg.KeyHeader] {
+	for _, v := range r.Header[h.cfg.Names.KeyHeader] {
 		k := strings.TrimSpace(strings.TrimPrefix(v, "Bearer "))
 		if cr.Key != "" && cr.Key != k {
-			return conflicting(h.cfg.KeyHeader, "two API key headers")
+			return conflicting(h.cfg.Names.KeyHeader, "two API key headers")
 		}
 		cr.Key = k
 	}
@@ -49,13 +49,13 @@ func (h *Handler) credentials(r *http.Request, c *registry.Call, args map[string
 // takeTokens moves the _session and _key arguments into cr, refusing one that differs from a
 // token of the same kind cr holds already.
 func takeTokens(args map[string]json.RawMessage, cr *registry.Credentials) error {
-	if s, ok := TakeToken(args, argSession); ok {
+	if s, ok := takeToken(args, argSession); ok {
 		if cr.Session != "" && cr.Session != s {
 			return conflicting(argSession, "a session ID besides another one (the session cookie)")
 		}
 		cr.Session, cr.SessionFromCookie = s, false
 	}
-	if k, ok := TakeToken(args, argKey); ok {
+	if k, ok := takeToken(args, argKey); ok {
 		if cr.Key != "" && cr.Key != k {
 			return conflicting(argKey, "an API key besides another one (the key header)")
 		}
@@ -68,9 +68,9 @@ func conflicting(name, what string) error {
 	return apierr.New(apierr.InvalidArgument, "name", name, "reason", "conflicting credentials: "+what)
 }
 
-// TakeToken removes the argument name from args and returns its value as a string: the JSON
-// string's content, or the raw text. Transports use it for _session and _key.
-func TakeToken(args map[string]json.RawMessage, name string) (string, bool) {
+// takeToken removes the argument name from args and returns its value as a string: the JSON
+// string's content, or the raw text.
+func takeToken(args map[string]json.RawMessage, name string) (string, bool) {
 	raw, ok := args[name]
 	if !ok {
 		return "", false

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // TestCallCtx checks that a call's context behaves as context.WithTimeout's would, whether or
 // not Done was asked for before the deadline.
 func TestCallCtx(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		run  func(t *testing.T)
@@ -35,9 +38,7 @@ func TestCallCtx(t *testing.T) {
 		{"Err past the deadline without Done", func(t *testing.T) {
 			ctx, end := newCallCtx(context.Background(), time.Millisecond, nil)
 			defer end()
-			for ctx.Err() == nil {
-				time.Sleep(time.Millisecond)
-			}
+			testutil.Eventually(t, "Err past the deadline", func() bool { return ctx.Err() != nil })
 			if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				t.Fatalf("Err %v", ctx.Err())
 			}

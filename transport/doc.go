@@ -149,4 +149,11 @@
 // cookie and _session, the header and _key) answer INVALID-ARGUMENT, "conflicting
 // credentials". Every answer carries X-Content-Type-Options: nosniff, and the answers of
 // functions marked registry.NoStore Cache-Control: no-store.
+//
+// # Reading the code
+//
+// request.go follows one HTTP call top to bottom, naming the file of each step (arguments,
+// body, credentials, call, answer); body.go is where a body is read, with its time, its size
+// and the token-first rule above. ws.go tours the WebSocket subsystem, the files ws*.go. A
+// stream encoding is a framing (framing.go) of a media type of package stream.
 package transport

@@ -4,11 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/decl"
+	"github.com/fnapi/fnapi/internal/calllink"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/version"
 	"go.uber.org/zap"
@@ -56,18 +57,7 @@ func (x *Exchange) CrossSite() bool {
 
 // ReadBody reads the request body, up to limit bytes (REQUEST-TOO-LARGE past it), within the
 // body's time (Config.BodyTimeout and MinBodyRate).
-func (x *Exchange) ReadBody(limit int64) ([]byte, error) {
-	if x.r.ContentLength > limit {
-		return nil, apierr.New(apierr.RequestTooLarge, "limit", limit)
-	}
-	a := argReader{h: x.h, limit: limit}
-	rc, body := x.h.bodyDeadline(x.w, x.r, x.r.Body)
-	b, err := io.ReadAll(http.MaxBytesReader(x.w, body, limit))
-	if err != nil {
-		return nil, bodyRead(x.w, rc, a.readError(err))
-	}
-	return b, bodyRead(x.w, rc, nil)
-}
+func (x *Exchange) ReadBody(limit int64) ([]byte, error) { return x.h.readAll(x.w, x.r, limit) }
 
 // NewCall returns a call of f with args, carrying the request's tokens: the session cookie,
 // the key header, the _session and _key arguments (taken out of args), and on endpoints an API
@@ -114,10 +104,10 @@ func (x *Exchange) HasToken() bool {
 	if _, ok := bearer(x.r); ok {
 		return true
 	}
-	if x.r.Header.Get(x.h.cfg.KeyHeader) != "" {
+	if x.r.Header.Get(x.h.cfg.Names.KeyHeader) != "" {
 		return true
 	}
-	ck, err := x.r.Cookie(x.h.cfg.SessionCookie)
+	ck, err := x.r.Cookie(x.h.cfg.Names.SessionCookie)
 	return err == nil && ck.Value != ""
 }
 
@@ -126,11 +116,11 @@ func (x *Exchange) HasToken() bool {
 // session) to the caller without keeping a token.
 func (x *Exchange) TokenDigest() [32]byte {
 	d := sha256.New()
-	for _, v := range []string{x.r.Header.Get("Authorization"), x.r.Header.Get(x.h.cfg.KeyHeader)} {
+	for _, v := range []string{x.r.Header.Get("Authorization"), x.r.Header.Get(x.h.cfg.Names.KeyHeader)} {
 		d.Write([]byte(v))
 		d.Write([]byte{0})
 	}
-	if ck, err := x.r.Cookie(x.h.cfg.SessionCookie); err == nil {
+	if ck, err := x.r.Cookie(x.h.cfg.Names.SessionCookie); err == nil {
 		d.Write([]byte(ck.Value))
 	}
 	var sum [32]byte
@@ -151,22 +141,22 @@ func (x *Exchange) Call(ctx context.Context, c *registry.Call) (any, error) {
 }
 
 // Allowed reports, with nil, that the request's caller may call f: the interceptors accept a
-// call of f with no arguments marked registry.Call.Probe, which runs neither the function nor
-// the handler's logging and metrics. Otherwise it returns the interceptors' error
+// call of f with no arguments marked as a probe (registry.Call.Probe), which runs neither the
+// function nor the handler's logging and metrics. Otherwise it returns the interceptors' error
 // (API-AUTHENTICATION-NEEDED, PERMISSION-DENIED, ...).
 func (x *Exchange) Allowed(ctx context.Context, f *registry.Func) error {
 	c, err := x.NewCall(f, nil)
 	if err != nil {
 		return err
 	}
-	c.Probe = true
+	calllink.MarkProbe(c)
 	_, err = x.h.probe(registry.WithCall(ctx, c), c)
 	return err
 }
 
 // allowed is the end of the probe chain: it answers what requireIdentity would.
 func allowed(ctx context.Context, c *registry.Call) (any, error) {
-	if c.Func.Access != registry.Public && c.Identity == nil {
+	if c.Func.Access != decl.Public && c.Identity == nil {
 		return nil, apierr.New(apierr.AuthenticationNeeded, "path", c.Func.Name)
 	}
 	return nil, nil

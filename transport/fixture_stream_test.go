@@ -9,6 +9,7 @@ import (
 
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/stream"
 	"github.com/fnapi/fnapi/transport"
@@ -93,7 +94,7 @@ func newStreamServer(t testing.TB, cfg transport.Config) (*httptest.Server, *str
 	api := &streamAPI{started: make(chan string, 100), stopped: make(chan string, 100)}
 	reg := registry.New()
 	fnapi.MustRegisterBuiltins(reg)
-	pub := registry.Requires(registry.Public)
+	pub := registry.Requires(decl.Public)
 	reg.MustRegister("count", api.count, pub)
 	reg.MustRegister("wait", api.wait, pub)
 	reg.MustRegister("forever", api.forever, pub)

@@ -7,7 +7,9 @@ import (
 )
 
 // framing is how an HTTP stream puts its messages on the wire: one implementation per encoding
-// (ndjson.go, sse.go). A new encoding is one file with a framing, listed in framings.
+// (ndjson.go, sse.go) of stream.Encodings, whose media types are named in package stream. A
+// new encoding is an entry there and here one file with a framing, listed in framings
+// (TestFramingsMatchEncodings checks the two lists agree).
 type framing interface {
 	// contentType is the media type of the stream, which a client asks for in Accept.
 	contentType() string

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/stream"
 )
@@ -21,7 +22,7 @@ func (lineFraming) writeMessage(w io.Writer, msg []byte) error {
 func (lineFraming) keepalive() []byte { return nil }
 
 // TestFramingSeam: the framing a request's Accept names writes the stream, and a new one is a
-// value listed in framings.
+// value listed in framings. It changes framings, so it does not run in parallel.
 func TestFramingSeam(t *testing.T) {
 	old := framings
 	framings = append([]framing{lineFraming{}}, framings...)
@@ -37,7 +38,7 @@ func TestFramingSeam(t *testing.T) {
 			}
 		}
 		return nil
-	}, registry.Requires(registry.Public))
+	}, registry.Requires(decl.Public))
 	h, err := New(reg, Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -65,5 +66,26 @@ func TestFramingSeam(t *testing.T) {
 				t.Errorf("Accept %q: %s %q, want %s %q", tt.accept, ct, b, tt.contentType, tt.body)
 			}
 		})
+	}
+}
+
+// TestFramingsMatchEncodings: every encoding package stream lists (and the OpenAPI document
+// advertises) has a framing that a request naming it in Accept gets, and every framing is
+// listed there.
+func TestFramingsMatchEncodings(t *testing.T) {
+	t.Parallel()
+	listed := map[string]bool{}
+	for _, e := range stream.Encodings() {
+		listed[e.MediaType] = true
+		r := httptest.NewRequest("GET", "/stream/count", nil)
+		r.Header.Set("Accept", e.MediaType)
+		if got := framingFor(r).contentType(); got != e.MediaType {
+			t.Errorf("Accept: %s gets a framing of %s; want a framing of its own in framings", e.MediaType, got)
+		}
+	}
+	for _, f := range append([]framing{ndjsonFraming{}}, framings...) {
+		if !listed[f.contentType()] {
+			t.Errorf("framing of %s is not listed in stream.Encodings", f.contentType())
+		}
 	}
 }

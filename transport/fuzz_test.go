@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
 )
@@ -18,7 +19,7 @@ import (
 func FuzzArguments(f *testing.F) {
 	reg := registry.New()
 	fnapi.MustRegisterBuiltins(reg)
-	pub := registry.Requires(registry.Public)
+	pub := registry.Requires(decl.Public)
 	reg.MustRegister("greet", greet, pub, registry.MaxBody(64<<10))
 	reg.MustRegister("add", func(a, b int) int { return a + b }, registry.Args("a", "b"), pub)
 	// big takes a large body once the caller shows a token: its body may be read after the

@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/version"
-	"go.uber.org/zap"
 )
 
 // Handler serves a registry over HTTP and WebSocket. It is safe for concurrent use.
@@ -19,7 +18,7 @@ type Handler struct {
 	cfg   Config
 	call  registry.Handler // the interceptor chain around registry.Invoke
 	probe registry.Handler // the configured interceptors around allowed, for Exchange.Allowed
-	names registry.Names   // from cfg, handed to every call
+	names decl.Names       // cfg.Names, handed to every call
 
 	conns wsConns // the open WebSocket connections
 }
@@ -37,7 +36,7 @@ func New(reg *registry.Registry, cfg Config) (*Handler, error) {
 		return nil, fmt.Errorf("transport: %w", err)
 	}
 	h := &Handler{reg: reg, cfg: cfg.withDefaults()}
-	h.names = registry.Names{SessionCookie: h.cfg.SessionCookie, KeyHeader: h.cfg.KeyHeader, MountPath: h.cfg.MountPath}
+	h.names = h.cfg.Names
 	ics := []registry.Interceptor{h.observe}
 	ics = append(ics, h.cfg.Interceptors...)
 	ics = append(ics, requireIdentity)
@@ -53,7 +52,7 @@ func New(reg *registry.Registry, cfg Config) (*Handler, error) {
 // cancelled with an *apierr.Error as the cause ([context.WithCancelCause]) answers that error.
 func requireIdentity(next registry.Handler) registry.Handler {
 	return func(ctx context.Context, c *registry.Call) (any, error) {
-		if c.Func.Access != registry.Public && c.Identity == nil {
+		if c.Func.Access != decl.Public && c.Identity == nil {
 			return nil, apierr.New(apierr.AuthenticationNeeded, "path", c.Func.Name)
 		}
 		if c.ReadArgs != nil {
@@ -83,67 +82,6 @@ type route struct {
 	version version.Version
 	kind    string // "call", "stream", "ws", or an endpoint's name (Config.Endpoints)
 	name    string // the function, for call and stream
-}
-
-// nosniff is the value of X-Content-Type-Options on every answer: browsers must not read an
-// answer as anything but its Content-Type says (a JSON error as HTML, say).
-var nosniff = []string{"nosniff"}
-
-// noStore is the Cache-Control of the answers of functions marked registry.NoStore.
-var noStore = []string{"no-store"}
-
-// ServeHTTP answers one request.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header()["X-Content-Type-Options"] = nosniff
-	if n := len(r.URL.EscapedPath()) + len(r.URL.RawQuery); n > h.cfg.MaxURLBytes {
-		writeError(w, apierr.New(apierr.RequestTooLarge, "limit", h.cfg.MaxURLBytes))
-		return
-	}
-	rt, err := h.route(r.URL.Path)
-	if err != nil {
-		h.fail(w, r, rt, err)
-		return
-	}
-	if rt.kind == "ws" {
-		h.serveWS(w, r, rt.version)
-		return
-	}
-	if _, ok := h.cfg.Endpoints[rt.kind]; ok {
-		h.serveEndpoint(w, r, rt)
-		return
-	}
-	if r.Method != http.MethodGet && r.Method != http.MethodPost {
-		w.Header().Set("Allow", "GET, POST")
-		writeError(w, apierr.New(apierr.MethodNotAllowed, "allowed", []string{"GET", "POST"}))
-		return
-	}
-	f := h.reg.Lookup(rt.version, rt.name)
-	if f == nil {
-		h.fail(w, r, rt, apierr.New(apierr.UnknownFunction, "path", rt.name))
-		return
-	}
-	if f.NoStore {
-		w.Header()["Cache-Control"] = noStore
-	}
-	c, err := h.newCall(w, r, f, rt.version)
-	if err != nil {
-		h.fail(w, r, rt, err)
-		return
-	}
-	if rt.kind == "stream" {
-		h.serveStream(w, r, c)
-		return
-	}
-	ctx, cancel := newCallCtx(r.Context(), h.cfg.CallTimeout, nil)
-	defer cancel()
-	res, err := h.call(registry.WithCall(ctx, c), c)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	if err := writeResult(w, res, h.compressMin(w, r, f)); err != nil {
-		h.cfg.Logger.Error("result does not encode as JSON", zap.String("function", f.Name), zap.Error(err))
-	}
 }
 
 // route parses a path below the mount point: [/M.m]/fn, [/M.m]/stream/fn or [/M.m]/ws. An

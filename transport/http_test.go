@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/internal/apitest"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
@@ -34,7 +35,7 @@ func newServer(t testing.TB, cfg transport.Config) *httptest.Server {
 	t.Helper()
 	reg := registry.New()
 	fnapi.MustRegisterBuiltins(reg)
-	pub := registry.Requires(registry.Public)
+	pub := registry.Requires(decl.Public)
 	reg.MustRegister("greet", greet, pub)
 	reg.MustRegister("add", func(a, b int) int { return a + b }, registry.Args("a", "b"), pub)
 	reg.MustRegister("private", func() string { return "secret" })
@@ -98,6 +99,7 @@ func multipartBody(t *testing.T, fields map[string]string, file string) (string,
 }
 
 func TestCallingForms(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, transport.Config{})
 	mct, mbody := multipartBody(t, map[string]string{"name": "ann", "times": "2"}, `["a","b"]`)
 	tests := []struct {
@@ -138,6 +140,7 @@ func TestCallingForms(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, transport.Config{})
 	deep := strings.Repeat("[", 600000) + strings.Repeat("]", 600000)
 	tests := []struct {
@@ -214,6 +217,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestEchoAndTokensNeverReachFunction(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, transport.Config{})
 	r := get(t, srv, `/api/echo?a=1&b="x"&big=12345678901234567890&_session=session:abc&_key=secret:xyz`)
 	if r.raw != `{"type":"result","result":{"a":1,"b":"x","big":12345678901234567890}}` {
@@ -222,6 +226,7 @@ func TestEchoAndTokensNeverReachFunction(t *testing.T) {
 }
 
 func TestStrictJSON(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, transport.Config{StrictJSON: true})
 	r := get(t, srv, "/api/echo?user=admin")
 	if r.status != 400 || r.msg["error"] != "INVALID-JSON" || r.msg["name"] != "user" {
@@ -233,6 +238,7 @@ func TestStrictJSON(t *testing.T) {
 }
 
 func TestGetAPIVersion(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, transport.Config{})
 	for path, want := range map[string]string{"/api/get-api-version": "1.1", "/api/1.0/get-api-version": "1.0"} {
 		if r := get(t, srv, path); r.msg["result"] != want {

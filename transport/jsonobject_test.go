@@ -23,6 +23,7 @@ var objectSeeds = []string{
 }
 
 func TestReadObject(t *testing.T) {
+	t.Parallel()
 	for _, s := range objectSeeds {
 		checkReadObject(t, s)
 	}
@@ -30,6 +31,7 @@ func TestReadObject(t *testing.T) {
 
 // TestReadObjectDepth: nesting is refused past encoding/json's limit, as it refuses it.
 func TestReadObjectDepth(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{maxJSONDepth - 2, maxJSONDepth - 1, maxJSONDepth, maxJSONDepth + 1} {
 		for _, open := range []string{"[", `{"k":`} {
 			close := map[string]string{"[": "]", `{"k":`: "}"}[open]

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/internal/calllink"
 	"github.com/fnapi/fnapi/registry"
 	"go.uber.org/zap"
 )
@@ -14,7 +15,7 @@ import (
 // observe is the outermost interceptor: it logs one line per call (with the client's address,
 // and the user, when the identity an interceptor set is a [fmt.Stringer]), records metrics, and turns
 // every error into an *apierr.Error, logging the internals of INTERNAL-ERROR for the operator.
-// Both lines carry the fields the inner interceptors added to Call.LogFields.
+// Both lines carry the fields the inner interceptors added (registry.Call.AddLogFields).
 func (h *Handler) observe(next registry.Handler) registry.Handler {
 	log := h.cfg.Logger
 	m := h.cfg.Metrics
@@ -30,7 +31,7 @@ func (h *Handler) observe(next registry.Handler) registry.Handler {
 			e := apierr.From(err)
 			code = e.Code()
 			if code == apierr.Internal.Code() {
-				log.Error("internal error", append([]zap.Field{zap.String("function", c.Func.Name), zap.Error(internalCause(err))}, c.LogFields...)...)
+				log.Error("internal error", append([]zap.Field{zap.String("function", c.Func.Name), zap.Error(internalCause(err))}, calllink.LogFields(c)...)...)
 			}
 			err = e
 		}
@@ -55,7 +56,7 @@ func (h *Handler) observe(next registry.Handler) registry.Handler {
 			if c.Sink != nil {
 				fields = append(fields, zap.Bool("stream", true))
 			}
-			ce.Write(append(fields, c.LogFields...)...)
+			ce.Write(append(fields, calllink.LogFields(c)...)...)
 		}
 		return res, err
 	}

@@ -61,7 +61,7 @@ func (l RateLimit) Interceptor() registry.Interceptor {
 	buckets := make(map[string]*bucket)
 	return func(next registry.Handler) registry.Handler {
 		return func(ctx context.Context, c *registry.Call) (any, error) {
-			if c.Probe {
+			if c.Probe() {
 				return next(ctx, c)
 			}
 			key, now := l.Key(c), l.Now()

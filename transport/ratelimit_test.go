@@ -8,16 +8,18 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
 	"github.com/fnapi/fnapi/version"
 )
 
 func TestRateLimit(t *testing.T) {
+	t.Parallel()
 	now := time.Unix(1_800_000_000, 0)
 	limit := transport.RateLimit{PerSecond: 2, Burst: 3, Now: func() time.Time { return now }, MaxKeys: 2}
 	reg := registry.New()
-	reg.MustRegister("f", func() int { return 1 }, registry.Requires(registry.Public))
+	reg.MustRegister("f", func() int { return 1 }, registry.Requires(decl.Public))
 	f := reg.Lookup(version.MustParse("1.0"), "f")
 	h := registry.Chain(registry.Invoke, limit.Interceptor())
 	call := func(addr string) error {
@@ -56,6 +58,7 @@ func TestRateLimit(t *testing.T) {
 }
 
 func TestCallClient(t *testing.T) {
+	t.Parallel()
 	for addr, want := range map[string]string{
 		"192.0.2.1:443":         "192.0.2.1",
 		"[2001:db8::1:2]:443":   "2001:db8::/64",

@@ -10,6 +10,7 @@ import (
 // TestEncodeRawMap checks the reflection-free encoding of echo's answers: whatever the names,
 // the output is the JSON object of the same names and values.
 func TestEncodeRawMap(t *testing.T) {
+	t.Parallel()
 	tests := map[string]map[string]json.RawMessage{
 		"plain":      {"a": json.RawMessage(`1`), "b": json.RawMessage(` "x" `)},
 		"escapes":    {`q"uote`: json.RawMessage(`1`), `back\slash`: json.RawMessage(`2`), "tab\tnl\n": json.RawMessage(`3`)},

@@ -9,7 +9,9 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/internal/apitest"
+	"github.com/fnapi/fnapi/internal/testutil"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
 )
@@ -31,6 +33,7 @@ func expectClose(t *testing.T, conn *websocket.Conn) {
 // TestWSServerShutdown shuts the http.Server down: its WebSocket connections, which
 // http.Server.Shutdown does not close by itself, end with 1001 after their calls.
 func TestWSServerShutdown(t *testing.T) {
+	t.Parallel()
 	t.Run("idle connection", func(t *testing.T) {
 		srv, _ := newStreamServer(t, transport.Config{})
 		conn := dialWS(t, srv, "/api/ws", nil)
@@ -62,6 +65,7 @@ func TestWSServerShutdown(t *testing.T) {
 // TestHandlerShutdown calls Handler.Shutdown directly: it waits for the running call, refuses
 // new calls and new connections, and returns once the connections have ended.
 func TestHandlerShutdown(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	started := make(chan struct{}, 1)
 	reg := registry.New()
@@ -70,7 +74,7 @@ func TestHandlerShutdown(t *testing.T) {
 		started <- struct{}{}
 		<-release
 		return "done"
-	}, registry.Requires(registry.Public))
+	}, registry.Requires(decl.Public))
 	h, err := transport.New(reg, transport.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -84,11 +88,10 @@ func TestHandlerShutdown(t *testing.T) {
 	go func() { stopped <- h.Shutdown(context.Background()) }()
 	// New calls are refused while the running one may finish.
 	var refused map[string]any
-	for waitFor(t, func() bool {
+	testutil.Eventually(t, "new calls to be refused", func() bool {
 		refused = call(t, conn, `{"id":"n","call":"echo","args":{}}`)
 		return refused["error"] == "CANCELLED"
-	}) {
-	}
+	})
 	if refused["id"] != "n" || refused["reason"] != "the server is shutting down" {
 		t.Fatalf("new call answered %v", refused)
 	}

@@ -1,12 +1,16 @@
 package transport
 
-import "io"
+import (
+	"io"
+
+	"github.com/fnapi/fnapi/stream"
+)
 
 // sseFraming writes a stream as Server-Sent Events: one event per message, and a comment as
 // keepalive.
 type sseFraming struct{}
 
-func (sseFraming) contentType() string { return "text/event-stream" }
+func (sseFraming) contentType() string { return stream.SSE }
 
 // writeMessage writes msg as one event. Messages are compact JSON, one line each, so one data
 // field holds a message.

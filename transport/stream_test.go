@@ -50,6 +50,7 @@ func readStream(t *testing.T, client *http.Client, url string, sse bool) (int, s
 }
 
 func TestHTTPStream(t *testing.T) {
+	t.Parallel()
 	srv, _ := newStreamServer(t, transport.Config{})
 	tests := []struct {
 		name string
@@ -94,6 +95,7 @@ func TestHTTPStream(t *testing.T) {
 // TestHTTPStreamFlushes reads the first chunk of a stream that has not finished: each message
 // is flushed as it is produced.
 func TestHTTPStreamFlushes(t *testing.T) {
+	t.Parallel()
 	srv, api := newStreamServer(t, transport.Config{})
 	for _, sse := range []bool{false, true} {
 		req, _ := http.NewRequest("GET", srv.URL+"/api/stream/wait?tag=flush", nil)
@@ -118,6 +120,7 @@ func TestHTTPStreamFlushes(t *testing.T) {
 }
 
 func TestHTTPStreamTimeout(t *testing.T) {
+	t.Parallel()
 	srv, api := newStreamServer(t, transport.Config{StreamTimeout: 50 * time.Millisecond})
 	_, _, msgs := readStream(t, srv.Client(), srv.URL+"/api/stream/wait?tag=t", false)
 	<-api.started
@@ -129,6 +132,7 @@ func TestHTTPStreamTimeout(t *testing.T) {
 }
 
 func TestSSEKeepalive(t *testing.T) {
+	t.Parallel()
 	srv, api := newStreamServer(t, transport.Config{WS: transport.WSConfig{PingInterval: 20 * time.Millisecond}})
 	req, _ := http.NewRequest("GET", srv.URL+"/api/stream/wait?tag=k", nil)
 	req.Header.Set("Accept", "text/event-stream")
@@ -152,6 +156,7 @@ func TestSSEKeepalive(t *testing.T) {
 }
 
 func TestStreamMetrics(t *testing.T) {
+	t.Parallel()
 	m := &transport.Metrics{}
 	srv, _ := newStreamServer(t, transport.Config{Metrics: m})
 	readStream(t, srv.Client(), srv.URL+"/api/stream/count?n=7", false)

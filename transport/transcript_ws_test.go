@@ -19,6 +19,7 @@ import (
 // sent by the client, a line "<-- msg" is a message the server must answer. A run of "<--"
 // lines may arrive in any order between calls, but each call's messages (by id) in order.
 func TestWSTranscripts(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("testdata/ws_*.txt")
 	if len(files) == 0 {
 		t.Fatal("no transcript")

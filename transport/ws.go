@@ -13,6 +13,25 @@ import (
 	"github.com/fnapi/fnapi/version"
 )
 
+// The WebSocket subsystem is the files named ws*.go and package internal/wsmessage, one
+// concept each, in the order a connection and a message meet them:
+//
+//   - ws.go: WSConfig, and serveWS, the handshake: the Origin check, the handshake's tokens
+//     (credentials.go), the upgrade; then the connection is served by a goroutine of its own;
+//   - wscompress.go: permessage-deflate, offered at the handshake, and which messages skip it;
+//   - wsconn.go: wsConn, one connection: its goroutines, the read loop, dispatch of each
+//     message to a slot (WSConfig.MaxInFlight), cancellation, pings and the idle timeout;
+//   - internal/wsmessage: reading a call message, {"id", "call" or "stream", "args",
+//     "meta"}: the one-pass reader of the usual shape, else encoding/json (a package of its
+//     own, the one piece that needs nothing of the Handler);
+//   - wsworker.go: the goroutines that run the calls, reused from one call to the next;
+//   - wscall.go: one call: its registry.Call (the handshake's tokens, or the message's),
+//     its context (deadline.go), running it through the interceptors, a stream's sink;
+//   - wswrite.go: the write queue: answers and chunks are queued and written in batches by
+//     one goroutine, with back-pressure on a client that does not read.
+//
+// Shutdown (shutdown.go) and the connection count (metrics.go) are shared with HTTP.
+
 // WSConfig configures the WebSocket endpoint. The zero value is usable: each field's comment
 // names its default.
 type WSConfig struct {

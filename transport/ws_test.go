@@ -5,72 +5,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/fnapi/fnapi/internal/testutil"
 	"github.com/fnapi/fnapi/transport"
 )
 
-// dialWS opens a WebSocket to path on srv over TLS, closed at the end of the test.
-func dialWS(t testing.TB, srv *httptest.Server, path string, header http.Header) *websocket.Conn {
-	t.Helper()
-	conn, err := tryDialWS(srv, path, header)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn.SetReadLimit(-1)
-	t.Cleanup(func() { _ = conn.CloseNow() })
-	return conn
-}
-
-func tryDialWS(srv *httptest.Server, path string, header http.Header) (*websocket.Conn, error) {
-	u := "wss" + strings.TrimPrefix(srv.URL, "https") + path
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	conn, res, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPClient: srv.Client(), HTTPHeader: header})
-	if err != nil {
-		if res != nil {
-			return nil, fmt.Errorf("dial %s: status %d: %w", path, res.StatusCode, err)
-		}
-		return nil, err
-	}
-	return conn, nil
-}
-
-func sendMsg(t testing.TB, conn *websocket.Conn, msg string) {
-	t.Helper()
-	if err := conn.Write(context.Background(), websocket.MessageText, []byte(msg)); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readMsg(t testing.TB, conn *websocket.Conn) map[string]any {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	_, b, err := conn.Read(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatalf("message %q: %v", b, err)
-	}
-	return m
-}
-
-// call sends one call and returns its answer, skipping nothing: use it on a quiet connection.
-func call(t testing.TB, conn *websocket.Conn, msg string) map[string]any {
-	t.Helper()
-	sendMsg(t, conn, msg)
-	return readMsg(t, conn)
-}
-
 func TestWSCancel(t *testing.T) {
+	t.Parallel()
 	srv, api := newStreamServer(t, transport.Config{})
 	conn := dialWS(t, srv, "/api/ws", nil)
 	sendMsg(t, conn, `{"id":"w","call":"wait","args":{"tag":"w"}}`)
@@ -93,6 +39,7 @@ func TestWSCancel(t *testing.T) {
 }
 
 func TestWSCloseCancelsCalls(t *testing.T) {
+	t.Parallel()
 	srv, api := newStreamServer(t, transport.Config{})
 	conn := dialWS(t, srv, "/api/ws", nil)
 	sendMsg(t, conn, `{"id":1,"call":"wait","args":{"tag":"a"}}`)
@@ -108,6 +55,7 @@ func TestWSCloseCancelsCalls(t *testing.T) {
 
 // TestWSConcurrent shows that a call does not wait for another: echo answers while wait runs.
 func TestWSConcurrent(t *testing.T) {
+	t.Parallel()
 	srv, api := newStreamServer(t, transport.Config{})
 	conn := dialWS(t, srv, "/api/ws", nil)
 	sendMsg(t, conn, `{"id":1,"call":"wait","args":{"tag":"a"}}`)
@@ -143,6 +91,7 @@ func TestWSConcurrent(t *testing.T) {
 // TestWSBackPressure shows that past MaxInFlight calls the server reads no more: the third
 // call starts only once one of the first two has finished.
 func TestWSBackPressure(t *testing.T) {
+	t.Parallel()
 	srv, api := newStreamServer(t, transport.Config{CallTimeout: 100 * time.Millisecond, WS: transport.WSConfig{MaxInFlight: 2}})
 	conn := dialWS(t, srv, "/api/ws", nil)
 	for _, tag := range []string{"a", "b", "c"} {
@@ -173,6 +122,7 @@ func TestWSBackPressure(t *testing.T) {
 // connection still reads a cancel, refuses calls past the waiting ones rather than stop
 // reading, and once the client is gone, every call ends and the server shuts down at once.
 func TestWSBackPressureKeepsReading(t *testing.T) {
+	t.Parallel()
 	srv, api := newStreamServer(t, transport.Config{WS: transport.WSConfig{MaxInFlight: 2}})
 	conn := dialWS(t, srv, "/api/ws", nil)
 	for _, tag := range []string{"a", "b"} {
@@ -218,6 +168,7 @@ func TestWSBackPressureKeepsReading(t *testing.T) {
 }
 
 func TestWSHandshakeTokens(t *testing.T) {
+	t.Parallel()
 	srv, _ := newStreamServer(t, transport.Config{})
 	tests := []struct {
 		name   string
@@ -251,6 +202,7 @@ func TestWSHandshakeTokens(t *testing.T) {
 }
 
 func TestWSOrigin(t *testing.T) {
+	t.Parallel()
 	srv, _ := newStreamServer(t, transport.Config{AllowedOrigins: []string{"https://app.example"}})
 	host := strings.TrimPrefix(srv.URL, "https://")
 	tests := []struct {
@@ -301,6 +253,7 @@ func TestWSOrigin(t *testing.T) {
 
 // TestWSBurst sends 10,000 calls without waiting: every one is answered, with its id.
 func TestWSBurst(t *testing.T) {
+	t.Parallel()
 	srv, _ := newStreamServer(t, transport.Config{})
 	conn := dialWS(t, srv, "/api/ws", nil)
 	const n = 10000
@@ -329,17 +282,10 @@ func TestWSBurst(t *testing.T) {
 	}
 }
 
-func atoi(t testing.TB, s string) int {
-	var n int
-	if _, err := fmt.Sscan(s, &n); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
 // TestWSTooLarge sends a 64 MiB message: the server closes that connection with 1009, and
 // other connections go on.
 func TestWSTooLarge(t *testing.T) {
+	t.Parallel()
 	srv, _ := newStreamServer(t, transport.Config{})
 	other := dialWS(t, srv, "/api/ws", nil)
 	conn := dialWS(t, srv, "/api/ws", nil)
@@ -355,7 +301,8 @@ func TestWSTooLarge(t *testing.T) {
 }
 
 // TestWSClientNeverReads streams to a client that reads nothing: the server's memory stays
-// bounded, and past the write timeout it disconnects the client and ends the stream.
+// bounded, and past the write timeout it disconnects the client and ends the stream. It reads
+// the heap's size, so it does not run in parallel with other tests.
 func TestWSClientNeverReads(t *testing.T) {
 	m := &transport.Metrics{}
 	srv, _ := newStreamServer(t, transport.Config{Metrics: m, WS: transport.WSConfig{WriteTimeout: 300 * time.Millisecond}})
@@ -364,52 +311,22 @@ func TestWSClientNeverReads(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	sendMsg(t, conn, `{"id":1,"stream":"count","args":{"n":1000000000,"size":1000,"fail":"X"}}`)
-	for waitFor(t, func() bool { return strings.Contains(metricsText(m), "fnapi_websocket_connections 0") }) {
+	testutil.Eventually(t, "the server to disconnect the client", func() bool {
 		var now runtime.MemStats
 		runtime.ReadMemStats(&now)
 		if grown := int64(now.HeapInuse) - int64(before.HeapInuse); grown > 64<<20 {
 			t.Fatalf("heap grew by %d MiB while the client did not read", grown>>20)
 		}
-	}
+		return strings.Contains(metricsText(m), "fnapi_websocket_connections 0")
+	})
 	_, _, err := readAll(conn)
 	if err == nil {
 		t.Fatal("the connection is still open")
 	}
 }
 
-// waitFor returns true while done() is false, sleeping between checks, and fails the test
-// after a generous deadline. For polling states the test cannot be told of.
-func waitFor(t testing.TB, done func() bool) bool {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	if done() {
-		return false
-	}
-	if time.Now().After(deadline) {
-		t.Fatal("gave up waiting")
-	}
-	time.Sleep(10 * time.Millisecond)
-	return true
-}
-
-func readAll(conn *websocket.Conn) (int, []byte, error) {
-	n := 0
-	for {
-		_, b, err := conn.Read(context.Background())
-		if err != nil {
-			return n, b, err
-		}
-		n++
-	}
-}
-
-func metricsText(m *transport.Metrics) string {
-	rec := httptest.NewRecorder()
-	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
-	return rec.Body.String()
-}
-
 func TestWSPings(t *testing.T) {
+	t.Parallel()
 	m := &transport.Metrics{}
 	srv, _ := newStreamServer(t, transport.Config{Metrics: m, WS: transport.WSConfig{PingInterval: 20 * time.Millisecond, WriteTimeout: 200 * time.Millisecond}})
 	t.Run("a reading client stays connected", func(t *testing.T) {
@@ -426,12 +343,14 @@ func TestWSPings(t *testing.T) {
 	})
 	t.Run("a dead peer is disconnected", func(t *testing.T) {
 		_ = dialWS(t, srv, "/api/ws", nil) // never reads, so never answers a ping
-		for waitFor(t, func() bool { return strings.Contains(metricsText(m), "fnapi_websocket_connections 0") }) {
-		}
+		testutil.Eventually(t, "the dead peer's connection to close", func() bool {
+			return strings.Contains(metricsText(m), "fnapi_websocket_connections 0")
+		})
 	})
 }
 
 func TestWSIdleTimeout(t *testing.T) {
+	t.Parallel()
 	srv, _ := newStreamServer(t, transport.Config{WS: transport.WSConfig{IdleTimeout: 50 * time.Millisecond}})
 	conn := dialWS(t, srv, "/api/ws", nil)
 	_, _, err := conn.Read(context.Background())
@@ -443,6 +362,7 @@ func TestWSIdleTimeout(t *testing.T) {
 // TestWSReuseIDAfterAnswer reuses one id for call after call, each sent as soon as the
 // previous answer arrived: the id is free again once its answer (or a stream's end) is read.
 func TestWSReuseIDAfterAnswer(t *testing.T) {
+	t.Parallel()
 	srv, _ := newStreamServer(t, transport.Config{})
 	conn := dialWS(t, srv, "/api/ws", nil)
 	tests := []struct {

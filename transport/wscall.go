@@ -5,12 +5,13 @@ import (
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/registry"
+	"github.com/fnapi/fnapi/transport/internal/wsmessage"
 	"go.uber.org/zap"
 )
 
 // newCall makes the registry call of a message: with the handshake's tokens, or, when the
 // message's args carry a token (_session, _key), with those alone for this call.
-func (wc *wsConn) newCall(f *registry.Func, m wsCall) (*registry.Call, error) {
+func (wc *wsConn) newCall(f *registry.Func, m wsmessage.Call) (*registry.Call, error) {
 	c := &registry.Call{
 		Func:        f,
 		Version:     wc.v,

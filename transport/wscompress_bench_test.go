@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/coder/websocket"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 )
 
@@ -37,7 +38,7 @@ func BenchmarkWSCompress(b *testing.B) {
 	answer := queryAnswer()
 	rows := answer["data"].([]any)
 	reg := registry.New()
-	pub := registry.Requires(registry.Public)
+	pub := registry.Requires(decl.Public)
 	reg.MustRegister("echo", func(args map[string]any) map[string]any { return args }, pub)
 	reg.MustRegister("rows", func(in struct {
 		N int `json:"n"`

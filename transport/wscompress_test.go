@@ -14,6 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/stream"
 	"github.com/fnapi/fnapi/transport"
@@ -86,7 +87,7 @@ func (c *wireConn) messages(t *testing.T) []wireMessage {
 func newCompressServer(t *testing.T, cfg transport.Config) *httptest.Server {
 	reg := registry.New()
 	fnapi.MustRegisterBuiltins(reg)
-	pub := registry.Requires(registry.Public)
+	pub := registry.Requires(decl.Public)
 	text := func(in struct {
 		N int `json:"n"`
 	}) string {
@@ -117,6 +118,7 @@ func newCompressServer(t *testing.T, cfg transport.Config) *httptest.Server {
 // does not offer it, or a server with it turned off, gets every message as it is. Every answer
 // is the same decoded, also when a burst of answers shares socket writes.
 func TestWSCompression(t *testing.T) {
+	t.Parallel()
 	on := newCompressServer(t, transport.Config{})
 	off := newCompressServer(t, transport.Config{WS: transport.WSConfig{CompressMinBytes: -1}})
 	long := strings.Repeat("x", 3000)

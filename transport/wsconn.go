@@ -12,6 +12,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/registry"
+	"github.com/fnapi/fnapi/transport/internal/wsmessage"
 	"github.com/fnapi/fnapi/version"
 )
 
@@ -158,7 +159,7 @@ func (wc *wsConn) readLoop() error {
 // dispatch starts the call a message holds, or answers why it cannot. It returns an error only
 // when the connection is done.
 func (wc *wsConn) dispatch(data []byte) error {
-	m, err := parseCall(data)
+	m, err := wsmessage.Parse(data)
 	if err != nil {
 		return wc.refuse(m.ID, err)
 	}

@@ -6,7 +6,7 @@ type Role string
 
 // The roles.
 const (
-	// RoleReadOnly may call the functions marked Requires(RoleReadOnly): in the identity
+	// RoleReadOnly may call the functions marked registry.Requires(RoleReadOnly): in the identity
 	// functions, logout, its own API keys and password.
 	RoleReadOnly Role = "read-only"
 	// RoleUser may call every function that needs no administrator. It is the role of a user

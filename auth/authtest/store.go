@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/auth/authapi"
 )
 
 // Run checks the store that newStore returns (an empty one for each subtest) against the
@@ -30,14 +31,14 @@ func Run(t *testing.T, newStore func(t *testing.T) auth.Store) {
 
 	t.Run("users", func(t *testing.T) {
 		s := newStore(t)
-		must(t, s.CreateUser(ctx, auth.User{Name: "bob", PasswordHash: "h1", Role: auth.RoleAdmin, Created: t0}))
+		must(t, s.CreateUser(ctx, auth.User{Name: "bob", PasswordHash: "h1", Role: authapi.RoleAdmin, Created: t0}))
 		user(t, s, "ann")
 		if err := s.CreateUser(ctx, auth.User{Name: "bob"}); !errors.Is(err, auth.ErrExists) {
 			t.Fatalf("duplicate user: %v, want ErrExists", err)
 		}
 		u, err := s.User(ctx, "bob")
 		must(t, err)
-		if u.Name != "bob" || u.PasswordHash != "h1" || u.Role != auth.RoleAdmin || !u.Created.Equal(t0) {
+		if u.Name != "bob" || u.PasswordHash != "h1" || u.Role != authapi.RoleAdmin || !u.Created.Equal(t0) {
 			t.Fatalf("User = %+v", u)
 		}
 		if _, err := s.User(ctx, "nobody"); !errors.Is(err, auth.ErrNotFound) {
@@ -50,28 +51,28 @@ func Run(t *testing.T, newStore func(t *testing.T) auth.Store) {
 		if err := s.SetPassword(ctx, "nobody", "h"); !errors.Is(err, auth.ErrNotFound) {
 			t.Fatalf("SetPassword of unknown user: %v", err)
 		}
-		for _, r := range auth.Roles {
-			if err := s.SetRole(ctx, "bob", r); r != auth.RoleAdmin && !errors.Is(err, auth.ErrLastAdmin) {
+		for _, r := range authapi.Roles {
+			if err := s.SetRole(ctx, "bob", r); r != authapi.RoleAdmin && !errors.Is(err, auth.ErrLastAdmin) {
 				t.Fatalf("SetRole(%q) of the only administrator: %v, want ErrLastAdmin", r, err)
 			}
 		}
-		must(t, s.SetRole(ctx, "ann", auth.RoleAdmin))
-		for _, r := range auth.Roles {
+		must(t, s.SetRole(ctx, "ann", authapi.RoleAdmin))
+		for _, r := range authapi.Roles {
 			must(t, s.SetRole(ctx, "bob", r))
 			if u, _ := s.User(ctx, "bob"); u.Role != r || u.PasswordHash != "h2" {
 				t.Fatalf("after SetRole(%q): %+v", r, u)
 			}
 		}
-		must(t, s.CreateUser(ctx, auth.User{Name: "carl", PasswordHash: "h", Role: auth.RoleReadOnly, Created: t0}))
-		if u, _ := s.User(ctx, "carl"); u.Role != auth.RoleReadOnly {
+		must(t, s.CreateUser(ctx, auth.User{Name: "carl", PasswordHash: "h", Role: authapi.RoleReadOnly, Created: t0}))
+		if u, _ := s.User(ctx, "carl"); u.Role != authapi.RoleReadOnly {
 			t.Fatalf("read-only user stored as %+v", u)
 		}
-		if err := s.SetRole(ctx, "nobody", auth.RoleUser); !errors.Is(err, auth.ErrNotFound) {
+		if err := s.SetRole(ctx, "nobody", authapi.RoleUser); !errors.Is(err, auth.ErrNotFound) {
 			t.Fatalf("SetRole of unknown user: %v", err)
 		}
 		us, err := s.Users(ctx)
 		must(t, err)
-		if len(us) != 3 || us[0].Name != "ann" || us[1].Name != "bob" || us[2].Name != "carl" || us[1].Role != auth.RoleAdmin {
+		if len(us) != 3 || us[0].Name != "ann" || us[1].Name != "bob" || us[2].Name != "carl" || us[1].Role != authapi.RoleAdmin {
 			t.Fatalf("Users = %+v", us)
 		}
 		if err := s.DeleteUser(ctx, "nobody"); !errors.Is(err, auth.ErrNotFound) {
@@ -82,23 +83,23 @@ func Run(t *testing.T, newStore func(t *testing.T) auth.Store) {
 	t.Run("an administrator remains", func(t *testing.T) {
 		s := newStore(t)
 		user(t, s, "ann")
-		must(t, s.CreateUser(ctx, auth.User{Name: "root", PasswordHash: "h", Role: auth.RoleAdmin, Created: t0}))
+		must(t, s.CreateUser(ctx, auth.User{Name: "root", PasswordHash: "h", Role: authapi.RoleAdmin, Created: t0}))
 		if err := s.DeleteUser(ctx, "root"); !errors.Is(err, auth.ErrLastAdmin) {
 			t.Fatalf("DeleteUser of the only administrator: %v, want ErrLastAdmin", err)
 		}
-		if err := s.SetRole(ctx, "root", auth.RoleUser); !errors.Is(err, auth.ErrLastAdmin) {
+		if err := s.SetRole(ctx, "root", authapi.RoleUser); !errors.Is(err, auth.ErrLastAdmin) {
 			t.Fatalf("SetRole of the only administrator: %v, want ErrLastAdmin", err)
 		}
-		must(t, s.SetRole(ctx, "ann", auth.RoleUser)) // not an administrator: nothing to keep
+		must(t, s.SetRole(ctx, "ann", authapi.RoleUser)) // not an administrator: nothing to keep
 		// Two administrators demoting (or deleting) each other at once: one change is made.
 		for round := range 10 {
-			must(t, s.SetRole(ctx, "ann", auth.RoleAdmin))
+			must(t, s.SetRole(ctx, "ann", authapi.RoleAdmin))
 			var wg sync.WaitGroup
 			errs := make([]error, 2)
-			wg.Go(func() { errs[0] = s.SetRole(ctx, "ann", auth.RoleReadOnly) })
+			wg.Go(func() { errs[0] = s.SetRole(ctx, "ann", authapi.RoleReadOnly) })
 			wg.Go(func() {
 				if round%2 == 0 {
-					errs[1] = s.SetRole(ctx, "root", auth.RoleUser)
+					errs[1] = s.SetRole(ctx, "root", authapi.RoleUser)
 				} else {
 					errs[1] = s.DeleteUser(ctx, "root")
 				}
@@ -116,7 +117,7 @@ func Run(t *testing.T, newStore func(t *testing.T) auth.Store) {
 			us, err := s.Users(ctx)
 			must(t, err)
 			for _, u := range us {
-				if u.Role == auth.RoleAdmin {
+				if u.Role == authapi.RoleAdmin {
 					admins++
 				}
 			}
@@ -125,9 +126,9 @@ func Run(t *testing.T, newStore func(t *testing.T) auth.Store) {
 			}
 			// Back to two administrators, root and ann.
 			if _, err := s.User(ctx, "root"); errors.Is(err, auth.ErrNotFound) {
-				must(t, s.CreateUser(ctx, auth.User{Name: "root", PasswordHash: "h", Role: auth.RoleAdmin, Created: t0}))
+				must(t, s.CreateUser(ctx, auth.User{Name: "root", PasswordHash: "h", Role: authapi.RoleAdmin, Created: t0}))
 			}
-			must(t, s.SetRole(ctx, "root", auth.RoleAdmin))
+			must(t, s.SetRole(ctx, "root", authapi.RoleAdmin))
 		}
 	})
 

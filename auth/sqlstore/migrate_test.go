@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/auth/authapi"
 )
 
 // TestMigrateRoles opens a store written before roles: its administrators stay
@@ -22,13 +22,13 @@ func TestMigrateRoles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(us) != 2 || us[0].Role != auth.RoleAdmin || us[1].Role != auth.RoleUser || us[1].PasswordHash != "h2" {
+		if len(us) != 2 || us[0].Role != authapi.RoleAdmin || us[1].Role != authapi.RoleUser || us[1].PasswordHash != "h2" {
 			t.Fatalf("after migration: %+v", us)
 		}
 		s.Close()
 	}
 	s := open(t, path)
-	if err := s.SetRole(t.Context(), "ann", auth.RoleAdmin); err != nil {
+	if err := s.SetRole(t.Context(), "ann", authapi.RoleAdmin); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -56,7 +56,7 @@ func TestRolesBeforeVersioning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(us) != 2 || us[0].Role != auth.RoleAdmin || us[1].Role != auth.RoleReadOnly {
+	if len(us) != 2 || us[0].Role != authapi.RoleAdmin || us[1].Role != authapi.RoleReadOnly {
 		t.Fatalf("after migration: %+v", us)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 
-	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/auth/authapi"
 )
 
 // step is one version of the schema: SQL for every dialect, and SQL for PostgreSQL alone.
@@ -68,8 +68,8 @@ var steps = []step{
 	{added: [2]string{"auth_users", "role"}, all: func(d dialect) []string {
 		return []string{
 			`ALTER TABLE auth_users ADD COLUMN role TEXT NOT NULL DEFAULT ''`,
-			`UPDATE auth_users SET role = CASE WHEN admin THEN '` + string(auth.RoleAdmin) +
-				`' ELSE '` + string(auth.RoleUser) + `' END WHERE role = ''`,
+			`UPDATE auth_users SET role = CASE WHEN admin THEN '` + string(authapi.RoleAdmin) +
+				`' ELSE '` + string(authapi.RoleUser) + `' END WHERE role = ''`,
 		}
 	}},
 }

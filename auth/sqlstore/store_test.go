@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/auth/authtest"
 	"github.com/fnapi/fnapi/auth/sqlstore"
 )
@@ -64,7 +65,7 @@ func TestUnversionedDatabaseAdopted(t *testing.T) {
 	}
 	db.Close()
 	s := open(t, path)
-	if u, err := s.User(t.Context(), "ann"); err != nil || u.Role != auth.RoleAdmin {
+	if u, err := s.User(t.Context(), "ann"); err != nil || u.Role != authapi.RoleAdmin {
 		t.Fatalf("user of the old database: %+v, %v", u, err)
 	}
 }

@@ -6,12 +6,13 @@ import (
 	"fmt"
 
 	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/auth/authapi"
 )
 
 // CreateUser implements auth.Store.
 func (s *Store) CreateUser(ctx context.Context, u auth.User) error {
 	n, err := s.exec(ctx, `INSERT INTO auth_users (name, password, admin, role, created) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT DO NOTHING`, u.Name, u.PasswordHash, u.Role == auth.RoleAdmin, string(u.Role), nanos(u.Created))
+		ON CONFLICT DO NOTHING`, u.Name, u.PasswordHash, u.Role == authapi.RoleAdmin, string(u.Role), nanos(u.Created))
 	if err != nil {
 		return err
 	}
@@ -72,15 +73,15 @@ func (s *Store) SetPassword(ctx context.Context, name, passwordHash string) erro
 }
 
 // SetRole implements auth.Store.
-func (s *Store) SetRole(ctx context.Context, name string, r auth.Role) error {
+func (s *Store) SetRole(ctx context.Context, name string, r authapi.Role) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		if r != auth.RoleAdmin {
+		if r != authapi.RoleAdmin {
 			if err := s.keepAdmin(ctx, tx, name); err != nil {
 				return err
 			}
 		}
 		res, err := tx.ExecContext(ctx, s.d.q(`UPDATE auth_users SET role = ?, admin = ? WHERE name = ?`),
-			string(r), r == auth.RoleAdmin, name)
+			string(r), r == authapi.RoleAdmin, name)
 		if err != nil {
 			return fmt.Errorf("sqlstore: setting the role of %q: %w", name, err)
 		}
@@ -105,7 +106,7 @@ func (s *Store) keepAdmin(ctx context.Context, tx *sql.Tx, name string) error {
 	err := tx.QueryRowContext(ctx, s.d.q(`SELECT
 			coalesce(sum(CASE WHEN name = ? THEN 1 ELSE 0 END), 0),
 			coalesce(sum(CASE WHEN name = ? THEN 0 ELSE 1 END), 0)
-		FROM auth_users WHERE role = ? OR (role = '' AND admin)`), name, name, string(auth.RoleAdmin)).Scan(&self, &others)
+		FROM auth_users WHERE role = ? OR (role = '' AND admin)`), name, name, string(authapi.RoleAdmin)).Scan(&self, &others)
 	if err != nil {
 		return fmt.Errorf("sqlstore: counting administrators: %w", err)
 	}
@@ -116,14 +117,14 @@ func (s *Store) keepAdmin(ctx context.Context, tx *sql.Tx, name string) error {
 }
 
 // role is a stored user's role: a user an older program created has only the admin flag.
-func role(r auth.Role, admin bool) auth.Role {
+func role(r authapi.Role, admin bool) authapi.Role {
 	switch {
 	case r != "":
 		return r
 	case admin:
-		return auth.RoleAdmin
+		return authapi.RoleAdmin
 	}
-	return auth.RoleUser
+	return authapi.RoleUser
 }
 
 // DeleteUser implements auth.Store.

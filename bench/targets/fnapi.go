@@ -7,7 +7,6 @@ import (
 
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/registry"
-	"github.com/fnapi/fnapi/transport"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 )
@@ -26,7 +25,7 @@ func fnapiHandler() (http.Handler, error) {
 	}
 	logger := zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()),
 		zapcore.AddSync(io.Discard), zapcore.InfoLevel))
-	observed, err := fnapi.New(reg, fnapi.WithLogger(logger), fnapi.WithMetrics(&transport.Metrics{}))
+	observed, err := fnapi.New(reg, fnapi.WithLogger(logger), fnapi.WithMetrics())
 	if err != nil {
 		return nil, fmt.Errorf("targets: fnapi: %w", err)
 	}

@@ -2,7 +2,7 @@
 // auth's users, sessions and keys: an interceptor reads the API key the transport took from the
 // request (the Svc-Authorization header or the _key argument), finds who it belongs to, and
 // either refuses the call or tells the function who calls. Roles work the same way: a function
-// registered with registry.RequiresRole is refused to callers without that role.
+// registered with registry.Requires(role) is refused to callers without that role.
 //
 //	FNAPI_TOKENS='ann:admin:s3cret-1,bob:user:s3cret-2' go run ./examples/authenticator
 //	curl -k -H 'Svc-Authorization: s3cret-2' https://127.0.0.1:8446/api/whoami   # "bob"
@@ -25,6 +25,7 @@ import (
 
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"go.uber.org/zap"
 )
@@ -77,7 +78,7 @@ func (d *directory) lookup(token string) (Caller, bool) {
 func (d *directory) interceptor() registry.Interceptor {
 	return func(next registry.Handler) registry.Handler {
 		return func(ctx context.Context, c *registry.Call) (any, error) {
-			if c.Func.Access == registry.Public {
+			if c.Func.Access == decl.Public {
 				return next(ctx, c)
 			}
 			who, ok := d.lookup(c.Credentials.Key)
@@ -106,7 +107,7 @@ func newMux(d *directory, logger *zap.Logger) (*http.ServeMux, error) {
 	reg.MustRegister("whoami", func(ctx context.Context) string { return caller(ctx).Name },
 		registry.ReadOnly(), registry.Describe("Says who the caller is."))
 	reg.MustRegister("purge", func(ctx context.Context) string { return "purged by " + caller(ctx).Name },
-		registry.RequiresRole("admin"), registry.Describe("Something only an administrator may do."))
+		registry.Requires("admin"), registry.Describe("Something only an administrator may do."))
 	api, err := fnapi.New(reg, fnapi.WithLogger(logger), fnapi.WithInterceptors(d.interceptor()))
 	if err != nil {
 		return nil, err

@@ -69,9 +69,9 @@ type options struct {
 	geoASN, geoCountry    string // -geoip-asn, -geoip-country
 }
 
-// parseFlags reads the command line; a wrong flag is one line of error, -help the usage.
-func parseFlags(args []string) (options, error) {
-	var o options
+// newFlagSet returns the service's flags, set into o; the README's table lists each
+// (TestREADMEFlags).
+func newFlagSet(o *options) *flag.FlagSet {
 	fs := flag.NewFlagSet("dataservice", flag.ContinueOnError)
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8443", "address to serve HTTPS on")
 	fs.StringVar(&o.data, "data", "./data", "directory of everything the service keeps")
@@ -98,6 +98,13 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.geoCountry, "geoip-country", "", "MaxMind DB file of countries (GeoLite2-Country or -City layout) for client.country and server.country; read again when it changes on disk")
 	fs.TextVar(&o.level, "log-level", zapcore.InfoLevel, "log level: debug, info, warn, error")
 	fs.SetOutput(io.Discard) // errors are returned, as one line
+	return fs
+}
+
+// parseFlags reads the command line; a wrong flag is one line of error, -help the usage.
+func parseFlags(args []string) (options, error) {
+	var o options
+	fs := newFlagSet(&o)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(os.Stderr)

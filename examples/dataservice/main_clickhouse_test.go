@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -80,22 +77,6 @@ func TestCommandLineClickHouse(t *testing.T) {
 			p.stop(t)
 		})
 	}
-}
-
-// adminClient logs in as admin to the service p keeping its data in data.
-func adminClient(t *testing.T, p *process, data string) *client.Client {
-	t.Helper()
-	pw, err := os.ReadFile(filepath.Join(data, "admin-password"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	anon, _ := client.New(p.url+"/api", client.WithHTTPClient(insecure()))
-	var session string
-	if err := anon.Call(context.Background(), "login", map[string]string{"user": "admin", "password": strings.TrimSpace(string(pw))}, &session); err != nil {
-		t.Fatal(err)
-	}
-	c, _ := client.New(p.url+"/api", client.WithHTTPClient(insecure()), client.WithSession(session))
-	return c
 }
 
 // query calls query and returns the data of its first result as JSON.

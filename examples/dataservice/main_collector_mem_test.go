@@ -8,13 +8,11 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/client"
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
@@ -109,16 +107,7 @@ func TestCollectorMemoryAttack(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	pw, err := os.ReadFile(filepath.Join(data, "admin-password"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	anon, _ := client.New(p.url+"/api", client.WithHTTPClient(insecure()))
-	session, err := client.Call(ctx, anon, authapi.Login, authapi.LoginArgs{User: "admin", Password: strings.TrimSpace(string(pw))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, _ := client.New(p.url+"/api", client.WithHTTPClient(insecure()), client.WithSession(session))
+	c := adminClient(t, p, data)
 	st, err := client.Call(ctx, c, api.CollectorStatus, decl.None{})
 	if err != nil {
 		t.Fatal(err)

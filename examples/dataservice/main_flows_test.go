@@ -7,14 +7,9 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/fnapi/fnapi/auth/authapi"
-	"github.com/fnapi/fnapi/client"
 )
 
 // TestCommandLineFlows runs the service with -netflow and -sflow on free ports, sends a NetFlow
@@ -50,16 +45,7 @@ func TestCommandLineFlows(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	pw, err := os.ReadFile(filepath.Join(data, "admin-password"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	anon, _ := client.New(p.url+"/api", client.WithHTTPClient(insecure()))
-	session, err := client.Call(ctx, anon, authapi.Login, authapi.LoginArgs{User: "admin", Password: strings.TrimSpace(string(pw))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, _ := client.New(p.url+"/api", client.WithHTTPClient(insecure()), client.WithSession(session))
+	c := adminClient(t, p, data)
 	var res []struct{ Data [][2][]any }
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		err := c.Call(ctx, "query", map[string]any{"expr": "traffic, packets BY exporter, client.ip, server.port, application SINCE @now-600"}, &res)

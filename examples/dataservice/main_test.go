@@ -119,6 +119,22 @@ func (p *process) stop(t *testing.T) {
 	}
 }
 
+// adminClient logs in as admin to the service p keeping its data in data.
+func adminClient(t *testing.T, p *process, data string) *client.Client {
+	t.Helper()
+	pw, err := os.ReadFile(filepath.Join(data, "admin-password"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	anon, _ := client.New(p.url+"/api", client.WithHTTPClient(insecure()))
+	var session string
+	if err := anon.Call(context.Background(), "login", map[string]string{"user": "admin", "password": strings.TrimSpace(string(pw))}, &session); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := client.New(p.url+"/api", client.WithHTTPClient(insecure()), client.WithSession(session))
+	return c
+}
+
 func insecure() *http.Client {
 	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 }

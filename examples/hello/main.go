@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"go.uber.org/zap"
 )
@@ -53,7 +54,7 @@ func main() {
 func newMux(logger *zap.Logger) (*http.ServeMux, error) {
 	reg := registry.New()
 	fnapi.MustRegisterBuiltins(reg) // echo, doc, get-api-version, cancel
-	public := registry.Requires(registry.Public)
+	public := registry.Requires(decl.Public)
 	reg.MustRegister("add", func(a, b float64) float64 { return a + b },
 		registry.Args("a", "b"), registry.Describe("Adds two numbers."), public)
 	reg.MustRegister("greet", greet, registry.Describe("Greets someone."), public, registry.Since("1.1"))

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/mcp"
 	"github.com/fnapi/fnapi/registry"
 	"go.uber.org/zap"
@@ -71,6 +72,6 @@ func handler(log *zap.Logger) (http.Handler, error) {
 	if err := register(reg); err != nil {
 		return nil, err
 	}
-	return fnapi.New(reg, fnapi.WithLogger(log), fnapi.WithNames(registry.Names{MountPath: "/"}),
+	return fnapi.New(reg, fnapi.WithLogger(log), fnapi.WithNames(decl.Names{MountPath: "/"}),
 		fnapi.WithMCP(mcp.Options{Name: "mcpeverything", Version: "1.0.0", Resources: resources, Prompts: prompts}))
 }

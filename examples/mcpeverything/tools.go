@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/mcp"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/stream"
@@ -16,7 +17,7 @@ var errTest = apierr.Declare("TEST-ERROR", 400, "The tool failed on purpose.", a
 // register registers every function: the tools, and the functions behind the resources and
 // prompts. Every one is public: the example has no authentication.
 func register(reg *registry.Registry) error {
-	public := registry.Requires(registry.Public)
+	public := registry.Requires(decl.Public)
 	for _, f := range []struct {
 		name, desc string
 		fn         any

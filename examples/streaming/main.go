@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/stream"
 	"go.uber.org/zap"
@@ -65,7 +66,7 @@ func countdown(ctx context.Context, in CountArgs, s *stream.Sender[Tick]) error 
 func newMux(logger *zap.Logger) (*http.ServeMux, error) {
 	reg := registry.New()
 	fnapi.MustRegisterBuiltins(reg) // cancel among them, for the WebSocket
-	reg.MustRegister("countdown", countdown, registry.Requires(registry.Public), registry.ReadOnly(),
+	reg.MustRegister("countdown", countdown, registry.Requires(decl.Public), registry.ReadOnly(),
 		registry.Accumulate(stream.Append[Tick]()), registry.Describe("Counts down from a number."))
 	api, err := fnapi.New(reg, fnapi.WithLogger(logger))
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/stream"
 )
@@ -92,11 +93,11 @@ func Registry() (*registry.Registry, error) {
 		fn   any
 		opts []registry.Option
 	}{
-		{"greet", Greet, []registry.Option{registry.Requires(registry.Public)}},
+		{"greet", Greet, []registry.Option{registry.Requires(decl.Public)}},
 		{"add", func(a, b int) int { return a + b }, []registry.Option{registry.Args("a", "b"), registry.Describe("Adds two integers.")}},
 		{"count", Count, []registry.Option{registry.Since("1.1"), registry.Accumulate(stream.Last[Progress]())}},
-		{"find", Lookup{}.Find, []registry.Option{registry.Since("1.1"), registry.Requires(registry.Session), registry.Errors(NotANote, apierr.NotFound)}},
-		{"forget", Forget, []registry.Option{registry.Since("1.1"), registry.Requires(registry.Public)}},
+		{"find", Lookup{}.Find, []registry.Option{registry.Since("1.1"), registry.Requires(decl.Session), registry.Errors(NotANote, apierr.NotFound)}},
+		{"forget", Forget, []registry.Option{registry.Since("1.1"), registry.Requires(decl.Public)}},
 	} {
 		if err := reg.Register(r.name, r.fn, r.opts...); err != nil {
 			return nil, fmt.Errorf("sampleapi: %w", err)

@@ -24,6 +24,10 @@ type Meta struct {
 	Elapsed float64 `json:"elapsed"`
 	// Sorted is true when the rows are ordered by the first value (no time key).
 	Sorted bool `json:"sorted"`
+	// Groups is, for a statement with TOP, how many groups (time ignored) satisfied it before
+	// TOP kept the largest: a client shows "10 of 214,861". Absent without TOP, or when no
+	// group matched.
+	Groups int64 `json:"groups,omitempty"`
 }
 
 // Row is one group of a Result; it marshals to [keys, values].

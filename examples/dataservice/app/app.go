@@ -27,7 +27,6 @@ import (
 	"github.com/fnapi/fnapi/jsonrpc"
 	fnotel "github.com/fnapi/fnapi/otel"
 	"github.com/fnapi/fnapi/registry"
-	"github.com/fnapi/fnapi/transport"
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 )
@@ -94,7 +93,8 @@ type App struct {
 	cfg      Config
 	log      *zap.Logger
 	records  records.Store
-	store    records.Store // records, traced when Config.TracerProvider is set
+	engineOf *records.Engine // records' engine (records.Open's table)
+	store    records.Store   // records, traced when Config.TracerProvider is set
 	state    state.Store
 	users    *sqlstore.Store
 	usersDB  *sql.DB // the users' PostgreSQL connections; nil on SQLite
@@ -102,7 +102,7 @@ type App struct {
 	auth     *auth.Authenticator
 	settings *manage.Settings
 	handler  http.Handler
-	api      *transport.Handler
+	api      *fnapi.Handler
 	flows    *collect.Collector // nil without -netflow and -sflow
 	flowAddr [2]string          // where flows and sFlow are received
 	limit    callLimit
@@ -140,12 +140,12 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 			opened.closeStores()
 		}
 	}()
-	if a.records, err = openRecords(ctx, cfg); err != nil {
+	if a.records, a.engineOf, err = openRecords(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("app: %w", err) // records' errors say "records: ..."
 	}
 	a.store = a.records
 	if tp := cfg.TracerProvider; tp != nil {
-		a.store = tracedStore{Store: a.records, tracer: tp.Tracer(tracerName), system: cfg.recordsSystem()}
+		a.store = tracedStore{Store: a.records, tracer: tp.Tracer(tracerName), system: a.engineOf.Name}
 	}
 	if err := a.openShared(ctx); err != nil {
 		return nil, err
@@ -232,36 +232,35 @@ func (a *App) startCollector() error {
 // tests that ask for port 0.
 func (a *App) FlowAddrs() (netflow, sflow string) { return a.flowAddr[0], a.flowAddr[1] }
 
-// recordsSystem names the records store cfg chooses, as spans' db.system.name says it.
-func (cfg Config) recordsSystem() string {
+// recordsURL is the URL of the records store the command line chooses, which names its
+// engine (records.Open's table): -clickhouse's URL, else DuckDB in DataDir.
+func (cfg Config) recordsURL() string {
 	if cfg.ClickHouse != "" {
-		return "clickhouse"
+		return cfg.ClickHouse
 	}
-	return "duckdb"
+	return records.DefaultScheme + ":" + cfg.DataDir
 }
 
-// openRecords opens the records store cfg chooses. On an error the store is a nil interface,
-// never a nil pointer in one, so that closing what was opened skips it.
-func openRecords(ctx context.Context, cfg Config) (records.Store, error) {
-	var (
-		st  records.Store
-		err error
-	)
+// openRecords opens the records store cfg chooses with the engine of its URL. On an error the
+// store is a nil interface, never a nil pointer in one, so that closing what was opened skips
+// it.
+func openRecords(ctx context.Context, cfg Config) (records.Store, *records.Engine, error) {
 	// The stores' background work (DuckDB's rollup step, ClickHouse's rollup repair) reports
 	// its failures in the service's log.
 	logError := records.WithErrorLog(func(msg string, err error) { cfg.Logger.Error(msg, zap.Error(err)) })
-	switch {
-	case cfg.ClickHouse != "":
-		st, err = records.OpenClickHouse(ctx, cfg.ClickHouse, cfg.ClickHouseCluster, logError)
-	case cfg.ClickHouseCluster != "":
+	url := cfg.recordsURL()
+	e, err := records.EngineOf(url)
+	if err == nil && cfg.ClickHouseCluster != "" && !e.Clusters {
 		err = errors.New("records: a ClickHouse cluster needs the URL of one of its servers")
-	default:
-		st, err = records.OpenDuckDB(ctx, cfg.DataDir, logError)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return st, nil
+	st, err := e.Open(ctx, url, cfg.ClickHouseCluster, logError)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, e, nil
 }
 
 // registry returns a registry with every function of the service: API 1.0, 1.1 adding
@@ -288,14 +287,14 @@ func (a *App) registry() (*registry.Registry, error) {
 		}
 	}
 	if tp := a.cfg.TracerProvider; tp != nil {
-		svc.Engine = tracedEngine{next: svc.Engine, tracer: tp.Tracer(tracerName), system: a.cfg.recordsSystem()}
+		svc.Engine = tracedEngine{next: svc.Engine, tracer: tp.Tracer(tracerName), system: a.engineOf.Name}
 		if live := svc.Live; live != nil {
 			svc.Live = func(expr string) (traffic.Live, error) {
 				l, err := live(expr)
 				if err != nil {
 					return nil, err
 				}
-				return tracedLive{next: l, tracer: tp.Tracer(tracerName), system: a.cfg.recordsSystem()}, nil
+				return tracedLive{next: l, tracer: tp.Tracer(tracerName), system: a.engineOf.Name}, nil
 			}
 		}
 	}
@@ -322,7 +321,6 @@ func (a *App) newHandler() (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	metrics := &transport.Metrics{}
 	ics := []registry.Interceptor{cluster.Interceptor(), a.auth.Interceptor(), a.limit.Interceptor(), manage.AuditInterceptor(a.state, a.log, manage.WithAuditRetention(a.settings.AuditRetention))}
 	if tp := a.cfg.TracerProvider; tp != nil {
 		// Outermost, so that a call's span covers authentication and rate limits.
@@ -330,7 +328,7 @@ func (a *App) newHandler() (http.Handler, error) {
 	}
 	a.api, err = fnapi.New(reg,
 		fnapi.WithLogger(a.log),
-		fnapi.WithMetrics(metrics),
+		fnapi.WithMetrics(),
 		fnapi.WithInterceptors(ics...),
 		fnapi.WithMCP(agents),
 		fnapi.WithJSONRPC(jsonrpc.Options{}))
@@ -339,7 +337,7 @@ func (a *App) newHandler() (http.Handler, error) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", a.api))
-	var metricsHandler http.Handler = metrics.Handler()
+	metricsHandler := a.api.Metrics()
 	if a.flows != nil {
 		metricsHandler = a.flows.MetricsHandler(metricsHandler)
 	}

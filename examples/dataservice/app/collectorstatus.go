@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/registry"
@@ -18,5 +18,5 @@ func (a *App) registerCollectorStatus(reg *registry.Registry) error {
 			return api.CollectorStatusResult{Listen: []api.CollectorSocket{}, Exporters: []api.ExporterStatus{}}, nil
 		}
 		return a.flows.Status(time.Now()), nil
-	}, auth.Requires(auth.RoleReadOnly), registry.ReadOnly())
+	}, registry.Requires(authapi.RoleReadOnly), registry.ReadOnly())
 }

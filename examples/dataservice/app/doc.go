@@ -5,7 +5,7 @@
 // node at a time when the nodes share what they work on; see package cluster).
 //
 // The API is 1.0; 1.1 adds list-fields, and 1.2 set-role and list-audit. Every function states
-// the role it needs (auth.Requires): reads for read-only users, changes of dashboards, widgets
+// the role it needs (registry.Requires with an authapi.Role): reads for read-only users, changes of dashboards, widgets
 // and records for users, configuration, users, other users' keys and the audit trail for
 // administrators. The interceptors, outermost first: authentication and roles, the call rate
 // limit (rate_limit, changeable while serving), the audit trail (manage.AuditInterceptor).

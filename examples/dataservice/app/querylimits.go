@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/fnapi/fnapi/examples/dataservice/records/duckdb"
+
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
-	"github.com/fnapi/fnapi/examples/dataservice/records"
 	"github.com/fnapi/fnapi/examples/dataservice/traffic"
 )
 
@@ -28,7 +29,7 @@ const (
 // queryEngine returns the engine of the query function, bounded as cfg says, and sets the
 // embedded DuckDB's memory limit and threads (a ClickHouse server has its own settings).
 func (a *App) queryEngine(ctx context.Context) (*pvql.Engine, error) {
-	if d, ok := a.records.(*records.DuckDB); ok {
+	if d, ok := a.records.(*duckdb.Store); ok {
 		if err := a.boundDuckDB(ctx, d); err != nil {
 			return nil, err
 		}
@@ -45,7 +46,7 @@ func (a *App) queryEngine(ctx context.Context) (*pvql.Engine, error) {
 }
 
 // boundDuckDB sets DuckDB's memory_limit and threads.
-func (a *App) boundDuckDB(ctx context.Context, d *records.DuckDB) error {
+func (a *App) boundDuckDB(ctx context.Context, d *duckdb.Store) error {
 	mem := a.cfg.QueryMemory
 	if mem <= 0 {
 		mem = DefaultQueryMemory

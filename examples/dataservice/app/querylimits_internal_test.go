@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/fnapi/fnapi/examples/dataservice/records"
+	"github.com/fnapi/fnapi/examples/dataservice/records/duckdb"
 )
 
 // TestDuckDBBounds checks that the records engine runs under the configured memory limit and
@@ -17,7 +17,7 @@ func TestDuckDBBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close(ctx)
-	mem, threads, err := a.records.(*records.DuckDB).Limits(ctx)
+	mem, threads, err := a.records.(*duckdb.Store).Limits(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

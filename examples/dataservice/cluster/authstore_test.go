@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/auth/authtest"
 	"github.com/fnapi/fnapi/auth/sqlstore"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
@@ -88,10 +89,10 @@ func TestRolesMigrationOnPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(us) != 2 || us[0].Role != auth.RoleAdmin || us[1].Role != auth.RoleUser || us[1].PasswordHash != "h2" {
+	if len(us) != 2 || us[0].Role != authapi.RoleAdmin || us[1].Role != authapi.RoleUser || us[1].PasswordHash != "h2" {
 		t.Fatalf("after migration: %+v", us)
 	}
-	if err := s.SetRole(t.Context(), "ann", auth.RoleAdmin); err != nil {
+	if err := s.SetRole(t.Context(), "ann", authapi.RoleAdmin); err != nil {
 		t.Fatal(err)
 	}
 	var admin bool

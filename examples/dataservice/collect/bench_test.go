@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fnapi/fnapi/examples/dataservice/records/duckdb"
+
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 	"github.com/netsampler/goflow2/v2/decoders/netflow"
@@ -190,7 +192,7 @@ func cpuTime() time.Duration {
 // replay sends datagrams to a new collector (rate flows/s, 0: unpaced) and returns the time
 // until all is stored, the datagrams dropped and the records stored.
 func replay(b *testing.B, datagrams [][]byte, flows, rate int) (time.Duration, uint64, uint64) {
-	store, err := records.OpenDuckDB(context.Background(), b.TempDir())
+	store, err := duckdb.Open(context.Background(), b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fnapi/fnapi/examples/dataservice/records/duckdb"
+
 	"github.com/fnapi/fnapi/examples/dataservice/collect"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
@@ -76,9 +78,9 @@ func writeCapture(t *testing.T, start time.Time, ipv6 bool) (string, map[string]
 
 // startCollector starts a collector storing into a fresh DuckDB store and listening for proto
 // on a free port of 127.0.0.1.
-func startCollector(t *testing.T, proto collect.Protocol) (*collect.Collector, *records.DuckDB, string) {
+func startCollector(t *testing.T, proto collect.Protocol) (*collect.Collector, *duckdb.Store, string) {
 	t.Helper()
-	store, err := records.OpenDuckDB(context.Background(), t.TempDir())
+	store, err := duckdb.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +95,7 @@ func startCollector(t *testing.T, proto collect.Protocol) (*collect.Collector, *
 }
 
 // conversations answers the totals of every conversation stored, by "client server protocol".
-func conversations(t *testing.T, store *records.DuckDB, now time.Time) map[string]totals {
+func conversations(t *testing.T, store *duckdb.Store, now time.Time) map[string]totals {
 	t.Helper()
 	res, err := pvql.New(store).Query(context.Background(),
 		"client.traffic, server.traffic, client.packets, server.packets BY client.ip, client.port, server.ip, server.port, protocol SINCE @now-7200 UNTIL @now+3600",
@@ -114,7 +116,7 @@ func conversations(t *testing.T, store *records.DuckDB, now time.Time) map[strin
 
 // waitFor queries until the stored conversations are want, or fails after a while with the
 // difference.
-func waitFor(t *testing.T, c *collect.Collector, store *records.DuckDB, want map[string]totals) {
+func waitFor(t *testing.T, c *collect.Collector, store *duckdb.Store, want map[string]totals) {
 	t.Helper()
 	var got map[string]totals
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
@@ -163,7 +165,7 @@ func TestPmacctdSFlow(t *testing.T) {
 
 // checkExporter checks that query answers the capture's totals for exporter 127.0.0.1, and no
 // other exporter, and that the collector's metrics count its datagrams and flows.
-func checkExporter(t *testing.T, c *collect.Collector, store *records.DuckDB, want map[string]totals) {
+func checkExporter(t *testing.T, c *collect.Collector, store *duckdb.Store, want map[string]totals) {
 	t.Helper()
 	res, err := pvql.New(store).Query(context.Background(), "traffic, packets BY exporter SINCE @now-7200 UNTIL @now+3600", time.Now(), time.Hour)
 	if err != nil {

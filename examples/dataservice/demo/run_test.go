@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fnapi/fnapi/examples/dataservice/records/clickhouse"
+	"github.com/fnapi/fnapi/examples/dataservice/records/duckdb"
+
 	"github.com/fnapi/fnapi/examples/dataservice/demo"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
@@ -73,7 +76,7 @@ func TestRunWriteError(t *testing.T) {
 
 // TestRunIntoStore backfills a day into the DuckDB store: every generated record is accepted.
 func TestRunIntoStore(t *testing.T) {
-	s, err := records.OpenDuckDB(context.Background(), t.TempDir())
+	s, err := duckdb.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +143,7 @@ func TestRunStopsDuringBackfill(t *testing.T) {
 // TestRunIntoClickHouse backfills a day into a ClickHouse server: the generator works there
 // as on DuckDB.
 func TestRunIntoClickHouse(t *testing.T) {
-	s, err := records.OpenClickHouse(context.Background(), testenv.ClickHouse(t).URL, "")
+	s, err := clickhouse.Open(context.Background(), testenv.ClickHouse(t).URL, "")
 	if err != nil {
 		t.Fatal(err)
 	}

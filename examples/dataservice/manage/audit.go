@@ -123,7 +123,7 @@ func (a *auditor) intercept(next registry.Handler) registry.Handler {
 			}
 		}
 		d, _ := json.Marshal(details) // raw values are valid JSON: the transport checked them
-		e := state.AuditEvent{User: id.User, Key: id.KeyName, Address: address(c.RemoteAddr), Action: c.Func.Name, Details: d}
+		e := api.AuditEvent{User: id.User, Key: id.KeyName, Address: address(c.RemoteAddr), Action: c.Func.Name, Details: d}
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
 		if aerr := a.st.AppendAudit(wctx, e); aerr != nil {
@@ -156,10 +156,8 @@ func address(remote string) string {
 	return remote
 }
 
-type listAuditArgs = api.ListAuditArgs
-
 // listAudit is the list-audit function.
-func (s *service) listAudit(ctx context.Context, in listAuditArgs) ([]state.AuditEvent, error) {
+func (s *service) listAudit(ctx context.Context, in api.ListAuditArgs) ([]api.AuditEvent, error) {
 	if in.Limit == 0 {
 		in.Limit = DefaultAuditLimit
 	}
@@ -168,7 +166,7 @@ func (s *service) listAudit(ctx context.Context, in listAuditArgs) ([]state.Audi
 		return nil, storeError(err)
 	}
 	if es == nil {
-		es = []state.AuditEvent{}
+		es = []api.AuditEvent{}
 	}
 	return es, nil
 }

@@ -8,48 +8,41 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
 
-// The arguments' types are api's, as the declarations say.
-type (
-	idArgs              = api.IDArgs
-	createDashboardArgs = api.CreateDashboardArgs
-	updateDashboardArgs = api.UpdateDashboardArgs
-)
-
-func (s *service) listDashboards(ctx context.Context) ([]DashboardSummary, error) {
+func (s *service) listDashboards(ctx context.Context) ([]api.DashboardSummary, error) {
 	ds, err := s.store.Dashboards(ctx)
 	if err != nil {
 		return nil, storeError(err)
 	}
-	out := make([]DashboardSummary, 0, len(ds))
+	out := make([]api.DashboardSummary, 0, len(ds))
 	for _, d := range ds {
 		out = append(out, summaryOut(d))
 	}
 	return out, nil
 }
 
-func (s *service) getDashboard(ctx context.Context, in idArgs) (Dashboard, error) {
+func (s *service) getDashboard(ctx context.Context, in api.IDArgs) (api.Dashboard, error) {
 	d, err := s.store.Dashboard(ctx, in.ID)
 	if err != nil {
-		return Dashboard{}, storeError(err)
+		return api.Dashboard{}, storeError(err)
 	}
 	return dashboardOut(d), nil
 }
 
-func (s *service) createDashboard(ctx context.Context, in createDashboardArgs) (Dashboard, error) {
+func (s *service) createDashboard(ctx context.Context, in api.CreateDashboardArgs) (api.Dashboard, error) {
 	if err := checkTitle("title", in.Title); err != nil {
-		return Dashboard{}, err
+		return api.Dashboard{}, err
 	}
 	d, err := s.store.CreateDashboard(ctx, state.Dashboard{Title: in.Title, Description: in.Description, Owner: caller(ctx)})
 	if err != nil {
-		return Dashboard{}, storeError(err)
+		return api.Dashboard{}, storeError(err)
 	}
 	return dashboardOut(d), nil
 }
 
-func (s *service) updateDashboard(ctx context.Context, in updateDashboardArgs) (Dashboard, error) {
+func (s *service) updateDashboard(ctx context.Context, in api.UpdateDashboardArgs) (api.Dashboard, error) {
 	if in.Title != nil {
 		if err := checkTitle("title", *in.Title); err != nil {
-			return Dashboard{}, err
+			return api.Dashboard{}, err
 		}
 	}
 	d, err := s.store.UpdateDashboard(ctx, in.ID, func(d *state.Dashboard) error {
@@ -63,12 +56,12 @@ func (s *service) updateDashboard(ctx context.Context, in updateDashboardArgs) (
 		return nil
 	})
 	if err != nil {
-		return Dashboard{}, storeError(err)
+		return api.Dashboard{}, storeError(err)
 	}
 	return dashboardOut(d), nil
 }
 
-func (s *service) deleteDashboard(ctx context.Context, in idArgs) (bool, error) {
+func (s *service) deleteDashboard(ctx context.Context, in api.IDArgs) (bool, error) {
 	if err := s.store.DeleteDashboard(ctx, in.ID); err != nil {
 		return false, storeError(err)
 	}

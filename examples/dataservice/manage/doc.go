@@ -4,7 +4,7 @@
 //
 // # Functions
 //
-// All need a token (registry.Token), and the role named (auth.Requires): list-dashboards and
+// All need a token (decl.Token), and the role named (registry.Requires with an authapi.Role): list-dashboards and
 // get-dashboard read-only, the changes of dashboards and widgets user, get-config, set-config
 // and list-audit administrator.
 //

@@ -9,16 +9,6 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
 
-// Error codes of the management functions, besides the framework's catalogue: api's, where
-// they are declared with their status and attributes.
-var (
-	// QuerySyntax: a widget query is not valid in the query language.
-	QuerySyntax = api.QuerySyntax
-	// LimitReached: the store holds as many objects of a kind as it allows, or the caller as
-	// many followed queries as it may.
-	LimitReached = api.LimitReached
-)
-
 // storeError turns an error of the store into the error the caller receives: NOT-FOUND
 // naming the object, LIMIT-REACHED, UNAVAILABLE (a full disk), the *apierr.Error a change function returned, or the
 // error itself (an internal error: logged, never sent).
@@ -32,7 +22,7 @@ func storeError(err error) error {
 	case errors.As(err, &nf):
 		return apierr.New(apierr.NotFound, "name", nf.ID, "object", nf.Kind)
 	case errors.As(err, &le):
-		return apierr.New(LimitReached, "name", le.What, "limit", le.Limit)
+		return apierr.New(api.LimitReached, "name", le.What, "limit", le.Limit)
 	case errors.Is(err, state.ErrUnavailable):
 		return apierr.New(apierr.Unavailable).Wrap(err)
 	}
@@ -43,9 +33,9 @@ func storeError(err error) error {
 func queryError(err error, index int) error {
 	var se *pvql.SyntaxError
 	if errors.As(err, &se) {
-		return apierr.New(QuerySyntax, "position", se.Position, "expected", se.Expected, "message", se.Message,
+		return apierr.New(api.QuerySyntax, "position", se.Position, "expected", se.Expected, "message", se.Message,
 			"index", index)
 	}
-	return apierr.New(QuerySyntax, "position", 0, "expected", "a query", "message", "not a query",
+	return apierr.New(api.QuerySyntax, "position", 0, "expected", "a query", "message", "not a query",
 		"index", index).Wrap(err)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/auth/authapi"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
@@ -31,9 +32,9 @@ func fakeAuth(next registry.Handler) registry.Handler {
 	return func(ctx context.Context, c *registry.Call) (any, error) {
 		switch k := c.Credentials.Key; {
 		case k == testKey:
-			c.Identity = &auth.Identity{User: "tester", Role: auth.RoleAdmin, Admin: true}
+			c.Identity = &auth.Identity{User: "tester", Role: authapi.RoleAdmin, Admin: true}
 		case strings.HasPrefix(k, "secret:as:"):
-			c.Identity = &auth.Identity{User: strings.TrimPrefix(k, "secret:as:"), Role: auth.RoleUser}
+			c.Identity = &auth.Identity{User: strings.TrimPrefix(k, "secret:as:"), Role: authapi.RoleUser}
 		}
 		return next(ctx, c)
 	}

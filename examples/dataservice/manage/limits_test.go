@@ -2,6 +2,7 @@ package manage_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
@@ -32,16 +33,23 @@ func TestSchemaLimits(t *testing.T) {
 	checked := 0
 	for _, f := range reg.Funcs(version.MustParse("1.0")) {
 		for _, p := range f.Params {
+			var schema struct {
+				MaxLength *uint64 `json:"maxLength"`
+				MaxItems  *uint64 `json:"maxItems"`
+			}
+			if err := json.Unmarshal(p.Schema, &schema); err != nil {
+				t.Fatalf("%s(%s): %v", f.Name, p.Name, err)
+			}
 			if want, ok := maxLength[p.Name]; ok {
 				checked++
-				if p.Schema.MaxLength == nil || *p.Schema.MaxLength != want {
-					t.Errorf("%s(%s): schema maxLength %v, the code's limit %d", f.Name, p.Name, p.Schema.MaxLength, want)
+				if schema.MaxLength == nil || *schema.MaxLength != want {
+					t.Errorf("%s(%s): schema maxLength %v, the code's limit %d", f.Name, p.Name, schema.MaxLength, want)
 				}
 			}
 			if p.Name == "queries" {
 				checked++
-				if p.Schema.MaxItems == nil || *p.Schema.MaxItems != manage.MaxQueries {
-					t.Errorf("%s(queries): schema maxItems %v, the code's limit %d", f.Name, p.Schema.MaxItems, manage.MaxQueries)
+				if schema.MaxItems == nil || *schema.MaxItems != manage.MaxQueries {
+					t.Errorf("%s(queries): schema maxItems %v, the code's limit %d", f.Name, schema.MaxItems, manage.MaxQueries)
 				}
 			}
 		}

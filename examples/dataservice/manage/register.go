@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
@@ -30,9 +30,9 @@ func Register(reg *registry.Registry, st state.Store, settings *Settings) error 
 	s := &service{store: st, settings: settings, validate: pvql.Validate}
 	// Each function implements its declaration in package api: a signature that differs from
 	// the declaration's does not compile.
-	listDashboards := func(ctx context.Context, _ decl.None) ([]DashboardSummary, error) { return s.listDashboards(ctx) }
+	listDashboards := func(ctx context.Context, _ decl.None) ([]api.DashboardSummary, error) { return s.listDashboards(ctx) }
 	getConfig := func(context.Context, decl.None) (map[string]json.RawMessage, error) { return s.getConfig(), nil }
-	reader, user, admin := auth.Requires(auth.RoleReadOnly), auth.Requires(auth.RoleUser), auth.Requires(auth.RoleAdmin)
+	reader, user, admin := registry.Requires(authapi.RoleReadOnly), registry.Requires(authapi.RoleUser), registry.Requires(authapi.RoleAdmin)
 	for _, err := range []error{
 		registry.Implement(reg, api.ListDashboards, listDashboards, reader, registry.ReadOnly()),
 		registry.Implement(reg, api.GetDashboard, s.getDashboard, reader, registry.ReadOnly()),

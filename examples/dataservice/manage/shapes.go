@@ -8,21 +8,11 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
 
-// The shapes the functions answer live in package api, which Go clients import.
-type (
-	// Dashboard is a dashboard as the functions answer it.
-	Dashboard = api.Dashboard
-	// DashboardSummary is a dashboard without its widgets, as list-dashboards answers it.
-	DashboardSummary = api.DashboardSummary
-	// Widget is a widget as the functions answer it.
-	Widget = api.Widget
-)
-
 // outTime is how times are answered: UTC, to the second.
 func outTime(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
 
-func dashboardOut(d state.Dashboard) Dashboard {
-	out := Dashboard{ID: d.ID, Title: d.Title, Description: d.Description, Widgets: make([]Widget, 0, len(d.Widgets)),
+func dashboardOut(d state.Dashboard) api.Dashboard {
+	out := api.Dashboard{ID: d.ID, Title: d.Title, Description: d.Description, Widgets: make([]api.Widget, 0, len(d.Widgets)),
 		Created: outTime(d.Created), Updated: outTime(d.Updated)}
 	for _, w := range d.Widgets {
 		out.Widgets = append(out.Widgets, widgetOut(w))
@@ -30,12 +20,12 @@ func dashboardOut(d state.Dashboard) Dashboard {
 	return out
 }
 
-func summaryOut(d state.Dashboard) DashboardSummary {
-	return DashboardSummary{ID: d.ID, Title: d.Title, Description: d.Description,
+func summaryOut(d state.Dashboard) api.DashboardSummary {
+	return api.DashboardSummary{ID: d.ID, Title: d.Title, Description: d.Description,
 		Created: outTime(d.Created), Updated: outTime(d.Updated)}
 }
 
-func widgetOut(w state.Widget) Widget {
+func widgetOut(w state.Widget) api.Widget {
 	q := w.Queries
 	if q == nil {
 		q = []string{}
@@ -44,6 +34,6 @@ func widgetOut(w state.Widget) Widget {
 	if len(o) == 0 {
 		o = json.RawMessage(`{}`)
 	}
-	return Widget{ID: w.ID, Dashboard: w.Dashboard, Title: w.Title, Kind: w.Kind, Queries: q, Options: o,
+	return api.Widget{ID: w.ID, Dashboard: w.Dashboard, Title: w.Title, Kind: w.Kind, Queries: q, Options: o,
 		Created: outTime(w.Created), Updated: outTime(w.Updated)}
 }

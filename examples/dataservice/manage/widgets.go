@@ -8,46 +8,41 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
 
-type (
-	createWidgetArgs = api.CreateWidgetArgs
-	updateWidgetArgs = api.UpdateWidgetArgs
-)
-
-func (s *service) createWidget(ctx context.Context, in createWidgetArgs) (Widget, error) {
+func (s *service) createWidget(ctx context.Context, in api.CreateWidgetArgs) (api.Widget, error) {
 	if err := checkTitle("title", in.Title); err != nil {
-		return Widget{}, err
+		return api.Widget{}, err
 	}
 	if err := checkQueries(in.Queries, s.validate); err != nil {
-		return Widget{}, err
+		return api.Widget{}, err
 	}
 	opts, err := options(in.Options)
 	if err != nil {
-		return Widget{}, err
+		return api.Widget{}, err
 	}
 	w, err := s.store.CreateWidget(ctx, state.Widget{Dashboard: in.Dashboard, Title: in.Title, Kind: in.Kind,
 		Queries: in.Queries, Options: opts, Owner: caller(ctx)})
 	if err != nil {
-		return Widget{}, storeError(err)
+		return api.Widget{}, storeError(err)
 	}
 	return widgetOut(w), nil
 }
 
-func (s *service) updateWidget(ctx context.Context, in updateWidgetArgs) (Widget, error) {
+func (s *service) updateWidget(ctx context.Context, in api.UpdateWidgetArgs) (api.Widget, error) {
 	if in.Title != nil {
 		if err := checkTitle("title", *in.Title); err != nil {
-			return Widget{}, err
+			return api.Widget{}, err
 		}
 	}
 	if in.Queries != nil {
 		if err := checkQueries(in.Queries, s.validate); err != nil {
-			return Widget{}, err
+			return api.Widget{}, err
 		}
 	}
 	var opts json.RawMessage
 	if len(in.Options) > 0 && !isNull(in.Options) {
 		var err error
 		if opts, err = options(in.Options); err != nil {
-			return Widget{}, err
+			return api.Widget{}, err
 		}
 	}
 	w, err := s.store.UpdateWidget(ctx, in.ID, func(w *state.Widget) error {
@@ -70,12 +65,12 @@ func (s *service) updateWidget(ctx context.Context, in updateWidgetArgs) (Widget
 		return nil
 	})
 	if err != nil {
-		return Widget{}, storeError(err)
+		return api.Widget{}, storeError(err)
 	}
 	return widgetOut(w), nil
 }
 
-func (s *service) deleteWidget(ctx context.Context, in idArgs) (bool, error) {
+func (s *service) deleteWidget(ctx context.Context, in api.IDArgs) (bool, error) {
 	if err := s.store.DeleteWidget(ctx, in.ID); err != nil {
 		return false, storeError(err)
 	}

@@ -26,8 +26,11 @@ func (s *state) result() Result {
 		}
 	}
 	timeKey := slices.ContainsFunc(st.keys, func(k key) bool { return k.kind == kTime })
+	var groups int64 // with TOP, the groups (time ignored) before it cut
 	if st.top > 0 && timeKey {
-		kept = s.topGroups(kept)
+		kept, groups = s.topGroups(kept)
+	} else if st.top > 0 {
+		groups = int64(len(kept))
 	}
 	slices.SortFunc(kept, func(a, b int) int {
 		ka, kb := &g.group(a).key, &g.group(b).key
@@ -45,7 +48,7 @@ func (s *state) result() Result {
 	if st.top > 0 && !timeKey && int64(len(kept)) > st.top {
 		kept = kept[:st.top]
 	}
-	r := Result{Data: make([]Row, len(kept)), Meta: Meta{AccumulatedTime: s.covered, Sorted: !timeKey}}
+	r := Result{Data: make([]Row, len(kept)), Meta: Meta{AccumulatedTime: s.covered, Sorted: !timeKey, Groups: groups}}
 	for n, i := range kept {
 		r.Data[n] = Row{Keys: rowKeys(s.slots, &g.group(i).key), Values: vals[i*nv : (i+1)*nv : (i+1)*nv]}
 	}
@@ -53,8 +56,9 @@ func (s *state) result() Result {
 }
 
 // topGroups keeps the rows of the st.top groups, ignoring time, whose first value over the
-// whole period is largest, among the groups that have rows in kept.
-func (s *state) topGroups(kept []int) []int {
+// whole period is largest, among the groups that have rows in kept, and the number of those
+// groups.
+func (s *state) topGroups(kept []int) ([]int, int64) {
 	st, g := s.st, s.groups
 	totals := map[gkey]*sums{}
 	for i := range g.len() {
@@ -98,7 +102,7 @@ func (s *state) topGroups(kept []int) []int {
 		k := g.group(i).key
 		k.time = 0
 		return !top[k]
-	})
+	}), int64(len(cands))
 }
 
 // rowKeys renders a group's keys for a Row.

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fnapi/fnapi/examples/dataservice/records/clickhouse"
+
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
@@ -27,7 +29,7 @@ func TestClickHouseSameAnswers(t *testing.T) {
 		{"cluster", shards[0].URL, testenv.ClickHouseClusterName},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := records.OpenClickHouse(context.Background(), tc.url, tc.cluster)
+			s, err := clickhouse.Open(context.Background(), tc.url, tc.cluster)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,7 +55,7 @@ func TestClickHouseAwkwardStrings(t *testing.T) {
 		recs = append(recs, r)
 	}
 	duck := New(openDB(t, recs))
-	s, err := records.OpenClickHouse(context.Background(), testenv.ClickHouse(t).URL, "")
+	s, err := clickhouse.Open(context.Background(), testenv.ClickHouse(t).URL, "")
 	if err != nil {
 		t.Fatal(err)
 	}

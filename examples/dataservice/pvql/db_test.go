@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"testing"
 
+	"github.com/fnapi/fnapi/examples/dataservice/records/duckdb"
+
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
@@ -22,9 +24,9 @@ type rec struct {
 }
 
 // openDB opens a DuckDB store in a temporary directory holding recs.
-func openDB(tb testing.TB, recs []rec) *records.DuckDB {
+func openDB(tb testing.TB, recs []rec) *duckdb.Store {
 	tb.Helper()
-	s, err := records.OpenDuckDB(context.Background(), tb.TempDir())
+	s, err := duckdb.Open(context.Background(), tb.TempDir())
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/fnapi/fnapi/examples/dataservice/records/duckdb"
+
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
@@ -34,7 +36,7 @@ func ExampleEngine_Query() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	store, err := records.OpenDuckDB(context.Background(), dir)
+	store, err := duckdb.Open(context.Background(), dir)
 	if err != nil {
 		log.Fatal(err)
 	}

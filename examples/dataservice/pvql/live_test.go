@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fnapi/fnapi/examples/dataservice/records/clickhouse"
+
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
@@ -62,7 +64,7 @@ func TestLiveAnswersAsQuery(t *testing.T) {
 	})
 	t.Run("clickhouse", func(t *testing.T) {
 		url := testenv.ClickHouse(t).URL
-		s, err := records.OpenClickHouse(context.Background(), url, "")
+		s, err := clickhouse.Open(context.Background(), url, "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -152,6 +152,10 @@ func (q refQuery) answer(recs []rec) Result {
 			kept = append(kept, g)
 		}
 	}
+	groups := 0 // with TOP, the groups (time ignored) before it cuts
+	if q.top > 0 && timeIdx < 0 {
+		groups = len(kept)
+	}
 	if q.top > 0 && timeIdx >= 0 {
 		// Rank the groups without time by their first value over the whole period.
 		type cand struct {
@@ -182,6 +186,7 @@ func (q refQuery) answer(recs []rec) Result {
 		slices.SortFunc(cands, func(a, b cand) int {
 			return cmp.Or(refDesc(a.v, b.v), refCompareKeys(a.keys, b.keys, timeIdx))
 		})
+		groups = len(cands)
 		cands = cands[:min(len(cands), q.top)]
 		kept = slices.DeleteFunc(kept, func(g *refGroup) bool {
 			return !slices.ContainsFunc(cands, func(c cand) bool { return refCompareKeys(c.keys, g.keys, timeIdx) == 0 })
@@ -198,7 +203,7 @@ func (q refQuery) answer(recs []rec) Result {
 	if q.top > 0 && timeIdx < 0 && len(kept) > q.top {
 		kept = kept[:q.top]
 	}
-	res := Result{Data: []Row{}, Meta: Meta{AccumulatedTime: max(0, q.until-q.since), Sorted: timeIdx < 0}}
+	res := Result{Data: []Row{}, Meta: Meta{AccumulatedTime: max(0, q.until-q.since), Sorted: timeIdx < 0, Groups: int64(groups)}}
 	for _, g := range kept {
 		keys := make([]any, len(g.keys))
 		for i, k := range g.keys {
@@ -221,7 +226,7 @@ func refRender(k refKey, v any) any {
 
 // diffResult describes how got differs from want, ignoring Meta.Elapsed; "" when equal.
 func diffResult(got, want Result) string {
-	if got.Meta.AccumulatedTime != want.Meta.AccumulatedTime || got.Meta.Sorted != want.Meta.Sorted {
+	if got.Meta.AccumulatedTime != want.Meta.AccumulatedTime || got.Meta.Sorted != want.Meta.Sorted || got.Meta.Groups != want.Meta.Groups {
 		return fmt.Sprintf("meta %+v, want %+v", got.Meta, want.Meta)
 	}
 	if got.Data == nil {

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fnapi/fnapi/examples/dataservice/records/clickhouse"
+
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
@@ -110,7 +112,7 @@ func TestSumsSaturate(t *testing.T) {
 		t.Error("a Live whose sums reached MaxSum still follows them incrementally")
 	}
 
-	ch, err := records.OpenClickHouse(ctx, testenv.ClickHouse(t).URL, "")
+	ch, err := clickhouse.Open(ctx, testenv.ClickHouse(t).URL, "")
 	if err != nil {
 		t.Fatal(err)
 	}

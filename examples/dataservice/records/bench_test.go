@@ -1,40 +1,19 @@
 package records_test
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
-	"time"
 
-	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
+	"github.com/fnapi/fnapi/examples/dataservice/records/recordstest"
 )
-
-// BenchmarkIngest measures Ingest in batches of 10,000 records into a file-backed store; the
-// records/s metric is the figure to watch (the target is above 200,000 on two cores).
-func BenchmarkIngest(b *testing.B) {
-	s := openStore(b, b.TempDir())
-	defer s.Close()
-	ctx := context.Background()
-	const batch = 10000
-	recs := sample(batch, 1700000000)
-	b.ResetTimer()
-	cpu := testenv.CPUTime()
-	for b.Loop() {
-		if err := s.Ingest(ctx, recs); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "records/s")
-	b.ReportMetric(float64((testenv.CPUTime()-cpu).Nanoseconds())/float64(b.N*batch), "cpu-ns/record")
-}
 
 // BenchmarkParseBatch measures ParseBatch on batches of 10,000 records as the API's ingest
 // function receives them (JSON, a fifth with IPv6 clients); records/s is the figure to watch.
 func BenchmarkParseBatch(b *testing.B) {
 	const batch = 10000
 	raw := make([]json.RawMessage, batch)
-	for i, r := range sample(batch, 1700000000-batch) {
+	for i, r := range recordstest.Sample(batch, 1700000000-batch) {
 		var err error
 		if raw[i], err = json.Marshal(r); err != nil {
 			b.Fatal(err)
@@ -47,62 +26,4 @@ func BenchmarkParseBatch(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "records/s")
-}
-
-// BenchmarkIngestConcurrent measures Ingest from four callers at once (as from several
-// collectors and clients), each with batches of 10,000 records: concurrent batches share a
-// commit (group commit), so this is where it shows.
-func BenchmarkIngestConcurrent(b *testing.B) {
-	s := openStore(b, b.TempDir())
-	defer s.Close()
-	const batch = 10000
-	recs := sample(batch, 1700000000)
-	b.SetParallelism(2)
-	b.ResetTimer()
-	cpu := testenv.CPUTime()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if err := s.Ingest(context.Background(), recs); err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	})
-	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "records/s")
-	b.ReportMetric(float64((testenv.CPUTime()-cpu).Nanoseconds())/float64(b.N*batch), "cpu-ns/record")
-}
-
-// BenchmarkCatchUp measures the background step of the rollup with addresses over what 30
-// iterations of BenchmarkIngest leave it (300,000 records over three hours, 10,000 client
-// addresses, and one a while later, which makes those hours due), ingested into a new store before the clock starts. cpu-ns/record is the step's
-// cost per record, to add to BenchmarkIngest's for the whole.
-func BenchmarkCatchUp(b *testing.B) {
-	ctx := context.Background()
-	const batches, batch = 30, 10000
-	recs := sample(batch, 1700000000)
-	var cpu time.Duration
-	for b.Loop() {
-		b.StopTimer()
-		s := openStore(b, b.TempDir())
-		for range batches {
-			if err := s.Ingest(ctx, recs); err != nil {
-				b.Fatal(err)
-			}
-		}
-		// A record well after them makes their every hour due.
-		if err := s.Ingest(ctx, sample(1, 1700020000)); err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		start := testenv.CPUTime()
-		if err := s.CatchUp(ctx); err != nil {
-			b.Fatal(err)
-		}
-		cpu += testenv.CPUTime() - start
-		b.StopTimer()
-		s.Close()
-		b.StartTimer()
-	}
-	b.ReportMetric(float64(b.N*batches*batch)/b.Elapsed().Seconds(), "records/s")
-	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*batches*batch), "cpu-ns/record")
 }

@@ -45,8 +45,8 @@ func (c *Changes) Touch(from, to int64) {
 	}
 }
 
-// batchSpan is the span of the times of recs, which are not empty.
-func batchSpan(recs []Record) Span {
+// BatchSpan is the span of the times of recs, which are not empty.
+func BatchSpan(recs []Record) Span {
 	lo, hi := recs[0].Time, recs[0].Time
 	for i := range recs {
 		lo, hi = min(lo, recs[i].Time), max(hi, recs[i].Time)
@@ -54,8 +54,8 @@ func batchSpan(recs []Record) Span {
 	return Span{lo, hi + 1}
 }
 
-// touchBefore reports a deletion of the records before t.
-func (c *Changes) touchBefore(t int64) { c.Touch(math.MinInt64, t) }
+// TouchBefore reports a deletion of the records before t.
+func (c *Changes) TouchBefore(t int64) { c.Touch(math.MinInt64, t) }
 
 // Watch returns a Watcher of c's changes from now on; Close it when done.
 func (c *Changes) Watch() *Watcher {

@@ -26,7 +26,8 @@ const (
 	ColExporter
 	ColInIf
 	ColOutIf
-	numColumns
+	// NumColumns is the number of columns, the length of an array indexed by Column.
+	NumColumns
 )
 
 // Kind is the type of a column's values.
@@ -57,7 +58,7 @@ type columnDesc struct {
 	addr func(r *Record) netip.Addr
 }
 
-var columns = [numColumns]columnDesc{
+var columns = [NumColumns]columnDesc{
 	ColTime:          {name: "time", kind: KindInt64, num: func(r *Record) uint64 { return uint64(r.Time) }},
 	ColProtocol:      {name: "protocol", kind: KindUint8, num: func(r *Record) uint64 { return uint64(r.Protocol) }},
 	ColApplication:   {name: "application", kind: KindString, str: func(r *Record) string { return r.Application }},
@@ -83,8 +84,8 @@ func (c Column) Name() string { return columns[c].name }
 // Kind returns the type of the column's values.
 func (c Column) Kind() Kind { return columns[c].kind }
 
-// sqlNames returns the SQL columns that hold c: two for an address.
-func (c Column) sqlNames() []string {
+// SQLNames returns the SQL columns that hold c: two for an address.
+func (c Column) SQLNames() []string {
 	d := columns[c]
 	if d.kind == KindAddr {
 		return []string{d.name + "_hi", d.name + "_lo"}
@@ -92,23 +93,23 @@ func (c Column) sqlNames() []string {
 	return []string{d.name}
 }
 
-// rowBuilder makes the rows that bulk inserts take (DuckDB's appender, ClickHouse's batch):
+// RowBuilder makes the rows that bulk inserts take (DuckDB's appender, ClickHouse's batch):
 // each SQL column's value of a record, in table order, boxed as a driver.Value of its kind's
 // type (an address as its two halves, uint64). A box is an allocation, which made most of the
 // appender's cost: a column whose value repeats the previous row's (the time, the protocol,
 // the application, a server's address and port, the exporter, in most batches) reuses its box.
 // Those taking the rows copy the values out, so reusing a box is safe.
-type rowBuilder struct {
-	nums  [numSQLColumns]uint64
-	strs  [numSQLColumns]string
-	boxes [numSQLColumns]driver.Value
+type RowBuilder struct {
+	nums  [NumSQLColumns]uint64
+	strs  [NumSQLColumns]string
+	boxes [NumSQLColumns]driver.Value
 }
 
-// numSQLColumns is how many SQL columns the table has: an address takes two.
-const numSQLColumns = int(numColumns) + 3
+// NumSQLColumns is how many SQL columns the table has: an address takes two.
+const NumSQLColumns = int(NumColumns) + 3
 
-// appendRow appends the SQL column values of r, in table order, to dst.
-func (b *rowBuilder) appendRow(dst []driver.Value, r *Record) []driver.Value {
+// AppendRow appends the SQL column values of r, in table order, to dst.
+func (b *RowBuilder) AppendRow(dst []driver.Value, r *Record) []driver.Value {
 	i := 0
 	for c := range columns {
 		d := &columns[c]
@@ -132,7 +133,7 @@ func (b *rowBuilder) appendRow(dst []driver.Value, r *Record) []driver.Value {
 }
 
 // num returns the box of SQL column i's value v, of kind k: the previous row's when v is its.
-func (b *rowBuilder) num(i int, k Kind, v uint64) driver.Value {
+func (b *RowBuilder) num(i int, k Kind, v uint64) driver.Value {
 	if b.boxes[i] != nil && b.nums[i] == v {
 		return b.boxes[i]
 	}
@@ -153,11 +154,11 @@ func (b *rowBuilder) num(i int, k Kind, v uint64) driver.Value {
 	return box
 }
 
-// sqlColumns returns every SQL column of the table in order, with its kind (an address's
+// SQLColumns returns every SQL column of the table in order, with its kind (an address's
 // halves are KindUint64).
-func sqlColumns() (names []string, kinds []Kind) {
-	for c := range numColumns {
-		for _, n := range c.sqlNames() {
+func SQLColumns() (names []string, kinds []Kind) {
+	for c := range NumColumns {
+		for _, n := range c.SQLNames() {
 			names = append(names, n)
 			k := columns[c].kind
 			if k == KindAddr {

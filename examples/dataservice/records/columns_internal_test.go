@@ -10,9 +10,9 @@ import (
 // TestRowBuilder: the rows a rowBuilder makes hold every column of each record, in table order
 // and of its kind's type, whether a value repeats the previous row's (its box reused) or not.
 func TestRowBuilder(t *testing.T) {
-	names, _ := sqlColumns()
-	if len(names) != numSQLColumns {
-		t.Fatalf("numSQLColumns = %d, the table has %d", numSQLColumns, len(names))
+	names, _ := SQLColumns()
+	if len(names) != NumSQLColumns {
+		t.Fatalf("numSQLColumns = %d, the table has %d", NumSQLColumns, len(names))
 	}
 	a := Record{Time: 1700000000, Protocol: TCP, Application: "https",
 		Client: Endpoint{IP: netip.MustParseAddr("10.0.0.1"), Port: 40000, Bytes: 1200, Packets: 9},
@@ -22,9 +22,9 @@ func TestRowBuilder(t *testing.T) {
 	b.Exporter, b.InIf, b.OutIf = netip.MustParseAddr("192.0.2.1"), 7, 1<<32-1
 	c := b
 	c.Time, c.Server.IP, c.Exporter = 0, netip.MustParseAddr("93.184.216.34"), netip.Addr{}
-	var rb rowBuilder
+	var rb RowBuilder
 	for i, r := range []Record{a, a, b, a, c, c, b} {
-		got := rb.appendRow(nil, &r)
+		got := rb.AppendRow(nil, &r)
 		if want := wantRow(&r); !reflect.DeepEqual(got, want) {
 			t.Errorf("row %d = %#v; want %#v", i, got, want)
 		}
@@ -48,12 +48,12 @@ func BenchmarkRowBuilder(b *testing.B) {
 			Client: Endpoint{IP: netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)}), Port: uint16(40000 + i), Bytes: uint64(100 + i), Packets: 2},
 			Server: Endpoint{IP: netip.MustParseAddr("93.184.216.34"), Port: 443, Bytes: 123456, Packets: 40}}
 	}
-	row := make([]driver.Value, 0, numSQLColumns)
+	row := make([]driver.Value, 0, NumSQLColumns)
 	b.ReportAllocs()
 	for b.Loop() {
-		var rb rowBuilder
+		var rb RowBuilder
 		for i := range recs {
-			row = rb.appendRow(row[:0], &recs[i])
+			row = rb.AppendRow(row[:0], &recs[i])
 		}
 	}
 }

@@ -3,10 +3,12 @@ package records
 import "log/slog"
 
 // Option configures a store when it is opened.
-type Option func(*options)
+type Option func(*Options)
 
-type options struct {
-	logError func(msg string, err error)
+// Options are a store's options, which an engine reads with OptionsOf.
+type Options struct {
+	// LogError reports the failures of background work (WithErrorLog).
+	LogError func(msg string, err error)
 }
 
 // WithErrorLog sends the failures of a store's background work, which no call sees, to
@@ -16,12 +18,12 @@ type options struct {
 // Neither loses records; the message says what was failing. Default: the standard library's
 // default slog logger.
 func WithErrorLog(logError func(msg string, err error)) Option {
-	return func(o *options) { o.logError = logError }
+	return func(o *Options) { o.LogError = logError }
 }
 
-// optionsOf applies opts over the defaults.
-func optionsOf(opts []Option) options {
-	o := options{logError: func(msg string, err error) { slog.Error(msg, "err", err) }}
+// OptionsOf applies opts over the defaults.
+func OptionsOf(opts []Option) Options {
+	o := Options{LogError: func(msg string, err error) { slog.Error(msg, "err", err) }}
 	for _, opt := range opts {
 		opt(&o)
 	}

@@ -25,7 +25,7 @@ type Plan struct {
 	// widths are the widths of the rollups the branches read, finest first; levels those
 	// rollups.
 	widths  []int64
-	levels  []*rollup
+	Levels  []*Rollup
 	keyCols []Kind // kinds of the selected key columns, an address as two KindUint64
 	sums    int    // sum columns after the key columns
 	setCol  bool   // a GROUPING() column follows the sums
@@ -56,11 +56,11 @@ type planAnswer struct {
 	sums  []int
 }
 
-// compile builds the plan of qs in dialect d over the table named table and the rollups that
+// Compile builds the plan of qs in dialect d over the table named table and the rollups that
 // answer them. Key sets of one Where and one chain of rollups (chain: at each width, the
 // rollup read) are one part, one SELECT over each of its levels and over the records for the
 // edges, with grouping sets when the dialect has them and one part per key set otherwise.
-func compile(d *dialect, table string, rollups []rollup, qs []*Query) *Plan {
+func Compile(d *Dialect, table string, rollups []Rollup, qs []*Query) *Plan {
 	var byWhere [][]int // indexes of the queries of each distinct Where, in order
 	for i, q := range qs {
 		j := slices.IndexFunc(byWhere, func(g []int) bool { return reflect.DeepEqual(qs[g[0]].Where, q.Where) })
@@ -72,12 +72,12 @@ func compile(d *dialect, table string, rollups []rollup, qs []*Query) *Plan {
 	}
 	var parts []*Plan
 	for _, idx := range byWhere {
-		var chains [][]*rollup
+		var chains [][]*Rollup
 		var passes [][][]int // the key sets of each part
 		for _, s := range keySets(qs, idx) {
-			c := chain(rollups, qs[s[0]])
-			j := slices.IndexFunc(chains, func(o []*rollup) bool { return slices.Equal(o, c) })
-			if j < 0 || !d.groupingSets {
+			c := Chain(rollups, qs[s[0]])
+			j := slices.IndexFunc(chains, func(o []*Rollup) bool { return slices.Equal(o, c) })
+			if j < 0 || !d.GroupingSets {
 				chains, passes = append(chains, c), append(passes, nil)
 				j = len(chains) - 1
 			}
@@ -109,12 +109,12 @@ func keySets(qs []*Query, idx []int) [][]int {
 
 // compileSets builds one SELECT over table, and the rollups of chain (finest first), answering
 // the queries of sets (indexes into qs), which share a Where; each set groups by its own keys.
-func compileSets(d *dialect, table string, chain []*rollup, qs []*Query, sets [][]int) *Plan {
-	b := &sqlBuilder{d: d}
+func compileSets(d *Dialect, table string, Chain []*Rollup, qs []*Query, sets [][]int) *Plan {
+	b := &SQLBuilder{d: d}
 	p := &Plan{}
-	count := d.count
-	if len(chain) > 0 || len(sets) > 1 {
-		count = d.countSum("records") // of a union's branches (from)
+	count := d.Count
+	if len(Chain) > 0 || len(sets) > 1 {
+		count = d.CountSum("records") // of a union's branches (from)
 	}
 	b.WriteString("SELECT ")
 	var aliases []string
@@ -153,7 +153,7 @@ func compileSets(d *dialect, table string, chain []*rollup, qs []*Query, sets []
 		sumCol[s] = len(p.keyCols) + p.sums
 		p.sums++
 		if col := sumColumn[s]; col >= 0 {
-			b.WriteString(d.sum(col.Name()))
+			b.WriteString(d.Sum(col.Name()))
 		} else {
 			b.WriteString(count)
 		}
@@ -171,7 +171,7 @@ func compileSets(d *dialect, table string, chain []*rollup, qs []*Query, sets []
 	if p.setCol {
 		b.WriteString(", GROUPING(" + strings.Join(aliases, ", ") + ")")
 	}
-	p.from(b, table, chain, unionColumns(qs, sets, sumCol), qs[sets[0][0]].Where)
+	p.from(b, table, Chain, unionColumns(qs, sets, sumCol), qs[sets[0][0]].Where)
 	switch {
 	case p.setCol:
 		p.groupingSets(b, aliases)
@@ -181,7 +181,7 @@ func compileSets(d *dialect, table string, chain []*rollup, qs []*Query, sets []
 			b.WriteString(" LIMIT " + strconv.Itoa(limit))
 		}
 	}
-	p.query, p.args = b.String(), b.args
+	p.query, p.args = b.String(), b.Args
 	p.text = strings.Split(p.query, "?")
 	if len(p.text) != len(p.args)+1 {
 		panic("records: a plan's SQL holds a question mark that is not a parameter")
@@ -205,7 +205,7 @@ func setLimit(qs []*Query, set []int) int {
 // value of each (a bit per alias, the first the highest, set when the alias is not grouped).
 // Sets of the same keys in another order (BY a, b and BY b, a) are one grouping set, whose
 // rows answer each of them.
-func (p *Plan) groupingSets(b *sqlBuilder, aliases []string) {
+func (p *Plan) groupingSets(b *SQLBuilder, aliases []string) {
 	b.WriteString(" GROUP BY GROUPING SETS (")
 	p.setOf = map[uint64][]int{}
 	for si, s := range p.sets {
@@ -239,18 +239,18 @@ func (g Group) columns() []string {
 	if g.Bucket > 0 {
 		return []string{"time"}
 	}
-	return g.Column.sqlNames()
+	return g.Column.SQLNames()
 }
 
-// bucketStart is the SQL of the first second of the bucket of width w (in decimal) covering
+// BucketStart is the SQL of the first second of the bucket of width w (in decimal) covering
 // time: time - time % w, as the modulo of a time is never negative: a store holds no time
 // before 1970 (Record.Validate refuses them in every batch). Written to hold for negative
 // times too, ((time % w) + w) % w, it cost DuckDB a fifth of a time series' SELECT.
-func bucketStart(w string) string { return "time - time % " + w }
+func BucketStart(w string) string { return "time - time % " + w }
 
 // selectKey writes the columns of key g, each as k<i>, the alias GROUP BY names (both dialects
 // accept aliases there; positions mean constants in older ClickHouse).
-func (p *Plan) selectKey(b *sqlBuilder, aliases []string, g Group) []string {
+func (p *Plan) selectKey(b *SQLBuilder, aliases []string, g Group) []string {
 	as := func(expr string, k Kind) {
 		a := "k" + strconv.Itoa(len(aliases))
 		b.WriteString(expr + " AS " + a + ", ")
@@ -260,14 +260,14 @@ func (p *Plan) selectKey(b *sqlBuilder, aliases []string, g Group) []string {
 	if g.Bucket > 0 {
 		// The point T (a multiple of N) covering time is the bucket's start + N.
 		n := strconv.FormatInt(g.Bucket, 10)
-		as(b.d.bucket(bucketStart(n)+" + "+n), KindInt64)
+		as(b.d.Bucket(BucketStart(n)+" + "+n), KindInt64)
 		return aliases
 	}
 	k := g.Column.Kind()
 	if k == KindAddr {
 		k = KindUint64
 	}
-	for _, name := range g.Column.sqlNames() {
+	for _, name := range g.Column.SQLNames() {
 		as(name, k)
 	}
 	return aliases

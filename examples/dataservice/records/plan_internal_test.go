@@ -21,7 +21,7 @@ func TestCompileSharesOnePassPerWhere(t *testing.T) {
 		{Groups: []Group{{Column: ColApplication}}, Sums: []Sum{SumRecords}, Where: tcp},
 		{Groups: []Group{{Column: ColClientIP}}, Sums: []Sum{SumServerPackets}},
 	}
-	duck := compile(duckDialect, "records", duckRollups, qs)
+	duck := Compile(duckDialect, "records", duckRollups, qs)
 	if len(duck.parts) != 4 {
 		t.Fatalf("DuckDB plan has %d parts, want 4 (three chains of rollups for one Where, one for the other)", len(duck.parts))
 	}
@@ -59,7 +59,7 @@ func TestCompileSharesOnePassPerWhere(t *testing.T) {
 	if !strings.Contains(duck.parts[3].query, "protocol") {
 		t.Errorf("the tcp part: %s", duck.parts[3].query)
 	}
-	ch := compile(chDialect, "records", nil, qs)
+	ch := Compile(chDialect, "records", nil, qs)
 	if len(ch.parts) != 6 {
 		t.Fatalf("ClickHouse plan has %d parts, want 6 (one per key set and Where)", len(ch.parts))
 	}
@@ -79,7 +79,7 @@ func TestCompileSharesOnePassPerWhere(t *testing.T) {
 func TestSplitWidthsTilesThePeriod(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	q := &Query{Groups: []Group{{Column: ColApplication}}, Sums: []Sum{SumRecords}}
-	for _, chain := range [][]*rollup{{&duckRollups[0]}, {&duckRollups[0], &duckRollups[1]}, {&duckRollups[2]}} {
+	for _, chain := range [][]*Rollup{{&duckRollups[0]}, {&duckRollups[0], &duckRollups[1]}, {&duckRollups[2]}} {
 		p := compileSets(duckDialect, "records", chain, []*Query{q}, [][]int{{0}})
 		for range 2000 {
 			from := 1_700_000_000 - rng.Int64N(10*86400)
@@ -87,7 +87,7 @@ func TestSplitWidthsTilesThePeriod(t *testing.T) {
 			var marks []int64
 			if rng.IntN(4) > 0 {
 				for _, w := range p.widths {
-					marks = append(marks, []int64{math.MaxInt64, 0, floorTo(from+rng.Int64N(to-from+1), w)}[rng.IntN(3)])
+					marks = append(marks, []int64{math.MaxInt64, 0, FloorTo(from+rng.Int64N(to-from+1), w)}[rng.IntN(3)])
 				}
 			}
 			at := from
@@ -100,7 +100,7 @@ func TestSplitWidthsTilesThePeriod(t *testing.T) {
 			if at != max(from, to) && from < to {
 				t.Fatalf("widths %v, [%d, %d): pieces end at %d", p.widths, from, to, at)
 			}
-			if _, err := p.bind(from, to, marks); err != nil {
+			if _, err := p.Bind(from, to, marks); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -112,13 +112,13 @@ func TestSplitWidthsTilesThePeriod(t *testing.T) {
 func TestLiteralTimes(t *testing.T) {
 	q := &Query{Groups: []Group{{Column: ColApplication}}, Sums: []Sum{SumRecords},
 		Where: In{Column: ColApplication, Values: []Value{{Str: "a?b"}, {Str: "?"}}}}
-	p := compileSets(duckDialect, "records", chain(duckRollups, q), []*Query{q}, [][]int{{0}})
+	p := compileSets(duckDialect, "records", Chain(duckRollups, q), []*Query{q}, [][]int{{0}})
 	const from, to = int64(-7), int64(1_700_003_661)
-	args, err := p.bind(from, to, []int64{math.MaxInt64, math.MaxInt64})
+	args, err := p.Bind(from, to, []int64{math.MaxInt64, math.MaxInt64})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sql, rest := p.literalTimes(args)
+	sql, rest := p.LiteralTimes(args)
 	if want := []any{"a?b", "?", "a?b", "?", "a?b", "?", "a?b", "?", "a?b", "?"}; !reflect.DeepEqual(rest, want) {
 		t.Errorf("parameters %q, want the Where's values of each of the 5 branches %q", rest, want)
 	}
@@ -138,14 +138,14 @@ func TestLiteralTimes(t *testing.T) {
 // read up to its own mark, as before the finer one existed, rather than up to the finer mark.
 func TestBindSkipsARollupBehind(t *testing.T) {
 	q := &Query{Groups: []Group{{Column: ColClientIP}}, Sums: []Sum{SumRecords}}
-	p := compileSets(duckDialect, "records", chain(duckRollups, q), []*Query{q}, [][]int{{0}})
+	p := compileSets(duckDialect, "records", Chain(duckRollups, q), []*Query{q}, [][]int{{0}})
 	if len(p.widths) != 2 || p.widths[0] != 600 || p.widths[1] != 3600 {
 		t.Fatalf("widths %v, want the rollups per 10 minutes and per hour with addresses", p.widths)
 	}
 	const from, to = int64(1_700_000_000), int64(1_700_100_000)
 	ranges := func(marks []int64) map[int][][2]int64 {
 		t.Helper()
-		args, err := p.bind(from, to, marks)
+		args, err := p.Bind(from, to, marks)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,9 +14,9 @@ type resultRows interface {
 	Err() error
 }
 
-// scan reads every row of rs into dests, decodes it from vals (dests themselves, or what they
+// Scan reads every row of rs into dests, decodes it from vals (dests themselves, or what they
 // point to) and calls fn with it once for each query the row answers.
-func (p *Plan) scan(rs resultRows, dests, vals []any, fn func(*Row) error) error {
+func (p *Plan) Scan(rs resultRows, dests, vals []any, fn func(*Row) error) error {
 	var r Row
 	for rs.Next() {
 		if err := rs.Scan(dests...); err != nil {
@@ -32,8 +32,18 @@ func (p *Plan) scan(rs resultRows, dests, vals []any, fn func(*Row) error) error
 	return nil
 }
 
-// each calls fn with each part of p in turn: p itself when it has none.
-func (p *Plan) each(fn func(*Plan) error) error {
+// SQL returns the statement of a part of a plan (Each), with a "?" for each argument of Bind.
+func (p *Plan) SQL() string { return p.query }
+
+// KeyKinds returns the kinds of the key columns a part of a plan selects, in order (an address
+// as two KindUint64).
+func (p *Plan) KeyKinds() []Kind { return p.keyCols }
+
+// NumSums returns the number of sum columns a part of a plan selects after its keys.
+func (p *Plan) NumSums() int { return p.sums }
+
+// Each calls fn with each part of p in turn (one SELECT each): p itself when it has none.
+func (p *Plan) Each(fn func(*Plan) error) error {
 	if len(p.parts) == 0 {
 		return fn(p)
 	}
@@ -45,8 +55,8 @@ func (p *Plan) each(fn func(*Plan) error) error {
 	return nil
 }
 
-// width is the number of columns of the plan's rows.
-func (p *Plan) width() int {
+// Width is the number of columns of the plan's rows.
+func (p *Plan) Width() int {
 	if p.setCol {
 		return len(p.keyCols) + p.sums + 1
 	}
@@ -59,7 +69,7 @@ func (p *Plan) emit(vals []any, r *Row, fn func(*Row) error) error {
 	if !p.setCol {
 		return p.emitSet(&p.sets[0], vals, r, fn)
 	}
-	for _, si := range p.setOf[toUint64(vals[len(p.keyCols)+p.sums])] {
+	for _, si := range p.setOf[ToUint64(vals[len(p.keyCols)+p.sums])] {
 		if err := p.emitSet(&p.sets[si], vals, r, fn); err != nil {
 			return err
 		}
@@ -74,9 +84,9 @@ func (p *Plan) emitSet(s *planSet, vals []any, r *Row, fn func(*Row) error) erro
 		c := s.cols[gi]
 		switch {
 		case g.Bucket > 0:
-			r.Keys = append(r.Keys, Value{Lo: toUint64(vals[c])})
+			r.Keys = append(r.Keys, Value{Lo: ToUint64(vals[c])})
 		case g.Column.Kind() == KindAddr:
-			r.Keys = append(r.Keys, Value{Hi: toUint64(vals[c]), Lo: toUint64(vals[c+1])})
+			r.Keys = append(r.Keys, Value{Hi: ToUint64(vals[c]), Lo: ToUint64(vals[c+1])})
 		case g.Column.Kind() == KindString:
 			var v Value
 			switch s := vals[c].(type) {
@@ -87,14 +97,14 @@ func (p *Plan) emitSet(s *planSet, vals []any, r *Row, fn func(*Row) error) erro
 			}
 			r.Keys = append(r.Keys, v)
 		default:
-			r.Keys = append(r.Keys, Value{Lo: toUint64(vals[c])})
+			r.Keys = append(r.Keys, Value{Lo: ToUint64(vals[c])})
 		}
 	}
 	for _, a := range s.answers {
 		r.Query = a.query
 		r.Sums = r.Sums[:0]
 		for _, c := range a.sums {
-			r.Sums = append(r.Sums, toUint64(vals[c]))
+			r.Sums = append(r.Sums, ToUint64(vals[c]))
 		}
 		if err := fn(r); err != nil {
 			return err
@@ -116,11 +126,21 @@ type piece struct {
 // pieces returns the SELECTs that read p over [from, to), one for each part.
 func (p *Plan) pieces(from, to int64) []piece {
 	var out []piece
-	p.each(func(part *Plan) error {
+	p.Each(func(part *Plan) error {
 		out = append(out, piece{part, from, to})
 		return nil
 	})
 	return out
+}
+
+// ReadParts runs read on each part of p (one SELECT each) over [from, to), up to maxReaders
+// (4) at once, and calls fn with the rows they read, one call at a time. The first error stops
+// the other reads and is returned. An engine whose reads may run side by side calls it from
+// Read.
+func (p *Plan) ReadParts(ctx context.Context, from, to int64, read func(ctx context.Context, part *Plan, from, to int64, fn func(*Row) error) error, fn func(*Row) error) error {
+	return readPieces(ctx, p.pieces(from, to), func(ctx context.Context, pc piece, fn func(*Row) error) error {
+		return read(ctx, pc.plan, pc.from, pc.to, fn)
+	}, fn)
 }
 
 // readPieces runs read on each of ps, up to maxReaders at once, and calls fn with the rows

@@ -19,31 +19,31 @@ import (
 // every key of the sets first (c.grain), so that each set's aggregation reads those sums, not
 // every record: the sets of the overview's address statements share one pass and one
 // aggregation of the records at the edges of their period.
-func (p *Plan) from(b *sqlBuilder, table string, chain []*rollup, c branchCols, where Cond) {
+func (p *Plan) from(b *SQLBuilder, table string, Chain []*Rollup, c branchCols, where Cond) {
 	one := func(source int, table string) {
 		b.WriteString(" FROM " + table + " WHERE time >= ")
-		p.branches = append(p.branches, branch{source: source, arg: len(b.args)})
-		b.d.param(b, int64(0), KindInt64)
+		p.branches = append(p.branches, branch{source: source, arg: len(b.Args)})
+		b.d.Param(b, int64(0), KindInt64)
 		b.WriteString(" AND time < ")
-		b.d.param(b, int64(0), KindInt64)
+		b.d.Param(b, int64(0), KindInt64)
 		if where != nil {
 			b.WriteString(" AND ")
 			b.cond(where)
 		}
 	}
-	if len(chain) == 0 && !c.grouped {
+	if len(Chain) == 0 && !c.grouped {
 		one(0, table)
 		return
 	}
 	b.WriteString(" FROM (")
-	for source := range len(chain) + 1 {
+	for source := range len(Chain) + 1 {
 		t := table
 		if source > 0 {
-			t = chain[source-1].table
-			p.widths, p.levels = append(p.widths, chain[source-1].width), append(p.levels, chain[source-1])
+			t = Chain[source-1].Table
+			p.widths, p.Levels = append(p.widths, Chain[source-1].Width), append(p.Levels, Chain[source-1])
 		}
 		n := 2
-		if source == len(chain) {
+		if source == len(Chain) {
 			n = 1
 		}
 		for range n {
@@ -88,7 +88,7 @@ func unionColumns(qs []*Query, sets [][]int, sumCol [NumSums]int) branchCols {
 				c.grain = gcd(c.grain, g.Bucket)
 				continue
 			}
-			add(&c.keys, g.Column.sqlNames()...)
+			add(&c.keys, g.Column.SQLNames()...)
 		}
 	}
 	for s, col := range sumColumn {
@@ -109,13 +109,13 @@ func gcd(a, b int64) int64 {
 // grainTime is the first second of the grain covering time; a time bucket of a multiple of the
 // grain is the same for it as for time.
 func (c branchCols) grainTime() string {
-	return bucketStart(strconv.FormatInt(c.grain, 10))
+	return BucketStart(strconv.FormatInt(c.grain, 10))
 }
 
 // selectList is the select list of a branch over the records (records) or over a rollup in
 // dialect d.
-func (c branchCols) selectList(records bool, d *dialect) string {
-	u64 := d.types[KindUint64]
+func (c branchCols) selectList(records bool, d *Dialect) string {
+	u64 := d.Types[KindUint64]
 	var cols []string
 	if c.grain > 0 {
 		t := "time"
@@ -128,9 +128,9 @@ func (c branchCols) selectList(records bool, d *dialect) string {
 	for _, s := range c.sums {
 		switch {
 		case records && c.grouped:
-			s = d.partial(s) + " AS " + s
+			s = d.Partial(s) + " AS " + s
 		case records:
-			s = d.widen(s) + " AS " + s
+			s = d.Widen(s) + " AS " + s
 		}
 		cols = append(cols, s)
 	}
@@ -153,13 +153,13 @@ func (c branchCols) groupBy() []string {
 	return c.keys
 }
 
-// bind returns the plan's arguments with the range of each branch set for the period
+// Bind returns the plan's arguments with the range of each branch set for the period
 // [from, to): the whole buckets of the coarsest rollup from it, the cut buckets at either edge
 // from the next finer rollup, and so on, the cut seconds of the finest from the records; each
 // rollup read before its mark only (marks, in the order of widths; nil when none has one), and
 // none whose mark is behind a coarser one's (readLevels). A branch with nothing to read gets
 // the empty range [0, 0).
-func (p *Plan) bind(from, to int64, marks []int64) ([]any, error) {
+func (p *Plan) Bind(from, to int64, marks []int64) ([]any, error) {
 	args := slices.Clone(p.args)
 	bound := make([]bool, len(p.branches))
 	for _, br := range p.branches {
@@ -211,12 +211,12 @@ func readLevels(marks []int64, n int) []int {
 	return out
 }
 
-// literalTimes returns the plan's query with the bounds of its branches' ranges in args (from
+// LiteralTimes returns the plan's query with the bounds of its branches' ranges in args (from
 // bind) written as literals, and the other arguments. DuckDB skips a table's row groups by
 // their time range only for a literal range: with the bounds as parameters, the statements by
 // address read 2-3 times the records they keep at their edges and took 1.6x as long
 // (BENCHMARKS.md). The bounds are integers the plan computed, never a caller's text.
-func (p *Plan) literalTimes(args []any) (string, []any) {
+func (p *Plan) LiteralTimes(args []any) (string, []any) {
 	bound := make([]bool, len(args))
 	for _, br := range p.branches {
 		bound[br.arg], bound[br.arg+1] = true, true
@@ -253,7 +253,7 @@ func splitWidths(widths, marks []int64, from, to int64, fn func(source int, from
 		if i > 0 {
 			m = min(m, eff[i-1])
 		}
-		eff[i] = floorTo(m, w)
+		eff[i] = FloorTo(m, w)
 	}
 	split(widths, eff, from, to, fn)
 }
@@ -268,7 +268,7 @@ func split(widths, marks []int64, from, to int64, fn func(source int, from, to i
 		fn(0, from, to)
 		return
 	}
-	lo, hi := ceilTo(from, widths[n-1]), min(floorTo(to, widths[n-1]), marks[n-1])
+	lo, hi := CeilTo(from, widths[n-1]), min(FloorTo(to, widths[n-1]), marks[n-1])
 	if lo >= hi {
 		split(widths[:n-1], marks[:n-1], from, to, fn)
 		return
@@ -276,4 +276,21 @@ func split(widths, marks []int64, from, to int64, fn func(source int, from, to i
 	split(widths[:n-1], marks[:n-1], from, lo, fn)
 	fn(n, lo, hi)
 	split(widths[:n-1], marks[:n-1], hi, to, fn)
+}
+
+// BindRecords returns p's arguments with the whole period [from, to) read from the records
+// and nothing from the rollups: its first branch over the records gets the period, every
+// other branch the empty range. An engine whose rollups may disagree with its records (ClickHouse's,
+// while being repaired) binds with it instead of Bind.
+func (p *Plan) BindRecords(from, to int64) []any {
+	args := slices.Clone(p.args)
+	first := true
+	for _, br := range p.branches {
+		args[br.arg], args[br.arg+1] = int64(0), int64(0)
+		if br.source == 0 && first {
+			args[br.arg], args[br.arg+1] = from, to
+			first = false
+		}
+	}
+	return args
 }

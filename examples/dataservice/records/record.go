@@ -100,9 +100,9 @@ func addrProblem(a netip.Addr) string {
 	return ""
 }
 
-// validateBatch validates every record of a batch a store is given; the first bad one is a
+// ValidateBatch validates every record of a batch a store is given; the first bad one is a
 // *BatchError.
-func validateBatch(recs []Record, now time.Time) error {
+func ValidateBatch(recs []Record, now time.Time) error {
 	for i, r := range recs {
 		if err := r.Validate(now); err != nil {
 			return &BatchError{Index: i, Err: err}

@@ -5,60 +5,60 @@ import (
 	"strings"
 )
 
-// dialect is what differs between the SQL of two stores; everything else about a query's SQL
+// Dialect is what differs between the SQL of two stores; everything else about a query's SQL
 // is built once, in compile.
-type dialect struct {
-	// types names each kind's SQL type.
-	types [KindAddr]string
-	// param writes a parameter of kind k holding v (int64, uint64 or string) and appends its
+type Dialect struct {
+	// Types names each kind's SQL type.
+	Types [KindAddr]string
+	// Param writes a parameter of kind k holding v (int64, uint64 or string) and appends its
 	// argument.
-	param func(b *sqlBuilder, v any, k Kind)
-	// sum is the sum of a column of counts (bytes, packets), saturated at MaxSum (sum.go) and
+	Param func(b *SQLBuilder, v any, k Kind)
+	// Sum is the sum of a column of counts (bytes, packets), saturated at MaxSum (sum.go) and
 	// read as UInt64; count is the record count, and countSum the sum of a column of record
 	// counts (a union's branches'), read as UInt64: no table holds 2^64 records.
-	sum      func(col string) string
-	count    string
-	countSum func(col string) string
-	// partial is the sum of a column of counts as a union's branch over the records gives it
+	Sum      func(col string) string
+	Count    string
+	CountSum func(col string) string
+	// Partial is the sum of a column of counts as a union's branch over the records gives it
 	// (plan_union.go) and a rollup keeps it: of type sumType, wide enough or saturated so that
 	// adding it up in sum never fails nor wraps. widen is a record's column of counts as a
 	// union's branch over the records gives it ungrouped, of type sumType too: ClickHouse 18.16
 	// fails to convert a union of UInt64 and Decimal branches ("Illegal column UInt64").
-	partial func(col string) string
-	widen   func(col string) string
-	sumType string
-	// bucket wraps the time bucket expression so it reads as Int64.
-	bucket func(expr string) string
-	// groupingSets is true when one SELECT may group by several sets of keys (GROUP BY
+	Partial func(col string) string
+	Widen   func(col string) string
+	SumType string
+	// Bucket wraps the time bucket expression so it reads as Int64.
+	Bucket func(expr string) string
+	// GroupingSets is true when one SELECT may group by several sets of keys (GROUP BY
 	// GROUPING SETS with GROUPING()); without, queries of other keys are read one after another.
-	groupingSets bool
+	GroupingSets bool
 }
 
-// sqlBuilder accumulates SQL text and its arguments in order.
-type sqlBuilder struct {
+// SQLBuilder accumulates SQL text and its arguments in order.
+type SQLBuilder struct {
 	strings.Builder
-	args []any
-	d    *dialect
+	Args []any
+	d    *Dialect
 }
 
 var sqlOps = [...]string{Eq: "=", Ne: "<>", Lt: "<", Le: "<=", Gt: ">", Ge: ">="}
 
 // value writes v as a parameter of column c's kind; an address's half is a KindUint64.
-func (b *sqlBuilder) value(c Column, v Value) {
+func (b *SQLBuilder) value(c Column, v Value) {
 	switch k := c.Kind(); k {
 	case KindString:
-		b.d.param(b, v.Str, k)
+		b.d.Param(b, v.Str, k)
 	case KindInt64:
-		b.d.param(b, int64(v.Lo), k)
+		b.d.Param(b, int64(v.Lo), k)
 	default:
-		b.d.param(b, v.Lo, k)
+		b.d.Param(b, v.Lo, k)
 	}
 }
 
-func (b *sqlBuilder) half(v uint64) { b.d.param(b, v, KindUint64) }
+func (b *SQLBuilder) half(v uint64) { b.d.Param(b, v, KindUint64) }
 
 // cond writes a condition.
-func (b *sqlBuilder) cond(c Cond) {
+func (b *SQLBuilder) cond(c Cond) {
 	switch c := c.(type) {
 	case And:
 		b.join(c, " AND ")
@@ -98,7 +98,7 @@ func (b *sqlBuilder) cond(c Cond) {
 	}
 }
 
-func (b *sqlBuilder) join(terms []Cond, sep string) {
+func (b *SQLBuilder) join(terms []Cond, sep string) {
 	b.WriteString("(")
 	for i, t := range terms {
 		if i > 0 {
@@ -110,8 +110,8 @@ func (b *sqlBuilder) join(terms []Cond, sep string) {
 }
 
 // addrRange writes from <= (hi, lo) <= to.
-func (b *sqlBuilder) addrRange(c Column, from, to Value) {
-	names := c.sqlNames()
+func (b *SQLBuilder) addrRange(c Column, from, to Value) {
+	names := c.SQLNames()
 	hi, lo := names[0], names[1]
 	if from.Hi == to.Hi {
 		b.WriteString("(" + hi + " = ")
@@ -137,7 +137,7 @@ func (b *sqlBuilder) addrRange(c Column, from, to Value) {
 
 // addrCompare writes (hi, lo) op a, comparing the halves lexicographically; = and <> compare
 // both halves.
-func (b *sqlBuilder) addrCompare(c Column, o Op, a Value) {
+func (b *SQLBuilder) addrCompare(c Column, o Op, a Value) {
 	switch o {
 	case Eq:
 		b.addrRange(c, a, a)
@@ -148,7 +148,7 @@ func (b *sqlBuilder) addrCompare(c Column, o Op, a Value) {
 		b.WriteString(")")
 		return
 	}
-	names := c.sqlNames()
+	names := c.SQLNames()
 	hi, lo := names[0], names[1]
 	strict := sqlOps[Lt]
 	if o == Gt || o == Ge {
@@ -163,9 +163,9 @@ func (b *sqlBuilder) addrCompare(c Column, o Op, a Value) {
 	b.WriteString("))")
 }
 
-// toUint64 converts an integer column value; NULL is 0. Signed values keep their two's
+// ToUint64 converts an integer column value; NULL is 0. Signed values keep their two's
 // complement bits, which int64(...) restores.
-func toUint64(v any) uint64 {
+func ToUint64(v any) uint64 {
 	switch v := v.(type) {
 	case uint64:
 		return v
@@ -197,10 +197,10 @@ func toUint64(v any) uint64 {
 	return 0
 }
 
-// timeRange is the condition from <= time < to with the bounds as literals, which DuckDB skips
+// TimeRange is the condition from <= time < to with the bounds as literals, which DuckDB skips
 // a table's row groups by (with parameters it reads them all; plan_union.go's literalTimes does
 // the same for a plan's branches). The bounds are times the store computed, never a caller's
 // text.
-func timeRange(from, to int64) string {
+func TimeRange(from, to int64) string {
 	return "time >= " + strconv.FormatInt(from, 10) + " AND time < " + strconv.FormatInt(to, 10)
 }

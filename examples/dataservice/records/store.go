@@ -2,9 +2,14 @@ package records
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
+
+// ErrUnavailable marks an error of a store that could not be reached (refused, reset or timed
+// out connection): the call may be retried once the store is back.
+var ErrUnavailable = errors.New("store unavailable")
 
 // Store keeps traffic records. Implementations are safe for concurrent use.
 type Store interface {

@@ -12,8 +12,8 @@ import (
 // Tbit/s sustained for 4.6 years sums to less. A sum that reads MaxSum means "at least MaxSum".
 const MaxSum = math.MaxUint64
 
-// maxSumSQL is MaxSum as an SQL literal.
-const maxSumSQL = "18446744073709551615"
+// MaxSumSQL is MaxSum as an SQL literal.
+const MaxSumSQL = "18446744073709551615"
 
 // AddSum returns a + b, saturated at MaxSum: what a caller adding the sums of several Rows of a
 // group (Reader.Read) does to stay exact or saturated as the stores are.

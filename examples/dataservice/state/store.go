@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/api"
 )
 
 // Store keeps dashboards, widgets and configuration values. Implementations are safe for
@@ -47,9 +49,9 @@ type Store interface {
 	// AppendAudit adds e to the audit trail, stamped with the store's clock and a new ID. It
 	// never drops an event: only PruneAudit does, by age, so that no caller can push out the
 	// events of others by making many of its own.
-	AppendAudit(ctx context.Context, e AuditEvent) error
+	AppendAudit(ctx context.Context, e api.AuditEvent) error
 	// Audit returns the events of the audit trail that q selects, newest first.
-	Audit(ctx context.Context, q AuditQuery) ([]AuditEvent, error)
+	Audit(ctx context.Context, q AuditQuery) ([]api.AuditEvent, error)
 	// AuditQuota returns a *LimitError when the trail holds Limits.AuditPerActor events of
 	// actor or more, nil otherwise: the caller refuses that actor's audited changes until
 	// PruneAudit makes room, rather than letting the trail grow without bound.

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/apierr"
-	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
@@ -60,20 +60,8 @@ func (s *Service) now() time.Time {
 	return time.Now()
 }
 
-// The functions' types are api's, as the declarations say.
-type (
-	// QueryArgs are the arguments of query.
-	QueryArgs = api.QueryArgs
-	// Chunk is one chunk of a streamed query.
-	Chunk = api.Chunk
-	// IngestArgs are the arguments of ingest.
-	IngestArgs = api.IngestArgs
-	// IngestResult is the answer of ingest.
-	IngestResult = api.IngestResult
-)
-
 // Query is the query function.
-func (s *Service) Query(ctx context.Context, in QueryArgs, out *stream.Sender[Chunk]) error {
+func (s *Service) Query(ctx context.Context, in api.QueryArgs, out *stream.Sender[api.Chunk]) error {
 	if in.Follow {
 		if c := registry.CallFrom(ctx); c == nil || c.Sink == nil {
 			return apierr.New(apierr.InvalidArgument, "name", "follow", "reason", "follow needs streaming mode (stream/query, or a WebSocket stream call)")
@@ -95,16 +83,16 @@ func (s *Service) Query(ctx context.Context, in QueryArgs, out *stream.Sender[Ch
 		if err != nil {
 			return queryError(err)
 		}
-		return out.Send(Chunk{Result: res, Progress: 1})
+		return out.Send(api.Chunk{Result: res, Progress: 1})
 	}
 	var err error
 	if res, ok := s.shared.latest(in.Expr, interval); in.Follow && ok {
 		// Others follow this query already: their last answer, at most an interval old, is
 		// this caller's first.
-		err = out.Send(Chunk{Result: res, Progress: 1})
+		err = out.Send(api.Chunk{Result: res, Progress: 1})
 	} else {
 		err = s.Engine.Stream(ctx, in.Expr, s.now(), s.DefaultPeriod(), func(partial []pvql.Result, progress float64) error {
-			return out.Send(Chunk{Result: partial, Progress: progress})
+			return out.Send(api.Chunk{Result: partial, Progress: progress})
 		})
 	}
 	if err != nil || !in.Follow {
@@ -114,7 +102,7 @@ func (s *Service) Query(ctx context.Context, in QueryArgs, out *stream.Sender[Ch
 	// fraction of the traffic it showed a moment ago. Answer in full, once per interval for
 	// all the callers following the same expression at the same interval.
 	err = s.shared.follow(ctx, in.Expr, interval, s.follower, func(res []pvql.Result) error {
-		return out.Send(Chunk{Result: res, Progress: 1})
+		return out.Send(api.Chunk{Result: res, Progress: 1})
 	})
 	return queryError(err)
 }
@@ -147,27 +135,27 @@ func storeError(err error) error {
 }
 
 // lastResult is the query's accumulator: each chunk's result replaces the one before.
-func lastResult(_ []pvql.Result, c Chunk) []pvql.Result { return c.Result }
+func lastResult(_ []pvql.Result, c api.Chunk) []pvql.Result { return c.Result }
 
 // Ingest is the ingest function.
-func (s *Service) Ingest(ctx context.Context, in IngestArgs) (IngestResult, error) {
+func (s *Service) Ingest(ctx context.Context, in api.IngestArgs) (api.IngestResult, error) {
 	if len(in.Records) > MaxBatch {
-		return IngestResult{}, apierr.New(apierr.InvalidArgument, "name", "records", "reason", "more than 100000 records in one call: send smaller batches")
+		return api.IngestResult{}, apierr.New(apierr.InvalidArgument, "name", "records", "reason", "more than 100000 records in one call: send smaller batches")
 	}
 	recs, err := records.ParseBatch(in.Records, s.now())
 	if err != nil {
 		var be *records.BatchError
 		var re *records.RecordError
 		if errors.As(err, &be) && errors.As(be.Err, &re) {
-			return IngestResult{}, apierr.New(apierr.InvalidArgument, "name", "records", "index", be.Index,
+			return api.IngestResult{}, apierr.New(apierr.InvalidArgument, "name", "records", "index", be.Index,
 				"field", re.Field, "reason", re.Reason)
 		}
-		return IngestResult{}, err
+		return api.IngestResult{}, err
 	}
 	if err := s.Store.Ingest(ctx, recs); err != nil {
-		return IngestResult{}, storeError(err)
+		return api.IngestResult{}, storeError(err)
 	}
-	return IngestResult{Ingested: len(recs)}, nil
+	return api.IngestResult{Ingested: len(recs)}, nil
 }
 
 // ListFields is the list-fields function: every field of the query language.
@@ -191,17 +179,17 @@ func listFields11() []pvql.Field {
 // an expression an earlier client could write.
 func (s *Service) Register(reg *registry.Registry) error {
 	if err := registry.ImplementStream(reg, api.Query, s.Query, registry.Accumulate(stream.Func(lastResult)),
-		auth.Requires(auth.RoleReadOnly), registry.ReadOnly()); err != nil {
+		registry.Requires(authapi.RoleReadOnly), registry.ReadOnly()); err != nil {
 		return err
 	}
-	if err := registry.Implement(reg, api.Ingest, s.Ingest, auth.Requires(auth.RoleUser),
+	if err := registry.Implement(reg, api.Ingest, s.Ingest, registry.Requires(authapi.RoleUser),
 		registry.MaxBody(64<<20)); err != nil { // batches of 100,000 records
 		return err
 	}
 	if err := registry.Implement(reg, api.ListFields, func(context.Context, decl.None) ([]pvql.Field, error) { return listFields11(), nil },
-		auth.Requires(auth.RoleReadOnly), registry.ReadOnly()); err != nil {
+		registry.Requires(authapi.RoleReadOnly), registry.ReadOnly()); err != nil {
 		return err
 	}
 	return registry.Implement(reg, api.ListFields12, func(context.Context, decl.None) ([]pvql.Field, error) { return ListFields(), nil },
-		auth.Requires(auth.RoleReadOnly), registry.ReadOnly())
+		registry.Requires(authapi.RoleReadOnly), registry.ReadOnly())
 }

@@ -136,6 +136,31 @@ func testAccount(t *testing.T, browser context.Context, srv *httptest.Server) {
 			t.Errorf("isAdmin is %s for admin", got)
 		}
 
+		// viewer's own key, made by viewer: the administrator sees it and revokes it.
+		viewerSession, err := client.Call(context.Background(), newClient(t, srv), authapi.Login, authapi.LoginArgs{User: "viewer", Password: "viewer-password"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		viewer := newClient(t, srv, client.WithSession(viewerSession))
+		if _, err := client.Call(context.Background(), viewer, authapi.CreateAPIKey, authapi.KeyArgs{Name: "viewer-script"}); err != nil {
+			t.Fatal(err)
+		}
+		p.do(chromedp.Click(chromedp.CSS(`tr[data-user="viewer"] .user-keys`)), chromedp.WaitVisible(chromedp.CSS("#user-keys-dialog")))
+		p.poll(`document.querySelector('#user-keys-body tr[data-name="viewer-script"]') !== null`)
+		if got := p.text("#user-keys-user"); got != "viewer" {
+			t.Errorf("the keys dialog names %q, want viewer", got)
+		}
+		p.screenshot(filepath.Join(shotDir(t), "user-keys.png"))
+		p.do(chromedp.Click(chromedp.CSS(`#user-keys-body tr[data-name="viewer-script"] .revoke-user-key`)))
+		p.poll(`!document.getElementById('user-keys-empty').hidden`)
+		if got := p.text("#user-keys-error"); got != "“viewer-script” is revoked: programs using it are refused from now on." {
+			t.Errorf("after revoking, the dialog says %q", got)
+		}
+		if keys, err := client.Call(context.Background(), viewer, authapi.ListAPIKeys, authapi.ListKeysArgs{}); err != nil || len(keys) != 0 {
+			t.Errorf("viewer's list-api-keys answers %v, %v after the administrator revoked the key", keys, err)
+		}
+		p.do(chromedp.Click(chromedp.CSS("#user-keys-dialog button[type=submit]")), chromedp.WaitNotVisible(chromedp.CSS("#user-keys-dialog")))
+
 		p.do(
 			chromedp.Click(chromedp.CSS(`tr[data-user="viewer"] .delete-user`)),
 			chromedp.WaitVisible(chromedp.CSS("#confirm-ok")),
@@ -186,15 +211,16 @@ func testAccount(t *testing.T, browser context.Context, srv *httptest.Server) {
 				t.Fatalf("row %d is event %s, want %d (list-audit's order, no event twice or missing)", i, id, events[i].ID)
 			}
 		}
-		// The page's own changes are there: viewer created, made read-only, deleted.
+		// The page's own changes are there: viewer created, made read-only, its key revoked by the
+		// administrator, deleted.
 		var actions []string
 		for _, e := range events {
 			if strings.Contains(string(e.Details), `"viewer"`) {
 				actions = append(actions, e.Action)
 			}
 		}
-		if got := strings.Join(actions, " "); got != "delete-user set-role create-user" {
-			t.Errorf("the audit trail has %q for viewer, want delete-user set-role create-user", got)
+		if got, want := strings.Join(actions, " "), "delete-user revoke-api-key set-role create-user"; got != want {
+			t.Errorf("the audit trail has %q for viewer, want %s", got, want)
 		}
 		p.colorScheme("dark")
 		p.screenshot(filepath.Join(shotDir(t), "audit-dark.png"))

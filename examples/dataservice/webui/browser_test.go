@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 )
 
 const adminPassword = "browser-test-password"
@@ -38,11 +38,11 @@ const knownTotal = 1000*knownPoints*(knownPoints+1)/2 + 500*knownPoints
 // QUERY-SYNTAX message, sign out. It runs once with live queries over the WebSocket and once
 // over HTTP streaming; then the account menu's views (testAccount).
 func TestBrowser(t *testing.T) {
-	chrome := findChromium(t)
+	chrome := testenv.Chromium(t)
 	srv, hits := startService(t)
 	base := srv.URL
 	ingestKnown(t, srv)
-	browser := startBrowser(t, chrome)
+	browser := testenv.Browser(t, chrome)
 
 	t.Run("charts", func(t *testing.T) { testCharts(t, browser, base) })
 	for _, live := range []string{"ws", "http"} {
@@ -325,21 +325,6 @@ func checkRisingLine(t *testing.T, d string) {
 	}
 }
 
-// findChromium returns the browser's path, skipping the test when there is none (failing it
-// on CI).
-func findChromium(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("no Chromium on this machine: .ci/install-extras installs it")
-	}
-	t.Skip("no Chromium on this machine (apt-get install chromium): the browser test is skipped")
-	return ""
-}
-
 // startService opens the data service with demo traffic and serves it over HTTPS (HTTP/2,
 // as the real server does), counting the requests of each path.
 func startService(t *testing.T) (*httptest.Server, *requests) {
@@ -413,34 +398,6 @@ func call(t *testing.T, client *http.Client, base, fn string, args map[string]an
 	}
 }
 
-// startBrowser starts Chromium, headless, with a fresh profile, and returns its context.
-func startBrowser(t *testing.T, path string) context.Context {
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path),
-		chromedp.Headless,
-		chromedp.NoSandbox, // as root in a container
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.IgnoreCertErrors, // the test server's certificate is self-signed
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1440, 1000),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
-	if err := chromedp.Do(ctx); err != nil { // starts the browser; no timeout on this first call
-		t.Fatalf("starting %s: %v", path, err)
-	}
-	return ctx
-}
-
 // watchConsole collects the tab's console errors and exceptions (a Content-Security-Policy
 // violation is one); the returned function gives those seen so far.
 func watchConsole(ctx context.Context) func() []string {
@@ -489,6 +446,7 @@ func testCharts(t *testing.T, browser context.Context, base string) {
 			`[{"keys":["client.ip"],"values":[{"name":"traffic + packets","unit":""}]}]`},
 		{"traffic BY client.ip, time ( 300 ) SINCE @now-600;", `[{"keys":["client.ip","time(300)"],"values":[{"name":"traffic","unit":"bytes"}]}]`},
 		{"", `[]`},
+		{"p95(srt), srt, retrans BY application", `[{"keys":["application"],"values":[{"name":"p95(srt)","unit":"seconds"},{"name":"srt","unit":"seconds"},{"name":"retrans","unit":"count"}]}]`},
 	}
 	for _, tt := range describe {
 		t.Run("describe "+tt.expr, func(t *testing.T) {
@@ -532,6 +490,52 @@ func testCharts(t *testing.T, browser context.Context, base string) {
 			}
 		})
 	}
+	// Wherever an answer is cut, the widget says how much: by the page (500 rows, 12 bars) or by
+	// the query's TOP (meta.groups).
+	rows := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `[["10.0.0.%d"],[%d]]`, i, 1000-i)
+		}
+		return "[" + b.String() + "]"
+	}
+	cuts := []struct {
+		name, kind, data, meta, want string
+	}{
+		{"table cut by TOP", "table", rows(3), `{"groups":214861}`, "Showing 3 of 214,861 rows."},
+		{"table cut by the page", "table", rows(501), `{}`, "Showing 500 of 501 rows."},
+		{"table whole", "table", rows(3), `{}`, ""},
+		{"bars cut by the page", "bar", rows(20), `{}`, "Showing 12 of 20 bars."},
+		{"bars cut by TOP", "bar", rows(5), `{"groups":40}`, "Showing 5 of 40 bars."},
+		{"pie cut by TOP", "pie", rows(5), `{"groups":40}`, "Showing 5 of 40 groups: shares are of these."},
+	}
+	for _, tt := range cuts {
+		t.Run("cut "+tt.name, func(t *testing.T) {
+			p := &page{t: t, ctx: tab}
+			js := fmt.Sprintf(`import('/charts.js').then(m => { const el = document.createElement('div');
+				m.render(el, %q, [{data: %s, meta: %s}], [{keys: ['client.ip'], values: [{name: 'traffic', unit: 'bytes'}]}]);
+				return [...el.querySelectorAll('.cut-note')].map(e => e.textContent).join(' | '); })`, tt.kind, tt.data, tt.meta)
+			if got := p.eval(js); got != tt.want {
+				t.Errorf("the %s's cut note reads %q, want %q", tt.kind, got, tt.want)
+			}
+		})
+	}
+	// A response time without samples in a bucket is a gap; a volume's missing bucket is zero.
+	for _, tt := range []struct{ name, unit, want string }{{"srt", "seconds", "2"}, {"traffic", "bytes", "1"}} {
+		t.Run("gaps "+tt.name, func(t *testing.T) {
+			p := &page{t: t, ctx: tab}
+			js := fmt.Sprintf(`import('/charts.js').then(m => { const el = document.createElement('div');
+				m.render(el, 'timeseries', [{data: [[[60],[0.04]],[[120],[0.05]],[[240],[0.06]]], meta: {}}],
+					[{keys: ['time(60)'], values: [{name: %q, unit: %q}]}], {win: {since: 0, until: 240}});
+				return String(el.querySelectorAll('path.series').length); })`, tt.name, tt.unit)
+			if got := p.eval(js); got != tt.want {
+				t.Errorf("a %s series with a missing bucket is drawn as %s lines, want %s", tt.unit, got, tt.want)
+			}
+		})
+	}
 	format := []struct {
 		value, unit, want string
 	}{
@@ -543,6 +547,11 @@ func testCharts(t *testing.T, browser context.Context, base string) {
 		{"0", "bytes", "0 B"},
 		{"null", "", "–"},
 		{"-1500", "", "-1.50k"},
+		{"0.0402", "seconds", "40.2 ms"},
+		{"0.00035", "seconds", "0.35 ms"},
+		{"0.01", "seconds", "10 ms"},
+		{"12.5", "seconds", "12.5 s"},
+		{"null", "seconds", "–"},
 	}
 	for _, tt := range format {
 		t.Run("format "+tt.value+" "+tt.unit, func(t *testing.T) {

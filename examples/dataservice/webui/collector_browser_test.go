@@ -22,11 +22,11 @@ import (
 // seconds); checks the light, dark and 360 px pages for AA contrast and overflow, that leaving
 // the view stops its calls, and that a service without a collector says so.
 func TestBrowserCollector(t *testing.T) {
-	chrome := findChromium(t)
+	chrome := testenv.Chromium(t)
 	testenv.Need(t, "softflowd", "softflowd")
 	srv, hits, a := startServiceWith(t, app.Config{NetFlow: "127.0.0.1:0"})
 	netflow, _ := a.FlowAddrs()
-	browser := startBrowser(t, chrome)
+	browser := testenv.Browser(t, chrome)
 	p, problems := openTab(t, browser)
 	shots := shotDir(t)
 

@@ -126,7 +126,9 @@ func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
 			p.poll(fmt.Sprintf(`document.querySelector(%q)`, tt.sel))
 			label := strings.TrimSpace(strings.Split(p.eval(fmt.Sprintf(`document.querySelector(%q).textContent`, tt.label)), " · ")[0])
 			if tt.name == "bar" {
-				p.do(chromedp.Click(chromedp.CSS(tt.sel)))
+				// A click on the bar read (a live answer may reorder the bars between the
+				// read and a pointer's press).
+				p.eval(fmt.Sprintf(`([...document.querySelectorAll(%q)].find(g => g.querySelector('title').textContent.split(' · ')[0].trim() === %q).dispatchEvent(new MouseEvent('click', {bubbles: true})), '')`, tt.sel, label))
 			} else { // by keyboard: focus it and press Enter
 				p.eval(fmt.Sprintf(`(document.querySelector(%q).focus(), document.activeElement.dataset.old = '1', '')`, tt.sel))
 				// A redrawing (here a resize; live widgets redraw at every answer) hands the
@@ -197,7 +199,9 @@ func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
 		p.poll(fmt.Sprintf(`document.getElementById('explore-input').value === %q && document.querySelectorAll('#explore-path [aria-current]').length === 1`, narrowed))
 		p.eval(`(document.querySelector('#explore-path button').click(), '')`)
 		p.poll(`document.getElementById('explore-input').value === 'traffic BY application TOP 3 SINCE @now-7200' && document.getElementById('explore-path').hidden`)
-		p.do(chromedp.Click(chromedp.CSS("#explore-chart tr.pick")))
+		// The row of the same application (live demo traffic may have reordered the rows).
+		p.poll(fmt.Sprintf(`[...document.querySelectorAll('#explore-chart tr.pick')].some(r => r.querySelector('td').textContent === %q)`, first))
+		p.eval(fmt.Sprintf(`([...document.querySelectorAll('#explore-chart tr.pick')].find(r => r.querySelector('td').textContent === %q).click(), '')`, first))
 		p.poll(fmt.Sprintf(`document.getElementById('explore-input').value === %q`, narrowed))
 		if h := p.eval(`location.hash`); !strings.Contains(h, url.QueryEscape(narrowed)) {
 			t.Errorf("after drilling in Explore the address is %s", h)

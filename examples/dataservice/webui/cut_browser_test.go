@@ -2,16 +2,15 @@ package webui_test
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"net/url"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 )
 
 // TestBrowserNetworkCut cuts the network between the browser and the service without closing
@@ -20,7 +19,7 @@ import (
 // show every widget reconnecting with its last answer, and resume once bytes pass again,
 // over the WebSocket and over HTTP streaming alike, without a reload.
 func TestBrowserNetworkCut(t *testing.T) {
-	chrome := findChromium(t)
+	chrome := testenv.Chromium(t)
 	srv, _ := startService(t)
 	ingestKnown(t, srv)
 	target, err := url.Parse(srv.URL)
@@ -29,72 +28,22 @@ func TestBrowserNetworkCut(t *testing.T) {
 	}
 	proxy := startCutProxy(t, target.Host)
 	base := "https://" + proxy.addr()
-	browser := startBrowser(t, chrome)
+	browser := testenv.Browser(t, chrome)
 	shots := shotDir(t)
 
-	ws, wsProblems := openTab(t, browser)
-	ws.signIn(base + "/?live=ws")
-	ws.createDashboard("Cut")
-	widgets := []struct{ title, kind, query string }{
+	live := openLiveTabs(t, browser, base, "Cut", []widgetSpec{
 		{"Traffic", "number", "traffic"},
 		{"Traffic over time", "timeseries", "traffic BY time(60) WHERE client.ip IN " + knownClients},
 		{"Servers", "table", "traffic BY server.ip TOP 10"},
-	}
-	for _, w := range widgets {
-		ws.addWidget(w.title, w.kind, w.query)
-	}
-	dashboard := ws.eval(`location.hash`)
-	httpTab, httpProblems := openTab(t, browser)
-	httpTab.signIn(base + "/?live=http")
-	httpTab.goTo(dashboard)
-	tabs := map[string]*page{"ws": ws, "http": httpTab}
-	allLive := fmt.Sprintf(`(() => { const u = [...document.querySelectorAll('.widget-foot .updated')];
-		return u.length === %d && u.every(e => e.textContent.startsWith('Updated')) &&
-			!document.querySelector('.widget.reconnecting'); })()`, len(widgets))
-	for _, p := range tabs {
-		p.poll(allLive + ` && [...document.querySelectorAll('#widget-grid .widget-body')].every(b => b.querySelector('svg, .big-value, table'))`)
-	}
+	})
 
 	proxy.freeze()
-	cut := time.Now()
-	for name, p := range tabs {
-		p.pollLong(fmt.Sprintf(`document.querySelectorAll('.widget.reconnecting').length === %d`, len(widgets)), time.Minute)
-		t.Logf("%s: every widget said it was reconnecting %.1f s after the cut", name, time.Since(cut).Seconds())
-		if got := p.eval(`String([...document.querySelectorAll('#widget-grid .widget-body')].filter(b => b.querySelector('svg, .big-value, table')).length)`); got != fmt.Sprint(len(widgets)) {
-			t.Errorf("%s: %s of %d widgets still show their answer during the cut", name, got, len(widgets))
-		}
-		if got := p.eval(`[...document.querySelectorAll('.widget-error')].map(e => e.textContent).join(' | ')`); got != "" {
-			t.Errorf("%s: widgets show errors during the cut: %s", name, got)
-		}
-		if got := p.text("#live-state"); got != "Reconnecting…" {
-			t.Errorf("%s: the live state says %q during the cut", name, got)
-		}
-	}
-	ws.screenshot(filepath.Join(shots, "cut-reconnecting.png"))
-
+	live.expectReconnecting("after the cut", time.Minute)
+	live.tabs["ws"].screenshot(filepath.Join(shots, "cut-reconnecting.png"))
 	proxy.resume()
-	back := time.Now()
-	for name, p := range tabs {
-		since := p.eval(`String(Date.now())`)
-		p.pollLong(allLive+fmt.Sprintf(` && [...document.querySelectorAll('.widget-foot .updated')].every(e => +e.dataset.at > %s)`, since), time.Minute)
-		t.Logf("%s: every widget answered again %.1f s after the network was back", name, time.Since(back).Seconds())
-		if got := p.text("#live-state"); got != "Live" {
-			t.Errorf("%s: the live state says %q after the cut", name, got)
-		}
-	}
-	ws.screenshot(filepath.Join(shots, "cut-resumed.png"))
-	for name, problems := range map[string]func() []string{"ws": wsProblems, "http": httpProblems} {
-		var msgs []string
-		for _, m := range problems() {
-			// The browser may log the connections it gave up on.
-			if !strings.Contains(m, "net::ERR_") && !strings.Contains(m, "WebSocket connection to") {
-				msgs = append(msgs, m)
-			}
-		}
-		if len(msgs) > 0 {
-			t.Errorf("%s: the page logged problems:\n%s", name, strings.Join(msgs, "\n"))
-		}
-	}
+	live.expectResumed("after the network was back")
+	live.tabs["ws"].screenshot(filepath.Join(shots, "cut-resumed.png"))
+	live.expectNoProblems()
 }
 
 // pollLong waits up to timeout until the expression is true.

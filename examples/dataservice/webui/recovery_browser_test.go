@@ -4,17 +4,16 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 )
 
 // TestBrowserRecovery restarts the service as an upgrade does (SIGTERM: the WebSocket's
@@ -24,83 +23,30 @@ import (
 // the service is away every widget keeps its last answer and says it is reconnecting, never
 // an error code; once the service answers again every widget resumes without a reload.
 func TestBrowserRecovery(t *testing.T) {
-	chrome := findChromium(t)
+	chrome := testenv.Chromium(t)
 	t.Setenv("SVC_ADMIN_PASSWORD", adminPassword)
 	svc := &restartable{t: t, dir: t.TempDir()}
 	svc.start()
 	insecure := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} // self-signed
 	ingestKnownAt(t, insecure, svc.url())
-	browser := startBrowser(t, chrome)
+	browser := testenv.Browser(t, chrome)
 	shots := shotDir(t)
 
-	ws, wsProblems := openTab(t, browser)
-	ws.signIn(svc.url() + "/?live=ws")
-	ws.createDashboard("Wall screen")
-	widgets := []struct{ title, kind, query string }{
+	live := openLiveTabs(t, browser, svc.url(), "Wall screen", []widgetSpec{
 		{"Traffic", "number", "traffic"},
 		{"Traffic over time", "timeseries", "traffic BY time(60) WHERE client.ip IN " + knownClients},
 		{"Applications", "bar", "traffic BY application TOP 8"},
 		{"Protocols", "pie", "traffic BY protocol"},
 		{"Servers", "table", "traffic BY server.ip TOP 10"},
-	}
-	for _, w := range widgets {
-		ws.addWidget(w.title, w.kind, w.query)
-	}
-	dashboard := ws.eval(`location.hash`)
-	httpTab, httpProblems := openTab(t, browser)
-	httpTab.signIn(svc.url() + "/?live=http")
-	httpTab.goTo(dashboard)
-	tabs := map[string]*page{"ws": ws, "http": httpTab}
-	allLive := fmt.Sprintf(`(() => { const u = [...document.querySelectorAll('.widget-foot .updated')];
-		return u.length === %d && u.every(e => e.textContent.startsWith('Updated')) &&
-			!document.querySelector('.widget.reconnecting'); })()`, len(widgets))
-	for _, p := range tabs {
-		p.poll(allLive)
-		p.poll(allLive + ` && [...document.querySelectorAll('#widget-grid .widget-body')].every(b => b.querySelector('svg, .big-value, table'))`)
-	}
+	})
 
 	svc.stop()
-	for name, p := range tabs {
-		p.poll(fmt.Sprintf(`document.querySelectorAll('.widget.reconnecting').length === %d`, len(widgets)))
-		// The last answers stay on screen, with a calm note and no error.
-		if got := p.eval(`String([...document.querySelectorAll('#widget-grid .widget-body')].filter(b => b.querySelector('svg, .big-value, table')).length)`); got != fmt.Sprint(len(widgets)) {
-			t.Errorf("%s: %s of %d widgets still show their answer while the service is away", name, got, len(widgets))
-		}
-		if got := p.eval(`[...document.querySelectorAll('.widget-error')].map(e => e.textContent).join(' | ')`); got != "" {
-			t.Errorf("%s: widgets show errors while the service is away: %s", name, got)
-		}
-		if got := p.text("#live-state"); got != "Reconnecting…" {
-			t.Errorf("%s: the live state says %q while the service is away", name, got)
-		}
-		if got := p.text(".widget .reconnecting-note"); got != "Reconnecting…" {
-			t.Errorf("%s: a widget's foot says %q while the service is away", name, got)
-		}
-	}
-	ws.screenshot(filepath.Join(shots, "recovery-reconnecting.png"))
-
+	live.expectReconnecting("after the service stopped", 25*time.Second)
+	live.tabs["ws"].screenshot(filepath.Join(shots, "recovery-reconnecting.png"))
 	svc.start()
-	back := time.Now()
-	for name, p := range tabs {
-		since := p.eval(`String(Date.now())`)
-		p.poll(allLive + fmt.Sprintf(` && [...document.querySelectorAll('.widget-foot .updated')].every(e => +e.dataset.at > %s)`, since))
-		t.Logf("%s: every widget answered again %.1f s after the service was back", name, time.Since(back).Seconds())
-		if got := p.text("#live-state"); got != "Live" {
-			t.Errorf("%s: the live state says %q after the restart", name, got)
-		}
-	}
-	ws.screenshot(filepath.Join(shots, "recovery-resumed.png"))
-	for name, problems := range map[string]func() []string{"ws": wsProblems, "http": httpProblems} {
-		var msgs []string
-		for _, m := range problems() {
-			// The browser logs the refused connections of its tries while the service is away.
-			if !strings.Contains(m, "net::ERR_CONNECTION_") && !strings.Contains(m, "WebSocket connection to") {
-				msgs = append(msgs, m)
-			}
-		}
-		if len(msgs) > 0 {
-			t.Errorf("%s: the page logged problems:\n%s", name, strings.Join(msgs, "\n"))
-		}
-	}
+	live.expectResumed("after the service was back")
+	live.tabs["ws"].screenshot(filepath.Join(shots, "recovery-resumed.png"))
+	live.expectNoProblems()
 }
 
 // restartable is the data service as main runs it (fnapi.Server over app.App, demo traffic),

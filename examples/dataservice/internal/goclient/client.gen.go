@@ -2169,6 +2169,7 @@ type QueryResponse struct {
 			Meta struct {
 				AccumulatedTime int     `json:"accumulated_time"`
 				Elapsed         float32 `json:"elapsed"`
+				Groups          *int    `json:"groups,omitempty"`
 				Sorted          bool    `json:"sorted"`
 			} `json:"meta"`
 		} `json:"result"`
@@ -2193,6 +2194,7 @@ func (r QueryResponse) GetJSON200() *struct {
 		Meta struct {
 			AccumulatedTime int     `json:"accumulated_time"`
 			Elapsed         float32 `json:"elapsed"`
+			Groups          *int    `json:"groups,omitempty"`
 			Sorted          bool    `json:"sorted"`
 		} `json:"meta"`
 	} `json:"result"`
@@ -2817,6 +2819,7 @@ func ParseQueryResponse(rsp *http.Response) (*QueryResponse, error) {
 				Meta struct {
 					AccumulatedTime int     `json:"accumulated_time"`
 					Elapsed         float32 `json:"elapsed"`
+					Groups          *int    `json:"groups,omitempty"`
 					Sorted          bool    `json:"sorted"`
 				} `json:"meta"`
 			} `json:"result"`

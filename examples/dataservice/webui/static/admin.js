@@ -82,17 +82,50 @@ export class Admin {
         action = el('span', {class: 'muted small'}, 'You');
       } else {
         roleCell.append(this.roleSelect(u));
-        action = el('button', {type: 'button', class: 'btn ghost small danger-text delete-user'}, 'Delete');
-        action.addEventListener('click', () => confirmAction('Delete user?',
+        const keys = el('button', {type: 'button', class: 'btn ghost small user-keys'}, 'API keys');
+        keys.addEventListener('click', () => this.showUserKeys(u.user));
+        const del = el('button', {type: 'button', class: 'btn ghost small danger-text delete-user'}, 'Delete');
+        del.addEventListener('click', () => confirmAction('Delete user?',
           `“${u.user}” will be deleted, and their sessions and API keys end at once.`,
           async () => {
             await this.api.call('delete-user', {user: u.user});
             await this.showUsers();
           }));
+        action = [keys, del];
       }
-      tr.append(el('td', {class: 'name'}, u.user), roleCell, el('td', {}, formatDate(u.created)), actionCell(action));
+      tr.append(el('td', {class: 'name'}, u.user), roleCell, el('td', {}, formatDate(u.created)), actionCell(...[action].flat()));
       return tr;
     }));
+  }
+
+  // showUserKeys opens a dialog listing another user's API keys (list-api-keys with user), each
+  // with a button that revokes it (revoke-api-key with user). Keys are made by their owners
+  // only: an administrator sees and revokes them, never their values.
+  async showUserKeys(user) {
+    $('user-keys-user').textContent = user;
+    showFormError('user-keys-error', '');
+    const keys = await this.api.call('list-api-keys', {user});
+    $('user-keys-body').replaceChildren(...keys.map((k) => {
+      const revoke = el('button', {type: 'button', class: 'btn ghost small danger-text revoke-user-key'}, 'Revoke');
+      revoke.addEventListener('click', async () => {
+        revoke.disabled = true;
+        try {
+          await this.api.call('revoke-api-key', {name: k.name, user});
+          await this.showUserKeys(user);
+          showFormError('user-keys-error', `“${k.name}” is revoked: programs using it are refused from now on.`, true);
+        } catch (e) {
+          revoke.disabled = false;
+          if (e.code !== AUTH_NEEDED) showFormError('user-keys-error', e.message);
+        }
+      });
+      const tr = el('tr', {'data-name': k.name});
+      tr.append(el('td', {class: 'name'}, k.name), el('td', {}, formatDate(k.created)),
+        el('td', {}, k.last_used ? formatDate(k.last_used) : 'Never'), actionCell(revoke));
+      return tr;
+    }));
+    $('user-keys-empty').hidden = keys.length > 0;
+    $('user-keys-table').hidden = keys.length === 0;
+    if (!$('user-keys-dialog').open) $('user-keys-dialog').showModal();
   }
 
   // roleSelect is a select of user u's role that calls set-role when changed, and goes back to

@@ -18,6 +18,9 @@ const METRIC_UNITS = {
   'traffic': 'bytes', 'client.traffic': 'bytes', 'server.traffic': 'bytes',
   'packets': 'packets', 'client.packets': 'packets', 'server.packets': 'packets',
   'records': 'count',
+  'rtt': 'seconds', 'client.rtt': 'seconds', 'server.rtt': 'seconds',
+  'ct': 'seconds', 'srt': 'seconds', 'dtt': 'seconds', 'eurt': 'seconds',
+  'retrans': 'count', 'client.retrans': 'count', 'server.retrans': 'count', 'resets': 'count',
 };
 
 // describeQuery returns, for each statement of a query expression, the names of its keys and
@@ -91,6 +94,9 @@ function setsOf(results, shapes, unit) {
   const sets = results.map((r, i) => ({
     index: i,
     rows: r.data || [],
+    // groups: how many groups the service had before TOP cut them (meta.groups); 0 when it
+    // did not cut.
+    groups: r.meta?.groups || 0,
     shape: shapes[i] || {keys: [], values: []},
   }));
   for (const s of sets) {
@@ -300,9 +306,8 @@ function drawTable(el, sets, pick, sort = {}) {
     }
     wrap.append(table);
     el.append(wrap);
-    if (rows.length > TABLE_ROWS) {
-      el.append(div('cut-note', `Showing ${TABLE_ROWS} of ${rows.length.toLocaleString('en')} rows.`));
-    }
+    const note = cutNote(Math.min(rows.length, TABLE_ROWS), Math.max(rows.length, s.groups), 'rows');
+    if (note) el.append(note);
   }
 }
 
@@ -320,9 +325,17 @@ function slicesOf(sets) {
   };
 }
 
+// cutNote says that shown of all things are drawn ("Showing 12 of 214,861 rows."), or is
+// null when nothing was cut.
+export function cutNote(shown, all, things) {
+  if (all <= shown) return null;
+  return div('cut-note', `Showing ${shown.toLocaleString('en')} of ${all.toLocaleString('en')} ${things}.`);
+}
+
 function drawBars(el, sets, pick) {
   const {unit, items, statement} = slicesOf(sets);
   const bars = items.slice(0, 12);
+  const note = cutNote(bars.length, Math.max(items.length, sets[0].groups), 'bars');
   const W = Math.max(280, el.clientWidth || 560);
   const rowH = 24;
   const labelW = Math.min(170, W * 0.35);
@@ -345,6 +358,7 @@ function drawBars(el, sets, pick) {
     svg.append(g);
   });
   el.append(svg);
+  if (note) el.append(note);
 }
 
 function drawPie(el, sets, pick) {
@@ -381,6 +395,9 @@ function drawPie(el, sets, pick) {
   const wrap = div('pie-wrap');
   wrap.append(svg, legend(slices.map((s) => ({...s, statement, name: `${s.name} · ${(s.value / total * 100).toFixed(1)} %`})), pick));
   el.append(wrap);
+  // Shares are of what the answer holds: say so when the query's TOP left groups out.
+  const note = cutNote(items.length, sets[0].groups, 'groups: shares are of these');
+  if (note) el.append(note);
 }
 
 // arc is the path of a ring slice from angle a to b.

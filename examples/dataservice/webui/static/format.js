@@ -5,9 +5,11 @@
 const PREFIXED = {bytes: 'B', 'bit/s': 'bit/s'};
 const AFTER = {'packets/s': ' packets/s', 'records/s': ' records/s', ms: ' ms'};
 
-// formatValue writes a value for people: 1.2 MB, 34.5k, 0.25, 12.3 Mbit/s, 4.5k packets/s.
+// formatValue writes a value for people: 1.2 MB, 34.5k, 0.25, 12.3 Mbit/s, 4.5k packets/s,
+// 40.2 ms (unit "seconds": response times).
 export function formatValue(v, unit = '') {
   if (v === null || v === undefined || Number.isNaN(v)) return '–';
+  if (unit === 'seconds') return formatSeconds(v);
   const abs = Math.abs(v);
   const prefixed = PREFIXED[unit];
   const steps = ['', 'k', 'M', 'G', 'T', 'P'];
@@ -23,6 +25,15 @@ export function formatValue(v, unit = '') {
   else text = x.toFixed(Math.abs(x) < 10 ? 2 : Math.abs(x) < 100 ? 1 : 0);
   if (prefixed) return `${text} ${steps[i]}${prefixed}`;
   return text + steps[i] + (AFTER[unit] || '');
+}
+
+// formatSeconds writes a response time in milliseconds (40.2 ms, 0.35 ms), or in seconds
+// from 10 s (12.5 s).
+function formatSeconds(v) {
+  const ms = v * 1000;
+  if (Math.abs(ms) >= 10000) return `${parseFloat(v.toFixed(Math.abs(v) < 100 ? 1 : 0))} s`;
+  const digits = Math.abs(ms) < 10 ? 2 : Math.abs(ms) < 100 ? 1 : 0;
+  return `${parseFloat(ms.toFixed(digits))} ms`;
 }
 
 // formatKey writes a key: a time as a clock time, anything else as text.

@@ -1,8 +1,9 @@
 // timeseries.js: the time series chart. Volumes become rates per second of each bucket (bytes
 // as bit/s, packets as packets/s, records as records/s); the time axis spans the period asked,
 // with ticks on round times; buckets the period only partly covers are left out, and missing
-// buckets count as zero between the first and last answered ones. A value by a key is drawn as
-// stacked areas of the largest nine keys and "Other"; values of different units get a panel
+// buckets count as zero between the first and last answered ones (for volumes; a response time
+// without samples is a gap). A volume by a key is drawn as stacked areas of the largest nine
+// keys and "Other", a response time as lines of the highest nine; values of different units get a panel
 // each. The legend toggles series; the tooltip gives the values under the pointer with units;
 // dragging across zooms.
 
@@ -11,6 +12,9 @@ import {formatBucket, formatTick, formatValue} from './format.js';
 
 const TOP = 9; // keys drawn on their own; the rest add up to "Other"
 const RATE_UNITS = {bytes: 'bit/s', packets: 'packets/s', count: 'records/s'};
+// SUMMED are the units whose series add up (stacked, "Other", a missing bucket is zero); the
+// others (response times, ratios) are drawn as lines with gaps where a bucket has no value.
+const SUMMED = new Set([...Object.keys(RATE_UNITS), ...Object.values(RATE_UNITS)]);
 const TICK_STEPS = [60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400,
   172800, 604800, 1209600];
 
@@ -41,29 +45,34 @@ function rate(unit, bucket) {
 // the service's time(N) point T covers [T-N, T), and a series keeps it by its start T-N.
 function seriesOf(sets) {
   const series = [];
-  let cut = null;
+  let cut = null; // series folded into Other
+  let dropped = null; // groups the service's TOP left out
   for (const s of sets) {
     const ti = Math.max(0, s.shape.keys.findIndex((k) => /^time/i.test(k)));
     const bucket = bucketOf(s.shape.keys[ti] || '');
     const others = (keys) => keys.filter((_, j) => j !== ti);
     if (s.rows.length && others(s.rows[0][0]).length) {
       const {unit, scale} = rate(s.unit(0), bucket);
+      const stacked = SUMMED.has(unit);
       const byName = new Map();
       for (const [keys, values] of s.rows) {
         const name = others(keys).join(' · ');
         if (!byName.has(name)) {
-          byName.set(name, {name, unit, bucket, points: new Map(), statement: s.index, stacked: true,
+          byName.set(name, {name, unit, bucket, points: new Map(), statement: s.index, stacked,
             keys: s.keysOf(keys).filter((_, j) => j !== ti), total: 0});
         }
         const line = byName.get(name);
         const v = values[0] === null ? null : values[0] * scale;
         const t = keys[ti] - bucket; // a point T covers [T-N, T): kept by its start
-        line.points.set(t, (line.points.get(t) || 0) + (v || 0));
-        line.total += v || 0;
+        line.points.set(t, stacked ? (line.points.get(t) || 0) + (v || 0) : v);
+        line.total = stacked ? line.total + (v || 0) : Math.max(line.total, v ?? -Infinity);
       }
       const all = [...byName.values()].sort((a, b) => b.total - a.total);
       series.push(...all.slice(0, TOP));
-      if (all.length > TOP) {
+      if (s.groups > all.length) dropped = {shown: all.length, of: s.groups};
+      if (all.length > TOP && !stacked) {
+        cut = {shown: TOP, of: all.length, highest: true};
+      } else if (all.length > TOP) {
         const rest = {name: 'Other', unit, bucket, points: new Map(), statement: s.index, stacked: true, keys: [], other: true};
         for (const l of all.slice(TOP)) for (const [t, v] of l.points) rest.points.set(t, (rest.points.get(t) || 0) + v);
         series.push(rest);
@@ -78,7 +87,18 @@ function seriesOf(sets) {
       }
     }
   }
-  return {series, cut};
+  return {series, cut, dropped};
+}
+
+// runsOf splits a layer's points at the buckets without a value: a gap is never drawn as a
+// line across it.
+function runsOf(pts) {
+  const runs = [[]];
+  for (const p of pts) {
+    if (p.v === null) runs.push([]);
+    else runs.at(-1).push(p);
+  }
+  return runs.filter((r) => r.length);
 }
 
 // drawTimeSeries draws sets in el. win ({since, until}, Unix seconds) is the period asked;
@@ -88,7 +108,7 @@ export function drawTimeSeries(el, sets, {tooltip, pick, onZoom, win, hidden = n
     el.append(div('no-data', 'A time series needs a time(N) key: add BY time(60).'));
     return;
   }
-  const {series, cut} = seriesOf(sets);
+  const {series, cut, dropped} = seriesOf(sets);
   series.forEach((s, i) => { s.colour = s.other ? '#94a3b8' : PALETTE[i % PALETTE.length]; });
   const units = [...new Set(series.map((s) => s.unit))];
   // The previous period: the total of its series per unit, moved forward by shift.
@@ -108,7 +128,9 @@ export function drawTimeSeries(el, sets, {tooltip, pick, onZoom, win, hidden = n
       drawPanel(el, series.filter((s) => s.unit === unit), {tooltip, onZoom, win, hidden, before: before.get(unit), label});
     }
     el.append(legend(series, pick, hidden, redraw));
-    if (cut) el.append(div('cut-note', `Showing the ${cut.shown} largest of ${cut.of.toLocaleString('en')} series; the rest as Other.`));
+    if (cut?.highest) el.append(div('cut-note', `Showing the ${cut.shown} highest of ${cut.of.toLocaleString('en')} series.`));
+    else if (cut) el.append(div('cut-note', `Showing the ${cut.shown} largest of ${cut.of.toLocaleString('en')} series; the rest as Other.`));
+    if (dropped) el.append(div('cut-note', `The query's TOP kept ${dropped.shown.toLocaleString('en')} of ${dropped.of.toLocaleString('en')} series.`));
   };
   redraw();
 }
@@ -148,11 +170,13 @@ function drawPanel(el, series, {tooltip, onZoom, win, hidden, before, label}) {
   const times = timesOf(series, frame);
   const unit = series[0]?.unit || '';
   const stacked = series.some((s) => s.stacked);
+  const summed = SUMMED.has(unit);
   // Values at each time: stacked series add up from the bottom.
   const base = new Map(times.map((t) => [t, 0]));
   const layers = shown.map((s) => {
     const pts = times.map((t) => {
-      const v = s.points.get(t) ?? 0; // a missing bucket carried no traffic
+      // A missing bucket carried no traffic; an average without samples is a gap.
+      const v = s.points.get(t) ?? (summed ? 0 : null);
       const lo = stacked ? base.get(t) : 0;
       const hi = lo + (v ?? 0);
       if (stacked) base.set(t, hi);
@@ -197,16 +221,17 @@ function drawPanel(el, series, {tooltip, onZoom, win, hidden, before, label}) {
   svg.append(svgEl('line', {class: 'axis', x1: pad.l, x2: W - pad.r, y1: H - pad.b, y2: H - pad.b}));
   // Series: areas when stacked or alone, lines otherwise; a run of buckets is one path.
   for (const {s, pts} of layers) {
-    if (!pts.length) continue;
     const mid = (p) => x(p.t + bucket / 2).toFixed(1);
-    const line = pts.map((p, j) => `${j ? 'L' : 'M'}${mid(p)},${y(p.hi).toFixed(1)}`).join('');
-    if (stacked || shown.length === 1) {
-      const under = pts.slice().reverse().map((p) => `L${mid(p)},${y(p.lo).toFixed(1)}`).join('');
-      svg.append(svgEl('path', {class: stacked ? 'area stacked' : 'area', d: `${line}${under}Z`, fill: s.colour}));
+    for (const run of runsOf(pts)) {
+      const line = run.map((p, j) => `${j ? 'L' : 'M'}${mid(p)},${y(p.hi).toFixed(1)}`).join('');
+      if (stacked || shown.length === 1) {
+        const under = run.slice().reverse().map((p) => `L${mid(p)},${y(p.lo).toFixed(1)}`).join('');
+        svg.append(svgEl('path', {class: stacked ? 'area stacked' : 'area', d: `${line}${under}Z`, fill: s.colour}));
+      }
+      // A stacked layer's line is its area's top edge, unstroked: a thin layer on top would
+      // otherwise paint the whole stack's outline in its colour.
+      svg.append(svgEl('path', {class: stacked ? 'series stacked' : 'series', d: line, stroke: s.colour, 'data-name': s.name}));
     }
-    // A stacked layer's line is its area's top edge, unstroked: a thin layer on top would
-    // otherwise paint the whole stack's outline in its colour.
-    svg.append(svgEl('path', {class: stacked ? 'series stacked' : 'series', d: line, stroke: s.colour, 'data-name': s.name}));
   }
   if (prev.length) {
     const d = prev.map((p, j) => `${j ? 'L' : 'M'}${x(p.t + bucket / 2).toFixed(1)},${y(p.v).toFixed(1)}`).join('');

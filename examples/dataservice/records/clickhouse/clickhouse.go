@@ -1,0 +1,334 @@
+package clickhouse
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+	chdriver "github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+)
+
+// ClickHouse timeouts: how long a store waits to connect, and for each read of an answer
+// (the server reports progress while it works, so a long query does not hit it).
+const (
+	DialTimeout = 5 * time.Second
+	ReadTimeout = 60 * time.Second
+)
+
+// Store is the records.Store in a ClickHouse server, or in a cluster of them: a MergeTree table
+// "records" (with a Distributed table "records_dist" over the shards' tables when clustered),
+// partitioned by day, and its rollups (rollup.go). It is safe for
+// concurrent use. Each Ingest is one INSERT of one block;
+// see the package doc for what an acknowledged batch means.
+type Store struct {
+	conn    chdriver.Conn
+	table   string           // the table read and written
+	rollups []records.Rollup // the rollups read: chRollups, or their Distributed tables
+	shards  []chdriver.Conn  // the servers holding a local table (conn alone without a cluster)
+	owned   []chdriver.Conn  // connections to close, conn included
+	rollup  chRollupState
+	// logError reports a failed repair of the rollup (WithErrorLog).
+	logError func(msg string, err error)
+}
+
+var _ records.Store = (*Store)(nil)
+
+// init registers ClickHouse as the engine of clickhouse:// URLs: shared (other nodes may write
+// the records), with clusters.
+func init() {
+	records.Register("clickhouse", records.Engine{Name: "clickhouse", Shared: true, Clusters: true,
+		Open: func(ctx context.Context, url, cluster string, opts ...records.Option) (records.Store, error) {
+			return Open(ctx, url, cluster, opts...)
+		}})
+}
+
+// chDialect is ClickHouse's SQL: the driver formats each argument into the query, so
+// parameters are plain "?"; sums and buckets are cast so they scan as UInt64 and Int64 on every
+// version. ClickHouse sums UInt64 into a UInt64 that wraps around, so sums are of Decimal128
+// (38 digits, exact for any number of records; 18.16 has no Int128), saturated at MaxSum, and
+// the rollups keep theirs as Decimal128 too.
+var chDialect = &records.Dialect{
+	Types: [...]string{records.KindInt64: "Int64", records.KindUint8: "UInt8", records.KindUint16: "UInt16",
+		records.KindUint32: "UInt32", records.KindUint64: "UInt64", records.KindString: "String"},
+	Param: func(b *records.SQLBuilder, v any, _ records.Kind) {
+		b.WriteString("?")
+		b.Args = append(b.Args, v)
+	},
+	Sum: func(col string) string {
+		return "toUInt64(least(sum(toDecimal128(" + col + ", 0)), toDecimal128('" + records.MaxSumSQL + "', 0)))"
+	},
+	Count:    "toUInt64(count())",
+	CountSum: func(col string) string { return "toUInt64(sum(" + col + "))" },
+	Partial:  func(col string) string { return "sum(toDecimal128(" + col + ", 0))" },
+	Widen:    func(col string) string { return "toDecimal128(" + col + ", 0)" },
+	SumType:  "Decimal(38, 0)",
+	Bucket:   func(expr string) string { return "toInt64(" + expr + ")" },
+}
+
+// Open connects to the ClickHouse server of url
+// (clickhouse://[user[:password]@]host:port/database, native protocol) and creates the records
+// table when it is missing; a table of another shape is an error, never altered. With a
+// cluster name (one of the server's remote_servers), it creates the table on every shard,
+// connecting to each (ON CLUSTER would need ZooKeeper), and a Distributed table over them on
+// this server, through which it reads and writes.
+func Open(ctx context.Context, url, cluster string, options ...records.Option) (*Store, error) {
+	opts, err := chOptions(url)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{table: "records", rollups: chRollups, rollup: chRollupState{pending: map[int64]bool{}, all: true}, logError: records.OptionsOf(options).LogError}
+	if s.conn, err = chOpen(ctx, opts); err != nil {
+		return nil, err
+	}
+	s.owned = []chdriver.Conn{s.conn}
+	s.shards = []chdriver.Conn{s.conn}
+	if err := s.ensureSchema(ctx, opts, cluster); err != nil {
+		s.Close()
+		return nil, err
+	}
+	// The rollup of every day is compared with the records now (made from them after an
+	// upgrade from schema version 1); should that fail, reads use the records alone until a
+	// later repair succeeds.
+	s.trusted(ctx, true)
+	return s, nil
+}
+
+// ensureSchema creates or checks the tables on every shard, and in a cluster the Distributed
+// tables on this server: the schema versions a shard lacks (chSteps), then the Distributed
+// tables, made or checked at every open (they hold no data).
+func (s *Store) ensureSchema(ctx context.Context, opts *clickhouse.Options, cluster string) error {
+	if cluster != "" {
+		if err := s.openShards(ctx, opts, cluster); err != nil {
+			return err
+		}
+		s.table, s.rollups = "records_dist", nil
+		for i := range chRollups {
+			r := chRollups[i]
+			r.Table = chDist(&chRollups[i])
+			s.rollups = append(s.rollups, r)
+		}
+	}
+	for _, c := range s.shards {
+		if err := migrate(ctx, c); err != nil {
+			return err
+		}
+	}
+	if cluster == "" {
+		return nil
+	}
+	if err := checkVersion(ctx, s.conn); err != nil {
+		return err
+	}
+	engine := "Distributed(" + quoteIdent(cluster) + ", " + quoteIdent(opts.Auth.Database) + ", records, rand())"
+	if err := ensureTable(ctx, s.conn, "records_dist", engine); err != nil {
+		return err
+	}
+	for i := range chRollups {
+		if err := chEnsureRollupDist(ctx, s.conn, cluster, opts.Auth.Database, &chRollups[i]); err != nil {
+			return err
+		}
+	}
+	return writeVersion(ctx, s.conn, SchemaVersion)
+}
+
+// chOptions parses url into driver options with the store's timeouts.
+func chOptions(url string) (*clickhouse.Options, error) {
+	if !strings.HasPrefix(url, "clickhouse://") {
+		return nil, errors.New("records: a ClickHouse URL is clickhouse://[user[:password]@]host:port/database (the native protocol)")
+	}
+	opts, err := clickhouse.ParseDSN(url)
+	if err != nil {
+		return nil, fmt.Errorf("records: clickhouse URL: %w", err)
+	}
+	if opts.Auth.Database == "" {
+		opts.Auth.Database = "default"
+	}
+	opts.DialTimeout = DialTimeout
+	opts.ReadTimeout = ReadTimeout
+	return opts, nil
+}
+
+func chOpen(ctx context.Context, opts *clickhouse.Options) (chdriver.Conn, error) {
+	c, err := clickhouse.Open(opts)
+	if err != nil {
+		return nil, fmt.Errorf("records: clickhouse %v: %w", opts.Addr, err)
+	}
+	if err := c.Ping(ctx); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("records: clickhouse %v: %w", opts.Addr, unavailable(err))
+	}
+	return c, nil
+}
+
+// openShards connects to the first replica of every shard of cluster, as system.clusters lists
+// them, with the credentials and database of opts.
+func (s *Store) openShards(ctx context.Context, opts *clickhouse.Options, cluster string) error {
+	rows, err := s.conn.Query(ctx, "SELECT shard_num, host_address, toUInt16(port) FROM system.clusters WHERE cluster = ? AND replica_num = 1 ORDER BY shard_num", cluster)
+	if err != nil {
+		return fmt.Errorf("records: clickhouse cluster %s: %w", cluster, unavailable(err))
+	}
+	defer rows.Close()
+	s.shards = nil
+	for rows.Next() {
+		var shard uint32
+		var host string
+		var port uint16
+		if err := rows.Scan(&shard, &host, &port); err != nil {
+			return fmt.Errorf("records: clickhouse cluster %s: %w", cluster, err)
+		}
+		o := *opts
+		o.Addr = []string{fmt.Sprintf("%s:%d", bracketIPv6(host), port)}
+		c, err := chOpen(ctx, &o)
+		if err != nil {
+			return fmt.Errorf("records: shard %d of cluster %s: %w", shard, cluster, err)
+		}
+		s.owned = append(s.owned, c)
+		s.shards = append(s.shards, c)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("records: clickhouse cluster %s: %w", cluster, err)
+	}
+	if len(s.shards) == 0 {
+		return fmt.Errorf("records: clickhouse has no cluster %q in its remote_servers", cluster)
+	}
+	return nil
+}
+
+func bracketIPv6(host string) string {
+	for i := range len(host) {
+		if host[i] == ':' {
+			return "[" + host + "]"
+		}
+	}
+	return host
+}
+
+// quoteIdent quotes a ClickHouse identifier.
+func quoteIdent(s string) string {
+	out := []byte{'`'}
+	for i := range len(s) {
+		if s[i] == '`' || s[i] == '\\' {
+			out = append(out, '\\')
+		}
+		out = append(out, s[i])
+	}
+	return string(append(out, '`'))
+}
+
+// Ingest validates recs (a bad record is a *BatchError and nothing is sent) and inserts them
+// as one block in one INSERT; through a Distributed table the insert is synchronous
+// (insert_distributed_sync), so it returns once every shard has written its part.
+func (s *Store) Ingest(ctx context.Context, recs []records.Record) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	if err := records.ValidateBatch(recs, time.Now()); err != nil {
+		return err
+	}
+	s.trusted(ctx, false)
+	s.rollup.writing.RLock()
+	defer s.rollup.writing.RUnlock()
+	if err := s.insert(ctx, recs); err != nil {
+		// Some of the batch's records may be stored without their rollup rows.
+		s.rollup.suspect(recordDays(recs), false)
+		return fmt.Errorf("records: ingest %d records: %w", len(recs), unavailable(err))
+	}
+	return nil
+}
+
+func (s *Store) insert(ctx context.Context, recs []records.Record) error {
+	ctx = clickhouse.Context(ctx, clickhouse.WithSettings(clickhouse.Settings{"insert_distributed_sync": 1}))
+	names, kinds := records.SQLColumns()
+	b, err := s.conn.PrepareBatch(ctx, "INSERT INTO "+s.table+" ("+joinNames(names)+")")
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	cols := newColumns(kinds, len(recs))
+	var rb records.RowBuilder
+	row := make([]driver.Value, 0, len(names))
+	for i := range recs {
+		row = rb.AppendRow(row[:0], &recs[i])
+		for j, v := range row {
+			cols[j].add(v)
+		}
+	}
+	for i, c := range cols {
+		if err := b.Column(i).Append(c.slice()); err != nil {
+			return err
+		}
+	}
+	return b.Send()
+}
+
+// Compile turns qs into ClickHouse's SQL over the table read (the Distributed one in a
+// cluster): one SELECT for each key set, as the oldest server supported (18.16) has no
+// GROUPING SETS, each over the records and the rollups that answer it (compile's union).
+func (s *Store) Compile(qs ...*records.Query) *records.Plan {
+	return records.Compile(chDialect, s.table, s.rollups, qs)
+}
+
+// Read runs p over the records with from <= time < to, calling fn with each group: each part
+// in one statement, the whole buckets of its period from the rollups and its cut edges from
+// the records while the rollups are known to match them, the records alone otherwise.
+func (s *Store) Read(ctx context.Context, p *records.Plan, from, to int64, fn func(*records.Row) error) error {
+	rollups := s.trusted(ctx, false)
+	return p.Each(func(p *records.Plan) error { return s.read(ctx, p, from, to, rollups, fn) })
+}
+
+func (s *Store) read(ctx context.Context, p *records.Plan, from, to int64, rollups bool, fn func(*records.Row) error) error {
+	args := p.BindRecords(from, to)
+	if rollups {
+		// The views keep every rollup current: no marks.
+		var err error
+		if args, err = p.Bind(from, to, nil); err != nil {
+			return err
+		}
+	}
+	if s.table != "records" {
+		// Through a Distributed table 18.16 loses the columns of a WHERE moved to PREWHERE
+		// when a branch selects constants only ("Not found column greaterOrEquals(time, ...)").
+		ctx = clickhouse.Context(ctx, clickhouse.WithSettings(clickhouse.Settings{"optimize_move_to_prewhere": 0}))
+	}
+	rows, err := s.conn.Query(ctx, p.SQL(), args...)
+	if err != nil {
+		return fmt.Errorf("records: read: %w", unavailable(err))
+	}
+	defer rows.Close()
+	dests := make([]any, 0, len(p.KeyKinds())+p.NumSums())
+	for _, k := range p.KeyKinds() {
+		dests = append(dests, newDest(k))
+	}
+	for range p.NumSums() {
+		dests = append(dests, new(uint64))
+	}
+	return unavailable(p.Scan(rows, dests, dests, fn))
+}
+
+// Newest returns the time of the newest record; ok is false when there is none.
+func (s *Store) Newest(ctx context.Context) (int64, bool, error) {
+	var t int64
+	var n uint64
+	if err := s.conn.QueryRow(ctx, "SELECT toInt64(max(time)), toUInt64(count()) FROM "+s.table).Scan(&t, &n); err != nil {
+		return 0, false, fmt.Errorf("records: newest: %w", unavailable(err))
+	}
+	return t, n > 0, nil
+}
+
+// Close closes the connections.
+func (s *Store) Close() error {
+	var errs []error
+	for _, c := range s.owned {
+		errs = append(errs, c.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("records: close: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,28 @@
+// Package clickhouse is the records engine for records beyond one machine: a ClickHouse server
+// or a sharded cluster (a MergeTree table on each shard and a Distributed table over them). It
+// registers itself for clickhouse:// URLs (records.Open), as shared (other nodes may write the
+// records) and with clusters; Open opens one directly.
+//
+//	s, err := clickhouse.Open(ctx, "clickhouse://user:pw@host:9000/db", "")  // or a cluster name
+//
+// Schema versions (schema.go). The tables' version is kept in records_version on each shard:
+// the number of chSteps applied, 1 the records table, 2 the per-minute rollup, 3 the rollups'
+// sums as Decimal128 (SchemaVersion). ClickHouse has no transactions over tables, so each step
+// may run again after a failure midway, and its number is written once it succeeded. Every open
+// still checks the records table's shape, refused and never altered when it differs, and the
+// rollups', made anew when they differ (they hold nothing the records do not), since other
+// nodes share the database. A later version is refused.
+//
+// It keeps DuckDB's rollups but the one per 10 minutes with addresses (rollup.go: each a
+// SummingMergeTree fed by a materialized view on each shard), read through the planner's union
+// of branches; as the views write after the records rather than with them, days where a rollup
+// and the records differ are summed again from the records at open and after a failed write,
+// and reads use the records alone until they are (repair.go). Each batch is validated, then
+// sent as one block in one INSERT (synchronous through a Distributed table): a batch within one
+// day is stored whole or not at all, even when the server is killed mid-insert. Retention drops
+// whole day partitions. A server that cannot be reached gives errors marked
+// records.ErrUnavailable, within DialTimeout and ReadTimeout; the store reconnects by itself.
+// It does not report its changes (other processes may write it), so a followed query there
+// answers its whole period each interval. The data service's README ("Records in ClickHouse")
+// states what an acknowledged batch means there and which versions were tested.
+package clickhouse

@@ -1,0 +1,290 @@
+package clickhouse
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+	chdriver "github.com/ClickHouse/clickhouse-go/v2/lib/driver"
+)
+
+// SchemaVersion is the version of the ClickHouse tables' shape, kept in the table
+// records_version beside them: the number of chSteps a server's tables have had. The service
+// refuses a records table of another shape, and a later version, rather than alter it.
+const SchemaVersion = 3
+
+// chStep is one schema version of a server's tables (a shard's): what a server at the version
+// before it needs. ClickHouse has no transactions over tables: each step may be run again after
+// it failed midway (IF NOT EXISTS, shapes checked), and its number is recorded in
+// records_version once it succeeded.
+type chStep func(ctx context.Context, c chdriver.Conn) error
+
+// chSteps are the schema versions, numbered as records_version has kept them; append only (a
+// released step never changes, a new table or column is a new step, and SchemaVersion is their
+// number). A server of the version before records_version existed is at 0.
+var chSteps = [SchemaVersion]chStep{
+	// 1: the records table.
+	func(ctx context.Context, c chdriver.Conn) error { return ensureTable(ctx, c, "records", chLocalEngine) },
+	// 2: the per-minute rollup (records_minute, its view, and records_minute_dist in a cluster),
+	// summed from the records by chRepair at open, writing nothing into records.
+	func(ctx context.Context, c chdriver.Conn) error { return chEnsureRollup(ctx, c, &chRollups[0]) },
+	// 3: the rollups' sums as Decimal128 rather than UInt64, which wrapped around: each rollup
+	// of another shape is made anew (chEnsureRollup) and summed again from the records.
+	chEnsureRollups,
+}
+
+// chEnsureRollups makes every rollup's table and view on c, or makes anew one of another shape.
+func chEnsureRollups(ctx context.Context, c chdriver.Conn) error {
+	for i := range chRollups {
+		if err := chEnsureRollup(ctx, c, &chRollups[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// migrate runs on c the steps after its version, recording each, then checks what another
+// node or a hand may have changed since, as every open has: the records table's shape (refused
+// when it differs, never altered) and the rollups' (made anew: they hold nothing the records do
+// not).
+func migrate(ctx context.Context, c chdriver.Conn) error {
+	if err := checkVersion(ctx, c); err != nil {
+		return err
+	}
+	v, err := schemaVersion(ctx, c)
+	if err != nil {
+		return err
+	}
+	for i := int(v); i < len(chSteps); i++ {
+		if err := chSteps[i](ctx, c); err != nil {
+			return err
+		}
+		if err := writeVersion(ctx, c, uint32(i+1)); err != nil {
+			return err
+		}
+	}
+	if err := ensureTable(ctx, c, "records", chLocalEngine); err != nil {
+		return err
+	}
+	return chEnsureRollups(ctx, c)
+}
+
+// chLocalEngine is the engine of the table that holds records: a MergeTree partitioned by day
+// (retention drops whole partitions), sorted by time (periods read a range of it). Both the
+// ClickHouse 18.16 tested here and current versions accept it.
+const chLocalEngine = "MergeTree PARTITION BY intDiv(time, 86400) ORDER BY time"
+
+// ensureTable creates the table name with the records columns and engine on c when it is
+// missing, and checks its shape and engine when it exists.
+func ensureTable(ctx context.Context, c chdriver.Conn, name, engine string) error {
+	have, e, err := tableShape(ctx, c, name)
+	if err != nil {
+		return err
+	}
+	names, kinds := records.SQLColumns()
+	want := make([]string, len(names))
+	for i, n := range names {
+		want[i] = n + " " + chDialect.Types[kinds[i]]
+	}
+	if e == "" {
+		ddl := "CREATE TABLE IF NOT EXISTS " + name + " (" + strings.Join(want, ", ") + ") ENGINE = " + engine
+		if err := c.Exec(ctx, ddl); err != nil {
+			return fmt.Errorf("records: clickhouse: create %s: %w", name, unavailable(err))
+		}
+		return nil
+	}
+	if strings.Join(have, ", ") != strings.Join(want, ", ") {
+		return fmt.Errorf("records: clickhouse table %s has another shape than schema version %d (%s; want %s); the service never alters a table: rename or drop it, or use another database",
+			name, SchemaVersion, strings.Join(have, ", "), strings.Join(want, ", "))
+	}
+	if !strings.HasPrefix(engine, e) {
+		return fmt.Errorf("records: clickhouse table %s is a %s table, want %s; the service never alters a table: rename or drop it, or use another database", name, e, engine)
+	}
+	return nil
+}
+
+// schemaVersion returns the schema version in records_version on c (creating that table when
+// missing); 0 when none is written.
+func schemaVersion(ctx context.Context, c chdriver.Conn) (uint32, error) {
+	if err := c.Exec(ctx, "CREATE TABLE IF NOT EXISTS records_version (version UInt32) ENGINE = TinyLog"); err != nil {
+		return 0, fmt.Errorf("records: clickhouse: %w", unavailable(err))
+	}
+	var v uint32
+	if err := c.QueryRow(ctx, "SELECT toUInt32(max(version)) FROM records_version").Scan(&v); err != nil {
+		return 0, fmt.Errorf("records: clickhouse: %w", unavailable(err))
+	}
+	return v, nil
+}
+
+// checkVersion refuses a schema of a later version than this service's, before anything is
+// created or changed.
+func checkVersion(ctx context.Context, c chdriver.Conn) error {
+	v, err := schemaVersion(ctx, c)
+	if err == nil && v > SchemaVersion {
+		err = fmt.Errorf("records: clickhouse records table is of schema version %d, this service uses %d: a newer version of the service wrote it; run that version (on every node), since this one never alters a table of a later version", v, SchemaVersion)
+	}
+	return err
+}
+
+// writeVersion records schema version v in records_version, unless it is there already.
+func writeVersion(ctx context.Context, c chdriver.Conn, v uint32) error {
+	have, err := schemaVersion(ctx, c)
+	if err != nil || have >= v {
+		return err
+	}
+	// An INSERT ... VALUES through Exec waits forever on 18.16: send a block instead.
+	b, err := c.PrepareBatch(ctx, "INSERT INTO records_version (version)")
+	if err == nil {
+		if err = b.Append(v); err == nil {
+			err = b.Send()
+		}
+		b.Close()
+	}
+	if err != nil {
+		return fmt.Errorf("records: clickhouse: %w", unavailable(err))
+	}
+	return nil
+}
+
+// DeleteBefore drops, on every shard, the day partitions that lie wholly before t (Unix
+// seconds) of the records and of their rollup, and returns how many records they held. Records
+// of the day that holds t stay until that day has passed: retention on ClickHouse works in
+// whole days, never row by row.
+func (s *Store) DeleteBefore(ctx context.Context, t int64) (int64, error) {
+	s.rollup.writing.RLock()
+	defer s.rollup.writing.RUnlock()
+	var total int64
+	for _, c := range s.shards {
+		n, err := dropBefore(ctx, c, "records", t)
+		total += n
+		for i := 0; err == nil && i < len(chRollups); i++ {
+			_, err = dropBefore(ctx, c, chRollups[i].Table, t)
+		}
+		if err != nil {
+			// The rollup may keep days the records lost.
+			s.rollup.suspect(nil, true)
+			return total, fmt.Errorf("records: delete before %d: %w", t, unavailable(err))
+		}
+	}
+	return total, nil
+}
+
+// dropBefore drops the day partitions of table on c that lie wholly before t, and returns
+// the rows they held.
+func dropBefore(ctx context.Context, c chdriver.Conn, table string, t int64) (int64, error) {
+	rows, err := c.Query(ctx, "SELECT partition, toUInt64(sum(rows)) FROM system.parts WHERE database = currentDatabase() AND table = ? AND active GROUP BY partition", table)
+	if err != nil {
+		return 0, err
+	}
+	type part struct {
+		day  int64
+		rows uint64
+	}
+	var drop []part
+	for rows.Next() {
+		var p string
+		var n uint64
+		if err := rows.Scan(&p, &n); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		day, err := strconv.ParseInt(p, 10, 64)
+		if err == nil && (day+1)*86400 <= t {
+			drop = append(drop, part{day, n})
+		}
+	}
+	rows.Close()
+	var total int64
+	for _, p := range drop {
+		if err := c.Exec(ctx, "ALTER TABLE "+table+" DROP PARTITION "+strconv.FormatInt(p.day, 10)); err != nil {
+			return total, err
+		}
+		total += int64(p.rows)
+	}
+	return total, nil
+}
+
+// unavailable marks err with ErrUnavailable when it is a failure to reach the server, not an
+// answer of it (an exception) nor the caller's cancellation.
+func unavailable(err error) error {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return err
+	}
+	var ex *clickhouse.Exception
+	if errors.As(err, &ex) {
+		// A Distributed table's server answers for a shard it could not reach.
+		switch ex.Code {
+		case 209, 210, 279: // SOCKET_TIMEOUT, NETWORK_ERROR, ALL_CONNECTION_TRIES_FAILED
+			return fmt.Errorf("%w: %w", records.ErrUnavailable, err)
+		}
+		return err
+	}
+	var ne net.Error
+	if errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, clickhouse.ErrAcquireConnTimeout) || errors.Is(err, driver.ErrBadConn) {
+		return fmt.Errorf("%w: %w", records.ErrUnavailable, err)
+	}
+	return err
+}
+
+func joinNames(names []string) string { return strings.Join(names, ", ") }
+
+// batchColumn holds one column of a batch as the typed slice the driver appends.
+type batchColumn interface {
+	add(v driver.Value)
+	slice() any
+}
+
+type typedColumn[T any] struct{ s []T }
+
+func (c *typedColumn[T]) add(v driver.Value) { c.s = append(c.s, v.(T)) }
+func (c *typedColumn[T]) slice() any         { return c.s }
+
+// newColumns returns empty columns of the kinds given, with room for n rows.
+func newColumns(kinds []records.Kind, n int) []batchColumn {
+	out := make([]batchColumn, len(kinds))
+	for i, k := range kinds {
+		switch k {
+		case records.KindInt64:
+			out[i] = &typedColumn[int64]{make([]int64, 0, n)}
+		case records.KindUint8:
+			out[i] = &typedColumn[uint8]{make([]uint8, 0, n)}
+		case records.KindUint16:
+			out[i] = &typedColumn[uint16]{make([]uint16, 0, n)}
+		case records.KindUint32:
+			out[i] = &typedColumn[uint32]{make([]uint32, 0, n)}
+		case records.KindUint64:
+			out[i] = &typedColumn[uint64]{make([]uint64, 0, n)}
+		case records.KindString:
+			out[i] = &typedColumn[string]{make([]string, 0, n)}
+		}
+	}
+	return out
+}
+
+// newDest returns a pointer to scan a column of kind k into.
+func newDest(k records.Kind) any {
+	switch k {
+	case records.KindInt64:
+		return new(int64)
+	case records.KindUint8:
+		return new(uint8)
+	case records.KindUint16:
+		return new(uint16)
+	case records.KindUint32:
+		return new(uint32)
+	case records.KindString:
+		return new(string)
+	}
+	return new(uint64)
+}

@@ -1,0 +1,30 @@
+package duckdb_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+	"github.com/fnapi/fnapi/examples/dataservice/records/duckdb"
+	"github.com/fnapi/fnapi/examples/dataservice/records/recordstest"
+)
+
+// TestStores runs the checks every store passes (package recordstest) on DuckDB, opened
+// through records' table of engines by a duckdb: URL; a plain path opens DuckDB too.
+func TestStores(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s, e, err := records.Open(context.Background(), "duckdb:"+dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, ok := s.(*duckdb.Store); !ok || e.Name != "duckdb" || e.Shared || e.Clusters {
+		t.Fatalf("duckdb: opened %T with engine %+v", s, e)
+	}
+	recordstest.Check(t, s)
+	if e, err := records.EngineOf(filepath.Join(dir, "data")); err != nil || e.Name != "duckdb" {
+		t.Errorf("a plain path: engine %v, %v; want DuckDB", e, err)
+	}
+}

@@ -1,0 +1,314 @@
+package duckdb
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+
+	"github.com/duckdb/duckdb-go/v2"
+)
+
+// FileName is the name of the DuckDB database file in the data directory.
+const FileName = "records.duckdb"
+
+// checkpointThreshold is the size of the write-ahead log at which a commit also checkpoints it
+// into the database file. DuckDB's default, 16 MB (about 100,000 records), made checkpoints
+// most of ingest's cost; fewer, larger ones cost ~1.5-2x less per record, counting the last
+// one at Close. The price: up to this much log to replay when opening after a crash, and the
+// records it holds kept in memory uncompressed until the checkpoint.
+const checkpointThreshold = "128MB"
+
+// Store is the embedded records.Store: a DuckDB database file whose write-ahead log makes every
+// acknowledged Ingest survive a crash (even kill -9) of the process. Writes are serialised;
+// reads run concurrently with them. It is safe for concurrent use.
+type Store struct {
+	db *sql.DB
+	// write holds one token: the right to write, and to spans and newest.
+	write chan struct{}
+	// rollups are the rollups the database keeps (duckRollups); spans, in the same order,
+	// what each gained since its last compaction.
+	rollups []records.Rollup
+	spans   []rollupSpan
+	// marks are those of the background rollups (rollup_mark.go); newest is the time of the
+	// newest record, changed with the write token held.
+	marks  rollupMarks
+	newest int64
+	// group holds the Ingest calls waiting to be committed together.
+	group group
+	// changes reports the times each write touches (changes.go).
+	changes records.Changes
+	// logError reports the background step's failures (WithErrorLog).
+	logError func(msg string, err error)
+	// stop ends the background step (closed once, by stopping), which closes stopped when it has.
+	stop, stopped chan struct{}
+	stopping      sync.Once
+}
+
+// init registers DuckDB as the engine of duckdb:<dir> URLs and of plain paths
+// (records.DefaultScheme): dir holds records.duckdb.
+func init() {
+	records.Register("duckdb", records.Engine{Name: "duckdb",
+		Open: func(ctx context.Context, url, _ string, opts ...records.Option) (records.Store, error) {
+			return Open(ctx, records.PathOf(url), opts...)
+		}})
+}
+
+var (
+	_ records.Store          = (*Store)(nil)
+	_ records.ChangeReporter = (*Store)(nil)
+)
+
+// Open opens (creating it and dir when missing) the DuckDB database dir/records.duckdb and
+// brings its schema to this version (migrate.go): a file of an earlier version opens. Only one
+// process may open the file at a time.
+func Open(ctx context.Context, dir string, opts ...records.Option) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("records: open: %w", err)
+	}
+	path := filepath.Join(dir, FileName)
+	connector, err := duckdb.NewConnector(path, nil)
+	if err != nil {
+		return nil, fmt.Errorf("records: open %s: %w", path, err)
+	}
+	db := sql.OpenDB(connector)
+	if _, err := db.ExecContext(ctx, "SET GLOBAL checkpoint_threshold = '"+checkpointThreshold+"'"); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("records: open %s: %w", path, err)
+	}
+	if err := migrate(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("records: open %s: %w", path, err)
+	}
+	marks, err := loadMarks(ctx, db, duckRollups)
+	var newest int64
+	if err == nil {
+		newest, err = newestRecord(ctx, db, duckRollups)
+	}
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("records: create the rollups: %w", err)
+	}
+	s := &Store{db: db, write: make(chan struct{}, 1), rollups: duckRollups, spans: make([]rollupSpan, len(duckRollups)),
+		marks: marks, newest: newest, logError: records.OptionsOf(opts).LogError, stop: make(chan struct{}), stopped: make(chan struct{})}
+	s.write <- struct{}{}
+	go s.background(rollupEvery, s.stop, s.stopped)
+	return s, nil
+}
+
+// lock takes the write token, or fails when ctx ends first.
+func (s *Store) lock(ctx context.Context) error {
+	select {
+	case <-s.write:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *Store) unlock() { s.write <- struct{}{} }
+
+// Ingest validates recs (a bad record is a *BatchError and nothing is stored) and appends them
+// through DuckDB's appender in one transaction, which concurrent Ingest calls share (group
+// commit, group.go): all of recs is stored or none, and a nil error means the transaction is
+// committed to the write-ahead log. When a group's commit fails, every call in it gets the error
+// and nothing of the group is stored.
+func (s *Store) Ingest(ctx context.Context, recs []records.Record) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	if err := records.ValidateBatch(recs, time.Now()); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("records: ingest: %w", err)
+	}
+	span := records.BatchSpan(recs)
+	s.changes.Touch(span.From, span.To)
+	defer s.changes.Touch(span.From, span.To)
+	if err := s.ingestGrouped(ctx, s.group.join(recs), s.commit); err != nil {
+		return fmt.Errorf("records: ingest: %w", err)
+	}
+	return nil
+}
+
+// Changes reports the times of the records each Ingest and DeleteBefore touches, before it
+// writes and after: the database file has one process, so these are all its changes.
+func (s *Store) Changes() *records.Changes { return &s.changes }
+
+// commit appends the batches of ms in one transaction; the caller holds the write token.
+func (s *Store) commit(ctx context.Context, ms []*member) error {
+	batches := make([][]records.Record, len(ms))
+	n := 0
+	for i, m := range ms {
+		batches[i] = m.recs
+		n += len(m.recs)
+	}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	var rows []int // the rows each rollup gained
+	err = conn.Raw(func(dc any) error {
+		c, ok := dc.(*duckdb.Conn)
+		if !ok {
+			return fmt.Errorf("unexpected driver connection %T", dc)
+		}
+		rows, err = s.appendInTx(ctx, c, batches)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("%d records in %d batches: %w", n, len(ms), err)
+	}
+	s.compactDue(ctx, batches, rows)
+	_, hi := batchTimes(batches)
+	s.newest = max(s.newest, hi)
+	return nil
+}
+
+// appendInTx appends batches to the records table, and their sums to the rollups, in one
+// transaction on c; it returns how many rows each rollup gained.
+func (s *Store) appendInTx(ctx context.Context, c *duckdb.Conn, batches [][]records.Record) ([]int, error) {
+	tx, err := c.BeginTx(ctx, driver.TxOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var rows []int
+	err = appendRecords(ctx, c, batches)
+	if err == nil {
+		marks := make([]int64, len(s.rollups))
+		for i := range s.rollups {
+			marks[i] = s.marks.of(&s.rollups[i])
+		}
+		rows, err = appendRollups(c, s.rollups, marks, batches)
+	}
+	if err != nil {
+		if rerr := tx.Rollback(); rerr != nil {
+			// The connection's state is unknown: have database/sql discard it.
+			return nil, errors.Join(err, rerr, driver.ErrBadConn)
+		}
+		return nil, err
+	}
+	return rows, tx.Commit()
+}
+
+// appendRecords appends batches to the records table through an appender on c.
+func appendRecords(ctx context.Context, c *duckdb.Conn, batches [][]records.Record) error {
+	a, err := duckdb.NewAppenderFromConn(c, "", "records")
+	if err != nil {
+		return err
+	}
+	var rb records.RowBuilder
+	row := make([]driver.Value, 0, records.NumSQLColumns)
+	for _, recs := range batches {
+		for i := range recs {
+			row = rb.AppendRow(row[:0], &recs[i])
+			if err = a.AppendRow(row...); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			err = ctx.Err()
+		}
+		if err != nil {
+			break
+		}
+	}
+	if err != nil {
+		// Discard what was appended; Close then has nothing left to write.
+		return errors.Join(err, a.Clear(), a.Close())
+	}
+	return a.CloseWithCancel(ctx)
+}
+
+// DeleteBefore deletes the records whose time is before t (Unix seconds).
+func (s *Store) DeleteBefore(ctx context.Context, t int64) (int64, error) {
+	if err := s.lock(ctx); err != nil {
+		return 0, fmt.Errorf("records: delete: %w", err)
+	}
+	defer s.unlock()
+	s.changes.TouchBefore(t)
+	defer s.changes.TouchBefore(t)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("records: delete before %d: %w", t, err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `DELETE FROM records WHERE time < ?`, t)
+	if err != nil {
+		return 0, fmt.Errorf("records: delete before %d: %w", t, err)
+	}
+	n, err := res.RowsAffected()
+	if err == nil {
+		err = retainRollups(ctx, tx, s.rollups, s.marks, t)
+	}
+	if err == nil {
+		err = tx.Commit()
+	}
+	if err != nil {
+		return 0, fmt.Errorf("records: delete before %d: %w", t, err)
+	}
+	return n, nil
+}
+
+// Compile turns qs into DuckDB's SQL: one SELECT with GROUPING SETS for those of one Where
+// and one chain of rollups, over the records and those rollups.
+func (s *Store) Compile(qs ...*records.Query) *records.Plan {
+	return records.Compile(duckDialect, "records", s.rollups, qs)
+}
+
+// Read runs p over the records with from <= time < to, calling fn with each group.
+func (s *Store) Read(ctx context.Context, p *records.Plan, from, to int64, fn func(*records.Row) error) error {
+	return p.ReadParts(ctx, from, to, s.read, fn)
+}
+
+func (s *Store) read(ctx context.Context, p *records.Plan, from, to int64, fn func(*records.Row) error) error {
+	marks := make([]int64, len(p.Levels))
+	for i, r := range p.Levels {
+		marks[i] = s.marks.of(r)
+	}
+	args, err := p.Bind(from, to, marks)
+	if err != nil {
+		return err
+	}
+	query, args := p.LiteralTimes(args)
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return fmt.Errorf("records: read: %w", err)
+	}
+	defer rows.Close()
+	vals := make([]any, p.Width())
+	ptrs := make([]any, len(vals))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	return p.Scan(rows, ptrs, vals, fn)
+}
+
+// Newest returns the time of the newest record; ok is false when there is none.
+func (s *Store) Newest(ctx context.Context) (int64, bool, error) {
+	var t sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, "SELECT max(time) FROM records").Scan(&t); err != nil {
+		return 0, false, fmt.Errorf("records: newest: %w", err)
+	}
+	return t.Int64, t.Valid, nil
+}
+
+// Close stops the background step (without catching up: the next open resumes it) and closes
+// the database; a clean close checkpoints the write-ahead log into the file.
+func (s *Store) Close() error {
+	s.stopping.Do(func() { close(s.stop) })
+	<-s.stopped
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("records: close: %w", err)
+	}
+	return nil
+}

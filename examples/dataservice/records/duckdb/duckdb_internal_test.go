@@ -1,0 +1,143 @@
+package duckdb
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+	"net/netip"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+
+	"github.com/duckdb/duckdb-go/v2"
+)
+
+// TestAppendRollsBack checks what all-or-nothing Ingest rests on: rows appended through the
+// appender inside a transaction vanish when the transaction rolls back, even after the
+// appender flushed them (more rows than its chunk holds).
+func TestAppendRollsBack(t *testing.T) {
+	ctx := context.Background()
+	s := openTemp(t)
+	r := records.Record{Time: 1, Protocol: records.UDP, Application: "dns",
+		Client: records.Endpoint{IP: netip.MustParseAddr("10.0.0.1")}, Server: records.Endpoint{IP: netip.MustParseAddr("10.0.0.2")}}
+	recs := make([]records.Record, 3*duckdb.GetDataChunkCapacity()+1)
+	for i := range recs {
+		recs[i] = r
+	}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		c := dc.(*duckdb.Conn)
+		tx, err := c.BeginTx(ctx, driver.TxOptions{})
+		if err != nil {
+			return err
+		}
+		if err := appendRecords(ctx, c, [][]records.Record{recs}); err != nil {
+			return err
+		}
+		return tx.Rollback()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM records`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Fatalf("%d rows left after rollback", n)
+	}
+}
+
+// TestOpenAddsColumns opens a file made by a version without the collector's columns: they are
+// added, holding zero for the rows already there, and new batches go in.
+func TestOpenAddsColumns(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	old, err := sql.Open("duckdb", filepath.Join(dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = old.Exec(`CREATE TABLE records (time BIGINT NOT NULL, protocol UTINYINT NOT NULL,
+		application VARCHAR NOT NULL, client_ip_hi UBIGINT NOT NULL, client_ip_lo UBIGINT NOT NULL,
+		client_port USMALLINT NOT NULL, client_bytes UBIGINT NOT NULL, client_packets UBIGINT NOT NULL,
+		server_ip_hi UBIGINT NOT NULL, server_ip_lo UBIGINT NOT NULL, server_port USMALLINT NOT NULL,
+		server_bytes UBIGINT NOT NULL, server_packets UBIGINT NOT NULL);
+		INSERT INTO records VALUES (1, 6, 'https', 0, 1, 2, 3, 4, 0, 5, 443, 6, 7)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	s, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := records.Record{Time: 2, Protocol: records.UDP, Application: "dns",
+		Client: records.Endpoint{IP: netip.MustParseAddr("10.0.0.1")}, Server: records.Endpoint{IP: netip.MustParseAddr("10.0.0.2")}}
+	if err := s.Ingest(ctx, []records.Record{r}); err != nil {
+		t.Fatal(err)
+	}
+	var n, zero int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE exporter_hi = 0 AND exporter_lo = 0 AND in_if = 0 AND out_if = 0) FROM records`).Scan(&n, &zero); err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 || zero != 2 {
+		t.Fatalf("%d rows, %d with zero collector columns; want 2 and 2", n, zero)
+	}
+}
+
+// TestSchemaVersions checks the numbered migrations: a new file is at the latest version, a
+// file of an earlier version (no records_schema) is brought to it, each step once, and a file
+// of a newer version is refused rather than damaged.
+func TestSchemaVersions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	version := func(s *Store) int {
+		t.Helper()
+		var v, n int
+		if err := s.db.QueryRowContext(ctx, "SELECT max(version), count(*) FROM "+schemaTable).Scan(&v, &n); err != nil || n != 1 {
+			t.Fatalf("records_schema: version %d in %d rows, %v", v, n, err)
+		}
+		return v
+	}
+	s, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := version(s); v != len(steps) {
+		t.Errorf("a new file is at version %d, want %d", v, len(steps))
+	}
+	// Version 2 with its rollups gone: opening runs steps 3 and 4, which make them.
+	if _, err := s.db.ExecContext(ctx, "DROP TABLE records_minute; UPDATE "+schemaTable+" SET version = 2"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if s, err = Open(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	if v := version(s); v != len(steps) {
+		t.Errorf("a file of version 2 is at version %d once opened, want %d", v, len(steps))
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'records_minute'").Scan(&n); err != nil || n != 1 {
+		t.Errorf("records_minute after migrating from version 2: %d tables, %v", n, err)
+	}
+	if _, err := s.db.ExecContext(ctx, fmt.Sprintf("UPDATE %s SET version = %d", schemaTable, len(steps)+1)); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if s, err = Open(ctx, dir); err == nil || !strings.Contains(err.Error(), "newer than this program's") {
+		if s != nil {
+			s.Close()
+		}
+		t.Errorf("a file of a newer version opened: %v", err)
+	}
+}

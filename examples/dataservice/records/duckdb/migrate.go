@@ -1,0 +1,103 @@
+package duckdb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+)
+
+// schemaTable holds how many of steps a file has applied, in one row.
+const schemaTable = "records_schema"
+
+// step is one schema version of a DuckDB file: statements run in tx, once.
+type step func(ctx context.Context, tx *sql.Tx) error
+
+// steps are the file's schema versions; records_schema holds how many were applied, and each
+// runs once, in one transaction that also records its number. Append only: a released step
+// never changes; a new column, rollup or repair is a new step at the end.
+//
+// A file made before versioning (no records_schema) is at version 0, and each step finds what
+// the program that made it left, as the code did before versioning: a step's statements are
+// IF NOT EXISTS, and those of the rollups and of the sums look at the tables they repair.
+// So every file of an earlier version opens, whatever it holds.
+var steps = []step{
+	// 1: the records table.
+	func(ctx context.Context, tx *sql.Tx) error { return execAll(ctx, tx, duckSchema()) },
+	// 2: the collector's columns (exporter, in_if, out_if), zero in the rows a file had.
+	func(ctx context.Context, tx *sql.Tx) error { return execAll(ctx, tx, duckMigrations()...) },
+	// 3: the rollups and their marks (rollup_open.go): created, or a file's rollups of an
+	// earlier version made exact as this version keeps them.
+	func(ctx context.Context, tx *sql.Tx) error { return ensureRollups(ctx, tx, duckRollups) },
+	// 4: the rollups' sums saturated (rollup_resum.go): the hours a file of an earlier version
+	// wrapped around summed anew.
+	func(ctx context.Context, tx *sql.Tx) error { return resumWrapped(ctx, tx, duckRollups) },
+}
+
+// migrate brings the file of db to the latest version, a step a transaction, and refuses a file
+// whose version is newer than this program's (one it could damage).
+func migrate(ctx context.Context, db *sql.DB) error {
+	if err := execAll(ctx, db, "CREATE TABLE IF NOT EXISTS "+schemaTable+" (version INTEGER NOT NULL)"); err != nil {
+		return err
+	}
+	var v int
+	if err := db.QueryRowContext(ctx, "SELECT coalesce(max(version), 0) FROM "+schemaTable).Scan(&v); err != nil {
+		return fmt.Errorf("reading the schema version: %w", err)
+	}
+	if v > len(steps) {
+		return fmt.Errorf("the file's schema is at version %d, newer than this program's %d: run the newer program", v, len(steps))
+	}
+	for i := v; i < len(steps); i++ {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		err = steps[i](ctx, tx)
+		if err == nil {
+			err = execAll(ctx, tx, "DELETE FROM "+schemaTable, fmt.Sprintf("INSERT INTO %s VALUES (%d)", schemaTable, i+1))
+		}
+		if err == nil {
+			err = tx.Commit()
+		}
+		if err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migrating to schema version %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+// execAll runs stmts in order on q, stopping at the first error.
+func execAll(ctx context.Context, q interface {
+	ExecContext(context.Context, string, ...any) (sql.Result, error)
+}, stmts ...string) error {
+	for _, stmt := range stmts {
+		if _, err := q.ExecContext(ctx, stmt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadMarks returns the stored marks of the background rollups of rs.
+func loadMarks(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, rs []records.Rollup) (rollupMarks, error) {
+	marks := rollupMarks{}
+	for i := range rs {
+		if r := &rs[i]; r.Background {
+			m, ok, err := readMark(ctx, q, r)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, fmt.Errorf("rollup %s has no mark", r.Table)
+			}
+			marks[r.Table] = &atomic.Int64{}
+			marks[r.Table].Store(m)
+		}
+	}
+	return marks, nil
+}

@@ -1,0 +1,101 @@
+package duckdb
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+)
+
+// compactRows is the fewest rows a rollup gains before it is compacted. Beyond, a rollup is
+// compacted once it has gained half as many rows as its last compaction left: a live service
+// compacts its few recent buckets often and cheaply, a load of old records spanning many
+// buckets (whose compaction costs more) less often, so compaction costs at most about three
+// times the rows appended.
+const compactRows = 20_000
+
+// rollupSpan is what a rollup gained since its last compaction.
+type rollupSpan struct {
+	rows   int   // rows appended
+	lo, hi int64 // the first and last bucket they touched
+	left   int   // rows the last compaction left in its span
+}
+
+// add counts rows appended to buckets lo to hi and reports whether a compaction is due.
+func (sp *rollupSpan) add(rows int, lo, hi int64) bool {
+	if sp.rows == 0 {
+		sp.lo, sp.hi = lo, hi
+	}
+	sp.lo, sp.hi = min(sp.lo, lo), max(sp.hi, hi)
+	sp.rows += rows
+	return sp.rows >= max(compactRows, sp.left/2)
+}
+
+// batchTimes returns the first and last record time of batches, which hold a record.
+func batchTimes(batches [][]records.Record) (lo, hi int64) {
+	first := true
+	for _, recs := range batches {
+		for i := range recs {
+			t := recs[i].Time
+			if first {
+				lo, hi, first = t, t, false
+			}
+			lo, hi = min(lo, t), max(hi, t)
+		}
+	}
+	return lo, hi
+}
+
+// compact merges, in one transaction, the rows of r of each bucket and keys from bucket lo to
+// bucket hi into one, and returns how many rows they make: the sums stay those of the records,
+// in fewer rows.
+func compact(ctx context.Context, r *records.Rollup, db *sql.DB, lo, hi int64) (int, error) {
+	keys := strings.Join(r.KeyNames(), ", ")
+	var sums []string
+	for _, c := range records.RollupSums {
+		sums = append(sums, duckDialect.Partial(c.Name()))
+	}
+	sums = append(sums, duckDialect.Partial("records"))
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	var left int64
+	for _, stmt := range []string{
+		"CREATE TEMP TABLE rollup_compact AS SELECT time, " + keys + ", " + strings.Join(sums, ", ") +
+			" FROM " + r.Table + " WHERE " + records.TimeRange(lo, hi+1) + " GROUP BY time, " + keys,
+		"DELETE FROM " + r.Table + " WHERE " + records.TimeRange(lo, hi+1),
+		"INSERT INTO " + r.Table + " SELECT * FROM rollup_compact",
+		"DROP TABLE rollup_compact",
+	} {
+		res, err := tx.ExecContext(ctx, stmt)
+		if err != nil {
+			return 0, err
+		}
+		if strings.HasPrefix(stmt, "INSERT") {
+			if left, err = res.RowsAffected(); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return int(left), tx.Commit()
+}
+
+// compactDue adds to each rollup's span the rows a group commit of batches appended (rows, in
+// the order of s.rollups) and compacts the rollups that are due. The batches are stored
+// already: a compaction that fails is tried again after the next group, and the rollup stays
+// exact meanwhile, only larger.
+func (s *Store) compactDue(ctx context.Context, batches [][]records.Record, rows []int) {
+	lo, hi := batchTimes(batches)
+	for i := range s.rollups {
+		r, sp := &s.rollups[i], &s.spans[i]
+		if !sp.add(rows[i], records.FloorTo(lo, r.Width), records.FloorTo(hi, r.Width)) {
+			continue
+		}
+		if left, err := compact(ctx, r, s.db, sp.lo, sp.hi); err == nil {
+			*sp = rollupSpan{left: left}
+		}
+	}
+}

@@ -1,0 +1,219 @@
+package duckdb
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"net/netip"
+	"slices"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+
+	"github.com/duckdb/duckdb-go/v2"
+)
+
+// How DuckDB keeps its rollups exact. Ingest sums each group commit's records per bucket and
+// keys in Go and appends the sums to every rollup in the transaction that appends the records,
+// so a reader sees a batch in the records and in every rollup, or nowhere; to a rollup kept in
+// the background only the records before its mark (rollup_mark.go). Rows of one bucket and keys
+// may repeat (one per batch that touched them): a query adds them up, and a compaction merges
+// them (compactRollup, due once a rollup has gained half as many rows as its last compaction
+// left, and at least compactRows). Retention deletes the buckets before the retention time and
+// sums the bucket it cuts anew from the records left in it, when that bucket is before the
+// rollup's mark. A database of an earlier version gains each rollup it lacks when opened
+// (ensureRollups).
+
+// rollupKey is a rollup row's bucket and keys while a batch is summed: the columns a rollup
+// may keep. A column not among a rollup's keys holds its zero value. Another key column is a
+// field here, in recordKey, and a row of rollupKeyColumns (TestRollupsDescribed fails until it
+// is).
+type rollupKey struct {
+	time           int64
+	protocol       uint8
+	port           uint16
+	app            string
+	server, client netip.Addr
+}
+
+// recordKey is the key of r in a rollup of width 1 that keeps every column.
+func recordKey(r *records.Record) rollupKey {
+	return rollupKey{r.Time, r.Protocol, r.Server.Port, r.Application, r.Server.IP, r.Client.IP}
+}
+
+// rollupKeyColumn is how a rollupKey holds one key column: keep copies its value from src
+// into dst, and appendTo appends it to a row of a rollup's table (an address as its two
+// halves). They take pointers, so a rollupKey passed to them escapes: callers pass ones they
+// reuse for every record rather than one per record.
+type rollupKeyColumn struct {
+	keep     func(dst, src *rollupKey)
+	appendTo func(row []driver.Value, k *rollupKey) []driver.Value
+}
+
+// rollupKeyColumns describes each column a rollup may keep; the other columns have no entry.
+var rollupKeyColumns = [records.NumColumns]rollupKeyColumn{
+	records.ColProtocol: {
+		keep:     func(dst, src *rollupKey) { dst.protocol = src.protocol },
+		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.protocol) },
+	},
+	records.ColServerPort: {
+		keep:     func(dst, src *rollupKey) { dst.port = src.port },
+		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.port) },
+	},
+	records.ColApplication: {
+		keep:     func(dst, src *rollupKey) { dst.app = src.app },
+		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.app) },
+	},
+	records.ColServerIP: {
+		keep:     func(dst, src *rollupKey) { dst.server = src.server },
+		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return appendHalves(row, k.server) },
+	},
+	records.ColClientIP: {
+		keep:     func(dst, src *rollupKey) { dst.client = src.client },
+		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return appendHalves(row, k.client) },
+	},
+}
+
+// appendHalves appends a's two 64-bit halves (Halves), as its two SQL columns hold it.
+func appendHalves(row []driver.Value, a netip.Addr) []driver.Value {
+	hi, lo := records.Halves(a)
+	return append(row, hi, lo)
+}
+
+// key sets dst to k in the rollup: its bucket, and the rollup's keys only.
+func keepKey(ru *records.Rollup, dst, k *rollupKey) {
+	*dst = rollupKey{time: records.FloorTo(k.time, ru.Width)}
+	for _, c := range ru.Keys {
+		rollupKeyColumns[c].keep(dst, k)
+	}
+}
+
+// appendKey appends k's values of the rollup's key columns, in table order, to row.
+func appendKey(ru *records.Rollup, row []driver.Value, k *rollupKey) []driver.Value {
+	for _, c := range ru.Keys {
+		row = rollupKeyColumns[c].appendTo(row, k)
+	}
+	return row
+}
+
+// rollupRow is the sums of one rollup row: rollupSums in order, then the record count, each
+// saturated at MaxSum as the table keeps them.
+type rollupRow [5]uint64
+
+func (s *rollupRow) add(o *rollupRow) {
+	for i := range s {
+		s[i] = records.AddSum(s[i], o[i])
+	}
+}
+
+// rollupSource is the earlier rollup of rs that rs[i] is summed from (one whose width divides
+// rs[i]'s and that keeps every key of rs[i]), or -1 when rs[i] is summed from the records.
+func rollupSource(rs []records.Rollup, i int) int {
+	for j := range i {
+		if rs[i].Width%rs[j].Width == 0 && !slices.ContainsFunc(rs[i].Keys, func(c records.Column) bool { return !rs[j].Holds(c) }) {
+			return j
+		}
+	}
+	return -1
+}
+
+// sumBatches sums the records of batches before marks[i] into the rows of each rollup rs[i]:
+// from the records, or from the rows of an earlier, finer rollup that keeps every key
+// (rollupSource) and no fewer records, which are fewer.
+func sumBatches(rs []records.Rollup, marks []int64, batches [][]records.Record) []map[rollupKey]*rollupRow {
+	out := make([]map[rollupKey]*rollupRow, len(rs))
+	var k, rk rollupKey // reused for every record: key's pointers make them escape
+	for i := range rs {
+		out[i] = map[rollupKey]*rollupRow{}
+		if j := rollupSource(rs, i); j >= 0 && marks[j] >= marks[i] {
+			for jk, s := range out[j] {
+				if jk.time < marks[i] {
+					k = jk
+					keepKey(&rs[i], &rk, &k)
+					rowAt(out[i], rk).add(s)
+				}
+			}
+			continue
+		}
+		for _, recs := range batches {
+			for ri := range recs {
+				r := &recs[ri]
+				if r.Time >= marks[i] {
+					continue
+				}
+				k = recordKey(r)
+				keepKey(&rs[i], &rk, &k)
+				s := rowAt(out[i], rk)
+				s[0] = records.AddSum(s[0], r.Client.Bytes)
+				s[1] = records.AddSum(s[1], r.Client.Packets)
+				s[2] = records.AddSum(s[2], r.Server.Bytes)
+				s[3] = records.AddSum(s[3], r.Server.Packets)
+				s[4]++
+			}
+		}
+	}
+	return out
+}
+
+func rowAt(m map[rollupKey]*rollupRow, k rollupKey) *rollupRow {
+	s := m[k]
+	if s == nil {
+		s = &rollupRow{}
+		m[k] = s
+	}
+	return s
+}
+
+// appendRollups appends the sums of batches before marks[i] to each rollup rs[i] through
+// appenders on c, in the transaction that appends their records; it returns how many rows each
+// rollup gained.
+func appendRollups(c *duckdb.Conn, rs []records.Rollup, marks []int64, batches [][]records.Record) ([]int, error) {
+	sums := sumBatches(rs, marks, batches)
+	rows := make([]int, len(rs))
+	row := make([]driver.Value, 0, 16)
+	var key rollupKey // reused for every row: appendKey's pointer makes it escape
+	for i := range rs {
+		if len(sums[i]) == 0 {
+			continue
+		}
+		a, err := duckdb.NewAppenderFromConn(c, "", rs[i].Table)
+		if err != nil {
+			return nil, err
+		}
+		for k, s := range sums[i] {
+			key = k
+			row = append(appendKey(&rs[i], append(row[:0], k.time), &key), s[0], s[1], s[2], s[3], s[4])
+			if err = a.AppendRow(row...); err != nil {
+				return nil, errors.Join(err, a.Close())
+			}
+		}
+		if err := a.Close(); err != nil {
+			return nil, err
+		}
+		rows[i] = len(sums[i])
+	}
+	return rows, nil
+}
+
+// retainRollups keeps the rollups of rs exact in tx, which deletes the records before t: the
+// buckets before t's go, and t's own bucket, when t cuts it and it is before the rollup's mark,
+// is summed anew from the records left in it (a bucket at or after the mark has no rows).
+func retainRollups(ctx context.Context, tx *sql.Tx, rs []records.Rollup, marks rollupMarks, t int64) error {
+	for i := range rs {
+		r := &rs[i]
+		b := records.FloorTo(t, r.Width)
+		if _, err := tx.ExecContext(ctx, "DELETE FROM "+r.Table+" WHERE time < ?", b); err != nil {
+			return err
+		}
+		if b == t || b >= marks.of(r) {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM "+r.Table+" WHERE time = ?", b); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "INSERT INTO "+r.Table+" "+sumRecords(r, records.TimeRange(t, b+r.Width))); err != nil {
+			return err
+		}
+	}
+	return nil
+}

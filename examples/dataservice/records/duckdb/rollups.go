@@ -1,0 +1,51 @@
+package duckdb
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+)
+
+// duckRollups are DuckDB's rollups, the keys dashboards group and filter by most. Widths nest:
+// each divides every larger one. At each width a query reads the first rollup there that
+// answers it, so the smaller (fewer keys) comes first.
+//
+// The hourly one with both addresses pays because its keys leave out the client port and the
+// minute: on the demo network it holds 1/450 of the rows of 10M records over 24 hours and 1/22
+// over 30 days (a per-minute one with addresses would hold 1/12 and 1/2, so none is kept).
+//
+// That one is kept in the background: summed in each ingest it gained nearly a row per record
+// (every new client address) and halved ingest. The two without addresses gain a few rows per
+// batch and stay in the transaction (measured: BENCHMARKS.md, issue 13), so a query by
+// application reads them up to the newest record.
+//
+// The one per 10 minutes with addresses (1/82 of the rows of 10M records over 24 hours) is there
+// for the edges of a period by address: without it, the cut hour at each end, up to 70 minutes
+// of records at the newest end (the hourly one is rolled 10 minutes after its hour ends), was
+// read from the records, most of such a statement's cost; with it, 10 to 20 minutes at the
+// newest end and under 10 at the oldest. It is kept in the background too, and by DuckDB only:
+// ClickHouse's views keep its rollups on every insert, where one this fine would cost about
+// what the records do.
+var duckRollups = []records.Rollup{
+	{Table: "records_minute", Width: 60, Keys: []records.Column{records.ColProtocol, records.ColApplication, records.ColServerPort}},
+	{Table: "records_hour", Width: 3600, Keys: []records.Column{records.ColProtocol, records.ColApplication, records.ColServerPort}},
+	{Table: "records_hour_hosts", Width: 3600, Keys: hostKeys, Background: true},
+	{Table: "records_10min_hosts", Width: 600, Keys: hostKeys, Background: true},
+}
+
+// hostKeys are the keys of the rollups with addresses.
+var hostKeys = []records.Column{records.ColProtocol, records.ColApplication, records.ColServerPort, records.ColServerIP, records.ColClientIP}
+
+// sumRecords is the SQL that sums the records of a WHERE clause (with its arguments) into the
+// rollup's rows in DuckDB, each sum saturated at MaxSum.
+func sumRecords(r *records.Rollup, where string) string {
+	w := strconv.FormatInt(r.Width, 10)
+	var sums []string
+	for _, c := range records.RollupSums {
+		sums = append(sums, duckDialect.Partial(c.Name()))
+	}
+	keys := strings.Join(r.KeyNames(), ", ")
+	return "SELECT " + records.BucketStart(w) + " AS b, " + keys + ", " + strings.Join(sums, ", ") +
+		", CAST(COUNT(*) AS UBIGINT) FROM records WHERE " + where + " GROUP BY b, " + keys
+}

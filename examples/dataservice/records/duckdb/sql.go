@@ -1,0 +1,84 @@
+package duckdb
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+)
+
+// duckTypes names each kind's DuckDB type.
+var duckTypes = [...]string{records.KindInt64: "BIGINT", records.KindUint8: "UTINYINT", records.KindUint16: "USMALLINT",
+	records.KindUint32: "UINTEGER", records.KindUint64: "UBIGINT", records.KindString: "VARCHAR"}
+
+// The DuckDB dialect. Unsigned parameters go as text cast to UBIGINT, because database/sql does
+// not pass uint64 values above math.MaxInt64; the other typed parameters are cast to their
+// column's type so comparisons stay in it.
+var duckDialect = &records.Dialect{
+	Types: duckTypes,
+	Param: func(b *records.SQLBuilder, v any, k records.Kind) {
+		switch v := v.(type) {
+		case uint64:
+			if k == records.KindUint64 {
+				b.WriteString("CAST(? AS UBIGINT)")
+				b.Args = append(b.Args, strconv.FormatUint(v, 10))
+				return
+			}
+			b.WriteString("CAST(? AS " + duckTypes[k] + ")")
+			b.Args = append(b.Args, int64(v))
+		default:
+			b.WriteString("?")
+			b.Args = append(b.Args, v)
+		}
+	},
+	// DuckDB sums a UBIGINT column into a HUGEINT (128 bits), which holds the sum of any number
+	// of records exactly; LEAST saturates it, where a plain cast to UBIGINT failed the query.
+	Sum:          duckSum,
+	Count:        "CAST(COUNT(*) AS UBIGINT)",
+	CountSum:     duckSum,
+	Partial:      duckSum,
+	Widen:        func(col string) string { return col },
+	SumType:      "UBIGINT",
+	Bucket:       func(expr string) string { return expr },
+	GroupingSets: true,
+}
+
+// duckSum is the sum of col, saturated at MaxSum, as a UBIGINT.
+func duckSum(col string) string {
+	return "CAST(LEAST(COALESCE(SUM(" + col + "), 0), " + records.MaxSumSQL + ") AS UBIGINT)"
+}
+
+// duckSchema is the DuckDB table that holds the records, one row per conversation and time
+// slice, made from the columns table.
+func duckSchema() string {
+	var b strings.Builder
+	b.WriteString("CREATE TABLE IF NOT EXISTS records (")
+	names, kinds := records.SQLColumns()
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(n + " " + duckDialect.Types[kinds[i]] + " NOT NULL")
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// duckMigrations adds to a table made by an earlier version the columns it lacks (the
+// collector's exporter and interfaces), holding zero for the rows it has. DuckDB cannot add a
+// NOT NULL column, so added ones are nullable with a default; no row is ever NULL.
+func duckMigrations() []string {
+	var out []string
+	names, kinds := records.SQLColumns()
+	for i, n := range names {
+		out = append(out, "ALTER TABLE records ADD COLUMN IF NOT EXISTS "+n+" "+duckDialect.Types[kinds[i]]+" DEFAULT "+zeroOf(kinds[i]))
+	}
+	return out
+}
+
+func zeroOf(k records.Kind) string {
+	if k == records.KindString {
+		return "''"
+	}
+	return "0"
+}
