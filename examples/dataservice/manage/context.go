@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/fnapi/fnapi/apierr"
-	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/netctx"
@@ -33,7 +33,7 @@ func RegisterContext(reg *registry.Registry, st state.ContextStore, apply func([
 	s := &contextService{store: st, apply: apply}
 	listZones := func(ctx context.Context, _ decl.None) ([]api.Zone, error) { return s.listZones(ctx) }
 	listApps := func(ctx context.Context, _ decl.None) ([]api.Application, error) { return s.listApplications(ctx) }
-	admin := auth.Requires(auth.RoleAdmin)
+	admin := registry.Requires(authapi.RoleAdmin)
 	for _, err := range []error{
 		registry.Implement(reg, api.ListZones, listZones, admin, registry.ReadOnly()),
 		registry.Implement(reg, api.SetZone, s.setZone, admin),
