@@ -70,3 +70,20 @@ func FuzzParsePorts(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPublic checks Public's IPv4 shortcut against netip's checks.
+func FuzzPublic(f *testing.F) {
+	for _, b := range [][4]byte{{10, 0, 0, 1}, {100, 64, 0, 1}, {100, 128, 0, 1}, {172, 31, 1, 1}, {172, 32, 1, 1}, {8, 8, 8, 8}, {255, 255, 255, 255}, {0, 1, 2, 3}} {
+		f.Add(b[0], b[1], b[2], b[3])
+	}
+	cgnat := netip.MustParsePrefix("100.64.0.0/10")
+	f.Fuzz(func(t *testing.T, a, b, c, d byte) {
+		ip := netip.AddrFrom4([4]byte{a, b, c, d})
+		// 0.0.0.0/8 ("this network") and 240.0.0.0/4 (reserved) are never a host's address on
+		// the Internet: Public refuses them too.
+		want := ip.IsGlobalUnicast() && !ip.IsPrivate() && !cgnat.Contains(ip) && a != 0 && a < 240
+		if got := netctx.Public(ip); got != want {
+			t.Fatalf("Public(%s) = %v, want %v", ip, got, want)
+		}
+	})
+}

@@ -244,7 +244,8 @@ func (g *GeoFile) Watch(ctx context.Context, interval time.Duration, onError fun
 }
 
 // Public reports whether a is an address a GeoIP file may place: not private, loopback,
-// link-local, multicast, unspecified or shared (100.64.0.0/10).
+// link-local, multicast, unspecified, shared (100.64.0.0/10), "this network" (0.0.0.0/8) or
+// reserved (240.0.0.0/4).
 func Public(a netip.Addr) bool {
 	a = a.Unmap()
 	if a.Is4() { // the common case, without netip's general checks
