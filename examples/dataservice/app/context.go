@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/fnapi/fnapi/examples/dataservice/api"
+
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/netctx"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
@@ -100,4 +102,21 @@ func (a *App) contextWork() []work {
 		}})
 	}
 	return ws
+}
+
+// snmpStatus is the last poll of each exporter the snmp key lists, for collector-status.
+func (a *App) snmpStatus() []api.SNMPStatus {
+	out := []api.SNMPStatus{}
+	for _, p := range a.nctx.poller.Status() {
+		s := api.SNMPStatus{Address: p.Address.String(), Name: a.nctx.names.Exporter(p.Address),
+			Interfaces: p.Interfaces, Error: p.Error}
+		if !p.Last.IsZero() {
+			s.LastPoll = &p.Last
+		}
+		if !p.OK.IsZero() {
+			s.LastAnswer = &p.OK
+		}
+		out = append(out, s)
+	}
+	return out
 }

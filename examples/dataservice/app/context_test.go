@@ -11,8 +11,10 @@ import (
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/client"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 )
 
 // TestContextRoles: only administrators list and change zones and applications.
@@ -67,6 +69,52 @@ func TestContextNodesAgree(t *testing.T) {
 	eventually(t, "the other node's zone", func() error {
 		if got := b.app.Resolver().Zones().Lookup(netip.MustParseAddr("192.0.2.7")); got != "Customers/ACME" {
 			return fmt.Errorf("192.0.2.7 is in %q", got)
+		}
+		return nil
+	})
+}
+
+// TestSNMPCollectorStatus: an exporter the snmp key lists is polled (Debian's snmpd) and
+// collector-status shows its name; once snmpd stops, the name stays and the status says the
+// poll failed.
+func TestSNMPCollectorStatus(t *testing.T) {
+	agent := testenv.StartSNMPD(t)
+	s := start(t)
+	ctx := context.Background()
+	admin := s.http(t, client.WithAPIKey(s.key))
+	setSNMP := func(interval string) {
+		t.Helper()
+		snmp := map[string]any{"interval": interval, "exporters": []map[string]any{
+			{"address": "127.0.0.1", "port": agent.Port, "version": "3", "user": testenv.SNMPUser,
+				"auth_protocol": "sha", "auth_password": testenv.SNMPAuthPassword,
+				"priv_protocol": "aes", "priv_password": testenv.SNMPPrivPassword}}}
+		if err := admin.Call(ctx, "set-config", map[string]any{"values": map[string]any{"snmp": snmp}}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	status := func() api.SNMPStatus {
+		t.Helper()
+		st, err := client.Call(ctx, admin, api.CollectorStatus, decl.None{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.SNMP) != 1 {
+			return api.SNMPStatus{}
+		}
+		return st.SNMP[0]
+	}
+	setSNMP("5m")
+	eventually(t, "the first poll", func() error {
+		if st := status(); st.Name != testenv.SNMPSysName || st.Interfaces == 0 || st.LastAnswer == nil {
+			return fmt.Errorf("snmp status %+v", st)
+		}
+		return nil
+	})
+	agent.Stop()
+	setSNMP("10m") // a change polls at once
+	eventually(t, "the failed poll", func() error {
+		if st := status(); st.Error == "" || st.Name != testenv.SNMPSysName {
+			return fmt.Errorf("snmp status %+v", st)
 		}
 		return nil
 	})

@@ -39,6 +39,9 @@ const (
 const (
 	// DefaultSNMPInterval is how often exporters are polled.
 	DefaultSNMPInterval = 5 * time.Minute
+	// SNMPRetry is how soon exporters are polled again after one did not answer, when the
+	// interval is longer.
+	SNMPRetry = 30 * time.Second
 	// SNMPTimeout is how long one request waits for an answer (with one retry).
 	SNMPTimeout = 2 * time.Second
 	// MaxInterfaces is the most interfaces kept of one exporter.
@@ -240,18 +243,21 @@ func (p *Poller) Status() []PollStatus {
 	return out
 }
 
-// Run polls every target each interval (DefaultSNMPInterval when 0), and at once when the
-// targets change, until ctx ends. A failed poll leaves the names last found in place and
+// Run polls every target each interval (DefaultSNMPInterval when 0; SNMPRetry after a poll
+// that failed), and at once when the targets change, until ctx ends. A failed poll leaves the names last found in place and
 // says why in Status.
 func (p *Poller) Run(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = DefaultSNMPInterval
 	}
 	for {
-		p.pollAll(ctx)
+		failed := p.pollAll(ctx)
 		p.mu.Lock()
 		every := cmp.Or(p.interval, interval)
 		p.mu.Unlock()
+		if failed {
+			every = min(every, SNMPRetry)
+		}
 		t := time.NewTimer(every)
 		select {
 		case <-ctx.Done():
@@ -264,7 +270,8 @@ func (p *Poller) Run(ctx context.Context, interval time.Duration) {
 	}
 }
 
-func (p *Poller) pollAll(ctx context.Context) {
+// pollAll polls every target once, and reports whether one did not answer.
+func (p *Poller) pollAll(ctx context.Context) (failed bool) {
 	p.mu.Lock()
 	ts := append([]Target(nil), p.targets...)
 	p.mu.Unlock()
@@ -281,7 +288,7 @@ func (p *Poller) pollAll(ctx context.Context) {
 			s := p.status[t.Address.Unmap()]
 			s.Address, s.Last = t.Address.Unmap(), time.Now().UTC()
 			if err != nil {
-				s.Error = err.Error()
+				s.Error, failed = err.Error(), true
 			} else {
 				s.Error, s.OK, s.Interfaces = "", s.Last, len(d.Interfaces)
 				p.names.SetPolled(d)
@@ -290,4 +297,5 @@ func (p *Poller) pollAll(ctx context.Context) {
 		}()
 	}
 	wg.Wait()
+	return failed
 }

@@ -2,11 +2,7 @@ package netctx_test
 
 import (
 	"context"
-	"fmt"
 	"net/netip"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,61 +10,6 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/examples/dataservice/netctx"
 )
-
-// snmpd is Debian's net-snmp agent, started on a free port with a configuration naming the
-// device and the alias of interface 1 (the host's loopback: IF-MIB reads the real interfaces).
-type snmpd struct {
-	port int
-	cmd  *exec.Cmd
-	args []string
-}
-
-const (
-	community  = "s3cret-community"
-	v3User     = "fnapi"
-	v3AuthPass = "auth-pass-123"
-	v3PrivPass = "priv-pass-456"
-)
-
-func startSNMPD(t *testing.T) *snmpd {
-	t.Helper()
-	bin := testenv.Need(t, "snmpd", "snmpd")
-	dir := t.TempDir()
-	port := testenv.FreeUDPPort(t)
-	conf := filepath.Join(dir, "snmpd.conf")
-	cfg := fmt.Sprintf(`agentAddress udp:127.0.0.1:%d
-rocommunity %s 127.0.0.1
-createUser %s SHA "%s" AES "%s"
-rouser %s priv
-sysName edge-router-1
-override .1.3.6.1.2.1.31.1.1.1.18.1 octet_str "uplink to the lab"
-`, port, community, v3User, v3AuthPass, v3PrivPass, v3User)
-	if err := os.WriteFile(conf, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s := &snmpd{port: port, args: []string{"-f", "-C", "-c", conf, "-Lf", filepath.Join(dir, "snmpd.log"),
-		"-p", filepath.Join(dir, "snmpd.pid"), "--persistentDir=" + dir, "--noPersistentLoad=1", "--noPersistentSave=1"}}
-	s.cmd = exec.Command(bin, s.args...)
-	s.cmd.Env = append(os.Environ(), "SNMP_PERSISTENT_DIR="+dir, "MIBS=")
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.stop)
-	t.Cleanup(func() {
-		if t.Failed() {
-			b, _ := os.ReadFile(filepath.Join(dir, "snmpd.log"))
-			t.Logf("snmpd log:\n%s", b)
-		}
-	})
-	return s
-}
-
-func (s *snmpd) stop() {
-	if s.cmd.Process != nil {
-		_ = s.cmd.Process.Kill()
-		_ = s.cmd.Wait()
-	}
-}
 
 // eventually polls cond until it holds, failing the test after a minute.
 func eventually(t *testing.T, what string, cond func() bool) {
@@ -84,12 +25,12 @@ func eventually(t *testing.T, what string, cond func() bool) {
 
 func TestPollSNMPD(t *testing.T) {
 	t.Parallel()
-	s := startSNMPD(t)
+	s := testenv.StartSNMPD(t)
 	lo := netip.MustParseAddr("127.0.0.1")
 	for _, target := range []netctx.Target{
-		{Address: lo, Port: uint16(s.port), Version: "2c", Community: community},
-		{Address: lo, Port: uint16(s.port), Version: "3", User: v3User, AuthProtocol: "sha", AuthPassword: v3AuthPass,
-			PrivProtocol: "aes", PrivPassword: v3PrivPass},
+		{Address: lo, Port: uint16(s.Port), Version: "2c", Community: testenv.SNMPCommunity},
+		{Address: lo, Port: uint16(s.Port), Version: "3", User: testenv.SNMPUser, AuthProtocol: "sha", AuthPassword: testenv.SNMPAuthPassword,
+			PrivProtocol: "aes", PrivPassword: testenv.SNMPPrivPassword},
 	} {
 		t.Run("v"+target.Version, func(t *testing.T) {
 			var d netctx.Device
@@ -98,17 +39,17 @@ func TestPollSNMPD(t *testing.T) {
 				d, err = netctx.Poll(context.Background(), target)
 				return err == nil
 			})
-			if d.Name != "edge-router-1" {
+			if d.Name != testenv.SNMPSysName {
 				t.Errorf("sysName = %q, want edge-router-1", d.Name)
 			}
 			i := d.Interfaces[1]
-			if i.Name != "lo" || i.Alias != "uplink to the lab" {
+			if i.Name != "lo" || i.Alias != testenv.SNMPAlias {
 				t.Errorf("interface 1 = %+v, want lo named \"uplink to the lab\"", i)
 			}
 		})
 	}
 	t.Run("wrong community", func(t *testing.T) {
-		_, err := netctx.Poll(context.Background(), netctx.Target{Address: lo, Port: uint16(s.port), Version: "2c", Community: "nope"})
+		_, err := netctx.Poll(context.Background(), netctx.Target{Address: lo, Port: uint16(s.Port), Version: "2c", Community: "nope"})
 		if err == nil {
 			t.Fatal("a wrong community was answered")
 		}
@@ -122,7 +63,7 @@ func TestPollSNMPD(t *testing.T) {
 // and the status says the poll failed; static names fill what SNMP does not name.
 func TestPollerKeepsNamesWhenStopped(t *testing.T) {
 	t.Parallel()
-	s := startSNMPD(t)
+	s := testenv.StartSNMPD(t)
 	lo := netip.MustParseAddr("127.0.0.1")
 	names := &netctx.Names{}
 	names.SetStatic([]netctx.Device{{Address: lo, Name: "static-name",
@@ -133,20 +74,20 @@ func TestPollerKeepsNamesWhenStopped(t *testing.T) {
 	done := make(chan struct{})
 	go func() { p.Run(ctx, 200*time.Millisecond); close(done) }()
 	defer func() { cancel(); <-done }()
-	p.SetTargets([]netctx.Target{{Address: lo, Port: uint16(s.port), Version: "2c", Community: community}}, 0)
-	eventually(t, "the poll", func() bool { return names.Exporter(lo) == "edge-router-1" })
-	if got := names.Interface(lo, 1); got.Name != "lo" || got.Alias != "uplink to the lab" || got.Speed == 0 {
+	p.SetTargets([]netctx.Target{{Address: lo, Port: uint16(s.Port), Version: "2c", Community: testenv.SNMPCommunity}}, 0)
+	eventually(t, "the poll", func() bool { return names.Exporter(lo) == testenv.SNMPSysName })
+	if got := names.Interface(lo, 1); got.Name != "lo" || got.Alias != testenv.SNMPAlias || got.Speed == 0 {
 		t.Errorf("interface 1 = %+v, want lo, its alias and its speed as polled", got)
 	}
 	if got := names.Interface(lo, 7); got.Name != "et-0/0/7" {
 		t.Errorf("interface 7 = %+v, want the static name", got)
 	}
-	s.stop()
+	s.Stop()
 	eventually(t, "a failed poll in the status", func() bool {
 		st := p.Status()
 		return len(st) == 1 && st[0].Error != "" && !st[0].OK.IsZero()
 	})
-	if got := names.Exporter(lo); got != "edge-router-1" {
+	if got := names.Exporter(lo); got != testenv.SNMPSysName {
 		t.Errorf("after snmpd stopped the name is %q, want the last polled", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/fnapi/fnapi/client"
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
+	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 )
 
 // testZones drives the zones and applications view: the forms say what is wrong as it is
@@ -64,6 +65,16 @@ func testZones(t *testing.T, browser context.Context, srv *httptest.Server) {
 	if err != nil || len(apps) != 1 || apps[0].Rules[0].Ports != "8000-8100" || apps[0].Rules[0].ClientZone != "Customers" {
 		t.Errorf("list-applications after the page saved: %+v, %v", apps, err)
 	}
+	// The Collector view shows what SNMP polls: the exporter's name.
+	agent := testenv.StartSNMPD(t)
+	snmp := map[string]any{"exporters": []map[string]any{{"address": "127.0.0.1", "port": agent.Port, "version": "2c", "community": testenv.SNMPCommunity}}}
+	if err := c.Call(context.Background(), "set-config", map[string]any{"values": map[string]any{"snmp": snmp}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	p.do(chromedp.Evaluate[chromedp.Void](`location.hash = '#/collector'`), chromedp.WaitVisible(chromedp.CSS("#collector-view")))
+	p.poll(`document.querySelector('tr[data-snmp="127.0.0.1"] td')?.textContent === '` + testenv.SNMPSysName + `'`)
+	p.screenshot(filepath.Join(os.TempDir(), "fnapi-webui-collector-snmp.png"))
+
 	if msgs := problems(); len(msgs) > 0 {
 		t.Errorf("the page logged problems:\n%s", strings.Join(msgs, "\n"))
 	}
