@@ -38,7 +38,7 @@ type CollectorStatusResult struct {
 // SNMPStatus is the last SNMP poll of one exporter.
 type SNMPStatus struct {
 	Address    string     `json:"address" jsonschema:"description=The exporter's address"`
-	Name       string     `json:"name" jsonschema:"description=Its name in use (sysName as last polled\, else the static one); empty when none"`
+	Name       string     `json:"name" jsonschema:"description=Its name in use (sysName as last polled\\, else the static one); empty when none"`
 	Interfaces int        `json:"interfaces" jsonschema:"description=Interfaces the last answer named"`
 	LastPoll   *time.Time `json:"last_poll" jsonschema:"description=When it was last polled; null before the first poll"`
 	LastAnswer *time.Time `json:"last_answer" jsonschema:"description=When it last answered; null when it never did"`
