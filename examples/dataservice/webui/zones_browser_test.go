@@ -73,6 +73,7 @@ func testZones(t *testing.T, browser context.Context, srv *httptest.Server) {
 	}
 	p.do(chromedp.Evaluate[chromedp.Void](`location.hash = '#/collector'`), chromedp.WaitVisible(chromedp.CSS("#collector-view")))
 	p.poll(`document.querySelector('tr[data-snmp="127.0.0.1"] td')?.textContent === '` + testenv.SNMPSysName + `'`)
+	p.poll(`!!document.querySelector('tr[data-snmp="127.0.0.1"] .snmp-answer time')`) // when it answered
 	p.screenshot(filepath.Join(os.TempDir(), "fnapi-webui-collector-snmp.png"))
 
 	if msgs := problems(); len(msgs) > 0 {

@@ -155,9 +155,10 @@ export class Collector {
       const status = el('td', {class: p.error ? 'bad snmp-state' : 'snmp-state'});
       status.append(p.last_poll ? timeCell(p.last_poll) : 'not yet');
       if (p.error) status.append(el('br'), `failed: ${p.error}${p.last_answer ? '; the names last found stay in use' : ''}`);
+      const answer = el('td', {class: 'snmp-answer'});
+      answer.append(p.last_answer ? timeCell(p.last_answer) : 'never');
       tr.append(el('th', {scope: 'row', class: 'name'}, p.address), el('td', {}, p.name || '–'),
-        el('td', {class: 'num'}, count.format(p.interfaces)),
-        el('td', {}, p.last_answer ? timeCell(p.last_answer) : 'never'), status);
+        el('td', {class: 'num'}, count.format(p.interfaces)), answer, status);
       return tr;
     }));
   }
