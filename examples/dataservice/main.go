@@ -66,6 +66,7 @@ type options struct {
 	level                 zapcore.Level
 	proxies               []netip.Prefix // -proxy-protocol
 	metrics               string
+	geoASN, geoCountry    string // -geoip-asn, -geoip-country
 }
 
 // newFlagSet returns the service's flags, set into o; the README's table lists each
@@ -93,6 +94,8 @@ func newFlagSet(o *options) *flag.FlagSet {
 		return err
 	})
 	fs.StringVar(&o.metrics, "metrics", "", "address to serve the Prometheus metrics on, over plain HTTP at /metrics (e.g. 127.0.0.1:9464); default: none (the HTTPS port does not serve them: they list the flow exporters' addresses)")
+	fs.StringVar(&o.geoASN, "geoip-asn", "", "MaxMind DB file of autonomous systems (GeoLite2-ASN layout) for client.asn and server.asn; read again when it changes on disk")
+	fs.StringVar(&o.geoCountry, "geoip-country", "", "MaxMind DB file of countries (GeoLite2-Country or -City layout) for client.country and server.country; read again when it changes on disk")
 	fs.TextVar(&o.level, "log-level", zapcore.InfoLevel, "log level: debug, info, warn, error")
 	fs.SetOutput(io.Discard) // errors are returned, as one line
 	return fs
@@ -154,7 +157,7 @@ func run() error {
 	}
 	cfg := app.Config{DataDir: o.data, Demo: o.demo, SessionIdle: o.idle, SessionMax: o.max, RateLimit: rate, Logger: log,
 		ClickHouse: o.chURL, ClickHouseCluster: o.chCluster, NetFlow: o.netflow, SFlow: o.sflow,
-		Postgres: o.postgres}
+		Postgres: o.postgres, GeoIPASN: o.geoASN, GeoIPCountry: o.geoCountry}
 	tp, err := tracing(ctx, os.Getenv)
 	if err != nil {
 		return err

@@ -30,6 +30,19 @@ type CollectorStatusResult struct {
 	Exporters []ExporterStatus `json:"exporters"`
 	// Totals adds up the exporters' counters, with the collector's own.
 	Totals CollectorTotals `json:"totals"`
+	// SNMP holds, for each exporter the snmp configuration key polls, what its last poll
+	// gave: a failed poll leaves the names last found in use, and says why here.
+	SNMP []SNMPStatus `json:"snmp"`
+}
+
+// SNMPStatus is the last SNMP poll of one exporter.
+type SNMPStatus struct {
+	Address    string     `json:"address" jsonschema:"description=The exporter's address"`
+	Name       string     `json:"name" jsonschema:"description=Its name in use (sysName as last polled\\, else the static one); empty when none"`
+	Interfaces int        `json:"interfaces" jsonschema:"description=Interfaces the last answer named"`
+	LastPoll   *time.Time `json:"last_poll" jsonschema:"description=When it was last polled; null before the first poll"`
+	LastAnswer *time.Time `json:"last_answer" jsonschema:"description=When it last answered; null when it never did"`
+	Error      string     `json:"error" jsonschema:"description=Why the last poll failed; empty when it answered"`
 }
 
 // CollectorSocket is one UDP socket of the collector.

@@ -81,6 +81,11 @@ type Config struct {
 	// that holds the users, sessions, API keys, dashboards, widgets and configuration instead of
 	// auth.db and state.db, shared with the other nodes of the service. Default: none (SQLite).
 	Postgres string
+	// GeoIPASN and GeoIPCountry are MaxMind DB files (GeoLite2-ASN, GeoLite2-Country or -City
+	// layouts), read again when they change on disk, checked every GeoIPPoll (default
+	// netctx.DefaultPollInterval). Default: none (ASNs and countries unknown).
+	GeoIPASN, GeoIPCountry string
+	GeoIPPoll              time.Duration
 }
 
 // App is an open data service.
@@ -102,6 +107,7 @@ type App struct {
 	flowAddr [2]string          // where flows and sFlow are received
 	limit    callLimit
 	engine   *pvql.Engine
+	nctx     *netContext // zones, applications, GeoIP and SNMP names
 
 	stop      context.CancelFunc
 	wg        sync.WaitGroup
@@ -159,6 +165,9 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	}
 	if a.settings, err = manage.NewSettings(ctx, a.state, defaults...); err != nil {
 		return nil, fmt.Errorf("app: configuration: %w", err)
+	}
+	if a.nctx, err = a.openContext(ctx); err != nil {
+		return nil, err
 	}
 	authOpts := append([]auth.Option{auth.WithLogger(a.log)}, cfg.Auth...)
 	if a.auth, err = auth.New(a.users, authOpts...); err != nil {
@@ -298,6 +307,7 @@ func (a *App) registry() (*registry.Registry, error) {
 		svc.Register,
 		func(r *registry.Registry) error { return manage.Register(r, a.state, a.settings) },
 		a.registerCollectorStatus,
+		a.registerContext,
 	} {
 		if err := register(reg); err != nil {
 			return nil, fmt.Errorf("app: %w", err)

@@ -14,9 +14,11 @@ import (
 // to reg: the flow collector's own figures, or enabled false when the service collects no flows.
 func (a *App) registerCollectorStatus(reg *registry.Registry) error {
 	return registry.Implement(reg, api.CollectorStatus, func(context.Context, decl.None) (api.CollectorStatusResult, error) {
-		if a.flows == nil {
-			return api.CollectorStatusResult{Listen: []api.CollectorSocket{}, Exporters: []api.ExporterStatus{}}, nil
+		res := api.CollectorStatusResult{Listen: []api.CollectorSocket{}, Exporters: []api.ExporterStatus{}}
+		if a.flows != nil {
+			res = a.flows.Status(time.Now())
 		}
-		return a.flows.Status(time.Now()), nil
+		res.SNMP = a.snmpStatus()
+		return res, nil
 	}, registry.Requires(authapi.RoleReadOnly), registry.ReadOnly())
 }

@@ -106,6 +106,13 @@ func TestEveryFunction(t *testing.T) {
 			if len(events) == 0 || events[0].Action != "set-config" {
 				t.Errorf("list-audit: %+v, want set-config newest", events)
 			}
+			zone, network := "Z-"+name, map[string]string{"https": "198.51.100.0/24", "websocket": "203.0.113.0/24"}[name]
+			call("set-zone", map[string]any{"name": zone, "networks": []string{network}}, nil)
+			call("list-zones", nil, nil)
+			call("set-application", map[string]any{"name": "a-" + name, "rules": []map[string]any{{"server_zone": zone}}}, nil)
+			call("list-applications", nil, nil)
+			call("delete-application", map[string]any{"name": "a-" + name}, nil)
+			call("delete-zone", map[string]any{"name": zone}, nil)
 			var cancelled bool
 			call("cancel", map[string]any{"id": "no-such-call"}, &cancelled)
 			if cancelled {

@@ -95,11 +95,13 @@ func (a *App) listen() {
 					a.auth.ForgetAll() // not a payload of this version: be safe
 				}
 			},
-			state.ConfigChannel: func(string) { reload() },
+			state.ConfigChannel:  func(string) { reload() },
+			state.ContextChannel: func(string) { a.reloadContext() },
 		},
 		Resync: func() {
 			a.auth.ForgetAll()
 			reload()
+			a.reloadContext()
 		},
 		Logger: a.log,
 	}

@@ -32,6 +32,11 @@ var Audited = map[string][]string{
 	"change-password":  {},
 	"create-api-key":   {"name"},
 	"revoke-api-key":   {"name", "user"},
+	// API 1.3: the operator's zones and applications.
+	"set-zone":           {"name", "networks"},
+	"delete-zone":        {"name"},
+	"set-application":    {"name", "rules"},
+	"delete-application": {"name"},
 }
 
 // Bounds of list-audit.
@@ -111,6 +116,9 @@ func (a *auditor) intercept(next registry.Handler) registry.Handler {
 		details := map[string]json.RawMessage{}
 		for _, name := range args {
 			if v, ok := c.Args[name]; ok {
+				if c.Func.Name == "set-config" && name == "values" {
+					v = RedactConfig(v) // SNMP secrets never reach the trail
+				}
 				details[name] = v
 			}
 		}

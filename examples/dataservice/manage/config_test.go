@@ -9,7 +9,10 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
 )
 
-var defaults = map[string]any{"default_period": "1h", "retention": "30d", "session_idle": "1h", "session_max": "24h", "rate_limit": 200.0, "audit_retention": "365d"}
+// snmpDefault is the snmp key's default.
+var snmpDefault = map[string]any{"interval": "5m", "exporters": []any{}}
+
+var defaults = map[string]any{"default_period": "1h", "retention": "30d", "session_idle": "1h", "session_max": "24h", "rate_limit": 200.0, "audit_retention": "365d", "snmp": snmpDefault, "exporter_names": []any{}}
 
 func TestConfigFunctions(t *testing.T) {
 	e := newEnv(t)
@@ -34,16 +37,16 @@ func TestConfigFunctions(t *testing.T) {
 		config manage.Config
 	}{
 		{"two keys, as written", map[string]any{"retention": "2w", "default_period": "90s"},
-			map[string]any{"default_period": "90s", "retention": "2w", "session_idle": "1h", "session_max": "24h", "rate_limit": 200.0, "audit_retention": "365d"},
+			map[string]any{"default_period": "90s", "retention": "2w", "session_idle": "1h", "session_max": "24h", "rate_limit": 200.0, "audit_retention": "365d", "snmp": snmpDefault, "exporter_names": []any{}},
 			manage.Config{DefaultPeriod: 90 * time.Second, Retention: 14 * manage.Day, SessionIdle: time.Hour, SessionMax: 24 * time.Hour, RateLimit: 200, AuditRetention: 365 * manage.Day}},
 		{"sessions together", map[string]any{"session_idle": "48h", "session_max": "7d", "rate_limit": 200.0, "audit_retention": "365d"},
-			map[string]any{"default_period": "90s", "retention": "2w", "session_idle": "48h", "session_max": "7d", "rate_limit": 200.0, "audit_retention": "365d"},
+			map[string]any{"default_period": "90s", "retention": "2w", "session_idle": "48h", "session_max": "7d", "rate_limit": 200.0, "audit_retention": "365d", "snmp": snmpDefault, "exporter_names": []any{}},
 			manage.Config{DefaultPeriod: 90 * time.Second, Retention: 14 * manage.Day, SessionIdle: 48 * time.Hour, SessionMax: 7 * manage.Day, RateLimit: 200, AuditRetention: 365 * manage.Day}},
 		{"nothing", map[string]any{},
-			map[string]any{"default_period": "90s", "retention": "2w", "session_idle": "48h", "session_max": "7d", "rate_limit": 200.0, "audit_retention": "365d"},
+			map[string]any{"default_period": "90s", "retention": "2w", "session_idle": "48h", "session_max": "7d", "rate_limit": 200.0, "audit_retention": "365d", "snmp": snmpDefault, "exporter_names": []any{}},
 			manage.Config{DefaultPeriod: 90 * time.Second, Retention: 14 * manage.Day, SessionIdle: 48 * time.Hour, SessionMax: 7 * manage.Day, RateLimit: 200, AuditRetention: 365 * manage.Day}},
 		{"null resets", map[string]any{"default_period": nil, "session_idle": nil},
-			map[string]any{"default_period": "1h", "retention": "2w", "session_idle": "1h", "session_max": "7d", "rate_limit": 200.0, "audit_retention": "365d"},
+			map[string]any{"default_period": "1h", "retention": "2w", "session_idle": "1h", "session_max": "7d", "rate_limit": 200.0, "audit_retention": "365d", "snmp": snmpDefault, "exporter_names": []any{}},
 			manage.Config{DefaultPeriod: time.Hour, Retention: 14 * manage.Day, SessionIdle: time.Hour, SessionMax: 7 * manage.Day, RateLimit: 200, AuditRetention: 365 * manage.Day}},
 	}
 	for _, st := range steps {
@@ -101,7 +104,7 @@ func TestConfigBadInput(t *testing.T) {
 			map[string]any{"name": "default_period", "reason": "must be at least 1m"}},
 		{"too long", map[string]any{"values": map[string]any{"retention": "9999999d"}}, "INVALID-ARGUMENT",
 			map[string]any{"name": "retention"}},
-		{"good and bad together", map[string]any{"values": map[string]any{"default_period": "5m", "session_idle": "2h", "session_max": "forever", "rate_limit": 200.0, "audit_retention": "365d"}},
+		{"good and bad together", map[string]any{"values": map[string]any{"default_period": "5m", "session_idle": "2h", "session_max": "forever", "rate_limit": 200.0, "audit_retention": "365d", "snmp": snmpDefault, "exporter_names": []any{}}},
 			"INVALID-ARGUMENT", map[string]any{"name": "session_max"}},
 		{"good and unknown together", map[string]any{"values": map[string]any{"default_period": "5m", "zzz": "1h"}},
 			"INVALID-ARGUMENT", map[string]any{"name": "zzz"}},

@@ -18,6 +18,10 @@
 //     In update-dashboard and update-widget an argument left out, or null, stays as it is.
 //   - get-config() answers every configuration key with its value; set-config(values) sets
 //     some of them at once and answers the same as get-config.
+//   - list-zones, set-zone, delete-zone, list-applications, set-application and
+//     delete-application (API 1.3, administrators; RegisterContext adds them) keep the
+//     operator's zones and applications in a state.ContextStore, checked as a whole set
+//     (package netctx), and apply each change at once; LoadContext reads them at start.
 //   - list-audit([since], [limit], [before]) (API 1.2) answers the newest events of the audit
 //     trail that AuditInterceptor writes for every change of configuration, users, keys,
 //     dashboards and widgets (Audited); before pages back to the oldest. Events go by age

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
+	"github.com/fnapi/fnapi/examples/dataservice/netctx"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 	"github.com/fnapi/fnapi/internal/apitest"
 	"github.com/fnapi/fnapi/registry"
@@ -45,6 +46,7 @@ type env struct {
 	srv      *httptest.Server
 	store    *state.SQLite
 	settings *manage.Settings
+	resolver *netctx.Resolver // the zones and applications the functions apply
 }
 
 func newEnv(t *testing.T, opts ...state.Option) *env {
@@ -61,13 +63,17 @@ func newEnv(t *testing.T, opts ...state.Option) *env {
 	}
 	reg := registry.New()
 	manage.MustRegister(reg, st, settings)
+	resolver := netctx.NewResolver()
+	if err := manage.RegisterContext(reg, st, resolver.Set); err != nil {
+		t.Fatal(err)
+	}
 	h, err := transport.New(reg, transport.Config{Interceptors: []registry.Interceptor{fakeAuth,
 		manage.AuditInterceptor(st, zaptest.NewLogger(t))}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := apitest.Serve(t, h)
-	return &env{t: t, srv: srv, store: st, settings: settings}
+	return &env{t: t, srv: srv, store: st, settings: settings, resolver: resolver}
 }
 
 // reply is one answer: the HTTP status and the JSON message.

@@ -23,6 +23,10 @@ const (
 	KeyRateLimit = "rate_limit"
 	// KeyAuditRetention is how long the audit trail keeps an event. Default "365d".
 	KeyAuditRetention = "audit_retention"
+	// KeySNMP is the exporters polled by SNMP for their names (see snmp.go). Default: none.
+	KeySNMP = "snmp"
+	// KeyExporterNames is the static names of exporters and interfaces. Default: none.
+	KeyExporterNames = "exporter_names"
 )
 
 // MaxRateLimit is the largest rate_limit.
@@ -42,6 +46,15 @@ type Key struct {
 	// than a duration; its Default is that number as text.
 	Integer        bool
 	MinInt, MaxInt int64
+	// JSON marks a key whose value is a JSON object or array that check accepts; its Default
+	// is that JSON text.
+	JSON bool
+	// check returns why a JSON key's value is refused, or "".
+	check func(raw json.RawMessage) string
+	// redact returns the value as get-config and the audit trail show it: secrets hidden.
+	redact func(raw json.RawMessage) json.RawMessage
+	// keep returns the value set with the secrets it hides (Hidden) taken from old.
+	keep func(old, set json.RawMessage) json.RawMessage
 }
 
 // Keys returns the configuration keys, in the order of their names.
@@ -59,12 +72,17 @@ func Keys() []Key {
 			Default: "24h", Min: time.Minute, Max: 366 * Day},
 		{Name: KeyRateLimit, Description: "calls per second one caller may make, in bursts of twice as many; 0 turns the limit off",
 			Default: "200", Integer: true, MinInt: 0, MaxInt: MaxRateLimit},
+		snmpKey(),
+		exporterNamesKey(),
 	}
 }
 
 // parse checks a JSON value for the key and returns its value (a duration in nanoseconds, or
 // the number of an Integer key), or the reason it is refused.
 func (k *Key) parse(raw json.RawMessage) (int64, string) {
+	if k.JSON {
+		return 0, k.check(raw)
+	}
 	if k.Integer {
 		var n int64
 		if err := json.Unmarshal(raw, &n); err != nil {
@@ -81,6 +99,9 @@ func (k *Key) parse(raw json.RawMessage) (int64, string) {
 
 // parseString checks a value written as text (a default, a flag) for the key.
 func (k *Key) parseString(s string) (int64, string) {
+	if k.JSON {
+		return 0, k.check(json.RawMessage(s))
+	}
 	if k.Integer {
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
@@ -110,7 +131,7 @@ func (k *Key) bound(n int64) (int64, string) {
 
 // defaultJSON is the default as get-config answers it: a string, or a number for an Integer key.
 func (k *Key) defaultJSON() json.RawMessage {
-	if k.Integer {
+	if k.Integer || k.JSON {
 		return json.RawMessage(k.Default)
 	}
 	b, _ := json.Marshal(k.Default)
@@ -119,6 +140,9 @@ func (k *Key) defaultJSON() json.RawMessage {
 
 // bounds describes the values the key takes, for doc.
 func (k *Key) bounds() string {
+	if k.JSON {
+		return "see the service's README"
+	}
 	if k.Integer {
 		return fmt.Sprintf("%d to %d", k.MinInt, k.MaxInt)
 	}

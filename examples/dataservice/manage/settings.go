@@ -28,6 +28,10 @@ type Config struct {
 	RateLimit int
 	// AuditRetention is how long the audit trail keeps an event.
 	AuditRetention time.Duration
+	// SNMP and ExporterNames are the JSON values of snmp and exporter_names, secrets
+	// included; "" while unset (the defaults: no exporter). ParseSNMP and ParseExporterNames
+	// read them.
+	SNMP, ExporterNames string
 }
 
 // Settings is the service's configuration: the values set in a state.Store, checked against
@@ -156,8 +160,19 @@ func (s *Settings) Set(ctx context.Context, values map[string]json.RawMessage) (
 				delete(stored, name)
 				continue
 			}
+			value := values[name]
+			if k := s.keys[name]; k.keep != nil {
+				old, ok := stored[name]
+				if !ok {
+					old = k.Default
+				}
+				value = k.keep(json.RawMessage(old), value)
+				if _, reason := k.parse(value); reason != "" { // a secret hidden that nothing kept
+					return apierr.New(apierr.InvalidArgument, "name", name, "reason", reason)
+				}
+			}
 			var b bytes.Buffer
-			if err := json.Compact(&b, values[name]); err != nil {
+			if err := json.Compact(&b, value); err != nil {
 				return err // checked above
 			}
 			stored[name] = b.String()
@@ -227,6 +242,9 @@ func (s *Settings) effective(stored map[string]string) (map[string]json.RawMessa
 		} else {
 			values[name] = k.defaultJSON()
 		}
+		if k.redact != nil {
+			values[name] = k.redact(values[name])
+		}
 	}
 	c := Config{
 		DefaultPeriod:  s.duration(stored, KeyDefaultPeriod),
@@ -235,6 +253,12 @@ func (s *Settings) effective(stored map[string]string) (map[string]json.RawMessa
 		SessionMax:     s.duration(stored, KeySessionMax),
 		RateLimit:      int(s.value(stored, KeyRateLimit)),
 		AuditRetention: s.duration(stored, KeyAuditRetention),
+	}
+	if _, ok := s.stored(stored, KeySNMP); ok {
+		c.SNMP = stored[KeySNMP]
+	}
+	if _, ok := s.stored(stored, KeyExporterNames); ok {
+		c.ExporterNames = stored[KeyExporterNames]
 	}
 	return values, c
 }

@@ -70,9 +70,9 @@ func TestSettingsDefaults(t *testing.T) {
 		ok   bool
 		want map[string]string
 	}{
-		{"built in", nil, true, map[string]string{"default_period": "1h", "retention": "30d", "session_idle": "1h", "session_max": "24h", "rate_limit": "200", "audit_retention": "365d"}},
+		{"built in", nil, true, map[string]string{"default_period": "1h", "retention": "30d", "session_idle": "1h", "session_max": "24h", "rate_limit": "200", "audit_retention": "365d", "snmp": `{"interval":"5m","exporters":[]}`, "exporter_names": "[]"}},
 		{"from flags", []manage.SettingsOption{manage.WithDefault("session_idle", "2h"), manage.WithDefault("session_max", "3d")}, true,
-			map[string]string{"default_period": "1h", "retention": "30d", "session_idle": "2h", "session_max": "3d", "rate_limit": "200", "audit_retention": "365d"}},
+			map[string]string{"default_period": "1h", "retention": "30d", "session_idle": "2h", "session_max": "3d", "rate_limit": "200", "audit_retention": "365d", "snmp": `{"interval":"5m","exporters":[]}`, "exporter_names": "[]"}},
 		{"unknown key", []manage.SettingsOption{manage.WithDefault("colour", "red")}, false, nil},
 		{"bad value", []manage.SettingsOption{manage.WithDefault("retention", "30 days")}, false, nil},
 		{"out of bounds", []manage.SettingsOption{manage.WithDefault("session_max", "1s")}, false, nil},

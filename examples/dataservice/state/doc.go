@@ -47,7 +47,8 @@
 // within a process: read-modify-write methods lose no update when two nodes change one object
 // at once. Reads run at REPEATABLE READ, so a dashboard and its widgets come from one snapshot.
 // A commit that changes the configuration sends a notification on [ConfigChannel], so that
-// the other nodes re-read it at once.
+// the other nodes re-read it at once; one that changes zones or applications ([ContextStore])
+// on [ContextChannel].
 //
 // # Schema versions
 //

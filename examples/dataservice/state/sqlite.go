@@ -165,6 +165,7 @@ var migrations = []string{
 	UPDATE widgets SET bytes = length(title) + length(kind) + length(queries) + length(options);
 	CREATE INDEX dashboards_owner ON dashboards (owner, bytes);
 	CREATE INDEX widgets_owner ON widgets (owner, bytes);`,
+	migrationContext,
 }
 
 // migrate brings the schema to the current version in one transaction.

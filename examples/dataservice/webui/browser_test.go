@@ -111,6 +111,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("console", func(t *testing.T) { testConsole(t, browser, srv) })
 	t.Run("state", func(t *testing.T) { testState(t, browser, srv) })
 	t.Run("share", func(t *testing.T) { testShare(t, browser, srv) })
+	t.Run("zones", func(t *testing.T) { testZones(t, browser, srv) })
 }
 
 // openTab opens a tab with a browser context of its own (no cookies of other tabs), closed at

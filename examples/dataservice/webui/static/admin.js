@@ -13,10 +13,22 @@ const SETTINGS = {
   session_idle: {label: 'Session idle timeout', help: 'How long a session stays valid without a call; at most the session lifetime.', def: '1h'},
   session_max: {label: 'Session lifetime', help: 'The longest a session stays valid after sign-in.', def: '24h'},
   rate_limit: {label: 'Call rate limit', help: 'Calls per second one user may make, in bursts of twice as many; 0 turns the limit off.', def: '200'},
+  snmp: {label: 'SNMP polling', help: 'Exporters whose names and interfaces are polled (JSON); communities and passwords show as (hidden), and (hidden) keeps them.', def: ''},
+  exporter_names: {label: 'Exporter names', help: 'Static names of exporters and interfaces, where SNMP names nothing (JSON).', def: ''},
 };
 
 // shown is a configuration value as its field shows it: a string as is, a number as digits.
 const shown = (v) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+// parseJSON reads a JSON key's value (snmp, exporter_names) as typed; text that is not JSON
+// goes as is, for the server to explain.
+function parseJSON(v) {
+  try {
+    return JSON.parse(v);
+  } catch {
+    return v;
+  }
+}
 
 // ROLES are the roles set-role and create-user take, with their names in the page.
 const ROLES = {'read-only': 'Read-only', 'user': 'User', 'administrator': 'Administrator'};
@@ -216,7 +228,8 @@ export class Admin {
       if (v === shown(old)) continue;
       // A number key (rate_limit) takes a JSON number; anything else goes as typed, for the
       // server to explain.
-      values[input.dataset.key] = v === '' ? null : typeof old === 'number' && /^\d+$/.test(v) ? Number(v) : v;
+      values[input.dataset.key] = v === '' ? null : typeof old === 'number' && /^\d+$/.test(v) ? Number(v)
+        : typeof old === 'object' ? parseJSON(v) : v;
     }
     if (!Object.keys(values).length) {
       showFormError('settings-error', 'Nothing has changed.', true);

@@ -8,6 +8,7 @@
 import {API, AUTH_NEEDED} from './api.js';
 import {Account} from './account.js';
 import {Admin, whoami} from './admin.js';
+import {Zones} from './zones.js';
 import {APIReference} from './apiref.js';
 import {Collector} from './collector.js';
 import {Explore} from './explore.js';
@@ -35,6 +36,7 @@ const page = {
 
 const account = new Account(api);
 const admin = new Admin(api, () => sessionStorage.getItem('user') || '');
+const zones = new Zones(api);
 const explore = new Explore(api, fields);
 const reference = new APIReference(api);
 const collector = new Collector(api);
@@ -77,6 +79,7 @@ const MENU_VIEWS = {
   '#/users': {crumb: 'Users', view: 'users-view', show: () => admin.showUsers(), adminOnly: true},
   '#/audit': {crumb: 'Audit trail', view: 'audit-view', show: () => admin.showAudit(), adminOnly: true},
   '#/settings': {crumb: 'Settings', view: 'settings-view', show: () => admin.showSettings(), adminOnly: true},
+  '#/zones': {crumb: 'Zones and applications', view: 'zones-view', show: () => zones.show(), adminOnly: true},
 };
 
 // ---- Views ---------------------------------------------------------------------------------
@@ -230,6 +233,7 @@ async function signedIn() {
   $('users-link').hidden = !page.admin;
   $('settings-link').hidden = !page.admin;
   $('audit-link').hidden = !page.admin;
+  $('zones-link').hidden = !page.admin;
 }
 
 function setCrumbs(names) {

@@ -107,7 +107,7 @@ export class Collector {
       $('collector-error').textContent = `The status could not be read: ${e.message}. Trying again.`;
       $('collector-error').hidden = false;
     }
-    if (this.enabled === false) return; // no collector starts while the service runs
+    if (this.enabled === false && !this.polled) return; // no collector starts while the service runs
     this.timer = setTimeout(() => {
       if (this.showing() && !document.hidden) this.refresh();
     }, REFRESH);
@@ -118,6 +118,7 @@ export class Collector {
     $('collector-disabled').hidden = st.enabled;
     $('collector-status').hidden = !st.enabled;
     $('collector-updated').textContent = `Updated ${new Date().toLocaleTimeString([], {hourCycle: 'h23'})}`;
+    this.drawSNMP(st.snmp || []);
     if (!st.enabled) return;
     $('collector-listen').replaceChildren(...st.listen.map((s) => {
       const li = el('li');
@@ -142,6 +143,24 @@ export class Collector {
     $('collector-body').replaceChildren(...st.exporters.map((e) => this.row(e)));
     $('collector-table').hidden = st.exporters.length === 0;
     $('collector-none').hidden = st.exporters.length > 0;
+  }
+
+  // drawSNMP shows the last SNMP poll of each exporter the snmp setting lists: a failed poll
+  // keeps the names last found, and says so.
+  drawSNMP(polls) {
+    this.polled = polls.length > 0;
+    $('collector-snmp-card').hidden = polls.length === 0;
+    $('collector-snmp-body').replaceChildren(...polls.map((p) => {
+      const tr = el('tr', {'data-snmp': p.address});
+      const status = el('td', {class: p.error ? 'bad snmp-state' : 'snmp-state'});
+      status.append(p.last_poll ? timeCell(p.last_poll) : 'not yet');
+      if (p.error) status.append(el('br'), `failed: ${p.error}${p.last_answer ? '; the names last found stay in use' : ''}`);
+      const answer = el('td', {class: 'snmp-answer'});
+      answer.append(p.last_answer ? timeCell(p.last_answer) : 'never');
+      tr.append(el('th', {scope: 'row', class: 'name'}, p.address), el('td', {}, p.name || '–'),
+        el('td', {class: 'num'}, count.format(p.interfaces)), answer, status);
+      return tr;
+    }));
   }
 
   row(e) {

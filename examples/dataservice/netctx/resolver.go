@@ -1,0 +1,146 @@
+package netctx
+
+import (
+	"net/netip"
+	"sync/atomic"
+)
+
+// Flow is what a Resolver reads of a record.
+type Flow struct {
+	Client, Server         netip.Addr
+	ClientPort, ServerPort uint16
+	// Protocol is the IP protocol number.
+	Protocol uint8
+	// Exporter is the address of the device that exported the record; InIf and OutIf its
+	// interface indexes (0 when unknown).
+	Exporter    netip.Addr
+	InIf, OutIf uint32
+	// ServerName is what a probe saw of the server's name (TLS SNI, HTTP Host); may be empty.
+	ServerName string
+}
+
+// Context is a record's context, as a Resolver answers it. Empty strings and zero values are
+// unknown (null in answers).
+type Context struct {
+	// ClientZone and ServerZone are the zones of the addresses; Other outside every zone.
+	ClientZone, ServerZone string
+	// Application is the operator's application, the built-in name by port, the server's
+	// name, or Unknown.
+	Application string
+	// ClientASN and ServerASN are the addresses' autonomous systems.
+	ClientASN, ServerASN ASN
+	// ClientCountry and ServerCountry are ISO 3166 alpha-2 codes.
+	ClientCountry, ServerCountry string
+	// Exporter is the exporter's name.
+	Exporter string
+	// InIf and OutIf name the interfaces (Index is the flow's, even when nothing names it).
+	InIf, OutIf Interface
+}
+
+// Resolver answers the Context of records. It is safe for concurrent use: Resolve never
+// allocates and never waits on Set, which swaps the operator's zones and applications in one
+// step.
+type Resolver struct {
+	table   atomic.Pointer[table]
+	builtin func(proto uint8, port uint16) string
+	asn     *GeoFile
+	country *GeoFile
+	names   *Names
+}
+
+// table is the operator's zones and applications, swapped together.
+type table struct {
+	zones *Zones
+	apps  *Applications
+}
+
+// Option configures NewResolver.
+type Option func(*Resolver)
+
+// WithBuiltin sets the built-in application names by protocol and server port, used when no
+// rule of the operator matches; a name of Unknown (or "") means none. Default: none.
+func WithBuiltin(fn func(proto uint8, port uint16) string) Option {
+	return func(r *Resolver) { r.builtin = fn }
+}
+
+// WithGeoIP sets the MaxMind DB files of autonomous systems and countries; either may be
+// nil. Default: none, and every ASN and country is unknown.
+func WithGeoIP(asn, country *GeoFile) Option {
+	return func(r *Resolver) { r.asn, r.country = asn, country }
+}
+
+// WithNames sets where exporters' and interfaces' names come from. Default: none.
+func WithNames(n *Names) Option {
+	return func(r *Resolver) { r.names = n }
+}
+
+// NewResolver returns a Resolver without zones nor applications.
+func NewResolver(opts ...Option) *Resolver {
+	r := &Resolver{}
+	for _, o := range opts {
+		o(r)
+	}
+	r.table.Store(&table{zones: &Zones{}, apps: &Applications{}})
+	return r
+}
+
+// Set checks zones and applications together (see NewZones and NewApplications) and, when
+// both are valid, makes them the Resolver's in one step; otherwise it keeps the previous ones
+// and returns the error.
+func (r *Resolver) Set(zones []Zone, apps []Application) error {
+	z, err := NewZones(zones)
+	if err != nil {
+		return err
+	}
+	a, err := NewApplications(apps, z)
+	if err != nil {
+		return err
+	}
+	r.table.Store(&table{zones: z, apps: a})
+	return nil
+}
+
+// Zones returns the zones in use.
+func (r *Resolver) Zones() *Zones { return r.table.Load().zones }
+
+// Resolve fills c with f's context.
+func (r *Resolver) Resolve(f *Flow, c *Context) {
+	t := r.table.Load()
+	c.ClientZone = t.zones.Lookup(f.Client)
+	c.ServerZone = t.zones.Lookup(f.Server)
+	c.Application = r.application(t, f, c)
+	c.ClientASN, c.ClientCountry = r.geo(f.Client)
+	c.ServerASN, c.ServerCountry = r.geo(f.Server)
+	d := r.names.device(f.Exporter)
+	c.Exporter = ""
+	if d != nil {
+		c.Exporter = d.Name
+	}
+	c.InIf, c.OutIf = d.iface(f.InIf), d.iface(f.OutIf)
+}
+
+// geo returns a's autonomous system and country.
+func (r *Resolver) geo(a netip.Addr) (ASN, string) {
+	a = a.Unmap()
+	if !Public(a) {
+		return ASN{}, ""
+	}
+	return r.asn.asn(a), r.country.country(a)
+}
+
+// application is, in this order: the operator's most specific rule, the built-in name by
+// port, the server's name as the probe saw it, Unknown.
+func (r *Resolver) application(t *table, f *Flow, c *Context) string {
+	if name := t.apps.Match(f, c.ServerZone, c.ClientZone); name != "" {
+		return name
+	}
+	if r.builtin != nil {
+		if name := r.builtin(f.Protocol, f.ServerPort); name != "" && name != Unknown {
+			return name
+		}
+	}
+	if f.ServerName != "" {
+		return f.ServerName
+	}
+	return Unknown
+}

@@ -1,0 +1,93 @@
+package netctx_test
+
+import (
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/fnapi/fnapi/examples/dataservice/netctx"
+)
+
+func prefixes(ss ...string) []netip.Prefix {
+	out := make([]netip.Prefix, len(ss))
+	for i, s := range ss {
+		out[i] = netip.MustParsePrefix(s)
+	}
+	return out
+}
+
+func TestZonesLookup(t *testing.T) {
+	t.Parallel()
+	z, err := netctx.NewZones([]netctx.Zone{
+		{Name: "HQ", Networks: prefixes("10.0.0.0/8", "2001:db8::/32")},
+		{Name: "HQ/DMZ", Networks: prefixes("10.1.0.0/16", "2001:db8:1::/48")},
+		{Name: "HQ/DMZ/Web", Networks: prefixes("10.1.2.3/32")},
+		{Name: "Customers/ACME", Networks: prefixes("192.0.2.0/24")},
+		{Name: "Everything", Networks: prefixes("0.0.0.0/0")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for addr, want := range map[string]string{
+		"10.9.9.9":        "HQ",
+		"10.1.9.9":        "HQ/DMZ",
+		"10.1.2.3":        "HQ/DMZ/Web",
+		"10.1.2.4":        "HQ/DMZ",
+		"::ffff:10.1.2.3": "HQ/DMZ/Web",
+		"192.0.2.200":     "Customers/ACME",
+		"8.8.8.8":         "Everything",
+		"2001:db8::1":     "HQ",
+		"2001:db8:1:2::1": "HQ/DMZ",
+		"2001:db9::1":     netctx.Other,
+		"::1":             netctx.Other,
+	} {
+		if got := z.Lookup(netip.MustParseAddr(addr)); got != want {
+			t.Errorf("Lookup(%s) = %q, want %q", addr, got, want)
+		}
+	}
+	var empty *netctx.Zones
+	if got := empty.Lookup(netip.MustParseAddr("10.0.0.1")); got != netctx.Other {
+		t.Errorf("nil zones: %q", got)
+	}
+}
+
+func TestZonesRefused(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		zones []netctx.Zone
+		want  string
+	}{
+		"host bits":  {[]netctx.Zone{{Name: "A", Networks: prefixes("10.0.0.1/8")}}, "host bits"},
+		"two zones":  {[]netctx.Zone{{Name: "A", Networks: prefixes("10.0.0.0/8")}, {Name: "B", Networks: prefixes("10.0.0.0/8")}}, `in zones "A" and "B"`},
+		"twice":      {[]netctx.Zone{{Name: "A", Networks: prefixes("10.0.0.0/8", "10.0.0.0/8")}}, "listed twice"},
+		"empty name": {[]netctx.Zone{{Name: ""}}, "empty"},
+		"empty part": {[]netctx.Zone{{Name: "A//B"}}, "non-empty"},
+		"reserved":   {[]netctx.Zone{{Name: "other"}}, "reserved"},
+		"same name":  {[]netctx.Zone{{Name: "A"}, {Name: "A"}}, "twice"},
+		"quote":      {[]netctx.Zone{{Name: `a"b`}}, "quote"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := netctx.NewZones(tc.zones)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestInZone(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		zone, name string
+		want       bool
+	}{
+		{"Customers/ACME", "Customers", true},
+		{"Customers", "Customers", true},
+		{"CustomersX", "Customers", false},
+		{"Customers", "Customers/ACME", false},
+	} {
+		if got := netctx.InZone(tc.zone, tc.name); got != tc.want {
+			t.Errorf("InZone(%q, %q) = %v", tc.zone, tc.name, got)
+		}
+	}
+}
