@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/examples/dataservice/alerts"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
 	"github.com/fnapi/fnapi/transport/proxyproto"
 	"go.uber.org/zap"
@@ -66,6 +67,8 @@ type options struct {
 	level                 zapcore.Level
 	proxies               []netip.Prefix // -proxy-protocol
 	metrics               string
+	webhookAllow          []netip.Prefix // -webhook-allow
+	smtp                  *alerts.SMTP   // -smtp
 }
 
 // parseFlags reads the command line; a wrong flag is one line of error, -help the usage.
@@ -93,6 +96,16 @@ func parseFlags(args []string) (options, error) {
 		return err
 	})
 	fs.StringVar(&o.metrics, "metrics", "", "address to serve the Prometheus metrics on, over plain HTTP at /metrics (e.g. 127.0.0.1:9464); default: none (the HTTPS port does not serve them: they list the flow exporters' addresses)")
+	fs.Func("webhook-allow", "CIDR[,CIDR...] alert webhooks may reach besides public addresses (checked on the resolved address; loopback, private networks and the service's own addresses are refused otherwise)", func(v string) error {
+		p, err := alerts.ParseAllow(v)
+		o.webhookAllow = p
+		return err
+	})
+	fs.Func("smtp", "where alert e-mail goes: smtp://[user:password@]host:port?from=address (STARTTLS required); default: none", func(v string) error {
+		c, err := alerts.ParseSMTP(v)
+		o.smtp = c
+		return err
+	})
 	fs.TextVar(&o.level, "log-level", zapcore.InfoLevel, "log level: debug, info, warn, error")
 	fs.SetOutput(io.Discard) // errors are returned, as one line
 	if err := fs.Parse(args); err != nil {
@@ -147,7 +160,7 @@ func run() error {
 	}
 	cfg := app.Config{DataDir: o.data, Demo: o.demo, SessionIdle: o.idle, SessionMax: o.max, RateLimit: rate, Logger: log,
 		ClickHouse: o.chURL, ClickHouseCluster: o.chCluster, NetFlow: o.netflow, SFlow: o.sflow,
-		Postgres: o.postgres}
+		Postgres: o.postgres, Alerts: app.AlertsConfig{WebhookAllow: o.webhookAllow, SMTP: o.smtp}}
 	tp, err := tracing(ctx, os.Getenv)
 	if err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/auth/sqlstore"
+	"github.com/fnapi/fnapi/examples/dataservice/alerts"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/cluster"
 	"github.com/fnapi/fnapi/examples/dataservice/collect"
@@ -82,6 +83,8 @@ type Config struct {
 	// that holds the users, sessions, API keys, dashboards, widgets and configuration instead of
 	// auth.db and state.db, shared with the other nodes of the service. Default: none (SQLite).
 	Postgres string
+	// Alerts configures the alerts' notifications.
+	Alerts AlertsConfig
 }
 
 // App is an open data service.
@@ -102,6 +105,7 @@ type App struct {
 	flowAddr [2]string          // where flows and sFlow are received
 	limit    callLimit
 	engine   *pvql.Engine
+	alerts   *alerts.Service
 
 	stop      context.CancelFunc
 	wg        sync.WaitGroup
@@ -299,6 +303,7 @@ func (a *App) registry() (*registry.Registry, error) {
 		svc.Register,
 		func(r *registry.Registry) error { return manage.Register(r, a.state, a.settings) },
 		a.registerCollectorStatus,
+		a.registerAlerts,
 	} {
 		if err := register(reg); err != nil {
 			return nil, fmt.Errorf("app: %w", err)

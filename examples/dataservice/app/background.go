@@ -26,7 +26,8 @@ type work struct {
 // ClickHouse, retention. Retention of a node's own DuckDB runs on every node.
 func (a *App) background() []work {
 	several := a.cfg.Postgres != ""
-	ws := []work{{name: "retention", key: 0x66_6e_61_70_69_01, leased: several && a.cfg.ClickHouse != "", run: a.retain}}
+	ws := []work{{name: "retention", key: 0x66_6e_61_70_69_01, leased: several && a.cfg.ClickHouse != "", run: a.retain},
+		{name: "alerts", key: alertsKey, leased: several, run: a.evaluateAlerts}}
 	if a.cfg.Demo {
 		ws = append(ws, work{name: "demo traffic", key: 0x66_6e_61_70_69_02, leased: several, run: a.demo})
 	}

@@ -32,6 +32,12 @@ var Audited = map[string][]string{
 	"change-password":  {},
 	"create-api-key":   {"name"},
 	"revoke-api-key":   {"name", "user"},
+	// Alerts (package alerts): never the channels, whose secrets the trail must not hold.
+	"create-alert-rule": {"name", "severity"},
+	"update-alert-rule": {"id", "name", "severity"},
+	"delete-alert-rule": {"id"},
+	"silence-alert":     {"rule", "group", "until"},
+	"acknowledge-alert": {"rule", "group"},
 }
 
 // Bounds of list-audit.
