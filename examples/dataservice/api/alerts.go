@@ -69,9 +69,9 @@ type AlertChannelState struct {
 type CreateAlertRuleArgs struct {
 	Name     string            `json:"name" jsonschema:"minLength=1,maxLength=200,description=Name for people"`
 	Query    string            `json:"query" jsonschema:"minLength=1,maxLength=10000,description=One statement of the query language whose HAVING is the condition"`
-	Interval string            `json:"interval,omitempty" default:"60s" jsonschema:"description=How often the rule is evaluated: a duration of at least 10s"`
-	For      string            `json:"for,omitempty" default:"0s" jsonschema:"description=How long a group must satisfy the condition before it fires"`
-	Severity string            `json:"severity,omitempty" default:"warning" jsonschema:"maxLength=40,description=A word such as critical\\, warning or info"`
+	Interval string            `json:"interval,omitempty" default:"\"60s\"" jsonschema:"description=How often the rule is evaluated: a duration of at least 10s"`
+	For      string            `json:"for,omitempty" default:"\"0s\"" jsonschema:"description=How long a group must satisfy the condition before it fires"`
+	Severity string            `json:"severity,omitempty" default:"\"warning\"" jsonschema:"maxLength=40,description=A word such as critical\\, warning or info"`
 	Labels   map[string]string `json:"labels,omitempty" jsonschema:"description=Copied into every notification (at most 20)"`
 	Notify   []AlertChannel    `json:"notify,omitempty" jsonschema:"maxItems=10,description=Where notifications go"`
 }

@@ -340,7 +340,7 @@ func TestAuthenticationAndVersions(t *testing.T) {
 		Versions  []string
 		Functions []struct{ Name, Auth, Role string }
 	}
-	if err := v10.Call(ctx, "doc", nil, &doc); err != nil || doc.Version != "1.0" || strings.Join(doc.Versions, ",") != "1.0,1.1,1.2" {
+	if err := v10.Call(ctx, "doc", nil, &doc); err != nil || doc.Version != "1.0" || strings.Join(doc.Versions, ",") != "1.0,1.1,1.2,1.3" {
 		t.Fatalf("doc at 1.0: %+v %v", doc, err)
 	}
 	var latest struct {

@@ -105,6 +105,7 @@ func TestEveryFunction(t *testing.T) {
 			if len(events) == 0 || events[0].Action != "set-config" {
 				t.Errorf("list-audit: %+v, want set-config newest", events)
 			}
+			callAlerts(t, call)
 			var cancelled bool
 			call("cancel", map[string]any{"id": "no-such-call"}, &cancelled)
 			if cancelled {
