@@ -76,6 +76,8 @@ func exprString(e expr, parent int, right bool) string {
 			return "(" + s + ")"
 		}
 		return s
+	case *baselineExpr:
+		return baselineString(e)
 	}
 	return ""
 }
