@@ -180,3 +180,23 @@ func TestSharedQuery(t *testing.T) {
 		t.Fatalf("notified %+v; want rules a and b only", got)
 	}
 }
+
+// TestBaselineRule checks a rule without a hand-picked number: it fires on a burst of ten
+// times last week's traffic at that hour, and not on the same traffic as last week.
+func TestBaselineRule(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, alerts.Options{})
+	t0 := time.Now().Truncate(time.Hour).Add(-time.Hour)
+	week := int64(7 * 24 * 3600)
+	r := e.rule(t, state.AlertRule{Name: "unusual",
+		Query: "traffic BY server.ip HAVING traffic > 3 * baseline(traffic, 7d) SINCE @now-3600"})
+	for _, s := range []string{"10.0.0.1", "10.0.0.2"} {
+		e.traffic(t, t0.Unix()-600-week, s, 4000)
+	}
+	e.traffic(t, t0.Unix()-600, "10.0.0.1", 40000) // the burst
+	e.traffic(t, t0.Unix()-600, "10.0.0.2", 4000)  // as last week
+	e.tick(t, t0)
+	if got := e.states(t, r.ID); len(got) != 1 || got[0] != `firing ["10.0.0.1"] [40000]` {
+		t.Fatalf("history %q; want 10.0.0.1 firing alone", got)
+	}
+}
