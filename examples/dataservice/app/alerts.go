@@ -65,5 +65,7 @@ func (a *App) registerAlerts(reg *registry.Registry) error {
 // evaluateAlerts evaluates the alert rules and sends their notifications until ctx is done:
 // background work, on one node at a time with several nodes.
 func (a *App) evaluateAlerts(ctx context.Context) {
+	a.alertsOn.Store(true)
+	defer a.alertsOn.Store(false)
 	a.alerts.NewEvaluator().Run(ctx)
 }

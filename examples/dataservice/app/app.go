@@ -106,6 +106,7 @@ type App struct {
 	limit    callLimit
 	engine   *pvql.Engine
 	alerts   *alerts.Service
+	alertsOn atomic.Bool // this node evaluates the alert rules now
 
 	stop      context.CancelFunc
 	wg        sync.WaitGroup
