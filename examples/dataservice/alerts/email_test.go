@@ -96,7 +96,7 @@ func TestEmail(t *testing.T) {
 	ctx := context.Background()
 	t0 := time.Now().Truncate(time.Hour).Add(-time.Hour)
 	e.rule(t, state.AlertRule{Name: "busy server", Severity: "critical",
-		Query: "traffic BY server.ip HAVING traffic > 1000 SINCE @now-300",
+		Query:  "traffic BY server.ip HAVING traffic > 1000 SINCE @now-300",
 		Notify: notify(t, alerts.Channel{Email: "noc@example.com"})})
 	e.traffic(t, t0.Unix()-10, "10.0.0.2", 5000)
 	e.tick(t, t0)
