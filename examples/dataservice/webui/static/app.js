@@ -10,6 +10,7 @@ import {Account} from './account.js';
 import {Admin, whoami} from './admin.js';
 import {APIReference} from './apiref.js';
 import {Collector} from './collector.js';
+import {Alerts} from './alerts.js';
 import {Explore} from './explore.js';
 import {Picker, describe, fromParams, isLive, toParams} from './period.js';
 import {WidgetEditor} from './widgeteditor.js';
@@ -38,6 +39,7 @@ const admin = new Admin(api, () => sessionStorage.getItem('user') || '');
 const explore = new Explore(api, fields);
 const reference = new APIReference(api);
 const collector = new Collector(api);
+const alerts = new Alerts(api);
 const widgets = new Widgets(api, fields, {
   edit: (w) => widgetEditor.open(w),
   periodHash: (p) => `#/d/${page.dashboard.id}${query(toParams(p, new URLSearchParams()))}`,
@@ -53,6 +55,7 @@ const ROUTES = {
   '#/explore': {crumb: 'Explore', view: 'explore-view', show: (params) => explore.show(params)},
   '#/api': {crumb: 'API reference', view: 'api-view', show: (params) => reference.show(params)},
   '#/collector': {crumb: 'Collector', view: 'collector-view', show: () => collector.show()},
+  '#/alerts': {crumb: 'Alerts', view: 'alerts-view', show: (params) => alerts.show(params)},
 };
 
 // fields gives list-fields' answer, asked once per sign-in ([] from an API without it).
@@ -217,6 +220,7 @@ async function signedIn() {
       const me = await whoami(api);
       page.admin = me.admin === true;
       sessionStorage.setItem('user', me.user);
+      alerts.badge(); // once per session; it asks again every 30 s
     } catch (e) {
       if (e.code === AUTH_NEEDED) throw e;
       page.admin = false;

@@ -10,6 +10,15 @@ import {PALETTE, div, pickable, svgEl, svgText} from './draw.js';
 import {formatBucket, formatTick, formatValue} from './format.js';
 
 const TOP = 9; // keys drawn on their own; the rest add up to "Other"
+
+// markers are the times alerts fired ({t: Unix seconds, label}), drawn as vertical lines on
+// every time series; alerts.js sets them.
+let markers = [];
+
+// setMarkers sets the times alerts fired, drawn from the next chart on.
+export function setMarkers(list) {
+  markers = list;
+}
 const RATE_UNITS = {bytes: 'bit/s', packets: 'packets/s', count: 'records/s'};
 const TICK_STEPS = [60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400,
   172800, 604800, 1209600];
@@ -212,6 +221,12 @@ function drawPanel(el, series, {tooltip, onZoom, win, hidden, before, label}) {
     const d = prev.map((p, j) => `${j ? 'L' : 'M'}${x(p.t + bucket / 2).toFixed(1)},${y(p.v).toFixed(1)}`).join('');
     const line = svgEl('path', {class: 'previous', d});
     line.append(svgEl('title', {}, `${label}, moved forward`));
+    svg.append(line);
+  }
+  for (const m of markers) {
+    if (m.t < t0 || m.t > t1) continue;
+    const line = svgEl('line', {class: 'alert-marker', x1: x(m.t), x2: x(m.t), y1: pad.t, y2: H - pad.b, 'data-t': m.t});
+    line.append(svgEl('title', {}, `Alert fired: ${m.label}`));
     svg.append(line);
   }
   const cursor = svgEl('line', {class: 'cursor', y1: pad.t, y2: H - pad.b, visibility: 'hidden'});
