@@ -150,7 +150,7 @@ func TestWebhookRefused(t *testing.T) {
 func TestSharedQuery(t *testing.T) {
 	t.Parallel()
 	rcv := newReceiver(t, "k")
-	e := newEnv(t, rcv.options())
+	e := newFullEnv(t, rcv.options())
 	ctx := context.Background()
 	t0 := time.Now().Truncate(time.Hour).Add(-2 * time.Hour)
 	q := "traffic BY server.ip HAVING traffic > 10 SINCE @now-60"
@@ -185,7 +185,7 @@ func TestSharedQuery(t *testing.T) {
 // times last week's traffic at that hour, and not on the same traffic as last week.
 func TestBaselineRule(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, alerts.Options{})
+	e := newFullEnv(t, alerts.Options{})
 	t0 := time.Now().Truncate(time.Hour).Add(-time.Hour)
 	week := int64(7 * 24 * 3600)
 	r := e.rule(t, state.AlertRule{Name: "unusual",

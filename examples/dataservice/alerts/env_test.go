@@ -31,7 +31,14 @@ type env struct {
 	records records.Store
 }
 
-func newEnv(t *testing.T, o alerts.Options) *env {
+// newEnv answers rule queries incrementally (pvql's live answers over DuckDB's changes), as
+// the service does on DuckDB.
+func newEnv(t *testing.T, o alerts.Options) *env { return openEnv(t, o, true) }
+
+// newFullEnv answers each evaluation in full, as the service does on ClickHouse.
+func newFullEnv(t *testing.T, o alerts.Options) *env { return openEnv(t, o, false) }
+
+func openEnv(t *testing.T, o alerts.Options, live bool) *env {
 	t.Helper()
 	ctx := context.Background()
 	recs, err := records.OpenDuckDB(ctx, t.TempDir())
@@ -51,6 +58,15 @@ func newEnv(t *testing.T, o alerts.Options) *env {
 	engine := pvql.New(recs)
 	o.Query = func(ctx context.Context, expr string, now time.Time) ([]pvql.Result, error) {
 		return engine.Query(ctx, expr, now, time.Hour)
+	}
+	if live {
+		o.Live = func(expr string) (alerts.Standing, error) {
+			l, err := engine.Live(expr, recs.Changes())
+			if err != nil {
+				return nil, err
+			}
+			return standing{l}, nil
+		}
 	}
 	svc, err := alerts.New(st, o)
 	if err != nil {
@@ -186,4 +202,10 @@ func notify(t *testing.T, cs ...alerts.Channel) json.RawMessage {
 		t.Fatal(err)
 	}
 	return b
+}
+
+type standing struct{ *pvql.Live }
+
+func (s standing) Answer(ctx context.Context, now time.Time) ([]pvql.Result, error) {
+	return s.Live.Answer(ctx, now, time.Hour)
 }

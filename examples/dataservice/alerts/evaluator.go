@@ -27,11 +27,12 @@ type Evaluator struct {
 	s    *Service
 	mu   sync.Mutex
 	next map[string]time.Time // when each rule is due
+	live map[string]Standing  // by query, with Options.Live
 }
 
 // NewEvaluator returns the evaluator of the rules of s.
 func (s *Service) NewEvaluator() *Evaluator {
-	return &Evaluator{s: s, next: map[string]time.Time{}}
+	return &Evaluator{s: s, next: map[string]time.Time{}, live: map[string]Standing{}}
 }
 
 // Run evaluates the rules when due and delivers their notifications until ctx is done,
@@ -39,6 +40,7 @@ func (s *Service) NewEvaluator() *Evaluator {
 func (e *Evaluator) Run(ctx context.Context) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
+	defer e.Close()
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	wg.Go(func() { e.s.deliverLoop(ctx) })
@@ -71,9 +73,10 @@ func (e *Evaluator) Tick(ctx context.Context, now time.Time) error {
 	e.mu.Lock()
 	due := map[string][]state.AlertRule{} // by query
 	var order []string
-	live := map[string]bool{}
+	live, queries := map[string]bool{}, map[string]bool{}
 	for _, r := range rules {
 		live[r.ID] = true
+		queries[strings.TrimSpace(r.Query)] = true
 		if n, ok := e.next[r.ID]; ok && now.Before(n) {
 			continue
 		}
@@ -89,12 +92,18 @@ func (e *Evaluator) Tick(ctx context.Context, now time.Time) error {
 			delete(e.next, id)
 		}
 	}
+	for q, l := range e.live {
+		if !queries[q] {
+			l.Close()
+			delete(e.live, q)
+		}
+	}
 	e.mu.Unlock()
 	for _, q := range order {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		res, err := e.s.query(ctx, q, now)
+		res, err := e.answer(ctx, q, now)
 		if err != nil || len(res) != 1 {
 			e.s.log.Warn("alerts: rule query failed", zap.String("query", q), zap.Error(err))
 			continue
@@ -195,7 +204,33 @@ func (s *Service) deliver(ctx context.Context, d state.AlertDelivery, cs []Chann
 	}
 }
 
-// query runs one rule query.
-func (s *Service) query(ctx context.Context, q string, now time.Time) ([]pvql.Result, error) {
-	return s.opts.Query(ctx, q, now)
+// answer answers one rule query at now: from its standing answer with Options.Live, which
+// re-reads only what changed, else in full.
+func (e *Evaluator) answer(ctx context.Context, q string, now time.Time) ([]pvql.Result, error) {
+	if e.s.opts.Live == nil {
+		return e.s.opts.Query(ctx, q, now)
+	}
+	e.mu.Lock()
+	l, ok := e.live[q]
+	e.mu.Unlock()
+	if !ok {
+		var err error
+		if l, err = e.s.opts.Live(q); err != nil {
+			return nil, err
+		}
+		e.mu.Lock()
+		e.live[q] = l
+		e.mu.Unlock()
+	}
+	return l.Answer(ctx, now)
+}
+
+// Close releases the standing answers the evaluator keeps.
+func (e *Evaluator) Close() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for q, l := range e.live {
+		l.Close()
+		delete(e.live, q)
+	}
 }

@@ -24,6 +24,10 @@ import (
 type Options struct {
 	// Query answers a rule's query as the query function does, with @now standing for now.
 	Query func(ctx context.Context, expr string, now time.Time) ([]pvql.Result, error)
+	// Live, when set, makes a standing answer of a query that re-reads only the records that
+	// arrived or changed since its last answer (pvql.Engine.Live over the store's changes):
+	// each distinct rule query keeps one. Default: every evaluation answers with Query.
+	Live func(expr string) (Standing, error)
 	// WebhookAllow lists the prefixes webhooks may reach besides public addresses.
 	WebhookAllow []netip.Prefix
 	// WebhookRoots verifies webhook receivers' certificates. Default: the system's roots.
@@ -39,6 +43,13 @@ type Options struct {
 	Attempts int
 	// Logger receives failures. Default: none.
 	Logger *zap.Logger
+}
+
+// Standing is a query answered again and again, each time reading only what changed
+// (*pvql.Live).
+type Standing interface {
+	Answer(ctx context.Context, now time.Time) ([]pvql.Result, error)
+	Close()
 }
 
 // Service holds the alert rules and serves the alert functions.

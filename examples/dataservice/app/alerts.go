@@ -10,6 +10,7 @@ import (
 
 	"github.com/fnapi/fnapi/examples/dataservice/alerts"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 	"github.com/fnapi/fnapi/registry"
 )
@@ -50,7 +51,19 @@ func (a *App) registerAlerts(reg *registry.Registry) error {
 		return fmt.Errorf("app: %w", err)
 	}
 	c := a.cfg.Alerts
-	a.alerts, err = alerts.New(st, alerts.Options{
+	var live func(string) (alerts.Standing, error)
+	if cr, ok := a.records.(records.ChangeReporter); ok {
+		// As for followed queries: only where the store reports every change (DuckDB).
+		changes := cr.Changes()
+		live = func(expr string) (alerts.Standing, error) {
+			l, err := a.engine.Live(expr, changes)
+			if err != nil {
+				return nil, err
+			}
+			return standing{l, a.settings.DefaultPeriod}, nil
+		}
+	}
+	a.alerts, err = alerts.New(st, alerts.Options{Live: live,
 		Query: func(ctx context.Context, expr string, now time.Time) ([]pvql.Result, error) {
 			return a.engine.Query(ctx, expr, now, a.settings.DefaultPeriod())
 		},
@@ -60,6 +73,16 @@ func (a *App) registerAlerts(reg *registry.Registry) error {
 		return fmt.Errorf("app: %w", err)
 	}
 	return a.alerts.Register(reg)
+}
+
+// standing is a live answer of pvql as package alerts wants it.
+type standing struct {
+	*pvql.Live
+	period func() time.Duration
+}
+
+func (s standing) Answer(ctx context.Context, now time.Time) ([]pvql.Result, error) {
+	return s.Live.Answer(ctx, now, s.period())
 }
 
 // evaluateAlerts evaluates the alert rules and sends their notifications until ctx is done:
