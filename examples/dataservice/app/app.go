@@ -261,7 +261,7 @@ func openRecords(ctx context.Context, cfg Config) (records.Store, error) {
 }
 
 // registry returns a registry with every function of the service: API 1.0, 1.1 adding
-// list-fields, and 1.2 adding the exporter key, set-role, list-audit and whoami.
+// list-fields, 1.2 adding the exporter key, set-role, list-audit and whoami, and 1.3 the alerts.
 func (a *App) registry() (*registry.Registry, error) {
 	reg := registry.New()
 	svc := &traffic.Service{

@@ -23,7 +23,8 @@ type work struct {
 // background lists the background work of the service. With several nodes (Config.Postgres),
 // work on what the nodes share runs on one node at a time, under a lease: the demo generator
 // (it creates the overview dashboard and feeds the records) and, when the records are shared in
-// ClickHouse, retention. Retention of a node's own DuckDB runs on every node.
+// ClickHouse, retention, and the alert rules' evaluation and notifications (package alerts).
+// Retention of a node's own DuckDB runs on every node.
 func (a *App) background() []work {
 	several := a.cfg.Postgres != ""
 	ws := []work{{name: "retention", key: 0x66_6e_61_70_69_01, leased: several && a.cfg.ClickHouse != "", run: a.retain},
