@@ -38,7 +38,7 @@ func newEnv(t *testing.T, o alerts.Options) *env { return openEnv(t, o, true) }
 // newFullEnv answers each evaluation in full, as the service does on ClickHouse.
 func newFullEnv(t *testing.T, o alerts.Options) *env { return openEnv(t, o, false) }
 
-func openEnv(t *testing.T, o alerts.Options, live bool) *env {
+func openEnv(t testing.TB, o alerts.Options, live bool) *env {
 	t.Helper()
 	ctx := context.Background()
 	recs, err := records.OpenDuckDB(ctx, t.TempDir())

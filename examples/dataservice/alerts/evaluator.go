@@ -28,11 +28,15 @@ type Evaluator struct {
 	mu   sync.Mutex
 	next map[string]time.Time // when each rule is due
 	live map[string]Standing  // by query, with Options.Live
+	// quiet holds the rules known to have no alert pending or firing: while their query
+	// answers no group, an evaluation changes nothing and writes nothing. Only the
+	// evaluator makes alerts, so this stays true until it makes one.
+	quiet map[string]bool
 }
 
 // NewEvaluator returns the evaluator of the rules of s.
 func (s *Service) NewEvaluator() *Evaluator {
-	return &Evaluator{s: s, next: map[string]time.Time{}, live: map[string]Standing{}}
+	return &Evaluator{s: s, next: map[string]time.Time{}, live: map[string]Standing{}, quiet: map[string]bool{}}
 }
 
 // Run evaluates the rules when due and delivers their notifications until ctx is done,
@@ -90,6 +94,7 @@ func (e *Evaluator) Tick(ctx context.Context, now time.Time) error {
 	for id := range e.next {
 		if !live[id] {
 			delete(e.next, id)
+			delete(e.quiet, id)
 		}
 	}
 	for q, l := range e.live {
@@ -109,13 +114,26 @@ func (e *Evaluator) Tick(ctx context.Context, now time.Time) error {
 			continue
 		}
 		e.s.evaluations.Add(1)
+		rows := res[0].Data
 		for _, r := range due[q] {
+			e.mu.Lock()
+			quiet := e.quiet[r.ID]
+			e.mu.Unlock()
+			if quiet && len(rows) == 0 {
+				continue
+			}
+			var left int
 			err := e.s.store.Evaluate(ctx, r.ID, func(cur []state.AlertInstance, sil map[string]bool) (state.AlertChange, error) {
-				return step(r, channels(r), cur, sil, res[0].Data, now), nil
+				ch := step(r, channels(r), cur, sil, rows, now)
+				left = len(ch.Instances)
+				return ch, nil
 			})
 			if err != nil && ctx.Err() == nil {
 				e.s.log.Error("alerts: storing an evaluation", zap.String("rule", r.ID), zap.Error(err))
 			}
+			e.mu.Lock()
+			e.quiet[r.ID] = err == nil && left == 0
+			e.mu.Unlock()
 		}
 	}
 	select {
