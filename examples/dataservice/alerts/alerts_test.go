@@ -145,8 +145,9 @@ func TestWebhookRefused(t *testing.T) {
 	}
 }
 
-// TestSharedQuery checks that rules with the same query share one computation, and that a
-// silenced rule records its transitions but notifies nobody.
+// TestSharedQuery checks that rules with the same query, or queries that differ only in their
+// HAVING, share one computation, and that a silenced rule records its transitions but
+// notifies nobody.
 func TestSharedQuery(t *testing.T) {
 	t.Parallel()
 	rcv := newReceiver(t, "k")
@@ -160,13 +161,21 @@ func TestSharedQuery(t *testing.T) {
 			Notify: notify(t, alerts.Channel{Webhook: rcv.srv.URL, Secret: "k"})}).ID)
 	}
 	e.rule(t, state.AlertRule{Name: "other", Query: "records BY server.ip HAVING records > 0 SINCE @now-60"})
+	high := e.rule(t, state.AlertRule{Name: "higher", Query: "traffic BY server.ip HAVING traffic > 1000 SINCE @now-60"})
+	low := e.rule(t, state.AlertRule{Name: "lower", Query: "traffic  BY server.ip HAVING traffic > 50 AND packets >= 0 SINCE @now-60"})
 	if err := e.st.Silence(ctx, ids[2], "", time.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	e.traffic(t, t0.Unix()-1, "10.0.0.1", 100)
 	e.tick(t, t0)
 	if n := e.svc.Evaluations(); n != 2 {
-		t.Fatalf("4 rules of 2 queries ran %d queries", n)
+		t.Fatalf("6 rules of 2 shapes ran %d queries", n)
+	}
+	if got := e.states(t, high.ID); len(got) != 0 {
+		t.Fatalf("the rule over 1000: %q", got)
+	}
+	if got := e.states(t, low.ID); len(got) != 1 || got[0] != `firing ["10.0.0.1"] [100]` {
+		t.Fatalf("the rule over 50: %q", got)
 	}
 	if err := e.svc.Deliver(ctx, time.Now()); err != nil {
 		t.Fatal(err)

@@ -59,6 +59,17 @@ func openEnv(t testing.TB, o alerts.Options, live bool) *env {
 	o.Query = func(ctx context.Context, expr string, now time.Time) ([]pvql.Result, error) {
 		return engine.Query(ctx, expr, now, time.Hour)
 	}
+	o.Each = func(ctx context.Context, exprs []string, now time.Time) ([]pvql.Result, error) {
+		var sts []*pvql.Statement
+		for _, x := range exprs {
+			st, err := pvql.Parse(x)
+			if err != nil {
+				return nil, err
+			}
+			sts = append(sts, st...)
+		}
+		return engine.AnswerEach(ctx, sts, now, time.Hour)
+	}
 	if live {
 		o.Live = func(expr string) (alerts.Standing, error) {
 			l, err := engine.Live(expr, recs.Changes())

@@ -104,17 +104,15 @@ func (e *Evaluator) Tick(ctx context.Context, now time.Time) error {
 		}
 	}
 	e.mu.Unlock()
+	answers := e.answerAll(ctx, order, now)
 	for _, q := range order {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		res, err := e.answer(ctx, q, now)
-		if err != nil || len(res) != 1 {
-			e.s.log.Warn("alerts: rule query failed", zap.String("query", q), zap.Error(err))
+		rows, ok := answers[q]
+		if !ok {
 			continue
 		}
-		e.s.evaluations.Add(1)
-		rows := res[0].Data
 		for _, r := range due[q] {
 			e.mu.Lock()
 			quiet := e.quiet[r.ID]
@@ -220,6 +218,54 @@ func (s *Service) deliver(ctx context.Context, d state.AlertDelivery, cs []Chann
 	if err := s.store.Finish(context.WithoutCancel(ctx), d.ID, done, text, now.Add(backoff)); err != nil {
 		s.log.Error("alerts: recording a delivery", zap.Error(err))
 	}
+}
+
+// answerAll answers the distinct rule queries at now, by query: those of one shape (the same
+// but for their HAVING) with one read when Options.Each is set, the others one by one. A query
+// that fails is left out (and logged).
+func (e *Evaluator) answerAll(ctx context.Context, queries []string, now time.Time) map[string][]pvql.Row {
+	out := map[string][]pvql.Row{}
+	var shapes []string
+	byShape := map[string][]string{}
+	for _, q := range queries {
+		shape := "\x00" + q // alone
+		if e.s.opts.Each != nil {
+			if sts, err := pvql.Parse(q); err == nil && len(sts) == 1 && !sts[0].HasBaseline() {
+				shape = sts[0].Shape()
+			}
+		}
+		if byShape[shape] == nil {
+			shapes = append(shapes, shape)
+		}
+		byShape[shape] = append(byShape[shape], q)
+	}
+	for _, shape := range shapes {
+		qs := byShape[shape]
+		if ctx.Err() != nil {
+			break
+		}
+		if len(qs) > 1 {
+			res, err := e.s.opts.Each(ctx, qs, now)
+			if err == nil && len(res) == len(qs) {
+				e.s.evaluations.Add(1)
+				for i, q := range qs {
+					out[q] = res[i].Data
+				}
+				continue
+			}
+			e.s.log.Warn("alerts: rule queries of one shape failed together; answering each", zap.Error(err))
+		}
+		for _, q := range qs {
+			res, err := e.answer(ctx, q, now)
+			if err != nil || len(res) != 1 {
+				e.s.log.Warn("alerts: rule query failed", zap.String("query", q), zap.Error(err))
+				continue
+			}
+			e.s.evaluations.Add(1)
+			out[q] = res[0].Data
+		}
+	}
+	return out
 }
 
 // answer answers one rule query at now: from its standing answer with Options.Live, which

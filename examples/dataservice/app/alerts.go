@@ -63,7 +63,18 @@ func (a *App) registerAlerts(reg *registry.Registry) error {
 			return standing{l, a.settings.DefaultPeriod}, nil
 		}
 	}
-	a.alerts, err = alerts.New(st, alerts.Options{Live: live,
+	each := func(ctx context.Context, exprs []string, now time.Time) ([]pvql.Result, error) {
+		var sts []*pvql.Statement
+		for _, x := range exprs {
+			s, err := pvql.Parse(x)
+			if err != nil {
+				return nil, err
+			}
+			sts = append(sts, s...)
+		}
+		return a.engine.AnswerEach(ctx, sts, now, a.settings.DefaultPeriod())
+	}
+	a.alerts, err = alerts.New(st, alerts.Options{Live: live, Each: each,
 		Query: func(ctx context.Context, expr string, now time.Time) ([]pvql.Result, error) {
 			return a.engine.Query(ctx, expr, now, a.settings.DefaultPeriod())
 		},
