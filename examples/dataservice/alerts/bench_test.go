@@ -21,7 +21,7 @@ import (
 //	go test -run '^$' -bench Evaluate -benchtime 5x ./alerts/
 func BenchmarkEvaluate(b *testing.B) {
 	const records, servers = 100_000, 200
-	for _, n := range []int{10, 100, 1000} {
+	for _, n := range []int{10, 100, 1000, 10_000} {
 		for _, live := range []bool{true, false} {
 			mode := map[bool]string{true: "live", false: "full"}[live]
 			b.Run(fmt.Sprintf("rules=%d/%s", n, mode), func(b *testing.B) {
@@ -31,7 +31,7 @@ func BenchmarkEvaluate(b *testing.B) {
 				load(b, e, t0, records, servers)
 				for i := range n {
 					if _, err := e.st.CreateRule(ctx, state.AlertRule{Name: "r", Interval: time.Minute,
-						Query: fmt.Sprintf("traffic BY server.ip HAVING traffic > %d SINCE @now-300", 1_000_000+i)}, n); err != nil {
+						Query: fmt.Sprintf("traffic BY server.ip HAVING traffic > %d SINCE @now-300", 10_000_000+i)}, n); err != nil {
 						b.Fatal(err)
 					}
 				}
