@@ -95,13 +95,17 @@ type AlertDelivery struct {
 // AlertChange is what one evaluation of a rule leaves: its instances, replacing the old ones,
 // and the transitions, each with its deliveries.
 type AlertChange struct {
+	// Instances are the rule's alerts pending or firing after the evaluation.
 	Instances []AlertInstance
-	Events    []AlertEvent
+	// Events are the transitions the evaluation made, with their deliveries.
+	Events []AlertEvent
 }
 
 // AlertQuery selects events of the history. Zero fields select every event.
 type AlertQuery struct {
-	Rule         string
+	// Rule selects one rule's events by its ID.
+	Rule string
+	// Since and Until select the events at or after Since and before Until.
 	Since, Until time.Time
 	// Limit is the most events answered, the newest; 0 means 1000.
 	Limit int
