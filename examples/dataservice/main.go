@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/examples/dataservice/alerts"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
 	"github.com/fnapi/fnapi/transport/proxyproto"
 	"go.uber.org/zap"
@@ -66,7 +67,9 @@ type options struct {
 	level                 zapcore.Level
 	proxies               []netip.Prefix // -proxy-protocol
 	metrics               string
-	geoASN, geoCountry    string // -geoip-asn, -geoip-country
+	geoASN, geoCountry    string         // -geoip-asn, -geoip-country
+	webhookAllow          []netip.Prefix // -webhook-allow
+	smtp                  *alerts.SMTP   // -smtp
 }
 
 // newFlagSet returns the service's flags, set into o; the README's table lists each
@@ -96,6 +99,16 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.StringVar(&o.metrics, "metrics", "", "address to serve the Prometheus metrics on, over plain HTTP at /metrics (e.g. 127.0.0.1:9464); default: none (the HTTPS port does not serve them: they list the flow exporters' addresses)")
 	fs.StringVar(&o.geoASN, "geoip-asn", "", "MaxMind DB file of autonomous systems (GeoLite2-ASN layout) for client.asn and server.asn; read again when it changes on disk")
 	fs.StringVar(&o.geoCountry, "geoip-country", "", "MaxMind DB file of countries (GeoLite2-Country or -City layout) for client.country and server.country; read again when it changes on disk")
+	fs.Func("webhook-allow", "CIDR[,CIDR...] alert webhooks may reach besides public addresses (checked on the resolved address; loopback, private networks and the service's own addresses are refused otherwise)", func(v string) error {
+		p, err := alerts.ParseAllow(v)
+		o.webhookAllow = p
+		return err
+	})
+	fs.Func("smtp", "where alert e-mail goes: smtp://[user:password@]host:port?from=address (STARTTLS required); default: none", func(v string) error {
+		c, err := alerts.ParseSMTP(v)
+		o.smtp = c
+		return err
+	})
 	fs.TextVar(&o.level, "log-level", zapcore.InfoLevel, "log level: debug, info, warn, error")
 	fs.SetOutput(io.Discard) // errors are returned, as one line
 	return fs
@@ -157,7 +170,8 @@ func run() error {
 	}
 	cfg := app.Config{DataDir: o.data, Demo: o.demo, SessionIdle: o.idle, SessionMax: o.max, RateLimit: rate, Logger: log,
 		ClickHouse: o.chURL, ClickHouseCluster: o.chCluster, NetFlow: o.netflow, SFlow: o.sflow,
-		Postgres: o.postgres, GeoIPASN: o.geoASN, GeoIPCountry: o.geoCountry}
+		Postgres: o.postgres, GeoIPASN: o.geoASN, GeoIPCountry: o.geoCountry,
+		Alerts: app.AlertsConfig{WebhookAllow: o.webhookAllow, SMTP: o.smtp}}
 	tp, err := tracing(ctx, os.Getenv)
 	if err != nil {
 		return err

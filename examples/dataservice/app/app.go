@@ -15,6 +15,7 @@ import (
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/auth/sqlstore"
+	"github.com/fnapi/fnapi/examples/dataservice/alerts"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/cluster"
 	"github.com/fnapi/fnapi/examples/dataservice/collect"
@@ -86,6 +87,8 @@ type Config struct {
 	// netctx.DefaultPollInterval). Default: none (ASNs and countries unknown).
 	GeoIPASN, GeoIPCountry string
 	GeoIPPoll              time.Duration
+	// Alerts configures the alerts' notifications.
+	Alerts AlertsConfig
 }
 
 // App is an open data service.
@@ -108,6 +111,8 @@ type App struct {
 	limit    callLimit
 	engine   *pvql.Engine
 	nctx     *netContext // zones, applications, GeoIP and SNMP names
+	alerts   *alerts.Service
+	alertsOn atomic.Bool // this node evaluates the alert rules now
 
 	stop      context.CancelFunc
 	wg        sync.WaitGroup
@@ -264,7 +269,7 @@ func openRecords(ctx context.Context, cfg Config) (records.Store, *records.Engin
 }
 
 // registry returns a registry with every function of the service: API 1.0, 1.1 adding
-// list-fields, and 1.2 adding the exporter key, set-role, list-audit and whoami.
+// list-fields, 1.2 adding the exporter key, set-role, list-audit and whoami, and 1.3 the alerts.
 func (a *App) registry() (*registry.Registry, error) {
 	reg := registry.New()
 	svc := &traffic.Service{
@@ -308,6 +313,7 @@ func (a *App) registry() (*registry.Registry, error) {
 		func(r *registry.Registry) error { return manage.Register(r, a.state, a.settings) },
 		a.registerCollectorStatus,
 		a.registerContext,
+		a.registerAlerts,
 	} {
 		if err := register(reg); err != nil {
 			return nil, fmt.Errorf("app: %w", err)

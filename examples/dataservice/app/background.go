@@ -23,10 +23,12 @@ type work struct {
 // background lists the background work of the service. With several nodes (Config.Postgres),
 // work on what the nodes share runs on one node at a time, under a lease: the demo generator
 // (it creates the overview dashboard and feeds the records) and, when the records' engine is
-// shared (ClickHouse), retention. Retention of a node's own DuckDB runs on every node.
+// shared (ClickHouse), retention, and the alert rules' evaluation and notifications (package
+// alerts). Retention of a node's own DuckDB runs on every node.
 func (a *App) background() []work {
 	several := a.cfg.Postgres != ""
-	ws := []work{{name: "retention", key: 0x66_6e_61_70_69_01, leased: several && a.engineOf.Shared, run: a.retain}}
+	ws := []work{{name: "retention", key: 0x66_6e_61_70_69_01, leased: several && a.engineOf.Shared, run: a.retain},
+		{name: "alerts", key: alertsKey, leased: several, run: a.evaluateAlerts}}
 	if a.cfg.Demo {
 		ws = append(ws, work{name: "demo traffic", key: 0x66_6e_61_70_69_02, leased: several, run: a.demo})
 	}

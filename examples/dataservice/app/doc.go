@@ -4,7 +4,8 @@
 // /livez and /readyz, the web UI at /, the demo traffic generator and the retention loop (on one
 // node at a time when the nodes share what they work on; see package cluster).
 //
-// The API is 1.0; 1.1 adds list-fields, and 1.2 set-role and list-audit. Every function states
+// The API is 1.0; 1.1 adds list-fields, 1.2 set-role and list-audit, and 1.3 the zones and
+// applications (netctx) and the alert functions (package alerts). Every function states
 // the role it needs (registry.Requires with an authapi.Role): reads for read-only users, changes of dashboards, widgets
 // and records for users, configuration, users, other users' keys and the audit trail for
 // administrators. The interceptors, outermost first: authentication and roles, the call rate

@@ -113,6 +113,7 @@ func TestEveryFunction(t *testing.T) {
 			call("list-applications", nil, nil)
 			call("delete-application", map[string]any{"name": "a-" + name}, nil)
 			call("delete-zone", map[string]any{"name": zone}, nil)
+			callAlerts(t, call)
 			var cancelled bool
 			call("cancel", map[string]any{"id": "no-such-call"}, &cancelled)
 			if cancelled {

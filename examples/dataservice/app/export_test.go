@@ -11,3 +11,6 @@ func OverviewQueries() []string {
 
 // AgentDescriptions returns the tool descriptions the MCP endpoint gives models, by function.
 func AgentDescriptions() map[string]string { return agents.Descriptions }
+
+// EvaluatesAlerts reports whether this node evaluates the alert rules now (holds their lease).
+func (a *App) EvaluatesAlerts() bool { return a.alertsOn.Load() }

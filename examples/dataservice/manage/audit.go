@@ -37,6 +37,12 @@ var Audited = map[string][]string{
 	"delete-zone":        {"name"},
 	"set-application":    {"name", "rules"},
 	"delete-application": {"name"},
+	// Alerts (package alerts): never the channels, whose secrets the trail must not hold.
+	"create-alert-rule": {"name", "severity"},
+	"update-alert-rule": {"id", "name", "severity"},
+	"delete-alert-rule": {"id"},
+	"silence-alert":     {"rule", "group", "until"},
+	"acknowledge-alert": {"rule", "group"},
 }
 
 // Bounds of list-audit.

@@ -18,6 +18,10 @@ type Statement struct {
 	top    int64  // 0: no TOP
 	since  *timeSpec
 	until  *timeSpec
+	// shape is the statement's text without its HAVING clause (see Shape); havingAt is where
+	// that clause lies in the expression.
+	shape    string
+	havingAt [2]int
 }
 
 // Values returns a label for each value of the statement, in order: its AS alias, or else its
@@ -76,6 +80,8 @@ func exprString(e expr, parent int, right bool) string {
 			return "(" + s + ")"
 		}
 		return s
+	case *baselineExpr:
+		return baselineString(e)
 	}
 	return ""
 }

@@ -61,6 +61,8 @@ func markSums(x expr, need *[records.NumSums]bool) {
 	case *binaryExpr:
 		markSums(x.l, need)
 		markSums(x.r, need)
+	case *baselineExpr:
+		markSums(x.x, need)
 	}
 }
 

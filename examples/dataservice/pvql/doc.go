@@ -24,7 +24,14 @@
 //   - Names of keywords, metrics, keys and layers are case-insensitive; aliases are not.
 //
 // In HAVING a value is an arithmetic expression over metrics, an alias in quotes, or an
-// alias written bare when it is no metric name.
+// alias written bare when it is no metric name; it is compared with numbers or with another
+// value (traffic > 3 * baseline(traffic, 7d)).
+//
+// baseline(x, OFFSET[, N]) is the value x over the statement's period moved back by OFFSET
+// (seconds, or a number and one unit of s, m, h, d or w), or the average over the N periods
+// moved back by OFFSET, 2×OFFSET, ... (N at most 52; each is one more read of the store). A
+// group absent from an earlier period counts as having no records there. A followed query
+// with a baseline answers in full at each interval.
 //
 // # Limits
 //

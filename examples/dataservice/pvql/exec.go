@@ -21,6 +21,7 @@ type state struct {
 	since, until int64
 	covered      int64
 	groups       *groups
+	base         *baselineSums // the earlier windows of its baselines; nil without
 }
 
 func (e *Engine) run(ctx context.Context, expr string, now time.Time, defaultPeriod time.Duration, n int,
@@ -32,14 +33,17 @@ func (e *Engine) run(ctx context.Context, expr string, now time.Time, defaultPer
 	}
 	res := &reservation{b: e.budget}
 	defer res.release()
+	total := 0 // the groups of all the statements
 	states := make([]*state, len(stmts))
 	for i, st := range stmts {
 		s := &state{st: st, query: compile(st, e.maxGroups), slots: layout(st.keys), groups: newGroups()}
 		s.since, s.until = period(st, now, defaultPeriod)
 		states[i] = s
+		if err := e.readBaselines(ctx, s, res, &total); err != nil {
+			return err
+		}
 	}
 	scans := e.scans(states)
-	total := 0 // the groups of all the statements
 	for j := range n {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("pvql: %w", err)
@@ -58,6 +62,7 @@ func (e *Engine) run(ctx context.Context, expr string, now time.Time, defaultPer
 		}
 		results := make([]Result, len(states))
 		for i, s := range states {
+			s.prepareBaselines()
 			results[i] = s.result()
 			results[i].Meta.Elapsed = time.Since(start).Seconds()
 		}

@@ -158,6 +158,8 @@ func eval(x expr, s *sums) float64 {
 			return math.NaN()
 		}
 		return l / r
+	case *baselineExpr:
+		return evalBaseline(x, s)
 	}
 	return math.NaN()
 }

@@ -82,6 +82,9 @@ func (p *parser) factor() (expr, error) {
 			return nil, p.errorAt(t, "unknown alias "+strconv.Quote(t.text), expected)
 		}
 	case tokIdent:
+		if p.isBaseline(t) {
+			return p.baseline(t)
+		}
 		if m, ok := metricByName(t.text); ok {
 			return m, nil
 		}

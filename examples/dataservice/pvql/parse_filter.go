@@ -149,6 +149,9 @@ func (p *parser) valueComparison(x expr, mixed bool) (fnode, error) {
 	}
 	p.next()
 	vf := &valueFilter{x: x, op: o}
+	if o != opIn && p.valueOperand() {
+		return p.valueAgainstValue(vf)
+	}
 	if o != opIn {
 		n, err := p.signedNumber()
 		vf.nums = []float64{n}

@@ -152,6 +152,7 @@ func clauseOf(t token) string {
 // statement parses values and clauses up to ";" or the end, which it leaves unread.
 func (p *parser) statement() (*Statement, error) {
 	st := &Statement{}
+	from := p.peek().pos
 	more, err := p.values(st)
 	if err != nil {
 		return nil, err
@@ -160,6 +161,7 @@ func (p *parser) statement() (*Statement, error) {
 	for {
 		t := p.peek()
 		if t.kind == tokSemicolon || t.kind == tokEOF {
+			st.shape = shapeOf(p.src, from, t.pos, st.havingAt)
 			return st, nil
 		}
 		c := clauseOf(t)
@@ -173,6 +175,9 @@ func (p *parser) statement() (*Statement, error) {
 		p.next()
 		if more, err = p.clause(st, c); err != nil {
 			return nil, err
+		}
+		if c == "HAVING" {
+			st.havingAt = [2]int{t.pos, p.peek().pos}
 		}
 	}
 }

@@ -187,6 +187,7 @@ func FuzzParse(f *testing.F) {
 		"records WHERE client.ip IN 10.0.0.0/8 AND NOT (protocol = tcp OR application IN ('dns', \"ntp\"))",
 		"traffic SINCE @now-3600 UNTIL @now; packets FROM udp", "traffic HAVING ((traffic + 1) * 2 > 3)",
 		"traffic WHERE server.ip >= 2001:db8::1 OR server.ip IN (::ffff:1.2.3.4, fd00::/8)", "'", "@", "((", "\x00",
+		"traffic BY server.ip HAVING traffic > 3 * baseline(traffic, 7d, 2) SINCE @now-3600", "baseline(packets, 90",
 	} {
 		f.Add(s)
 	}

@@ -11,6 +11,7 @@ import {Admin, whoami} from './admin.js';
 import {Zones} from './zones.js';
 import {APIReference} from './apiref.js';
 import {Collector} from './collector.js';
+import {Alerts} from './alerts.js';
 import {Explore} from './explore.js';
 import {Picker, describe, fromParams, isLive, toParams} from './period.js';
 import {WidgetEditor} from './widgeteditor.js';
@@ -40,6 +41,7 @@ const zones = new Zones(api);
 const explore = new Explore(api, fields);
 const reference = new APIReference(api);
 const collector = new Collector(api);
+const alerts = new Alerts(api);
 const widgets = new Widgets(api, fields, {
   edit: (w) => widgetEditor.open(w),
   periodHash: (p) => `#/d/${page.dashboard.id}${query(toParams(p, new URLSearchParams()))}`,
@@ -55,6 +57,7 @@ const ROUTES = {
   '#/explore': {crumb: 'Explore', view: 'explore-view', show: (params) => explore.show(params)},
   '#/api': {crumb: 'API reference', view: 'api-view', show: (params) => reference.show(params)},
   '#/collector': {crumb: 'Collector', view: 'collector-view', show: () => collector.show()},
+  '#/alerts': {crumb: 'Alerts', view: 'alerts-view', show: (params) => alerts.show(params)},
 };
 
 // fields gives list-fields' answer, asked once per sign-in ([] from an API without it).
@@ -220,6 +223,7 @@ async function signedIn() {
       const me = await whoami(api);
       page.admin = me.admin === true;
       sessionStorage.setItem('user', me.user);
+      alerts.badge(); // once per session; it asks again every 30 s
     } catch (e) {
       if (e.code === AUTH_NEEDED) throw e;
       page.admin = false;

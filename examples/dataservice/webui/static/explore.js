@@ -115,6 +115,9 @@ export class Explore {
     $('explore-period').append(this.picker.element);
     $('explore-form').addEventListener('submit', (ev) => { ev.preventDefault(); this.run(); });
     $('explore-save').addEventListener('click', () => this.openSave());
+    $('explore-alert').addEventListener('click', () => {
+      location.hash = `#/alerts?q=${encodeURIComponent($('explore-input').value)}`;
+    });
     $('save-form').addEventListener('submit', (ev) => this.save(ev));
     $('explore-kinds').replaceChildren(...KINDS.map((k) => {
       const b = el('button', {type: 'button', role: 'tab', class: 'kind-tab', 'data-kind': k.kind}, k.label);

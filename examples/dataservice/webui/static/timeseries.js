@@ -11,6 +11,15 @@ import {PALETTE, div, pickable, svgEl, svgText} from './draw.js';
 import {formatBucket, formatTick, formatValue} from './format.js';
 
 const TOP = 9; // keys drawn on their own; the rest add up to "Other"
+
+// markers are the times alerts fired ({t: Unix seconds, label}), drawn as vertical lines on
+// every time series; alerts.js sets them.
+let markers = [];
+
+// setMarkers sets the times alerts fired, drawn from the next chart on.
+export function setMarkers(list) {
+  markers = list;
+}
 const RATE_UNITS = {bytes: 'bit/s', packets: 'packets/s', count: 'records/s'};
 // SUMMED are the units whose series add up (stacked, "Other", a missing bucket is zero); the
 // others (response times, ratios) are drawn as lines with gaps where a bucket has no value.
@@ -237,6 +246,12 @@ function drawPanel(el, series, {tooltip, onZoom, win, hidden, before, label}) {
     const d = prev.map((p, j) => `${j ? 'L' : 'M'}${x(p.t + bucket / 2).toFixed(1)},${y(p.v).toFixed(1)}`).join('');
     const line = svgEl('path', {class: 'previous', d});
     line.append(svgEl('title', {}, `${label}, moved forward`));
+    svg.append(line);
+  }
+  for (const m of markers) {
+    if (m.t < t0 || m.t > t1) continue;
+    const line = svgEl('line', {class: 'alert-marker', x1: x(m.t), x2: x(m.t), y1: pad.t, y2: H - pad.b, 'data-t': m.t});
+    line.append(svgEl('title', {}, `Alert fired: ${m.label}`));
     svg.append(line);
   }
   const cursor = svgEl('line', {class: 'cursor', y1: pad.t, y2: H - pad.b, visibility: 'hidden'});

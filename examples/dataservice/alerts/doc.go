@@ -1,0 +1,18 @@
+// Package alerts turns standing queries into alerts. A rule is one statement of the query
+// language whose HAVING is the condition; each group that satisfies it is an alert of its
+// own, pending until the condition has held for the rule's For, then firing, and resolved
+// once it no longer holds. Every transition is kept with the values that caused it.
+//
+// An Evaluator runs the rules (Run, on one node at a time: the service gives it a lease):
+// rules that share a query share one computation. Each evaluation writes the rule's
+// transitions and the notifications they cause in one transaction of the state store (an
+// outbox), and a sender delivers the outbox: webhooks (HTTPS, signed, retried with back-off
+// until a 2xx answer) and e-mail (SMTP with STARTTLS). A node that dies mid-way loses nothing:
+// the next holder of the lease reads the instances and the outbox where the other left them.
+//
+// Webhooks go to public addresses only, unless Guard allows more, checked on the address
+// actually dialled (after DNS), with no redirect followed: a rule cannot make the service
+// probe the network it sits in.
+//
+// Service registers the functions of API 1.3 (create-alert-rule, list-alerts, ...).
+package alerts

@@ -1,0 +1,118 @@
+package alerts
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/smtp"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// SMTP is where e-mail notifications go: a submission server that offers STARTTLS (mail is
+// never sent in clear). Set from the -smtp flag with ParseSMTP.
+type SMTP struct {
+	// Addr is the server's host:port.
+	Addr string
+	// From is the sender's address.
+	From string
+	// User and Password, when User is set, log in (PLAIN, over TLS only).
+	User, Password string
+	// Roots verifies the server's certificate. Default (nil): the system's roots.
+	Roots *x509.CertPool
+}
+
+// ParseSMTP parses smtp://[user:password@]host:port?from=address.
+func ParseSMTP(s string) (*SMTP, error) {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme != "smtp" || u.Host == "" || u.Port() == "" {
+		return nil, errors.New(`smtp: want smtp://[user:password@]host:port?from=address`)
+	}
+	c := &SMTP{Addr: u.Host, From: u.Query().Get("from")}
+	if c.From == "" {
+		return nil, errors.New("smtp: the URL names no sender (?from=address)")
+	}
+	if u.User != nil {
+		c.User = u.User.Username()
+		c.Password, _ = u.User.Password()
+	}
+	return c, nil
+}
+
+// send mails the notification body (the webhook's JSON) to one address.
+func (c *SMTP) send(ctx context.Context, to string, body []byte) error {
+	if c == nil {
+		return errors.New("no SMTP server configured (-smtp)")
+	}
+	host, _, err := net.SplitHostPort(c.Addr)
+	if err != nil {
+		return err
+	}
+	d := net.Dialer{Timeout: webhookTimeout}
+	conn, err := d.DialContext(ctx, "tcp", c.Addr)
+	if err != nil {
+		return err
+	}
+	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+	cl, err := smtp.NewClient(conn, host)
+	if err != nil {
+		conn.Close()
+		return err
+	}
+	defer cl.Close()
+	if ok, _ := cl.Extension("STARTTLS"); !ok {
+		return errors.New("the SMTP server offers no STARTTLS")
+	}
+	if err := cl.StartTLS(&tls.Config{ServerName: host, RootCAs: c.Roots, MinVersion: tls.VersionTLS12}); err != nil {
+		return err
+	}
+	if c.User != "" {
+		if err := cl.Auth(smtp.PlainAuth("", c.User, c.Password, host)); err != nil {
+			return err
+		}
+	}
+	if err := cl.Mail(c.From); err != nil {
+		return err
+	}
+	if err := cl.Rcpt(to); err != nil {
+		return err
+	}
+	w, err := cl.Data()
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(message(c.From, to, body)); err != nil {
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	return cl.Quit()
+}
+
+// message renders a notification as a plain-text mail.
+func message(from, to string, body []byte) []byte {
+	var n notification
+	_ = json.Unmarshal(body, &n)
+	group, _ := json.Marshal(n.Group)
+	values, _ := json.Marshal(n.Values)
+	subject := fmt.Sprintf("[%s] %s %s %s", strings.ToUpper(n.State), n.Rule.Severity, n.Rule.Name, group)
+	subject = strings.Map(func(r rune) rune {
+		if r == '\r' || r == '\n' {
+			return ' '
+		}
+		return r
+	}, subject)
+	var b strings.Builder
+	fmt.Fprintf(&b, "From: %s\r\nTo: %s\r\nSubject: %s\r\nDate: %s\r\nMIME-Version: 1.0\r\n", from, to, subject,
+		time.Now().UTC().Format(time.RFC1123Z))
+	b.WriteString("Content-Type: text/plain; charset=utf-8\r\n\r\n")
+	fmt.Fprintf(&b, "Rule: %s (%s)\r\nState: %s\r\nGroup: %s\r\nValues: %s\r\nSince: %s\r\nAt: %s\r\n\r\n%s\r\n",
+		n.Rule.Name, n.Rule.ID, n.State, group, values, n.Since.Format(time.RFC3339), n.At.Format(time.RFC3339), body)
+	return []byte(b.String())
+}

@@ -1,0 +1,122 @@
+package alerts_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/alerts"
+	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
+	"github.com/fnapi/fnapi/examples/dataservice/state"
+)
+
+// startSMTP starts aiosmtpd (Debian's python3-aiosmtpd), which requires STARTTLS before any
+// mail, on a free port with a certificate made here; it stores what it receives in the
+// Maildir it returns.
+func startSMTP(t *testing.T) (addr string, roots *x509.CertPool, maildir string) {
+	t.Helper()
+	python := "/usr/bin/python3"
+	if err := exec.Command(python, "-c", "import aiosmtpd").Run(); err != nil {
+		if testenv.CI() {
+			t.Fatalf("aiosmtpd not found: .ci/install-extras installs it (apt-get install python3-aiosmtpd)")
+		}
+		t.Skip("aiosmtpd not found; apt-get install python3-aiosmtpd to run this test")
+	}
+	dir := t.TempDir()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	roots = x509.NewCertPool()
+	roots.AddCert(cert)
+	maildir = filepath.Join(dir, "mail")
+	addr = "127.0.0.1:" + strconv.Itoa(testenv.FreePort(t))
+	cmd := exec.Command(python, "-m", "aiosmtpd", "-n", "-l", addr, "--tlscert", certFile, "--tlskey", keyFile,
+		"-c", "aiosmtpd.handlers.Mailbox", maildir)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Since(start) > 20*time.Second {
+			t.Fatalf("aiosmtpd does not listen on %s: %v", addr, err)
+		}
+	}
+	return addr, roots, maildir
+}
+
+// TestEmail sends a firing alert by e-mail through a real SMTP server that accepts mail only
+// after STARTTLS.
+func TestEmail(t *testing.T) {
+	t.Parallel()
+	addr, roots, maildir := startSMTP(t)
+	e := newEnv(t, alerts.Options{SMTP: &alerts.SMTP{Addr: addr, From: "alerts@example.com", Roots: roots}})
+	ctx := context.Background()
+	t0 := time.Now().Truncate(time.Hour).Add(-time.Hour)
+	e.rule(t, state.AlertRule{Name: "busy server", Severity: "critical",
+		Query:  "traffic BY server.ip HAVING traffic > 1000 SINCE @now-300",
+		Notify: notify(t, alerts.Channel{Email: "noc@example.com"})})
+	e.traffic(t, t0.Unix()-10, "10.0.0.2", 5000)
+	e.tick(t, t0)
+	if err := e.svc.Deliver(ctx, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if cs, err := e.st.Channels(ctx); err != nil || len(cs) != 1 || cs[0].Error != "" || !cs[0].Done {
+		t.Fatalf("channel state: %+v, %v", cs, err)
+	}
+	files, _ := filepath.Glob(filepath.Join(maildir, "new", "*"))
+	if len(files) != 1 {
+		t.Fatalf("%d messages in the Maildir, want 1", len(files))
+	}
+	msg, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"To: noc@example.com", `Subject: [FIRING] critical busy server ["10.0.0.2"]`, "Values: [5000]"} {
+		if !strings.Contains(string(msg), want) {
+			t.Errorf("the message lacks %q:\n%s", want, msg)
+		}
+	}
+}

@@ -1,0 +1,300 @@
+package alerts
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/pvql"
+	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"go.uber.org/zap"
+)
+
+// Bounds of delivery.
+const (
+	// claimHold is how long a claimed delivery stays claimed: longer than one attempt.
+	claimHold = 2 * webhookTimeout
+	// claimBatch is the most deliveries claimed at once.
+	claimBatch = 100
+	// historyKept is how long transitions stay in the history.
+	historyKept = 90 * 24 * time.Hour
+)
+
+// Evaluator evaluates the rules and delivers their notifications. Run it on one node at a
+// time; Tick is one pass, for tests and tools. Safe for concurrent use.
+type Evaluator struct {
+	s    *Service
+	mu   sync.Mutex
+	next map[string]time.Time // when each rule is due
+	live map[string]Standing  // by query, with Options.Live
+	// quiet holds the rules known to have no alert pending or firing: while their query
+	// answers no group, an evaluation changes nothing and writes nothing. Only the
+	// evaluator makes alerts, so this stays true until it makes one.
+	quiet map[string]bool
+}
+
+// NewEvaluator returns the evaluator of the rules of s.
+func (s *Service) NewEvaluator() *Evaluator {
+	return &Evaluator{s: s, next: map[string]time.Time{}, live: map[string]Standing{}, quiet: map[string]bool{}}
+}
+
+// Run evaluates the rules when due and delivers their notifications until ctx is done,
+// checking every second.
+func (e *Evaluator) Run(ctx context.Context) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	defer e.Close()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() { e.s.deliverLoop(ctx) })
+	pruned := time.Time{}
+	for {
+		now := time.Now()
+		if err := e.Tick(ctx, now); err != nil && ctx.Err() == nil {
+			e.s.log.Error("alerts: evaluation", zap.Error(err))
+		}
+		if now.Sub(pruned) > time.Hour {
+			pruned = now
+			if err := e.s.store.PruneHistory(ctx, now.Add(-historyKept)); err != nil && ctx.Err() == nil {
+				e.s.log.Error("alerts: pruning the history", zap.Error(err))
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Tick evaluates the rules due at now. Rules with the same query share one computation.
+func (e *Evaluator) Tick(ctx context.Context, now time.Time) error {
+	rules, err := e.s.store.Rules(ctx)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	due := map[string][]state.AlertRule{} // by query
+	var order []string
+	live, queries := map[string]bool{}, map[string]bool{}
+	for _, r := range rules {
+		live[r.ID] = true
+		queries[strings.TrimSpace(r.Query)] = true
+		if n, ok := e.next[r.ID]; ok && now.Before(n) {
+			continue
+		}
+		e.next[r.ID] = now.Add(r.Interval)
+		q := strings.TrimSpace(r.Query)
+		if due[q] == nil {
+			order = append(order, q)
+		}
+		due[q] = append(due[q], r)
+	}
+	for id := range e.next {
+		if !live[id] {
+			delete(e.next, id)
+			delete(e.quiet, id)
+		}
+	}
+	for q, l := range e.live {
+		if !queries[q] {
+			l.Close()
+			delete(e.live, q)
+		}
+	}
+	e.mu.Unlock()
+	answers := e.answerAll(ctx, order, now)
+	for _, q := range order {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rows, ok := answers[q]
+		if !ok {
+			continue
+		}
+		for _, r := range due[q] {
+			e.mu.Lock()
+			quiet := e.quiet[r.ID]
+			e.mu.Unlock()
+			if quiet && len(rows) == 0 {
+				continue
+			}
+			var left int
+			err := e.s.store.Evaluate(ctx, r.ID, func(cur []state.AlertInstance, sil map[string]bool) (state.AlertChange, error) {
+				ch := step(r, channels(r), cur, sil, rows, now)
+				left = len(ch.Instances)
+				return ch, nil
+			})
+			if err != nil && ctx.Err() == nil {
+				e.s.log.Error("alerts: storing an evaluation", zap.String("rule", r.ID), zap.Error(err))
+			}
+			e.mu.Lock()
+			e.quiet[r.ID] = err == nil && left == 0
+			e.mu.Unlock()
+		}
+	}
+	select {
+	case e.s.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// deliverLoop sends the outbox's due notifications until ctx is done: at once after an
+// evaluation, and every second for retries.
+func (s *Service) deliverLoop(ctx context.Context) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		if err := s.Deliver(ctx, time.Now()); err != nil && ctx.Err() == nil {
+			s.log.Error("alerts: delivering notifications", zap.Error(err))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-s.wake:
+		}
+	}
+}
+
+// Deliver sends the notifications of the outbox due at now, each once until a channel
+// acknowledges it: a failure is retried with back-off (Options.Backoff doubling each time,
+// at most ten minutes apart) until Options.Attempts, then given up; the channel's state
+// (list-alert-rules) shows the failure.
+func (s *Service) Deliver(ctx context.Context, now time.Time) error {
+	ds, err := s.store.Claim(ctx, now, claimHold, claimBatch)
+	if err != nil || len(ds) == 0 {
+		return err
+	}
+	rules := map[string][]Channel{}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for _, d := range ds {
+		cs, ok := rules[d.Rule]
+		if !ok {
+			r, err := s.store.Rule(ctx, d.Rule)
+			if err == nil {
+				cs = channels(r)
+			}
+			rules[d.Rule] = cs
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			s.deliver(ctx, d, cs)
+		})
+	}
+	wg.Wait()
+	return nil
+}
+
+func (s *Service) deliver(ctx context.Context, d state.AlertDelivery, cs []Channel) {
+	var err error
+	if addr, ok := strings.CutPrefix(d.Target, mailto); ok {
+		err = s.smtp.send(ctx, addr, d.Body)
+	} else {
+		secret := ""
+		for _, c := range cs {
+			if c.Webhook == d.Target {
+				secret = c.Secret
+			}
+		}
+		err = postWebhook(ctx, s.client, d.Target, secret, d.Body)
+	}
+	if ctx.Err() != nil {
+		return // claimed until claimHold: the next holder retries
+	}
+	now := time.Now()
+	done, text := err == nil, ""
+	if err != nil {
+		text = err.Error()
+		done = d.Attempts+1 >= s.opts.Attempts
+		s.log.Warn("alerts: notification failed", zap.String("rule", d.Rule), zap.Int64("event", d.Event),
+			zap.Int("attempt", d.Attempts+1), zap.Bool("given up", done), zap.Error(err))
+	}
+	backoff := min(s.opts.Backoff<<min(d.Attempts, 20), 10*time.Minute)
+	if err := s.store.Finish(context.WithoutCancel(ctx), d.ID, done, text, now.Add(backoff)); err != nil {
+		s.log.Error("alerts: recording a delivery", zap.Error(err))
+	}
+}
+
+// answerAll answers the distinct rule queries at now, by query: those of one shape (the same
+// but for their HAVING) with one read when Options.Each is set, the others one by one. A query
+// that fails is left out (and logged).
+func (e *Evaluator) answerAll(ctx context.Context, queries []string, now time.Time) map[string][]pvql.Row {
+	out := map[string][]pvql.Row{}
+	var shapes []string
+	byShape := map[string][]string{}
+	for _, q := range queries {
+		shape := "\x00" + q // alone
+		if e.s.opts.Each != nil {
+			if sts, err := pvql.Parse(q); err == nil && len(sts) == 1 && !sts[0].HasBaseline() {
+				shape = sts[0].Shape()
+			}
+		}
+		if byShape[shape] == nil {
+			shapes = append(shapes, shape)
+		}
+		byShape[shape] = append(byShape[shape], q)
+	}
+	for _, shape := range shapes {
+		qs := byShape[shape]
+		if ctx.Err() != nil {
+			break
+		}
+		if len(qs) > 1 {
+			res, err := e.s.opts.Each(ctx, qs, now)
+			if err == nil && len(res) == len(qs) {
+				e.s.evaluations.Add(1)
+				for i, q := range qs {
+					out[q] = res[i].Data
+				}
+				continue
+			}
+			e.s.log.Warn("alerts: rule queries of one shape failed together; answering each", zap.Error(err))
+		}
+		for _, q := range qs {
+			res, err := e.answer(ctx, q, now)
+			if err != nil || len(res) != 1 {
+				e.s.log.Warn("alerts: rule query failed", zap.String("query", q), zap.Error(err))
+				continue
+			}
+			e.s.evaluations.Add(1)
+			out[q] = res[0].Data
+		}
+	}
+	return out
+}
+
+// answer answers one rule query at now: from its standing answer with Options.Live, which
+// re-reads only what changed, else in full.
+func (e *Evaluator) answer(ctx context.Context, q string, now time.Time) ([]pvql.Result, error) {
+	if e.s.opts.Live == nil {
+		return e.s.opts.Query(ctx, q, now)
+	}
+	e.mu.Lock()
+	l, ok := e.live[q]
+	e.mu.Unlock()
+	if !ok {
+		var err error
+		if l, err = e.s.opts.Live(q); err != nil {
+			return nil, err
+		}
+		e.mu.Lock()
+		e.live[q] = l
+		e.mu.Unlock()
+	}
+	return l.Answer(ctx, now)
+}
+
+// Close releases the standing answers the evaluator keeps.
+func (e *Evaluator) Close() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for q, l := range e.live {
+		l.Close()
+		delete(e.live, q)
+	}
+}

@@ -1,0 +1,75 @@
+package alerts
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// SignatureHeader is the header that carries a webhook's signature:
+// "t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed with the channel's secret>".
+const SignatureHeader = "Svc-Signature"
+
+// Sign returns the value of SignatureHeader for body sent at t with secret.
+func Sign(secret string, t time.Time, body []byte) string {
+	ts := strconv.FormatInt(t.Unix(), 10)
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write([]byte(ts))
+	m.Write([]byte{'.'})
+	m.Write(body)
+	return "t=" + ts + ",v1=" + hex.EncodeToString(m.Sum(nil))
+}
+
+// webhookTimeout bounds one webhook attempt, connection included.
+const webhookTimeout = 10 * time.Second
+
+// newWebhookClient returns the client of webhooks: it dials only what g allows (checked on
+// the resolved address), never through a proxy, follows no redirect (a 3xx answer is a
+// failure), and verifies certificates against roots (nil: the system's).
+func newWebhookClient(g *Guard, roots *x509.CertPool) *http.Client {
+	d := &net.Dialer{Timeout: webhookTimeout, Control: g.control}
+	return &http.Client{
+		Timeout: webhookTimeout,
+		Transport: &http.Transport{
+			DialContext:         d.DialContext,
+			TLSClientConfig:     &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12},
+			TLSHandshakeTimeout: webhookTimeout,
+			MaxIdleConnsPerHost: 2,
+			IdleConnTimeout:     time.Minute,
+		},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// postWebhook sends body to url, signed with secret; nil when the receiver answered 2xx.
+func postWebhook(ctx context.Context, c *http.Client, url, secret string, body []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "fnapi-dataservice-alerts")
+	if secret != "" {
+		req.Header.Set(SignatureHeader, Sign(secret, time.Now(), body))
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("answered %s", resp.Status)
+	}
+	return nil
+}

@@ -1,0 +1,77 @@
+package pvql
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+)
+
+// Shape returns the statement's text without its HAVING clause, white space collapsed:
+// statements of one shape read and group the same records the same way, and differ only in
+// which groups they keep. Alert rules that differ only in their thresholds have one shape,
+// and AnswerEach answers them with one read.
+func (s *Statement) Shape() string { return s.shape }
+
+// shapeOf cuts the HAVING clause at having out of src[from:to] and collapses white space.
+func shapeOf(src string, from, to int, having [2]int) string {
+	text := src[from:to]
+	if having[1] > having[0] {
+		text = src[from:having[0]] + " " + src[having[1]:to]
+	}
+	return strings.Join(strings.Fields(text), " ")
+}
+
+// errShapes is the error of AnswerEach given statements it cannot answer together.
+var errShapes = errors.New("pvql: AnswerEach: statements of different shapes, or with baselines")
+
+// AnswerEach answers statements of one shape (Shape) with one read of the store: the groups
+// and their sums once, then each statement's HAVING, values, TOP and order on them. The
+// answers equal Query's for each statement alone. No statement may hold a baseline.
+func (e *Engine) AnswerEach(ctx context.Context, stmts []*Statement, now time.Time, defaultPeriod time.Duration) ([]Result, error) {
+	if len(stmts) == 0 {
+		return nil, nil
+	}
+	start := time.Now()
+	first := stmts[0]
+	var need [records.NumSums]bool
+	for _, st := range stmts {
+		if st.shape != first.shape || len(st.baselines()) > 0 {
+			return nil, errShapes
+		}
+		for _, s := range neededSums(st) {
+			need[s] = true
+		}
+	}
+	q := compile(first, e.maxGroups)
+	q.Sums = q.Sums[:0]
+	for s, ok := range need {
+		if ok {
+			q.Sums = append(q.Sums, records.Sum(s))
+		}
+	}
+	s := &state{st: first, query: q, slots: layout(first.keys), groups: newGroups()}
+	s.since, s.until = period(first, now, defaultPeriod)
+	res := &reservation{b: e.budget}
+	defer res.release()
+	if s.since < s.until {
+		total := 0
+		sc := &scan{plan: e.store.Compile(q), states: []*state{s}, index: []int{1}}
+		if err := e.read(ctx, sc, s.since, s.until, res, &total); err != nil {
+			return nil, err
+		}
+		s.covered = s.until - s.since
+	}
+	out := make([]Result, len(stmts))
+	for i, st := range stmts {
+		s.st = st
+		out[i] = s.result()
+		out[i].Meta.Elapsed = time.Since(start).Seconds()
+	}
+	return out, nil
+}
+
+// HasBaseline reports whether the statement holds a baseline (which AnswerEach refuses).
+func (s *Statement) HasBaseline() bool { return len(s.baselines()) > 0 }

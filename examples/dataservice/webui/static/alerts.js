@@ -1,0 +1,149 @@
+// alerts.js: the Alerts view (#/alerts): the alerts firing now (acknowledge, silence), the
+// rules with the state of their notification channels, the history with the values, and a
+// form that creates a rule (#/alerts?q=... fills its query from Explore), asked again every
+// VIEW_REFRESH milliseconds while the view shows. The badge in the
+// section bar counts the alerts firing, asked every REFRESH milliseconds; the firing times
+// become markers on time series (timeseries.js).
+
+import {AUTH_NEEDED} from './api.js';
+import {setMarkers} from './timeseries.js';
+import {$, busy, el, formatDate} from './ui.js';
+
+const REFRESH = 30000;
+
+// VIEW_REFRESH is how often the view asks again while it shows.
+const VIEW_REFRESH = 5000;
+
+// Alerts shows the alerts over api.
+export class Alerts {
+  constructor(api) {
+    this.api = api;
+    this.timer = 0;
+    this.viewTimer = 0;
+    this.rules = new Map();
+    $('alert-form').addEventListener('submit', (ev) => this.create(ev));
+  }
+
+  // show fills the view; params.q, from Explore, is the query of a new rule.
+  async show(params) {
+    if (params?.get('q')) {
+      $('alert-query').value = params.get('q');
+      $('alert-name').focus();
+    }
+    await this.refresh();
+  }
+
+  // badge counts the firing alerts in the section bar, now and every REFRESH.
+  async badge() {
+    clearTimeout(this.timer);
+    try {
+      const firing = await this.api.call('list-alerts', {state: 'firing'});
+      $('alerts-badge').textContent = String(firing.length);
+      $('alerts-badge').hidden = firing.length === 0;
+      const since = new Date(Date.now() - 7 * 86400e3).toISOString();
+      const hist = await this.api.call('alert-history', {since});
+      setMarkers(hist.filter((e) => e.state === 'firing').map((e) => ({t: Date.parse(e.at) / 1000, label: this.name(e.rule)})));
+    } catch (e) {
+      if (e.code === AUTH_NEEDED) return;
+    }
+    this.timer = setTimeout(() => this.badge(), REFRESH);
+  }
+
+  name(id) {
+    return this.rules.get(id)?.name || id;
+  }
+
+  async refresh() {
+    clearTimeout(this.viewTimer);
+    this.viewTimer = setTimeout(() => {
+      if (!$('alerts-view').hidden && !document.hidden) this.refresh().catch(() => {});
+    }, VIEW_REFRESH);
+    const [rules, alerts, hist] = await Promise.all([this.api.call('list-alert-rules'),
+      this.api.call('list-alerts'), this.api.call('alert-history')]);
+    this.rules = new Map(rules.map((r) => [r.id, r]));
+    this.drawFiring(alerts);
+    this.drawRules(rules);
+    $('alert-history').replaceChildren(...hist.slice(0, 200).map((e) => {
+      const tr = el('tr', {class: `state-${e.state}`});
+      tr.append(el('td', {}, formatDate(e.at)), el('td', {}, this.name(e.rule)), el('td', {}, groupText(e.group)),
+        el('td', {}, e.state), el('td', {class: 'num'}, valuesText(e.values)));
+      return tr;
+    }));
+    $('alert-history-none').hidden = hist.length > 0;
+    this.badge();
+  }
+
+  drawFiring(alerts) {
+    $('alert-firing').replaceChildren(...alerts.map((a) => {
+      const tr = el('tr', {class: `state-${a.state}`, 'data-rule': a.rule});
+      const actions = el('td');
+      if (!a.acknowledged) {
+        const ack = el('button', {type: 'button', class: 'btn small'}, 'Acknowledge');
+        ack.addEventListener('click', () => this.act('acknowledge-alert', {rule: a.rule, group: a.group}));
+        actions.append(ack);
+      }
+      const mute = el('button', {type: 'button', class: 'btn small ghost'}, 'Silence 1 h');
+      mute.addEventListener('click', () => this.act('silence-alert',
+        {rule: a.rule, group: a.group, until: new Date(Date.now() + 3600e3).toISOString()}));
+      actions.append(' ', mute);
+      tr.append(el('td', {}, a.name), el('td', {}, a.severity), el('td', {}, groupText(a.group)),
+        el('td', {}, a.state + (a.acknowledged ? ' (acknowledged)' : '')), el('td', {}, formatDate(a.since)),
+        el('td', {class: 'num'}, valuesText(a.values)), actions);
+      return tr;
+    }));
+    $('alert-firing-none').hidden = alerts.length > 0;
+  }
+
+  drawRules(rules) {
+    $('alert-rules').replaceChildren(...rules.map((r) => {
+      const tr = el('tr', {'data-rule': r.id});
+      const channels = el('td');
+      for (const c of r.notify) {
+        const target = c.webhook || `mailto:${c.email}`;
+        const st = r.channels.find((s) => s.target === target);
+        const s = el('span', {class: `badge ${st && !st.ok ? 'failing' : ''}`, title: st?.error || ''},
+          (c.webhook ? new URL(c.webhook).host : c.email) + (st && !st.ok ? ' failing' : ''));
+        channels.append(s, ' ');
+      }
+      const del = el('button', {type: 'button', class: 'btn small ghost'}, 'Delete');
+      del.addEventListener('click', () => this.act('delete-alert-rule', {id: r.id}));
+      tr.append(el('td', {}, r.name), el('td', {}, el('code', {}, r.query)), el('td', {}, `${r.interval} / ${r.for}`),
+        el('td', {}, r.severity), channels, el('td', {}, del));
+      return tr;
+    }));
+    $('alert-rules-none').hidden = rules.length > 0;
+  }
+
+  async act(fn, args) {
+    try {
+      await this.api.call(fn, args);
+      await this.refresh();
+    } catch (e) {
+      if (e.code !== AUTH_NEEDED) $('alert-error').textContent = e.message;
+      $('alert-error').hidden = e.code === AUTH_NEEDED;
+    }
+  }
+
+  async create(ev) {
+    ev.preventDefault();
+    const notify = [];
+    if ($('alert-webhook').value) notify.push({webhook: $('alert-webhook').value, secret: $('alert-secret').value});
+    if ($('alert-email').value) notify.push({email: $('alert-email').value});
+    const args = {name: $('alert-name').value, query: $('alert-query').value, severity: $('alert-severity').value, notify};
+    if ($('alert-interval').value) args.interval = $('alert-interval').value;
+    if ($('alert-for').value) args.for = $('alert-for').value;
+    await busy('alert-create', 'alert-form-error', async () => {
+      await this.api.call('create-alert-rule', args);
+      $('alert-form').reset();
+      await this.refresh();
+    });
+  }
+}
+
+function groupText(g) {
+  return g.length ? g.join(' · ') : '(all)';
+}
+
+function valuesText(vs) {
+  return vs.map((v) => (v === null ? 'null' : v.toLocaleString('en'))).join(', ');
+}
