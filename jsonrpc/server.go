@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/internal/jsonobject"
 	"github.com/fnapi/fnapi/transport"
 	"go.uber.org/zap"
 )
@@ -123,7 +124,7 @@ func Args(params json.RawMessage) (map[string]json.RawMessage, *Error) {
 		return nil, FromAPI(apierr.New(apierr.InvalidArgument, "reason", "params must be an object of named arguments"))
 	}
 	args := make(map[string]json.RawMessage)
-	if !transport.SplitObject(p, args) {
+	if !jsonobject.Read(p, args, false) {
 		return nil, FromAPI(apierr.New(apierr.InvalidJSON, "reason", "params is not a JSON object"))
 	}
 	return args, nil

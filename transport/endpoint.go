@@ -167,9 +167,3 @@ func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request, rt route
 	e := h.cfg.Endpoints[rt.kind]
 	e.ServeEndpoint(w, r, &Exchange{Version: rt.version, Transport: rt.kind, h: h, w: w, r: r})
 }
-
-// SplitObject reads b, a JSON object, into m, as the HTTP binding reads a JSON body: each
-// member's value as written (pointing into b), in one pass that decodes none of them. It
-// accepts what [json.Valid] accepts, and returns false, leaving m unchanged, when b is not a
-// valid JSON object. Endpoints read their messages with it.
-func SplitObject(b []byte, m map[string]json.RawMessage) bool { return readObject(b, m, false) }
