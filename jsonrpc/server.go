@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/internal/calllink"
 	"github.com/fnapi/fnapi/internal/jsonobject"
 	"github.com/fnapi/fnapi/transport"
 	"go.uber.org/zap"
@@ -98,7 +99,7 @@ func (s *Server) call(ctx context.Context, x *transport.Exchange, req *Request) 
 		resp.Error = FromAPI(cerr)
 		return resp
 	}
-	c.ID = string(bytes.Trim(req.ID, `"`))
+	calllink.Of(c).ID = string(bytes.Trim(req.ID, `"`))
 	v, cerr := x.Call(ctx, c)
 	if cerr != nil {
 		resp.Error = FromAPI(cerr)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/internal/calllink"
 	"github.com/fnapi/fnapi/internal/jsonobject"
 	"github.com/fnapi/fnapi/internal/schemalink"
 	"github.com/fnapi/fnapi/internal/streamlink"
@@ -202,7 +203,7 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 	var acc streamlink.State
 	if f.Streaming && st.progress != nil {
 		acc = streamlink.Start(f.Accumulator)
-		c.Sink = &progressSink{ctx: ctx, st: st, acc: acc}
+		calllink.Of(c).Sink = &progressSink{ctx: ctx, st: st, acc: acc}
 	}
 	v, err := x.Call(ctx, c)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/decl"
+	"github.com/fnapi/fnapi/internal/calllink"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/stream"
 	"github.com/fnapi/fnapi/version"
@@ -193,15 +194,21 @@ func TestStreamingModes(t *testing.T) {
 		t.Errorf("last non-streaming = %v, %v", got, err)
 	}
 	sink := &chunkSink{}
-	got, err = registry.Invoke(context.Background(), &registry.Call{Func: r.Lookup(v, "count"), Args: args, Sink: sink})
+	got, err = registry.Invoke(context.Background(), streaming(&registry.Call{Func: r.Lookup(v, "count"), Args: args}, sink))
 	if err != nil || got != nil || !reflect.DeepEqual(sink.chunks, []any{0, 1, 2}) {
 		t.Errorf("count streaming = %v, %v, chunks %v", got, err, sink.chunks)
 	}
 	sink = &chunkSink{}
-	_, err = registry.Invoke(context.Background(), &registry.Call{Func: r.Lookup(v, "one"), Sink: sink})
+	_, err = registry.Invoke(context.Background(), streaming(&registry.Call{Func: r.Lookup(v, "one")}, sink))
 	if err != nil || !reflect.DeepEqual(sink.chunks, []any{"x"}) {
 		t.Errorf("non-streaming function in streaming mode: chunks %v, %v", sink.chunks, err)
 	}
+}
+
+// streaming returns c in streaming mode, its chunks sent to sink, as a transport makes it.
+func streaming(c *registry.Call, sink stream.Sink) *registry.Call {
+	calllink.Of(c).Sink = sink
+	return c
 }
 
 func TestVersions(t *testing.T) {

@@ -69,9 +69,8 @@ func (x *Exchange) NewCall(f *registry.Func, args map[string]json.RawMessage) (*
 	if len(args) > x.h.cfg.MaxArgs {
 		return nil, apierr.New(apierr.RequestTooLarge, "limit", x.h.cfg.MaxArgs, "unit", "arguments")
 	}
-	c := &registry.Call{
-		Func:       f,
-		Version:    x.Version,
+	c := &registry.Call{Func: f, Version: x.Version}
+	*calllink.Of(c) = calllink.Facts{
 		Transport:  x.Transport,
 		RemoteAddr: x.r.RemoteAddr,
 		Header:     x.r.Header,
@@ -129,10 +128,10 @@ func (x *Exchange) TokenDigest() [32]byte {
 }
 
 // Call runs c through the interceptors and the function, with the deadline of a call
-// (Config.CallTimeout), or of a stream (Config.StreamTimeout) when c.Sink is set.
+// (Config.CallTimeout), or of a stream (Config.StreamTimeout) when c.Sink() is set.
 func (x *Exchange) Call(ctx context.Context, c *registry.Call) (any, error) {
 	d := x.h.cfg.CallTimeout
-	if c.Sink != nil {
+	if c.Sink() != nil {
 		d = x.h.cfg.StreamTimeout
 	}
 	cctx, cancel := newCallCtx(ctx, d, nil) // makes no timer unless the function waits on it
@@ -149,7 +148,7 @@ func (x *Exchange) Allowed(ctx context.Context, f *registry.Func) error {
 	if err != nil {
 		return err
 	}
-	calllink.MarkProbe(c)
+	calllink.Of(c).Probe = true
 	_, err = x.h.probe(registry.WithCall(ctx, c), c)
 	return err
 }
