@@ -39,6 +39,7 @@ func call(t *testing.T, r *registry.Registry, name string, args string) (any, er
 }
 
 func TestBind(t *testing.T) {
+	t.Parallel()
 	r := registry.New()
 	r.MustRegister("create", create)
 	r.MustRegister("add", func(a, b int) int { return a + b }, registry.Args("a", "b"))
@@ -98,6 +99,7 @@ func TestBind(t *testing.T) {
 }
 
 func TestRegisterRefuses(t *testing.T) {
+	t.Parallel()
 	type bad struct {
 		Ch chan int `json:"ch"`
 	}
@@ -147,6 +149,7 @@ func TestRegisterRefuses(t *testing.T) {
 }
 
 func TestPanicIsInternal(t *testing.T) {
+	t.Parallel()
 	r := registry.New()
 	r.MustRegister("boom", func() int { panic("secret detail") })
 	_, err := call(t, r, "boom", `{}`)
@@ -168,6 +171,7 @@ type chunkSink struct{ chunks []any }
 func (s *chunkSink) Send(_ context.Context, c any) error { s.chunks = append(s.chunks, c); return nil }
 
 func TestStreamingModes(t *testing.T) {
+	t.Parallel()
 	r := registry.New()
 	count := func(ctx context.Context, in struct {
 		N int `json:"n"`
@@ -212,6 +216,7 @@ func streaming(c *registry.Call, sink stream.Sink) *registry.Call {
 }
 
 func TestVersions(t *testing.T) {
+	t.Parallel()
 	r := registry.New()
 	type v1 struct {
 		A int `json:"a"`
@@ -302,6 +307,7 @@ func TestVersions(t *testing.T) {
 }
 
 func TestSchemas(t *testing.T) {
+	t.Parallel()
 	r := registry.New()
 	r.MustRegister("create", create)
 	f := r.Lookup(version.MustParse("1.0"), "create")
@@ -327,6 +333,7 @@ func TestSchemas(t *testing.T) {
 // TestSecurityOptions checks the options of body limit, read-only and no-store, and their
 // defaults.
 func TestSecurityOptions(t *testing.T) {
+	t.Parallel()
 	reg := registry.New()
 	reg.MustRegister("plain", func() int { return 1 })
 	reg.MustRegister("marked", func() int { return 1 }, registry.MaxBody(64<<20), registry.ReadOnly(), registry.NoStore())
