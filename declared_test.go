@@ -54,6 +54,7 @@ func getJSON(t *testing.T, srv *httptest.Server, path string) (int, []byte) {
 // TestDeclaredStatus: an error of an application's declared code answers the declared status,
 // with the message the wire format has always had, and a client matches it by its declaration.
 func TestDeclaredStatus(t *testing.T) {
+	t.Parallel()
 	srv := declaredServer(t)
 	status, b := getJSON(t, srv, "/spend")
 	if want := `{"type":"error","error":"QUOTA-EXCEEDED","plan":"free","quota":1000}`; status != http.StatusPaymentRequired || string(b) != want {
@@ -78,6 +79,7 @@ func TestDeclaredStatus(t *testing.T) {
 // TestDeclaredDescribed: doc and its OpenAPI document describe the application's code in full:
 // status, description and attributes, as declared.
 func TestDeclaredDescribed(t *testing.T) {
+	t.Parallel()
 	srv := declaredServer(t)
 	_, b := getJSON(t, srv, "/doc")
 	var d struct {
@@ -130,6 +132,7 @@ func TestDeclaredDescribed(t *testing.T) {
 // TestDeclaredOnce: a second declaration of a code, or an application's declaration of a
 // framework code, is refused at registration, naming the code.
 func TestDeclaredOnce(t *testing.T) {
+	t.Parallel()
 	again := apierr.Declare("QUOTA-EXCEEDED", http.StatusTooManyRequests, "Another meaning.")
 	notFound := apierr.Declare("NOT-FOUND", http.StatusGone, "Gone.")
 	reg := registry.New()

@@ -18,6 +18,7 @@ import (
 // attribute an error message carries is one that doc describes for its code, so that the
 // description clients read matches what they receive.
 func TestErrorAttributesDocumented(t *testing.T) {
+	t.Parallel()
 	described := map[string]map[string]string{}
 	status := map[string]int{}
 	for _, c := range doc.Catalogue() {

@@ -20,6 +20,7 @@ import (
 // API elsewhere sets them once (fnapi.WithNames): login sets the renamed cookie, the transport
 // reads it and the renamed header, and the OpenAPI document names all three.
 func TestRenamedNames(t *testing.T) {
+	t.Parallel()
 	a, err := auth.New(auth.NewMemoryStore(), auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1}))
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 // TestNewRefuses checks that a server is refused at start-up, with a message naming the
 // problem, when its registry serves nothing or breaks its own versions.
 func TestNewRefuses(t *testing.T) {
+	t.Parallel()
 	if _, err := fnapi.New(registry.New()); err == nil || !strings.Contains(err.Error(), "no function") {
 		t.Errorf("empty registry: %v", err)
 	}

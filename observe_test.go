@@ -25,6 +25,7 @@ import (
 // version, transport, duration and code, the internals of an internal error in the log (and only
 // there), no token in the log, and per-function Prometheus metrics.
 func TestLogAndMetrics(t *testing.T) {
+	t.Parallel()
 	core, logs := observer.New(zapcore.InfoLevel)
 	reg := registry.New()
 	fnapi.MustRegisterBuiltins(reg)
@@ -102,6 +103,7 @@ func TestLogAndMetrics(t *testing.T) {
 // TestUnencodableResultIsLogged: a result that does not encode as JSON (here NaN) answers
 // INTERNAL-ERROR, and the operator finds why in the log, over HTTP as over WebSocket.
 func TestUnencodableResultIsLogged(t *testing.T) {
+	t.Parallel()
 	core, logs := observer.New(zapcore.InfoLevel)
 	reg := registry.New()
 	reg.MustRegister("nan", func() float64 { return math.NaN() }, registry.Requires(decl.Public))

@@ -2,7 +2,6 @@ package fnapi_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -16,37 +15,21 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/internal/testutil"
 	"github.com/fnapi/fnapi/registry"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 )
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // serve runs a Server on a free loopback port and returns its address, its logs, and a
 // function that stops it and returns Serve's error.
-func serve(t *testing.T, srv *fnapi.Server) (string, *syncBuffer, func() error) {
+func serve(t *testing.T, srv *fnapi.Server) (string, *observer.ObservedLogs, func() error) {
 	t.Helper()
-	logs := &syncBuffer{}
-	srv.Logger = zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewDevelopmentEncoderConfig()), zapcore.AddSync(logs), zapcore.DebugLevel))
+	core, logs := observer.New(zapcore.DebugLevel)
+	srv.Logger = zap.New(core)
 	if srv.Handler == nil {
 		reg := registry.New()
 		fnapi.MustRegisterBuiltins(reg)
@@ -73,12 +56,9 @@ func serve(t *testing.T, srv *fnapi.Server) (string, *syncBuffer, func() error) 
 	}
 	t.Cleanup(func() { _ = stop() })
 	// Serve logs the URL once its certificate is ready.
-	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(logs.String(), "serving HTTPS"); {
-		if time.Now().After(deadline) {
-			t.Fatalf("Serve never became ready:\n%s", logs)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, "Serve to log that it is serving", func() bool {
+		return logs.FilterMessage("fnapi: serving HTTPS").Len() > 0
+	})
 	return ln.Addr().String(), logs, stop
 }
 
@@ -99,6 +79,7 @@ func trusting(t *testing.T, file, serverName string) *http.Client {
 }
 
 func TestServeSelfSigned(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	addr, logs, stop := serve(t, &fnapi.Server{DataDir: dir, Hosts: []string{"api.example.test"}})
 	certFile := filepath.Join(dir, "tls", "cert.pem")
@@ -148,19 +129,20 @@ func TestServeSelfSigned(t *testing.T) {
 		b, _ := os.ReadFile(certFile)
 		blk, _ := pem.Decode(b)
 		fp := fnapi.Fingerprint(tls.Certificate{Certificate: [][]byte{blk.Bytes}})
-		if len(fp) != 95 || !strings.Contains(logs.String(), fp) {
-			t.Fatalf("fingerprint %s not in the log:\n%s", fp, logs)
+		if len(fp) != 95 || logs.FilterField(zap.String("sha256", fp)).Len() == 0 {
+			t.Fatalf("fingerprint %s not in the log:\n%v", fp, logs.All())
 		}
 	})
 	if err := stop(); err != nil {
 		t.Fatalf("Serve returned %v after the context was done", err)
 	}
-	if !strings.Contains(logs.String(), "https://"+addr+"/") {
-		t.Errorf("the URL is not in the log:\n%s", logs)
+	if logs.FilterField(zap.String("url", "https://"+addr+"/")).Len() == 0 {
+		t.Errorf("the URL is not in the log:\n%v", logs.All())
 	}
 }
 
 func TestSelfSignedCertificateReuse(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	c1, err := fnapi.SelfSignedCertificate(dir, nil, nil)
 	if err != nil {
@@ -200,6 +182,7 @@ func TestSelfSignedCertificateReuse(t *testing.T) {
 }
 
 func TestServeSiteCertificate(t *testing.T) {
+	t.Parallel()
 	site := t.TempDir()
 	if _, err := fnapi.SelfSignedCertificate(site, nil, nil); err != nil { // stands for a site certificate
 		t.Fatal(err)
@@ -217,6 +200,7 @@ func TestServeSiteCertificate(t *testing.T) {
 }
 
 func TestServeRefusesBadConfig(t *testing.T) {
+	t.Parallel()
 	h := http.NotFoundHandler()
 	tests := []struct {
 		name string
@@ -244,6 +228,7 @@ func TestServeRefusesBadConfig(t *testing.T) {
 }
 
 func TestServeGracefulShutdown(t *testing.T) {
+	t.Parallel()
 	started, release := make(chan struct{}), make(chan struct{})
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		close(started)

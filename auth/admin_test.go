@@ -13,9 +13,9 @@ import (
 func TestEnsureAdmin(t *testing.T) {
 	t.Run("generated password", func(t *testing.T) {
 		t.Setenv(auth.AdminPasswordEnv, "")
-		logs := &logBuffer{}
+		log, logs := observe()
 		store := auth.NewMemoryStore()
-		a, err := auth.New(store, cheap, auth.WithLogger(logs.logger()))
+		a, err := auth.New(store, cheap, auth.WithLogger(log))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,8 +33,8 @@ func TestEnsureAdmin(t *testing.T) {
 		if len(password) < 20 {
 			t.Fatalf("password %d characters", len(password))
 		}
-		if strings.Contains(logs.String(), password) || !strings.Contains(logs.String(), file) {
-			t.Fatalf("log must name the file and not the password: %s", logs)
+		if text := logText(t, logs); strings.Contains(text, password) || !strings.Contains(text, file) {
+			t.Fatalf("log must name the file and not the password: %s", text)
 		}
 		e := newEnv(t, store)
 		id := e.get("whoami", withSession(e.login("admin", password)), nil)

@@ -31,6 +31,7 @@ func (repeatA) Read(p []byte) (int, error) {
 // TestBodyLimits checks the per-function body limit and that a caller without a valid token
 // never has the server read more than the default limit.
 func TestBodyLimits(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, auth.NewMemoryStore())
 	s := e.login("admin", adminPassword)
 	k := e.createKey(s, "ci")

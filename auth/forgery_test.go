@@ -7,6 +7,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/fnapi/fnapi/auth"
+	"go.uber.org/zap"
 )
 
 // TestSameSiteForgery checks the rule of cookie-only calls: a function that may change
@@ -14,6 +15,7 @@ import (
 // browser at all; a read-only one is refused only cross-site (an http:// Origin on an https
 // server is cross-site).
 func TestSameSiteForgery(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, auth.NewMemoryStore())
 	s := e.login("admin", adminPassword)
 	k := e.createKey(s, "ci")
@@ -65,6 +67,7 @@ func TestSameSiteForgery(t *testing.T) {
 // TestConflictingCredentials checks that a call with two different tokens is refused rather
 // than run as one of them.
 func TestConflictingCredentials(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, auth.NewMemoryStore())
 	s := e.login("admin", adminPassword)
 	s2 := e.login("admin", adminPassword)
@@ -139,6 +142,7 @@ func TestConflictingCredentials(t *testing.T) {
 // TestSecretAnswersNotStored checks that the answers carrying a session ID or a key say so to
 // caches, and that answers are not to be sniffed.
 func TestSecretAnswersNotStored(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, auth.NewMemoryStore())
 	login := e.post("login", map[string]any{"user": "admin", "password": adminPassword}, nil)
 	key := e.post("create-api-key", map[string]any{"name": "ci", "_session": login.result()}, nil)
@@ -161,21 +165,21 @@ func TestSecretAnswersNotStored(t *testing.T) {
 // TestCallLogNamesUserAndClient checks that the per-call log line says who called and from
 // where, and never the token.
 func TestCallLogNamesUserAndClient(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, auth.NewMemoryStore())
 	s := e.login("admin", adminPassword)
 	if r := e.get("whoami", withSession(s), nil); !r.ok() {
 		t.Fatal(r.raw)
 	}
-	var line string
-	for _, l := range strings.Split(e.logs.String(), "\n") {
-		if strings.Contains(l, `"function":"whoami"`) {
-			line = l
-		}
+	calls := e.logs.FilterField(zap.String("function", "whoami")).All()
+	if len(calls) == 0 {
+		t.Fatal("no call line for whoami")
 	}
-	if !strings.Contains(line, `"user":"admin"`) || !strings.Contains(line, `"client":"127.0.0.1"`) {
-		t.Fatalf("call line %q", line)
+	line := calls[len(calls)-1].ContextMap()
+	if line["user"] != "admin" || line["client"] != "127.0.0.1" {
+		t.Fatalf("call line %v", line)
 	}
-	if strings.Contains(e.logs.String(), s[len("session:"):]) {
+	if strings.Contains(logText(t, e.logs), s[len("session:"):]) {
 		t.Fatal("the session ID is in the log")
 	}
 }

@@ -12,6 +12,7 @@ import (
 // Two Authenticators over one store stand for two nodes: what one changes, the other's cache
 // keeps for its TTL (an hour here) until told to forget.
 func TestForget(t *testing.T) {
+	t.Parallel()
 	store := auth.NewMemoryStore()
 	a := newEnv(t, store, auth.WithCacheTTL(time.Hour))
 	b := newEnv(t, store, auth.WithCacheTTL(time.Hour))

@@ -23,6 +23,7 @@ import (
 	"github.com/fnapi/fnapi/stream"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 // clock is a settable clock for the Authenticator.
@@ -45,29 +46,27 @@ func (c *clock) advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-// logBuffer collects every log line at debug level, for scanning.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+// observe returns a logger at debug level and the entries it records.
+func observe() (*zap.Logger, *observer.ObservedLogs) {
+	core, logs := observer.New(zapcore.DebugLevel)
+	return zap.New(core), logs
 }
 
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) Sync() error { return nil }
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func (l *logBuffer) logger() *zap.Logger {
+// logText returns every entry of logs as a JSON encoder writes it, one a line: what an
+// operator would read, to look for secrets in.
+func logText(t *testing.T, logs *observer.ObservedLogs) string {
+	t.Helper()
 	enc := zapcore.NewJSONEncoder(zap.NewDevelopmentEncoderConfig())
-	return zap.New(zapcore.NewCore(enc, l, zapcore.DebugLevel))
+	var b strings.Builder
+	for _, e := range logs.All() {
+		buf, err := enc.EncodeEntry(e.Entry, e.Context)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(buf.Bytes())
+		buf.Free()
+	}
+	return b.String()
 }
 
 // cheap is a password cost for tests: the real cost is measured in the benchmarks.
@@ -80,7 +79,7 @@ type env struct {
 	a     *auth.Authenticator
 	store auth.Store
 	clock *clock
-	logs  *logBuffer
+	logs  *observer.ObservedLogs
 	read  atomic.Int64 // request body bytes the server read
 }
 
@@ -88,8 +87,9 @@ const adminPassword = "correct horse battery staple"
 
 func newEnv(t *testing.T, store auth.Store, opts ...auth.Option) *env {
 	t.Helper()
-	e := &env{t: t, store: store, clock: newClock(), logs: &logBuffer{}}
-	log := e.logs.logger()
+	e := &env{t: t, store: store, clock: newClock()}
+	log, logs := observe()
+	e.logs = logs
 	opts = append([]auth.Option{cheap, auth.WithClock(e.clock.now), auth.WithLogger(log)}, opts...)
 	a, err := auth.New(store, opts...)
 	if err != nil {

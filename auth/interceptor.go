@@ -45,7 +45,7 @@ func (a *Authenticator) Interceptor() registry.Interceptor {
 			if err := authorize(c, id); err != nil {
 				return nil, err
 			}
-			if c.Sink == nil {
+			if c.Sink() == nil {
 				return next(ctx, c)
 			}
 			// The transport answers the cause the stream ends with (see watchStream).
@@ -134,7 +134,7 @@ func (a *Authenticator) check(ctx context.Context, c *registry.Call, session boo
 
 func needed(c *registry.Call) *apierr.Error {
 	e := apierr.New(apierr.AuthenticationNeeded, "path", c.Func.Name)
-	if c.ReadArgs != nil {
+	if c.ArgsUnread() {
 		e = e.With("reason", fmt.Sprintf("the body is larger than %d bytes: the token must come in the header, "+
 			"the cookie or the query string", registry.DefaultMaxBody))
 	}

@@ -9,6 +9,7 @@ import (
 
 // TestKeyNames checks that create-api-key refuses names that hide what they are.
 func TestKeyNames(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, auth.NewMemoryStore())
 	s := e.login("admin", adminPassword)
 	for name, reason := range map[string]string{

@@ -10,6 +10,7 @@ import (
 )
 
 func TestLoginFailures(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, auth.NewMemoryStore())
 	tests := []struct{ name, user, password string }{
 		{"wrong password", "admin", "wrong password"},
@@ -37,6 +38,7 @@ func TestLoginFailures(t *testing.T) {
 }
 
 func TestLoginThrottling(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, auth.NewMemoryStore(),
 		auth.WithLoginLimits(auth.Limit{Burst: 3, Every: 30 * time.Second}, auth.Limit{Burst: 6, Every: 10 * time.Second}))
 	login := func(user, password string) response {
@@ -93,6 +95,7 @@ func TestLoginThrottling(t *testing.T) {
 }
 
 func TestUsers(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, auth.NewMemoryStore())
 	admin := e.login("admin", adminPassword)
 	call := func(fn, tok string, args map[string]any) response {
@@ -163,6 +166,7 @@ func TestUsers(t *testing.T) {
 }
 
 func TestChangePassword(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, auth.NewMemoryStore())
 	s1 := e.login("admin", adminPassword)
 	s2 := e.login("admin", adminPassword)
@@ -188,6 +192,7 @@ func TestChangePassword(t *testing.T) {
 }
 
 func TestRehashAtNewCost(t *testing.T) {
+	t.Parallel()
 	store := auth.NewMemoryStore()
 	newEnv(t, store) // creates admin at the cheap cost
 	before, _ := store.User(t.Context(), "admin")

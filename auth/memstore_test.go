@@ -8,5 +8,6 @@ import (
 )
 
 func TestMemoryStore(t *testing.T) {
+	t.Parallel()
 	authtest.Run(t, func(*testing.T) auth.Store { return auth.NewMemoryStore() })
 }

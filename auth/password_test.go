@@ -6,6 +6,7 @@ import (
 )
 
 func TestPassword(t *testing.T) {
+	t.Parallel()
 	p := Argon2{Memory: 64, Iterations: 1, Parallelism: 1}
 	enc, err := p.hashPassword("hunter2 hunter2")
 	if err != nil {
@@ -33,6 +34,7 @@ func TestPassword(t *testing.T) {
 }
 
 func TestParseHashRefuses(t *testing.T) {
+	t.Parallel()
 	for _, enc := range []string{
 		"",
 		"$argon2i$v=19$m=64,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA",

@@ -13,6 +13,7 @@ import (
 // TestRoles checks the roles end to end: what a read-only user, a user and an administrator
 // may call, that a key has exactly its user's rights, and that set-role applies at once.
 func TestRoles(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, auth.NewMemoryStore())
 	admin := e.login("admin", adminPassword)
 	as := func(tok, fn string, args map[string]any) response {
@@ -97,6 +98,7 @@ func TestRoles(t *testing.T) {
 }
 
 func TestRoleOptions(t *testing.T) {
+	t.Parallel()
 	reg := registry.New()
 	if err := reg.Register("f", func() {}, registry.Requires(authapi.Role("owner"))); err == nil {
 		t.Error("Requires of an unknown role registered")

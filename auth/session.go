@@ -41,7 +41,7 @@ func (a *Authenticator) login(ctx context.Context, in authapi.LoginArgs) (string
 	// browser (no Sec-Fetch-Site, no Origin: curl -c, a cookie jar): a page of another site,
 	// even a sibling, could otherwise sign the browser in as someone else (login forgery).
 	// Other callers read the session ID from the answer.
-	if c.SetCookie != nil && c.Credentials.SameOrigin {
+	if c.Credentials.SameOrigin {
 		c.SetCookie(&http.Cookie{Name: a.cookieName(c), Value: tok, Path: "/", HttpOnly: true, Secure: true,
 			SameSite: http.SameSiteStrictMode})
 	}
@@ -102,10 +102,8 @@ func (a *Authenticator) logout(ctx context.Context) (bool, error) {
 		return false, apierr.New(apierr.Internal).Wrap(err)
 	}
 	a.cache.remove(h)
-	if c.SetCookie != nil {
-		c.SetCookie(&http.Cookie{Name: a.cookieName(c), Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: true,
-			SameSite: http.SameSiteStrictMode})
-	}
+	c.SetCookie(&http.Cookie{Name: a.cookieName(c), Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: true,
+		SameSite: http.SameSiteStrictMode})
 	return true, nil
 }
 
@@ -129,5 +127,5 @@ func identity(ctx context.Context) (*Identity, error) {
 // cookieName is the name of the session cookie for call c: the transport's, the one setting
 // (fnapi.WithNames) every part reads.
 func (a *Authenticator) cookieName(c *registry.Call) string {
-	return registry.NamesOf(c).SessionCookie
+	return c.Names().SessionCookie
 }

@@ -87,6 +87,7 @@ func (e *env) startWS(t *testing.T, header http.Header) nextMessage {
 // deleting a user end the streams started with them, over both transports, with
 // API-AUTHENTICATION-NEEDED; other streams run on.
 func TestTokenEndEndsStreams(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, auth.NewMemoryStore())
 	admin := e.login("admin", adminPassword)
 	ws := func(mod func(*http.Request)) http.Header {
@@ -170,6 +171,7 @@ func TestTokenEndEndsStreams(t *testing.T) {
 // TestStoreRevocationEndsStreams checks that a key revoked through another server sharing the
 // store ends the streams started with it here, once the cache TTL has passed.
 func TestStoreRevocationEndsStreams(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, auth.NewMemoryStore())
 	k := e.createKey(e.login("admin", adminPassword), "elsewhere")
 	next := e.startNDJSON(t, header("Svc-Authorization", k))
@@ -185,6 +187,7 @@ func TestStoreRevocationEndsStreams(t *testing.T) {
 // TestForgetEndsStreams checks that a key revoked through another server, which this one is told
 // of (ForgetUser), ends the streams started with it here without waiting for the cache TTL.
 func TestForgetEndsStreams(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, auth.NewMemoryStore())
 	k := e.createKey(e.login("admin", adminPassword), "elsewhere")
 	next := e.startNDJSON(t, header("Svc-Authorization", k))

@@ -37,6 +37,7 @@ func (e *env) loginFrom(ip, user, password string) response {
 // do not lock a user out of an address they logged in from, while the attackers themselves
 // are held to the user's budget.
 func TestLoginNotDeniedByOthers(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, auth.NewMemoryStore(),
 		auth.WithLoginLimits(auth.Limit{Burst: 3, Every: 30 * time.Second}, auth.Limit{Burst: 6, Every: 10 * time.Second}))
 	const own = "127.0.0.1"

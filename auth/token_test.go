@@ -7,6 +7,7 @@ import (
 )
 
 func TestHashToken(t *testing.T) {
+	t.Parallel()
 	const id = "0b0c3a57-7c2e-4c54-9a4e-5f1d2c3b4a59"
 	tests := []struct {
 		prefix, tok string
@@ -37,6 +38,7 @@ func TestHashToken(t *testing.T) {
 }
 
 func TestNewToken(t *testing.T) {
+	t.Parallel()
 	tok, h, err := newToken(KeyPrefix)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestTokenCarriers(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, auth.NewMemoryStore())
 	s := e.login("admin", adminPassword)
 	k := e.createKey(s, "ci")
@@ -56,6 +57,7 @@ func TestTokenCarriers(t *testing.T) {
 }
 
 func TestRefusedTokens(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, auth.NewMemoryStore())
 	s := e.login("admin", adminPassword)
 	k := e.createKey(s, "ci")
@@ -86,6 +88,7 @@ func TestRefusedTokens(t *testing.T) {
 }
 
 func TestCrossSite(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, auth.NewMemoryStore())
 	s := e.login("admin", adminPassword)
 	k := e.createKey(s, "ci")
@@ -133,6 +136,7 @@ func TestCrossSite(t *testing.T) {
 }
 
 func TestLoginCookie(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, auth.NewMemoryStore())
 	r := e.post("login", map[string]any{"user": "admin", "password": adminPassword}, sameOrigin)
 	cs := (&http.Response{Header: r.header}).Cookies()
@@ -149,6 +153,7 @@ func TestLoginCookie(t *testing.T) {
 }
 
 func TestLogout(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, auth.NewMemoryStore())
 	s := e.login("admin", adminPassword)
 	other := e.login("admin", adminPassword)
@@ -164,6 +169,7 @@ func TestLogout(t *testing.T) {
 }
 
 func TestSessionExpiry(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, auth.NewMemoryStore(), auth.WithSessionIdle(10*time.Minute), auth.WithSessionMax(time.Hour))
 	who := func(s string) response { return e.get("whoami", withSession(s), nil) }
 	t.Run("idle", func(t *testing.T) {
@@ -216,6 +222,7 @@ func TestSessionExpiry(t *testing.T) {
 }
 
 func TestAPIKeys(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, auth.NewMemoryStore())
 	s := e.login("admin", adminPassword)
 	k1 := e.createKey(s, "ci")
@@ -269,6 +276,7 @@ func TestAPIKeys(t *testing.T) {
 }
 
 func TestLastUseFlushed(t *testing.T) {
+	t.Parallel()
 	store := auth.NewMemoryStore()
 	e := newEnv(t, store, auth.WithFlushInterval(time.Minute))
 	k := e.createKey(e.login("admin", adminPassword), "ci")

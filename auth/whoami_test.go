@@ -14,6 +14,7 @@ import (
 // TestWhoami: whoami answers the caller's user, admin flag, token kind and, for a session,
 // when it ends; it needs a token, any token.
 func TestWhoami(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, auth.NewMemoryStore(), auth.WithSessionIdle(time.Hour), auth.WithSessionMax(2*time.Hour))
 	s := e.login("admin", adminPassword)
 	k := e.createKey(s, "ci")
@@ -45,6 +46,7 @@ func TestWhoami(t *testing.T) {
 
 // TestWhoamiSince: ForFunc adds whoami in a later API version, not before.
 func TestWhoamiSince(t *testing.T) {
+	t.Parallel()
 	a, err := auth.New(auth.NewMemoryStore(), cheap)
 	if err != nil {
 		t.Fatal(err)

@@ -58,6 +58,7 @@ func wsUser(m map[string]any) string {
 }
 
 func TestWebSocketTokens(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, auth.NewMemoryStore())
 	s := e.login("admin", adminPassword)
 	k := e.createKey(s, "ci")

@@ -2,7 +2,7 @@ package decl
 
 // Names are the names under which clients reach a server: the session cookie, the API key
 // header, and the path the API is mounted at. A server sets them once (fnapi.WithNames); its
-// transport reads the tokens under them, hands them to every call (registry.NamesOf), so that
+// transport reads the tokens under them, hands them to every call (registry.Call.Names), so that
 // login sets that cookie, and doc describes them. A Go client of a server that renamed them is
 // given the same value (client.WithNames). An empty field is its default.
 type Names struct {

@@ -23,7 +23,7 @@ func Register(reg *registry.Registry, opts ...Option) error {
 	return reg.Register("doc", func(ctx context.Context, in Args) (any, error) {
 		v := callVersion(ctx, reg)
 		if in.Format == "openapi" {
-			return openAPI(reg, v, cfg.withNames(registry.NamesOf(registry.CallFrom(ctx)))), nil
+			return openAPI(reg, v, cfg.withNames(registry.CallFrom(ctx).Names())), nil
 		}
 		return Describe(reg, v), nil
 	}, registry.Requires(decl.Public),

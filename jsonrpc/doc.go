@@ -10,7 +10,7 @@
 //
 // Tokens come as on every other path (an API key as Authorization: Bearer or the key header,
 // the session cookie, _key and _session in params), and every call goes through the same
-// interceptors, rate limits, log line and metrics, with Call.Transport "jsonrpc".
+// interceptors, rate limits, log line and metrics, with Call.Transport() "jsonrpc".
 //
 // A batch (a JSON array of requests) holds at most Options.MaxBatch requests (default 100),
 // and the body at most Options.MaxBytes bytes (default 1 MiB); its requests run one after the

@@ -6,7 +6,7 @@ import (
 	"errors"
 
 	"github.com/fnapi/fnapi/apierr"
-	"github.com/fnapi/fnapi/transport"
+	"github.com/fnapi/fnapi/internal/jsonobject"
 )
 
 // Version is the value of every message's "jsonrpc" member.
@@ -94,12 +94,12 @@ func Parse(body []byte, maxItems int) (reqs []Request, errs []*Error, batch bool
 
 func parseError() *Error { return NewError(CodeParseError, "parse error: the body is not JSON") }
 
-// parseOne reads one request in one pass that decodes only the method (transport.SplitObject);
+// parseOne reads one request in one pass that decodes only the method (jsonobject.Read);
 // on error the returned request holds the id when it could be read. A text that is not JSON
 // is CodeParseError.
 func parseOne(b []byte) (Request, *Error) {
 	m := make(map[string]json.RawMessage, 4)
-	if !transport.SplitObject(b, m) {
+	if !jsonobject.Read(b, m, false) {
 		if !json.Valid(b) {
 			return Request{}, parseError()
 		}

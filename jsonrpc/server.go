@@ -7,6 +7,8 @@ import (
 	"net/http"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/internal/calllink"
+	"github.com/fnapi/fnapi/internal/jsonobject"
 	"github.com/fnapi/fnapi/transport"
 	"go.uber.org/zap"
 )
@@ -97,7 +99,7 @@ func (s *Server) call(ctx context.Context, x *transport.Exchange, req *Request) 
 		resp.Error = FromAPI(cerr)
 		return resp
 	}
-	c.ID = string(bytes.Trim(req.ID, `"`))
+	calllink.Of(c).ID = string(bytes.Trim(req.ID, `"`))
 	v, cerr := x.Call(ctx, c)
 	if cerr != nil {
 		resp.Error = FromAPI(cerr)
@@ -123,7 +125,7 @@ func Args(params json.RawMessage) (map[string]json.RawMessage, *Error) {
 		return nil, FromAPI(apierr.New(apierr.InvalidArgument, "reason", "params must be an object of named arguments"))
 	}
 	args := make(map[string]json.RawMessage)
-	if !transport.SplitObject(p, args) {
+	if !jsonobject.Read(p, args, false) {
 		return nil, FromAPI(apierr.New(apierr.InvalidJSON, "reason", "params is not a JSON object"))
 	}
 	return args, nil

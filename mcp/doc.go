@@ -20,7 +20,7 @@
 // function whose result is []Content answers those blocks (images, audio, embedded resources).
 //
 // A call goes through the same interceptors (authentication, roles, rate limits), log line and
-// metrics as every other, with Call.Transport "mcp". Tokens are those of the HTTP binding, an
+// metrics as every other, with Call.Transport() "mcp". Tokens are those of the HTTP binding, an
 // API key also as Authorization: Bearer. A request whose token does not authenticate, or that
 // has none while the version serves functions that need one, answers HTTP 401 with
 // WWW-Authenticate: Bearer. OAuth authorization servers are not supported: a client is given

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/internal/calllink"
+	"github.com/fnapi/fnapi/internal/jsonobject"
 	"github.com/fnapi/fnapi/internal/schemalink"
 	"github.com/fnapi/fnapi/internal/streamlink"
 	"github.com/fnapi/fnapi/jsonrpc"
@@ -166,7 +168,7 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 	}
 	m := make(map[string]json.RawMessage, 3)
 	var ok bool
-	if !transport.SplitObject(params, m) {
+	if !jsonobject.Read(params, m, false) {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "tools/call needs params, an object")
 	}
 	if p.Name, ok = jsonrpc.String(m["name"]); !ok || p.Name == "" {
@@ -175,7 +177,7 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 	var args map[string]json.RawMessage
 	if a := m["arguments"]; a != nil && string(a) != "null" {
 		args = make(map[string]json.RawMessage)
-		if !transport.SplitObject(a, args) {
+		if !jsonobject.Read(a, args, false) {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "arguments must be an object")
 		}
 	}
@@ -201,7 +203,7 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 	var acc streamlink.State
 	if f.Streaming && st.progress != nil {
 		acc = streamlink.Start(f.Accumulator)
-		c.Sink = &progressSink{ctx: ctx, st: st, acc: acc}
+		calllink.Of(c).Sink = &progressSink{ctx: ctx, st: st, acc: acc}
 	}
 	v, err := x.Call(ctx, c)
 	if err != nil {

@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/fnapi/fnapi/internal/calllink"
 	fnotel "github.com/fnapi/fnapi/otel"
 	"github.com/fnapi/fnapi/registry"
+	"github.com/fnapi/fnapi/stream"
 	"go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 )
@@ -37,8 +39,8 @@ func BenchmarkInterceptor(b *testing.B) {
 			b.ReportAllocs()
 			ctx := context.Background()
 			for b.Loop() {
-				call := &registry.Call{Func: f, Version: v, Transport: "http", Header: header,
-					Args: map[string]json.RawMessage{"name": json.RawMessage(`"x"`)}}
+				call := httpCall(&registry.Call{Func: f, Version: v,
+					Args: map[string]json.RawMessage{"name": json.RawMessage(`"x"`)}}, header, nil)
 				if _, err := h(registry.WithCall(ctx, call), call); err != nil {
 					b.Fatal(err)
 				}
@@ -48,8 +50,8 @@ func BenchmarkInterceptor(b *testing.B) {
 			b.ReportAllocs()
 			ctx := context.Background()
 			for b.Loop() {
-				call := &registry.Call{Func: count, Version: v, Transport: "http", Header: header, Sink: nopSink{},
-					Args: map[string]json.RawMessage{"n": json.RawMessage(`10`)}}
+				call := httpCall(&registry.Call{Func: count, Version: v,
+					Args: map[string]json.RawMessage{"n": json.RawMessage(`10`)}}, header, nopSink{})
 				if _, err := h(registry.WithCall(ctx, call), call); err != nil {
 					b.Fatal(err)
 				}
@@ -71,3 +73,10 @@ func (discard) OnStart(context.Context, trace.ReadWriteSpan) {}
 func (discard) OnEnd(trace.ReadOnlySpan)                     {}
 func (discard) Shutdown(context.Context) error               { return nil }
 func (discard) ForceFlush(context.Context) error             { return nil }
+
+// httpCall returns c as the HTTP transport makes it: with header, and in streaming mode when
+// sink is not nil.
+func httpCall(c *registry.Call, header http.Header, sink stream.Sink) *registry.Call {
+	*calllink.Of(c) = calllink.Facts{Transport: "http", Header: header, Sink: sink}
+	return c
+}

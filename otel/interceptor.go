@@ -7,6 +7,7 @@ import (
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/registry"
+	"github.com/fnapi/fnapi/stream"
 	gotel "go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -52,7 +53,7 @@ func Interceptor(opts ...Option) registry.Interceptor {
 	tracer := cfg.tp.Tracer(ScopeName)
 	return func(next registry.Handler) registry.Handler {
 		return func(ctx context.Context, c *registry.Call) (any, error) {
-			ctx = cfg.prop.Extract(ctx, carrier{header: c.Header, meta: c.Meta})
+			ctx = cfg.prop.Extract(ctx, carrier{header: c.Header(), meta: c.Meta()})
 			ctx, span := tracer.Start(ctx, c.Func.Name, trace.WithSpanKind(trace.SpanKindServer),
 				trace.WithAttributes(startAttrs(c)...))
 			defer span.End()
@@ -60,9 +61,11 @@ func Interceptor(opts ...Option) registry.Interceptor {
 				c.AddLogFields(zap.Stringer("trace_id", sc.TraceID()), zap.Stringer("span_id", sc.SpanID()))
 			}
 			var sink *chunkSink
-			if c.Sink != nil && span.IsRecording() {
-				sink = &chunkSink{next: c.Sink, span: span}
-				c.Sink = sink
+			if c.Sink() != nil && span.IsRecording() {
+				c.WrapSink(func(next stream.Sink) stream.Sink {
+					sink = &chunkSink{next: next, span: span}
+					return sink
+				})
 			}
 			res, err := next(ctx, c)
 			if !span.IsRecording() {
@@ -92,10 +95,10 @@ func startAttrs(c *registry.Call) []attribute.KeyValue {
 		attribute.String("rpc.system", "fnapi"),
 		attribute.String("rpc.method", c.Func.Name),
 		attribute.String("fnapi.version", c.Version.String()),
-		attribute.String("fnapi.transport", c.Transport),
-		attribute.Bool("fnapi.stream", c.Sink != nil))
-	if c.ID != "" {
-		a = append(a, attribute.String("fnapi.call_id", c.ID))
+		attribute.String("fnapi.transport", c.Transport()),
+		attribute.Bool("fnapi.stream", c.Sink() != nil))
+	if id := c.ID(); id != "" {
+		a = append(a, attribute.String("fnapi.call_id", id))
 	}
 	return a
 }

@@ -14,7 +14,8 @@ import (
 )
 
 // Call is one call of a function, as a transport received it. Interceptors may read it and set
-// Identity; they must not keep it after the call returns.
+// Identity; they must not keep it after the call returns. How the call arrived (its transport,
+// id, address, header...) is the transport's to set: its methods read it.
 type Call struct {
 	// Func is the function called.
 	Func *Func
@@ -28,49 +29,80 @@ type Call struct {
 	Credentials Credentials
 	// Identity is set by the authentication interceptor to who the caller is; nil when anonymous.
 	Identity any
-	// Transport names how the call arrived: "http", "ws", "mcp", "jsonrpc".
-	Transport string
-	// ID is the WebSocket call's id; empty over HTTP.
-	ID string
-	// RemoteAddr is the client's network address, for rate limits and logs.
-	RemoteAddr string
-	// Header holds the request's HTTP header (the handshake's, over WebSocket). Never log it:
-	// it may hold tokens.
-	Header http.Header
-	// Meta holds the string values a WebSocket call message carries in its "meta" attribute, for
-	// interceptors (a trace context per call: traceparent, tracestate); nil over HTTP, where
-	// headers carry them. Never passed to the function; it may be empty but never holds tokens
-	// the framework reads.
-	Meta map[string]string
-	// SetCookie sets a cookie on the HTTP response; nil where the transport cannot (WebSocket).
-	SetCookie func(*http.Cookie)
-	// Names are the transport's names of the session cookie, the key header and the mount
-	// path (read them with NamesOf). Shared by every call: do not change.
-	Names *decl.Names
-	// Sink receives the chunks in streaming mode; nil in non-streaming mode.
-	Sink stream.Sink
-	// ReadArgs, when not nil, reads the arguments still in the request body into Args. A
-	// transport leaves a body larger than DefaultMaxBody unread until the call is
-	// authenticated; it calls ReadArgs after the interceptors, before the function runs.
-	// Interceptors therefore see the arguments of such a body only as the function does.
-	ReadArgs func() error
 
-	probe     bool
-	logFields []zap.Field
+	facts calllink.Facts
 }
+
+func init() {
+	calllink.Of = func(c any) *calllink.Facts { return &c.(*Call).facts }
+}
+
+// Transport names how the call arrived: "http", "ws", "mcp", "jsonrpc"; empty for a call made
+// without a transport.
+func (c *Call) Transport() string { return c.facts.Transport }
+
+// ID is the call's id: the WebSocket call message's, or the JSON-RPC request's; empty over HTTP.
+func (c *Call) ID() string { return c.facts.ID }
+
+// RemoteAddr is the client's network address, for rate limits and logs (see Client).
+func (c *Call) RemoteAddr() string { return c.facts.RemoteAddr }
+
+// Header returns the request's HTTP header (the handshake's, over WebSocket); nil without one.
+// Do not change it, and never log it: it may hold tokens.
+func (c *Call) Header() http.Header { return c.facts.Header }
+
+// Meta returns the string values a WebSocket call message carries in its "meta" attribute, for
+// interceptors (a trace context per call: traceparent, tracestate); nil over HTTP, where headers
+// carry them. Do not change it. Never passed to the function; it never holds tokens the
+// framework reads.
+func (c *Call) Meta() map[string]string { return c.facts.Meta }
+
+// SetCookie sets ck on the HTTP response, and reports whether it could: not where the transport
+// has no response of its own to set it on (WebSocket, MCP, JSON-RPC).
+func (c *Call) SetCookie(ck *http.Cookie) bool {
+	if c.facts.SetCookie == nil {
+		return false
+	}
+	c.facts.SetCookie(ck)
+	return true
+}
+
+// Names returns the names of the session cookie, the key header and the mount path the call's
+// transport uses; the defaults for a call made without a transport, or c nil.
+func (c *Call) Names() decl.Names {
+	if c == nil || c.facts.Names == nil {
+		return decl.Names{}.OrDefaults()
+	}
+	return *c.facts.Names
+}
+
+// Sink returns where the chunks go in streaming mode; nil in non-streaming mode, where a
+// streaming function's chunks are accumulated into its result.
+func (c *Call) Sink() stream.Sink { return c.facts.Sink }
+
+// WrapSink replaces the call's sink by wrap(sink), for an interceptor that observes the chunks
+// (a trace counting them); it does nothing in non-streaming mode.
+func (c *Call) WrapSink(wrap func(next stream.Sink) stream.Sink) {
+	if c.facts.Sink != nil {
+		c.facts.Sink = wrap(c.facts.Sink)
+	}
+}
+
+// ArgsUnread reports that arguments are still in the request body: a transport leaves a body
+// larger than DefaultMaxBody unread until the call is authenticated, and reads it after the
+// interceptors, before the function runs. Interceptors therefore see the arguments of such a
+// body only as the function does.
+func (c *Call) ArgsUnread() bool { return c.facts.ReadArgs != nil }
 
 // Probe reports a call that only asks whether its caller may call the function (an MCP client
 // listing the tools it may call): interceptors decide as for a real call, but count nothing
 // (rate limits) and need no arguments; the function does not run.
-func (c *Call) Probe() bool { return c.probe }
+func (c *Call) Probe() bool { return c.facts.Probe }
 
 // AddLogFields adds fields to the transport's log line of the call (a trace's ids). Never put
 // arguments, tokens or bodies in them.
-func (c *Call) AddLogFields(fields ...zap.Field) { c.logFields = append(c.logFields, fields...) }
-
-func init() {
-	calllink.MarkProbe = func(c any) { c.(*Call).probe = true }
-	calllink.LogFields = func(c any) []zap.Field { return c.(*Call).logFields }
+func (c *Call) AddLogFields(fields ...zap.Field) {
+	c.facts.LogFields = append(c.facts.LogFields, fields...)
 }
 
 // Credentials are the tokens a call carries. Secrets: never log them.
@@ -110,9 +142,9 @@ func Chain(h Handler, interceptors ...Interceptor) Handler {
 // Client returns what identifies the call's client for rate limits and login throttling: the IP
 // address of RemoteAddr, and for IPv6 its /64 network, which one client usually holds whole.
 func (c *Call) Client() string {
-	host, _, err := net.SplitHostPort(c.RemoteAddr)
+	host, _, err := net.SplitHostPort(c.facts.RemoteAddr)
 	if err != nil {
-		host = c.RemoteAddr
+		host = c.facts.RemoteAddr
 	}
 	ip := net.ParseIP(host)
 	if ip == nil {
@@ -136,13 +168,4 @@ func WithCall(ctx context.Context, c *Call) context.Context {
 func CallFrom(ctx context.Context) *Call {
 	c, _ := ctx.Value(callKey{}).(*Call)
 	return c
-}
-
-// NamesOf returns the names of the call c belongs to: the transport's, or the defaults for a
-// call made without a transport (c nil, or its Names unset).
-func NamesOf(c *Call) decl.Names {
-	if c == nil || c.Names == nil {
-		return decl.Names{}.OrDefaults()
-	}
-	return *c.Names
 }

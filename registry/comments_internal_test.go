@@ -6,6 +6,7 @@ import (
 )
 
 func TestFuncKey(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ runtime, want string }{
 		{"github.com/acme/api.Greet", "github.com/acme/api.Greet"},
 		{"github.com/acme/api.greet", "github.com/acme/api.greet"},

@@ -36,6 +36,7 @@ var noteComments = []byte(`{
 }`)
 
 func TestComments(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		newReg   func() *registry.Registry
@@ -141,6 +142,7 @@ func describedAt(t *testing.T, f *registry.Func, path string) string {
 }
 
 func TestCommentsBadJSON(t *testing.T) {
+	t.Parallel()
 	for _, data := range []string{``, `[]`, `null`, `{"a": 1}`} {
 		err := registry.New(registry.Comments([]byte(data))).Register("note", note)
 		if err == nil || !strings.Contains(err.Error(), `"note"`) || !strings.Contains(err.Error(), "comments JSON") {

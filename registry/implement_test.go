@@ -30,6 +30,7 @@ var greetDecl = decl.Func[greetArgs, string]("greet", decl.Since("1.1"), decl.Un
 func greetImpl(_ context.Context, in greetArgs) (string, error) { return "Hello, " + in.Name, nil }
 
 func TestImplementTakesTheDeclaration(t *testing.T) {
+	t.Parallel()
 	reg := registry.New()
 	if err := registry.Implement(reg, greetDecl, greetImpl); err != nil {
 		t.Fatal(err)
@@ -50,6 +51,7 @@ func TestImplementTakesTheDeclaration(t *testing.T) {
 }
 
 func TestImplementStream(t *testing.T) {
+	t.Parallel()
 	type bounds struct {
 		From int `json:"from"`
 	}
@@ -72,6 +74,7 @@ func TestImplementStream(t *testing.T) {
 }
 
 func TestImplementNone(t *testing.T) {
+	t.Parallel()
 	reg := registry.New()
 	now := decl.Func[decl.None, int]("now")
 	registry.MustImplement(reg, now, func(context.Context, decl.None) (int, error) { return 42, nil })
@@ -89,6 +92,7 @@ func TestImplementNone(t *testing.T) {
 }
 
 func TestImplementRefuses(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		impl func(*registry.Registry) error
@@ -124,6 +128,7 @@ func TestImplementRefuses(t *testing.T) {
 // with functions of another argument, result or chunk type, and expects the compiler to refuse
 // each.
 func TestImplementMismatchDoesNotCompile(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a program")
 	}

@@ -12,8 +12,8 @@ import (
 )
 
 // Invoke is the Handler at the centre of every chain: it binds the call's arguments and runs
-// the function. In non-streaming mode (c.Sink nil) it returns the function's result, the
-// accumulated chunks for a streaming function. In streaming mode it sends the chunks to c.Sink
+// the function. In non-streaming mode (c.Sink() nil) it returns the function's result, the
+// accumulated chunks for a streaming function. In streaming mode it sends the chunks to c.Sink()
 // (a non-streaming function's result as one chunk) and returns nil, nil when the function
 // succeeds; the transport then sends the end message.
 func Invoke(ctx context.Context, c *Call) (result any, err error) {
@@ -36,7 +36,7 @@ func Invoke(ctx context.Context, c *Call) (result any, err error) {
 	var state streamlink.State
 	if f.Streaming {
 		sender := reflect.New(f.sender.Elem())
-		sink := c.Sink
+		sink := c.facts.Sink
 		if sink == nil {
 			state = streamlink.Start(f.Accumulator)
 			sink = accumulate{state}
@@ -52,8 +52,8 @@ func Invoke(ctx context.Context, c *Call) (result any, err error) {
 	switch {
 	case state != nil:
 		return state.Result(), nil
-	case c.Sink != nil && !f.Streaming:
-		return nil, c.Sink.Send(ctx, out)
+	case c.facts.Sink != nil && !f.Streaming:
+		return nil, c.facts.Sink.Send(ctx, out)
 	}
 	return out, nil
 }

@@ -21,6 +21,7 @@ type rawArgs struct {
 // TestRawArguments: a json.RawMessage argument arrives as it came and a []json.RawMessage one
 // as its elements, each as written; their schemas are those of any value and of an array.
 func TestRawArguments(t *testing.T) {
+	t.Parallel()
 	reg := registry.New()
 	reg.MustRegister("raw", func(in rawArgs) rawArgs { return in }, registry.Requires(decl.Public))
 	f := reg.Lookup(version.MustParse("1.0"), "raw")

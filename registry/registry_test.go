@@ -9,6 +9,7 @@ import (
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/decl"
+	"github.com/fnapi/fnapi/internal/calllink"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/stream"
 	"github.com/fnapi/fnapi/version"
@@ -38,6 +39,7 @@ func call(t *testing.T, r *registry.Registry, name string, args string) (any, er
 }
 
 func TestBind(t *testing.T) {
+	t.Parallel()
 	r := registry.New()
 	r.MustRegister("create", create)
 	r.MustRegister("add", func(a, b int) int { return a + b }, registry.Args("a", "b"))
@@ -97,6 +99,7 @@ func TestBind(t *testing.T) {
 }
 
 func TestRegisterRefuses(t *testing.T) {
+	t.Parallel()
 	type bad struct {
 		Ch chan int `json:"ch"`
 	}
@@ -146,6 +149,7 @@ func TestRegisterRefuses(t *testing.T) {
 }
 
 func TestPanicIsInternal(t *testing.T) {
+	t.Parallel()
 	r := registry.New()
 	r.MustRegister("boom", func() int { panic("secret detail") })
 	_, err := call(t, r, "boom", `{}`)
@@ -167,6 +171,7 @@ type chunkSink struct{ chunks []any }
 func (s *chunkSink) Send(_ context.Context, c any) error { s.chunks = append(s.chunks, c); return nil }
 
 func TestStreamingModes(t *testing.T) {
+	t.Parallel()
 	r := registry.New()
 	count := func(ctx context.Context, in struct {
 		N int `json:"n"`
@@ -193,18 +198,25 @@ func TestStreamingModes(t *testing.T) {
 		t.Errorf("last non-streaming = %v, %v", got, err)
 	}
 	sink := &chunkSink{}
-	got, err = registry.Invoke(context.Background(), &registry.Call{Func: r.Lookup(v, "count"), Args: args, Sink: sink})
+	got, err = registry.Invoke(context.Background(), streaming(&registry.Call{Func: r.Lookup(v, "count"), Args: args}, sink))
 	if err != nil || got != nil || !reflect.DeepEqual(sink.chunks, []any{0, 1, 2}) {
 		t.Errorf("count streaming = %v, %v, chunks %v", got, err, sink.chunks)
 	}
 	sink = &chunkSink{}
-	_, err = registry.Invoke(context.Background(), &registry.Call{Func: r.Lookup(v, "one"), Sink: sink})
+	_, err = registry.Invoke(context.Background(), streaming(&registry.Call{Func: r.Lookup(v, "one")}, sink))
 	if err != nil || !reflect.DeepEqual(sink.chunks, []any{"x"}) {
 		t.Errorf("non-streaming function in streaming mode: chunks %v, %v", sink.chunks, err)
 	}
 }
 
+// streaming returns c in streaming mode, its chunks sent to sink, as a transport makes it.
+func streaming(c *registry.Call, sink stream.Sink) *registry.Call {
+	calllink.Of(c).Sink = sink
+	return c
+}
+
 func TestVersions(t *testing.T) {
+	t.Parallel()
 	r := registry.New()
 	type v1 struct {
 		A int `json:"a"`
@@ -295,6 +307,7 @@ func TestVersions(t *testing.T) {
 }
 
 func TestSchemas(t *testing.T) {
+	t.Parallel()
 	r := registry.New()
 	r.MustRegister("create", create)
 	f := r.Lookup(version.MustParse("1.0"), "create")
@@ -320,6 +333,7 @@ func TestSchemas(t *testing.T) {
 // TestSecurityOptions checks the options of body limit, read-only and no-store, and their
 // defaults.
 func TestSecurityOptions(t *testing.T) {
+	t.Parallel()
 	reg := registry.New()
 	reg.MustRegister("plain", func() int { return 1 })
 	reg.MustRegister("marked", func() int { return 1 }, registry.MaxBody(64<<20), registry.ReadOnly(), registry.NoStore())

@@ -8,6 +8,7 @@ import (
 )
 
 func TestSplitArray(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{
 		`[]`, ` [ ] `, `[1]`, `[1,2,3]`, `[ "a" , {"b":[1,"]"]} ,null,true,-1.5e3 ]`,
 		`["\"]\\", "x"]`, "[\n{\"k\":\"v\"}\n]", `[[],[[]],{}]`,

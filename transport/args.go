@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/internal/jsonobject"
 	"github.com/fnapi/fnapi/registry"
 )
 
@@ -129,7 +130,7 @@ func (a argReader) readAll(r io.Reader) ([]byte, error) {
 func (a argReader) json(body io.Reader, n int64) error {
 	// A large body, read once its caller is authenticated (or for a public function that takes
 	// one), goes into a buffer of its own, one allocation of its length that the arguments then
-	// point into; a smaller one into a pooled buffer, which readObject copies the arguments out of.
+	// point into; a smaller one into a pooled buffer, which jsonobject.Read copies the arguments out of.
 	own := n > registry.DefaultMaxBody && n <= a.limit
 	var buf *bytes.Buffer
 	if own {
@@ -147,7 +148,7 @@ func (a argReader) json(body io.Reader, n int64) error {
 	}
 	if len(a.args) == 0 {
 		// No argument from the query string: the body's go straight into the call's map.
-		if !readObject(b, a.args, !own) {
+		if !jsonobject.Read(b, a.args, !own) {
 			return notObject()
 		}
 		if len(a.args) > a.h.cfg.MaxArgs {
@@ -156,7 +157,7 @@ func (a argReader) json(body io.Reader, n int64) error {
 		return nil
 	}
 	obj := make(map[string]json.RawMessage)
-	if !readObject(b, obj, !own) {
+	if !jsonobject.Read(b, obj, !own) {
 		return notObject()
 	}
 	for name, v := range obj {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/decl"
+	"github.com/fnapi/fnapi/internal/calllink"
 	"github.com/fnapi/fnapi/registry"
 )
 
@@ -23,7 +24,7 @@ import (
 //     it;
 //   - the token first: for a function that needs a token, a body larger than
 //     [registry.DefaultMaxBody] is read only once the call is authenticated
-//     (registry.Call.ReadArgs, run by requireIdentity), so a caller without a valid token never
+//     (calllink.Facts.ReadArgs, run by requireIdentity), so a caller without a valid token never
 //     has the server read more than that; such a body may not carry the token itself.
 //
 // readBody serves the HTTP calls and readAll the endpoints (Exchange.ReadBody). What a body's
@@ -63,7 +64,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, c *registry.C
 		}
 	}
 	if large && needsToken {
-		c.ReadArgs = func() error {
+		calllink.Of(c).ReadArgs = func() error {
 			if err := bodyDone(w, rd, a.parse(r, http.MaxBytesReader(w, body, a.limit))); err != nil {
 				return err
 			}

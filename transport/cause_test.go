@@ -15,7 +15,7 @@ import (
 // the catalogue as the context's cause, as auth does when a stream's token ends.
 func endWithCause(next registry.Handler) registry.Handler {
 	return func(ctx context.Context, c *registry.Call) (any, error) {
-		if c.Sink == nil {
+		if c.Sink() == nil {
 			return next(ctx, c)
 		}
 		ctx, cancel := context.WithCancelCause(ctx)

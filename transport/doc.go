@@ -137,7 +137,7 @@
 // A function's body limit is its own (registry.MaxBody, default 1 MiB). For a function that
 // needs a token and takes more, a body over registry.DefaultMaxBody is not read while the call
 // is authenticated: the interceptors run on the tokens of the header, the cookie and the query
-// string, and the body is read after them (registry.Call.ReadArgs), so a caller without a valid
+// string, and the body is read after them (registry.Call.ArgsUnread), so a caller without a valid
 // token never has the server read more than the default. A body of unknown length (chunked) is
 // read up to the default to tell. A token inside such a large body is refused.
 //

@@ -69,9 +69,8 @@ func (x *Exchange) NewCall(f *registry.Func, args map[string]json.RawMessage) (*
 	if len(args) > x.h.cfg.MaxArgs {
 		return nil, apierr.New(apierr.RequestTooLarge, "limit", x.h.cfg.MaxArgs, "unit", "arguments")
 	}
-	c := &registry.Call{
-		Func:       f,
-		Version:    x.Version,
+	c := &registry.Call{Func: f, Version: x.Version}
+	*calllink.Of(c) = calllink.Facts{
 		Transport:  x.Transport,
 		RemoteAddr: x.r.RemoteAddr,
 		Header:     x.r.Header,
@@ -129,10 +128,10 @@ func (x *Exchange) TokenDigest() [32]byte {
 }
 
 // Call runs c through the interceptors and the function, with the deadline of a call
-// (Config.CallTimeout), or of a stream (Config.StreamTimeout) when c.Sink is set.
+// (Config.CallTimeout), or of a stream (Config.StreamTimeout) when c.Sink() is set.
 func (x *Exchange) Call(ctx context.Context, c *registry.Call) (any, error) {
 	d := x.h.cfg.CallTimeout
-	if c.Sink != nil {
+	if c.Sink() != nil {
 		d = x.h.cfg.StreamTimeout
 	}
 	cctx, cancel := newCallCtx(ctx, d, nil) // makes no timer unless the function waits on it
@@ -149,7 +148,7 @@ func (x *Exchange) Allowed(ctx context.Context, f *registry.Func) error {
 	if err != nil {
 		return err
 	}
-	calllink.MarkProbe(c)
+	calllink.Of(c).Probe = true
 	_, err = x.h.probe(registry.WithCall(ctx, c), c)
 	return err
 }
@@ -167,9 +166,3 @@ func (h *Handler) serveEndpoint(w http.ResponseWriter, r *http.Request, rt route
 	e := h.cfg.Endpoints[rt.kind]
 	e.ServeEndpoint(w, r, &Exchange{Version: rt.version, Transport: rt.kind, h: h, w: w, r: r})
 }
-
-// SplitObject reads b, a JSON object, into m, as the HTTP binding reads a JSON body: each
-// member's value as written (pointing into b), in one pass that decodes none of them. It
-// accepts what [json.Valid] accepts, and returns false, leaving m unchanged, when b is not a
-// valid JSON object. Endpoints read their messages with it.
-func SplitObject(b []byte, m map[string]json.RawMessage) bool { return readObject(b, m, false) }

@@ -23,7 +23,7 @@ func FuzzArguments(f *testing.F) {
 	reg.MustRegister("greet", greet, pub, registry.MaxBody(64<<10))
 	reg.MustRegister("add", func(a, b int) int { return a + b }, registry.Args("a", "b"), pub)
 	// big takes a large body once the caller shows a token: its body may be read after the
-	// interceptors (registry.Call.ReadArgs).
+	// interceptors (registry.Call.ArgsUnread).
 	reg.MustRegister("big", func(in map[string]json.RawMessage) int { return len(in) }, registry.MaxBody(2<<20))
 	h, err := transport.New(reg, transport.Config{Interceptors: []registry.Interceptor{testAuth}})
 	if err != nil {

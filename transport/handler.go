@@ -8,6 +8,7 @@ import (
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/decl"
+	"github.com/fnapi/fnapi/internal/calllink"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/version"
 )
@@ -48,22 +49,22 @@ func New(reg *registry.Registry, cfg Config) (*Handler, error) {
 // requireIdentity is the innermost interceptor: whatever the configured interceptors did, a
 // function that needs a token is never run for an anonymous caller. With no authentication
 // interceptor configured, only public functions can be called. Then it reads the arguments of
-// a large body left for later (registry.Call.ReadArgs). A call whose context an interceptor
+// a large body left for later (registry.Call.ArgsUnread). A call whose context an interceptor
 // cancelled with an *apierr.Error as the cause ([context.WithCancelCause]) answers that error.
 func requireIdentity(next registry.Handler) registry.Handler {
 	return func(ctx context.Context, c *registry.Call) (any, error) {
 		if c.Func.Access != decl.Public && c.Identity == nil {
 			return nil, apierr.New(apierr.AuthenticationNeeded, "path", c.Func.Name)
 		}
-		if c.ReadArgs != nil {
-			read := c.ReadArgs
-			c.ReadArgs = nil
+		if facts := calllink.Of(c); facts.ReadArgs != nil {
+			read := facts.ReadArgs
+			facts.ReadArgs = nil
 			if err := read(); err != nil {
 				return nil, err
 			}
 		}
 		res, err := next(ctx, c)
-		if err != nil || c.Sink != nil {
+		if err != nil || c.Sink() != nil {
 			// An interceptor that ended the call with a cause of the catalogue (a stream
 			// whose token ended) has it answered, whatever the function made of it.
 			if ctx.Err() != nil {

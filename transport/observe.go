@@ -31,7 +31,7 @@ func (h *Handler) observe(next registry.Handler) registry.Handler {
 			e := apierr.From(err)
 			code = e.Code()
 			if code == apierr.Internal.Code() {
-				log.Error("internal error", append([]zap.Field{zap.String("function", c.Func.Name), zap.Error(internalCause(err))}, calllink.LogFields(c)...)...)
+				log.Error("internal error", append([]zap.Field{zap.String("function", c.Func.Name), zap.Error(internalCause(err))}, calllink.Of(c).LogFields...)...)
 			}
 			err = e
 		}
@@ -42,21 +42,21 @@ func (h *Handler) observe(next registry.Handler) registry.Handler {
 			fields := []zap.Field{
 				zap.String("function", c.Func.Name),
 				zap.Stringer("version", c.Version),
-				zap.String("transport", c.Transport),
+				zap.String("transport", c.Transport()),
 				zap.Duration("duration", d),
 				zap.String("code", string(code)),
 			}
-			if c.ID != "" {
-				fields = append(fields, zap.String("id", c.ID))
+			if c.ID() != "" {
+				fields = append(fields, zap.String("id", c.ID()))
 			}
 			fields = append(fields, zap.String("client", c.Client()))
 			if u, ok := c.Identity.(fmt.Stringer); ok {
 				fields = append(fields, zap.Stringer("user", u))
 			}
-			if c.Sink != nil {
+			if c.Sink() != nil {
 				fields = append(fields, zap.Bool("stream", true))
 			}
-			ce.Write(append(fields, calllink.LogFields(c)...)...)
+			ce.Write(append(fields, calllink.Of(c).LogFields...)...)
 		}
 		return res, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/decl"
+	"github.com/fnapi/fnapi/internal/calllink"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
 	"github.com/fnapi/fnapi/version"
@@ -23,7 +24,7 @@ func TestRateLimit(t *testing.T) {
 	f := reg.Lookup(version.MustParse("1.0"), "f")
 	h := registry.Chain(registry.Invoke, limit.Interceptor())
 	call := func(addr string) error {
-		_, err := h(context.Background(), &registry.Call{Func: f, RemoteAddr: addr})
+		_, err := h(context.Background(), callFrom(f, addr))
 		return err
 	}
 	for i := range 3 {
@@ -65,8 +66,15 @@ func TestCallClient(t *testing.T) {
 		"[::ffff:192.0.2.1]:80": "192.0.2.1",
 		"pipe":                  "pipe",
 	} {
-		if got := (&registry.Call{RemoteAddr: addr}).Client(); got != want {
+		if got := callFrom(nil, addr).Client(); got != want {
 			t.Errorf("Client() of %q = %q, want %q", addr, got, want)
 		}
 	}
+}
+
+// callFrom returns a call of f from the network address addr, as a transport makes it.
+func callFrom(f *registry.Func, addr string) *registry.Call {
+	c := &registry.Call{Func: f}
+	calllink.Of(c).RemoteAddr = addr
+	return c
 }

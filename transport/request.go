@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/internal/calllink"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/version"
 	"go.uber.org/zap"
@@ -17,7 +18,7 @@ import (
 //  1. newCall (this file) reads the query string's arguments (argReader.query, args.go);
 //  2. readBody (body.go) reads a POST's body, once, within its time and size, into the
 //     arguments by its Content-Type (argReader.parse, args.go), or leaves a large one for
-//     after authentication (registry.Call.ReadArgs);
+//     after authentication (registry.Call.ArgsUnread);
 //  3. credentials (credentials.go) moves the tokens (cookie, header, _session, _key) into the
 //     call;
 //  4. the interceptor chain runs the call: observe (observe.go), the configured interceptors,
@@ -89,9 +90,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // newCall makes the call of f that r asks for: its arguments from the query string, then from
 // the body (see readBody for when a body is read later), then its tokens.
 func (h *Handler) newCall(w http.ResponseWriter, r *http.Request, f *registry.Func, v version.Version) (*registry.Call, error) {
-	c := &registry.Call{
-		Func:       f,
-		Version:    v,
+	c := &registry.Call{Func: f, Version: v}
+	*calllink.Of(c) = calllink.Facts{
 		Transport:  "http",
 		RemoteAddr: r.RemoteAddr,
 		Header:     r.Header,

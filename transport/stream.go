@@ -10,19 +10,20 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/internal/calllink"
 	"github.com/fnapi/fnapi/registry"
 )
 
 // serveStream answers a call in streaming mode: status 200 and a body of messages, chunk
 // messages then end, or one error message and no end. The call runs through the same
-// interceptors as any other, with c.Sink set; it ends when the function returns, when the
+// interceptors as any other, with c.Sink() set; it ends when the function returns, when the
 // client goes away, or at Config.StreamTimeout (then with TIMEOUT).
 func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request, c *registry.Call) {
 	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.StreamTimeout)
 	defer cancel()
 	out := h.openStream(w, r, cancel, h.gzips(w, r, c.Func))
 	defer out.close()
-	c.Sink = &httpSink{out: out, fn: c.Func.Name, m: h.cfg.Metrics}
+	calllink.Of(c).Sink = &httpSink{out: out, fn: c.Func.Name, m: h.cfg.Metrics}
 	if _, err := h.call(registry.WithCall(ctx, c), c); err != nil {
 		out.fail(err)
 		return

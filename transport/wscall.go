@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/internal/calllink"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport/internal/wsmessage"
 	"go.uber.org/zap"
@@ -12,17 +13,15 @@ import (
 // newCall makes the registry call of a message: with the handshake's tokens, or, when the
 // message's args carry a token (_session, _key), with those alone for this call.
 func (wc *wsConn) newCall(f *registry.Func, m wsmessage.Call) (*registry.Call, error) {
-	c := &registry.Call{
-		Func:        f,
-		Version:     wc.v,
-		Args:        m.Args,
-		Credentials: wc.creds,
-		Transport:   "ws",
-		ID:          m.ID,
-		RemoteAddr:  wc.remote,
-		Header:      wc.header,
-		Meta:        m.Meta,
-		Names:       &wc.h.names,
+	c := &registry.Call{Func: f, Version: wc.v, Args: m.Args, Credentials: wc.creds}
+	facts := calllink.Of(c)
+	*facts = calllink.Facts{
+		Transport:  "ws",
+		ID:         m.ID,
+		RemoteAddr: wc.remote,
+		Header:     wc.header,
+		Meta:       m.Meta,
+		Names:      &wc.h.names,
 	}
 	if _, ok := m.Args[argSession]; ok || m.Args[argKey] != nil {
 		c.Credentials.Session, c.Credentials.SessionFromCookie, c.Credentials.Key = "", false, ""
@@ -31,7 +30,7 @@ func (wc *wsConn) newCall(f *registry.Func, m wsmessage.Call) (*registry.Call, e
 		}
 	}
 	if m.Stream {
-		c.Sink = &wsSink{wc: wc, id: m.ID, fn: f.Name, plain: f.NoStore}
+		facts.Sink = &wsSink{wc: wc, id: m.ID, fn: f.Name, plain: f.NoStore}
 	}
 	return c, nil
 }
@@ -40,7 +39,7 @@ func (wc *wsConn) newCall(f *registry.Func, m wsmessage.Call) (*registry.Call, e
 // (Config.CallTimeout, or StreamTimeout for a stream), and the connection for CancelCall.
 func (wc *wsConn) callContext(c *registry.Call) (context.Context, context.CancelFunc) {
 	timeout := wc.h.cfg.CallTimeout
-	if c.Sink != nil {
+	if c.Sink() != nil {
 		timeout = wc.h.cfg.StreamTimeout
 	}
 	return newCallCtx(wc.ctx, timeout, wc)
@@ -60,22 +59,22 @@ func (wc *wsConn) run(ctx context.Context, c *registry.Call, run *wsRunning) {
 	b := getBuf()
 	switch {
 	case err != nil:
-		appendError(b, c.ID, apierr.From(err))
-	case c.Sink != nil:
-		appendEnd(b, c.ID)
+		appendError(b, c.ID(), apierr.From(err))
+	case c.Sink() != nil:
+		appendEnd(b, c.ID())
 	default:
-		appendID(b, c.ID)
+		appendID(b, c.ID())
 		b.WriteString(`"type":"result","result":`)
 		if err := encode(b, res); err != nil {
 			b.Reset()
-			appendError(b, c.ID, apierr.New(apierr.Internal))
+			appendError(b, c.ID(), apierr.New(apierr.Internal))
 			wc.h.cfg.Logger.Error("result does not encode as JSON", zap.String("function", c.Func.Name), zap.Error(err))
 		} else {
 			b.WriteByte('}')
 		}
 	}
 	if run != nil {
-		wc.release(c.ID)
+		wc.release(c.ID())
 	}
 	_ = wc.out.send(b, c.Func.NoStore)
 }

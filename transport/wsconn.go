@@ -261,9 +261,9 @@ func (wc *wsConn) await(j wsJob) {
 	case j.run.shutdown.Load():
 		err = errShuttingDown()
 	}
-	wc.release(j.c.ID)
+	wc.release(j.c.ID())
 	j.cancel()
-	_ = wc.refuse(j.c.ID, err)
+	_ = wc.refuse(j.c.ID(), err)
 	wc.wg.Done()
 }
 

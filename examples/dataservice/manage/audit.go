@@ -129,7 +129,7 @@ func (a *auditor) intercept(next registry.Handler) registry.Handler {
 			}
 		}
 		d, _ := json.Marshal(details) // raw values are valid JSON: the transport checked them
-		e := api.AuditEvent{User: id.User, Key: id.KeyName, Address: address(c.RemoteAddr), Action: c.Func.Name, Details: d}
+		e := api.AuditEvent{User: id.User, Key: id.KeyName, Address: address(c.RemoteAddr()), Action: c.Func.Name, Details: d}
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
 		if aerr := a.st.AppendAudit(wctx, e); aerr != nil {

@@ -63,7 +63,7 @@ func (s *Service) now() time.Time {
 // Query is the query function.
 func (s *Service) Query(ctx context.Context, in api.QueryArgs, out *stream.Sender[api.Chunk]) error {
 	if in.Follow {
-		if c := registry.CallFrom(ctx); c == nil || c.Sink == nil {
+		if c := registry.CallFrom(ctx); c == nil || c.Sink() == nil {
 			return apierr.New(apierr.InvalidArgument, "name", "follow", "reason", "follow needs streaming mode (stream/query, or a WebSocket stream call)")
 		}
 		max := s.MaxFollows
@@ -77,7 +77,7 @@ func (s *Service) Query(ctx context.Context, in api.QueryArgs, out *stream.Sende
 		defer release()
 	}
 	interval := time.Duration(in.Interval * float64(time.Second))
-	if c := registry.CallFrom(ctx); c != nil && c.Sink == nil {
+	if c := registry.CallFrom(ctx); c != nil && c.Sink() == nil {
 		// Nobody sees partial answers: read the period in one pass rather than in slices.
 		res, err := s.Engine.Query(ctx, in.Expr, s.now(), s.DefaultPeriod())
 		if err != nil {

@@ -1,4 +1,4 @@
-package transport
+package jsonobject
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// objectSeeds are bodies readObject must read as encoding/json does: valid ones of every kind
+// objectSeeds are bodies Read must read as encoding/json does: valid ones of every kind
 // of value and spacing, and invalid ones of every way to be wrong.
 var objectSeeds = []string{
 	`{}`, ` { } `, `{"a":1}`, "{\n\t\"a\" :\r 1 , \"b\": [ ] }\n",
@@ -25,7 +25,7 @@ var objectSeeds = []string{
 func TestReadObject(t *testing.T) {
 	t.Parallel()
 	for _, s := range objectSeeds {
-		checkReadObject(t, s)
+		checkRead(t, s)
 	}
 }
 
@@ -35,49 +35,49 @@ func TestReadObjectDepth(t *testing.T) {
 	for _, n := range []int{maxJSONDepth - 2, maxJSONDepth - 1, maxJSONDepth, maxJSONDepth + 1} {
 		for _, open := range []string{"[", `{"k":`} {
 			close := map[string]string{"[": "]", `{"k":`: "}"}[open]
-			checkReadObject(t, `{"a":`+strings.Repeat(open, n)+`1`+strings.Repeat(close, n)+`}`)
+			checkRead(t, `{"a":`+strings.Repeat(open, n)+`1`+strings.Repeat(close, n)+`}`)
 		}
 	}
 }
 
-// FuzzReadObject checks readObject against encoding/json on any input: the same bodies
+// FuzzReadObject checks Read against encoding/json on any input: the same bodies
 // accepted, the same arguments read from them.
 func FuzzReadObject(f *testing.F) {
 	for _, s := range objectSeeds {
 		f.Add(s)
 	}
-	f.Fuzz(checkReadObject)
+	f.Fuzz(checkRead)
 }
 
-func checkReadObject(t *testing.T, s string) {
+func checkRead(t *testing.T, s string) {
 	t.Helper()
 	got := map[string]json.RawMessage{"kept": json.RawMessage(`0`)}
-	ok := readObject([]byte(s), got, true)
+	ok := Read([]byte(s), got, true)
 	shared := map[string]json.RawMessage{"kept": json.RawMessage(`0`)}
-	if readObject([]byte(s), shared, false) != ok || !maps.EqualFunc(got, shared, rawEqual) {
-		t.Fatalf("readObject(%q) without copying read %q; copying %q", s, shared, got)
+	if Read([]byte(s), shared, false) != ok || !maps.EqualFunc(got, shared, rawEqual) {
+		t.Fatalf("Read(%q) without copying read %q; copying %q", s, shared, got)
 	}
 	want := map[string]json.RawMessage{"kept": json.RawMessage(`0`)}
 	err := json.Unmarshal([]byte(s), &want)
 	if err == nil && (len(s) == 0 || strings.TrimLeft(s, " \t\r\n")[0] != '{') {
 		// Valid JSON that is not an object (null decodes into the map as nothing): refused.
 		if ok {
-			t.Fatalf("readObject(%q) took a non-object", s)
+			t.Fatalf("Read(%q) took a non-object", s)
 		}
 		return
 	}
 	if ok != (err == nil) {
-		t.Fatalf("readObject(%q) = %v; encoding/json: %v", s, ok, err)
+		t.Fatalf("Read(%q) = %v; encoding/json: %v", s, ok, err)
 	}
 	if !maps.EqualFunc(got, want, rawEqual) {
-		t.Fatalf("readObject(%q) read %q; encoding/json %q", s, got, want)
+		t.Fatalf("Read(%q) read %q; encoding/json %q", s, got, want)
 	}
 }
 
 func rawEqual(a, b json.RawMessage) bool { return string(a) == string(b) }
 
 // BenchmarkReadObject reads the body of an ingest call of 10,000 records (~2 MB), as
-// encoding/json and as readObject do it.
+// encoding/json and as Read do it.
 func BenchmarkReadObject(b *testing.B) {
 	rec := `{"time":1700000000,"protocol":"tcp","application":"https","client":{"ip":"10.0.0.5","port":51234,"bytes":1200,"packets":9},"server":{"ip":"93.184.216.34","port":443,"bytes":48000,"packets":40}}`
 	body := []byte(`{"records":[` + strings.Repeat(rec+",", 9999) + rec + `]}`)
@@ -90,10 +90,10 @@ func BenchmarkReadObject(b *testing.B) {
 			}
 		}
 	})
-	b.Run("readObject", func(b *testing.B) {
+	b.Run("Read", func(b *testing.B) {
 		b.SetBytes(int64(len(body)))
 		for b.Loop() {
-			if !readObject(body, map[string]json.RawMessage{}, true) {
+			if !Read(body, map[string]json.RawMessage{}, true) {
 				b.Fatal("refused")
 			}
 		}

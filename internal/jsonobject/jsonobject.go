@@ -1,4 +1,6 @@
-package transport
+// Package jsonobject reads a JSON object into its members without decoding their values: the
+// one-pass scanner the HTTP binding reads bodies with, and MCP and JSON-RPC their messages.
+package jsonobject
 
 import (
 	"bytes"
@@ -10,14 +12,14 @@ import (
 // a body it would refuse is refused here too.
 const maxJSONDepth = 10000
 
-// readObject reads b, a JSON object, into args: each member's name unquoted and its value as
+// Read reads b, a JSON object, into args: each member's name unquoted and its value as
 // written, without the white space around it, copied out of b in one allocation when clone is
 // set (else pointing into b); a name given twice keeps its last value. It accepts exactly what [json.Valid] accepts and fills args as
 // [json.Unmarshal] into a map[string]json.RawMessage does (FuzzReadObject holds it to that),
 // but in one pass over b without decoding the values: a large argument, such as the array of
 // records of a data service's ingest, costs one scan here and its own decoding in the
 // function. It returns false, leaving args unchanged, when b is not a valid JSON object.
-func readObject(b []byte, args map[string]json.RawMessage, clone bool) bool {
+func Read(b []byte, args map[string]json.RawMessage, clone bool) bool {
 	type member struct {
 		name       []byte // quoted
 		start, end int    // of the value
