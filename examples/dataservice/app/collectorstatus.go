@@ -7,6 +7,7 @@ import (
 	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
+	"github.com/fnapi/fnapi/examples/dataservice/collect"
 	"github.com/fnapi/fnapi/registry"
 )
 
@@ -16,9 +17,24 @@ func (a *App) registerCollectorStatus(reg *registry.Registry) error {
 	return registry.Implement(reg, api.CollectorStatus, func(context.Context, decl.None) (api.CollectorStatusResult, error) {
 		res := api.CollectorStatusResult{Listen: []api.CollectorSocket{}, Exporters: []api.ExporterStatus{}}
 		if a.flows != nil {
-			res = a.flows.Status(time.Now())
+			res = apiCollectorStatus(a.flows.Status(time.Now()))
 		}
 		res.SNMP = a.snmpStatus()
 		return res, nil
 	}, registry.Requires(authapi.RoleReadOnly), registry.ReadOnly())
+}
+
+// apiCollectorStatus returns st as collector-status answers it.
+func apiCollectorStatus(st collect.Status) api.CollectorStatusResult {
+	out := api.CollectorStatusResult{Enabled: st.Enabled, MaxExporters: st.MaxExporters,
+		Listen:    make([]api.CollectorSocket, len(st.Listen)),
+		Exporters: make([]api.ExporterStatus, len(st.Exporters)),
+		Totals:    api.CollectorTotals(st.Totals)}
+	for i, s := range st.Listen {
+		out.Listen[i] = api.CollectorSocket(s)
+	}
+	for i, e := range st.Exporters {
+		out.Exporters[i] = api.ExporterStatus(e)
+	}
+	return out
 }

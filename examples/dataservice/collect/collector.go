@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 	"go.uber.org/zap"
 )
@@ -110,7 +109,7 @@ type Collector struct {
 
 	mu      sync.Mutex
 	conns   []net.PacketConn
-	sockets []api.CollectorSocket // conns' protocols and addresses, for Status
+	sockets []Socket // conns' protocols and addresses, for Status
 	readers sync.WaitGroup
 	workers sync.WaitGroup
 	writer  sync.WaitGroup
@@ -177,7 +176,7 @@ func (c *Collector) Listen(proto Protocol, addr string) (net.Addr, error) {
 		return nil, errors.New("collect: closed")
 	}
 	c.conns = append(c.conns, conn)
-	c.sockets = append(c.sockets, api.CollectorSocket{Protocol: proto.String(), Address: conn.LocalAddr().String()})
+	c.sockets = append(c.sockets, Socket{Protocol: proto.String(), Address: conn.LocalAddr().String()})
 	c.readers.Add(1)
 	go func() {
 		defer c.readers.Done()

@@ -4,9 +4,75 @@ import (
 	"encoding/binary"
 	"sync"
 	"time"
-
-	"github.com/fnapi/fnapi/examples/dataservice/api"
 )
+
+// Status is what the collector has seen: its sockets, every exporter known and the totals.
+// The collector-status function answers it as an api.CollectorStatusResult.
+type Status struct {
+	// Enabled is true for a Collector's status; the zero Status stands for a service that
+	// collects no flows.
+	Enabled bool
+	// Listen holds the sockets the collector receives on.
+	Listen []Socket
+	// MaxExporters is how many exporters the collector keeps at once (Limits.MaxExporters).
+	MaxExporters int
+	// Exporters holds every exporter known, by address.
+	Exporters []ExporterStatus
+	// Totals adds up the exporters' counters, with the collector's own.
+	Totals Totals
+}
+
+// Socket is one UDP socket of the collector.
+type Socket struct {
+	// Protocol is "netflow" (NetFlow v5, v9 and IPFIX) or "sflow" (sFlow v5).
+	Protocol string
+	// Address is the socket's address, host:port.
+	Address string
+}
+
+// ExporterStatus is what the collector knows of one exporter: the source address of its
+// datagrams.
+type ExporterStatus struct {
+	// Address is the source address of the exporter's datagrams.
+	Address string
+	// Protocols lists the kinds of datagrams that decoded: "netflow-v5", "netflow-v9", "ipfix"
+	// and "sflow-v5", in that order.
+	Protocols []string
+	// FirstSeen is when its first datagram arrived (since the collector started or the
+	// exporter was last forgotten); LastSeen when its last one did.
+	FirstSeen, LastSeen time.Time
+	// Datagrams counts the datagrams received; Dropped those dropped because the queue was
+	// full; DecodeErrors those that did not decode, in full or in part.
+	Datagrams, Dropped, DecodeErrors uint64
+	// Flows counts the flows decoded (sFlow: flow samples); FlowsPerSecond is those of the
+	// last minute per second (over the time since FirstSeen when shorter).
+	Flows          uint64
+	FlowsPerSecond float64
+	// RecordsInvalid counts records of flows refused by validation (an exporter with a wrong
+	// clock).
+	RecordsInvalid uint64
+	// SetsWithoutTemplate counts NetFlow v9 or IPFIX data sets dropped because their template
+	// was unknown or expired.
+	SetsWithoutTemplate uint64
+	// Templates is the number of NetFlow v9 and IPFIX templates held; TemplatesRefused counts
+	// those refused by the bounds on templates and their fields.
+	Templates        int64
+	TemplatesRefused uint64
+}
+
+// Totals are the collector's counters in total: the exporters' added up (Exporters is how
+// many are known), with the collector's own.
+type Totals struct {
+	Exporters                               int
+	Datagrams, Dropped, DecodeErrors, Flows uint64
+	FlowsPerSecond                          float64
+	RecordsInvalid                          uint64
+	// RefusedDatagrams counts datagrams from exporters beyond MaxExporters.
+	RefusedDatagrams uint64
+	// RecordsStored counts the records stored; StoreErrors the batches the store refused,
+	// and RecordsLost their records.
+	RecordsStored, StoreErrors, RecordsLost uint64
+}
 
 // datagramKinds are the kinds of datagrams an exporter's status lists, in the order it lists
 // them: the collector's protocol and the version field that opens the datagram (16 bits for
@@ -101,15 +167,15 @@ func (r *flowRate) perSecond(now, first int64) float64 {
 
 // Status answers the collector's status at now: its sockets, every exporter known (by
 // address) with its counters, and the totals, as the collector-status function answers them.
-func (c *Collector) Status(now time.Time) api.CollectorStatusResult {
+func (c *Collector) Status(now time.Time) Status {
 	c.mu.Lock()
-	listen := append([]api.CollectorSocket{}, c.sockets...)
+	listen := append([]Socket{}, c.sockets...)
 	c.mu.Unlock()
 	list := c.exporters.list()
-	st := api.CollectorStatusResult{
+	st := Status{
 		Enabled: true, Listen: listen, MaxExporters: c.limits.MaxExporters,
-		Exporters: make([]api.ExporterStatus, 0, len(list)),
-		Totals: api.CollectorTotals{
+		Exporters: make([]ExporterStatus, 0, len(list)),
+		Totals: Totals{
 			Exporters:        len(list),
 			RefusedDatagrams: c.exporters.refused.Load(),
 			RecordsStored:    c.stats.stored.Load(),
@@ -118,7 +184,7 @@ func (c *Collector) Status(now time.Time) api.CollectorStatusResult {
 		},
 	}
 	for _, ex := range list {
-		e := api.ExporterStatus{
+		e := ExporterStatus{
 			Address:             ex.addr.String(),
 			Protocols:           ex.protocols(),
 			FirstSeen:           ex.firstSeen.UTC().Truncate(time.Millisecond),

@@ -129,7 +129,7 @@ func (a *auditor) intercept(next registry.Handler) registry.Handler {
 			}
 		}
 		d, _ := json.Marshal(details) // raw values are valid JSON: the transport checked them
-		e := api.AuditEvent{User: id.User, Key: id.KeyName, Address: address(c.RemoteAddr()), Action: c.Func.Name, Details: d}
+		e := state.AuditEvent{User: id.User, Key: id.KeyName, Address: address(c.RemoteAddr()), Action: c.Func.Name, Details: d}
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
 		if aerr := a.st.AppendAudit(wctx, e); aerr != nil {
@@ -171,8 +171,9 @@ func (s *service) listAudit(ctx context.Context, in api.ListAuditArgs) ([]api.Au
 	if err != nil {
 		return nil, storeError(err)
 	}
-	if es == nil {
-		es = []api.AuditEvent{}
+	out := make([]api.AuditEvent, len(es)) // [] rather than null without events
+	for i, e := range es {
+		out[i] = api.AuditEvent(e)
 	}
-	return es, nil
+	return out, nil
 }

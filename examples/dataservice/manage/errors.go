@@ -5,8 +5,8 @@ import (
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
-	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/traffic"
 )
 
 // storeError turns an error of the store into the error the caller receives: NOT-FOUND
@@ -29,13 +29,12 @@ func storeError(err error) error {
 	return err
 }
 
-// queryError turns an error of the query parser for queries[index] into QUERY-SYNTAX.
+// queryError turns an error of the query parser for queries[index] into the error the caller
+// receives: traffic.QueryError's, with the index when it is QUERY-SYNTAX.
 func queryError(err error, index int) error {
-	var se *pvql.SyntaxError
-	if errors.As(err, &se) {
-		return apierr.New(api.QuerySyntax, "position", se.Position, "expected", se.Expected, "message", se.Message,
-			"index", index)
+	err = traffic.QueryError(err)
+	if e, ok := err.(*apierr.Error); ok && errors.Is(e, api.QuerySyntax) {
+		return e.With("index", index)
 	}
-	return apierr.New(api.QuerySyntax, "position", 0, "expected", "a query", "message", "not a query",
-		"index", index).Wrap(err)
+	return err
 }

@@ -2,7 +2,6 @@ package pvql_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
@@ -67,12 +66,16 @@ func ExampleEngine_Query() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, r := range results {
-		r.Meta.Elapsed = 0 // varies from run to run
-		out, _ := json.Marshal(r)
-		fmt.Println(string(out))
+	for i, r := range results {
+		fmt.Printf("statement %d: %d s, sorted %t\n", i, r.Meta.AccumulatedTime, r.Meta.Sorted)
+		for _, row := range r.Data {
+			fmt.Println(row.Keys, row.Values)
+		}
 	}
 	// Output:
-	// {"data":[[["10.0.0.6"],[32000,0.0625]],[["10.0.0.5"],[10500,0.14285714285714285]]],"meta":{"accumulated_time":3600,"elapsed":0,"sorted":true}}
-	// {"data":[[[],[3]]],"meta":{"accumulated_time":3600,"elapsed":0,"sorted":true}}
+	// statement 0: 3600 s, sorted true
+	// [10.0.0.6] [32000 0.0625]
+	// [10.0.0.5] [10500 0.14285714285714285]
+	// statement 1: 3600 s, sorted true
+	// [] [3]
 }

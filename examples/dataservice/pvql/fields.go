@@ -1,13 +1,23 @@
 package pvql
 
-import (
-	"github.com/fnapi/fnapi/examples/dataservice/api"
-	"github.com/fnapi/fnapi/version"
-)
+import "github.com/fnapi/fnapi/version"
 
-// Field describes one name of the query language, for the list-fields function and UIs: an
-// api.Field, so that Go clients decode list-fields into the same type.
-type Field = api.Field
+// Field describes one name of the query language, for the list-fields function and UIs;
+// list-fields answers each as an api.Field.
+type Field struct {
+	// Name is the name as written in queries ("traffic", "client.ip", "time(N)", "tcp").
+	Name string
+	// Kind is "metric" (a value in values and HAVING), "key" (in BY; every key but time is
+	// also a field of WHERE) or "layer" (in FROM).
+	Kind string
+	// Type is the kind of data: "bytes", "packets", "count", "time", "ip", "port",
+	// "protocol", "string" or "layer".
+	Type string
+	// Description says what it means, in one sentence or two.
+	Description string
+	// Since is the API version the name appeared in; empty for those of the first version.
+	Since string
+}
 
 // Fields returns every metric, key and layer of the query language, in that order.
 func Fields() []Field {

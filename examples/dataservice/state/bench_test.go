@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
 
@@ -50,7 +49,7 @@ func BenchmarkAuditQuota(b *testing.B) {
 	}
 	defer s.Close()
 	for range 10_000 {
-		if err := s.AppendAudit(ctx, api.AuditEvent{User: "ann", Address: "::1", Action: "create-api-key"}); err != nil {
+		if err := s.AppendAudit(ctx, state.AuditEvent{User: "ann", Address: "::1", Action: "create-api-key"}); err != nil {
 			b.Fatal(err)
 		}
 	}

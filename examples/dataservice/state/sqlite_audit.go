@@ -5,12 +5,10 @@ import (
 	"database/sql"
 	"encoding/json"
 	"time"
-
-	"github.com/fnapi/fnapi/examples/dataservice/api"
 )
 
 // AppendAudit adds e to the audit trail.
-func (s *SQLite) AppendAudit(ctx context.Context, e api.AuditEvent) error {
+func (s *SQLite) AppendAudit(ctx context.Context, e AuditEvent) error {
 	details := string(e.Details)
 	if details == "" {
 		details = "{}"
@@ -53,12 +51,12 @@ func (s *SQLite) PruneAudit(ctx context.Context, before time.Time) (int64, error
 }
 
 // Audit returns the newest events q selects.
-func (s *SQLite) Audit(ctx context.Context, q AuditQuery) ([]api.AuditEvent, error) {
+func (s *SQLite) Audit(ctx context.Context, q AuditQuery) ([]AuditEvent, error) {
 	before := q.Before
 	if before <= 0 {
 		before = 1<<63 - 1
 	}
-	var out []api.AuditEvent
+	var out []AuditEvent
 	err := s.read(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT id, time, actor, key, address, action, details FROM audit
 			WHERE time >= ? AND id < ? ORDER BY id DESC LIMIT ?`, q.Since.UnixMilli(), before, max(q.Limit, 0))
@@ -67,7 +65,7 @@ func (s *SQLite) Audit(ctx context.Context, q AuditQuery) ([]api.AuditEvent, err
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var e api.AuditEvent
+			var e AuditEvent
 			var ms int64
 			var details string
 			if err := rows.Scan(&e.ID, &ms, &e.User, &e.Key, &e.Address, &e.Action, &details); err != nil {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
 
@@ -24,10 +23,10 @@ func TestAuditMigration(t *testing.T) {
 	if cfg := must[map[string]string](t)(s.Config(ctx)); cfg["retention"] != `"7d"` {
 		t.Fatalf("config after migration %v", cfg)
 	}
-	if err := s.AppendAudit(ctx, api.AuditEvent{User: "admin", Address: "::1", Action: "delete-user"}); err != nil {
+	if err := s.AppendAudit(ctx, state.AuditEvent{User: "admin", Address: "::1", Action: "delete-user"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := must[[]api.AuditEvent](t)(s.Audit(ctx, state.AuditQuery{Limit: 10})); len(got) != 1 {
+	if got := must[[]state.AuditEvent](t)(s.Audit(ctx, state.AuditQuery{Limit: 10})); len(got) != 1 {
 		t.Fatalf("audit after migration %+v", got)
 	}
 }
@@ -43,10 +42,10 @@ func TestAuditActorMigration(t *testing.T) {
 	)
 	s := open(t, dir)
 	ctx := context.Background()
-	if err := s.AppendAudit(ctx, api.AuditEvent{User: "bob", Address: "::1", Action: "delete-user"}); err != nil {
+	if err := s.AppendAudit(ctx, state.AuditEvent{User: "bob", Address: "::1", Action: "delete-user"}); err != nil {
 		t.Fatal(err)
 	}
-	got := must[[]api.AuditEvent](t)(s.Audit(ctx, state.AuditQuery{Limit: 10}))
+	got := must[[]state.AuditEvent](t)(s.Audit(ctx, state.AuditQuery{Limit: 10}))
 	if len(got) != 2 || got[0].User != "bob" || got[1].User != "ann" || got[1].Key != "ops" || got[1].ID >= got[0].ID {
 		t.Fatalf("audit after migration %+v", got)
 	}

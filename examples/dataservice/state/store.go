@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"time"
-
-	"github.com/fnapi/fnapi/examples/dataservice/api"
 )
 
 // Store keeps dashboards, widgets and configuration values. Implementations are safe for
@@ -49,9 +47,9 @@ type Store interface {
 	// AppendAudit adds e to the audit trail, stamped with the store's clock and a new ID. It
 	// never drops an event: only PruneAudit does, by age, so that no caller can push out the
 	// events of others by making many of its own.
-	AppendAudit(ctx context.Context, e api.AuditEvent) error
+	AppendAudit(ctx context.Context, e AuditEvent) error
 	// Audit returns the events of the audit trail that q selects, newest first.
-	Audit(ctx context.Context, q AuditQuery) ([]api.AuditEvent, error)
+	Audit(ctx context.Context, q AuditQuery) ([]AuditEvent, error)
 	// AuditQuota returns a *LimitError when the trail holds Limits.AuditPerActor events of
 	// actor or more, nil otherwise: the caller refuses that actor's audited changes until
 	// PruneAudit makes room, rather than letting the trail grow without bound.
@@ -72,6 +70,26 @@ type AuditQuery struct {
 	Before int64
 	// Limit is the most events answered: the newest of those selected.
 	Limit int
+}
+
+// AuditEvent is one change recorded in the audit trail: who made it, from where, what, when.
+// list-audit answers each as an api.AuditEvent.
+type AuditEvent struct {
+	// ID orders the events: a later event has a larger ID. Assigned by the store.
+	ID int64
+	// Time is when the change was made, to the millisecond. Assigned by the store.
+	Time time.Time
+	// User made the change.
+	User string
+	// Key is the name of the API key the call carried; empty for a session.
+	Key string
+	// Address is the client's IP address.
+	Address string
+	// Action is what was done: the function called, such as set-config or create-user.
+	Action string
+	// Details holds what the change was about, as a JSON object; never a password or a
+	// token. Empty is stored as {}.
+	Details json.RawMessage
 }
 
 // Dashboard is a titled set of widgets.

@@ -81,33 +81,45 @@ func (s *Service) Query(ctx context.Context, in api.QueryArgs, out *stream.Sende
 		// Nobody sees partial answers: read the period in one pass rather than in slices.
 		res, err := s.Engine.Query(ctx, in.Expr, s.now(), s.DefaultPeriod())
 		if err != nil {
-			return queryError(err)
+			return QueryError(err)
 		}
-		return out.Send(api.Chunk{Result: res, Progress: 1})
+		return out.Send(api.Chunk{Result: apiResults(res), Progress: 1})
 	}
 	var err error
 	if res, ok := s.shared.latest(in.Expr, interval); in.Follow && ok {
 		// Others follow this query already: their last answer, at most an interval old, is
 		// this caller's first.
-		err = out.Send(api.Chunk{Result: res, Progress: 1})
+		err = out.Send(api.Chunk{Result: apiResults(res), Progress: 1})
 	} else {
 		err = s.Engine.Stream(ctx, in.Expr, s.now(), s.DefaultPeriod(), func(partial []pvql.Result, progress float64) error {
-			return out.Send(api.Chunk{Result: partial, Progress: progress})
+			return out.Send(api.Chunk{Result: apiResults(partial), Progress: progress})
 		})
 	}
 	if err != nil || !in.Follow {
-		return queryError(err)
+		return QueryError(err)
 	}
 	// Each chunk replaces the one before: a partial answer now would show a live dashboard a
 	// fraction of the traffic it showed a moment ago. Answer in full, once per interval for
 	// all the callers following the same expression at the same interval.
 	err = s.shared.follow(ctx, in.Expr, interval, s.follower, func(res []pvql.Result) error {
-		return out.Send(api.Chunk{Result: res, Progress: 1})
+		return out.Send(api.Chunk{Result: apiResults(res), Progress: 1})
 	})
-	return queryError(err)
+	return QueryError(err)
 }
 
-func queryError(err error) error {
+// QueryError returns the error a caller receives for err, an error of the query language
+// (pvql.Parse, pvql.Validate, an Engine) or of the records store, so that each of pvql's
+// errors maps to its code in this one place, for the query function and for the widget
+// functions of package manage (which add the index of the query to QUERY-SYNTAX with
+// apierr.Error.With):
+//
+//   - *pvql.SyntaxError: QUERY-SYNTAX, with its position, expected and message;
+//   - pvql.ErrBusy: RATE-LIMITED, to retry after a second;
+//   - *pvql.GroupsError: TOO-MANY-GROUPS, with its limit;
+//   - records.ErrUnavailable: UNAVAILABLE, the cause kept for the log.
+//
+// Any other error is returned as it is (an internal error: logged, never sent); nil is nil.
+func QueryError(err error) error {
 	var se *pvql.SyntaxError
 	var ge *pvql.GroupsError
 	switch {
@@ -135,7 +147,7 @@ func storeError(err error) error {
 }
 
 // lastResult is the query's accumulator: each chunk's result replaces the one before.
-func lastResult(_ []pvql.Result, c api.Chunk) []pvql.Result { return c.Result }
+func lastResult(_ []api.Result, c api.Chunk) []api.Result { return c.Result }
 
 // Ingest is the ingest function.
 func (s *Service) Ingest(ctx context.Context, in api.IngestArgs) (api.IngestResult, error) {
@@ -161,11 +173,11 @@ func (s *Service) Ingest(ctx context.Context, in api.IngestArgs) (api.IngestResu
 // listFields is the list-fields function: the fields of the query language that the call's
 // API version knows (each field's since, pvql.FieldsAt); every field for a call made without a
 // transport.
-func listFields(ctx context.Context, _ decl.None) ([]pvql.Field, error) {
+func listFields(ctx context.Context, _ decl.None) ([]api.Field, error) {
 	if c := registry.CallFrom(ctx); c != nil {
-		return pvql.FieldsAt(c.Version), nil
+		return apiFields(pvql.FieldsAt(c.Version)), nil
 	}
-	return pvql.Fields(), nil
+	return apiFields(pvql.Fields()), nil
 }
 
 // Register adds query, ingest (since 1.0) and list-fields (since 1.1; since 1.2 it lists the

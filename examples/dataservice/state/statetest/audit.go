@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
 
@@ -17,13 +16,13 @@ import (
 func audit(t *testing.T, open Opener) {
 	ctx := context.Background()
 	s := open(t, state.WithLimits(state.Limits{AuditPerActor: 5}))
-	if err := s.AppendAudit(ctx, api.AuditEvent{User: "admin", Address: "192.0.2.1", Action: "set-role",
+	if err := s.AppendAudit(ctx, state.AuditEvent{User: "admin", Address: "192.0.2.1", Action: "set-role",
 		Details: json.RawMessage(`{"user":"mallory","role":"read-only"}`)}); err != nil {
 		t.Fatal(err)
 	}
 	// A read-only user creating and revoking keys in a loop, past its quota.
 	for i := range 12 {
-		e := api.AuditEvent{User: "mallory", Address: "198.51.100.7", Action: "create-api-key",
+		e := state.AuditEvent{User: "mallory", Address: "198.51.100.7", Action: "create-api-key",
 			Details: json.RawMessage(`{"n":` + string(rune('a'+i)) + `}`)}
 		if i == 11 {
 			e.Key, e.Details = "ops", nil
@@ -32,7 +31,7 @@ func audit(t *testing.T, open Opener) {
 			t.Fatal(err)
 		}
 	}
-	all := must[[]api.AuditEvent](t)(s.Audit(ctx, state.AuditQuery{Limit: 100}))
+	all := must[[]state.AuditEvent](t)(s.Audit(ctx, state.AuditQuery{Limit: 100}))
 	if len(all) != 13 {
 		t.Fatalf("%d events kept of 13: %+v", len(all), all)
 	}
@@ -49,17 +48,17 @@ func audit(t *testing.T, open Opener) {
 			t.Fatalf("not newest first: %+v", all)
 		}
 	}
-	if got := must[[]api.AuditEvent](t)(s.Audit(ctx, state.AuditQuery{Limit: 2})); len(got) != 2 || got[0].ID != first.ID {
+	if got := must[[]state.AuditEvent](t)(s.Audit(ctx, state.AuditQuery{Limit: 2})); len(got) != 2 || got[0].ID != first.ID {
 		t.Fatalf("limit 2: %+v", got)
 	}
-	if got := must[[]api.AuditEvent](t)(s.Audit(ctx, state.AuditQuery{Since: all[1].Time, Limit: 100})); len(got) != 2 {
+	if got := must[[]state.AuditEvent](t)(s.Audit(ctx, state.AuditQuery{Since: all[1].Time, Limit: 100})); len(got) != 2 {
 		t.Fatalf("since the second newest: %+v", got)
 	}
 
 	// Paging back with Before reaches the oldest event, each once.
-	var paged []api.AuditEvent
+	var paged []state.AuditEvent
 	for q := (state.AuditQuery{Limit: 5}); ; {
-		page := must[[]api.AuditEvent](t)(s.Audit(ctx, q))
+		page := must[[]state.AuditEvent](t)(s.Audit(ctx, q))
 		if len(page) == 0 {
 			break
 		}
@@ -83,7 +82,7 @@ func audit(t *testing.T, open Opener) {
 	if err != nil || n != 2 {
 		t.Fatalf("pruning before the third oldest deleted %d, %v; want 2", n, err)
 	}
-	left := must[[]api.AuditEvent](t)(s.Audit(ctx, state.AuditQuery{Limit: 100}))
+	left := must[[]state.AuditEvent](t)(s.Audit(ctx, state.AuditQuery{Limit: 100}))
 	if len(left) != 11 || left[10].ID != all[10].ID {
 		t.Fatalf("after pruning: %d events, oldest %+v", len(left), left[len(left)-1])
 	}
