@@ -139,6 +139,16 @@ func eval(x expr, s *sums) float64 {
 	case numberExpr:
 		return float64(x)
 	case metric:
+		if parts := metrics[x].times; parts != nil {
+			v := 0.0
+			for _, p := range parts {
+				if s[p.samples] == 0 {
+					return math.NaN()
+				}
+				v += float64(s[p.sum]) / float64(s[p.samples]) / 1e6
+			}
+			return v
+		}
 		var t uint64
 		for _, b := range metrics[x].sums {
 			t = records.AddSum(t, s[b])

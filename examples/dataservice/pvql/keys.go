@@ -3,6 +3,7 @@ package pvql
 import (
 	"net/netip"
 	"strconv"
+	"strings"
 
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
@@ -19,6 +20,7 @@ const (
 	kProtocol
 	kApplication
 	kExporter
+	kServerName
 )
 
 // keyKinds describes every key of the language once: its name, the records column it reads,
@@ -75,6 +77,15 @@ var (
 		render: func(v records.Value) any { return protocolKey(uint8(v.Lo)) }}
 	stringType = &keyType{name: "string", words: 0, literal: stringLiteral,
 		render: func(v records.Value) any { return v.Str }}
+	// nameType is a server name: a string, lower-cased in literals as the records keep it, and
+	// null for records without one.
+	nameType = &keyType{name: "string", words: 0, literal: nameLiteral,
+		render: func(v records.Value) any {
+			if v.Str == "" {
+				return nil
+			}
+			return v.Str
+		}}
 )
 
 // maxWords is the size of a gkey's word array: enough for every key at once, with room for a
@@ -129,6 +140,14 @@ func stringLiteral(p *parser, t token, _ bool) (literal, error) {
 		return literal{}, p.errorAt(t, "", "an application name (\"https\")")
 	}
 	v := records.Value{Str: t.text}
+	return literal{from: v, to: v}, nil
+}
+
+func nameLiteral(p *parser, t token, _ bool) (literal, error) {
+	if t.kind != tokString && t.kind != tokIdent {
+		return literal{}, p.errorAt(t, "", "a server name (\"www.example.com\")")
+	}
+	v := records.Value{Str: strings.ToLower(t.text)}
 	return literal{from: v, to: v}, nil
 }
 

@@ -79,7 +79,7 @@ func TestParseRecordGood(t *testing.T) {
 		{"capture fields", map[string]string{
 			"client": `{"ip": "10.0.0.5", "port": 51234, "bytes": 1200, "packets": 9, "rtt": 0.0005, "rtt_samples": 2, "retrans": 1, "zero_windows": 0}`,
 			"server": `{"ip": "93.184.216.34", "port": 443, "bytes": 48000, "packets": 40, "rtt": 0.04, "retrans": 3, "zero_windows": 2}`,
-			"ct": `0.0405`, "ct_samples": `1`, "srt": `0.25`, "srt_samples": `4`, "dtt": `0`, "dtt_samples": `4`,
+			"ct":     `0.0405`, "ct_samples": `1`, "srt": `0.25`, "srt_samples": `4`, "dtt": `0`, "dtt_samples": `4`,
 			"resets": `1`, "server_name": `"WWW.Example.com"`},
 			func(r *records.Record) {
 				r.Client.RTT, r.Client.Retrans = records.Timing{Sum: 1000, Samples: 2}, 1
