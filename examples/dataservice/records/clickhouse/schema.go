@@ -47,7 +47,7 @@ var chSteps = [SchemaVersion]chStep{
 
 // addColumns adds to table on c the records columns it lacks when it holds the columns of an
 // earlier version of the records table, in order (its shape a prefix of this version's): an
-// ALTER that changes no row written (ClickHouse gives old rows the type's default, 0 or ”).
+// ALTER that changes no row written (ClickHouse gives old rows the type's default, 0 or the empty string).
 // A table of another shape is left as it is, for ensureTable to refuse.
 func addColumns(ctx context.Context, c chdriver.Conn, table string) error {
 	have, _, err := tableShape(ctx, c, table)
