@@ -42,6 +42,7 @@ var keyKinds = []struct {
 	kProtocol:    {"protocol", records.ColProtocol, protocolType, "IP protocol: tcp, udp, icmp, ... or a number (0-255); results name the known ones.", ""},
 	kApplication: {"application", records.ColApplication, stringType, "Application name (https, dns, ...; unknown when not recognised).", ""},
 	kExporter:    {"exporter", records.ColExporter, exporterType, "Address of the router, switch or probe that exported the record (NetFlow, IPFIX, sFlow); null for records without one. WHERE accepts what client.ip does.", "1.2"},
+	kServerName:  {"server.name", records.ColServerName, nameType, "Name the client asked for (TLS SNI, HTTP Host, or the DNS answer that gave the server's address), as a capture probe saw it; null when unknown. WHERE accepts = and IN (\"www.example.com\", compared lower-cased; null: records without a name).", "1.3"},
 }
 
 // keyType is what keys of one type share: how a WHERE literal of theirs parses, how their
@@ -145,9 +146,12 @@ func stringLiteral(p *parser, t token, _ bool) (literal, error) {
 
 func nameLiteral(p *parser, t token, _ bool) (literal, error) {
 	if t.kind != tokString && t.kind != tokIdent {
-		return literal{}, p.errorAt(t, "", "a server name (\"www.example.com\")")
+		return literal{}, p.errorAt(t, "", "a server name (\"www.example.com\") or null")
 	}
 	v := records.Value{Str: strings.ToLower(t.text)}
+	if t.kind == tokIdent && v.Str == "null" {
+		v.Str = "" // records without a name
+	}
 	return literal{from: v, to: v}, nil
 }
 
