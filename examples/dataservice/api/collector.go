@@ -30,6 +30,28 @@ type CollectorStatusResult struct {
 	Exporters []ExporterStatus `json:"exporters"`
 	// Totals adds up the exporters' counters, with the collector's own.
 	Totals CollectorTotals `json:"totals"`
+	// Capture is the capture probe's counters (-capture, -capture-file); absent without one.
+	Capture *CaptureStatus `json:"capture,omitempty"`
+}
+
+// CaptureStatus counts what the capture probe saw and stored.
+type CaptureStatus struct {
+	// Sources are the interfaces captured on, or the capture file read.
+	Sources []string `json:"sources"`
+	// Finished is how many sources ended (a file read to its end).
+	Finished int `json:"finished"`
+	// Packets is what the probe's conversation tables saw.
+	Packets uint64 `json:"packets"`
+	// Drops counts the packets the kernel's capture rings dropped because the probe did not
+	// keep up (for a file: frames too large to read).
+	Drops uint64 `json:"drops"`
+	// Evicted counts conversations ended early because the table was full (100,000).
+	Evicted uint64 `json:"evicted"`
+	// Records is how many records the probe made, Stored how many were stored, and Failed how
+	// many were lost because the store refused their batch.
+	Records uint64 `json:"records"`
+	Stored  uint64 `json:"stored"`
+	Failed  uint64 `json:"failed"`
 }
 
 // CollectorSocket is one UDP socket of the collector.

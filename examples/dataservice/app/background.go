@@ -30,7 +30,7 @@ func (a *App) background() []work {
 	if a.cfg.Demo {
 		ws = append(ws, work{name: "demo traffic", key: 0x66_6e_61_70_69_02, leased: several, run: a.demo})
 	}
-	return ws
+	return append(ws, a.captureWork()...)
 }
 
 // start runs the background work until Close: leased work under its lease, the rest here.
