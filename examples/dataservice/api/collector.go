@@ -52,6 +52,9 @@ type CaptureStatus struct {
 	Records uint64 `json:"records"`
 	Stored  uint64 `json:"stored"`
 	Failed  uint64 `json:"failed"`
+	// Invalid counts records dropped as no store may hold them: times before 1970 or more
+	// than a day ahead (a capture file's clock).
+	Invalid uint64 `json:"invalid"`
 }
 
 // CollectorSocket is one UDP socket of the collector.

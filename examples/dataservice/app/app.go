@@ -138,6 +138,9 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 			if opened.flows != nil {
 				opened.flows.Close()
 			}
+			if opened.capture != nil {
+				opened.capture.close()
+			}
 			opened.closeStores()
 		}
 	}()

@@ -34,6 +34,9 @@ type capturing struct {
 	// conversations evicted from full tables, records emitted and stored, and records the
 	// store refused (a failed ingest: the batch is lost and logged).
 	packets, drops, evicted, records, stored, failed atomic.Uint64
+	// invalid counts records no store may hold (a capture file's packets dated before 1970 or
+	// more than a day ahead), dropped rather than failing the batch they would be in.
+	invalid atomic.Uint64
 	// done counts the sources that ended (a file read to its end).
 	done atomic.Int64
 }
@@ -128,11 +131,11 @@ func (a *App) runCapture(ctx context.Context, s captureSource) {
 	}
 	tbl = capture.NewTable(capture.Config{}, func(r capture.Record) {
 		c.records.Add(1)
-		rec := captureRecord(&r)
-		if rec.Validate(time.Now()) != nil {
-			rec.ServerName = "" // a name no record may hold; the rest is counted as seen
+		if rec, ok := validCaptured(&r, time.Now()); ok {
+			out <- rec
+		} else {
+			c.invalid.Add(1)
 		}
-		out <- rec
 		note()
 	})
 	p := &capture.Probe{Source: s.src, Table: tbl}
@@ -195,6 +198,17 @@ func (a *App) storeCaptured(in <-chan records.Record) {
 	}
 }
 
+// validCaptured returns the traffic record of r, valid at now: without its server name when
+// that is one no record may hold (a control character, too long); ok is false when the record
+// is invalid otherwise (its time).
+func validCaptured(r *capture.Record, now time.Time) (rec records.Record, ok bool) {
+	rec = captureRecord(r)
+	if rec.Validate(now) != nil {
+		rec.ServerName = ""
+	}
+	return rec, rec.Validate(now) == nil
+}
+
 // captureRecord maps a probe's record to a traffic record (the capture package doc's table):
 // times as microsecond sums beside their sample counts; the application from the server port.
 func captureRecord(r *capture.Record) records.Record {
@@ -218,7 +232,8 @@ func timing(t capture.Timing) records.Timing {
 // status is the probe's part of collector-status.
 func (c *capturing) status() *api.CaptureStatus {
 	st := &api.CaptureStatus{Sources: []string{}, Packets: c.packets.Load(), Drops: c.drops.Load(), Evicted: c.evicted.Load(),
-		Records: c.records.Load(), Stored: c.stored.Load(), Failed: c.failed.Load(), Finished: int(c.done.Load())}
+		Records: c.records.Load(), Stored: c.stored.Load(), Failed: c.failed.Load(), Invalid: c.invalid.Load(),
+		Finished: int(c.done.Load())}
 	for _, s := range c.sources {
 		st.Sources = append(st.Sources, s.name)
 		if !s.file {
@@ -246,6 +261,7 @@ func (c *capturing) metricsHandler(next http.Handler) http.Handler {
 			{"capture_records_total", "records the probe made", st.Records},
 			{"capture_records_stored_total", "records of the probe stored", st.Stored},
 			{"capture_records_failed_total", "records of the probe lost because the store refused their batch", st.Failed},
+			{"capture_records_invalid_total", "records of the probe dropped as invalid (times before 1970 or more than a day ahead)", st.Invalid},
 		} {
 			fmt.Fprintf(w, "# HELP %s Capture probe: %s.\n# TYPE %s counter\n%s %d\n", m.name, m.help, m.name, m.name, m.v)
 		}
