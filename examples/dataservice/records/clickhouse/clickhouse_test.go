@@ -277,13 +277,22 @@ func TestClickHouseURL(t *testing.T) {
 }
 
 // TestClickHouseAddsCaptureColumns opens tables of schema version 3, made before the capture
-// probe's columns, holding records: schema step 4 adds the columns, the records keep their
+// probe's columns, holding records, on one server and on a two-shard cluster (whose
+// Distributed table lacks them too): schema step 4 adds the columns, the records keep their
 // counts with zero capture sums, and records carrying them go in and read back.
 func TestClickHouseAddsCaptureColumns(t *testing.T) {
-	srv := testenv.ClickHouse(t)
+	t.Run("single", func(t *testing.T) {
+		testAddsCaptureColumns(t, []*testenv.ClickHouseServer{testenv.ClickHouse(t)}, "")
+	})
+	t.Run("cluster", func(t *testing.T) {
+		testAddsCaptureColumns(t, testenv.ClickHouseCluster(t, 2), testenv.ClickHouseClusterName)
+	})
+}
+
+func testAddsCaptureColumns(t *testing.T, servers []*testenv.ClickHouseServer, cluster string) {
 	ctx := context.Background()
 	const at = 1_700_000_040
-	s, err := clickhouse.Open(ctx, srv.URL, "")
+	s, err := clickhouse.Open(ctx, servers[0].URL, cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,29 +301,37 @@ func TestClickHouseAddsCaptureColumns(t *testing.T) {
 	}
 	s.Close()
 	// The tables as version 3 left them.
-	conn := rawConn(t, srv)
 	names, _ := records.SQLColumns()
-	for i := len(names) - 1; names[i] != "out_if"; i-- {
-		if err := conn.Exec(ctx, "ALTER TABLE records DROP COLUMN "+names[i]); err != nil {
+	for k, srv := range servers {
+		conn := rawConn(t, srv)
+		tables := []string{"records"}
+		if cluster != "" && k == 0 {
+			tables = append(tables, "records_dist")
+		}
+		for _, table := range tables {
+			for i := len(names) - 1; names[i] != "out_if"; i-- {
+				if err := conn.Exec(ctx, "ALTER TABLE "+table+" DROP COLUMN "+names[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := conn.Exec(ctx, "DROP TABLE records_version"); err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.Exec(ctx, "CREATE TABLE records_version (version UInt32) ENGINE = TinyLog"); err != nil {
+			t.Fatal(err)
+		}
+		b, err := conn.PrepareBatch(ctx, "INSERT INTO records_version (version)")
+		if err == nil {
+			if err = b.Append(uint32(3)); err == nil {
+				err = b.Send()
+			}
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := conn.Exec(ctx, "DROP TABLE records_version"); err != nil {
-		t.Fatal(err)
-	}
-	if err := conn.Exec(ctx, "CREATE TABLE records_version (version UInt32) ENGINE = TinyLog"); err != nil {
-		t.Fatal(err)
-	}
-	b, err := conn.PrepareBatch(ctx, "INSERT INTO records_version (version)")
-	if err == nil {
-		if err = b.Append(uint32(3)); err == nil {
-			err = b.Send()
-		}
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	s2 := clickhouse.OpenClickHouseTest(t, srv.URL, "")
+	s2 := clickhouse.OpenClickHouseTest(t, servers[0].URL, cluster)
 	q := &records.Query{Sums: append([]records.Sum{records.SumClientBytes, records.SumRecords}, recordstest.CaptureSums...)}
 	read := func() []uint64 {
 		var out []uint64
@@ -338,6 +355,7 @@ func TestClickHouseAddsCaptureColumns(t *testing.T) {
 	if err := s2.Ingest(ctx, recordstest.CaptureBatch(2, at)); err != nil {
 		t.Fatal(err)
 	}
+	// Record 0: server rtt 40000 µs, 1 sample; record 1: 80000 µs, 2 samples.
 	if got := read(); got[1] != 5 || got[4] != 120000 || got[5] != 3 {
 		t.Fatalf("after capture records: %v, want 5 records, server rtt 120000 µs over 3 samples", got)
 	}
