@@ -23,7 +23,7 @@ type rec struct {
 	exporter         netip.Addr // the zero Addr: none
 	// The capture probe's fields: times as microsecond sums and sample counts.
 	cRTT, cRTTN, sRTT, sRTTN, ct, ctN, srt, srtN, dtt, dttN uint64
-	cRetrans, sRetrans, resets                              uint64
+	cRetrans, sRetrans, resets, cZero, sZero                uint64
 	name                                                    string // server name; "" none
 }
 
@@ -52,6 +52,7 @@ func load(tb testing.TB, s records.Store, recs []rec) {
 			DTT: records.Timing{Sum: r.dtt, Samples: r.dttN}, Resets: r.resets, ServerName: r.name}
 		out[i].Client.RTT, out[i].Client.Retrans = records.Timing{Sum: r.cRTT, Samples: r.cRTTN}, r.cRetrans
 		out[i].Server.RTT, out[i].Server.Retrans = records.Timing{Sum: r.sRTT, Samples: r.sRTTN}, r.sRetrans
+		out[i].Client.ZeroWindows, out[i].Server.ZeroWindows = r.cZero, r.sZero
 	}
 	for len(out) > 0 {
 		n := min(len(out), 100_000)
@@ -134,4 +135,5 @@ func capture(r *rec, rng *rand.Rand) {
 	r.dtt, r.dttN = timing(50_000)
 	r.cRetrans, r.sRetrans, r.resets = rng.Uint64N(3), rng.Uint64N(5), rng.Uint64N(2)
 	r.name = testNames[rng.IntN(len(testNames))]
+	r.cZero, r.sZero = rng.Uint64N(2), rng.Uint64N(3)
 }

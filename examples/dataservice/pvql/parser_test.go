@@ -164,7 +164,7 @@ func TestFields(t *testing.T) {
 		names[f.Name] = true
 		kinds[f.Kind]++
 	}
-	want := map[string]int{"metric": 18, "key": 9, "layer": 4}
+	want := map[string]int{"metric": 20, "key": 9, "layer": 4}
 	if !reflect.DeepEqual(kinds, want) {
 		t.Errorf("kinds %v, want %v", kinds, want)
 	}

@@ -18,6 +18,7 @@ type refSums struct {
 	cb, sb, cp, sp, n uint64
 	// The capture probe's sums (microseconds and sample counts for times).
 	cRTT, cRTTN, sRTT, sRTTN, ct, ctN, srt, srtN, dtt, dttN, cRetrans, sRetrans, resets uint64
+	cZero, sZero                                                                        uint64
 }
 
 // add adds o to s.
@@ -26,13 +27,14 @@ func (s *refSums) add(o refSums) {
 	s.cRTT, s.cRTTN, s.sRTT, s.sRTTN = s.cRTT+o.cRTT, s.cRTTN+o.cRTTN, s.sRTT+o.sRTT, s.sRTTN+o.sRTTN
 	s.ct, s.ctN, s.srt, s.srtN, s.dtt, s.dttN = s.ct+o.ct, s.ctN+o.ctN, s.srt+o.srt, s.srtN+o.srtN, s.dtt+o.dtt, s.dttN+o.dttN
 	s.cRetrans, s.sRetrans, s.resets = s.cRetrans+o.cRetrans, s.sRetrans+o.sRetrans, s.resets+o.resets
+	s.cZero, s.sZero = s.cZero+o.cZero, s.sZero+o.sZero
 }
 
 // sumsOf is what one record adds to its group.
 func sumsOf(r *rec) refSums {
 	return refSums{cb: r.cBytes, sb: r.sBytes, cp: r.cPackets, sp: r.sPackets, n: 1,
 		cRTT: r.cRTT, cRTTN: r.cRTTN, sRTT: r.sRTT, sRTTN: r.sRTTN, ct: r.ct, ctN: r.ctN, srt: r.srt, srtN: r.srtN,
-		dtt: r.dtt, dttN: r.dttN, cRetrans: r.cRetrans, sRetrans: r.sRetrans, resets: r.resets}
+		dtt: r.dtt, dttN: r.dttN, cRetrans: r.cRetrans, sRetrans: r.sRetrans, resets: r.resets, cZero: r.cZero, sZero: r.sZero}
 }
 
 // refAvg is the sum of the averages in seconds of (microsecond sum, samples) pairs: null when
