@@ -5,6 +5,7 @@
 //	dataservice [-addr 127.0.0.1:8443] [-data ./data] [-cert F -key F] [-host NAME] [-demo]
 //	            [-session-idle 1h] [-session-max 24h] [-rate-limit 200] [-log-level info]
 //	            [-netflow ADDR] [-sflow ADDR]
+//	            [-capture IFACE[,IFACE...]] [-capture-file FILE] [-capture-filter EXPR]
 //	            [-clickhouse URL [-clickhouse-cluster NAME]] [-postgres URL] [-drain 0s]
 //	            [-proxy-protocol CIDR[,CIDR...]] [-metrics ADDR]
 //
@@ -62,6 +63,9 @@ type options struct {
 	rateLimit             int
 	chURL, chCluster      string
 	netflow, sflow        string
+	capture               []string // -capture: interface names
+	captureFile           string
+	captureFilter         string
 	postgres              string
 	drain                 time.Duration
 	level                 zapcore.Level
@@ -87,6 +91,18 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.IntVar(&o.rateLimit, "rate-limit", app.DefaultRateLimit, "calls per second per caller, bursts of twice as many; 0 turns the limit off (the rate_limit configuration key overrides it)")
 	fs.StringVar(&o.netflow, "netflow", "", "UDP address to collect NetFlow v5, v9 and IPFIX on (e.g. :2055)")
 	fs.StringVar(&o.sflow, "sflow", "", "UDP address to collect sFlow v5 on (e.g. :6343)")
+	fs.Func("capture", "IFACE[,IFACE...]: capture packets on these interfaces (AF_PACKET, Linux, root or CAP_NET_RAW) and store a record per TCP conversation and minute with round-trip times, response times and retransmissions", func(v string) error {
+		o.capture = nil
+		for _, name := range strings.Split(v, ",") {
+			if name = strings.TrimSpace(name); name == "" {
+				return errors.New("an empty interface name")
+			}
+			o.capture = append(o.capture, name)
+		}
+		return nil
+	})
+	fs.StringVar(&o.captureFile, "capture-file", "", "read this pcap or pcapng file once, at full speed, as the capture probe (then the service keeps serving)")
+	fs.StringVar(&o.captureFilter, "capture-filter", "", "with -capture or -capture-file: a BPF filter in tcpdump's syntax (needs tcpdump), e.g. 'tcp port 443'")
 	fs.StringVar(&o.chURL, "clickhouse", "", "keep the records in ClickHouse: clickhouse://[user[:password]@]host:port/database (native protocol); default: DuckDB in <data>")
 	fs.StringVar(&o.chCluster, "clickhouse-cluster", "", "with -clickhouse: the cluster (remote_servers) whose shards hold the records, through a Distributed table")
 	fs.StringVar(&o.postgres, "postgres", "", "keep users, sessions, keys, dashboards, widgets and configuration in this PostgreSQL database, shared by several nodes: postgres://user[:password]@host:port/db?sslmode=... (default: SQLite files in -data)")
@@ -171,6 +187,7 @@ func run() error {
 	cfg := app.Config{DataDir: o.data, Demo: o.demo, SessionIdle: o.idle, SessionMax: o.max, RateLimit: rate, Logger: log,
 		ClickHouse: o.chURL, ClickHouseCluster: o.chCluster, NetFlow: o.netflow, SFlow: o.sflow,
 		Postgres: o.postgres, GeoIPASN: o.geoASN, GeoIPCountry: o.geoCountry,
+		Capture: o.capture, CaptureFile: o.captureFile, CaptureFilter: o.captureFilter,
 		Alerts: app.AlertsConfig{WebhookAllow: o.webhookAllow, SMTP: o.smtp}}
 	tp, err := tracing(ctx, os.Getenv)
 	if err != nil {

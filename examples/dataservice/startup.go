@@ -45,6 +45,16 @@ func checkFlags(o options) error {
 	if o.idle > 0 && o.max > 0 && o.idle > o.max {
 		return fmt.Errorf("-session-idle %v is longer than -session-max %v: a session is never idle longer than it may live", o.idle, o.max)
 	}
+	if o.captureFilter != "" && len(o.capture) == 0 && o.captureFile == "" {
+		return errors.New("-capture-filter filters the capture probe's packets: give -capture IFACE or -capture-file FILE too")
+	}
+	if o.captureFile != "" {
+		if st, err := os.Stat(o.captureFile); err != nil {
+			return fmt.Errorf("-capture-file %s: %v", o.captureFile, errors.Unwrap(err))
+		} else if st.IsDir() {
+			return fmt.Errorf("-capture-file %s: a directory, not a pcap or pcapng file", o.captureFile)
+		}
+	}
 	if o.rateLimit < 0 {
 		return fmt.Errorf("-rate-limit %d: must be 0 (no limit) or a number of calls per second", o.rateLimit)
 	}

@@ -33,6 +33,8 @@ type CollectorStatusResult struct {
 	// SNMP holds, for each exporter the snmp configuration key polls, what its last poll
 	// gave: a failed poll leaves the names last found in use, and says why here.
 	SNMP []SNMPStatus `json:"snmp"`
+	// Capture is the capture probe's counters (-capture, -capture-file); absent without one.
+	Capture *CaptureStatus `json:"capture,omitempty"`
 }
 
 // SNMPStatus is the last SNMP poll of one exporter.
@@ -43,6 +45,29 @@ type SNMPStatus struct {
 	LastPoll   *time.Time `json:"last_poll" jsonschema:"description=When it was last polled; null before the first poll"`
 	LastAnswer *time.Time `json:"last_answer" jsonschema:"description=When it last answered; null when it never did"`
 	Error      string     `json:"error" jsonschema:"description=Why the last poll failed; empty when it answered"`
+}
+
+// CaptureStatus counts what the capture probe saw and stored.
+type CaptureStatus struct {
+	// Sources are the interfaces captured on, or the capture file read.
+	Sources []string `json:"sources"`
+	// Finished is how many sources ended (a file read to its end).
+	Finished int `json:"finished"`
+	// Packets is what the probe's conversation tables saw.
+	Packets uint64 `json:"packets"`
+	// Drops counts the packets the kernel's capture rings dropped because the probe did not
+	// keep up (for a file: frames too large to read).
+	Drops uint64 `json:"drops"`
+	// Evicted counts conversations ended early because the table was full (100,000).
+	Evicted uint64 `json:"evicted"`
+	// Records is how many records the probe made, Stored how many were stored, and Failed how
+	// many were lost because the store refused their batch.
+	Records uint64 `json:"records"`
+	Stored  uint64 `json:"stored"`
+	Failed  uint64 `json:"failed"`
+	// Invalid counts records dropped as no store may hold them: times before 1970 or more
+	// than a day ahead (a capture file's clock).
+	Invalid uint64 `json:"invalid"`
 }
 
 // CollectorSocket is one UDP socket of the collector.

@@ -75,6 +75,12 @@ type Config struct {
 	NetFlow, SFlow string
 	// Collect sets the collector's bounds; zero fields take collect's defaults.
 	Collect collect.Limits
+	// Capture names the interfaces the capture probe captures on (AF_PACKET, Linux, root or
+	// CAP_NET_RAW), CaptureFile a pcap or pcapng file it reads once at full speed, and
+	// CaptureFilter a BPF filter in tcpdump's syntax for both (needs tcpdump). Default: none.
+	Capture       []string
+	CaptureFile   string
+	CaptureFilter string
 	// TracerProvider, when set, traces every call (see github.com/fnapi/fnapi/otel) and the
 	// records store's queries, ingests and deletions as its children. Default: no tracing.
 	TracerProvider trace.TracerProvider
@@ -108,6 +114,7 @@ type App struct {
 	api      *fnapi.Handler
 	flows    *collect.Collector // nil without -netflow and -sflow
 	flowAddr [2]string          // where flows and sFlow are received
+	capture  *capturing         // nil without -capture and -capture-file
 	limit    callLimit
 	engine   *pvql.Engine
 	nctx     *netContext // zones, applications, GeoIP and SNMP names
@@ -141,6 +148,9 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 		if err != nil {
 			if opened.flows != nil {
 				opened.flows.Close()
+			}
+			if opened.capture != nil {
+				opened.capture.close()
 			}
 			opened.closeStores()
 		}
@@ -200,6 +210,9 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 		return nil, err
 	}
 	if err := a.startCollector(); err != nil {
+		return nil, err
+	}
+	if a.capture, err = openCapture(ctx, cfg); err != nil {
 		return nil, err
 	}
 	if a.handler, err = a.newHandler(); err != nil {
@@ -346,6 +359,9 @@ func (a *App) newHandler() (http.Handler, error) {
 	metricsHandler := a.api.Metrics()
 	if a.flows != nil {
 		metricsHandler = a.flows.MetricsHandler(metricsHandler)
+	}
+	if a.capture != nil {
+		metricsHandler = a.capture.metricsHandler(metricsHandler)
 	}
 	mux.Handle("GET /metrics", metricsHandler)
 	mux.HandleFunc("GET "+LivePath, a.live)

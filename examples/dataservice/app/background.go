@@ -32,7 +32,8 @@ func (a *App) background() []work {
 	if a.cfg.Demo {
 		ws = append(ws, work{name: "demo traffic", key: 0x66_6e_61_70_69_02, leased: several, run: a.demo})
 	}
-	return append(ws, a.contextWork()...)
+	ws = append(ws, a.contextWork()...)
+	return append(ws, a.captureWork()...)
 }
 
 // start runs the background work until Close: leased work under its lease, the rest here.

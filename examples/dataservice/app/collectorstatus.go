@@ -12,7 +12,8 @@ import (
 )
 
 // registerCollectorStatus adds collector-status (API 1.2; any token, every role from read-only)
-// to reg: the flow collector's own figures, or enabled false when the service collects no flows.
+// to reg: the flow collector's own figures, or enabled false when the service collects no flows,
+// and the capture probe's when it runs.
 func (a *App) registerCollectorStatus(reg *registry.Registry) error {
 	return registry.Implement(reg, api.CollectorStatus, func(context.Context, decl.None) (api.CollectorStatusResult, error) {
 		res := api.CollectorStatusResult{Listen: []api.CollectorSocket{}, Exporters: []api.ExporterStatus{}}
@@ -20,6 +21,9 @@ func (a *App) registerCollectorStatus(reg *registry.Registry) error {
 			res = apiCollectorStatus(a.flows.Status(time.Now()))
 		}
 		res.SNMP = a.snmpStatus()
+		if a.capture != nil {
+			res.Capture = a.capture.status()
+		}
 		return res, nil
 	}, registry.Requires(authapi.RoleReadOnly), registry.ReadOnly())
 }

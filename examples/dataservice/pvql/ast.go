@@ -97,21 +97,77 @@ const (
 	mClientPackets
 	mServerPackets
 	mRecords
+	mRTT
+	mClientRTT
+	mServerRTT
+	mCT
+	mSRT
+	mDTT
+	mEURT
+	mRetrans
+	mClientRetrans
+	mServerRetrans
+	mResets
+	mClientZeroWindows
+	mServerZeroWindows
 )
 
-var metrics = []struct {
-	name string
-	sums []records.Sum
-	typ  string
-	desc string
-}{
-	mTraffic:       {"traffic", []records.Sum{records.SumClientBytes, records.SumServerBytes}, "bytes", "Bytes sent by both sides (client.traffic + server.traffic)."},
-	mClientTraffic: {"client.traffic", []records.Sum{records.SumClientBytes}, "bytes", "Bytes sent by the client."},
-	mServerTraffic: {"server.traffic", []records.Sum{records.SumServerBytes}, "bytes", "Bytes sent by the server."},
-	mPackets:       {"packets", []records.Sum{records.SumClientPackets, records.SumServerPackets}, "packets", "Packets sent by both sides (client.packets + server.packets)."},
-	mClientPackets: {"client.packets", []records.Sum{records.SumClientPackets}, "packets", "Packets sent by the client."},
-	mServerPackets: {"server.packets", []records.Sum{records.SumServerPackets}, "packets", "Packets sent by the server."},
-	mRecords:       {"records", []records.Sum{records.SumRecords}, "count", "Number of records."},
+// timePart is one average a time metric adds up: the sum of its samples in microseconds and
+// their count.
+type timePart struct{ sum, samples records.Sum }
+
+var (
+	clientRTT = timePart{records.SumClientRTT, records.SumClientRTTSamples}
+	serverRTT = timePart{records.SumServerRTT, records.SumServerRTTSamples}
+	ctPart    = timePart{records.SumCT, records.SumCTSamples}
+	srtPart   = timePart{records.SumSRT, records.SumSRTSamples}
+	dttPart   = timePart{records.SumDTT, records.SumDTTSamples}
+)
+
+// timeMetric describes a time metric, the sum of the sample-weighted averages of parts
+// (null when a part has no sample), in seconds.
+func timeMetric(name, desc string, parts ...timePart) metricDesc {
+	m := metricDesc{name: name, typ: "seconds", desc: desc, since: "1.3", times: parts}
+	for _, p := range parts {
+		m.sums = append(m.sums, p.sum, p.samples)
+	}
+	return m
+}
+
+// metricDesc describes one metric: its name, the base sums it reads, its type (unit) and
+// description, the API version it appeared in ("" for 1.0), and for a time metric its parts.
+type metricDesc struct {
+	name  string
+	sums  []records.Sum
+	typ   string
+	desc  string
+	since string
+	// times, for a time metric, are the averages it adds up; a count metric adds up sums.
+	times []timePart
+}
+
+var metrics = []metricDesc{
+	mTraffic:       {"traffic", []records.Sum{records.SumClientBytes, records.SumServerBytes}, "bytes", "Bytes sent by both sides (client.traffic + server.traffic).", "", nil},
+	mClientTraffic: {"client.traffic", []records.Sum{records.SumClientBytes}, "bytes", "Bytes sent by the client.", "", nil},
+	mServerTraffic: {"server.traffic", []records.Sum{records.SumServerBytes}, "bytes", "Bytes sent by the server.", "", nil},
+	mPackets:       {"packets", []records.Sum{records.SumClientPackets, records.SumServerPackets}, "packets", "Packets sent by both sides (client.packets + server.packets).", "", nil},
+	mClientPackets: {"client.packets", []records.Sum{records.SumClientPackets}, "packets", "Packets sent by the client.", "", nil},
+	mServerPackets: {"server.packets", []records.Sum{records.SumServerPackets}, "packets", "Packets sent by the server.", "", nil},
+	mRecords:       {"records", []records.Sum{records.SumRecords}, "count", "Number of records.", "", nil},
+	// The capture probe's metrics (records of other sources have no samples: null, or 0 counts).
+	mRTT:               timeMetric("rtt", "Network round trip between client and server (client.rtt + server.rtt), in seconds; null without samples on either side.", clientRTT, serverRTT),
+	mClientRTT:         timeMetric("client.rtt", "Round trip between the probe and the client, in seconds (average over the group's samples); null without samples.", clientRTT),
+	mServerRTT:         timeMetric("server.rtt", "Round trip between the probe and the server, in seconds (average over the group's samples); null without samples.", serverRTT),
+	mCT:                timeMetric("ct", "Connection time, from the client's SYN to its ACK of the SYN-ACK, in seconds (average); null without samples.", ctPart),
+	mSRT:               timeMetric("srt", "Server response time, from the last packet of a request to the first of its response, in seconds (average); null without samples.", srtPart),
+	mDTT:               timeMetric("dtt", "Data transfer time of a response, from its first to its last packet, in seconds (average); null without samples.", dttPart),
+	mEURT:              timeMetric("eurt", "End-user response time, rtt + srt + dtt, in seconds; null when one of them is.", clientRTT, serverRTT, srtPart, dttPart),
+	mRetrans:           {"retrans", []records.Sum{records.SumClientRetrans, records.SumServerRetrans}, "count", "Retransmitted TCP segments of both sides (client.retrans + server.retrans).", "1.3", nil},
+	mClientRetrans:     {"client.retrans", []records.Sum{records.SumClientRetrans}, "count", "Retransmitted TCP segments of the client.", "1.3", nil},
+	mServerRetrans:     {"server.retrans", []records.Sum{records.SumServerRetrans}, "count", "Retransmitted TCP segments of the server.", "1.3", nil},
+	mResets:            {"resets", []records.Sum{records.SumResets}, "count", "TCP packets with RST set, from either side.", "1.3", nil},
+	mClientZeroWindows: {"client.zero_windows", []records.Sum{records.SumClientZeroWindows}, "count", "TCP packets of the client that advertised a zero receive window (its application did not read).", "1.3", nil},
+	mServerZeroWindows: {"server.zero_windows", []records.Sum{records.SumServerZeroWindows}, "count", "TCP packets of the server that advertised a zero receive window.", "1.3", nil},
 }
 
 // key is a grouping key of BY; n is the bucket width of time(N).

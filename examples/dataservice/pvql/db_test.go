@@ -21,6 +21,10 @@ type rec struct {
 	cBytes, cPackets uint64
 	sBytes, sPackets uint64
 	exporter         netip.Addr // the zero Addr: none
+	// The capture probe's fields: times as microsecond sums and sample counts.
+	cRTT, cRTTN, sRTT, sRTTN, ct, ctN, srt, srtN, dtt, dttN uint64
+	cRetrans, sRetrans, resets, cZero, sZero                uint64
+	name                                                    string // server name; "" none
 }
 
 // openDB opens a DuckDB store in a temporary directory holding recs.
@@ -43,7 +47,12 @@ func load(tb testing.TB, s records.Store, recs []rec) {
 		out[i] = records.Record{Time: r.time, Protocol: r.proto, Application: r.app,
 			Client:   records.Endpoint{IP: r.cIP, Port: r.cPort, Bytes: r.cBytes, Packets: r.cPackets},
 			Server:   records.Endpoint{IP: r.sIP, Port: r.sPort, Bytes: r.sBytes, Packets: r.sPackets},
-			Exporter: r.exporter}
+			Exporter: r.exporter,
+			CT:       records.Timing{Sum: r.ct, Samples: r.ctN}, SRT: records.Timing{Sum: r.srt, Samples: r.srtN},
+			DTT: records.Timing{Sum: r.dtt, Samples: r.dttN}, Resets: r.resets, ServerName: r.name}
+		out[i].Client.RTT, out[i].Client.Retrans = records.Timing{Sum: r.cRTT, Samples: r.cRTTN}, r.cRetrans
+		out[i].Server.RTT, out[i].Server.Retrans = records.Timing{Sum: r.sRTT, Samples: r.sRTTN}, r.sRetrans
+		out[i].Client.ZeroWindows, out[i].Server.ZeroWindows = r.cZero, r.sZero
 	}
 	for len(out) > 0 {
 		n := min(len(out), 100_000)
@@ -79,6 +88,7 @@ func addrs(s ...string) []netip.Addr {
 func genRecords(seed uint64, n int, from, to int64) []rec {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	protos := []uint8{records.TCP, records.TCP, records.TCP, records.UDP, records.UDP, records.ICMP, 47}
+	probe := rand.New(rand.NewPCG(seed^0xc0ffee, seed)) // the capture fields' own, so the rest stays as it was
 	out := make([]rec, n)
 	for i := range out {
 		r := rec{
@@ -98,7 +108,32 @@ func genRecords(seed uint64, n int, from, to int64) []rec {
 		if r.proto == records.ICMP {
 			r.sBytes, r.sPackets = 0, 0
 		}
+		if r.proto == records.TCP {
+			capture(&r, probe)
+		}
 		out[i] = r
 	}
 	return out
+}
+
+// testNames are the server names of TCP records, "" (none) the most often.
+var testNames = []string{"", "", "www.example.com", "api.example.com", "cdn.example.net"}
+
+// capture fills r's capture probe fields from rng as a probe would, some without samples.
+func capture(r *rec, rng *rand.Rand) {
+	timing := func(max uint64) (sum, n uint64) {
+		n = rng.Uint64N(4)
+		for range n {
+			sum += rng.Uint64N(max)
+		}
+		return sum, n
+	}
+	r.cRTT, r.cRTTN = timing(2_000)
+	r.sRTT, r.sRTTN = timing(80_000)
+	r.ct, r.ctN = timing(100_000)
+	r.srt, r.srtN = timing(500_000)
+	r.dtt, r.dttN = timing(50_000)
+	r.cRetrans, r.sRetrans, r.resets = rng.Uint64N(3), rng.Uint64N(5), rng.Uint64N(2)
+	r.name = testNames[rng.IntN(len(testNames))]
+	r.cZero, r.sZero = rng.Uint64N(2), rng.Uint64N(3)
 }

@@ -16,15 +16,28 @@ import (
 var (
 	refKeys = map[string]refKey{"client.ip": refClientIP, "server.ip": refServerIP,
 		"client.port": refClientPort, "server.port": refServerPort, "protocol": refProtocol,
-		"application": refApp, "exporter": refExporter}
+		"application": refApp, "exporter": refExporter, "server.name": refServerName}
 	refMetrics = map[string]func(refSums) float64{
-		"traffic":        vTraffic,
-		"client.traffic": vCTraffic,
-		"server.traffic": func(s refSums) float64 { return float64(s.sb) },
-		"packets":        vPackets,
-		"client.packets": func(s refSums) float64 { return float64(s.cp) },
-		"server.packets": func(s refSums) float64 { return float64(s.sp) },
-		"records":        vRecords,
+		"traffic":             vTraffic,
+		"client.traffic":      vCTraffic,
+		"server.traffic":      func(s refSums) float64 { return float64(s.sb) },
+		"packets":             vPackets,
+		"client.packets":      func(s refSums) float64 { return float64(s.cp) },
+		"server.packets":      func(s refSums) float64 { return float64(s.sp) },
+		"records":             vRecords,
+		"rtt":                 func(s refSums) float64 { return refAvg(s.cRTT, s.cRTTN, s.sRTT, s.sRTTN) },
+		"client.rtt":          func(s refSums) float64 { return refAvg(s.cRTT, s.cRTTN) },
+		"server.rtt":          vServerRTT,
+		"ct":                  func(s refSums) float64 { return refAvg(s.ct, s.ctN) },
+		"srt":                 vSRT,
+		"dtt":                 func(s refSums) float64 { return refAvg(s.dtt, s.dttN) },
+		"eurt":                func(s refSums) float64 { return refAvg(s.cRTT, s.cRTTN, s.sRTT, s.sRTTN, s.srt, s.srtN, s.dtt, s.dttN) },
+		"retrans":             vRetrans,
+		"client.retrans":      func(s refSums) float64 { return float64(s.cRetrans) },
+		"server.retrans":      func(s refSums) float64 { return float64(s.sRetrans) },
+		"resets":              func(s refSums) float64 { return float64(s.resets) },
+		"client.zero_windows": func(s refSums) float64 { return float64(s.cZero) },
+		"server.zero_windows": func(s refSums) float64 { return float64(s.sZero) },
 	}
 	refLayers = map[string]func(r *rec) bool{
 		"transport": func(*rec) bool { return true },
@@ -93,8 +106,8 @@ func checkDescriptors(t *testing.T, engine *Engine, recs []rec) {
 		check(fmt.Sprintf("records BY %s WHERE NOT %s IN (%s)", k.name, k.name, lit),
 			refQuery{keys: []refKey{ref}, values: vals(vRecords), where: func(r *rec) bool { return !where(r) }})
 	}
-	if words > maxWords || strs > 1 {
-		t.Errorf("the keys take %d words and %d string slots of a gkey; it has %d and 1", words, strs, maxWords)
+	if words > maxWords || strs > maxStrings {
+		t.Errorf("the keys take %d words and %d string slots of a gkey; it has %d and %d", words, strs, maxWords, maxStrings)
 	}
 	for _, m := range metrics {
 		ref, ok := refMetrics[m.name]

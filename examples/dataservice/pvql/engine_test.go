@@ -24,6 +24,10 @@ var (
 	vPackets  = func(s refSums) float64 { return float64(s.cp + s.sp) }
 	vCTraffic = func(s refSums) float64 { return float64(s.cb) }
 	vRatio    = func(s refSums) float64 { return refDiv(float64(s.cb), float64(s.cb+s.sb)) }
+	// The capture probe's.
+	vServerRTT = func(s refSums) float64 { return refAvg(s.sRTT, s.sRTTN) }
+	vSRT       = func(s refSums) float64 { return refAvg(s.srt, s.srtN) }
+	vRetrans   = func(s refSums) float64 { return float64(s.cRetrans + s.sRetrans) }
 )
 
 func lastHour(q refQuery) refQuery {
@@ -157,6 +161,16 @@ func TestQueryAgainstReference(t *testing.T) {
 			lastHour(refQuery{keys: []refKey{refProtocol}, values: vals(vRecords), where: func(r *rec) bool { return r.proto == 6 }}),
 			{since: testNow - 7200, until: testNow, keys: []refKey{refTime(1200)}, values: vals(vCTraffic)},
 		}},
+		{"capture values by server name", "server.rtt, srt, retrans, eurt BY server.name WHERE server.name IN ('WWW.example.com', \"api.example.com\")", 0,
+			[]refQuery{lastHour(refQuery{keys: []refKey{refServerName}, values: vals(vServerRTT, vSRT, vRetrans,
+				func(s refSums) float64 { return refAvg(s.cRTT, s.cRTTN, s.sRTT, s.sRTTN, s.srt, s.srtN, s.dtt, s.dttN) }),
+				where: func(r *rec) bool { return r.name == "www.example.com" || r.name == "api.example.com" }})}},
+		{"capture values over time with traffic", "srt * 1000, traffic BY time(600), application HAVING srt > 0.2 SINCE @now-7200", 0,
+			[]refQuery{{since: testNow - 7200, until: testNow, keys: []refKey{refTime(600), refApp}, values: vals(func(s refSums) float64 { return vSRT(s) * 1000 }, vTraffic),
+				having: func(s refSums, v []float64) bool { return vSRT(s) > 0.2 }}}},
+		{"server name equal and null", "records, server.rtt BY server.name, protocol WHERE server.name = 'cdn.example.net' OR protocol = udp", 0,
+			[]refQuery{lastHour(refQuery{keys: []refKey{refServerName, refProtocol}, values: vals(vRecords, vServerRTT),
+				where: func(r *rec) bool { return r.name == "cdn.example.net" || r.proto == 17 }})}},
 		{"clauses in any order", "records BY server.port TOP 2 WHERE protocol = tcp SINCE @now-1800 FROM transport", 0,
 			[]refQuery{{since: testNow - 1800, until: testNow, keys: []refKey{refServerPort}, values: vals(vRecords), top: 2,
 				where: func(r *rec) bool { return r.proto == 6 }}}},

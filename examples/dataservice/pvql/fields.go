@@ -23,7 +23,7 @@ type Field struct {
 func Fields() []Field {
 	var out []Field
 	for _, m := range metrics {
-		out = append(out, Field{Name: m.name, Kind: "metric", Type: m.typ, Description: m.desc})
+		out = append(out, Field{Name: m.name, Kind: "metric", Type: m.typ, Description: m.desc, Since: m.since})
 	}
 	for i, k := range keyKinds {
 		name := k.name

@@ -10,29 +10,37 @@ import (
 )
 
 // gkey identifies a group: the values of the statement's keys, placed by its layout (a time in
-// time, a string in s, other values in words of w); unused fields stay zero.
+// time, strings in s, other values in words of w); unused fields stay zero.
 type gkey struct {
 	time int64
 	w    [maxWords]uint64
-	s    string
+	s    [maxStrings]string
 }
+
+// maxStrings is how many string keys a gkey holds: every string key at once (application,
+// server.name; TestDescriptors checks).
+const maxStrings = 2
 
 // slot is where one BY key's value lives in a gkey.
 type slot struct {
 	time bool
 	str  bool
-	word int // first word in w
+	word int // first word in w, or with str the index in s
 	typ  *keyType
 }
 
 // layout places the keys of a statement in a gkey.
 func layout(keys []key) []slot {
 	out := make([]slot, len(keys))
-	word := 0
+	word, strs := 0, 0
 	for i, k := range keys {
 		t := keyKinds[k.kind].typ
 		out[i] = slot{time: k.kind == kTime, str: t.words == 0 && k.kind != kTime, word: word, typ: t}
-		if !out[i].time {
+		switch {
+		case out[i].str:
+			out[i].word = strs
+			strs++
+		case !out[i].time:
 			word += t.words
 		}
 	}
@@ -44,7 +52,7 @@ func (s slot) set(k *gkey, v records.Value) {
 	case s.time:
 		k.time = int64(v.Lo)
 	case s.str:
-		k.s = v.Str
+		k.s[s.word] = v.Str
 	case s.typ.words == 2:
 		k.w[s.word], k.w[s.word+1] = v.Hi, v.Lo
 	default:
@@ -57,7 +65,7 @@ func (s slot) get(k *gkey) records.Value {
 	case s.time:
 		return records.Value{Lo: uint64(k.time)}
 	case s.str:
-		return records.Value{Str: k.s}
+		return records.Value{Str: k.s[s.word]}
 	case s.typ.words == 2:
 		return records.Value{Hi: k.w[s.word], Lo: k.w[s.word+1]}
 	}
@@ -139,6 +147,16 @@ func eval(x expr, s *sums) float64 {
 	case numberExpr:
 		return float64(x)
 	case metric:
+		if parts := metrics[x].times; parts != nil {
+			v := 0.0
+			for _, p := range parts {
+				if s[p.samples] == 0 {
+					return math.NaN()
+				}
+				v += float64(s[p.sum]) / float64(s[p.samples]) / 1e6
+			}
+			return v
+		}
 		var t uint64
 		for _, b := range metrics[x].sums {
 			t = records.AddSum(t, s[b])

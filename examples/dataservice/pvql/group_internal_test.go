@@ -19,7 +19,9 @@ func TestGroups(t *testing.T) {
 			g := newGroups()
 			at := func(k gkey) *sums { return c.at(g, k) }
 			const n = 3*groupBlock + 7
-			key := func(i int) gkey { return gkey{time: int64(i), w: [maxWords]uint64{uint64(i % 5)}, s: "app"} }
+			key := func(i int) gkey {
+				return gkey{time: int64(i), w: [maxWords]uint64{uint64(i % 5)}, s: [maxStrings]string{"app"}}
+			}
 			for round := range 3 {
 				for i := range n {
 					at(key(i))[0] += uint64(i + round)
@@ -37,7 +39,7 @@ func TestGroups(t *testing.T) {
 					t.Fatalf("key %d finds other sums than group %d's", i, i)
 				}
 			}
-			if other := (gkey{time: 1, s: "other"}); at(other)[0] != 0 || g.len() != n+1 {
+			if other := (gkey{time: 1, s: [maxStrings]string{"other"}}); at(other)[0] != 0 || g.len() != n+1 {
 				t.Fatalf("a new key sharing a hash did not get a new group")
 			}
 		})

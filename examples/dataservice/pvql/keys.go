@@ -3,6 +3,7 @@ package pvql
 import (
 	"net/netip"
 	"strconv"
+	"strings"
 
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
@@ -19,6 +20,7 @@ const (
 	kProtocol
 	kApplication
 	kExporter
+	kServerName
 )
 
 // keyKinds describes every key of the language once: its name, the records column it reads,
@@ -40,6 +42,7 @@ var keyKinds = []struct {
 	kProtocol:    {"protocol", records.ColProtocol, protocolType, "IP protocol: tcp, udp, icmp, ... or a number (0-255); results name the known ones.", ""},
 	kApplication: {"application", records.ColApplication, stringType, "Application name (https, dns, ...; unknown when not recognised).", ""},
 	kExporter:    {"exporter", records.ColExporter, exporterType, "Address of the router, switch or probe that exported the record (NetFlow, IPFIX, sFlow); null for records without one. WHERE accepts what client.ip does.", "1.2"},
+	kServerName:  {"server.name", records.ColServerName, nameType, "Name the client asked for (TLS SNI, HTTP Host, or the DNS answer that gave the server's address), as a capture probe saw it; null when unknown. WHERE accepts = and IN (\"www.example.com\", compared lower-cased; null: records without a name).", "1.3"},
 }
 
 // keyType is what keys of one type share: how a WHERE literal of theirs parses, how their
@@ -75,6 +78,15 @@ var (
 		render: func(v records.Value) any { return protocolKey(uint8(v.Lo)) }}
 	stringType = &keyType{name: "string", words: 0, literal: stringLiteral,
 		render: func(v records.Value) any { return v.Str }}
+	// nameType is a server name: a string, lower-cased in literals as the records keep it, and
+	// null for records without one.
+	nameType = &keyType{name: "string", words: 0, literal: nameLiteral,
+		render: func(v records.Value) any {
+			if v.Str == "" {
+				return nil
+			}
+			return v.Str
+		}}
 )
 
 // maxWords is the size of a gkey's word array: enough for every key at once, with room for a
@@ -129,6 +141,17 @@ func stringLiteral(p *parser, t token, _ bool) (literal, error) {
 		return literal{}, p.errorAt(t, "", "an application name (\"https\")")
 	}
 	v := records.Value{Str: t.text}
+	return literal{from: v, to: v}, nil
+}
+
+func nameLiteral(p *parser, t token, _ bool) (literal, error) {
+	if t.kind != tokString && t.kind != tokIdent {
+		return literal{}, p.errorAt(t, "", "a server name (\"www.example.com\") or null")
+	}
+	v := records.Value{Str: strings.ToLower(t.text)}
+	if t.kind == tokIdent && v.Str == "null" {
+		v.Str = "" // records without a name
+	}
 	return literal{from: v, to: v}, nil
 }
 

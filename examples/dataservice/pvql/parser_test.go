@@ -168,11 +168,11 @@ func TestFields(t *testing.T) {
 		names[f.Name] = true
 		kinds[f.Kind]++
 	}
-	want := map[string]int{"metric": 7, "key": 8, "layer": 4}
+	want := map[string]int{"metric": 20, "key": 9, "layer": 4}
 	if !reflect.DeepEqual(kinds, want) {
 		t.Errorf("kinds %v, want %v", kinds, want)
 	}
-	for _, n := range []string{"traffic", "records", "client.ip", "time(N)", "application", "transport", "icmp"} {
+	for _, n := range []string{"traffic", "records", "client.ip", "time(N)", "application", "transport", "icmp", "server.rtt", "eurt", "retrans", "server.name"} {
 		if !names[n] {
 			t.Errorf("field %q missing", n)
 		}

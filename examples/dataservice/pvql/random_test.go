@@ -38,11 +38,13 @@ var (
 		{"server.traffic / server.packets", func(s refSums) float64 { return refDiv(float64(s.sb), float64(s.sp)) }},
 		{"traffic * 8 / 1000", func(s refSums) float64 { return float64(s.cb+s.sb) * 8 / 1000 }},
 		{"(records + 1) * 2", func(s refSums) float64 { return (float64(s.n) + 1) * 2 }},
+		{"server.rtt", vServerRTT}, {"srt", vSRT}, {"retrans", vRetrans},
+		{"rtt + dtt", func(s refSums) float64 { return refAvg(s.cRTT, s.cRTTN, s.sRTT, s.sRTTN) + refAvg(s.dtt, s.dttN) }},
 	}
 	randomKeys = []partKey{
 		{"client.ip", refClientIP}, {"server.ip", refServerIP}, {"client.port", refClientPort},
 		{"server.port", refServerPort}, {"protocol", refProtocol}, {"application", refApp},
-		{"exporter", refExporter},
+		{"exporter", refExporter}, {"server.name", refServerName},
 	}
 	randomTimeKeys = []partKey{{"time(60)", refTime(60)}, {"time(600)", refTime(600)}, {"time(3600)", refTime(3600)}}
 	randomFilters  = []partFilter{
@@ -63,6 +65,8 @@ var (
 		{"server.ip >= 2001:db8:ffff::", func(r *rec) bool { return r.sIP.Compare(netip.MustParseAddr("2001:db8:ffff::")) >= 0 }},
 		{"client.ip <= 10.0.0.9", func(r *rec) bool { return r.cIP.Compare(netip.MustParseAddr("10.0.0.9")) <= 0 }},
 		{"server.ip IN ff00::/8", inPrefix(serverIP, "ff00::/8")},
+		{"server.name = 'www.example.com'", func(r *rec) bool { return r.name == "www.example.com" }},
+		{"server.name IN (api.example.com, 'cdn.example.net')", func(r *rec) bool { return r.name == "api.example.com" || r.name == "cdn.example.net" }},
 	}
 	randomHavings = []partHaving{
 		{"records > 20", func(s refSums) bool { return s.n > 20 }},

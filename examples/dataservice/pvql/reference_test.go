@@ -14,7 +14,41 @@ import (
 // written from the language's description (the package documentation and the service's README)
 // without the engine's code, to check the engine against.
 
-type refSums struct{ cb, sb, cp, sp, n uint64 }
+type refSums struct {
+	cb, sb, cp, sp, n uint64
+	// The capture probe's sums (microseconds and sample counts for times).
+	cRTT, cRTTN, sRTT, sRTTN, ct, ctN, srt, srtN, dtt, dttN, cRetrans, sRetrans, resets uint64
+	cZero, sZero                                                                        uint64
+}
+
+// add adds o to s.
+func (s *refSums) add(o refSums) {
+	s.cb, s.sb, s.cp, s.sp, s.n = s.cb+o.cb, s.sb+o.sb, s.cp+o.cp, s.sp+o.sp, s.n+o.n
+	s.cRTT, s.cRTTN, s.sRTT, s.sRTTN = s.cRTT+o.cRTT, s.cRTTN+o.cRTTN, s.sRTT+o.sRTT, s.sRTTN+o.sRTTN
+	s.ct, s.ctN, s.srt, s.srtN, s.dtt, s.dttN = s.ct+o.ct, s.ctN+o.ctN, s.srt+o.srt, s.srtN+o.srtN, s.dtt+o.dtt, s.dttN+o.dttN
+	s.cRetrans, s.sRetrans, s.resets = s.cRetrans+o.cRetrans, s.sRetrans+o.sRetrans, s.resets+o.resets
+	s.cZero, s.sZero = s.cZero+o.cZero, s.sZero+o.sZero
+}
+
+// sumsOf is what one record adds to its group.
+func sumsOf(r *rec) refSums {
+	return refSums{cb: r.cBytes, sb: r.sBytes, cp: r.cPackets, sp: r.sPackets, n: 1,
+		cRTT: r.cRTT, cRTTN: r.cRTTN, sRTT: r.sRTT, sRTTN: r.sRTTN, ct: r.ct, ctN: r.ctN, srt: r.srt, srtN: r.srtN,
+		dtt: r.dtt, dttN: r.dttN, cRetrans: r.cRetrans, sRetrans: r.sRetrans, resets: r.resets, cZero: r.cZero, sZero: r.sZero}
+}
+
+// refAvg is the sum of the averages in seconds of (microsecond sum, samples) pairs: null when
+// one has no sample.
+func refAvg(pairs ...uint64) float64 {
+	v := 0.0
+	for i := 0; i < len(pairs); i += 2 {
+		if pairs[i+1] == 0 {
+			return math.NaN()
+		}
+		v += float64(pairs[i]) / float64(pairs[i+1]) / 1e6
+	}
+	return v
+}
 
 type refKey struct {
 	time   int64 // N of time(N); 0 for the other keys
@@ -33,7 +67,13 @@ var (
 		}
 		return v
 	}}
-	refApp      = refKey{get: func(r *rec) any { return r.app }}
+	refApp        = refKey{get: func(r *rec) any { return r.app }}
+	refServerName = refKey{get: func(r *rec) any { return r.name }, render: func(v any) any {
+		if v == "" {
+			return nil
+		}
+		return v
+	}}
 	refExporter = refKey{get: func(r *rec) any { return netip.AddrFrom16(r.exporter.As16()) }, render: func(v any) any {
 		if a := v.(netip.Addr); a != netip.IPv6Unspecified() {
 			return a.Unmap().String()
@@ -130,11 +170,7 @@ func (q refQuery) answer(recs []rec) Result {
 			index[id] = g
 			all = append(all, g)
 		}
-		g.sums.cb += r.cBytes
-		g.sums.sb += r.sBytes
-		g.sums.cp += r.cPackets
-		g.sums.sp += r.sPackets
-		g.sums.n++
+		g.sums.add(sumsOf(r))
 	}
 	if len(q.keys) == 0 && len(all) == 0 {
 		all = append(all, &refGroup{keys: []any{}})
@@ -170,11 +206,7 @@ func (q refQuery) answer(recs []rec) Result {
 			var total refSums
 			for _, o := range all {
 				if refCompareKeys(o.keys, g.keys, timeIdx) == 0 {
-					total.cb += o.sums.cb
-					total.sb += o.sums.sb
-					total.cp += o.sums.cp
-					total.sp += o.sums.sp
-					total.n += o.sums.n
+					total.add(o.sums)
 				}
 			}
 			v := q.values[0](total)

@@ -26,6 +26,22 @@ const (
 	ColExporter
 	ColInIf
 	ColOutIf
+	ColClientRTT
+	ColClientRTTSamples
+	ColClientRetrans
+	ColClientZeroWindows
+	ColServerRTT
+	ColServerRTTSamples
+	ColServerRetrans
+	ColServerZeroWindows
+	ColCT
+	ColCTSamples
+	ColSRT
+	ColSRTSamples
+	ColDTT
+	ColDTTSamples
+	ColResets
+	ColServerName
 	// NumColumns is the number of columns, the length of an array indexed by Column.
 	NumColumns
 )
@@ -75,6 +91,24 @@ var columns = [NumColumns]columnDesc{
 	ColExporter: {name: "exporter", kind: KindAddr, addr: func(r *Record) netip.Addr { return r.Exporter }},
 	ColInIf:     {name: "in_if", kind: KindUint32, num: func(r *Record) uint64 { return uint64(r.InIf) }},
 	ColOutIf:    {name: "out_if", kind: KindUint32, num: func(r *Record) uint64 { return uint64(r.OutIf) }},
+	// The capture probe's measures (0 in records without): times as sums of microseconds
+	// (*_us) beside their sample counts, so that groups average them exactly.
+	ColClientRTT:         {name: "client_rtt_us", kind: KindUint64, num: func(r *Record) uint64 { return r.Client.RTT.Sum }},
+	ColClientRTTSamples:  {name: "client_rtt_samples", kind: KindUint64, num: func(r *Record) uint64 { return r.Client.RTT.Samples }},
+	ColClientRetrans:     {name: "client_retrans", kind: KindUint64, num: func(r *Record) uint64 { return r.Client.Retrans }},
+	ColClientZeroWindows: {name: "client_zero_windows", kind: KindUint64, num: func(r *Record) uint64 { return r.Client.ZeroWindows }},
+	ColServerRTT:         {name: "server_rtt_us", kind: KindUint64, num: func(r *Record) uint64 { return r.Server.RTT.Sum }},
+	ColServerRTTSamples:  {name: "server_rtt_samples", kind: KindUint64, num: func(r *Record) uint64 { return r.Server.RTT.Samples }},
+	ColServerRetrans:     {name: "server_retrans", kind: KindUint64, num: func(r *Record) uint64 { return r.Server.Retrans }},
+	ColServerZeroWindows: {name: "server_zero_windows", kind: KindUint64, num: func(r *Record) uint64 { return r.Server.ZeroWindows }},
+	ColCT:                {name: "ct_us", kind: KindUint64, num: func(r *Record) uint64 { return r.CT.Sum }},
+	ColCTSamples:         {name: "ct_samples", kind: KindUint64, num: func(r *Record) uint64 { return r.CT.Samples }},
+	ColSRT:               {name: "srt_us", kind: KindUint64, num: func(r *Record) uint64 { return r.SRT.Sum }},
+	ColSRTSamples:        {name: "srt_samples", kind: KindUint64, num: func(r *Record) uint64 { return r.SRT.Samples }},
+	ColDTT:               {name: "dtt_us", kind: KindUint64, num: func(r *Record) uint64 { return r.DTT.Sum }},
+	ColDTTSamples:        {name: "dtt_samples", kind: KindUint64, num: func(r *Record) uint64 { return r.DTT.Samples }},
+	ColResets:            {name: "resets", kind: KindUint64, num: func(r *Record) uint64 { return r.Resets }},
+	ColServerName:        {name: "server_name", kind: KindString, str: func(r *Record) string { return r.ServerName }},
 }
 
 // Name returns the column's name ("client_ip"); an address column is stored as Name()+"_hi"

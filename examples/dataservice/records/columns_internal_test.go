@@ -20,6 +20,9 @@ func TestRowBuilder(t *testing.T) {
 	b := a
 	b.Client.Port, b.Client.Bytes, b.Application = 40001, 0, "dns"
 	b.Exporter, b.InIf, b.OutIf = netip.MustParseAddr("192.0.2.1"), 7, 1<<32-1
+	b.Client.RTT, b.Server.RTT, b.CT, b.SRT, b.DTT = Timing{1, 2}, Timing{3, 4}, Timing{5, 6}, Timing{7, 8}, Timing{9, 10}
+	b.Client.Retrans, b.Server.Retrans, b.Client.ZeroWindows, b.Server.ZeroWindows, b.Resets = 11, 12, 13, 14, 15
+	b.ServerName = "www.example.com"
 	c := b
 	c.Time, c.Server.IP, c.Exporter = 0, netip.MustParseAddr("93.184.216.34"), netip.Addr{}
 	var rb RowBuilder
@@ -37,7 +40,10 @@ func wantRow(r *Record) []driver.Value {
 	sh, sl := Halves(r.Server.IP)
 	eh, el := Halves(r.Exporter)
 	return []driver.Value{r.Time, r.Protocol, r.Application, ch, cl, r.Client.Port, r.Client.Bytes, r.Client.Packets,
-		sh, sl, r.Server.Port, r.Server.Bytes, r.Server.Packets, eh, el, r.InIf, r.OutIf}
+		sh, sl, r.Server.Port, r.Server.Bytes, r.Server.Packets, eh, el, r.InIf, r.OutIf,
+		r.Client.RTT.Sum, r.Client.RTT.Samples, r.Client.Retrans, r.Client.ZeroWindows,
+		r.Server.RTT.Sum, r.Server.RTT.Samples, r.Server.Retrans, r.Server.ZeroWindows,
+		r.CT.Sum, r.CT.Samples, r.SRT.Sum, r.SRT.Samples, r.DTT.Sum, r.DTT.Samples, r.Resets, r.ServerName}
 }
 
 // BenchmarkRowBuilder makes the appender's rows of 10,000 records as BenchmarkIngest's.

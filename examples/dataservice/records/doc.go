@@ -42,7 +42,13 @@
 // misspelt field never passes silently as a zero. Three fields are optional, set by the flow
 // collectors (package collect) and accepted from ingest: "exporter", the address of the device
 // that exported the record; "in_if" and "out_if", the SNMP interface indexes through which the
-// client's traffic entered and left it (0: unknown).
+// client's traffic entered and left it (0: unknown). A capture probe's measures are optional
+// too (ingest accepts them): per side "rtt" (average seconds) with "rtt_samples", "retrans"
+// and "zero_windows"; for the conversation "ct", "srt" and "dtt" (average seconds), each with
+// its "_samples" count, "resets" and "server_name". A Record keeps each time as a Timing, the
+// sum of its samples in integer microseconds and their count, and the stores keep those, never
+// averages, so that every group averages exactly and every engine alike. The rollups do not
+// keep them (RollupSums): a Query of their sums reads the records.
 //
 // Parsing has two paths with one behaviour. The reference parser decodes a record with
 // encoding/json and defines the format (duplicate members: the last wins; member names match

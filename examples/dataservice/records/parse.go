@@ -74,8 +74,12 @@ func ParseBatch(raw []json.RawMessage, now time.Time) ([]Record, error) {
 // protocol as a number, addresses canonical, application lower case and, when absent, null or
 // empty, named by Application from the server port. time, protocol, client, server and the two
 // ip fields are required; ports, bytes and packets default to 0; exporter (an address, or null)
-// and the interface indexes in_if and out_if (0..2^32-1) are optional. now is the current time: a
-// record more than MaxFuture after it is rejected. Errors are *RecordError.
+// and the interface indexes in_if and out_if (0..2^32-1) are optional, as are the capture probe's
+// fields: per side "rtt" (average seconds) with "rtt_samples", "retrans" and "zero_windows";
+// for the conversation "ct", "srt" and "dtt" (average seconds) each with its "_samples",
+// "resets" and "server_name" (lower-cased). A time without its samples count is one sample;
+// times are kept as microsecond sums (Timing). now is the current time: a record more than
+// MaxFuture after it is rejected. Errors are *RecordError.
 func ParseRecord(raw json.RawMessage, now time.Time) (Record, error) {
 	if r, ok := parseFast(raw, now.Add(MaxFuture).Unix()); ok {
 		return r, nil
@@ -90,7 +94,8 @@ func parseReference(raw json.RawMessage, now time.Time) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
-	if err := checkFields(fields, "", "time", "protocol", "application", "client", "server", "exporter", "in_if", "out_if"); err != nil {
+	if err := checkFields(fields, "", "time", "protocol", "application", "client", "server", "exporter", "in_if", "out_if",
+		"ct", "ct_samples", "srt", "srt_samples", "dtt", "dtt_samples", "resets", "server_name"); err != nil {
 		return Record{}, err
 	}
 	var r Record
@@ -126,6 +131,25 @@ func parseReference(raw json.RawMessage, now time.Time) (Record, error) {
 	}
 	if r.OutIf, err = parseInterface(fields, "out_if"); err != nil {
 		return Record{}, err
+	}
+	if r.CT, err = parseTiming(fields, "", "ct"); err != nil {
+		return Record{}, err
+	}
+	if r.SRT, err = parseTiming(fields, "", "srt"); err != nil {
+		return Record{}, err
+	}
+	if r.DTT, err = parseTiming(fields, "", "dtt"); err != nil {
+		return Record{}, err
+	}
+	if r.Resets, err = optionalCount(fields, "", "resets"); err != nil {
+		return Record{}, err
+	}
+	if v, ok := fields["server_name"]; ok && string(bytes.TrimSpace(v)) != "null" {
+		var name string
+		if !isString(v) || json.Unmarshal(v, &name) != nil {
+			return Record{}, &RecordError{Field: "server_name", Reason: "not a string"}
+		}
+		r.ServerName = strings.ToLower(name)
 	}
 	if r.Application == "" {
 		r.Application = Application(r.Protocol, r.Server.Port)
@@ -212,7 +236,7 @@ func parseEndpoint(v json.RawMessage, side string) (Endpoint, error) {
 	if err != nil {
 		return Endpoint{}, err
 	}
-	if err := checkFields(fields, side+".", "ip", "port", "bytes", "packets"); err != nil {
+	if err := checkFields(fields, side+".", "ip", "port", "bytes", "packets", "rtt", "rtt_samples", "retrans", "zero_windows"); err != nil {
 		return Endpoint{}, err
 	}
 	if _, ok := fields["ip"]; !ok {
@@ -239,7 +263,64 @@ func parseEndpoint(v json.RawMessage, side string) (Endpoint, error) {
 			return Endpoint{}, named(err, side+".packets")
 		}
 	}
+	if e.RTT, err = parseTiming(fields, side+".", "rtt"); err != nil {
+		return Endpoint{}, err
+	}
+	if e.Retrans, err = optionalCount(fields, side+".", "retrans"); err != nil {
+		return Endpoint{}, err
+	}
+	if e.ZeroWindows, err = optionalCount(fields, side+".", "zero_windows"); err != nil {
+		return Endpoint{}, err
+	}
 	return e, nil
+}
+
+// optionalCount parses the optional count fields[name] (path prefix+name in errors): 0 when
+// absent.
+func optionalCount(fields map[string]json.RawMessage, prefix, name string) (uint64, error) {
+	v, ok := fields[name]
+	if !ok {
+		return 0, nil
+	}
+	n, err := count(v)
+	return n, named(err, prefix+name)
+}
+
+// parseTiming parses the optional time fields[name], an average in seconds (a number, or null
+// for none), and fields[name+"_samples"], the number of samples it averages (1 when absent; at
+// least 1 with a time, 0 or absent without).
+func parseTiming(fields map[string]json.RawMessage, prefix, name string) (Timing, error) {
+	samples := uint64(1)
+	v, has := fields[name]
+	has = has && string(bytes.TrimSpace(v)) != "null"
+	if sv, ok := fields[name+"_samples"]; ok {
+		n, err := count(sv)
+		if err != nil {
+			return Timing{}, named(err, prefix+name+"_samples")
+		}
+		switch {
+		case n == 0 && has:
+			return Timing{}, &RecordError{Field: prefix + name + "_samples", Reason: "0 with a time (at least 1)"}
+		case n > 0 && !has:
+			return Timing{}, &RecordError{Field: prefix + name + "_samples", Reason: "samples without " + prefix + name}
+		}
+		samples = n
+	}
+	if !has {
+		return Timing{}, nil
+	}
+	var avg float64
+	if t := bytes.TrimSpace(v); len(t) == 0 || t[0] != '-' && (t[0] < '0' || t[0] > '9') || json.Unmarshal(t, &avg) != nil {
+		return Timing{}, &RecordError{Field: prefix + name, Reason: "not a number of seconds"}
+	}
+	if avg < 0 {
+		return Timing{}, &RecordError{Field: prefix + name, Reason: "negative"}
+	}
+	t, ok := TimingOf(avg, samples)
+	if !ok {
+		return Timing{}, &RecordError{Field: prefix + name, Reason: "its samples sum to more than 2^53-1 microseconds"}
+	}
+	return t, nil
 }
 
 // parseInterface parses the optional interface index fields[name]: 0 when absent.

@@ -58,6 +58,9 @@ var fastSeeds = []string{
 	`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4"}, "server": {"ip": "1.2.3.4"}, "in_if": -1, "out_if": 1.5}`,
 	`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4"}, "server": {"ip": "1.2.3.4"}, "exporter": "fe80::1%eth0", "exporter": 5}`,
 	`{}`, `[]`, `null`, ``, `{"time": `,
+	`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4", "rtt": 0.001, "rtt_samples": 2, "retrans": 1, "zero_windows": 0}, "server": {"ip": "1.2.3.4", "rtt": 0.04}, "srt": 0.2, "srt_samples": 1, "ct": 0.041, "dtt": 0, "dtt_samples": 1, "resets": 2, "server_name": "www.example.com"}`,
+	`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4", "rtt_samples": 2}, "server": {"ip": "1.2.3.4", "rtt": -1}, "srt": "0.2", "server_name": 7}`,
+	`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4"}, "server": {"ip": "1.2.3.4"}, "srt": 1e400, "dtt": 0, "dtt_samples": 0, "resets": -1}`,
 }
 
 // FuzzParseFast checks the fast path against the reference parser: for any input it either

@@ -76,6 +76,18 @@ func TestParseRecordGood(t *testing.T) {
 		{"exporter and interfaces", map[string]string{"exporter": `"::ffff:192.0.2.1"`, "in_if": `3`, "out_if": `4294967295`},
 			func(r *records.Record) { r.Exporter, r.InIf, r.OutIf = netip.MustParseAddr("192.0.2.1"), 3, 4294967295 }},
 		{"exporter null", map[string]string{"exporter": `null`, "in_if": `0`}, nil},
+		{"capture fields", map[string]string{
+			"client": `{"ip": "10.0.0.5", "port": 51234, "bytes": 1200, "packets": 9, "rtt": 0.0005, "rtt_samples": 2, "retrans": 1, "zero_windows": 0}`,
+			"server": `{"ip": "93.184.216.34", "port": 443, "bytes": 48000, "packets": 40, "rtt": 0.04, "retrans": 3, "zero_windows": 2}`,
+			"ct":     `0.0405`, "ct_samples": `1`, "srt": `0.25`, "srt_samples": `4`, "dtt": `0`, "dtt_samples": `4`,
+			"resets": `1`, "server_name": `"WWW.Example.com"`},
+			func(r *records.Record) {
+				r.Client.RTT, r.Client.Retrans = records.Timing{Sum: 1000, Samples: 2}, 1
+				r.Server.RTT, r.Server.Retrans, r.Server.ZeroWindows = records.Timing{Sum: 40000, Samples: 1}, 3, 2
+				r.CT, r.SRT, r.DTT = records.Timing{Sum: 40500, Samples: 1}, records.Timing{Sum: 1000000, Samples: 4}, records.Timing{Samples: 4}
+				r.Resets, r.ServerName = 1, "www.example.com"
+			}},
+		{"capture nulls", map[string]string{"srt": `null`, "srt_samples": `0`, "server_name": `null`, "resets": `0`}, nil},
 		{"largest counts", map[string]string{"client": `{"ip": "10.0.0.5", "port": 65535, "bytes": 9007199254740991, "packets": 9007199254740991}`},
 			func(r *records.Record) {
 				r.Client.Port, r.Client.Bytes, r.Client.Packets = 65535, records.MaxCount, records.MaxCount
@@ -155,6 +167,20 @@ func TestParseRecordBad(t *testing.T) {
 		{"in_if negative", "", map[string]string{"in_if": `-1`}, "in_if"},
 		{"out_if too big", "", map[string]string{"out_if": `4294967296`}, "out_if"},
 		{"out_if string", "", map[string]string{"out_if": `"2"`}, "out_if"},
+		{"rtt negative", "", client(`{"ip": "10.0.0.5", "rtt": -0.1}`), "client.rtt"},
+		{"rtt string", "", client(`{"ip": "10.0.0.5", "rtt": "0.1"}`), "client.rtt"},
+		{"rtt samples without rtt", "", client(`{"ip": "10.0.0.5", "rtt_samples": 3}`), "client.rtt_samples"},
+		{"rtt with 0 samples", "", client(`{"ip": "10.0.0.5", "rtt": 0.1, "rtt_samples": 0}`), "client.rtt_samples"},
+		{"rtt sum too big", "", client(`{"ip": "10.0.0.5", "rtt": 1e9, "rtt_samples": 9007199254740991}`), "client.rtt"},
+		{"retrans negative", "", map[string]string{"server": `{"ip": "1.2.3.4", "retrans": -1}`}, "server.retrans"},
+		{"zero_windows fraction", "", map[string]string{"server": `{"ip": "1.2.3.4", "zero_windows": 0.5}`}, "server.zero_windows"},
+		{"srt huge", "", map[string]string{"srt": `1e400`}, "srt"},
+		{"dtt samples negative", "", map[string]string{"dtt": `1`, "dtt_samples": `-1`}, "dtt_samples"},
+		{"ct samples without ct", "", map[string]string{"ct_samples": `1`}, "ct_samples"},
+		{"resets string", "", map[string]string{"resets": `"1"`}, "resets"},
+		{"server_name number", "", map[string]string{"server_name": `5`}, "server_name"},
+		{"server_name too long", "", map[string]string{"server_name": `"` + strings.Repeat("a", 254) + `"`}, "server_name"},
+		{"server_name control", "", map[string]string{"server_name": `"a\u0001b"`}, "server_name"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -201,6 +227,8 @@ func TestRecordJSONRoundTrip(t *testing.T) {
 		`{"time": 5, "protocol": 89, "client": {"ip": "2001:db8::1"}, "server": {"ip": "::1", "bytes": 3}}`,
 		`{"time": 5, "protocol": "icmp", "client": {"ip": "10.1.1.1", "packets": 2}, "server": {"ip": "10.1.1.2"}}`,
 		`{"time": 5, "protocol": "udp", "client": {"ip": "10.1.1.1"}, "server": {"ip": "10.1.1.2"}, "exporter": "2001:db8::9", "in_if": 4294967295, "out_if": 2}`,
+		`{"time": 5, "protocol": "tcp", "client": {"ip": "10.1.1.1", "rtt": 0.000333, "rtt_samples": 3, "retrans": 2}, "server": {"ip": "10.1.1.2", "rtt": 0.04, "zero_windows": 1},
+		  "ct": 0.0407, "srt": 0.123457, "srt_samples": 7, "dtt": 0, "dtt_samples": 2, "resets": 1, "server_name": "example.com"}`,
 	} {
 		r, err := records.ParseRecord(json.RawMessage(raw), testNow)
 		if err != nil {

@@ -75,7 +75,12 @@ func Compile(d *Dialect, table string, rollups []Rollup, qs []*Query) *Plan {
 		var chains [][]*Rollup
 		var passes [][][]int // the key sets of each part
 		for _, s := range keySets(qs, idx) {
-			c := Chain(rollups, qs[s[0]])
+			// The set's queries share groups and Where, not sums: the chain must hold them all.
+			q := *qs[s[0]]
+			for _, i := range s[1:] {
+				q.Sums = append(slices.Clip(q.Sums), qs[i].Sums...)
+			}
+			c := Chain(rollups, &q)
 			j := slices.IndexFunc(chains, func(o []*Rollup) bool { return slices.Equal(o, c) })
 			if j < 0 || !d.GroupingSets {
 				chains, passes = append(chains, c), append(passes, nil)

@@ -167,3 +167,28 @@ func TestBindSkipsARollupBehind(t *testing.T) {
 		t.Errorf("10-minute mark ahead: ranges %v", caughtUp)
 	}
 }
+
+// TestCaptureSumsReadTheRecords checks the planner's fallback for the capture probe's sums,
+// which no rollup keeps: a query of one reads the records alone, and so does a query of the
+// same keys and Where that shares its pass, while a query of rollup sums alone still reads
+// the rollups.
+func TestCaptureSumsReadTheRecords(t *testing.T) {
+	byApp := []Group{{Column: ColApplication}}
+	if c := Chain(duckRollups, &Query{Groups: byApp, Sums: []Sum{SumRecords, SumSRT, SumSRTSamples}}); len(c) != 0 {
+		t.Errorf("a query of srt reads rollup %s, which lacks its sums", c[0].Table)
+	}
+	if c := Chain(duckRollups, &Query{Groups: byApp, Sums: []Sum{SumRecords, SumClientBytes}}); len(c) == 0 {
+		t.Error("a query of rollup sums reads no rollup")
+	}
+	qs := []*Query{
+		{Groups: byApp, Sums: []Sum{SumClientBytes}},
+		{Groups: byApp, Sums: []Sum{SumServerRTT, SumServerRTTSamples, SumResets}},
+	}
+	for _, d := range []*Dialect{duckDialect, chDialect} {
+		p := Compile(d, "records", duckRollups, qs)
+		if len(p.parts) != 0 || strings.Contains(p.query, "records_minute") || strings.Contains(p.query, "records_hour") ||
+			!strings.Contains(p.query, "server_rtt_us") || !strings.Contains(p.query, "resets") {
+			t.Errorf("plan of a rollup query and a capture query of the same keys: %d parts, %s", len(p.parts), p.query)
+		}
+	}
+}

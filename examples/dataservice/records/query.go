@@ -35,6 +35,22 @@ const (
 	SumClientPackets
 	SumServerPackets
 	SumRecords // the number of records
+	// The capture probe's sums: times in microseconds beside their sample counts, and counts.
+	SumClientRTT
+	SumClientRTTSamples
+	SumServerRTT
+	SumServerRTTSamples
+	SumCT
+	SumCTSamples
+	SumSRT
+	SumSRTSamples
+	SumDTT
+	SumDTTSamples
+	SumClientRetrans
+	SumServerRetrans
+	SumClientZeroWindows
+	SumServerZeroWindows
+	SumResets
 	NumSums
 )
 
@@ -45,6 +61,22 @@ var sumColumn = [NumSums]Column{
 	SumClientPackets: ColClientPackets,
 	SumServerPackets: ColServerPackets,
 	SumRecords:       -1,
+
+	SumClientRTT:         ColClientRTT,
+	SumClientRTTSamples:  ColClientRTTSamples,
+	SumServerRTT:         ColServerRTT,
+	SumServerRTTSamples:  ColServerRTTSamples,
+	SumCT:                ColCT,
+	SumCTSamples:         ColCTSamples,
+	SumSRT:               ColSRT,
+	SumSRTSamples:        ColSRTSamples,
+	SumDTT:               ColDTT,
+	SumDTTSamples:        ColDTTSamples,
+	SumClientRetrans:     ColClientRetrans,
+	SumServerRetrans:     ColServerRetrans,
+	SumClientZeroWindows: ColClientZeroWindows,
+	SumServerZeroWindows: ColServerZeroWindows,
+	SumResets:            ColResets,
 }
 
 // Value is one value of a column: a number (a time as its int64 bits) in Lo, an address as

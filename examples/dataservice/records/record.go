@@ -2,6 +2,7 @@ package records
 
 import (
 	"encoding/json"
+	"math"
 	"net/netip"
 	"strconv"
 	"time"
@@ -43,6 +44,58 @@ type Record struct {
 	// entered and left the exporter (the server's traffic took them the other way round); 0
 	// when unknown.
 	InIf, OutIf uint32
+	// CT, SRT and DTT are the conversation's connection time, server response time and data
+	// transfer time samples of the slice (a capture probe measures them; package capture
+	// defines them).
+	CT, SRT, DTT Timing
+	// Resets counts the packets with RST set, from either side.
+	Resets uint64
+	// ServerName is the name the client asked for (TLS SNI, HTTP Host or the DNS answer that
+	// gave the server's address), lower case; "" when unknown.
+	ServerName string
+}
+
+// Timing is the samples of one time metric in one record: their sum in microseconds and their
+// count. Stores keep both, not the average, so that any group's average (Sum/Samples) is
+// exact; integer microseconds make every engine add them alike.
+type Timing struct {
+	// Sum is the sum of the samples in microseconds, at most MaxCount.
+	Sum uint64
+	// Samples is how many samples there were, at most MaxCount; 0 with Sum 0 when none.
+	Samples uint64
+}
+
+// Seconds returns the average sample in seconds, and false without samples.
+func (t Timing) Seconds() (float64, bool) {
+	if t.Samples == 0 {
+		return 0, false
+	}
+	return float64(t.Sum) / float64(t.Samples) / 1e6, true
+}
+
+// TimingOf returns the Timing of samples samples averaging avg seconds (their sum rounded to
+// the microsecond); ok is false when avg is negative or not finite, or the sum or samples pass
+// MaxCount.
+func TimingOf(avg float64, samples uint64) (t Timing, ok bool) {
+	if math.IsNaN(avg) || avg < 0 || samples > MaxCount {
+		return Timing{}, false
+	}
+	sum := math.Round(avg * 1e6 * float64(samples))
+	if sum > MaxCount {
+		return Timing{}, false
+	}
+	return Timing{Sum: uint64(sum), Samples: samples}, true
+}
+
+// problem says what is wrong with t, or "".
+func (t Timing) problem() string {
+	switch {
+	case t.Samples > MaxCount || t.Sum > MaxCount:
+		return "above 2^53-1"
+	case t.Samples == 0 && t.Sum != 0:
+		return "a time without samples"
+	}
+	return ""
 }
 
 // Endpoint is one side of a conversation and what it sent.
@@ -55,6 +108,11 @@ type Endpoint struct {
 	Bytes uint64
 	// Packets is how many packets this side sent, at most MaxCount.
 	Packets uint64
+	// RTT is the round trip between the capture probe and this side (its samples).
+	RTT Timing
+	// Retrans counts this side's retransmitted TCP segments, ZeroWindows its packets that
+	// advertised a zero receive window; each at most MaxCount.
+	Retrans, ZeroWindows uint64
 }
 
 // Validate reports the first thing wrong with r as a *RecordError, with now the current time
@@ -86,7 +144,36 @@ func (r Record) Validate(now time.Time) error {
 			return &RecordError{Field: "exporter", Reason: reason}
 		}
 	}
+	for _, t := range []struct {
+		name string
+		t    Timing
+	}{{"ct", r.CT}, {"srt", r.SRT}, {"dtt", r.DTT}} {
+		if reason := t.t.problem(); reason != "" {
+			return &RecordError{Field: t.name, Reason: reason}
+		}
+	}
+	if r.Resets > MaxCount {
+		return &RecordError{Field: "resets", Reason: "above 2^53-1"}
+	}
+	if reason := serverNameProblem(r.ServerName); reason != "" {
+		return &RecordError{Field: "server_name", Reason: reason}
+	}
 	return nil
+}
+
+// MaxServerNameLen is the longest server name, in bytes (a DNS name's limit).
+const MaxServerNameLen = 253
+
+// serverNameProblem says what is wrong with a server name, or "" when nothing is ("" is no
+// name).
+func serverNameProblem(name string) string {
+	if name == "" {
+		return ""
+	}
+	if len(name) > MaxServerNameLen {
+		return "longer than " + strconv.Itoa(MaxServerNameLen) + " bytes"
+	}
+	return applicationProblem(name)
 }
 
 // addrProblem says what is wrong with a valid address as a record holds it, or "".
@@ -121,6 +208,12 @@ func (e Endpoint) validate(side string) error {
 		return &RecordError{Field: side + ".bytes", Reason: "above 2^53-1"}
 	case e.Packets > MaxCount:
 		return &RecordError{Field: side + ".packets", Reason: "above 2^53-1"}
+	case e.RTT.problem() != "":
+		return &RecordError{Field: side + ".rtt", Reason: e.RTT.problem()}
+	case e.Retrans > MaxCount:
+		return &RecordError{Field: side + ".retrans", Reason: "above 2^53-1"}
+	case e.ZeroWindows > MaxCount:
+		return &RecordError{Field: side + ".zero_windows", Reason: "above 2^53-1"}
 	}
 	return nil
 }
@@ -147,7 +240,8 @@ func applicationProblem(name string) string {
 }
 
 // MarshalJSON writes r in the ingest format: time in Unix seconds, protocol by name when it has
-// one (else its number), addresses as text; exporter, in_if and out_if only when set.
+// one (else its number), addresses as text; exporter, in_if, out_if and the capture probe's
+// fields only when set (a time as its average in seconds and its samples).
 func (r Record) MarshalJSON() ([]byte, error) {
 	var proto any = r.Protocol
 	if name := ProtocolName(r.Protocol); name[0] < '0' || name[0] > '9' {
@@ -166,13 +260,39 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		Exporter    *netip.Addr `json:"exporter,omitempty"`
 		InIf        uint32      `json:"in_if,omitempty"`
 		OutIf       uint32      `json:"out_if,omitempty"`
-	}{r.Time, proto, r.Application, endpoint(r.Client), endpoint(r.Server), exporter, r.InIf, r.OutIf})
+		CT          *float64    `json:"ct,omitempty"`
+		CTSamples   uint64      `json:"ct_samples,omitempty"`
+		SRT         *float64    `json:"srt,omitempty"`
+		SRTSamples  uint64      `json:"srt_samples,omitempty"`
+		DTT         *float64    `json:"dtt,omitempty"`
+		DTTSamples  uint64      `json:"dtt_samples,omitempty"`
+		Resets      uint64      `json:"resets,omitempty"`
+		ServerName  string      `json:"server_name,omitempty"`
+	}{r.Time, proto, r.Application, endpointOf(r.Client), endpointOf(r.Server), exporter, r.InIf, r.OutIf,
+		average(r.CT), r.CT.Samples, average(r.SRT), r.SRT.Samples, average(r.DTT), r.DTT.Samples,
+		r.Resets, r.ServerName})
+}
+
+// average is t's average in seconds, nil without samples.
+func average(t Timing) *float64 {
+	if s, ok := t.Seconds(); ok {
+		return &s
+	}
+	return nil
 }
 
 // endpoint is the JSON form of an Endpoint.
 type endpoint struct {
-	IP      netip.Addr `json:"ip"`
-	Port    uint16     `json:"port"`
-	Bytes   uint64     `json:"bytes"`
-	Packets uint64     `json:"packets"`
+	IP          netip.Addr `json:"ip"`
+	Port        uint16     `json:"port"`
+	Bytes       uint64     `json:"bytes"`
+	Packets     uint64     `json:"packets"`
+	RTT         *float64   `json:"rtt,omitempty"`
+	RTTSamples  uint64     `json:"rtt_samples,omitempty"`
+	Retrans     uint64     `json:"retrans,omitempty"`
+	ZeroWindows uint64     `json:"zero_windows,omitempty"`
+}
+
+func endpointOf(e Endpoint) endpoint {
+	return endpoint{e.IP, e.Port, e.Bytes, e.Packets, average(e.RTT), e.RTT.Samples, e.Retrans, e.ZeroWindows}
 }

@@ -30,9 +30,15 @@ var RollupSums = []Column{ColClientBytes, ColClientPackets, ColServerBytes, ColS
 func (r *Rollup) Holds(c Column) bool { return slices.Contains(r.Keys, c) }
 
 // answers reports whether the rollup can answer the whole buckets of q's period: each of q's
-// groups is a key of the rollup or a time bucket of whole rollup buckets, and q's Where reads
-// keys of the rollup only.
+// sums is one the rollups keep (RollupSums, or the record count), each of its groups is a key
+// of the rollup or a time bucket of whole rollup buckets, and q's Where reads keys of the
+// rollup only. A query of a sum the rollups lack (the capture probe's) reads the records.
 func (r *Rollup) answers(q *Query) bool {
+	for _, s := range q.Sums {
+		if col := sumColumn[s]; col >= 0 && !slices.Contains(RollupSums, col) {
+			return false
+		}
+	}
 	for _, g := range q.Groups {
 		if g.Bucket > 0 && g.Bucket%r.Width != 0 || g.Bucket == 0 && !r.Holds(g.Column) {
 			return false

@@ -126,6 +126,9 @@ func (s *Store) ensureSchema(ctx context.Context, opts *clickhouse.Options, clus
 		return err
 	}
 	engine := "Distributed(" + quoteIdent(cluster) + ", " + quoteIdent(opts.Auth.Database) + ", records, rand())"
+	if err := addColumns(ctx, s.conn, "records_dist"); err != nil { // of an earlier version
+		return err
+	}
 	if err := ensureTable(ctx, s.conn, "records_dist", engine); err != nil {
 		return err
 	}

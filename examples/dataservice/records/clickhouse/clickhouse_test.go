@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
+	"github.com/fnapi/fnapi/examples/dataservice/records/recordstest"
 )
 
 // count returns how many records r holds, and is the error of the read.
@@ -271,5 +273,90 @@ func TestClickHouseURL(t *testing.T) {
 		if err == nil || strings.Contains(err.Error(), "pw-secret") {
 			t.Errorf("Open(%q) = %v", u, err)
 		}
+	}
+}
+
+// TestClickHouseAddsCaptureColumns opens tables of schema version 3, made before the capture
+// probe's columns, holding records, on one server and on a two-shard cluster (whose
+// Distributed table lacks them too): schema step 4 adds the columns, the records keep their
+// counts with zero capture sums, and records carrying them go in and read back.
+func TestClickHouseAddsCaptureColumns(t *testing.T) {
+	t.Run("single", func(t *testing.T) {
+		testAddsCaptureColumns(t, []*testenv.ClickHouseServer{testenv.ClickHouse(t)}, "")
+	})
+	t.Run("cluster", func(t *testing.T) {
+		testAddsCaptureColumns(t, testenv.ClickHouseCluster(t, 2), testenv.ClickHouseClusterName)
+	})
+}
+
+func testAddsCaptureColumns(t *testing.T, servers []*testenv.ClickHouseServer, cluster string) {
+	ctx := context.Background()
+	const at = 1_700_000_040
+	s, err := clickhouse.Open(ctx, servers[0].URL, cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ingest(ctx, batch(3, at)); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	// The tables as version 3 left them.
+	names, _ := records.SQLColumns()
+	for k, srv := range servers {
+		conn := rawConn(t, srv)
+		tables := []string{"records"}
+		if cluster != "" && k == 0 {
+			tables = append(tables, "records_dist")
+		}
+		for _, table := range tables {
+			for i := len(names) - 1; names[i] != "out_if"; i-- {
+				if err := conn.Exec(ctx, "ALTER TABLE "+table+" DROP COLUMN "+names[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := conn.Exec(ctx, "DROP TABLE records_version"); err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.Exec(ctx, "CREATE TABLE records_version (version UInt32) ENGINE = TinyLog"); err != nil {
+			t.Fatal(err)
+		}
+		b, err := conn.PrepareBatch(ctx, "INSERT INTO records_version (version)")
+		if err == nil {
+			if err = b.Append(uint32(3)); err == nil {
+				err = b.Send()
+			}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	s2 := clickhouse.OpenClickHouseTest(t, servers[0].URL, cluster)
+	q := &records.Query{Sums: append([]records.Sum{records.SumClientBytes, records.SumRecords}, recordstest.CaptureSums...)}
+	read := func() []uint64 {
+		var out []uint64
+		err := s2.Read(ctx, s2.Compile(q), at, at+60, func(r *records.Row) error {
+			if out == nil {
+				out = make([]uint64, len(r.Sums))
+			}
+			for i, v := range r.Sums {
+				out[i] += v
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if got := read(); got[0] != 30 || got[1] != 3 || slices.ContainsFunc(got[2:], func(v uint64) bool { return v != 0 }) {
+		t.Fatalf("the old records read %v, want client bytes 30, 3 records, zero capture sums", got)
+	}
+	if err := s2.Ingest(ctx, recordstest.CaptureBatch(2, at)); err != nil {
+		t.Fatal(err)
+	}
+	// Record 0: server rtt 40000 µs, 1 sample; record 1: 80000 µs, 2 samples.
+	if got := read(); got[1] != 5 || got[4] != 120000 || got[5] != 3 {
+		t.Fatalf("after capture records: %v, want 5 records, server rtt 120000 µs over 3 samples", got)
 	}
 }

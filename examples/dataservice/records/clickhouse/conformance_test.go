@@ -18,10 +18,14 @@ func TestStores(t *testing.T) {
 		if e, err := records.EngineOf(url); err != nil || e.Name != "clickhouse" || !e.Shared || !e.Clusters {
 			t.Fatalf("engine of %s: %+v, %v; want ClickHouse, shared, with clusters", url, e, err)
 		}
-		recordstest.Check(t, clickhouse.OpenClickHouseTest(t, url, ""))
+		s := clickhouse.OpenClickHouseTest(t, url, "")
+		recordstest.Check(t, s)
+		recordstest.CheckCapture(t, s, 1_700_000_040)
 	})
 	t.Run("clickhouse cluster", func(t *testing.T) {
-		recordstest.Check(t, clickhouse.OpenClickHouseTest(t, testenv.ClickHouseCluster(t, 2)[0].URL, testenv.ClickHouseClusterName))
+		s := clickhouse.OpenClickHouseTest(t, testenv.ClickHouseCluster(t, 2)[0].URL, testenv.ClickHouseClusterName)
+		recordstest.Check(t, s)
+		recordstest.CheckCapture(t, s, 1_700_000_040)
 	})
 }
 

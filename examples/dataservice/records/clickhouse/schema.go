@@ -20,7 +20,7 @@ import (
 // SchemaVersion is the version of the ClickHouse tables' shape, kept in the table
 // records_version beside them: the number of chSteps a server's tables have had. The service
 // refuses a records table of another shape, and a later version, rather than alter it.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // chStep is one schema version of a server's tables (a shard's): what a server at the version
 // before it needs. ClickHouse has no transactions over tables: each step may be run again after
@@ -40,6 +40,35 @@ var chSteps = [SchemaVersion]chStep{
 	// 3: the rollups' sums as Decimal128 rather than UInt64, which wrapped around: each rollup
 	// of another shape is made anew (chEnsureRollup) and summed again from the records.
 	chEnsureRollups,
+	// 4: the capture probe's columns (rtt, ct, srt, dtt sums and samples, retransmissions, zero
+	// windows, resets, server_name), zero in the rows the table had.
+	func(ctx context.Context, c chdriver.Conn) error { return addColumns(ctx, c, "records") },
+}
+
+// addColumns adds to table on c the records columns it lacks when it holds the columns of an
+// earlier version of the records table, in order (its shape a prefix of this version's): an
+// ALTER that changes no row written (ClickHouse gives old rows the type's default, 0 or the empty string).
+// A table of another shape is left as it is, for ensureTable to refuse.
+func addColumns(ctx context.Context, c chdriver.Conn, table string) error {
+	have, _, err := tableShape(ctx, c, table)
+	if err != nil || len(have) == 0 {
+		return err
+	}
+	names, kinds := records.SQLColumns()
+	if len(have) >= len(names) {
+		return nil
+	}
+	for i, h := range have {
+		if h != names[i]+" "+chDialect.Types[kinds[i]] {
+			return nil
+		}
+	}
+	for i := len(have); i < len(names); i++ {
+		if err := c.Exec(ctx, "ALTER TABLE "+table+" ADD COLUMN "+names[i]+" "+chDialect.Types[kinds[i]]); err != nil {
+			return fmt.Errorf("records: clickhouse: adding column %s to %s: %w", names[i], table, unavailable(err))
+		}
+	}
+	return nil
 }
 
 // chEnsureRollups makes every rollup's table and view on c, or makes anew one of another shape.

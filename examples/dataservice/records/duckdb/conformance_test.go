@@ -24,6 +24,7 @@ func TestStores(t *testing.T) {
 		t.Fatalf("duckdb: opened %T with engine %+v", s, e)
 	}
 	recordstest.Check(t, s)
+	recordstest.CheckCapture(t, s, 1_700_000_040)
 	if e, err := records.EngineOf(filepath.Join(dir, "data")); err != nil || e.Name != "duckdb" {
 		t.Errorf("a plain path: engine %v, %v; want DuckDB", e, err)
 	}

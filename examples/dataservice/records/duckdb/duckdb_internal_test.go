@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"net/netip"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/fnapi/fnapi/examples/dataservice/records"
+	"github.com/fnapi/fnapi/examples/dataservice/records/recordstest"
 
 	"github.com/duckdb/duckdb-go/v2"
 )
@@ -90,6 +92,61 @@ func TestOpenAddsColumns(t *testing.T) {
 	}
 	if n != 2 || zero != 2 {
 		t.Fatalf("%d rows, %d with zero collector columns; want 2 and 2", n, zero)
+	}
+}
+
+// TestOpenAddsCaptureColumns opens a file of schema version 4, made before the capture probe's
+// columns, holding a record: schema step 5 adds them, the record keeps its counts with zero
+// capture sums, and records carrying them go in and read back.
+func TestOpenAddsCaptureColumns(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const at = 1_700_000_040
+	old := recordstest.Batch(1, at)
+	if err := s.Ingest(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	// The file as version 4 left it: the records table without the capture columns.
+	names, _ := records.SQLColumns()
+	for _, n := range names[slices.Index(names, records.ColClientRTT.Name()):] {
+		if _, err := s.db.ExecContext(ctx, "ALTER TABLE records DROP COLUMN "+n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.db.ExecContext(ctx, "UPDATE "+schemaTable+" SET version = 4"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if s, err = Open(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	q := &records.Query{Sums: append([]records.Sum{records.SumClientBytes, records.SumRecords}, recordstest.CaptureSums...)}
+	read := func() []uint64 {
+		var out []uint64
+		err := s.Read(ctx, s.Compile(q), at, at+60, func(r *records.Row) error {
+			out = slices.Clone(r.Sums)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if got := read(); got[0] != 10 || got[1] != 1 || slices.ContainsFunc(got[2:], func(v uint64) bool { return v != 0 }) {
+		t.Fatalf("the old record reads %v, want client bytes 10, 1 record, zero capture sums", got)
+	}
+	if err := s.Ingest(ctx, recordstest.CaptureBatch(2, at)); err != nil {
+		t.Fatal(err)
+	}
+	// Record 0: server rtt 40000 µs, 1 sample; record 1: 80000 µs, 2 samples.
+	if got := read(); got[1] != 3 || got[4] != 120000 || got[5] != 3 {
+		t.Fatalf("after capture records: %v, want 3 records, server rtt 120000 µs over 3 samples", got)
 	}
 }
 

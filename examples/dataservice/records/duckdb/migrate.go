@@ -34,6 +34,9 @@ var steps = []step{
 	// 4: the rollups' sums saturated (rollup_resum.go): the hours a file of an earlier version
 	// wrapped around summed anew.
 	func(ctx context.Context, tx *sql.Tx) error { return resumWrapped(ctx, tx, duckRollups) },
+	// 5: the capture probe's columns (rtt, ct, srt, dtt sums and samples, retransmissions, zero
+	// windows, resets, server_name), zero in the rows a file had.
+	func(ctx context.Context, tx *sql.Tx) error { return execAll(ctx, tx, duckMigrations()...) },
 }
 
 // migrate brings the file of db to the latest version, a step a transaction, and refuses a file

@@ -21,6 +21,7 @@ const METRIC_UNITS = {
   'rtt': 'seconds', 'client.rtt': 'seconds', 'server.rtt': 'seconds',
   'ct': 'seconds', 'srt': 'seconds', 'dtt': 'seconds', 'eurt': 'seconds',
   'retrans': 'count', 'client.retrans': 'count', 'server.retrans': 'count', 'resets': 'count',
+  'client.zero_windows': 'count', 'server.zero_windows': 'count',
 };
 
 // describeQuery returns, for each statement of a query expression, the names of its keys and

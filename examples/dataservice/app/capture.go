@@ -1,0 +1,269 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/api"
+	"github.com/fnapi/fnapi/examples/dataservice/capture"
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+	"go.uber.org/zap"
+)
+
+// Bounds of the capture pipeline.
+const (
+	// captureBatch is the most records one ingest of the probe stores.
+	captureBatch = 1000
+	// captureFlushEvery is the longest a record the probe emitted waits to be stored.
+	captureFlushEvery = time.Second
+)
+
+// capturing is the capture probe of -capture and -capture-file: one source per interface (or
+// the file), each read by a capture.Probe into its own Table, whose records go to the store in
+// batches. Its counters are read by collector-status and /metrics.
+type capturing struct {
+	sources []captureSource
+	filter  *capture.Filter // for files; live sources had it attached by the kernel
+	// Counters: packets the tables saw, drops of the kernel rings (or oversized file frames),
+	// conversations evicted from full tables, records emitted and stored, and records the
+	// store refused (a failed ingest: the batch is lost and logged).
+	packets, drops, evicted, records, stored, failed atomic.Uint64
+	// invalid counts records no store may hold (a capture file's packets dated before 1970 or
+	// more than a day ahead), dropped rather than failing the batch they would be in.
+	invalid atomic.Uint64
+	// done counts the sources that ended (a file read to its end).
+	done atomic.Int64
+}
+
+// captureSource is one source of the probe: an interface or the file.
+type captureSource struct {
+	name string
+	src  capture.Source
+	file bool
+}
+
+// openCapture opens the sources cfg names, so that a wrong interface, file or filter fails the
+// start with one line; nil without -capture and -capture-file.
+func openCapture(ctx context.Context, cfg Config) (*capturing, error) {
+	if len(cfg.Capture) == 0 && cfg.CaptureFile == "" {
+		if cfg.CaptureFilter != "" {
+			return nil, errors.New("app: -capture-filter needs -capture or -capture-file")
+		}
+		return nil, nil
+	}
+	c := &capturing{}
+	var live *capture.Filter
+	if cfg.CaptureFilter != "" {
+		f, err := capture.CompileFilter(ctx, cfg.CaptureFilter, capture.LinkEthernet)
+		if err != nil {
+			return nil, fmt.Errorf("app: -capture-filter: %w", err)
+		}
+		live = f
+	}
+	if cfg.CaptureFile != "" {
+		src, err := capture.OpenFile(cfg.CaptureFile)
+		if err != nil {
+			return nil, fmt.Errorf("app: -capture-file: %w", err)
+		}
+		c.sources = append(c.sources, captureSource{name: cfg.CaptureFile, src: src, file: true})
+		if cfg.CaptureFilter != "" {
+			// Compiled for the file's link type, which its first frame tells; Ethernet is what
+			// the tests and most captures hold.
+			c.filter = live
+		}
+	}
+	for _, name := range cfg.Capture {
+		src, err := capture.OpenInterface(name, live)
+		if err != nil {
+			c.close()
+			return nil, fmt.Errorf("app: -capture %s: %w", name, err)
+		}
+		c.sources = append(c.sources, captureSource{name: name, src: src})
+	}
+	return c, nil
+}
+
+// close closes every source (before they run; a running probe closes its own).
+func (c *capturing) close() {
+	for _, s := range c.sources {
+		s.src.Close()
+	}
+}
+
+// captureWork is the background work of the probe: one piece per source, each on every node
+// that captures (a node's probe sees its own links).
+func (a *App) captureWork() []work {
+	if a.capture == nil {
+		return nil
+	}
+	var ws []work
+	for _, s := range a.capture.sources {
+		ws = append(ws, work{name: "capture " + s.name, run: func(ctx context.Context) { a.runCapture(ctx, s) }})
+	}
+	return ws
+}
+
+// runCapture reads s until it ends (a file) or ctx is done, storing the records of its
+// conversations in batches of at most captureBatch, at least every captureFlushEvery. A full
+// batch waits for the store: a live capture that outruns the store loses packets in the
+// kernel's ring, counted as drops, never records already made.
+func (a *App) runCapture(ctx context.Context, s captureSource) {
+	c := a.capture
+	out := make(chan records.Record, captureBatch)
+	stored := make(chan struct{})
+	go func() {
+		defer close(stored)
+		a.storeCaptured(out)
+	}()
+	var last capture.Stats
+	var tbl *capture.Table
+	note := func() { // on the probe's goroutine: the table is not safe for concurrent use
+		st := tbl.Stats()
+		c.packets.Add(st.Packets - last.Packets)
+		c.evicted.Add(st.Evicted - last.Evicted)
+		last = st
+	}
+	tbl = capture.NewTable(capture.Config{}, func(r capture.Record) {
+		c.records.Add(1)
+		if rec, ok := validCaptured(&r, time.Now()); ok {
+			out <- rec
+		} else {
+			c.invalid.Add(1)
+		}
+		note()
+	})
+	p := &capture.Probe{Source: s.src, Table: tbl}
+	if s.file {
+		p.Filter = c.filter
+	}
+	err := p.Run(ctx)
+	if ctx.Err() != nil {
+		tbl.Flush() // store what is pending before the service stops
+	}
+	note()
+	c.drops.Add(s.src.Stats().Drops)
+	s.src.Close()
+	close(out)
+	<-stored
+	c.done.Add(1)
+	switch {
+	case err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF):
+		a.log.Error("capture stopped", zap.String("source", s.name), zap.Error(err))
+	case s.file:
+		a.log.Info("capture file read", zap.String("file", s.name), zap.Uint64("packets", last.Packets), zap.Uint64("records", last.Records))
+	}
+}
+
+// storeCaptured ingests the records of in, in batches, until in is closed.
+func (a *App) storeCaptured(in <-chan records.Record) {
+	c := a.capture
+	batch := make([]records.Record, 0, captureBatch)
+	flush := func() {
+		if len(batch) == 0 {
+			return
+		}
+		// The service's own context may be done already: store what the probe made.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := a.records.Ingest(ctx, batch); err != nil {
+			c.failed.Add(uint64(len(batch)))
+			a.log.Error("capture: storing records", zap.Int("records", len(batch)), zap.Error(err))
+		} else {
+			c.stored.Add(uint64(len(batch)))
+		}
+		batch = batch[:0]
+	}
+	tick := time.NewTicker(captureFlushEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case r, ok := <-in:
+			if !ok {
+				flush()
+				return
+			}
+			batch = append(batch, r)
+			if len(batch) == captureBatch {
+				flush()
+			}
+		case <-tick.C:
+			flush()
+		}
+	}
+}
+
+// validCaptured returns the traffic record of r, valid at now: without its server name when
+// that is one no record may hold (a control character, too long); ok is false when the record
+// is invalid otherwise (its time).
+func validCaptured(r *capture.Record, now time.Time) (rec records.Record, ok bool) {
+	rec = captureRecord(r)
+	if rec.Validate(now) != nil {
+		rec.ServerName = ""
+	}
+	return rec, rec.Validate(now) == nil
+}
+
+// captureRecord maps a probe's record to a traffic record (the capture package doc's table):
+// times as microsecond sums beside their sample counts; the application from the server port.
+func captureRecord(r *capture.Record) records.Record {
+	side := func(s *capture.Side) records.Endpoint {
+		return records.Endpoint{IP: s.IP, Port: s.Port, Bytes: min(s.Bytes, records.MaxCount), Packets: min(s.Packets, records.MaxCount),
+			RTT: timing(s.RTT), Retrans: min(s.Retrans, records.MaxCount), ZeroWindows: min(s.ZeroWindows, records.MaxCount)}
+	}
+	return records.Record{Time: r.Time, Protocol: r.Protocol, Application: records.Application(r.Protocol, r.Server.Port),
+		Client: side(&r.Client), Server: side(&r.Server), CT: timing(r.CT), SRT: timing(r.SRT), DTT: timing(r.DTT),
+		Resets: min(r.Resets, records.MaxCount), ServerName: r.ServerName}
+}
+
+// timing is t as a record keeps it: the sum of its samples in microseconds and their count.
+func timing(t capture.Timing) records.Timing {
+	if t.Count == 0 {
+		return records.Timing{}
+	}
+	return records.Timing{Sum: uint64(min(math.Round(t.Sum*1e6), records.MaxCount)), Samples: min(t.Count, records.MaxCount)}
+}
+
+// status is the probe's part of collector-status.
+func (c *capturing) status() *api.CaptureStatus {
+	st := &api.CaptureStatus{Sources: []string{}, Packets: c.packets.Load(), Drops: c.drops.Load(), Evicted: c.evicted.Load(),
+		Records: c.records.Load(), Stored: c.stored.Load(), Failed: c.failed.Load(), Invalid: c.invalid.Load(),
+		Finished: int(c.done.Load())}
+	for _, s := range c.sources {
+		st.Sources = append(st.Sources, s.name)
+		if !s.file {
+			st.Drops += s.src.Stats().Drops // live rings count as they go
+		}
+	}
+	return st
+}
+
+// metricsHandler adds the probe's counters to what next writes.
+func (c *capturing) metricsHandler(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		if next != nil {
+			next.ServeHTTP(w, r)
+		}
+		st := c.status()
+		for _, m := range []struct {
+			name, help string
+			v          uint64
+		}{
+			{"capture_packets_total", "packets the conversation tables saw", st.Packets},
+			{"capture_drops_total", "packets the kernel's capture rings dropped (the probe did not keep up)", st.Drops},
+			{"capture_conversations_evicted_total", "conversations ended early because the table was full", st.Evicted},
+			{"capture_records_total", "records the probe made", st.Records},
+			{"capture_records_stored_total", "records of the probe stored", st.Stored},
+			{"capture_records_failed_total", "records of the probe lost because the store refused their batch", st.Failed},
+			{"capture_records_invalid_total", "records of the probe dropped as invalid (times before 1970 or more than a day ahead)", st.Invalid},
+		} {
+			fmt.Fprintf(w, "# HELP %s Capture probe: %s.\n# TYPE %s counter\n%s %d\n", m.name, m.help, m.name, m.name, m.v)
+		}
+	})
+}

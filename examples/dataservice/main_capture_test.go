@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// captureScript writes, with scapy, one HTTP conversation ten minutes ago (T0, a minute's
+// start) to the file argv[1]: the handshake gives server.rtt 40 ms (SYN to SYN-ACK) and ct 41 ms,
+// the request's ACK a second server.rtt sample of 40 ms, the server's think time an srt of
+// 140 ms (request at 42 ms, first response packet at 182 ms), and the server sends its second
+// segment again after the client acknowledged it: one server retransmission.
+const captureScript = `import sys, time
+from scapy.all import *
+T0 = (int(time.time()) // 60 - 10) * 60
+def tcp(src, dst, sport, dport, flags, seq, ack, load=b"", t=0.0):
+    p = Ether()/IP(src=src, dst=dst)/TCP(sport=sport, dport=dport, flags=flags, seq=seq, ack=ack)
+    if load:
+        p = p/Raw(load)
+    p.time = T0 + t
+    return p
+C, S = "10.0.0.1", "10.0.0.2"
+get = b"GET / HTTP/1.1\r\nHost: Example.COM:8080\r\n\r\n"
+n = len(get)
+wrpcap(sys.argv[1], [
+  tcp(C, S, 40000, 80, "S", 100, 0, t=0.000),
+  tcp(S, C, 80, 40000, "SA", 500, 101, t=0.040),
+  tcp(C, S, 40000, 80, "A", 101, 501, t=0.041),
+  tcp(C, S, 40000, 80, "PA", 101, 501, get, t=0.042),
+  tcp(S, C, 80, 40000, "A", 501, 101+n, t=0.082),
+  tcp(S, C, 80, 40000, "A", 501, 101+n, b"x"*1000, t=0.182),
+  tcp(S, C, 80, 40000, "PA", 1501, 101+n, b"x"*1000, t=0.183),
+  tcp(C, S, 40000, 80, "A", 101+n, 2501, t=0.184),
+  tcp(S, C, 80, 40000, "PA", 1501, 101+n, b"x"*1000, t=0.190),
+  tcp(C, S, 40000, 80, "FA", 101+n, 2501, t=0.200),
+  tcp(S, C, 80, 40000, "FA", 2501, 102+n, t=0.240),
+  tcp(C, S, 40000, 80, "A", 102+n, 2502, t=0.241),
+])
+`
+
+// TestCommandLineCaptureFile runs the service with -capture-file on a capture made by scapy,
+// and finds the conversation's measures through query (server.rtt, srt, ct, retrans,
+// server.name), collector-status and /metrics.
+func TestCommandLineCaptureFile(t *testing.T) {
+	const py = "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import scapy.all").Run(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("scapy through %s: %v", py, err)
+		}
+		t.Skipf("scapy through %s is missing (apt-get install python3-scapy): %v", py, err)
+	}
+	dir := t.TempDir()
+	pcap := filepath.Join(dir, "http.pcap")
+	if b, err := exec.Command(py, "-c", captureScript, pcap).CombinedOutput(); err != nil {
+		t.Fatalf("scapy: %v\n%s", err, b)
+	}
+	data := t.TempDir()
+	p := startService(t, "-addr", "127.0.0.1:0", "-data", data, "-capture-file", pcap, "-metrics", "127.0.0.1:0")
+	ctx := context.Background()
+	c := adminClient(t, p, data)
+	var res []struct{ Data [][2][]any }
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		err := c.Call(ctx, "query", map[string]any{"expr": "server.rtt, srt, ct, retrans, server.retrans, client.retrans, records BY server.name, application SINCE @now-3600"}, &res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res[0].Data) > 0 {
+			break
+		}
+	}
+	if len(res[0].Data) != 1 {
+		t.Fatalf("query answered %v, want one group", res[0].Data)
+	}
+	row := res[0].Data[0]
+	if got := fmt.Sprint(row[0]); got != "[example.com http]" {
+		t.Errorf("keys %s, want [example.com http]", got)
+	}
+	want := []float64{0.040, 0.140, 0.041, 1, 1, 0, 1}
+	for i, w := range want {
+		v, ok := row[1][i].(float64)
+		if !ok || math.Abs(v-w) > 2e-6 {
+			t.Errorf("value %d = %v, want %v (values %v)", i, row[1][i], w, row[1])
+		}
+	}
+	var st struct {
+		Capture struct {
+			Sources                  []string
+			Finished                 int
+			Packets, Records, Stored uint64
+		}
+	}
+	if err := c.Call(ctx, "collector-status", nil, &st); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(st.Capture), fmt.Sprintf("{[%s] 1 12 1 1}", pcap); got != want {
+		t.Errorf("collector-status capture %s, want %s", got, want)
+	}
+	resp, err := http.Get(p.metrics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "\ncapture_packets_total 12\n") {
+		t.Errorf("/metrics lacks the probe's 12 packets:\n%s", body)
+	}
+	p.stop(t)
+}
+
+// TestCommandLineCaptureErrors checks the one-line errors of the capture flags.
+func TestCommandLineCaptureErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-capture-filter", "tcp"}, "-capture-filter filters the capture probe's packets"},
+		{[]string{"-capture-file", "/nonexistent.pcap"}, "-capture-file /nonexistent.pcap: no such file"},
+		{[]string{"-capture", "a,,b"}, "an empty interface name"},
+	} {
+		_, err := parseFlags(tc.args)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: %v, want one line with %q", tc.args, err, tc.want)
+		}
+	}
+}
