@@ -49,6 +49,15 @@ func TestFiresAndResolves(t *testing.T) {
 	if got := e.states(t, r.ID); !slices.Equal(got, want) {
 		t.Fatalf("history:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	// The history by the rule's labels: all of them, or none for a label it lacks.
+	for _, tt := range []struct {
+		labels map[string]string
+		want   int
+	}{{map[string]string{"site": "par"}, 3}, {map[string]string{"site": "lon"}, 0}, {map[string]string{"site": "par", "team": "x"}, 0}} {
+		if es, err := e.st.History(ctx, state.AlertQuery{Labels: tt.labels}); err != nil || len(es) != tt.want {
+			t.Errorf("history of the rules labelled %v: %d events (%v), want %d", tt.labels, len(es), err, tt.want)
+		}
+	}
 	got, tries, bad := rcv.deliveries()
 	if len(bad) > 0 || tries != 2 || len(got) != 2 {
 		t.Fatalf("receiver: %d tries, %d acknowledged, bad signatures %q", tries, len(got), bad)

@@ -264,7 +264,7 @@ func (s *Service) listAlerts(ctx context.Context, in api.ListAlertsArgs) ([]api.
 }
 
 func (s *Service) history(ctx context.Context, in api.AlertHistoryArgs) ([]api.AlertEvent, error) {
-	es, err := s.store.History(ctx, state.AlertQuery{Rule: in.Rule, Since: in.Since, Until: in.Until})
+	es, err := s.store.History(ctx, state.AlertQuery{Rule: in.Rule, Labels: in.Labels, Since: in.Since, Until: in.Until})
 	if err != nil {
 		return nil, storeError(err)
 	}

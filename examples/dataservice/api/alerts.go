@@ -118,9 +118,10 @@ type AlertEvent struct {
 
 // AlertHistoryArgs are the arguments of alert-history; all may be left out.
 type AlertHistoryArgs struct {
-	Rule  string    `json:"rule,omitempty" jsonschema:"maxLength=64,description=UUID of a rule; default every rule"`
-	Since time.Time `json:"since,omitzero" jsonschema:"description=The oldest time (RFC 3339)"`
-	Until time.Time `json:"until,omitzero" jsonschema:"description=The time before which (RFC 3339)"`
+	Rule   string            `json:"rule,omitempty" jsonschema:"maxLength=64,description=UUID of a rule; default every rule"`
+	Labels map[string]string `json:"labels,omitempty" jsonschema:"description=Only the rules that carry every one of these labels"`
+	Since  time.Time         `json:"since,omitzero" jsonschema:"description=The oldest time (RFC 3339)"`
+	Until  time.Time         `json:"until,omitzero" jsonschema:"description=The time before which (RFC 3339)"`
 }
 
 // SilenceAlertArgs are the arguments of silence-alert.

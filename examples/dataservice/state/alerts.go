@@ -105,6 +105,8 @@ type AlertChange struct {
 type AlertQuery struct {
 	// Rule selects one rule's events by its ID.
 	Rule string
+	// Labels selects the events of the rules that carry every one of these labels.
+	Labels map[string]string
 	// Since and Until select the events at or after Since and before Until.
 	Since, Until time.Time
 	// Limit is the most events answered, the newest; 0 means 1000.

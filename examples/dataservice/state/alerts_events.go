@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -125,11 +126,24 @@ func (a *Alerts) History(ctx context.Context, q AlertQuery) ([]AlertEvent, error
 	if limit <= 0 {
 		limit = 1000
 	}
+	query := `SELECT id, rule, grp, state, vals, at_ms FROM alert_events
+		WHERE (rule = ? OR ? = '') AND at_ms >= ? AND at_ms < ?`
+	args := []any{q.Rule, q.Rule, q.Since.UnixMilli(), until}
+	if len(q.Labels) > 0 {
+		ids, err := a.rulesLabelled(ctx, q.Labels)
+		if err != nil || len(ids) == 0 {
+			return nil, err
+		}
+		query += ` AND rule IN (?` + strings.Repeat(`, ?`, len(ids)-1) + `)`
+		for _, id := range ids {
+			args = append(args, id)
+		}
+	}
+	query += ` ORDER BY id DESC LIMIT ?`
+	args = append(args, limit)
 	var out []AlertEvent
 	err := a.s.read(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT id, rule, grp, state, vals, at_ms FROM alert_events
-			WHERE (rule = ? OR ? = '') AND at_ms >= ? AND at_ms < ? ORDER BY id DESC LIMIT ?`,
-			q.Rule, q.Rule, q.Since.UnixMilli(), until, limit)
+		rows, err := tx.QueryContext(ctx, query, args...)
 		if err != nil {
 			return err
 		}
@@ -147,6 +161,31 @@ func (a *Alerts) History(ctx context.Context, q AlertQuery) ([]AlertEvent, error
 		return rows.Err()
 	})
 	return out, wrap("read alert history", err)
+}
+
+// rulesLabelled returns the IDs of the rules that carry every one of labels.
+func (a *Alerts) rulesLabelled(ctx context.Context, labels map[string]string) ([]string, error) {
+	rs, err := a.Rules(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, r := range rs {
+		if hasAll(r.Labels, labels) {
+			ids = append(ids, r.ID)
+		}
+	}
+	return ids, nil
+}
+
+// hasAll says whether have holds every label of want.
+func hasAll(have, want map[string]string) bool {
+	for k, v := range want {
+		if w, ok := have[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
 }
 
 // PruneHistory deletes the events before the given time, and the deliveries done before it.
