@@ -10,11 +10,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
+	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 	"github.com/fnapi/fnapi/registry"
@@ -121,11 +121,11 @@ func (s *Service) Register(reg *registry.Registry) error {
 func (s *Service) listRules(ctx context.Context) ([]api.AlertRule, error) {
 	rs, err := s.store.Rules(ctx)
 	if err != nil {
-		return nil, storeError(err)
+		return nil, manage.StoreError(err)
 	}
 	st, err := s.store.Channels(ctx)
 	if err != nil {
-		return nil, storeError(err)
+		return nil, manage.StoreError(err)
 	}
 	out := make([]api.AlertRule, 0, len(rs))
 	for _, r := range rs {
@@ -151,7 +151,7 @@ func (s *Service) createRule(ctx context.Context, in api.CreateAlertRuleArgs) (a
 	}
 	r, err = s.store.CreateRule(ctx, r, s.opts.RulesPerUser)
 	if err != nil {
-		return api.AlertRule{}, storeError(err)
+		return api.AlertRule{}, manage.StoreError(err)
 	}
 	return ruleOut(r, nil), nil
 }
@@ -223,14 +223,14 @@ func (s *Service) updateRule(ctx context.Context, in api.UpdateAlertRuleArgs) (a
 		return s.check(ctx, r, notify, old)
 	})
 	if err != nil {
-		return api.AlertRule{}, storeError(err)
+		return api.AlertRule{}, manage.StoreError(err)
 	}
 	return ruleOut(r, nil), nil
 }
 
 func (s *Service) deleteRule(ctx context.Context, in api.IDArgs) (bool, error) {
 	if err := s.store.DeleteRule(ctx, in.ID); err != nil {
-		return false, storeError(err)
+		return false, manage.StoreError(err)
 	}
 	return true, nil
 }
@@ -241,11 +241,11 @@ func (s *Service) listAlerts(ctx context.Context, in api.ListAlertsArgs) ([]api.
 	}
 	ins, err := s.store.Instances(ctx, "")
 	if err != nil {
-		return nil, storeError(err)
+		return nil, manage.StoreError(err)
 	}
 	rs, err := s.store.Rules(ctx)
 	if err != nil {
-		return nil, storeError(err)
+		return nil, manage.StoreError(err)
 	}
 	byID := map[string]state.AlertRule{}
 	for _, r := range rs {
@@ -266,7 +266,7 @@ func (s *Service) listAlerts(ctx context.Context, in api.ListAlertsArgs) ([]api.
 func (s *Service) history(ctx context.Context, in api.AlertHistoryArgs) ([]api.AlertEvent, error) {
 	es, err := s.store.History(ctx, state.AlertQuery{Rule: in.Rule, Labels: in.Labels, Since: in.Since, Until: in.Until})
 	if err != nil {
-		return nil, storeError(err)
+		return nil, manage.StoreError(err)
 	}
 	out := make([]api.AlertEvent, 0, len(es))
 	for _, e := range es {
@@ -285,7 +285,7 @@ func (s *Service) silence(ctx context.Context, in api.SilenceAlertArgs) (bool, e
 		return false, invalid("until", "required: when notifications resume")
 	}
 	if err := s.store.Silence(ctx, in.Rule, g, in.Until); err != nil {
-		return false, storeError(err)
+		return false, manage.StoreError(err)
 	}
 	return true, nil
 }
@@ -296,7 +296,7 @@ func (s *Service) acknowledge(ctx context.Context, in api.AcknowledgeAlertArgs) 
 		return false, invalid("group", "must be an array of the group's keys, as list-alerts answers it")
 	}
 	if err := s.store.Acknowledge(ctx, in.Rule, g); err != nil {
-		return false, storeError(err)
+		return false, manage.StoreError(err)
 	}
 	return true, nil
 }
@@ -307,22 +307,4 @@ func caller(ctx context.Context) string {
 		return id.User
 	}
 	return ""
-}
-
-// storeError turns a store's error into the caller's.
-func storeError(err error) error {
-	var nf *state.NotFoundError
-	var le *state.LimitError
-	var ae *apierr.Error
-	switch {
-	case errors.As(err, &ae):
-		return ae
-	case errors.As(err, &nf):
-		return apierr.New(apierr.NotFound, "name", nf.ID, "object", nf.Kind)
-	case errors.As(err, &le):
-		return apierr.New(api.LimitReached, "name", le.What, "limit", le.Limit)
-	case errors.Is(err, state.ErrUnavailable):
-		return apierr.New(apierr.Unavailable).Wrap(err)
-	}
-	return err
 }

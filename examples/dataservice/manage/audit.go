@@ -113,7 +113,7 @@ func (a *auditor) intercept(next registry.Handler) registry.Handler {
 			return next(ctx, c)
 		}
 		if err := a.st.AuditQuota(ctx, id.User); err != nil {
-			return nil, storeError(err)
+			return nil, StoreError(err)
 		}
 		res, err := next(ctx, c)
 		if err != nil {
@@ -169,7 +169,7 @@ func (s *service) listAudit(ctx context.Context, in api.ListAuditArgs) ([]api.Au
 	}
 	es, err := s.store.Audit(ctx, state.AuditQuery{Since: in.Since, Before: in.Before, Limit: min(in.Limit, MaxAuditLimit)})
 	if err != nil {
-		return nil, storeError(err)
+		return nil, StoreError(err)
 	}
 	out := make([]api.AuditEvent, len(es)) // [] rather than null without events
 	for i, e := range es {

@@ -14,7 +14,7 @@ func (s *service) getConfig() map[string]json.RawMessage {
 func (s *service) setConfig(ctx context.Context, in api.SetConfigArgs) (map[string]json.RawMessage, error) {
 	out, err := s.settings.Set(ctx, in.Values)
 	if err != nil {
-		return nil, storeError(err)
+		return nil, StoreError(err)
 	}
 	return out, nil
 }

@@ -11,7 +11,7 @@ import (
 func (s *service) listDashboards(ctx context.Context) ([]api.DashboardSummary, error) {
 	ds, err := s.store.Dashboards(ctx)
 	if err != nil {
-		return nil, storeError(err)
+		return nil, StoreError(err)
 	}
 	out := make([]api.DashboardSummary, 0, len(ds))
 	for _, d := range ds {
@@ -23,7 +23,7 @@ func (s *service) listDashboards(ctx context.Context) ([]api.DashboardSummary, e
 func (s *service) getDashboard(ctx context.Context, in api.IDArgs) (api.Dashboard, error) {
 	d, err := s.store.Dashboard(ctx, in.ID)
 	if err != nil {
-		return api.Dashboard{}, storeError(err)
+		return api.Dashboard{}, StoreError(err)
 	}
 	return dashboardOut(d), nil
 }
@@ -34,7 +34,7 @@ func (s *service) createDashboard(ctx context.Context, in api.CreateDashboardArg
 	}
 	d, err := s.store.CreateDashboard(ctx, state.Dashboard{Title: in.Title, Description: in.Description, Owner: caller(ctx)})
 	if err != nil {
-		return api.Dashboard{}, storeError(err)
+		return api.Dashboard{}, StoreError(err)
 	}
 	return dashboardOut(d), nil
 }
@@ -56,14 +56,14 @@ func (s *service) updateDashboard(ctx context.Context, in api.UpdateDashboardArg
 		return nil
 	})
 	if err != nil {
-		return api.Dashboard{}, storeError(err)
+		return api.Dashboard{}, StoreError(err)
 	}
 	return dashboardOut(d), nil
 }
 
 func (s *service) deleteDashboard(ctx context.Context, in api.IDArgs) (bool, error) {
 	if err := s.store.DeleteDashboard(ctx, in.ID); err != nil {
-		return false, storeError(err)
+		return false, StoreError(err)
 	}
 	return true, nil
 }

@@ -9,10 +9,11 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/traffic"
 )
 
-// storeError turns an error of the store into the error the caller receives: NOT-FOUND
-// naming the object, LIMIT-REACHED, UNAVAILABLE (a full disk), the *apierr.Error a change function returned, or the
-// error itself (an internal error: logged, never sent).
-func storeError(err error) error {
+// StoreError turns an error of the state store into the error the caller receives: NOT-FOUND
+// naming the object, LIMIT-REACHED, UNAVAILABLE (a full disk), the *apierr.Error a change
+// function returned, or the error itself (an internal error: logged, never sent). Every
+// function over package state (dashboards, zones, alerts) answers its errors through it.
+func StoreError(err error) error {
 	var nf *state.NotFoundError
 	var le *state.LimitError
 	var ae *apierr.Error

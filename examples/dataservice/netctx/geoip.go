@@ -284,24 +284,7 @@ func (g *GeoFile) asn(a netip.Addr) ASN {
 		}
 		return ASN{}
 	}
-	res := db.r.Lookup(a)
-	if !res.Found() {
-		return ASN{}
-	}
-	off := res.Offset()
-	db.mu.RLock()
-	v, ok := db.asns[off]
-	db.mu.RUnlock()
-	if ok {
-		return v
-	}
-	v = decodeASN(res)
-	db.mu.Lock()
-	if len(db.asns) < maxCached {
-		db.asns[off] = v
-	}
-	db.mu.Unlock()
-	return v
+	return lookup(db, a, db.asns, decodeASN)
 }
 
 // Country returns the ISO 3166 alpha-2 code of a's country, or "" when unknown or not Public.
@@ -325,21 +308,28 @@ func (g *GeoFile) country(a netip.Addr) string {
 		}
 		return ""
 	}
+	return lookup(db, a, db.countrys, decodeCountry)
+}
+
+// lookup finds a (an IPv6 address) in db's tree: the zero T when it is not there, else what
+// decode reads of its record, decoded once per record and kept in cache (at most maxCached).
+func lookup[T any](db *geoDB, a netip.Addr, cache map[uintptr]T, decode func(maxminddb.Result) T) T {
+	var zero T
 	res := db.r.Lookup(a)
 	if !res.Found() {
-		return ""
+		return zero
 	}
 	off := res.Offset()
 	db.mu.RLock()
-	v, ok := db.countrys[off]
+	v, ok := cache[off]
 	db.mu.RUnlock()
 	if ok {
 		return v
 	}
-	v = decodeCountry(res)
+	v = decode(res)
 	db.mu.Lock()
-	if len(db.countrys) < maxCached {
-		db.countrys[off] = v
+	if len(cache) < maxCached {
+		cache[off] = v
 	}
 	db.mu.Unlock()
 	return v
