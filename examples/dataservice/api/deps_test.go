@@ -1,9 +1,9 @@
 package api_test
 
 import (
-	"os/exec"
-	"strings"
 	"testing"
+
+	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 )
 
 // TestDomainImportsNoWire checks the layering of issue 29: the query language (pvql), the
@@ -12,15 +12,7 @@ import (
 func TestDomainImportsNoWire(t *testing.T) {
 	t.Parallel()
 	const module = "github.com/fnapi/fnapi/examples/dataservice/"
-	out, err := exec.Command("go", "list", "-deps", module+"pvql", module+"collect", module+"state").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list -deps: %v\n%s", err, out)
-	}
-	deps := strings.Fields(string(out))
-	if len(deps) < 10 {
-		t.Fatalf("go list -deps listed %d packages: %s", len(deps), out)
-	}
-	for _, dep := range deps {
+	for _, dep := range testenv.Deps(t, module+"pvql", module+"collect", module+"state") {
 		if dep == module+"api" {
 			t.Errorf("pvql, collect or state depends on %s", dep)
 		}

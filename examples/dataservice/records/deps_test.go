@@ -1,9 +1,10 @@
 package records_test
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 )
 
 // TestNoDriverDependency checks the layering of issue 29: the record model, the query model,
@@ -13,15 +14,7 @@ import (
 func TestNoDriverDependency(t *testing.T) {
 	t.Parallel()
 	const module = "github.com/fnapi/fnapi/examples/dataservice/"
-	out, err := exec.Command("go", "list", "-deps", module+"records", module+"pvql").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list -deps: %v\n%s", err, out)
-	}
-	deps := strings.Fields(string(out))
-	if len(deps) < 10 {
-		t.Fatalf("go list -deps listed %d packages: %s", len(deps), out)
-	}
-	for _, dep := range deps {
+	for _, dep := range testenv.Deps(t, module+"records", module+"pvql") {
 		for _, driver := range []string{"github.com/duckdb/", "github.com/ClickHouse/", module + "records/duckdb", module + "records/clickhouse"} {
 			if strings.HasPrefix(dep, driver) {
 				t.Errorf("records or pvql depends on %s", dep)
