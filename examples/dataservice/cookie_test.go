@@ -158,7 +158,7 @@ func TestCookieCarrier(t *testing.T) {
 		if f["auth"] == "none" {
 			continue // public: no cookie rule
 		}
-		want := name == "query" || name == "whoami" || name == "collector-status" ||
+		want := name == "query" || name == "whoami" || name == "collector-status" || name == "alert-history" ||
 			strings.HasPrefix(name, "list-") || strings.HasPrefix(name, "get-")
 		if got := f["read_only"] == true; got != want {
 			t.Errorf("doc: %s read_only %v, want %v", name, got, want)
