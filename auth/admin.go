@@ -60,12 +60,14 @@ func (a *Authenticator) EnsureAdmin(ctx context.Context, dataDir string) error {
 			}
 			return nil
 		}
-		if bad := (*invalidUser)(nil); a.adminPass != "" && errors.As(err, &bad) {
-			return fmt.Errorf("auth: the administrator's password must hold %d to %d bytes", minPasswordLen, maxPasswordLen)
-		}
 		if bad := (*invalidUser)(nil); file == "" && errors.As(err, &bad) {
-			return fmt.Errorf("auth: %s must hold %d to %d bytes: set another password, or unset it to have one generated in %s",
-				AdminPasswordEnv, minPasswordLen, maxPasswordLen, filepath.Join(dataDir, AdminPasswordFile))
+			// A password given, by the program or the environment, that is too short or long:
+			// say which one to change.
+			what, fix := AdminPasswordEnv, "set another password, or unset it to have one generated in "+filepath.Join(dataDir, AdminPasswordFile)
+			if a.adminPass != "" {
+				what, fix = "the administrator's password (WithAdminPassword)", "give another one"
+			}
+			return fmt.Errorf("auth: %s must hold %d to %d bytes: %s", what, minPasswordLen, maxPasswordLen, fix)
 		}
 		return err
 	}
