@@ -45,7 +45,7 @@ var (
 		"The call was cancelled.",
 		Attr("reason", "present when the server cancelled it because it is shutting down").Typed("string"))
 	OriginNotAllowed = framework("ORIGIN-NOT-ALLOWED", http.StatusForbidden,
-		"A WebSocket handshake from a page of an origin the server does not allow (transport.Config.AllowedOrigins).",
+		"A WebSocket handshake from a page of an origin the server does not allow (fnapi.WithAllowedOrigins).",
 		Attr("origin", "the Origin sent").Typed("string"))
 	InvalidCredentials = framework("INVALID-CREDENTIALS", http.StatusUnauthorized,
 		"Wrong user name or password (the same answer for both).")
