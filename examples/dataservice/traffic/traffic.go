@@ -15,10 +15,6 @@ import (
 	"github.com/fnapi/fnapi/stream"
 )
 
-// TooManyGroups is the declaration of the code of a query whose statements yield more groups
-// together than the engine allows (pvql.WithMaxGroups): api.TooManyGroups.
-var TooManyGroups = api.TooManyGroups
-
 // MaxBatch is the most records one ingest call takes.
 const MaxBatch = 100_000
 
@@ -131,7 +127,7 @@ func QueryError(err error) error {
 		return apierr.New(apierr.RateLimited, "retry_after", 1,
 			"reason", "the server is answering other large queries: try again in a moment, or narrow the query")
 	case errors.As(err, &ge):
-		return apierr.New(TooManyGroups, "limit", ge.Limit,
+		return apierr.New(api.TooManyGroups, "limit", ge.Limit,
 			"reason", "the statements of the query yield too many groups together: add a narrower WHERE, a shorter period, fewer keys or fewer statements")
 	}
 	return storeError(err)
