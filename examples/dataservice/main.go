@@ -120,8 +120,8 @@ func newFlagSet(o *options) *flag.FlagSet {
 		o.webhookAllow = p
 		return err
 	})
-	fs.Func("smtp", "where alert e-mail goes: smtp://[user:password@]host:port?from=address (STARTTLS required); default: none", func(v string) error {
-		c, err := alerts.ParseSMTP(v)
+	fs.Func("smtp", "where alert e-mail goes: smtp://[user[:password]@]host:port?from=address (STARTTLS required; a user without a password reads it from SVC_SMTP_PASSWORD); default: none", func(v string) error {
+		c, err := alerts.ParseSMTP(v, os.Getenv)
 		o.smtp = c
 		return err
 	})

@@ -27,8 +27,14 @@ type SMTP struct {
 	Roots *x509.CertPool
 }
 
-// ParseSMTP parses smtp://[user:password@]host:port?from=address.
-func ParseSMTP(s string) (*SMTP, error) {
+// SMTPPasswordEnv is the environment variable ParseSMTP reads the password from when the URL
+// names a user without one, so that the password need not be on a command line, which ps
+// shows to every user of the machine.
+const SMTPPasswordEnv = "SVC_SMTP_PASSWORD"
+
+// ParseSMTP parses smtp://[user[:password]@]host:port?from=address; getenv (os.Getenv) gives
+// SMTPPasswordEnv for a user without a password in the URL.
+func ParseSMTP(s string, getenv func(string) string) (*SMTP, error) {
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme != "smtp" || u.Host == "" || u.Port() == "" {
 		return nil, errors.New(`smtp: want smtp://[user:password@]host:port?from=address`)
@@ -39,7 +45,13 @@ func ParseSMTP(s string) (*SMTP, error) {
 	}
 	if u.User != nil {
 		c.User = u.User.Username()
-		c.Password, _ = u.User.Password()
+		var ok bool
+		if c.Password, ok = u.User.Password(); !ok {
+			c.Password = getenv(SMTPPasswordEnv)
+		}
+		if c.Password == "" {
+			return nil, fmt.Errorf("smtp: the URL names the user %q but no password, and %s is empty", c.User, SMTPPasswordEnv)
+		}
 	}
 	return c, nil
 }

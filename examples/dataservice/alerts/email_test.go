@@ -120,3 +120,39 @@ func TestEmail(t *testing.T) {
 		}
 	}
 }
+
+// TestParseSMTP checks the -smtp URL: the password from the URL or, for a user without one,
+// from SVC_SMTP_PASSWORD, and a clear error for each wrong form.
+func TestParseSMTP(t *testing.T) {
+	t.Parallel()
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == alerts.SMTPPasswordEnv {
+				return v
+			}
+			return ""
+		}
+	}
+	for _, tt := range []struct {
+		url, env, user, password, err string
+	}{
+		{url: "smtp://mx.example.com:587?from=a@example.com"},
+		{url: "smtp://bob:s3cret@mx.example.com:587?from=a@example.com", env: "other", user: "bob", password: "s3cret"},
+		{url: "smtp://bob@mx.example.com:587?from=a@example.com", env: "fromenv", user: "bob", password: "fromenv"},
+		{url: "smtp://bob@mx.example.com:587?from=a@example.com", err: "names the user \"bob\" but no password, and SVC_SMTP_PASSWORD is empty"},
+		{url: "smtp://mx.example.com:587", err: "names no sender"},
+		{url: "https://mx.example.com:587?from=a@example.com", err: "want smtp://"},
+		{url: "smtp://mx.example.com?from=a@example.com", err: "want smtp://"},
+	} {
+		c, err := alerts.ParseSMTP(tt.url, env(tt.env))
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: error %v, want one with %q", tt.url, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || c.User != tt.user || c.Password != tt.password || c.Addr != "mx.example.com:587" {
+			t.Errorf("%s: %+v, %v; want user %q, password %q", tt.url, c, err, tt.user, tt.password)
+		}
+	}
+}
