@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/fnapi/fnapi/examples/dataservice/records/duckdb"
-
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 	"github.com/fnapi/fnapi/examples/dataservice/traffic"
 )
 
@@ -27,10 +26,11 @@ const (
 )
 
 // queryEngine returns the engine of the query function, bounded as cfg says, and sets the
-// embedded DuckDB's memory limit and threads (a ClickHouse server has its own settings).
+// memory limit and threads of an engine in the process (records.Limiter: DuckDB; a ClickHouse
+// server has its own settings).
 func (a *App) queryEngine(ctx context.Context) (*pvql.Engine, error) {
-	if d, ok := a.records.(*duckdb.Store); ok {
-		if err := a.boundDuckDB(ctx, d); err != nil {
+	if l, ok := a.records.(records.Limiter); ok {
+		if err := a.bound(ctx, l); err != nil {
 			return nil, err
 		}
 	}
@@ -45,8 +45,8 @@ func (a *App) queryEngine(ctx context.Context) (*pvql.Engine, error) {
 	return pvql.New(a.records, pvql.WithMaxGroups(groups), pvql.WithGroupBudget(max(budget, groups))), nil
 }
 
-// boundDuckDB sets DuckDB's memory_limit and threads.
-func (a *App) boundDuckDB(ctx context.Context, d *duckdb.Store) error {
+// bound sets the memory and threads of an engine in the process.
+func (a *App) bound(ctx context.Context, d records.Limiter) error {
 	mem := a.cfg.QueryMemory
 	if mem <= 0 {
 		mem = DefaultQueryMemory

@@ -25,6 +25,15 @@ type Store interface {
 	Close() error
 }
 
+// Limiter is a Store whose engine runs in the service's own process (DuckDB) and so takes its
+// memory and threads: the service bounds them (SetLimits) before it answers queries. A store
+// on a server of its own (ClickHouse) has the server's settings and is not a Limiter.
+type Limiter interface {
+	// SetLimits bounds the memory (bytes) and threads the engine takes for every query, ingest
+	// and deletion together; both must be positive.
+	SetLimits(ctx context.Context, memory int64, threads int) error
+}
+
 // Retain applies a retention period: it deletes from s the records older than keep at now, and
 // returns how many it deleted. The service calls it periodically with the configured retention;
 // a keep of zero or less keeps everything.

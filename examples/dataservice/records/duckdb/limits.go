@@ -3,7 +3,12 @@ package duckdb
 import (
 	"context"
 	"fmt"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
+
+// A Store runs in the service's process, which bounds it.
+var _ records.Limiter = (*Store)(nil)
 
 // SetLimits bounds what DuckDB takes for every query, ingest and deletion together: memory
 // bytes (its memory_limit: past it large aggregations spill to records.duckdb.tmp or fail,
