@@ -2,14 +2,20 @@ package capture_test
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -21,13 +27,16 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/capture"
 )
 
-// TestLive runs a real HTTP server and client in network namespaces, the server's packets
-// delayed 40 ms by a user-space forwarder between two veth pairs (this kernel has no
+// TestLive runs real HTTP and HTTPS servers and clients in network namespaces, the server's
+// packets delayed 40 ms by a user-space forwarder between two veth pairs (this kernel has no
 // netem), and captures on the client's interface:
 //
 //	client ns: c0 ── f0 :forwarder ns: f1 ── s0 : server ns
-//	           probe   (server→client +40 ms)
+//	           probe   (server→client +40 ms, and 5 % lost in the second phase)
 //
+// The first phase checks the times (HTTP) and the server name (the SNI of HTTPS); the second
+// drops 5 % of the server's packets and checks that the probe counts about the
+// retransmissions the servers' and clients' TCP stacks made (the kernel's RetransSegs).
 // It is not parallel: timing is what it checks, so it runs before the parallel tests start.
 func TestLive(t *testing.T) {
 	needNetns(t)
@@ -35,6 +44,8 @@ func TestLive(t *testing.T) {
 		delay = 40 * time.Millisecond
 		think = 100 * time.Millisecond
 		runs  = 8
+		// bulkRuns responses of the lossy phase: about 1,400 server segments, 70 lost.
+		bulkRuns = 8
 	)
 	id := fmt.Sprintf("cap%d", os.Getpid()%100000)
 	cli, fwd, srv := id+"c", id+"f", id+"s"
@@ -50,6 +61,10 @@ func TestLive(t *testing.T) {
 	for _, l := range [][2]string{{cli, "c0"}, {fwd, "f0"}, {fwd, "f1"}, {srv, "s0"}} {
 		run(t, "ip", "-n", l[0], "link", "set", l[1], "up")
 	}
+	// One TCP segment per frame (no GSO): the forwarder writes each frame as it is read, and a
+	// packet socket refuses a frame larger than the MTU.
+	run(t, "ip", "-n", srv, "link", "set", "s0", "gso_max_segs", "1")
+	run(t, "ip", "-n", cli, "link", "set", "c0", "gso_max_segs", "1")
 
 	fw := startForwarder(t, fwd, delay)
 	defer fw.stop()
@@ -62,11 +77,27 @@ func TestLive(t *testing.T) {
 	})}
 	go hs.Serve(ln)
 	defer hs.Close()
+	// HTTPS with httptest's certificate (example.com and *.example.com); the same think time.
+	var tlsLn, bulkLn net.Listener
+	inNetns(t, srv, func() (err error) { tlsLn, err = net.Listen("tcp", "10.77.0.2:8443"); return err })
+	inNetns(t, srv, func() (err error) { bulkLn, err = net.Listen("tcp", "10.77.0.2:8081"); return err })
+	hts := httptest.NewUnstartedServer(hs.Handler)
+	hts.Listener = tlsLn
+	hts.StartTLS()
+	defer hts.Close()
+	roots := x509.NewCertPool()
+	roots.AddCert(hts.Certificate())
+	// The second phase's server answers 256 KiB at once: about 180 segments a response.
+	bulk := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write(make([]byte, 256<<10))
+	})}
+	go bulk.Serve(bulkLn)
+	defer bulk.Close()
 
 	// The kernel filters what the probe sees, when tcpdump can compile the filter.
 	var filter *capture.Filter
 	if _, err := exec.LookPath("tcpdump"); err == nil {
-		if filter, err = capture.CompileFilter(context.Background(), "tcp port 8080", capture.LinkEthernet); err != nil {
+		if filter, err = capture.CompileFilter(context.Background(), "tcp port 8080 or tcp port 8443 or tcp port 8081", capture.LinkEthernet); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -80,16 +111,17 @@ func TestLive(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- probe.Run(ctx) }()
 
-	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
 		DisableKeepAlives: true,
 		DialContext: func(ctx context.Context, network, addr string) (c net.Conn, err error) {
 			inNetns(t, cli, func() error { c, err = (&net.Dialer{}).DialContext(ctx, network, addr); return nil })
 			return c, err
 		},
+		TLSClientConfig: &tls.Config{ServerName: "secure.example.com", RootCAs: roots},
 	}}
-	for range runs {
-		req, _ := http.NewRequest("GET", "http://10.77.0.2:8080/", nil)
-		req.Host = "live.example"
+	get := func(url, host string) {
+		req, _ := http.NewRequest("GET", url, nil)
+		req.Host = host
 		resp, err := client.Do(req)
 		if err != nil {
 			cancel()
@@ -100,6 +132,25 @@ func TestLive(t *testing.T) {
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
+	// Without loss the stacks retransmit nothing, unless the machine is so busy that a tail
+	// loss probe fires before the other side's (TLS) answer: those are retransmissions too.
+	start := retransSegs(t, srv) + retransSegs(t, cli)
+	for range runs {
+		get("http://10.77.0.2:8080/", "live.example")
+		get("https://10.77.0.2:8443/", "")
+	}
+
+	// Second phase: 5 % of the server's packets lost. Each stack's retransmissions, counted
+	// before and after, are what the probe should count.
+	before := retransSegs(t, srv) + retransSegs(t, cli)
+	firstRetrans := before - start
+	phase1 := fw.transit() // the first phase's times are checked against its own forwarding
+	fw.loss.Store(50)      // per mille
+	for range bulkRuns {
+		get("http://10.77.0.2:8081/", "bulk.example")
+	}
+	fw.loss.Store(0)
+	stackRetrans := retransSegs(t, srv) + retransSegs(t, cli) - before
 	time.Sleep(2 * capture.RingBlockTimeout) // the last packets reach the ring
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
@@ -109,10 +160,29 @@ func TestLive(t *testing.T) {
 	st := src.Stats()
 	src.Close()
 
-	var sum capture.Record
+	var sum, tlsSum, bulkSum capture.Record
 	conns := map[uint16]bool{} // a conversation may span two slices: two records
+	tlsConns, bulkConns := map[uint16]bool{}, map[uint16]bool{}
 	for _, r := range recs {
-		if r.Server.Port != 8080 {
+		switch r.Server.Port {
+		case 8443:
+			tlsConns[r.Client.Port] = true
+			if r.ServerName != "secure.example.com" {
+				t.Errorf("HTTPS: server name %q, want the SNI secure.example.com", r.ServerName)
+			}
+			tlsSum.Server.RTT.Sum += r.Server.RTT.Sum
+			tlsSum.Server.RTT.Count += r.Server.RTT.Count
+			tlsSum.Client.Retrans += r.Client.Retrans
+			tlsSum.Server.Retrans += r.Server.Retrans
+			continue
+		case 8081:
+			bulkConns[r.Client.Port] = true
+			bulkSum.Client.Retrans += r.Client.Retrans
+			bulkSum.Server.Retrans += r.Server.Retrans
+			bulkSum.Server.Packets += r.Server.Packets
+			continue
+		case 8080:
+		default:
 			if filter != nil {
 				t.Errorf("the filter let through %+v", r)
 			}
@@ -133,36 +203,88 @@ func TestLive(t *testing.T) {
 	if st.Packets == 0 {
 		t.Errorf("the kernel counted no packets: %+v", st)
 	}
-	if len(conns) != runs {
-		t.Fatalf("%d conversations with the server, want %d (records %+v)", len(conns), runs, recs)
+	if len(conns) != runs || len(tlsConns) != runs || len(bulkConns) != bulkRuns {
+		t.Fatalf("%d, %d and %d conversations with the HTTP, HTTPS and bulk servers, want %d, %d and %d (records %+v)",
+			len(conns), len(tlsConns), len(bulkConns), runs, runs, bulkRuns, recs)
 	}
 	mean := func(tm capture.Timing) time.Duration { m, _ := tm.Mean(); return time.Duration(m * 1e9) }
-	t.Logf("server.rtt %v (%d), client.rtt %v (%d), srt %v (%d), ct %v; kernel: %+v; forwarder held %v",
+	t.Logf("server.rtt %v (%d), client.rtt %v (%d), srt %v (%d), ct %v; kernel: %+v; forwarder: %v",
 		mean(sum.Server.RTT), sum.Server.RTT.Count, mean(sum.Client.RTT), sum.Client.RTT.Count,
-		mean(sum.SRT), sum.SRT.Count, mean(sum.CT), st, fw.meanHold())
+		mean(sum.SRT), sum.SRT.Count, mean(sum.CT), st, phase1)
 	within := func(name string, got, want time.Duration, tol float64) {
 		if d := float64(got - want); d > tol*float64(want) || -d > tol*float64(want) {
-			t.Errorf("%s = %v, want %v within %.0f %% (the forwarder held frames %v on average)",
-				name, got, want, tol*100, fw.meanHold())
+			t.Errorf("%s = %v, want %v within %.0f %% (forwarder: %v)", name, got, want, tol*100, phase1)
 		}
 	}
 	// The probe must measure the network as it was: when the machine was too busy for the
-	// forwarder to keep its 40 ms (more than 5 % late on average), the delay it really
-	// applied is the reference.
+	// forwarder to keep its 40 ms (its round trip, the server's frames held and the client's
+	// passed on, more than 5 % late on average), the round trip it really made is the
+	// reference.
 	applied := delay
-	if h := fw.meanHold(); h > delay*105/100 {
-		t.Logf("the forwarder held frames %v on average, not %v: checking against that", h, delay)
-		applied = h
+	if rt := phase1.hold + phase1.pass; rt > delay*105/100 {
+		t.Logf("the forwarder's round trip was %v on average, not %v: checking against that", rt, delay)
+		applied = rt
 	}
 	within("server.rtt", mean(sum.Server.RTT), applied, 0.10)
 	if c := mean(sum.Client.RTT); c >= 5*time.Millisecond {
 		t.Errorf("client.rtt = %v, want under 5 ms", c)
 	}
 	within("srt", mean(sum.SRT), think+applied, 0.15)
-	if sum.SRT.Count != runs || sum.Client.Retrans+sum.Server.Retrans != 0 {
-		t.Errorf("srt samples %d, want %d; retransmissions %d/%d, want none", sum.SRT.Count, runs,
-			sum.Client.Retrans, sum.Server.Retrans)
+	if sum.SRT.Count != runs {
+		t.Errorf("srt samples %d, want %d", sum.SRT.Count, runs)
 	}
+	within("HTTPS server.rtt", mean(tlsSum.Server.RTT), applied, 0.10)
+	// Nothing is lost in the first phase: the probe sees every retransmission the stacks make
+	// (none, unless the machine was too busy).
+	if got := sum.Client.Retrans + sum.Server.Retrans + tlsSum.Client.Retrans + tlsSum.Server.Retrans; got != firstRetrans {
+		t.Errorf("without loss the probe counted %d retransmissions (HTTP %d/%d, HTTPS %d/%d), the stacks made %d",
+			got, sum.Client.Retrans, sum.Server.Retrans, tlsSum.Client.Retrans, tlsSum.Server.Retrans, firstRetrans)
+	}
+
+	// With loss: the stacks' retransmissions that reached the probe. A retransmission lost in
+	// turn (5 %) counts in its stack only, so the probe may count a little less.
+	probeRetrans := bulkSum.Client.Retrans + bulkSum.Server.Retrans
+	t.Logf("lossy phase: the forwarder dropped %d of the server's frames; the stacks retransmitted %d segments, "+
+		"the probe counted %d (client %d, server %d) of %d server packets", fw.dropped.Load(), stackRetrans,
+		probeRetrans, bulkSum.Client.Retrans, bulkSum.Server.Retrans, bulkSum.Server.Packets)
+	if fw.dropped.Load() == 0 || stackRetrans == 0 {
+		t.Fatalf("the forwarder dropped %d frames and the stacks retransmitted %d: no loss to measure", fw.dropped.Load(), stackRetrans)
+	}
+	if d := float64(probeRetrans) - float64(stackRetrans); probeRetrans == 0 || d > 0.25*float64(stackRetrans)+2 || -d > 0.25*float64(stackRetrans)+2 {
+		t.Errorf("the probe counted %d retransmissions, the stacks made %d: want within 25 %% (+2)", probeRetrans, stackRetrans)
+	}
+}
+
+// retransSegs reads the TCP segments network namespace ns retransmitted (RetransSegs of
+// /proc/net/snmp, as the kernel counts them).
+func retransSegs(t *testing.T, ns string) uint64 {
+	t.Helper()
+	b, err := exec.Command("ip", "netns", "exec", ns, "cat", "/proc/net/snmp").Output()
+	if err != nil {
+		t.Fatalf("ip netns exec %s cat /proc/net/snmp: %v", ns, err)
+	}
+	var names []string
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || f[0] != "Tcp:" {
+			continue
+		}
+		if names == nil {
+			names = f
+			continue
+		}
+		for i, n := range names {
+			if n == "RetransSegs" && i < len(f) {
+				v, err := strconv.ParseUint(f[i], 10, 64)
+				if err != nil {
+					t.Fatalf("RetransSegs %q: %v", f[i], err)
+				}
+				return v
+			}
+		}
+	}
+	t.Fatalf("no RetransSegs in the /proc/net/snmp of %s:\n%s", ns, b)
+	return 0
 }
 
 // needNetns skips (fails under CI=true) unless the test can make network namespaces.
@@ -219,16 +341,32 @@ type forwarder struct {
 	stop     func()
 	held     atomic.Int64 // frames delayed
 	heldTime atomic.Int64 // ns they were held in all, from read to write
+	passed   atomic.Int64 // frames passed on at once
+	passTime atomic.Int64 // ns they took in all, from read to write
+	// loss is the share of the delayed frames dropped, per mille; dropped counts them.
+	loss    atomic.Int64
+	dropped atomic.Int64
 }
 
-// meanHold is how long delayed frames were held on average, from their arrival at the
-// interface to their departure: more than the delay when the machine was too busy to move
-// them in time.
-func (f *forwarder) meanHold() time.Duration {
+// transitTimes are how long the forwarder took on average, from a frame's arrival at the
+// interface to its departure: hold for the delayed frames (more than the delay when the
+// machine was too busy to move them in time), pass for the others.
+type transitTimes struct{ hold, pass time.Duration }
+
+func (tt transitTimes) String() string {
+	return fmt.Sprintf("held the server's frames %v, passed the client's in %v on average", tt.hold, tt.pass)
+}
+
+// transit returns the forwarder's transit times so far.
+func (f *forwarder) transit() transitTimes {
+	var tt transitTimes
 	if n := f.held.Load(); n > 0 {
-		return time.Duration(f.heldTime.Load() / n)
+		tt.hold = time.Duration(f.heldTime.Load() / n)
 	}
-	return 0
+	if n := f.passed.Load(); n > 0 {
+		tt.pass = time.Duration(f.passTime.Load() / n)
+	}
+	return tt
 }
 
 // startForwarder copies every frame between f0 and f1 in namespace ns, those from f1 (the
@@ -264,12 +402,18 @@ func startForwarder(t *testing.T, ns string, delay time.Duration) *forwarder {
 			if ll, ok := sa.(*unix.SockaddrLinklayer); ok && ll.Pkttype == unix.PACKET_OUTGOING {
 				continue
 			}
+			if delayed && rand.Int64N(1000) < fw.loss.Load() {
+				fw.dropped.Add(1)
+				continue
+			}
 			fixChecksum(buf[:n])
 			if delayed {
 				queue <- held{read: arrival(oob[:oobn]), frame: append([]byte(nil), buf[:n]...)}
 				continue
 			}
 			unix.Write(to, buf[:n])
+			fw.passed.Add(1)
+			fw.passTime.Add(int64(time.Since(arrival(oob[:oobn]))))
 		}
 	}
 	readers.Add(2)
