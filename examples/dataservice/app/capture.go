@@ -156,7 +156,7 @@ func (a *App) runCapture(ctx context.Context, s captureSource) {
 		}
 		note()
 	})
-	p := &capture.Probe{Source: s.src, Table: tbl}
+	p := &capture.Probe{Source: s.src, Table: tbl, Progress: note} // collector-status counts as it goes
 	if s.file {
 		p.Filter = c.filter
 	}

@@ -106,7 +106,9 @@ func TestLive(t *testing.T) {
 	var mu sync.Mutex
 	var recs []capture.Record
 	tbl := capture.NewTable(capture.Config{}, func(r capture.Record) { mu.Lock(); recs = append(recs, r); mu.Unlock() })
+	var seen uint64 // the table's packets as Progress saw them while the capture went on
 	probe := &capture.Probe{Source: src, Table: tbl}
+	probe.Progress = func() { seen = tbl.Stats().Packets }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- probe.Run(ctx) }()
@@ -155,6 +157,9 @@ func TestLive(t *testing.T) {
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("probe: %v", err)
+	}
+	if seen == 0 {
+		t.Error("Progress never saw the table count a packet while capturing")
 	}
 	tbl.Flush()
 	st := src.Stats()
