@@ -235,3 +235,61 @@ func login(t *testing.T, p *process) *client.Client {
 	c, _ := client.New(p.url+"/api", client.WithHTTPClient(insecure()), client.WithSession(session))
 	return c
 }
+
+// TestCaptureLiveSensor runs the service capturing live (-capture r1, no -capture-sensor) in a
+// network namespace, where r1 has the address 192.0.2.7, and connects three times from another
+// namespace to a closed port there: the three conversations (SYN, reset) are stored with r1's
+// address as their exporter.
+func TestCaptureLiveSensor(t *testing.T) {
+	needNetns(t)
+	id := fmt.Sprintf("sen%d", os.Getpid()%100000)
+	probe, peer := id+"p", id+"c"
+	run := func(name string, args ...string) {
+		t.Helper()
+		if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
+			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+		}
+	}
+	for _, ns := range []string{probe, peer} {
+		run("ip", "netns", "add", ns)
+		t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
+		run("ip", "-n", ns, "link", "set", "lo", "up")
+		// No IPv6 (its neighbour discovery would add records): only the test's packets pass.
+		run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1")
+	}
+	run("ip", "link", "add", "r1", "netns", probe, "type", "veth", "peer", "name", "r0", "netns", peer)
+	run("ip", "-n", probe, "addr", "add", "192.0.2.7/24", "dev", "r1")
+	run("ip", "-n", peer, "addr", "add", "192.0.2.8/24", "dev", "r0")
+	run("ip", "-n", probe, "link", "set", "r1", "up")
+	run("ip", "-n", peer, "link", "set", "r0", "up")
+
+	data := t.TempDir()
+	p := startServiceIn(t, probe, "-addr", "127.0.0.1:0", "-data", data, "-capture", "r1")
+	c := nsClient(t, probe, p, data)
+	ctx := context.Background()
+	for range 3 {
+		dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		if conn, err := dialIn(dctx, peer, "tcp", "192.0.2.7:9"); err == nil {
+			conn.Close()
+			t.Fatal("port 9 answered")
+		}
+		cancel()
+	}
+	waitUntil(t, "the probe counts the 6 packets", func() error {
+		var st struct{ Capture struct{ Packets uint64 } }
+		if err := c.Call(ctx, "collector-status", nil, &st); err != nil {
+			return err
+		}
+		if st.Capture.Packets < 6 {
+			return fmt.Errorf("%d packets", st.Capture.Packets)
+		}
+		return nil
+	})
+	p.stop(t) // stopping flushes the table: the records are stored
+	p = startServiceIn(t, probe, "-addr", "127.0.0.1:0", "-data", data)
+	want := `[[["192.0.2.7"],[3,6]]]`
+	if got := query(t, nsClient(t, probe, p, data), map[string]any{"expr": "records, packets BY exporter SINCE @now-3600"}); got != want {
+		t.Errorf("by exporter %s, want %s", got, want)
+	}
+	p.stop(t)
+}

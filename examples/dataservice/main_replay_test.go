@@ -160,27 +160,37 @@ func replayOnce(b *testing.B, pcap, rate string, sent, loops int) {
 // needReplay skips (fails under CI=true) unless the benchmark can make network namespaces
 // and has tcpreplay and scapy.
 func needReplay(b *testing.B) {
+	needNetns(b)
+	if err := exec.Command("/usr/bin/python3", "-c", "import scapy.all").Run(); err != nil {
+		if testenv.CI() {
+			b.Fatal("no scapy through /usr/bin/python3 (apt-get install python3-scapy)")
+		}
+		b.Skip("no scapy through /usr/bin/python3 (apt-get install python3-scapy)")
+	}
+	testenv.Need(b, "tcpreplay", "tcpreplay")
+}
+
+// needNetns skips (fails under CI=true) unless the test can make network namespaces.
+func needNetns(t testing.TB) {
+	t.Helper()
 	why := ""
 	switch {
 	case os.Geteuid() != 0:
 		why = "not root"
 	case exec.Command("ip", "netns", "list").Run() != nil:
 		why = "no ip netns (apt-get install iproute2)"
-	case exec.Command("/usr/bin/python3", "-c", "import scapy.all").Run() != nil:
-		why = "no scapy through /usr/bin/python3 (apt-get install python3-scapy)"
 	}
 	if why != "" {
 		if testenv.CI() {
-			b.Fatal(why)
+			t.Fatal("network namespaces: " + why)
 		}
-		b.Skip(why)
+		t.Skip("network namespaces: " + why)
 	}
-	testenv.Need(b, "tcpreplay", "tcpreplay")
 }
 
 // nsClient logs in as admin to the service p, which runs in network namespace ns and keeps
 // its data in data, through connections made in ns.
-func nsClient(b *testing.B, ns string, p *process, data string) *client.Client {
+func nsClient(b testing.TB, ns string, p *process, data string) *client.Client {
 	b.Helper()
 	pw, err := os.ReadFile(filepath.Join(data, "admin-password"))
 	if err != nil {
