@@ -92,7 +92,7 @@
 //     which jitter makes a little less than the smallest sample. A retransmitted SYN or
 //     SYN-ACK counts too. The probe remembers 4 gaps per direction. What the probe cannot
 //     see goes uncounted: a lost last segment (nothing after it shows a gap) and a
-//     retransmission lost in turn; with 5 % of the server's packets lost it counted 91-96 %
+//     retransmission lost in turn; with 5 % of the server's packets lost it counted 91-100 %
 //     of what the stacks retransmitted (TestLive).
 //   - client.zero_windows, server.zero_windows: that side's TCP packets (SYNs excepted)
 //     advertising a zero receive window.
