@@ -6,6 +6,7 @@
 //	            [-session-idle 1h] [-session-max 24h] [-rate-limit 200] [-log-level info]
 //	            [-netflow ADDR] [-sflow ADDR]
 //	            [-capture IFACE[,IFACE...]] [-capture-file FILE] [-capture-filter EXPR]
+//	            [-capture-sensor ADDR]
 //	            [-clickhouse URL [-clickhouse-cluster NAME]] [-postgres URL] [-drain 0s]
 //	            [-proxy-protocol CIDR[,CIDR...]] [-metrics ADDR]
 //
@@ -66,6 +67,7 @@ type options struct {
 	capture               []string // -capture: interface names
 	captureFile           string
 	captureFilter         string
+	captureSensor         netip.Addr // -capture-sensor
 	postgres              string
 	drain                 time.Duration
 	level                 zapcore.Level
@@ -103,6 +105,11 @@ func newFlagSet(o *options) *flag.FlagSet {
 	})
 	fs.StringVar(&o.captureFile, "capture-file", "", "read this pcap or pcapng file once, at full speed, as the capture probe (then the service keeps serving)")
 	fs.StringVar(&o.captureFilter, "capture-filter", "", "with -capture or -capture-file: a BPF filter in tcpdump's syntax (needs tcpdump), e.g. 'tcp port 443'")
+	fs.Func("capture-sensor", "with -capture or -capture-file: the address the probe's records name as their exporter (which sensor saw them); default: the capturing interface's address (else the host's), none for -capture-file", func(v string) error {
+		a, err := parseSensor(v)
+		o.captureSensor = a
+		return err
+	})
 	fs.StringVar(&o.chURL, "clickhouse", "", "keep the records in ClickHouse: clickhouse://[user[:password]@]host:port/database (native protocol); default: DuckDB in <data>")
 	fs.StringVar(&o.chCluster, "clickhouse-cluster", "", "with -clickhouse: the cluster (remote_servers) whose shards hold the records, through a Distributed table")
 	fs.StringVar(&o.postgres, "postgres", "", "keep users, sessions, keys, dashboards, widgets and configuration in this PostgreSQL database, shared by several nodes: postgres://user[:password]@host:port/db?sslmode=... (default: SQLite files in -data)")
@@ -187,7 +194,7 @@ func run() error {
 	cfg := app.Config{DataDir: o.data, Demo: o.demo, SessionIdle: o.idle, SessionMax: o.max, RateLimit: rate, Logger: log,
 		ClickHouse: o.chURL, ClickHouseCluster: o.chCluster, NetFlow: o.netflow, SFlow: o.sflow,
 		Postgres: o.postgres, GeoIPASN: o.geoASN, GeoIPCountry: o.geoCountry,
-		Capture: o.capture, CaptureFile: o.captureFile, CaptureFilter: o.captureFilter,
+		Capture: o.capture, CaptureFile: o.captureFile, CaptureFilter: o.captureFilter, CaptureSensor: o.captureSensor,
 		Alerts: app.AlertsConfig{WebhookAllow: o.webhookAllow, SMTP: o.smtp}}
 	tp, err := tracing(ctx, os.Getenv)
 	if err != nil {

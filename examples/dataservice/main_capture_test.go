@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fnapi/fnapi/client"
+	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 )
 
 // captureScript writes, with scapy, one HTTP conversation ten minutes ago (T0, a minute's
@@ -126,10 +129,167 @@ func TestCommandLineCaptureErrors(t *testing.T) {
 		{[]string{"-capture-filter", "tcp"}, "-capture-filter filters the capture probe's packets"},
 		{[]string{"-capture-file", "/nonexistent.pcap"}, "-capture-file /nonexistent.pcap: no such file"},
 		{[]string{"-capture", "a,,b"}, "an empty interface name"},
+		{[]string{"-capture-sensor", "192.0.2.1"}, "-capture-sensor names the capture probe's sensor: give -capture"},
+		{[]string{"-capture-sensor", "fe80::1%eth0"}, "is not an address without a zone"},
+		{[]string{"-capture-sensor", "0.0.0.0"}, "0.0.0.0 names no sensor"},
 	} {
 		_, err := parseFlags(tc.args)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%q: %v, want one line with %q", tc.args, err, tc.want)
 		}
 	}
+}
+
+// sensorScript writes, with scapy, argv[3] HTTP conversations from clients 10.<argv[2]>.0.x to
+// 10.0.0.2 ten minutes ago to the file argv[1]. Each is 6 packets of 1340 IP bytes: the client
+// sends 4 (a SYN, two ACKs and a request of 100 bytes: 260 bytes), the server 2 (a SYN-ACK
+// and a response of 1000 bytes: 1080 bytes).
+const sensorScript = `import sys, time
+from scapy.all import *
+T0 = (int(time.time()) // 60 - 10) * 60
+S = "10.0.0.2"
+pkts = []
+for i in range(int(sys.argv[3])):
+    C = "10.%s.0.%d" % (sys.argv[2], i + 1)
+    def tcp(src, dst, sport, dport, flags, seq, ack, load=b"", t=0.0):
+        p = Ether()/IP(src=src, dst=dst)/TCP(sport=sport, dport=dport, flags=flags, seq=seq, ack=ack)
+        if load:
+            p = p/Raw(load)
+        p.time = T0 + i + t
+        return p
+    pkts += [
+      tcp(C, S, 40000, 80, "S", 100, 0, t=0.000),
+      tcp(S, C, 80, 40000, "SA", 500, 101, t=0.040),
+      tcp(C, S, 40000, 80, "A", 101, 501, t=0.041),
+      tcp(C, S, 40000, 80, "PA", 101, 501, b"q"*100, t=0.042),
+      tcp(S, C, 80, 40000, "PA", 501, 201, b"r"*1000, t=0.182),
+      tcp(C, S, 40000, 80, "A", 201, 1501, t=0.183),
+    ]
+wrpcap(sys.argv[1], pkts)
+`
+
+// TestCaptureSensors runs two capturing nodes, each reading its own capture file with its own
+// -capture-sensor address, into one ClickHouse and one PostgreSQL: a query by exporter on
+// either node answers both sensors' records with their totals, and the two nodes made one
+// "Application performance" dashboard between them.
+func TestCaptureSensors(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts ClickHouse, PostgreSQL and two nodes")
+	}
+	const py = "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import scapy.all").Run(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("scapy through %s: %v", py, err)
+		}
+		t.Skipf("scapy through %s is missing (apt-get install python3-scapy): %v", py, err)
+	}
+	ch := testenv.ClickHouse(t)
+	pg := testenv.StartPostgres(t)
+	db := pg.Database(t)
+	t.Setenv("SVC_ADMIN_PASSWORD", adminPassword)
+	sensors := []struct {
+		addr, net string
+		convs     int
+	}{{"192.0.2.11", "1", 3}, {"2001:db8::12", "2", 5}}
+	var nodes []*process
+	for _, s := range sensors {
+		pcap := filepath.Join(t.TempDir(), "sensor.pcap")
+		if b, err := exec.Command(py, "-c", sensorScript, pcap, s.net, fmt.Sprint(s.convs)).CombinedOutput(); err != nil {
+			t.Fatalf("scapy: %v\n%s", err, b)
+		}
+		nodes = append(nodes, startService(t, "-addr", "127.0.0.1:0", "-data", t.TempDir(), "-postgres", db, "-clickhouse", ch.URL,
+			"-capture-file", pcap, "-capture-sensor", s.addr))
+	}
+	ctx := context.Background()
+	want := `[[["2001:db8::12"],[5,30,6700,1300,5400]],[["192.0.2.11"],[3,18,4020,780,3240]]]`
+	for i, n := range nodes {
+		c := login(t, n)
+		expr := map[string]any{"expr": "records, packets, traffic, client.traffic, server.traffic BY exporter SINCE @now-3600"}
+		var got string
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			if got = query(t, c, expr); got == want {
+				break
+			}
+		}
+		if got != want {
+			t.Errorf("node %d: by exporter %s, want %s", i+1, got, want)
+		}
+		var list []struct{ Title string }
+		if err := c.Call(ctx, "list-dashboards", nil, &list); err != nil || len(list) != 1 || list[0].Title != "Application performance" {
+			t.Errorf("node %d: dashboards %+v, %v; want one Application performance", i+1, list, err)
+		}
+	}
+	for _, n := range nodes {
+		n.stop(t)
+	}
+}
+
+// login logs in as admin, with the password of SVC_ADMIN_PASSWORD, to the service p.
+func login(t *testing.T, p *process) *client.Client {
+	t.Helper()
+	anon, _ := client.New(p.url+"/api", client.WithHTTPClient(insecure()))
+	var session string
+	if err := anon.Call(context.Background(), "login", map[string]string{"user": "admin", "password": adminPassword}, &session); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := client.New(p.url+"/api", client.WithHTTPClient(insecure()), client.WithSession(session))
+	return c
+}
+
+// TestCaptureLiveSensor runs the service capturing live (-capture r1, no -capture-sensor) in a
+// network namespace, where r1 has the address 192.0.2.7, and connects three times from another
+// namespace to a closed port there: the three conversations (SYN, reset) are stored with r1's
+// address as their exporter.
+func TestCaptureLiveSensor(t *testing.T) {
+	needNetns(t)
+	id := fmt.Sprintf("sen%d", os.Getpid()%100000)
+	probe, peer := id+"p", id+"c"
+	run := func(name string, args ...string) {
+		t.Helper()
+		if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
+			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+		}
+	}
+	for _, ns := range []string{probe, peer} {
+		run("ip", "netns", "add", ns)
+		t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
+		run("ip", "-n", ns, "link", "set", "lo", "up")
+		// No IPv6 (its neighbour discovery would add records): only the test's packets pass.
+		run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1")
+	}
+	run("ip", "link", "add", "r1", "netns", probe, "type", "veth", "peer", "name", "r0", "netns", peer)
+	run("ip", "-n", probe, "addr", "add", "192.0.2.7/24", "dev", "r1")
+	run("ip", "-n", peer, "addr", "add", "192.0.2.8/24", "dev", "r0")
+	run("ip", "-n", probe, "link", "set", "r1", "up")
+	run("ip", "-n", peer, "link", "set", "r0", "up")
+
+	data := t.TempDir()
+	p := startServiceIn(t, probe, "-addr", "127.0.0.1:0", "-data", data, "-capture", "r1")
+	c := nsClient(t, probe, p, data)
+	ctx := context.Background()
+	for range 3 {
+		dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		if conn, err := dialIn(dctx, peer, "tcp", "192.0.2.7:9"); err == nil {
+			conn.Close()
+			t.Fatal("port 9 answered")
+		}
+		cancel()
+	}
+	waitUntil(t, "the probe counts the 6 packets", func() error {
+		var st struct{ Capture struct{ Packets uint64 } }
+		if err := c.Call(ctx, "collector-status", nil, &st); err != nil {
+			return err
+		}
+		if st.Capture.Packets < 6 {
+			return fmt.Errorf("%d packets", st.Capture.Packets)
+		}
+		return nil
+	})
+	p.stop(t) // stopping flushes the table: the records are stored
+	p = startServiceIn(t, probe, "-addr", "127.0.0.1:0", "-data", data)
+	want := `[[["192.0.2.7"],[3,6]]]`
+	if got := query(t, nsClient(t, probe, p, data), map[string]any{"expr": "records, packets BY exporter SINCE @now-3600"}); got != want {
+		t.Errorf("by exporter %s, want %s", got, want)
+	}
+	p.stop(t)
 }

@@ -66,7 +66,17 @@ func (l *logText) String() string {
 // startService runs the command as an operator would, and waits for its ready line.
 func startService(t *testing.T, args ...string) *process {
 	t.Helper()
+	return startServiceIn(t, "", args...)
+}
+
+// startServiceIn is startService in network namespace ns (ip netns exec), or in the test's
+// own when ns is "".
+func startServiceIn(t testing.TB, ns string, args ...string) *process {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if ns != "" {
+		cmd = exec.Command("ip", "netns", "exec", ns, os.Args[0], "-test.run=^$")
+	}
 	cmd.Env = append(os.Environ(), "DATASERVICE_MAIN=1", "DATASERVICE_ARGS="+strings.Join(args, " "))
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -109,7 +119,7 @@ func startService(t *testing.T, args ...string) *process {
 }
 
 // stop sends SIGTERM and expects a clean exit.
-func (p *process) stop(t *testing.T) {
+func (p *process) stop(t testing.TB) {
 	t.Helper()
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

@@ -48,6 +48,9 @@ func checkFlags(o options) error {
 	if o.captureFilter != "" && len(o.capture) == 0 && o.captureFile == "" {
 		return errors.New("-capture-filter filters the capture probe's packets: give -capture IFACE or -capture-file FILE too")
 	}
+	if o.captureSensor.IsValid() && len(o.capture) == 0 && o.captureFile == "" {
+		return errors.New("-capture-sensor names the capture probe's sensor: give -capture IFACE or -capture-file FILE too")
+	}
 	if o.captureFile != "" {
 		if st, err := os.Stat(o.captureFile); err != nil {
 			return fmt.Errorf("-capture-file %s: %v", o.captureFile, errors.Unwrap(err))
@@ -119,6 +122,19 @@ func parsePrefixes(v string) ([]netip.Prefix, error) {
 		out = append(out, p.Masked())
 	}
 	return out, nil
+}
+
+// parseSensor reads -capture-sensor: one address, without a zone (stores keep none), not the
+// unspecified address (which names no exporter); an IPv4-mapped one is taken as IPv4.
+func parseSensor(v string) (netip.Addr, error) {
+	a, err := netip.ParseAddr(strings.TrimSpace(v))
+	switch {
+	case err != nil || a.Zone() != "":
+		return netip.Addr{}, fmt.Errorf("%q is not an address without a zone, such as 192.0.2.10 or 2001:db8::10", v)
+	case a.Unmap().IsUnspecified():
+		return netip.Addr{}, fmt.Errorf("%s names no sensor: give the sensor's own address", v)
+	}
+	return a.Unmap(), nil
 }
 
 // listen opens the listening socket, saying what to do when the address is taken.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"os"
 	"strconv"
 	"sync"
@@ -81,6 +82,10 @@ type Config struct {
 	Capture       []string
 	CaptureFile   string
 	CaptureFilter string
+	// CaptureSensor is the address the probe's records name as their exporter, so that the
+	// records of several sensors sharing one store say which saw them. Default: for an
+	// interface, its address (else the host's, see sensorAddr); none for CaptureFile.
+	CaptureSensor netip.Addr
 	// TracerProvider, when set, traces every call (see github.com/fnapi/fnapi/otel) and the
 	// records store's queries, ingests and deletions as its children. Default: no tracing.
 	TracerProvider trace.TracerProvider
@@ -213,6 +218,9 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 		return nil, err
 	}
 	if a.capture, err = openCapture(ctx, cfg); err != nil {
+		return nil, err
+	}
+	if err = a.ensurePerfDashboard(ctx); err != nil {
 		return nil, err
 	}
 	if a.handler, err = a.newHandler(); err != nil {

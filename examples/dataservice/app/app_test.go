@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"iter"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -470,4 +472,73 @@ func TestCallRateLimit(t *testing.T) {
 		return
 	}
 	t.Fatal("2000 calls in a row were never limited")
+}
+
+// TestPerfDashboard checks that a service with the capture probe starts with the "Application
+// performance" dashboard, whose statements answer; that a restart does not make it again, and
+// that once deleted it stays deleted.
+func TestPerfDashboard(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	pcap := filepath.Join(dir, "empty.pcap") // a pcap header and no packet
+	hdr := []byte{0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 1, 0, 0, 0}
+	if err := os.WriteFile(pcap, hdr, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := app.Config{DataDir: dir, CaptureFile: pcap,
+		Auth: []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1}),
+			auth.WithAdminPassword("correct horse battery staple")}}
+	for start := range 3 {
+		a, err := app.Open(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewTLSServer(a.Handler())
+		s := &service{app: a, srv: srv, api: srv.URL + "/api"}
+		session, err := client.Call(ctx, s.http(t), authapi.Login, authapi.LoginArgs{User: "admin", Password: "correct horse battery staple"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := s.http(t, client.WithSession(session))
+		list, err := client.Call(ctx, c, api.ListDashboards, decl.None{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case start == 2 && len(list) != 0:
+			t.Fatalf("start %d: dashboards %+v, want none (it was deleted)", start, list)
+		case start < 2 && (len(list) != 1 || list[0].Title != "Application performance"):
+			t.Fatalf("start %d: dashboards %+v, want one Application performance", start, list)
+		}
+		if start == 1 {
+			if _, err := client.Call(ctx, c, api.DeleteDashboard, api.IDArgs{ID: list[0].ID}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if start == 0 {
+			d, err := client.Call(ctx, c, api.GetDashboard, api.IDArgs{ID: list[0].ID})
+			if err != nil || len(d.Widgets) != 4 {
+				t.Fatalf("dashboard: %+v, %v", d, err)
+			}
+			for _, w := range d.Widgets {
+				for _, q := range w.Queries {
+					n := 0
+					for _, err := range client.Stream(ctx, c, api.Query, api.QueryArgs{Expr: q}) {
+						if err != nil {
+							t.Errorf("widget %q: query %q: %v", w.Title, q, err)
+						}
+						n++
+					}
+					if n == 0 {
+						t.Errorf("widget %q: query %q answered nothing", w.Title, q)
+					}
+				}
+			}
+		}
+		srv.Close()
+		if err := a.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
+	"net/netip"
 	"sync/atomic"
 	"time"
 
@@ -46,6 +48,10 @@ type captureSource struct {
 	name string
 	src  capture.Source
 	file bool
+	// sensor and inIf are the exporter and in_if of the source's records: the sensor's
+	// address and the capturing interface's index (0 for a file).
+	sensor netip.Addr
+	inIf   uint32
 }
 
 // openCapture opens the sources cfg names, so that a wrong interface, file or filter fails the
@@ -71,7 +77,7 @@ func openCapture(ctx context.Context, cfg Config) (*capturing, error) {
 		if err != nil {
 			return nil, fmt.Errorf("app: -capture-file: %w", err)
 		}
-		c.sources = append(c.sources, captureSource{name: cfg.CaptureFile, src: src, file: true})
+		c.sources = append(c.sources, captureSource{name: cfg.CaptureFile, src: src, file: true, sensor: cfg.CaptureSensor})
 		if cfg.CaptureFilter != "" {
 			// Compiled for the file's link type, which its first frame tells; Ethernet is what
 			// the tests and most captures hold.
@@ -80,11 +86,22 @@ func openCapture(ctx context.Context, cfg Config) (*capturing, error) {
 	}
 	for _, name := range cfg.Capture {
 		src, err := capture.OpenInterface(name, live)
+		var ifi *net.Interface
+		if err == nil {
+			ifi, err = net.InterfaceByName(name)
+		}
 		if err != nil {
+			if src != nil {
+				src.Close()
+			}
 			c.close()
 			return nil, fmt.Errorf("app: -capture %s: %w", name, err)
 		}
-		c.sources = append(c.sources, captureSource{name: name, src: src})
+		s := captureSource{name: name, src: src, sensor: cfg.CaptureSensor, inIf: uint32(ifi.Index)}
+		if !s.sensor.IsValid() {
+			s.sensor = sensorAddr(ifi)
+		}
+		c.sources = append(c.sources, s)
 	}
 	return c, nil
 }
@@ -132,13 +149,14 @@ func (a *App) runCapture(ctx context.Context, s captureSource) {
 	tbl = capture.NewTable(capture.Config{}, func(r capture.Record) {
 		c.records.Add(1)
 		if rec, ok := validCaptured(&r, time.Now()); ok {
+			rec.Exporter, rec.InIf = s.sensor, s.inIf
 			out <- rec
 		} else {
 			c.invalid.Add(1)
 		}
 		note()
 	})
-	p := &capture.Probe{Source: s.src, Table: tbl}
+	p := &capture.Probe{Source: s.src, Table: tbl, Progress: note} // collector-status counts as it goes
 	if s.file {
 		p.Filter = c.filter
 	}
@@ -227,6 +245,46 @@ func timing(t capture.Timing) records.Timing {
 		return records.Timing{}
 	}
 	return records.Timing{Sum: uint64(min(math.Round(t.Sum*1e6), records.MaxCount)), Samples: min(t.Count, records.MaxCount)}
+}
+
+// sensorAddr is the address that names a capturing interface's sensor when -capture-sensor
+// does not: the interface's first IPv4 address, else its first IPv6 one that is not link-local;
+// for an interface without one (a mirror port often has none), the same of the host's first
+// other interface that is up and not loopback, in index order; else none.
+func sensorAddr(ifi *net.Interface) netip.Addr {
+	if a := ifaceAddr(ifi); a.IsValid() {
+		return a
+	}
+	all, _ := net.Interfaces()
+	for i := range all {
+		if o := &all[i]; o.Index != ifi.Index && o.Flags&net.FlagUp != 0 && o.Flags&net.FlagLoopback == 0 {
+			if a := ifaceAddr(o); a.IsValid() {
+				return a
+			}
+		}
+	}
+	return netip.Addr{}
+}
+
+// ifaceAddr is ifi's first IPv4 address, else its first IPv6 one that is not link-local.
+func ifaceAddr(ifi *net.Interface) netip.Addr {
+	addrs, _ := ifi.Addrs()
+	var v6 netip.Addr
+	for _, a := range addrs {
+		n, ok := a.(*net.IPNet)
+		if !ok {
+			continue
+		}
+		ip, ok := netip.AddrFromSlice(n.IP)
+		switch ip = ip.Unmap(); {
+		case !ok || ip.IsLoopback() || ip.IsUnspecified() || ip.IsLinkLocalUnicast():
+		case ip.Is4():
+			return ip
+		case !v6.IsValid():
+			v6 = ip
+		}
+	}
+	return v6
 }
 
 // status is the probe's part of collector-status.

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/fnapi/fnapi/examples/dataservice/state"
@@ -27,21 +26,20 @@ var overview = struct {
 	},
 }
 
-// ensureOverview creates the overview dashboard when the store has no dashboard at all.
+// ensureOverview creates the overview dashboard when the store has no dashboard at all, but
+// for the "Application performance" one a probe made (see ensurePerfDashboard).
 func (a *App) ensureOverview(ctx context.Context) error {
 	ds, err := a.state.Dashboards(ctx)
-	if err != nil || len(ds) > 0 {
+	if err != nil {
 		return err
 	}
-	d, err := a.state.CreateDashboard(ctx, state.Dashboard{Title: overview.title, Description: overview.description})
-	if err != nil {
-		return fmt.Errorf("app: overview dashboard: %w", err)
-	}
-	for _, w := range overview.widgets {
-		w.Dashboard, w.Options = d.ID, json.RawMessage(`{}`)
-		if _, err := a.state.CreateWidget(ctx, w); err != nil {
-			return fmt.Errorf("app: overview dashboard: %w", err)
+	for _, d := range ds {
+		if d.Title != perfDashboard.title {
+			return nil
 		}
+	}
+	if err := a.makeDashboard(ctx, overview.title, overview.description, overview.widgets); err != nil {
+		return fmt.Errorf("app: overview dashboard: %w", err)
 	}
 	return nil
 }

@@ -25,6 +25,10 @@ type Probe struct {
 	Filter *Filter
 	// Stats counts what was not tracked; read it after Run returns.
 	Stats DecodeStats
+	// Progress, when set, is called on Run's goroutine every 4096 frames and at every tick
+	// of a live source (at least every RingBlockTimeout), so that the caller can read the
+	// table's Stats while the capture goes on (the table is not safe for concurrent use).
+	Progress func()
 }
 
 // Run reads frames until the source ends (io.EOF: the table is then flushed and Run
@@ -38,6 +42,9 @@ func (p *Probe) Run(ctx context.Context) error {
 		if n%4096 == 0 || f.Data == nil {
 			if err := ctx.Err(); err != nil {
 				return err
+			}
+			if p.Progress != nil && n > 0 {
+				p.Progress()
 			}
 		}
 		err := p.Source.Next(&f)

@@ -382,12 +382,13 @@ pkts += [
   tcp(S, C, 80, 40002, "SA", 0, 1, t=0.040),
   tcp(C, S, 40002, 80, "A", 1, 1, t=0.041),
   tcp(C, S, 40002, 80, "PA", 1, 1, b"GET / HTTP/1.0\r\n\r\n", t=0.042),
-  # reordered: the second segment before the first, 0.1 ms apart (less than server.rtt)
+  # reordered: the second segment before the first, 0.1 ms apart (less than half server.rtt)
   tcp(S, C, 80, 40002, "A", 1001, 19, d, t=0.100),
   tcp(S, C, 80, 40002, "A", 1, 19, d, t=0.1001),
-  # lost before the probe: 2001-3001 skipped, filled 60 ms later (more than server.rtt)
+  # lost before the probe: 2001-3001 skipped, filled 25 ms later (more than half server.rtt,
+  # as a retransmission the first SACK triggers comes about one RTT later)
   tcp(S, C, 80, 40002, "A", 3001, 19, d, t=0.101),
-  tcp(S, C, 80, 40002, "A", 2001, 19, d, t=0.161),
+  tcp(S, C, 80, 40002, "A", 2001, 19, d, t=0.126),
   # a plain duplicate
   tcp(S, C, 80, 40002, "A", 3001, 19, d, t=0.300),
   tcp(C, S, 40002, 80, "A", 19, 4001, t=0.301),

@@ -128,8 +128,8 @@ func (t *Table) tcp(c *conv, p *Packet, side int) {
 	}
 }
 
-// noteRTT keeps the smallest RTT sample of a side, the time within which a filled gap is
-// taken for reordering.
+// noteRTT keeps the smallest RTT sample of a side, half of which is the time within which a
+// filled gap is taken for reordering.
 func (t *Table) noteRTT(d *direction, rtt int64) {
 	if rtt > 0 && (d.minRTT == 0 || rtt < d.minRTT) {
 		d.minRTT = rtt
@@ -171,7 +171,7 @@ func (t *Table) syn(c *conv, p *Packet, side int) {
 
 // segment follows the sequence range [start, end) sent in this direction at time now, and
 // says whether it is a retransmission: a range seen before, or one that fills a gap that
-// was seen skipped longer ago than the side's smallest RTT (sooner, it is reordering).
+// was seen skipped at least half the side's smallest RTT ago (sooner, it is reordering).
 func (d *direction) segment(start, end uint32, now int64) bool {
 	if !d.started {
 		d.started, d.next = true, end
@@ -198,7 +198,10 @@ func (d *direction) segment(start, end uint32, now int64) bool {
 		if !seqLess(start, h.end) || !seqLess(h.start, end) {
 			continue
 		}
-		reorder := d.minRTT
+		// A retransmission the first SACK triggers (RACK, no reordering window) arrives one
+		// RTT after the gap at the soonest, as soon as the luckiest RTT sample: half of it
+		// tells it from reordering with a margin for jitter.
+		reorder := d.minRTT / 2
 		if reorder == 0 {
 			reorder = defaultReorder
 		}

@@ -128,3 +128,54 @@ func (p *page) colorScheme(theme string) {
 		return err
 	}))
 }
+
+// TestBrowserCollectorCapture opens the collector's view of a service whose capture probe reads
+// a capture file and collects no flows: the view names the file and shows the probe's packets,
+// its kernel ring's drops and its conversation table's evictions (none here), besides saying
+// that no flow collector runs; light, dark and 360 px for AA contrast and overflow.
+func TestBrowserCollectorCapture(t *testing.T) {
+	chrome := testenv.Chromium(t)
+	// Two seconds within one minute: one record.
+	pcap, pkts := testenv.Conversation(t, time.Now().Add(-2*time.Minute).Truncate(time.Minute), 20)
+	srv, _, _ := startServiceWith(t, app.Config{CaptureFile: pcap})
+	browser := testenv.Browser(t, chrome)
+	p, problems := openTab(t, browser)
+	shots := shotDir(t)
+
+	p.signIn(srv.URL + "/")
+	p.goTo("#/collector")
+	p.do(chromedp.WaitVisible(chromedp.CSS("#collector-capture")))
+	if got := p.text("#collector-capture-sources"); got != pcap {
+		t.Errorf("the probe's sources are %q, want %s", got, pcap)
+	}
+	// The file is read at once; the view asks again every few seconds until it shows it all.
+	p.poll(fmt.Sprintf(`document.querySelector('[data-capture=packets] .stat-value')?.textContent === '%d'`, len(pkts)))
+	tile := func(key string) string {
+		return p.eval(fmt.Sprintf(`document.querySelector('[data-capture=%s]').textContent + (document.querySelector('[data-capture=%s]').classList.contains('bad') ? ' (bad)' : '')`, key, key))
+	}
+	for key, want := range map[string]string{"drops": "Ring drops0None by the kernel’s capture ring", "evicted": "Table evictions0None: the conversation table had room",
+		"records": "Records11 stored", "packets": "Packets201 of 1 sources finished"} {
+		if got := tile(key); got != want {
+			t.Errorf("the %s tile says %q, want %q", key, got, want)
+		}
+	}
+	if p.eval(`String(document.getElementById('collector-disabled').hidden)`) != "false" {
+		t.Error("the view does not say that no flow collector runs")
+	}
+	for _, theme := range []string{"light", "dark"} {
+		p.colorScheme(theme)
+		for _, width := range []int64{1440, 360} {
+			p.do(chromedp.EmulateViewport(width, 900), chromedp.Sleep(300*time.Millisecond))
+			if got := p.eval(`String(document.documentElement.scrollWidth)`); width == 360 && got != "360" {
+				t.Errorf("%s at 360 px the view is %s px wide", theme, got)
+			}
+			if bad := p.eval(lowContrast); bad != "" {
+				t.Errorf("%s at %d px: text below AA contrast:\n%s", theme, width, bad)
+			}
+			p.screenshot(filepath.Join(shots, fmt.Sprintf("collector-capture-%s-%d.png", theme, width)))
+		}
+	}
+	if msgs := problems(); len(msgs) > 0 {
+		t.Errorf("the page logged problems:\n%s", strings.Join(msgs, "\n"))
+	}
+}

@@ -1,5 +1,6 @@
 // collector.js: the flow collector's status (#/collector): the sockets it listens on, its
-// totals, and a row per exporter, from the collector-status function, asked again every
+// totals, a row per exporter, and the capture probe's counters (drops of the kernel's ring and
+// of the conversation table among them), from the collector-status function, asked again every
 // REFRESH milliseconds while the view shows (and the tab is visible).
 
 import {AUTH_NEEDED} from './api.js';
@@ -107,7 +108,8 @@ export class Collector {
       $('collector-error').textContent = `The status could not be read: ${e.message}. Trying again.`;
       $('collector-error').hidden = false;
     }
-    if (this.enabled === false && !this.polled) return; // no collector starts while the service runs
+    // No collector or probe starts while the service runs.
+    if (this.enabled === false && !this.polled && !this.capturing) return;
     this.timer = setTimeout(() => {
       if (this.showing() && !document.hidden) this.refresh();
     }, REFRESH);
@@ -119,6 +121,7 @@ export class Collector {
     $('collector-status').hidden = !st.enabled;
     $('collector-updated').textContent = `Updated ${new Date().toLocaleTimeString([], {hourCycle: 'h23'})}`;
     this.drawSNMP(st.snmp || []);
+    this.drawCapture(st.capture);
     if (!st.enabled) return;
     $('collector-listen').replaceChildren(...st.listen.map((s) => {
       const li = el('li');
@@ -143,6 +146,34 @@ export class Collector {
     $('collector-body').replaceChildren(...st.exporters.map((e) => this.row(e)));
     $('collector-table').hidden = st.exporters.length === 0;
     $('collector-none').hidden = st.exporters.length > 0;
+  }
+
+  // drawCapture shows the capture probe's counters, when it runs: what it saw, what the kernel's
+  // ring dropped (the probe did not keep up), the conversations the full table ended early, and
+  // the records stored or lost.
+  drawCapture(c) {
+    this.capturing = Boolean(c);
+    $('collector-capture').hidden = !c;
+    if (!c) return;
+    $('collector-capture-sources').replaceChildren(...c.sources.map((s) => {
+      const li = el('li');
+      li.append(el('code', {}, s));
+      return li;
+    }));
+    const lost = c.failed + c.invalid;
+    const tiles = [
+      ['Packets', c.packets, c.finished ? `${count.format(c.finished)} of ${count.format(c.sources.length)} sources finished` : 'Seen by the conversation tables', false, 'packets'],
+      ['Ring drops', c.drops, c.drops ? 'Dropped by the kernel’s capture ring: the probe did not keep up' : 'None by the kernel’s capture ring', c.drops > 0, 'drops'],
+      ['Table evictions', c.evicted, c.evicted ? 'Conversations ended early: the conversation table was full' : 'None: the conversation table had room', c.evicted > 0, 'evicted'],
+      ['Records', c.records, lost ? `${count.format(c.stored)} stored, ${count.format(lost)} lost` : `${count.format(c.stored)} stored`, lost > 0, 'records'],
+    ];
+    $('collector-capture-totals').replaceChildren(...tiles.map(([name, v, note, bad, key]) => {
+      const d = el('div', {class: `card stat${bad ? ' bad' : ''}`, 'data-capture': key});
+      d.append(el('span', {class: 'stat-name'}, name),
+        el('span', {class: 'stat-value', title: count.format(v)}, formatValue(v)),
+        el('span', {class: 'stat-note'}, note));
+      return d;
+    }));
   }
 
   // drawSNMP shows the last SNMP poll of each exporter the snmp setting lists: a failed poll

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/fnapi/fnapi/client"
+	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
+)
+
+// replayScript writes, with scapy, argv[2] HTTP conversations of 6 packets each (as
+// sensorScript's: a handshake, a request of 100 bytes, a response of 1000 bytes and its
+// ACK) to the file argv[1], from clients 10.X.Y.Z to servers 10.200.0.1-10.
+const replayScript = `import sys
+from scapy.all import *
+n = int(sys.argv[2])
+tmpl = []
+for flags, fwd, load in [("S", 1, b""), ("SA", 0, b""), ("A", 1, b""), ("PA", 1, b"q"*100), ("PA", 0, b"r"*1000), ("A", 1, b"")]:
+    tmpl.append((flags, fwd, load))
+pkts = []
+t = 1700000000.0
+for i in range(n):
+    C, S = "10.%d.%d.%d" % (1 + i // 65536, (i // 256) % 256, i % 256), "10.200.0.%d" % (1 + i % 10)
+    sport = 10000 + i % 50000
+    for flags, fwd, load in tmpl:
+        src, dst, sp, dp = (C, S, sport, 80) if fwd else (S, C, 80, sport)
+        p = Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02")/IP(src=src, dst=dst)/TCP(sport=sp, dport=dp, flags=flags, seq=1000, ack=1000)
+        if load:
+            p = p/Raw(load)
+        p.time = t
+        t += 0.00001
+        pkts.append(p)
+wrpcap(sys.argv[1], pkts)
+`
+
+// BenchmarkCaptureReplay replays a capture of many conversations with tcpreplay into a veth
+// pair in a network namespace where the service captures live (-capture), once as fast as
+// tcpreplay sends (--topspeed) and once at 100,000 packets/s, and reports the packets the
+// probe handled per second, what the kernel's ring dropped, the conversations the table
+// evicted and the records stored. It requires every packet sent to be handled or counted as
+// dropped. Root, ip netns, tcpreplay and scapy; -benchtime 1x (see BENCHMARKS.md).
+func BenchmarkCaptureReplay(b *testing.B) {
+	needReplay(b)
+	const convs, loops = 10000, 5 // 60,000 packets a loop; --unique-ip makes each loop's flows new
+	pcap := filepath.Join(b.TempDir(), "replay.pcap")
+	if out, err := exec.Command("/usr/bin/python3", "-c", replayScript, pcap, fmt.Sprint(convs)).CombinedOutput(); err != nil {
+		b.Fatalf("scapy: %v\n%s", err, out)
+	}
+	for _, rate := range []string{"--topspeed", "--pps=100000"} {
+		b.Run(strings.TrimPrefix(rate, "--"), func(b *testing.B) {
+			for range b.N {
+				replayOnce(b, pcap, rate, convs*6*loops, loops)
+			}
+		})
+	}
+}
+
+// replayOnce starts a capturing service in a new namespace, replays pcap into it and reports
+// what the probe made of the sent packets.
+func replayOnce(b *testing.B, pcap, rate string, sent, loops int) {
+	b.StopTimer()
+	ns := fmt.Sprintf("rep%d", os.Getpid()%100000)
+	run := func(name string, args ...string) {
+		b.Helper()
+		if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
+			b.Fatalf("%s %v: %v\n%s", name, args, err, out)
+		}
+	}
+	run("ip", "netns", "add", ns)
+	defer exec.Command("ip", "netns", "del", ns).Run()
+	run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1")
+	run("ip", "-n", ns, "link", "add", "r0", "type", "veth", "peer", "name", "r1")
+	run("ip", "-n", ns, "addr", "add", "192.0.2.7/24", "dev", "r1") // the sensor's address
+	for _, l := range []string{"lo", "r0", "r1"} {
+		run("ip", "-n", ns, "link", "set", l, "up")
+	}
+	data := b.TempDir()
+	p := startServiceIn(b, ns, "-addr", "127.0.0.1:0", "-data", data, "-capture", "r1") // killed at cleanup
+	c := nsClient(b, ns, p, data)
+	status := func() (st struct{ Packets, Drops, Evicted, Records, Stored uint64 }) {
+		var res struct {
+			Capture struct{ Packets, Drops, Evicted, Records, Stored uint64 }
+		}
+		if err := c.Call(context.Background(), "collector-status", nil, &res); err != nil {
+			b.Fatal(err)
+		}
+		return res.Capture
+	}
+
+	b.StartTimer()
+	start := time.Now()
+	out, err := exec.Command("ip", "netns", "exec", ns, "tcpreplay", "-i", "r0", rate, fmt.Sprintf("--loop=%d", loops), "--unique-ip", pcap).CombinedOutput()
+	if err != nil {
+		b.Fatalf("tcpreplay: %v\n%s", err, out)
+	}
+	sentRate := "" // tcpreplay's own figure: "Rated: 1.2 Bps, 0.01 Mbps, 123.45 pps"
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) > 2 && f[0] == "Rated:" {
+			sentRate = f[len(f)-2] + " pps"
+		}
+	}
+	// The probe has handled everything once its count stops moving.
+	var st struct{ Packets, Drops, Evicted, Records, Stored uint64 }
+	last := time.Now()
+	for prev := uint64(0); ; prev = st.Packets + st.Drops {
+		time.Sleep(50 * time.Millisecond)
+		st = status()
+		if st.Packets+st.Drops != prev {
+			last = time.Now()
+		} else if st.Packets+st.Drops >= uint64(sent) || time.Since(last) > 3*time.Second {
+			break
+		}
+	}
+	handled := last.Sub(start)
+	b.StopTimer()
+	// Stopping flushes the tables: every conversation's record is stored. The service started
+	// again without -capture answers what was stored.
+	p.stop(b)
+	p = startServiceIn(b, ns, "-addr", "127.0.0.1:0", "-data", data)
+	c = nsClient(b, ns, p, data)
+	var res []struct{ Data [][2][]float64 }
+	var by []struct{ Data [][2][]any }
+	if err := c.Call(context.Background(), "query", map[string]any{"expr": "records, packets SINCE @now-3600"}, &res); err != nil {
+		b.Fatal(err)
+	}
+	if err := c.Call(context.Background(), "query", map[string]any{"expr": "records BY exporter SINCE @now-3600"}, &by); err != nil {
+		b.Fatal(err)
+	}
+	p.stop(b)
+	stored := res[0].Data[0][1]
+	b.ReportMetric(float64(st.Packets)/handled.Seconds(), "handled-pkts/s")
+	b.ReportMetric(float64(st.Drops), "ring-drops")
+	b.ReportMetric(float64(st.Evicted), "evicted")
+	b.ReportMetric(stored[0], "records")
+	b.Logf("%s: sent %d packets at %s; the probe handled %d in %v, the ring dropped %d, the table evicted %d; stored %v records of %v packets, by sensor %v",
+		rate, sent, sentRate, st.Packets, handled.Round(time.Millisecond), st.Drops, st.Evicted, stored[0], stored[1], by[0].Data)
+	if got := st.Packets + st.Drops; got < uint64(sent) || got > uint64(sent)+100 {
+		b.Errorf("handled %d + dropped %d = %d of %d packets sent: not every packet counted", st.Packets, st.Drops, got, sent)
+	}
+	if stored[1] != float64(st.Packets) {
+		b.Errorf("the records hold %v packets, the probe handled %d", stored[1], st.Packets)
+	}
+	if len(by[0].Data) != 1 || fmt.Sprint(by[0].Data[0][0]) != "[192.0.2.7]" {
+		b.Errorf("records by exporter %v, want every record from the sensor 192.0.2.7 (r1's address)", by[0].Data)
+	}
+}
+
+// needReplay skips (fails under CI=true) unless the benchmark can make network namespaces
+// and has tcpreplay and scapy.
+func needReplay(b *testing.B) {
+	needNetns(b)
+	if err := exec.Command("/usr/bin/python3", "-c", "import scapy.all").Run(); err != nil {
+		if testenv.CI() {
+			b.Fatal("no scapy through /usr/bin/python3 (apt-get install python3-scapy)")
+		}
+		b.Skip("no scapy through /usr/bin/python3 (apt-get install python3-scapy)")
+	}
+	testenv.Need(b, "tcpreplay", "tcpreplay")
+}
+
+// needNetns skips (fails under CI=true) unless the test can make network namespaces.
+func needNetns(t testing.TB) {
+	t.Helper()
+	why := ""
+	switch {
+	case os.Geteuid() != 0:
+		why = "not root"
+	case exec.Command("ip", "netns", "list").Run() != nil:
+		why = "no ip netns (apt-get install iproute2)"
+	}
+	if why != "" {
+		if testenv.CI() {
+			t.Fatal("network namespaces: " + why)
+		}
+		t.Skip("network namespaces: " + why)
+	}
+}
+
+// nsClient logs in as admin to the service p, which runs in network namespace ns and keeps
+// its data in data, through connections made in ns.
+func nsClient(b testing.TB, ns string, p *process, data string) *client.Client {
+	b.Helper()
+	pw, err := os.ReadFile(filepath.Join(data, "admin-password"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true},
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return dialIn(ctx, ns, network, addr)
+		}}}
+	anon, _ := client.New(p.url+"/api", client.WithHTTPClient(hc))
+	var session string
+	if err := anon.Call(context.Background(), "login", map[string]string{"user": "admin", "password": strings.TrimSpace(string(pw))}, &session); err != nil {
+		b.Fatal(err)
+	}
+	c, _ := client.New(p.url+"/api", client.WithHTTPClient(hc), client.WithSession(session))
+	return c
+}
+
+// dialIn dials addr from network namespace ns, on a thread moved there and never given back
+// (it ends with its goroutine); the connection stays in ns.
+func dialIn(ctx context.Context, ns, network, addr string) (net.Conn, error) {
+	type result struct {
+		c   net.Conn
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread()
+		f, err := os.Open("/run/netns/" + ns)
+		if err != nil {
+			done <- result{err: err}
+			return
+		}
+		defer f.Close()
+		if err := unix.Setns(int(f.Fd()), unix.CLONE_NEWNET); err != nil {
+			done <- result{err: fmt.Errorf("setns %s: %w", ns, err)}
+			return
+		}
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		done <- result{c, err}
+	}()
+	r := <-done
+	return r.c, r.err
+}
