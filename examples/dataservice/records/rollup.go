@@ -22,6 +22,13 @@ type Rollup struct {
 	Background bool
 }
 
+// ContextKeys are the keys of the rollups of the context (zones, autonomous systems and
+// countries, which dashboards group by) that every engine keeps, with the protocol and the
+// application that filter them. The names of exporters and interfaces are not among them:
+// queries by those read the records.
+var ContextKeys = []Column{ColProtocol, ColApplication, ColClientZone, ColServerZone,
+	ColClientASN, ColClientASName, ColServerASN, ColServerASName, ColClientCountry, ColServerCountry}
+
 // RollupSums are the summed columns of a rollup, in table order after the keys; a last
 // column, records, counts the records.
 var RollupSums = []Column{ColClientBytes, ColClientPackets, ColServerBytes, ColServerPackets}
