@@ -146,9 +146,7 @@ func (e *Engine) read(ctx context.Context, sc *scan, from, to int64, res *reserv
 		at = r.Query
 		s := sc.states[r.Query]
 		var k gkey
-		for i, sl := range s.slots {
-			sl.set(&k, r.Keys[i])
-		}
+		setKey(s.slots, &k, r.Keys)
 		had := s.groups.len()
 		sm := s.groups.at(k)
 		for i, sumIndex := range s.query.Sums {

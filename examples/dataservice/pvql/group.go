@@ -17,9 +17,9 @@ type gkey struct {
 	s    [maxStrings]string
 }
 
-// maxStrings is how many string keys a gkey holds: every string key at once (application,
-// server.name; TestDescriptors checks).
-const maxStrings = 2
+// maxStrings is how many string slots a gkey holds: every string key and extra name at once
+// (TestDescriptors checks).
+const maxStrings = 13
 
 // slot is where one BY key's value lives in a gkey.
 type slot struct {
@@ -27,15 +27,19 @@ type slot struct {
 	str  bool
 	word int // first word in w, or with str the index in s
 	typ  *keyType
+	// at is the index of the key's value in a records.Row's Keys; its extra names (keyKinds'
+	// extra) follow it there, and live in s at the indexes extra.
+	at    int
+	extra []int
 }
 
 // layout places the keys of a statement in a gkey.
 func layout(keys []key) []slot {
 	out := make([]slot, len(keys))
-	word, strs := 0, 0
+	word, strs, at := 0, 0, 0
 	for i, k := range keys {
 		t := keyKinds[k.kind].typ
-		out[i] = slot{time: k.kind == kTime, str: t.words == 0 && k.kind != kTime, word: word, typ: t}
+		out[i] = slot{time: k.kind == kTime, str: t.words == 0 && k.kind != kTime, word: word, typ: t, at: at}
 		switch {
 		case out[i].str:
 			out[i].word = strs
@@ -43,8 +47,32 @@ func layout(keys []key) []slot {
 		case !out[i].time:
 			word += t.words
 		}
+		for range keyKinds[k.kind].extra {
+			out[i].extra = append(out[i].extra, strs)
+			strs++
+		}
+		at += 1 + len(keyKinds[k.kind].extra)
 	}
 	return out
+}
+
+// setKey sets k to the values of a row's keys, placed by slots.
+func setKey(slots []slot, k *gkey, keys []records.Value) {
+	for _, s := range slots {
+		s.set(k, keys[s.at])
+		for j, e := range s.extra {
+			k.s[e] = keys[s.at+1+j].Str
+		}
+	}
+}
+
+// render returns the key's value in k as a Row shows it.
+func (s slot) render(k *gkey) any {
+	var extra []string
+	for _, e := range s.extra {
+		extra = append(extra, k.s[e])
+	}
+	return s.typ.render(s.get(k), extra)
 }
 
 func (s slot) set(k *gkey, v records.Value) {
@@ -264,6 +292,11 @@ func compareKeys(slots []slot, a, b *gkey, withTime bool) int {
 		va, vb := s.get(a), s.get(b)
 		if c := cmp.Or(cmp.Compare(va.Hi, vb.Hi), cmp.Compare(va.Lo, vb.Lo), strings.Compare(va.Str, vb.Str)); c != 0 {
 			return c
+		}
+		for _, e := range s.extra {
+			if c := strings.Compare(a.s[e], b.s[e]); c != 0 {
+				return c
+			}
 		}
 	}
 	return 0
