@@ -96,6 +96,46 @@ func CheckContext(t *testing.T, s records.Store, at int64) {
 	}
 }
 
+// CheckContextPartial checks that s keeps batches that fill some of the context only (zones,
+// without AS, country or names, as a service without GeoIP files nor SNMP stores them): it
+// ingests, over the minute from at, records with a client zone and nothing else of the context
+// beside records of every field, and reads both back by zone and by AS.
+func CheckContextPartial(t *testing.T, s records.Store, at int64) {
+	t.Helper()
+	ctx := context.Background()
+	zoned := Batch(4, at)
+	for i := range zoned {
+		zoned[i].Client.Zone = "HQ"
+	}
+	if err := s.Ingest(ctx, zoned); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ingest(ctx, ContextBatch(5, at)); err != nil { // zones "", HQ, Customers, ...; ASes
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		col  records.Column
+		want string
+	}{
+		{records.ColClientZone, `map[0/"":1 0/"Customers":1 0/"Customers/ACME":1 0/"Customers/ACME/Lab":1 0/"HQ":5]`},
+		{records.ColServerASN, `map[0/"":5 13335/"":2 15169/"":1 3215/"":1]`},
+		{records.ColInIfName, `map[0/"":4 0/"ge-0/0/1":2 0/"ge-0/0/2":2 0/"ge-0/0/3":1]`},
+	} {
+		got := map[string]uint64{}
+		q := &records.Query{Groups: []records.Group{{Column: tt.col}}, Sums: []records.Sum{records.SumRecords}}
+		err := s.Read(ctx, s.Compile(q), at, at+60, func(r *records.Row) error {
+			got[valuesKey(r.Keys)[0]] += r.Sums[0]
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != tt.want {
+			t.Errorf("by %s: %v, want %s", tt.col.Name(), got, tt.want)
+		}
+	}
+}
+
 // contextKey is r's values of cols as valuesKey writes a Row's.
 func contextKey(r *records.Record, cols []records.Column) string {
 	var vs []records.Value
