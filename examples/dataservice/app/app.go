@@ -108,7 +108,10 @@ type App struct {
 	log      *zap.Logger
 	records  records.Store
 	engineOf *records.Engine // records' engine (records.Open's table)
-	store    records.Store   // records, traced when Config.TracerProvider is set
+	store    records.Store   // records, traced when Config.TracerProvider is set, with context
+	// ingest stores the records of the collectors, the capture probe and the demo generator,
+	// with their context (contextStore), untraced.
+	ingest   records.Store
 	state    state.Store
 	users    *sqlstore.Store
 	usersDB  *sql.DB // the users' PostgreSQL connections; nil on SQLite
@@ -189,6 +192,8 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	if a.nctx, err = a.openContext(ctx); err != nil {
 		return nil, err
 	}
+	a.store = contextStore{Store: a.store, resolver: a.nctx.resolver}
+	a.ingest = contextStore{Store: a.records, resolver: a.nctx.resolver}
 	authOpts := append([]auth.Option{auth.WithLogger(a.log)}, cfg.Auth...)
 	if a.auth, err = auth.New(a.users, authOpts...); err != nil {
 		return nil, fmt.Errorf("app: %w", err)
@@ -236,7 +241,7 @@ func (a *App) startCollector() error {
 	if a.cfg.NetFlow == "" && a.cfg.SFlow == "" {
 		return nil
 	}
-	a.flows = collect.New(a.records, a.log, a.cfg.Collect)
+	a.flows = collect.New(a.ingest, a.log, a.cfg.Collect)
 	for i, l := range []struct {
 		proto collect.Protocol
 		addr  string

@@ -60,7 +60,7 @@ func (a *App) demo(ctx context.Context) {
 		}
 	}
 	opts := demo.Options{Backfill: a.demoBackfill(ctx)}
-	if err := demo.Run(ctx, a.records.Ingest, opts); err != nil && ctx.Err() == nil {
+	if err := demo.Run(ctx, a.ingest.Ingest, opts); err != nil && ctx.Err() == nil {
 		a.log.Error("demo traffic stopped", zap.Error(err))
 	}
 }

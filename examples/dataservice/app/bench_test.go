@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -22,6 +23,8 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/app"
 	"github.com/fnapi/fnapi/examples/dataservice/demo"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
+	"github.com/fnapi/fnapi/examples/dataservice/netctx"
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
 // The records go to DuckDB, or with FNAPI_BENCH_CLICKHOUSE=URL (and
@@ -148,9 +151,17 @@ func genRate(want, days int) float64 { return 6 * float64(want) / 300_000 / floa
 // loadRecords ingests want demo records spread over the last days days into a's store, in
 // batches of 100,000, hour by hour, and then has its background rollups catch up (the load's
 // time includes it), so that the queries measured read them.
+//
+// Each record gets its context as the service would give it (zones of the demo network, and
+// per server an AS and a country, set by benchGeo as a GeoIP file would for public addresses:
+// the demo's are documentation ranges, which GeoIP lookups answer null), so that the queries
+// by zone, AS and country read as many groups as on a real network.
 func loadRecords(ctx context.Context, a *app.App, want, days int) error {
 	end := time.Now().Truncate(time.Minute)
 	n := 0
+	if err := a.Resolver().Set(benchZones(), nil); err != nil {
+		return err
+	}
 	// The generator's default rate gives about 300,000 records a working day (fewer at a
 	// weekend); scale it to want, and add periods of other seeds until there are enough.
 	for seed := uint64(1); n < want; seed++ {
@@ -159,6 +170,8 @@ func loadRecords(ctx context.Context, a *app.App, want, days int) error {
 			recs := g.Until(end.Add(-time.Duration(h) * time.Hour))
 			for len(recs) > 0 && n < want {
 				k := min(len(recs), 100_000, want-n)
+				a.ResolveContext(recs[:k])
+				benchGeo(recs[:k])
 				if err := a.Records().Ingest(ctx, recs[:k]); err != nil {
 					return err
 				}
@@ -173,6 +186,32 @@ func loadRecords(ctx context.Context, a *app.App, want, days int) error {
 	return nil
 }
 
+// benchZones are zones of the demo network: its offices, Wi-Fi and data centre.
+func benchZones() []netctx.Zone {
+	p := netip.MustParsePrefix
+	return []netctx.Zone{
+		{Name: "HQ/Office", Networks: []netip.Prefix{p("10.0.1.0/24")}},
+		{Name: "HQ/WiFi", Networks: []netip.Prefix{p("192.168.20.0/24"), p("fd00:20::/64")}},
+		{Name: "DC/Servers", Networks: []netip.Prefix{p("10.0.0.0/24"), p("fd00::/64")}},
+		{Name: "DC/Apps", Networks: []netip.Prefix{p("10.0.2.0/24")}},
+	}
+}
+
+// benchGeo gives each public server of recs an AS and a country, as a GeoIP file would: one of
+// 40 ASes and 12 countries chosen by the address.
+func benchGeo(recs []records.Record) {
+	for i := range recs {
+		s := &recs[i].Server
+		if s.Zone != "" {
+			continue
+		}
+		b := s.IP.As16()
+		h := uint32(b[15]) + 7*uint32(b[14]) + 31*uint32(b[13])
+		s.ASN, s.ASName = 64500+h%40, fmt.Sprint("BENCH-AS-", h%40)
+		s.Country = []string{"US", "FR", "DE", "GB", "NL", "JP", "BR", "IN", "CA", "AU", "SE", "IT"}[h%12]
+	}
+}
+
 // BenchmarkQuery answers the queries of the issue through the API (HTTPS, JSON, auth) over
 // benchRecords() records, and reports the process's peak resident memory.
 func BenchmarkQuery(b *testing.B) {
@@ -180,6 +219,11 @@ func BenchmarkQuery(b *testing.B) {
 	queries := []struct{ name, expr string }{
 		{"traffic_by_client_ip", "traffic BY client.ip SINCE @now-86400"},
 		{"traffic_by_time60_24h", "traffic BY time(60) SINCE @now-86400"},
+		// Issue 25: by zone, AS and country within 1.5x of by application (rollups).
+		{"traffic_by_application_24h", "traffic BY application SINCE @now-86400"},
+		{"traffic_by_server_asn_24h", "traffic BY server.asn SINCE @now-86400"},
+		{"traffic_by_client_zone_24h", "traffic BY client.zone SINCE @now-86400"},
+		{"traffic_by_server_country_24h", "traffic BY server.country SINCE @now-86400"},
 		{"dashboard_3_statements", "traffic BY application TOP 10 SINCE @now-86400; " +
 			"records, packets BY server.port TOP 10 SINCE @now-86400; client.traffic / traffic BY time(300) SINCE @now-86400"},
 	}

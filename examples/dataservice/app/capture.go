@@ -189,7 +189,7 @@ func (a *App) storeCaptured(in <-chan records.Record) {
 		// The service's own context may be done already: store what the probe made.
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := a.records.Ingest(ctx, batch); err != nil {
+		if err := a.ingest.Ingest(ctx, batch); err != nil {
 			c.failed.Add(uint64(len(batch)))
 			a.log.Error("capture: storing records", zap.Int("records", len(batch)), zap.Error(err))
 		} else {

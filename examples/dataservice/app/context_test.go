@@ -2,11 +2,14 @@ package app_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/netip"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/auth/authapi"
@@ -118,4 +121,94 @@ func TestSNMPCollectorStatus(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestContextAtIngest: records ingested take the zones and the operator's applications of the
+// moment they arrive, and keep them after a zone changes; an application the record names
+// (other than its port's built-in one) stays; list-fields lists the context keys at 1.3, not at
+// 1.2.
+func TestContextAtIngest(t *testing.T) {
+	t.Parallel()
+	s := start(t)
+	ctx := context.Background()
+	admin := s.http(t, client.WithAPIKey(s.key))
+	for _, z := range []api.SetZoneArgs{{Name: "HQ", Networks: []string{"10.0.0.0/8"}},
+		{Name: "Customers/ACME", Networks: []string{"192.0.2.0/24"}}, {Name: "Customers/Beta", Networks: []string{"198.51.100.0/24"}}} {
+		if _, err := client.Call(ctx, admin, api.SetZone, z); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := client.Call(ctx, admin, api.SetApplication, api.SetApplicationArgs{Name: "intranet",
+		Rules: []api.ApplicationRule{{Protocol: "tcp", Ports: "443", ServerZone: "HQ"}}}); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now().Add(-time.Hour).Unix() / 60 * 60
+	named := record(t0+3, "192.0.2.9", "10.9.9.9", 443, 1, 4)
+	named["application"] = "backup"
+	ingest := func(recs ...map[string]any) {
+		t.Helper()
+		var raw []json.RawMessage
+		for _, r := range recs {
+			b, _ := json.Marshal(r)
+			raw = append(raw, b)
+		}
+		if _, err := client.Call(ctx, admin, api.Ingest, api.IngestArgs{Records: raw}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ingest(record(t0, "192.0.2.7", "10.1.1.1", 443, 10, 100), record(t0+1, "198.51.100.7", "93.184.216.34", 443, 20, 200),
+		record(t0+2, "203.0.113.5", "10.1.1.2", 22, 30, 300), named)
+	// A zone changed later changes the records after, not those before.
+	if _, err := client.Call(ctx, admin, api.SetZone, api.SetZoneArgs{Name: "HQ", Networks: []string{"10.1.0.0/16"}}); err != nil {
+		t.Fatal(err)
+	}
+	ingest(record(t0+4, "192.0.2.7", "10.2.2.2", 443, 40, 400))
+	period := fmt.Sprintf(" SINCE %d UNTIL %d", t0, t0+60)
+	for _, tt := range []struct{ expr, want string }{
+		{"records BY client.zone, server.zone, application", `[[[Customers/ACME HQ backup] [1]] [[Customers/ACME HQ intranet] [1]] ` +
+			`[[Customers/ACME other https] [1]] [[Customers/Beta other https] [1]] [[other HQ ssh] [1]]]`},
+		{`traffic WHERE client.zone IN "Customers/"`, `[[[] [775]]]`},
+		{`traffic WHERE client.zone IN "Customers"`, `[[[] [0]]]`},
+		{"records BY server.asn, server.country, in_if, exporter.name", `[[[<nil> <nil> <nil> <nil>] [5]]]`},
+	} {
+		var got [][2][]any
+		for chunk, err := range client.Stream(ctx, admin, api.Query, api.QueryArgs{Expr: tt.expr + period}) {
+			if err != nil {
+				t.Fatalf("%s: %v", tt.expr, err)
+			}
+			got = nil
+			for _, row := range chunk.Result[0].Data {
+				got = append(got, [2][]any{row.Keys, toAny(row.Values)})
+			}
+		}
+		if s := fmt.Sprint(sortRows(got)); s != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.expr, s, tt.want)
+		}
+	}
+	has := func(v string, name string) bool {
+		var fields []struct{ Name string }
+		if err := s.http(t, client.WithAPIKey(s.key), client.WithVersion(v)).Call(ctx, "list-fields", nil, &fields); err != nil {
+			t.Fatal(err)
+		}
+		return slices.ContainsFunc(fields, func(f struct{ Name string }) bool { return f.Name == name })
+	}
+	for _, k := range []string{"client.zone", "server.asn", "in_if", "exporter.name"} {
+		if has("1.2", k) || !has("1.3", k) {
+			t.Errorf("list-fields lists %s at 1.2 (%v) or not at 1.3 (%v)", k, has("1.2", k), has("1.3", k))
+		}
+	}
+}
+
+func toAny(vs []float64) []any {
+	out := make([]any, len(vs))
+	for i, v := range vs {
+		out[i] = v
+	}
+	return out
+}
+
+// sortRows orders rows by their text, for answers whose order ties.
+func sortRows(rows [][2][]any) [][2][]any {
+	slices.SortStableFunc(rows, func(a, b [2][]any) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
+	return rows
 }

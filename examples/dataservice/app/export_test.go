@@ -1,5 +1,7 @@
 package app
 
+import "github.com/fnapi/fnapi/examples/dataservice/records"
+
 // OverviewQueries returns the queries of the overview dashboard's widgets, for benchmarks.
 func OverviewQueries() []string {
 	var out []string
@@ -14,3 +16,7 @@ func AgentDescriptions() map[string]string { return agents.Descriptions }
 
 // EvaluatesAlerts reports whether this node evaluates the alert rules now (holds their lease).
 func (a *App) EvaluatesAlerts() bool { return a.alertsOn.Load() }
+
+// ResolveContext gives recs their context as the service does when it stores them, for
+// benchmarks that load records straight into the store.
+func (a *App) ResolveContext(recs []records.Record) { resolve(a.nctx.resolver, recs) }

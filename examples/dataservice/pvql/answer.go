@@ -109,7 +109,7 @@ func (s *state) topGroups(kept []int) ([]int, int64) {
 func rowKeys(slots []slot, k *gkey) []any {
 	out := make([]any, len(slots))
 	for i, s := range slots {
-		out[i] = s.typ.render(s.get(k))
+		out[i] = s.render(k)
 	}
 	return out
 }

@@ -260,6 +260,8 @@ type fieldFilter struct {
 // the address range [from, to].
 type literal struct {
 	from, to records.Value
+	// nested is a zone prefix: the zone from.Str and every zone nested under it.
+	nested bool
 }
 
 // valueFilter compares a value expression with numbers (HAVING).

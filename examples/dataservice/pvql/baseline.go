@@ -166,7 +166,7 @@ func (e *Engine) readBaselines(ctx context.Context, s *state, res *reservation, 
 			if s.base.windows[shift] != nil {
 				continue
 			}
-			w := &state{st: s.st, query: s.query, slots: s.slots, groups: newGroups()}
+			w := &state{st: s.st, query: s.query, slots: s.slots, groups: groupsOf(s.slots)}
 			sc := &scan{plan: e.store.Compile(s.query), states: []*state{w}, index: []int{1}}
 			if err := e.read(ctx, sc, s.since-shift, s.until-shift, res, total); err != nil {
 				return err

@@ -110,7 +110,7 @@ func BenchmarkGroups(b *testing.B) {
 	b.Run("new=43200", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			g := newGroups()
+			g := groupsOf(layout([]key{{kind: kTime, n: 60}})) // BY time(60)
 			for i := range 43_200 {
 				g.at(gkey{time: int64(i) * 60})[0]++
 			}
@@ -119,7 +119,7 @@ func BenchmarkGroups(b *testing.B) {
 	b.Run("groups=10", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			g := newGroups()
+			g := groupsOf(layout([]key{{kind: kServerPort}})) // BY server.port
 			for i := range 100_000 {
 				g.at(gkey{w: [maxWords]uint64{uint64(i % 10)}})[0]++
 			}

@@ -1,6 +1,11 @@
 package pvql
 
-import "github.com/fnapi/fnapi/examples/dataservice/records"
+import (
+	"slices"
+	"strings"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+)
 
 // compile turns st into the store-neutral query of its group sums; maxGroups bounds the rows
 // read (0: no bound). The store then compiles that to its own SQL: expressions never reach
@@ -13,6 +18,9 @@ func compile(st *Statement, maxGroups int) *records.Query {
 			g.Bucket = k.n
 		}
 		q.Groups = append(q.Groups, g)
+		for _, c := range keyKinds[k.kind].extra {
+			q.Groups = append(q.Groups, records.Group{Column: c})
+		}
 	}
 	var where []records.Cond
 	if p := layers[st.layer].protocol; p >= 0 {
@@ -99,6 +107,9 @@ func cond(f filter) records.Cond {
 		return records.Not{Cond: cond(f.x)}
 	case *fieldFilter:
 		col := keyKinds[f.field].column
+		if slices.ContainsFunc(f.lits, func(l literal) bool { return l.nested }) {
+			return zoneCond(col, f.lits)
+		}
 		switch {
 		case f.op != opIn:
 			return records.Compare{Column: col, Op: recordOps[f.op], Value: f.lits[0].from}
@@ -116,6 +127,24 @@ func cond(f filter) records.Cond {
 		return in
 	}
 	return nil
+}
+
+// zoneCond is the condition of a zone's = or IN with literals some of which are prefixes: the
+// zone itself, or for a prefix "Customers/" also the range of names under it, from
+// "Customers/" to "Customers/" followed by the greatest character, U+10FFFF, 64 times (256
+// bytes, more than netctx.MaxNameLength, the longest name; names are valid UTF-8, which
+// compares byte by byte as characters do, so every name starting with the prefix lies within).
+func zoneCond(col records.Column, lits []literal) records.Cond {
+	var out records.Or
+	for _, l := range lits {
+		out = append(out, records.Compare{Column: col, Op: records.Eq, Value: l.from})
+		if l.nested {
+			p := l.from.Str + "/"
+			out = append(out, records.Range{Column: col, From: records.Value{Str: p},
+				To: records.Value{Str: p + strings.Repeat("\U0010FFFF", 64)}})
+		}
+	}
+	return out
 }
 
 func conds(fs []filter) []records.Cond {

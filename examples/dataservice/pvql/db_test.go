@@ -25,6 +25,12 @@ type rec struct {
 	cRTT, cRTTN, sRTT, sRTTN, ct, ctN, srt, srtN, dtt, dttN uint64
 	cRetrans, sRetrans, resets, cZero, sZero                uint64
 	name                                                    string // server name; "" none
+	// The context the service resolves at ingest (records.Place, names): "" and 0 unknown.
+	cZone, sZone, cCountry, sCountry, cASName, sASName string
+	cASN, sASN                                         uint32
+	expName                                            string
+	inIf, outIf                                        uint32
+	inName, inAlias, outName, outAlias                 string
 }
 
 // openDB opens a DuckDB store in a temporary directory holding recs.
@@ -47,12 +53,15 @@ func load(tb testing.TB, s records.Store, recs []rec) {
 		out[i] = records.Record{Time: r.time, Protocol: r.proto, Application: r.app,
 			Client:   records.Endpoint{IP: r.cIP, Port: r.cPort, Bytes: r.cBytes, Packets: r.cPackets},
 			Server:   records.Endpoint{IP: r.sIP, Port: r.sPort, Bytes: r.sBytes, Packets: r.sPackets},
-			Exporter: r.exporter,
-			CT:       records.Timing{Sum: r.ct, Samples: r.ctN}, SRT: records.Timing{Sum: r.srt, Samples: r.srtN},
+			Exporter: r.exporter, InIf: r.inIf, OutIf: r.outIf,
+			ExporterName: r.expName, InIfName: r.inName, InIfAlias: r.inAlias, OutIfName: r.outName, OutIfAlias: r.outAlias,
+			CT: records.Timing{Sum: r.ct, Samples: r.ctN}, SRT: records.Timing{Sum: r.srt, Samples: r.srtN},
 			DTT: records.Timing{Sum: r.dtt, Samples: r.dttN}, Resets: r.resets, ServerName: r.name}
 		out[i].Client.RTT, out[i].Client.Retrans = records.Timing{Sum: r.cRTT, Samples: r.cRTTN}, r.cRetrans
 		out[i].Server.RTT, out[i].Server.Retrans = records.Timing{Sum: r.sRTT, Samples: r.sRTTN}, r.sRetrans
 		out[i].Client.ZeroWindows, out[i].Server.ZeroWindows = r.cZero, r.sZero
+		out[i].Client.Place = records.Place{Zone: r.cZone, ASN: r.cASN, ASName: r.cASName, Country: r.cCountry}
+		out[i].Server.Place = records.Place{Zone: r.sZone, ASN: r.sASN, ASName: r.sASName, Country: r.sCountry}
 	}
 	for len(out) > 0 {
 		n := min(len(out), 100_000)
@@ -89,6 +98,7 @@ func genRecords(seed uint64, n int, from, to int64) []rec {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	protos := []uint8{records.TCP, records.TCP, records.TCP, records.UDP, records.UDP, records.ICMP, 47}
 	probe := rand.New(rand.NewPCG(seed^0xc0ffee, seed)) // the capture fields' own, so the rest stays as it was
+	place := rand.New(rand.NewPCG(seed^0x5eed, seed))   // the context's own
 	out := make([]rec, n)
 	for i := range out {
 		r := rec{
@@ -111,6 +121,7 @@ func genRecords(seed uint64, n int, from, to int64) []rec {
 		if r.proto == records.TCP {
 			capture(&r, probe)
 		}
+		netContext(&r, place)
 		out[i] = r
 	}
 	return out
@@ -118,6 +129,34 @@ func genRecords(seed uint64, n int, from, to int64) []rec {
 
 // testNames are the server names of TCP records, "" (none) the most often.
 var testNames = []string{"", "", "www.example.com", "api.example.com", "cdn.example.net"}
+
+// Pools of the context: zones nested by "/" ("" is other), autonomous systems (one number
+// known under two names, as a GeoIP file replaced may name it), countries, interfaces.
+var (
+	testZones = []string{"", "", "HQ", "HQ/Paris", "Customers", "Customers/ACME", "Customers/ACME/Lab", "CustomersX"}
+	testASNs  = []struct {
+		n    uint32
+		name string
+	}{{0, ""}, {0, ""}, {15169, "GOOGLE"}, {13335, "CLOUDFLARENET"}, {13335, "CLOUDFLARE"}, {64500, ""}}
+	testCountries = []string{"", "", "FR", "US", "DE"}
+	testIfs       = []struct {
+		index       uint32
+		name, alias string
+	}{{0, "", ""}, {1, "ge-0/0/1", "uplink"}, {2, "ge-0/0/2", ""}, {3, "", ""}}
+	testExporterNames = []string{"", "edge1", "edge2"}
+)
+
+// netContext fills r's context from rng, as the service resolves it.
+func netContext(r *rec, rng *rand.Rand) {
+	r.cZone, r.sZone = testZones[rng.IntN(len(testZones))], testZones[rng.IntN(len(testZones))]
+	ca, sa := testASNs[rng.IntN(len(testASNs))], testASNs[rng.IntN(len(testASNs))]
+	r.cASN, r.cASName, r.sASN, r.sASName = ca.n, ca.name, sa.n, sa.name
+	r.cCountry, r.sCountry = testCountries[rng.IntN(len(testCountries))], testCountries[rng.IntN(len(testCountries))]
+	in, out := testIfs[rng.IntN(len(testIfs))], testIfs[rng.IntN(len(testIfs))]
+	r.inIf, r.inName, r.inAlias = in.index, in.name, in.alias
+	r.outIf, r.outName, r.outAlias = out.index, out.name, out.alias
+	r.expName = testExporterNames[rng.IntN(len(testExporterNames))]
+}
 
 // capture fills r's capture probe fields from rng as a probe would, some without samples.
 func capture(r *rec, rng *rand.Rand) {

@@ -16,7 +16,10 @@ import (
 var (
 	refKeys = map[string]refKey{"client.ip": refClientIP, "server.ip": refServerIP,
 		"client.port": refClientPort, "server.port": refServerPort, "protocol": refProtocol,
-		"application": refApp, "exporter": refExporter, "server.name": refServerName}
+		"application": refApp, "exporter": refExporter, "server.name": refServerName,
+		"client.zone": refClientZone, "server.zone": refServerZone, "client.asn": refClientASN,
+		"server.asn": refServerASN, "client.country": refClientCountry, "server.country": refServerCountry,
+		"in_if": refInIf, "out_if": refOutIf, "exporter.name": refExporterName}
 	refMetrics = map[string]func(refSums) float64{
 		"traffic":             vTraffic,
 		"client.traffic":      vCTraffic,
@@ -88,6 +91,7 @@ func checkDescriptors(t *testing.T, engine *Engine, recs []rec) {
 		if k.typ.words == 0 {
 			strs++
 		}
+		strs += len(k.extra)
 		ref, ok := refKeys[k.name]
 		if !ok {
 			t.Errorf("key %s has no reference in refKeys", k.name)
@@ -102,6 +106,16 @@ func checkDescriptors(t *testing.T, engine *Engine, recs []rec) {
 		v := res[0].Data[0].Keys[0]
 		lit, _ := json.Marshal(v)
 		where := func(r *rec) bool { return refRender(ref, ref.get(r)) == v }
+		if m, ok := v.(map[string]any); ok { // an AS or an interface: WHERE takes its number
+			n := m["asn"]
+			if n == nil {
+				n = m["index"]
+			}
+			lit, _ = json.Marshal(n)
+			where = func(r *rec) bool { return ref.get(r).(refNamed).n == n }
+		} else if _, named := ref.get(&recs[0]).(refNamed); named { // null: number 0
+			where = func(r *rec) bool { return ref.get(r).(refNamed).n == 0 }
+		}
 		check(fmt.Sprintf("records WHERE %s = %s", k.name, lit), refQuery{values: vals(vRecords), where: where})
 		check(fmt.Sprintf("records BY %s WHERE NOT %s IN (%s)", k.name, k.name, lit),
 			refQuery{keys: []refKey{ref}, values: vals(vRecords), where: func(r *rec) bool { return !where(r) }})
@@ -143,7 +157,8 @@ func TestFieldsAt(t *testing.T) {
 	}{
 		{"1.0", map[string]bool{"traffic": true, "client.ip": true, "exporter": false}},
 		{"1.1", map[string]bool{"traffic": true, "exporter": false}},
-		{"1.2", map[string]bool{"traffic": true, "exporter": true}},
+		{"1.2", map[string]bool{"traffic": true, "exporter": true, "client.zone": false, "in_if": false}},
+		{"1.3", map[string]bool{"client.zone": true, "server.asn": true, "in_if": true, "exporter.name": true}},
 	} {
 		got := names(tt.version)
 		for name, want := range tt.want {

@@ -56,6 +56,14 @@
 //   - exporter (API 1.2) is the address of the device that exported a record (the flow
 //     collectors set it; ingest may). It filters as client.ip does (=, IN, CIDRs); in results
 //     a record without one has the key null, which sorts before every address.
+//   - The context keys (API 1.3) read what the service resolved when each record arrived:
+//     client.zone and server.zone ("other", stored as "", outside every zone; a literal
+//     ending in "/" is the zone and every zone nested under it, with = or IN, as in
+//     client.zone IN "Customers/"), client.asn and server.asn ({"asn", "name"}; literals are
+//     numbers, null for unknown), client.country and server.country (ISO codes, upper-cased),
+//     in_if and out_if ({"index", "name", "alias"}; literals are indexes) and exporter.name.
+//     A key's names (an AS's, an interface's) are grouped with its number: the same number
+//     under two names, before and after a rename, is two rows, ordered by name.
 //   - Without BY the result has exactly one row, zeros when nothing matched, unless HAVING
 //     removes it.
 //   - Order: by the first value descending (null after every number), ties by the keys in BY

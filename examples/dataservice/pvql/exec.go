@@ -36,7 +36,8 @@ func (e *Engine) run(ctx context.Context, expr string, now time.Time, defaultPer
 	total := 0 // the groups of all the statements
 	states := make([]*state, len(stmts))
 	for i, st := range stmts {
-		s := &state{st: st, query: compile(st, e.maxGroups), slots: layout(st.keys), groups: newGroups()}
+		s := &state{st: st, query: compile(st, e.maxGroups), slots: layout(st.keys)}
+		s.groups = groupsOf(s.slots)
 		s.since, s.until = period(st, now, defaultPeriod)
 		states[i] = s
 		if err := e.readBaselines(ctx, s, res, &total); err != nil {
@@ -146,9 +147,7 @@ func (e *Engine) read(ctx context.Context, sc *scan, from, to int64, res *reserv
 		at = r.Query
 		s := sc.states[r.Query]
 		var k gkey
-		for i, sl := range s.slots {
-			sl.set(&k, r.Keys[i])
-		}
+		setKey(s.slots, &k, r.Keys)
 		had := s.groups.len()
 		sm := s.groups.at(k)
 		for i, sumIndex := range s.query.Sums {

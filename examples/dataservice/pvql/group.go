@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"hash/maphash"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/fnapi/fnapi/examples/dataservice/records"
@@ -17,9 +18,9 @@ type gkey struct {
 	s    [maxStrings]string
 }
 
-// maxStrings is how many string keys a gkey holds: every string key at once (application,
-// server.name; TestDescriptors checks).
-const maxStrings = 2
+// maxStrings is how many string slots a gkey holds: every string key and extra name at once
+// (TestDescriptors checks).
+const maxStrings = 13
 
 // slot is where one BY key's value lives in a gkey.
 type slot struct {
@@ -27,15 +28,19 @@ type slot struct {
 	str  bool
 	word int // first word in w, or with str the index in s
 	typ  *keyType
+	// at is the index of the key's value in a records.Row's Keys; its extra names (keyKinds'
+	// extra) follow it there, and live in s at the indexes extra.
+	at    int
+	extra []int
 }
 
 // layout places the keys of a statement in a gkey.
 func layout(keys []key) []slot {
 	out := make([]slot, len(keys))
-	word, strs := 0, 0
+	word, strs, at := 0, 0, 0
 	for i, k := range keys {
 		t := keyKinds[k.kind].typ
-		out[i] = slot{time: k.kind == kTime, str: t.words == 0 && k.kind != kTime, word: word, typ: t}
+		out[i] = slot{time: k.kind == kTime, str: t.words == 0 && k.kind != kTime, word: word, typ: t, at: at}
 		switch {
 		case out[i].str:
 			out[i].word = strs
@@ -43,8 +48,32 @@ func layout(keys []key) []slot {
 		case !out[i].time:
 			word += t.words
 		}
+		for range keyKinds[k.kind].extra {
+			out[i].extra = append(out[i].extra, strs)
+			strs++
+		}
+		at += 1 + len(keyKinds[k.kind].extra)
 	}
 	return out
+}
+
+// setKey sets k to the values of a row's keys, placed by slots.
+func setKey(slots []slot, k *gkey, keys []records.Value) {
+	for _, s := range slots {
+		s.set(k, keys[s.at])
+		for j, e := range s.extra {
+			k.s[e] = keys[s.at+1+j].Str
+		}
+	}
+}
+
+// render returns the key's value in k as a Row shows it.
+func (s slot) render(k *gkey) any {
+	var extra []string
+	for _, e := range s.extra {
+		extra = append(extra, k.s[e])
+	}
+	return s.typ.render(s.get(k), extra)
 }
 
 func (s slot) set(k *gkey, v records.Value) {
@@ -90,6 +119,10 @@ type groups struct {
 	// blocks hold the groups in order of arrival; all but the last are full.
 	blocks [][]group
 	n      int
+	// strs is how many string slots of a gkey the keys may use (the others are empty): a gkey
+	// holds 13, and hashing and comparing them all, most empty, made adding a row to a group
+	// twice as slow (BenchmarkGroups/groups=10).
+	strs int
 }
 
 // group is one group of a groups table: its key and its sums.
@@ -102,7 +135,25 @@ type group struct {
 // as a slice does, so that the many small tables (a total, a TOP 10) stay small.
 const groupBlock = 1024
 
-func newGroups() *groups { return &groups{seed: maphash.MakeSeed(), index: map[uint64]int32{}} }
+func newGroups() *groups {
+	return &groups{seed: maphash.MakeSeed(), index: map[uint64]int32{}, strs: maxStrings}
+}
+
+// groupsOf returns a groups table for keys placed by slots: it hashes and compares the string
+// slots they use only.
+func groupsOf(slots []slot) *groups {
+	g := newGroups()
+	g.strs = 0
+	for _, s := range slots {
+		if s.str {
+			g.strs = max(g.strs, s.word+1)
+		}
+		for _, e := range s.extra {
+			g.strs = max(g.strs, e+1)
+		}
+	}
+	return g
+}
 
 // len is the number of groups.
 func (g *groups) len() int { return g.n }
@@ -112,14 +163,31 @@ func (g *groups) len() int { return g.n }
 func (g *groups) group(i int) *group { return &g.blocks[i/groupBlock][i%groupBlock] }
 
 // at returns the sums of group k, adding the group when new.
-func (g *groups) at(k gkey) *sums { return g.atHash(k, maphash.Comparable(g.seed, k)) }
+func (g *groups) at(k gkey) *sums { return g.atHash(k, g.hash(&k)) }
+
+// same reports whether a and b are the same key, reading the string slots in use only.
+func (g *groups) same(a, b *gkey) bool {
+	return a.time == b.time && a.w == b.w && slices.Equal(a.s[:g.strs], b.s[:g.strs])
+}
+
+// hash is k's hash: of its time, words and the string slots in use.
+func (g *groups) hash(k *gkey) uint64 {
+	h := maphash.Comparable(g.seed, struct {
+		t int64
+		w [maxWords]uint64
+	}{k.time, k.w})
+	for i := range k.s[:g.strs] {
+		h = (h^maphash.String(g.seed, k.s[i]))*0x100000001b3 + uint64(i)
+	}
+	return h
+}
 
 // atHash is at for the key k of hash h.
 func (g *groups) atHash(k gkey, h uint64) *sums {
 	first, ok := g.index[h]
 	if ok {
 		for i := first; i >= 0; i = g.next[i] {
-			if gr := g.group(int(i)); gr.key == k {
+			if gr := g.group(int(i)); g.same(&gr.key, &k) {
 				return &gr.sums
 			}
 		}
@@ -264,6 +332,11 @@ func compareKeys(slots []slot, a, b *gkey, withTime bool) int {
 		va, vb := s.get(a), s.get(b)
 		if c := cmp.Or(cmp.Compare(va.Hi, vb.Hi), cmp.Compare(va.Lo, vb.Lo), strings.Compare(va.Str, vb.Str)); c != 0 {
 			return c
+		}
+		for _, e := range s.extra {
+			if c := strings.Compare(a.s[e], b.s[e]); c != 0 {
+				return c
+			}
 		}
 	}
 	return 0

@@ -21,6 +21,15 @@ const (
 	kApplication
 	kExporter
 	kServerName
+	kClientZone
+	kServerZone
+	kClientASN
+	kServerASN
+	kClientCountry
+	kServerCountry
+	kInIf
+	kOutIf
+	kExporterName
 )
 
 // keyKinds describes every key of the language once: its name, the records column it reads,
@@ -33,16 +42,46 @@ var keyKinds = []struct {
 	typ    *keyType
 	desc   string
 	since  string // the API version the key appeared in; "" for 1.0
+	// extra are the columns of names grouped with column and shown with its value (an
+	// autonomous system's organisation, an interface's name and alias), each a string slot of
+	// the gkey: a number named differently over time (history keeps what was known then) is
+	// then two groups.
+	extra []records.Column
 }{
-	kTime:        {"time", records.ColTime, timeType, "time(N): buckets of N seconds; the point T (a multiple of N, Unix seconds) covers [T-N, T). Not usable in WHERE.", ""},
-	kClientIP:    {"client.ip", records.ColClientIP, ipType, "Address of the client (IPv4 or IPv6); WHERE accepts =, !=, <, <=, >, >=, IN (list) and IN CIDR.", ""},
-	kServerIP:    {"server.ip", records.ColServerIP, ipType, "Address of the server (IPv4 or IPv6); WHERE accepts =, !=, <, <=, >, >=, IN (list) and IN CIDR.", ""},
-	kClientPort:  {"client.port", records.ColClientPort, portType, "Port of the client (0-65535).", ""},
-	kServerPort:  {"server.port", records.ColServerPort, portType, "Port of the server (0-65535).", ""},
-	kProtocol:    {"protocol", records.ColProtocol, protocolType, "IP protocol: tcp, udp, icmp, ... or a number (0-255); results name the known ones.", ""},
-	kApplication: {"application", records.ColApplication, stringType, "Application name (https, dns, ...; unknown when not recognised).", ""},
-	kExporter:    {"exporter", records.ColExporter, exporterType, "Address of the router, switch or probe that exported the record (NetFlow, IPFIX, sFlow); null for records without one. WHERE accepts what client.ip does.", "1.2"},
-	kServerName:  {"server.name", records.ColServerName, nameType, "Name the client asked for (TLS SNI, HTTP Host, or the DNS answer that gave the server's address), as a capture probe saw it; null when unknown. WHERE accepts = and IN (\"www.example.com\", compared lower-cased; null: records without a name).", "1.3"},
+	kTime:        {"time", records.ColTime, timeType, "time(N): buckets of N seconds; the point T (a multiple of N, Unix seconds) covers [T-N, T). Not usable in WHERE.", "", nil},
+	kClientIP:    {"client.ip", records.ColClientIP, ipType, "Address of the client (IPv4 or IPv6); WHERE accepts =, !=, <, <=, >, >=, IN (list) and IN CIDR.", "", nil},
+	kServerIP:    {"server.ip", records.ColServerIP, ipType, "Address of the server (IPv4 or IPv6); WHERE accepts =, !=, <, <=, >, >=, IN (list) and IN CIDR.", "", nil},
+	kClientPort:  {"client.port", records.ColClientPort, portType, "Port of the client (0-65535).", "", nil},
+	kServerPort:  {"server.port", records.ColServerPort, portType, "Port of the server (0-65535).", "", nil},
+	kProtocol:    {"protocol", records.ColProtocol, protocolType, "IP protocol: tcp, udp, icmp, ... or a number (0-255); results name the known ones.", "", nil},
+	kApplication: {"application", records.ColApplication, stringType, "Application name (https, dns, ...; unknown when not recognised).", "", nil},
+	kExporter:    {"exporter", records.ColExporter, exporterType, "Address of the router, switch or probe that exported the record (NetFlow, IPFIX, sFlow); null for records without one. WHERE accepts what client.ip does.", "1.2", nil},
+	kServerName:  {"server.name", records.ColServerName, nameType, "Name the client asked for (TLS SNI, HTTP Host, or the DNS answer that gave the server's address), as a capture probe saw it; null when unknown. WHERE accepts = and IN (\"www.example.com\", compared lower-cased; null: records without a name).", "1.3", nil},
+	kClientZone:  {"client.zone", records.ColClientZone, zoneType, zoneDesc("client"), "1.3", nil},
+	kServerZone:  {"server.zone", records.ColServerZone, zoneType, zoneDesc("server"), "1.3", nil},
+	kClientASN: {"client.asn", records.ColClientASN, asnType, asnDesc("client"), "1.3",
+		[]records.Column{records.ColClientASName}},
+	kServerASN: {"server.asn", records.ColServerASN, asnType, asnDesc("server"), "1.3",
+		[]records.Column{records.ColServerASName}},
+	kClientCountry: {"client.country", records.ColClientCountry, countryType, countryDesc("client"), "1.3", nil},
+	kServerCountry: {"server.country", records.ColServerCountry, countryType, countryDesc("server"), "1.3", nil},
+	kInIf: {"in_if", records.ColInIf, ifType, "Interface of the exporter through which the client's traffic entered: {\"index\", \"name\", \"alias\"} (SNMP ifIndex, ifName, ifAlias, names as known when the record arrived); null when unknown. WHERE accepts = and IN with indexes (null: unknown).", "1.3",
+		[]records.Column{records.ColInIfName, records.ColInIfAlias}},
+	kOutIf: {"out_if", records.ColOutIf, ifType, "Interface of the exporter through which the client's traffic left: {\"index\", \"name\", \"alias\"}; null when unknown. WHERE accepts = and IN with indexes (null: unknown).", "1.3",
+		[]records.Column{records.ColOutIfName, records.ColOutIfAlias}},
+	kExporterName: {"exporter.name", records.ColExporterName, exporterNameType, "Name of the exporter (its SNMP sysName, or the configuration's exporter_names), as known when the record arrived; null when unknown. WHERE accepts = and IN (null: records without a name).", "1.3", nil},
+}
+
+func zoneDesc(side string) string {
+	return "Zone of the " + side + "'s address (the operator's named networks, nested by \"/\"; the most specific network wins), as it was when the record arrived; \"other\" outside every zone. WHERE accepts = and IN; a name ending in \"/\" (\"Customers/\") is the zone and every zone nested under it."
+}
+
+func asnDesc(side string) string {
+	return "Autonomous system of the " + side + "'s address: {\"asn\": 15169, \"name\": \"GOOGLE\"} (the GeoIP ASN file, as it was when the record arrived); null for private and unknown addresses. WHERE accepts = and IN with AS numbers (null: unknown)."
+}
+
+func countryDesc(side string) string {
+	return "Country of the " + side + "'s address, ISO 3166 alpha-2 (\"FR\"; the GeoIP country file, as it was when the record arrived); null for private and unknown addresses. WHERE accepts = and IN (null: unknown)."
 }
 
 // keyType is what keys of one type share: how a WHERE literal of theirs parses, how their
@@ -55,43 +94,146 @@ type keyType struct {
 	words int
 	// literal parses one WHERE operand from t; prefix allows a CIDR. It is nil for time.
 	literal func(p *parser, t token, prefix bool) (literal, error)
-	// render returns a value as a Row shows it.
-	render func(v records.Value) any
+	// render returns a value as a Row shows it, with the key's extra names.
+	render func(v records.Value, extra []string) any
 }
 
 var (
 	timeType = &keyType{name: "time", words: 1,
-		render: func(v records.Value) any { return int64(v.Lo) }}
+		render: func(v records.Value, _ []string) any { return int64(v.Lo) }}
 	ipType = &keyType{name: "ip", words: 2, literal: ipLiteral,
-		render: func(v records.Value) any { return records.AddrFromHalves(v.Hi, v.Lo).String() }}
+		render: func(v records.Value, _ []string) any { return records.AddrFromHalves(v.Hi, v.Lo).String() }}
 	portType = &keyType{name: "port", words: 1, literal: numberLiteral("port", 65535),
-		render: func(v records.Value) any { return int64(v.Lo) }}
+		render: func(v records.Value, _ []string) any { return int64(v.Lo) }}
 	// exporterType is ipType but for records without an exporter (halves 0, 0), shown as null.
 	exporterType = &keyType{name: "ip", words: 2, literal: ipLiteral,
-		render: func(v records.Value) any {
+		render: func(v records.Value, _ []string) any {
 			if v.Hi == 0 && v.Lo == 0 {
 				return nil
 			}
 			return records.AddrFromHalves(v.Hi, v.Lo).String()
 		}}
 	protocolType = &keyType{name: "protocol", words: 1, literal: protocolLiteral,
-		render: func(v records.Value) any { return protocolKey(uint8(v.Lo)) }}
+		render: func(v records.Value, _ []string) any { return protocolKey(uint8(v.Lo)) }}
 	stringType = &keyType{name: "string", words: 0, literal: stringLiteral,
-		render: func(v records.Value) any { return v.Str }}
+		render: func(v records.Value, _ []string) any { return v.Str }}
 	// nameType is a server name: a string, lower-cased in literals as the records keep it, and
 	// null for records without one.
 	nameType = &keyType{name: "string", words: 0, literal: nameLiteral,
-		render: func(v records.Value) any {
+		render: func(v records.Value, _ []string) any {
 			if v.Str == "" {
 				return nil
 			}
 			return v.Str
 		}}
+	// zoneType is a zone: a string, "" (shown "other") outside every zone.
+	zoneType = &keyType{name: "zone", words: 0, literal: zoneLiteral,
+		render: func(v records.Value, _ []string) any {
+			if v.Str == "" {
+				return other
+			}
+			return v.Str
+		}}
+	asnType = &keyType{name: "asn", words: 1, literal: idLiteral("an AS number"),
+		render: func(v records.Value, extra []string) any {
+			if v.Lo == 0 {
+				return nil
+			}
+			return map[string]any{"asn": int64(v.Lo), "name": nullString(extra[0])}
+		}}
+	countryType = &keyType{name: "country", words: 0, literal: countryLiteral,
+		render: func(v records.Value, _ []string) any { return nullString(v.Str) }}
+	ifType = &keyType{name: "interface", words: 1, literal: idLiteral("an interface index"),
+		render: func(v records.Value, extra []string) any {
+			if v.Lo == 0 {
+				return nil
+			}
+			return map[string]any{"index": int64(v.Lo), "name": nullString(extra[0]), "alias": nullString(extra[1])}
+		}}
+	// exporterNameType is a name as given (case kept), null when unknown.
+	exporterNameType = &keyType{name: "string", words: 0, literal: exactLiteral,
+		render: func(v records.Value, _ []string) any { return nullString(v.Str) }}
 )
+
+// other is the zone of the records outside every zone (netctx.Other), which the records keep
+// as "".
+const other = "other"
+
+// nullString is s, or nil (null) when empty.
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// zoneLiteral parses a zone: "other" is the records outside every zone; a name ending in "/"
+// ("Customers/") the zone Customers and every zone nested under it (literal.nested).
+func zoneLiteral(p *parser, t token, _ bool) (literal, error) {
+	if t.kind != tokString && t.kind != tokIdent {
+		return literal{}, p.errorAt(t, "", "a zone name (\"HQ\", \"Customers/\" for it and the zones under it, or other)")
+	}
+	name, nested := strings.CutSuffix(t.text, "/")
+	if nested && (name == "" || strings.HasSuffix(name, "/")) {
+		return literal{}, p.errorAt(t, "a zone prefix is a zone's name followed by one \"/\"", "a zone name")
+	}
+	if name == other {
+		if nested {
+			return literal{}, p.errorAt(t, "no zone is nested under other", "a zone name")
+		}
+		name = ""
+	}
+	v := records.Value{Str: name}
+	return literal{from: v, to: v, nested: nested}, nil
+}
+
+// idLiteral parses a number 0..2^32-1 (expected names it), or null for 0, unknown.
+func idLiteral(expected string) func(p *parser, t token, prefix bool) (literal, error) {
+	expected += " (0-4294967295) or null"
+	return func(p *parser, t token, _ bool) (literal, error) {
+		if t.kind == tokIdent && strings.EqualFold(t.text, "null") {
+			return numberLit(0), nil
+		}
+		n, err := p.integer(t, 0, expected)
+		if err == nil && n > 1<<32-1 {
+			err = p.errorAt(t, "out of range", expected)
+		}
+		return numberLit(n), err
+	}
+}
+
+// countryLiteral parses an ISO 3166 alpha-2 code (any case), or null for unknown countries.
+func countryLiteral(p *parser, t token, _ bool) (literal, error) {
+	const expected = "a country code (ISO 3166 alpha-2: \"FR\") or null"
+	if t.kind != tokString && t.kind != tokIdent {
+		return literal{}, p.errorAt(t, "", expected)
+	}
+	code := strings.ToUpper(t.text)
+	switch {
+	case t.kind == tokIdent && code == "NULL":
+		code = ""
+	case len(code) != 2 || code[0] < 'A' || code[0] > 'Z' || code[1] < 'A' || code[1] > 'Z':
+		return literal{}, p.errorAt(t, "not a country code "+strconv.Quote(t.text), expected)
+	}
+	v := records.Value{Str: code}
+	return literal{from: v, to: v}, nil
+}
+
+// exactLiteral parses a name compared as written, or null for records without one.
+func exactLiteral(p *parser, t token, _ bool) (literal, error) {
+	if t.kind != tokString && t.kind != tokIdent {
+		return literal{}, p.errorAt(t, "", "a name (\"edge1\") or null")
+	}
+	v := records.Value{Str: t.text}
+	if t.kind == tokIdent && strings.EqualFold(t.text, "null") {
+		v.Str = ""
+	}
+	return literal{from: v, to: v}, nil
+}
 
 // maxWords is the size of a gkey's word array: enough for every key at once, with room for a
 // few more (TestKeyKinds checks).
-const maxWords = 12
+const maxWords = 14
 
 func ipLiteral(p *parser, t token, prefix bool) (literal, error) {
 	if t.kind == tokPrefix && prefix {

@@ -229,7 +229,7 @@ type liveStmt struct {
 
 // result is the statement's answer over [since, until) from its total sums.
 func (ls *liveStmt) result(since, until int64) Result {
-	g := newGroups()
+	g := groupsOf(ls.slots)
 	for k, s := range ls.total {
 		*g.at(k) = s
 	}

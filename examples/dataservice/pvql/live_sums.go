@@ -121,9 +121,7 @@ func (l *Live) read(ctx context.Context, sc *liveScan, r read) error {
 			}
 		}
 		var k gkey
-		for i, s := range ls.slots {
-			s.set(&k, row.Keys[i])
-		}
+		setKey(ls.slots, &k, row.Keys)
 		var added int
 		for _, m := range [...]map[gkey]sums{ls.total, own, sec} {
 			if m == nil {

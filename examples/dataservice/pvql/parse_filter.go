@@ -224,7 +224,16 @@ func (p *parser) fieldComparison() (fnode, error) {
 	ff := &fieldFilter{field: field, op: o}
 	isIP := keyKinds[field].typ.name == "ip"
 	if o != opIn {
+		at := p.peek()
 		l, err := p.literal(field, false)
+		if err == nil && l.nested && o != opEq {
+			err = p.errorAt(at, "a zone prefix takes = or IN", "a zone name")
+		}
+		ff.lits = []literal{l}
+		return fnode{f: ff}, err
+	}
+	if c := p.peek(); keyKinds[field].typ == zoneType && c.kind == tokString {
+		l, err := p.literal(field, false) // client.zone IN "Customers/"
 		ff.lits = []literal{l}
 		return fnode{f: ff}, err
 	}

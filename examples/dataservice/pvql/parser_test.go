@@ -98,6 +98,14 @@ func TestParseErrors(t *testing.T) {
 		{"traffic WHERE time > 5", 14, expField},
 		{"traffic WHERE client.ip", 23, expCompare},
 		{"traffic WHERE client.ip = 10.0.0.0/8", 26, "an IP address"},
+		{`traffic WHERE client.zone = "/"`, 28, "a zone name"},
+		{`traffic WHERE client.zone = "HQ//"`, 28, "a zone name"},
+		{`traffic WHERE client.zone != "HQ/"`, 29, "a zone name"},
+		{`traffic WHERE server.zone IN "other/"`, 29, "a zone name"},
+		{`traffic WHERE server.zone IN 5`, 29, "\"(\""},
+		{`traffic WHERE client.asn = "GOOGLE"`, 27, "an AS number"},
+		{`traffic WHERE in_if = 4294967296`, 22, "an interface index"},
+		{`traffic WHERE server.country = "FRA"`, 31, "a country code"},
 		{"traffic WHERE client.ip = 1.2.3", 26, "an IP address"},
 		{"traffic WHERE client.port = 70000", 28, "a port number"},
 		{"traffic WHERE client.port IN 10.0.0.0/8", 29, "\"(\""},
@@ -168,11 +176,11 @@ func TestFields(t *testing.T) {
 		names[f.Name] = true
 		kinds[f.Kind]++
 	}
-	want := map[string]int{"metric": 20, "key": 9, "layer": 4}
+	want := map[string]int{"metric": 20, "key": 18, "layer": 4}
 	if !reflect.DeepEqual(kinds, want) {
 		t.Errorf("kinds %v, want %v", kinds, want)
 	}
-	for _, n := range []string{"traffic", "records", "client.ip", "time(N)", "application", "transport", "icmp", "server.rtt", "eurt", "retrans", "server.name"} {
+	for _, n := range []string{"traffic", "records", "client.ip", "time(N)", "application", "transport", "icmp", "server.rtt", "eurt", "retrans", "server.name", "client.zone", "server.asn", "in_if", "exporter.name"} {
 		if !names[n] {
 			t.Errorf("field %q missing", n)
 		}

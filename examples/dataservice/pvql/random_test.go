@@ -45,6 +45,9 @@ var (
 		{"client.ip", refClientIP}, {"server.ip", refServerIP}, {"client.port", refClientPort},
 		{"server.port", refServerPort}, {"protocol", refProtocol}, {"application", refApp},
 		{"exporter", refExporter}, {"server.name", refServerName},
+		{"client.zone", refClientZone}, {"server.zone", refServerZone}, {"client.asn", refClientASN},
+		{"server.asn", refServerASN}, {"client.country", refClientCountry}, {"server.country", refServerCountry},
+		{"in_if", refInIf}, {"out_if", refOutIf}, {"exporter.name", refExporterName},
 	}
 	randomTimeKeys = []partKey{{"time(60)", refTime(60)}, {"time(600)", refTime(600)}, {"time(3600)", refTime(3600)}}
 	randomFilters  = []partFilter{
@@ -67,6 +70,17 @@ var (
 		{"server.ip IN ff00::/8", inPrefix(serverIP, "ff00::/8")},
 		{"server.name = 'www.example.com'", func(r *rec) bool { return r.name == "www.example.com" }},
 		{"server.name IN (api.example.com, 'cdn.example.net')", func(r *rec) bool { return r.name == "api.example.com" || r.name == "cdn.example.net" }},
+		{`client.zone IN "Customers/"`, func(r *rec) bool { return refInZone(r.cZone, "Customers") }},
+		{`server.zone IN ("HQ/", other)`, func(r *rec) bool { return refInZone(r.sZone, "HQ") || r.sZone == "" }},
+		{`client.zone = "Customers/ACME"`, func(r *rec) bool { return r.cZone == "Customers/ACME" }},
+		{`server.zone = "HQ/"`, func(r *rec) bool { return refInZone(r.sZone, "HQ") }},
+		{"server.asn = 13335", func(r *rec) bool { return r.sASN == 13335 }},
+		{"client.asn IN (15169, 64500)", func(r *rec) bool { return r.cASN == 15169 || r.cASN == 64500 }},
+		{"server.country IN (fr, 'US')", func(r *rec) bool { return r.sCountry == "FR" || r.sCountry == "US" }},
+		{"client.country = null", func(r *rec) bool { return r.cCountry == "" }},
+		{"in_if = 1", func(r *rec) bool { return r.inIf == 1 }},
+		{"out_if IN (2, 3)", func(r *rec) bool { return r.outIf == 2 || r.outIf == 3 }},
+		{"exporter.name = 'edge1'", func(r *rec) bool { return r.expName == "edge1" }},
 	}
 	randomHavings = []partHaving{
 		{"records > 20", func(s refSums) bool { return s.n > 20 }},

@@ -82,6 +82,67 @@ var (
 	}}
 )
 
+// refNamed is a number with the names shown with it (an AS, an interface).
+type refNamed struct {
+	n     int64
+	names [2]string
+}
+
+func refNull(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func refZone(get func(r *rec) string) refKey {
+	return refKey{get: func(r *rec) any { return get(r) }, render: func(v any) any {
+		if v == "" {
+			return "other"
+		}
+		return v
+	}}
+}
+
+func refASN(get func(r *rec) (uint32, string)) refKey {
+	return refKey{get: func(r *rec) any { n, name := get(r); return refNamed{n: int64(n), names: [2]string{name}} },
+		render: func(v any) any {
+			if v := v.(refNamed); v.n != 0 {
+				return map[string]any{"asn": v.n, "name": refNull(v.names[0])}
+			}
+			return nil
+		}}
+}
+
+func refIf(get func(r *rec) (uint32, string, string)) refKey {
+	return refKey{get: func(r *rec) any { n, name, alias := get(r); return refNamed{int64(n), [2]string{name, alias}} },
+		render: func(v any) any {
+			if v := v.(refNamed); v.n != 0 {
+				return map[string]any{"index": v.n, "name": refNull(v.names[0]), "alias": refNull(v.names[1])}
+			}
+			return nil
+		}}
+}
+
+func refString(get func(r *rec) string) refKey {
+	return refKey{get: func(r *rec) any { return get(r) }, render: func(v any) any { return refNull(v.(string)) }}
+}
+
+var (
+	refClientZone    = refZone(func(r *rec) string { return r.cZone })
+	refServerZone    = refZone(func(r *rec) string { return r.sZone })
+	refClientASN     = refASN(func(r *rec) (uint32, string) { return r.cASN, r.cASName })
+	refServerASN     = refASN(func(r *rec) (uint32, string) { return r.sASN, r.sASName })
+	refClientCountry = refString(func(r *rec) string { return r.cCountry })
+	refServerCountry = refString(func(r *rec) string { return r.sCountry })
+	refInIf          = refIf(func(r *rec) (uint32, string, string) { return r.inIf, r.inName, r.inAlias })
+	refOutIf         = refIf(func(r *rec) (uint32, string, string) { return r.outIf, r.outName, r.outAlias })
+	refExporterName  = refString(func(r *rec) string { return r.expName })
+)
+
+// refInZone reports whether zone is name or nested under it.
+func refInZone(zone, name string) bool { return zone == name || strings.HasPrefix(zone, name+"/") }
+
 func refTime(n int64) refKey {
 	return refKey{time: n, get: func(r *rec) any {
 		t := r.time / n * n
@@ -121,6 +182,9 @@ func refCompare(a, b any) int {
 		return cmp.Compare(a, b.(int64))
 	case netip.Addr:
 		return a.Compare(b.(netip.Addr))
+	case refNamed:
+		b := b.(refNamed)
+		return cmp.Or(cmp.Compare(a.n, b.n), strings.Compare(a.names[0], b.names[0]), strings.Compare(a.names[1], b.names[1]))
 	}
 	return strings.Compare(a.(string), b.(string))
 }
@@ -163,7 +227,7 @@ func (q refQuery) answer(recs []rec) Result {
 		for j, k := range q.keys {
 			keys[j] = k.get(r)
 		}
-		id := fmt.Sprint(keys...)
+		id := fmt.Sprintf("%#v", keys) // Sprint would join two strings without a space
 		g := index[id]
 		if g == nil {
 			g = &refGroup{keys: keys}

@@ -52,7 +52,8 @@ func (e *Engine) AnswerEach(ctx context.Context, stmts []*Statement, now time.Ti
 			q.Sums = append(q.Sums, records.Sum(s))
 		}
 	}
-	s := &state{st: first, query: q, slots: layout(first.keys), groups: newGroups()}
+	s := &state{st: first, query: q, slots: layout(first.keys)}
+	s.groups = groupsOf(s.slots)
 	s.since, s.until = period(first, now, defaultPeriod)
 	res := &reservation{b: e.budget}
 	defer res.release()

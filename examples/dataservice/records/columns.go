@@ -42,6 +42,19 @@ const (
 	ColDTTSamples
 	ColResets
 	ColServerName
+	ColClientZone
+	ColServerZone
+	ColClientASN
+	ColClientASName
+	ColServerASN
+	ColServerASName
+	ColClientCountry
+	ColServerCountry
+	ColExporterName
+	ColInIfName
+	ColInIfAlias
+	ColOutIfName
+	ColOutIfAlias
 	// NumColumns is the number of columns, the length of an array indexed by Column.
 	NumColumns
 )
@@ -109,6 +122,21 @@ var columns = [NumColumns]columnDesc{
 	ColDTTSamples:        {name: "dtt_samples", kind: KindUint64, num: func(r *Record) uint64 { return r.DTT.Samples }},
 	ColResets:            {name: "resets", kind: KindUint64, num: func(r *Record) uint64 { return r.Resets }},
 	ColServerName:        {name: "server_name", kind: KindString, str: func(r *Record) string { return r.ServerName }},
+	// The context the service resolved as it stored the record (package netctx; "" and 0
+	// when unknown, and in the rows of files of earlier versions).
+	ColClientZone:    {name: "client_zone", kind: KindString, str: func(r *Record) string { return r.Client.Zone }},
+	ColServerZone:    {name: "server_zone", kind: KindString, str: func(r *Record) string { return r.Server.Zone }},
+	ColClientASN:     {name: "client_asn", kind: KindUint32, num: func(r *Record) uint64 { return uint64(r.Client.ASN) }},
+	ColClientASName:  {name: "client_as_name", kind: KindString, str: func(r *Record) string { return r.Client.ASName }},
+	ColServerASN:     {name: "server_asn", kind: KindUint32, num: func(r *Record) uint64 { return uint64(r.Server.ASN) }},
+	ColServerASName:  {name: "server_as_name", kind: KindString, str: func(r *Record) string { return r.Server.ASName }},
+	ColClientCountry: {name: "client_country", kind: KindString, str: func(r *Record) string { return r.Client.Country }},
+	ColServerCountry: {name: "server_country", kind: KindString, str: func(r *Record) string { return r.Server.Country }},
+	ColExporterName:  {name: "exporter_name", kind: KindString, str: func(r *Record) string { return r.ExporterName }},
+	ColInIfName:      {name: "in_if_name", kind: KindString, str: func(r *Record) string { return r.InIfName }},
+	ColInIfAlias:     {name: "in_if_alias", kind: KindString, str: func(r *Record) string { return r.InIfAlias }},
+	ColOutIfName:     {name: "out_if_name", kind: KindString, str: func(r *Record) string { return r.OutIfName }},
+	ColOutIfAlias:    {name: "out_if_alias", kind: KindString, str: func(r *Record) string { return r.OutIfAlias }},
 }
 
 // Name returns the column's name ("client_ip"); an address column is stored as Name()+"_hi"

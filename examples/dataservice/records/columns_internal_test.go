@@ -23,6 +23,9 @@ func TestRowBuilder(t *testing.T) {
 	b.Client.RTT, b.Server.RTT, b.CT, b.SRT, b.DTT = Timing{1, 2}, Timing{3, 4}, Timing{5, 6}, Timing{7, 8}, Timing{9, 10}
 	b.Client.Retrans, b.Server.Retrans, b.Client.ZeroWindows, b.Server.ZeroWindows, b.Resets = 11, 12, 13, 14, 15
 	b.ServerName = "www.example.com"
+	b.Client.Place = Place{Zone: "HQ/Paris"}
+	b.Server.Place = Place{Zone: "DMZ", ASN: 15169, ASName: "GOOGLE", Country: "US"}
+	b.ExporterName, b.InIfName, b.InIfAlias, b.OutIfName, b.OutIfAlias = "edge1", "ge-0/0/1", "uplink", "ge-0/0/2", "lan"
 	c := b
 	c.Time, c.Server.IP, c.Exporter = 0, netip.MustParseAddr("93.184.216.34"), netip.Addr{}
 	var rb RowBuilder
@@ -43,7 +46,9 @@ func wantRow(r *Record) []driver.Value {
 		sh, sl, r.Server.Port, r.Server.Bytes, r.Server.Packets, eh, el, r.InIf, r.OutIf,
 		r.Client.RTT.Sum, r.Client.RTT.Samples, r.Client.Retrans, r.Client.ZeroWindows,
 		r.Server.RTT.Sum, r.Server.RTT.Samples, r.Server.Retrans, r.Server.ZeroWindows,
-		r.CT.Sum, r.CT.Samples, r.SRT.Sum, r.SRT.Samples, r.DTT.Sum, r.DTT.Samples, r.Resets, r.ServerName}
+		r.CT.Sum, r.CT.Samples, r.SRT.Sum, r.SRT.Samples, r.DTT.Sum, r.DTT.Samples, r.Resets, r.ServerName,
+		r.Client.Zone, r.Server.Zone, r.Client.ASN, r.Client.ASName, r.Server.ASN, r.Server.ASName,
+		r.Client.Country, r.Server.Country, r.ExporterName, r.InIfName, r.InIfAlias, r.OutIfName, r.OutIfAlias}
 }
 
 // BenchmarkRowBuilder makes the appender's rows of 10,000 records as BenchmarkIngest's.

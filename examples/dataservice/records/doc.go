@@ -121,6 +121,11 @@
 //
 // and, for the query language, its key descriptor in pvql/keys.go (name, Column, type, text).
 //
+// The context (issue 25) is such fields: each Endpoint's Place (zone, AS number and name,
+// country) and the exporter's and interfaces' names, which the service resolves as it stores a
+// record (app/enrich.go) and ingest does not accept; DuckDB step 6 and ClickHouse version 5 add
+// them with two rollups by ContextKeys.
+//
 // # Adding an engine: three files
 //
 // An engine is a package records/<name> (as records/duckdb and records/clickhouse are):

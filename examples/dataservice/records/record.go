@@ -53,6 +53,15 @@ type Record struct {
 	// ServerName is the name the client asked for (TLS SNI, HTTP Host or the DNS answer that
 	// gave the server's address), lower case; "" when unknown.
 	ServerName string
+	// ExporterName is the exporter's name (its sysName polled by SNMP, or the configuration's
+	// static name); InIf and OutIf name its interfaces (ifName and ifAlias); "" when unknown.
+	// Like each Endpoint's Place, the service resolves them as it stores the record (package
+	// netctx) and keeps what was known then; ingest does not accept them.
+	ExporterName string
+	InIfName     string
+	InIfAlias    string
+	OutIfName    string
+	OutIfAlias   string
 }
 
 // Timing is the samples of one time metric in one record: their sum in microseconds and their
@@ -113,6 +122,23 @@ type Endpoint struct {
 	// Retrans counts this side's retransmitted TCP segments, ZeroWindows its packets that
 	// advertised a zero receive window; each at most MaxCount.
 	Retrans, ZeroWindows uint64
+	// Place is where the address is, as the service resolved it when it stored the record.
+	Place
+}
+
+// Place is the context of an address (package netctx resolves it): its zone, autonomous
+// system and country, each empty (zero) when unknown. The service fills it as it stores a
+// record, so a record keeps what was known when it arrived; ingest does not accept it.
+type Place struct {
+	// Zone is the operator's zone holding the address; "" outside every zone (the query
+	// language's "other").
+	Zone string
+	// ASN is the number of the autonomous system announcing the address, ASName its
+	// organisation as the GeoIP file named it; 0 and "" when unknown.
+	ASN    uint32
+	ASName string
+	// Country is the ISO 3166 alpha-2 code of the address's country; "" when unknown.
+	Country string
 }
 
 // Validate reports the first thing wrong with r as a *RecordError, with now the current time

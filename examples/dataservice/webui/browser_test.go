@@ -477,6 +477,12 @@ func testCharts(t *testing.T, browser context.Context, base string) {
 			`traffic BY server.ip WHERE application = "dns"`},
 		{"drill-down literals", `[x.drillQuery('traffic BY server.ip, application, time(60)', [{name: 'server.ip', value: '10.0.0.1'}, {name: 'application', value: 'a"b'}, {name: 'time(60)', value: 60}], [{name: 'server.ip', type: 'ip'}, {name: 'application', type: 'string'}]), x.drillQuery('records', [{name: 'protocol', value: 'tcp'}, {name: 'server.port', value: 443}], [{name: 'protocol', type: 'protocol'}])].join(' | ')`,
 			`traffic BY server.ip, application, time(60) WHERE server.ip = 10.0.0.1 AND application = "a\"b" | records WHERE protocol = tcp AND server.port = 443`},
+		{"drill-down from a country to its ASes", `x.drillQuery('traffic BY server.country TOP 10', [{name: 'server.country', value: 'FR'}], [{name: 'server.country', type: 'country'}, {name: 'server.asn', type: 'asn'}])`,
+			`traffic BY server.asn TOP 10 WHERE server.country = "FR"`},
+		{"drill-down from an AS, an interface, a zone", `[x.drillQuery('traffic BY client.asn', [{name: 'client.asn', value: {asn: 15169, name: 'GOOGLE'}}], [{name: 'client.asn', type: 'asn'}, {name: 'client.ip', type: 'ip'}]), x.drillQuery('traffic BY in_if', [{name: 'in_if', value: {index: 3, name: 'ge-0/0/1', alias: null}}], [{name: 'in_if', type: 'interface'}, {name: 'application', type: 'string'}]), x.drillQuery('traffic BY client.zone', [{name: 'client.zone', value: 'other'}], [{name: 'client.zone', type: 'zone'}, {name: 'client.ip', type: 'ip'}]), x.drillQuery('traffic BY server.country', [{name: 'server.country', value: null}], [])].join(' | ')`,
+			`traffic BY client.ip WHERE client.asn = 15169 | traffic BY application WHERE in_if = 3 | traffic BY client.ip WHERE client.zone = "other" | traffic BY server.asn WHERE server.country = null`},
+		{"context keys shown", `Promise.all([import('/format.js')]).then(([f]) => [f.formatKey('server.asn', {asn: 15169, name: 'GOOGLE'}), f.formatKey('in_if', {index: 3, name: 'ge-0/0/1', alias: 'uplink'}), f.formatKey('out_if', {index: 7, name: null, alias: null}), f.formatKey('client.country', 'FR').startsWith('\u{1F1EB}\u{1F1F7} '), f.formatKey('client.zone', 'other')].join(' | '))`,
+			`AS15169 GOOGLE | ge-0/0/1 (uplink) | #7 | true | other`},
 	}
 	for _, tt := range rewrites {
 		t.Run("rewrite "+tt.name, func(t *testing.T) {

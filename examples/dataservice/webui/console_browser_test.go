@@ -160,6 +160,14 @@ func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
 		p := &page{t: t, ctx: tab}
 		p.do(chromedp.Click(chromedp.CSS("#nav-explore")), chromedp.WaitVisible(chromedp.CSS("#explore-input")))
 		p.poll(`location.hash === '#/explore'`)
+		// Completion offers the context keys of API 1.3 (from list-fields).
+		p.do(chromedp.SendKeys(chromedp.CSS("#explore-input"), "traffic BY server.coun"))
+		p.poll(`!document.getElementById('explore-completions').hidden`)
+		if got := p.text("#explore-completions li"); !strings.HasPrefix(got, "server.country") {
+			t.Errorf("completions after BY server.coun start with %q", got)
+		}
+		p.eval(`(() => { const i = document.getElementById('explore-input'); i.value = ''; i.dispatchEvent(new Event('input')); return ''; })()`)
+		p.poll(`document.getElementById('explore-completions').hidden`)
 		// Completion: "appl" after BY offers application; Tab takes it.
 		p.do(chromedp.SendKeys(chromedp.CSS("#explore-input"), "traffic BY appl"))
 		p.poll(`!document.getElementById('explore-completions').hidden`)

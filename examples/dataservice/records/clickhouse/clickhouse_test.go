@@ -3,6 +3,7 @@ package clickhouse_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/netip"
 	"slices"
 	"strings"
@@ -359,4 +360,84 @@ func testAddsCaptureColumns(t *testing.T, servers []*testenv.ClickHouseServer, c
 	if got := read(); got[1] != 5 || got[4] != 120000 || got[5] != 3 {
 		t.Fatalf("after capture records: %v, want 5 records, server rtt 120000 µs over 3 samples", got)
 	}
+}
+
+// TestClickHouseAddsContextColumns opens tables of schema version 4, made before the context's
+// columns and rollups, holding records, on one server and on a two-shard cluster (whose
+// Distributed tables lack them too): schema step 5 adds the columns (empty in the old rows)
+// and the rollups, and records carrying a context go in and read back by every context key.
+func TestClickHouseAddsContextColumns(t *testing.T) {
+	t.Run("single", func(t *testing.T) {
+		testAddsContextColumns(t, []*testenv.ClickHouseServer{testenv.ClickHouse(t)}, "")
+	})
+	t.Run("cluster", func(t *testing.T) {
+		testAddsContextColumns(t, testenv.ClickHouseCluster(t, 2), testenv.ClickHouseClusterName)
+	})
+}
+
+func testAddsContextColumns(t *testing.T, servers []*testenv.ClickHouseServer, cluster string) {
+	ctx := context.Background()
+	const at = 1_700_000_040
+	s, err := clickhouse.Open(ctx, servers[0].URL, cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ingest(ctx, batch(3, at)); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	// The tables as version 4 left them.
+	names, _ := records.SQLColumns()
+	for k, srv := range servers {
+		conn := rawConn(t, srv)
+		tables := []string{"records"}
+		drop := []string{"records_minute_context_mv", "records_minute_context", "records_hour_context_mv", "records_hour_context"}
+		if cluster != "" && k == 0 {
+			tables = append(tables, "records_dist")
+			drop = append(drop, "records_minute_context_dist", "records_hour_context_dist")
+		}
+		for _, d := range drop {
+			if err := conn.Exec(ctx, "DROP TABLE "+d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, table := range tables {
+			for i := len(names) - 1; names[i] != "server_name"; i-- {
+				if err := conn.Exec(ctx, "ALTER TABLE "+table+" DROP COLUMN "+names[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := conn.Exec(ctx, "DROP TABLE records_version"); err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.Exec(ctx, "CREATE TABLE records_version (version UInt32) ENGINE = TinyLog"); err != nil {
+			t.Fatal(err)
+		}
+		b, err := conn.PrepareBatch(ctx, "INSERT INTO records_version (version)")
+		if err == nil {
+			if err = b.Append(uint32(4)); err == nil {
+				err = b.Send()
+			}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	s2 := clickhouse.OpenClickHouseTest(t, servers[0].URL, cluster)
+	q := &records.Query{Groups: []records.Group{{Column: records.ColServerZone}, {Column: records.ColServerASN}},
+		Sums: []records.Sum{records.SumClientBytes, records.SumRecords}}
+	rows := map[string][2]uint64{} // a group may come in several rows
+	err = s2.Read(ctx, s2.Compile(q), at-at%3600, at-at%3600+3600, func(r *records.Row) error {
+		k := fmt.Sprint(r.Keys)
+		rows[k] = [2]uint64{rows[k][0] + r.Sums[0], rows[k][1] + r.Sums[1]}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(rows), "map[[{0 0 } {0 0 }]:[30 3]]"; got != want {
+		t.Fatalf("the old records read %s by server zone and AS, want %s (no zone, no AS)", got, want)
+	}
+	recordstest.CheckContext(t, s2, 1_700_000_160)
 }

@@ -21,11 +21,15 @@ func TestStores(t *testing.T) {
 		s := clickhouse.OpenClickHouseTest(t, url, "")
 		recordstest.Check(t, s)
 		recordstest.CheckCapture(t, s, 1_700_000_040)
+		recordstest.CheckContext(t, s, 1_700_000_160)
+		recordstest.CheckContextPartial(t, s, 1_700_000_280)
 	})
 	t.Run("clickhouse cluster", func(t *testing.T) {
 		s := clickhouse.OpenClickHouseTest(t, testenv.ClickHouseCluster(t, 2)[0].URL, testenv.ClickHouseClusterName)
 		recordstest.Check(t, s)
 		recordstest.CheckCapture(t, s, 1_700_000_040)
+		recordstest.CheckContext(t, s, 1_700_000_160)
+		recordstest.CheckContextPartial(t, s, 1_700_000_280)
 	})
 }
 

@@ -27,7 +27,14 @@ var chRollups = []records.Rollup{
 	{Table: "records_minute", Width: 60, Keys: []records.Column{records.ColProtocol, records.ColApplication, records.ColServerPort}},
 	{Table: "records_hour", Width: 3600, Keys: []records.Column{records.ColProtocol, records.ColApplication, records.ColServerPort}},
 	{Table: "records_hour_hosts", Width: 3600, Keys: []records.Column{records.ColProtocol, records.ColApplication, records.ColServerPort, records.ColServerIP, records.ColClientIP}},
+	// The context's (schema version 5), as DuckDB's.
+	{Table: "records_minute_context", Width: 60, Keys: records.ContextKeys},
+	{Table: "records_hour_context", Width: 3600, Keys: records.ContextKeys},
 }
+
+// chContextRollups is how many rollups of chRollups are the context's, at its end: schema
+// version 5 made them, the steps before made the others.
+const chContextRollups = 2
 
 // chView and chDist name the view feeding rollup r and the Distributed table over it.
 func chView(r *records.Rollup) string { return r.Table + "_mv" }

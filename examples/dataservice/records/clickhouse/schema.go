@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -20,7 +21,7 @@ import (
 // SchemaVersion is the version of the ClickHouse tables' shape, kept in the table
 // records_version beside them: the number of chSteps a server's tables have had. The service
 // refuses a records table of another shape, and a later version, rather than alter it.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // chStep is one schema version of a server's tables (a shard's): what a server at the version
 // before it needs. ClickHouse has no transactions over tables: each step may be run again after
@@ -38,11 +39,44 @@ var chSteps = [SchemaVersion]chStep{
 	// summed from the records by chRepair at open, writing nothing into records.
 	func(ctx context.Context, c chdriver.Conn) error { return chEnsureRollup(ctx, c, &chRollups[0]) },
 	// 3: the rollups' sums as Decimal128 rather than UInt64, which wrapped around: each rollup
-	// of another shape is made anew (chEnsureRollup) and summed again from the records.
-	chEnsureRollups,
+	// of another shape is made anew (chEnsureRollup) and summed again from the records. The
+	// rollups of that version: those before the context's.
+	func(ctx context.Context, c chdriver.Conn) error {
+		return chEnsureRollupsOf(ctx, c, chRollups[:len(chRollups)-chContextRollups])
+	},
 	// 4: the capture probe's columns (rtt, ct, srt, dtt sums and samples, retransmissions, zero
 	// windows, resets, server_name), zero in the rows the table had.
 	func(ctx context.Context, c chdriver.Conn) error { return addColumns(ctx, c, "records") },
+	// 5: the context's columns (zones, autonomous systems, countries, exporter and interface
+	// names; records.Place), empty in the rows the table had, and the context's rollups,
+	// summed from the records by chRepair at open.
+	addContext,
+}
+
+// contextColumns are the columns step 5 adds, as that step added them: frozen here, since the
+// records table may gain more later, each in a step of its own.
+var contextColumns = []string{
+	"client_zone String", "server_zone String", "client_asn UInt32", "client_as_name String",
+	"server_asn UInt32", "server_as_name String", "client_country String", "server_country String",
+	"exporter_name String", "in_if_name String", "in_if_alias String", "out_if_name String", "out_if_alias String",
+}
+
+// addContext is step 5 on c: contextColumns added to the records table where missing (step 4
+// of a later program may have added them already), then the context's rollups.
+func addContext(ctx context.Context, c chdriver.Conn) error {
+	have, _, err := tableShape(ctx, c, "records")
+	if err != nil {
+		return err
+	}
+	for _, col := range contextColumns {
+		if slices.Contains(have, col) {
+			continue
+		}
+		if err := c.Exec(ctx, "ALTER TABLE records ADD COLUMN "+col); err != nil {
+			return fmt.Errorf("records: clickhouse: adding column %s to records: %w", col, unavailable(err))
+		}
+	}
+	return chEnsureRollupsOf(ctx, c, chRollups[len(chRollups)-chContextRollups:])
 }
 
 // addColumns adds to table on c the records columns it lacks when it holds the columns of an
@@ -73,8 +107,13 @@ func addColumns(ctx context.Context, c chdriver.Conn, table string) error {
 
 // chEnsureRollups makes every rollup's table and view on c, or makes anew one of another shape.
 func chEnsureRollups(ctx context.Context, c chdriver.Conn) error {
-	for i := range chRollups {
-		if err := chEnsureRollup(ctx, c, &chRollups[i]); err != nil {
+	return chEnsureRollupsOf(ctx, c, chRollups)
+}
+
+// chEnsureRollupsOf is chEnsureRollups for the rollups rs.
+func chEnsureRollupsOf(ctx context.Context, c chdriver.Conn, rs []records.Rollup) error {
+	for i := range rs {
+		if err := chEnsureRollup(ctx, c, &rs[i]); err != nil {
 			return err
 		}
 	}

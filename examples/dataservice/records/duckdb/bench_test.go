@@ -28,6 +28,32 @@ func BenchmarkIngest(b *testing.B) {
 	b.ReportMetric(float64((testenv.CPUTime()-cpu).Nanoseconds())/float64(b.N*batch), "cpu-ns/record")
 }
 
+// BenchmarkIngestContext is BenchmarkIngest with records carrying a context as the service
+// resolves it (zones, ASes, countries, exporter and interface names; issue 25), which the
+// context's rollups keep in the transaction too.
+func BenchmarkIngestContext(b *testing.B) {
+	s := openStore(b, b.TempDir())
+	defer s.Close()
+	ctx := context.Background()
+	const batch = 10000
+	recs := recordstest.Sample(batch, 1700000000)
+	places := recordstest.ContextBatch(60, 1700000000)
+	for i := range recs {
+		p := &places[i%len(places)]
+		recs[i].Client.Place, recs[i].Server.Place = p.Client.Place, p.Server.Place
+		recs[i].ExporterName, recs[i].InIfName, recs[i].InIfAlias = p.ExporterName, p.InIfName, p.InIfAlias
+	}
+	b.ResetTimer()
+	cpu := testenv.CPUTime()
+	for b.Loop() {
+		if err := s.Ingest(ctx, recs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "records/s")
+	b.ReportMetric(float64((testenv.CPUTime()-cpu).Nanoseconds())/float64(b.N*batch), "cpu-ns/record")
+}
+
 // BenchmarkIngestConcurrent measures Ingest from four callers at once (as from several
 // collectors and clients), each with batches of 10,000 records: concurrent batches share a
 // commit (group commit), so this is where it shows.

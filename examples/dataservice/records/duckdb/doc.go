@@ -36,9 +36,10 @@
 // checkpoints cost ingest most; a crash then replays up to 128 MB of log.
 //
 // Rollups (rollups.go, rollup_write.go, rollup_mark.go). DuckDB keeps the records summed per bucket
-// of time and per value of some keys, in four tables, each described once (duckRollups: table,
-// width, keys): per minute and per hour by protocol, application and server port, and per hour and
-// per 10 minutes by those and both addresses. The hourly one with addresses pays because it leaves
+// of time and per value of some keys, in six tables, each described once (duckRollups: table,
+// width, keys): per minute and per hour by protocol, application and server port, per hour and
+// per 10 minutes by those and both addresses, and per minute and per hour by the context
+// (records.ContextKeys: protocol, zones, ASes and countries; schema step 6). The hourly one with addresses pays because it leaves
 // out the client port and the minute; there is no per-minute one with addresses, which would hold
 // nearly as many rows as the records (BENCHMARKS.md, "Rollups"). The one per 10 minutes serves the
 // edges of a period by address, which the hourly one leaves to the records for up to 70 minutes at

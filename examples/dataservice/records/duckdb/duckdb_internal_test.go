@@ -150,6 +150,58 @@ func TestOpenAddsCaptureColumns(t *testing.T) {
 	}
 }
 
+// TestOpenAddsContextColumns opens a file of schema version 5, made before the context's
+// columns and rollups, holding records: schema step 6 adds the columns (empty in the old rows)
+// and the rollups, summed from the records it had, and records carrying a context go in and
+// read back by every context key, from the rollups and the records alike.
+func TestOpenAddsContextColumns(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const at = 1_700_000_040
+	if err := s.Ingest(ctx, recordstest.Batch(3, at)); err != nil {
+		t.Fatal(err)
+	}
+	// The file as version 5 left it: neither the context's columns nor its rollups.
+	for _, r := range contextRollups {
+		if _, err := s.db.ExecContext(ctx, "DROP TABLE "+r.Table); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range contextColumns {
+		if _, err := s.db.ExecContext(ctx, "ALTER TABLE records DROP COLUMN "+c.name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.db.ExecContext(ctx, "UPDATE "+schemaTable+" SET version = 5"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if s, err = Open(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	q := &records.Query{Groups: []records.Group{{Column: records.ColServerZone}, {Column: records.ColServerASN}},
+		Sums: []records.Sum{records.SumClientBytes, records.SumRecords}}
+	rows := map[string][2]uint64{} // a group may come in several rows
+	err = s.Read(ctx, s.Compile(q), at-at%3600, at-at%3600+3600, func(r *records.Row) error {
+		k := fmt.Sprint(r.Keys)
+		rows[k] = [2]uint64{rows[k][0] + r.Sums[0], rows[k][1] + r.Sums[1]}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(rows), "map[[{0 0 } {0 0 }]:[30 3]]"; got != want {
+		t.Fatalf("the old records read %s by server zone and AS, want %s (no zone, no AS)", got, want)
+	}
+	recordstest.CheckContext(t, s, 1_700_000_160)
+}
+
 // TestSchemaVersions checks the numbered migrations: a new file is at the latest version, a
 // file of an earlier version (no records_schema) is brought to it, each step once, and a file
 // of a newer version is refused rather than damaged.

@@ -37,6 +37,31 @@ var steps = []step{
 	// 5: the capture probe's columns (rtt, ct, srt, dtt sums and samples, retransmissions, zero
 	// windows, resets, server_name), zero in the rows a file had.
 	func(ctx context.Context, tx *sql.Tx) error { return execAll(ctx, tx, duckMigrations()...) },
+	// 6: the context's columns (zones, autonomous systems, countries, exporter and interface
+	// names; records.Place), empty in the rows a file had, and the context's rollups.
+	addContext,
+}
+
+// contextColumns are the columns step 6 adds, as that step added them: frozen here, since the
+// records table may gain more later, each in a step of its own.
+var contextColumns = []struct{ name, typ, zero string }{
+	{"client_zone", "VARCHAR", "''"}, {"server_zone", "VARCHAR", "''"},
+	{"client_asn", "UINTEGER", "0"}, {"client_as_name", "VARCHAR", "''"},
+	{"server_asn", "UINTEGER", "0"}, {"server_as_name", "VARCHAR", "''"},
+	{"client_country", "VARCHAR", "''"}, {"server_country", "VARCHAR", "''"},
+	{"exporter_name", "VARCHAR", "''"}, {"in_if_name", "VARCHAR", "''"}, {"in_if_alias", "VARCHAR", "''"},
+	{"out_if_name", "VARCHAR", "''"}, {"out_if_alias", "VARCHAR", "''"},
+}
+
+// addContext is step 6: the context's columns added where missing, then its rollups
+// (contextRollups) created and summed from the records.
+func addContext(ctx context.Context, tx *sql.Tx) error {
+	for _, c := range contextColumns {
+		if err := execAll(ctx, tx, "ALTER TABLE records ADD COLUMN IF NOT EXISTS "+c.name+" "+c.typ+" DEFAULT "+c.zero); err != nil {
+			return err
+		}
+	}
+	return ensureRollups(ctx, tx, contextRollups)
 }
 
 // migrate brings the file of db to the latest version, a step a transaction, and refuses a file

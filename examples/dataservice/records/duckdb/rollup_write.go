@@ -34,11 +34,22 @@ type rollupKey struct {
 	port           uint16
 	app            string
 	server, client netip.Addr
+	ctx            contextKey
+}
+
+// contextKey is the context a rollup may keep (records.Place of each side).
+type contextKey struct {
+	clientZone, serverZone       string
+	clientASN, serverASN         uint32
+	clientASName, serverASName   string
+	clientCountry, serverCountry string
 }
 
 // recordKey is the key of r in a rollup of width 1 that keeps every column.
 func recordKey(r *records.Record) rollupKey {
-	return rollupKey{r.Time, r.Protocol, r.Server.Port, r.Application, r.Server.IP, r.Client.IP}
+	return rollupKey{r.Time, r.Protocol, r.Server.Port, r.Application, r.Server.IP, r.Client.IP,
+		contextKey{r.Client.Zone, r.Server.Zone, r.Client.ASN, r.Server.ASN, r.Client.ASName, r.Server.ASName,
+			r.Client.Country, r.Server.Country}}
 }
 
 // rollupKeyColumn is how a rollupKey holds one key column: keep copies its value from src
@@ -71,6 +82,38 @@ var rollupKeyColumns = [records.NumColumns]rollupKeyColumn{
 	records.ColClientIP: {
 		keep:     func(dst, src *rollupKey) { dst.client = src.client },
 		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return appendHalves(row, k.client) },
+	},
+	records.ColClientZone: {
+		keep:     func(dst, src *rollupKey) { dst.ctx.clientZone = src.ctx.clientZone },
+		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.ctx.clientZone) },
+	},
+	records.ColServerZone: {
+		keep:     func(dst, src *rollupKey) { dst.ctx.serverZone = src.ctx.serverZone },
+		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.ctx.serverZone) },
+	},
+	records.ColClientASN: {
+		keep:     func(dst, src *rollupKey) { dst.ctx.clientASN = src.ctx.clientASN },
+		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.ctx.clientASN) },
+	},
+	records.ColServerASN: {
+		keep:     func(dst, src *rollupKey) { dst.ctx.serverASN = src.ctx.serverASN },
+		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.ctx.serverASN) },
+	},
+	records.ColClientASName: {
+		keep:     func(dst, src *rollupKey) { dst.ctx.clientASName = src.ctx.clientASName },
+		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.ctx.clientASName) },
+	},
+	records.ColServerASName: {
+		keep:     func(dst, src *rollupKey) { dst.ctx.serverASName = src.ctx.serverASName },
+		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.ctx.serverASName) },
+	},
+	records.ColClientCountry: {
+		keep:     func(dst, src *rollupKey) { dst.ctx.clientCountry = src.ctx.clientCountry },
+		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.ctx.clientCountry) },
+	},
+	records.ColServerCountry: {
+		keep:     func(dst, src *rollupKey) { dst.ctx.serverCountry = src.ctx.serverCountry },
+		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.ctx.serverCountry) },
 	},
 }
 

@@ -32,6 +32,17 @@ var duckRollups = []records.Rollup{
 	{Table: "records_hour", Width: 3600, Keys: []records.Column{records.ColProtocol, records.ColApplication, records.ColServerPort}},
 	{Table: "records_hour_hosts", Width: 3600, Keys: hostKeys, Background: true},
 	{Table: "records_10min_hosts", Width: 600, Keys: hostKeys, Background: true},
+	contextRollups[0], contextRollups[1],
+}
+
+// contextRollups are the rollups of the context (zones, autonomous systems, countries) that
+// dashboards group by, per minute and per hour, kept in each ingest's transaction as the ones by
+// application are: without them a query by server.asn or client.zone read every record of its
+// period (BENCHMARKS.md, issue 25). Schema step 6 (migrate.go) made them; frozen there, so
+// they are listed apart.
+var contextRollups = []records.Rollup{
+	{Table: "records_minute_context", Width: 60, Keys: records.ContextKeys},
+	{Table: "records_hour_context", Width: 3600, Keys: records.ContextKeys},
 }
 
 // hostKeys are the keys of the rollups with addresses.

@@ -301,7 +301,7 @@ function drawTable(el, sets, pick, sort = {}) {
       const [keys, values] = r;
       const tr = body.insertRow();
       keys.forEach((k, j) => cell(tr, 'td', formatKey(s.keyName(j), k)));
-      pickable(tr, pick, s.index, s.keysOf(keys), keys.join(' · '));
+      pickable(tr, pick, s.index, s.keysOf(keys), keys.map((k, j) => formatKey(s.keyName(j), k)).join(' · '));
       values.forEach((v, j) => cell(tr, 'td', formatValue(v, s.unit(j)), 'num'));
       if (share) cell(tr, 'td', whole ? `${((values[0] || 0) / whole * 100).toFixed(1)} %` : '–', 'num share');
     }

@@ -7,6 +7,7 @@ import * as charts from './charts.js';
 import {Editor} from './editor.js';
 import {Picker, bounds, fromParams, toParams, windowOf} from './period.js';
 import {filterEdits, literal, periodEdits, rewrite, statements} from './query.js';
+import {formatKey} from './format.js';
 import {storedKind} from './sankey.js';
 import {askCompare, compareButton, download, toPNG} from './share.js';
 import {$, busy, caretLine, el, showFormError} from './ui.js';
@@ -67,7 +68,8 @@ export function drillQuery(expr, keys, fields, index) {
     const taken = new Set([...names, ...drilled.map((k) => k.name)]);
     items.forEach((ts, j) => {
       if (!drilled.some((k) => k.name === names[j])) return;
-      const next = NEXT_KEYS.find((n) => !taken.has(n) && !where.includes(`${n}=`) && known(n));
+      const free = (n) => n && !taken.has(n) && !where.includes(`${n}=`) && known(n);
+      const next = [DRILL_NEXT[names[j]]].find(free) || NEXT_KEYS.find(free);
       if (!next) return;
       taken.add(next);
       edits.push({start: ts[0].start, end: ts.at(-1).end, text: next});
@@ -79,10 +81,19 @@ export function drillQuery(expr, keys, fields, index) {
 // drillStep gives the drill-down path after a step from query by keys to next: path, or a new
 // one starting at query, with next's step (named by its filters) at the end.
 export function drillStep(path, query, keys, next) {
-  const label = keys.filter((k) => !/^time/i.test(k.name)).map((k) => `${k.name} = ${k.value}`).join(', ');
+  const label = keys.filter((k) => !/^time/i.test(k.name)).map((k) => `${k.name} = ${formatKey(k.name, k.value)}`).join(', ');
   const from = path.length ? path : [{label: 'Start', query}];
   return [...from, {label, query: next}];
 }
+
+// DRILL_NEXT is, for a key, the key a drill-down on it breaks traffic down by first (a
+// country into its autonomous systems, a zone or an AS into its addresses); NEXT_KEYS then.
+export const DRILL_NEXT = {
+  'client.country': 'client.asn', 'server.country': 'server.asn',
+  'client.asn': 'client.ip', 'server.asn': 'server.ip',
+  'client.zone': 'client.ip', 'server.zone': 'server.ip',
+  'exporter': 'in_if', 'exporter.name': 'in_if',
+};
 
 // NEXT_KEYS are the keys a drill-down breaks traffic down by next, in this order.
 export const NEXT_KEYS = ['application', 'server.ip', 'server.port', 'client.ip', 'protocol', 'client.port'];

@@ -36,10 +36,35 @@ function formatSeconds(v) {
   return `${parseFloat(ms.toFixed(digits))} ms`;
 }
 
-// formatKey writes a key: a time as a clock time, anything else as text.
+// formatKey writes a key: a time as a clock time, an autonomous system as "AS15169 GOOGLE", an
+// interface as its name (alias) or index, a country as its flag and name, anything else as
+// text.
 export function formatKey(name, k) {
   if (/^time/.test(name) && typeof k === 'number') return formatTime(k);
+  if (k && typeof k === 'object' && 'asn' in k) return `AS${k.asn}${k.name ? ` ${k.name}` : ''}`;
+  if (k && typeof k === 'object' && 'index' in k) {
+    const label = k.name || `#${k.index}`;
+    return k.alias ? `${label} (${k.alias})` : label;
+  }
+  if (/country$/.test(name) && typeof k === 'string' && /^[A-Z]{2}$/.test(k)) return `${flag(k)} ${countryName(k)}`;
   return String(k);
+}
+
+// flag is the flag emoji of an ISO 3166 alpha-2 code (two regional indicator symbols).
+function flag(code) {
+  return String.fromCodePoint(...[...code].map((c) => 0x1f1e6 + c.charCodeAt(0) - 65));
+}
+
+let regionNames;
+
+// countryName is a country's name in the browser's language, or its code when unknown.
+function countryName(code) {
+  try {
+    regionNames ??= new Intl.DisplayNames(undefined, {type: 'region'});
+    return regionNames.of(code) || code;
+  } catch {
+    return code;
+  }
 }
 
 const CLOCK = {hour: '2-digit', minute: '2-digit', hourCycle: 'h23'};

@@ -145,8 +145,11 @@ export function filterEdits(expr, filter, index) {
 }
 
 // literal writes a key's value as a WHERE operand, by the key's type from list-fields:
-// addresses and ports bare, protocols bare when a name, anything else quoted.
+// addresses and ports bare, protocols bare when a name, an AS by its number and an interface by
+// its index (1.3), null bare, anything else quoted.
 export function literal(type, value) {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'object') return String(value.asn ?? value.index);
   if (type === 'ip' || type === 'port' || typeof value === 'number') return String(value);
   if (type === 'protocol' && /^([a-z][\w-]*|\d+)$/i.test(value)) return String(value);
   return JSON.stringify(String(value));

@@ -8,7 +8,7 @@
 // dragging across zooms.
 
 import {PALETTE, div, pickable, svgEl, svgText} from './draw.js';
-import {formatBucket, formatTick, formatValue} from './format.js';
+import {formatBucket, formatKey, formatTick, formatValue} from './format.js';
 
 const TOP = 9; // keys drawn on their own; the rest add up to "Other"
 
@@ -65,7 +65,7 @@ function seriesOf(sets) {
       const stacked = SUMMED.has(unit);
       const byName = new Map();
       for (const [keys, values] of s.rows) {
-        const name = others(keys).join(' · ');
+        const name = keys.map((k, j) => formatKey(s.keyName(j), k)).filter((_, j) => j !== ti).join(' · ');
         if (!byName.has(name)) {
           byName.set(name, {name, unit, bucket, points: new Map(), statement: s.index, stacked,
             keys: s.keysOf(keys).filter((_, j) => j !== ti), total: 0});
