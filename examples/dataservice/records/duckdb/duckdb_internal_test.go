@@ -150,6 +150,44 @@ func TestOpenAddsCaptureColumns(t *testing.T) {
 	}
 }
 
+// TestOpenAddsHistograms opens a file of schema version 5, made before the records kept
+// histograms, holding capture records: step 6 adds the columns with each old record's samples
+// in the bucket of its average, and records carrying histograms go in and read back.
+func TestOpenAddsHistograms(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const at = 1_700_000_040
+	old := recordstest.Averaged(recordstest.CaptureBatch(6, at))
+	if err := s.Ingest(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	// The file as version 5 left it: the records table without the histogram columns.
+	for _, c := range recordstest.HistColumns {
+		if _, err := s.db.ExecContext(ctx, "ALTER TABLE records DROP COLUMN "+c.Name()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.db.ExecContext(ctx, "UPDATE "+schemaTable+" SET version = 5"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if s, err = Open(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	recordstest.CheckHists(t, s, at, old)
+	recs := recordstest.CaptureBatch(4, at)
+	if err := s.Ingest(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	recordstest.CheckHists(t, s, at, append(old, recs...))
+}
+
 // TestSchemaVersions checks the numbered migrations: a new file is at the latest version, a
 // file of an earlier version (no records_schema) is brought to it, each step once, and a file
 // of a newer version is refused rather than damaged.

@@ -9,7 +9,8 @@ import (
 
 // duckTypes names each kind's DuckDB type.
 var duckTypes = [...]string{records.KindInt64: "BIGINT", records.KindUint8: "UTINYINT", records.KindUint16: "USMALLINT",
-	records.KindUint32: "UINTEGER", records.KindUint64: "UBIGINT", records.KindString: "VARCHAR"}
+	records.KindUint32: "UINTEGER", records.KindUint64: "UBIGINT", records.KindString: "VARCHAR",
+	records.KindHist: "UBIGINT[]"}
 
 // The DuckDB dialect. Unsigned parameters go as text cast to UBIGINT, because database/sql does
 // not pass uint64 values above math.MaxInt64; the other typed parameters are cast to their
@@ -33,11 +34,13 @@ var duckDialect = &records.Dialect{
 	},
 	// DuckDB sums a UBIGINT column into a HUGEINT (128 bits), which holds the sum of any number
 	// of records exactly; LEAST saturates it, where a plain cast to UBIGINT failed the query.
-	Sum:          duckSum,
-	Count:        "CAST(COUNT(*) AS UBIGINT)",
-	CountSum:     duckSum,
-	Partial:      duckSum,
-	Widen:        func(col string) string { return col },
+	Sum:      duckSum,
+	Count:    "CAST(COUNT(*) AS UBIGINT)",
+	CountSum: duckSum,
+	Partial:  duckSum,
+	Widen:    func(col string) string { return col },
+	// A group's histogram entries as one list, merged by the reader (records.AddHist).
+	Hist:         func(col string) string { return "flatten(list(" + col + "))" },
 	SumType:      "UBIGINT",
 	Bucket:       func(expr string) string { return expr },
 	GroupingSets: true,
@@ -77,8 +80,11 @@ func duckMigrations() []string {
 }
 
 func zeroOf(k records.Kind) string {
-	if k == records.KindString {
+	switch k {
+	case records.KindString:
 		return "''"
+	case records.KindHist:
+		return "[]"
 	}
 	return "0"
 }
