@@ -121,8 +121,15 @@ func (p *Plan) emitSet(s *planSet, vals []any, r *Row, fn func(*Row) error) erro
 			case *[]uint64:
 				AddHist(&h, *v)
 			case []any:
+				// A group's entries from DuckDB, unmerged: counted by index first, so that each
+				// bucket is one insertion.
+				var counts [histogram.Buckets]uint64
 				for _, e := range v {
-					addEntry(&h, ToUint64(e))
+					e := ToUint64(e)
+					counts[min(e&HistIndexMask, histogram.Buckets-1)] += e >> HistShift
+				}
+				for i, c := range counts {
+					h.AddIndex(uint16(i), c)
 				}
 			}
 			r.Hists = append(r.Hists, h)
