@@ -73,10 +73,12 @@ type IngestResult struct {
 
 // Field describes one name of the query language, for the list-fields function and UIs.
 type Field struct {
-	// Name is the name as written in queries ("traffic", "client.ip", "time(N)", "tcp").
+	// Name is the name as written in queries ("traffic", "client.ip", "time(N)", "p95(m)",
+	// "tcp").
 	Name string `json:"name"`
-	// Kind is "metric" (a value in values and HAVING), "key" (in BY; every key but time is
-	// also a field of WHERE) or "layer" (in FROM).
+	// Kind is "metric" (a value in values and HAVING), "function" (of a metric, in values
+	// and HAVING: "p95(m)"), "key" (in BY; every key but time is also a field of WHERE) or
+	// "layer" (in FROM).
 	Kind string `json:"kind"`
 	// Type is the kind of data: "bytes", "packets", "count", "time", "ip", "port",
 	// "protocol", "string" or "layer".

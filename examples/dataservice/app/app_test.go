@@ -328,6 +328,9 @@ func TestAuthenticationAndVersions(t *testing.T) {
 	if err != nil || !slices.ContainsFunc(fields12, func(f api.Field) bool { return f.Name == "exporter" && f.Kind == "key" && f.Since == "1.2" }) {
 		t.Fatalf("list-fields at 1.2 lacks the exporter key: %v %v", fields12, err)
 	}
+	if !slices.ContainsFunc(fields12, func(f api.Field) bool { return f.Name == "p95(m)" && f.Kind == "function" && f.Since == "1.3" }) {
+		t.Fatalf("list-fields lacks the p95 function: %v", fields12)
+	}
 	// The versions below are named on purpose, through the dynamic client.
 	var fields []struct{ Name, Kind, Since string }
 	v11 := s.http(t, client.WithAPIKey(s.key), client.WithVersion("1.1"))

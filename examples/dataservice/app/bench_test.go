@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/netip"
 	"os"
@@ -57,6 +58,32 @@ func benchDir() (dir string, kept bool, err error) {
 	}
 	dir, err = os.MkdirTemp("", "dataservice-bench-")
 	return dir, false, err
+}
+
+// benchCapture says whether the loaded records carry a capture probe's measures:
+// FNAPI_BENCH_CAPTURE=1 gives every TCP record 1 to 3 srt samples with their histogram
+// (withCapture), as the probe's records have.
+func benchCapture() bool { return os.Getenv("FNAPI_BENCH_CAPTURE") == "1" }
+
+// withCapture gives each TCP record of recs 1 to 3 srt samples of 1 to 500 ms, log-uniform,
+// with their histogram, drawn from the record's own fields so that every load is the same.
+func withCapture(recs []records.Record) {
+	for i := range recs {
+		r := &recs[i]
+		if r.Protocol != records.TCP {
+			continue
+		}
+		h := uint64(r.Client.Port)*2654435761 ^ r.Client.Bytes*40503 ^ uint64(r.Time)
+		var t records.Timing
+		for range 1 + h%3 {
+			h = h*6364136223846793005 + 1442695040888963407
+			v := 0.001 * math.Pow(500, float64(h>>11)/(1<<53))
+			t.Sum += uint64(math.Round(v * 1e6))
+			t.Samples++
+			t.Hist.Add(v)
+		}
+		r.SRT = t
+	}
 }
 
 // benchLoadFile, in a kept benchmark directory, records its finished load: records, seconds.
@@ -168,6 +195,9 @@ func loadRecords(ctx context.Context, a *app.App, want, days int) error {
 		g := demo.New(end.Add(-time.Duration(days)*24*time.Hour), demo.Options{Seed: seed, Rate: genRate(want, days)})
 		for h := 24*days - 1; h >= 0 && n < want; h-- {
 			recs := g.Until(end.Add(-time.Duration(h) * time.Hour))
+			if benchCapture() {
+				withCapture(recs)
+			}
 			for len(recs) > 0 && n < want {
 				k := min(len(recs), 100_000, want-n)
 				a.ResolveContext(recs[:k])

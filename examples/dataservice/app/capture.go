@@ -239,12 +239,17 @@ func captureRecord(r *capture.Record) records.Record {
 		Resets: min(r.Resets, records.MaxCount), ServerName: r.ServerName}
 }
 
-// timing is t as a record keeps it: the sum of its samples in microseconds and their count.
+// timing is t as a record keeps it: the sum of its samples in microseconds, their count and
+// their histogram (the record's to keep, as the probe's record gives it away).
 func timing(t capture.Timing) records.Timing {
 	if t.Count == 0 {
 		return records.Timing{}
 	}
-	return records.Timing{Sum: uint64(min(math.Round(t.Sum*1e6), records.MaxCount)), Samples: min(t.Count, records.MaxCount)}
+	rt := records.Timing{Sum: uint64(min(math.Round(t.Sum*1e6), records.MaxCount)), Samples: min(t.Count, records.MaxCount)}
+	if t.Hist.Count() == rt.Samples {
+		rt.Hist = t.Hist
+	}
+	return rt
 }
 
 // sensorAddr is the address that names a capturing interface's sensor when -capture-sensor

@@ -2,27 +2,31 @@ package app
 
 import (
 	"net/netip"
+	"reflect"
 	"testing"
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/capture"
+	"github.com/fnapi/fnapi/examples/dataservice/histogram"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
 // TestValidCaptured checks the mapping of a probe's record to a traffic record: times become
-// microsecond sums beside their counts, a server name no record may hold is dropped with the
+// microsecond sums beside their counts and histograms, a server name no record may hold is dropped with the
 // record kept, and a record of an impossible time is refused rather than failing its batch.
 func TestValidCaptured(t *testing.T) {
 	t.Parallel()
 	now := time.Unix(1_700_000_100, 0)
+	var srt histogram.Histogram
+	srt.Add(0.14)
 	r := capture.Record{Time: 1_700_000_040, Protocol: 6, ServerName: "example.com",
 		Client: capture.Side{IP: netip.MustParseAddr("10.0.0.1"), Port: 40000, Packets: 3, Retrans: 1},
 		Server: capture.Side{IP: netip.MustParseAddr("10.0.0.2"), Port: 443, Packets: 2,
 			RTT: capture.Timing{Sum: 0.080002, Count: 2}},
-		SRT: capture.Timing{Sum: 0.14, Count: 1}, Resets: 1}
+		SRT: capture.Timing{Sum: 0.14, Count: 1, Hist: srt}, Resets: 1}
 	got, ok := validCaptured(&r, now)
-	if !ok || got.Application != "https" || got.Server.RTT != (records.Timing{Sum: 80002, Samples: 2}) ||
-		got.SRT != (records.Timing{Sum: 140000, Samples: 1}) || got.CT != (records.Timing{}) ||
+	if !ok || got.Application != "https" || !reflect.DeepEqual(got.Server.RTT, records.Timing{Sum: 80002, Samples: 2}) ||
+		!reflect.DeepEqual(got.SRT, records.Timing{Sum: 140000, Samples: 1, Hist: srt}) || !reflect.DeepEqual(got.CT, records.Timing{}) ||
 		got.Client.Retrans != 1 || got.Resets != 1 || got.ServerName != "example.com" {
 		t.Errorf("validCaptured = %+v, %v", got, ok)
 	}

@@ -17,7 +17,8 @@ import (
 // benchRecords() records spread over benchDays() days. Each reports the first answer after
 // loading (first-ms, before the period is in DuckDB's buffers) beside the warm ns/op, the
 // process's peak resident memory, the data directory's size on disk, and the rate at which the
-// records were loaded (straight into the store, in batches of 100,000).
+// records were loaded (straight into the store, in batches of 100,000). With
+// FNAPI_BENCH_CAPTURE=1 the TCP records carry srt samples and histograms (withCapture).
 func BenchmarkScale(b *testing.B) {
 	c, n := loadService(b)
 	overview := app.OverviewQueries()
@@ -34,6 +35,11 @@ func BenchmarkScale(b *testing.B) {
 		{"overview_30d", with("@now-2592000")},
 		{"traffic_by_application_30d", "traffic BY application SINCE @now-2592000"},
 		{"traffic_by_time3600_30d", "traffic BY time(3600) SINCE @now-2592000"},
+		// Percentiles read the records' histograms (no rollup keeps them), averages the
+		// records' sums: set FNAPI_BENCH_CAPTURE=1 for records with srt samples.
+		{"traffic_by_application_24h", "traffic BY application SINCE @now-86400"},
+		{"srt_by_application_24h", "srt BY application SINCE @now-86400"},
+		{"p95_srt_by_application_24h", "p95(srt) BY application SINCE @now-86400"},
 	}
 	for _, q := range queries {
 		b.Run(q.name, func(b *testing.B) {

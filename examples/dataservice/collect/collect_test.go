@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/netip"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -91,7 +92,7 @@ func TestV5Sampling(t *testing.T) {
 	want := records.Record{Time: 1699999980, Protocol: 6, Application: "https", Exporter: exporterA, InIf: 1, OutIf: 2,
 		Client: records.Endpoint{IP: client4, Port: 51234, Bytes: 70_000, Packets: 500},
 		Server: records.Endpoint{IP: server4, Port: 443, Bytes: 500_000, Packets: 400}}
-	if len(recs) != 1 || recs[0] != want {
+	if len(recs) != 1 || !reflect.DeepEqual(recs[0], want) {
 		t.Fatalf("stored %+v\nwant %+v", recs, want)
 	}
 	metric(t, c, `collector_flows_total{exporter="192.0.2.1",protocol="netflow"} 2`)
@@ -137,7 +138,7 @@ func TestIPFIXIPv6PacketInterval(t *testing.T) {
 	want := records.Record{Time: 1699999980, Protocol: 17, Application: "dns", Exporter: exporterA,
 		Client: records.Endpoint{IP: src, Port: 5353, Bytes: 30_000, Packets: 200},
 		Server: records.Endpoint{IP: dst, Port: 53}}
-	if len(recs) != 1 || recs[0] != want {
+	if len(recs) != 1 || !reflect.DeepEqual(recs[0], want) {
 		t.Fatalf("stored %+v\nwant %+v", recs, want)
 	}
 }
@@ -229,7 +230,7 @@ func TestSFlowSampling(t *testing.T) {
 			Client: records.Endpoint{IP: netip.MustParseAddr("2001:db8::2"), Port: 123},
 			Server: records.Endpoint{IP: netip.MustParseAddr("2001:db8::1"), Port: 123, Bytes: 76 * 256, Packets: 256}},
 	}
-	if !slices.Equal(recs, want) {
+	if !reflect.DeepEqual(recs, want) {
 		t.Fatalf("stored\n%+v\nwant\n%+v", recs, want)
 	}
 }

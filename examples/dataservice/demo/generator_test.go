@@ -2,6 +2,7 @@ package demo_test
 
 import (
 	"cmp"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -73,10 +74,10 @@ func TestGeneratorDay(t *testing.T) {
 
 func TestGeneratorDeterministic(t *testing.T) {
 	a, b, c := generate(7, 6*time.Hour, time.Minute), generate(7, 6*time.Hour, time.Minute), generate(8, 6*time.Hour, time.Minute)
-	if !slices.Equal(a, b) {
+	if !reflect.DeepEqual(a, b) {
 		t.Error("the same seed gave different records")
 	}
-	if slices.Equal(a, c) {
+	if reflect.DeepEqual(a, c) {
 		t.Error("different seeds gave the same records")
 	}
 }
@@ -97,7 +98,7 @@ func TestGeneratorStepIndependent(t *testing.T) {
 	minutes := sorted(generate(3, span, time.Minute))
 	seconds := sorted(generate(3, span, 5*time.Second))
 	hours := sorted(generate(3, span, time.Hour))
-	if !slices.Equal(minutes, seconds) || !slices.Equal(minutes, hours) {
+	if !reflect.DeepEqual(minutes, seconds) || !reflect.DeepEqual(minutes, hours) {
 		t.Errorf("records by minute (%d), by 5 s (%d) and by hour (%d) differ", len(minutes), len(seconds), len(hours))
 	}
 }

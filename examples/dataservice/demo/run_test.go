@@ -3,7 +3,7 @@ package demo_test
 import (
 	"context"
 	"errors"
-	"slices"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -57,7 +57,7 @@ func TestRun(t *testing.T) {
 		}
 	}
 	g := demo.New(testNow.Add(-3*time.Hour), opts)
-	if want := g.Until(testNow); !slices.Equal(backfill, want) {
+	if want := g.Until(testNow); !reflect.DeepEqual(backfill, want) {
 		t.Errorf("backfill wrote %d records, want the generator's %d", len(backfill), len(want))
 	}
 	if live != 3 {

@@ -3,6 +3,7 @@ package pvql
 import (
 	"slices"
 
+	"github.com/fnapi/fnapi/examples/dataservice/histogram"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
@@ -61,6 +62,8 @@ func (s *state) result() Result {
 func (s *state) topGroups(kept []int) ([]int, int64) {
 	st, g := s.st, s.groups
 	totals := map[gkey]*sums{}
+	hists := map[gkey]*[]histogram.Histogram{} // with percentiles
+	qs := st.quantiles()
 	for i := range g.len() {
 		gr := g.group(i)
 		k := gr.key
@@ -68,10 +71,18 @@ func (s *state) topGroups(kept []int) ([]int, int64) {
 		t := totals[k]
 		if t == nil {
 			t = &sums{}
-			totals[k] = t
+			totals[k], hists[k] = t, new([]histogram.Histogram)
 		}
 		for j := range t {
 			t[j] = records.AddSum(t[j], gr.sums[j])
+		}
+		if len(qs) > 0 {
+			addHists(hists[k], gr.hists)
+		}
+	}
+	if len(qs) > 0 {
+		for k, t := range totals {
+			s.quantilesOf(qs, t, *hists[k])
 		}
 	}
 	type candidate struct {

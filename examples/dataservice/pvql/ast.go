@@ -82,6 +82,8 @@ func exprString(e expr, parent int, right bool) string {
 		return s
 	case *baselineExpr:
 		return baselineString(e)
+	case *quantileExpr:
+		return quantileString(e)
 	}
 	return ""
 }

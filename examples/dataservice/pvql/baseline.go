@@ -52,6 +52,9 @@ func (p *parser) baseline(name token) (expr, error) {
 	if containsBaseline(x) {
 		return nil, p.errorAt(start, "a baseline cannot contain another", expValue)
 	}
+	if containsQuantile(x) {
+		return nil, p.errorAt(start, "a baseline cannot contain a percentile", expValue)
+	}
 	if t := p.next(); t.kind != tokComma {
 		return nil, p.errorAt(t, "", "\",\" and the offset of the baseline")
 	}
@@ -230,7 +233,8 @@ func (p *parser) valueOperand() bool {
 	case tokIdent:
 		_, isMetric := metricByName(t.text)
 		_, isAlias := p.aliases[t.text]
-		return isMetric || isAlias || strings.EqualFold(t.text, "baseline")
+		_, isQuantile := p.quantileFunc(t)
+		return isMetric || isAlias || isQuantile || strings.EqualFold(t.text, "baseline")
 	case tokLParen:
 		return true
 	case tokNumber:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fnapi/fnapi/examples/dataservice/records/duckdb"
 
+	"github.com/fnapi/fnapi/examples/dataservice/histogram"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
@@ -31,6 +32,21 @@ type rec struct {
 	expName                                            string
 	inIf, outIf                                        uint32
 	inName, inAlias, outName, outAlias                 string
+	// The samples of each time, in microseconds: kept as histograms when time is even, else
+	// averaged (as ingest without histograms keeps them).
+	cRTTS, sRTTS, ctS, srtS, dttS []uint64
+}
+
+// hist is the histogram of samples in microseconds, or none when the record's samples come
+// averaged (odd times).
+func (r *rec) hist(samples []uint64) histogram.Histogram {
+	var h histogram.Histogram
+	if r.time%2 == 0 {
+		for _, us := range samples {
+			h.Add(float64(us) / 1e6)
+		}
+	}
+	return h
 }
 
 // openDB opens a DuckDB store in a temporary directory holding recs.
@@ -55,10 +71,10 @@ func load(tb testing.TB, s records.Store, recs []rec) {
 			Server:   records.Endpoint{IP: r.sIP, Port: r.sPort, Bytes: r.sBytes, Packets: r.sPackets},
 			Exporter: r.exporter, InIf: r.inIf, OutIf: r.outIf,
 			ExporterName: r.expName, InIfName: r.inName, InIfAlias: r.inAlias, OutIfName: r.outName, OutIfAlias: r.outAlias,
-			CT: records.Timing{Sum: r.ct, Samples: r.ctN}, SRT: records.Timing{Sum: r.srt, Samples: r.srtN},
-			DTT: records.Timing{Sum: r.dtt, Samples: r.dttN}, Resets: r.resets, ServerName: r.name}
-		out[i].Client.RTT, out[i].Client.Retrans = records.Timing{Sum: r.cRTT, Samples: r.cRTTN}, r.cRetrans
-		out[i].Server.RTT, out[i].Server.Retrans = records.Timing{Sum: r.sRTT, Samples: r.sRTTN}, r.sRetrans
+			CT: records.Timing{Sum: r.ct, Samples: r.ctN, Hist: r.hist(r.ctS)}, SRT: records.Timing{Sum: r.srt, Samples: r.srtN, Hist: r.hist(r.srtS)},
+			DTT: records.Timing{Sum: r.dtt, Samples: r.dttN, Hist: r.hist(r.dttS)}, Resets: r.resets, ServerName: r.name}
+		out[i].Client.RTT, out[i].Client.Retrans = records.Timing{Sum: r.cRTT, Samples: r.cRTTN, Hist: r.hist(r.cRTTS)}, r.cRetrans
+		out[i].Server.RTT, out[i].Server.Retrans = records.Timing{Sum: r.sRTT, Samples: r.sRTTN, Hist: r.hist(r.sRTTS)}, r.sRetrans
 		out[i].Client.ZeroWindows, out[i].Server.ZeroWindows = r.cZero, r.sZero
 		out[i].Client.Place = records.Place{Zone: r.cZone, ASN: r.cASN, ASName: r.cASName, Country: r.cCountry}
 		out[i].Server.Place = records.Place{Zone: r.sZone, ASN: r.sASN, ASName: r.sASName, Country: r.sCountry}
@@ -160,18 +176,20 @@ func netContext(r *rec, rng *rand.Rand) {
 
 // capture fills r's capture probe fields from rng as a probe would, some without samples.
 func capture(r *rec, rng *rand.Rand) {
-	timing := func(max uint64) (sum, n uint64) {
+	timing := func(max uint64) (sum, n uint64, samples []uint64) {
 		n = rng.Uint64N(4)
 		for range n {
-			sum += rng.Uint64N(max)
+			v := rng.Uint64N(max)
+			sum += v
+			samples = append(samples, v)
 		}
-		return sum, n
+		return sum, n, samples
 	}
-	r.cRTT, r.cRTTN = timing(2_000)
-	r.sRTT, r.sRTTN = timing(80_000)
-	r.ct, r.ctN = timing(100_000)
-	r.srt, r.srtN = timing(500_000)
-	r.dtt, r.dttN = timing(50_000)
+	r.cRTT, r.cRTTN, r.cRTTS = timing(2_000)
+	r.sRTT, r.sRTTN, r.sRTTS = timing(80_000)
+	r.ct, r.ctN, r.ctS = timing(100_000)
+	r.srt, r.srtN, r.srtS = timing(500_000)
+	r.dtt, r.dttN, r.dttS = timing(50_000)
 	r.cRetrans, r.sRetrans, r.resets = rng.Uint64N(3), rng.Uint64N(5), rng.Uint64N(2)
 	r.name = testNames[rng.IntN(len(testNames))]
 	r.cZero, r.sZero = rng.Uint64N(2), rng.Uint64N(3)

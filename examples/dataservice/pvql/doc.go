@@ -33,6 +33,13 @@
 // group absent from an earlier period counts as having no records there. A followed query
 // with a baseline answers in full at each interval.
 //
+// p50(m), p95(m), p99(m) and max(m) are percentiles of a time metric m with a histogram
+// (client.rtt, server.rtt, ct, srt, dtt; quantile.go): the value, in seconds within 2 %, of
+// the bucket holding the sample of rank ceil(q·n) of the group's n samples, from the records'
+// histograms merged (Query.Hists); null without samples. rtt and eurt, sums of times, have no
+// percentile (a *SyntaxError at the metric). A baseline cannot hold one; a followed query
+// with one answers in full at each interval.
+//
 // # Limits
 //
 // An expression longer than MaxLength characters, nested deeper than MaxDepth parentheses or

@@ -64,6 +64,7 @@ func (e *Engine) run(ctx context.Context, expr string, now time.Time, defaultPer
 		results := make([]Result, len(states))
 		for i, s := range states {
 			s.prepareBaselines()
+			s.prepareQuantiles()
 			results[i] = s.result()
 			results[i].Meta.Elapsed = time.Since(start).Seconds()
 		}
@@ -149,10 +150,12 @@ func (e *Engine) read(ctx context.Context, sc *scan, from, to int64, res *reserv
 		var k gkey
 		setKey(s.slots, &k, r.Keys)
 		had := s.groups.len()
-		sm := s.groups.at(k)
+		gr := s.groups.atGroup(k)
+		sm := &gr.sums
 		for i, sumIndex := range s.query.Sums {
 			sm[sumIndex] = records.AddSum(sm[sumIndex], r.Sums[i])
 		}
+		addHists(&gr.hists, r.Hists)
 		if s.groups.len() == had {
 			return nil
 		}

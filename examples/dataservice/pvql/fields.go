@@ -5,10 +5,12 @@ import "github.com/fnapi/fnapi/version"
 // Field describes one name of the query language, for the list-fields function and UIs;
 // list-fields answers each as an api.Field.
 type Field struct {
-	// Name is the name as written in queries ("traffic", "client.ip", "time(N)", "tcp").
+	// Name is the name as written in queries ("traffic", "client.ip", "time(N)", "p95(m)",
+	// "tcp").
 	Name string
-	// Kind is "metric" (a value in values and HAVING), "key" (in BY; every key but time is
-	// also a field of WHERE) or "layer" (in FROM).
+	// Kind is "metric" (a value in values and HAVING), "function" (of a metric, in values
+	// and HAVING: "p95(m)"), "key" (in BY; every key but time is also a field of WHERE) or
+	// "layer" (in FROM).
 	Kind string
 	// Type is the kind of data: "bytes", "packets", "count", "time", "ip", "port",
 	// "protocol", "string" or "layer".
@@ -19,11 +21,14 @@ type Field struct {
 	Since string
 }
 
-// Fields returns every metric, key and layer of the query language, in that order.
+// Fields returns every metric, function, key and layer of the query language, in that order.
 func Fields() []Field {
 	var out []Field
 	for _, m := range metrics {
 		out = append(out, Field{Name: m.name, Kind: "metric", Type: m.typ, Description: m.desc, Since: m.since})
+	}
+	for _, f := range quantileFuncs {
+		out = append(out, Field{Name: f.name + "(m)", Kind: "function", Type: "seconds", Description: f.desc + " m: client.rtt, server.rtt, ct, srt or dtt.", Since: "1.3"})
 	}
 	for i, k := range keyKinds {
 		name := k.name

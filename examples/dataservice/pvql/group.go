@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fnapi/fnapi/examples/dataservice/histogram"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
@@ -129,6 +130,8 @@ type groups struct {
 type group struct {
 	key  gkey
 	sums sums
+	// hists are the histograms of the query's Hists, nil without.
+	hists []histogram.Histogram
 }
 
 // groupBlock is how many groups a block of a groups table holds. The first block grows to it
@@ -163,7 +166,7 @@ func (g *groups) len() int { return g.n }
 func (g *groups) group(i int) *group { return &g.blocks[i/groupBlock][i%groupBlock] }
 
 // at returns the sums of group k, adding the group when new.
-func (g *groups) at(k gkey) *sums { return g.atHash(k, g.hash(&k)) }
+func (g *groups) at(k gkey) *sums { return &g.atHash(k, g.hash(&k)).sums }
 
 // same reports whether a and b are the same key, reading the string slots in use only.
 func (g *groups) same(a, b *gkey) bool {
@@ -182,13 +185,16 @@ func (g *groups) hash(k *gkey) uint64 {
 	return h
 }
 
-// atHash is at for the key k of hash h.
-func (g *groups) atHash(k gkey, h uint64) *sums {
+// atGroup returns group k, adding it when new.
+func (g *groups) atGroup(k gkey) *group { return g.atHash(k, g.hash(&k)) }
+
+// atHash returns the group of key k of hash h, adding it when new.
+func (g *groups) atHash(k gkey, h uint64) *group {
 	first, ok := g.index[h]
 	if ok {
 		for i := first; i >= 0; i = g.next[i] {
 			if gr := g.group(int(i)); g.same(&gr.key, &k) {
-				return &gr.sums
+				return gr
 			}
 		}
 	} else {
@@ -206,7 +212,7 @@ func (g *groups) atHash(k gkey, h uint64) *sums {
 	g.index[h] = int32(g.n)
 	g.next = append(g.next, first)
 	g.n++
-	return &g.blocks[last][len(g.blocks[last])-1].sums
+	return &g.blocks[last][len(g.blocks[last])-1]
 }
 
 // eval computes x on s; a division by zero is NaN, which propagates.
@@ -246,6 +252,8 @@ func eval(x expr, s *sums) float64 {
 		return l / r
 	case *baselineExpr:
 		return evalBaseline(x, s)
+	case *quantileExpr:
+		return evalQuantile(x, s)
 	}
 	return math.NaN()
 }

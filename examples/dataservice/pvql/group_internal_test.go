@@ -12,8 +12,8 @@ func TestGroups(t *testing.T) {
 		at   func(g *groups, k gkey) *sums
 	}{
 		{"maphash", (*groups).at},
-		{"own hashes", func(g *groups, k gkey) *sums { return g.atHash(k, uint64(k.time)) }},
-		{"one hash for three keys", func(g *groups, k gkey) *sums { return g.atHash(k, uint64(k.time/3)) }},
+		{"own hashes", func(g *groups, k gkey) *sums { return &g.atHash(k, uint64(k.time)).sums }},
+		{"one hash for three keys", func(g *groups, k gkey) *sums { return &g.atHash(k, uint64(k.time/3)).sums }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			g := newGroups()

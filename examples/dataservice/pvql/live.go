@@ -59,7 +59,7 @@ func (e *Engine) Live(expr string, changes *records.Changes) (*Live, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Live{e: e, expr: expr, stmts: stmts, res: &reservation{b: e.budget}, full: hasBaselines(stmts)}
+	l := &Live{e: e, expr: expr, stmts: stmts, res: &reservation{b: e.budget}, full: hasBaselines(stmts) || hasQuantiles(stmts)}
 	if changes != nil {
 		l.watch = changes.Watch()
 	}

@@ -85,6 +85,9 @@ func (p *parser) factor() (expr, error) {
 		if p.isBaseline(t) {
 			return p.baseline(t)
 		}
+		if fn, ok := p.quantileFunc(t); ok {
+			return p.quantile(t, fn)
+		}
 		if m, ok := metricByName(t.text); ok {
 			return m, nil
 		}

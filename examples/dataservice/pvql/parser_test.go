@@ -32,6 +32,8 @@ func TestParseValid(t *testing.T) {
 			[][]string{{"traffic"}}, [][]string{{"client.ip"}}},
 		{"traffic SINCE 1700000000 UNTIL @now + 60", [][]string{{"traffic"}}, [][]string{{}}},
 		{"traffic SINCE -60 UNTIL 0", [][]string{{"traffic"}}, [][]string{{}}},
+		{"P95(SRT), max(server.rtt) * 1000 BY application HAVING p50(ct) > 0.1",
+			[][]string{{"p95(srt)", "max(server.rtt) * 1000"}}, [][]string{{"application"}}},
 		{"traffic WHERE client.ip IN 10.0.0.0/8 AND server.ip IN (2001:db8::/32, '::1', 1.2.3.4) OR NOT (client.port < 1024)",
 			[][]string{{"traffic"}}, [][]string{{}}},
 		{"traffic WHERE protocol IN (tcp, 'UDP', 1) AND application != https AND application = \"it\\\"s\"",
@@ -72,6 +74,13 @@ func TestParseErrors(t *testing.T) {
 		{"", 0, expValue},
 		{";", 0, expValue},
 		{"traffic;;records", 8, expValue},
+		{"p95(rtt) BY application", 4, expQuantile},
+		{"p95(eurt)", 4, expQuantile},
+		{"max(traffic)", 4, expQuantile},
+		{"p50()", 4, expQuantile},
+		{"p99(srt BY application", 8, "\")\""},
+		{"baseline(p95(srt), 1d)", 9, expValue},
+		{"p95", 0, expValue},
 		{"trafic", 0, expValue},
 		{"client.ip", 0, expValue},
 		{"BY client.ip", 0, expValue},
@@ -176,11 +185,11 @@ func TestFields(t *testing.T) {
 		names[f.Name] = true
 		kinds[f.Kind]++
 	}
-	want := map[string]int{"metric": 20, "key": 18, "layer": 4}
+	want := map[string]int{"metric": 20, "function": 4, "key": 18, "layer": 4}
 	if !reflect.DeepEqual(kinds, want) {
 		t.Errorf("kinds %v, want %v", kinds, want)
 	}
-	for _, n := range []string{"traffic", "records", "client.ip", "time(N)", "application", "transport", "icmp", "server.rtt", "eurt", "retrans", "server.name", "client.zone", "server.asn", "in_if", "exporter.name"} {
+	for _, n := range []string{"traffic", "records", "client.ip", "time(N)", "application", "transport", "icmp", "server.rtt", "eurt", "retrans", "server.name", "client.zone", "server.asn", "in_if", "exporter.name", "p95(m)", "max(m)"} {
 		if !names[n] {
 			t.Errorf("field %q missing", n)
 		}
@@ -195,7 +204,7 @@ func FuzzParse(f *testing.F) {
 		"records WHERE client.ip IN 10.0.0.0/8 AND NOT (protocol = tcp OR application IN ('dns', \"ntp\"))",
 		"traffic SINCE @now-3600 UNTIL @now; packets FROM udp", "traffic HAVING ((traffic + 1) * 2 > 3)",
 		"traffic WHERE server.ip >= 2001:db8::1 OR server.ip IN (::ffff:1.2.3.4, fd00::/8)", "'", "@", "((", "\x00",
-		"traffic BY server.ip HAVING traffic > 3 * baseline(traffic, 7d, 2) SINCE @now-3600", "baseline(packets, 90",
+		"traffic BY server.ip HAVING traffic > 3 * baseline(traffic, 7d, 2) SINCE @now-3600", "baseline(packets, 90", "p95(srt) BY application HAVING max(ct) > 0.1", "p99(", "max(rtt)",
 	} {
 		f.Add(s)
 	}

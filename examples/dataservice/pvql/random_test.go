@@ -40,6 +40,10 @@ var (
 		{"(records + 1) * 2", func(s refSums) float64 { return (float64(s.n) + 1) * 2 }},
 		{"server.rtt", vServerRTT}, {"srt", vSRT}, {"retrans", vRetrans},
 		{"rtt + dtt", func(s refSums) float64 { return refAvg(s.cRTT, s.cRTTN, s.sRTT, s.sRTTN) + refAvg(s.dtt, s.dttN) }},
+		{"p95(srt)", func(s refSums) float64 { return refQuantile(s.srtH, 0.95) }},
+		{"p50(client.rtt)", func(s refSums) float64 { return refQuantile(s.cRTTH, 0.5) }},
+		{"max(server.rtt) - p99(ct)", func(s refSums) float64 { return refQuantile(s.sRTTH, 1) - refQuantile(s.ctH, 0.99) }},
+		{"P99(dtt) * 1000", func(s refSums) float64 { return refQuantile(s.dttH, 0.99) * 1000 }},
 	}
 	randomKeys = []partKey{
 		{"client.ip", refClientIP}, {"server.ip", refServerIP}, {"client.port", refClientPort},

@@ -19,6 +19,9 @@ type refSums struct {
 	// The capture probe's sums (microseconds and sample counts for times).
 	cRTT, cRTTN, sRTT, sRTTN, ct, ctN, srt, srtN, dtt, dttN, cRetrans, sRetrans, resets uint64
 	cZero, sZero                                                                        uint64
+	// The samples of each time in seconds, as the stores keep them: a record's own, or, for
+	// one whose samples came averaged, its average once per sample.
+	cRTTH, sRTTH, ctH, srtH, dttH []float64
 }
 
 // add adds o to s.
@@ -28,13 +31,55 @@ func (s *refSums) add(o refSums) {
 	s.ct, s.ctN, s.srt, s.srtN, s.dtt, s.dttN = s.ct+o.ct, s.ctN+o.ctN, s.srt+o.srt, s.srtN+o.srtN, s.dtt+o.dtt, s.dttN+o.dttN
 	s.cRetrans, s.sRetrans, s.resets = s.cRetrans+o.cRetrans, s.sRetrans+o.sRetrans, s.resets+o.resets
 	s.cZero, s.sZero = s.cZero+o.cZero, s.sZero+o.sZero
+	cat := func(a, b []float64) []float64 { return append(slices.Clip(a), b...) }
+	s.cRTTH, s.sRTTH, s.ctH, s.srtH, s.dttH = cat(s.cRTTH, o.cRTTH), cat(s.sRTTH, o.sRTTH), cat(s.ctH, o.ctH), cat(s.srtH, o.srtH), cat(s.dttH, o.dttH)
+}
+
+// refSamples are the samples of a time as the stores keep them: each, or when the record's
+// came averaged (odd times) their average n times.
+func refSamples(r *rec, us []uint64, sum, n uint64) []float64 {
+	var out []float64
+	for _, v := range us {
+		if r.time%2 == 0 {
+			out = append(out, float64(v)/1e6)
+		} else {
+			out = append(out, float64(sum)/float64(n)/1e6)
+		}
+	}
+	return out
+}
+
+// refQuantile is the percentile q of samples as the language defines it: the value of the
+// histogram bucket (index ceil(log_gamma(v / 1 µs)), gamma = 1.02/0.98, 0 up to 1 µs, at most
+// 639; value 2 µs·gamma^i/(gamma+1), 0 for bucket 0) that holds the sample of rank
+// ceil(q·n); null without samples.
+func refQuantile(samples []float64, q float64) float64 {
+	if len(samples) == 0 {
+		return math.NaN()
+	}
+	gamma := 1.02 / 0.98
+	idx := make([]int, len(samples))
+	for i, v := range samples {
+		if v > 1e-6 {
+			idx[i] = min(max(int(math.Ceil(math.Log(v/1e-6)/math.Log(gamma))), 1), 639)
+		}
+	}
+	slices.Sort(idx)
+	rank := max(int(math.Ceil(q*float64(len(idx)))), 1)
+	i := idx[rank-1]
+	if i == 0 {
+		return 0
+	}
+	return 2 * 1e-6 * math.Pow(gamma, float64(i)) / (gamma + 1)
 }
 
 // sumsOf is what one record adds to its group.
 func sumsOf(r *rec) refSums {
 	return refSums{cb: r.cBytes, sb: r.sBytes, cp: r.cPackets, sp: r.sPackets, n: 1,
 		cRTT: r.cRTT, cRTTN: r.cRTTN, sRTT: r.sRTT, sRTTN: r.sRTTN, ct: r.ct, ctN: r.ctN, srt: r.srt, srtN: r.srtN,
-		dtt: r.dtt, dttN: r.dttN, cRetrans: r.cRetrans, sRetrans: r.sRetrans, resets: r.resets, cZero: r.cZero, sZero: r.sZero}
+		dtt: r.dtt, dttN: r.dttN, cRetrans: r.cRetrans, sRetrans: r.sRetrans, resets: r.resets, cZero: r.cZero, sZero: r.sZero,
+		cRTTH: refSamples(r, r.cRTTS, r.cRTT, r.cRTTN), sRTTH: refSamples(r, r.sRTTS, r.sRTT, r.sRTTN), ctH: refSamples(r, r.ctS, r.ct, r.ctN),
+		srtH: refSamples(r, r.srtS, r.srt, r.srtN), dttH: refSamples(r, r.dttS, r.dtt, r.dttN)}
 }
 
 // refAvg is the sum of the averages in seconds of (microsecond sum, samples) pairs: null when

@@ -55,6 +55,11 @@ const (
 	ColInIfAlias
 	ColOutIfName
 	ColOutIfAlias
+	ColClientRTTHist
+	ColServerRTTHist
+	ColCTHist
+	ColSRTHist
+	ColDTTHist
 	// NumColumns is the number of columns, the length of an array indexed by Column.
 	NumColumns
 )
@@ -72,6 +77,9 @@ const (
 	KindUint32
 	KindUint64
 	KindString
+	// KindHist is a histogram of one time metric (Timing.Buckets), an array of unsigned 64-bit
+	// entries (hist.go; DuckDB UBIGINT[], ClickHouse Array(UInt64)), empty without samples.
+	KindHist
 	KindAddr
 )
 
@@ -85,6 +93,7 @@ type columnDesc struct {
 	num  func(r *Record) uint64
 	str  func(r *Record) string
 	addr func(r *Record) netip.Addr
+	hist func(r *Record) *Timing
 }
 
 var columns = [NumColumns]columnDesc{
@@ -137,6 +146,12 @@ var columns = [NumColumns]columnDesc{
 	ColInIfAlias:     {name: "in_if_alias", kind: KindString, str: func(r *Record) string { return r.InIfAlias }},
 	ColOutIfName:     {name: "out_if_name", kind: KindString, str: func(r *Record) string { return r.OutIfName }},
 	ColOutIfAlias:    {name: "out_if_alias", kind: KindString, str: func(r *Record) string { return r.OutIfAlias }},
+	// The histograms of the times (hist.go), for percentiles.
+	ColClientRTTHist: {name: "client_rtt_hist", kind: KindHist, hist: func(r *Record) *Timing { return &r.Client.RTT }},
+	ColServerRTTHist: {name: "server_rtt_hist", kind: KindHist, hist: func(r *Record) *Timing { return &r.Server.RTT }},
+	ColCTHist:        {name: "ct_hist", kind: KindHist, hist: func(r *Record) *Timing { return &r.CT }},
+	ColSRTHist:       {name: "srt_hist", kind: KindHist, hist: func(r *Record) *Timing { return &r.SRT }},
+	ColDTTHist:       {name: "dtt_hist", kind: KindHist, hist: func(r *Record) *Timing { return &r.DTT }},
 }
 
 // Name returns the column's name ("client_ip"); an address column is stored as Name()+"_hi"
@@ -186,6 +201,8 @@ func (b *RowBuilder) AppendRow(dst []driver.Value, r *Record) []driver.Value {
 				b.strs[i], b.boxes[i] = v, v
 			}
 			dst = append(dst, b.boxes[i])
+		case KindHist:
+			dst = append(dst, HistEntries(d.hist(r)))
 		default:
 			dst = append(dst, b.num(i, d.kind, d.num(r)))
 		}
@@ -215,6 +232,17 @@ func (b *RowBuilder) num(i int, k Kind, v uint64) driver.Value {
 	b.nums[i], b.boxes[i] = v, box
 	return box
 }
+
+// HistEntries returns the entries of the column that keeps t's histogram (Timing.Buckets):
+// one shared empty slice without samples, so that most records allocate nothing.
+func HistEntries(t *Timing) []uint64 {
+	if t.Samples == 0 {
+		return noEntries
+	}
+	return EncodeHist(nil, t.Buckets())
+}
+
+var noEntries = []uint64{}
 
 // SQLColumns returns every SQL column of the table in order, with its kind (an address's
 // halves are KindUint64).

@@ -20,12 +20,14 @@ func TestRowBuilder(t *testing.T) {
 	b := a
 	b.Client.Port, b.Client.Bytes, b.Application = 40001, 0, "dns"
 	b.Exporter, b.InIf, b.OutIf = netip.MustParseAddr("192.0.2.1"), 7, 1<<32-1
-	b.Client.RTT, b.Server.RTT, b.CT, b.SRT, b.DTT = Timing{1, 2}, Timing{3, 4}, Timing{5, 6}, Timing{7, 8}, Timing{9, 10}
+	b.Client.RTT, b.Server.RTT, b.CT, b.SRT, b.DTT = Timing{Sum: 1, Samples: 2}, Timing{Sum: 3, Samples: 4}, Timing{Sum: 5, Samples: 6}, Timing{Sum: 7, Samples: 8}, Timing{Sum: 9, Samples: 10}
 	b.Client.Retrans, b.Server.Retrans, b.Client.ZeroWindows, b.Server.ZeroWindows, b.Resets = 11, 12, 13, 14, 15
 	b.ServerName = "www.example.com"
 	b.Client.Place = Place{Zone: "HQ/Paris"}
 	b.Server.Place = Place{Zone: "DMZ", ASN: 15169, ASName: "GOOGLE", Country: "US"}
 	b.ExporterName, b.InIfName, b.InIfAlias, b.OutIfName, b.OutIfAlias = "edge1", "ge-0/0/1", "uplink", "ge-0/0/2", "lan"
+	b.SRT.Hist.AddIndex(300, 5)
+	b.SRT.Hist.AddIndex(301, 3)
 	c := b
 	c.Time, c.Server.IP, c.Exporter = 0, netip.MustParseAddr("93.184.216.34"), netip.Addr{}
 	var rb RowBuilder
@@ -48,7 +50,21 @@ func wantRow(r *Record) []driver.Value {
 		r.Server.RTT.Sum, r.Server.RTT.Samples, r.Server.Retrans, r.Server.ZeroWindows,
 		r.CT.Sum, r.CT.Samples, r.SRT.Sum, r.SRT.Samples, r.DTT.Sum, r.DTT.Samples, r.Resets, r.ServerName,
 		r.Client.Zone, r.Server.Zone, r.Client.ASN, r.Client.ASName, r.Server.ASN, r.Server.ASName,
-		r.Client.Country, r.Server.Country, r.ExporterName, r.InIfName, r.InIfAlias, r.OutIfName, r.OutIfAlias}
+		r.Client.Country, r.Server.Country, r.ExporterName, r.InIfName, r.InIfAlias, r.OutIfName, r.OutIfAlias,
+		hist(r.Client.RTT), hist(r.Server.RTT), hist(r.CT), hist(r.SRT), hist(r.DTT)}
+}
+
+// hist is the histogram column of a time of TestRowBuilder's records, by hand: empty without
+// samples; its histogram's entries; or, averaged, the samples in bucket 0 (every average of
+// those records is below a microsecond).
+func hist(t Timing) []uint64 {
+	switch {
+	case t.Samples == 0:
+		return []uint64{}
+	case t.Hist.Count() == 0:
+		return []uint64{t.Samples << 10}
+	}
+	return []uint64{5<<10 | 300, 3<<10 | 301}
 }
 
 // BenchmarkRowBuilder makes the appender's rows of 10,000 records as BenchmarkIngest's.

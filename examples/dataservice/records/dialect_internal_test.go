@@ -9,7 +9,7 @@ import "strconv"
 
 var duckDialect = &Dialect{
 	Types: [...]string{KindInt64: "BIGINT", KindUint8: "UTINYINT", KindUint16: "USMALLINT",
-		KindUint32: "UINTEGER", KindUint64: "UBIGINT", KindString: "VARCHAR"},
+		KindUint32: "UINTEGER", KindUint64: "UBIGINT", KindString: "VARCHAR", KindHist: "UBIGINT[]"},
 	Param: func(b *SQLBuilder, v any, k Kind) {
 		switch v := v.(type) {
 		case uint64:
@@ -30,6 +30,7 @@ var duckDialect = &Dialect{
 	CountSum:     duckSum,
 	Partial:      duckSum,
 	Widen:        func(col string) string { return col },
+	Hist:         func(col string) string { return "flatten(list(" + col + "))" },
 	SumType:      "UBIGINT",
 	Bucket:       func(expr string) string { return expr },
 	GroupingSets: true,
@@ -50,7 +51,7 @@ var duckRollups = []Rollup{
 
 var chDialect = &Dialect{
 	Types: [...]string{KindInt64: "Int64", KindUint8: "UInt8", KindUint16: "UInt16",
-		KindUint32: "UInt32", KindUint64: "UInt64", KindString: "String"},
+		KindUint32: "UInt32", KindUint64: "UInt64", KindString: "String", KindHist: "Array(UInt64)"},
 	Param: func(b *SQLBuilder, v any, _ Kind) {
 		b.WriteString("?")
 		b.Args = append(b.Args, v)

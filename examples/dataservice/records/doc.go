@@ -50,6 +50,22 @@
 // averages, so that every group averages exactly and every engine alike. The rollups do not
 // keep them (RollupSums): a Query of their sums reads the records.
 //
+// Each time also has a histogram of its samples (Timing.Hist, package histogram: fixed
+// log-scaled buckets, bucket i > 0 holding (Gamma^(i-1), Gamma^i] microseconds with Gamma =
+// 1.02/0.98, bucket 0 everything up to 1 µs, bucket 639 everything above about 33 hours; a
+// bucket's value is within 2 % of every value it holds), for percentiles. In JSON it is the
+// optional member "<time>_hist" beside the time ("rtt_hist" in a side, "ct_hist", "srt_hist",
+// "dtt_hist"): the non-empty buckets as [index, count] pairs by increasing index, whose counts
+// add up to the time's samples, e.g. "srt": 0.25, "srt_samples": 3, "srt_hist": [[300, 2],
+// [352, 1]]. A time without one came averaged: it counts as its samples in the bucket of its
+// average (Timing.Buckets), so percentiles cover every sample, an averaged one at its average;
+// records stored before the histograms were kept have theirs so too (the schema migrations).
+// The stores keep each histogram as one array column of entries count<<10 | index (hist.go;
+// DuckDB UBIGINT[], ClickHouse Array(UInt64)); a Query's Hists read them merged per group
+// (Row.Hists): DuckDB gives the group's entries as one list (flatten(list(...))) that the reader
+// adds up, ClickHouse adds them up with sumMap. The rollups do not keep them yet: a Query of
+// them reads the records.
+//
 // Parsing has two paths with one behaviour. The reference parser decodes a record with
 // encoding/json and defines the format (duplicate members: the last wins; member names match
 // exactly; integers have no fraction or exponent) and every error. In front of it, a

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/histogram"
 )
 
 // RecordError says which field of a record is wrong and why.
@@ -95,7 +97,7 @@ func parseReference(raw json.RawMessage, now time.Time) (Record, error) {
 		return Record{}, err
 	}
 	if err := checkFields(fields, "", "time", "protocol", "application", "client", "server", "exporter", "in_if", "out_if",
-		"ct", "ct_samples", "srt", "srt_samples", "dtt", "dtt_samples", "resets", "server_name"); err != nil {
+		"ct", "ct_samples", "ct_hist", "srt", "srt_samples", "srt_hist", "dtt", "dtt_samples", "dtt_hist", "resets", "server_name"); err != nil {
 		return Record{}, err
 	}
 	var r Record
@@ -236,7 +238,7 @@ func parseEndpoint(v json.RawMessage, side string) (Endpoint, error) {
 	if err != nil {
 		return Endpoint{}, err
 	}
-	if err := checkFields(fields, side+".", "ip", "port", "bytes", "packets", "rtt", "rtt_samples", "retrans", "zero_windows"); err != nil {
+	if err := checkFields(fields, side+".", "ip", "port", "bytes", "packets", "rtt", "rtt_samples", "rtt_hist", "retrans", "zero_windows"); err != nil {
 		return Endpoint{}, err
 	}
 	if _, ok := fields["ip"]; !ok {
@@ -307,6 +309,9 @@ func parseTiming(fields map[string]json.RawMessage, prefix, name string) (Timing
 		samples = n
 	}
 	if !has {
+		if hv, ok := fields[name+"_hist"]; ok && string(bytes.TrimSpace(hv)) != "null" {
+			return Timing{}, &RecordError{Field: prefix + name + "_hist", Reason: "a histogram without " + prefix + name}
+		}
 		return Timing{}, nil
 	}
 	var avg float64
@@ -320,7 +325,52 @@ func parseTiming(fields map[string]json.RawMessage, prefix, name string) (Timing
 	if !ok {
 		return Timing{}, &RecordError{Field: prefix + name, Reason: "its samples sum to more than 2^53-1 microseconds"}
 	}
+	if hv, ok := fields[name+"_hist"]; ok && string(bytes.TrimSpace(hv)) != "null" {
+		var err error
+		if t.Hist, err = parseHist(hv, samples); err != nil {
+			return Timing{}, named(err, prefix+name+"_hist")
+		}
+	}
 	return t, nil
+}
+
+// parseHist parses a time's optional histogram: [[index, count], ...], its non-empty buckets
+// (package histogram's indexes, 0..Buckets-1) by increasing index, whose counts add up to the
+// time's samples.
+func parseHist(v json.RawMessage, samples uint64) (histogram.Histogram, error) {
+	var pairs []json.RawMessage
+	if t := bytes.TrimSpace(v); len(t) == 0 || t[0] != '[' || json.Unmarshal(t, &pairs) != nil {
+		return histogram.Histogram{}, &RecordError{Reason: "not a list of [index, count] pairs"}
+	}
+	var h histogram.Histogram
+	var total uint64
+	last := -1
+	for _, p := range pairs {
+		var pair []json.RawMessage
+		if t := bytes.TrimSpace(p); len(t) == 0 || t[0] != '[' || json.Unmarshal(t, &pair) != nil || len(pair) != 2 {
+			return histogram.Histogram{}, &RecordError{Reason: "not a list of [index, count] pairs"}
+		}
+		i, err := integer(pair[0])
+		if err != nil || i < 0 || i >= histogram.Buckets {
+			return histogram.Histogram{}, &RecordError{Reason: fmt.Sprintf("a bucket index not an integer 0..%d", histogram.Buckets-1)}
+		}
+		if int(i) <= last {
+			return histogram.Histogram{}, &RecordError{Reason: "bucket indexes not increasing"}
+		}
+		n, err := count(pair[1])
+		if err != nil || n == 0 {
+			return histogram.Histogram{}, &RecordError{Reason: "a bucket count not an integer 1..2^53-1"}
+		}
+		if total += n; total > samples {
+			break
+		}
+		h.AddIndex(uint16(i), n)
+		last = int(i)
+	}
+	if total != samples {
+		return histogram.Histogram{}, &RecordError{Reason: fmt.Sprintf("its counts add up to %d, not the %d samples", total, samples)}
+	}
+	return h, nil
 }
 
 // parseInterface parses the optional interface index fields[name]: 0 when absent.

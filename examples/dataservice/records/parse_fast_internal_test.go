@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -61,6 +62,8 @@ var fastSeeds = []string{
 	`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4", "rtt": 0.001, "rtt_samples": 2, "retrans": 1, "zero_windows": 0}, "server": {"ip": "1.2.3.4", "rtt": 0.04}, "srt": 0.2, "srt_samples": 1, "ct": 0.041, "dtt": 0, "dtt_samples": 1, "resets": 2, "server_name": "www.example.com"}`,
 	`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4", "rtt_samples": 2}, "server": {"ip": "1.2.3.4", "rtt": -1}, "srt": "0.2", "server_name": 7}`,
 	`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4"}, "server": {"ip": "1.2.3.4"}, "srt": 1e400, "dtt": 0, "dtt_samples": 0, "resets": -1}`,
+	`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4", "rtt": 0.001, "rtt_samples": 2, "rtt_hist": [[3, 1], [200, 1]]}, "server": {"ip": "1.2.3.4"}, "srt": 0.2, "srt_hist": [[340, 1]]}`,
+	`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4"}, "server": {"ip": "1.2.3.4"}, "dtt": 0.2, "dtt_samples": 2, "dtt_hist": [[340, 1], [2, 1]], "ct_hist": [[1, 1]]}`,
 }
 
 // FuzzParseFast checks the fast path against the reference parser: for any input it either
@@ -73,11 +76,11 @@ func FuzzParseFast(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		got, ok := parseFast(raw, limit)
 		want, err := parseReference(raw, fastNow)
-		if ok && (err != nil || got != want) {
+		if ok && (err != nil || !reflect.DeepEqual(got, want)) {
 			t.Fatalf("parseFast(%q) = %+v; parseReference = %+v, %v", raw, got, want, err)
 		}
 		r, err2 := ParseRecord(raw, fastNow)
-		if r != want || fmt.Sprint(err2) != fmt.Sprint(err) {
+		if !reflect.DeepEqual(r, want) || fmt.Sprint(err2) != fmt.Sprint(err) {
 			t.Fatalf("ParseRecord(%q) = %+v, %v; parseReference = %+v, %v", raw, r, err2, want, err)
 		}
 	})
@@ -120,7 +123,7 @@ func TestParseBatchFirstBad(t *testing.T) {
 					want := Record{Time: 1700000000, Protocol: TCP, Application: "https",
 						Client: Endpoint{IP: netip.MustParseAddr("10.0.0.5"), Port: 51234, Bytes: 1200, Packets: 9},
 						Server: Endpoint{IP: netip.MustParseAddr("93.184.216.34"), Port: 443, Bytes: 48000, Packets: 40}}
-					if err != nil || len(got) != n || got[0] != want || got[n-1] != want {
+					if err != nil || len(got) != n || !reflect.DeepEqual(got[0], want) || !reflect.DeepEqual(got[n-1], want) {
 						t.Fatalf("ParseBatch = %d records, %v", len(got), err)
 					}
 					return

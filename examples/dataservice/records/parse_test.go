@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/netip"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -88,6 +89,15 @@ func TestParseRecordGood(t *testing.T) {
 				r.Resets, r.ServerName = 1, "www.example.com"
 			}},
 		{"capture nulls", map[string]string{"srt": `null`, "srt_samples": `0`, "server_name": `null`, "resets": `0`}, nil},
+		{"histograms", map[string]string{"srt": `0.25`, "srt_samples": `3`, "srt_hist": `[[300, 2], [352, 1]]`, "dtt_hist": `null`,
+			"server": `{"ip": "93.184.216.34", "port": 443, "bytes": 48000, "packets": 40, "rtt": 0.04, "rtt_hist": [[265, 1]]}`},
+			func(r *records.Record) {
+				r.SRT = records.Timing{Sum: 750000, Samples: 3}
+				r.SRT.Hist.AddIndex(300, 2)
+				r.SRT.Hist.AddIndex(352, 1)
+				r.Server.RTT = records.Timing{Sum: 40000, Samples: 1}
+				r.Server.RTT.Hist.AddIndex(265, 1)
+			}},
 		{"largest counts", map[string]string{"client": `{"ip": "10.0.0.5", "port": 65535, "bytes": 9007199254740991, "packets": 9007199254740991}`},
 			func(r *records.Record) {
 				r.Client.Port, r.Client.Bytes, r.Client.Packets = 65535, records.MaxCount, records.MaxCount
@@ -103,7 +113,7 @@ func TestParseRecordGood(t *testing.T) {
 			if tt.edit != nil {
 				tt.edit(&w)
 			}
-			if got != w {
+			if !reflect.DeepEqual(got, w) {
 				t.Errorf("ParseRecord =\n%+v, want\n%+v", got, w)
 			}
 		})
@@ -177,6 +187,15 @@ func TestParseRecordBad(t *testing.T) {
 		{"srt huge", "", map[string]string{"srt": `1e400`}, "srt"},
 		{"dtt samples negative", "", map[string]string{"dtt": `1`, "dtt_samples": `-1`}, "dtt_samples"},
 		{"ct samples without ct", "", map[string]string{"ct_samples": `1`}, "ct_samples"},
+		{"hist without time", "", map[string]string{"srt_hist": `[[1, 1]]`}, "srt_hist"},
+		{"hist not a list", "", map[string]string{"srt": `1`, "srt_hist": `{"1": 1}`}, "srt_hist"},
+		{"hist pair of three", "", map[string]string{"srt": `1`, "srt_hist": `[[1, 1, 1]]`}, "srt_hist"},
+		{"hist index too big", "", map[string]string{"srt": `1`, "srt_hist": `[[640, 1]]`}, "srt_hist"},
+		{"hist index negative", "", map[string]string{"srt": `1`, "srt_hist": `[[-1, 1]]`}, "srt_hist"},
+		{"hist indexes not increasing", "", map[string]string{"srt": `1`, "srt_samples": `2`, "srt_hist": `[[5, 1], [5, 1]]`}, "srt_hist"},
+		{"hist count zero", "", map[string]string{"srt": `1`, "srt_hist": `[[5, 0]]`}, "srt_hist"},
+		{"hist counts not the samples", "", map[string]string{"dtt": `1`, "dtt_samples": `2`, "dtt_hist": `[[5, 3]]`}, "dtt_hist"},
+		{"hist counts short of the samples", "", client(`{"ip": "10.0.0.5", "rtt": 0.1, "rtt_samples": 2, "rtt_hist": [[5, 1]]}`), "client.rtt_hist"},
 		{"resets string", "", map[string]string{"resets": `"1"`}, "resets"},
 		{"server_name number", "", map[string]string{"server_name": `5`}, "server_name"},
 		{"server_name too long", "", map[string]string{"server_name": `"` + strings.Repeat("a", 254) + `"`}, "server_name"},
@@ -229,6 +248,8 @@ func TestRecordJSONRoundTrip(t *testing.T) {
 		`{"time": 5, "protocol": "udp", "client": {"ip": "10.1.1.1"}, "server": {"ip": "10.1.1.2"}, "exporter": "2001:db8::9", "in_if": 4294967295, "out_if": 2}`,
 		`{"time": 5, "protocol": "tcp", "client": {"ip": "10.1.1.1", "rtt": 0.000333, "rtt_samples": 3, "retrans": 2}, "server": {"ip": "10.1.1.2", "rtt": 0.04, "zero_windows": 1},
 		  "ct": 0.0407, "srt": 0.123457, "srt_samples": 7, "dtt": 0, "dtt_samples": 2, "resets": 1, "server_name": "example.com"}`,
+		`{"time": 5, "protocol": "tcp", "client": {"ip": "10.1.1.1", "rtt": 0.0003, "rtt_samples": 3, "rtt_hist": [[0, 1], [140, 2]]}, "server": {"ip": "10.1.1.2"},
+		  "srt": 0.5, "srt_samples": 2, "srt_hist": [[300, 1], [639, 1]], "ct": 0.01, "ct_hist": [[226, 1]], "dtt": 0, "dtt_hist": [[0, 1]]}`,
 	} {
 		r, err := records.ParseRecord(json.RawMessage(raw), testNow)
 		if err != nil {
@@ -239,7 +260,7 @@ func TestRecordJSONRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		back, err := records.ParseRecord(b, testNow)
-		if err != nil || back != r {
+		if err != nil || !reflect.DeepEqual(back, r) {
 			t.Errorf("round trip of %s through %s = %+v, %v", raw, b, back, err)
 		}
 	}
@@ -249,6 +270,7 @@ func FuzzParseRecord(f *testing.F) {
 	f.Add([]byte(goodRecord))
 	f.Add([]byte(`{"time": "2023-11-14T22:13:20Z", "protocol": 17, "client": {"ip": "::1"}, "server": {"ip": "1.2.3.4", "port": 53}}`))
 	f.Add([]byte(`{"time": -1}`))
+	f.Add([]byte(`{"time": 5, "protocol": 6, "client": {"ip": "::1"}, "server": {"ip": "1.2.3.4"}, "srt": 0.1, "srt_samples": 2, "srt_hist": [[300, 1], [301, 1]]}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		r, err := records.ParseRecord(raw, testNow)
@@ -266,7 +288,7 @@ func FuzzParseRecord(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if back, err := records.ParseRecord(b, testNow); err != nil || back != r {
+		if back, err := records.ParseRecord(b, testNow); err != nil || !reflect.DeepEqual(back, r) {
 			t.Fatalf("round trip through %s = %+v, %v; want %+v", b, back, err, r)
 		}
 	})

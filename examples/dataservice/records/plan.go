@@ -28,7 +28,8 @@ type Plan struct {
 	Levels  []*Rollup
 	keyCols []Kind // kinds of the selected key columns, an address as two KindUint64
 	sums    int    // sum columns after the key columns
-	setCol  bool   // a GROUPING() column follows the sums
+	hists   int    // histogram columns after the sums
+	setCol  bool   // a GROUPING() column follows the sums and histograms
 	sets    []planSet
 	setOf   map[uint64][]int // the sets of each GROUPING() value: several when they group by the same keys in other orders
 	// parts, when not empty, are the plans this one reads in turn; the fields above are then unused.
@@ -54,6 +55,7 @@ type planSet struct {
 type planAnswer struct {
 	query int
 	sums  []int
+	hists []int
 }
 
 // Compile builds the plan of qs in dialect d over the table named table and the rollups that
@@ -79,6 +81,7 @@ func Compile(d *Dialect, table string, rollups []Rollup, qs []*Query) *Plan {
 			q := *qs[s[0]]
 			for _, i := range s[1:] {
 				q.Sums = append(slices.Clip(q.Sums), qs[i].Sums...)
+				q.Hists = append(slices.Clip(q.Hists), qs[i].Hists...)
 			}
 			c := Chain(rollups, &q)
 			j := slices.IndexFunc(chains, func(o []*Rollup) bool { return slices.Equal(o, c) })
@@ -163,11 +166,25 @@ func compileSets(d *Dialect, table string, Chain []*Rollup, qs []*Query, sets []
 			b.WriteString(count)
 		}
 	}
+	histCol := map[Column]int{}
+	for col := range NumColumns {
+		if !slices.ContainsFunc(sets, func(s []int) bool {
+			return slices.ContainsFunc(s, func(i int) bool { return slices.Contains(qs[i].Hists, col) })
+		}) {
+			continue
+		}
+		histCol[col] = len(p.keyCols) + p.sums + p.hists
+		p.hists++
+		b.WriteString(", " + d.Hist(col.Name()))
+	}
 	for si, s := range sets {
 		for _, i := range s {
 			a := planAnswer{query: i}
 			for _, sum := range qs[i].Sums {
 				a.sums = append(a.sums, sumCol[sum])
+			}
+			for _, h := range qs[i].Hists {
+				a.hists = append(a.hists, histCol[h])
 			}
 			p.sets[si].answers = append(p.sets[si].answers, a)
 		}
@@ -176,7 +193,7 @@ func compileSets(d *Dialect, table string, Chain []*Rollup, qs []*Query, sets []
 	if p.setCol {
 		b.WriteString(", GROUPING(" + strings.Join(aliases, ", ") + ")")
 	}
-	p.from(b, table, Chain, unionColumns(qs, sets, sumCol), qs[sets[0][0]].Where)
+	p.from(b, table, Chain, unionColumns(qs, sets, sumCol, histCol), qs[sets[0][0]].Where)
 	switch {
 	case p.setCol:
 		p.groupingSets(b, aliases)

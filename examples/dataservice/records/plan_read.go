@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/fnapi/fnapi/examples/dataservice/histogram"
 )
 
 // resultRows is what both drivers' query results offer.
@@ -42,6 +44,10 @@ func (p *Plan) KeyKinds() []Kind { return p.keyCols }
 // NumSums returns the number of sum columns a part of a plan selects after its keys.
 func (p *Plan) NumSums() int { return p.sums }
 
+// NumHists returns the number of histogram columns a part of a plan selects after its sums:
+// arrays of entries (hist.go), scanned as []uint64 or []any of uint64.
+func (p *Plan) NumHists() int { return p.hists }
+
 // Each calls fn with each part of p in turn (one SELECT each): p itself when it has none.
 func (p *Plan) Each(fn func(*Plan) error) error {
 	if len(p.parts) == 0 {
@@ -58,9 +64,9 @@ func (p *Plan) Each(fn func(*Plan) error) error {
 // Width is the number of columns of the plan's rows.
 func (p *Plan) Width() int {
 	if p.setCol {
-		return len(p.keyCols) + p.sums + 1
+		return len(p.keyCols) + p.sums + p.hists + 1
 	}
-	return len(p.keyCols) + p.sums
+	return len(p.keyCols) + p.sums + p.hists
 }
 
 // emit decodes one result row scanned into vals (values or pointers to them; NULL is nil) and
@@ -69,7 +75,7 @@ func (p *Plan) emit(vals []any, r *Row, fn func(*Row) error) error {
 	if !p.setCol {
 		return p.emitSet(&p.sets[0], vals, r, fn)
 	}
-	for _, si := range p.setOf[ToUint64(vals[len(p.keyCols)+p.sums])] {
+	for _, si := range p.setOf[ToUint64(vals[len(p.keyCols)+p.sums+p.hists])] {
 		if err := p.emitSet(&p.sets[si], vals, r, fn); err != nil {
 			return err
 		}
@@ -105,6 +111,28 @@ func (p *Plan) emitSet(s *planSet, vals []any, r *Row, fn func(*Row) error) erro
 		r.Sums = r.Sums[:0]
 		for _, c := range a.sums {
 			r.Sums = append(r.Sums, ToUint64(vals[c]))
+		}
+		r.Hists = r.Hists[:0]
+		for _, c := range a.hists {
+			var h histogram.Histogram
+			switch v := vals[c].(type) {
+			case []uint64:
+				AddHist(&h, v)
+			case *[]uint64:
+				AddHist(&h, *v)
+			case []any:
+				// A group's entries from DuckDB, unmerged: counted by index first, so that each
+				// bucket is one insertion.
+				var counts [histogram.Buckets]uint64
+				for _, e := range v {
+					e := ToUint64(e)
+					counts[min(e&HistIndexMask, histogram.Buckets-1)] += e >> HistShift
+				}
+				for i, c := range counts {
+					h.AddIndex(uint16(i), c)
+				}
+			}
+			r.Hists = append(r.Hists, h)
 		}
 		if err := fn(r); err != nil {
 			return err

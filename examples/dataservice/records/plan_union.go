@@ -67,13 +67,14 @@ type branchCols struct {
 	grain int64
 	keys  []string
 	sums  []string
+	hists []string // histogram columns (KindHist)
 	// grouped is true when the records' branches sum their rows by grain and keys.
 	grouped bool
 }
 
 // unionColumns returns the columns the branches of a union give for the queries of sets, each
-// of which reads the sums s with sumCol[s] >= 0.
-func unionColumns(qs []*Query, sets [][]int, sumCol [NumSums]int) branchCols {
+// of which reads the sums s with sumCol[s] >= 0 and the histograms of histCol.
+func unionColumns(qs []*Query, sets [][]int, sumCol [NumSums]int, histCol map[Column]int) branchCols {
 	c := branchCols{grouped: len(sets) > 1}
 	add := func(to *[]string, names ...string) {
 		for _, n := range names {
@@ -94,6 +95,11 @@ func unionColumns(qs []*Query, sets [][]int, sumCol [NumSums]int) branchCols {
 	for s, col := range sumColumn {
 		if sumCol[s] >= 0 && col >= 0 {
 			add(&c.sums, col.Name())
+		}
+	}
+	for col := range NumColumns {
+		if _, ok := histCol[col]; ok {
+			add(&c.hists, col.Name())
 		}
 	}
 	return c
@@ -133,6 +139,12 @@ func (c branchCols) selectList(records bool, d *Dialect) string {
 			s = d.Widen(s) + " AS " + s
 		}
 		cols = append(cols, s)
+	}
+	for _, h := range c.hists {
+		if records && c.grouped {
+			h = d.Hist(h) + " AS " + h
+		}
+		cols = append(cols, h)
 	}
 	switch {
 	case !records:

@@ -1,6 +1,10 @@
 package records
 
-import "context"
+import (
+	"context"
+
+	"github.com/fnapi/fnapi/examples/dataservice/histogram"
+)
 
 // Query is a grouped sum over the records of a period, in no store's dialect: the query
 // engine (package pvql) builds one per statement, a Store compiles it once to its own SQL
@@ -10,6 +14,9 @@ type Query struct {
 	Groups []Group
 	// Sums are the base sums read for each group, in order.
 	Sums []Sum
+	// Hists are histogram columns (KindHist) merged for each group, in order (Row.Hists). The
+	// rollups do not keep them: a Query of them reads the records.
+	Hists []Column
 	// Where restricts the records read besides the period; nil keeps every record.
 	Where Cond
 	// Limit is the most groups the store returns, with Groups; 0 means no limit. The query
@@ -146,6 +153,9 @@ type Row struct {
 	Query int
 	Keys  []Value
 	Sums  []uint64
+	// Hists are the histograms of the Query's Hists, in order; each may come in parts over
+	// several rows of the group, merged by the reader (histogram.Merge).
+	Hists []histogram.Histogram
 }
 
 // Reader answers Queries. Implementations are safe for concurrent use.

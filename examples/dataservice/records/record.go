@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/fnapi/fnapi/examples/dataservice/histogram"
 )
 
 // Limits on the values of a record.
@@ -72,6 +74,9 @@ type Timing struct {
 	Sum uint64
 	// Samples is how many samples there were, at most MaxCount; 0 with Sum 0 when none.
 	Samples uint64
+	// Hist is the samples' distribution, for percentiles: Samples values, or empty when the
+	// samples came averaged (Buckets then puts them at their average).
+	Hist histogram.Histogram
 }
 
 // Seconds returns the average sample in seconds, and false without samples.
@@ -103,6 +108,8 @@ func (t Timing) problem() string {
 		return "above 2^53-1"
 	case t.Samples == 0 && t.Sum != 0:
 		return "a time without samples"
+	case t.Hist.Count() != 0 && t.Hist.Count() != t.Samples:
+		return "a histogram of " + strconv.FormatUint(t.Hist.Count(), 10) + " samples, not " + strconv.FormatUint(t.Samples, 10)
 	}
 	return ""
 }
@@ -288,15 +295,18 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		OutIf       uint32      `json:"out_if,omitempty"`
 		CT          *float64    `json:"ct,omitempty"`
 		CTSamples   uint64      `json:"ct_samples,omitempty"`
+		CTHist      [][2]uint64 `json:"ct_hist,omitempty"`
 		SRT         *float64    `json:"srt,omitempty"`
 		SRTSamples  uint64      `json:"srt_samples,omitempty"`
+		SRTHist     [][2]uint64 `json:"srt_hist,omitempty"`
 		DTT         *float64    `json:"dtt,omitempty"`
 		DTTSamples  uint64      `json:"dtt_samples,omitempty"`
+		DTTHist     [][2]uint64 `json:"dtt_hist,omitempty"`
 		Resets      uint64      `json:"resets,omitempty"`
 		ServerName  string      `json:"server_name,omitempty"`
 	}{r.Time, proto, r.Application, endpointOf(r.Client), endpointOf(r.Server), exporter, r.InIf, r.OutIf,
-		average(r.CT), r.CT.Samples, average(r.SRT), r.SRT.Samples, average(r.DTT), r.DTT.Samples,
-		r.Resets, r.ServerName})
+		average(r.CT), r.CT.Samples, histJSON(r.CT.Hist), average(r.SRT), r.SRT.Samples, histJSON(r.SRT.Hist),
+		average(r.DTT), r.DTT.Samples, histJSON(r.DTT.Hist), r.Resets, r.ServerName})
 }
 
 // average is t's average in seconds, nil without samples.
@@ -309,16 +319,27 @@ func average(t Timing) *float64 {
 
 // endpoint is the JSON form of an Endpoint.
 type endpoint struct {
-	IP          netip.Addr `json:"ip"`
-	Port        uint16     `json:"port"`
-	Bytes       uint64     `json:"bytes"`
-	Packets     uint64     `json:"packets"`
-	RTT         *float64   `json:"rtt,omitempty"`
-	RTTSamples  uint64     `json:"rtt_samples,omitempty"`
-	Retrans     uint64     `json:"retrans,omitempty"`
-	ZeroWindows uint64     `json:"zero_windows,omitempty"`
+	IP          netip.Addr  `json:"ip"`
+	Port        uint16      `json:"port"`
+	Bytes       uint64      `json:"bytes"`
+	Packets     uint64      `json:"packets"`
+	RTT         *float64    `json:"rtt,omitempty"`
+	RTTSamples  uint64      `json:"rtt_samples,omitempty"`
+	RTTHist     [][2]uint64 `json:"rtt_hist,omitempty"`
+	Retrans     uint64      `json:"retrans,omitempty"`
+	ZeroWindows uint64      `json:"zero_windows,omitempty"`
 }
 
 func endpointOf(e Endpoint) endpoint {
-	return endpoint{e.IP, e.Port, e.Bytes, e.Packets, average(e.RTT), e.RTT.Samples, e.Retrans, e.ZeroWindows}
+	return endpoint{e.IP, e.Port, e.Bytes, e.Packets, average(e.RTT), e.RTT.Samples, histJSON(e.RTT.Hist), e.Retrans, e.ZeroWindows}
+}
+
+// histJSON is h in the ingest format, its non-empty buckets as [index, count] pairs; nil when
+// empty.
+func histJSON(h histogram.Histogram) [][2]uint64 {
+	var out [][2]uint64
+	for _, b := range h.Buckets() {
+		out = append(out, [2]uint64{uint64(b.Index), b.Count})
+	}
+	return out
 }

@@ -44,6 +44,9 @@ func (r *Rollup) Holds(c Column) bool { return slices.Contains(r.Keys, c) }
 // of the rollup or a time bucket of whole rollup buckets, and q's Where reads keys of the
 // rollup only. A query of a sum the rollups lack (the capture probe's) reads the records.
 func (r *Rollup) answers(q *Query) bool {
+	if len(q.Hists) > 0 {
+		return false
+	}
 	for _, s := range q.Sums {
 		if col := sumColumn[s]; col >= 0 && !slices.Contains(RollupSums, col) {
 			return false

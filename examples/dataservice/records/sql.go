@@ -26,6 +26,10 @@ type Dialect struct {
 	// fails to convert a union of UInt64 and Decimal branches ("Illegal column UInt64").
 	Partial func(col string) string
 	Widen   func(col string) string
+	// Hist merges a histogram column (KindHist) of a group into one array of its entries
+	// (hist.go), in no order and with an index maybe several times: what a union's branch over
+	// the records gives and what the select over the branches reads.
+	Hist    func(col string) string
 	SumType string
 	// Bucket wraps the time bucket expression so it reads as Int64.
 	Bucket func(expr string) string

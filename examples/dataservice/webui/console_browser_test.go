@@ -168,6 +168,17 @@ func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
 		}
 		p.eval(`(() => { const i = document.getElementById('explore-input'); i.value = ''; i.dispatchEvent(new Event('input')); return ''; })()`)
 		p.poll(`document.getElementById('explore-completions').hidden`)
+		// A percentile function (list-fields' kind "function") completes to its name and "(".
+		p.do(chromedp.SendKeys(chromedp.CSS("#explore-input"), "p9"))
+		p.poll(`!document.getElementById('explore-completions').hidden`)
+		if got := p.text("#explore-completions li"); !strings.HasPrefix(got, "p95(") {
+			t.Errorf("completions of p9 start with %q", got)
+		}
+		p.do(chromedp.SendKeys(chromedp.CSS("#explore-input"), "5(srt) BY application"))
+		if got := p.text("#explore-highlight .tok-function"); got != "p95" {
+			t.Errorf("the function highlighted is %q, want p95", got)
+		}
+		p.eval(`(() => { const i = document.getElementById('explore-input'); i.value = ''; i.dispatchEvent(new Event('input')); return ''; })()`)
 		// Completion: "appl" after BY offers application; Tab takes it.
 		p.do(chromedp.SendKeys(chromedp.CSS("#explore-input"), "traffic BY appl"))
 		p.poll(`!document.getElementById('explore-completions').hidden`)

@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,6 +49,14 @@ func init() {
 		}})
 }
 
+// chHist merges a group's histogram entries (records/hist.go) in ClickHouse: sumMap adds the
+// counts of each bucket index, and the pairs it returns are entries again.
+func chHist(col string) string {
+	shift := strconv.Itoa(records.HistShift)
+	m := "sumMap(arrayMap(e -> bitAnd(e, " + strconv.Itoa(records.HistIndexMask) + "), " + col + "), arrayMap(e -> bitShiftRight(e, " + shift + "), " + col + "))"
+	return "arrayMap((i, n) -> bitOr(bitShiftLeft(n, " + shift + "), i), tupleElement(" + m + ", 1), tupleElement(" + m + ", 2))"
+}
+
 // chDialect is ClickHouse's SQL: the driver formats each argument into the query, so
 // parameters are plain "?"; sums and buckets are cast so they scan as UInt64 and Int64 on every
 // version. ClickHouse sums UInt64 into a UInt64 that wraps around, so sums are of Decimal128
@@ -55,7 +64,8 @@ func init() {
 // the rollups keep theirs as Decimal128 too.
 var chDialect = &records.Dialect{
 	Types: [...]string{records.KindInt64: "Int64", records.KindUint8: "UInt8", records.KindUint16: "UInt16",
-		records.KindUint32: "UInt32", records.KindUint64: "UInt64", records.KindString: "String"},
+		records.KindUint32: "UInt32", records.KindUint64: "UInt64", records.KindString: "String",
+		records.KindHist: "Array(UInt64)"},
 	Param: func(b *records.SQLBuilder, v any, _ records.Kind) {
 		b.WriteString("?")
 		b.Args = append(b.Args, v)
@@ -67,6 +77,7 @@ var chDialect = &records.Dialect{
 	CountSum: func(col string) string { return "toUInt64(sum(" + col + "))" },
 	Partial:  func(col string) string { return "sum(toDecimal128(" + col + ", 0))" },
 	Widen:    func(col string) string { return "toDecimal128(" + col + ", 0)" },
+	Hist:     chHist,
 	SumType:  "Decimal(38, 0)",
 	Bucket:   func(expr string) string { return "toInt64(" + expr + ")" },
 }
@@ -126,7 +137,7 @@ func (s *Store) ensureSchema(ctx context.Context, opts *clickhouse.Options, clus
 		return err
 	}
 	engine := "Distributed(" + quoteIdent(cluster) + ", " + quoteIdent(opts.Auth.Database) + ", records, rand())"
-	if err := addColumns(ctx, s.conn, "records_dist"); err != nil { // of an earlier version
+	if err := addColumns(ctx, s.conn, "records_dist", records.NumColumns); err != nil { // of an earlier version
 		return err
 	}
 	if err := ensureTable(ctx, s.conn, "records_dist", engine); err != nil {
@@ -304,12 +315,15 @@ func (s *Store) read(ctx context.Context, p *records.Plan, from, to int64, rollu
 		return fmt.Errorf("records: read: %w", unavailable(err))
 	}
 	defer rows.Close()
-	dests := make([]any, 0, len(p.KeyKinds())+p.NumSums())
+	dests := make([]any, 0, p.Width())
 	for _, k := range p.KeyKinds() {
 		dests = append(dests, newDest(k))
 	}
 	for range p.NumSums() {
 		dests = append(dests, new(uint64))
+	}
+	for range p.NumHists() {
+		dests = append(dests, new([]uint64))
 	}
 	return unavailable(p.Scan(rows, dests, dests, fn))
 }

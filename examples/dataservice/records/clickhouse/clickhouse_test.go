@@ -441,3 +441,66 @@ func testAddsContextColumns(t *testing.T, servers []*testenv.ClickHouseServer, c
 	}
 	recordstest.CheckContext(t, s2, 1_700_000_160)
 }
+
+// TestClickHouseAddsHistograms opens tables of schema version 5, made before the records kept
+// histograms, holding capture records, on one server and on a two-shard cluster: schema step
+// 6 adds the columns, whose DEFAULT gives each old record its samples in the bucket of their
+// average, and records carrying histograms go in and read back.
+func TestClickHouseAddsHistograms(t *testing.T) {
+	t.Run("single", func(t *testing.T) {
+		testAddsHistograms(t, []*testenv.ClickHouseServer{testenv.ClickHouse(t)}, "")
+	})
+	t.Run("cluster", func(t *testing.T) {
+		testAddsHistograms(t, testenv.ClickHouseCluster(t, 2), testenv.ClickHouseClusterName)
+	})
+}
+
+func testAddsHistograms(t *testing.T, servers []*testenv.ClickHouseServer, cluster string) {
+	ctx := context.Background()
+	const at = 1_700_000_040
+	s, err := clickhouse.Open(ctx, servers[0].URL, cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := recordstest.Averaged(recordstest.CaptureBatch(6, at))
+	if err := s.Ingest(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	// The tables as version 5 left them.
+	for k, srv := range servers {
+		conn := rawConn(t, srv)
+		tables := []string{"records"}
+		if cluster != "" && k == 0 {
+			tables = append(tables, "records_dist")
+		}
+		for _, table := range tables {
+			for _, c := range recordstest.HistColumns {
+				if err := conn.Exec(ctx, "ALTER TABLE "+table+" DROP COLUMN "+c.Name()); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for _, stmt := range []string{"DROP TABLE records_version", "CREATE TABLE records_version (version UInt32) ENGINE = TinyLog"} {
+			if err := conn.Exec(ctx, stmt); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b, err := conn.PrepareBatch(ctx, "INSERT INTO records_version (version)")
+		if err == nil {
+			if err = b.Append(uint32(5)); err == nil {
+				err = b.Send()
+			}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	s2 := clickhouse.OpenClickHouseTest(t, servers[0].URL, cluster)
+	recordstest.CheckHists(t, s2, at, old)
+	recs := recordstest.CaptureBatch(4, at)
+	if err := s2.Ingest(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	recordstest.CheckHists(t, s2, at, append(old, recs...))
+}

@@ -21,7 +21,7 @@ import (
 // SchemaVersion is the version of the ClickHouse tables' shape, kept in the table
 // records_version beside them: the number of chSteps a server's tables have had. The service
 // refuses a records table of another shape, and a later version, rather than alter it.
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // chStep is one schema version of a server's tables (a shard's): what a server at the version
 // before it needs. ClickHouse has no transactions over tables: each step may be run again after
@@ -46,11 +46,16 @@ var chSteps = [SchemaVersion]chStep{
 	},
 	// 4: the capture probe's columns (rtt, ct, srt, dtt sums and samples, retransmissions, zero
 	// windows, resets, server_name), zero in the rows the table had.
-	func(ctx context.Context, c chdriver.Conn) error { return addColumns(ctx, c, "records") },
+	func(ctx context.Context, c chdriver.Conn) error {
+		return addColumns(ctx, c, "records", records.ColServerName+1)
+	},
 	// 5: the context's columns (zones, autonomous systems, countries, exporter and interface
 	// names; records.Place), empty in the rows the table had, and the context's rollups,
 	// summed from the records by chRepair at open.
 	addContext,
+	// 6: the histograms of the times, their samples in the bucket of their average in the rows
+	// the table had.
+	addHistograms,
 }
 
 // contextColumns are the columns step 5 adds, as that step added them: frozen here, since the
@@ -61,8 +66,8 @@ var contextColumns = []string{
 	"exporter_name String", "in_if_name String", "in_if_alias String", "out_if_name String", "out_if_alias String",
 }
 
-// addContext is step 5 on c: contextColumns added to the records table where missing (step 4
-// of a later program may have added them already), then the context's rollups.
+// addContext is step 5 on c: contextColumns added to the records table where missing, then
+// the context's rollups.
 func addContext(ctx context.Context, c chdriver.Conn) error {
 	have, _, err := tableShape(ctx, c, "records")
 	if err != nil {
@@ -79,16 +84,45 @@ func addContext(ctx context.Context, c chdriver.Conn) error {
 	return chEnsureRollupsOf(ctx, c, chRollups[len(chRollups)-chContextRollups:])
 }
 
-// addColumns adds to table on c the records columns it lacks when it holds the columns of an
-// earlier version of the records table, in order (its shape a prefix of this version's): an
+// addHistograms is step 6: a histogram column for each time, frozen here as this version made
+// them, whose DEFAULT gives the rows of earlier parts their samples in the bucket of their
+// average, as ingest keeps a time that came without a histogram (records.Timing.Buckets):
+// ClickHouse computes it when it reads a part without the column, and writes it when it
+// merges one. Rows written since carry their histograms.
+func addHistograms(ctx context.Context, c chdriver.Conn) error {
+	have, _, err := tableShape(ctx, c, "records")
+	if err != nil || len(have) == 0 {
+		return err
+	}
+	for _, t := range []struct{ hist, sum, samples string }{
+		{"client_rtt_hist", "client_rtt_us", "client_rtt_samples"}, {"server_rtt_hist", "server_rtt_us", "server_rtt_samples"},
+		{"ct_hist", "ct_us", "ct_samples"}, {"srt_hist", "srt_us", "srt_samples"}, {"dtt_hist", "dtt_us", "dtt_samples"},
+	} {
+		if slices.Contains(have, t.hist+" Array(UInt64)") {
+			continue
+		}
+		ddl := "ALTER TABLE records ADD COLUMN " + t.hist + " Array(UInt64) DEFAULT if(" + t.samples + " > 0, [" +
+			records.HistEntrySQL(t.sum, t.samples, "log", "UInt64") + "], emptyArrayUInt64())"
+		if err := c.Exec(ctx, ddl); err != nil {
+			return fmt.Errorf("records: clickhouse: adding column %s to records: %w", t.hist, unavailable(err))
+		}
+	}
+	return nil
+}
+
+// addColumns adds to table on c the records columns before upTo that it lacks when it holds the
+// columns of an earlier version of the records table, in order (its shape a prefix of this
+// version's): an
 // ALTER that changes no row written (ClickHouse gives old rows the type's default, 0 or the empty string).
 // A table of another shape is left as it is, for ensureTable to refuse.
-func addColumns(ctx context.Context, c chdriver.Conn, table string) error {
+func addColumns(ctx context.Context, c chdriver.Conn, table string, upTo records.Column) error {
 	have, _, err := tableShape(ctx, c, table)
 	if err != nil || len(have) == 0 {
 		return err
 	}
 	names, kinds := records.SQLColumns()
+	n := len(names) - int(records.NumColumns-upTo) // the columns before upTo (none after it is an address)
+	names, kinds = names[:n], kinds[:n]
 	if len(have) >= len(names) {
 		return nil
 	}
@@ -335,6 +369,8 @@ func newColumns(kinds []records.Kind, n int) []batchColumn {
 			out[i] = &typedColumn[uint64]{make([]uint64, 0, n)}
 		case records.KindString:
 			out[i] = &typedColumn[string]{make([]string, 0, n)}
+		case records.KindHist:
+			out[i] = &typedColumn[[]uint64]{make([][]uint64, 0, n)}
 		}
 	}
 	return out
@@ -353,6 +389,8 @@ func newDest(k records.Kind) any {
 		return new(uint32)
 	case records.KindString:
 		return new(string)
+	case records.KindHist:
+		return new([]uint64)
 	}
 	return new(uint64)
 }

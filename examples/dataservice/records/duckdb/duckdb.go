@@ -270,7 +270,27 @@ func (s *Store) Read(ctx context.Context, p *records.Plan, from, to int64, fn fu
 	return p.ReadParts(ctx, from, to, s.read, fn)
 }
 
+// histSlice is the longest span of records a part of a plan reading histograms reads in one
+// SELECT (an hour): DuckDB hands a group's histogram entries as one list (sql.go, duckHist), as
+// long as the group's records, so a longer period is read an hour at a time, each hour's rows
+// partial histograms the reader merges. The memory a percentile takes is then that of an hour
+// of records, whatever its period.
+const histSlice = 3600
+
 func (s *Store) read(ctx context.Context, p *records.Plan, from, to int64, fn func(*records.Row) error) error {
+	if p.NumHists() == 0 {
+		return s.readSpan(ctx, p, from, to, fn)
+	}
+	for t := from; t < to; t += histSlice {
+		if err := s.readSpan(ctx, p, t, min(t+histSlice, to), fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readSpan runs one part of a plan over [from, to) in one SELECT.
+func (s *Store) readSpan(ctx context.Context, p *records.Plan, from, to int64, fn func(*records.Row) error) error {
 	marks := make([]int64, len(p.Levels))
 	for i, r := range p.Levels {
 		marks[i] = s.marks.of(r)

@@ -166,7 +166,13 @@ func TestOpenAddsContextColumns(t *testing.T) {
 	if err := s.Ingest(ctx, recordstest.Batch(3, at)); err != nil {
 		t.Fatal(err)
 	}
-	// The file as version 5 left it: neither the context's columns nor its rollups.
+	// The file as version 5 left it: neither the context's columns nor its rollups, nor the
+	// histograms of later versions (columns after them, which the appender fills by position).
+	for _, c := range recordstest.HistColumns {
+		if _, err := s.db.ExecContext(ctx, "ALTER TABLE records DROP COLUMN "+c.Name()); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, r := range contextRollups {
 		if _, err := s.db.ExecContext(ctx, "DROP TABLE "+r.Table); err != nil {
 			t.Fatal(err)
@@ -249,4 +255,42 @@ func TestSchemaVersions(t *testing.T) {
 		}
 		t.Errorf("a file of a newer version opened: %v", err)
 	}
+}
+
+// TestOpenAddsHistograms opens a file of schema version 6, made before the records kept
+// histograms, holding capture records: steps 7 and 8 add the columns with each old record's samples
+// in the bucket of its average, and records carrying histograms go in and read back.
+func TestOpenAddsHistograms(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const at = 1_700_000_040
+	old := recordstest.Averaged(recordstest.CaptureBatch(6, at))
+	if err := s.Ingest(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	// The file as version 6 left it: the records table without the histogram columns.
+	for _, c := range recordstest.HistColumns {
+		if _, err := s.db.ExecContext(ctx, "ALTER TABLE records DROP COLUMN "+c.Name()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.db.ExecContext(ctx, "UPDATE "+schemaTable+" SET version = 6"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if s, err = Open(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	recordstest.CheckHists(t, s, at, old)
+	recs := recordstest.CaptureBatch(4, at)
+	if err := s.Ingest(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	recordstest.CheckHists(t, s, at, append(old, recs...))
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/netip"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -82,7 +83,7 @@ func TestDuckDBRoundTrip(t *testing.T) {
 	if err := s.Ingest(ctx, nil); err != nil {
 		t.Fatalf("Ingest(nil) = %v", err)
 	}
-	if got := readAll(t, s); !slices.Equal(got, want) {
+	if got := readAll(t, s); !slices.EqualFunc(got, want, func(a, b records.Record) bool { return reflect.DeepEqual(a, b) }) {
 		t.Fatalf("read back %d records, differing from the %d written", len(got), len(want))
 	}
 	if err := s.Close(); err != nil {
@@ -90,7 +91,7 @@ func TestDuckDBRoundTrip(t *testing.T) {
 	}
 	s = openStore(t, dir)
 	defer s.Close()
-	if got := readAll(t, s); !slices.Equal(got, want) {
+	if got := readAll(t, s); !slices.EqualFunc(got, want, func(a, b records.Record) bool { return reflect.DeepEqual(a, b) }) {
 		t.Fatalf("after reopening: %d records, differing from the %d written", len(got), len(want))
 	}
 	if got, want := filepath.Join(dir, duckdb.FileName), filepath.Join(dir, "records.duckdb"); got != want {
@@ -232,7 +233,7 @@ func TestDuckDBConcurrentBatchesStandAlone(t *testing.T) {
 	for i := 0; i < calls; i += 2 {
 		want = append(want, recordstest.Sample(size, 1700000000+int64(i*size))...)
 	}
-	if !slices.EqualFunc(got, want, func(a, b records.Record) bool { return a == b }) {
+	if !slices.EqualFunc(got, want, func(a, b records.Record) bool { return reflect.DeepEqual(a, b) }) {
 		t.Fatalf("stored %d records, want the %d of the good batches", len(got), len(want))
 	}
 }

@@ -40,6 +40,11 @@ var steps = []step{
 	// 6: the context's columns (zones, autonomous systems, countries, exporter and interface
 	// names; records.Place), empty in the rows a file had, and the context's rollups.
 	addContext,
+	// 7 and 8: the histograms of the times (client_rtt_hist ... dtt_hist), then their samples
+	// in the bucket of their average in the rows a file had (DuckDB commits no UPDATE of a
+	// table altered in the same transaction).
+	func(ctx context.Context, tx *sql.Tx) error { return histograms(ctx, tx, false) },
+	func(ctx context.Context, tx *sql.Tx) error { return histograms(ctx, tx, true) },
 }
 
 // contextColumns are the columns step 6 adds, as that step added them: frozen here, since the
@@ -62,6 +67,29 @@ func addContext(ctx context.Context, tx *sql.Tx) error {
 		}
 	}
 	return ensureRollups(ctx, tx, contextRollups)
+}
+
+// histograms is steps 7 (fill false) and 8 (fill true): a histogram column for each time,
+// frozen here as this version made them, then filled in the rows a file had with the samples
+// in the bucket of their average, as ingest keeps a time that came without a histogram
+// (records.Timing.Buckets). The bucket is computed in SQL, as histogram.Index does in Go, but
+// for an average on a bucket's bound to the last digit of a float, which may fall in its
+// neighbour (2 % away).
+func histograms(ctx context.Context, tx *sql.Tx, fill bool) error {
+	for _, t := range []struct{ hist, sum, samples string }{
+		{"client_rtt_hist", "client_rtt_us", "client_rtt_samples"}, {"server_rtt_hist", "server_rtt_us", "server_rtt_samples"},
+		{"ct_hist", "ct_us", "ct_samples"}, {"srt_hist", "srt_us", "srt_samples"}, {"dtt_hist", "dtt_us", "dtt_samples"},
+	} {
+		stmt := "ALTER TABLE records ADD COLUMN IF NOT EXISTS " + t.hist + " UBIGINT[] DEFAULT []"
+		if fill {
+			stmt = "UPDATE records SET " + t.hist + " = [" + records.HistEntrySQL(t.sum, t.samples, "ln", "UBIGINT") + "] WHERE " +
+				t.samples + " > 0 AND len(" + t.hist + ") = 0"
+		}
+		if err := execAll(ctx, tx, stmt); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // migrate brings the file of db to the latest version, a step a transaction, and refuses a file

@@ -1,5 +1,5 @@
 // editor.js: the query editor of Explore: a textarea over a highlighted copy of its text, a
-// list of completions (metrics, keys and layers from list-fields, and keywords) that fits the
+// list of completions (metrics, functions, keys and layers from list-fields, and keywords) that fits the
 // clause at the caret, and the mark of a QUERY-SYNTAX error at its position.
 
 import {KEYWORDS, statements, tokens} from './query.js';
@@ -60,7 +60,8 @@ export class Editor {
   // kindOf tells how to colour a word: a field's kind, "keyword", "number" or "string".
   kindOf(word) {
     const lower = word.toLowerCase();
-    const f = this.fields.find((x) => x.name.toLowerCase() === lower || (x.name === 'time(N)' && lower === 'time'));
+    const f = this.fields.find((x) => x.name.toLowerCase() === lower || (x.name === 'time(N)' && lower === 'time') ||
+      (x.kind === 'function' && x.name.slice(0, -3).toLowerCase() === lower));
     if (f) return f.kind;
     if (KEYWORDS.some((k) => k.toLowerCase() === lower) || lower.startsWith('@')) return 'keyword';
     if (/^\d/.test(word)) return 'number';
@@ -106,14 +107,16 @@ export class Editor {
     const st = sts.at(-1);
     const clause = before.trimEnd().endsWith(';') || !st ? 'values' : st.parts.at(-1).clause;
     const names = (kind) => this.fields.filter((f) => f.kind === kind).map((f) => f.name.replace('(N)', '(60)'));
+    // A function completes to its name and "(": p95(m) to p95(.
+    const functions = () => names('function').map((n) => n.replace('(m)', '('));
     let list;
     switch (clause) {
       case 'by': list = names('key'); break;
       case 'from': list = names('layer'); break;
       case 'where': list = [...names('key').filter((n) => !n.startsWith('time')), ...OPERATORS]; break;
-      case 'having': list = [...names('metric'), ...OPERATORS]; break;
+      case 'having': list = [...names('metric'), ...functions(), ...OPERATORS]; break;
       case 'since': case 'until': list = ['@now']; break;
-      default: list = [...names('metric'), ...KEYWORDS.filter((k) => k !== '@now')];
+      default: list = [...names('metric'), ...functions(), ...KEYWORDS.filter((k) => k !== '@now')];
     }
     const lower = word.toLowerCase();
     return [...new Set(list)].filter((n) => n.toLowerCase().startsWith(lower) && n.toLowerCase() !== lower);
