@@ -121,7 +121,10 @@ func addColumns(ctx context.Context, c chdriver.Conn, table string, upTo records
 		return err
 	}
 	names, kinds := records.SQLColumns()
-	n := len(names) - int(records.NumColumns-upTo) // the columns before upTo (none after it is an address)
+	n := 0 // the SQL columns of the columns before upTo
+	for c := range upTo {
+		n += len(c.SQLNames())
+	}
 	names, kinds = names[:n], kinds[:n]
 	if len(have) >= len(names) {
 		return nil
