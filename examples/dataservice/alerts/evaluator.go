@@ -201,7 +201,7 @@ func (s *Service) deliver(ctx context.Context, d state.AlertDelivery, cs []Chann
 				secret = c.Secret
 			}
 		}
-		err = postWebhook(ctx, s.client, d.Target, secret, d.Body)
+		err = postWebhook(ctx, s.client, d.Target, secret, d.ID, d.Body)
 	}
 	if ctx.Err() != nil {
 		return // claimed until claimHold: the next holder retries
