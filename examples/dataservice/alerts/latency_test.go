@@ -20,10 +20,12 @@ import (
 // records that cross a rule's threshold to the arrival of the firing notification at a real
 // HTTPS webhook receiver, with the evaluator running as the service runs it (Evaluator.Run)
 // and the rule's interval the shortest (10 s) or the default (60 s); alone, or among 9,999
-// other rules of BenchmarkEvaluate's mix every 60 s. The store holds benchRecords() records
-// (as BenchmarkEvaluate's), and new records arrive every second at their rate. Each iteration
-// is a burst from a server of its own (an alert of its own) at a random moment of the
-// interval, as traffic comes; the metrics are the mean and the longest latency in seconds.
+// other rules of BenchmarkEvaluate's mixed set every 60 s, its query sharing a shape with
+// many of them (answered first) or of a shape of its own (answered last). The store holds
+// benchRecords() records (as BenchmarkEvaluate's), and new records arrive every second at
+// their rate. Each iteration is a burst from a server of its own (an alert of its own) at a
+// random moment of the interval, as traffic comes; the metrics are the mean and the longest
+// latency in seconds.
 //
 //	go test -run '^$' -bench DetectionLatency -benchtime 5x ./alerts/
 func BenchmarkDetectionLatency(b *testing.B) {
@@ -31,23 +33,37 @@ func BenchmarkDetectionLatency(b *testing.B) {
 	streamRecords(b, recs, max(benchRecords()/86400, 1))
 	for _, others := range []int{0, 9999} {
 		for _, interval := range []time.Duration{10 * time.Second, time.Minute} {
-			b.Run(fmt.Sprintf("rules=%d/interval=%v", others+1, interval), func(b *testing.B) {
-				latency(b, recs, others, interval)
-			})
+			for _, q := range []string{latencyShared, latencyOwn} {
+				if others == 0 && q == latencyOwn {
+					continue // alone, both are the same
+				}
+				name := map[string]string{latencyShared: "shared", latencyOwn: "own"}[q]
+				b.Run(fmt.Sprintf("rules=%d/interval=%v/%s", others+1, interval, name), func(b *testing.B) {
+					latency(b, recs, others, interval, q)
+				})
+			}
 		}
 	}
 }
 
+// The queries of the rule whose latency is measured: one of the shape that half of
+// BenchmarkEvaluate's rules share, answered first in each evaluation, and one of a shape of
+// its own, created last and so answered last: the longest an evaluation makes a rule wait.
+const (
+	latencyShared = "traffic BY server.ip HAVING traffic > 1e6 SINCE @now-300"
+	latencyOwn    = "traffic WHERE server.ip IN 10.2.0.0/16 BY server.ip HAVING traffic > 1e6 SINCE @now-300"
+)
+
 // bursts counts the bursts of BenchmarkDetectionLatency, which share one store.
 var bursts atomic.Int32
 
-func latency(b *testing.B, recs *duckdb.Store, others int, interval time.Duration) {
+func latency(b *testing.B, recs *duckdb.Store, others int, interval time.Duration, query string) {
 	rcv := newReceiver(b, "s3cret")
 	e := envOver(b, recs, rcv.options(), true)
 	ctx, cancel := context.WithCancel(context.Background())
 	benchRules(b, e, others, false, nil)
 	if _, err := e.st.CreateRule(ctx, state.AlertRule{Name: "burst", Interval: interval,
-		Query:  "traffic BY server.ip HAVING traffic > 1e6 SINCE @now-300",
+		Query:  query,
 		Notify: notify(b, alerts.Channel{Webhook: rcv.srv.URL, Secret: "s3cret"})}, others+1); err != nil {
 		b.Fatal(err)
 	}
