@@ -71,6 +71,9 @@ func TestFiresAndResolves(t *testing.T) {
 	if ins, _ := e.st.Instances(ctx, r.ID); len(ins) != 0 {
 		t.Fatalf("after resolving: %+v", ins)
 	}
+	if ids := rcv.deliveryIDs(); len(ids) != 2 || ids[0] == "" || ids[1] == "" || ids[0] == ids[1] {
+		t.Fatalf("delivery IDs %q: want one of its own for each notification", ids)
+	}
 }
 
 // TestWebhookRetries checks that a receiver answering 500 is retried with back-off until it
@@ -94,6 +97,10 @@ func TestWebhookRetries(t *testing.T) {
 	got, tries, bad := rcv.deliveries()
 	if len(bad) > 0 || tries != 4 || len(got) != 1 || got[0].State != alerts.Firing {
 		t.Fatalf("receiver: %d tries, acknowledged %+v, bad signatures %q; want 4 tries, one firing", tries, got, bad)
+	}
+	// Every attempt carries the same delivery ID, by which a receiver drops a repeat.
+	if ids := rcv.deliveryIDs(); len(ids) != 4 || ids[0] == "" || len(slices.Compact(slices.Clone(ids))) != 1 {
+		t.Fatalf("delivery IDs of the attempts %q: want one, the same each time", ids)
 	}
 	cs, err := e.st.Channels(ctx)
 	if err != nil || len(cs) != 1 || cs[0].Error != "" || !cs[0].Done || cs[0].Rule != r.ID {

@@ -4,7 +4,10 @@
 // once it no longer holds. Every transition is kept with the values that caused it.
 //
 // An Evaluator runs the rules (Run, on one node at a time: the service gives it a lease):
-// rules that share a query share one computation. Each evaluation writes the rule's
+// rules that share a query share one computation. A notification follows the records that
+// caused it by at most the rule's interval, plus the second Run waits between looks, plus
+// the queries of the evaluation answered up to the rule's own (each query's rules are
+// stepped, and the sender woken, as soon as it is answered), plus For, plus the delivery. Each evaluation writes the rule's
 // transitions and the notifications they cause in one transaction of the state store (an
 // outbox), and a sender delivers the outbox: webhooks (HTTPS, signed, retried with back-off
 // until a 2xx answer) and e-mail (SMTP with STARTTLS). A node that dies mid-way loses nothing:

@@ -41,12 +41,18 @@ func newFullEnv(t *testing.T, o alerts.Options) *env { return openEnv(t, o, fals
 
 func openEnv(t testing.TB, o alerts.Options, live bool) *env {
 	t.Helper()
-	ctx := context.Background()
-	recs, err := duckdb.Open(ctx, t.TempDir())
+	recs, err := duckdb.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { recs.Close() })
+	return envOver(t, recs, o, live)
+}
+
+// envOver is an alert service over the records of recs, with its own state store.
+func envOver(t testing.TB, recs *duckdb.Store, o alerts.Options, live bool) *env {
+	t.Helper()
+	ctx := context.Background()
 	db, err := state.OpenSQLite(ctx, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +90,9 @@ func openEnv(t testing.TB, o alerts.Options, live bool) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{svc: svc, ev: svc.NewEvaluator(), st: st, records: recs}
+	ev := svc.NewEvaluator()
+	t.Cleanup(ev.Close) // its standing answers follow the store's changes
+	return &env{svc: svc, ev: ev, st: st, records: recs}
 }
 
 // traffic ingests one record from 10.9.9.9 to server at t carrying bytes.
@@ -142,6 +150,7 @@ type receiver struct {
 	codes  []int
 	got    []delivered // acknowledged (2xx) bodies
 	tries  int
+	ids    []string // the delivery header of each try
 	bad    []string // signature failures
 }
 
@@ -155,9 +164,11 @@ type delivered struct {
 	Values []*float64
 	Since  time.Time
 	At     time.Time
+	// received is when the receiver acknowledged it.
+	received time.Time
 }
 
-func newReceiver(t *testing.T, secret string, codes ...int) *receiver {
+func newReceiver(t testing.TB, secret string, codes ...int) *receiver {
 	r := &receiver{secret: secret, codes: codes}
 	r.srv = httptest.NewTLSServer(http.HandlerFunc(r.serve))
 	t.Cleanup(r.srv.Close)
@@ -169,6 +180,7 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.tries++
+	r.ids = append(r.ids, req.Header.Get(alerts.DeliveryHeader))
 	sig := req.Header.Get(alerts.SignatureHeader)
 	ts, mac, _ := strings.Cut(strings.TrimPrefix(sig, "t="), ",v1=")
 	m := hmac.New(sha256.New, []byte(r.secret))
@@ -191,6 +203,7 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
 		return
 	}
+	d.received = time.Now()
 	r.got = append(r.got, d)
 }
 
@@ -198,6 +211,13 @@ func (r *receiver) deliveries() (got []delivered, tries int, bad []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]delivered(nil), r.got...), r.tries, append([]string(nil), r.bad...)
+}
+
+// deliveryIDs returns the delivery header of each try, in order.
+func (r *receiver) deliveryIDs() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.ids...)
 }
 
 // options lets webhooks reach the receivers of the test (on loopback) and trusts their
@@ -208,7 +228,7 @@ func (r *receiver) options() alerts.Options {
 		Backoff: time.Millisecond}
 }
 
-func notify(t *testing.T, cs ...alerts.Channel) json.RawMessage {
+func notify(t testing.TB, cs ...alerts.Channel) json.RawMessage {
 	b, err := json.Marshal(cs)
 	if err != nil {
 		t.Fatal(err)

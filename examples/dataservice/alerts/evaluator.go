@@ -104,16 +104,14 @@ func (e *Evaluator) Tick(ctx context.Context, now time.Time) error {
 		}
 	}
 	e.mu.Unlock()
-	answers := e.answerAll(ctx, order, now)
-	for _, q := range order {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rows, ok := answers[q]
-		if !ok {
-			continue
-		}
+	// Each query's rules are stepped as soon as it is answered, and the sender woken, so that
+	// a rule's notification waits for the queries answered before its own, not for all.
+	e.answerAll(ctx, order, now, func(q string, rows []pvql.Row) {
+		wrote := false
 		for _, r := range due[q] {
+			if ctx.Err() != nil {
+				return
+			}
 			e.mu.Lock()
 			quiet := e.quiet[r.ID]
 			e.mu.Unlock()
@@ -132,13 +130,16 @@ func (e *Evaluator) Tick(ctx context.Context, now time.Time) error {
 			e.mu.Lock()
 			e.quiet[r.ID] = err == nil && left == 0
 			e.mu.Unlock()
+			wrote = true
 		}
-	}
-	select {
-	case e.s.wake <- struct{}{}:
-	default:
-	}
-	return nil
+		if wrote {
+			select {
+			case e.s.wake <- struct{}{}:
+			default:
+			}
+		}
+	})
+	return ctx.Err()
 }
 
 // deliverLoop sends the outbox's due notifications until ctx is done: at once after an
@@ -201,7 +202,7 @@ func (s *Service) deliver(ctx context.Context, d state.AlertDelivery, cs []Chann
 				secret = c.Secret
 			}
 		}
-		err = postWebhook(ctx, s.client, d.Target, secret, d.Body)
+		err = postWebhook(ctx, s.client, d.Target, secret, d.ID, d.Body)
 	}
 	if ctx.Err() != nil {
 		return // claimed until claimHold: the next holder retries
@@ -220,11 +221,10 @@ func (s *Service) deliver(ctx context.Context, d state.AlertDelivery, cs []Chann
 	}
 }
 
-// answerAll answers the distinct rule queries at now, by query: those of one shape (the same
-// but for their HAVING) with one read when Options.Each is set, the others one by one. A query
-// that fails is left out (and logged).
-func (e *Evaluator) answerAll(ctx context.Context, queries []string, now time.Time) map[string][]pvql.Row {
-	out := map[string][]pvql.Row{}
+// answerAll answers the distinct rule queries at now, calling out with each query's rows as
+// they come (answerShape): those of one shape (the same but for their HAVING) with one read
+// when Options.Each is set. A query that fails is left out (and logged).
+func (e *Evaluator) answerAll(ctx context.Context, queries []string, now time.Time, out func(q string, rows []pvql.Row)) {
 	var shapes []string
 	byShape := map[string][]string{}
 	for _, q := range queries {
@@ -240,32 +240,39 @@ func (e *Evaluator) answerAll(ctx context.Context, queries []string, now time.Ti
 		byShape[shape] = append(byShape[shape], q)
 	}
 	for _, shape := range shapes {
-		qs := byShape[shape]
 		if ctx.Err() != nil {
 			break
 		}
-		if len(qs) > 1 {
-			res, err := e.s.opts.Each(ctx, qs, now)
-			if err == nil && len(res) == len(qs) {
-				e.s.evaluations.Add(1)
-				for i, q := range qs {
-					out[q] = res[i].Data
-				}
-				continue
-			}
-			e.s.log.Warn("alerts: rule queries of one shape failed together; answering each", zap.Error(err))
-		}
-		for _, q := range qs {
-			res, err := e.answer(ctx, q, now)
-			if err != nil || len(res) != 1 {
-				e.s.log.Warn("alerts: rule query failed", zap.String("query", q), zap.Error(err))
-				continue
-			}
-			e.s.evaluations.Add(1)
-			out[q] = res[0].Data
-		}
+		e.answerShape(ctx, byShape[shape], now, out)
 	}
-	return out
+}
+
+// answerShape answers qs, queries of one shape, calling out with each one's rows: with one
+// read when there are several and Options.Each is set, else one by one.
+func (e *Evaluator) answerShape(ctx context.Context, qs []string, now time.Time, out func(q string, rows []pvql.Row)) {
+	if len(qs) > 1 && e.s.opts.Each != nil {
+		res, err := e.s.opts.Each(ctx, qs, now)
+		if err == nil && len(res) == len(qs) {
+			e.s.evaluations.Add(1)
+			for i, q := range qs {
+				out(q, res[i].Data)
+			}
+			return
+		}
+		e.s.log.Warn("alerts: rule queries of one shape failed together; answering each", zap.Error(err))
+	}
+	for _, q := range qs {
+		if ctx.Err() != nil {
+			return
+		}
+		res, err := e.answer(ctx, q, now)
+		if err != nil || len(res) != 1 {
+			e.s.log.Warn("alerts: rule query failed", zap.String("query", q), zap.Error(err))
+			continue
+		}
+		e.s.evaluations.Add(1)
+		out(q, res[0].Data)
+	}
 }
 
 // answer answers one rule query at now: from its standing answer with Options.Live, which

@@ -20,6 +20,14 @@ import (
 // "t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed with the channel's secret>".
 const SignatureHeader = "Svc-Signature"
 
+// DeliveryHeader is the header that carries a webhook notification's delivery ID: the same
+// on every attempt of one notification to one channel, from whichever node sends it, and
+// never reused. A receiver that keeps the IDs it acknowledged (for the retry span, about 3
+// hours) can drop a notification sent again after a node died between the receiver's
+// acknowledgement and its recording, making delivery exactly-once on its side. The header
+// is not signed; the body, which is, is the same byte for byte on every attempt too.
+const DeliveryHeader = "Svc-Delivery"
+
 // Sign returns the value of SignatureHeader for body sent at t with secret.
 func Sign(secret string, t time.Time, body []byte) string {
 	ts := strconv.FormatInt(t.Unix(), 10)
@@ -51,14 +59,16 @@ func newWebhookClient(g *Guard, roots *x509.CertPool) *http.Client {
 	}
 }
 
-// postWebhook sends body to url, signed with secret; nil when the receiver answered 2xx.
-func postWebhook(ctx context.Context, c *http.Client, url, secret string, body []byte) error {
+// postWebhook sends body to url, signed with secret, as delivery id; nil when the receiver
+// answered 2xx.
+func postWebhook(ctx context.Context, c *http.Client, url, secret string, id int64, body []byte) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "fnapi-dataservice-alerts")
+	req.Header.Set(DeliveryHeader, strconv.FormatInt(id, 10))
 	if secret != "" {
 		req.Header.Set(SignatureHeader, Sign(secret, time.Now(), body))
 	}

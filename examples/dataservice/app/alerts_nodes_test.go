@@ -23,12 +23,14 @@ import (
 )
 
 // hookReceiver is a real HTTPS webhook receiver: it answers 500 to its first call, then
-// acknowledges, and records the states it acknowledged.
+// acknowledges, and records the states it acknowledged and the delivery ID of every call.
 type hookReceiver struct {
 	srv   *httptest.Server
 	mu    sync.Mutex
 	tries int
 	got   []string
+	ids   []string // alerts.DeliveryHeader of each call
+	acked []string // of each call acknowledged
 }
 
 func (h *hookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -36,6 +38,7 @@ func (h *hookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.tries++
+	h.ids = append(h.ids, r.Header.Get(alerts.DeliveryHeader))
 	if h.tries == 1 || !strings.HasPrefix(r.Header.Get(alerts.SignatureHeader), "t=") {
 		w.WriteHeader(http.StatusInternalServerError)
 		return
@@ -43,6 +46,7 @@ func (h *hookReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var n struct{ State string }
 	_ = json.Unmarshal(body, &n)
 	h.got = append(h.got, n.State)
+	h.acked = append(h.acked, r.Header.Get(alerts.DeliveryHeader))
 }
 
 func (h *hookReceiver) seen() (int, []string) {
@@ -128,6 +132,13 @@ func TestAlertsMoveBetweenNodes(t *testing.T) {
 	}
 	if !slices.Equal(states, []string{"resolved", "firing"}) {
 		t.Fatalf("history %q; want firing then resolved, once each", states)
+	}
+	// The dead node's failed attempt and the other's acknowledged one are one delivery: a
+	// receiver de-duplicating on the ID would see a repeat as such.
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.acked) != 2 || h.ids[0] == "" || h.ids[0] != h.acked[0] || h.acked[0] == h.acked[1] {
+		t.Fatalf("delivery IDs of the calls %q, of those acknowledged %q; want the firing's the same from both nodes, the resolved's another", h.ids, h.acked)
 	}
 }
 

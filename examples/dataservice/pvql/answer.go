@@ -9,20 +9,34 @@ import (
 
 // result computes the statement's values on its group sums, then applies HAVING, TOP and the
 // order. Meta.Elapsed is left to the caller.
-func (s *state) result() Result {
+func (s *state) result() Result { return s.resultOf(s.values()) }
+
+// values computes the statement's values on each group's sums: nv a group, in group order.
+// They are the same for every statement of one shape.
+func (s *state) values() []float64 {
 	st, g := s.st, s.groups
 	if len(st.keys) == 0 && g.len() == 0 {
 		g.at(gkey{})
 	}
 	nv := len(st.values)
 	vals := make([]float64, g.len()*nv)
-	var kept []int
 	for i := range g.len() {
 		sm := &g.group(i).sums
 		for j, v := range st.values {
 			vals[i*nv+j] = finalValue(v.x, sm)
 		}
-		if st.having == nil || match(st.having, sm) {
+	}
+	return vals
+}
+
+// resultOf applies HAVING, TOP and the order to the groups with their values vals (values);
+// the rows' Values are slices of vals.
+func (s *state) resultOf(vals []float64) Result {
+	st, g := s.st, s.groups
+	nv := len(st.values)
+	var kept []int
+	for i := range g.len() {
+		if st.having == nil || match(st.having, &g.group(i).sums) {
 			kept = append(kept, i)
 		}
 	}

@@ -10,8 +10,10 @@
 //
 // # Literals
 //
-//   - Numbers: digits with an optional fraction (12, 0.5); no exponent. A number in HAVING
-//     and in SINCE/UNTIL may have a leading "-".
+//   - Numbers: digits with an optional fraction and an optional decimal exponent (12, 0.5,
+//     1e9, 2.5E-3, 1e+6); no SI suffix (1G would have to guess between 10^9 and 2^30). Where
+//     an integer is wanted (TOP, time(N), SINCE/UNTIL, a baseline's offset and windows): digits
+//     only. A number in HAVING and in SINCE/UNTIL may have a leading "-".
 //   - Strings: in single or double quotes; a backslash makes the next character literal
 //     ('it\'s'). Aliases (AS "name") are strings.
 //   - Addresses: bare IPv4 (10.0.0.1) or IPv6 (2001:db8::1), or a quoted string holding one;

@@ -14,7 +14,7 @@ const (
 	tokEOF     tokenKind = iota
 	tokIllegal           // a character sequence that is no token; text holds the reason
 	tokIdent             // a name: keyword, field, layer, protocol or bare application name
-	tokNumber            // 123 or 1.5
+	tokNumber            // 123, 1.5 or 1e9
 	tokAddr              // an IPv4 or IPv6 address
 	tokPrefix            // a CIDR prefix
 	tokString            // a quoted string; text holds the unquoted value
@@ -136,6 +136,19 @@ func lexWord(src string, i int) token {
 	if isNumber(w) {
 		return token{kind: tokNumber, text: w, pos: i, end: j}
 	}
+	if m, ok := strings.CutSuffix(strings.ToLower(w), "e"); ok && isNumber(m) && j < len(src) && (src[j] == '+' || src[j] == '-') {
+		j++ // the sign of an exponent: 1e+9, 2.5e-3
+		for j < len(src) && isWordByte(src[j]) {
+			j++
+		}
+		w = src[i:j]
+		if isNumber(w) {
+			return token{kind: tokNumber, text: w, pos: i, end: j}
+		}
+	}
+	if m, _, ok := strings.Cut(strings.ToLower(w), "e"); ok && isNumber(m) && !strings.Contains(w, ":") {
+		return token{kind: tokIllegal, text: "invalid number " + strconv.Quote(w) + ": an exponent is e, an optional sign and digits (1e9, 2.5e-3)", pos: i, end: j}
+	}
 	if a, err := netip.ParseAddr(w); err == nil {
 		if j < len(src) && src[j] == '/' && j+1 < len(src) && isDigit(src[j+1]) {
 			k := j + 1
@@ -155,8 +168,16 @@ func lexWord(src string, i int) token {
 	return token{kind: tokIllegal, text: "invalid number or address " + strconv.Quote(w), pos: i, end: j}
 }
 
-// isNumber reports whether w is digits with an optional fraction: 12 or 1.5.
+// isNumber reports whether w is digits with an optional fraction and an optional decimal
+// exponent: 12, 1.5, 1e9, 2.5E-3.
 func isNumber(w string) bool {
+	if k := strings.IndexAny(w, "eE"); k >= 0 {
+		exp := strings.TrimLeft(w[k+1:], "+-")
+		if len(w[k+1:])-len(exp) > 1 || !allDigits(exp) {
+			return false
+		}
+		w = w[:k]
+	}
 	intPart, frac, hasDot := strings.Cut(w, ".")
 	return allDigits(intPart) && (!hasDot || allDigits(frac))
 }

@@ -137,6 +137,14 @@ func TestParseErrors(t *testing.T) {
 		{"traffic SINCE @then", 14, expTime},
 		{"traffic SINCE @now-", 19, "a number of seconds"},
 		{"traffic UNTIL 99999999999999999999", 14, expTime},
+		{"traffic HAVING traffic > 1e", 25, expNumber},
+		{"traffic HAVING traffic > 1e+", 25, expNumber},
+		{"traffic HAVING traffic > 2.5E-x", 25, expNumber},
+		{"traffic HAVING traffic > 1e9x", 25, expNumber},
+		{"traffic HAVING traffic > 1e400", 25, expNumber},
+		{"traffic * 1e+ HAVING traffic > 1", 10, expValue},
+		{"traffic TOP 1e3", 12, "a positive integer"},
+		{"traffic SINCE @now-1e3", 19, "a number of seconds"},
 		{strings.Repeat("(", MaxDepth+1) + "traffic" + strings.Repeat(")", MaxDepth+1), MaxDepth, "at most 64 nested"},
 		{"traffic WHERE " + strings.Repeat("NOT ", MaxDepth+1) + "protocol = 6", 14 + 4*MaxDepth, "at most 64 nested"},
 		{"traffic" + strings.Repeat(" ", MaxLength), MaxLength, "an expression of at most"},
@@ -156,6 +164,28 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("Error() = %q lacks a message or what was expected", se.Error())
 			}
 		})
+	}
+}
+
+// TestParseNumbers checks decimal exponents: HAVING traffic > 1e9 compares with a billion.
+func TestParseNumbers(t *testing.T) {
+	t.Parallel()
+	for expr, want := range map[string]float64{
+		"1e9": 1e9, "2.5e6": 2.5e6, "1E3": 1000, "1e+3": 1000, "25e-1": 2.5, "1e-999": 0, "12": 12, "1.5": 1.5,
+	} {
+		sts, err := Parse("traffic HAVING traffic > " + expr)
+		if err != nil {
+			t.Errorf("%s: %v", expr, err)
+			continue
+		}
+		vf, ok := sts[0].having.(*valueFilter)
+		if !ok || len(vf.nums) != 1 || vf.nums[0] != want {
+			t.Errorf("HAVING traffic > %s: %#v, want a comparison with %g", expr, sts[0].having, want)
+		}
+	}
+	// An IPv6 address that looks like an exponent stays an address.
+	if _, err := Parse("traffic WHERE server.ip = 1e9::1"); err != nil {
+		t.Error(err)
 	}
 }
 
@@ -205,6 +235,7 @@ func FuzzParse(f *testing.F) {
 		"traffic SINCE @now-3600 UNTIL @now; packets FROM udp", "traffic HAVING ((traffic + 1) * 2 > 3)",
 		"traffic WHERE server.ip >= 2001:db8::1 OR server.ip IN (::ffff:1.2.3.4, fd00::/8)", "'", "@", "((", "\x00",
 		"traffic BY server.ip HAVING traffic > 3 * baseline(traffic, 7d, 2) SINCE @now-3600", "baseline(packets, 90", "p95(srt) BY application HAVING max(ct) > 0.1", "p99(", "max(rtt)",
+		"traffic HAVING traffic > 2.5e-6 OR records < 1E+9", "1e", "1e+", "9e9999",
 	} {
 		f.Add(s)
 	}

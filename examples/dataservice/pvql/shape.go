@@ -28,8 +28,9 @@ func shapeOf(src string, from, to int, having [2]int) string {
 var errShapes = errors.New("pvql: AnswerEach: statements of different shapes, or with baselines")
 
 // AnswerEach answers statements of one shape (Shape) with one read of the store: the groups
-// and their sums once, then each statement's HAVING, values, TOP and order on them. The
-// answers equal Query's for each statement alone. No statement may hold a baseline.
+// and their sums once, and their values, then each statement's HAVING, TOP and order on them
+// (the results' rows share their Values: read them, do not change them). The answers equal
+// Query's for each statement alone. No statement may hold a baseline.
 func (e *Engine) AnswerEach(ctx context.Context, stmts []*Statement, now time.Time, defaultPeriod time.Duration) ([]Result, error) {
 	if len(stmts) == 0 {
 		return nil, nil
@@ -66,9 +67,10 @@ func (e *Engine) AnswerEach(ctx context.Context, stmts []*Statement, now time.Ti
 		s.covered = s.until - s.since
 	}
 	out := make([]Result, len(stmts))
+	vals := s.values() // the same text but for HAVING: the same values, computed once
 	for i, st := range stmts {
 		s.st = st
-		out[i] = s.result()
+		out[i] = s.resultOf(vals)
 		out[i].Meta.Elapsed = time.Since(start).Seconds()
 	}
 	return out, nil
