@@ -9,11 +9,11 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
 
-// perfOverTime holds the statements of the dashboard's "over time" widgets, one line each, so
-// that they switch in one place: averages until the query language has p95(m), then
-// `p95(srt) AS "srt", p95(rtt) AS "rtt", p95(eurt) AS "eurt" BY time(60) FROM tcp`.
+// perfOverTime are the dashboard's widgets over time: the 95th percentiles of the times a
+// histogram keeps (rtt and eurt are sums of averages, which have none).
 var perfOverTime = []state.Widget{
-	{Title: "Response times over time (average)", Kind: "timeseries", Queries: []string{"srt, rtt, eurt BY time(60) FROM tcp"}},
+	{Title: "Response times over time (p95)", Kind: "timeseries",
+		Queries: []string{`p95(srt) AS "srt", p95(server.rtt) AS "server.rtt", p95(client.rtt) AS "client.rtt" BY time(60) FROM tcp`}},
 }
 
 // perfDashboard is the "Application performance" dashboard a service with the capture probe
