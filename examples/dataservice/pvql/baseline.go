@@ -121,16 +121,20 @@ func baselineString(b *baselineExpr) string {
 }
 
 // baselines lists the statement's baselines, in its values and HAVING.
-func (st *Statement) baselines() []*baselineExpr {
-	var out []*baselineExpr
+func (st *Statement) baselines() []*baselineExpr { return exprsOf[*baselineExpr](st) }
+
+// exprsOf lists the statement's expressions of type T (baselines, percentiles), in its values
+// and HAVING, as they appear.
+func exprsOf[T expr](st *Statement) []T {
+	var out []T
 	var walk func(x expr)
 	walk = func(x expr) {
-		switch x := x.(type) {
-		case *baselineExpr:
-			out = append(out, x)
-		case *binaryExpr:
-			walk(x.l)
-			walk(x.r)
+		if t, ok := x.(T); ok {
+			out = append(out, t)
+		}
+		if b, ok := x.(*binaryExpr); ok {
+			walk(b.l)
+			walk(b.r)
 		}
 	}
 	for _, v := range st.values {

@@ -96,24 +96,7 @@ func quantileString(q *quantileExpr) string {
 }
 
 // quantiles lists the statement's percentile functions, in its values and HAVING.
-func (st *Statement) quantiles() []*quantileExpr {
-	var out []*quantileExpr
-	var walk func(x expr)
-	walk = func(x expr) {
-		switch x := x.(type) {
-		case *quantileExpr:
-			out = append(out, x)
-		case *binaryExpr:
-			walk(x.l)
-			walk(x.r)
-		}
-	}
-	for _, v := range st.values {
-		walk(v.x)
-	}
-	walkValueFilters(st.having, func(vf *valueFilter) { walk(vf.x) })
-	return out
-}
+func (st *Statement) quantiles() []*quantileExpr { return exprsOf[*quantileExpr](st) }
 
 // hasQuantiles reports whether a statement of stmts has a percentile: a live answer then
 // answers in full each time, as the histograms it would keep per group and bucket are large.
