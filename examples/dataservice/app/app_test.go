@@ -382,22 +382,9 @@ func TestAuthenticationAndVersions(t *testing.T) {
 func TestDemoOverview(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir := t.TempDir()
-	cfg := app.Config{DataDir: dir, Demo: true,
-		Auth: []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1}),
-			auth.WithAdminPassword("correct horse battery staple")}}
+	cfg := app.Config{DataDir: t.TempDir(), Demo: true}
 	for range 2 {
-		a, err := app.Open(ctx, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := httptest.NewTLSServer(a.Handler())
-		s := &service{app: a, srv: srv, api: srv.URL + "/api"}
-		session, err := client.Call(ctx, s.http(t), authapi.Login, authapi.LoginArgs{User: "admin", Password: "correct horse battery staple"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := s.http(t, client.WithSession(session))
+		c, stop := openAsAdmin(t, cfg)
 		list, err := client.Call(ctx, c, api.ListDashboards, decl.None{})
 		if err != nil || len(list) != 1 {
 			t.Fatalf("dashboards: %+v, %v", list, err)
@@ -406,18 +393,55 @@ func TestDemoOverview(t *testing.T) {
 		if err != nil || len(d.Widgets) == 0 {
 			t.Fatalf("overview: %+v, %v", d, err)
 		}
-		for _, w := range d.Widgets {
-			for _, q := range w.Queries {
-				for _, err := range client.Stream(ctx, c, api.Query, api.QueryArgs{Expr: q}) {
-					if err != nil {
-						t.Errorf("widget %q: query %q: %v", w.Title, q, err)
-					}
-				}
-			}
-		}
+		answerWidgets(t, c, d, false)
+		stop()
+	}
+}
+
+// openAsAdmin opens the service of cfg (cheap password hashing, the tests' administrator) and
+// serves it over real TLS; it returns a client signed in as the administrator, and stop, which
+// closes the service (a test may open the same data directory again).
+func openAsAdmin(t *testing.T, cfg app.Config) (c *client.Client, stop func()) {
+	t.Helper()
+	ctx := context.Background()
+	cfg.Auth = append([]auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1}),
+		auth.WithAdminPassword("correct horse battery staple")}, cfg.Auth...)
+	a, err := app.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewTLSServer(a.Handler())
+	stop = func() {
 		srv.Close()
 		if err := a.Close(ctx); err != nil {
 			t.Fatal(err)
+		}
+	}
+	s := &service{app: a, srv: srv, api: srv.URL + "/api"}
+	session, err := client.Call(ctx, s.http(t), authapi.Login, authapi.LoginArgs{User: "admin", Password: "correct horse battery staple"})
+	if err != nil {
+		stop()
+		t.Fatal(err)
+	}
+	return s.http(t, client.WithSession(session)), stop
+}
+
+// answerWidgets runs every statement of d's widgets through c, and fails t for an error or,
+// with nonEmpty, an empty answer.
+func answerWidgets(t *testing.T, c *client.Client, d api.Dashboard, nonEmpty bool) {
+	t.Helper()
+	for _, w := range d.Widgets {
+		for _, q := range w.Queries {
+			n := 0
+			for _, err := range client.Stream(context.Background(), c, api.Query, api.QueryArgs{Expr: q}) {
+				if err != nil {
+					t.Errorf("widget %q: query %q: %v", w.Title, q, err)
+				}
+				n++
+			}
+			if nonEmpty && n == 0 {
+				t.Errorf("widget %q: query %q answered nothing", w.Title, q)
+			}
 		}
 	}
 }
@@ -489,21 +513,9 @@ func TestPerfDashboard(t *testing.T) {
 	if err := os.WriteFile(pcap, hdr, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg := app.Config{DataDir: dir, CaptureFile: pcap,
-		Auth: []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1}),
-			auth.WithAdminPassword("correct horse battery staple")}}
+	cfg := app.Config{DataDir: dir, CaptureFile: pcap}
 	for start := range 3 {
-		a, err := app.Open(ctx, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := httptest.NewTLSServer(a.Handler())
-		s := &service{app: a, srv: srv, api: srv.URL + "/api"}
-		session, err := client.Call(ctx, s.http(t), authapi.Login, authapi.LoginArgs{User: "admin", Password: "correct horse battery staple"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := s.http(t, client.WithSession(session))
+		c, stop := openAsAdmin(t, cfg)
 		list, err := client.Call(ctx, c, api.ListDashboards, decl.None{})
 		if err != nil {
 			t.Fatal(err)
@@ -524,24 +536,8 @@ func TestPerfDashboard(t *testing.T) {
 			if err != nil || len(d.Widgets) != 4 {
 				t.Fatalf("dashboard: %+v, %v", d, err)
 			}
-			for _, w := range d.Widgets {
-				for _, q := range w.Queries {
-					n := 0
-					for _, err := range client.Stream(ctx, c, api.Query, api.QueryArgs{Expr: q}) {
-						if err != nil {
-							t.Errorf("widget %q: query %q: %v", w.Title, q, err)
-						}
-						n++
-					}
-					if n == 0 {
-						t.Errorf("widget %q: query %q answered nothing", w.Title, q)
-					}
-				}
-			}
+			answerWidgets(t, c, d, true)
 		}
-		srv.Close()
-		if err := a.Close(ctx); err != nil {
-			t.Fatal(err)
-		}
+		stop()
 	}
 }
