@@ -10,7 +10,9 @@ import (
 )
 
 // MaxFamilyRead is the most distinct literals one read of AnswerEach asks for at once
-// (`k IN (...)`); a family of more is read in several reads of at most that many.
+// (`k IN (...)`); a family of more is read in several reads of at most that many. The groups
+// of one read, of all its literals, count against the engine's group limit (WithMaxGroups):
+// past it AnswerEach fails with a *GroupsError, and its caller may answer each alone.
 const MaxFamilyRead = 1000
 
 // Family returns the statement's shape (Shape) without the literal of its equality term on a
