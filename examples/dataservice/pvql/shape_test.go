@@ -150,3 +150,41 @@ func stmts0(t *testing.T, x string) *Statement {
 	}
 	return st[0]
 }
+
+// TestAnswerFamilyReads checks a family of more literals than one read asks for
+// (MaxFamilyRead): each statement still gets its own answer, those of the later read too.
+func TestAnswerFamilyReads(t *testing.T) {
+	t.Parallel()
+	now := time.Now().Truncate(time.Minute)
+	var recs []rec
+	for i := range 20 {
+		recs = append(recs, rec{time: now.Unix() - int64(i*60) - 1, proto: 6, app: "https",
+			cIP: netip.AddrFrom4([4]byte{10, 9, 9, byte(i % 3)}), sIP: netip.AddrFrom4([4]byte{10, 0, 0, byte(i % 4)}),
+			sPort: 443, sBytes: uint64(100 * i)})
+	}
+	e := New(openDB(t, recs))
+	var exprs []string
+	var stmts []*Statement
+	for i := range MaxFamilyRead + 2 {
+		server := netip.AddrFrom4([4]byte{10, 1, byte(i >> 8), byte(i)})
+		switch i {
+		case 0, MaxFamilyRead - 1, MaxFamilyRead, MaxFamilyRead + 1:
+			server = netip.AddrFrom4([4]byte{10, 0, 0, byte(i % 4)})
+		}
+		x := "traffic BY client.ip WHERE server.ip = " + server.String() + " SINCE @now-3600"
+		exprs, stmts = append(exprs, x), append(stmts, stmts0(t, x))
+	}
+	got, err := e.AnswerEach(context.Background(), stmts, now, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{0, 1, MaxFamilyRead - 1, MaxFamilyRead, MaxFamilyRead + 1} {
+		want, err := e.Query(context.Background(), exprs[i], now, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got[i].Data, want[0].Data) || len(want[0].Data) == 0 && i != 1 {
+			t.Errorf("%s: together %v, alone %v", exprs[i], got[i].Data, want[0].Data)
+		}
+	}
+}
