@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/alerts"
+	"github.com/fnapi/fnapi/examples/dataservice/records/duckdb"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
 
@@ -223,5 +224,66 @@ func TestBaselineRule(t *testing.T) {
 	e.tick(t, t0)
 	if got := e.states(t, r.ID); len(got) != 1 || got[0] != `firing ["10.0.0.1"] [40000]` {
 		t.Fatalf("history %q; want 10.0.0.1 firing alone", got)
+	}
+}
+
+// TestFamilyQueries checks that rules whose queries differ only in the server they watch (and
+// their thresholds) are answered with one read of the store, and fire and resolve exactly as
+// when each query is answered alone.
+func TestFamilyQueries(t *testing.T) {
+	t.Parallel()
+	recs, err := duckdb.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { recs.Close() })
+	together := envEach(t, recs, alerts.Options{}, false, true)
+	alone := envEach(t, recs, alerts.Options{}, false, false)
+	queries := map[string]string{
+		"s1":      "traffic BY client.ip WHERE server.ip = 10.0.0.1 HAVING traffic > 50 SINCE @now-60",
+		"s1 high": "traffic BY client.ip WHERE server.ip = 10.0.0.1 HAVING traffic > 500 SINCE @now-60",
+		"s2":      "traffic BY client.ip WHERE server.ip = 10.0.0.2 HAVING traffic > 50 SINCE @now-60",
+		"s3":      "traffic BY client.ip WHERE server.ip = 10.0.0.3 HAVING traffic > 50 SINCE @now-60",
+		"s4":      "traffic BY client.ip WHERE server.ip = 10.0.0.4 HAVING traffic > 50 SINCE @now-60",
+		"s3 all":  "traffic WHERE server.ip = 10.0.0.3 HAVING traffic > 0 SINCE @now-60",
+		"s5 all":  "traffic WHERE server.ip = 10.0.0.5 HAVING traffic > 0 SINCE @now-60",
+	}
+	ids := map[*env]map[string]string{together: {}, alone: {}}
+	for _, e := range []*env{together, alone} {
+		for name, q := range queries {
+			ids[e][name] = e.rule(t, state.AlertRule{Name: name, Query: q}).ID
+		}
+	}
+	t0 := time.Now().Truncate(time.Hour).Add(-2 * time.Hour)
+	together.flow(t, t0.Unix()-1, "10.9.9.1", "10.0.0.1", 100)
+	together.flow(t, t0.Unix()-1, "10.9.9.2", "10.0.0.1", 1000)
+	together.flow(t, t0.Unix()-1, "10.9.9.1", "10.0.0.2", 10)
+	together.flow(t, t0.Unix()-1, "10.9.9.2", "10.0.0.3", 60)
+	for _, e := range []*env{together, alone} {
+		e.tick(t, t0)
+	}
+	if a, b := together.svc.Evaluations(), alone.svc.Evaluations(); a != 2 || b != 7 {
+		t.Fatalf("7 queries of 2 families: %d reads together, %d alone; want 2 and 7", a, b)
+	}
+	together.flow(t, t0.Unix()+100, "10.9.9.1", "10.0.0.2", 100)
+	together.flow(t, t0.Unix()+100, "10.9.9.2", "10.0.0.1", 600)
+	for _, e := range []*env{together, alone} {
+		e.tick(t, t0.Add(2*time.Minute))
+	}
+	transitions := 0
+	for name := range queries {
+		got, want := together.states(t, ids[together][name]), alone.states(t, ids[alone][name])
+		if !slices.Equal(got, want) {
+			t.Errorf("rule %s: together\n%s\nalone\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		transitions += len(got)
+	}
+	// 10.9.9.2 sends 600 more: still firing; 10.9.9.1 nothing: resolved.
+	want := []string{`firing ["10.9.9.2"] [1000]`, `firing ["10.9.9.1"] [100]`, `resolved ["10.9.9.1"] [100]`}
+	if got := together.states(t, ids[together]["s1"]); !slices.Equal(got, want) {
+		t.Errorf("rule s1:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if transitions != 9 {
+		t.Errorf("%d transitions in all", transitions)
 	}
 }

@@ -52,6 +52,13 @@ func openEnv(t testing.TB, o alerts.Options, live bool) *env {
 // envOver is an alert service over the records of recs, with its own state store.
 func envOver(t testing.TB, recs *duckdb.Store, o alerts.Options, live bool) *env {
 	t.Helper()
+	return envEach(t, recs, o, live, true)
+}
+
+// envEach is envOver answering the queries of one family together (Options.Each) when each
+// is set, else one by one.
+func envEach(t testing.TB, recs *duckdb.Store, o alerts.Options, live, each bool) *env {
+	t.Helper()
 	ctx := context.Background()
 	db, err := state.OpenSQLite(ctx, t.TempDir())
 	if err != nil {
@@ -66,16 +73,9 @@ func envOver(t testing.TB, recs *duckdb.Store, o alerts.Options, live bool) *env
 	o.Query = func(ctx context.Context, expr string, now time.Time) ([]pvql.Result, error) {
 		return engine.Query(ctx, expr, now, time.Hour)
 	}
-	o.Each = func(ctx context.Context, exprs []string, now time.Time) ([]pvql.Result, error) {
-		var sts []*pvql.Statement
-		for _, x := range exprs {
-			st, err := pvql.Parse(x)
-			if err != nil {
-				return nil, err
-			}
-			sts = append(sts, st...)
-		}
-		return engine.AnswerEach(ctx, sts, now, time.Hour)
+	o.Each = nil
+	if each {
+		o.Each = eachOf(engine)
 	}
 	if live {
 		o.Live = func(expr string) (alerts.Standing, error) {
@@ -95,10 +95,31 @@ func envOver(t testing.TB, recs *duckdb.Store, o alerts.Options, live bool) *env
 	return &env{svc: svc, ev: ev, st: st, records: recs}
 }
 
+// eachOf answers the queries of one family together, as package app does.
+func eachOf(engine *pvql.Engine) func(ctx context.Context, exprs []string, now time.Time) ([]pvql.Result, error) {
+	return func(ctx context.Context, exprs []string, now time.Time) ([]pvql.Result, error) {
+		var sts []*pvql.Statement
+		for _, x := range exprs {
+			st, err := pvql.Parse(x)
+			if err != nil {
+				return nil, err
+			}
+			sts = append(sts, st...)
+		}
+		return engine.AnswerEach(ctx, sts, now, time.Hour)
+	}
+}
+
 // traffic ingests one record from 10.9.9.9 to server at t carrying bytes.
 func (e *env) traffic(t *testing.T, at int64, server string, bytes int) {
 	t.Helper()
-	raw := `{"time": ` + strconv.FormatInt(at, 10) + `, "protocol": "tcp", "client": {"ip": "10.9.9.9", "port": 50000, "bytes": 0},
+	e.flow(t, at, "10.9.9.9", server, bytes)
+}
+
+// flow ingests one record from client to server at t carrying bytes.
+func (e *env) flow(t *testing.T, at int64, client, server string, bytes int) {
+	t.Helper()
+	raw := `{"time": ` + strconv.FormatInt(at, 10) + `, "protocol": "tcp", "client": {"ip": "` + client + `", "port": 50000, "bytes": 0},
 		"server": {"ip": "` + server + `", "port": 443, "bytes": ` + strconv.Itoa(bytes) + `}}`
 	r, err := records.ParseRecord(json.RawMessage(raw), time.Now())
 	if err != nil {

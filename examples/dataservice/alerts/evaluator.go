@@ -222,8 +222,9 @@ func (s *Service) deliver(ctx context.Context, d state.AlertDelivery, cs []Chann
 }
 
 // answerAll answers the distinct rule queries at now, calling out with each query's rows as
-// they come (answerShape): those of one shape (the same but for their HAVING) with one read
-// when Options.Each is set. A query that fails is left out (and logged).
+// they come (answerShape): those of one family (pvql.Statement.Family: the same but for their
+// HAVING and the literal of one `k = literal` term of their WHERE) with one read when
+// Options.Each is set. A query that fails is left out (and logged).
 func (e *Evaluator) answerAll(ctx context.Context, queries []string, now time.Time, out func(q string, rows []pvql.Row)) {
 	var shapes []string
 	byShape := map[string][]string{}
@@ -231,7 +232,7 @@ func (e *Evaluator) answerAll(ctx context.Context, queries []string, now time.Ti
 		shape := "\x00" + q // alone
 		if e.s.opts.Each != nil {
 			if sts, err := pvql.Parse(q); err == nil && len(sts) == 1 && !sts[0].HasBaseline() {
-				shape = sts[0].Shape()
+				shape = sts[0].Family()
 			}
 		}
 		if byShape[shape] == nil {
@@ -247,7 +248,7 @@ func (e *Evaluator) answerAll(ctx context.Context, queries []string, now time.Ti
 	}
 }
 
-// answerShape answers qs, queries of one shape, calling out with each one's rows: with one
+// answerShape answers qs, queries of one family, calling out with each one's rows: with one
 // read when there are several and Options.Each is set, else one by one.
 func (e *Evaluator) answerShape(ctx context.Context, qs []string, now time.Time, out func(q string, rows []pvql.Row)) {
 	if len(qs) > 1 && e.s.opts.Each != nil {
@@ -259,7 +260,7 @@ func (e *Evaluator) answerShape(ctx context.Context, qs []string, now time.Time,
 			}
 			return
 		}
-		e.s.log.Warn("alerts: rule queries of one shape failed together; answering each", zap.Error(err))
+		e.s.log.Warn("alerts: rule queries of one family failed together; answering each", zap.Error(err))
 	}
 	for _, q := range qs {
 		if ctx.Err() != nil {

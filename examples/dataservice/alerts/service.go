@@ -29,10 +29,11 @@ type Options struct {
 	// arrived or changed since its last answer (pvql.Engine.Live over the store's changes):
 	// each distinct rule query keeps one. Default: every evaluation answers with Query.
 	Live func(expr string) (Standing, error)
-	// Each, when set, answers rule queries of one shape (pvql.Statement.Shape: the same query
-	// but for its HAVING, as rules differing only in thresholds are) with one read of the
-	// store, a result per expression in order (pvql.Engine.AnswerEach). Default: each
-	// distinct query answers alone.
+	// Each, when set, answers rule queries of one family (pvql.Statement.Family: the same
+	// query but for its HAVING, as rules differing only in thresholds are, and for the literal
+	// of one `k = literal` term of its WHERE, as rules watching one server each are) with one
+	// read of the store, a result per expression in order (pvql.Engine.AnswerEach). Default:
+	// each distinct query answers alone.
 	Each func(ctx context.Context, exprs []string, now time.Time) ([]pvql.Result, error)
 	// WebhookAllow lists the prefixes webhooks may reach besides public addresses.
 	WebhookAllow []netip.Prefix

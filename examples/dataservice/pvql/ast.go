@@ -22,6 +22,10 @@ type Statement struct {
 	// that clause lies in the expression.
 	shape    string
 	havingAt [2]int
+	// family is the shape without the literal of eq, the term `k = literal` that statements of
+	// one family differ in (see Family); eq is nil when there is none, and family the shape.
+	family string
+	eq     *fieldFilter
 }
 
 // Values returns a label for each value of the statement, in order: its AS alias, or else its
@@ -256,6 +260,9 @@ type fieldFilter struct {
 	field keyKind
 	op    op
 	lits  []literal // one, or the IN list
+	// at is where the literal of a comparison other than IN lies in the expression (Family
+	// cuts it out).
+	at [2]int
 }
 
 // literal is a typed WHERE operand in the form its column holds; from == to but for a CIDR,

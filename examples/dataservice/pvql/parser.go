@@ -162,6 +162,7 @@ func (p *parser) statement() (*Statement, error) {
 		t := p.peek()
 		if t.kind == tokSemicolon || t.kind == tokEOF {
 			st.shape = shapeOf(p.src, from, t.pos, st.havingAt)
+			st.family, st.eq = familyOf(p.src, from, t.pos, st)
 			return st, nil
 		}
 		c := clauseOf(t)

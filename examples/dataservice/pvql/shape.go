@@ -25,15 +25,24 @@ func shapeOf(src string, from, to int, having [2]int) string {
 }
 
 // errShapes is the error of AnswerEach given statements it cannot answer together.
-var errShapes = errors.New("pvql: AnswerEach: statements of different shapes, or with baselines")
+var errShapes = errors.New("pvql: AnswerEach: statements of different families, or with baselines")
 
-// AnswerEach answers statements of one shape (Shape) with one read of the store: the groups
-// and their sums once, and their values, then each statement's HAVING, TOP and order on them
-// (the results' rows share their Values: read them, do not change them). The answers equal
-// Query's for each statement alone. No statement may hold a baseline.
+// AnswerEach answers statements of one family (Family; the same shape when they have no
+// equality term to merge) with one read of the store (one per MaxFamilyRead literals): the
+// groups and their sums once, and their values, then each statement's HAVING, TOP and order
+// on them (the results' rows share their Values: read them, do not change them). The answers
+// equal Query's for each statement alone. No statement may hold a baseline.
 func (e *Engine) AnswerEach(ctx context.Context, stmts []*Statement, now time.Time, defaultPeriod time.Duration) ([]Result, error) {
 	if len(stmts) == 0 {
 		return nil, nil
+	}
+	if stmts[0].eq != nil {
+		for _, st := range stmts {
+			if st.family != stmts[0].family || st.eq == nil || st.eq.field != stmts[0].eq.field {
+				return nil, errShapes
+			}
+		}
+		return e.answerFamily(ctx, stmts, now, defaultPeriod)
 	}
 	start := time.Now()
 	first := stmts[0]
