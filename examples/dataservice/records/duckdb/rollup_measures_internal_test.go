@@ -2,6 +2,7 @@ package duckdb
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -74,4 +75,28 @@ func TestOpenAddsRollupMeasures(t *testing.T) {
 	}
 	measures("caught up")
 	checkRollups(t, s, rng, "caught up", from, from+4*3600, 20)
+}
+
+// TestRollupHistSaturates checks that a rollup row's histogram entry saturates at
+// MaxHistCount, summed in Go (ingest) as in SQL (mergeHist), where records of MaxCount samples
+// in one bucket would wrap an entry's count around.
+func TestRollupHistSaturates(t *testing.T) {
+	t.Parallel()
+	var row, rec rollupRow
+	r := records.Record{SRT: records.Timing{Sum: records.MaxCount, Samples: records.MaxCount}}
+	rec.addRecord(&r, true)
+	for range 3000 {
+		row.add(&rec)
+	}
+	if b := row.hists[3].Buckets(); len(b) != 1 || b[0].Count != records.MaxHistCount {
+		t.Errorf("summed in Go: %v, want one bucket of %d", b, uint64(records.MaxHistCount))
+	}
+	s := openTemp(t)
+	var got []any
+	entry := uint64(records.MaxCount)<<records.HistShift | 5
+	err := s.db.QueryRowContext(context.Background(), "SELECT "+mergeHist("h")+" FROM (SELECT [CAST(? AS UBIGINT)] AS h FROM range(3000))",
+		fmt.Sprint(entry)).Scan(&got)
+	if want := uint64(records.MaxHistCount)<<records.HistShift | 5; err != nil || len(got) != 1 || got[0] != want {
+		t.Errorf("summed in SQL: %v (%v), want [%d]", got, err, want)
+	}
 }

@@ -153,8 +153,22 @@ func (s *rollupRow) add(o *rollupRow) {
 		s.sums[i] = records.AddSum(s.sums[i], o.sums[i])
 	}
 	for i := range s.hists {
-		s.hists[i].Merge(o.hists[i])
+		for _, b := range o.hists[i].Buckets() {
+			addSat(&s.hists[i], b.Index, b.Count)
+		}
 	}
+}
+
+// addSat adds n to bucket i of h, its count saturated at records.MaxHistCount, as a rollup's
+// entry keeps it (and mergeHist in SQL): an attacker's records of MaxCount samples never wrap
+// it around.
+func addSat(h *histogram.Histogram, i uint16, n uint64) {
+	bs := h.Buckets()
+	var have uint64
+	if j, ok := slices.BinarySearchFunc(bs, i, func(b histogram.Bucket, i uint16) int { return int(b.Index) - int(i) }); ok {
+		have = bs[j].Count
+	}
+	h.AddIndex(i, min(n, records.MaxHistCount-min(have, records.MaxHistCount)))
 }
 
 // addRecord adds r's sums, and its histograms when measures, to the row.
@@ -183,10 +197,12 @@ func addTiming(h *histogram.Histogram, t *records.Timing) {
 	switch {
 	case t.Samples == 0:
 	case t.Hist.Count() > 0:
-		h.Merge(t.Hist)
+		for _, b := range t.Hist.Buckets() {
+			addSat(h, b.Index, b.Count)
+		}
 	default:
 		avg, _ := t.Seconds()
-		h.AddIndex(histogram.Index(avg), t.Samples)
+		addSat(h, histogram.Index(avg), t.Samples)
 	}
 }
 

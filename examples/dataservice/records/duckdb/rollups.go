@@ -110,12 +110,14 @@ func rollupAggregates(r *records.Rollup, count string) []string {
 }
 
 // mergeHist is the SQL aggregate of a group's histogram column col merged: one entry per
-// bucket (records/hist.go), the counts of its entries added up, by increasing index, as
+// bucket (records/hist.go), the counts of its entries added up (saturated at MaxHistCount),
+// by increasing index, as
 // ingest merges them in Go (sumBatches). Used where the rollups are summed in SQL (schema
 // steps, compaction, retention), not by queries, which merge in the reader.
 func mergeHist(col string) string {
 	all := "flatten(list(" + col + "))"
 	mask, shift := strconv.Itoa(records.HistIndexMask), strconv.Itoa(records.HistShift)
 	return "list_transform(list_sort(list_distinct(list_transform(" + all + ", e -> e & " + mask + "))), " +
-		"i -> (CAST(list_sum(list_transform(list_filter(" + all + ", e -> (e & " + mask + ") = i), e -> e >> " + shift + ")) AS UBIGINT) << " + shift + ") | i)"
+		"i -> (CAST(LEAST(list_sum(list_transform(list_filter(" + all + ", e -> (e & " + mask + ") = i), e -> CAST(e >> " + shift + " AS HUGEINT))), " +
+		strconv.FormatUint(records.MaxHistCount, 10) + ") AS UBIGINT) << " + shift + ") | i)"
 }
