@@ -35,8 +35,8 @@ func BenchmarkScale(b *testing.B) {
 		{"overview_30d", with("@now-2592000")},
 		{"traffic_by_application_30d", "traffic BY application SINCE @now-2592000"},
 		{"traffic_by_time3600_30d", "traffic BY time(3600) SINCE @now-2592000"},
-		// Percentiles read the records' histograms (no rollup keeps them), averages the
-		// records' sums: set FNAPI_BENCH_CAPTURE=1 for records with srt samples.
+		// Percentiles and averages read the rollups' histograms and sums (DuckDB's rollups
+		// keep them): set FNAPI_BENCH_CAPTURE=1 for records with srt samples.
 		{"traffic_by_application_24h", "traffic BY application SINCE @now-86400"},
 		{"srt_by_application_24h", "srt BY application SINCE @now-86400"},
 		{"p95_srt_by_application_24h", "p95(srt) BY application SINCE @now-86400"},

@@ -47,8 +47,9 @@
 // and "zero_windows"; for the conversation "ct", "srt" and "dtt" (average seconds), each with
 // its "_samples" count, "resets" and "server_name". A Record keeps each time as a Timing, the
 // sum of its samples in integer microseconds and their count, and the stores keep those, never
-// averages, so that every group averages exactly and every engine alike. The rollups do not
-// keep them (RollupSums): a Query of their sums reads the records.
+// averages, so that every group averages exactly and every engine alike. A rollup with
+// Measures keeps their sums too (RollupMeasures; DuckDB's, not yet ClickHouse's): a Query of
+// them reads it as it reads traffic; without, it reads the records.
 //
 // Each time also has a histogram of its samples (Timing.Hist, package histogram: fixed
 // log-scaled buckets, bucket i > 0 holding (Gamma^(i-1), Gamma^i] microseconds with Gamma =
@@ -63,8 +64,10 @@
 // The stores keep each histogram as one array column of entries count<<10 | index (hist.go;
 // DuckDB UBIGINT[], ClickHouse Array(UInt64)); a Query's Hists read them merged per group
 // (Row.Hists): DuckDB gives the group's entries as one list (flatten(list(...))) that the reader
-// adds up, ClickHouse adds them up with sumMap. The rollups do not keep them yet: a Query of
-// them reads the records.
+// adds up, ClickHouse adds them up with sumMap. A rollup with Measures keeps each row's
+// histograms merged (RollupHists, one entry per bucket), which a Query reads as the records'
+// (DuckDB's rollups; ClickHouse's do not keep them yet, and a Query of them reads the records
+// there).
 //
 // Parsing has two paths with one behaviour. The reference parser decodes a record with
 // encoding/json and defines the format (duplicate members: the last wins; member names match

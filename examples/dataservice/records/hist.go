@@ -18,6 +18,9 @@ const (
 	HistShift = 10
 	// HistIndexMask keeps an entry's bucket index.
 	HistIndexMask = 1<<HistShift - 1
+	// MaxHistCount is the largest count an entry holds: a rollup's entry, which adds up the
+	// counts of many records, saturates at it (a record's count is at most MaxCount, below).
+	MaxHistCount = 1<<(64-HistShift) - 1
 )
 
 // Buckets returns the distribution a store keeps for t: Hist, or when t has samples but no
@@ -33,10 +36,11 @@ func (t Timing) Buckets() histogram.Histogram {
 	return h
 }
 
-// EncodeHist appends h's entries, as a store's array column keeps them, to dst.
+// EncodeHist appends h's entries, as a store's array column keeps them, to dst, each count
+// saturated at MaxHistCount.
 func EncodeHist(dst []uint64, h histogram.Histogram) []uint64 {
 	for _, b := range h.Buckets() {
-		dst = append(dst, b.Count<<HistShift|uint64(b.Index))
+		dst = append(dst, min(b.Count, MaxHistCount)<<HistShift|uint64(b.Index))
 	}
 	return dst
 }

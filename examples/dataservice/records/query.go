@@ -14,8 +14,8 @@ type Query struct {
 	Groups []Group
 	// Sums are the base sums read for each group, in order.
 	Sums []Sum
-	// Hists are histogram columns (KindHist) merged for each group, in order (Row.Hists). The
-	// rollups do not keep them: a Query of them reads the records.
+	// Hists are histogram columns (KindHist) merged for each group, in order (Row.Hists), from
+	// the rollups that keep them (Rollup.Measures) and the records.
 	Hists []Column
 	// Where restricts the records read besides the period; nil keeps every record.
 	Where Cond

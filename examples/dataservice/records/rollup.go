@@ -15,11 +15,16 @@ import (
 // buckets of the records into it and advances the mark, an ingest adds to it only the records
 // below the mark (late ones), and a query reads it only below the mark. The others are kept in
 // each ingest's transaction and are exact at every time.
+//
+// A rollup with Measures also keeps the capture probe's sums (RollupMeasures) and histograms
+// (RollupHists) after the record count: its rows answer averages and percentiles of the times
+// as they answer traffic. Without, a query of them reads the records.
 type Rollup struct {
 	Table      string
 	Width      int64
 	Keys       []Column
 	Background bool
+	Measures   bool
 }
 
 // ContextKeys are the keys of the rollups of the context (zones, autonomous systems and
@@ -36,19 +41,34 @@ var ContextKeys = []Column{ColProtocol, ColClientZone, ColServerZone,
 // column, records, counts the records.
 var RollupSums = []Column{ColClientBytes, ColClientPackets, ColServerBytes, ColServerPackets}
 
+// RollupMeasures are the capture probe's summed columns that a rollup with Measures keeps, in
+// table order after the record count: each time's sum of microseconds and samples, then the
+// retransmissions, zero windows and resets. Released in a schema step: never changed (a new
+// measure is a new step).
+var RollupMeasures = []Column{ColClientRTT, ColClientRTTSamples, ColServerRTT, ColServerRTTSamples,
+	ColCT, ColCTSamples, ColSRT, ColSRTSamples, ColDTT, ColDTTSamples,
+	ColClientRetrans, ColServerRetrans, ColClientZeroWindows, ColServerZeroWindows, ColResets}
+
+// RollupHists are the histograms a rollup with Measures keeps, after RollupMeasures: each the
+// merged entries (hist.go) of the row's records, one entry per bucket by increasing index.
+var RollupHists = []Column{ColClientRTTHist, ColServerRTTHist, ColCTHist, ColSRTHist, ColDTTHist}
+
 // Holds reports whether c is one of the rollup's keys.
 func (r *Rollup) Holds(c Column) bool { return slices.Contains(r.Keys, c) }
 
 // answers reports whether the rollup can answer the whole buckets of q's period: each of q's
-// sums is one the rollups keep (RollupSums, or the record count), each of its groups is a key
-// of the rollup or a time bucket of whole rollup buckets, and q's Where reads keys of the
-// rollup only. A query of a sum the rollups lack (the capture probe's) reads the records.
+// sums and histograms is one the rollup keeps (RollupSums or the record count; with Measures,
+// RollupMeasures and RollupHists), each of its groups is a key of the rollup or a time bucket
+// of whole rollup buckets, and q's Where reads keys of the rollup only. A query of a sum the
+// rollup lacks reads the records.
 func (r *Rollup) answers(q *Query) bool {
-	if len(q.Hists) > 0 {
-		return false
+	for _, h := range q.Hists {
+		if !r.Measures || !slices.Contains(RollupHists, h) {
+			return false
+		}
 	}
 	for _, s := range q.Sums {
-		if col := sumColumn[s]; col >= 0 && !slices.Contains(RollupSums, col) {
+		if col := sumColumn[s]; col >= 0 && !r.keeps(col) {
 			return false
 		}
 	}
@@ -58,6 +78,11 @@ func (r *Rollup) answers(q *Query) bool {
 		}
 	}
 	return q.Where == nil || r.reads(q.Where)
+}
+
+// keeps reports whether the rollup keeps the sums of col.
+func (r *Rollup) keeps(col Column) bool {
+	return slices.Contains(RollupSums, col) || r.Measures && slices.Contains(RollupMeasures, col)
 }
 
 // reads reports whether c reads keys of the rollup only.
@@ -110,19 +135,29 @@ func Chain(rollups []Rollup, q *Query) []*Rollup {
 }
 
 // Columns returns the rollup's SQL columns in table order, with their kinds: time, the keys
-// (an address as its two halves), the sums and the record count.
+// (an address as its two halves), the sums, the record count, and with Measures the
+// RollupMeasures and RollupHists.
 func (r *Rollup) Columns() (names []string, kinds []Kind) {
 	names, kinds = []string{"time"}, []Kind{KindInt64}
-	for _, c := range append(slices.Clip(r.Keys), RollupSums...) {
-		for _, n := range c.SQLNames() {
-			k := c.Kind()
-			if k == KindAddr {
-				k = KindUint64
+	add := func(cols []Column) {
+		for _, c := range cols {
+			for _, n := range c.SQLNames() {
+				k := c.Kind()
+				if k == KindAddr {
+					k = KindUint64
+				}
+				names, kinds = append(names, n), append(kinds, k)
 			}
-			names, kinds = append(names, n), append(kinds, k)
 		}
 	}
-	return append(names, "records"), append(kinds, KindUint64)
+	add(r.Keys)
+	add(RollupSums)
+	names, kinds = append(names, "records"), append(kinds, KindUint64)
+	if r.Measures {
+		add(RollupMeasures)
+		add(RollupHists)
+	}
+	return names, kinds
 }
 
 // KeyNames returns the SQL columns of the rollup's keys.
@@ -141,7 +176,8 @@ func (r *Rollup) ColumnTypes(d *Dialect) []string {
 	cols := make([]string, len(names))
 	for i, n := range names {
 		t := d.Types[kinds[i]]
-		if slices.ContainsFunc(RollupSums, func(c Column) bool { return c.Name() == n }) {
+		if slices.ContainsFunc(RollupSums, func(c Column) bool { return c.Name() == n }) ||
+			r.Measures && slices.ContainsFunc(RollupMeasures, func(c Column) bool { return c.Name() == n }) {
 			t = d.SumType
 		}
 		cols[i] = n + " " + t

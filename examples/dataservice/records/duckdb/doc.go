@@ -16,7 +16,9 @@
 //
 // Schema versions (migrate.go). The file keeps in records_schema how many of steps it has had,
 // each applied once in a transaction that records its number: 1 the records table, 2 the
-// collector's columns, 3 the rollups and their marks, 4 the rollups' sums saturated. A file made
+// collector's columns, 3 the rollups and their marks, 4 the rollups' sums saturated, 5 the
+// capture probe's columns, 6 the context's, 7-8 the histograms, 9-10 the rollups' measures and
+// histograms (records.Rollup.Measures) summed from the records. A file made
 // before versioning is at 0, and each step finds what its program left (IF NOT EXISTS; the
 // rollups and sums look at their tables), so every earlier file opens. A file of a newer
 // version is refused. A new column or rollup is a new step at the end.
@@ -39,7 +41,9 @@
 // of time and per value of some keys, in six tables, each described once (duckRollups: table,
 // width, keys): per minute and per hour by protocol, application and server port, per hour and
 // per 10 minutes by those and both addresses, and per minute and per hour by the context
-// (records.ContextKeys: protocol, zones, ASes and countries; schema step 6). The hourly one with addresses pays because it leaves
+// (records.ContextKeys: protocol, zones, ASes and countries; schema step 6). Each keeps the
+// capture probe's sums and merged histograms beside bytes, packets and records (steps 9-10), so
+// averages and percentiles of the times read it as traffic does. The hourly one with addresses pays because it leaves
 // out the client port and the minute; there is no per-minute one with addresses, which would hold
 // nearly as many rows as the records (BENCHMARKS.md, "Rollups"). The one per 10 minutes serves the
 // edges of a period by address, which the hourly one leaves to the records for up to 70 minutes at

@@ -274,11 +274,12 @@ func (s *Store) Read(ctx context.Context, p *records.Plan, from, to int64, fn fu
 // SELECT (an hour): DuckDB hands a group's histogram entries as one list (sql.go, duckHist), as
 // long as the group's records, so a longer period is read an hour at a time, each hour's rows
 // partial histograms the reader merges. The memory a percentile takes is then that of an hour
-// of records, whatever its period.
+// of records, whatever its period. A part that reads rollups reads its period in one SELECT:
+// their rows hold merged histograms, and the records only the cut edges of the period.
 const histSlice = 3600
 
 func (s *Store) read(ctx context.Context, p *records.Plan, from, to int64, fn func(*records.Row) error) error {
-	if p.NumHists() == 0 {
+	if p.NumHists() == 0 || len(p.Levels) > 0 {
 		return s.readSpan(ctx, p, from, to, fn)
 	}
 	for t := from; t < to; t += histSlice {

@@ -52,11 +52,7 @@ func batchTimes(batches [][]records.Record) (lo, hi int64) {
 // in fewer rows.
 func compact(ctx context.Context, r *records.Rollup, db *sql.DB, lo, hi int64) (int, error) {
 	keys := strings.Join(r.KeyNames(), ", ")
-	var sums []string
-	for _, c := range records.RollupSums {
-		sums = append(sums, duckDialect.Partial(c.Name()))
-	}
-	sums = append(sums, duckDialect.Partial("records"))
+	sums := rollupAggregates(r, duckDialect.Partial("records"))
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/fnapi/fnapi/examples/dataservice/histogram"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 	"github.com/fnapi/fnapi/examples/dataservice/records/recordstest"
 )
@@ -66,7 +67,7 @@ func TestRollupsDescribed(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: key values %v for the columns %v, want %v", a.Table, got, a.KeyNames(), want)
 		}
-		if names, _ := a.Columns(); len(names) != 1+len(got)+len(records.RollupSums)+1 {
+		if names, _ := a.Columns(); len(names) != 1+len(got)+len(records.RollupSums)+1+len(records.RollupMeasures)+len(records.RollupHists) {
 			t.Errorf("%s: %d key values for the columns %v", a.Table, len(got), names)
 		}
 	}
@@ -83,8 +84,27 @@ func randomRecords(rng *rand.Rand, n int, from, span int64) []records.Record {
 			Application: []string{"dns", "https", "ssh", "unknown"}[rng.IntN(4)],
 			Client:      records.Endpoint{IP: addrs[rng.IntN(4)], Port: uint16(rng.IntN(3)), Bytes: rng.Uint64N(1 << 40), Packets: rng.Uint64N(100)},
 			Server:      records.Endpoint{IP: addrs[rng.IntN(4)], Port: []uint16{53, 443, 22}[rng.IntN(3)], Bytes: rng.Uint64N(1 << 40), Packets: rng.Uint64N(100)}}
+		r := &recs[i]
+		r.Client.RTT, r.Server.RTT, r.SRT = randomTiming(rng), randomTiming(rng), randomTiming(rng)
+		r.Client.Retrans, r.Server.ZeroWindows, r.Resets = rng.Uint64N(3), rng.Uint64N(2), rng.Uint64N(2)
 	}
 	return recs
+}
+
+// randomTiming returns a time of 0 to 3 samples up to half a second, with their histogram or,
+// one time in three, averaged (no histogram).
+func randomTiming(rng *rand.Rand) records.Timing {
+	var t records.Timing
+	for range rng.IntN(4) {
+		us := 1 + rng.Uint64N(500_000)
+		t.Sum += us
+		t.Samples++
+		t.Hist.Add(float64(us) / 1e6)
+	}
+	if rng.IntN(3) == 0 {
+		t.Hist = histogram.Histogram{}
+	}
+	return t
 }
 
 // randomRollupQuery returns a query of random keys, buckets and filter that some rollup
@@ -100,6 +120,10 @@ func randomRollupQuery(rng *rand.Rand) *records.Query {
 // randomQuery returns a query of random keys, buckets and filter among those rollups hold.
 func randomQuery(rng *rand.Rand) *records.Query {
 	q := &records.Query{Sums: []records.Sum{records.SumClientBytes, records.SumServerPackets, records.SumRecords}[:1+rng.IntN(3)]}
+	if rng.IntN(2) == 0 { // the capture probe's measures (Rollup.Measures)
+		q.Sums = append(q.Sums, []records.Sum{records.SumSRT, records.SumSRTSamples, records.SumClientRetrans, records.SumResets, records.SumServerZeroWindows}[rng.IntN(5)])
+		q.Hists = []records.Column{records.ColSRTHist, records.ColClientRTTHist, records.ColServerRTTHist, records.ColDTTHist}[:rng.IntN(4)]
+	}
 	if rng.IntN(2) == 0 {
 		q.Groups = append(q.Groups, records.Group{Bucket: []int64{60, 600, 3600, 7200}[rng.IntN(4)]})
 	}

@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"slices"
 
+	"github.com/fnapi/fnapi/examples/dataservice/histogram"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -139,13 +140,69 @@ func appendKey(ru *records.Rollup, row []driver.Value, k *rollupKey) []driver.Va
 	return row
 }
 
-// rollupRow is the sums of one rollup row: rollupSums in order, then the record count, each
-// saturated at MaxSum as the table keeps them.
-type rollupRow [5]uint64
+// rollupRow is the sums of one rollup row: in sums records.RollupSums in order, the record
+// count, then records.RollupMeasures, each saturated at MaxSum as the table keeps them; in
+// hists the merged records.RollupHists. A rollup without Measures writes the first five sums.
+type rollupRow struct {
+	sums  [5 + 15]uint64
+	hists [5]histogram.Histogram
+}
 
 func (s *rollupRow) add(o *rollupRow) {
-	for i := range s {
-		s[i] = records.AddSum(s[i], o[i])
+	for i := range s.sums {
+		s.sums[i] = records.AddSum(s.sums[i], o.sums[i])
+	}
+	for i := range s.hists {
+		for _, b := range o.hists[i].Buckets() {
+			addSat(&s.hists[i], b.Index, b.Count)
+		}
+	}
+}
+
+// addSat adds n to bucket i of h, its count saturated at records.MaxHistCount, as a rollup's
+// entry keeps it (and mergeHist in SQL): an attacker's records of MaxCount samples never wrap
+// it around.
+func addSat(h *histogram.Histogram, i uint16, n uint64) {
+	bs := h.Buckets()
+	var have uint64
+	if j, ok := slices.BinarySearchFunc(bs, i, func(b histogram.Bucket, i uint16) int { return int(b.Index) - int(i) }); ok {
+		have = bs[j].Count
+	}
+	h.AddIndex(i, min(n, records.MaxHistCount-min(have, records.MaxHistCount)))
+}
+
+// addRecord adds r's sums, and its histograms when measures, to the row.
+func (s *rollupRow) addRecord(r *records.Record, measures bool) {
+	s.sums[0] = records.AddSum(s.sums[0], r.Client.Bytes)
+	s.sums[1] = records.AddSum(s.sums[1], r.Client.Packets)
+	s.sums[2] = records.AddSum(s.sums[2], r.Server.Bytes)
+	s.sums[3] = records.AddSum(s.sums[3], r.Server.Packets)
+	s.sums[4]++
+	if !measures {
+		return
+	}
+	for i, v := range [15]uint64{r.Client.RTT.Sum, r.Client.RTT.Samples, r.Server.RTT.Sum, r.Server.RTT.Samples,
+		r.CT.Sum, r.CT.Samples, r.SRT.Sum, r.SRT.Samples, r.DTT.Sum, r.DTT.Samples,
+		r.Client.Retrans, r.Server.Retrans, r.Client.ZeroWindows, r.Server.ZeroWindows, r.Resets} {
+		s.sums[5+i] = records.AddSum(s.sums[5+i], v)
+	}
+	for i, t := range [5]*records.Timing{&r.Client.RTT, &r.Server.RTT, &r.CT, &r.SRT, &r.DTT} {
+		addTiming(&s.hists[i], t)
+	}
+}
+
+// addTiming adds t's samples to h as records.Timing.Buckets gives them, without allocating a
+// histogram for a time that came averaged.
+func addTiming(h *histogram.Histogram, t *records.Timing) {
+	switch {
+	case t.Samples == 0:
+	case t.Hist.Count() > 0:
+		for _, b := range t.Hist.Buckets() {
+			addSat(h, b.Index, b.Count)
+		}
+	default:
+		avg, _ := t.Seconds()
+		addSat(h, histogram.Index(avg), t.Samples)
 	}
 }
 
@@ -186,12 +243,7 @@ func sumBatches(rs []records.Rollup, marks []int64, batches [][]records.Record) 
 				}
 				k = recordKey(r)
 				keepKey(&rs[i], &rk, &k)
-				s := rowAt(out[i], rk)
-				s[0] = records.AddSum(s[0], r.Client.Bytes)
-				s[1] = records.AddSum(s[1], r.Client.Packets)
-				s[2] = records.AddSum(s[2], r.Server.Bytes)
-				s[3] = records.AddSum(s[3], r.Server.Packets)
-				s[4]++
+				rowAt(out[i], rk).addRecord(r, rs[i].Measures)
 			}
 		}
 	}
@@ -225,7 +277,19 @@ func appendRollups(c *duckdb.Conn, rs []records.Rollup, marks []int64, batches [
 		}
 		for k, s := range sums[i] {
 			key = k
-			row = append(appendKey(&rs[i], append(row[:0], k.time), &key), s[0], s[1], s[2], s[3], s[4])
+			row = appendKey(&rs[i], append(row[:0], k.time), &key)
+			n := 5
+			if rs[i].Measures {
+				n = len(s.sums)
+			}
+			for _, v := range s.sums[:n] {
+				row = append(row, v)
+			}
+			if rs[i].Measures {
+				for _, h := range s.hists {
+					row = append(row, records.EncodeHist([]uint64{}, h))
+				}
+			}
 			if err = a.AppendRow(row...); err != nil {
 				return nil, errors.Join(err, a.Close())
 			}
@@ -254,7 +318,7 @@ func retainRollups(ctx context.Context, tx *sql.Tx, rs []records.Rollup, marks r
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+r.Table+" WHERE time = ?", b); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, "INSERT INTO "+r.Table+" "+sumRecords(r, records.TimeRange(t, b+r.Width))); err != nil {
+		if _, err := tx.ExecContext(ctx, insertSums(r, records.TimeRange(t, b+r.Width))); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package duckdb
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,12 +28,34 @@ import (
 // newest end and under 10 at the oldest. It is kept in the background too, and by DuckDB only:
 // ClickHouse's views keep its rollups on every insert, where one this fine would cost about
 // what the records do.
-var duckRollups = []records.Rollup{
+//
+// Every one keeps the capture probe's measures and histograms (Measures; schema steps 9 and
+// 10), so that averages and percentiles of the times read them as traffic does.
+var duckRollups = measured([]records.Rollup{
 	{Table: "records_minute", Width: 60, Keys: []records.Column{records.ColProtocol, records.ColApplication, records.ColServerPort}},
 	{Table: "records_hour", Width: 3600, Keys: []records.Column{records.ColProtocol, records.ColApplication, records.ColServerPort}},
 	{Table: "records_hour_hosts", Width: 3600, Keys: hostKeys, Background: true},
 	{Table: "records_10min_hosts", Width: 600, Keys: hostKeys, Background: true},
 	contextRollups[0], contextRollups[1],
+})
+
+// measured returns copies of rs that keep the measures (Measures true).
+func measured(rs []records.Rollup) []records.Rollup {
+	out := slices.Clone(rs)
+	for i := range out {
+		out[i].Measures = true
+	}
+	return out
+}
+
+// unmeasured returns copies of rs as the schema steps before 9 made them, without the
+// measures: those steps are frozen, so they create and sum the rollups of that shape.
+func unmeasured(rs []records.Rollup) []records.Rollup {
+	out := slices.Clone(rs)
+	for i := range out {
+		out[i].Measures = false
+	}
+	return out
 }
 
 // contextRollups are the rollups of the context (zones, autonomous systems, countries) that
@@ -49,14 +72,52 @@ var contextRollups = []records.Rollup{
 var hostKeys = []records.Column{records.ColProtocol, records.ColApplication, records.ColServerPort, records.ColServerIP, records.ColClientIP}
 
 // sumRecords is the SQL that sums the records of a WHERE clause (with its arguments) into the
-// rollup's rows in DuckDB, each sum saturated at MaxSum.
+// rollup's rows in DuckDB, each sum saturated at MaxSum, in table order.
 func sumRecords(r *records.Rollup, where string) string {
 	w := strconv.FormatInt(r.Width, 10)
-	var sums []string
-	for _, c := range records.RollupSums {
-		sums = append(sums, duckDialect.Partial(c.Name()))
-	}
 	keys := strings.Join(r.KeyNames(), ", ")
-	return "SELECT " + records.BucketStart(w) + " AS b, " + keys + ", " + strings.Join(sums, ", ") +
-		", CAST(COUNT(*) AS UBIGINT) FROM records WHERE " + where + " GROUP BY b, " + keys
+	return "SELECT " + records.BucketStart(w) + " AS b, " + keys + ", " + strings.Join(rollupAggregates(r, "CAST(COUNT(*) AS UBIGINT)"), ", ") +
+		" FROM records WHERE " + where + " GROUP BY b, " + keys
+}
+
+// insertSums is the SQL that inserts the sums of the records of a WHERE clause into the
+// rollup's table (sumRecords), naming the columns it fills: a step of the schema before the
+// measures (unmeasured) finds the table of a file that has them, when the file was made by a
+// later version and its schema version lost, and leaves them at their defaults.
+func insertSums(r *records.Rollup, where string) string {
+	names, _ := r.Columns()
+	return "INSERT INTO " + r.Table + " (" + strings.Join(names, ", ") + ") " + sumRecords(r, where)
+}
+
+// rollupAggregates are the aggregates of the rollup's columns after its keys, in table order:
+// the sums, count (the record count's), and with Measures the measures' sums and the merged
+// histograms (mergeHist).
+func rollupAggregates(r *records.Rollup, count string) []string {
+	var out []string
+	for _, c := range records.RollupSums {
+		out = append(out, duckDialect.Partial(c.Name()))
+	}
+	out = append(out, count)
+	if r.Measures {
+		for _, c := range records.RollupMeasures {
+			out = append(out, duckDialect.Partial(c.Name()))
+		}
+		for _, c := range records.RollupHists {
+			out = append(out, mergeHist(c.Name()))
+		}
+	}
+	return out
+}
+
+// mergeHist is the SQL aggregate of a group's histogram column col merged: one entry per
+// bucket (records/hist.go), the counts of its entries added up (saturated at MaxHistCount),
+// by increasing index, as
+// ingest merges them in Go (sumBatches). Used where the rollups are summed in SQL (schema
+// steps, compaction, retention), not by queries, which merge in the reader.
+func mergeHist(col string) string {
+	all := "flatten(list(" + col + "))"
+	mask, shift := strconv.Itoa(records.HistIndexMask), strconv.Itoa(records.HistShift)
+	return "list_transform(list_sort(list_distinct(list_transform(" + all + ", e -> e & " + mask + "))), " +
+		"i -> (CAST(LEAST(list_sum(list_transform(list_filter(" + all + ", e -> (e & " + mask + ") = i), e -> CAST(e >> " + shift + " AS HUGEINT))), " +
+		strconv.FormatUint(records.MaxHistCount, 10) + ") AS UBIGINT) << " + shift + ") | i)"
 }

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/fnapi/fnapi/examples/dataservice/histogram"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
@@ -156,7 +157,8 @@ func rollups(p *records.Plan) int {
 }
 
 // SumsBy reads qs over [from, to) from the records alone (raw: a plan of recordsOnly) or with
-// the rollups, and returns the sums of each query's groups.
+// the rollups, and returns the sums of each query's groups, then their merged histograms (each
+// its number of buckets, then its entries).
 func SumsBy(t *testing.T, s records.Reader, recordsOnly func(...*records.Query) *records.Plan, from, to int64, raw bool, qs ...*records.Query) map[string][]uint64 {
 	t.Helper()
 	p := s.Compile(qs...)
@@ -166,18 +168,29 @@ func SumsBy(t *testing.T, s records.Reader, recordsOnly func(...*records.Query) 
 		t.Fatalf("no rollup for %+v", qs)
 	}
 	out := map[string][]uint64{}
+	hists := map[string][]histogram.Histogram{}
 	err := s.Read(context.Background(), p, from, to, func(r *records.Row) error {
 		k := fmt.Sprint(r.Query, r.Keys)
 		if out[k] == nil {
-			out[k] = make([]uint64, len(r.Sums))
+			out[k], hists[k] = make([]uint64, len(r.Sums)), make([]histogram.Histogram, len(r.Hists))
 		}
 		for i, v := range r.Sums {
 			out[k][i] = records.AddSum(out[k][i], v)
+		}
+		for i, h := range r.Hists {
+			hists[k][i].Merge(h)
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Each histogram after the sums: its number of buckets, then its entries.
+	for k, hs := range hists {
+		for _, h := range hs {
+			out[k] = append(out[k], uint64(len(h.Buckets())))
+			out[k] = records.EncodeHist(out[k], h)
+		}
 	}
 	return out
 }
