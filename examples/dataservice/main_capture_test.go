@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -54,13 +55,7 @@ wrpcap(sys.argv[1], [
 // and finds the conversation's measures through query (server.rtt, srt, ct, retrans,
 // server.name), collector-status and /metrics.
 func TestCommandLineCaptureFile(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import scapy.all").Run(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("scapy through %s: %v", py, err)
-		}
-		t.Skipf("scapy through %s is missing (apt-get install python3-scapy): %v", py, err)
-	}
+	py := needScapy(t)
 	dir := t.TempDir()
 	pcap := filepath.Join(dir, "http.pcap")
 	if b, err := exec.Command(py, "-c", captureScript, pcap).CombinedOutput(); err != nil {
@@ -140,33 +135,117 @@ func TestCommandLineCaptureErrors(t *testing.T) {
 	}
 }
 
+// needScapy returns the Python that has scapy, or skips t (fails it under CI=true).
+func needScapy(t *testing.T) string {
+	t.Helper()
+	const py = "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import scapy.all").Run(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("scapy through %s: %v", py, err)
+		}
+		t.Skipf("scapy through %s is missing (apt-get install python3-scapy): %v", py, err)
+	}
+	return py
+}
+
 // sensorScript writes, with scapy, argv[3] HTTP conversations from clients 10.<argv[2]>.0.x to
-// 10.0.0.2 ten minutes ago to the file argv[1]. Each is 6 packets of 1340 IP bytes: the client
-// sends 4 (a SYN, two ACKs and a request of 100 bytes: 260 bytes), the server 2 (a SYN-ACK
-// and a response of 1000 bytes: 1080 bytes).
+// 10.0.0.2 ten minutes ago to the file argv[1], argv[4] seconds apart (default 1). Each is 6
+// packets of 1340 IP bytes: the client sends 4 (a SYN, two ACKs and a request of 100 bytes:
+// 260 bytes), the server 2 (a SYN-ACK and a response of 1000 bytes: 1080 bytes); the i-th
+// (from 0) answers its request after 140+3i ms (with argv[4]; 140 ms without).
 const sensorScript = `import sys, time
 from scapy.all import *
 T0 = (int(time.time()) // 60 - 10) * 60
 S = "10.0.0.2"
+gap = float(sys.argv[4]) if len(sys.argv) > 4 else 1.0
 pkts = []
 for i in range(int(sys.argv[3])):
     C = "10.%s.0.%d" % (sys.argv[2], i + 1)
+    think = 0.003 * i if len(sys.argv) > 4 else 0.0
     def tcp(src, dst, sport, dport, flags, seq, ack, load=b"", t=0.0):
         p = Ether()/IP(src=src, dst=dst)/TCP(sport=sport, dport=dport, flags=flags, seq=seq, ack=ack)
         if load:
             p = p/Raw(load)
-        p.time = T0 + i + t
+        p.time = T0 + i * gap + t
         return p
     pkts += [
       tcp(C, S, 40000, 80, "S", 100, 0, t=0.000),
       tcp(S, C, 80, 40000, "SA", 500, 101, t=0.040),
       tcp(C, S, 40000, 80, "A", 101, 501, t=0.041),
       tcp(C, S, 40000, 80, "PA", 101, 501, b"q"*100, t=0.042),
-      tcp(S, C, 80, 40000, "PA", 501, 201, b"r"*1000, t=0.182),
-      tcp(C, S, 40000, 80, "A", 201, 1501, t=0.183),
+      tcp(S, C, 80, 40000, "PA", 501, 201, b"r"*1000, t=0.182 + think),
+      tcp(C, S, 40000, 80, "A", 201, 1501, t=0.183 + think),
     ]
 wrpcap(sys.argv[1], pkts)
 `
+
+// TestCaptureDifferential reads one capture file (40 conversations over two minutes, each with
+// its own response time) into DuckDB and into ClickHouse: every measure and percentile of the
+// probe answers the same on both, by conversation, by minute and application, and in total;
+// and on DuckDB the same from its rollups as from its records (a WHERE on client.port, which no
+// rollup keeps, makes a statement read the records).
+func TestCaptureDifferential(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts ClickHouse and the service twice")
+	}
+	py := needScapy(t)
+	ch := testenv.ClickHouse(t)
+	pcap := filepath.Join(t.TempDir(), "many.pcap")
+	if b, err := exec.Command(py, "-c", sensorScript, pcap, "1", "40", "3").CombinedOutput(); err != nil {
+		t.Fatalf("scapy: %v\n%s", err, b)
+	}
+	const stmts = "server.rtt, client.rtt, rtt, ct, srt, dtt, eurt, p50(srt), p95(srt), p99(server.rtt), max(ct), " +
+		"retrans, resets, traffic, records%[1]s BY client.ip SINCE @now-3600; " +
+		"srt, p95(srt), max(srt), eurt, records%[1]s BY time(60), application SINCE @now-3600; " +
+		"rtt, p50(dtt), p99(srt), records%[1]s SINCE @now-3600"
+	answer := func(c *client.Client, where string) string {
+		var res []struct{ Data json.RawMessage }
+		if err := c.Call(context.Background(), "query", map[string]any{"expr": fmt.Sprintf(stmts, where)}, &res); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(res)
+		return string(b)
+	}
+	var answers []string
+	for _, engine := range [][]string{nil, {"-clickhouse", ch.URL}} {
+		data := t.TempDir()
+		p := startService(t, append([]string{"-addr", "127.0.0.1:0", "-data", data, "-capture-file", pcap}, engine...)...)
+		c := adminClient(t, p, data)
+		var st struct {
+			Capture struct {
+				Finished                 int
+				Packets, Records, Stored uint64
+			}
+		}
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			if err := c.Call(context.Background(), "collector-status", nil, &st); err != nil {
+				t.Fatal(err)
+			}
+			if st.Capture.Finished == 1 && st.Capture.Stored == st.Capture.Records {
+				break
+			}
+		}
+		if st.Capture.Finished != 1 || st.Capture.Packets != 240 || st.Capture.Stored != st.Capture.Records {
+			t.Fatalf("%v: the probe read %+v, want the file finished, its 240 packets, every record stored", engine, st.Capture)
+		}
+		answers = append(answers, answer(c, ""))
+		if engine == nil {
+			if records := answer(c, " WHERE client.port > 0"); records != answers[0] {
+				t.Errorf("DuckDB from its rollups\n%s\nfrom its records\n%s", answers[0], records)
+			}
+		}
+		p.stop(t)
+	}
+	if answers[0] != answers[1] {
+		t.Errorf("DuckDB answered\n%s\nClickHouse answered\n%s", answers[0], answers[1])
+	}
+	// The response times spread from 140 to 257 ms: the percentiles differ from the average.
+	for _, want := range []string{`"10.1.0.40"`, `[0.04,0.001,0.041,0.041,`} {
+		if !strings.Contains(answers[0], want) {
+			t.Errorf("the answer lacks %s: %s", want, answers[0])
+		}
+	}
+}
 
 // TestCaptureSensors runs two capturing nodes, each reading its own capture file with its own
 // -capture-sensor address, into one ClickHouse and one PostgreSQL: a query by exporter on
@@ -176,13 +255,7 @@ func TestCaptureSensors(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts ClickHouse, PostgreSQL and two nodes")
 	}
-	const py = "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import scapy.all").Run(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("scapy through %s: %v", py, err)
-		}
-		t.Skipf("scapy through %s is missing (apt-get install python3-scapy): %v", py, err)
-	}
+	py := needScapy(t)
 	ch := testenv.ClickHouse(t)
 	pg := testenv.StartPostgres(t)
 	db := pg.Database(t)
