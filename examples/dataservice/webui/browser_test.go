@@ -42,6 +42,7 @@ func TestBrowser(t *testing.T) {
 	srv, hits := startService(t)
 	base := srv.URL
 	ingestKnown(t, srv)
+	waitDemo(t, srv)
 	browser := testenv.Browser(t, chrome)
 
 	t.Run("charts", func(t *testing.T) { testCharts(t, browser, base) })
@@ -351,6 +352,24 @@ func (r *requests) count(path string) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.paths[path]
+}
+
+// waitDemo waits until the demo's backfill, which writes the last 24 hours oldest first, has
+// reached the last two hours: several applications answer there, as the tests expect.
+func waitDemo(t *testing.T, srv *httptest.Server) {
+	t.Helper()
+	var token string
+	call(t, srv.Client(), srv.URL, "login", map[string]any{"user": "admin", "password": adminPassword}, &token)
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		var res []struct{ Data []json.RawMessage }
+		call(t, srv.Client(), srv.URL, "query", map[string]any{"expr": "traffic BY application SINCE @now-600", "_session": token}, &res)
+		if len(res) == 1 && len(res[0].Data) >= 3 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the demo's traffic of the last 10 minutes: %d applications after 3 minutes", len(res[0].Data))
+		}
+	}
 }
 
 // ingestKnown stores the known records through the API.
