@@ -133,26 +133,11 @@ func (e *Engine) readFamily(ctx context.Context, stmts []*Statement, values []re
 			}
 		}
 	}
-	q := compile(&m, e.maxGroups)
-	q.Sums = q.Sums[:0]
-	for s, ok := range need {
-		if ok {
-			q.Sums = append(q.Sums, records.Sum(s))
-		}
+	s, res, err := e.readOnce(ctx, &m, &need, now, defaultPeriod) // m's period is first's
+	if err != nil {
+		return err
 	}
-	s := &state{st: &m, query: q, slots: layout(m.keys)}
-	s.groups = groupsOf(s.slots)
-	s.since, s.until = period(first, now, defaultPeriod)
-	res := &reservation{b: e.budget}
 	defer res.release()
-	if s.since < s.until {
-		total := 0
-		sc := &scan{plan: e.store.Compile(q), states: []*state{s}, index: []int{1}}
-		if err := e.read(ctx, sc, s.since, s.until, res, &total); err != nil {
-			return err
-		}
-		s.covered = s.until - s.since
-	}
 	// Split the groups by the value of k into a state per literal, whose keys are the
 	// statements' own.
 	each := make(map[records.Value]*state, len(values))

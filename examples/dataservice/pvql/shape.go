@@ -55,26 +55,11 @@ func (e *Engine) AnswerEach(ctx context.Context, stmts []*Statement, now time.Ti
 			need[s] = true
 		}
 	}
-	q := compile(first, e.maxGroups)
-	q.Sums = q.Sums[:0]
-	for s, ok := range need {
-		if ok {
-			q.Sums = append(q.Sums, records.Sum(s))
-		}
+	s, res, err := e.readOnce(ctx, first, &need, now, defaultPeriod)
+	if err != nil {
+		return nil, err
 	}
-	s := &state{st: first, query: q, slots: layout(first.keys)}
-	s.groups = groupsOf(s.slots)
-	s.since, s.until = period(first, now, defaultPeriod)
-	res := &reservation{b: e.budget}
 	defer res.release()
-	if s.since < s.until {
-		total := 0
-		sc := &scan{plan: e.store.Compile(q), states: []*state{s}, index: []int{1}}
-		if err := e.read(ctx, sc, s.since, s.until, res, &total); err != nil {
-			return nil, err
-		}
-		s.covered = s.until - s.since
-	}
 	out := make([]Result, len(stmts))
 	vals := s.values() // the same text but for HAVING: the same values, computed once
 	for i, st := range stmts {
@@ -87,3 +72,30 @@ func (e *Engine) AnswerEach(ctx context.Context, stmts []*Statement, now time.Ti
 
 // HasBaseline reports whether the statement holds a baseline (which AnswerEach refuses).
 func (s *Statement) HasBaseline() bool { return len(s.baselines()) > 0 }
+
+// readOnce reads the groups of st (its keys and WHERE, over its period at now) with the sums
+// need marks, in one scan: the one read that statements of one shape, or of one family, share.
+// The caller releases res once it is done with the groups.
+func (e *Engine) readOnce(ctx context.Context, st *Statement, need *[records.NumSums]bool, now time.Time, defaultPeriod time.Duration) (*state, *reservation, error) {
+	q := compile(st, e.maxGroups)
+	q.Sums = q.Sums[:0]
+	for s, ok := range need {
+		if ok {
+			q.Sums = append(q.Sums, records.Sum(s))
+		}
+	}
+	s := &state{st: st, query: q, slots: layout(st.keys)}
+	s.groups = groupsOf(s.slots)
+	s.since, s.until = period(st, now, defaultPeriod)
+	res := &reservation{b: e.budget}
+	if s.since < s.until {
+		total := 0
+		sc := &scan{plan: e.store.Compile(q), states: []*state{s}, index: []int{1}}
+		if err := e.read(ctx, sc, s.since, s.until, res, &total); err != nil {
+			res.release()
+			return nil, nil, err
+		}
+		s.covered = s.until - s.since
+	}
+	return s, res, nil
+}
