@@ -230,7 +230,7 @@ func (p *parser) fieldComparison() (fnode, error) {
 			err = p.errorAt(at, "a zone prefix takes = or IN", "a zone name")
 		}
 		ff.lits = []literal{l}
-		ff.at = [2]int{at.pos, p.peek().pos}
+		ff.at = [2]int{at.pos, p.toks[p.i-1].end} // the literal's last token
 		return fnode{f: ff}, err
 	}
 	if c := p.peek(); keyKinds[field].typ == zoneType && c.kind == tokString {
