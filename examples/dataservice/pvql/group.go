@@ -279,12 +279,25 @@ func (g *groups) pack(dst []uint64, k *gkey) []uint64 {
 	return dst
 }
 
-// hash is k's hash: of its time, words and the string slots in use.
+// hash is k's hash: of its time, words and string slots in use. A few words are hashed one by
+// one, more at once: hashing all 14 words of a key of one (BY server.port) took half the time
+// of adding a row to its group (BenchmarkGroups/groups=10).
 func (g *groups) hash(k *gkey) uint64 {
-	h := maphash.Comparable(g.seed, struct {
-		t int64
-		w [maxWords]uint64
-	}{k.time, k.w})
+	var h uint64
+	switch {
+	case g.words > 4:
+		h = maphash.Comparable(g.seed, struct {
+			t int64
+			w [maxWords]uint64
+		}{k.time, k.w})
+	case g.hasTime:
+		h = maphash.Comparable(g.seed, k.time)
+		fallthrough
+	default:
+		for i, w := range k.w[:g.words] {
+			h = (h^maphash.Comparable(g.seed, w))*0x100000001b3 + uint64(i)
+		}
+	}
 	for i := range k.s[:g.strs] {
 		h = (h^maphash.String(g.seed, k.s[i]))*0x100000001b3 + uint64(i)
 	}
