@@ -13,11 +13,11 @@ import (
 // Defaults of the bounds on queries (Config fields of the same names).
 const (
 	// DefaultMaxQueryGroups is the most groups the statements of one query may yield together:
-	// about 600 MB of answer at most (a group keeps every key a statement may name at once),
-	// whatever the number of statements.
+	// about 300 MB of answer at most (450 MB grouped by every key), whatever the number of
+	// statements.
 	DefaultMaxQueryGroups = 1_000_000
 	// DefaultQueryGroupBudget is the most groups all the queries running at once may hold
-	// together (about 1.2 GB); a query that finds it spent answers RATE-LIMITED.
+	// together (about 600 to 900 MB); a query that finds it spent answers RATE-LIMITED.
 	DefaultQueryGroupBudget = 2_000_000
 	// DefaultQueryMemory is DuckDB's memory_limit, in bytes: the most memory the records
 	// engine takes for all queries and ingests together. Past it, DuckDB spills large

@@ -48,9 +48,8 @@ func (s *state) resultOf(vals []float64) Result {
 		groups = int64(len(kept))
 	}
 	slices.SortFunc(kept, func(a, b int) int {
-		ka, kb := &g.group(a).key, &g.group(b).key
-		if timeKey && ka.time != kb.time {
-			if ka.time < kb.time {
+		if ta, tb := g.time(a), g.time(b); timeKey && ta != tb {
+			if ta < tb {
 				return -1
 			}
 			return 1
@@ -58,14 +57,16 @@ func (s *state) resultOf(vals []float64) Result {
 		if c := compareValuesDesc(vals[a*nv], vals[b*nv]); c != 0 {
 			return c
 		}
-		return compareKeys(s.slots, ka, kb, true)
+		ka, kb := g.key(a), g.key(b)
+		return compareKeys(s.slots, &ka, &kb, true)
 	})
 	if st.top > 0 && !timeKey && int64(len(kept)) > st.top {
 		kept = kept[:st.top]
 	}
 	r := Result{Data: make([]Row, len(kept)), Meta: Meta{AccumulatedTime: s.covered, Sorted: !timeKey, Groups: groups}}
 	for n, i := range kept {
-		r.Data[n] = Row{Keys: rowKeys(s.slots, &g.group(i).key), Values: vals[i*nv : (i+1)*nv : (i+1)*nv]}
+		k := g.key(i)
+		r.Data[n] = Row{Keys: rowKeys(s.slots, &k), Values: vals[i*nv : (i+1)*nv : (i+1)*nv]}
 	}
 	return r
 }
@@ -80,7 +81,7 @@ func (s *state) topGroups(kept []int) ([]int, int64) {
 	qs := st.quantiles()
 	for i := range g.len() {
 		gr := g.group(i)
-		k := gr.key
+		k := g.key(i)
 		k.time = 0
 		t := totals[k]
 		if t == nil {
@@ -106,7 +107,7 @@ func (s *state) topGroups(kept []int) ([]int, int64) {
 	seen := map[gkey]bool{}
 	var cands []candidate
 	for _, i := range kept {
-		k := g.group(i).key
+		k := g.key(i)
 		k.time = 0
 		if !seen[k] {
 			seen[k] = true
@@ -124,7 +125,7 @@ func (s *state) topGroups(kept []int) ([]int, int64) {
 		top[c.k] = true
 	}
 	return slices.DeleteFunc(kept, func(i int) bool {
-		k := g.group(i).key
+		k := g.key(i)
 		k.time = 0
 		return !top[k]
 	}), int64(len(cands))

@@ -189,35 +189,34 @@ func (s *state) prepareBaselines() {
 	if s.base == nil {
 		return
 	}
-	byKey := map[int64]map[gkey]*sums{}
-	for shift, g := range s.base.windows {
-		m := make(map[gkey]*sums, g.len())
-		for i := range g.len() {
-			gr := g.group(i)
-			k := gr.key
-			if k.time != 0 {
-				k.time += shift // the earlier window's point stands for the later one's
-			}
-			m[k] = &gr.sums
-		}
-		byKey[shift] = m
-	}
 	var zero sums
 	for _, b := range s.st.baselines() {
 		b.vals = make(map[*sums]float64, s.groups.len())
 		for i := range s.groups.len() {
-			gr := s.groups.group(i)
+			gr, key := s.groups.group(i), s.groups.key(i)
 			total := 0.0
 			for k := 1; k <= b.n; k++ {
-				sm := byKey[b.offset*int64(k)][gr.key]
-				if sm == nil {
-					sm = &zero
+				sm := &zero
+				if w := windowGroup(s.base.windows[b.offset*int64(k)], key, b.offset*int64(k)); w != nil {
+					sm = &w.sums
 				}
 				total += eval(b.x, sm)
 			}
 			b.vals[&gr.sums] = total / float64(b.n)
 		}
 	}
+}
+
+// windowGroup returns the group of the earlier window g, shift seconds before, that stands for
+// key k, or nil: its point T stands for the later T+shift, and a key without time (0) for
+// itself.
+func windowGroup(g *groups, k gkey, shift int64) *group {
+	if k.time != 0 {
+		if k.time -= shift; k.time == 0 {
+			return nil
+		}
+	}
+	return g.lookup(k)
 }
 
 // evalBaseline is the value of a baseline for the group whose sums are s.

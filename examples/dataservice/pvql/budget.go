@@ -19,8 +19,9 @@ const budgetChunk = 4096
 type budget struct{ left atomic.Int64 }
 
 // WithGroupBudget sets the most groups the queries running at once may hold together, which
-// bounds the memory of all answers in progress (about 600 bytes a group); past it a query
-// fails with ErrBusy. Default 0: no budget beyond each query's own WithMaxGroups.
+// bounds the memory of all answers in progress (about 300 bytes a group, 450 grouped by every
+// key); past it a query fails with ErrBusy. Default 0: no budget beyond each query's own
+// WithMaxGroups.
 func WithGroupBudget(n int) Option {
 	return func(e *Engine) {
 		e.budget = nil

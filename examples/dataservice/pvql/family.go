@@ -147,17 +147,17 @@ func (e *Engine) readFamily(ctx context.Context, stmts []*Statement, values []re
 		each[v] = sub
 	}
 	for i := range s.groups.len() {
-		gr := s.groups.group(i)
-		sub := each[s.slots[0].get(&gr.key)]
+		gr, key := s.groups.group(i), s.groups.key(i)
+		sub := each[s.slots[0].get(&key)]
 		if sub == nil {
 			continue // no literal's (the store compared otherwise): no statement's
 		}
 		var k gkey
 		for j, sl := range sub.slots {
 			from := s.slots[j+1]
-			sl.set(&k, from.get(&gr.key))
+			sl.set(&k, from.get(&key))
 			for x, e := range sl.extra {
-				k.s[e] = gr.key.s[from.extra[x]]
+				k.s[e] = key.s[from.extra[x]]
 			}
 		}
 		g := sub.groups.atGroup(k)
