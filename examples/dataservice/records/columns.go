@@ -161,6 +161,60 @@ func (c Column) Name() string { return columns[c].name }
 // Kind returns the type of the column's values.
 func (c Column) Kind() Kind { return columns[c].kind }
 
+// Context reports whether c is of the context the service resolves as it stores a record
+// (zones, autonomous systems, countries, exporter and interface names: ColClientZone to
+// ColOutIfAlias). A store may keep those apart from the records, as DuckDB does
+// (Dialect.ContextFrom, RowBuilder.OmitContext): a context changes far less often than
+// records arrive.
+func (c Column) Context() bool { return c >= ColClientZone && c <= ColOutIfAlias }
+
+// Of returns c's value in r: Lo for a number column, Str for a string column, Hi and Lo for
+// an address column's halves; the zero Value for a histogram column.
+func (c Column) Of(r *Record) Value {
+	d := &columns[c]
+	switch d.kind {
+	case KindAddr:
+		hi, lo := Halves(d.addr(r))
+		return Value{Hi: hi, Lo: lo}
+	case KindString:
+		return Value{Str: d.str(r)}
+	case KindHist:
+		return Value{}
+	}
+	return Value{Lo: d.num(r)}
+}
+
+// ContextMask has the bit (1 << c) of every context column (Column.Context).
+const ContextMask = 1<<(ColOutIfAlias+1) - 1<<ColClientZone
+
+// A column's bit fits a uint64 (RowBuilder.Omit).
+var _ [64 - NumColumns]struct{}
+
+// UsedHists returns the bits (1 << c) of the histogram columns (KindHist) that hold samples in
+// some record of recs.
+func UsedHists(recs []Record) uint64 {
+	var used uint64
+	for i := range recs {
+		for _, c := range histColumns {
+			if columns[c].hist(&recs[i]).Samples > 0 {
+				used |= 1 << c
+			}
+		}
+	}
+	return used
+}
+
+// histColumns are the columns of KindHist.
+var histColumns = func() []Column {
+	var out []Column
+	for c := range NumColumns {
+		if columns[c].kind == KindHist {
+			out = append(out, c)
+		}
+	}
+	return out
+}()
+
 // SQLNames returns the SQL columns that hold c: two for an address.
 func (c Column) SQLNames() []string {
 	d := columns[c]
@@ -177,6 +231,11 @@ func (c Column) SQLNames() []string {
 // the application, a server's address and port, the exporter, in most batches) reuses its box.
 // Those taking the rows copy the values out, so reusing a box is safe.
 type RowBuilder struct {
+	// Omit leaves the columns whose bit (1 << c) it has out of the rows: for a store that
+	// keeps the context apart (ContextMask), or leaves columns no record of a batch fills to
+	// their defaults (UsedHists).
+	Omit uint64
+
 	nums  [NumSQLColumns]uint64
 	strs  [NumSQLColumns]string
 	boxes [NumSQLColumns]driver.Value
@@ -190,6 +249,10 @@ func (b *RowBuilder) AppendRow(dst []driver.Value, r *Record) []driver.Value {
 	i := 0
 	for c := range columns {
 		d := &columns[c]
+		if b.Omit&(1<<c) != 0 {
+			i++
+			continue
+		}
 		switch d.kind {
 		case KindAddr:
 			hi, lo := Halves(d.addr(r))

@@ -20,6 +20,9 @@ import (
 // every record: the sets of the overview's address statements share one pass and one
 // aggregation of the records at the edges of their period.
 func (p *Plan) from(b *SQLBuilder, table string, Chain []*Rollup, c branchCols, where Cond) {
+	if b.d.ContextFrom != "" && (c.context || where != nil && condUses(where, Column.Context)) {
+		table = b.d.ContextFrom
+	}
 	one := func(source int, table string) {
 		b.WriteString(" FROM " + table + " WHERE time >= ")
 		p.branches = append(p.branches, branch{source: source, arg: len(b.Args)})
@@ -70,6 +73,8 @@ type branchCols struct {
 	hists []string // histogram columns (KindHist)
 	// grouped is true when the records' branches sum their rows by grain and keys.
 	grouped bool
+	// context is true when a key is a context column (Column.Context).
+	context bool
 }
 
 // unionColumns returns the columns the branches of a union give for the queries of sets, each
@@ -90,6 +95,7 @@ func unionColumns(qs []*Query, sets [][]int, sumCol [NumSums]int, histCol map[Co
 				continue
 			}
 			add(&c.keys, g.Column.SQLNames()...)
+			c.context = c.context || g.Column.Context()
 		}
 	}
 	for s, col := range sumColumn {

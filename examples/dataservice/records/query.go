@@ -2,6 +2,7 @@ package records
 
 import (
 	"context"
+	"slices"
 
 	"github.com/fnapi/fnapi/examples/dataservice/histogram"
 )
@@ -137,6 +138,26 @@ type Range struct {
 type In struct {
 	Column Column
 	Values []Value
+}
+
+// condUses reports whether c reads a column for which f holds.
+func condUses(c Cond, f func(Column) bool) bool {
+	var terms []Cond
+	switch c := c.(type) {
+	case And:
+		terms = c
+	case Or:
+		terms = c
+	case Not:
+		return condUses(c.Cond, f)
+	case Compare:
+		return f(c.Column)
+	case Range:
+		return f(c.Column)
+	case In:
+		return f(c.Column)
+	}
+	return slices.ContainsFunc(terms, func(t Cond) bool { return condUses(t, f) })
 }
 
 func (And) cond()     {}

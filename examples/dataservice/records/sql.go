@@ -36,6 +36,11 @@ type Dialect struct {
 	// GroupingSets is true when one SELECT may group by several sets of keys (GROUP BY
 	// GROUPING SETS with GROUPING()); without, queries of other keys are read one after another.
 	GroupingSets bool
+	// ContextFrom, when not empty, is the FROM source (a parenthesised SELECT with an alias)
+	// that gives the records with their context columns (Column.Context), for a store that
+	// keeps the context apart from the records table: a plan reads it in place of the table
+	// when its keys or its condition use a context column, and the table otherwise.
+	ContextFrom string
 }
 
 // SQLBuilder accumulates SQL text and its arguments in order.

@@ -41,6 +41,9 @@ type Store struct {
 	// newest record, changed with the write token held.
 	marks  rollupMarks
 	newest int64
+	// contexts are the numbers of the contexts known stored (context.go), used with the write
+	// token held.
+	contexts knownContexts
 	// group holds the Ingest calls waiting to be committed together.
 	group group
 	// changes reports the times each write touches (changes.go).
@@ -97,7 +100,7 @@ func Open(ctx context.Context, dir string, opts ...records.Option) (*Store, erro
 		return nil, fmt.Errorf("records: create the rollups: %w", err)
 	}
 	s := &Store{db: db, write: make(chan struct{}, 1), rollups: duckRollups, spans: make([]rollupSpan, len(duckRollups)),
-		marks: marks, newest: newest, logError: records.OptionsOf(opts).LogError, stop: make(chan struct{}), stopped: make(chan struct{})}
+		marks: marks, newest: newest, contexts: knownContexts{}, logError: records.OptionsOf(opts).LogError, stop: make(chan struct{}), stopped: make(chan struct{})}
 	s.write <- struct{}{}
 	go s.background(rollupEvery, s.stop, s.stopped)
 	return s, nil
@@ -182,7 +185,11 @@ func (s *Store) appendInTx(ctx context.Context, c *duckdb.Conn, batches [][]reco
 		return nil, err
 	}
 	var rows []int
-	err = appendRecords(ctx, c, batches)
+	ids, fresh := s.contexts.newContexts(batches, make([]uint64, 0, batchLen(batches)))
+	err = appendRecords(ctx, c, batches, ids)
+	if err == nil {
+		err = insertContexts(fresh, connExec(ctx, c))
+	}
 	if err == nil {
 		marks := make([]int64, len(s.rollups))
 		for i := range s.rollups {
@@ -197,20 +204,56 @@ func (s *Store) appendInTx(ctx context.Context, c *duckdb.Conn, batches [][]reco
 		}
 		return nil, err
 	}
-	return rows, tx.Commit()
+	if err = tx.Commit(); err == nil {
+		s.contexts.committed(fresh)
+	}
+	return rows, err
 }
 
-// appendRecords appends batches to the records table through an appender on c.
-func appendRecords(ctx context.Context, c *duckdb.Conn, batches [][]records.Record) error {
-	a, err := duckdb.NewAppenderFromConn(c, "", "records")
+// batchLen is how many records batches hold.
+func batchLen(batches [][]records.Record) int {
+	n := 0
+	for _, b := range batches {
+		n += len(b)
+	}
+	return n
+}
+
+// appendRecords appends batches to the records table through an appender on c, each record
+// with the number of its context, from ids (one per record, in order).
+//
+// The columns of the histograms no record of batches has samples of (most batches of flow
+// records) are left to their default, the empty list: DuckDB's Go appender costs about a
+// microsecond a record for five empty lists (BENCHMARKS.md, issue 25).
+func appendRecords(ctx context.Context, c *duckdb.Conn, batches [][]records.Record, ids []uint64) error {
+	var used uint64
+	for _, recs := range batches {
+		used |= records.UsedHists(recs)
+	}
+	rb := records.RowBuilder{Omit: records.ContextMask}
+	var names []string
+	for col := range records.NumColumns {
+		if col.Kind() == records.KindHist && used&(1<<col) == 0 {
+			rb.Omit |= 1 << col
+		}
+		if rb.Omit&(1<<col) == 0 {
+			names = append(names, col.SQLNames()...)
+		}
+	}
+	a, err := duckdb.NewAppenderWithColumns(c, "", "", "records", append(names, "context"))
 	if err != nil {
 		return err
 	}
-	var rb records.RowBuilder
-	row := make([]driver.Value, 0, records.NumSQLColumns)
+	row := make([]driver.Value, 0, records.NumSQLColumns+1)
+	var idBox driver.Value
+	k := 0
 	for _, recs := range batches {
 		for i := range recs {
-			row = rb.AppendRow(row[:0], &recs[i])
+			if idBox == nil || idBox.(uint64) != ids[k] {
+				idBox = ids[k]
+			}
+			k++
+			row = append(rb.AppendRow(row[:0], &recs[i]), idBox)
 			if err = a.AppendRow(row...); err != nil {
 				break
 			}
@@ -250,11 +293,18 @@ func (s *Store) DeleteBefore(ctx context.Context, t int64) (int64, error) {
 	if err == nil {
 		err = retainRollups(ctx, tx, s.rollups, s.marks, t)
 	}
+	if err == nil && n > 0 {
+		// The contexts no record holds any more go too; those known stored are forgotten.
+		_, err = tx.ExecContext(ctx, "DELETE FROM "+contextsTable+" WHERE id NOT IN (SELECT context FROM records)")
+	}
 	if err == nil {
 		err = tx.Commit()
 	}
 	if err != nil {
 		return 0, fmt.Errorf("records: delete before %d: %w", t, err)
+	}
+	if n > 0 {
+		s.contexts = knownContexts{}
 	}
 	return n, nil
 }

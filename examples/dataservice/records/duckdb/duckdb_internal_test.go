@@ -40,7 +40,7 @@ func TestAppendRollsBack(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if err := appendRecords(ctx, c, [][]records.Record{recs}); err != nil {
+		if err := appendRecords(ctx, c, [][]records.Record{recs}, make([]uint64, len(recs))); err != nil {
 			return err
 		}
 		return tx.Rollback()
@@ -112,6 +112,7 @@ func TestOpenAddsCaptureColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The file as version 4 left it: the records table without the capture columns.
+	asVersion10(t, s)
 	names, _ := records.SQLColumns()
 	for _, n := range names[slices.Index(names, records.ColClientRTT.Name()):] {
 		if _, err := s.db.ExecContext(ctx, "ALTER TABLE records DROP COLUMN "+n); err != nil {
@@ -167,7 +168,8 @@ func TestOpenAddsContextColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The file as version 5 left it: neither the context's columns nor its rollups, nor the
-	// histograms of later versions (columns after them, which the appender fills by position).
+	// histograms of later versions.
+	asVersion10(t, s)
 	for _, c := range recordstest.HistColumns {
 		if _, err := s.db.ExecContext(ctx, "ALTER TABLE records DROP COLUMN "+c.Name()); err != nil {
 			t.Fatal(err)
@@ -178,7 +180,7 @@ func TestOpenAddsContextColumns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, c := range contextColumns {
+	for _, c := range step6Columns {
 		if _, err := s.db.ExecContext(ctx, "ALTER TABLE records DROP COLUMN "+c.name); err != nil {
 			t.Fatal(err)
 		}
@@ -273,7 +275,9 @@ func TestOpenAddsHistograms(t *testing.T) {
 	if err := s.Ingest(ctx, old); err != nil {
 		t.Fatal(err)
 	}
-	// The file as version 6 left it: the records table without the histogram columns.
+	// The file as version 6 left it: the records table with the context's columns, without
+	// the histograms.
+	asVersion10(t, s)
 	for _, c := range recordstest.HistColumns {
 		if _, err := s.db.ExecContext(ctx, "ALTER TABLE records DROP COLUMN "+c.Name()); err != nil {
 			t.Fatal(err)

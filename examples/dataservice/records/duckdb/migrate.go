@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"github.com/fnapi/fnapi/examples/dataservice/records"
@@ -51,11 +52,18 @@ var steps = []step{
 	// background), so that they hold the measures of the rows a file had.
 	func(ctx context.Context, tx *sql.Tx) error { return rollupMeasures(ctx, tx, duckRollups, false) },
 	func(ctx context.Context, tx *sql.Tx) error { return rollupMeasures(ctx, tx, duckRollups, true) },
+	// 11 to 13: the context kept apart (context.go): the contexts table holding the distinct
+	// contexts of the records, and the records' context column (and the histograms' default,
+	// the empty list); then each record's number set; then the context's columns dropped from the records (DuckDB commits no change of
+	// the rows of a table altered in the same transaction, nor drops a column of one changed).
+	func(ctx context.Context, tx *sql.Tx) error { return separateContext(ctx, tx, 0) },
+	func(ctx context.Context, tx *sql.Tx) error { return separateContext(ctx, tx, 1) },
+	func(ctx context.Context, tx *sql.Tx) error { return separateContext(ctx, tx, 2) },
 }
 
-// contextColumns are the columns step 6 adds, as that step added them: frozen here, since the
+// step6Columns are the context columns step 6 adds, as that step added them: frozen here, since the
 // records table may gain more later, each in a step of its own.
-var contextColumns = []struct{ name, typ, zero string }{
+var step6Columns = []struct{ name, typ, zero string }{
 	{"client_zone", "VARCHAR", "''"}, {"server_zone", "VARCHAR", "''"},
 	{"client_asn", "UINTEGER", "0"}, {"client_as_name", "VARCHAR", "''"},
 	{"server_asn", "UINTEGER", "0"}, {"server_as_name", "VARCHAR", "''"},
@@ -67,7 +75,7 @@ var contextColumns = []struct{ name, typ, zero string }{
 // addContext is step 6: the context's columns added where missing, then its rollups
 // (contextRollups) created and summed from the records.
 func addContext(ctx context.Context, tx *sql.Tx) error {
-	for _, c := range contextColumns {
+	for _, c := range step6Columns {
 		if err := execAll(ctx, tx, "ALTER TABLE records ADD COLUMN IF NOT EXISTS "+c.name+" "+c.typ+" DEFAULT "+c.zero); err != nil {
 			return err
 		}
@@ -128,7 +136,66 @@ func rollupMeasures(ctx context.Context, tx *sql.Tx, rs []records.Rollup, fill b
 			}
 			where = "time < " + strconv.FormatInt(mark, 10)
 		}
-		if err := execAll(ctx, tx, "DELETE FROM "+r.Table, insertSums(r, where)); err != nil {
+		if err := execAll(ctx, tx, "DELETE FROM "+r.Table, insertSums(r, "records", where)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// separateContext is steps 11 (part 0), 12 (1) and 13 (2): the context's columns of the
+// records (step6Columns) moved to the contexts table, each record keeping its context's number.
+func separateContext(ctx context.Context, tx *sql.Tx, part int) error {
+	var names []string
+	for _, c := range step6Columns {
+		names = append(names, c.name)
+	}
+	switch part {
+	case 0:
+		if err := execAll(ctx, tx, contextsSchema(), "ALTER TABLE records ADD COLUMN IF NOT EXISTS context UBIGINT DEFAULT 0"); err != nil {
+			return err
+		}
+		// Ingest leaves the histograms no record of a batch has to their default (appendRecords),
+		// which a file's table made by step 1 lacked.
+		for _, h := range []string{"client_rtt_hist", "server_rtt_hist", "ct_hist", "srt_hist", "dtt_hist"} {
+			if err := execAll(ctx, tx, "ALTER TABLE records ALTER COLUMN "+h+" SET DEFAULT []"); err != nil {
+				return err
+			}
+		}
+		rows, err := tx.QueryContext(ctx, "SELECT DISTINCT "+strings.Join(names, ", ")+" FROM records") // in contextColumns' order
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		fresh := map[uint64]*contextValues{}
+		for rows.Next() {
+			var vs contextValues
+			dst := make([]any, len(vs))
+			for i, c := range contextColumns {
+				if c.Kind() == records.KindString {
+					dst[i] = &vs[i].Str
+				} else {
+					dst[i] = &vs[i].Lo
+				}
+			}
+			if err := rows.Scan(dst...); err != nil {
+				return err
+			}
+			fresh[vs.id()] = &vs
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return insertContexts(fresh, func(stmt string, args []any) error { _, err := tx.ExecContext(ctx, stmt, args...); return err })
+	case 1:
+		var same []string
+		for _, n := range names {
+			same = append(same, "records."+n+" = "+contextsTable+"."+n)
+		}
+		return execAll(ctx, tx, "UPDATE records SET context = "+contextsTable+".id FROM "+contextsTable+" WHERE "+strings.Join(same, " AND "))
+	}
+	for _, n := range names {
+		if err := execAll(ctx, tx, "ALTER TABLE records DROP COLUMN IF EXISTS "+n); err != nil {
 			return err
 		}
 	}

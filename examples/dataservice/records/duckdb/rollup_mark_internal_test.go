@@ -193,7 +193,7 @@ func TestRollupMadeForAnEarlierFile(t *testing.T) {
 			return err
 		}, 0},
 		{"rollup in the transaction", func(s *Store) error {
-			_, err := s.db.ExecContext(ctx, insertSums(hosts, "true")+"; DELETE FROM rollup_marks")
+			_, err := s.db.ExecContext(ctx, insertSums(hosts, recordsOf(hosts), "true")+"; DELETE FROM rollup_marks")
 			return err
 		}, records.FloorTo(from+3*3600-1, 3600) + 3600},
 		{"per-minute rollup in the background", func(s *Store) error {

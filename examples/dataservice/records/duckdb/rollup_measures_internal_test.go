@@ -32,6 +32,7 @@ func TestOpenAddsRollupMeasures(t *testing.T) {
 		t.Fatalf("catching up: mark %d, want %d (%v)", hostsMark(s), from+2*3600, err)
 	}
 	// The file as version 8 left it: rollups without the measures' columns.
+	asVersion10(t, s)
 	for _, r := range s.rollups {
 		for _, c := range append(append([]records.Column{}, records.RollupMeasures...), records.RollupHists...) {
 			if _, err := s.db.ExecContext(ctx, "ALTER TABLE "+r.Table+" DROP COLUMN "+c.Name()); err != nil {

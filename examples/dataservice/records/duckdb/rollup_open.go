@@ -48,7 +48,7 @@ func ensureRollup(ctx context.Context, tx *sql.Tx, r *records.Rollup, exists boo
 		stmts = []string{r.Schema(duckDialect), "DELETE FROM rollup_marks WHERE rollup = ?", "INSERT INTO rollup_marks VALUES (?, 0)"}
 		args, mark = [][]any{nil, {r.Table}, {r.Table}}, 0
 	case !exists:
-		stmts = []string{r.Schema(duckDialect), "DELETE FROM rollup_marks WHERE rollup = ?", insertSums(r, "true")}
+		stmts = []string{r.Schema(duckDialect), "DELETE FROM rollup_marks WHERE rollup = ?", insertSums(r, "records", "true")}
 		args = [][]any{nil, {r.Table}, nil}
 	case r.Background && !marked:
 		var newest sql.NullInt64
@@ -60,7 +60,7 @@ func ensureRollup(ctx context.Context, tx *sql.Tx, r *records.Rollup, exists boo
 		}
 		stmts, args = []string{"INSERT INTO rollup_marks VALUES (?, ?)"}, [][]any{{r.Table, mark}}
 	case !r.Background && marked:
-		stmts = []string{insertSums(r, "time >= ?"), "DELETE FROM rollup_marks WHERE rollup = ?"}
+		stmts = []string{insertSums(r, "records", "time >= ?"), "DELETE FROM rollup_marks WHERE rollup = ?"}
 		args = [][]any{{mark}, {r.Table}}
 	}
 	for i, stmt := range stmts {

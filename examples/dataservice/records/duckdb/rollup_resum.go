@@ -53,7 +53,7 @@ func resumWrapped(ctx context.Context, tx *sql.Tx, rs []records.Rollup) error {
 			// Every width divides an hour; a mark is the end of a bucket.
 			if end := min(h+3600, marks.of(r)); end > h {
 				for _, stmt := range []string{"DELETE FROM " + r.Table + " WHERE " + records.TimeRange(h, end),
-					insertSums(r, records.TimeRange(h, end))} {
+					insertSums(r, "records", records.TimeRange(h, end))} {
 					if _, err := tx.ExecContext(ctx, stmt); err != nil {
 						return err
 					}

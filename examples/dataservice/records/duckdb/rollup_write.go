@@ -318,7 +318,7 @@ func retainRollups(ctx context.Context, tx *sql.Tx, rs []records.Rollup, marks r
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+r.Table+" WHERE time = ?", b); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, insertSums(r, records.TimeRange(t, b+r.Width))); err != nil {
+		if _, err := tx.ExecContext(ctx, insertSums(r, recordsOf(r), records.TimeRange(t, b+r.Width))); err != nil {
 			return err
 		}
 	}

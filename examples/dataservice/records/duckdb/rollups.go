@@ -71,22 +71,33 @@ var contextRollups = []records.Rollup{
 // hostKeys are the keys of the rollups with addresses.
 var hostKeys = []records.Column{records.ColProtocol, records.ColApplication, records.ColServerPort, records.ColServerIP, records.ColClientIP}
 
-// sumRecords is the SQL that sums the records of a WHERE clause (with its arguments) into the
-// rollup's rows in DuckDB, each sum saturated at MaxSum, in table order.
-func sumRecords(r *records.Rollup, where string) string {
+// sumRecords is the SQL that sums the records of a WHERE clause (with its arguments), read
+// from from (recordsOf), into the rollup's rows in DuckDB, each sum saturated at MaxSum, in
+// table order.
+func sumRecords(r *records.Rollup, from, where string) string {
 	w := strconv.FormatInt(r.Width, 10)
 	keys := strings.Join(r.KeyNames(), ", ")
 	return "SELECT " + records.BucketStart(w) + " AS b, " + keys + ", " + strings.Join(rollupAggregates(r, "CAST(COUNT(*) AS UBIGINT)"), ", ") +
-		" FROM records WHERE " + where + " GROUP BY b, " + keys
+		" FROM " + from + " WHERE " + where + " GROUP BY b, " + keys
 }
 
 // insertSums is the SQL that inserts the sums of the records of a WHERE clause into the
 // rollup's table (sumRecords), naming the columns it fills: a step of the schema before the
 // measures (unmeasured) finds the table of a file that has them, when the file was made by a
 // later version and its schema version lost, and leaves them at their defaults.
-func insertSums(r *records.Rollup, where string) string {
+func insertSums(r *records.Rollup, from, where string) string {
 	names, _ := r.Columns()
-	return "INSERT INTO " + r.Table + " (" + strings.Join(names, ", ") + ") " + sumRecords(r, where)
+	return "INSERT INTO " + r.Table + " (" + strings.Join(names, ", ") + ") " + sumRecords(r, from, where)
+}
+
+// recordsOf is where sumRecords reads the records of r now: joined to their contexts when a
+// key of r is of the context (context.go). The schema's steps before the contexts table read
+// the records table, which then held the context.
+func recordsOf(r *records.Rollup) string {
+	if slices.ContainsFunc(r.Keys, records.Column.Context) {
+		return contextFrom
+	}
+	return "records"
 }
 
 // rollupAggregates are the aggregates of the rollup's columns after its keys, in table order:

@@ -43,6 +43,7 @@ var duckDialect = &records.Dialect{
 	SumType:      "UBIGINT",
 	Bucket:       func(expr string) string { return expr },
 	GroupingSets: true,
+	ContextFrom:  contextFrom,
 }
 
 // duckHist gives a group's histogram entries (records/hist.go) as one list, which the reader
@@ -61,12 +62,12 @@ func duckSum(col string) string {
 func duckSchema() string {
 	var b strings.Builder
 	b.WriteString("CREATE TABLE IF NOT EXISTS records (")
-	names, kinds := records.SQLColumns()
+	names, kinds := duckColumns()
 	for i, n := range names {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(n + " " + duckDialect.Types[kinds[i]] + " NOT NULL")
+		b.WriteString(n + " " + duckDialect.Types[kinds[i]] + " NOT NULL DEFAULT " + zeroOf(kinds[i]))
 	}
 	b.WriteString(")")
 	return b.String()
@@ -77,11 +78,19 @@ func duckSchema() string {
 // NOT NULL column, so added ones are nullable with a default; no row is ever NULL.
 func duckMigrations() []string {
 	var out []string
-	names, kinds := records.SQLColumns()
+	names, kinds := duckColumns()
 	for i, n := range names {
 		out = append(out, "ALTER TABLE records ADD COLUMN IF NOT EXISTS "+n+" "+duckDialect.Types[kinds[i]]+" DEFAULT "+zeroOf(kinds[i]))
 	}
 	return out
+}
+
+// duckColumns are the columns of the records table as schema steps 1, 2 and 5 make it, with
+// their kinds: every SQL column (records.SQLColumns), and last the number of the record's
+// context. Steps 11 to 13 then move the context's columns to the contexts table (context.go).
+func duckColumns() (names []string, kinds []records.Kind) {
+	names, kinds = records.SQLColumns()
+	return append(names, "context"), append(kinds, records.KindUint64)
 }
 
 func zeroOf(k records.Kind) string {

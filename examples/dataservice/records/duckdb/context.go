@@ -1,0 +1,192 @@
+package duckdb
+
+import (
+	"context"
+	"database/sql/driver"
+	"encoding/binary"
+	"hash/fnv"
+	"strconv"
+	"strings"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+
+	"github.com/duckdb/duckdb-go/v2"
+)
+
+// How DuckDB keeps the context. The records table holds one number for a record's context
+// (column context), and the table contexts one row per distinct context: its number and the
+// context columns (records.Column.Context: zones, autonomous systems, countries, exporter and
+// interface names). A context changes far less often than records arrive, and DuckDB's cost of
+// a record grows with its columns, whatever their values (the appender's flush and the
+// write-ahead log): the thirteen columns stored with every record made ingest twice as slow
+// (BENCHMARKS.md, issue 25). A query whose keys or condition use the context reads the records
+// joined to their contexts (contextFrom); the others read the records alone. The context
+// rollups keep the columns themselves, as they did.
+//
+// A context's number is a 64-bit FNV-1a hash of its values (contextID), the same in every
+// process and file, so ingest needs no lookup: it appends the contexts it has not seen since
+// the program started (ON CONFLICT DO NOTHING) in the transaction that appends the records.
+// Two distinct contexts of one file share a number with a probability of about n²/2^65 for n
+// contexts (3·10^-8 for a million): the second would read as the first. Retention deletes the
+// contexts no record holds any more.
+
+// contextsTable holds the distinct contexts of the records.
+const contextsTable = "contexts"
+
+// contextColumns are the context's columns, in table order.
+var contextColumns = func() []records.Column {
+	var cs []records.Column
+	for c := range records.NumColumns {
+		if c.Context() {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}()
+
+// contextFrom is the records with their context columns, as a query reads them when it uses
+// one (records.Dialect.ContextFrom). An inner join: every record's context is in contexts, and
+// DuckDB joins them far faster so than as an outer join (2026-11-26, 10M rows: 240 against
+// 810 ms).
+var contextFrom = func() string {
+	var b strings.Builder
+	b.WriteString("(SELECT records.*")
+	for _, c := range contextColumns {
+		b.WriteString(", " + contextsTable + "." + c.Name())
+	}
+	b.WriteString(" FROM records JOIN " + contextsTable + " ON " + contextsTable + ".id = records.context) AS records")
+	return b.String()
+}()
+
+// contextsSchema is the contexts table.
+func contextsSchema() string {
+	var b strings.Builder
+	b.WriteString("CREATE TABLE IF NOT EXISTS " + contextsTable + " (id UBIGINT PRIMARY KEY")
+	for _, c := range contextColumns {
+		b.WriteString(", " + c.Name() + " " + duckTypes[c.Kind()] + " NOT NULL")
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// numContextColumns is how many columns the context has.
+const numContextColumns = int(records.ColOutIfAlias-records.ColClientZone) + 1
+
+// contextValues are the values of a context's columns, in order.
+type contextValues [numContextColumns]records.Value
+
+// id returns the number of the context of vs: 0 for the empty context, never 0 for another.
+func (vs *contextValues) id() uint64 {
+	h := fnv.New64a()
+	empty := true
+	var buf [binary.MaxVarintLen64]byte
+	for i, c := range contextColumns {
+		// Each value is written with its length, so no two contexts write the same bytes.
+		if c.Kind() == records.KindString {
+			h.Write(buf[:binary.PutUvarint(buf[:], uint64(len(vs[i].Str)))])
+			h.Write([]byte(vs[i].Str))
+			empty = empty && vs[i].Str == ""
+		} else {
+			h.Write(buf[:binary.PutUvarint(buf[:], vs[i].Lo)])
+			empty = empty && vs[i].Lo == 0
+		}
+	}
+	if empty {
+		return 0
+	}
+	return max(h.Sum64(), 1)
+}
+
+// maxKnownContexts bounds the numbers of contexts a store remembers as stored (8 bytes and a
+// map entry each, ~40 MB at most): past it, it forgets them all and appends each again, once,
+// which the table ignores.
+const maxKnownContexts = 1 << 20
+
+// knownContexts are the numbers of the contexts a store has seen committed; only the holder
+// of the store's write token uses it.
+type knownContexts map[uint64]struct{}
+
+// newContexts appends the number of each record's context of batches to ids, in order, and
+// returns them with the contexts not in known, by number.
+func (known knownContexts) newContexts(batches [][]records.Record, ids []uint64) ([]uint64, map[uint64]*contextValues) {
+	var fresh map[uint64]*contextValues
+	for _, recs := range batches {
+		for i := range recs {
+			var vs contextValues
+			for j, c := range contextColumns {
+				vs[j] = c.Of(&recs[i])
+			}
+			id := vs.id()
+			ids = append(ids, id)
+			if _, ok := known[id]; ok {
+				continue
+			}
+			if fresh == nil {
+				fresh = map[uint64]*contextValues{}
+			}
+			if _, ok := fresh[id]; !ok {
+				fresh[id] = &vs
+			}
+		}
+	}
+	return ids, fresh
+}
+
+// committed remembers the contexts of fresh as stored.
+func (known *knownContexts) committed(fresh map[uint64]*contextValues) {
+	if len(*known)+len(fresh) > maxKnownContexts {
+		*known = knownContexts{}
+	}
+	for id := range fresh {
+		(*known)[id] = struct{}{}
+	}
+}
+
+// contextBatch is how many contexts one INSERT appends.
+const contextBatch = 200
+
+// insertContexts appends the contexts of fresh to the contexts table with exec, in the
+// caller's transaction, leaving alone those it holds.
+func insertContexts(fresh map[uint64]*contextValues, exec func(stmt string, args []any) error) error {
+	var args []any
+	n := 0
+	flush := func() error {
+		if n == 0 {
+			return nil
+		}
+		row := "(CAST(? AS UBIGINT)" + strings.Repeat(", ?", len(contextColumns)) + ")"
+		stmt := "INSERT INTO " + contextsTable + " VALUES " + strings.TrimSuffix(strings.Repeat(row+", ", n), ", ") + " ON CONFLICT DO NOTHING"
+		err := exec(stmt, args)
+		args, n = args[:0], 0
+		return err
+	}
+	for id, vs := range fresh {
+		// database/sql passes no uint64 above math.MaxInt64: the number goes as text.
+		args = append(args, strconv.FormatUint(id, 10))
+		for i, c := range contextColumns {
+			if c.Kind() == records.KindString {
+				args = append(args, vs[i].Str)
+			} else {
+				args = append(args, int64(vs[i].Lo))
+			}
+		}
+		if n++; n == contextBatch {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
+}
+
+// connExec is insertContexts' exec on a driver connection.
+func connExec(ctx context.Context, c *duckdb.Conn) func(string, []any) error {
+	return func(stmt string, args []any) error {
+		named := make([]driver.NamedValue, len(args))
+		for i, a := range args {
+			named[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+		}
+		_, err := c.ExecContext(ctx, stmt, named)
+		return err
+	}
+}
