@@ -250,6 +250,32 @@ func sumBatches(rs []records.Rollup, marks []int64, batches [][]records.Record) 
 	return out
 }
 
+// hasMeasures reports whether a record of batches has a measure (records.RollupMeasures).
+func hasMeasures(batches [][]records.Record) bool {
+	for _, recs := range batches {
+		for i := range recs {
+			for _, c := range records.RollupMeasures {
+				if c.Of(&recs[i]).Lo != 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// rollupAppender returns an appender of rows of r on c: without measures, one that leaves the
+// measures and histograms of a rollup keeping them to their defaults, zero and the empty list
+// (schema step 9 gave them), as the rows of a batch of flow records hold: DuckDB's Go
+// appender costs far more to append them (five lists a row) than its defaults do.
+func rollupAppender(c *duckdb.Conn, r *records.Rollup, measures bool) (*duckdb.Appender, error) {
+	if !r.Measures || measures {
+		return duckdb.NewAppenderFromConn(c, "", r.Table)
+	}
+	names, _ := r.Columns()
+	return duckdb.NewAppenderWithColumns(c, "", "", r.Table, names[:len(names)-len(records.RollupMeasures)-len(records.RollupHists)])
+}
+
 func rowAt(m map[rollupKey]*rollupRow, k rollupKey) *rollupRow {
 	s := m[k]
 	if s == nil {
@@ -267,11 +293,13 @@ func appendRollups(c *duckdb.Conn, rs []records.Rollup, marks []int64, batches [
 	rows := make([]int, len(rs))
 	row := make([]driver.Value, 0, 16)
 	var key rollupKey // reused for every row: appendKey's pointer makes it escape
+	withMeasures := hasMeasures(batches)
 	for i := range rs {
 		if len(sums[i]) == 0 {
 			continue
 		}
-		a, err := duckdb.NewAppenderFromConn(c, "", rs[i].Table)
+		measures := rs[i].Measures && withMeasures
+		a, err := rollupAppender(c, &rs[i], measures)
 		if err != nil {
 			return nil, err
 		}
@@ -279,13 +307,13 @@ func appendRollups(c *duckdb.Conn, rs []records.Rollup, marks []int64, batches [
 			key = k
 			row = appendKey(&rs[i], append(row[:0], k.time), &key)
 			n := 5
-			if rs[i].Measures {
+			if measures {
 				n = len(s.sums)
 			}
 			for _, v := range s.sums[:n] {
 				row = append(row, v)
 			}
-			if rs[i].Measures {
+			if measures {
 				for _, h := range s.hists {
 					row = append(row, records.EncodeHist([]uint64{}, h))
 				}
