@@ -38,7 +38,9 @@ var chSteps = [SchemaVersion]chStep{
 	// 2: the per-minute rollup (records_minute, its view, and records_minute_dist in a cluster),
 	// summed from the records by chRepair at open, writing nothing into records. The rollups
 	// of the steps before 7 lack the measures, which the records lacked before 4.
-	func(ctx context.Context, c chdriver.Conn) error { return chEnsureRollup(ctx, c, &chUnmeasured(chRollups[:1])[0]) },
+	func(ctx context.Context, c chdriver.Conn) error {
+		return chEnsureRollup(ctx, c, &chUnmeasured(chRollups[:1])[0])
+	},
 	// 3: the rollups' sums as Decimal128 rather than UInt64, which wrapped around: each rollup
 	// of another shape is made anew (chEnsureRollup) and summed again from the records. The
 	// rollups of that version: those before the context's.
