@@ -61,8 +61,9 @@ var chSteps = [SchemaVersion]chStep{
 	addHistograms,
 	// 7: the capture probe's measures and histograms in every rollup (Measures): each rollup
 	// made anew (chEnsureRollup, its shape another), summed again from the records by chRepair
-	// at open (every day of an empty rollup differs from the records).
-	chEnsureRollups,
+	// at open (every day of an empty rollup differs from the records). The rollups of that
+	// version: the five of chRollups.
+	func(ctx context.Context, c chdriver.Conn) error { return chEnsureRollupsOf(ctx, c, chRollups[:5]) },
 }
 
 // contextColumns are the columns step 5 adds, as that step added them: frozen here, since the
