@@ -48,8 +48,8 @@
 // its "_samples" count, "resets" and "server_name". A Record keeps each time as a Timing, the
 // sum of its samples in integer microseconds and their count, and the stores keep those, never
 // averages, so that every group averages exactly and every engine alike. A rollup with
-// Measures keeps their sums too (RollupMeasures; DuckDB's, not yet ClickHouse's): a Query of
-// them reads it as it reads traffic; without, it reads the records.
+// Measures keeps their sums too (RollupMeasures; every rollup of DuckDB and of ClickHouse): a
+// Query of them reads it as it reads traffic; without, it reads the records.
 //
 // Each time also has a histogram of its samples (Timing.Hist, package histogram: fixed
 // log-scaled buckets, bucket i > 0 holding (Gamma^(i-1), Gamma^i] microseconds with Gamma =
@@ -65,9 +65,12 @@
 // DuckDB UBIGINT[], ClickHouse Array(UInt64)); a Query's Hists read them merged per group
 // (Row.Hists): DuckDB gives the group's entries as one list (flatten(list(...))) that the reader
 // adds up, ClickHouse adds them up with sumMap. A rollup with Measures keeps each row's
-// histograms merged (RollupHists, one entry per bucket), which a Query reads as the records'
-// (DuckDB's rollups; ClickHouse's do not keep them yet, and a Query of them reads the records
-// there).
+// histograms merged (RollupHists, one entry per bucket), which a Query reads as the records':
+// DuckDB's as such a list, ClickHouse's as a Nested column <time>_histMap of indexes and counts
+// that its SummingMergeTree adds up when it merges, read through an ALIAS <time>_hist of
+// entries (records/clickhouse). A rollup's bucket count saturates at MaxHistCount (2^54-1):
+// DuckDB's as it keeps it, ClickHouse's as it reads it (its merges add counts up exactly, in
+// Decimal128, and so does its sumMap of the records, so both read the same).
 //
 // Parsing has two paths with one behaviour. The reference parser decodes a record with
 // encoding/json and defines the format (duplicate members: the last wins; member names match

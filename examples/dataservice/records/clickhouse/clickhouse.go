@@ -49,12 +49,28 @@ func init() {
 		}})
 }
 
-// chHist merges a group's histogram entries (records/hist.go) in ClickHouse: sumMap adds the
-// counts of each bucket index, and the pairs it returns are entries again.
+// chHist merges a group's histogram entries (records/hist.go) in ClickHouse: the counts of
+// each bucket index added up (chSumMap), then entries again, saturated (chEntries). Its
+// branches' entries are saturated already, so a group reads the same from the rollups as from
+// the records.
 func chHist(col string) string {
-	shift := strconv.Itoa(records.HistShift)
-	m := "sumMap(arrayMap(e -> bitAnd(e, " + strconv.Itoa(records.HistIndexMask) + "), " + col + "), arrayMap(e -> bitShiftRight(e, " + shift + "), " + col + "))"
-	return "arrayMap((i, n) -> bitOr(bitShiftLeft(n, " + shift + "), i), tupleElement(" + m + ", 1), tupleElement(" + m + ", 2))"
+	m := chSumMap(col)
+	return chEntries("tupleElement("+m+", 1)", "tupleElement("+m+", 2)")
+}
+
+// chSumMap adds up the counts of each bucket index of a group's histogram entries col: a
+// tuple of the indexes (Array(UInt16), increasing) and their counts (Array(Decimal(38, 0)),
+// exact, where sumMap of UInt64 wraps around).
+func chSumMap(col string) string {
+	mask, shift := strconv.Itoa(records.HistIndexMask), strconv.Itoa(records.HistShift)
+	return "sumMap(arrayMap(e -> toUInt16(bitAnd(e, " + mask + ")), " + col + "), arrayMap(e -> toDecimal128(bitShiftRight(e, " + shift + "), 0), " + col + "))"
+}
+
+// chEntries makes histogram entries of the arrays of bucket indexes and counts, each count
+// saturated at records.MaxHistCount.
+func chEntries(indexes, counts string) string {
+	maxCount := "toDecimal128('" + strconv.FormatUint(records.MaxHistCount, 10) + "', 0)"
+	return "arrayMap((i, n) -> bitOr(bitShiftLeft(toUInt64(least(n, " + maxCount + ")), " + strconv.Itoa(records.HistShift) + "), toUInt64(i)), " + indexes + ", " + counts + ")"
 }
 
 // chDialect is ClickHouse's SQL: the driver formats each argument into the query, so

@@ -7,15 +7,19 @@
 //
 // Schema versions (schema.go). The tables' version is kept in records_version on each shard:
 // the number of chSteps applied, 1 the records table, 2 the per-minute rollup, 3 the rollups'
-// sums as Decimal128, 4 the capture probe's columns, 5 the times' histograms (SchemaVersion). ClickHouse has no transactions over tables, so each step
+// sums as Decimal128, 4 the capture probe's columns, 5 the context's columns and rollups, 6 the
+// times' histograms, 7 the capture probe's measures and histograms in every rollup
+// (SchemaVersion). ClickHouse has no transactions over tables, so each step
 // may run again after a failure midway, and its number is written once it succeeded. Every open
 // still checks the records table's shape, refused and never altered when it differs, and the
 // rollups', made anew when they differ (they hold nothing the records do not), since other
 // nodes share the database. A later version is refused.
 //
 // It keeps DuckDB's rollups but the one per 10 minutes with addresses (rollup.go: each a
-// SummingMergeTree fed by a materialized view on each shard), read through the planner's union
-// of branches; as the views write after the records rather than with them, days where a rollup
+// SummingMergeTree fed by a materialized view on each shard), with the capture probe's
+// measures and histograms (Measures: each histogram a Nested map <time>_histMap the merges add
+// up by bucket index, read as entries through the ALIAS <time>_hist), read through the
+// planner's union of branches; as the views write after the records rather than with them, days where a rollup
 // and the records differ are summed again from the records at open and after a failed write,
 // and reads use the records alone until they are (repair.go). Each batch is validated, then
 // sent as one block in one INSERT (synchronous through a Distributed table): a batch within one

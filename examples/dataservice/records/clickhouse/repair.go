@@ -143,13 +143,12 @@ func chRepair(ctx context.Context, c chdriver.Conn, days []int64, all bool) erro
 	days, all = nil, false // differing now looks at the days summed again only
 	for i, ds := range bad {
 		r := &chRollups[i]
-		names, _ := r.Columns()
 		for _, d := range ds {
 			if err := c.Exec(ctx, "ALTER TABLE "+r.Table+" DROP PARTITION "+dayString(d)); err != nil {
 				return err
 			}
 			where := "time >= " + strconv.FormatInt(d*86400, 10) + " AND time < " + strconv.FormatInt((d+1)*86400, 10)
-			if err := c.Exec(ctx, "INSERT INTO "+r.Table+" ("+joinNames(names)+") "+chRollupSelect(r, where)); err != nil {
+			if err := c.Exec(ctx, "INSERT INTO "+r.Table+" ("+chRollupStored(r)+") "+chRollupSelect(r, where)); err != nil {
 				return err
 			}
 			days = append(days, d)

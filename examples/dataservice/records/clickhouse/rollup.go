@@ -3,6 +3,7 @@ package clickhouse
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,43 +23,124 @@ import (
 
 // chRollups are the rollups ClickHouse keeps: DuckDB's (records/duckdb's duckRollups) but for
 // the one per 10 minutes with addresses, which would cost about what the records do, none in
-// the background (the views keep each current). Their tables are those of DuckDB's.
+// the background (the views keep each current). Their tables are those of DuckDB's, and like
+// them each keeps the capture probe's measures and histograms (Measures; schema version 7).
 var chRollups = []records.Rollup{
-	{Table: "records_minute", Width: 60, Keys: []records.Column{records.ColProtocol, records.ColApplication, records.ColServerPort}},
-	{Table: "records_hour", Width: 3600, Keys: []records.Column{records.ColProtocol, records.ColApplication, records.ColServerPort}},
-	{Table: "records_hour_hosts", Width: 3600, Keys: []records.Column{records.ColProtocol, records.ColApplication, records.ColServerPort, records.ColServerIP, records.ColClientIP}},
+	{Table: "records_minute", Width: 60, Keys: []records.Column{records.ColProtocol, records.ColApplication, records.ColServerPort}, Measures: true},
+	{Table: "records_hour", Width: 3600, Keys: []records.Column{records.ColProtocol, records.ColApplication, records.ColServerPort}, Measures: true},
+	{Table: "records_hour_hosts", Width: 3600, Keys: []records.Column{records.ColProtocol, records.ColApplication, records.ColServerPort, records.ColServerIP, records.ColClientIP}, Measures: true},
 	// The context's (schema version 5), as DuckDB's.
-	{Table: "records_minute_context", Width: 60, Keys: records.ContextKeys},
-	{Table: "records_hour_context", Width: 3600, Keys: records.ContextKeys},
+	{Table: "records_minute_context", Width: 60, Keys: records.ContextKeys, Measures: true},
+	{Table: "records_hour_context", Width: 3600, Keys: records.ContextKeys, Measures: true},
 }
 
 // chContextRollups is how many rollups of chRollups are the context's, at its end: schema
 // version 5 made them, the steps before made the others.
 const chContextRollups = 2
 
+// chUnmeasured returns copies of rs without the measures (Measures false): the rollups as the
+// schema steps before version 7 made them, whose records table had no measures yet.
+func chUnmeasured(rs []records.Rollup) []records.Rollup {
+	out := slices.Clone(rs)
+	for i := range out {
+		out[i].Measures = false
+	}
+	return out
+}
+
 // chView and chDist name the view feeding rollup r and the Distributed table over it.
 func chView(r *records.Rollup) string { return r.Table + "_mv" }
 func chDist(r *records.Rollup) string { return r.Table + "_dist" }
 
-// chRollupColumns are rollup r's columns and types in ClickHouse, in table order: the sums
-// Decimal128, which a SummingMergeTree adds up when it merges without wrapping around as UInt64
-// did (schema version 2).
-func chRollupColumns(r *records.Rollup) []string { return r.ColumnTypes(chDialect) }
+// chHistMap names the Nested column in which a rollup keeps histogram column col
+// ("srt_hist": srt_histMap.index Array(UInt16), the bucket indexes, and srt_histMap.count
+// Array(Decimal(38, 0)), their counts): a SummingMergeTree adds up, as it merges rows, the
+// counts of equal indexes of a Nested column whose name ends in Map (18.16 as current
+// versions, whatever columns its engine names to sum), exactly, as it does the sums. The
+// column col itself is an ALIAS of the rollup that reads them as entries (chEntries), so that
+// a union's branch over the rollup reads col as one over the records does.
+func chHistMap(col string) string { return col + "Map" }
 
-// chRollupEngine sums r's counts of rows with the same bucket and keys when it merges parts;
-// the record count is never zero, so no row is ever dropped as empty.
+// chColumn is a column of a rollup table: its name and type as system.columns gives them, and
+// the expression of an ALIAS (none for a stored column).
+type chColumn struct{ name, typ, alias string }
+
+// chRollupTable returns rollup r's columns in ClickHouse, in table order: those of
+// records.Rollup.Columns with the sums and measures Decimal128 (ColumnTypes), which a
+// SummingMergeTree adds up when it merges without wrapping around as UInt64 did (schema
+// version 2), each histogram as its Nested map (chHistMap), then the histograms' aliases.
+func chRollupTable(r *records.Rollup) []chColumn {
+	var out, aliases []chColumn
+	for _, c := range r.ColumnTypes(chDialect) {
+		name, typ, _ := strings.Cut(c, " ")
+		if !slices.ContainsFunc(records.RollupHists, func(h records.Column) bool { return h.Name() == name }) {
+			out = append(out, chColumn{name: name, typ: typ})
+			continue
+		}
+		m := chHistMap(name)
+		out = append(out, chColumn{name: m + ".index", typ: "Array(UInt16)"}, chColumn{name: m + ".count", typ: "Array(" + chDialect.SumType + ")"})
+		aliases = append(aliases, chColumn{name: name, typ: typ, alias: chEntries("`"+m+".index`", "`"+m+".count`")})
+	}
+	return append(out, aliases...)
+}
+
+// chRollupColumns are rollup r's columns and types ("name type") in table order, as
+// system.columns lists them (tableShape).
+func chRollupColumns(r *records.Rollup) []string {
+	var out []string
+	for _, c := range chRollupTable(r) {
+		out = append(out, c.name+" "+c.typ)
+	}
+	return out
+}
+
+// chRollupDefs are the column definitions of rollup r's table in a CREATE TABLE.
+func chRollupDefs(r *records.Rollup) string {
+	var out []string
+	for _, c := range chRollupTable(r) {
+		d := "`" + c.name + "` " + c.typ
+		if c.alias != "" {
+			d += " ALIAS " + c.alias
+		}
+		out = append(out, d)
+	}
+	return strings.Join(out, ", ")
+}
+
+// chRollupStored are the names of rollup r's stored columns (not its aliases) in table order,
+// quoted, as an INSERT names them.
+func chRollupStored(r *records.Rollup) string {
+	var out []string
+	for _, c := range chRollupTable(r) {
+		if c.alias == "" {
+			out = append(out, "`"+c.name+"`")
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// chRollupEngine sums r's counts of rows with the same bucket and keys when it merges parts
+// (and its measures, and its histograms' maps, which it sums unnamed); the record count is
+// never zero, so no row is ever dropped as empty.
 func chRollupEngine(r *records.Rollup) string {
 	sums := []string{}
 	for _, c := range records.RollupSums {
 		sums = append(sums, c.Name())
 	}
-	return "SummingMergeTree((" + strings.Join(append(sums, "records"), ", ") + ")) PARTITION BY intDiv(time, 86400) ORDER BY (time, " + strings.Join(r.KeyNames(), ", ") + ")"
+	sums = append(sums, "records")
+	if r.Measures {
+		for _, c := range records.RollupMeasures {
+			sums = append(sums, c.Name())
+		}
+	}
+	return "SummingMergeTree((" + strings.Join(sums, ", ") + ")) PARTITION BY intDiv(time, 86400) ORDER BY (time, " + strings.Join(r.KeyNames(), ", ") + ")"
 }
 
-// chRollupSelect sums the records matching where into r's rows, named as r's columns. The
-// bucket is aliased "time", as the table's column is: 18.16 and current versions both read
+// chRollupSelect sums the records matching where into r's rows, named as r's stored columns.
+// The bucket is aliased "time", as the table's column is: 18.16 and current versions both read
 // "time" in GROUP BY (and in where, which only ever bounds whole days) as the bucket, and
-// inside its own expression as the column.
+// inside its own expression as the column. A histogram's map sums the counts of each index as
+// Decimal128, exactly, as the table's merges do; reads saturate them (chEntries).
 func chRollupSelect(r *records.Rollup, where string) string {
 	w := strconv.FormatInt(r.Width, 10)
 	keys := r.KeyNames()
@@ -68,6 +150,15 @@ func chRollupSelect(r *records.Rollup, where string) string {
 		sel = append(sel, chDialect.Partial(c.Name())+" AS "+c.Name())
 	}
 	sel = append(sel, "toUInt64(count()) AS records")
+	if r.Measures {
+		for _, c := range records.RollupMeasures {
+			sel = append(sel, chDialect.Partial(c.Name())+" AS "+c.Name())
+		}
+		for _, c := range records.RollupHists {
+			m, name := chSumMap(c.Name()), chHistMap(c.Name())
+			sel = append(sel, "tupleElement("+m+", 1) AS `"+name+".index`", "tupleElement("+m+", 2) AS `"+name+".count`")
+		}
+	}
 	q := "SELECT " + strings.Join(sel, ", ") + " FROM records"
 	if where != "" {
 		q += " WHERE " + where
@@ -81,15 +172,16 @@ func chRollupSelect(r *records.Rollup, where string) string {
 // is not a SummingMergeTree is refused, never dropped.
 func chEnsureRollup(ctx context.Context, c chdriver.Conn, r *records.Rollup) error {
 	return chEnsure(ctx, c, r, r.Table, "SummingMergeTree", []string{chView(r), r.Table},
-		"CREATE TABLE IF NOT EXISTS "+r.Table+" ("+strings.Join(chRollupColumns(r), ", ")+") ENGINE = "+chRollupEngine(r),
+		"CREATE TABLE IF NOT EXISTS "+r.Table+" ("+chRollupDefs(r)+") ENGINE = "+chRollupEngine(r),
 		"CREATE MATERIALIZED VIEW IF NOT EXISTS "+chView(r)+" TO "+r.Table+" AS "+chRollupSelect(r, ""))
 }
 
 // chEnsureRollupDist creates on c the Distributed table over the shards' tables of rollup r, or
-// makes it anew when its columns are not the rollup's (it holds no data of its own).
+// makes it anew when its columns are not the rollup's (it holds no data of its own). Its
+// histograms are the aliases the shards' tables have.
 func chEnsureRollupDist(ctx context.Context, c chdriver.Conn, cluster, database string, r *records.Rollup) error {
 	return chEnsure(ctx, c, r, chDist(r), "Distributed", []string{chDist(r)},
-		"CREATE TABLE IF NOT EXISTS "+chDist(r)+" ("+strings.Join(chRollupColumns(r), ", ")+") ENGINE = Distributed("+
+		"CREATE TABLE IF NOT EXISTS "+chDist(r)+" ("+chRollupDefs(r)+") ENGINE = Distributed("+
 			quoteIdent(cluster)+", "+quoteIdent(database)+", "+r.Table+")")
 }
 

@@ -22,24 +22,39 @@ import (
 const chTestStart = int64(19_000)*86400 + 43_210
 
 // chTestRecords makes n records over three days from chTestStart, of a few protocols,
-// applications and ports.
+// applications and ports, most with the capture probe's measures: times of a few samples, half
+// of them with histograms, the others averaged.
 func chTestRecords(rng *rand.Rand, n int) []records.Record {
 	out := make([]records.Record, n)
 	for i := range out {
-		out[i] = records.Record{Time: chTestStart + rng.Int64N(3*86400), Protocol: []uint8{records.TCP, records.UDP}[rng.IntN(2)],
+		r := &out[i]
+		*r = records.Record{Time: chTestStart + rng.Int64N(3*86400), Protocol: []uint8{records.TCP, records.UDP}[rng.IntN(2)],
 			Application: []string{"dns", "https", "ssh"}[rng.IntN(3)],
 			Client:      records.Endpoint{IP: netip.AddrFrom4([4]byte{10, 0, 0, byte(rng.IntN(4))}), Bytes: rng.Uint64N(1000), Packets: 1},
 			Server:      records.Endpoint{IP: netip.MustParseAddr("2001:db8::1"), Port: uint16(rng.IntN(3)), Bytes: rng.Uint64N(5000), Packets: 2}}
+		for _, t := range []*records.Timing{&r.Client.RTT, &r.Server.RTT, &r.CT, &r.SRT, &r.DTT} {
+			hist := rng.IntN(2) == 0
+			for range rng.IntN(4) {
+				us := 1 + rng.Uint64N(300_000)
+				t.Sum, t.Samples = t.Sum+us, t.Samples+1
+				if hist {
+					t.Hist.Add(float64(us) / 1e6)
+				}
+			}
+		}
+		r.Client.Retrans, r.Server.Retrans, r.Resets = rng.Uint64N(3), rng.Uint64N(3), rng.Uint64N(2)
+		r.Client.ZeroWindows, r.Server.ZeroWindows = rng.Uint64N(2), rng.Uint64N(2)
 	}
 	return out
 }
 
-// chSame checks that s answers q from the rollup as from the records, over periods cut at
-// random seconds.
+// chSame checks that s answers q, traffic, every measure and every histogram, from the rollup
+// as from the records, over periods cut at random seconds.
 func chSame(t *testing.T, s *Store, rng *rand.Rand) {
 	t.Helper()
 	q := &records.Query{Groups: []records.Group{{Bucket: 3600}, {Column: records.ColApplication}, {Column: records.ColServerPort}},
-		Sums: []records.Sum{records.SumClientBytes, records.SumServerPackets, records.SumRecords}}
+		Sums:  append([]records.Sum{records.SumClientBytes, records.SumServerPackets, records.SumRecords}, recordstest.CaptureSums...),
+		Hists: recordstest.HistColumns}
 	for range 5 {
 		from := chTestStart - 100 + rng.Int64N(2*86400)
 		to := from + rng.Int64N(chTestStart+3*86400+100-from)
@@ -91,22 +106,25 @@ func TestClickHouseReadsTheRollup(t *testing.T) {
 	}
 	raw := RawClickHouse(t, srv.URL)
 	minute := &chRollups[0]
-	names, _ := minute.Columns()
+	// One rollup row of its own: application "only-in-the-rollup", server port 7, one record,
+	// no histogram (its maps, not named, empty).
+	set := map[string]any{"time": chTestStart + 120, "application": "only-in-the-rollup", "server_port": uint16(7)}
+	zero := map[string]any{"Int64": int64(0), "UInt8": uint8(0), "UInt16": uint16(0), "UInt32": uint32(0), "UInt64": uint64(1), "String": "", chDialect.SumType: "1"}
+	var names []string
+	var row []any
+	for _, c := range chRollupTable(minute) {
+		if c.alias != "" || strings.HasPrefix(c.typ, "Array") {
+			continue
+		}
+		v, ok := set[c.name]
+		if !ok {
+			v = zero[c.typ]
+		}
+		names, row = append(names, c.name), append(row, v)
+	}
 	b, err := raw.PrepareBatch(ctx, "INSERT INTO "+minute.Table+" ("+joinNames(names)+")")
 	if err != nil {
 		t.Fatal(err)
-	}
-	// One rollup row of its own: application "only-in-the-rollup", server port 7, one record.
-	set := map[string]any{"time": chTestStart + 120, "application": "only-in-the-rollup", "server_port": uint16(7)}
-	zero := map[string]any{"Int64": int64(0), "UInt8": uint8(0), "UInt16": uint16(0), "UInt32": uint32(0), "UInt64": uint64(1), "String": "", chDialect.SumType: "1"}
-	var row []any
-	for _, c := range chRollupColumns(minute) {
-		name, typ, _ := strings.Cut(c, " ")
-		v, ok := set[name]
-		if !ok {
-			v = zero[typ]
-		}
-		row = append(row, v)
 	}
 	if err := b.Append(row...); err != nil {
 		t.Fatal(err)
@@ -119,6 +137,7 @@ func TestClickHouseReadsTheRollup(t *testing.T) {
 		seen bool
 	}{
 		{&records.Query{Groups: []records.Group{{Column: records.ColApplication}}, Sums: []records.Sum{records.SumRecords}}, true},
+		{&records.Query{Groups: []records.Group{{Column: records.ColApplication}}, Sums: []records.Sum{records.SumSRT, records.SumSRTSamples}, Hists: []records.Column{records.ColSRTHist}}, true},
 		{&records.Query{Groups: []records.Group{{Bucket: 60}, {Column: records.ColServerPort}}, Sums: []records.Sum{records.SumRecords}, Where: records.In{Column: records.ColApplication, Values: []records.Value{{Str: "only-in-the-rollup"}}}}, true},
 		{&records.Query{Groups: []records.Group{{Bucket: 30}, {Column: records.ColApplication}}, Sums: []records.Sum{records.SumRecords}}, false},
 		{&records.Query{Groups: []records.Group{{Column: records.ColApplication}, {Column: records.ColClientIP}}, Sums: []records.Sum{records.SumRecords}}, false},
@@ -207,7 +226,7 @@ func TestClickHouseRollupOfAnEarlierSchema(t *testing.T) {
 			s.Close()
 			// A rollup of schema version 2, its sums UInt64 (which wrapped around), is made anew
 			// with Decimal sums.
-			v2 := strings.ReplaceAll(strings.Join(chRollupColumns(minute), ", "), chDialect.SumType, "UInt64")
+			v2 := strings.ReplaceAll(chRollupDefs(minute), chDialect.SumType, "UInt64")
 			for _, stmt := range []string{"DROP TABLE " + chView(minute), "DROP TABLE " + minute.Table,
 				"CREATE TABLE " + minute.Table + " (" + v2 + ") ENGINE = " + chRollupEngine(minute)} {
 				if err := raw.Exec(ctx, stmt); err != nil {

@@ -21,7 +21,7 @@ import (
 // SchemaVersion is the version of the ClickHouse tables' shape, kept in the table
 // records_version beside them: the number of chSteps a server's tables have had. The service
 // refuses a records table of another shape, and a later version, rather than alter it.
-const SchemaVersion = 6
+const SchemaVersion = 7
 
 // chStep is one schema version of a server's tables (a shard's): what a server at the version
 // before it needs. ClickHouse has no transactions over tables: each step may be run again after
@@ -36,13 +36,16 @@ var chSteps = [SchemaVersion]chStep{
 	// 1: the records table.
 	func(ctx context.Context, c chdriver.Conn) error { return ensureTable(ctx, c, "records", chLocalEngine) },
 	// 2: the per-minute rollup (records_minute, its view, and records_minute_dist in a cluster),
-	// summed from the records by chRepair at open, writing nothing into records.
-	func(ctx context.Context, c chdriver.Conn) error { return chEnsureRollup(ctx, c, &chRollups[0]) },
+	// summed from the records by chRepair at open, writing nothing into records. The rollups
+	// of the steps before 7 lack the measures, which the records lacked before 4.
+	func(ctx context.Context, c chdriver.Conn) error {
+		return chEnsureRollup(ctx, c, &chUnmeasured(chRollups[:1])[0])
+	},
 	// 3: the rollups' sums as Decimal128 rather than UInt64, which wrapped around: each rollup
 	// of another shape is made anew (chEnsureRollup) and summed again from the records. The
 	// rollups of that version: those before the context's.
 	func(ctx context.Context, c chdriver.Conn) error {
-		return chEnsureRollupsOf(ctx, c, chRollups[:len(chRollups)-chContextRollups])
+		return chEnsureRollupsOf(ctx, c, chUnmeasured(chRollups[:len(chRollups)-chContextRollups]))
 	},
 	// 4: the capture probe's columns (rtt, ct, srt, dtt sums and samples, retransmissions, zero
 	// windows, resets, server_name), zero in the rows the table had.
@@ -56,6 +59,11 @@ var chSteps = [SchemaVersion]chStep{
 	// 6: the histograms of the times, their samples in the bucket of their average in the rows
 	// the table had.
 	addHistograms,
+	// 7: the capture probe's measures and histograms in every rollup (Measures): each rollup
+	// made anew (chEnsureRollup, its shape another), summed again from the records by chRepair
+	// at open (every day of an empty rollup differs from the records). The rollups of that
+	// version: the five of chRollups.
+	func(ctx context.Context, c chdriver.Conn) error { return chEnsureRollupsOf(ctx, c, chRollups[:5]) },
 }
 
 // contextColumns are the columns step 5 adds, as that step added them: frozen here, since the
@@ -81,7 +89,7 @@ func addContext(ctx context.Context, c chdriver.Conn) error {
 			return fmt.Errorf("records: clickhouse: adding column %s to records: %w", col, unavailable(err))
 		}
 	}
-	return chEnsureRollupsOf(ctx, c, chRollups[len(chRollups)-chContextRollups:])
+	return chEnsureRollupsOf(ctx, c, chUnmeasured(chRollups[len(chRollups)-chContextRollups:]))
 }
 
 // addHistograms is step 6: a histogram column for each time, frozen here as this version made
