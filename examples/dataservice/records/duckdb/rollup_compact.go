@@ -51,8 +51,6 @@ func batchTimes(batches [][]records.Record) (lo, hi int64) {
 // bucket hi into one, and returns how many rows they make: the sums stay those of the records,
 // in fewer rows.
 func compact(ctx context.Context, r *records.Rollup, db *sql.DB, lo, hi int64) (int, error) {
-	keys := strings.Join(r.KeyNames(), ", ")
-	sums := rollupAggregates(r, duckDialect.Partial("records"))
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
@@ -60,8 +58,7 @@ func compact(ctx context.Context, r *records.Rollup, db *sql.DB, lo, hi int64) (
 	defer tx.Rollback()
 	var left int64
 	for _, stmt := range []string{
-		"CREATE TEMP TABLE rollup_compact AS SELECT time, " + keys + ", " + strings.Join(sums, ", ") +
-			" FROM " + r.Table + " WHERE " + records.TimeRange(lo, hi+1) + " GROUP BY time, " + keys,
+		"CREATE TEMP TABLE rollup_compact AS " + sumRows(r, r.Table, records.TimeRange(lo, hi+1), "time", duckDialect.Partial("records")),
 		"DELETE FROM " + r.Table + " WHERE " + records.TimeRange(lo, hi+1),
 		"INSERT INTO " + r.Table + " SELECT * FROM rollup_compact",
 		"DROP TABLE rollup_compact",
