@@ -100,7 +100,8 @@ func (s *Store) compactDue(ctx context.Context, batches [][]records.Record, rows
 // over a day of 10M records loaded in batches of 100,000 the hourly rollup by application held
 // 5.5 times the rows it holds compacted, and a percentile read 5.5 times the histogram entries
 // (BENCHMARKS.md, issue 24). A live service's pending rows are those of its last buckets, a
-// minute's worth, so this compaction is small.
+// minute's worth, so this compaction is small; a load of old records spanning many buckets
+// pays at most one compaction of its span a minute besides compactDue's.
 func (s *Store) compactPending(ctx context.Context) error {
 	for i := range s.rollups {
 		sp := &s.spans[i]
