@@ -76,20 +76,22 @@ func live(recs []records.Record) {
 // BenchmarkIngestCapture is BenchmarkIngest with records as a capture probe fills them: 1 to
 // 3 srt samples of 1 to 500 ms with their histogram, one server rtt sample (averaged, no
 // histogram), a retransmission on every fourth, which every rollup keeps (Rollup.Measures).
-func BenchmarkIngestCapture(b *testing.B) {
-	benchIngest(b, func(recs []records.Record) {
-		for i := range recs {
-			r := &recs[i]
-			for j := range 1 + i%3 {
-				us := uint64(1000 + (i*7919+j*104729)%499_000)
-				r.SRT.Sum += us
-				r.SRT.Samples++
-				r.SRT.Hist.Add(float64(us) / 1e6)
-			}
-			r.Server.RTT = records.Timing{Sum: uint64(20000 + i%5000), Samples: 1}
-			r.Server.Retrans = uint64(i % 4 / 3)
+func BenchmarkIngestCapture(b *testing.B) { benchIngest(b, withCapture) }
+
+// withCapture fills recs as a capture probe does: 1 to 3 srt samples of 1 to 500 ms with their
+// histogram, one server rtt sample (averaged, no histogram), a retransmission on every fourth.
+func withCapture(recs []records.Record) {
+	for i := range recs {
+		r := &recs[i]
+		for j := range 1 + i%3 {
+			us := uint64(1000 + (i*7919+j*104729)%499_000)
+			r.SRT.Sum += us
+			r.SRT.Samples++
+			r.SRT.Hist.Add(float64(us) / 1e6)
 		}
-	})
+		r.Server.RTT = records.Timing{Sum: uint64(20000 + i%5000), Samples: 1}
+		r.Server.Retrans = uint64(i % 4 / 3)
+	}
 }
 
 // BenchmarkIngestConcurrent measures Ingest from four callers at once (as from several
@@ -119,10 +121,19 @@ func BenchmarkIngestConcurrent(b *testing.B) {
 // iterations of BenchmarkIngest leave it (300,000 records over three hours, 10,000 client
 // addresses, and one a while later, which makes those hours due), ingested into a new store before the clock starts. cpu-ns/record is the step's
 // cost per record, to add to BenchmarkIngest's for the whole.
-func BenchmarkCatchUp(b *testing.B) {
+func BenchmarkCatchUp(b *testing.B) { benchCatchUp(b, func([]records.Record) {}) }
+
+// BenchmarkCatchUpCapture is BenchmarkCatchUp with records as a capture probe fills them
+// (withCapture): the step merges their histograms in SQL (mergeHists).
+func BenchmarkCatchUpCapture(b *testing.B) { benchCatchUp(b, withCapture) }
+
+// benchCatchUp measures the background step over 30 batches of 10,000 sample records, which
+// fill shapes first.
+func benchCatchUp(b *testing.B, fill func(recs []records.Record)) {
 	ctx := context.Background()
 	const batches, batch = 30, 10000
 	recs := recordstest.Sample(batch, 1700000000)
+	fill(recs)
 	var cpu time.Duration
 	for b.Loop() {
 		b.StopTimer()
@@ -148,4 +159,33 @@ func BenchmarkCatchUp(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*batches*batch)/b.Elapsed().Seconds(), "records/s")
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*batches*batch), "cpu-ns/record")
+}
+
+// BenchmarkSumRollups measures summing every record of a store into each rollup in SQL, as the
+// schema steps do when they make or fill a rollup (and the background step and retention do
+// over a bucket): 300,000 capture records (withCapture) over three hours, each rollup a
+// sub-benchmark, its histograms merged by mergeHists.
+func BenchmarkSumRollups(b *testing.B) {
+	s := openStore(b, b.TempDir())
+	defer s.Close()
+	ctx := context.Background()
+	recs := recordstest.Sample(10000, 1700000000)
+	withCapture(recs)
+	for range 30 {
+		if err := s.Ingest(ctx, recs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i, table := range s.RollupTables() {
+		b.Run(table, func(b *testing.B) {
+			var rows int
+			for b.Loop() {
+				var err error
+				if rows, err = s.SumRollup(ctx, i); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(rows), "rows")
+		})
+	}
 }

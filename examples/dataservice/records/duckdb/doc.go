@@ -72,7 +72,9 @@
 // and the records as for a cut bucket, with the mark read before its SELECT (a committed mark
 // stays exact in every later snapshot). Close stops the step without catching up; the next open
 // resumes from the stored mark. A compaction merges the rows that batches wrote for one bucket and
-// keys once a rollup has grown by half of what its last compaction left, retention sums the bucket
+// keys once a rollup has grown by half of what its last compaction left (at least 20,000 rows),
+// and the step, once nothing is due, compacts whatever the rollups gained since, so that a
+// query reads about one row per bucket and keys within a minute of ingest; retention sums the bucket
 // it cuts anew from the records when that bucket is before the mark, and a file of an earlier
 // version gains the rollups it lacks when opened (a background one empty at mark 0, filled by the
 // step an hour a transaction; one an earlier version kept in every transaction is complete, and

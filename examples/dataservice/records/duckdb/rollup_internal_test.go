@@ -145,8 +145,8 @@ func randomQuery(rng *rand.Rand) *records.Query {
 }
 
 // TestRollupCompaction checks that compacting a rollup merges the rows that batches wrote for
-// one bucket and keys into one and leaves its sums as they were, and that a rollup is
-// compacted once it has gained compactRows rows.
+// one bucket and keys into one and leaves its sums as they were, that a rollup is compacted
+// once it has gained compactRows rows, and that the background step compacts fewer.
 func TestRollupCompaction(t *testing.T) {
 	ctx := context.Background()
 	s := openTemp(t)
@@ -199,6 +199,16 @@ func TestRollupCompaction(t *testing.T) {
 	}
 	if n := rows(); !slices.Equal(n, all(2)) || s.spans[0].rows != 1 {
 		t.Errorf("after the ingest that made a compaction due and one more: rollup rows %v (want 2 each), %d rows pending (want 1)", n, s.spans[0].rows)
+	}
+	// The background step compacts what is pending, however little.
+	if err := s.catchUp(ctx, 1_700_000_000); err != nil {
+		t.Fatal(err)
+	}
+	if n := rows(); !slices.Equal(n, all(1)) || s.spans[0].rows != 0 {
+		t.Errorf("after the background step: rollup rows %v (want 1 each), %d rows pending (want 0)", n, s.spans[0].rows)
+	}
+	if got, want := sumsBy(t, s, lo, hi, false, qs...), sumsBy(t, s, lo, hi, true, qs...); !reflect.DeepEqual(got, want) {
+		t.Errorf("sums after the background step %v, the records' %v", got, want)
 	}
 }
 

@@ -146,19 +146,24 @@ func rollSpan(ctx context.Context, tx *sql.Tx, r *records.Rollup, mark, due int6
 }
 
 // CatchUp rolls every bucket of the background rollups that is due now, an hour a transaction,
-// and returns once none is: what the background step does every minute. Tests and benchmarks
-// call it to have the rollups current.
+// then compacts the rows the other rollups gained since their last compaction (compactPending),
+// and returns: what the background step does every minute. Tests and benchmarks call it to
+// have the rollups current.
 func (s *Store) CatchUp(ctx context.Context) error {
 	return s.catchUp(ctx, time.Now().Unix())
 }
 
-// catchUp steps until nothing is due at now, taking the write token for each step.
+// catchUp steps until nothing is due at now, taking the write token for each step, and
+// compacts the rollups' pending rows with the last.
 func (s *Store) catchUp(ctx context.Context, now int64) error {
 	for {
 		if err := s.lock(ctx); err != nil {
 			return err
 		}
 		rolled, err := s.rollStep(ctx, now)
+		if err == nil && !rolled {
+			err = s.compactPending(ctx)
+		}
 		s.unlock()
 		if err != nil || !rolled {
 			return err

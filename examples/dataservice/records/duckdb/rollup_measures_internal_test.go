@@ -3,10 +3,14 @@ package duckdb
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/fnapi/fnapi/examples/dataservice/histogram"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
@@ -79,7 +83,7 @@ func TestOpenAddsRollupMeasures(t *testing.T) {
 }
 
 // TestRollupHistSaturates checks that a rollup row's histogram entry saturates at
-// MaxHistCount, summed in Go (ingest) as in SQL (mergeHist), where records of MaxCount samples
+// MaxHistCount, summed in Go (ingest) as in SQL (mergeHists), where records of MaxCount samples
 // in one bucket would wrap an entry's count around.
 func TestRollupHistSaturates(t *testing.T) {
 	t.Parallel()
@@ -93,11 +97,84 @@ func TestRollupHistSaturates(t *testing.T) {
 		t.Errorf("summed in Go: %v, want one bucket of %d", b, uint64(records.MaxHistCount))
 	}
 	s := openTemp(t)
+	var b, g int64
 	var got []any
 	entry := uint64(records.MaxCount)<<records.HistShift | 5
-	err := s.db.QueryRowContext(context.Background(), "SELECT "+mergeHist("h")+" FROM (SELECT [CAST(? AS UBIGINT)] AS h FROM range(3000))",
-		fmt.Sprint(entry)).Scan(&got)
+	err := s.db.QueryRowContext(context.Background(), mergeHists("(SELECT 0 AS g, [CAST(? AS UBIGINT)] AS h FROM range(3000))", "true", "0", []string{"g"}, "h"),
+		fmt.Sprint(entry)).Scan(&b, &g, &got)
 	if want := uint64(records.MaxHistCount)<<records.HistShift | 5; err != nil || len(got) != 1 || got[0] != want {
 		t.Errorf("summed in SQL: %v (%v), want [%d]", got, err, want)
+	}
+}
+
+// TestMergeHists checks mergeHists against a merge in Go: random groups of rows, each row's
+// entries in any order, an index several times, some rows empty, some counts near
+// MaxHistCount so that their sums saturate; each group merged is one entry per bucket, its
+// counts added up, by increasing index, and a group without entries has no row.
+func TestMergeHists(t *testing.T) {
+	t.Parallel()
+	s := openTemp(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(24, 95))
+	var values []string
+	want := map[int][]uint64{} // of each group that has entries
+	for g := range 40 {
+		counts := map[uint64]uint64{}
+		rows := rng.IntN(30)
+		if g%3 == 0 {
+			rows = 1 + rng.IntN(3) // few rows, perhaps only empty ones
+		}
+		for range rows {
+			entries := []string{}
+			for range rng.IntN(50) {
+				i, n := uint64(rng.IntN(histogram.Buckets)), 1+rng.Uint64N(1000)
+				if rng.IntN(20) == 0 {
+					n = records.MaxHistCount - rng.Uint64N(3)
+				}
+				if g%2 == 0 {
+					i %= 8 // few buckets, many entries each
+				}
+				counts[i] = min(counts[i]+n, records.MaxHistCount)
+				entries = append(entries, fmt.Sprint(n<<records.HistShift|i))
+			}
+			values = append(values, fmt.Sprintf("(%d, [%s]::UBIGINT[])", g, strings.Join(entries, ", ")))
+		}
+		if len(counts) == 0 {
+			continue
+		}
+		want[g] = []uint64{}
+		for _, i := range slices.Sorted(maps.Keys(counts)) {
+			want[g] = append(want[g], counts[i]<<records.HistShift|i)
+		}
+	}
+	if _, err := s.db.ExecContext(ctx, "CREATE TABLE h AS SELECT * FROM (VALUES "+strings.Join(values, ", ")+") AS v(g, h)"); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := s.db.QueryContext(ctx, mergeHists("h", "g >= 0", "1", []string{"g"}, "h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	seen := 0
+	for rows.Next() {
+		var b, g int
+		var got []any
+		if err := rows.Scan(&b, &g, &got); err != nil {
+			t.Fatal(err)
+		}
+		entries := []uint64{}
+		for _, e := range got {
+			entries = append(entries, e.(uint64))
+		}
+		if !slices.Equal(entries, want[g]) {
+			t.Errorf("group %d: merged %v, want %v", g, entries, want[g])
+		}
+		seen++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if seen != len(want) {
+		t.Errorf("%d groups, want %d", seen, len(want))
 	}
 }

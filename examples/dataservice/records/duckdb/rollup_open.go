@@ -3,6 +3,7 @@ package duckdb
 import (
 	"context"
 	"database/sql"
+	"strconv"
 
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
@@ -60,8 +61,8 @@ func ensureRollup(ctx context.Context, tx *sql.Tx, r *records.Rollup, exists boo
 		}
 		stmts, args = []string{"INSERT INTO rollup_marks VALUES (?, ?)"}, [][]any{{r.Table, mark}}
 	case !r.Background && marked:
-		stmts = []string{insertSums(r, "records", "time >= ?"), "DELETE FROM rollup_marks WHERE rollup = ?"}
-		args = [][]any{{mark}, {r.Table}}
+		stmts = []string{insertSums(r, "records", "time >= "+strconv.FormatInt(mark, 10)), "DELETE FROM rollup_marks WHERE rollup = ?"}
+		args = [][]any{nil, {r.Table}}
 	}
 	for i, stmt := range stmts {
 		if _, err := tx.ExecContext(ctx, stmt, args[i]...); err != nil {

@@ -160,7 +160,7 @@ func (s *rollupRow) add(o *rollupRow) {
 }
 
 // addSat adds n to bucket i of h, its count saturated at records.MaxHistCount, as a rollup's
-// entry keeps it (and mergeHist in SQL): an attacker's records of MaxCount samples never wrap
+// entry keeps it (and mergeHists in SQL): an attacker's records of MaxCount samples never wrap
 // it around.
 func addSat(h *histogram.Histogram, i uint16, n uint64) {
 	bs := h.Buckets()

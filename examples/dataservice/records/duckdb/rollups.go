@@ -71,14 +71,11 @@ var contextRollups = []records.Rollup{
 // hostKeys are the keys of the rollups with addresses.
 var hostKeys = []records.Column{records.ColProtocol, records.ColApplication, records.ColServerPort, records.ColServerIP, records.ColClientIP}
 
-// sumRecords is the SQL that sums the records of a WHERE clause (with its arguments), read
-// from from (recordsOf), into the rollup's rows in DuckDB, each sum saturated at MaxSum, in
-// table order.
+// sumRecords is the SQL that sums the records of a WHERE clause, read from from (recordsOf),
+// into the rollup's rows in DuckDB, each sum saturated at MaxSum, in table order. The clause
+// has no parameters: it is written once for the sums and once for each histogram (sumRows).
 func sumRecords(r *records.Rollup, from, where string) string {
-	w := strconv.FormatInt(r.Width, 10)
-	keys := strings.Join(r.KeyNames(), ", ")
-	return "SELECT " + records.BucketStart(w) + " AS b, " + keys + ", " + strings.Join(rollupAggregates(r, "CAST(COUNT(*) AS UBIGINT)"), ", ") +
-		" FROM " + from + " WHERE " + where + " GROUP BY b, " + keys
+	return sumRows(r, from, where, records.BucketStart(strconv.FormatInt(r.Width, 10)), "CAST(COUNT(*) AS UBIGINT)")
 }
 
 // insertSums is the SQL that inserts the sums of the records of a WHERE clause into the
@@ -100,9 +97,30 @@ func recordsOf(r *records.Rollup) string {
 	return "records"
 }
 
-// rollupAggregates are the aggregates of the rollup's columns after its keys, in table order:
-// the sums, count (the record count's), and with Measures the measures' sums and the merged
-// histograms (mergeHist).
+// sumRows is the SQL that sums the rows of table src with the condition where into the rows of
+// rollup r, in table order: grouped by bucket (the SQL of a row's bucket start, the first
+// column) and the rollup's keys, each sum saturated at MaxSum, count the aggregate of the
+// record count, and with Measures the measures' sums and each histogram merged (mergeHists).
+func sumRows(r *records.Rollup, src, where, bucket, count string) string {
+	keys := r.KeyNames()
+	sums := "SELECT " + bucket + " AS b, " + strings.Join(keys, ", ") + ", " + strings.Join(rollupAggregates(r, count), ", ") +
+		" FROM " + src + " WHERE " + where + " GROUP BY b, " + strings.Join(keys, ", ")
+	if !r.Measures {
+		return sums
+	}
+	cols := []string{"s.*"}
+	joins := ""
+	for i, c := range records.RollupHists {
+		h := "h" + strconv.Itoa(i)
+		cols = append(cols, "COALESCE("+h+".h, []) AS "+c.Name())
+		joins += " LEFT JOIN (" + mergeHists(src, where, bucket, keys, c.Name()) + ") AS " + h + " USING (b, " + strings.Join(keys, ", ") + ")"
+	}
+	return "SELECT " + strings.Join(cols, ", ") + " FROM (" + sums + ") AS s" + joins
+}
+
+// rollupAggregates are the aggregates of the rollup's columns after its keys but for the
+// histograms, in table order: the sums, count (the record count's), and with Measures the
+// measures' sums.
 func rollupAggregates(r *records.Rollup, count string) []string {
 	var out []string
 	for _, c := range records.RollupSums {
@@ -113,22 +131,29 @@ func rollupAggregates(r *records.Rollup, count string) []string {
 		for _, c := range records.RollupMeasures {
 			out = append(out, duckDialect.Partial(c.Name()))
 		}
-		for _, c := range records.RollupHists {
-			out = append(out, mergeHist(c.Name()))
-		}
 	}
 	return out
 }
 
-// mergeHist is the SQL aggregate of a group's histogram column col merged: one entry per
-// bucket (records/hist.go), the counts of its entries added up (saturated at MaxHistCount),
-// by increasing index, as
-// ingest merges them in Go (sumBatches). Used where the rollups are summed in SQL (schema
-// steps, compaction, retention), not by queries, which merge in the reader.
-func mergeHist(col string) string {
-	all := "flatten(list(" + col + "))"
+// mergeHists is the SQL that merges the histogram column col of the rows of table src with the
+// condition where, grouped by bucket (as b) and keys, each group's as h: one entry per bucket
+// index (records/hist.go), the counts of its entries added up (saturated at MaxHistCount), by
+// increasing index, as ingest merges them in Go (sumBatches). A group without entries has no
+// row. Used where the rollups are summed in SQL (schema steps, compaction, retention, the
+// background step), not by queries, which merge in the reader.
+//
+// DuckDB has no sumMap: the entries are unnested and summed by group and index, in time linear
+// in the entries. Merging each group's entry list with list functions, filtering it once per
+// index, took time quadratic in a group's entries: the hourly rollup of 300,000 capture records
+// over three hours summed in 5-7 s, so in 0.1-0.2 s (BenchmarkSumRollups, BENCHMARKS.md). A
+// merge with list functions in O(n log n) (sort, then sum each index's run from its slice) was
+// slower still: its lambdas, capturing the sorted list, took seconds where building the list
+// took milliseconds.
+func mergeHists(src, where, bucket string, keys []string, col string) string {
 	mask, shift := strconv.Itoa(records.HistIndexMask), strconv.Itoa(records.HistShift)
-	return "list_transform(list_sort(list_distinct(list_transform(" + all + ", e -> e & " + mask + "))), " +
-		"i -> (CAST(LEAST(list_sum(list_transform(list_filter(" + all + ", e -> (e & " + mask + ") = i), e -> CAST(e >> " + shift + " AS HUGEINT))), " +
-		strconv.FormatUint(records.MaxHistCount, 10) + ") AS UBIGINT) << " + shift + ") | i)"
+	k := strings.Join(keys, ", ")
+	return "SELECT b, " + k + ", list((CAST(LEAST(c, " + strconv.FormatUint(records.MaxHistCount, 10) + ") AS UBIGINT) << " + shift + ") | i ORDER BY i) AS h" +
+		" FROM (SELECT b, " + k + ", e & " + mask + " AS i, SUM(e >> " + shift + ") AS c" +
+		" FROM (SELECT " + bucket + " AS b, " + k + ", unnest(" + col + ") AS e FROM " + src + " WHERE " + where + ")" +
+		" GROUP BY b, " + k + ", i) GROUP BY b, " + k
 }
