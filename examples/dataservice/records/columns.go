@@ -190,30 +190,39 @@ const ContextMask = 1<<(ColOutIfAlias+1) - 1<<ColClientZone
 // A column's bit fits a uint64 (RowBuilder.Omit).
 var _ [64 - NumColumns]struct{}
 
-// UsedHists returns the bits (1 << c) of the histogram columns (KindHist) that hold samples in
-// some record of recs.
-func UsedHists(recs []Record) uint64 {
-	var used uint64
+// Filled returns the bits among cols (1 << c) of the columns that some record of recs fills:
+// a number not 0, a string not empty, an address not the zero one, a histogram with samples.
+func Filled(recs []Record, cols uint64) uint64 {
+	var filled uint64
 	for i := range recs {
-		for _, c := range histColumns {
-			if columns[c].hist(&recs[i]).Samples > 0 {
-				used |= 1 << c
+		left := cols &^ filled
+		if left == 0 {
+			break
+		}
+		for c := range NumColumns {
+			if left&(1<<c) == 0 {
+				continue
+			}
+			d := &columns[c]
+			var set bool
+			switch d.kind {
+			case KindHist:
+				set = d.hist(&recs[i]).Samples > 0
+			case KindString:
+				set = d.str(&recs[i]) != ""
+			case KindAddr:
+				set = d.addr(&recs[i]).IsValid()
+			default:
+				set = d.num(&recs[i]) != 0
+			}
+			if set {
+				filled |= 1 << c
 			}
 		}
 	}
-	return used
+	return filled
 }
 
-// histColumns are the columns of KindHist.
-var histColumns = func() []Column {
-	var out []Column
-	for c := range NumColumns {
-		if columns[c].kind == KindHist {
-			out = append(out, c)
-		}
-	}
-	return out
-}()
 
 // SQLNames returns the SQL columns that hold c: two for an address.
 func (c Column) SQLNames() []string {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -222,20 +223,18 @@ func batchLen(batches [][]records.Record) int {
 // appendRecords appends batches to the records table through an appender on c, each record
 // with the number of its context, from ids (one per record, in order).
 //
-// The columns of the histograms no record of batches has samples of (most batches of flow
-// records) are left to their default, the empty list: DuckDB's Go appender costs about a
-// microsecond a record for five empty lists (BENCHMARKS.md, issue 25).
+// The capture probe's columns that no record of batches fills (all of them in a batch of flow
+// records) are left to their defaults, zero, empty: DuckDB's cost of a record grows with the
+// columns appended, whatever their values, and its Go appender costs about a microsecond a
+// record for five empty lists (BENCHMARKS.md, issue 25).
 func appendRecords(ctx context.Context, c *duckdb.Conn, batches [][]records.Record, ids []uint64) error {
-	var used uint64
+	var filled uint64
 	for _, recs := range batches {
-		used |= records.UsedHists(recs)
+		filled |= records.Filled(recs, probeColumns)
 	}
-	rb := records.RowBuilder{Omit: records.ContextMask}
+	rb := records.RowBuilder{Omit: records.ContextMask | probeColumns&^filled}
 	var names []string
 	for col := range records.NumColumns {
-		if col.Kind() == records.KindHist && used&(1<<col) == 0 {
-			rb.Omit |= 1 << col
-		}
 		if rb.Omit&(1<<col) == 0 {
 			names = append(names, col.SQLNames()...)
 		}
@@ -271,6 +270,16 @@ func appendRecords(ctx context.Context, c *duckdb.Conn, batches [][]records.Reco
 	}
 	return a.CloseWithCancel(ctx)
 }
+
+// probeColumns has the bits (1 << c) of the capture probe's columns: its measures, the
+// server's name and the histograms.
+var probeColumns = func() uint64 {
+	m := uint64(1) << records.ColServerName
+	for _, c := range append(slices.Clone(records.RollupMeasures), records.RollupHists...) {
+		m |= 1 << c
+	}
+	return m
+}()
 
 // DeleteBefore deletes the records whose time is before t (Unix seconds).
 func (s *Store) DeleteBefore(ctx context.Context, t int64) (int64, error) {

@@ -53,8 +53,8 @@ var steps = []step{
 	func(ctx context.Context, tx *sql.Tx) error { return rollupMeasures(ctx, tx, duckRollups, false) },
 	func(ctx context.Context, tx *sql.Tx) error { return rollupMeasures(ctx, tx, duckRollups, true) },
 	// 11 to 13: the context kept apart (context.go): the contexts table holding the distinct
-	// contexts of the records, and the records' context column (and the histograms' default,
-	// the empty list); then each record's number set; then the context's columns dropped from the records (DuckDB commits no change of
+	// contexts of the records, and the records' context column (and every column's default, zero or
+	// empty); then each record's number set; then the context's columns dropped from the records (DuckDB commits no change of
 	// the rows of a table altered in the same transaction, nor drops a column of one changed).
 	func(ctx context.Context, tx *sql.Tx) error { return separateContext(ctx, tx, 0) },
 	func(ctx context.Context, tx *sql.Tx) error { return separateContext(ctx, tx, 1) },
@@ -155,10 +155,11 @@ func separateContext(ctx context.Context, tx *sql.Tx, part int) error {
 		if err := execAll(ctx, tx, contextsSchema(), "ALTER TABLE records ADD COLUMN IF NOT EXISTS context UBIGINT DEFAULT 0"); err != nil {
 			return err
 		}
-		// Ingest leaves the histograms no record of a batch has to their default (appendRecords),
-		// which a file's table made by step 1 lacked.
-		for _, h := range []string{"client_rtt_hist", "server_rtt_hist", "ct_hist", "srt_hist", "dtt_hist"} {
-			if err := execAll(ctx, tx, "ALTER TABLE records ALTER COLUMN "+h+" SET DEFAULT []"); err != nil {
+		// Ingest leaves the columns no record of a batch fills to their defaults (appendRecords),
+		// which the columns of a file's table made by step 1 lacked.
+		all, kinds := duckColumns()
+		for i, n := range all {
+			if err := execAll(ctx, tx, "ALTER TABLE records ALTER COLUMN "+n+" SET DEFAULT "+zeroOf(kinds[i])); err != nil {
 				return err
 			}
 		}
