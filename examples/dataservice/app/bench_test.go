@@ -124,12 +124,23 @@ func loadService(b *testing.B) (*client.Client, int) {
 		}
 		b.Setenv("SVC_ADMIN_PASSWORD", "bench password")
 		ctx := context.Background()
-		a, err := app.Open(ctx, app.Config{DataDir: dir,
+		cfg := app.Config{DataDir: dir,
 			ClickHouse: os.Getenv("FNAPI_BENCH_CLICKHOUSE"), ClickHouseCluster: os.Getenv("FNAPI_BENCH_CLICKHOUSE_CLUSTER"),
-			Auth: []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1})}})
+			Auth: []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1})}}
+		if benchContext() {
+			if cfg.GeoIPASN, cfg.GeoIPCountry, loaded.err = benchGeoFiles(dir); loaded.err != nil {
+				return
+			}
+		}
+		a, err := app.Open(ctx, cfg)
 		if err != nil {
 			loaded.err = err
 			return
+		}
+		if benchContext() {
+			if loaded.err = a.Resolver().Set(benchZones(), nil); loaded.err != nil {
+				return
+			}
 		}
 		loaded.app, loaded.genRate = a, genRate(benchRecords(), benchDays())
 		srv := httptest.NewTLSServer(a.Handler())
@@ -188,6 +199,9 @@ func loadRecords(ctx context.Context, a *app.App, want, days int) error {
 	n := 0
 	if err := a.Resolver().Set(benchZones(), nil); err != nil {
 		return err
+	}
+	if !benchContext() {
+		defer a.Resolver().Set(nil, nil)
 	}
 	// The generator's default rate gives about 300,000 records a working day (fewer at a
 	// weekend); scale it to want, and add periods of other seeds until there are enough.
@@ -273,7 +287,8 @@ func BenchmarkQuery(b *testing.B) {
 
 // BenchmarkIngest sends batches of 10,000 demo records through the API's ingest function, as a
 // collector would: each request's JSON body is encoded once, before the clock starts, so that the
-// figure is the server's.
+// figure is the server's. The service resolves each record's context (zones, AS and country of
+// public servers; benchContext): FNAPI_BENCH_CONTEXT=none measures it without.
 func BenchmarkIngest(b *testing.B) {
 	payload := ingestPayload(b)
 	start, cpu := time.Now(), testenv.CPUTime()
@@ -285,6 +300,16 @@ func BenchmarkIngest(b *testing.B) {
 	b.ReportMetric(float64(b.N*10_000)/time.Since(start).Seconds(), "records/s")
 	b.ReportMetric(float64((testenv.CPUTime()-cpu).Nanoseconds())/float64(b.N*10_000), "cpu-ns/record")
 	b.ReportMetric(peakRSS(), "peak-RSS-MiB")
+	if benchContext() {
+		// What was measured resolved the context: the records read back with it.
+		var res []json.RawMessage
+		if err := loaded.c.Call(context.Background(), "query", map[string]any{"expr": "records BY server.asn, client.zone SINCE @now-7200"}, &res); err != nil {
+			b.Fatal(err)
+		}
+		if s := fmt.Sprintf("%s", res); !strings.Contains(s, `"name":"BENCH-NET-`) || !strings.Contains(s, `"HQ/Office"`) {
+			b.Fatalf("the ingested records read without their context: %.300s", s)
+		}
+	}
 }
 
 // BenchmarkIngestConcurrent is BenchmarkIngest from four clients at once, as from several

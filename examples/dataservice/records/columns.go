@@ -223,7 +223,6 @@ func Filled(recs []Record, cols uint64) uint64 {
 	return filled
 }
 
-
 // SQLNames returns the SQL columns that hold c: two for an address.
 func (c Column) SQLNames() []string {
 	d := columns[c]
