@@ -18,7 +18,8 @@
 // each applied once in a transaction that records its number: 1 the records table, 2 the
 // collector's columns, 3 the rollups and their marks, 4 the rollups' sums saturated, 5 the
 // capture probe's columns, 6 the context's, 7-8 the histograms, 9-10 the rollups' measures and
-// histograms (records.Rollup.Measures) summed from the records. A file made
+// histograms (records.Rollup.Measures) summed from the records, 11-13 the context moved to a
+// table of its own (context.go: each record holds one number for its context). A file made
 // before versioning is at 0, and each step finds what its program left (IF NOT EXISTS; the
 // rollups and sums look at their tables), so every earlier file opens. A file of a newer
 // version is refused. A new column or rollup is a new step at the end.
