@@ -87,27 +87,7 @@ func (r *Rollup) keeps(col Column) bool {
 
 // reads reports whether c reads keys of the rollup only.
 func (r *Rollup) reads(c Cond) bool {
-	var terms []Cond
-	switch c := c.(type) {
-	case And:
-		terms = c
-	case Or:
-		terms = c
-	case Not:
-		return r.reads(c.Cond)
-	case Compare:
-		return r.Holds(c.Column)
-	case Range:
-		return r.Holds(c.Column)
-	case In:
-		return r.Holds(c.Column)
-	}
-	for _, t := range terms {
-		if !r.reads(t) {
-			return false
-		}
-	}
-	return true
+	return !condUses(c, func(col Column) bool { return !r.Holds(col) })
 }
 
 // Chain returns, for each width of rollups from the finest, the first rollup there that

@@ -3,6 +3,7 @@ package duckdb
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/fnapi/fnapi/examples/dataservice/records"
@@ -21,7 +22,7 @@ func asVersion10(t *testing.T, s *Store) {
 		exec(t, s, "ALTER TABLE records ADD COLUMN "+c.name+" "+c.typ+" DEFAULT "+c.zero)
 		set = append(set, c.name+" = "+contextsTable+"."+c.name)
 	}
-	exec(t, s, "UPDATE records SET "+joinComma(set)+" FROM "+contextsTable+" WHERE "+contextsTable+".id = records.context")
+	exec(t, s, "UPDATE records SET "+strings.Join(set, ", ")+" FROM "+contextsTable+" WHERE "+contextsTable+".id = records.context")
 	exec(t, s, "ALTER TABLE records DROP COLUMN context")
 	exec(t, s, "DROP TABLE "+contextsTable)
 	if _, err := s.db.ExecContext(ctx, "UPDATE "+schemaTable+" SET version = 10"); err != nil {
@@ -34,17 +35,6 @@ func exec(t *testing.T, s *Store, stmt string) {
 	if _, err := s.db.ExecContext(context.Background(), stmt); err != nil {
 		t.Fatalf("%s: %v", stmt, err)
 	}
-}
-
-func joinComma(ss []string) string {
-	out := ""
-	for i, s := range ss {
-		if i > 0 {
-			out += ", "
-		}
-		out += s
-	}
-	return out
 }
 
 // count returns the single number query answers.
