@@ -21,9 +21,15 @@ import (
 // never bring it.
 func eventually(t *testing.T, what string, cond func() error) {
 	t.Helper()
+	eventuallyWithin(t, 10*time.Second, what, cond)
+}
+
+// eventuallyWithin is eventually with a deadline of d.
+func eventuallyWithin(t *testing.T, d time.Duration, what string, cond func() error) {
+	t.Helper()
 	var err error
 	start := time.Now()
-	for deadline := start.Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+	for deadline := start.Add(d); ; time.Sleep(time.Millisecond) {
 		if err = cond(); err == nil {
 			t.Logf("%s: after %v", what, time.Since(start).Round(time.Millisecond))
 			return
