@@ -3,8 +3,6 @@ package duckdb
 import (
 	"context"
 	"database/sql/driver"
-	"encoding/binary"
-	"hash/fnv"
 	"strconv"
 	"strings"
 
@@ -23,7 +21,7 @@ import (
 // joined to their contexts (contextFrom); the others read the records alone. The context
 // rollups keep the columns themselves, as they did.
 //
-// A context's number is a 64-bit FNV-1a hash of its values (contextID), the same in every
+// A context's number is a 64-bit FNV-1a hash of its values (contextValues.id), the same in every
 // process and file, so ingest needs no lookup: it appends the contexts it has not seen since
 // the program started (ON CONFLICT DO NOTHING) in the transaction that appends the records.
 // Two distinct contexts of one file share a number with a probability of about n²/2^65 for n
@@ -76,25 +74,35 @@ const numContextColumns = int(records.ColOutIfAlias-records.ColClientZone) + 1
 type contextValues [numContextColumns]records.Value
 
 // id returns the number of the context of vs: 0 for the empty context, never 0 for another.
+// It is 64-bit FNV-1a, written out so that hashing a record's context allocates nothing.
 func (vs *contextValues) id() uint64 {
-	h := fnv.New64a()
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	add := func(b byte) { h = (h ^ uint64(b)) * prime }
+	uvarint := func(x uint64) {
+		for ; x >= 0x80; x >>= 7 {
+			add(byte(x) | 0x80)
+		}
+		add(byte(x))
+	}
 	empty := true
-	var buf [binary.MaxVarintLen64]byte
 	for i, c := range contextColumns {
 		// Each value is written with its length, so no two contexts write the same bytes.
 		if c.Kind() == records.KindString {
-			h.Write(buf[:binary.PutUvarint(buf[:], uint64(len(vs[i].Str)))])
-			h.Write([]byte(vs[i].Str))
+			uvarint(uint64(len(vs[i].Str)))
+			for j := 0; j < len(vs[i].Str); j++ {
+				add(vs[i].Str[j])
+			}
 			empty = empty && vs[i].Str == ""
 		} else {
-			h.Write(buf[:binary.PutUvarint(buf[:], vs[i].Lo)])
+			uvarint(vs[i].Lo)
 			empty = empty && vs[i].Lo == 0
 		}
 	}
 	if empty {
 		return 0
 	}
-	return max(h.Sum64(), 1)
+	return max(h, 1)
 }
 
 // maxKnownContexts bounds the numbers of contexts a store remembers as stored (8 bytes and a
@@ -125,7 +133,8 @@ func (known knownContexts) newContexts(batches [][]records.Record, ids []uint64)
 				fresh = map[uint64]*contextValues{}
 			}
 			if _, ok := fresh[id]; !ok {
-				fresh[id] = &vs
+				v := vs // only a new context leaves the loop
+				fresh[id] = &v
 			}
 		}
 	}
