@@ -30,8 +30,12 @@ type Plan struct {
 	sums    int    // sum columns after the key columns
 	hists   int    // histogram columns after the sums
 	setCol  bool   // a GROUPING() column follows the sums and histograms
-	sets    []planSet
-	setOf   map[uint64][]int // the sets of each GROUPING() value: several when they group by the same keys in other orders
+	// numbered is true when a context number column (Dialect.ContextNumber) follows the sums
+	// and histograms: a row's context keys are then those of that number (not 0) as Scan's
+	// ContextNames names it, and a group may come in several rows.
+	numbered bool
+	sets     []planSet
+	setOf    map[uint64][]int // the sets of each GROUPING() value: several when they group by the same keys in other orders
 	// parts, when not empty, are the plans this one reads in turn; the fields above are then unused.
 	parts []*Plan
 }
@@ -124,6 +128,13 @@ func compileSets(d *Dialect, table string, Chain []*Rollup, qs []*Query, sets []
 	if len(Chain) > 0 || len(sets) > 1 {
 		count = d.CountSum("records") // of a union's branches (from)
 	}
+	where := qs[sets[0][0]].Where
+	// The records' branches (the edges of the period) give their context's number rather than
+	// join their contexts, when the rollups answer the rest: a plan of one key set (GROUPING()
+	// tells sets apart by their keys) whose keys, not its condition, use the context.
+	p.numbered = d.ContextNumber != "" && len(Chain) > 0 && len(sets) == 1 &&
+		slices.ContainsFunc(qs[sets[0][0]].Groups, func(g Group) bool { return g.Bucket == 0 && g.Column.Context() }) &&
+		(where == nil || !condUses(where, Column.Context))
 	b.WriteString("SELECT ")
 	var aliases []string
 	colOf := map[Group]int{} // the first selected column of each distinct key
@@ -193,10 +204,22 @@ func compileSets(d *Dialect, table string, Chain []*Rollup, qs []*Query, sets []
 	if p.setCol {
 		b.WriteString(", GROUPING(" + strings.Join(aliases, ", ") + ")")
 	}
-	p.from(b, table, Chain, unionColumns(qs, sets, sumCol, histCol), qs[sets[0][0]].Where)
+	c := unionColumns(qs, sets, sumCol, histCol)
+	if p.numbered {
+		b.WriteString(", " + d.ContextNumber)
+		c.number = d.ContextNumber
+	}
+	p.from(b, table, Chain, c, where)
 	switch {
 	case p.setCol:
 		p.groupingSets(b, aliases)
+	case p.numbered:
+		// No LIMIT: a group may come in a row of the rollups and rows of the records by
+		// context number, so that a limit on rows could cut some of a group's rows while its
+		// groups were within it. The rows are those of the rollups' groups and of the
+		// records at the period's edges (by context); the reader bounds the groups it merges
+		// (Query.Limit).
+		b.WriteString(" GROUP BY " + strings.Join(append(aliases, d.ContextNumber), ", "))
 	case len(aliases) > 0:
 		b.WriteString(" GROUP BY " + strings.Join(aliases, ", "))
 		if limit := setLimit(qs, sets[0]); limit > 0 {

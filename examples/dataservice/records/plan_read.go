@@ -16,13 +16,27 @@ type resultRows interface {
 	Err() error
 }
 
+// NumContextColumns is the number of context columns (Column.Context).
+const NumContextColumns = int(ColOutIfAlias-ColClientZone) + 1
+
+// ContextValues are the values of a context's columns (Column.Context), in column order.
+type ContextValues [NumContextColumns]Value
+
+// ContextNames returns the values of the context numbered id (Dialect.ContextNumber); a
+// store that numbers contexts passes one to Scan.
+type ContextNames func(id uint64) (*ContextValues, error)
+
 // Scan reads every row of rs into dests, decodes it from vals (dests themselves, or what they
-// point to) and calls fn with it once for each query the row answers.
-func (p *Plan) Scan(rs resultRows, dests, vals []any, fn func(*Row) error) error {
+// point to) and calls fn with it once for each query the row answers. names names the context
+// numbers of a plan's rows (Dialect.ContextNumber); nil for a dialect without.
+func (p *Plan) Scan(rs resultRows, dests, vals []any, names ContextNames, fn func(*Row) error) error {
 	var r Row
 	for rs.Next() {
 		if err := rs.Scan(dests...); err != nil {
 			return fmt.Errorf("records: read: %w", err)
+		}
+		if err := p.name(vals, &r, names); err != nil {
+			return err
 		}
 		if err := p.emit(vals, &r, fn); err != nil {
 			return err
@@ -63,10 +77,32 @@ func (p *Plan) Each(fn func(*Plan) error) error {
 
 // Width is the number of columns of the plan's rows.
 func (p *Plan) Width() int {
-	if p.setCol {
+	if p.setCol || p.numbered {
 		return len(p.keyCols) + p.sums + p.hists + 1
 	}
 	return len(p.keyCols) + p.sums + p.hists
+}
+
+// name sets r.context to the context of the row in vals: nil for a row of a plan that is not
+// numbered or of context number 0 (a rollup's row), which holds its context keys itself.
+func (p *Plan) name(vals []any, r *Row, names ContextNames) error {
+	r.context = nil
+	if !p.numbered {
+		return nil
+	}
+	id := ToUint64(vals[len(p.keyCols)+p.sums+p.hists])
+	if id == 0 {
+		return nil
+	}
+	if names == nil {
+		return errors.New("records: a numbered plan read without ContextNames")
+	}
+	vs, err := names(id)
+	if err != nil {
+		return fmt.Errorf("records: read: the context of number %d: %w", id, err)
+	}
+	r.context = vs
+	return nil
 }
 
 // emit decodes one result row scanned into vals (values or pointers to them; NULL is nil) and
@@ -89,6 +125,8 @@ func (p *Plan) emitSet(s *planSet, vals []any, r *Row, fn func(*Row) error) erro
 	for gi, g := range s.groups {
 		c := s.cols[gi]
 		switch {
+		case r.context != nil && g.Bucket == 0 && g.Column.Context():
+			r.Keys = append(r.Keys, r.context[g.Column-ColClientZone])
 		case g.Bucket > 0:
 			r.Keys = append(r.Keys, Value{Lo: ToUint64(vals[c])})
 		case g.Column.Kind() == KindAddr:

@@ -20,7 +20,7 @@ import (
 // every record: the sets of the overview's address statements share one pass and one
 // aggregation of the records at the edges of their period.
 func (p *Plan) from(b *SQLBuilder, table string, Chain []*Rollup, c branchCols, where Cond) {
-	if b.d.ContextFrom != "" && (c.context || where != nil && condUses(where, Column.Context)) {
+	if b.d.ContextFrom != "" && c.number == "" && (c.context || where != nil && condUses(where, Column.Context)) {
 		table = b.d.ContextFrom
 	}
 	one := func(source int, table string) {
@@ -73,8 +73,14 @@ type branchCols struct {
 	hists []string // histogram columns (KindHist)
 	// grouped is true when the records' branches sum their rows by grain and keys.
 	grouped bool
-	// context is true when a key is a context column (Column.Context).
-	context bool
+	// context is true when a key is a context column (Column.Context); contextKeys are the
+	// kinds of those keys' columns, by name.
+	context     bool
+	contextKeys map[string]Kind
+	// number, when not empty, is the context number column (Dialect.ContextNumber) the
+	// branches give after the records count: the records' own, 0 from the rollups, whose
+	// branches give the context keys themselves where the records' give zeros.
+	number string
 }
 
 // unionColumns returns the columns the branches of a union give for the queries of sets, each
@@ -95,7 +101,13 @@ func unionColumns(qs []*Query, sets [][]int, sumCol [NumSums]int, histCol map[Co
 				continue
 			}
 			add(&c.keys, g.Column.SQLNames()...)
-			c.context = c.context || g.Column.Context()
+			if g.Column.Context() {
+				c.context = true
+				if c.contextKeys == nil {
+					c.contextKeys = map[string]Kind{}
+				}
+				c.contextKeys[g.Column.Name()] = g.Column.Kind()
+			}
 		}
 	}
 	for s, col := range sumColumn {
@@ -136,7 +148,14 @@ func (c branchCols) selectList(records bool, d *Dialect) string {
 		}
 		cols = append(cols, t)
 	}
-	cols = append(cols, c.keys...)
+	for _, k := range c.keys {
+		if records && c.number != "" {
+			if kind, ok := c.contextKeys[k]; ok {
+				k = zeroSQL(kind, d) + " AS " + k
+			}
+		}
+		cols = append(cols, k)
+	}
 	for _, s := range c.sums {
 		switch {
 		case records && c.grouped:
@@ -160,7 +179,21 @@ func (c branchCols) selectList(records bool, d *Dialect) string {
 	default:
 		cols = append(cols, "CAST(1 AS "+u64+") AS records")
 	}
+	switch {
+	case c.number != "" && records:
+		cols = append(cols, c.number)
+	case c.number != "":
+		cols = append(cols, "CAST(0 AS "+u64+") AS "+c.number)
+	}
 	return strings.Join(cols, ", ")
+}
+
+// zeroSQL is the zero of kind k (a number or a string) in dialect d.
+func zeroSQL(k Kind, d *Dialect) string {
+	if k == KindString {
+		return "''"
+	}
+	return "CAST(0 AS " + d.Types[k] + ")"
 }
 
 // groupBy is what the records' branches of a grouped union group by.

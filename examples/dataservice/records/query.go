@@ -22,7 +22,8 @@ type Query struct {
 	Where Cond
 	// Limit is the most groups the store returns, with Groups; 0 means no limit. The query
 	// engine asks for one more than it allows, to tell an answer that fits from one that does
-	// not.
+	// not. A plan read by context number (Dialect.ContextNumber) may return more, each group
+	// whole: its reader bounds the groups it merges, as the query engine does.
 	Limit int
 }
 
@@ -177,6 +178,8 @@ type Row struct {
 	// Hists are the histograms of the Query's Hists, in order; each may come in parts over
 	// several rows of the group, merged by the reader (histogram.Merge).
 	Hists []histogram.Histogram
+	// context holds the context keys of a row read by context number (Plan.name).
+	context *ContextValues
 }
 
 // Reader answers Queries. Implementations are safe for concurrent use.

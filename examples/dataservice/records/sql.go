@@ -41,6 +41,13 @@ type Dialect struct {
 	// keeps the context apart from the records table: a plan reads it in place of the table
 	// when its keys or its condition use a context column, and the table otherwise.
 	ContextFrom string
+	// ContextNumber, when not empty, is the records' column that holds a record's context
+	// number, for a store that names the numbers itself (ContextNames): a plan whose keys use
+	// a context column but whose condition does not, and which reads rollups, reads the
+	// records' branches (the edges of its period) by that number instead of through
+	// ContextFrom, and Scan names them. DuckDB's join of a few records to their contexts cost
+	// a fixed 2-3 ms, as much as the rest of such a query (BENCHMARKS.md, issue 25).
+	ContextNumber string
 }
 
 // SQLBuilder accumulates SQL text and its arguments in order.

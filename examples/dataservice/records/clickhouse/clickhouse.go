@@ -341,7 +341,7 @@ func (s *Store) read(ctx context.Context, p *records.Plan, from, to int64, rollu
 	for range p.NumHists() {
 		dests = append(dests, new([]uint64))
 	}
-	return unavailable(p.Scan(rows, dests, dests, fn))
+	return unavailable(p.Scan(rows, dests, dests, nil, fn))
 }
 
 // Newest returns the time of the newest record; ok is false when there is none.

@@ -23,6 +23,7 @@ func TestStores(t *testing.T) {
 		recordstest.CheckCapture(t, s, 1_700_000_040)
 		recordstest.CheckContext(t, s, 1_700_000_160)
 		recordstest.CheckContextPartial(t, s, 1_700_000_280)
+		recordstest.CheckContextEdges(t, s, 1_700_000_400)
 	})
 	t.Run("clickhouse cluster", func(t *testing.T) {
 		s := clickhouse.OpenClickHouseTest(t, testenv.ClickHouseCluster(t, 2)[0].URL, testenv.ClickHouseClusterName)
@@ -30,6 +31,7 @@ func TestStores(t *testing.T) {
 		recordstest.CheckCapture(t, s, 1_700_000_040)
 		recordstest.CheckContext(t, s, 1_700_000_160)
 		recordstest.CheckContextPartial(t, s, 1_700_000_280)
+		recordstest.CheckContextEdges(t, s, 1_700_000_400)
 	})
 }
 

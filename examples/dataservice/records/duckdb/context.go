@@ -18,8 +18,9 @@ import (
 // a record grows with its columns, whatever their values (the appender's flush and the
 // write-ahead log): the thirteen columns stored with every record made ingest twice as slow
 // (BENCHMARKS.md, issue 25). A query whose keys or condition use the context reads the records
-// joined to their contexts (contextFrom); the others read the records alone. The context
-// rollups keep the columns themselves, as they did.
+// joined to their contexts (contextFrom), or, when it reads the context rollups, the records of
+// its period's edges with their numbers, which the store names from memory (contextNames); the
+// others read the records alone. The context rollups keep the columns themselves, as they did.
 //
 // A context's number is a 64-bit FNV-1a hash of its values (contextValues.id), the same in every
 // process and file, so ingest needs no lookup: it appends the contexts it has not seen since
@@ -42,10 +43,13 @@ var contextColumns = func() []records.Column {
 	return cs
 }()
 
-// contextFrom is the records with their context columns, as a query reads them when it uses
-// one (records.Dialect.ContextFrom). An inner join: every record's context is in contexts, and
-// DuckDB joins them far faster so than as an outer join (2026-11-26, 10M rows: 240 against
-// 810 ms).
+// contextFrom is the records with their context columns, as a query reads them when its
+// condition uses one, or its keys do and no rollup answers it (records.Dialect.ContextFrom); a
+// query by the context that reads rollups gets the records at its period's edges by context
+// number instead and names the numbers in Go (context_names.go): DuckDB's join cost a fixed
+// 2-3 ms however few the records. An inner join: every record's context is in contexts, and
+// DuckDB joins them far faster so (2026-11-26, 10M rows: 240 ms against 810 ms as an outer
+// join).
 var contextFrom = func() string {
 	var b strings.Builder
 	b.WriteString("(SELECT records.*")

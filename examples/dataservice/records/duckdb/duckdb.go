@@ -45,6 +45,8 @@ type Store struct {
 	// contexts are the numbers of the contexts known stored (context.go), used with the write
 	// token held.
 	contexts knownContexts
+	// names are the values of the contexts reads named (context_names.go).
+	names contextNames
 	// group holds the Ingest calls waiting to be committed together.
 	group group
 	// changes reports the times each write touches (changes.go).
@@ -370,7 +372,7 @@ func (s *Store) readSpan(ctx context.Context, p *records.Plan, from, to int64, f
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
-	return p.Scan(rows, ptrs, vals, fn)
+	return p.Scan(rows, ptrs, vals, s.names.names(ctx, s.db), fn)
 }
 
 // Newest returns the time of the newest record; ok is false when there is none.

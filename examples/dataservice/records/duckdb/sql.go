@@ -34,16 +34,17 @@ var duckDialect = &records.Dialect{
 	},
 	// DuckDB sums a UBIGINT column into a HUGEINT (128 bits), which holds the sum of any number
 	// of records exactly; LEAST saturates it, where a plain cast to UBIGINT failed the query.
-	Sum:          duckSum,
-	Count:        "CAST(COUNT(*) AS UBIGINT)",
-	CountSum:     duckSum,
-	Partial:      duckSum,
-	Widen:        func(col string) string { return col },
-	Hist:         duckHist,
-	SumType:      "UBIGINT",
-	Bucket:       func(expr string) string { return expr },
-	GroupingSets: true,
-	ContextFrom:  contextFrom,
+	Sum:           duckSum,
+	Count:         "CAST(COUNT(*) AS UBIGINT)",
+	CountSum:      duckSum,
+	Partial:       duckSum,
+	Widen:         func(col string) string { return col },
+	Hist:          duckHist,
+	SumType:       "UBIGINT",
+	Bucket:        func(expr string) string { return expr },
+	GroupingSets:  true,
+	ContextFrom:   contextFrom,
+	ContextNumber: "context",
 }
 
 // duckHist gives a group's histogram entries (records/hist.go) as one list, which the reader
