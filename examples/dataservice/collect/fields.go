@@ -44,18 +44,28 @@ func uintOf(b []byte) uint64 {
 }
 
 // netflowRecord turns the values of one data record into a Flow, scaled by the sampling rate
-// the record names (its own interval, its sampler's, or its domain's); ok is false for a record
-// without addresses.
-func netflowRecord(values []netflow.DataField, h netflowHeader, dom *domain) (f Flow, ok bool) {
+// the record names (its own interval, its sampler's, or its domain's), with the measures of
+// nProbe's and Cisco AVC's fields (Perf); ok is false for a record without addresses. ignored
+// counts the vendor fields it could not use: of a length no unsigned integer has, or of a
+// value too large for a record.
+func netflowRecord(values []netflow.DataField, h netflowHeader, dom *domain) (f Flow, ignored int, ok bool) {
 	var first, last, startS, endS, startMs, endMs, sysInit uint64
 	var hasFirst, hasLast bool
 	var rate, sampler uint64
 	var hasSampler bool
-	for _, v := range values {
+	var perf perfFields
+	for i := range values {
+		v := &values[i]
+		val, _ := v.Value.([]byte)
+		if slot, ok := perfSlot(v); ok {
+			if !perf.add(slot, val) {
+				ignored++
+			}
+			continue
+		}
 		if v.PenProvided {
 			continue
 		}
-		val, _ := v.Value.([]byte)
 		switch v.Type {
 		case ieBytes:
 			f.Bytes = uintOf(val)
@@ -96,7 +106,13 @@ func netflowRecord(values []netflow.DataField, h netflowHeader, dom *domain) (f 
 		}
 	}
 	if !f.Src.IsValid() || !f.Dst.IsValid() {
-		return Flow{}, false
+		return Flow{}, ignored, false
+	}
+	if perf.has != 0 {
+		p, more := perf.perf()
+		if ignored += more; !p.empty() {
+			f.Perf = &p
+		}
 	}
 	f.Src, f.Dst = f.Src.Unmap(), f.Dst.Unmap()
 	if rate == 0 && dom != nil {
@@ -108,6 +124,11 @@ func netflowRecord(values []netflow.DataField, h netflowHeader, dom *domain) (f 
 	}
 	rate = max(rate, 1)
 	f.Bytes, f.Packets = scale(f.Bytes, rate), scale(f.Packets, rate)
+	if p := f.Perf; p != nil { // retransmitted packets estimate the real ones, as packets do
+		for _, n := range []*uint64{&p.ClientRetrans, &p.ServerRetrans, &p.SrcRetrans, &p.DstRetrans} {
+			*n = scale(*n, rate)
+		}
+	}
 
 	export := h.secs * 1000
 	f.Start, f.End = export, export
@@ -131,7 +152,7 @@ func netflowRecord(values []netflow.DataField, h netflowHeader, dom *domain) (f 
 	if f.Start == 0 {
 		f.Start = f.End
 	}
-	return f, true
+	return f, ignored, true
 }
 
 // nearUptime returns the time of an IPFIX 32-bit uptime (flowStartSysUpTime) of an exporter

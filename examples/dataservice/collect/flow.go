@@ -22,6 +22,9 @@ type Flow struct {
 	Bytes, Packets uint64
 	// InIf and OutIf are the interfaces the traffic entered and left the exporter by; 0: unknown.
 	InIf, OutIf uint32
+	// Perf is what the exporter measured of the conversation (nProbe's and Cisco AVC's
+	// fields); nil when it sent none (most flows: a pointer keeps them small).
+	Perf *Perf
 }
 
 // maxSpread is the most time slices one flow's counts are spread over: the counts of a flow
@@ -45,8 +48,26 @@ func dstIsServer(f *Flow) bool {
 
 // appendRecords appends to dst the records of f as exporter saw it, one per time slice of
 // slice seconds that f spans (at most maxSpread), its counts spread over them in proportion to
-// the time f spent in each, so that they add up exactly to f's.
+// the time f spent in each, so that they add up exactly to f's. Its Perf goes to the first
+// of them, the slice of the handshake (or to one record of the last slice when f counts no
+// traffic).
 func appendRecords(dst []records.Record, f *Flow, exporter netip.Addr, slice int64) []records.Record {
+	from := len(dst)
+	dst = appendCounts(dst, f, exporter, slice)
+	if f.Perf == nil {
+		return dst
+	}
+	if len(dst) == from { // no traffic: one record of f's start
+		at := *f
+		at.End = at.Start
+		dst = appendCounts(dst, &at, exporter, slice)
+	}
+	addPerf(&dst[from], f)
+	return dst
+}
+
+// appendCounts appends the records of f's counts, as appendRecords says.
+func appendCounts(dst []records.Record, f *Flow, exporter netip.Addr, slice int64) []records.Record {
 	if !hasPorts(f.Protocol) {
 		f.SrcPort, f.DstPort = 0, 0
 	}
@@ -91,6 +112,25 @@ func appendRecords(dst []records.Record, f *Flow, exporter netip.Addr, slice int
 		dst = append(dst, r)
 	}
 	return dst
+}
+
+// addPerf adds the measures of f to r, a record of f: nProbe's retransmissions by direction
+// (the source's to the side that sent f), the others by the side the exporter names.
+func addPerf(r *records.Record, f *Flow) {
+	p := f.Perf
+	addTiming(&r.Client.RTT, p.ClientRTT)
+	addTiming(&r.Server.RTT, p.ServerRTT)
+	addTiming(&r.CT, p.CT)
+	addTiming(&r.SRT, p.SRT)
+	addTiming(&r.DTT, p.DTT)
+	src, dst := &r.Client, &r.Server
+	if !dstIsServer(f) {
+		src, dst = dst, src
+	}
+	src.Retrans = min(src.Retrans+min(p.SrcRetrans, records.MaxCount), records.MaxCount)
+	dst.Retrans = min(dst.Retrans+min(p.DstRetrans, records.MaxCount), records.MaxCount)
+	r.Client.Retrans = min(r.Client.Retrans+min(p.ClientRetrans, records.MaxCount), records.MaxCount)
+	r.Server.Retrans = min(r.Server.Retrans+min(p.ServerRetrans, records.MaxCount), records.MaxCount)
 }
 
 // scale returns n*rate, or records.MaxCount when that is more.
