@@ -2,8 +2,11 @@ package app_test
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
+	"net"
 	"net/netip"
 	"path/filepath"
 	"strings"
@@ -13,6 +16,7 @@ import (
 	"github.com/fnapi/fnapi/client"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/histogram"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 )
 
@@ -135,4 +139,68 @@ func TestCollectContext(t *testing.T) {
 		}
 	}
 	t.Fatalf("by zone and application: %v, want the capture's %v", got, want)
+}
+
+// TestCollectNProbeTimes sends the service, over UDP, a NetFlow v9 template and flow as nProbe
+// exports them with its latency and retransmission fields (built byte by byte from its
+// published field list), and checks the query language's answers: round trips (twice
+// nProbe's half round trips), connection and response times in seconds, their p95, and the
+// retransmissions of each side.
+func TestCollectNProbeTimes(t *testing.T) {
+	t.Parallel()
+	s, a := startWith(t, app.Config{NetFlow: "127.0.0.1:0"})
+	addr, _ := a.FlowAddrs()
+	u16 := func(b []byte, v uint16) []byte { return binary.BigEndian.AppendUint16(b, v) }
+	u32 := func(b []byte, v uint32) []byte { return binary.BigEndian.AppendUint32(b, v) }
+	set := func(id uint16, body []byte) []byte { return append(u16(u16(nil, id), uint16(4+len(body))), body...) }
+	// Addresses, ports, protocol, bytes, packets, uptimes of the first and last packet, then
+	// nProbe's RETRANSMITTED_IN_PKTS, _OUT_PKTS, CLIENT_ and SERVER_NW_LATENCY_MS, APPL_LATENCY_MS.
+	fields := [][2]uint16{{8, 4}, {12, 4}, {7, 2}, {11, 2}, {4, 1}, {1, 4}, {2, 4}, {22, 4}, {21, 4},
+		{57581, 4}, {57582, 4}, {57595, 4}, {57596, 4}, {57597, 4}}
+	tpl := u16(u16(nil, 256), uint16(len(fields)))
+	for _, f := range fields {
+		tpl = u16(u16(tpl, f[0]), f[1])
+	}
+	data := append([]byte{10, 3, 0, 1, 10, 4, 0, 1}, 0xc3, 0x50, 0x01, 0xbb, 6) // 50000 -> 443, TCP
+	data = u32(u32(u32(u32(data, 1500), 10), 55_000), 58_000)                   // 1.5 kB, 10 packets
+	for _, v := range []uint32{2, 1, 3, 20, 150} {
+		data = u32(data, v)
+	}
+	export := time.Now()
+	d := u16(u16(nil, 9), 2)
+	d = u32(u32(u32(u32(d, 60_000), uint32(export.Unix())), 1), 0) // uptime 60 s, sequence, source ID
+	d = append(append(d, set(0, tpl)...), set(256, data)...)
+	conn, err := net.Dial("udp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write(d); err != nil {
+		t.Fatal(err)
+	}
+
+	c := s.http(t, client.WithAPIKey(s.key))
+	want := []any{0.006, 0.04, 0.046, 0.15, 0.15, 2.0, 1.0}
+	var got []struct {
+		Data [][2][]any `json:"data"`
+	}
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		err := c.Call(context.Background(), "query", map[string]string{"expr": "client.rtt, server.rtt, ct, srt, p95(srt), client.retrans, server.retrans BY server.ip SINCE @now-3600"}, &got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got[0].Data) == 1 {
+			break
+		}
+	}
+	if len(got[0].Data) != 1 || got[0].Data[0][0][0] != "10.4.0.1" {
+		t.Fatalf("query answered %v, want one server, 10.4.0.1", got[0].Data)
+	}
+	vals := got[0].Data[0][1]
+	for i, w := range want {
+		v, ok := vals[i].(float64)
+		if !ok || math.Abs(v-w.(float64)) > w.(float64)*histogram.RelativeError {
+			t.Errorf("value %d is %v, want %v (within 2 %%): %v", i, vals[i], w, vals)
+		}
+	}
 }
