@@ -34,6 +34,68 @@ const (
 	iePacketSpace    = 306 // samplingPacketSpace
 )
 
+// Cisco AVC's connection fields (enterprise 9, NetFlow v9 types 32768 higher, as its ART
+// fields): a record keyed by connection names its client and server rather than a source and
+// a destination, and counts what each sent (layer 3 bytes, as NetFlow counts them).
+const (
+	ciscoServerBytes   = 8337  // connection server counter bytes network long
+	ciscoClientBytes   = 8338  // connection client counter bytes network long
+	ciscoClientPackets = 9265  // connection client counter packets long
+	ciscoServerPackets = 9266  // connection server counter packets long
+	ciscoClientIPv4    = 12236 // connection client ipv4 address
+	ciscoServerIPv4    = 12237
+	ciscoClientIPv6    = 12238
+	ciscoServerIPv6    = 12239
+	ciscoClientPort    = 12240 // connection client transport port
+	ciscoServerPort    = 12241
+)
+
+// conn is what a record of a connection says (Cisco's connection fields).
+type conn struct {
+	client, server          netip.Addr
+	clientPort, serverPort  uint16
+	clientBytes, clientPkts uint64
+	serverBytes, serverPkts uint64
+}
+
+// ciscoElement returns the Cisco element of a field (an IPFIX element of enterprise 9, or a v9
+// type from 32768 up to nProbe's), and false for another field.
+func ciscoElement(v *netflow.DataField) (uint16, bool) {
+	if v.PenProvided {
+		return v.Type, v.Pen == penCisco
+	}
+	return v.Type - ciscoV9Bit, v.Type >= ciscoV9Bit && v.Type < ntopV9Base
+}
+
+// add keeps the value of a connection field; false when the field is not one.
+func (c *conn) add(v *netflow.DataField, val []byte) bool {
+	id, ok := ciscoElement(v)
+	if !ok {
+		return false
+	}
+	switch id {
+	case ciscoClientIPv4, ciscoClientIPv6:
+		c.client, _ = netip.AddrFromSlice(val)
+	case ciscoServerIPv4, ciscoServerIPv6:
+		c.server, _ = netip.AddrFromSlice(val)
+	case ciscoClientPort:
+		c.clientPort = uint16(uintOf(val))
+	case ciscoServerPort:
+		c.serverPort = uint16(uintOf(val))
+	case ciscoClientBytes:
+		c.clientBytes = uintOf(val)
+	case ciscoServerBytes:
+		c.serverBytes = uintOf(val)
+	case ciscoClientPackets:
+		c.clientPkts = uintOf(val)
+	case ciscoServerPackets:
+		c.serverPkts = uintOf(val)
+	default:
+		return false
+	}
+	return true
+}
+
 // uintOf reads an unsigned big-endian number of up to 8 bytes (IPFIX allows shorter encodings).
 func uintOf(b []byte) uint64 {
 	var n uint64
@@ -54,6 +116,7 @@ func netflowRecord(values []netflow.DataField, h netflowHeader, dom *domain) (f 
 	var rate, sampler uint64
 	var hasSampler bool
 	var perf perfFields
+	var cn conn
 	for i := range values {
 		v := &values[i]
 		val, _ := v.Value.([]byte)
@@ -61,6 +124,9 @@ func netflowRecord(values []netflow.DataField, h netflowHeader, dom *domain) (f 
 			if !perf.add(slot, val) {
 				ignored++
 			}
+			continue
+		}
+		if cn.add(v, val) {
 			continue
 		}
 		if v.PenProvided {
@@ -105,6 +171,11 @@ func netflowRecord(values []netflow.DataField, h netflowHeader, dom *domain) (f 
 			sampler, hasSampler = uintOf(val), true
 		}
 	}
+	if !f.Src.IsValid() && !f.Dst.IsValid() && cn.client.IsValid() && cn.server.IsValid() {
+		// A record of a connection: the client's traffic, and the server's in reverse.
+		f.Src, f.Dst, f.SrcPort, f.DstPort, f.SrcIsClient = cn.client, cn.server, cn.clientPort, cn.serverPort, true
+		f.Bytes, f.Packets, f.RevBytes, f.RevPackets = cn.clientBytes, cn.clientPkts, cn.serverBytes, cn.serverPkts
+	}
 	if !f.Src.IsValid() || !f.Dst.IsValid() {
 		return Flow{}, ignored, false
 	}
@@ -124,6 +195,7 @@ func netflowRecord(values []netflow.DataField, h netflowHeader, dom *domain) (f 
 	}
 	rate = max(rate, 1)
 	f.Bytes, f.Packets = scale(f.Bytes, rate), scale(f.Packets, rate)
+	f.RevBytes, f.RevPackets = scale(f.RevBytes, rate), scale(f.RevPackets, rate)
 	if p := f.Perf; p != nil { // retransmitted packets estimate the real ones, as packets do
 		for _, n := range []*uint64{&p.ClientRetrans, &p.ServerRetrans, &p.SrcRetrans, &p.DstRetrans} {
 			*n = scale(*n, rate)

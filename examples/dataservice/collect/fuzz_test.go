@@ -31,6 +31,7 @@ func FuzzDatagram(f *testing.F) {
 				u32(100), u32(130), u32(4), u32(400), u32(250), u32(50), u32(4), u32(1000)))),
 		ipfix(1700000040, 0, set(2, ipfixTemplate(256, append(plainFields(), efield{123, 16, penNtop}, efield{9316, 0, penCisco}, efield{9317, 0xffff, penCisco})...)),
 			set(256, cat(v9Data(client4, server4, 50000, 443, 100, 1, 3, 4), make([]byte, 16), []byte{9, 1, 2, 3, 4, 5, 6, 7, 8, 9}))),
+		ipfix(1700000040, 0, set(2, ipfixTemplate(256, ciscoConnFields...)), set(256, ciscoConnData(1699999950_000, 1700000010_000))),
 	} {
 		f.Add(seed)
 	}
@@ -50,7 +51,7 @@ func FuzzDatagram(f *testing.F) {
 					t.Fatalf("flow %+v gave %d records", fl, len(recs))
 				}
 				cb, cp, sb, sp := sum(recs)
-				if cb+sb != fl.Bytes || cp+sp != fl.Packets {
+				if cb+sb != fl.Bytes+fl.RevBytes || cp+sp != fl.Packets+fl.RevPackets {
 					t.Fatalf("flow %+v: records add up to %d bytes, %d packets", fl, cb+sb, cp+sp)
 				}
 				for _, r := range recs {

@@ -1,6 +1,8 @@
 package collect
 
 import (
+	"math"
+
 	"github.com/fnapi/fnapi/examples/dataservice/histogram"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 	"github.com/netsampler/goflow2/v2/decoders/netflow"
@@ -49,19 +51,27 @@ const (
 	ciscoServerNwkMin  = 9321
 )
 
-// Perf is what an exporter measured of a flow's TCP conversation, in the records' units.
-// Client and server are as the exporter names them; nProbe's retransmissions are by direction.
+// Perf is what an exporter measured of a flow's TCP conversation, as it sent it (the records'
+// Timings, with their histograms, are made of it as the flow's records are: a flow holds only
+// these 112 bytes). Client and server are as the exporter names them; nProbe's
+// retransmissions are by direction.
 type Perf struct {
-	// ClientRTT, ServerRTT, CT, SRT and DTT go to the record's client.rtt, server.rtt, ct,
-	// srt and dtt.
-	ClientRTT, ServerRTT, CT, SRT, DTT records.Timing
+	// ClientRTT, ServerRTT, CT and SRT go to the record's client.rtt, server.rtt, ct and srt;
+	// Trans, the total transaction times, less SRT to its dtt.
+	ClientRTT, ServerRTT, CT, SRT, Trans msTimes
 	// ClientRetrans and ServerRetrans are retransmitted packets by side (Cisco), SrcRetrans
 	// and DstRetrans by the direction of the flow (nProbe).
 	ClientRetrans, ServerRetrans, SrcRetrans, DstRetrans uint64
 }
 
+// msTimes is the samples of a time as an exporter sends them: their sum, count, minimum and
+// maximum, in milliseconds (Lo and Hi 0 when unknown). N is 0 when there is none. 32 bits
+// hold every value both vendors define, and a sum's microseconds stay within a record's
+// bounds.
+type msTimes struct{ Sum, N, Lo, Hi uint32 }
+
 func (p *Perf) empty() bool {
-	return p.ClientRTT.Samples == 0 && p.ServerRTT.Samples == 0 && p.CT.Samples == 0 && p.SRT.Samples == 0 && p.DTT.Samples == 0 &&
+	return p.ClientRTT.N == 0 && p.ServerRTT.N == 0 && p.CT.N == 0 && p.SRT.N == 0 && p.Trans.N == 0 &&
 		p.ClientRetrans == 0 && p.ServerRetrans == 0 && p.SrcRetrans == 0 && p.DstRetrans == 0
 }
 
@@ -153,119 +163,113 @@ func perfSlot(v *netflow.DataField) (int, bool) {
 }
 
 // add keeps the value of a vendor field; false when its length is not that of an unsigned
-// integer (1 to 8 bytes, IPFIX's reduced-size encodings included): the field is ignored.
+// integer (1 to 8 bytes, IPFIX's reduced-size encodings included) or its value passes 32 bits
+// (every field of both vendors is unsigned32): the field is ignored.
 func (p *perfFields) add(slot int, val []byte) bool {
 	if len(val) == 0 || len(val) > 8 {
 		return false
 	}
-	p.vals[slot], p.has = uintOf(val), p.has|1<<slot
+	v := uintOf(val)
+	if v > math.MaxUint32 {
+		return false
+	}
+	p.vals[slot], p.has = v, p.has|1<<slot
 	return true
 }
 
-func (p *perfFields) get(slot int) (uint64, bool) { return p.vals[slot], p.has&(1<<slot) != 0 }
+func (p *perfFields) get(slot int) (uint32, bool) {
+	return uint32(p.vals[slot]), p.has&(1<<slot) != 0
+}
 
-// perf returns the measures the fields make, and how many values it could not use (too large
-// for a record).
+// perf returns the measures the fields make, and how many values it could not use (nProbe's
+// latencies whose round trip passes 32 bits).
 func (p *perfFields) perf() (out Perf, ignored int) {
-	use := func(t records.Timing, ok bool) records.Timing {
-		if !ok {
-			ignored++
-		}
-		return t
-	}
 	// nProbe: one value per flow, 0 when not measured; a latency is half the round trip, both
 	// from the handshake, whose time is thus the two round trips.
-	c, hasC := p.get(slotNtopClient)
-	if hasC && c > 0 {
-		out.ClientRTT = use(msTiming(2*min(c, records.MaxCount), 1, 0, 0))
+	one := func(ms uint32, times uint64) msTimes {
+		v := uint64(ms) * times
+		if v > math.MaxUint32 {
+			ignored++
+			return msTimes{}
+		}
+		return msTimes{Sum: uint32(v), N: 1}
 	}
-	s, hasS := p.get(slotNtopServer)
-	if hasS && s > 0 {
-		out.ServerRTT = use(msTiming(2*min(s, records.MaxCount), 1, 0, 0))
+	if c, _ := p.get(slotNtopClient); c > 0 {
+		out.ClientRTT = one(c, 2)
 	}
-	if out.ClientRTT.Samples > 0 && out.ServerRTT.Samples > 0 {
-		out.CT = use(msTiming(2*(c+s), 1, 0, 0)) // both at most MaxCount/1000
+	if s, _ := p.get(slotNtopServer); s > 0 {
+		out.ServerRTT = one(s, 2)
 	}
-	if v, ok := p.get(slotNtopAppl); ok && v > 0 {
-		out.SRT = use(msTiming(v, 1, 0, 0))
+	if out.ClientRTT.N > 0 && out.ServerRTT.N > 0 {
+		out.CT = one(out.ClientRTT.Sum/2+out.ServerRTT.Sum/2, 2)
 	}
-	out.SrcRetrans, _ = p.get(slotNtopRetransIn)
-	out.DstRetrans, _ = p.get(slotNtopRetransOut)
+	if a, _ := p.get(slotNtopAppl); a > 0 {
+		out.SRT = one(a, 1)
+	}
+	in, _ := p.get(slotNtopRetransIn)
+	outs, _ := p.get(slotNtopRetransOut)
+	out.SrcRetrans, out.DstRetrans = uint64(in), uint64(outs)
 
-	// Cisco: sums with their counts, minimums and maximums.
-	conns, hasConns := p.get(slotNewConns)
-	if t, ok := p.ciscoTiming(slotClientSum, slotClientMin, slotClientMax, conns, hasConns); t != nil {
-		out.ClientRTT = use(*t, ok)
-	}
-	if t, ok := p.ciscoTiming(slotServerSum, slotServerMin, slotServerMax, conns, hasConns); t != nil {
-		out.ServerRTT = use(*t, ok)
-	}
-	if t, ok := p.ciscoTiming(slotNwkSum, slotNwkMin, slotNwkMax, conns, hasConns); t != nil {
-		out.CT = use(*t, ok)
-	}
-	resps, hasResps := p.get(slotResponses)
-	if t, ok := p.ciscoTiming(slotRespSum, slotRespMin, slotRespMax, resps, hasResps); t != nil {
-		out.SRT = use(*t, ok)
-	}
-	// The data transfer time is what a transaction took beyond its response time: the
-	// difference of their averages, for each transaction.
-	trans, hasTrans := p.get(slotTransactions)
-	transSum, hasTransSum := p.get(slotTransSum)
-	if hasTransSum && out.SRT.Samples > 0 && (!hasTrans || trans > 0) {
-		if !hasTrans {
-			trans = 1
-		}
-		rt := float64(out.SRT.Sum) / float64(out.SRT.Samples) // µs
-		if avg := float64(transSum) * 1000 / float64(trans); avg >= rt {
-			t, ok := records.TimingOf((avg-rt)/1e6, trans)
-			if ok && trans == 1 {
-				t.Hist.Add(float64(t.Sum) / 1e6)
-			}
-			out.DTT = use(t, ok)
+	// Cisco: sums over their counts, with their minimums and maximums.
+	for _, t := range []struct {
+		to                   *msTimes
+		sum, lo, hi, counter int
+	}{
+		{&out.ClientRTT, slotClientSum, slotClientMin, slotClientMax, slotNewConns},
+		{&out.ServerRTT, slotServerSum, slotServerMin, slotServerMax, slotNewConns},
+		{&out.CT, slotNwkSum, slotNwkMin, slotNwkMax, slotNewConns},
+		{&out.SRT, slotRespSum, slotRespMin, slotRespMax, slotResponses},
+		{&out.Trans, slotTransSum, slotTransMin, slotTransMax, slotTransactions},
+	} {
+		if m, ok := p.ciscoTimes(t.sum, t.lo, t.hi, t.counter); ok {
+			*t.to = m
 		}
 	}
-	out.ClientRetrans, _ = p.get(slotClientRetrans)
-	out.ServerRetrans, _ = p.get(slotServerRetrans)
+	c, _ := p.get(slotClientRetrans)
+	s, _ := p.get(slotServerRetrans)
+	out.ClientRetrans, out.ServerRetrans = uint64(c), uint64(s)
 	return out, ignored
 }
 
-// ciscoTiming returns the Timing of a Cisco time: its sum over count samples (one when the
-// exporter sends no count), nil when the record has no sum or no sample; ok is false when the
-// values are too large for a record (the Timing is then empty).
-func (p *perfFields) ciscoTiming(sumSlot, minSlot, maxSlot int, count uint64, hasCount bool) (*records.Timing, bool) {
-	sum, ok := p.get(sumSlot)
-	if !ok || (hasCount && count == 0) || (!hasCount && sum == 0) {
-		return nil, true
+// ciscoTimes returns the samples of a Cisco time: its sum over the count in slot counter (one
+// sample when the exporter sends no count), its minimum and maximum when both are sent; false
+// when the record has no sum or no sample.
+func (p *perfFields) ciscoTimes(sum, lo, hi, counter int) (msTimes, bool) {
+	m := msTimes{N: 1}
+	var ok, hasN bool
+	if m.Sum, ok = p.get(sum); !ok {
+		return msTimes{}, false
 	}
-	if !hasCount {
-		count = 1
+	if n, has := p.get(counter); has {
+		m.N, hasN = n, true
 	}
-	lo, hasLo := p.get(minSlot)
-	hi, hasHi := p.get(maxSlot)
-	if !hasLo || !hasHi {
-		lo, hi = 0, 0
+	if m.N == 0 || (!hasN && m.Sum == 0) {
+		return msTimes{}, false
 	}
-	t, ok := msTiming(sum, count, lo, hi)
-	return &t, ok
+	l, hasLo := p.get(lo)
+	h, hasHi := p.get(hi)
+	if hasLo && hasHi {
+		m.Lo, m.Hi = l, h
+	}
+	return m, true
 }
 
-// msTiming returns the Timing of n samples adding up to sum milliseconds, and false (with an
-// empty Timing) when the sum or n passes what a record holds. Its histogram holds the
-// samples when they are known: one sample is its value; of more, when lo and hi (their
-// minimum and maximum, 0 and 0 when unknown) are consistent with the sum, one at lo, one at
-// hi and the others at the average of the rest (so that max() is exact and percentiles near).
-// Otherwise the histogram is empty and the samples count at their average.
-func msTiming(sum, n, lo, hi uint64) (records.Timing, bool) {
-	const maxMs = records.MaxCount / 1000
-	if sum > maxMs || n > records.MaxCount {
-		return records.Timing{}, false
+// timing returns the Timing of m's samples in microseconds. Its histogram holds the samples
+// when they are known: one sample is its value; of more, when the minimum and maximum are
+// consistent with the sum, one at each and the others at the average of the rest (so that
+// max() is exact and percentiles near). Otherwise the histogram is empty and the samples count
+// at their average.
+func (m msTimes) timing() records.Timing {
+	if m.N == 0 {
+		return records.Timing{}
 	}
-	t := records.Timing{Sum: sum * 1000, Samples: n}
+	t := records.Timing{Sum: uint64(m.Sum) * 1000, Samples: uint64(m.N)}
 	sec := func(ms uint64) float64 { return float64(ms) / 1000 }
+	sum, n, lo, hi := uint64(m.Sum), uint64(m.N), uint64(m.Lo), uint64(m.Hi)
 	switch {
 	case n == 1:
 		t.Hist.Add(sec(sum))
-	case hi > 0 && lo <= hi && hi <= sum && lo+hi <= sum:
+	case hi > 0 && lo <= hi && lo+hi <= sum:
 		rest := sum - lo - hi
 		if n == 2 && rest != 0 {
 			break
@@ -280,7 +284,26 @@ func msTiming(sum, n, lo, hi uint64) (records.Timing, bool) {
 		t.Hist.Add(sec(lo))
 		t.Hist.Add(sec(hi))
 	}
-	return t, true
+	return t
+}
+
+// dtt returns the data transfer time the total transaction times trans make with the
+// response times resp: what a transaction took beyond its response, the difference of their
+// averages, one sample a transaction (none when either is missing or the difference
+// negative).
+func dtt(trans, resp msTimes) records.Timing {
+	if trans.N == 0 || resp.N == 0 {
+		return records.Timing{}
+	}
+	diff := float64(trans.Sum)/float64(trans.N) - float64(resp.Sum)/float64(resp.N) // ms
+	if diff < 0 {
+		return records.Timing{}
+	}
+	t, _ := records.TimingOf(diff/1000, uint64(trans.N)) // at most 2^32 ms, 2^32 samples
+	if trans.N == 1 {
+		t.Hist.Add(float64(t.Sum) / 1e6)
+	}
+	return t
 }
 
 // addTiming adds the samples of src to dst, unless the sum would pass what a record holds.

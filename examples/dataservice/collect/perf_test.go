@@ -259,32 +259,37 @@ func TestPerfFieldUnusable(t *testing.T) {
 	}
 }
 
-// TestMsTimingBounds checks the Timing of sums and counts at and past what a record holds, and
-// minimums and maximums inconsistent with their sum (the histogram is then left to the average).
-func TestMsTimingBounds(t *testing.T) {
+// TestTimesBounds checks the Timing of samples at the bounds of the vendors' 32-bit values,
+// and minimums and maximums inconsistent with their sum (the histogram is then left to the
+// average), and that nProbe's half round trips past 32 bits are ignored and counted.
+func TestTimesBounds(t *testing.T) {
 	t.Parallel()
+	const max32 = math.MaxUint32
 	for _, tc := range []struct {
-		sum, n, lo, hi uint64
-		ok             bool
-		hist           uint64 // samples in the histogram
+		m    msTimes
+		hist uint64 // samples in the histogram
 	}{
-		{records.MaxCount / 1000, 1, 0, 0, true, 1},
-		{records.MaxCount/1000 + 1, 1, 0, 0, false, 0},
-		{10, records.MaxCount + 1, 0, 0, false, 0},
-		{30, 3, 10, 10, true, 3},
-		{30, 3, 20, 5, true, 0},                                // minimum above maximum
-		{30, 3, 1, math.MaxUint64, true, 0},                    // maximum above the sum
-		{30, 2, 10, 10, true, 0},                               // two samples not adding up
-		{30, 4, 1, 2, true, 0},                                 // the rest above the maximum
-		{math.MaxUint64, 2, math.MaxUint64, 1, false, 0},       // far too large
-		{1000, 1 << 40, 0, 0, true, 0},                         // no minimum or maximum
-		{1000, 3, math.MaxUint64 / 2, math.MaxUint64, true, 0}, // minimum and maximum adding past 2^64
+		{msTimes{Sum: max32, N: 1}, 1},
+		{msTimes{Sum: max32, N: max32}, 0},                      // no minimum or maximum
+		{msTimes{Sum: 30, N: 3, Lo: 10, Hi: 10}, 3},             // all known
+		{msTimes{Sum: 30, N: 3, Lo: 20, Hi: 5}, 0},              // minimum above maximum
+		{msTimes{Sum: 30, N: 3, Lo: 1, Hi: max32}, 0},           // maximum above the sum
+		{msTimes{Sum: 30, N: 2, Lo: 10, Hi: 10}, 0},             // two samples not adding up
+		{msTimes{Sum: 30, N: 4, Lo: 1, Hi: 2}, 0},               // the rest above the maximum
+		{msTimes{Sum: 1000, N: 3, Lo: max32 / 2, Hi: max32}, 0}, // minimum and maximum past the sum
 	} {
-		got, ok := msTiming(tc.sum, tc.n, tc.lo, tc.hi)
+		got := tc.m.timing()
 		r := records.Record{Time: 1, Application: "x", Client: records.Endpoint{IP: client4}, Server: records.Endpoint{IP: server4}, SRT: got}
-		if ok != tc.ok || got.Hist.Count() != tc.hist || r.Validate(now) != nil {
-			t.Errorf("msTiming(%d, %d, %d, %d) = %+v, %v (%v); want ok %v, %d in the histogram", tc.sum, tc.n, tc.lo, tc.hi, got, ok, r.Validate(now), tc.ok, tc.hist)
+		if got.Sum != uint64(tc.m.Sum)*1000 || got.Samples != uint64(tc.m.N) || got.Hist.Count() != tc.hist || r.Validate(now) != nil {
+			t.Errorf("%+v made %+v (%v); want %d in the histogram", tc.m, got, r.Validate(now), tc.hist)
 		}
+	}
+	var p perfFields
+	if !p.add(slotNtopClient, u32(math.MaxUint32)) || !p.add(slotNtopAppl, u32(math.MaxUint32)) || p.add(slotNtopServer, u64(1<<32)) {
+		t.Fatal("32-bit values refused, or a larger one kept")
+	}
+	if out, ignored := p.perf(); ignored != 1 || out.ClientRTT.N != 0 || out.SRT.Sum != math.MaxUint32 {
+		t.Errorf("perf() = %+v, %d ignored; want the client latency's round trip ignored, the application latency kept", out, ignored)
 	}
 	var sum records.Timing
 	addTiming(&sum, timing(10))
@@ -294,5 +299,63 @@ func TestMsTimingBounds(t *testing.T) {
 	addTiming(&full, timing(1))
 	if full.Samples != 1 {
 		t.Errorf("adding to a full sum gave %+v, want it unchanged", full)
+	}
+}
+
+// A Cisco AVC record keyed by connection: client and server addresses, the server's port, what
+// each sent, times, and the client network time over new connections.
+var ciscoConnFields = []efield{
+	{12236, 4, penCisco}, {12237, 4, penCisco}, {12241, 2, penCisco}, {4, 1, 0},
+	{8338, 8, penCisco}, {8337, 8, penCisco}, {9265, 8, penCisco}, {9266, 8, penCisco},
+	{152, 8, 0}, {153, 8, 0},
+	{9316, 4, penCisco}, {9282, 4, penCisco}, {9268, 4, penCisco},
+}
+
+func ciscoConnData(start, end uint64) []byte {
+	c, s := client4.As4(), server4.As4()
+	return cat(c[:], s[:], u16(443), []byte{6}, u64(1200), u64(90_000), u64(12), u64(70),
+		u64(start), u64(end), u32(60), u32(3), u32(2))
+}
+
+// TestCiscoConnection checks Cisco AVC's records keyed by connection, in NetFlow v9 and IPFIX:
+// the client and server they name keep their roles (the client's port unknown, 0, would
+// otherwise make it the server), each side's bytes and packets are its own and spread over
+// the minutes of the connection, and the measures go to the first minute.
+func TestCiscoConnection(t *testing.T) {
+	t.Parallel()
+	data := ciscoConnData(1699999950_000, 1700000010_000) // 10 s of one minute, 10 of the next
+	for _, tc := range []struct {
+		name     string
+		datagram []byte
+	}{
+		{"v9", v9(2, 6000, 1700000040, 0, set(0, templateRecord(256, asV9(ciscoConnFields)...)), set(256, data))},
+		{"ipfix", ipfix(1700000040, 0, set(2, ipfixTemplate(256, ciscoConnFields...)), set(256, data))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			recs, _ := collectAll(t, Limits{}, NetFlow, now, tc.datagram)
+			if len(recs) != 2 {
+				t.Fatalf("stored %+v, want a record for each of two minutes", recs)
+			}
+			if recs[0].Time > recs[1].Time {
+				recs[0], recs[1] = recs[1], recs[0]
+			}
+			for _, r := range recs {
+				if err := r.Validate(now); err != nil || r.Client.IP != client4 || r.Client.Port != 0 || r.Server.IP != server4 ||
+					r.Server.Port != 443 || r.Application != "https" {
+					t.Errorf("record %+v (%v): want client 10.0.0.5, server 93.184.216.34:443, https", r, err)
+				}
+			}
+			if cb, cp, sb, sp := sum(recs); cb != 1200 || cp != 12 || sb != 90_000 || sp != 70 {
+				t.Errorf("records add up to client %d bytes %d packets, server %d bytes %d packets; want 1200, 12, 90000, 70", cb, cp, sb, sp)
+			}
+			if recs[0].Client.Bytes != 600 || recs[0].Server.Bytes != 45_000 {
+				t.Errorf("first minute: client %d bytes, server %d; want half of each", recs[0].Client.Bytes, recs[0].Server.Bytes)
+			}
+			sameTiming(t, "client.rtt", recs[0].Client.RTT, records.Timing{Sum: 60_000, Samples: 3})
+			if recs[0].Client.Retrans != 2 || recs[1].Client.RTT.Samples != 0 || recs[1].Client.Retrans != 0 {
+				t.Errorf("records %+v: want the measures in the first minute only", recs)
+			}
+		})
 	}
 }
