@@ -86,14 +86,26 @@
 // client's request to the server's first answer as the router sees it, server-side network time
 // included, which is what a probe calls srt; its "server response time" (application delay,
 // 9306) is that less the server network time and is not used. dtt is the average total
-// transaction time less the average response time, one sample a transaction. Cisco's client and
-// server are the record's (the side with the lower port; the handshake's for ordinary traffic).
+// transaction time less the average response time, one sample a transaction. In a record keyed
+// by source and destination, Cisco's client and server are the record's (the side with the lower
+// port; the handshake's for ordinary traffic).
+//
+// Cisco also keys records by connection: client and server addresses and ports (elements
+// 12236 and 12238 the client's IPv4 and IPv6 address, 12237 and 12239 the server's, 12240 and
+// 12241 their ports; v9 types 45004 to 45009) instead of a source and a destination, with what
+// each side sent (8338 and 8337 the client's and the server's layer 3 bytes, 9265 and 9266
+// their packets; v9 41106, 41105, 42033, 42034). Such a record (one without source and
+// destination addresses) is one conversation: the client and server are the exporter's, not
+// the ports' (the client's port is often not sent), and each side's counts are its own.
 //
 // Retransmissions are scaled by the sampling rate, as packets are. A flow's measures go to its
 // first time slice, the handshake's, and add up with those of the other direction when both
-// merge. A vendor field of a length no unsigned integer has (0 or more than 8 bytes), or whose
-// value a record cannot hold (a sum past 2^53 µs), is ignored and counted per exporter
-// (collector_fields_ignored_total); the rest of its record is stored. Out-of-order packets
+// merge. A vendor field of a length no unsigned integer has (0 or more than 8 bytes), or of a
+// value past 32 bits (every field of both vendors is unsigned32; so a sum's microseconds stay
+// within a record's bounds), is ignored and counted per exporter
+// (collector_fields_ignored_total); the rest of its record is stored. A flow keeps the times as
+// the exporter sent them (112 bytes; the histograms are made with the records), so that vendor
+// fields cost a datagram no more heap a byte than the worst shapes before them. Out-of-order packets
 // (nProbe's OOORDER_IN_PKTS and OOORDER_OUT_PKTS) have no place in a record and are not read;
 // neither vendor sends zero windows or resets.
 //
