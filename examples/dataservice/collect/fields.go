@@ -120,16 +120,14 @@ func netflowRecord(values []netflow.DataField, h netflowHeader, dom *domain) (f 
 	for i := range values {
 		v := &values[i]
 		val, _ := v.Value.([]byte)
-		if slot, ok := perfSlot(v); ok {
-			if !perf.add(slot, val) {
-				ignored++
+		if v.PenProvided || v.Type >= ciscoV9Bit { // an enterprise's field, or a vendor's v9 type
+			if slot, ok := perfSlot(v); ok {
+				if !perf.add(slot, val) {
+					ignored++
+				}
+			} else {
+				cn.add(v, val)
 			}
-			continue
-		}
-		if cn.add(v, val) {
-			continue
-		}
-		if v.PenProvided {
 			continue
 		}
 		switch v.Type {
