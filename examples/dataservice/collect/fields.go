@@ -109,7 +109,7 @@ func uintOf(b []byte) uint64 {
 // the record names (its own interval, its sampler's, or its domain's), with the measures of
 // nProbe's and Cisco AVC's fields (Perf); ok is false for a record without addresses. ignored
 // counts the vendor fields it could not use: of a length no unsigned integer has, or of a
-// value too large for a record.
+// value past 32 bits.
 func netflowRecord(values []netflow.DataField, h netflowHeader, dom *domain) (f Flow, ignored int, ok bool) {
 	var first, last, startS, endS, startMs, endMs, sysInit uint64
 	var hasFirst, hasLast bool

@@ -44,9 +44,10 @@ const maxSpread = 60
 func hasPorts(p uint8) bool { return p == records.TCP || p == records.UDP || p == 132 || p == 136 }
 
 // dstIsServer says whether the destination of f is the server of the conversation: the one
-// the exporter named so (SrcIsClient), else the side with the lower port, so that a well-known port (below 1024) wins over an ephemeral one; when
-// the ports are equal (protocols without ports), the side with the lower address. Both
-// directions of a conversation therefore name the same server.
+// the exporter named so (SrcIsClient), else the side with the lower port, so that a well-known
+// port (below 1024) wins over an ephemeral one; when the ports are equal (protocols without
+// ports), the side with the lower address. Both directions of a conversation therefore name
+// the same server.
 func dstIsServer(f *Flow) bool {
 	if f.SrcIsClient {
 		return true
@@ -60,8 +61,8 @@ func dstIsServer(f *Flow) bool {
 // appendRecords appends to dst the records of f as exporter saw it, one per time slice of
 // slice seconds that f spans (at most maxSpread), its counts spread over them in proportion to
 // the time f spent in each, so that they add up exactly to f's. Its Perf goes to the first
-// of them, the slice of the handshake (or to one record of the last slice when f counts no
-// traffic).
+// of them, the slice of the handshake (to a record of f's first slice without counts when f
+// counts no traffic).
 func appendRecords(dst []records.Record, f *Flow, exporter netip.Addr, slice int64) []records.Record {
 	from := len(dst)
 	dst = appendCounts(dst, f, exporter, slice)
