@@ -8,7 +8,8 @@ import (
 // What decoding one datagram may allocate (the heap goflow2 and the decoders take, garbage once
 // the flows are mapped): maxHeapPerByte bytes a byte of the datagram, and maxHeapPerDatagram
 // beside. The worst shapes the bounds let through take about 100 bytes a byte (options data of
-// four 1-byte fields); the template of 4,095 zero-length fields that the bounds refuse made
+// four 1-byte fields; addresses and a 1-byte nProbe or Cisco AVC time, whose flow holds 112
+// bytes of measures); the template of 4,095 zero-length fields that the bounds refuse made
 // 190 KB of every byte.
 const (
 	maxHeapPerByte     = 128
@@ -58,6 +59,12 @@ func amplificationSeeds() [][2][]byte {
 		{ipfix(0, 0, set(2, templateRecord(256, vars...))), ipfix(0, 0, set(256, data))},
 		{v9(1, 0, 0, 0, set(0, templateRecord(256, one, one, one, one))), v9(1, 0, 0, 0, set(256, data))},
 		{v9(1, 0, 0, 0, set(0, templateRecord(256, field{8, 4}, field{12, 4}))), v9(1, 0, 0, 0, set(256, data))},
+		// Addresses and one vendor field: a measure (and its histogram) every 9 bytes.
+		{v9(1, 0, 0, 0, set(0, templateRecord(256, field{8, 4}, field{12, 4}, field{57595, 1}))), v9(1, 0, 0, 0, set(256, data))},
+		{ipfix(0, 0, set(2, ipfixTemplate(256, efield{8, 4, 0}, efield{12, 4, 0}, efield{9316, 1, penCisco}, efield{9319, 1, penCisco},
+			efield{9303, 1, penCisco}, efield{9273, 1, penCisco}))), ipfix(0, 0, set(256, data))},
+		{ipfix(0, 0, set(2, ipfixTemplate(256, efield{12236, 4, penCisco}, efield{12237, 4, penCisco}, efield{9316, 1, penCisco}))),
+			ipfix(0, 0, set(256, data))}, // Cisco's connection records
 		{v9(1, 0, 0, 0, set(1, v9OptionsTemplate(300, []field{one}, []field{one, one, one}))), v9(1, 0, 0, 0, set(300, data))},
 		{ipfix(0, 0, set(3, ipfixOptionsTemplate(300, []field{one}, []field{one, one, one}))), ipfix(0, 0, set(300, data))},
 		{v9(1, 0, 0, 0, set(1, v9OptionsTemplate(300, []field{one}, []field{one, one, one}))), v9(1, 0, 0, 0, sets...)},

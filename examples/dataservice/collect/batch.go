@@ -46,6 +46,13 @@ func (b *batch) add(r records.Record) {
 	m.Client.Packets = min(m.Client.Packets+r.Client.Packets, records.MaxCount)
 	m.Server.Bytes = min(m.Server.Bytes+r.Server.Bytes, records.MaxCount)
 	m.Server.Packets = min(m.Server.Packets+r.Server.Packets, records.MaxCount)
+	m.Client.Retrans = min(m.Client.Retrans+r.Client.Retrans, records.MaxCount)
+	m.Server.Retrans = min(m.Server.Retrans+r.Server.Retrans, records.MaxCount)
+	addTiming(&m.Client.RTT, r.Client.RTT)
+	addTiming(&m.Server.RTT, r.Server.RTT)
+	addTiming(&m.CT, r.CT)
+	addTiming(&m.SRT, r.SRT)
+	addTiming(&m.DTT, r.DTT)
 }
 
 // len returns how many records the batch holds.

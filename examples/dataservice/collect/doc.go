@@ -44,6 +44,71 @@
 //   - A flow whose records fail validation (a time before 1970 or more than a day ahead: an
 //     exporter with a wrong clock) is dropped and counted.
 //
+// # Response times from nProbe and Cisco AVC
+//
+// When a v9 or IPFIX template carries them, nProbe's and Cisco AVC's fields give a record the
+// measures of a capture probe (package capture). In IPFIX they are enterprise elements of
+// ntop's number, 35632, and Cisco's, 9; in NetFlow v9 nProbe sends the same numbers 57472
+// higher and Cisco (IOS XE) 32768 higher. Their definitions are those vendors publish: nProbe's
+// list of information elements ("nprobe -H", also in its manual) and Cisco's AVC Field
+// Definition Guide for Third-Party Customers. Every time is in milliseconds; the records keep
+// microseconds.
+//
+//	measure         nProbe element (v9 type)           Cisco AVC element (v9 type)
+//	client.rtt      123 CLIENT_NW_LATENCY_MS (57595)   9316 client network time sum (42084),
+//	                times 2                            9317 max, 9318 min, over 9282 new connections (42050)
+//	server.rtt      124 SERVER_NW_LATENCY_MS (57596)   9319 server network time sum (42087),
+//	                times 2                            9320 max, 9321 min, over 9282
+//	ct              2 × (123 + 124)                    9313 network time sum (42081), 9314 max,
+//	                                                   9315 min, over 9282
+//	srt             125 APPL_LATENCY_MS (57597)        9303 response time sum (42071), 9304 max,
+//	                                                   9305 min, over 9292 responses (42060)
+//	dtt             -                                  9273 total transaction time sum (42041) over
+//	                                                   9272 transactions (42040), less the average srt
+//	client.retrans  109 RETRANSMITTED_IN_PKTS (57581)  9268 client packets retransmitted (42036)
+//	                (110 of a flow the server sent)
+//	server.retrans  110 RETRANSMITTED_OUT_PKTS (57582) 9270 server packets retransmitted (42038)
+//	                (109 of a flow the server sent)
+//
+// nProbe defines its network latencies as half the round trip ("Network RTT/2 client <->
+// nprobe"), measured on the handshake, so the collector doubles them; the handshake's time is
+// then the two round trips. nProbe's retransmissions are by direction: IN (source to
+// destination) counts for the side that sent the flow, OUT for the other. Its 0 means not
+// measured (no handshake seen, not TCP, or under a millisecond) and is no sample. A value of
+// nProbe is one sample, and its histogram holds that value, so that percentiles work.
+//
+// Cisco's times are sums over a count (new connections for the network times, responses for
+// the response time, transactions for the total transaction time), so a group's average is
+// exact; without the count a sum is one sample. A histogram of one sample holds it; of more,
+// when the minimum and the maximum are sent and consistent with the sum, one sample at each and
+// the others at the average of the rest (max() of the metric is then exact); otherwise it is
+// left empty and the samples count at their average. Cisco's response time is from the
+// client's request to the server's first answer as the router sees it, server-side network time
+// included, which is what a probe calls srt; its "server response time" (application delay,
+// 9306) is that less the server network time and is not used. dtt is the average total
+// transaction time less the average response time, one sample a transaction. In a record keyed
+// by source and destination, Cisco's client and server are the record's (the side with the lower
+// port; the handshake's for ordinary traffic).
+//
+// Cisco also keys records by connection: client and server addresses and ports (elements
+// 12236 and 12238 the client's IPv4 and IPv6 address, 12237 and 12239 the server's, 12240 and
+// 12241 their ports; v9 types 45004 to 45009) instead of a source and a destination, with what
+// each side sent (8338 and 8337 the client's and the server's layer 3 bytes, 9265 and 9266
+// their packets; v9 41106, 41105, 42033, 42034). Such a record (one without source and
+// destination addresses) is one conversation: the client and server are the exporter's, not
+// the ports' (the client's port is often not sent), and each side's counts are its own.
+//
+// Retransmissions are scaled by the sampling rate, as packets are. A flow's measures go to its
+// first time slice, the handshake's, and add up with those of the other direction when both
+// merge. A vendor field of a length no unsigned integer has (0 or more than 8 bytes), or of a
+// value past 32 bits (every field of both vendors is unsigned32; so a sum's microseconds stay
+// within a record's bounds), is ignored and counted per exporter
+// (collector_fields_ignored_total); the rest of its record is stored. A flow keeps the times as
+// the exporter sent them (112 bytes; the histograms are made with the records), so that vendor
+// fields cost a datagram no more heap a byte than the worst shapes before them. Out-of-order packets
+// (nProbe's OOORDER_IN_PKTS and OOORDER_OUT_PKTS) have no place in a record and are not read;
+// neither vendor sends zero windows or resets.
+//
 // # Templates, exporters and bounds
 //
 // NetFlow v9 and IPFIX templates are kept per exporter, version and observation domain, and
@@ -93,8 +158,8 @@
 // Prometheus text format, per exporter (labels exporter and protocol):
 // collector_datagrams_total, collector_datagrams_dropped_total, collector_decode_errors_total,
 // collector_flows_total, collector_records_invalid_total,
-// collector_sets_without_template_total, collector_templates_refused_total and
-// collector_templates; and collector_exporters, collector_exporters_refused_datagrams_total,
+// collector_sets_without_template_total, collector_templates_refused_total,
+// collector_fields_ignored_total and collector_templates; and collector_exporters, collector_exporters_refused_datagrams_total,
 // collector_exporters_evicted_total,
 // collector_records_stored_total, collector_store_errors_total and collector_records_lost_total.
 // A new exporter gets one log line.

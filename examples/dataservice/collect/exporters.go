@@ -30,7 +30,9 @@ type exporter struct {
 	invalid      atomic.Uint64 // records of flows that records.Validate refused
 	noTemplate   atomic.Uint64 // data sets whose template was unknown (or expired)
 	refusedTpl   atomic.Uint64 // templates refused by the bounds
-	templates    atomic.Int64  // templates held
+	// ignoredFields counts vendor fields (nProbe's, Cisco AVC's) of an unusable length or value
+	ignoredFields atomic.Uint64
+	templates     atomic.Int64 // templates held
 
 	nf netflowState
 }

@@ -34,6 +34,68 @@ const (
 	iePacketSpace    = 306 // samplingPacketSpace
 )
 
+// Cisco AVC's connection fields (enterprise 9, NetFlow v9 types 32768 higher, as its ART
+// fields): a record keyed by connection names its client and server rather than a source and
+// a destination, and counts what each sent (layer 3 bytes, as NetFlow counts them).
+const (
+	ciscoServerBytes   = 8337  // connection server counter bytes network long
+	ciscoClientBytes   = 8338  // connection client counter bytes network long
+	ciscoClientPackets = 9265  // connection client counter packets long
+	ciscoServerPackets = 9266  // connection server counter packets long
+	ciscoClientIPv4    = 12236 // connection client ipv4 address
+	ciscoServerIPv4    = 12237
+	ciscoClientIPv6    = 12238
+	ciscoServerIPv6    = 12239
+	ciscoClientPort    = 12240 // connection client transport port
+	ciscoServerPort    = 12241
+)
+
+// conn is what a record of a connection says (Cisco's connection fields).
+type conn struct {
+	client, server          netip.Addr
+	clientPort, serverPort  uint16
+	clientBytes, clientPkts uint64
+	serverBytes, serverPkts uint64
+}
+
+// ciscoElement returns the Cisco element of a field (an IPFIX element of enterprise 9, or a v9
+// type from 32768 up to nProbe's), and false for another field.
+func ciscoElement(v *netflow.DataField) (uint16, bool) {
+	if v.PenProvided {
+		return v.Type, v.Pen == penCisco
+	}
+	return v.Type - ciscoV9Bit, v.Type >= ciscoV9Bit && v.Type < ntopV9Base
+}
+
+// add keeps the value of a connection field; false when the field is not one.
+func (c *conn) add(v *netflow.DataField, val []byte) bool {
+	id, ok := ciscoElement(v)
+	if !ok {
+		return false
+	}
+	switch id {
+	case ciscoClientIPv4, ciscoClientIPv6:
+		c.client, _ = netip.AddrFromSlice(val)
+	case ciscoServerIPv4, ciscoServerIPv6:
+		c.server, _ = netip.AddrFromSlice(val)
+	case ciscoClientPort:
+		c.clientPort = uint16(uintOf(val))
+	case ciscoServerPort:
+		c.serverPort = uint16(uintOf(val))
+	case ciscoClientBytes:
+		c.clientBytes = uintOf(val)
+	case ciscoServerBytes:
+		c.serverBytes = uintOf(val)
+	case ciscoClientPackets:
+		c.clientPkts = uintOf(val)
+	case ciscoServerPackets:
+		c.serverPkts = uintOf(val)
+	default:
+		return false
+	}
+	return true
+}
+
 // uintOf reads an unsigned big-endian number of up to 8 bytes (IPFIX allows shorter encodings).
 func uintOf(b []byte) uint64 {
 	var n uint64
@@ -44,18 +106,30 @@ func uintOf(b []byte) uint64 {
 }
 
 // netflowRecord turns the values of one data record into a Flow, scaled by the sampling rate
-// the record names (its own interval, its sampler's, or its domain's); ok is false for a record
-// without addresses.
-func netflowRecord(values []netflow.DataField, h netflowHeader, dom *domain) (f Flow, ok bool) {
+// the record names (its own interval, its sampler's, or its domain's), with the measures of
+// nProbe's and Cisco AVC's fields (Perf); ok is false for a record without addresses. ignored
+// counts the vendor fields it could not use: of a length no unsigned integer has, or of a
+// value past 32 bits.
+func netflowRecord(values []netflow.DataField, h netflowHeader, dom *domain) (f Flow, ignored int, ok bool) {
 	var first, last, startS, endS, startMs, endMs, sysInit uint64
 	var hasFirst, hasLast bool
 	var rate, sampler uint64
 	var hasSampler bool
-	for _, v := range values {
-		if v.PenProvided {
+	var perf perfFields
+	var cn conn
+	for i := range values {
+		v := &values[i]
+		val, _ := v.Value.([]byte)
+		if v.PenProvided || v.Type >= ciscoV9Bit { // an enterprise's field, or a vendor's v9 type
+			if slot, ok := perfSlot(v); ok {
+				if !perf.add(slot, val) {
+					ignored++
+				}
+			} else {
+				cn.add(v, val)
+			}
 			continue
 		}
-		val, _ := v.Value.([]byte)
 		switch v.Type {
 		case ieBytes:
 			f.Bytes = uintOf(val)
@@ -95,8 +169,19 @@ func netflowRecord(values []netflow.DataField, h netflowHeader, dom *domain) (f 
 			sampler, hasSampler = uintOf(val), true
 		}
 	}
+	if !f.Src.IsValid() && !f.Dst.IsValid() && cn.client.IsValid() && cn.server.IsValid() {
+		// A record of a connection: the client's traffic, and the server's in reverse.
+		f.Src, f.Dst, f.SrcPort, f.DstPort, f.SrcIsClient = cn.client, cn.server, cn.clientPort, cn.serverPort, true
+		f.Bytes, f.Packets, f.RevBytes, f.RevPackets = cn.clientBytes, cn.clientPkts, cn.serverBytes, cn.serverPkts
+	}
 	if !f.Src.IsValid() || !f.Dst.IsValid() {
-		return Flow{}, false
+		return Flow{}, ignored, false
+	}
+	if perf.has != 0 {
+		p, more := perf.perf()
+		if ignored += more; !p.empty() {
+			f.Perf = &p
+		}
 	}
 	f.Src, f.Dst = f.Src.Unmap(), f.Dst.Unmap()
 	if rate == 0 && dom != nil {
@@ -108,6 +193,12 @@ func netflowRecord(values []netflow.DataField, h netflowHeader, dom *domain) (f 
 	}
 	rate = max(rate, 1)
 	f.Bytes, f.Packets = scale(f.Bytes, rate), scale(f.Packets, rate)
+	f.RevBytes, f.RevPackets = scale(f.RevBytes, rate), scale(f.RevPackets, rate)
+	if p := f.Perf; p != nil { // retransmitted packets estimate the real ones, as packets do
+		for _, n := range []*uint64{&p.ClientRetrans, &p.ServerRetrans, &p.SrcRetrans, &p.DstRetrans} {
+			*n = scale(*n, rate)
+		}
+	}
 
 	export := h.secs * 1000
 	f.Start, f.End = export, export
@@ -131,7 +222,7 @@ func netflowRecord(values []netflow.DataField, h netflowHeader, dom *domain) (f 
 	if f.Start == 0 {
 		f.Start = f.End
 	}
-	return f, true
+	return f, ignored, true
 }
 
 // nearUptime returns the time of an IPFIX 32-bit uptime (flowStartSysUpTime) of an exporter

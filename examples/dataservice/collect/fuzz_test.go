@@ -1,14 +1,18 @@
 package collect
 
 import (
+	"errors"
 	"testing"
 	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
 // FuzzDatagram feeds any bytes to the NetFlow and sFlow decoders, twice to one exporter (so
 // that templates of the first pass decode data of the second), and maps every flow to records:
-// nothing may panic or loop, a flow's records must add up to its counts, and the datagram is
-// of one kind of each protocol at most.
+// nothing may panic or loop, a flow's records must add up to its counts, their measures
+// (nProbe's and Cisco AVC's fields) must be valid, and the datagram is of one kind of each
+// protocol at most.
 func FuzzDatagram(f *testing.F) {
 	tpl := set(0, templateRecord(256, v9Fields...))
 	data := set(256, v9Data(client4, server4, 50000, 443, 100, 1, 3, 4))
@@ -20,6 +24,14 @@ func FuzzDatagram(f *testing.F) {
 			set(500, cat(u32(1), u32(2), u32(3), u32(4), []byte{2, 9, 9}))),
 		sflowDatagram(sflowSample{rate: 512, in: 1, out: 2, header: frame(client4, server4, 6, 51234, 443, 1500)}),
 		v9(0, 0, 0, 0, set(0, templateRecord(256, field{1, 0}))),
+		v9(2, 6000, 1700000040, 0, set(0, templateRecord(256, asV9(append(plainFields(), nprobeFields...))...)),
+			set(256, cat(v9Data(server4, client4, 443, 50000, 9000, 9, 4, 3), u32(5), u32(2), u32(12), u32(40), u32(180)))),
+		ipfix(1700000040, 0, set(2, ipfixTemplate(256, append(plainFields(), ciscoFields...)...)),
+			set(256, cat(v9Data(client4, server4, 50000, 443, 1000, 10, 3, 4), u32(3), u32(1), u32(2), u32(30), u32(20), u32(10),
+				u32(100), u32(130), u32(4), u32(400), u32(250), u32(50), u32(4), u32(1000)))),
+		ipfix(1700000040, 0, set(2, ipfixTemplate(256, append(plainFields(), efield{123, 16, penNtop}, efield{9316, 0, penCisco}, efield{9317, 0xffff, penCisco})...)),
+			set(256, cat(v9Data(client4, server4, 50000, 443, 100, 1, 3, 4), make([]byte, 16), []byte{9, 1, 2, 3, 4, 5, 6, 7, 8, 9}))),
+		ipfix(1700000040, 0, set(2, ipfixTemplate(256, ciscoConnFields...)), set(256, ciscoConnData(1699999950_000, 1700000010_000))),
 	} {
 		f.Add(seed)
 	}
@@ -39,8 +51,14 @@ func FuzzDatagram(f *testing.F) {
 					t.Fatalf("flow %+v gave %d records", fl, len(recs))
 				}
 				cb, cp, sb, sp := sum(recs)
-				if cb+sb != fl.Bytes || cp+sp != fl.Packets {
+				if cb+sb != fl.Bytes+fl.RevBytes || cp+sp != fl.Packets+fl.RevPackets {
 					t.Fatalf("flow %+v: records add up to %d bytes, %d packets", fl, cb+sb, cp+sp)
+				}
+				for _, r := range recs {
+					var re *records.RecordError
+					if err := r.Validate(at.AddDate(1000, 0, 0)); errors.As(err, &re) && re.Field != "time" {
+						t.Fatalf("flow %+v made an invalid record: %v", fl, err)
+					}
 				}
 			}
 		}

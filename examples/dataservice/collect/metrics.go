@@ -25,13 +25,15 @@ var perExporter = []struct {
 		func(e *exporter) int64 { return int64(e.noTemplate.Load()) }},
 	{"collector_templates_refused_total", "counter", "templates refused by the bounds on templates and fields",
 		func(e *exporter) int64 { return int64(e.refusedTpl.Load()) }},
+	{"collector_fields_ignored_total", "counter", "nProbe or Cisco AVC fields ignored: of a length no unsigned integer has, or too large a value",
+		func(e *exporter) int64 { return int64(e.ignoredFields.Load()) }},
 	{"collector_templates", "gauge", "templates held",
 		func(e *exporter) int64 { return e.templates.Load() }},
 }
 
 // WriteMetrics writes the collector's metrics in the Prometheus text format: per exporter
 // (label exporter) datagrams received and dropped, decode errors, flows, invalid records, data
-// sets without template, refused and held templates; and in total the exporters known,
+// sets without template, refused and held templates, ignored vendor fields; and in total the exporters known,
 // datagrams of refused exporters, exporters evicted, records stored, batches the store refused
 // and their records.
 func (c *Collector) WriteMetrics(w io.Writer) {

@@ -92,7 +92,11 @@ func decodeSets(payload *bytes.Buffer, h netflowHeader, ts *templateStore, out [
 		case netflow.DataFlowSet:
 			dom := ts.domain(h.version, h.domain)
 			for _, rec := range set.Records {
-				if f, ok := netflowRecord(rec.Values, h, dom); ok {
+				f, ignored, ok := netflowRecord(rec.Values, h, dom)
+				if ignored > 0 {
+					ts.ex.ignoredFields.Add(uint64(ignored))
+				}
+				if ok {
 					out = append(out, f)
 				}
 			}
