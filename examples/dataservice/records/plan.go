@@ -186,7 +186,11 @@ func compileSets(d *Dialect, table string, Chain []*Rollup, qs []*Query, sets []
 		}
 		histCol[col] = len(p.keyCols) + p.sums + p.hists
 		p.hists++
-		b.WriteString(", " + d.Hist(col.Name()))
+		if d.HistUnion != nil && (len(Chain) > 0 || len(sets) > 1) {
+			b.WriteString(", " + d.HistUnion(col.Name()))
+		} else {
+			b.WriteString(", " + d.Hist(col.Name()))
+		}
 	}
 	for si, s := range sets {
 		for _, i := range s {

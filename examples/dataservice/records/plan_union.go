@@ -166,7 +166,10 @@ func (c branchCols) selectList(records bool, d *Dialect) string {
 		cols = append(cols, s)
 	}
 	for _, h := range c.hists {
-		if records && c.grouped {
+		switch {
+		case d.HistBranch != nil:
+			h = d.HistBranch(h, records)
+		case records && c.grouped:
 			h = d.Hist(h) + " AS " + h
 		}
 		cols = append(cols, h)

@@ -58,6 +58,27 @@ func chHist(col string) string {
 	return chEntries("tupleElement("+m+", 1)", "tupleElement("+m+", 2)")
 }
 
+// chHistBranch gives histogram column col in a union's branch as two arrays, col_index and
+// col_count, the bucket indexes and their counts as Decimal128: a rollup's as its map keeps
+// them (chHistMap), the records' taken out of their entries. chHistUnion adds them up by index
+// over the branches and makes entries, saturated, as chHist does over one table. Reading a
+// rollup's histogram as entries (its ALIAS), to take them apart again in the sum, made a
+// percentile 2.5 times as slow.
+func chHistBranch(col string, ofRecords bool) string {
+	if !ofRecords {
+		m := chHistMap(col)
+		return "`" + m + ".index` AS " + col + "_index, `" + m + ".count` AS " + col + "_count"
+	}
+	mask, shift := strconv.Itoa(records.HistIndexMask), strconv.Itoa(records.HistShift)
+	return "arrayMap(e -> toUInt16(bitAnd(e, " + mask + ")), " + col + ") AS " + col + "_index, " +
+		"arrayMap(e -> toDecimal128(bitShiftRight(e, " + shift + "), 0), " + col + ") AS " + col + "_count"
+}
+
+func chHistUnion(col string) string {
+	m := "sumMap(" + col + "_index, " + col + "_count)"
+	return chEntries("tupleElement("+m+", 1)", "tupleElement("+m+", 2)")
+}
+
 // chSumMap adds up the counts of each bucket index of a group's histogram entries col: a
 // tuple of the indexes (Array(UInt16), increasing) and their counts (Array(Decimal(38, 0)),
 // exact, where sumMap of UInt64 wraps around).
@@ -89,13 +110,15 @@ var chDialect = &records.Dialect{
 	Sum: func(col string) string {
 		return "toUInt64(least(sum(toDecimal128(" + col + ", 0)), toDecimal128('" + records.MaxSumSQL + "', 0)))"
 	},
-	Count:    "toUInt64(count())",
-	CountSum: func(col string) string { return "toUInt64(sum(" + col + "))" },
-	Partial:  func(col string) string { return "sum(toDecimal128(" + col + ", 0))" },
-	Widen:    func(col string) string { return "toDecimal128(" + col + ", 0)" },
-	Hist:     chHist,
-	SumType:  "Decimal(38, 0)",
-	Bucket:   func(expr string) string { return "toInt64(" + expr + ")" },
+	Count:      "toUInt64(count())",
+	CountSum:   func(col string) string { return "toUInt64(sum(" + col + "))" },
+	Partial:    func(col string) string { return "sum(toDecimal128(" + col + ", 0))" },
+	Widen:      func(col string) string { return "toDecimal128(" + col + ", 0)" },
+	Hist:       chHist,
+	HistBranch: chHistBranch,
+	HistUnion:  chHistUnion,
+	SumType:    "Decimal(38, 0)",
+	Bucket:     func(expr string) string { return "toInt64(" + expr + ")" },
 }
 
 // Open connects to the ClickHouse server of url
