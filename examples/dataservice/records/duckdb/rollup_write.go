@@ -253,16 +253,21 @@ func sumBatches(rs []records.Rollup, marks []int64, batches [][]records.Record) 
 // hasMeasures reports whether a record of batches has a measure (records.RollupMeasures).
 func hasMeasures(batches [][]records.Record) bool {
 	for _, recs := range batches {
-		for i := range recs {
-			for _, c := range records.RollupMeasures {
-				if c.Of(&recs[i]).Lo != 0 {
-					return true
-				}
-			}
+		if records.Filled(recs, measureMask) != 0 {
+			return true
 		}
 	}
 	return false
 }
+
+// measureMask has the bit (1 << c) of each of records.RollupMeasures.
+var measureMask = func() uint64 {
+	var m uint64
+	for _, c := range records.RollupMeasures {
+		m |= 1 << c
+	}
+	return m
+}()
 
 // rollupAppender returns an appender of rows of r on c: without measures, one that leaves the
 // measures and histograms of a rollup keeping them to their defaults, zero and the empty list
