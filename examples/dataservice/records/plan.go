@@ -130,10 +130,12 @@ func compileSets(d *Dialect, table string, Chain []*Rollup, qs []*Query, sets []
 	}
 	where := qs[sets[0][0]].Where
 	// The records' branches (the edges of the period) give their context's number rather than
-	// join their contexts, when the rollups answer the rest: a plan of one key set (GROUPING()
-	// tells sets apart by their keys) whose keys, not its condition, use the context.
-	p.numbered = d.ContextNumber != "" && len(Chain) > 0 && len(sets) == 1 &&
-		slices.ContainsFunc(qs[sets[0][0]].Groups, func(g Group) bool { return g.Bucket == 0 && g.Column.Context() }) &&
+	// join their contexts, when the rollups answer the rest: a plan whose keys (of a set), not
+	// its condition, use the context. Every set then groups by the number too.
+	p.numbered = d.ContextNumber != "" && len(Chain) > 0 &&
+		slices.ContainsFunc(sets, func(s []int) bool {
+			return slices.ContainsFunc(qs[s[0]].Groups, func(g Group) bool { return g.Bucket == 0 && g.Column.Context() })
+		}) &&
 		(where == nil || !condUses(where, Column.Context))
 	b.WriteString("SELECT ")
 	var aliases []string
@@ -216,7 +218,7 @@ func compileSets(d *Dialect, table string, Chain []*Rollup, qs []*Query, sets []
 	p.from(b, table, Chain, c, where)
 	switch {
 	case p.setCol:
-		p.groupingSets(b, aliases)
+		p.groupingSets(b, aliases, c.number)
 	case p.numbered:
 		// No LIMIT: a group may come in a row of the rollups and rows of the records by
 		// context number, so that a limit on rows could cut some of a group's rows while its
@@ -254,7 +256,7 @@ func setLimit(qs []*Query, set []int) int {
 // value of each (a bit per alias, the first the highest, set when the alias is not grouped).
 // Sets of the same keys in another order (BY a, b and BY b, a) are one grouping set, whose
 // rows answer each of them.
-func (p *Plan) groupingSets(b *SQLBuilder, aliases []string) {
+func (p *Plan) groupingSets(b *SQLBuilder, aliases []string, number string) {
 	b.WriteString(" GROUP BY GROUPING SETS (")
 	p.setOf = map[uint64][]int{}
 	for si, s := range p.sets {
@@ -271,6 +273,9 @@ func (p *Plan) groupingSets(b *SQLBuilder, aliases []string) {
 			if !g {
 				mask |= 1 << (len(aliases) - 1 - i)
 			}
+		}
+		if number != "" {
+			names = append(names, number)
 		}
 		if len(p.setOf[mask]) == 0 {
 			if len(p.setOf) > 0 {

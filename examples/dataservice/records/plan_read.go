@@ -77,10 +77,14 @@ func (p *Plan) Each(fn func(*Plan) error) error {
 
 // Width is the number of columns of the plan's rows.
 func (p *Plan) Width() int {
-	if p.setCol || p.numbered {
-		return len(p.keyCols) + p.sums + p.hists + 1
+	w := len(p.keyCols) + p.sums + p.hists
+	if p.setCol {
+		w++
 	}
-	return len(p.keyCols) + p.sums + p.hists
+	if p.numbered {
+		w++
+	}
+	return w
 }
 
 // name sets r.context to the context of the row in vals: nil for a row of a plan that is not
@@ -90,7 +94,7 @@ func (p *Plan) name(vals []any, r *Row, names ContextNames) error {
 	if !p.numbered {
 		return nil
 	}
-	id := ToUint64(vals[len(p.keyCols)+p.sums+p.hists])
+	id := ToUint64(vals[p.Width()-1]) // after the GROUPING() column, if any
 	if id == 0 {
 		return nil
 	}

@@ -199,12 +199,22 @@ func zeroSQL(k Kind, d *Dialect) string {
 	return "CAST(0 AS " + d.Types[k] + ")"
 }
 
-// groupBy is what the records' branches of a grouped union group by.
+// groupBy is what the records' branches of a grouped union group by: the context number
+// rather than the context keys, which they give as zeros, when the branches give it.
 func (c branchCols) groupBy() []string {
+	var out []string
 	if c.grain > 0 {
-		return append([]string{c.grainTime()}, c.keys...)
+		out = append(out, c.grainTime())
 	}
-	return c.keys
+	for _, k := range c.keys {
+		if _, ok := c.contextKeys[k]; !ok || c.number == "" {
+			out = append(out, k)
+		}
+	}
+	if c.number != "" {
+		out = append(out, c.number)
+	}
+	return out
 }
 
 // Bind returns the plan's arguments with the range of each branch set for the period

@@ -154,6 +154,43 @@ func CheckContextEdges(t *testing.T, s records.Store, at int64) {
 			}
 		}
 	}
+	// The same statements compiled together (one pass where the store groups by several key
+	// sets at once), with one by application, which no context key has.
+	qs := []*records.Query{{Groups: []records.Group{{Column: records.ColApplication}}, Sums: []records.Sum{records.SumRecords}}}
+	for _, cols := range groups {
+		q := &records.Query{Sums: []records.Sum{records.SumRecords}}
+		for _, col := range cols {
+			q.Groups = append(q.Groups, records.Group{Column: col})
+		}
+		qs = append(qs, q)
+	}
+	from, to := at+30, at+150
+	got := make([]map[string]uint64, len(qs))
+	for i := range got {
+		got[i] = map[string]uint64{}
+	}
+	err := s.Read(ctx, s.Compile(qs...), from, to, func(r *records.Row) error {
+		got[r.Query][fmt.Sprint(valuesKey(r.Keys))] += r.Sums[0]
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, q := range qs {
+		var cols []records.Column
+		for _, g := range q.Groups {
+			cols = append(cols, g.Column)
+		}
+		want := map[string]uint64{}
+		for j := range recs {
+			if r := &recs[j]; r.Time >= from && r.Time < to {
+				want[contextKey(r, cols)]++
+			}
+		}
+		if fmt.Sprint(got[i]) != fmt.Sprint(want) {
+			t.Errorf("by %v compiled with the others over [+30, +150):\n got %v\nwant %v", names(cols), got[i], want)
+		}
+	}
 }
 
 // CheckContextPartial checks that s keeps batches that fill some of the context only (zones,
