@@ -192,3 +192,44 @@ func TestCaptureSumsReadTheRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestChainForHists checks that a rollup ForHists is read only by the queries that merge a
+// histogram: a day's traffic or average response time by application reads per minute and per
+// hour, its percentile per minute, 10 minutes, hour and 6 hours, and one by address the rollups
+// with addresses.
+func TestChainForHists(t *testing.T) {
+	t.Parallel()
+	keys := []Column{ColProtocol, ColApplication, ColServerPort}
+	var rs []Rollup
+	for _, r := range []Rollup{
+		{Table: "records_minute", Width: 60, Keys: keys},
+		{Table: "records_hour", Width: 3600, Keys: keys},
+		{Table: "records_hour_hosts", Width: 3600, Keys: duckHostKeys, Background: true},
+		{Table: "records_10min", Width: 600, Keys: keys, ForHists: true},
+		{Table: "records_10min_hosts", Width: 600, Keys: duckHostKeys, Background: true},
+		{Table: "records_6hour", Width: 6 * 3600, Keys: keys, ForHists: true},
+	} {
+		r.Measures = true
+		rs = append(rs, r)
+	}
+	byApp, byServer, srt := []Group{{Column: ColApplication}}, []Group{{Column: ColServerIP}}, []Column{ColSRTHist}
+	for _, c := range []struct {
+		q    *Query
+		want []string
+	}{
+		{&Query{Groups: byApp, Sums: []Sum{SumClientBytes}}, []string{"records_minute", "records_hour"}},
+		{&Query{Groups: byApp, Sums: []Sum{SumSRT, SumSRTSamples}}, []string{"records_minute", "records_hour"}},
+		{&Query{Groups: byApp, Hists: srt}, []string{"records_minute", "records_10min", "records_hour", "records_6hour"}},
+		{&Query{Groups: []Group{{Bucket: 3600}}, Hists: srt}, []string{"records_minute", "records_10min", "records_hour"}},
+		{&Query{Groups: byServer, Hists: srt}, []string{"records_10min_hosts", "records_hour_hosts"}},
+		{&Query{Groups: byServer, Sums: []Sum{SumRecords}}, []string{"records_10min_hosts", "records_hour_hosts"}},
+	} {
+		var got []string
+		for _, r := range Chain(rs, c.q) {
+			got = append(got, r.Table)
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%+v reads %v, want %v", c.q, got, c.want)
+		}
+	}
+}

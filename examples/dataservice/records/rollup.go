@@ -19,12 +19,17 @@ import (
 // A rollup with Measures also keeps the capture probe's sums (RollupMeasures) and histograms
 // (RollupHists) after the record count: its rows answer averages and percentiles of the times
 // as they answer traffic. Without, a query of them reads the records.
+//
+// A rollup ForHists is read only by queries that merge histograms (Query.Hists), whose cost
+// is the entries of the rows they read: it saves them entries, where for sums alone the union
+// branches it adds to a statement cost more than the rows it saves.
 type Rollup struct {
 	Table      string
 	Width      int64
 	Keys       []Column
 	Background bool
 	Measures   bool
+	ForHists   bool
 }
 
 // ContextKeys are the keys of the rollups of the context (zones, autonomous systems and
@@ -56,12 +61,15 @@ var RollupHists = []Column{ColClientRTTHist, ColServerRTTHist, ColCTHist, ColSRT
 // Holds reports whether c is one of the rollup's keys.
 func (r *Rollup) Holds(c Column) bool { return slices.Contains(r.Keys, c) }
 
-// answers reports whether the rollup can answer the whole buckets of q's period: each of q's
-// sums and histograms is one the rollup keeps (RollupSums or the record count; with Measures,
-// RollupMeasures and RollupHists), each of its groups is a key of the rollup or a time bucket
-// of whole rollup buckets, and q's Where reads keys of the rollup only. A query of a sum the
-// rollup lacks reads the records.
+// answers reports whether the rollup can answer the whole buckets of q's period: q merges a
+// histogram when the rollup is ForHists, each of q's sums and histograms is one the rollup
+// keeps (RollupSums or the record count; with Measures, RollupMeasures and RollupHists), each
+// of its groups is a key of the rollup or a time bucket of whole rollup buckets, and q's Where
+// reads keys of the rollup only. A query of a sum the rollup lacks reads the records.
 func (r *Rollup) answers(q *Query) bool {
+	if r.ForHists && len(q.Hists) == 0 {
+		return false
+	}
 	for _, h := range q.Hists {
 		if !r.Measures || !slices.Contains(RollupHists, h) {
 			return false

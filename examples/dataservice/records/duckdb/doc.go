@@ -19,7 +19,8 @@
 // collector's columns, 3 the rollups and their marks, 4 the rollups' sums saturated, 5 the
 // capture probe's columns, 6 the context's, 7-8 the histograms, 9-10 the rollups' measures and
 // histograms (records.Rollup.Measures) summed from the records, 11-13 the context moved to a
-// table of its own (context.go: each record holds one number for its context). A file made
+// table of its own (context.go: each record holds one number for its context), 14 the rollups
+// per 10 minutes and per 6 hours that percentiles read. A file made
 // before versioning is at 0, and each step finds what its program left (IF NOT EXISTS; the
 // rollups and sums look at their tables), so every earlier file opens. A file of a newer
 // version is refused. A new column or rollup is a new step at the end.
@@ -39,8 +40,9 @@
 // checkpoints cost ingest most; a crash then replays up to 128 MB of log.
 //
 // Rollups (rollups.go, rollup_write.go, rollup_mark.go). DuckDB keeps the records summed per bucket
-// of time and per value of some keys, in six tables, each described once (duckRollups: table,
-// width, keys): per minute and per hour by protocol, application and server port, per hour and
+// of time and per value of some keys, in eight tables, each described once (duckRollups: table,
+// width, keys): per minute and per hour by protocol, application and server port (and per 10
+// minutes and per 6 hours, which only queries of histograms read: records.Rollup.ForHists), per hour and
 // per 10 minutes by those and both addresses, and per minute and per hour by the context
 // (records.ContextKeys: protocol, zones, ASes and countries; schema step 6). Each keeps the
 // capture probe's sums and merged histograms beside bytes, packets and records (steps 9-10), so

@@ -59,6 +59,11 @@ var steps = []step{
 	func(ctx context.Context, tx *sql.Tx) error { return separateContext(ctx, tx, 0) },
 	func(ctx context.Context, tx *sql.Tx) error { return separateContext(ctx, tx, 1) },
 	func(ctx context.Context, tx *sql.Tx) error { return separateContext(ctx, tx, 2) },
+	// 14: the rollups per 10 minutes and per 6 hours without addresses (tenMinutes, sixHours),
+	// created and summed from the records (a file of version 2 or earlier made them in step 3).
+	func(ctx context.Context, tx *sql.Tx) error {
+		return ensureRollups(ctx, tx, []records.Rollup{tenMinutes, sixHours})
+	},
 }
 
 // step6Columns are the context columns step 6 adds, as that step added them: frozen here, since the

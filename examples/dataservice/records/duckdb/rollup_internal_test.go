@@ -125,7 +125,7 @@ func randomQuery(rng *rand.Rand) *records.Query {
 		q.Hists = []records.Column{records.ColSRTHist, records.ColClientRTTHist, records.ColServerRTTHist, records.ColDTTHist}[:rng.IntN(4)]
 	}
 	if rng.IntN(2) == 0 {
-		q.Groups = append(q.Groups, records.Group{Bucket: []int64{60, 600, 3600, 7200}[rng.IntN(4)]})
+		q.Groups = append(q.Groups, records.Group{Bucket: []int64{60, 600, 3600, 7200, 6 * 3600}[rng.IntN(5)]})
 	}
 	for _, c := range []records.Column{records.ColProtocol, records.ColApplication, records.ColServerPort, records.ColServerIP, records.ColClientIP} {
 		if rng.IntN(4) == 0 {

@@ -216,7 +216,7 @@ func TestRollupMadeForAnEarlierFile(t *testing.T) {
 				err = earlier.make(s)
 			}
 			if err == nil { // no earlier version kept the rollup per 10 minutes, nor a schema version
-				_, err = s.db.ExecContext(ctx, "DROP TABLE IF EXISTS records_10min_hosts; DELETE FROM rollup_marks WHERE rollup = 'records_10min_hosts'; DROP TABLE "+schemaTable)
+				_, err = s.db.ExecContext(ctx, "DROP TABLE IF EXISTS records_10min_hosts; DROP TABLE IF EXISTS records_10min; DROP TABLE IF EXISTS records_6hour; DELETE FROM rollup_marks WHERE rollup = 'records_10min_hosts'; DROP TABLE "+schemaTable)
 			}
 			s.Close()
 			if err != nil {
@@ -229,7 +229,7 @@ func TestRollupMadeForAnEarlierFile(t *testing.T) {
 			if m := hostsMark(s); m != earlier.mark {
 				t.Errorf("mark %d, want %d", m, earlier.mark)
 			}
-			if m := s.marks.of(&duckRollups[3]); m != 0 {
+			if m := s.marks.of(&duckRollups[4]); m != 0 {
 				t.Errorf("mark of the new rollup per 10 minutes %d, want 0", m)
 			}
 			var tables string
@@ -261,7 +261,7 @@ func TestRollupStepSpan(t *testing.T) {
 	if err := s.Ingest(ctx, randomRecords(rng, 2000, start+700, 3*3600)); err != nil {
 		t.Fatal(err)
 	}
-	tenMin, hour := &duckRollups[3], &duckRollups[2]
+	tenMin, hour := &duckRollups[4], &duckRollups[2]
 	now := start + 3*3600 + 700 + rollupSlack // both due through start + 3h
 	for i, want := range []struct {
 		rolled               bool

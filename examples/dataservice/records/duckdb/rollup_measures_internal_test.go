@@ -178,3 +178,58 @@ func TestMergeHists(t *testing.T) {
 		t.Errorf("%d groups, want %d", seen, len(want))
 	}
 }
+
+// TestOpenAddsHistRollups opens a file of schema version 13, made before the rollups per 10
+// minutes and per 6 hours (tenMinutes, sixHours): step 14 creates them summed from the
+// records, so that percentiles read them and answer as the records do, over periods that
+// cut 10 minutes and 6 hours at either end, before and after more records come.
+func TestOpenAddsHistRollups(t *testing.T) {
+	stepByHand(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const from = int64(1_699_992_000)
+	const span = 14 * 3600 // two whole buckets of 6 hours at least
+	rng := rand.New(rand.NewPCG(14, 6))
+	if err := s.Ingest(ctx, randomRecords(rng, 4000, from, span)); err != nil {
+		t.Fatal(err)
+	}
+	exec(t, s, "DROP TABLE "+tenMinutes.Table)
+	exec(t, s, "DROP TABLE "+sixHours.Table)
+	exec(t, s, "UPDATE "+schemaTable+" SET version = 13")
+	s.Close()
+	if s, err = Open(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	percentiles := func(when string, end int64) {
+		t.Helper()
+		for i := range 40 {
+			q := randomRollupQuery(rng)
+			q.Hists = []records.Column{records.ColSRTHist, records.ColDTTHist}[:1+rng.IntN(2)]
+			if q = (&records.Query{Groups: q.Groups, Sums: []records.Sum{records.SumSRT, records.SumSRTSamples}, Hists: q.Hists, Where: q.Where}); len(records.Chain(s.rollups, q)) == 0 {
+				continue
+			}
+			lo := from - 100 + rng.Int64N(end-from)
+			hi := lo + rng.Int64N(end+100-lo)
+			if i%5 == 0 {
+				lo, hi = from-1000+rng.Int64N(2000), end-1000+rng.Int64N(2000)
+			}
+			if raw, rolled := sumsBy(t, s, lo, hi, true, q), sumsBy(t, s, lo, hi, false, q); !reflect.DeepEqual(raw, rolled) {
+				t.Fatalf("%s: %+v over [%d, %d): with the rollups %v, from the records %v", when, q, lo, hi, rolled, raw)
+			}
+		}
+	}
+	percentiles("migrated", from+span)
+	if n := count(t, s, "SELECT count(*) FROM "+sixHours.Table); n == 0 {
+		t.Errorf("%s holds no row after migrating", sixHours.Table)
+	}
+	if err := s.Ingest(ctx, randomRecords(rng, 1000, from, span+3600)); err != nil {
+		t.Fatal(err)
+	}
+	percentiles("more records", from+span+3600)
+	checkRollups(t, s, rng, "more records", from, from+span+3600, 10)
+}

@@ -48,9 +48,12 @@ var duckDialect = &records.Dialect{
 }
 
 // duckHist gives a group's histogram entries (records/hist.go) as one list, which the reader
-// adds up by bucket (records.Plan). Adding them up in SQL cost more: a subquery per group over
-// the unnested list took 7.4 s for BY application over a day of 10M records where this takes
-// 3.2 s (BENCHMARKS.md, "Percentiles").
+// adds up by bucket (records.Plan). A percentile pays for its entries: DuckDB reads a list
+// column a vector (2,048 rows) at a time, every entry of the rows its time filter touches, and
+// the driver hands each entry kept over boxed in an any; the rollups ForHists (rollups.go) keep
+// them fewer. Adding them up in SQL first (unnest, then a GROUP BY of group and index) cost as
+// much as the list, and handing each group's over as text (array_to_string, a cast to VARCHAR)
+// more (BENCHMARKS.md, "Percentiles within 1.5x of traffic?").
 func duckHist(col string) string { return "flatten(list(" + col + "))" }
 
 // duckSum is the sum of col, saturated at MaxSum, as a UBIGINT.
