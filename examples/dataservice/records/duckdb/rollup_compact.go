@@ -47,10 +47,49 @@ func batchTimes(batches [][]records.Record) (lo, hi int64) {
 	return lo, hi
 }
 
-// compact merges, in one transaction, the rows of r of each bucket and keys from bucket lo to
-// bucket hi into one, and returns how many rows they make: the sums stay those of the records,
-// in fewer rows.
+// compactBuckets is the most buckets of a rollup one transaction of compact merges. A span of
+// every bucket at once (a load of a day of old records touches them all) made DuckDB unnest and
+// group every histogram entry of the rollup in one statement: over 10M capture records that
+// outgrew the default memory limit (1 GiB) and failed, and an ingest running beside it failed
+// too. A chunk's memory is that of its buckets' rows.
+const compactBuckets = 60
+
+// compact merges the rows of r of each bucket and keys from bucket lo to bucket hi into one, in
+// a transaction for each compactBuckets buckets, and returns how many rows they make: the sums
+// stay those of the records, in fewer rows. A read sees each chunk before or after, either
+// exact. A chunk that fails leaves the rows of the later ones as they were.
 func compact(ctx context.Context, r *records.Rollup, db *sql.DB, lo, hi int64) (int, error) {
+	// The buckets that hold rows, in order: a span may reach over years of empty ones.
+	rows, err := db.QueryContext(ctx, "SELECT DISTINCT time FROM "+r.Table+" WHERE "+records.TimeRange(lo, hi+1)+" ORDER BY time")
+	if err != nil {
+		return 0, err
+	}
+	var buckets []int64
+	for rows.Next() {
+		var t int64
+		if err := rows.Scan(&t); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		buckets = append(buckets, t)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	left := 0
+	for i := 0; i < len(buckets); i += compactBuckets {
+		n, err := compactChunk(ctx, r, db, buckets[i], buckets[min(i+compactBuckets, len(buckets))-1])
+		if err != nil {
+			return 0, err
+		}
+		left += n
+	}
+	return left, nil
+}
+
+// compactChunk is compact of buckets lo to hi, in one transaction.
+func compactChunk(ctx context.Context, r *records.Rollup, db *sql.DB, lo, hi int64) (int, error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
