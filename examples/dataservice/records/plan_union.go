@@ -20,7 +20,7 @@ import (
 // every record: the sets of the overview's address statements share one pass and one
 // aggregation of the records at the edges of their period.
 func (p *Plan) from(b *SQLBuilder, table string, Chain []*Rollup, c branchCols, where Cond) {
-	if b.d.ContextFrom != "" && c.number == "" && (c.context || where != nil && condUses(where, Column.Context)) {
+	if b.d.ContextFrom != "" && c.number == "" && (len(c.contextKeys) > 0 || where != nil && condUses(where, Column.Context)) {
 		table = b.d.ContextFrom
 	}
 	one := func(source int, table string) {
@@ -73,9 +73,8 @@ type branchCols struct {
 	hists []string // histogram columns (KindHist)
 	// grouped is true when the records' branches sum their rows by grain and keys.
 	grouped bool
-	// context is true when a key is a context column (Column.Context); contextKeys are the
-	// kinds of those keys' columns, by name.
-	context     bool
+	// contextKeys are the kinds of the keys that are context columns (Column.Context), by
+	// name; nil without.
 	contextKeys map[string]Kind
 	// number, when not empty, is the context number column (Dialect.ContextNumber) the
 	// branches give after the records count: the records' own, 0 from the rollups, whose
@@ -102,7 +101,6 @@ func unionColumns(qs []*Query, sets [][]int, sumCol [NumSums]int, histCol map[Co
 			}
 			add(&c.keys, g.Column.SQLNames()...)
 			if g.Column.Context() {
-				c.context = true
 				if c.contextKeys == nil {
 					c.contextKeys = map[string]Kind{}
 				}

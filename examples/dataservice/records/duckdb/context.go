@@ -71,11 +71,8 @@ func contextsSchema() string {
 	return b.String()
 }
 
-// numContextColumns is how many columns the context has.
-const numContextColumns = int(records.ColOutIfAlias-records.ColClientZone) + 1
-
 // contextValues are the values of a context's columns, in order.
-type contextValues [numContextColumns]records.Value
+type contextValues records.ContextValues
 
 // id returns the number of the context of vs: 0 for the empty context, never 0 for another.
 // It is 64-bit FNV-1a, written out so that hashing a record's context allocates nothing.

@@ -18,10 +18,33 @@ const maxNamedContexts = 1 << 16
 // whose keys use the context names the records at its period's edges by their context number
 // here (records.Dialect.ContextNumber) rather than join them to the contexts table. A number
 // always means the same values (contextValues.id), so an entry is never stale, even after
-// retention deleted its context.
+// retention deleted its context. Ingest adds the contexts it stores (learn); a context stored
+// before the store opened, or forgotten, is read from the table once.
 type contextNames struct {
 	mu   sync.RWMutex
 	byID map[uint64]*records.ContextValues
+}
+
+// learn keeps the values of the contexts of fresh, which ingest has just stored, so that the
+// reads naming their records at the edges of a period find them without reading the table.
+func (n *contextNames) learn(fresh map[uint64]*contextValues) {
+	if len(fresh) == 0 {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for id, vs := range fresh {
+		n.put(id, (*records.ContextValues)(vs))
+	}
+}
+
+// put keeps the values of context id, forgetting every other first when the map is full;
+// n.mu is held.
+func (n *contextNames) put(id uint64, vs *records.ContextValues) {
+	if n.byID == nil || len(n.byID) >= maxNamedContexts {
+		n.byID = map[uint64]*records.ContextValues{}
+	}
+	n.byID[id] = vs
 }
 
 // contextsByID reads one context by its number.
@@ -49,10 +72,7 @@ func (n *contextNames) names(ctx context.Context, db *sql.DB) records.ContextNam
 		}
 		n.mu.Lock()
 		defer n.mu.Unlock()
-		if n.byID == nil || len(n.byID) >= maxNamedContexts {
-			n.byID = map[uint64]*records.ContextValues{}
-		}
-		n.byID[id] = vs
+		n.put(id, vs)
 		return vs, nil
 	}
 }
@@ -60,8 +80,8 @@ func (n *contextNames) names(ctx context.Context, db *sql.DB) records.ContextNam
 // readContext reads the values of context id from the contexts table.
 func readContext(ctx context.Context, db *sql.DB, id uint64) (*records.ContextValues, error) {
 	var (
-		strs [numContextColumns]string
-		nums [numContextColumns]uint64
+		strs [records.NumContextColumns]string
+		nums [records.NumContextColumns]uint64
 		dest = make([]any, len(contextColumns))
 	)
 	for i, c := range contextColumns {

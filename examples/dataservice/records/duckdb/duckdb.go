@@ -209,6 +209,7 @@ func (s *Store) appendInTx(ctx context.Context, c *duckdb.Conn, batches [][]reco
 	}
 	if err = tx.Commit(); err == nil {
 		s.contexts.committed(fresh)
+		s.names.learn(fresh)
 	}
 	return rows, err
 }
