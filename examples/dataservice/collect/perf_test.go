@@ -105,6 +105,22 @@ func asV9(fs []efield) []field {
 	return out
 }
 
+// exported is a datagram of one data record, data, of a template of fields, as NetFlow v9
+// and as IPFIX send it.
+type exported struct {
+	name     string
+	datagram []byte
+}
+
+// inBoth returns the template of fields and the record data in a NetFlow v9 and an IPFIX
+// datagram.
+func inBoth(fields []efield, data []byte) []exported {
+	return []exported{
+		{"v9", v9(2, 6000, 1700000040, 0, set(0, templateRecord(256, asV9(fields)...)), set(256, data))},
+		{"ipfix", ipfix(1700000040, 0, set(2, ipfixTemplate(256, fields...)), set(256, data))},
+	}
+}
+
 // TestNProbe checks nProbe's fields, in NetFlow v9 and IPFIX: latencies (half round trips, in
 // ms) become one round-trip sample each of client.rtt and server.rtt, the application latency
 // one srt sample, each in µs with its histogram; retransmissions go to the side that sent them.
@@ -113,13 +129,7 @@ func TestNProbe(t *testing.T) {
 	fields := append(plainFields(), nprobeFields...)
 	// The server's flow: retransmitted in (src->dst) are the server's.
 	data := cat(v9Data(server4, client4, 443, 50000, 9000, 9, 4, 3), u32(5), u32(2), u32(12), u32(40), u32(180))
-	for _, tc := range []struct {
-		name     string
-		datagram []byte
-	}{
-		{"v9", v9(2, 6000, 1700000040, 0, set(0, templateRecord(256, asV9(fields)...)), set(256, data))},
-		{"ipfix", ipfix(1700000040, 0, set(2, ipfixTemplate(256, fields...)), set(256, data))},
-	} {
+	for _, tc := range inBoth(fields, data) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			recs, _ := collectAll(t, Limits{}, NetFlow, now, tc.datagram)
@@ -187,13 +197,7 @@ func TestCiscoART(t *testing.T) {
 		u32(130),                            // network time: 130 ms over 2
 		u32(4), u32(400), u32(250), u32(50), // 4 responses: 50, 250 and two of 50 ms
 		u32(4), u32(1000)) // 4 transactions of 250 ms on average
-	for _, tc := range []struct {
-		name     string
-		datagram []byte
-	}{
-		{"v9", v9(2, 6000, 1700000040, 0, set(0, templateRecord(256, asV9(fields)...)), set(256, data))},
-		{"ipfix", ipfix(1700000040, 0, set(2, ipfixTemplate(256, fields...)), set(256, data))},
-	} {
+	for _, tc := range inBoth(fields, data) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			recs, _ := collectAll(t, Limits{}, NetFlow, now, tc.datagram)
@@ -239,13 +243,7 @@ func TestPerfFieldUnusable(t *testing.T) {
 	fields := append(plainFields(), efield{123, 16, penNtop}, efield{124, 3, penNtop}, efield{125, 8, penNtop},
 		efield{9316, 0, penCisco})
 	data := cat(v9Data(client4, server4, 50000, 443, 100, 1, 3, 4), make([]byte, 16), []byte{0, 0, 7}, u64(math.MaxUint64))
-	for _, tc := range []struct {
-		name     string
-		datagram []byte
-	}{
-		{"v9", v9(2, 6000, 1700000040, 0, set(0, templateRecord(256, asV9(fields)...)), set(256, data))},
-		{"ipfix", ipfix(1700000040, 0, set(2, ipfixTemplate(256, fields...)), set(256, data))},
-	} {
+	for _, tc := range inBoth(fields, data) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			recs, c := collectAll(t, Limits{}, NetFlow, now, tc.datagram)
@@ -324,13 +322,7 @@ func ciscoConnData(start, end uint64) []byte {
 func TestCiscoConnection(t *testing.T) {
 	t.Parallel()
 	data := ciscoConnData(1699999950_000, 1700000010_000) // 10 s of one minute, 10 of the next
-	for _, tc := range []struct {
-		name     string
-		datagram []byte
-	}{
-		{"v9", v9(2, 6000, 1700000040, 0, set(0, templateRecord(256, asV9(ciscoConnFields)...)), set(256, data))},
-		{"ipfix", ipfix(1700000040, 0, set(2, ipfixTemplate(256, ciscoConnFields...)), set(256, data))},
-	} {
+	for _, tc := range inBoth(ciscoConnFields, data) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			recs, _ := collectAll(t, Limits{}, NetFlow, now, tc.datagram)
