@@ -3,6 +3,8 @@ package duckdb
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -92,7 +94,12 @@ func readContext(ctx context.Context, db *sql.DB, id uint64) (*records.ContextVa
 		}
 	}
 	// database/sql passes no uint64 above math.MaxInt64: the number goes as text.
-	if err := db.QueryRowContext(ctx, contextsByID, strconv.FormatUint(id, 10)).Scan(dest...); err != nil {
+	err := db.QueryRowContext(ctx, contextsByID, strconv.FormatUint(id, 10)).Scan(dest...)
+	if errors.Is(err, sql.ErrNoRows) {
+		// Retention deleted it while a read over its oldest records ran: a new read will not see them.
+		return nil, fmt.Errorf("no context %d in table %s (deleted by retention during the read): read again", id, contextsTable)
+	}
+	if err != nil {
 		return nil, err
 	}
 	var vs records.ContextValues
