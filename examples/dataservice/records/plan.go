@@ -45,6 +45,9 @@ type Plan struct {
 // arg+1.
 type branch struct {
 	source, arg int
+	// start and end are the bytes of the query the branch takes in a union, with the
+	// unionAll before it but for the first (none when the plan has no union).
+	start, end int
 }
 
 // planSet is one set of grouping keys and the queries that group by it.

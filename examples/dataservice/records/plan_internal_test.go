@@ -108,7 +108,8 @@ func TestSplitWidthsTilesThePeriod(t *testing.T) {
 }
 
 // TestLiteralTimes checks what DuckDB is sent: the bounds of every branch written as integers,
-// and every value of the query's Where still a parameter, in order, whatever it holds.
+// every value of the query's Where still a parameter, in order, whatever it holds, and the
+// branches whose range is empty left out with their values.
 func TestLiteralTimes(t *testing.T) {
 	q := &Query{Groups: []Group{{Column: ColApplication}}, Sums: []Sum{SumRecords},
 		Where: In{Column: ColApplication, Values: []Value{{Str: "a?b"}, {Str: "?"}}}}
@@ -119,8 +120,8 @@ func TestLiteralTimes(t *testing.T) {
 		t.Fatal(err)
 	}
 	sql, rest := p.LiteralTimes(args)
-	if want := []any{"a?b", "?", "a?b", "?", "a?b", "?", "a?b", "?", "a?b", "?"}; !reflect.DeepEqual(rest, want) {
-		t.Errorf("parameters %q, want the Where's values of each of the 5 branches %q", rest, want)
+	if want := []any{"a?b", "?", "a?b", "?", "a?b", "?", "a?b", "?"}; !reflect.DeepEqual(rest, want) {
+		t.Errorf("parameters %q, want the Where's values of each of the 4 branches not empty %q", rest, want)
 	}
 	if n := strings.Count(sql, "?"); n != len(rest) {
 		t.Errorf("%d parameters in the SQL, %d values: %s", n, len(rest), sql)
@@ -130,6 +131,70 @@ func TestLiteralTimes(t *testing.T) {
 		if !strings.Contains(sql, bound) {
 			t.Errorf("no %q in %s", bound, sql)
 		}
+	}
+}
+
+// TestLiteralTimesEmpty checks the unions whose first branches, or all, are empty: what is
+// left is a union of the others (the first branch when all are empty), with their values.
+func TestLiteralTimesEmpty(t *testing.T) {
+	q := &Query{Groups: []Group{{Column: ColApplication}}, Sums: []Sum{SumRecords},
+		Where: In{Column: ColApplication, Values: []Value{{Str: "x"}}}}
+	p := compileSets(duckDialect, "records", Chain(duckRollups, q), []*Query{q}, [][]int{{0}})
+	for _, c := range []struct {
+		from, to int64
+		selects  int
+		contains string
+	}{
+		{0, 0, 1, "FROM (SELECT application, CAST(1 AS UBIGINT) AS records FROM records WHERE time >= 0 AND time < 0 AND "},
+		{3600, 7200, 1, "FROM (SELECT application, records FROM records_hour WHERE time >= 3600 AND time < 7200 AND "},
+		{3600, 7260, 2, "FROM (SELECT application, records FROM records_minute WHERE time >= 7200 AND time < 7260 AND "},
+	} {
+		args, err := p.Bind(c.from, c.to, []int64{math.MaxInt64, math.MaxInt64})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sql, rest := p.LiteralTimes(args)
+		if n := strings.Count(sql, "SELECT ") - 1; n != c.selects || len(rest) != n || strings.Count(sql, "?") != n {
+			t.Errorf("[%d, %d): %d branches, %d values; want %d each: %s", c.from, c.to, n, len(rest), c.selects, sql)
+		}
+		if !strings.Contains(sql, c.contains) || strings.Contains(sql, "( UNION") || strings.Contains(sql, "UNION ALL )") {
+			t.Errorf("[%d, %d): %s, want it to hold %q", c.from, c.to, sql, c.contains)
+		}
+	}
+}
+
+// TestOpenEnd checks the end a read past the newest record uses: raised to the coarsest
+// rollup of its plan, so the statement reads no cut bucket at the newest end, and kept for a
+// plan without rollups or one so late it would overflow.
+func TestOpenEnd(t *testing.T) {
+	q := &Query{Groups: []Group{{Column: ColApplication}}, Sums: []Sum{SumRecords}}
+	p := compileSets(duckDialect, "records", Chain(duckRollups, q), []*Query{q}, [][]int{{0}})
+	if len(p.widths) != 2 || p.widths[1] != 3600 {
+		t.Fatalf("widths %v, want the minute's and the hour's", p.widths)
+	}
+	for _, c := range []struct{ to, want int64 }{
+		{1_700_003_661, 1_700_006_400}, {1_700_006_400, 1_700_006_400}, {-7, 0},
+		{math.MaxInt64 - 100, math.MaxInt64 - 100},
+	} {
+		if got := p.OpenEnd(c.to); got != c.want {
+			t.Errorf("OpenEnd(%d) = %d, want %d", c.to, got, c.want)
+		}
+	}
+	const from = int64(1_700_000_007)
+	args, err := p.Bind(from, p.OpenEnd(1_700_003_661), []int64{math.MaxInt64, math.MaxInt64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sql, _ := p.LiteralTimes(args)
+	if n := strings.Count(sql, "SELECT ") - 1; n != 3 {
+		t.Errorf("%d branches, want 3 (none at the newest end): %s", n, sql)
+	}
+	if !strings.Contains(sql, "time >= 1700002800 AND time < 1700006400)") {
+		t.Errorf("no whole newest hour in %s", sql)
+	}
+	raw := compileSets(duckDialect, "records", nil, []*Query{q}, [][]int{{0}})
+	if got := raw.OpenEnd(1_700_003_661); got != 1_700_003_661 {
+		t.Errorf("OpenEnd without rollups = %d, want the end kept", got)
 	}
 }
 

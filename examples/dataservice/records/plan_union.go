@@ -50,14 +50,17 @@ func (p *Plan) from(b *SQLBuilder, table string, Chain []*Rollup, c branchCols, 
 			n = 1
 		}
 		for range n {
+			start := b.Len()
 			if len(p.branches) > 0 {
-				b.WriteString(" UNION ALL ")
+				b.WriteString(unionAll)
 			}
 			b.WriteString("SELECT " + c.selectList(source == 0, b.d))
 			one(source, t)
 			if source == 0 && c.grouped {
 				b.WriteString(" GROUP BY " + strings.Join(c.groupBy(), ", "))
 			}
+			br := &p.branches[len(p.branches)-1]
+			br.start, br.end = start, b.Len()
 		}
 	}
 	b.WriteString(") AS branches")
@@ -215,6 +218,23 @@ func (c branchCols) groupBy() []string {
 	return out
 }
 
+// OpenEnd returns the end a read of p over a period ending at to may use instead when the
+// store holds no record at or after to, as for a period up to now: to raised to a multiple of
+// the width of p's coarsest rollup. The period gains only times without records, and its
+// newest buckets are read whole from that rollup where they were cut from each finer one and
+// from the records: a day's percentile read 5 branches where it read 9, its traffic 3 where 5
+// (BENCHMARKS.md, "Open ends"). A plan without rollups keeps to.
+func (p *Plan) OpenEnd(to int64) int64 {
+	if len(p.widths) == 0 {
+		return to
+	}
+	w := p.widths[len(p.widths)-1]
+	if to > math.MaxInt64-w {
+		return to
+	}
+	return CeilTo(to, w)
+}
+
 // Bind returns the plan's arguments with the range of each branch set for the period
 // [from, to): the whole buckets of the coarsest rollup from it, the cut buckets at either edge
 // from the next finer rollup, and so on, the cut seconds of the finest from the records; each
@@ -273,11 +293,19 @@ func readLevels(marks []int64, n int) []int {
 	return out
 }
 
+// unionAll joins the branches of a plan's union.
+const unionAll = " UNION ALL "
+
 // LiteralTimes returns the plan's query with the bounds of its branches' ranges in args (from
 // bind) written as literals, and the other arguments. DuckDB skips a table's row groups by
 // their time range only for a literal range: with the bounds as parameters, the statements by
 // address read 2-3 times the records they keep at their edges and took 1.6x as long
 // (BENCHMARKS.md). The bounds are integers the plan computed, never a caller's text.
+//
+// A branch of a union whose range is empty is left out, with its arguments (the first branch
+// stays when all are empty): DuckDB plans each SELECT of a union before it finds its range
+// empty, and a day's percentile, four of its nine branches empty, spent a fifth of its time
+// planning them (BENCHMARKS.md, "Open ends").
 func (p *Plan) LiteralTimes(args []any) (string, []any) {
 	bound := make([]bool, len(args))
 	for _, br := range p.branches {
@@ -285,16 +313,51 @@ func (p *Plan) LiteralTimes(args []any) (string, []any) {
 	}
 	var b strings.Builder
 	var rest []any
-	for i, a := range args {
-		b.WriteString(p.text[i])
-		if !bound[i] {
-			b.WriteString("?")
-			rest = append(rest, a)
-			continue
+	at, next := 0, 0 // the next byte of the query to write and the next argument
+	pos := len(p.text[0])
+	write := func(to int) { // the query up to byte to, each argument before it in its place
+		for ; next < len(args) && pos < to; next++ {
+			b.WriteString(p.query[at:pos])
+			if bound[next] {
+				b.WriteString(strconv.FormatInt(args[next].(int64), 10))
+			} else {
+				b.WriteString("?")
+				rest = append(rest, args[next])
+			}
+			at = pos + 1
+			if next+1 < len(p.text) {
+				pos = at + len(p.text[next+1])
+			}
 		}
-		b.WriteString(strconv.FormatInt(a.(int64), 10))
+		b.WriteString(p.query[at:to])
+		at = to
 	}
-	b.WriteString(p.text[len(args)])
+	skip := func(to int) { // the query up to byte to left out, with its arguments
+		for ; next < len(args) && pos < to; next++ {
+			pos += 1 + len(p.text[next+1])
+		}
+		at = to
+	}
+	kept := make([]bool, len(p.branches))
+	some := false
+	for i, br := range p.branches {
+		kept[i] = len(p.branches) == 1 || args[br.arg].(int64) < args[br.arg+1].(int64)
+		some = some || kept[i]
+	}
+	kept[0] = kept[0] || !some
+	first := true
+	for i, br := range p.branches {
+		switch {
+		case !kept[i]:
+			write(br.start)
+			skip(br.end)
+		case first && i > 0:
+			write(br.start)
+			skip(br.start + len(unionAll))
+		}
+		first = first && !kept[i]
+	}
+	write(len(p.query))
 	return b.String(), rest
 }
 

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/records"
@@ -38,10 +39,11 @@ type Store struct {
 	// what each gained since its last compaction.
 	rollups []records.Rollup
 	spans   []rollupSpan
-	// marks are those of the background rollups (rollup_mark.go); newest is the time of the
-	// newest record, changed with the write token held.
+	// marks are those of the background rollups (rollup_mark.go); newest is at least the time
+	// of the newest record, raised with the write token held before the records it covers are
+	// committed, so a read that finds its period's end past it may open that end (read).
 	marks  rollupMarks
-	newest int64
+	newest atomic.Int64
 	// contexts are the numbers of the contexts known stored (context.go), used with the write
 	// token held.
 	contexts knownContexts
@@ -103,7 +105,8 @@ func Open(ctx context.Context, dir string, opts ...records.Option) (*Store, erro
 		return nil, fmt.Errorf("records: create the rollups: %w", err)
 	}
 	s := &Store{db: db, write: make(chan struct{}, 1), rollups: duckRollups, spans: make([]rollupSpan, len(duckRollups)),
-		marks: marks, newest: newest, contexts: knownContexts{}, logError: records.OptionsOf(opts).LogError, stop: make(chan struct{}), stopped: make(chan struct{})}
+		marks: marks, contexts: knownContexts{}, logError: records.OptionsOf(opts).LogError, stop: make(chan struct{}), stopped: make(chan struct{})}
+	s.newest.Store(newest)
 	s.write <- struct{}{}
 	go s.background(rollupEvery, s.stop, s.stopped)
 	return s, nil
@@ -157,6 +160,8 @@ func (s *Store) commit(ctx context.Context, ms []*member) error {
 		batches[i] = m.recs
 		n += len(m.recs)
 	}
+	_, hi := batchTimes(batches)
+	s.newest.Store(max(s.newest.Load(), hi))
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return err
@@ -175,8 +180,6 @@ func (s *Store) commit(ctx context.Context, ms []*member) error {
 		return fmt.Errorf("%d records in %d batches: %w", n, len(ms), err)
 	}
 	s.compactDue(ctx, batches, rows)
-	_, hi := batchTimes(batches)
-	s.newest = max(s.newest, hi)
 	return nil
 }
 
@@ -341,6 +344,9 @@ func (s *Store) Read(ctx context.Context, p *records.Plan, from, to int64, fn fu
 const histSlice = 3600
 
 func (s *Store) read(ctx context.Context, p *records.Plan, from, to int64, fn func(*records.Row) error) error {
+	if to > s.newest.Load() {
+		to = p.OpenEnd(to)
+	}
 	if p.NumHists() == 0 || len(p.Levels) > 0 || to-from <= histSlice {
 		// One SELECT, also for an empty period: its total's row of zeros, as a plan over
 		// the rollups gives it.

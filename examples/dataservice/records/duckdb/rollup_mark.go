@@ -89,7 +89,7 @@ const rollupStepSpan = 3600
 // costs ~13 ms however little it sums), and reports whether it rolled any; the caller holds
 // the write token.
 func (s *Store) rollStep(ctx context.Context, now int64) (bool, error) {
-	due := func(r *records.Rollup) int64 { return records.FloorTo(min(now, s.newest)-rollupSlack, r.Width) }
+	due := func(r *records.Rollup) int64 { return records.FloorTo(min(now, s.newest.Load())-rollupSlack, r.Width) }
 	if !slices.ContainsFunc(s.rollups, func(r records.Rollup) bool { return r.Background && s.marks.of(&r) < due(&r) }) {
 		return false, nil // the step every minute, mostly: no transaction
 	}

@@ -72,10 +72,11 @@ func ensureRollup(ctx context.Context, tx *sql.Tx, r *records.Rollup, exists boo
 	return mark, nil
 }
 
-// newestRecord returns the time of the newest record for the background step, 0 when there is
-// none: the last second of the newest bucket of the first rollup of rs kept in every
-// transaction (a few rows to read, where the records' column is millions; the step needs no
-// more precision), or from the records when every rollup is kept in the background.
+// newestRecord returns a time no record is after, for the background step and the open ends of
+// reads (Store.newest), 0 when there is none: the last second of the newest bucket of the
+// first rollup of rs kept in every transaction, which holds every record (a few rows to read,
+// where the records' column is millions; neither needs more precision), or the newest record's
+// when every rollup is kept in the background.
 func newestRecord(ctx context.Context, db *sql.DB, rs []records.Rollup) (int64, error) {
 	query, end := "SELECT max(time) FROM records", int64(0)
 	for _, r := range rs {
