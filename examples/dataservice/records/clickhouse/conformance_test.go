@@ -24,6 +24,7 @@ func TestStores(t *testing.T) {
 		recordstest.CheckContext(t, s, 1_700_000_160)
 		recordstest.CheckContextPartial(t, s, 1_700_000_280)
 		recordstest.CheckContextEdges(t, s, 1_700_000_400)
+		recordstest.CheckOpenEnd(t, s, 1_700_010_000)
 	})
 	t.Run("clickhouse cluster", func(t *testing.T) {
 		s := clickhouse.OpenClickHouseTest(t, testenv.ClickHouseCluster(t, 2)[0].URL, testenv.ClickHouseClusterName)
@@ -32,6 +33,7 @@ func TestStores(t *testing.T) {
 		recordstest.CheckContext(t, s, 1_700_000_160)
 		recordstest.CheckContextPartial(t, s, 1_700_000_280)
 		recordstest.CheckContextEdges(t, s, 1_700_000_400)
+		recordstest.CheckOpenEnd(t, s, 1_700_010_000)
 	})
 }
 
