@@ -8,8 +8,8 @@
 // Schema versions (schema.go). The tables' version is kept in records_version on each shard:
 // the number of chSteps applied, 1 the records table, 2 the per-minute rollup, 3 the rollups'
 // sums as Decimal128, 4 the capture probe's columns, 5 the context's columns and rollups, 6 the
-// times' histograms, 7 the capture probe's measures and histograms in every rollup
-// (SchemaVersion). ClickHouse has no transactions over tables, so each step
+// times' histograms, 7 the capture probe's measures and histograms in every rollup, 8 the
+// rollups' index a mark every 1,024 rows, their rows copied over (SchemaVersion). ClickHouse has no transactions over tables, so each step
 // may run again after a failure midway, and its number is written once it succeeded. Every open
 // still checks the records table's shape, refused and never altered when it differs, and the
 // rollups', made anew when they differ (they hold nothing the records do not), since other

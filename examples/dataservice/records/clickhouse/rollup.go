@@ -121,8 +121,27 @@ func chRollupStored(r *records.Rollup) string {
 
 // chRollupEngine sums r's counts of rows with the same bucket and keys when it merges parts
 // (and its measures, and its histograms' maps, which it sums unnamed); the record count is
-// never zero, so no row is ever dropped as empty.
+// never zero, so no row is ever dropped as empty. Its index has a mark every
+// chRollupGranularity rows (schema step 8).
 func chRollupEngine(r *records.Rollup) string {
+	return chRollupEngine7(r) + " " + chGranularity
+}
+
+// chRollupGranularity is the rows between two marks of a rollup's index, the least a read of a
+// range reads of each part it touches. A day's percentile by application read the histograms
+// of the per-minute rollup's parts whole for the minutes cut at its start (8,192 rows a mark
+// against some 3,400 a part); at 1,024 it took 22 ms where it took 30-33 (BENCHMARKS.md,
+// "Percentiles within 1.5x of traffic?"). ClickHouse 18.16 and current versions take the
+// setting; a rollup's index stays a few hundred marks a day.
+const chRollupGranularity = 1024
+
+// chGranularity is the SETTINGS clause of chRollupGranularity, as system.tables' engine_full
+// gives it.
+var chGranularity = "SETTINGS index_granularity = " + strconv.Itoa(chRollupGranularity)
+
+// chRollupEngine7 is chRollupEngine as the schema steps before 8 made it, at ClickHouse's
+// default granularity (8,192).
+func chRollupEngine7(r *records.Rollup) string {
 	sums := []string{}
 	for _, c := range records.RollupSums {
 		sums = append(sums, c.Name())

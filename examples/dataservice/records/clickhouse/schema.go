@@ -2,6 +2,7 @@ package clickhouse
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -21,7 +22,7 @@ import (
 // SchemaVersion is the version of the ClickHouse tables' shape, kept in the table
 // records_version beside them: the number of chSteps a server's tables have had. The service
 // refuses a records table of another shape, and a later version, rather than alter it.
-const SchemaVersion = 7
+const SchemaVersion = 8
 
 // chStep is one schema version of a server's tables (a shard's): what a server at the version
 // before it needs. ClickHouse has no transactions over tables: each step may be run again after
@@ -64,6 +65,47 @@ var chSteps = [SchemaVersion]chStep{
 	// at open (every day of an empty rollup differs from the records). The rollups of that
 	// version: the five of chRollups.
 	func(ctx context.Context, c chdriver.Conn) error { return chEnsureRollupsOf(ctx, c, chRollups[:5]) },
+	// 8: each rollup's index with a mark every chRollupGranularity rows (chRegranulate). The
+	// rollups of that version: the five of chRollups.
+	func(ctx context.Context, c chdriver.Conn) error { return chRegranulate(ctx, c, chRollups[:5]) },
+}
+
+// chRegranulate is step 8 on c: each rollup of rs whose table has another index granularity
+// is made anew with chRollupGranularity and its rows copied there; its view, which names its
+// table, then writes into the new one. Rows a view wrote into the old table between the copy
+// and the rename are summed again from the records by chRepair, as are the rows of a day copied
+// twice by two nodes upgrading at once (the day's sums then differ from the records'). Run
+// again after it failed midway, it copies anew, or drops what the rename left.
+func chRegranulate(ctx context.Context, c chdriver.Conn, rs []records.Rollup) error {
+	for i := range rs {
+		r := &rs[i]
+		fresh, old := r.Table+"_v8", r.Table+"_v7"
+		var engine string
+		err := c.QueryRow(ctx, "SELECT engine_full FROM system.tables WHERE database = currentDatabase() AND name = ?", r.Table).Scan(&engine)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue // made at the end of migrate
+		}
+		if err != nil {
+			return fmt.Errorf("records: clickhouse: %w", unavailable(err))
+		}
+		stmts := []string{"DROP TABLE IF EXISTS " + old}
+		if !strings.Contains(engine, chGranularity) {
+			cols := chRollupStored(r)
+			stmts = []string{
+				"DROP TABLE IF EXISTS " + fresh,
+				"CREATE TABLE " + fresh + " (" + chRollupDefs(r) + ") ENGINE = " + chRollupEngine(r),
+				"INSERT INTO " + fresh + " (" + cols + ") SELECT " + cols + " FROM " + r.Table,
+				"RENAME TABLE " + r.Table + " TO " + old + ", " + fresh + " TO " + r.Table,
+				"DROP TABLE " + old,
+			}
+		}
+		for _, stmt := range stmts {
+			if err := c.Exec(ctx, stmt); err != nil {
+				return fmt.Errorf("records: clickhouse: %s with a mark every %d rows: %w", r.Table, chRollupGranularity, unavailable(err))
+			}
+		}
+	}
+	return nil
 }
 
 // contextColumns are the columns step 5 adds, as that step added them: frozen here, since the
