@@ -99,6 +99,7 @@ type ExporterStatus struct {
 	SetsWithoutTemplate uint64 `json:"sets_without_template" jsonschema:"description=NetFlow v9 or IPFIX data sets dropped because their template was unknown or expired"`
 	Templates           int64  `json:"templates" jsonschema:"description=NetFlow v9 and IPFIX templates held"`
 	TemplatesRefused    uint64 `json:"templates_refused" jsonschema:"description=Templates refused by the bounds on templates and their fields"`
+	FieldsIgnored       uint64 `json:"fields_ignored" jsonschema:"description=nProbe or Cisco AVC fields ignored (the rest of their records kept): of a length no unsigned integer has\\, or too large a value"`
 }
 
 // CollectorTotals are the collector's counters in total.

@@ -253,6 +253,9 @@ func TestPerfFieldUnusable(t *testing.T) {
 			}
 			sameTiming(t, "server.rtt", r.Server.RTT, timing(14))
 			metric(t, c, `collector_fields_ignored_total{exporter="192.0.2.1",protocol="netflow"} 3`)
+			if st := c.Status(now); len(st.Exporters) != 1 || st.Exporters[0].FieldsIgnored != 3 {
+				t.Errorf("status %+v: want one exporter with 3 fields ignored", st.Exporters)
+			}
 		})
 	}
 }

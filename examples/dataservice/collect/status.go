@@ -58,6 +58,9 @@ type ExporterStatus struct {
 	// those refused by the bounds on templates and their fields.
 	Templates        int64
 	TemplatesRefused uint64
+	// FieldsIgnored counts nProbe or Cisco AVC fields ignored (the rest of their records
+	// kept): of a length no unsigned integer has, or too large a value.
+	FieldsIgnored uint64
 }
 
 // Totals are the collector's counters in total: the exporters' added up (Exporters is how
@@ -198,6 +201,7 @@ func (c *Collector) Status(now time.Time) Status {
 			SetsWithoutTemplate: ex.noTemplate.Load(),
 			Templates:           ex.templates.Load(),
 			TemplatesRefused:    ex.refusedTpl.Load(),
+			FieldsIgnored:       ex.ignoredFields.Load(),
 		}
 		st.Exporters = append(st.Exporters, e)
 		t := &st.Totals

@@ -173,7 +173,7 @@
 // stored, datagrams and undecodable ones, drops with their causes), and a table of exporters by
 // address: the kinds of datagrams seen, flows per second, flows, datagrams, drops, errors (each
 // kind of trouble named: undecodable datagrams, data sets without template, refused templates,
-// invalid records), templates, first seen, and last seen as "12 s ago" with a "quiet" badge after
+// invalid records, ignored vendor fields), templates, first seen, and last seen as "12 s ago" with a "quiet" badge after
 // five minutes of silence. Counts of trouble show in the danger colour. It asks again every 5
 // seconds while the view shows and the tab is visible, and stops when the view is left; a
 // service without -netflow and -sflow is asked once and says how to start the collector. The

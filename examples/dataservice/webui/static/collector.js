@@ -38,6 +38,7 @@ function problems(e) {
   if (e.sets_without_template) out.push(`${count.format(e.sets_without_template)} sets without template`);
   if (e.templates_refused) out.push(`${count.format(e.templates_refused)} templates refused`);
   if (e.records_invalid) out.push(`${count.format(e.records_invalid)} records invalid`);
+  if (e.fields_ignored) out.push(`${count.format(e.fields_ignored)} vendor fields ignored`);
   return out;
 }
 
