@@ -325,9 +325,7 @@ func (p *Plan) LiteralTimes(args []any) (string, []any) {
 				rest = append(rest, args[next])
 			}
 			at = pos + 1
-			if next+1 < len(p.text) {
-				pos = at + len(p.text[next+1])
-			}
+			pos = at + len(p.text[next+1])
 		}
 		b.WriteString(p.query[at:to])
 		at = to
