@@ -100,7 +100,9 @@
 // time bounds (Plan.Bind, LiteralTimes) and scans its rows (Plan.Scan). A query whose keys,
 // bucket widths and Where a rollup answers reads, at each width, the first rollup that answers
 // it (Chain), whole buckets from the rollups and the cut edges from the records, in one SELECT
-// over the union of those branches.
+// over the union of those branches. A store that knows no record lies at or after a period's
+// end may read the period to the end of its coarsest rollup's bucket instead (Plan.OpenEnd:
+// DuckDB does, for every period up to now), and DuckDB is sent no branch whose range is empty.
 //
 // Sums (sum.go). A sum of counts over a group and a period is exact below MaxSum (2^64-1) and
 // saturates at it: a record carries at most MaxCount (2^53-1) a side, so 2,049 of them pass a
