@@ -337,12 +337,10 @@ func (p *Plan) LiteralTimes(args []any) (string, []any) {
 		at = to
 	}
 	kept := make([]bool, len(p.branches))
-	some := false
 	for i, br := range p.branches {
 		kept[i] = len(p.branches) == 1 || args[br.arg].(int64) < args[br.arg+1].(int64)
-		some = some || kept[i]
 	}
-	kept[0] = kept[0] || !some
+	kept[0] = kept[0] || !slices.Contains(kept, true)
 	first := true
 	for i, br := range p.branches {
 		switch {

@@ -101,7 +101,7 @@ func chRegranulate(ctx context.Context, c chdriver.Conn, rs []records.Rollup) er
 		}
 		for _, stmt := range stmts {
 			if err := c.Exec(ctx, stmt); err != nil {
-				return fmt.Errorf("records: clickhouse: %s with a mark every %d rows: %w", r.Table, chRollupGranularity, unavailable(err))
+				return fmt.Errorf("records: clickhouse: upgrading to schema version 8, remaking %s with a mark every %d rows: %w (the next start resumes it)", r.Table, chRollupGranularity, unavailable(err))
 			}
 		}
 	}

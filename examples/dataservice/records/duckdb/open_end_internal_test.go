@@ -2,17 +2,16 @@ package duckdb
 
 import (
 	"context"
-	"net/netip"
 	"testing"
 
 	"github.com/fnapi/fnapi/examples/dataservice/records"
+	"github.com/fnapi/fnapi/examples/dataservice/records/recordstest"
 )
 
-// TestOpenEnd checks the reads whose period ends past the newest record, which read the newest
-// buckets whole from the rollups (records.Plan.OpenEnd): they count every record of the period
-// and none after its end, whether the newest record came before the store opened (its bound
-// read from the rollups) or since (raised by each ingest), and a period ending before the newest
-// record is still cut at its end.
+// TestOpenEnd checks the bound on the newest record's time that lets DuckDB's reads open
+// their ends (records.Plan.OpenEnd): raised by each ingest (recordstest.CheckOpenEnd reads
+// periods ending past, at and before the newest record, also once newer records came), and
+// read again from the rollups when the store reopens, so that the same periods read the same.
 func TestOpenEnd(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -20,45 +19,8 @@ func TestOpenEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const hour = int64(1_700_000_000 / 3600 * 3600)
-	rec := func(at int64) records.Record {
-		return records.Record{Time: at, Protocol: records.TCP, Application: "https",
-			Client: records.Endpoint{IP: netip.MustParseAddr("10.0.0.1"), Bytes: 1},
-			Server: records.Endpoint{IP: netip.MustParseAddr("10.0.0.2"), Port: 443}}
-	}
-	ingest := func(times ...int64) {
-		t.Helper()
-		var recs []records.Record
-		for _, at := range times {
-			recs = append(recs, rec(at))
-		}
-		if err := s.Ingest(ctx, recs); err != nil {
-			t.Fatal(err)
-		}
-	}
-	count := func(from, to int64) uint64 {
-		t.Helper()
-		q := &records.Query{Groups: []records.Group{{Column: records.ColApplication}}, Sums: []records.Sum{records.SumRecords}}
-		var n uint64
-		if err := s.Read(ctx, s.Compile(q), from, to, func(r *records.Row) error { n += r.Sums[0]; return nil }); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	check := func(what string, from, to int64, want uint64) {
-		t.Helper()
-		if got := count(hour+from, hour+to); got != want {
-			t.Errorf("%s: %d records over [%d, %d), want %d", what, got, hour+from, hour+to, want)
-		}
-	}
-	ingest(hour-30, hour+5, hour+605, hour+1205)
-	check("up to the newest", -3600, 1206, 4)
-	check("past the newest", -3600, 1800, 4)
-	check("ending at the newest", -3600, 1205, 3)
-	check("ending before the newest", -20, 700, 2)
-	ingest(hour + 1805)
-	check("ending before a record ingested since", -20, 1800, 3)
-	check("past it", -20, 1806, 4)
+	const at = 1_700_010_000
+	recordstest.CheckOpenEnd(t, s, at)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -66,9 +28,17 @@ func TestOpenEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if s.newest.Load() < hour+1805 {
-		t.Fatalf("newest %d after reopening, below the newest record's time %d", s.newest.Load(), hour+1805)
+	if newest := s.newest.Load(); newest < at+1860 {
+		t.Fatalf("newest %d after reopening, below the newest record's time %d", newest, at+1860)
 	}
-	check("reopened, ending before the newest", -20, 1800, 3)
-	check("reopened, past the newest", -20, 3600, 4)
+	q := s.Compile(&records.Query{Sums: []records.Sum{records.SumRecords}})
+	for _, c := range []struct{ to, want uint64 }{{1800, 5}, {1861, 7}, {3600, 7}} {
+		var n uint64
+		if err := s.Read(ctx, q, at-3600, at+int64(c.to), func(r *records.Row) error { n += r.Sums[0]; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if n != c.want {
+			t.Errorf("reopened, over [%d, %d): %d records, want %d", at-3600, at+c.to, n, c.want)
+		}
+	}
 }
