@@ -91,3 +91,43 @@ func cpuTime() int64 {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
+
+// BenchmarkNewConversations feeds an empty table 50,000 short TCP conversations (a handshake, a
+// request, a response and its ACK: 300,000 packets), as a burst of new clients or a replay
+// brings them: the table's growth, the map of keys and each conversation's start.
+func BenchmarkNewConversations(b *testing.B) {
+	const convs = 50_000
+	sv := [4]byte{10, 1, 0, 1}
+	frames := make([][]byte, 0, convs*6)
+	for c := range convs {
+		cl := [4]byte{10, 0, byte(c >> 8), byte(c)}
+		port := uint16(10000 + c%50000)
+		frames = append(frames,
+			tcpFrame(cl, sv, port, 80, capture.FlagSYN, 1000, 0, 0),
+			tcpFrame(sv, cl, 80, port, capture.FlagSYN|capture.FlagACK, 5000, 1001, 0),
+			tcpFrame(cl, sv, port, 80, capture.FlagACK, 1001, 5001, 0),
+			tcpFrame(cl, sv, port, 80, capture.FlagACK|capture.FlagPSH, 1001, 5001, 100),
+			tcpFrame(sv, cl, 80, port, capture.FlagACK|capture.FlagPSH, 5001, 1101, 100),
+			tcpFrame(cl, sv, port, 80, capture.FlagACK, 1101, 5101, 0))
+	}
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	var p capture.Packet
+	for b.Loop() {
+		recs := 0
+		tbl := capture.NewTable(capture.Config{}, func(capture.Record) { recs++ })
+		for i, f := range frames {
+			if err := capture.Decode(capture.LinkEthernet, f, &p); err != nil {
+				b.Fatal(err)
+			}
+			p.Time = 1700000040e9 + int64(i)*1000
+			tbl.Packet(&p)
+		}
+		if tbl.Stats().Active != convs {
+			b.Fatalf("%d conversations in the table, want %d", tbl.Stats().Active, convs)
+		}
+	}
+	n := float64(b.N) * float64(len(frames))
+	b.ReportMetric(n/b.Elapsed().Seconds(), "packets/s")
+	b.ReportMetric(float64(cpuTime()-cpu0)/n, "cpu-ns/packet")
+}

@@ -21,7 +21,7 @@ type Config struct {
 	ActiveTimeout time.Duration
 	// MaxConversations bounds the table. When it is full, a new conversation evicts the
 	// one that has been quiet the longest (its record so far is emitted first), counted in
-	// Stats.Evicted. Each takes about 770 bytes (63 MB for 100,000, measured).
+	// Stats.Evicted. Each takes about 860 bytes with its index (86 MB for 100,000, measured).
 	// Default: 100,000.
 	MaxConversations int
 	// MaxNames bounds the cache of DNS answers (address → name) that names servers.
@@ -80,7 +80,7 @@ type Table struct {
 	cfg   Config
 	emit  func(Record)
 	index map[key]int32
-	convs []conv
+	convs blocks
 	free  []int32
 	// lru lists conversations by their last packet, the most recent at head.
 	head, tail int32
@@ -169,8 +169,8 @@ func (t *Table) Advance(now int64) {
 // Flush emits every conversation's record and ends them all: the end of a capture file.
 func (t *Table) Flush() {
 	for i := t.head; i >= 0; {
-		next := t.convs[i].next
-		t.end(&t.convs[i])
+		next := t.convs.at(i).next
+		t.end(t.convs.at(i))
 		i = next
 	}
 }
@@ -185,7 +185,7 @@ func (t *Table) startSlice(now int64) {
 func (t *Table) closeSlice(now int64) {
 	idle, closed, active := int64(t.cfg.IdleTimeout), int64(t.cfg.ClosedTimeout), int64(t.cfg.ActiveTimeout)
 	for i := t.head; i >= 0; {
-		c := &t.convs[i]
+		c := t.convs.at(i)
 		next := c.next
 		switch {
 		case now-c.last >= idle, c.closed != 0 && now-c.closed >= closed:
@@ -235,21 +235,20 @@ func (t *Table) lookup(p *Packet) (*conv, bool) {
 		fromA = false
 	}
 	if i, ok := t.index[k]; ok {
-		return &t.convs[i], fromA
+		return t.convs.at(i), fromA
 	}
 	if len(t.index) >= t.cfg.MaxConversations {
 		t.stats.Evicted++
-		t.end(&t.convs[t.tail])
+		t.end(t.convs.at(t.tail))
 	}
 	var id int32
 	if n := len(t.free); n > 0 {
 		id = t.free[n-1]
 		t.free = t.free[:n-1]
 	} else {
-		id = int32(len(t.convs))
-		t.convs = append(t.convs, conv{})
+		id = t.convs.add()
 	}
-	c := &t.convs[id]
+	c := t.convs.at(id)
 	*c = conv{id: id, key: k, first: p.Time, prev: -1, next: -1}
 	c.clientIsA = clientIsSender(p) == fromA
 	c.rec.Protocol = p.Protocol
@@ -298,14 +297,14 @@ func clientIsSender(p *Packet) bool {
 }
 
 func (t *Table) unlink(i int32) {
-	c := &t.convs[i]
+	c := t.convs.at(i)
 	if c.prev >= 0 {
-		t.convs[c.prev].next = c.next
+		t.convs.at(c.prev).next = c.next
 	} else {
 		t.head = c.next
 	}
 	if c.next >= 0 {
-		t.convs[c.next].prev = c.prev
+		t.convs.at(c.next).prev = c.prev
 	} else {
 		t.tail = c.prev
 	}
@@ -317,16 +316,39 @@ func (t *Table) touch(i int32) {
 	if t.head == i {
 		return
 	}
-	c := &t.convs[i]
+	c := t.convs.at(i)
 	if c.prev >= 0 || c.next >= 0 || t.tail == i {
 		t.unlink(i)
 	}
 	c.next = t.head
 	if t.head >= 0 {
-		t.convs[t.head].prev = i
+		t.convs.at(t.head).prev = i
 	}
 	t.head = i
 	if t.tail < 0 {
 		t.tail = i
 	}
+}
+
+// blockLen is how many conversations a block of the table's storage holds (192 KiB). The
+// table grows a block at a time and never moves a conversation: growing one slice copied every
+// conversation at each doubling, most of the CPU of a burst of new ones (BENCHMARKS.md).
+const blockLen = 256
+
+// blocks holds the table's conversations, numbered from 0, in blocks of blockLen.
+type blocks struct {
+	b []*[blockLen]conv
+	n int32
+}
+
+// at returns conversation i (i < n).
+func (s *blocks) at(i int32) *conv { return &s.b[i/blockLen][i%blockLen] }
+
+// add numbers one more conversation, zero, and returns its number.
+func (s *blocks) add() int32 {
+	if int(s.n) == len(s.b)*blockLen {
+		s.b = append(s.b, new([blockLen]conv))
+	}
+	s.n++
+	return s.n - 1
 }
