@@ -92,9 +92,56 @@ func (h *Histogram) AddIndex(i uint16, n uint64) {
 
 // Merge adds o's counts to h's.
 func (h *Histogram) Merge(o Histogram) {
-	for _, b := range o.b {
-		h.AddIndex(b.Index, b.Count)
+	switch {
+	case len(h.b) == 0:
+		h.b = append(h.b, o.b...)
+	case len(o.b) <= 8:
+		// A few buckets (a record's, a conversation's): inserted in place.
+		for _, b := range o.b {
+			h.AddIndex(b.Index, b.Count)
+		}
+	default:
+		h.b = merge(h.b, o.b)
 	}
+}
+
+// AddCounts adds counts[i] to bucket i's count, for every i: a histogram gathered densely.
+func (h *Histogram) AddCounts(counts *[Buckets]uint64) {
+	n := 0
+	for _, c := range counts {
+		if c != 0 {
+			n++
+		}
+	}
+	o := make([]Bucket, 0, n)
+	for i, c := range counts {
+		if c != 0 {
+			o = append(o, Bucket{Index: uint16(i), Count: c})
+		}
+	}
+	if len(h.b) == 0 {
+		h.b = o
+		return
+	}
+	h.b = merge(h.b, o)
+}
+
+// merge returns the buckets of a and b, each by increasing index, added up by index.
+func merge(a, b []Bucket) []Bucket {
+	out := make([]Bucket, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		switch {
+		case a[0].Index < b[0].Index:
+			out, a = append(out, a[0]), a[1:]
+		case a[0].Index > b[0].Index:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			out = append(out, Bucket{Index: a[0].Index, Count: a[0].Count + b[0].Count})
+			a, b = a[1:], b[1:]
+		}
+	}
+	out = append(out, a...)
+	return append(out, b...)
 }
 
 // Buckets returns the non-empty buckets by increasing index. The slice is h's own: do not

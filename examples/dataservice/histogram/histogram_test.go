@@ -78,6 +78,38 @@ func TestMergeOrder(t *testing.T) {
 	}
 }
 
+// TestMergeSizes merges histograms of one bucket, a few and many, into empty and full ones,
+// and dense counts (AddCounts), and checks each against the same samples added one by one.
+func TestMergeSizes(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(5, 6))
+	var want, got, dense histogram.Histogram
+	var counts [histogram.Buckets]uint64
+	for round := range 200 {
+		var part histogram.Histogram
+		for range []int{1, 3, 9, 40, 400}[round%5] {
+			i := uint16(r.IntN(histogram.Buckets))
+			n := uint64(r.IntN(5) + 1)
+			want.AddIndex(i, n)
+			part.AddIndex(i, n)
+			counts[i] += n
+		}
+		got.Merge(part)
+		if round%7 == 0 {
+			dense.AddCounts(&counts)
+			counts = [histogram.Buckets]uint64{}
+		}
+		part.AddIndex(part.Buckets()[0].Index, 1000) // got must not share part's memory
+	}
+	dense.AddCounts(&counts)
+	if !slices.Equal(got.Buckets(), want.Buckets()) {
+		t.Fatal("Merge: buckets differ from the samples added one by one")
+	}
+	if !slices.Equal(dense.Buckets(), want.Buckets()) {
+		t.Fatal("AddCounts: buckets differ from the samples added one by one")
+	}
+}
+
 func TestEncoding(t *testing.T) {
 	t.Parallel()
 	var h histogram.Histogram

@@ -170,9 +170,7 @@ func (p *Plan) emitSet(s *planSet, vals []any, r *Row, fn func(*Row) error) erro
 					e := ToUint64(e)
 					counts[min(e&HistIndexMask, histogram.Buckets-1)] += e >> HistShift
 				}
-				for i, c := range counts {
-					h.AddIndex(uint16(i), c)
-				}
+				h.AddCounts(&counts)
 			}
 			r.Hists = append(r.Hists, h)
 		}
