@@ -84,28 +84,30 @@
 // # Widgets
 //
 // A widget's queries are joined with ";" into one followed query (one result per statement,
-// refreshed every 5 seconds). Results carry no column names, so the page reads them from the
-// query text: the BY keys, each value's AS name or expression, and its unit (bytes, packets or
-// count, from its metrics; none when it divides). A widget's options may set "unit" to override
-// that; the editor offers it. Kinds: number (the first value big, the sum of its rows when they
-// are bytes, packets or records, else the first row named as such; with the average rate over
-// the period, and peak and 95th percentile of the bucket rates with a time(N) key; further
-// values small), table (one per statement, sortable by a click on a column's head, with a
-// share column for bytes, packets and records, at most 500 rows and the count of the rest),
+// refreshed every 5 seconds). An answer the same as the last (but for the time it took) is not
+// drawn again, unless the widget is a time series or a number, whose axis or rate follows the
+// moving period; and while a button is down on a widget, its answers wait for the release, so that
+// a redraw never swallows a click or ends a drag to zoom. Results carry no column names, so the
+// page reads them from the query text: the BY keys, each value's AS name or expression, and its
+// unit (bytes, packets or count, from its metrics; none when it divides). A widget's options may
+// set "unit" to override that; the editor offers it. Kinds: number (the first value big, the sum of
+// its rows when they are bytes, packets or records, else the first row named as such; with the
+// average rate over the period, and peak and 95th percentile of the bucket rates with a time(N)
+// key; further values small), table (one per statement, sortable by a click on a column's head,
+// with a share column for bytes, packets and records, at most 500 rows and the count of the rest),
 // timeseries (rates per second of each bucket: bytes as bit/s, packets as packets/s, records as
 // records/s; a line per value, or stacked areas per key combination besides time(N), the nine
-// largest and "Other"; a panel per unit; the legend's swatch hides a series), bar (the first
-// value of the first statement's rows, at most twelve) and pie (the same, at most eight slices,
-// the rest as "other") and sankey (static/sankey.js: the first statement's keys besides time as
-// columns, e.g. BY client.ip, server.ip, application; each column's seven largest nodes and
-// "Other", as tall as their first value, and bands between neighbouring columns as wide as what
-// flows; a node or a band drills down by its keys). The service stores its own kinds only, so a
-// sankey widget is stored as a table with the option view "sankey" (other clients show its
-// table). A time series' axis spans the period asked with ticks on round local
-// times; time(N) point T is drawn over [T-N, T), buckets the period only partly covers are
-// left out and missing ones are zero between the first and last answered. Clocks are 24-hour.
-// A followed query the server ends (streams last an hour by default, then end with TIMEOUT)
-// starts again.
+// largest and "Other"; a panel per unit; the legend's swatch hides a series), bar (the first value
+// of the first statement's rows, at most twelve) and pie (the same, at most eight slices, the rest
+// as "other") and sankey (static/sankey.js: the first statement's keys besides time as columns,
+// e.g. BY client.ip, server.ip, application; each column's seven largest nodes and "Other", as tall
+// as their first value, and bands between neighbouring columns as wide as what flows; a node or a
+// band drills down by its keys). The service stores its own kinds only, so a sankey widget is
+// stored as a table with the option view "sankey" (other clients show its table). A time series'
+// axis spans the period asked with ticks on round local times; time(N) point T is drawn over [T-N,
+// T), buckets the period only partly covers are left out and missing ones are zero between the
+// first and last answered. Clocks are 24-hour. A followed query the server ends (streams last an
+// hour by default, then end with TIMEOUT) starts again.
 //
 // # Periods
 //

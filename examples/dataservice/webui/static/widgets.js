@@ -114,21 +114,40 @@ export class Widgets {
     body.append(el('div', {class: 'no-data'}, 'Loading…'));
     const foot = el('div', {class: 'widget-foot'});
     card.append(head, body, foot);
-    return {widget: w, card, body, foot, results: null, stop: null, hidden: new Set(), sort: {}};
+    const entry = {widget: w, card, body, foot, results: null, stop: null, hidden: new Set(), sort: {}};
+    // A widget drawn anew between a press and its release makes no click (the pressed node is
+    // gone) and ends a drag to zoom: while a button is down on it, its answers wait (draw).
+    body.addEventListener('pointerdown', () => { entry.held = true; });
+    const release = () => {
+      if (!entry.held) return;
+      entry.held = false;
+      if (entry.waiting) setTimeout(() => this.draw(entry)); // after the click's own event
+    };
+    for (const type of ['pointerup', 'pointercancel', 'pointerleave']) body.addEventListener(type, release);
+    return entry;
   }
 
   // start runs the widget's queries over the period: followed (answered again every few
   // seconds) when the period ends now, answered once when it does not.
   start(entry) {
     const period = this.period;
+    entry.seen = null; // its first answer is drawn, the same or not
     entry.expr = entry.widget.queries.join(';\n');
     const expr = withPeriod(entry.expr, period).text;
     entry.shapes = charts.describeQuery(expr);
     const show = (chunk) => {
-      entry.results = chunk.result;
       const acc = chunk.result[0]?.meta?.accumulated_time;
-      entry.win = windowOf(period, acc, chunk.progress);
-      this.draw(entry);
+      const win = windowOf(period, acc, chunk.progress);
+      // A followed query answers every few seconds, mostly as before: an unchanged answer (but
+      // for the time it took) is not drawn again, so hover and selection stay; a time series'
+      // axis and a number's rate follow the window, drawn again when it moved.
+      const seen = JSON.stringify(chunk.result, (k, v) => (k === 'elapsed' ? undefined : v));
+      const same = seen === entry.seen && (!['timeseries', 'number'].includes(shownKind(entry.widget)) ||
+        JSON.stringify(win) === JSON.stringify(entry.win));
+      entry.results = chunk.result;
+      entry.seen = seen;
+      entry.win = win;
+      if (!same) this.draw(entry);
       if (entry.compare && chunk.progress >= 1) this.previous(entry);
       const span = acc === undefined ? '' : isLive(period) ? `Last ${charts.formatDuration(acc)}`
         : `${charts.formatDuration(acc)} until ${charts.formatTime(period.until)}`;
@@ -195,6 +214,8 @@ export class Widgets {
 
   draw(entry) {
     if (!entry.results) return;
+    entry.waiting = entry.held; // drawn on release (card)
+    if (entry.held) return;
     const w = entry.widget;
     charts.render(entry.body, shownKind(w), entry.results, entry.shapes, {
       unit: w.options?.unit || '',
