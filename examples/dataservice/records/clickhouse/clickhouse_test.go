@@ -316,21 +316,7 @@ func testAddsCaptureColumns(t *testing.T, servers []*testenv.ClickHouseServer, c
 				}
 			}
 		}
-		if err := conn.Exec(ctx, "DROP TABLE records_version"); err != nil {
-			t.Fatal(err)
-		}
-		if err := conn.Exec(ctx, "CREATE TABLE records_version (version UInt32) ENGINE = TinyLog"); err != nil {
-			t.Fatal(err)
-		}
-		b, err := conn.PrepareBatch(ctx, "INSERT INTO records_version (version)")
-		if err == nil {
-			if err = b.Append(uint32(3)); err == nil {
-				err = b.Send()
-			}
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		clickhouse.SetVersionTest(t, conn, 3)
 	}
 	s2 := clickhouse.OpenClickHouseTest(t, servers[0].URL, cluster)
 	q := &records.Query{Sums: append([]records.Sum{records.SumClientBytes, records.SumRecords}, recordstest.CaptureSums...)}
@@ -408,21 +394,7 @@ func testAddsContextColumns(t *testing.T, servers []*testenv.ClickHouseServer, c
 				}
 			}
 		}
-		if err := conn.Exec(ctx, "DROP TABLE records_version"); err != nil {
-			t.Fatal(err)
-		}
-		if err := conn.Exec(ctx, "CREATE TABLE records_version (version UInt32) ENGINE = TinyLog"); err != nil {
-			t.Fatal(err)
-		}
-		b, err := conn.PrepareBatch(ctx, "INSERT INTO records_version (version)")
-		if err == nil {
-			if err = b.Append(uint32(4)); err == nil {
-				err = b.Send()
-			}
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		clickhouse.SetVersionTest(t, conn, 4)
 	}
 	s2 := clickhouse.OpenClickHouseTest(t, servers[0].URL, cluster)
 	q := &records.Query{Groups: []records.Group{{Column: records.ColServerZone}, {Column: records.ColServerASN}},
@@ -481,20 +453,7 @@ func testAddsHistograms(t *testing.T, servers []*testenv.ClickHouseServer, clust
 				}
 			}
 		}
-		for _, stmt := range []string{"DROP TABLE records_version", "CREATE TABLE records_version (version UInt32) ENGINE = TinyLog"} {
-			if err := conn.Exec(ctx, stmt); err != nil {
-				t.Fatal(err)
-			}
-		}
-		b, err := conn.PrepareBatch(ctx, "INSERT INTO records_version (version)")
-		if err == nil {
-			if err = b.Append(uint32(5)); err == nil {
-				err = b.Send()
-			}
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		clickhouse.SetVersionTest(t, conn, 5)
 	}
 	s2 := clickhouse.OpenClickHouseTest(t, servers[0].URL, cluster)
 	recordstest.CheckHists(t, s2, at, old)

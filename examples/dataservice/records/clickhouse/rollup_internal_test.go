@@ -82,6 +82,22 @@ func RawClickHouse(t testing.TB, url string) chdriver.Conn {
 	return c
 }
 
+// SetVersionTest empties the server's records_version and records schema version v there, as
+// the version that made its tables left it: the migration tests remake tables of an earlier
+// version, then open the store over them.
+func SetVersionTest(t testing.TB, c chdriver.Conn, v uint32) {
+	t.Helper()
+	ctx := context.Background()
+	for _, stmt := range []string{"DROP TABLE records_version", "CREATE TABLE records_version (version UInt32) ENGINE = TinyLog"} {
+		if err := c.Exec(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := writeVersion(ctx, c, v); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // OpenClickHouseTest opens the store on the server of url (and cluster), closed with the test;
 // the external tests call it too.
 func OpenClickHouseTest(t *testing.T, url, cluster string) *Store {
@@ -189,20 +205,12 @@ func TestClickHouseRollupOfAnEarlierSchema(t *testing.T) {
 					r := &chRollups[i]
 					stmts = append(stmts, "DROP TABLE "+chView(r), "DROP TABLE "+r.Table, "DROP TABLE IF EXISTS "+chDist(r))
 				}
-				for _, stmt := range append(stmts, "DROP TABLE records_version", "CREATE TABLE records_version (version UInt32) ENGINE = TinyLog") {
+				for _, stmt := range stmts {
 					if err := raw.Exec(ctx, stmt); err != nil {
 						t.Fatal(err)
 					}
 				}
-				b, err := raw.PrepareBatch(ctx, "INSERT INTO records_version (version)")
-				if err == nil {
-					if err = b.Append(uint32(1)); err == nil {
-						err = b.Send()
-					}
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
+				SetVersionTest(t, raw, 1)
 			}
 			s = OpenClickHouseTest(t, tc.urls[0], tc.cluster)
 			chSame(t, s, rng)

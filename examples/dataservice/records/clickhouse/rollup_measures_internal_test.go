@@ -59,14 +59,7 @@ func testAddsRollupMeasures(t *testing.T, servers []*testenv.ClickHouseServer, c
 				t.Fatal(err)
 			}
 		}
-		for _, stmt := range []string{"DROP TABLE records_version", "CREATE TABLE records_version (version UInt32) ENGINE = TinyLog"} {
-			if err := conn.Exec(ctx, stmt); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := writeVersion(ctx, conn, 6); err != nil {
-			t.Fatal(err)
-		}
+		SetVersionTest(t, conn, 6)
 		if have, _, err := tableShape(ctx, conn, old[0].Table); err != nil || slices.Contains(have, "srt_histMap.index Array(UInt16)") {
 			t.Fatalf("the rollup of version 6 has columns %v (%v), with a histogram", have, err)
 		}
