@@ -210,7 +210,7 @@ func cpuTime(b *testing.B, pid int) time.Duration {
 }
 
 // needReplay skips (fails under CI=true) unless the benchmark can make network namespaces
-// and has tcpreplay and scapy.
+// and has tcpreplay, tcprewrite and scapy.
 func needReplay(b *testing.B) {
 	needNetns(b)
 	if err := exec.Command("/usr/bin/python3", "-c", "import scapy.all").Run(); err != nil {
