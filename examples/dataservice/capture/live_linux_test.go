@@ -169,13 +169,23 @@ func TestLive(t *testing.T) {
 	var sum, tlsSum, bulkSum capture.Record
 	conns := map[uint16]bool{} // a conversation may span two slices: two records
 	tlsConns, bulkConns := map[uint16]bool{}, map[uint16]bool{}
+	// Each conversation's name is the one its client sent (SNI, Host) in every record from its
+	// first request on; a record of a slice that ended between the handshake and that request
+	// has none yet.
+	named := map[uint16]string{}
+	checkName := func(r capture.Record, want string) {
+		if r.ServerName != "" && r.ServerName != want {
+			t.Errorf("port %d: server name %q, want %q", r.Server.Port, r.ServerName, want)
+		}
+		if r.ServerName != "" {
+			named[r.Client.Port] = r.ServerName
+		}
+	}
 	for _, r := range recs {
 		switch r.Server.Port {
 		case 8443:
 			tlsConns[r.Client.Port] = true
-			if r.ServerName != "secure.example.com" {
-				t.Errorf("HTTPS: server name %q, want the SNI secure.example.com", r.ServerName)
-			}
+			checkName(r, "secure.example.com")
 			tlsSum.Server.RTT.Sum += r.Server.RTT.Sum
 			tlsSum.Server.RTT.Count += r.Server.RTT.Count
 			tlsSum.Client.Retrans += r.Client.Retrans
@@ -195,9 +205,7 @@ func TestLive(t *testing.T) {
 			continue
 		}
 		conns[r.Client.Port] = true
-		if r.ServerName != "live.example" {
-			t.Errorf("server name %q", r.ServerName)
-		}
+		checkName(r, "live.example")
 		for _, p := range []struct{ to, from *capture.Timing }{{&sum.Server.RTT, &r.Server.RTT},
 			{&sum.Client.RTT, &r.Client.RTT}, {&sum.SRT, &r.SRT}, {&sum.CT, &r.CT}} {
 			p.to.Sum += p.from.Sum
@@ -212,6 +220,13 @@ func TestLive(t *testing.T) {
 	if len(conns) != runs || len(tlsConns) != runs || len(bulkConns) != bulkRuns {
 		t.Fatalf("%d, %d and %d conversations with the HTTP, HTTPS and bulk servers, want %d, %d and %d (records %+v)",
 			len(conns), len(tlsConns), len(bulkConns), runs, runs, bulkRuns, recs)
+	}
+	for _, cs := range []map[uint16]bool{conns, tlsConns} {
+		for port := range cs {
+			if named[port] == "" {
+				t.Errorf("the conversation from client port %d has no server name in any record", port)
+			}
+		}
 	}
 	mean := func(tm capture.Timing) time.Duration { m, _ := tm.Mean(); return time.Duration(m * 1e9) }
 	t.Logf("server.rtt %v (%d), client.rtt %v (%d), srt %v (%d), ct %v; kernel: %+v; forwarder held HTTP frames %v, HTTPS %v",
