@@ -52,8 +52,9 @@ var duckDialect = &records.Dialect{
 // column a vector (2,048 rows) at a time, every entry of the rows its time filter touches, and
 // the driver hands each entry kept over boxed in an any; the rollups ForHists (rollups.go) keep
 // them fewer. Adding them up in SQL first (unnest, then a GROUP BY of group and index) cost as
-// much as the list, and handing each group's over as text (array_to_string, a cast to VARCHAR)
-// more (BENCHMARKS.md, "Percentiles within 1.5x of traffic?").
+// much as the list, handing each group's over as text (array_to_string, a cast to VARCHAR)
+// more, and the rollups' histograms kept in other forms (a BLOB a row, a row an entry) saved
+// a tenth at most (BENCHMARKS.md, "Percentiles within 1.5x of traffic?").
 func duckHist(col string) string { return "flatten(list(" + col + "))" }
 
 // duckSum is the sum of col, saturated at MaxSum, as a UBIGINT.
