@@ -52,9 +52,10 @@ wrpcap(sys.argv[1], pkts)
 // pair in a network namespace where the service captures live (-capture): once as fast as one
 // tcpreplay sends (--topspeed), once as fast as two send side by side (the second's addresses
 // moved to 11.0.0.0/8 by tcprewrite, so that its conversations are others: one tcpreplay alone
-// cannot send 500,000 packets/s on a small machine), and once at 100,000 packets/s. It reports
-// the packets the probe handled per second, what the kernel's ring dropped, the conversations
-// the table evicted and the records stored, and requires every packet sent to be handled or
+// may not send 500,000 packets/s on a small machine), and once at 100,000 packets/s. It reports
+// the packets sent per second (tcpreplay's figures), those the probe handled per second (from
+// its first to its last), what the kernel's ring dropped, the conversations the table evicted
+// and the records stored, and requires every packet sent to be handled or
 // counted as dropped. Root, ip netns, tcpreplay, tcprewrite and scapy; -benchtime 1x (see
 // BENCHMARKS.md).
 func BenchmarkCaptureReplay(b *testing.B) {
