@@ -173,6 +173,9 @@ func replayOnce(b *testing.B, pcaps []string, rate string, sent, loops int) {
 			break
 		}
 	}
+	if st.Packets+st.Drops == 0 {
+		b.Fatalf("the probe handled none of the %d packets sent", sent) // first never comes
+	}
 	handled := last.Sub(<-first)
 	cpu := cpuTime(b, p.cmd.Process.Pid) - cpu0 // to the last poll, a few ms idle past the last change
 	b.StopTimer()
