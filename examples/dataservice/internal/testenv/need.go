@@ -1,9 +1,13 @@
 package testenv
 
 import (
+	"io"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -36,24 +40,56 @@ func isExecutable(path string) bool {
 	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
 }
 
-// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago, for a server the test
+// starts on it (see freePort).
 func FreePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return freePort(t, func(addr string) (io.Closer, error) { return net.Listen("tcp", addr) })
 }
 
-// FreeUDPPort returns a UDP port on 127.0.0.1 that was free a moment ago.
+// FreeUDPPort returns a UDP port on 127.0.0.1 that was free a moment ago (see freePort).
 func FreeUDPPort(t testing.TB) int {
 	t.Helper()
-	c, err := net.ListenPacket("udp", "127.0.0.1:0")
+	return freePort(t, func(addr string) (io.Closer, error) { return net.ListenPacket("udp", addr) })
+}
+
+// freePort picks a port at random below the kernel's ephemeral range and returns it once
+// listen (on "127.0.0.1:PORT") found it free. A port the kernel picks lies in the range every
+// outgoing connection draws its local port from: between its release here and the bind of the
+// server it is for, another test's connection could take it (a clickhouse-server of a busy run
+// failed "Address already in use"). Without a range to pick from, the kernel picks.
+func freePort(t testing.TB, listen func(addr string) (io.Closer, error)) int {
+	t.Helper()
+	const lowest = 10000
+	ephemeral := 32768
+	if raw, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(raw)); len(f) == 2 {
+			if n, err := strconv.Atoi(f[0]); err == nil {
+				ephemeral = n
+			}
+		}
+	}
+	for range 100 {
+		if ephemeral <= lowest {
+			break
+		}
+		port := lowest + rand.IntN(ephemeral-lowest)
+		if c, err := listen("127.0.0.1:" + strconv.Itoa(port)); err == nil {
+			c.Close()
+			return port
+		}
+	}
+	c, err := listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	return c.LocalAddr().(*net.UDPAddr).Port
+	switch a := c.(type) {
+	case net.Listener:
+		return a.Addr().(*net.TCPAddr).Port
+	case net.PacketConn:
+		return a.LocalAddr().(*net.UDPAddr).Port
+	}
+	t.Fatalf("testenv: listening on %T", c)
+	return 0
 }
