@@ -55,9 +55,8 @@ wrpcap(sys.argv[1], pkts)
 // may not send 500,000 packets/s on a small machine), and once at 100,000 packets/s. It reports
 // the packets sent per second (tcpreplay's figures), those the probe handled per second (from
 // its first to its last), what the kernel's ring dropped, the conversations the table evicted
-// and the records stored, and requires every packet sent to be handled or
-// counted as dropped. Root, ip netns, tcpreplay, tcprewrite and scapy; -benchtime 1x (see
-// BENCHMARKS.md).
+// and the records stored, and requires every packet sent to be handled or counted as dropped.
+// Root, ip netns, tcpreplay, tcprewrite and scapy; -benchtime 1x (see BENCHMARKS.md).
 func BenchmarkCaptureReplay(b *testing.B) {
 	needReplay(b)
 	const convs, loops = 10000, 5 // 60,000 packets a loop; --unique-ip makes each loop's flows new
@@ -145,7 +144,7 @@ func replayOnce(b *testing.B, pcaps []string, rate string, sent, loops int) {
 	}
 	wg.Wait()
 	// tcpreplay's own figures: "Actual: 300000 packets (71100000 bytes) sent in 0.38 seconds".
-	// The senders start together: they sent at sent packets over the longest one's seconds.
+	// The senders start together, so together they sent their packets in the longest one's time.
 	var sending float64
 	for i, out := range outs {
 		if errs[i] != nil {

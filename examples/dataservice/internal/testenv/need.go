@@ -1,13 +1,13 @@
 package testenv
 
 import (
-	"io"
 	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -44,52 +44,64 @@ func isExecutable(path string) bool {
 // starts on it (see freePort).
 func FreePort(t testing.TB) int {
 	t.Helper()
-	return freePort(t, func(addr string) (io.Closer, error) { return net.Listen("tcp", addr) })
+	return freePort(t, "tcp")
 }
 
 // FreeUDPPort returns a UDP port on 127.0.0.1 that was free a moment ago (see freePort).
 func FreeUDPPort(t testing.TB) int {
 	t.Helper()
-	return freePort(t, func(addr string) (io.Closer, error) { return net.ListenPacket("udp", addr) })
+	return freePort(t, "udp")
 }
 
-// freePort picks a port at random below the kernel's ephemeral range and returns it once
-// listen (on "127.0.0.1:PORT") found it free. A port the kernel picks lies in the range every
-// outgoing connection draws its local port from: between its release here and the bind of the
-// server it is for, another test's connection could take it (a clickhouse-server of a busy run
-// failed "Address already in use"). Without a range to pick from, the kernel picks.
-func freePort(t testing.TB, listen func(addr string) (io.Closer, error)) int {
+// freePort returns a port of network ("tcp" or "udp") picked at random below the kernel's
+// ephemeral range and found free. A port the kernel picks lies in the range every outgoing
+// connection draws its local port from: between its release here and the bind of the server
+// it is for, another test's connection could take it (a clickhouse-server of a busy run failed
+// "Address already in use"). Without a range below the ephemeral one, the kernel picks.
+func freePort(t testing.TB, network string) int {
 	t.Helper()
 	const lowest = 10000
-	ephemeral := 32768
-	if raw, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
-		if f := strings.Fields(string(raw)); len(f) == 2 {
-			if n, err := strconv.Atoi(f[0]); err == nil {
-				ephemeral = n
-			}
-		}
-	}
-	for range 100 {
-		if ephemeral <= lowest {
-			break
-		}
-		port := lowest + rand.IntN(ephemeral-lowest)
-		if c, err := listen("127.0.0.1:" + strconv.Itoa(port)); err == nil {
-			c.Close()
+	for i := 0; i < 100 && ephemeralLow() > lowest; i++ {
+		port := lowest + rand.IntN(ephemeralLow()-lowest)
+		if _, err := bind(network, port); err == nil {
 			return port
 		}
 	}
-	c, err := listen("127.0.0.1:0")
+	port, err := bind(network, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	switch a := c.(type) {
-	case net.Listener:
-		return a.Addr().(*net.TCPAddr).Port
-	case net.PacketConn:
-		return a.LocalAddr().(*net.UDPAddr).Port
+	return port
+}
+
+// ephemeralLow is the lowest port of the kernel's ephemeral range (32768 where it cannot be
+// read).
+var ephemeralLow = sync.OnceValue(func() int {
+	raw, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if f := strings.Fields(string(raw)); err == nil && len(f) == 2 {
+		if n, err := strconv.Atoi(f[0]); err == nil {
+			return n
+		}
 	}
-	t.Fatalf("testenv: listening on %T", c)
-	return 0
+	return 32768
+})
+
+// bind listens on 127.0.0.1:port of network (port 0: one the kernel picks), closes at once,
+// and returns the port it had.
+func bind(network string, port int) (int, error) {
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	if network == "udp" {
+		c, err := net.ListenPacket("udp", addr)
+		if err != nil {
+			return 0, err
+		}
+		defer c.Close()
+		return c.LocalAddr().(*net.UDPAddr).Port, nil
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
