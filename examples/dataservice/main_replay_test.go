@@ -107,13 +107,13 @@ func replayOnce(b *testing.B, pcaps []string, rate string, sent, loops int) {
 	p := startServiceIn(b, ns, "-addr", "127.0.0.1:0", "-data", data, "-capture", "r1") // killed at cleanup
 	c := nsClient(b, ns, p, data)
 	type capture struct{ Packets, Drops, Evicted, Records, Stored uint64 }
-	poll := func() (capture, error) {
+	poll := func(ctx context.Context) (capture, error) {
 		var res struct{ Capture capture }
-		err := c.Call(context.Background(), "collector-status", nil, &res)
+		err := c.Call(ctx, "collector-status", nil, &res)
 		return res.Capture, err
 	}
 	status := func() capture {
-		st, err := poll()
+		st, err := poll(context.Background())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -123,11 +123,14 @@ func replayOnce(b *testing.B, pcaps []string, rate string, sent, loops int) {
 	b.StartTimer()
 	cpu0 := cpuTime(b, p.cmd.Process.Pid)
 	// The probe's rate runs from its first handled packet (tcpreplay loads its file first),
-	// seen by polling every few milliseconds, to its last.
+	// seen by polling every few milliseconds, to its last. A failed poll is tried again: taking
+	// its moment as the start would understate the probe's rate.
+	polling, stopPolling := context.WithCancel(context.Background())
+	defer stopPolling()
 	first := make(chan time.Time, 1)
 	go func() {
-		for {
-			if st, err := poll(); err != nil || st.Packets+st.Drops > 0 {
+		for polling.Err() == nil {
+			if st, err := poll(polling); err == nil && st.Packets+st.Drops > 0 {
 				first <- time.Now()
 				return
 			}
@@ -175,7 +178,13 @@ func replayOnce(b *testing.B, pcaps []string, rate string, sent, loops int) {
 	if st.Packets+st.Drops == 0 {
 		b.Fatalf("the probe handled none of the %d packets sent", sent) // first never comes
 	}
-	handled := last.Sub(<-first)
+	var start time.Time
+	select {
+	case start = <-first:
+	case <-time.After(10 * time.Second):
+		b.Fatal("no poll saw the probe's first packet, though the last ones did")
+	}
+	handled := last.Sub(start)
 	cpu := cpuTime(b, p.cmd.Process.Pid) - cpu0 // to the last poll, a few ms idle past the last change
 	b.StopTimer()
 	// Stopping flushes the tables: every conversation's record is stored. The service started
