@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 )
 
 // BenchmarkScale answers, through the API, the overview dashboard (its statements as one
@@ -87,4 +89,60 @@ func dirSize(dir string) float64 {
 		return nil
 	})
 	return float64(total)
+}
+
+// BenchmarkPercentileRatio measures issue 24's query goal in one run: `p95(srt) BY
+// application` within 1.5 times `traffic BY application`, both over BenchmarkScale's live day
+// (set FNAPI_BENCH_CAPTURE=1 for records with srt samples). Each iteration answers both,
+// through the API and through the query engine alone (pvql over the store: no HTTP, JSON or
+// authentication), in turn, so that a machine's changing load weighs on all four alike; it
+// reports each one's median in ms and the two ratios.
+func BenchmarkPercentileRatio(b *testing.B) {
+	c, _ := loadService(b)
+	ctx := context.Background()
+	newest, _, err := loaded.app.Records().Newest(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	live := fmt.Sprintf(" SINCE %d UNTIL %d", newest+30-86400, newest+30)
+	engine := pvql.New(loaded.app.Records())
+	type way struct {
+		name string
+		call func(expr string) error
+	}
+	ways := []way{
+		{"api", func(expr string) error {
+			var res []json.RawMessage
+			return c.Call(ctx, "query", map[string]any{"expr": expr}, &res)
+		}},
+		{"engine", func(expr string) error {
+			_, err := engine.Query(ctx, expr, time.Now(), 0)
+			return err
+		}},
+	}
+	exprs := []string{"traffic BY application" + live, "p95(srt) BY application" + live}
+	took := make([][]time.Duration, len(ways)*len(exprs))
+	for b.Loop() {
+		for i, w := range ways {
+			for j, expr := range exprs {
+				start := time.Now()
+				if err := w.call(expr); err != nil {
+					b.Fatal(err)
+				}
+				took[i*len(exprs)+j] = append(took[i*len(exprs)+j], time.Since(start))
+			}
+		}
+	}
+	for i, w := range ways {
+		traffic, p95 := median(took[i*len(exprs)]), median(took[i*len(exprs)+1])
+		b.ReportMetric(traffic, w.name+"-traffic-ms")
+		b.ReportMetric(p95, w.name+"-p95-ms")
+		b.ReportMetric(p95/traffic, w.name+"-ratio")
+	}
+}
+
+// median is the median of ds in ms.
+func median(ds []time.Duration) float64 {
+	slices.Sort(ds)
+	return float64(ds[len(ds)/2]) / float64(time.Millisecond)
 }
