@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fnapi/fnapi/client"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 )
@@ -32,14 +33,7 @@ func BenchmarkScale(b *testing.B) {
 		}
 		return strings.Join(out, "; ")
 	}
-	// The loaded records end where the load started, so that the @now statements read no
-	// record at the newest end of their day. A live service's day ends seconds after its
-	// newest record: the _live ones read the day that ends 30 seconds after the newest loaded.
-	newest, _, err := loaded.app.Records().Newest(context.Background())
-	if err != nil {
-		b.Fatal(err)
-	}
-	live := fmt.Sprintf(" SINCE %d UNTIL %d", newest+30-86400, newest+30)
+	live := liveDay(b)
 	queries := []struct{ name, expr string }{
 		{"overview_1h", with("@now-3600")},
 		{"overview_24h", with("@now-86400")},
@@ -57,8 +51,7 @@ func BenchmarkScale(b *testing.B) {
 	for _, q := range queries {
 		b.Run(q.name, func(b *testing.B) {
 			call := func() {
-				var res []json.RawMessage
-				if err := c.Call(context.Background(), "query", map[string]any{"expr": q.expr}, &res); err != nil {
+				if err := query(c, q.expr); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -99,46 +92,55 @@ func dirSize(dir string) float64 {
 // reports each one's median in ms and the two ratios.
 func BenchmarkPercentileRatio(b *testing.B) {
 	c, _ := loadService(b)
-	ctx := context.Background()
-	newest, _, err := loaded.app.Records().Newest(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
-	live := fmt.Sprintf(" SINCE %d UNTIL %d", newest+30-86400, newest+30)
+	live := liveDay(b)
 	engine := pvql.New(loaded.app.Records())
-	type way struct {
+	ways := []struct {
 		name string
 		call func(expr string) error
-	}
-	ways := []way{
-		{"api", func(expr string) error {
-			var res []json.RawMessage
-			return c.Call(ctx, "query", map[string]any{"expr": expr}, &res)
-		}},
+	}{
+		{"api", func(expr string) error { return query(c, expr) }},
 		{"engine", func(expr string) error {
-			_, err := engine.Query(ctx, expr, time.Now(), 0)
+			_, err := engine.Query(context.Background(), expr, time.Now(), 0)
 			return err
 		}},
 	}
-	exprs := []string{"traffic BY application" + live, "p95(srt) BY application" + live}
-	took := make([][]time.Duration, len(ways)*len(exprs))
+	traffic, p95 := "traffic BY application"+live, "p95(srt) BY application"+live
+	took := make([][2][]time.Duration, len(ways)) // by way: traffic's, the percentile's
 	for b.Loop() {
 		for i, w := range ways {
-			for j, expr := range exprs {
+			for j, expr := range []string{traffic, p95} {
 				start := time.Now()
 				if err := w.call(expr); err != nil {
 					b.Fatal(err)
 				}
-				took[i*len(exprs)+j] = append(took[i*len(exprs)+j], time.Since(start))
+				took[i][j] = append(took[i][j], time.Since(start))
 			}
 		}
 	}
 	for i, w := range ways {
-		traffic, p95 := median(took[i*len(exprs)]), median(took[i*len(exprs)+1])
+		traffic, p95 := median(took[i][0]), median(took[i][1])
 		b.ReportMetric(traffic, w.name+"-traffic-ms")
 		b.ReportMetric(p95, w.name+"-p95-ms")
 		b.ReportMetric(p95/traffic, w.name+"-ratio")
 	}
+}
+
+// liveDay is the period of the _live statements, as a query's SINCE and UNTIL clauses. The
+// loaded records end where the load started, so that the @now statements read no record at
+// the newest end of their day; a live service's day ends seconds after its newest record: this
+// one ends 30 seconds after the newest loaded.
+func liveDay(b *testing.B) string {
+	newest, _, err := loaded.app.Records().Newest(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return fmt.Sprintf(" SINCE %d UNTIL %d", newest+30-86400, newest+30)
+}
+
+// query answers expr through c's API, the answer read and dropped.
+func query(c *client.Client, expr string) error {
+	var res []json.RawMessage
+	return c.Call(context.Background(), "query", map[string]any{"expr": expr}, &res)
 }
 
 // median is the median of ds in ms.
