@@ -123,6 +123,64 @@ func TestSNMPCollectorStatus(t *testing.T) {
 	})
 }
 
+// TestSNMPHostileNames: a device answering names that are not UTF-8, 30 KB long, with line
+// breaks, C1 controls and U+202E costs no record: the batch of its exporter's records is
+// stored, and the names they take are clean and bounded (255 bytes, aliases 1 KiB).
+func TestSNMPHostileNames(t *testing.T) {
+	t.Parallel()
+	agent := testenv.StartSNMPAgent(t, "127.0.0.1", "public", testenv.SNMPHostileValues(), false)
+	s := start(t)
+	ctx := context.Background()
+	admin := s.http(t, client.WithAPIKey(s.key))
+	snmp := map[string]any{"exporters": []map[string]any{{"address": "127.0.0.1", "port": agent.Port, "version": "2c", "community": "public"}}}
+	if err := admin.Call(ctx, "set-config", map[string]any{"values": map[string]any{"snmp": snmp}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	const sysName = "edge\uFFFD\uFFFD-1  State: resolved"
+	eventually(t, "the poll", func() error {
+		st, err := client.Call(ctx, admin, api.CollectorStatus, decl.None{})
+		if err != nil {
+			return err
+		}
+		if len(st.SNMP) != 1 || st.SNMP[0].LastAnswer == nil {
+			return fmt.Errorf("snmp status %+v", st.SNMP)
+		}
+		if st.SNMP[0].Name != sysName || st.SNMP[0].Interfaces != 2 {
+			t.Errorf("collector-status names the exporter %.300q with %d interfaces, want %q with 2", st.SNMP[0].Name, st.SNMP[0].Interfaces, sysName)
+		}
+		return nil
+	})
+	t0 := time.Now().Add(-time.Hour).Unix() / 60 * 60
+	var raw []json.RawMessage
+	for i := range 100 {
+		r := record(t0+int64(i%60), "10.0.0.1", "10.0.0.2", 443, 1, 1)
+		r["exporter"], r["in_if"], r["out_if"] = "127.0.0.1", 1, 2
+		b, _ := json.Marshal(r)
+		raw = append(raw, b)
+	}
+	if _, err := client.Call(ctx, admin, api.Ingest, api.IngestArgs{Records: raw}); err != nil {
+		t.Fatalf("the batch of the hostile exporter's records: %v", err)
+	}
+	expr := fmt.Sprintf("records BY exporter.name, in_if, out_if SINCE %d UNTIL %d", t0, t0+60)
+	var rows []api.Row
+	for chunk, err := range client.Stream(ctx, admin, api.Query, api.QueryArgs{Expr: expr}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = chunk.Result[0].Data
+	}
+	if len(rows) != 1 || len(rows[0].Keys) != 3 || rows[0].Values[0] != 100 {
+		t.Fatalf("%s: %+v, want the 100 records in one group", expr, rows)
+	}
+	b, _ := json.Marshal(rows[0].Keys)
+	want, _ := json.Marshal([]any{sysName,
+		map[string]any{"index": 1, "name": strings.Repeat("é", 127), "alias": strings.TrimSpace(strings.Repeat("uplink  ", 128))},
+		map[string]any{"index": 2, "name": "ge-0/0/2gnp.exe", "alias": "to core\uFFFD"}})
+	if string(b) != string(want) {
+		t.Errorf("%s:\n got %.600s\nwant %.600s", expr, b, want)
+	}
+}
+
 // TestContextAtIngest: records ingested take the zones and the operator's applications of the
 // moment they arrive, and keep them after a zone changes; an application the record names
 // (other than its port's built-in one) stays; list-fields lists the context keys at 1.3, not at

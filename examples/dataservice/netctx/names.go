@@ -3,8 +3,20 @@ package netctx
 import (
 	"cmp"
 	"net/netip"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Bounds of the names a device or a file gives, in bytes: longer ones are cut at a
+// character's boundary.
+const (
+	// MaxLabelLength is the longest exporter, interface or autonomous system name.
+	MaxLabelLength = 255
+	// MaxAliasLength is the longest interface alias (ifAlias).
+	MaxAliasLength = 1024
 )
 
 // Interface names one interface of an exporter.
@@ -34,27 +46,90 @@ type Names struct {
 	merged atomic.Pointer[map[netip.Addr]*Device] // what lookups read: polled, else static
 }
 
-// SetStatic makes ds the static names, replacing the previous ones.
+// SetStatic makes ds the static names, replacing the previous ones. Names are made clean
+// (see Clean) as they are stored, as SetPolled's.
 func (n *Names) SetStatic(ds []Device) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.static = make(map[netip.Addr]*Device, len(ds))
-	for i := range ds {
-		n.static[ds[i].Address.Unmap()] = &ds[i]
+	for _, d := range ds {
+		d := d.clean()
+		n.static[d.Address] = &d
 	}
 	n.merge()
 }
 
-// SetPolled records what a poll found of one device, keeping the others'.
+// SetPolled records what a poll found of one device, keeping the others'. Names are made
+// clean as they are stored, whatever gave them: the names records take are valid UTF-8,
+// printable and bounded, so that no name can fail the batch of records it joins.
 func (n *Names) SetPolled(d Device) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.polled == nil {
 		n.polled = map[netip.Addr]*Device{}
 	}
-	d.Address = d.Address.Unmap()
+	d = d.clean()
 	n.polled[d.Address] = &d
 	n.merge()
+}
+
+// clean returns a copy of d with its address unmapped and its names clean.
+func (d Device) clean() Device {
+	c := Device{Address: d.Address.Unmap(), Name: Clean(d.Name, MaxLabelLength), Interfaces: make(map[uint32]Interface, len(d.Interfaces))}
+	for k, i := range d.Interfaces {
+		i.Name, i.Alias = Clean(i.Name, MaxLabelLength), Clean(i.Alias, MaxAliasLength)
+		c.Interfaces[k] = i
+	}
+	return c
+}
+
+// Clean returns s fit to name something in records and answers, as every value a device or
+// a file gives is made where it enters: each invalid UTF-8 byte becomes U+FFFD (the rest of a
+// mostly readable name stays readable; a name made only of bad bytes shows as such rather than
+// vanishing), each control character (C0, DEL, C1: line breaks, tabs, NUL padding) a space,
+// bidirectional formatting characters are removed (they can make a name read backwards), spaces
+// at both ends are trimmed, and the result is cut to at most max bytes at a character's
+// boundary.
+func Clean(s string, max int) string {
+	if plain(s, max) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(min(len(s), max))
+	for _, r := range s { // an invalid byte reads as utf8.RuneError, U+FFFD
+		switch {
+		case unicode.IsControl(r):
+			r = ' '
+		case bidi(r):
+			continue
+		}
+		if b.Len()+utf8.RuneLen(r) > max {
+			break
+		}
+		b.WriteRune(r)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// plain reports whether s is already clean: printable ASCII of at most max bytes, without
+// spaces at its ends (most names, which Clean returns as they are, without allocating).
+func plain(s string, max int) bool {
+	if len(s) > max || s != "" && (s[0] == ' ' || s[len(s)-1] == ' ') {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// bidi reports whether r is a bidirectional formatting character: the embeddings, overrides
+// and isolates U+202A to U+202E and U+2066 to U+2069, and the marks U+200E, U+200F and U+061C
+// (the set package label refuses in names people give).
+func bidi(r rune) bool {
+	return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 || r == 0x200E || r == 0x200F || r == 0x061C
 }
 
 // merge makes the table lookups read: for each device and field, as polled, else static.

@@ -35,17 +35,26 @@ const (
 	oidIfHighSpeed = ".1.3.6.1.2.1.31.1.1.1.15"
 )
 
-// Bounds of a poll.
+// Bounds of a poll: whatever an exporter answers (an endless walk, a loop, an agent that
+// never answers), one poll of it ends within SNMPPollDeadline, reads at most MaxInterfaces
+// rows a walk, and holds one of MaxConcurrentPolls places, so that the other exporters are
+// polled on time.
 const (
 	// DefaultSNMPInterval is how often exporters are polled.
 	DefaultSNMPInterval = 5 * time.Minute
-	// SNMPRetry is how soon exporters are polled again after one did not answer, when the
+	// SNMPRetry is how soon an exporter is polled again after it did not answer, when the
 	// interval is longer.
 	SNMPRetry = 30 * time.Second
 	// SNMPTimeout is how long one request waits for an answer (with one retry).
 	SNMPTimeout = 2 * time.Second
-	// MaxInterfaces is the most interfaces kept of one exporter.
+	// SNMPPollDeadline is the longest one poll of one exporter (its sysName and three walks)
+	// lasts; past it the poll fails.
+	SNMPPollDeadline = time.Minute
+	// MaxInterfaces is the most interfaces kept of one exporter, and the most rows one walk
+	// reads: a longer walk fails the poll.
 	MaxInterfaces = 100_000
+	// MaxConcurrentPolls is the most exporters polled at once.
+	MaxConcurrentPolls = 8
 )
 
 // Check returns why t cannot be polled, or nil.
@@ -110,11 +119,16 @@ func privProtocol(s string) (gosnmp.SnmpV3PrivProtocol, error) {
 	return 0, fmt.Errorf("privacy protocol %q: want des, aes or aes256", s)
 }
 
-// Poll asks t for its sysName and its interfaces' ifName, ifAlias and ifHighSpeed.
+// Poll asks t for its sysName and its interfaces' ifName, ifAlias and ifHighSpeed, within
+// SNMPPollDeadline (or ctx's end, which stops it at once). Names are made clean as they
+// arrive (see Clean): an exporter's and an interface's name at most MaxLabelLength bytes, an
+// alias MaxAliasLength. A walk of more than MaxInterfaces rows fails the poll.
 func Poll(ctx context.Context, t Target) (Device, error) {
 	if err := t.Check(); err != nil {
 		return Device{}, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, SNMPPollDeadline)
+	defer cancel()
 	g := &gosnmp.GoSNMP{
 		Context: ctx, Target: t.Address.String(), Port: t.Port, Transport: "udp",
 		Timeout: SNMPTimeout, Retries: 1, MaxOids: gosnmp.MaxOids, MaxRepetitions: 50,
@@ -142,48 +156,76 @@ func Poll(ctx context.Context, t Target) (Device, error) {
 		return Device{}, fmt.Errorf("snmp %s: %w", t.Address, err)
 	}
 	defer g.Conn.Close()
+	// gosnmp checks ctx before each request only: closing the socket also ends the wait for
+	// an answer, so that a poll stops at once when its exporter is no longer polled.
+	defer context.AfterFunc(ctx, func() { g.Conn.Close() })()
 	d := Device{Address: t.Address.Unmap(), Interfaces: map[uint32]Interface{}}
 	res, err := g.Get([]string{oidSysName})
 	if err != nil {
-		return Device{}, fmt.Errorf("snmp %s: sysName: %w", t.Address, err)
+		return Device{}, fmt.Errorf("snmp %s: sysName: %w", t.Address, pollError(ctx, err))
 	}
 	for _, v := range res.Variables {
-		if b, ok := v.Value.([]byte); ok {
-			d.Name = string(b)
+		if v.Name == oidSysName {
+			d.Name = text(v.Value, MaxLabelLength)
 		}
 	}
 	for _, oid := range []string{oidIfName, oidIfAlias, oidIfHighSpeed} {
+		rows := 0
 		err := g.BulkWalk(oid, func(v gosnmp.SnmpPDU) error {
-			idx, err := strconv.ParseUint(v.Name[strings.LastIndexByte(v.Name, '.')+1:], 10, 32)
-			if err != nil {
-				return nil
+			if rows++; rows > MaxInterfaces {
+				return errLongWalk
 			}
-			i, ok := d.Interfaces[uint32(idx)]
-			if !ok && len(d.Interfaces) >= MaxInterfaces {
-				return nil
-			}
-			i.Index = uint32(idx)
-			switch oid {
-			case oidIfName:
-				i.Name = text(v.Value)
-			case oidIfAlias:
-				i.Alias = text(v.Value)
-			case oidIfHighSpeed:
-				i.Speed = gosnmp.ToBigInt(v.Value).Uint64()
-			}
-			d.Interfaces[uint32(idx)] = i
+			d.add(oid, v)
 			return nil
 		})
 		if err != nil {
-			return Device{}, fmt.Errorf("snmp %s: walk %s: %w", t.Address, oid, err)
+			return Device{}, fmt.Errorf("snmp %s: walk %s: %w", t.Address, oid, pollError(ctx, err))
 		}
 	}
 	return d, nil
 }
 
-func text(v any) string {
+var errLongWalk = fmt.Errorf("more than %d rows", MaxInterfaces)
+
+// pollError is err, or why ctx ended when it did (the socket closed then fails the request
+// with a less telling error).
+func pollError(ctx context.Context, err error) error {
+	switch ctx.Err() {
+	case nil:
+		return err
+	case context.DeadlineExceeded:
+		return fmt.Errorf("the poll took longer than %v", SNMPPollDeadline)
+	}
+	return fmt.Errorf("the poll was stopped")
+}
+
+// add records the row v of the walk of oid, keeping at most MaxInterfaces interfaces.
+func (d *Device) add(oid string, v gosnmp.SnmpPDU) {
+	idx, err := strconv.ParseUint(v.Name[strings.LastIndexByte(v.Name, '.')+1:], 10, 32)
+	if err != nil {
+		return
+	}
+	i, ok := d.Interfaces[uint32(idx)]
+	if !ok && len(d.Interfaces) >= MaxInterfaces {
+		return
+	}
+	i.Index = uint32(idx)
+	switch oid {
+	case oidIfName:
+		i.Name = text(v.Value, MaxLabelLength)
+	case oidIfAlias:
+		i.Alias = text(v.Value, MaxAliasLength)
+	case oidIfHighSpeed:
+		i.Speed = gosnmp.ToBigInt(v.Value).Uint64()
+	}
+	d.Interfaces[uint32(idx)] = i
+}
+
+// text is the OCTET STRING v made clean and at most max bytes, or "" when v is of another
+// type.
+func text(v any, max int) string {
 	if b, ok := v.([]byte); ok {
-		return string(b)
+		return Clean(string(b), max)
 	}
 	return ""
 }
@@ -200,32 +242,81 @@ type PollStatus struct {
 	Interfaces int
 }
 
-// Poller polls the exporters' names into a Names. It is safe for concurrent use.
+// Poller polls the exporters' names into a Names. Each exporter is polled on its own
+// schedule, at most MaxConcurrentPolls at once, so that one that answers slowly, never, or
+// without end delays none of the others. It is safe for concurrent use.
 type Poller struct {
 	names *Names
+	slots chan struct{} // a place for each poll under way
 
 	mu       sync.Mutex
-	interval time.Duration // 0: Run's
+	interval time.Duration // SetTargets'; 0: Run's
+	every    time.Duration // Run's
 	targets  []Target
 	status   map[netip.Addr]PollStatus
-	wake     chan struct{}
+	run      context.Context // Run's while it runs, else nil
+	polls    map[netip.Addr]*devicePoll
+}
+
+// devicePoll is the polling of one exporter, until cancelled.
+type devicePoll struct {
+	target Target
+	every  time.Duration
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 // NewPoller returns a Poller that records what it finds in names.
 func NewPoller(names *Names) *Poller {
-	return &Poller{names: names, status: map[netip.Addr]PollStatus{}, wake: make(chan struct{}, 1)}
+	return &Poller{names: names, slots: make(chan struct{}, MaxConcurrentPolls), status: map[netip.Addr]PollStatus{},
+		polls: map[netip.Addr]*devicePoll{}}
 }
 
-// SetTargets replaces the exporters polled and how often (0 keeps Run's interval), and polls
-// them at once.
+// SetTargets replaces the exporters polled and how often (0 keeps Run's interval). A new or
+// changed exporter is polled at once; one no longer listed is no longer polled once
+// SetTargets returns (a poll under way is stopped), and its status is dropped.
 func (p *Poller) SetTargets(ts []Target, interval time.Duration) {
 	p.mu.Lock()
 	p.targets, p.interval = append([]Target(nil), ts...), interval
+	stopped := p.apply()
 	p.mu.Unlock()
-	select {
-	case p.wake <- struct{}{}:
-	default:
+	for _, d := range stopped {
+		<-d.done
 	}
+}
+
+// apply starts polling each target not polled, and stops polling the exporters no longer
+// targets, or whose target or interval changed; it returns the polls stopped. The caller
+// holds p.mu.
+func (p *Poller) apply() (stopped []*devicePoll) {
+	if p.run == nil {
+		return nil
+	}
+	every := cmp.Or(p.interval, p.every)
+	want := make(map[netip.Addr]Target, len(p.targets))
+	for _, t := range p.targets {
+		want[t.Address.Unmap()] = t
+	}
+	for a, d := range p.polls {
+		if t, ok := want[a]; !ok || t != d.target || every != d.every {
+			d.cancel()
+			delete(p.polls, a)
+			stopped = append(stopped, d)
+			if !ok {
+				delete(p.status, a)
+			}
+		}
+	}
+	for a, t := range want {
+		if _, ok := p.polls[a]; ok {
+			continue
+		}
+		ctx, cancel := context.WithCancel(p.run)
+		d := &devicePoll{target: t, every: every, cancel: cancel, done: make(chan struct{})}
+		p.polls[a] = d
+		go p.poll(ctx, d)
+	}
+	return stopped
 }
 
 // Status returns the last poll of each exporter polled.
@@ -244,58 +335,70 @@ func (p *Poller) Status() []PollStatus {
 }
 
 // Run polls every target each interval (DefaultSNMPInterval when 0; SNMPRetry after a poll
-// that failed), and at once when the targets change, until ctx ends. A failed poll leaves the names last found in place and
-// says why in Status.
+// that failed), and at once when the targets change, until ctx ends. A failed poll leaves the
+// names last found in place and says why in Status.
 func (p *Poller) Run(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = DefaultSNMPInterval
 	}
+	p.mu.Lock()
+	p.run, p.every = ctx, interval
+	p.apply()
+	p.mu.Unlock()
+	<-ctx.Done()
+	p.mu.Lock()
+	polls := p.polls
+	p.run, p.polls = nil, map[netip.Addr]*devicePoll{}
+	p.mu.Unlock()
+	for _, d := range polls {
+		<-d.done
+	}
+}
+
+// poll polls d's exporter every d.every (SNMPRetry after a failure) until ctx ends.
+func (p *Poller) poll(ctx context.Context, d *devicePoll) {
+	defer close(d.done)
 	for {
-		failed := p.pollAll(ctx)
-		p.mu.Lock()
-		every := cmp.Or(p.interval, interval)
-		p.mu.Unlock()
-		if failed {
-			every = min(every, SNMPRetry)
+		select {
+		case p.slots <- struct{}{}:
+		case <-ctx.Done():
+			return
 		}
-		t := time.NewTimer(every)
+		dev, err := Poll(ctx, d.target)
+		<-p.slots
+		if !p.record(ctx, d.target, dev, err) {
+			return
+		}
+		wait := d.every
+		if err != nil {
+			wait = min(wait, SNMPRetry)
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			return
 		case <-t.C:
-		case <-p.wake:
-			t.Stop()
 		}
 	}
 }
 
-// pollAll polls every target once, and reports whether one did not answer.
-func (p *Poller) pollAll(ctx context.Context) (failed bool) {
+// record keeps what a poll of t gave, unless ctx ended (the exporter is no longer polled),
+// and reports whether it did.
+func (p *Poller) record(ctx context.Context, t Target, d Device, err error) bool {
 	p.mu.Lock()
-	ts := append([]Target(nil), p.targets...)
-	p.mu.Unlock()
-	sem := make(chan struct{}, 8)
-	var wg sync.WaitGroup
-	for _, t := range ts {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			d, err := Poll(ctx, t)
-			p.mu.Lock()
-			defer p.mu.Unlock()
-			s := p.status[t.Address.Unmap()]
-			s.Address, s.Last = t.Address.Unmap(), time.Now().UTC()
-			if err != nil {
-				s.Error, failed = err.Error(), true
-			} else {
-				s.Error, s.OK, s.Interfaces = "", s.Last, len(d.Interfaces)
-				p.names.SetPolled(d)
-			}
-			p.status[s.Address] = s
-		}()
+	defer p.mu.Unlock()
+	if ctx.Err() != nil {
+		return false
 	}
-	wg.Wait()
-	return failed
+	s := p.status[t.Address.Unmap()]
+	s.Address, s.Last = t.Address.Unmap(), time.Now().UTC()
+	if err != nil {
+		s.Error = err.Error()
+	} else {
+		s.Error, s.OK, s.Interfaces = "", s.Last, len(d.Interfaces)
+		p.names.SetPolled(d)
+	}
+	p.status[s.Address] = s
+	return true
 }
