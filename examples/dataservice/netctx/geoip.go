@@ -13,8 +13,8 @@ import (
 	"github.com/oschwald/maxminddb-golang/v2"
 )
 
-// ASN is an autonomous system: its number and its organisation's name. The zero ASN is
-// unknown.
+// ASN is an autonomous system: its number and its organisation's name (as the file gives
+// it, made clean and at most MaxLabelLength bytes: see Clean). The zero ASN is unknown.
 type ASN struct {
 	Number uint32
 	Name   string
@@ -191,7 +191,9 @@ func decodeASN(res maxminddb.Result) ASN {
 	if res.Decode(&rec) != nil {
 		return ASN{}
 	}
-	return ASN{Number: rec.Number, Name: rec.Name}
+	// The operator's file is input as a device's answer is: a name of any length or bytes
+	// would be copied into every record and answer of its addresses.
+	return ASN{Number: rec.Number, Name: Clean(rec.Name, MaxLabelLength)}
 }
 
 func decodeCountry(res maxminddb.Result) string {

@@ -153,3 +153,29 @@ func TestGeoIPReload(t *testing.T) {
 	writeMMDB(t, path, "GeoLite2-ASN", map[string]mmdbtype.Map{"8.8.8.0/24": asn(15169, "GOOGLE")})
 	eventually(t, "the good file again", func() bool { return g.ASN(ip).Number == 15169 && g.Status().Error == "" })
 }
+
+// TestGeoIPNamesBounded: the names an operator's file gives are input as a device's are: a
+// 1 MB AS name, one with a line break and U+202E, come out clean and at most MaxLabelLength
+// bytes, by IPv4 (flattened) and IPv6 (decoded at lookup) alike. (A file holding invalid
+// UTF-8 is refused whole, as damaged.)
+func TestGeoIPNamesBounded(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "asn.mmdb")
+	huge := strings.Repeat("ACME ", 200_000) // 1 MB
+	writeMMDB(t, path, "GeoLite2-ASN", map[string]mmdbtype.Map{
+		"8.8.8.0/24": asn(64500, huge), "2001:4860::/32": asn(64500, huge),
+		"9.9.9.0/24": asn(64501, "EVIL\r\nCORP\u202eLTD")})
+	g, err := netctx.OpenGeoFile(path, netctx.LayoutASN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for addr, want := range map[string]string{
+		"8.8.8.8":      strings.TrimSpace(huge[:netctx.MaxLabelLength]),
+		"2001:4860::1": strings.TrimSpace(huge[:netctx.MaxLabelLength]),
+		"9.9.9.9":      "EVIL  CORPLTD",
+	} {
+		if got := g.ASN(netip.MustParseAddr(addr)).Name; got != want {
+			t.Errorf("the AS name of %s = %.300q (%d bytes), want %q", addr, got, len(got), want)
+		}
+	}
+}
