@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+
+	"github.com/fnapi/fnapi/label"
 )
 
 // Other is the zone of an address outside every zone.
@@ -89,7 +91,9 @@ func checkNetworks(ps []netip.Prefix) error {
 }
 
 // CheckName returns why name cannot name a zone or an application, or nil: it must be 1 to
-// MaxNameLength bytes of printable characters, its "/"-separated parts non-empty, without
+// MaxNameLength bytes that package label accepts as a name (valid UTF-8, no control character,
+// C1 included, no bidirectional formatting character, something visible), without markup
+// characters (< and >), quotes or backslashes, its "/"-separated parts non-empty, without
 // leading or trailing spaces, and not "other" nor "unknown".
 func CheckName(name string) error {
 	switch {
@@ -100,15 +104,16 @@ func CheckName(name string) error {
 	case name == Other || name == Unknown:
 		return fmt.Errorf("%q is reserved", name)
 	}
+	if reason := label.Check(name); reason != "" {
+		return fmt.Errorf("the name %s", reason)
+	}
 	for _, part := range strings.Split(name, "/") {
 		if part == "" || strings.TrimSpace(part) != part {
 			return fmt.Errorf("each part between slashes must be non-empty, without leading or trailing spaces")
 		}
 	}
-	for _, r := range name {
-		if r < 0x20 || r == 0x7f || r == '"' || r == '\\' {
-			return fmt.Errorf("the name holds a control character, a quote or a backslash")
-		}
+	if i := strings.IndexAny(name, `<>"\`); i >= 0 {
+		return fmt.Errorf("the name holds %q at byte %d: no markup character (< >), quote or backslash", name[i], i)
 	}
 	return nil
 }

@@ -65,6 +65,16 @@ func TestZonesRefused(t *testing.T) {
 		"reserved":   {[]netctx.Zone{{Name: "other"}}, "reserved"},
 		"same name":  {[]netctx.Zone{{Name: "A"}, {Name: "A"}}, "twice"},
 		"quote":      {[]netctx.Zone{{Name: `a"b`}}, "quote"},
+		"markup":     {[]netctx.Zone{{Name: "<img src=x onerror=alert(1)>"}}, "markup"},
+		"greater":    {[]netctx.Zone{{Name: "HQ/a>b"}}, "markup"},
+		"RLO":        {[]netctx.Zone{{Name: "HQ/\u202egnp.exe"}}, "bidirectional"},
+		"isolate":    {[]netctx.Zone{{Name: "HQ\u2066x"}}, "bidirectional"},
+		"mark":       {[]netctx.Zone{{Name: "HQ\u200f"}}, "bidirectional"},
+		"C1":         {[]netctx.Zone{{Name: "HQ\u0085DMZ"}}, "control"},
+		"CSI":        {[]netctx.Zone{{Name: "HQ\u009b31m"}}, "control"},
+		"line break": {[]netctx.Zone{{Name: "HQ\r\nState: resolved"}}, "control"},
+		"not UTF-8":  {[]netctx.Zone{{Name: "HQ\xff"}}, "UTF-8"},
+		"invisible":  {[]netctx.Zone{{Name: "\u200b"}}, "visible"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := netctx.NewZones(tc.zones)
@@ -72,6 +82,16 @@ func TestZonesRefused(t *testing.T) {
 				t.Errorf("error %v, want one saying %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestZoneNamesAccepted: names of every script, with spaces, dashes and emoji, still pass.
+func TestZoneNamesAccepted(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"HQ", "Customers/ACME Corp.", "Zürich/Büro-2", "東京/データセンター", "مكتب/القاهرة", "Lab 🚀", "a&b (c)'s"} {
+		if err := netctx.CheckName(name); err != nil {
+			t.Errorf("CheckName(%q): %v", name, err)
+		}
 	}
 }
 

@@ -16,7 +16,8 @@ export function checkName(name) {
   if (new TextEncoder().encode(name).length > 200) return 'at most 200 bytes';
   if (name === 'other' || name === 'unknown') return `“${name}” is reserved`;
   if (name.split('/').some((p) => p === '' || p.trim() !== p)) return 'each part between slashes must be non-empty, without leading or trailing spaces';
-  if (/[\u0000-\u001f\u007f"\\]/.test(name)) return 'no control characters, quotes or backslashes';
+  if (/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(name)) return 'no control or bidirectional formatting characters';
+  if (/[<>"\\]/.test(name)) return 'no markup characters (< >), quotes or backslashes';
   return '';
 }
 
