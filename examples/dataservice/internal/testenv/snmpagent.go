@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -22,10 +23,13 @@ type SNMPAgent struct {
 
 	conn      net.PacketConn
 	community string
-	oids      []string // the table's, in order
-	values    map[string]gosnmp.SnmpPDU
 	endless   bool
 	requests  atomic.Int64
+
+	mu     sync.Mutex
+	oids   []string // the table's, in order
+	values map[string]gosnmp.SnmpPDU
+	before []byte
 }
 
 // The OIDs of what the service polls (SNMPv2-MIB sysName; IF-MIB ifName, ifAlias and
@@ -64,8 +68,21 @@ func StartSNMPAgent(t testing.TB, host, community string, values map[string]any,
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &SNMPAgent{Port: conn.LocalAddr().(*net.UDPAddr).Port, conn: conn, community: community,
-		values: map[string]gosnmp.SnmpPDU{}, endless: endless}
+	a := &SNMPAgent{Port: conn.LocalAddr().(*net.UDPAddr).Port, conn: conn, community: community, endless: endless}
+	a.Set(values, nil)
+	done := make(chan struct{})
+	go func() { defer close(done); a.serve() }()
+	t.Cleanup(func() { conn.Close(); <-done })
+	return a
+}
+
+// Set replaces the agent's table (values as for StartSNMPAgent) and, when before is not
+// empty, has the agent send it as a datagram of its own before each answer: what a client
+// must read past, as a late or forged datagram.
+func (a *SNMPAgent) Set(values map[string]any, before []byte) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.oids, a.values, a.before = nil, map[string]gosnmp.SnmpPDU{}, before
 	for oid, v := range values {
 		pdu := gosnmp.SnmpPDU{Name: oid, Type: gosnmp.OctetString, Value: v}
 		if _, ok := v.(uint32); ok {
@@ -75,10 +92,6 @@ func StartSNMPAgent(t testing.TB, host, community string, values map[string]any,
 		a.oids = append(a.oids, oid)
 	}
 	slices.SortFunc(a.oids, compareOIDs)
-	done := make(chan struct{})
-	go func() { defer close(done); a.serve() }()
-	t.Cleanup(func() { conn.Close(); <-done })
-	return a
 }
 
 // Requests returns how many requests the agent received.
@@ -100,11 +113,17 @@ func (a *SNMPAgent) serve() {
 		if err != nil || req.Community != a.community || len(req.Variables) == 0 {
 			continue
 		}
+		a.mu.Lock()
 		resp := &gosnmp.SnmpPacket{Version: gosnmp.Version2c, Community: a.community, PDUType: gosnmp.GetResponse,
 			RequestID: req.RequestID, Variables: a.answer(req)}
+		before := a.before
+		a.mu.Unlock()
 		out, err := resp.MarshalMsg()
 		if err != nil {
 			panic(fmt.Sprintf("testenv: the SNMP agent's answer: %v", err))
+		}
+		if len(before) > 0 {
+			a.conn.WriteTo(before, from)
 		}
 		a.conn.WriteTo(out, from)
 	}
