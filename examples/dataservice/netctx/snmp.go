@@ -127,7 +127,7 @@ func Poll(ctx context.Context, t Target) (Device, error) {
 	if err := t.Check(); err != nil {
 		return Device{}, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, SNMPPollDeadline)
+	ctx, cancel := context.WithTimeoutCause(ctx, SNMPPollDeadline, errPollDeadline)
 	defer cancel()
 	g := &gosnmp.GoSNMP{
 		Context: ctx, Target: t.Address.String(), Port: t.Port, Transport: "udp",
@@ -187,16 +187,19 @@ func Poll(ctx context.Context, t Target) (Device, error) {
 
 var errLongWalk = fmt.Errorf("more than %d rows", MaxInterfaces)
 
+var errPollDeadline = fmt.Errorf("the poll took longer than %v", SNMPPollDeadline)
+
 // pollError is err, or why ctx ended when it did (the socket closed then fails the request
 // with a less telling error).
 func pollError(ctx context.Context, err error) error {
-	switch ctx.Err() {
-	case nil:
+	switch cause := context.Cause(ctx); {
+	case cause == nil:
 		return err
-	case context.DeadlineExceeded:
-		return fmt.Errorf("the poll took longer than %v", SNMPPollDeadline)
+	case cause == errPollDeadline:
+		return cause
+	default:
+		return fmt.Errorf("the poll was stopped: %w", cause)
 	}
-	return fmt.Errorf("the poll was stopped")
 }
 
 // add records the row v of the walk of oid, keeping at most MaxInterfaces interfaces.
