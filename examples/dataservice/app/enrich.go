@@ -27,7 +27,9 @@ func (s contextStore) Ingest(ctx context.Context, recs []records.Record) error {
 // autonomous system and country; the exporter's and its interfaces' names; and the application
 // the Resolver names (the operator's most specific rule, the built-in name by port, the server
 // name, unknown) unless the record named another than its port's built-in one (an ingest
-// record's "application", the demo's, the probe's): that one it keeps.
+// record's "application", the demo's, the probe's): that one it keeps. Every name the
+// Resolver answers was made clean and bounded where it entered (a poll, a GeoIP file, an
+// administrator's call), so that no context value can fail the batch it joins.
 func resolve(r *netctx.Resolver, recs []records.Record) {
 	var f netctx.Flow
 	var c netctx.Context

@@ -73,6 +73,16 @@ func (n *Names) SetPolled(d Device) {
 	n.merge()
 }
 
+// forget drops what polls found of the device at a.
+func (n *Names) forget(a netip.Addr) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if _, ok := n.polled[a]; ok {
+		delete(n.polled, a)
+		n.merge()
+	}
+}
+
 // clean returns a copy of d with its address unmapped and its names clean.
 func (d Device) clean() Device {
 	c := Device{Address: d.Address.Unmap(), Name: Clean(d.Name, MaxLabelLength), Interfaces: make(map[uint32]Interface, len(d.Interfaces))}

@@ -277,7 +277,8 @@ func NewPoller(names *Names) *Poller {
 
 // SetTargets replaces the exporters polled and how often (0 keeps Run's interval). A new or
 // changed exporter is polled at once; one no longer listed is no longer polled once
-// SetTargets returns (a poll under way is stopped), and its status is dropped.
+// SetTargets returns (a poll under way is stopped), and its status and the names polled of
+// it are dropped (its static names, if any, apply).
 func (p *Poller) SetTargets(ts []Target, interval time.Duration) {
 	p.mu.Lock()
 	p.targets, p.interval = append([]Target(nil), ts...), interval
@@ -307,6 +308,7 @@ func (p *Poller) apply() (stopped []*devicePoll) {
 			stopped = append(stopped, d)
 			if !ok {
 				delete(p.status, a)
+				p.names.forget(a)
 			}
 		}
 	}

@@ -60,7 +60,8 @@ func TestPollSNMPD(t *testing.T) {
 }
 
 // TestPollerKeepsNamesWhenStopped: the names last polled stay in use when the agent stops,
-// and the status says the poll failed; static names fill what SNMP does not name.
+// and the status says the poll failed; static names fill what SNMP does not name, and all
+// of them once the exporter is no longer polled.
 func TestPollerKeepsNamesWhenStopped(t *testing.T) {
 	t.Parallel()
 	s := testenv.StartSNMPD(t)
@@ -89,5 +90,10 @@ func TestPollerKeepsNamesWhenStopped(t *testing.T) {
 	})
 	if got := names.Exporter(lo); got != testenv.SNMPSysName {
 		t.Errorf("after snmpd stopped the name is %q, want the last polled", got)
+	}
+	// An exporter removed from the targets keeps no polled name: its static ones apply.
+	p.SetTargets(nil, 0)
+	if got := names.Exporter(lo); got != "static-name" {
+		t.Errorf("after the exporter was removed its name is %q, want the static one", got)
 	}
 }
