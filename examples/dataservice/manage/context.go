@@ -218,7 +218,7 @@ func compileRule(r state.Rule) (netctx.Rule, *ruleError) {
 	}
 	for _, z := range []struct{ field, name string }{{"server_zone", r.ServerZone}, {"client_zone", r.ClientZone}} {
 		if z.name != "" {
-			if err := netctx.CheckName(z.name); err != nil {
+			if err := netctx.CheckStoredName(z.name); err != nil {
 				return out, &ruleError{z.field, err.Error()}
 			}
 		}

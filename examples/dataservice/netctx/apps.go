@@ -125,7 +125,7 @@ func NewApplications(apps []Application, zones *Zones) (*Applications, error) {
 	t := &Applications{}
 	seen := map[string]string{}
 	for i, app := range apps {
-		if err := CheckName(app.Name); err != nil {
+		if err := CheckStoredName(app.Name); err != nil {
 			return nil, fmt.Errorf("application %q: %w", app.Name, err)
 		}
 		if slices.ContainsFunc(apps[:i], func(o Application) bool { return o.Name == app.Name }) {

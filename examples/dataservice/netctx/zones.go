@@ -49,7 +49,7 @@ func NewZones(zones []Zone) (*Zones, error) {
 	t := &Zones{}
 	owner := map[netip.Prefix]string{}
 	for i, z := range zones {
-		if err := CheckName(z.Name); err != nil {
+		if err := CheckStoredName(z.Name); err != nil {
 			return nil, fmt.Errorf("zone %q: %w", z.Name, err)
 		}
 		if slices.ContainsFunc(zones[:i], func(o Zone) bool { return o.Name == z.Name }) {
@@ -90,12 +90,31 @@ func checkNetworks(ps []netip.Prefix) error {
 	return nil
 }
 
-// CheckName returns why name cannot name a zone or an application, or nil: it must be 1 to
-// MaxNameLength bytes that package label accepts as a name (valid UTF-8, no control character,
-// C1 included, no bidirectional formatting character, something visible), without markup
-// characters (< and >), quotes or backslashes, its "/"-separated parts non-empty, without
-// leading or trailing spaces, and not "other" nor "unknown".
+// CheckName returns why name cannot be given to a new zone or application, or nil: it must
+// be 1 to MaxNameLength bytes that package label accepts as a name (valid UTF-8, no control
+// character, C1 included, no bidirectional formatting character, something visible), without
+// markup characters (< and >), and pass CheckStoredName.
 func CheckName(name string) error {
+	if name != "" && len(name) <= MaxNameLength {
+		if reason := label.Check(name); reason != "" {
+			return fmt.Errorf("the name %s", reason)
+		}
+	}
+	if err := CheckStoredName(name); err != nil {
+		return err
+	}
+	if i := strings.IndexAny(name, "<>"); i >= 0 {
+		return fmt.Errorf("the name holds %q at byte %d: no markup character (< or >)", name[i], i)
+	}
+	return nil
+}
+
+// CheckStoredName is the part of CheckName that the tables themselves rely on: 1 to
+// MaxNameLength bytes, no C0 control character, quote or backslash, its "/"-separated parts
+// non-empty, without leading or trailing spaces, and not "other" nor "unknown". Names stored
+// before CheckName grew stricter still load (a service that refused its own stored zones
+// would not start); they are refused only when given again.
+func CheckStoredName(name string) error {
 	switch {
 	case name == "":
 		return fmt.Errorf("the name is empty")
@@ -104,16 +123,15 @@ func CheckName(name string) error {
 	case name == Other || name == Unknown:
 		return fmt.Errorf("%q is reserved", name)
 	}
-	if reason := label.Check(name); reason != "" {
-		return fmt.Errorf("the name %s", reason)
-	}
 	for _, part := range strings.Split(name, "/") {
 		if part == "" || strings.TrimSpace(part) != part {
 			return fmt.Errorf("each part between slashes must be non-empty, without leading or trailing spaces")
 		}
 	}
-	if i := strings.IndexAny(name, `<>"\`); i >= 0 {
-		return fmt.Errorf("the name holds %q at byte %d: no markup character (< >), quote or backslash", name[i], i)
+	for i, r := range name {
+		if r < 0x20 || r == 0x7f || r == '"' || r == '\\' {
+			return fmt.Errorf("the name holds %q at byte %d: no control character, quote or backslash", r, i)
+		}
 	}
 	return nil
 }

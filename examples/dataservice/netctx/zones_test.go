@@ -65,6 +65,24 @@ func TestZonesRefused(t *testing.T) {
 		"reserved":   {[]netctx.Zone{{Name: "other"}}, "reserved"},
 		"same name":  {[]netctx.Zone{{Name: "A"}, {Name: "A"}}, "twice"},
 		"quote":      {[]netctx.Zone{{Name: `a"b`}}, "quote"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := netctx.NewZones(tc.zones)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestCheckNameRefused: a new zone or application name (set-zone, set-application) is refused
+// for markup, bidirectional and C1 characters, line breaks, bad UTF-8 and invisible names.
+func TestCheckNameRefused(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		zones []netctx.Zone
+		want  string
+	}{
 		"markup":     {[]netctx.Zone{{Name: "<img src=x onerror=alert(1)>"}}, "markup"},
 		"greater":    {[]netctx.Zone{{Name: "HQ/a>b"}}, "markup"},
 		"RLO":        {[]netctx.Zone{{Name: "HQ/\u202egnp.exe"}}, "bidirectional"},
@@ -77,11 +95,30 @@ func TestZonesRefused(t *testing.T) {
 		"invisible":  {[]netctx.Zone{{Name: "\u200b"}}, "visible"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := netctx.NewZones(tc.zones)
+			err := netctx.CheckName(tc.zones[0].Name)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want one saying %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestStoredNamesStillLoad: a zone stored before CheckName grew stricter still loads, so a
+// service whose state holds one starts; only giving it again is refused.
+func TestStoredNamesStillLoad(t *testing.T) {
+	t.Parallel()
+	old := []netctx.Zone{{Name: "HQ/a>b", Networks: prefixes("10.0.0.0/8")}, {Name: "HQ\u202egnp", Networks: prefixes("10.1.0.0/16")}}
+	zs, err := netctx.NewZones(old)
+	if err != nil {
+		t.Fatalf("stored zones refused: %v", err)
+	}
+	if got := zs.Names(); len(got) != 2 {
+		t.Errorf("names %q, want both", got)
+	}
+	for _, z := range old {
+		if netctx.CheckName(z.Name) == nil {
+			t.Errorf("CheckName(%q) accepted it again", z.Name)
+		}
 	}
 }
 
