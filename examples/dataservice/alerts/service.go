@@ -130,7 +130,7 @@ func (s *Service) listRules(ctx context.Context) ([]api.AlertRule, error) {
 	}
 	out := make([]api.AlertRule, 0, len(rs))
 	for _, r := range rs {
-		out = append(out, ruleOut(r, st))
+		out = append(out, ruleOut(r, st, mayChange(ctx, r)))
 	}
 	return out, nil
 }
@@ -154,7 +154,7 @@ func (s *Service) createRule(ctx context.Context, in api.CreateAlertRuleArgs) (a
 	if err != nil {
 		return api.AlertRule{}, manage.StoreError(err)
 	}
-	return ruleOut(r, nil), nil
+	return ruleOut(r, nil, true), nil
 }
 
 // check validates r (name, query, labels) and sets its channels from notify.
@@ -187,8 +187,12 @@ func (s *Service) check(ctx context.Context, r *state.AlertRule, notify []api.Al
 	return nil
 }
 
+// updateRule changes a rule: its owner's or, for an administrator, anyone's.
 func (s *Service) updateRule(ctx context.Context, in api.UpdateAlertRuleArgs) (api.AlertRule, error) {
 	r, err := s.store.UpdateRule(ctx, in.ID, func(r *state.AlertRule) error {
+		if !mayChange(ctx, *r) {
+			return denied(ctx)
+		}
 		old := channels(*r)
 		notify := make([]api.AlertChannel, len(old))
 		for i, c := range old {
@@ -220,16 +224,19 @@ func (s *Service) updateRule(ctx context.Context, in api.UpdateAlertRuleArgs) (a
 				return err
 			}
 		}
-		r.Owner = caller(ctx)
 		return s.check(ctx, r, notify, old)
 	})
 	if err != nil {
 		return api.AlertRule{}, manage.StoreError(err)
 	}
-	return ruleOut(r, nil), nil
+	return ruleOut(r, nil, true), nil
 }
 
+// deleteRule deletes a rule: its owner's or, for an administrator, anyone's.
 func (s *Service) deleteRule(ctx context.Context, in api.IDArgs) (bool, error) {
+	if err := s.owned(ctx, in.ID); err != nil {
+		return false, err
+	}
 	if err := s.store.DeleteRule(ctx, in.ID); err != nil {
 		return false, manage.StoreError(err)
 	}
@@ -277,7 +284,11 @@ func (s *Service) history(ctx context.Context, in api.AlertHistoryArgs) ([]api.A
 	return out, nil
 }
 
+// silence silences a rule or one group of it: its owner's or, for an administrator, anyone's.
 func (s *Service) silence(ctx context.Context, in api.SilenceAlertArgs) (bool, error) {
+	if err := s.owned(ctx, in.Rule); err != nil {
+		return false, err
+	}
 	g, ok := canonicalGroup(in.Group)
 	if !ok {
 		return false, invalid("group", "must be an array of the group's keys, as list-alerts answers it")
@@ -302,7 +313,7 @@ func (s *Service) acknowledge(ctx context.Context, in api.AcknowledgeAlertArgs) 
 	return true, nil
 }
 
-// caller is the user a call's rules count against.
+// caller is the user a call's rules count against, and who owns the rules it creates.
 func caller(ctx context.Context) string {
 	if id := auth.FromContext(ctx); id != nil {
 		return id.User
