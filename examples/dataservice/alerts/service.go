@@ -1,12 +1,14 @@
 package alerts
 
 import (
+	"cmp"
 	"context"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/label"
 	"github.com/fnapi/fnapi/registry"
 	"go.uber.org/zap"
 )
@@ -157,13 +160,21 @@ func (s *Service) createRule(ctx context.Context, in api.CreateAlertRuleArgs) (a
 	return ruleOut(r, nil, true), nil
 }
 
-// check validates r (name, query, labels) and sets its channels from notify.
+// check validates r (name, severity, labels, query) and sets its channels from notify. Names,
+// severities and labels are checked as other names are (label.Check: one line, no control or
+// bidirectional formatting characters); a label's value may be empty.
 func (s *Service) check(ctx context.Context, r *state.AlertRule, notify []api.AlertChannel, old []Channel) error {
 	if r.Name == "" || len(r.Name) > 200 {
 		return invalid("name", "must have 1 to 200 characters")
 	}
+	if reason := label.Check(r.Name); reason != "" {
+		return invalid("name", reason)
+	}
 	if len(r.Severity) > 40 {
 		return invalid("severity", "at most 40 characters")
+	}
+	if reason := label.Check(r.Severity); reason != "" {
+		return invalid("severity", reason)
 	}
 	if len(r.Labels) > maxLabels {
 		return invalid("labels", "at most 20 labels")
@@ -171,6 +182,12 @@ func (s *Service) check(ctx context.Context, r *state.AlertRule, notify []api.Al
 	for k, v := range r.Labels {
 		if k == "" || len(k) > 100 || len(v) > 1000 {
 			return invalid("labels", "names of 1 to 100 characters, values of at most 1000")
+		}
+		if reason := label.Check(k); reason != "" {
+			return invalid("labels", "the name "+strconv.Quote(k)+" "+reason)
+		}
+		if reason := label.Check(v); v != "" && reason != "" {
+			return invalid("labels", "the value of "+strconv.Quote(k)+" "+reason)
 		}
 	}
 	if len(r.Query) > 10_000 {
@@ -208,7 +225,7 @@ func (s *Service) updateRule(ctx context.Context, in api.UpdateAlertRuleArgs) (a
 			r.Query = *in.Query
 		}
 		if in.Severity != nil {
-			r.Severity = *in.Severity
+			r.Severity = cmp.Or(*in.Severity, "warning")
 		}
 		if in.Labels != nil {
 			r.Labels = in.Labels

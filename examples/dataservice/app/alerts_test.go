@@ -89,6 +89,11 @@ func TestAlertRules(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	name = "busier\r\nState: resolved"
+	if _, err := client.Call(ctx, bob, api.UpdateAlertRule, api.UpdateAlertRuleArgs{ID: r.ID, Name: &name}); code(err) != apierr.InvalidArgument.Code() {
+		t.Fatalf("update to a name with CR LF: %v", err)
+	}
+
 	for _, c := range []struct {
 		name string
 		args api.CreateAlertRuleArgs
@@ -103,6 +108,14 @@ func TestAlertRules(t *testing.T) {
 		{"itself", api.CreateAlertRuleArgs{Name: "x", Query: "traffic HAVING traffic > 1", Notify: []api.AlertChannel{{Webhook: s.srv.URL + "/api"}}}, apierr.InvalidArgument.Code(), "not a public address"},
 		{"private", api.CreateAlertRuleArgs{Name: "x", Query: "traffic HAVING traffic > 1", Notify: []api.AlertChannel{{Webhook: "https://192.168.1.1/"}}}, apierr.InvalidArgument.Code(), "not a public address"},
 		{"e-mail", api.CreateAlertRuleArgs{Name: "x", Query: "traffic HAVING traffic > 1", Notify: []api.AlertChannel{{Email: "Bob <b@x"}}}, apierr.InvalidArgument.Code(), "e-mail"},
+		// Names, severities and labels are checked as other names (issue 45, finding 9).
+		{"name CR LF", api.CreateAlertRuleArgs{Name: "busy\r\nState: resolved", Query: "traffic HAVING traffic > 1"}, apierr.InvalidArgument.Code(), "control characters (U+000D"},
+		{"name bidi", api.CreateAlertRuleArgs{Name: "busy \u202egnp.exe", Query: "traffic HAVING traffic > 1"}, apierr.InvalidArgument.Code(), "bidirectional"},
+		{"name blank", api.CreateAlertRuleArgs{Name: "\u200b", Query: "traffic HAVING traffic > 1"}, apierr.InvalidArgument.Code(), "visible"},
+		{"name too long", api.CreateAlertRuleArgs{Name: strings.Repeat("n", 201), Query: "traffic HAVING traffic > 1"}, apierr.InvalidArgument.Code(), "200"},
+		{"severity", api.CreateAlertRuleArgs{Name: "x", Severity: "critical\n", Query: "traffic HAVING traffic > 1"}, apierr.InvalidArgument.Code(), `"name":"severity"`},
+		{"label name", api.CreateAlertRuleArgs{Name: "x", Labels: map[string]string{"team\r\n": "net"}, Query: "traffic HAVING traffic > 1"}, apierr.InvalidArgument.Code(), "control characters"},
+		{"label value", api.CreateAlertRuleArgs{Name: "x", Labels: map[string]string{"team": "\u2067net"}, Query: "traffic HAVING traffic > 1"}, apierr.InvalidArgument.Code(), "bidirectional"},
 	} {
 		_, err := client.Call(ctx, bob, api.CreateAlertRule, c.args)
 		raw, _ := json.Marshal(err)
