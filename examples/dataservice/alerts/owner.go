@@ -45,19 +45,19 @@ func (s *Service) owned(ctx context.Context, id string) error {
 	return nil
 }
 
-// Redacted is what stands for the path and query of a webhook URL shown to a caller who may
+// redacted is what stands for the path and query of a webhook URL shown to a caller who may
 // not change its rule.
-const Redacted = "…"
+const redacted = "…"
 
 // redact returns a webhook URL as shown to a caller who may not change its rule: its scheme
 // and host, the path and query, where Slack, Teams and Discord keep their tokens, replaced by
-// Redacted ("https://hooks.slack.com/…").
+// redacted ("https://hooks.slack.com/…").
 func redact(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
-		return Redacted
+		return redacted
 	}
-	return u.Scheme + "://" + u.Host + "/" + Redacted
+	return u.Scheme + "://" + u.Host + "/" + redacted
 }
 
 // redactError removes the webhook URL target from a delivery's error, as errors stored
