@@ -110,7 +110,8 @@ func TestWebhookRetries(t *testing.T) {
 }
 
 // TestWebhookRefused checks that webhooks reach neither loopback nor private addresses
-// unless allowed, follow no redirect, and that the failure shows on the channel's state.
+// unless allowed, follow no redirect, and that the failure shows on the channel's state,
+// without the URL (a credential).
 func TestWebhookRefused(t *testing.T) {
 	t.Parallel()
 	rcv := newReceiver(t, "k")
@@ -122,9 +123,9 @@ func TestWebhookRefused(t *testing.T) {
 		url   string
 		want  string
 	}{
-		{"loopback", nil, rcv.srv.URL, "not allowed for webhooks"},
-		{"allowed elsewhere", []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, rcv.srv.URL, "not allowed for webhooks"},
-		{"redirect", []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, redirect.URL, "302"},
+		{"loopback", nil, rcv.srv.URL + "/token", "not allowed for webhooks"},
+		{"allowed elsewhere", []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, rcv.srv.URL + "/token", "not allowed for webhooks"},
+		{"redirect", []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, redirect.URL + "/token", "302"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := rcv.options()
@@ -142,6 +143,9 @@ func TestWebhookRefused(t *testing.T) {
 			cs, err := e.st.Channels(ctx)
 			if err != nil || len(cs) != 1 || !strings.Contains(cs[0].Error, c.want) || !cs[0].Done {
 				t.Fatalf("channel state: %+v, %v; want given up with %q", cs, err, c.want)
+			}
+			if strings.Contains(cs[0].Error, "/token") { // stored, answered, logged: never the URL
+				t.Fatalf("the channel's error holds the URL: %s", cs[0].Error)
 			}
 		})
 	}

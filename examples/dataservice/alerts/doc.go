@@ -17,5 +17,9 @@
 // actually dialled (after DNS), with no redirect followed: a rule cannot make the service
 // probe the network it sits in.
 //
+// A rule belongs to the user who created it: only they and administrators change it
+// (update, delete, silence) or see its webhooks' URLs, credentials that others see as
+// "https://host/…"; no error of a delivery holds a URL.
+//
 // Service registers the functions of API 1.3 (create-alert-rule, list-alerts, ...).
 package alerts

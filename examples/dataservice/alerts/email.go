@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // SMTP is where e-mail notifications go: a submission server that offers STARTTLS (mail is
@@ -107,19 +108,16 @@ func (c *SMTP) send(ctx context.Context, to string, body []byte) error {
 	return cl.Quit()
 }
 
-// message renders a notification as a plain-text mail.
+// message renders a notification as a plain-text mail. Every text of the rule is written as
+// one line (oneLine), so that no value, even one stored before names were checked, writes
+// lines of its own into the headers or the body.
 func message(from, to string, body []byte) []byte {
 	var n notification
 	_ = json.Unmarshal(body, &n)
+	n.Rule.ID, n.Rule.Name, n.Rule.Severity, n.State = oneLine(n.Rule.ID), oneLine(n.Rule.Name), oneLine(n.Rule.Severity), oneLine(n.State)
 	group, _ := json.Marshal(n.Group)
 	values, _ := json.Marshal(n.Values)
 	subject := fmt.Sprintf("[%s] %s %s %s", strings.ToUpper(n.State), n.Rule.Severity, n.Rule.Name, group)
-	subject = strings.Map(func(r rune) rune {
-		if r == '\r' || r == '\n' {
-			return ' '
-		}
-		return r
-	}, subject)
 	var b strings.Builder
 	fmt.Fprintf(&b, "From: %s\r\nTo: %s\r\nSubject: %s\r\nDate: %s\r\nMIME-Version: 1.0\r\n", from, to, subject,
 		time.Now().UTC().Format(time.RFC1123Z))
@@ -127,4 +125,16 @@ func message(from, to string, body []byte) []byte {
 	fmt.Fprintf(&b, "Rule: %s (%s)\r\nState: %s\r\nGroup: %s\r\nValues: %s\r\nSince: %s\r\nAt: %s\r\n\r\n%s\r\n",
 		n.Rule.Name, n.Rule.ID, n.State, group, values, n.Since.Format(time.RFC3339), n.At.Format(time.RFC3339), body)
 	return []byte(b.String())
+}
+
+// oneLine replaces what could break s out of its line in a mail (control characters, CR and
+// LF among them, Unicode's line and paragraph separators) or make it read otherwise
+// (bidirectional formatting characters) with U+FFFD.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r) {
+			return unicode.ReplacementChar
+		}
+		return r
+	}, s)
 }

@@ -1,6 +1,7 @@
 package alerts_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -8,8 +9,10 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"io"
 	"math/big"
 	"net"
+	"net/mail"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -118,6 +121,54 @@ func TestEmail(t *testing.T) {
 		if !strings.Contains(string(msg), want) {
 			t.Errorf("the message lacks %q:\n%s", want, msg)
 		}
+	}
+}
+
+// TestEmailOneLine sends by e-mail, through the real SMTP server, a rule whose name and
+// severity hold CR LF, as one stored before they were checked may: they write no header and no
+// line of the body (issue 45, finding 9).
+func TestEmailOneLine(t *testing.T) {
+	t.Parallel()
+	addr, roots, maildir := startSMTP(t)
+	e := newEnv(t, alerts.Options{SMTP: &alerts.SMTP{Addr: addr, From: "alerts@example.com", Roots: roots}})
+	ctx := context.Background()
+	t0 := time.Now().Truncate(time.Hour).Add(-time.Hour)
+	e.rule(t, state.AlertRule{Name: "busy\r\nState: resolved\r\n\r\nAll clear, see https://evil.example/\u2028x",
+		Severity: "critical\r\nBcc: spy@evil.example\n", Query: "traffic BY server.ip HAVING traffic > 1000 SINCE @now-300",
+		Notify: notify(t, alerts.Channel{Email: "noc@example.com"})})
+	e.traffic(t, t0.Unix()-10, "10.0.0.2", 5000)
+	e.tick(t, t0)
+	if err := e.svc.Deliver(ctx, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(maildir, "new", "*"))
+	if len(files) != 1 {
+		t.Fatalf("%d messages in the Maildir, want 1", len(files))
+	}
+	raw, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := mail.ReadMessage(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bcc := msg.Header.Get("Bcc"); bcc != "" {
+		t.Errorf("the rule wrote a header Bcc: %s", bcc)
+	}
+	if got := msg.Header.Get("Subject"); !strings.HasPrefix(got, "[FIRING] critical\ufffd\ufffdBcc: spy@evil.example\ufffd busy\ufffd\ufffdState: resolved") {
+		t.Errorf("subject %q", got)
+	}
+	body, _ := io.ReadAll(msg.Body)
+	var states []string
+	for line := range strings.Lines(string(body)) { // the Maildir keeps LF line ends
+		line = strings.TrimRight(line, "\r\n")
+		if strings.HasPrefix(line, "State:") || strings.HasPrefix(line, "All clear") {
+			states = append(states, line)
+		}
+	}
+	if len(states) != 1 || states[0] != "State: firing" {
+		t.Errorf("the body's lines of state: %q\n%s", states, raw)
 	}
 }
 

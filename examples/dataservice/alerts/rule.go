@@ -144,22 +144,31 @@ func channels(r state.AlertRule) []Channel {
 	return cs
 }
 
-// ruleOut renders a stored rule as answered, without secrets.
-func ruleOut(r state.AlertRule, status []state.ChannelStatus) api.AlertRule {
+// ruleOut renders a stored rule as answered, without secrets; full shows its webhook URLs
+// (to a caller who may change it), else they are redacted, in the channels' state too.
+func ruleOut(r state.AlertRule, status []state.ChannelStatus, full bool) api.AlertRule {
 	out := api.AlertRule{ID: r.ID, Name: r.Name, Query: r.Query, Interval: manage.FormatDuration(r.Interval),
 		For: manage.FormatDuration(r.For), Severity: r.Severity, Labels: r.Labels, Notify: []api.AlertChannel{},
-		Channels: []api.AlertChannelState{}, Created: r.Created, Updated: r.Updated}
+		Channels: []api.AlertChannelState{}, Owner: r.Owner, Created: r.Created, Updated: r.Updated}
 	if out.Labels == nil {
 		out.Labels = map[string]string{}
 	}
 	for _, c := range channels(r) {
+		if c.Webhook != "" && !full {
+			c.Webhook = redact(c.Webhook)
+		}
 		out.Notify = append(out.Notify, api.AlertChannel{Webhook: c.Webhook, Email: c.Email})
 	}
 	for _, st := range status {
-		if st.Rule == r.ID {
-			out.Channels = append(out.Channels, api.AlertChannelState{Target: st.Target,
-				OK: st.Error == "", Attempts: st.Attempts, Error: st.Error})
+		if st.Rule != r.ID {
+			continue
 		}
+		target, text := st.Target, st.Error
+		if !full && !strings.HasPrefix(target, mailto) {
+			target, text = redact(target), redactError(text, target)
+		}
+		out.Channels = append(out.Channels, api.AlertChannelState{Target: target,
+			OK: st.Error == "", Attempts: st.Attempts, Error: text})
 	}
 	return out
 }

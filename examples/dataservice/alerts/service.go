@@ -1,12 +1,14 @@
 package alerts
 
 import (
+	"cmp"
 	"context"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/label"
 	"github.com/fnapi/fnapi/registry"
 	"go.uber.org/zap"
 )
@@ -130,7 +133,7 @@ func (s *Service) listRules(ctx context.Context) ([]api.AlertRule, error) {
 	}
 	out := make([]api.AlertRule, 0, len(rs))
 	for _, r := range rs {
-		out = append(out, ruleOut(r, st))
+		out = append(out, ruleOut(r, st, mayChange(ctx, r)))
 	}
 	return out, nil
 }
@@ -154,16 +157,24 @@ func (s *Service) createRule(ctx context.Context, in api.CreateAlertRuleArgs) (a
 	if err != nil {
 		return api.AlertRule{}, manage.StoreError(err)
 	}
-	return ruleOut(r, nil), nil
+	return ruleOut(r, nil, true), nil
 }
 
-// check validates r (name, query, labels) and sets its channels from notify.
+// check validates r (name, severity, labels, query) and sets its channels from notify. Names,
+// severities and labels are checked as other names are (label.Check: one line, no control or
+// bidirectional formatting characters); a label's value may be empty.
 func (s *Service) check(ctx context.Context, r *state.AlertRule, notify []api.AlertChannel, old []Channel) error {
 	if r.Name == "" || len(r.Name) > 200 {
 		return invalid("name", "must have 1 to 200 characters")
 	}
+	if reason := label.Check(r.Name); reason != "" {
+		return invalid("name", reason)
+	}
 	if len(r.Severity) > 40 {
 		return invalid("severity", "at most 40 characters")
+	}
+	if reason := label.Check(r.Severity); reason != "" {
+		return invalid("severity", reason)
 	}
 	if len(r.Labels) > maxLabels {
 		return invalid("labels", "at most 20 labels")
@@ -171,6 +182,12 @@ func (s *Service) check(ctx context.Context, r *state.AlertRule, notify []api.Al
 	for k, v := range r.Labels {
 		if k == "" || len(k) > 100 || len(v) > 1000 {
 			return invalid("labels", "names of 1 to 100 characters, values of at most 1000")
+		}
+		if reason := label.Check(k); reason != "" {
+			return invalid("labels", "the name "+strconv.Quote(k)+" "+reason)
+		}
+		if reason := label.Check(v); v != "" && reason != "" {
+			return invalid("labels", "the value of "+strconv.Quote(k)+" "+reason)
 		}
 	}
 	if len(r.Query) > 10_000 {
@@ -187,8 +204,12 @@ func (s *Service) check(ctx context.Context, r *state.AlertRule, notify []api.Al
 	return nil
 }
 
+// updateRule changes a rule: its owner's or, for an administrator, anyone's.
 func (s *Service) updateRule(ctx context.Context, in api.UpdateAlertRuleArgs) (api.AlertRule, error) {
 	r, err := s.store.UpdateRule(ctx, in.ID, func(r *state.AlertRule) error {
+		if !mayChange(ctx, *r) {
+			return denied(ctx)
+		}
 		old := channels(*r)
 		notify := make([]api.AlertChannel, len(old))
 		for i, c := range old {
@@ -204,7 +225,7 @@ func (s *Service) updateRule(ctx context.Context, in api.UpdateAlertRuleArgs) (a
 			r.Query = *in.Query
 		}
 		if in.Severity != nil {
-			r.Severity = *in.Severity
+			r.Severity = cmp.Or(*in.Severity, "warning")
 		}
 		if in.Labels != nil {
 			r.Labels = in.Labels
@@ -220,16 +241,19 @@ func (s *Service) updateRule(ctx context.Context, in api.UpdateAlertRuleArgs) (a
 				return err
 			}
 		}
-		r.Owner = caller(ctx)
 		return s.check(ctx, r, notify, old)
 	})
 	if err != nil {
 		return api.AlertRule{}, manage.StoreError(err)
 	}
-	return ruleOut(r, nil), nil
+	return ruleOut(r, nil, true), nil
 }
 
+// deleteRule deletes a rule: its owner's or, for an administrator, anyone's.
 func (s *Service) deleteRule(ctx context.Context, in api.IDArgs) (bool, error) {
+	if err := s.owned(ctx, in.ID); err != nil {
+		return false, err
+	}
 	if err := s.store.DeleteRule(ctx, in.ID); err != nil {
 		return false, manage.StoreError(err)
 	}
@@ -277,7 +301,11 @@ func (s *Service) history(ctx context.Context, in api.AlertHistoryArgs) ([]api.A
 	return out, nil
 }
 
+// silence silences a rule or one group of it: its owner's or, for an administrator, anyone's.
 func (s *Service) silence(ctx context.Context, in api.SilenceAlertArgs) (bool, error) {
+	if err := s.owned(ctx, in.Rule); err != nil {
+		return false, err
+	}
 	g, ok := canonicalGroup(in.Group)
 	if !ok {
 		return false, invalid("group", "must be an array of the group's keys, as list-alerts answers it")
@@ -302,7 +330,7 @@ func (s *Service) acknowledge(ctx context.Context, in api.AcknowledgeAlertArgs) 
 	return true, nil
 }
 
-// caller is the user a call's rules count against.
+// caller is the user a call's rules count against, and who owns the rules it creates.
 func caller(ctx context.Context) string {
 	if id := auth.FromContext(ctx); id != nil {
 		return id.User

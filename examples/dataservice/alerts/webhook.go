@@ -8,10 +8,12 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 )
@@ -59,12 +61,12 @@ func newWebhookClient(g *Guard, roots *x509.CertPool) *http.Client {
 	}
 }
 
-// postWebhook sends body to url, signed with secret, as delivery id; nil when the receiver
-// answered 2xx.
-func postWebhook(ctx context.Context, c *http.Client, url, secret string, id int64, body []byte) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+// postWebhook sends body to target, signed with secret, as delivery id; nil when the receiver
+// answered 2xx. An error never holds the URL (a secret: it is stored, answered and logged).
+func postWebhook(ctx context.Context, c *http.Client, target, secret string, id int64, body []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
-		return err
+		return errors.New("not a URL")
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "fnapi-dataservice-alerts")
@@ -73,7 +75,9 @@ func postWebhook(ctx context.Context, c *http.Client, url, secret string, id int
 		req.Header.Set(SignatureHeader, Sign(secret, time.Now(), body))
 	}
 	resp, err := c.Do(req)
-	if err != nil {
+	if ue := (*url.Error)(nil); errors.As(err, &ue) {
+		return ue.Err
+	} else if err != nil {
 		return err
 	}
 	defer resp.Body.Close()

@@ -13,21 +13,21 @@ import (
 // webhook's body and signature.
 var (
 	ListAlertRules = decl.Func[decl.None, []AlertRule]("list-alert-rules", decl.Since("1.3"),
-		decl.Describe("Lists every alert rule, oldest first, with the state of each notification channel (a failing channel says why). Secrets are never answered."))
+		decl.Describe("Lists every alert rule, oldest first, with the state of each notification channel (a failing channel says why). Secrets are never answered; a webhook's URL (a credential for Slack, Teams or Discord) only to the rule's owner and administrators, others see its host (https://host/…)."))
 	CreateAlertRule = decl.Func[CreateAlertRuleArgs, AlertRule]("create-alert-rule", decl.Since("1.3"),
 		decl.Errors(QuerySyntax, LimitReached, apierr.InvalidArgument),
 		decl.Describe("Creates an alert rule and answers it. The query is one statement whose HAVING is the condition; each group that satisfies it is an alert, pending until it has held for `for`, then firing, and resolved when it no longer holds."))
 	UpdateAlertRule = decl.Func[UpdateAlertRuleArgs, AlertRule]("update-alert-rule", decl.Since("1.3"),
-		decl.Errors(QuerySyntax, apierr.InvalidArgument),
-		decl.Describe("Changes an alert rule; arguments left out stay as they are. A webhook given without its secret keeps the secret it had."))
-	DeleteAlertRule = decl.Func[IDArgs, bool]("delete-alert-rule", decl.Since("1.3"),
-		decl.Describe("Deletes an alert rule, its alerts and its notifications not yet sent; its history stays. Answers true."))
+		decl.Errors(QuerySyntax, apierr.InvalidArgument, apierr.PermissionDenied),
+		decl.Describe("Changes an alert rule: one's own, or any for an administrator (PERMISSION-DENIED otherwise); arguments left out stay as they are. A webhook given without its secret keeps the secret it had."))
+	DeleteAlertRule = decl.Func[IDArgs, bool]("delete-alert-rule", decl.Since("1.3"), decl.Errors(apierr.PermissionDenied),
+		decl.Describe("Deletes an alert rule (one's own, or any for an administrator), its alerts and its notifications not yet sent; its history stays. Answers true."))
 	ListAlerts = decl.Func[ListAlertsArgs, []Alert]("list-alerts", decl.Since("1.3"),
 		decl.Describe("Lists the alerts pending or firing now, of the given state or both."))
 	AlertHistory = decl.Func[AlertHistoryArgs, []AlertEvent]("alert-history", decl.Since("1.3"),
 		decl.Describe("Answers the transitions of alerts (pending, firing, resolved) with the values that caused them, newest first: at most 1000."))
-	SilenceAlert = decl.Func[SilenceAlertArgs, bool]("silence-alert", decl.Since("1.3"),
-		decl.Describe("Sends no notification for the rule (or for one group of it) until the given time; transitions are still recorded. A time in the past lifts the silence. Answers true."))
+	SilenceAlert = decl.Func[SilenceAlertArgs, bool]("silence-alert", decl.Since("1.3"), decl.Errors(apierr.PermissionDenied),
+		decl.Describe("Sends no notification for the rule (or for one group of it) until the given time: one's own rule, or any for an administrator; transitions are still recorded. A time in the past lifts the silence. Answers true."))
 	AcknowledgeAlert = decl.Func[AcknowledgeAlertArgs, bool]("acknowledge-alert", decl.Since("1.3"),
 		decl.Describe("Marks an alert pending or firing as acknowledged: someone is on it. Answers true."))
 )
@@ -44,8 +44,11 @@ type AlertRule struct {
 	Notify   []AlertChannel    `json:"notify"`
 	// Channels says how each channel fared with its latest notification.
 	Channels []AlertChannelState `json:"channels"`
-	Created  time.Time           `json:"created"`
-	Updated  time.Time           `json:"updated"`
+	// Owner is the user who created the rule: they and administrators change it and see its
+	// webhooks' URLs; others see each URL's host only ("https://host/…").
+	Owner   string    `json:"owner"`
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
 }
 
 // AlertChannel is where a rule's notifications go: a webhook (HTTPS, signed with the secret)

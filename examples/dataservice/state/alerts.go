@@ -38,7 +38,9 @@ type AlertRule struct {
 	Labels map[string]string
 	// Notify is the rule's channels as a JSON array, secrets included: never answered.
 	Notify json.RawMessage
-	// Owner is who last wrote the rule: the rules of one owner are bounded (AlertLimits).
+	// Owner is the user who created the rule (package alerts lets only them and
+	// administrators change it); the rules of one owner are bounded (CreateRule). Rules
+	// stored before owners were kept to the creator hold the user who last wrote them.
 	Owner string
 	// Created and Updated are stamped by the store.
 	Created, Updated time.Time

@@ -147,7 +147,9 @@
 // clicked key of BY replaced by the next of application, server.ip, server.port, client.ip,
 // protocol, client.port it neither groups nor filters by, and the same period. Explore shows
 // the drill-down path (the widget's title or Start, then each step's filters) as buttons back.
-// A widget's CSV button downloads its answer and its PNG button (all but numbers) a picture of it as shown
+// A widget's CSV button downloads its answer (a text cell that a spreadsheet would take for
+// a formula, beginning with =, +, -, @, a tab or CR, after a single quote; numbers as they
+// are) and its PNG button (all but numbers) a picture of it as shown
 // (static/share.js: the charts' SVG, their styles written in, drawn as data: images on a canvas
 // with the texts and swatches, at twice the size on screen; no library); the dashboard's Copy
 // link copies its address; a time series' Compare overlays the total of the period before, then

@@ -130,10 +130,14 @@ function drawKind(el, kind, results, shapes, {unit = '', tooltip, onZoom, onPick
 }
 // toCSV writes results as CSV for a spreadsheet: a column per key and value (named from the
 // query's text, as the widget shows them), raw numbers, one row per group; with several
-// statements a first column "statement" numbers them.
+// statements a first column "statement" numbers them. A text that begins with =, +, -, @, a
+// tab or CR, which a spreadsheet takes for a formula (a server name learned from the network
+// may), is written after a single quote (OWASP's CSV injection); numbers, negative ones
+// too, stay numbers.
 export function toCSV(results, shapes) {
   const quote = (v) => {
-    const t = v === null || v === undefined ? '' : String(v);
+    let t = v === null || v === undefined ? '' : String(v);
+    if (typeof v === 'string' && /^[=+\-@\t\r]/.test(t)) t = `'${t}`;
     return /[",\n\r]/.test(t) ? `"${t.replaceAll('"', '""')}"` : t;
   };
   const many = results.length > 1;
