@@ -37,6 +37,9 @@ type Options struct {
 	Each func(ctx context.Context, exprs []string, now time.Time) ([]pvql.Result, error)
 	// WebhookAllow lists the prefixes webhooks may reach besides public addresses.
 	WebhookAllow []netip.Prefix
+	// Listen lists the service's own listening addresses (HTTPS, metrics): webhooks never
+	// reach them, whatever WebhookAllow holds (Guard.Listen).
+	Listen []netip.AddrPort
 	// WebhookRoots verifies webhook receivers' certificates. Default: the system's roots.
 	WebhookRoots *x509.CertPool
 	// SMTP is where e-mail goes. Default: none (e-mail channels fail, and say so).
@@ -89,7 +92,7 @@ func New(st *state.Alerts, o Options) (*Service, error) {
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
 	}
-	g := NewGuard(o.WebhookAllow)
+	g := NewGuard(o.WebhookAllow, o.Listen...)
 	return &Service{store: st, opts: o, log: o.Logger, guard: g, client: newWebhookClient(g, o.WebhookRoots),
 		smtp: o.SMTP, wake: make(chan struct{}, 1)}, nil
 }
