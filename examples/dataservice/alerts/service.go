@@ -71,6 +71,7 @@ type Service struct {
 	client *http.Client
 	smtp   *SMTP
 	wake   chan struct{}
+	sender *sender
 
 	evaluations atomic.Int64 // queries run by evaluators, for tests and benchmarks
 }
@@ -93,8 +94,10 @@ func New(st *state.Alerts, o Options) (*Service, error) {
 		o.Logger = zap.NewNop()
 	}
 	g := NewGuard(o.WebhookAllow, o.Listen...)
-	return &Service{store: st, opts: o, log: o.Logger, guard: g, client: newWebhookClient(g, o.WebhookRoots),
-		smtp: o.SMTP, wake: make(chan struct{}, 1)}, nil
+	s := &Service{store: st, opts: o, log: o.Logger, guard: g, client: newWebhookClient(g, o.WebhookRoots),
+		smtp: o.SMTP, wake: make(chan struct{}, 1)}
+	s.sender = newSender(s)
+	return s, nil
 }
 
 // Evaluations returns how many rule queries the evaluators of s ran.
