@@ -29,8 +29,9 @@ type Guard struct {
 	// what is never public (loopback); NewGuard fills it from the host's interfaces.
 	Own []netip.Addr
 	// Listen lists the service's own listening addresses (HTTPS, metrics). Their ports on
-	// any address of the host (Own, loopback, the unspecified 0.0.0.0 and ::, which reach
-	// the host) are refused whatever Allow holds: a rule cannot make the service call itself.
+	// any address of the host (Own and the interfaces' addresses of the moment, loopback,
+	// the unspecified 0.0.0.0 and ::, which reach the host) are refused whatever Allow
+	// holds: a rule cannot make the service call itself.
 	Listen []netip.AddrPort
 }
 
@@ -38,15 +39,7 @@ type Guard struct {
 // of the host's interfaces (as they are when it is made) and the service's listening
 // addresses listen.
 func NewGuard(allow []netip.Prefix, listen ...netip.AddrPort) *Guard {
-	g := &Guard{Allow: allow, Listen: listen}
-	if addrs, err := net.InterfaceAddrs(); err == nil {
-		for _, a := range addrs {
-			if p, err := netip.ParsePrefix(a.String()); err == nil {
-				g.Own = append(g.Own, p.Addr())
-			}
-		}
-	}
-	return g
+	return &Guard{Allow: allow, Listen: listen, Own: hostAddrs()}
 }
 
 // ParseAllow parses the -webhook-allow flag: CIDR prefixes (or single addresses) separated
@@ -111,14 +104,12 @@ func (g *Guard) allowed1(a netip.Addr) bool {
 			return true
 		}
 	}
-	if slices.ContainsFunc(g.Own, func(o netip.Addr) bool { return o.Unmap().WithZone("") == a }) {
-		return false
-	}
-	return public(a)
+	return !own(g.Own, a) && public(a)
 }
 
 // listening reports whether ap is one of the service's listening addresses: a port it
-// listens on, at an address of the host or one the listener is bound to.
+// listens on, at an address of the host (as it is now: interfaces come and go) or the one
+// the listener is bound to.
 func (g *Guard) listening(ap netip.AddrPort) bool {
 	a := ap.Addr().Unmap().WithZone("")
 	for _, l := range g.Listen {
@@ -126,7 +117,7 @@ func (g *Guard) listening(ap netip.AddrPort) bool {
 			continue
 		}
 		for _, x := range append(embedded(a), a) {
-			if g.host(x) || x == l.Addr().Unmap().WithZone("") {
+			if x.IsLoopback() || x.IsUnspecified() || x == l.Addr().Unmap().WithZone("") || own(g.Own, x) || own(hostAddrs(), x) {
 				return true
 			}
 		}
@@ -134,10 +125,22 @@ func (g *Guard) listening(ap netip.AddrPort) bool {
 	return false
 }
 
-// host reports whether a reaches this host: loopback, unspecified, or one of Own.
-func (g *Guard) host(a netip.Addr) bool {
-	return a.IsLoopback() || a.IsUnspecified() ||
-		slices.ContainsFunc(g.Own, func(o netip.Addr) bool { return o.Unmap().WithZone("") == a })
+// own reports whether addrs holds a.
+func own(addrs []netip.Addr, a netip.Addr) bool {
+	return slices.ContainsFunc(addrs, func(o netip.Addr) bool { return o.Unmap().WithZone("") == a })
+}
+
+// hostAddrs returns the addresses of the host's interfaces.
+func hostAddrs() []netip.Addr {
+	var out []netip.Addr
+	if addrs, err := net.InterfaceAddrs(); err == nil {
+		for _, a := range addrs {
+			if p, err := netip.ParsePrefix(a.String()); err == nil {
+				out = append(out, p.Addr())
+			}
+		}
+	}
+	return out
 }
 
 // Prefixes whose addresses embed an IPv4 address (see Guard).
