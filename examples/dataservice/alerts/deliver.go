@@ -1,7 +1,9 @@
 package alerts
 
 import (
+	"cmp"
 	"context"
+	"net"
 	"net/url"
 	"slices"
 	"strings"
@@ -154,11 +156,7 @@ func destination(target string) string {
 	if err != nil {
 		return target
 	}
-	host := strings.ToLower(u.Hostname())
-	if p := u.Port(); p != "" {
-		return host + ":" + p
-	}
-	return host + ":443"
+	return net.JoinHostPort(strings.ToLower(u.Hostname()), cmp.Or(u.Port(), "443"))
 }
 
 // add queues a; false when its owner's or its destination's queue is full. A delivery
