@@ -195,7 +195,7 @@ func run() error {
 		ClickHouse: o.chURL, ClickHouseCluster: o.chCluster, NetFlow: o.netflow, SFlow: o.sflow,
 		Postgres: o.postgres, GeoIPASN: o.geoASN, GeoIPCountry: o.geoCountry,
 		Capture: o.capture, CaptureFile: o.captureFile, CaptureFilter: o.captureFilter, CaptureSensor: o.captureSensor,
-		Alerts: app.AlertsConfig{WebhookAllow: o.webhookAllow, SMTP: o.smtp}}
+		Alerts: app.AlertsConfig{WebhookAllow: o.webhookAllow, SMTP: o.smtp, Listen: listening(ln, mln)}}
 	tp, err := tracing(ctx, os.Getenv)
 	if err != nil {
 		return err

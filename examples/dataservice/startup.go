@@ -152,6 +152,21 @@ func listenFor(flag, addr string) (net.Listener, error) {
 	return ln, nil
 }
 
+// listening returns the addresses of the listeners lns (nil ones left out), which alert
+// webhooks never reach.
+func listening(lns ...net.Listener) []netip.AddrPort {
+	var out []netip.AddrPort
+	for _, ln := range lns {
+		if ln == nil {
+			continue
+		}
+		if ap, err := netip.ParseAddrPort(ln.Addr().String()); err == nil {
+			out = append(out, ap)
+		}
+	}
+	return out
+}
+
 var (
 	lockedRE        = regexp.MustCompile(`Could not set lock on file "([^"]+)".*?\(PID (\d+)\)`)
 	collectListenRE = regexp.MustCompile(`collect: (netflow|sflow): listen`)

@@ -12,6 +12,8 @@
 // outbox), and a sender delivers the outbox: webhooks (HTTPS, signed, retried with back-off
 // until a 2xx answer) and e-mail (SMTP with STARTTLS). A node that dies mid-way loses nothing:
 // the next holder of the lease reads the instances and the outbox where the other left them.
+// The sender is fair (deliver.go): per-destination queues taking turns, attempts bounded per
+// owner and per destination, so that a receiver that never answers holds only its own.
 //
 // Webhooks go to public addresses only, unless Guard allows more, checked on the address
 // actually dialled (after DNS), with no redirect followed: a rule cannot make the service

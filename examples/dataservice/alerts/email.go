@@ -66,12 +66,12 @@ func (c *SMTP) send(ctx context.Context, to string, body []byte) error {
 	if err != nil {
 		return err
 	}
-	d := net.Dialer{Timeout: webhookTimeout}
+	d := net.Dialer{Timeout: connectTimeout}
 	conn, err := d.DialContext(ctx, "tcp", c.Addr)
 	if err != nil {
 		return err
 	}
-	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+	_ = conn.SetDeadline(time.Now().Add(mailTimeout))
 	cl, err := smtp.NewClient(conn, host)
 	if err != nil {
 		conn.Close()

@@ -11,15 +11,8 @@ import (
 	"go.uber.org/zap"
 )
 
-// Bounds of delivery.
-const (
-	// claimHold is how long a claimed delivery stays claimed: longer than one attempt.
-	claimHold = 2 * webhookTimeout
-	// claimBatch is the most deliveries claimed at once.
-	claimBatch = 100
-	// historyKept is how long transitions stay in the history.
-	historyKept = 90 * 24 * time.Hour
-)
+// historyKept is how long transitions stay in the history.
+const historyKept = 90 * 24 * time.Hour
 
 // Evaluator evaluates the rules and delivers their notifications. Run it on one node at a
 // time; Tick is one pass, for tests and tools. Safe for concurrent use.
@@ -140,85 +133,6 @@ func (e *Evaluator) Tick(ctx context.Context, now time.Time) error {
 		}
 	})
 	return ctx.Err()
-}
-
-// deliverLoop sends the outbox's due notifications until ctx is done: at once after an
-// evaluation, and every second for retries.
-func (s *Service) deliverLoop(ctx context.Context) {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		if err := s.Deliver(ctx, time.Now()); err != nil && ctx.Err() == nil {
-			s.log.Error("alerts: delivering notifications", zap.Error(err))
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-s.wake:
-		}
-	}
-}
-
-// Deliver sends the notifications of the outbox due at now, each once until a channel
-// acknowledges it: a failure is retried with back-off (Options.Backoff doubling each time,
-// at most ten minutes apart) until Options.Attempts, then given up; the channel's state
-// (list-alert-rules) shows the failure.
-func (s *Service) Deliver(ctx context.Context, now time.Time) error {
-	ds, err := s.store.Claim(ctx, now, claimHold, claimBatch)
-	if err != nil || len(ds) == 0 {
-		return err
-	}
-	rules := map[string][]Channel{}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8)
-	for _, d := range ds {
-		cs, ok := rules[d.Rule]
-		if !ok {
-			r, err := s.store.Rule(ctx, d.Rule)
-			if err == nil {
-				cs = channels(r)
-			}
-			rules[d.Rule] = cs
-		}
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			s.deliver(ctx, d, cs)
-		})
-	}
-	wg.Wait()
-	return nil
-}
-
-func (s *Service) deliver(ctx context.Context, d state.AlertDelivery, cs []Channel) {
-	var err error
-	if addr, ok := strings.CutPrefix(d.Target, mailto); ok {
-		err = s.smtp.send(ctx, addr, d.Body)
-	} else {
-		secret := ""
-		for _, c := range cs {
-			if c.Webhook == d.Target {
-				secret = c.Secret
-			}
-		}
-		err = postWebhook(ctx, s.client, d.Target, secret, d.ID, d.Body)
-	}
-	if ctx.Err() != nil {
-		return // claimed until claimHold: the next holder retries
-	}
-	now := time.Now()
-	done, text := err == nil, ""
-	if err != nil {
-		text = err.Error()
-		done = d.Attempts+1 >= s.opts.Attempts
-		s.log.Warn("alerts: notification failed", zap.String("rule", d.Rule), zap.Int64("event", d.Event),
-			zap.Int("attempt", d.Attempts+1), zap.Bool("given up", done), zap.Error(err))
-	}
-	backoff := min(s.opts.Backoff<<min(d.Attempts, 20), 10*time.Minute)
-	if err := s.store.Finish(context.WithoutCancel(ctx), d.ID, done, text, now.Add(backoff)); err != nil {
-		s.log.Error("alerts: recording a delivery", zap.Error(err))
-	}
 }
 
 // answerAll answers the distinct rule queries at now, calling out with each query's rows as

@@ -130,7 +130,7 @@ func (s *Service) checkWebhook(ctx context.Context, raw string) error {
 		addrs = append(addrs, ips...)
 	}
 	for _, a := range addrs {
-		if !s.guard.Allowed(a) {
+		if !s.guard.allowedAt(a, u.Port()) {
 			return invalid("notify", "the webhook "+host+" is not a public address (the service itself, loopback or a private network); see -webhook-allow")
 		}
 	}

@@ -40,6 +40,9 @@ type Options struct {
 	Each func(ctx context.Context, exprs []string, now time.Time) ([]pvql.Result, error)
 	// WebhookAllow lists the prefixes webhooks may reach besides public addresses.
 	WebhookAllow []netip.Prefix
+	// Listen lists the service's own listening addresses (HTTPS, metrics): webhooks never
+	// reach them, whatever WebhookAllow holds (Guard.Listen).
+	Listen []netip.AddrPort
 	// WebhookRoots verifies webhook receivers' certificates. Default: the system's roots.
 	WebhookRoots *x509.CertPool
 	// SMTP is where e-mail goes. Default: none (e-mail channels fail, and say so).
@@ -71,6 +74,7 @@ type Service struct {
 	client *http.Client
 	smtp   *SMTP
 	wake   chan struct{}
+	sender *sender
 
 	evaluations atomic.Int64 // queries run by evaluators, for tests and benchmarks
 }
@@ -92,9 +96,11 @@ func New(st *state.Alerts, o Options) (*Service, error) {
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
 	}
-	g := NewGuard(o.WebhookAllow)
-	return &Service{store: st, opts: o, log: o.Logger, guard: g, client: newWebhookClient(g, o.WebhookRoots),
-		smtp: o.SMTP, wake: make(chan struct{}, 1)}, nil
+	g := NewGuard(o.WebhookAllow, o.Listen...)
+	s := &Service{store: st, opts: o, log: o.Logger, guard: g, client: newWebhookClient(g, o.WebhookRoots),
+		smtp: o.SMTP, wake: make(chan struct{}, 1)}
+	s.sender = newSender(s)
+	return s, nil
 }
 
 // Evaluations returns how many rule queries the evaluators of s ran.

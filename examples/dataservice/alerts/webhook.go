@@ -40,20 +40,18 @@ func Sign(secret string, t time.Time, body []byte) string {
 	return "t=" + ts + ",v1=" + hex.EncodeToString(m.Sum(nil))
 }
 
-// webhookTimeout bounds one webhook attempt, connection included.
-const webhookTimeout = 10 * time.Second
-
 // newWebhookClient returns the client of webhooks: it dials only what g allows (checked on
-// the resolved address), never through a proxy, follows no redirect (a 3xx answer is a
+// the resolved address), never through a proxy, bounds each attempt (connectTimeout for TCP
+// and for TLS each, attemptTimeout in all), follows no redirect (a 3xx answer is a
 // failure), and verifies certificates against roots (nil: the system's).
 func newWebhookClient(g *Guard, roots *x509.CertPool) *http.Client {
-	d := &net.Dialer{Timeout: webhookTimeout, Control: g.control}
+	d := &net.Dialer{Timeout: connectTimeout, Control: g.control}
 	return &http.Client{
-		Timeout: webhookTimeout,
+		Timeout: attemptTimeout,
 		Transport: &http.Transport{
 			DialContext:         d.DialContext,
 			TLSClientConfig:     &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12},
-			TLSHandshakeTimeout: webhookTimeout,
+			TLSHandshakeTimeout: connectTimeout,
 			MaxIdleConnsPerHost: 2,
 			IdleConnTimeout:     time.Minute,
 		},

@@ -23,6 +23,9 @@ type AlertsConfig struct {
 	WebhookAllow []netip.Prefix
 	// WebhookRoots verifies webhook receivers' certificates. Default: the system's roots.
 	WebhookRoots *x509.CertPool
+	// Listen lists the service's own listening addresses (-addr, -metrics): webhooks never
+	// reach them, whatever WebhookAllow holds.
+	Listen []netip.AddrPort
 	// SMTP is where e-mail notifications go (-smtp). Default: none.
 	SMTP *alerts.SMTP
 	// Backoff is the wait after a first failed notification. Default: 5 s.
@@ -78,7 +81,7 @@ func (a *App) registerAlerts(reg *registry.Registry) error {
 		Query: func(ctx context.Context, expr string, now time.Time) ([]pvql.Result, error) {
 			return a.engine.Query(ctx, expr, now, a.settings.DefaultPeriod())
 		},
-		WebhookAllow: c.WebhookAllow, WebhookRoots: c.WebhookRoots, SMTP: c.SMTP, Backoff: c.Backoff, Logger: a.log,
+		WebhookAllow: c.WebhookAllow, Listen: c.Listen, WebhookRoots: c.WebhookRoots, SMTP: c.SMTP, Backoff: c.Backoff, Logger: a.log,
 	})
 	if err != nil {
 		return fmt.Errorf("app: %w", err)
