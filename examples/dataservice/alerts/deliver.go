@@ -141,7 +141,11 @@ func (s *Service) dispatch(ctx context.Context, now time.Time, done *sync.WaitGr
 			zap.Int("count", len(full)), zap.String("destination", full[0].dest))
 	}
 	for _, a := range full {
-		s.finish(ctx, a.d, now, "not attempted: too many notifications wait for "+a.dest+" or for the rules of its owner", false)
+		// Not an attempt: a flood of one owner's notifications never uses up their attempts.
+		why := "not attempted: too many notifications wait for " + a.dest + " or for the rules of its owner"
+		if err := s.store.Postpone(context.WithoutCancel(ctx), a.d.ID, why, now.Add(s.backoff(a.d))); err != nil {
+			s.log.Error("alerts: recording a delivery", zap.Error(err))
+		}
 	}
 	return len(ds), nil
 }
@@ -274,8 +278,13 @@ func (s *Service) finish(ctx context.Context, d state.AlertDelivery, now time.Ti
 		s.log.Warn("alerts: notification failed", zap.String("rule", d.Rule), zap.Int64("event", d.Event),
 			zap.Int("attempt", d.Attempts+1), zap.Bool("given up", done), zap.String("error", failure))
 	}
-	backoff := min(s.opts.Backoff<<min(d.Attempts, 20), 10*time.Minute)
-	if err := s.store.Finish(context.WithoutCancel(ctx), d.ID, done, failure, now.Add(backoff)); err != nil {
+	if err := s.store.Finish(context.WithoutCancel(ctx), d.ID, done, failure, now.Add(s.backoff(d))); err != nil {
 		s.log.Error("alerts: recording a delivery", zap.Error(err))
 	}
+}
+
+// backoff is how long d waits after its next failed attempt: Options.Backoff doubling with
+// each attempt, at most ten minutes.
+func (s *Service) backoff(d state.AlertDelivery) time.Duration {
+	return min(s.opts.Backoff<<min(d.Attempts, 20), 10*time.Minute)
 }

@@ -257,6 +257,17 @@ func (a *Alerts) Finish(ctx context.Context, id int64, done bool, errText string
 	return wrap("finish alert delivery", err)
 }
 
+// Postpone makes the delivery id due again at next without counting an attempt: it was
+// claimed but not attempted (errText says why, shown on its channel).
+func (a *Alerts) Postpone(ctx context.Context, id int64, errText string, next time.Time) error {
+	err := a.s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE alert_deliveries SET error = ?, due = ? WHERE id = ? AND done = 0`,
+			errText, next.UnixMilli(), id)
+		return err
+	})
+	return wrap("postpone alert delivery", err)
+}
+
 // ChannelStatus is the state of one channel of a rule: its latest delivery.
 type ChannelStatus struct {
 	Rule, Target string
