@@ -21,6 +21,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 	"github.com/fnapi/fnapi/examples/dataservice/records/duckdb"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 )
 
 // env is a real alert service: records in DuckDB, answered by the query engine, rules and
@@ -28,7 +29,7 @@ import (
 type env struct {
 	svc     *alerts.Service
 	ev      *alerts.Evaluator
-	st      *state.Alerts
+	st      *statedb.Alerts
 	records records.Store
 }
 
@@ -60,12 +61,12 @@ func envOver(t testing.TB, recs *duckdb.Store, o alerts.Options, live bool) *env
 func envEach(t testing.TB, recs *duckdb.Store, o alerts.Options, live, each bool) *env {
 	t.Helper()
 	ctx := context.Background()
-	db, err := state.OpenSQLite(ctx, t.TempDir())
+	db, err := statedb.OpenSQLite(ctx, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	st, err := state.OpenAlerts(ctx, db)
+	st, err := statedb.OpenAlerts(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 )
 
 // Channel is one destination of a rule's notifications, as stored (secret included).
@@ -146,7 +147,7 @@ func channels(r state.AlertRule) []Channel {
 
 // ruleOut renders a stored rule as answered, without secrets; full shows its webhook URLs
 // (to a caller who may change it), else they are redacted, in the channels' state too.
-func ruleOut(r state.AlertRule, status []state.ChannelStatus, full bool) api.AlertRule {
+func ruleOut(r state.AlertRule, status []statedb.ChannelStatus, full bool) api.AlertRule {
 	out := api.AlertRule{ID: r.ID, Name: r.Name, Query: r.Query, Interval: manage.FormatDuration(r.Interval),
 		For: manage.FormatDuration(r.For), Severity: r.Severity, Labels: r.Labels, Notify: []api.AlertChannel{},
 		Channels: []api.AlertChannelState{}, Owner: r.Owner, Created: r.Created, Updated: r.Updated}

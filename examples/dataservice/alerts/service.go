@@ -19,6 +19,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 	"github.com/fnapi/fnapi/label"
 	"github.com/fnapi/fnapi/registry"
 	"go.uber.org/zap"
@@ -67,7 +68,7 @@ type Standing interface {
 
 // Service holds the alert rules and serves the alert functions.
 type Service struct {
-	store  *state.Alerts
+	store  *statedb.Alerts
 	opts   Options
 	log    *zap.Logger
 	guard  *Guard
@@ -80,7 +81,7 @@ type Service struct {
 }
 
 // New returns the service of the alert rules kept in st.
-func New(st *state.Alerts, o Options) (*Service, error) {
+func New(st *statedb.Alerts, o Options) (*Service, error) {
 	if st == nil || o.Query == nil {
 		return nil, errors.New("alerts: New needs a store and a query function")
 	}

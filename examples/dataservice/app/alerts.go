@@ -11,7 +11,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/alerts"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
-	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 	"github.com/fnapi/fnapi/registry"
 )
 
@@ -38,18 +38,18 @@ const alertsKey = 0x66_6e_61_70_69_03
 // registerAlerts opens the alert tables in the state store and registers the alert functions
 // (API 1.3).
 func (a *App) registerAlerts(reg *registry.Registry) error {
-	var db *state.SQLite
+	var db *statedb.SQLite
 	switch st := a.state.(type) {
-	case *state.SQLite:
+	case *statedb.SQLite:
 		db = st
-	case *state.Postgres:
+	case *statedb.Postgres:
 		db = st.SQLite
 	default:
 		return errors.New("app: alerts: the state store keeps no alert tables")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	st, err := state.OpenAlerts(ctx, db)
+	st, err := statedb.OpenAlerts(ctx, db)
 	if err != nil {
 		return fmt.Errorf("app: %w", err)
 	}

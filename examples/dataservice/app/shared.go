@@ -13,6 +13,7 @@ import (
 	"github.com/fnapi/fnapi/auth/sqlstore"
 	"github.com/fnapi/fnapi/examples/dataservice/cluster"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"go.uber.org/zap"
@@ -25,7 +26,7 @@ func (a *App) openShared(ctx context.Context) (err error) {
 	// The stores go into a's fields only once open: an interface holding a nil pointer would
 	// not be nil to closeStores after a failure.
 	if a.cfg.Postgres == "" {
-		st, err := state.OpenSQLite(ctx, a.cfg.DataDir)
+		st, err := statedb.OpenSQLite(ctx, a.cfg.DataDir)
 		if err != nil {
 			return fmt.Errorf("app: %w", err) // state's errors say "state: ..."
 		}
@@ -39,7 +40,7 @@ func (a *App) openShared(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	st, err := state.OpenPostgres(ctx, a.cfg.Postgres)
+	st, err := statedb.OpenPostgres(ctx, a.cfg.Postgres)
 	if err != nil {
 		return fmt.Errorf("app: %w", err) // state's errors say "state: ..."
 	}
@@ -95,8 +96,8 @@ func (a *App) listen() {
 					a.auth.ForgetAll() // not a payload of this version: be safe
 				}
 			},
-			state.ConfigChannel:  func(string) { reload() },
-			state.ContextChannel: func(string) { a.reloadContext() },
+			statedb.ConfigChannel: func(string) { reload() },
+			state.ContextChannel:  func(string) { a.reloadContext() },
 		},
 		Resync: func() {
 			a.auth.ForgetAll()
@@ -119,7 +120,7 @@ func (a *App) pingers() map[string]func(context.Context) error {
 	if a.usersDB != nil {
 		p["users"] = a.usersDB.PingContext
 	}
-	if pg, ok := a.state.(*state.Postgres); ok {
+	if pg, ok := a.state.(*statedb.Postgres); ok {
 		p["state"] = pg.Ping
 	}
 	if a.listener != nil {

@@ -4,7 +4,7 @@
 //   - A Listener receives the notifications PostgreSQL sends at the commit of a change other
 //     nodes must see at once: a session ended, an API key revoked, a user changed or deleted
 //     (package sqlstore's triggers, channel sqlstore.Channel), and a configuration change
-//     (package state's, channel state.ConfigChannel). The application hands them to the
+//     (package state's, channel statedb.ConfigChannel). The application hands them to the
 //     authenticator's Forget methods and to the settings' Reload; after a lost connection it
 //     drops every cached token and re-reads the configuration, since notifications were missed.
 //   - A Lease runs a piece of background work (the demo generator, retention of shared records)

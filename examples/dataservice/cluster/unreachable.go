@@ -10,19 +10,20 @@ import (
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Unreachable reports whether err says that the database could not be reached or went away
 // during the call (refused or lost connections, a server shutting down or starting up) or
-// found its disk full (state.DiskFull, whichever store: state, users, audit trail), as
+// found its disk full (statedb.DiskFull, whichever store: state, users, audit trail), as
 // opposed to an error of the call itself: a call that failed so may succeed when retried.
 func Unreachable(err error) bool {
 	if err == nil {
 		return false
 	}
-	if errors.Is(err, state.ErrUnavailable) || state.DiskFull(err) {
+	if errors.Is(err, state.ErrUnavailable) || statedb.DiskFull(err) {
 		return true
 	}
 	var ce *pgconn.ConnectError

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 )
 
 // TestAuditTrailNotErasable checks, through the functions, that a caller cannot push other
@@ -11,7 +12,7 @@ import (
 // LIMIT-REACHED and nothing changed, and list-audit pages back to the oldest event.
 func TestAuditTrailNotErasable(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, state.WithLimits(state.Limits{AuditPerActor: 3}))
+	e := newEnv(t, statedb.WithLimits(state.Limits{AuditPerActor: 3}))
 	e.must("set-config", map[string]any{"values": map[string]any{"audit_retention": "30d"}}, nil)
 	for _, n := range []int{101, 102, 103} {
 		if r := e.callAs("mallory", "set-config", map[string]any{"values": map[string]any{"rate_limit": n}}); !r.ok() {

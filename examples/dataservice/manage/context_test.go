@@ -10,6 +10,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/netctx"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 )
 
 // TestZonesAndApplications: administrators set, list and delete zones and applications; the
@@ -104,7 +105,7 @@ func TestContextPersists(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	ctx := context.Background()
-	st, err := state.OpenSQLite(ctx, dir)
+	st, err := statedb.OpenSQLite(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestContextPersists(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	st, err = state.OpenSQLite(ctx, dir)
+	st, err = statedb.OpenSQLite(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
-	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 	"github.com/fnapi/fnapi/registry"
 )
 
@@ -36,7 +36,7 @@ func ExampleRegister() {
 	}
 	defer os.RemoveAll(dir)
 
-	st, err := state.OpenSQLite(ctx, dir)
+	st, err := statedb.OpenSQLite(ctx, dir)
 	if err != nil {
 		log.Fatal(err)
 	}

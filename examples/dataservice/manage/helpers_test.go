@@ -16,7 +16,7 @@ import (
 
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/netctx"
-	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 	"github.com/fnapi/fnapi/internal/apitest"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
@@ -44,15 +44,15 @@ func fakeAuth(next registry.Handler) registry.Handler {
 type env struct {
 	t        *testing.T
 	srv      *httptest.Server
-	store    *state.SQLite
+	store    *statedb.SQLite
 	settings *manage.Settings
 	resolver *netctx.Resolver // the zones and applications the functions apply
 }
 
-func newEnv(t *testing.T, opts ...state.Option) *env {
+func newEnv(t *testing.T, opts ...statedb.Option) *env {
 	t.Helper()
 	ctx := context.Background()
-	st, err := state.OpenSQLite(ctx, t.TempDir(), opts...)
+	st, err := statedb.OpenSQLite(ctx, t.TempDir(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
-	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/version"
 )
@@ -15,7 +15,7 @@ import (
 // which the checks in code use: the two must not drift apart.
 func TestSchemaLimits(t *testing.T) {
 	ctx := context.Background()
-	st, err := state.OpenSQLite(ctx, t.TempDir())
+	st, err := statedb.OpenSQLite(ctx, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

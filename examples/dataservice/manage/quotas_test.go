@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 )
 
 // TestQuotasPerUser checks, through the functions, that one user filling its dashboards and
 // bytes refuses nothing to another, and that dashboard changes are audited.
 func TestQuotasPerUser(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, state.WithLimits(state.Limits{DashboardsPerUser: 1, BytesPerUser: 25_000}))
+	e := newEnv(t, statedb.WithLimits(state.Limits{DashboardsPerUser: 1, BytesPerUser: 25_000}))
 	var d map[string]any
 	if r := e.callAs("ann", "create-dashboard", map[string]any{"title": "Ann's"}); !r.ok() {
 		t.Fatal(r.raw)
@@ -49,7 +50,7 @@ func TestQuotasPerUser(t *testing.T) {
 // (503), never an internal error.
 func TestFullDiskUnavailable(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, state.WithMaxSize(256<<10))
+	e := newEnv(t, statedb.WithMaxSize(256<<10))
 	var d map[string]any
 	e.must("create-dashboard", map[string]any{"title": "d"}, &d)
 	q := "records" + strings.Repeat(" ", 9_990)

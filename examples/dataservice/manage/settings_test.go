@@ -9,12 +9,12 @@ import (
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
-	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 )
 
-func openStore(t *testing.T, dir string) *state.SQLite {
+func openStore(t *testing.T, dir string) *statedb.SQLite {
 	t.Helper()
-	st, err := state.OpenSQLite(context.Background(), dir)
+	st, err := statedb.OpenSQLite(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

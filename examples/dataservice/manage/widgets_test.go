@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 	"github.com/google/uuid"
 )
 
@@ -196,7 +197,7 @@ func TestWidgetBadInput(t *testing.T) {
 }
 
 func TestLimitReached(t *testing.T) {
-	e := newEnv(t, state.WithLimits(state.Limits{DashboardsPerUser: 1, WidgetsPerDashboard: 1}))
+	e := newEnv(t, statedb.WithLimits(state.Limits{DashboardsPerUser: 1, WidgetsPerDashboard: 1}))
 	var d map[string]any
 	e.must("create-dashboard", map[string]any{"title": "only"}, &d)
 	checkError(t, e.call("create-dashboard", map[string]any{"title": "second"}), 409, "LIMIT-REACHED",

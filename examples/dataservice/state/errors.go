@@ -3,10 +3,6 @@ package state
 import (
 	"errors"
 	"fmt"
-
-	"github.com/jackc/pgx/v5/pgconn"
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // ErrNotFound is matched (with errors.Is) by every *NotFoundError.
@@ -16,8 +12,9 @@ var ErrNotFound = errors.New("state: not found")
 var ErrLimit = errors.New("state: limit reached")
 
 // ErrUnavailable marks (errors.Is) an error of a write refused because the disk or the
-// database is full (SQLite's SQLITE_FULL, PostgreSQL's disk_full): nothing was written, and
-// the call may succeed later, once room is made.
+// database is full (SQLite's SQLITE_FULL, PostgreSQL's disk_full: package statedb maps the
+// drivers' codes, so that this package and its users link no driver): nothing was written,
+// and the call may succeed later, once room is made.
 var ErrUnavailable = errors.New("state: store unavailable")
 
 // NotFoundError reports that an object a call names does not exist.
@@ -53,18 +50,3 @@ func (e *LimitError) Error() string {
 
 // Is reports whether target is ErrLimit.
 func (e *LimitError) Is(target error) bool { return target == ErrLimit }
-
-// DiskFull reports whether err (of this package, or of any SQLite or PostgreSQL database
-// reached through database/sql) says that the disk or the database is full: SQLite's
-// SQLITE_FULL, PostgreSQL's disk_full (SQLSTATE 53100).
-func DiskFull(err error) bool {
-	var se *sqlite.Error
-	var pe *pgconn.PgError
-	switch {
-	case errors.As(err, &se):
-		return se.Code()&0xff == sqlite3.SQLITE_FULL
-	case errors.As(err, &pe):
-		return pe.Code == "53100" // disk_full
-	}
-	return false
-}

@@ -153,7 +153,8 @@ type Limits struct {
 	AuditPerActor int
 }
 
-func (l Limits) withDefaults() Limits {
+// WithDefaults returns l with every field left zero (or negative) set to its default.
+func (l Limits) WithDefaults() Limits {
 	if l.DashboardsPerUser <= 0 {
 		l.DashboardsPerUser = 200
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 )
 
 // audit checks the audit trail: what goes in comes out, newest first, from a time on, at
@@ -15,7 +16,7 @@ import (
 // PruneAudit does, by age; AuditQuota counts each actor's events.
 func audit(t *testing.T, open Opener) {
 	ctx := context.Background()
-	s := open(t, state.WithLimits(state.Limits{AuditPerActor: 5}))
+	s := open(t, statedb.WithLimits(state.Limits{AuditPerActor: 5}))
 	if err := s.AppendAudit(ctx, state.AuditEvent{User: "admin", Address: "192.0.2.1", Action: "set-role",
 		Details: json.RawMessage(`{"user":"mallory","role":"read-only"}`)}); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 )
 
 func roundTrip(t *testing.T, open Opener) {
@@ -145,7 +146,7 @@ func notFound(t *testing.T, open Opener) {
 
 func allOrNothing(t *testing.T, open Opener) {
 	ctx := context.Background()
-	s := open(t, state.WithLimits(state.Limits{DashboardsPerUser: 2, WidgetsPerDashboard: 2, ConfigValues: 3}))
+	s := open(t, statedb.WithLimits(state.Limits{DashboardsPerUser: 2, WidgetsPerDashboard: 2, ConfigValues: 3}))
 	d := must[state.Dashboard](t)(s.CreateDashboard(ctx, state.Dashboard{Title: "full"}))
 	d2 := must[state.Dashboard](t)(s.CreateDashboard(ctx, state.Dashboard{Title: "other"}))
 	for i := range 2 {
@@ -258,7 +259,7 @@ func concurrentUpdates(t *testing.T, open Opener) {
 func oneInstant(t *testing.T, open Opener) {
 	ctx := context.Background()
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	s := open(t, state.WithClock(func() time.Time { return at }))
+	s := open(t, statedb.WithClock(func() time.Time { return at }))
 	var dashboards []string
 	for i := range 8 {
 		d := must[state.Dashboard](t)(s.CreateDashboard(ctx, state.Dashboard{Title: fmt.Sprint("d", i)}))
@@ -290,7 +291,7 @@ func oneInstant(t *testing.T, open Opener) {
 // widgets, each owner's own, so that one owner's use never refuses another's.
 func quotas(t *testing.T, open Opener) {
 	ctx := context.Background()
-	s := open(t, state.WithLimits(state.Limits{DashboardsPerUser: 2, BytesPerUser: 1000}))
+	s := open(t, statedb.WithLimits(state.Limits{DashboardsPerUser: 2, BytesPerUser: 1000}))
 	var le *state.LimitError
 	ann := must[state.Dashboard](t)(s.CreateDashboard(ctx, state.Dashboard{Title: "a1", Owner: "ann"}))
 	must[state.Dashboard](t)(s.CreateDashboard(ctx, state.Dashboard{Title: "a2", Owner: "ann"}))

@@ -10,17 +10,18 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 )
 
 // Opener returns an empty store made with opts, closed when the test ends.
-type Opener func(t *testing.T, opts ...state.Option) state.Store
+type Opener func(t *testing.T, opts ...statedb.Option) state.Store
 
 // Run checks the stores that open returns (an empty one for each subtest) against the
 // contract of state.Store and the guarantees of the state package's documentation.
 func Run(t *testing.T, open Opener) {
-	clocked := func(t *testing.T, opts ...state.Option) state.Store {
+	clocked := func(t *testing.T, opts ...statedb.Option) state.Store {
 		c := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-		return open(t, append([]state.Option{state.WithClock(c.now)}, opts...)...)
+		return open(t, append([]statedb.Option{statedb.WithClock(c.now)}, opts...)...)
 	}
 	t.Run("round trip", func(t *testing.T) { roundTrip(t, clocked) })
 	t.Run("not found", func(t *testing.T) { notFound(t, clocked) })

@@ -1,15 +1,17 @@
-package state
+package statedb
 
 import (
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
 
 // Dashboards returns every dashboard, oldest first, without their widgets.
-func (s *SQLite) Dashboards(ctx context.Context) ([]Dashboard, error) {
-	var out []Dashboard
+func (s *SQLite) Dashboards(ctx context.Context) ([]state.Dashboard, error) {
+	var out []state.Dashboard
 	err := s.read(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx,
 			`SELECT `+dashboardColumns+` FROM dashboards ORDER BY created, id`)
@@ -33,8 +35,8 @@ func (s *SQLite) Dashboards(ctx context.Context) ([]Dashboard, error) {
 }
 
 // Dashboard returns the dashboard with the given ID, with its widgets.
-func (s *SQLite) Dashboard(ctx context.Context, id string) (Dashboard, error) {
-	var d Dashboard
+func (s *SQLite) Dashboard(ctx context.Context, id string) (state.Dashboard, error) {
+	var d state.Dashboard
 	err := s.read(ctx, func(tx *sql.Tx) error {
 		var err error
 		d, err = dashboardWithWidgets(ctx, tx, id)
@@ -44,17 +46,17 @@ func (s *SQLite) Dashboard(ctx context.Context, id string) (Dashboard, error) {
 }
 
 // CreateDashboard stores a new dashboard.
-func (s *SQLite) CreateDashboard(ctx context.Context, d Dashboard) (Dashboard, error) {
+func (s *SQLite) CreateDashboard(ctx context.Context, d state.Dashboard) (state.Dashboard, error) {
 	t, ms := s.stamp()
-	out := Dashboard{ID: newID(), Title: d.Title, Description: d.Description, Owner: d.Owner,
-		Widgets: []Widget{}, Created: t, Updated: t}
+	out := state.Dashboard{ID: newID(), Title: d.Title, Description: d.Description, Owner: d.Owner,
+		Widgets: []state.Widget{}, Created: t, Updated: t}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM dashboards WHERE owner = ?`, d.Owner).Scan(&n); err != nil {
 			return err
 		}
 		if n >= s.limits.DashboardsPerUser {
-			return &LimitError{What: "dashboards", Limit: s.limits.DashboardsPerUser}
+			return &state.LimitError{What: "dashboards", Limit: s.limits.DashboardsPerUser}
 		}
 		size := dashboardBytes(out)
 		if err := s.makeBytes(ctx, tx, out.Owner, out.ID, size); err != nil {
@@ -66,14 +68,14 @@ func (s *SQLite) CreateDashboard(ctx context.Context, d Dashboard) (Dashboard, e
 		return err
 	})
 	if err != nil {
-		return Dashboard{}, wrap("create dashboard", err)
+		return state.Dashboard{}, wrap("create dashboard", err)
 	}
 	return out, nil
 }
 
 // UpdateDashboard changes a dashboard's title and description.
-func (s *SQLite) UpdateDashboard(ctx context.Context, id string, change func(*Dashboard) error) (Dashboard, error) {
-	var out Dashboard
+func (s *SQLite) UpdateDashboard(ctx context.Context, id string, change func(*state.Dashboard) error) (state.Dashboard, error) {
+	var out state.Dashboard
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		d, err := dashboard(ctx, tx, id)
 		if err != nil {
@@ -96,7 +98,7 @@ func (s *SQLite) UpdateDashboard(ctx context.Context, id string, change func(*Da
 		return err
 	})
 	if err != nil {
-		return Dashboard{}, wrap("update dashboard", err)
+		return state.Dashboard{}, wrap("update dashboard", err)
 	}
 	return out, nil
 }
@@ -116,7 +118,7 @@ func (s *SQLite) DeleteDashboard(ctx context.Context, id string) error {
 		if n, err := res.RowsAffected(); err != nil {
 			return err
 		} else if n == 0 {
-			return &NotFoundError{Kind: "dashboard", ID: id}
+			return &state.NotFoundError{Kind: "dashboard", ID: id}
 		}
 		return nil
 	})
@@ -127,43 +129,43 @@ const dashboardColumns = `id, title, description, created, updated, owner`
 
 type scanner interface{ Scan(dest ...any) error }
 
-func scanDashboard(r scanner) (Dashboard, error) {
-	var d Dashboard
+func scanDashboard(r scanner) (state.Dashboard, error) {
+	var d state.Dashboard
 	var created, updated int64
 	if err := r.Scan(&d.ID, &d.Title, &d.Description, &created, &updated, &d.Owner); err != nil {
-		return Dashboard{}, err
+		return state.Dashboard{}, err
 	}
 	d.Created, d.Updated = fromMillis(created), fromMillis(updated)
 	return d, nil
 }
 
 // dashboard reads one dashboard without its widgets.
-func dashboard(ctx context.Context, q queryer, id string) (Dashboard, error) {
+func dashboard(ctx context.Context, q queryer, id string) (state.Dashboard, error) {
 	d, err := scanDashboard(q.QueryRowContext(ctx,
 		`SELECT `+dashboardColumns+` FROM dashboards WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Dashboard{}, &NotFoundError{Kind: "dashboard", ID: id}
+		return state.Dashboard{}, &state.NotFoundError{Kind: "dashboard", ID: id}
 	}
 	return d, err
 }
 
 // dashboardWithWidgets reads one dashboard and its widgets.
-func dashboardWithWidgets(ctx context.Context, q queryer, id string) (Dashboard, error) {
+func dashboardWithWidgets(ctx context.Context, q queryer, id string) (state.Dashboard, error) {
 	d, err := dashboard(ctx, q, id)
 	if err != nil {
-		return Dashboard{}, err
+		return state.Dashboard{}, err
 	}
 	rows, err := q.QueryContext(ctx, `SELECT `+widgetColumns+` FROM widgets
 		WHERE dashboard = ? ORDER BY created, id`, id)
 	if err != nil {
-		return Dashboard{}, err
+		return state.Dashboard{}, err
 	}
 	defer rows.Close()
-	d.Widgets = []Widget{}
+	d.Widgets = []state.Widget{}
 	for rows.Next() {
 		w, err := scanWidget(rows)
 		if err != nil {
-			return Dashboard{}, err
+			return state.Dashboard{}, err
 		}
 		d.Widgets = append(d.Widgets, w)
 	}
@@ -177,7 +179,7 @@ func wrap(op string, err error) error {
 		return nil
 	}
 	if DiskFull(err) {
-		return fmt.Errorf("state: %s: %w: %w", op, ErrUnavailable, err)
+		return fmt.Errorf("state: %s: %w: %w", op, state.ErrUnavailable, err)
 	}
 	return fmt.Errorf("state: %s: %w", op, err)
 }

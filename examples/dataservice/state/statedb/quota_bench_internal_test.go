@@ -1,9 +1,11 @@
-package state
+package statedb
 
 import (
 	"context"
 	"fmt"
 	"testing"
+
+	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
 
 // BenchmarkMakeBytes measures the byte quota's check alone (a sum over the owner's
@@ -13,17 +15,17 @@ func BenchmarkMakeBytes(b *testing.B) {
 	for _, held := range []int{0, 2000} {
 		b.Run(fmt.Sprintf("owner holds %d", held), func(b *testing.B) {
 			ctx := context.Background()
-			s, err := OpenSQLite(ctx, b.TempDir(), WithLimits(Limits{WidgetsPerDashboard: 1 << 30}))
+			s, err := OpenSQLite(ctx, b.TempDir(), WithLimits(state.Limits{WidgetsPerDashboard: 1 << 30}))
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer s.Close()
-			d, err := s.CreateDashboard(ctx, Dashboard{Title: "d", Owner: "ann"})
+			d, err := s.CreateDashboard(ctx, state.Dashboard{Title: "d", Owner: "ann"})
 			if err != nil {
 				b.Fatal(err)
 			}
 			for range held {
-				if _, err := s.CreateWidget(ctx, Widget{Dashboard: d.ID, Title: "w", Kind: "table", Owner: "ann"}); err != nil {
+				if _, err := s.CreateWidget(ctx, state.Widget{Dashboard: d.ID, Title: "w", Kind: "table", Owner: "ann"}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,4 +1,4 @@
-package state_test
+package statedb_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 )
 
 // TestAuditMigration opens a store made before the audit trail: it gains the table and keeps
@@ -56,7 +57,7 @@ func TestAuditActorMigration(t *testing.T) {
 func oldStore(t *testing.T, more ...string) string {
 	t.Helper()
 	dir := t.TempDir()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, state.FileName))
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, statedb.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func TestQuotaMigration(t *testing.T) {
 		`INSERT INTO widgets VALUES ('w1', 'd1', 'w', 'table', '["`+strings.Repeat("x", 500)+`"]', '{}', 1, 1)`,
 		`PRAGMA user_version = 4`,
 	)
-	s := open(t, dir, state.WithLimits(state.Limits{BytesPerUser: 600}))
+	s := open(t, dir, statedb.WithLimits(state.Limits{BytesPerUser: 600}))
 	ctx := context.Background()
 	d := must[state.Dashboard](t)(s.Dashboard(ctx, "d1"))
 	if d.Owner != "" || len(d.Widgets) != 1 || d.Widgets[0].Owner != "" {

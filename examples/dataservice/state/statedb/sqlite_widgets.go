@@ -1,4 +1,4 @@
-package state
+package statedb
 
 import (
 	"context"
@@ -6,13 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
 
 const widgetColumns = `id, dashboard, title, kind, queries, options, created, updated, owner`
 
 // Widget returns one widget.
-func (s *SQLite) Widget(ctx context.Context, id string) (Widget, error) {
-	var w Widget
+func (s *SQLite) Widget(ctx context.Context, id string) (state.Widget, error) {
+	var w state.Widget
 	err := s.read(ctx, func(tx *sql.Tx) error {
 		var err error
 		w, err = widget(ctx, tx, id)
@@ -22,7 +24,7 @@ func (s *SQLite) Widget(ctx context.Context, id string) (Widget, error) {
 }
 
 // CreateWidget stores a new widget on its dashboard.
-func (s *SQLite) CreateWidget(ctx context.Context, w Widget) (Widget, error) {
+func (s *SQLite) CreateWidget(ctx context.Context, w state.Widget) (state.Widget, error) {
 	t, ms := s.stamp()
 	out := w
 	out.ID, out.Created, out.Updated = newID(), t, t
@@ -30,7 +32,7 @@ func (s *SQLite) CreateWidget(ctx context.Context, w Widget) (Widget, error) {
 	out.Options = normalOptions(w.Options)
 	queries, err := json.Marshal(out.Queries)
 	if err != nil {
-		return Widget{}, fmt.Errorf("state: create widget: %w", err)
+		return state.Widget{}, fmt.Errorf("state: create widget: %w", err)
 	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		if err := s.makeRoom(ctx, tx, w.Dashboard, ms); err != nil {
@@ -45,14 +47,14 @@ func (s *SQLite) CreateWidget(ctx context.Context, w Widget) (Widget, error) {
 		return err
 	})
 	if err != nil {
-		return Widget{}, wrap("create widget", err)
+		return state.Widget{}, wrap("create widget", err)
 	}
 	return out, nil
 }
 
 // UpdateWidget changes a widget, possibly moving it to another dashboard.
-func (s *SQLite) UpdateWidget(ctx context.Context, id string, change func(*Widget) error) (Widget, error) {
-	var out Widget
+func (s *SQLite) UpdateWidget(ctx context.Context, id string, change func(*state.Widget) error) (state.Widget, error) {
+	var out state.Widget
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		w, err := widget(ctx, tx, id)
 		if err != nil {
@@ -89,7 +91,7 @@ func (s *SQLite) UpdateWidget(ctx context.Context, id string, change func(*Widge
 		return err
 	})
 	if err != nil {
-		return Widget{}, wrap("update widget", err)
+		return state.Widget{}, wrap("update widget", err)
 	}
 	return out, nil
 }
@@ -121,7 +123,7 @@ func (s *SQLite) makeRoom(ctx context.Context, tx *sql.Tx, dashboard string, ms 
 		return err
 	}
 	if n >= s.limits.WidgetsPerDashboard {
-		return &LimitError{What: "widgets", Limit: s.limits.WidgetsPerDashboard}
+		return &state.LimitError{What: "widgets", Limit: s.limits.WidgetsPerDashboard}
 	}
 	return nil
 }
@@ -137,28 +139,28 @@ func touchDashboard(ctx context.Context, tx *sql.Tx, id string, ms int64) error 
 		return err
 	}
 	if n == 0 {
-		return &NotFoundError{Kind: "dashboard", ID: id}
+		return &state.NotFoundError{Kind: "dashboard", ID: id}
 	}
 	return nil
 }
 
-func widget(ctx context.Context, q queryer, id string) (Widget, error) {
+func widget(ctx context.Context, q queryer, id string) (state.Widget, error) {
 	w, err := scanWidget(q.QueryRowContext(ctx, `SELECT `+widgetColumns+` FROM widgets WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Widget{}, &NotFoundError{Kind: "widget", ID: id}
+		return state.Widget{}, &state.NotFoundError{Kind: "widget", ID: id}
 	}
 	return w, err
 }
 
-func scanWidget(r scanner) (Widget, error) {
-	var w Widget
+func scanWidget(r scanner) (state.Widget, error) {
+	var w state.Widget
 	var queries, options string
 	var created, updated int64
 	if err := r.Scan(&w.ID, &w.Dashboard, &w.Title, &w.Kind, &queries, &options, &created, &updated, &w.Owner); err != nil {
-		return Widget{}, err
+		return state.Widget{}, err
 	}
 	if err := json.Unmarshal([]byte(queries), &w.Queries); err != nil {
-		return Widget{}, fmt.Errorf("widget %s: stored queries: %w", w.ID, err)
+		return state.Widget{}, fmt.Errorf("widget %s: stored queries: %w", w.ID, err)
 	}
 	if w.Queries == nil {
 		w.Queries = []string{}

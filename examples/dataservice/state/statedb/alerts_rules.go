@@ -1,4 +1,4 @@
-package state
+package statedb
 
 import (
 	"context"
@@ -6,21 +6,23 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
 
 const ruleColumns = `id, name, query, every_ms, for_ms, severity, labels, notify, owner, created, updated`
 
-func scanRule(r scanner) (AlertRule, error) {
-	var ru AlertRule
+func scanRule(r scanner) (state.AlertRule, error) {
+	var ru state.AlertRule
 	var every, forMS, created, updated int64
 	var labels, notify string
 	if err := r.Scan(&ru.ID, &ru.Name, &ru.Query, &every, &forMS, &ru.Severity, &labels, &notify, &ru.Owner,
 		&created, &updated); err != nil {
-		return AlertRule{}, err
+		return state.AlertRule{}, err
 	}
 	ru.Interval, ru.For = time.Duration(every)*time.Millisecond, time.Duration(forMS)*time.Millisecond
 	if err := json.Unmarshal([]byte(labels), &ru.Labels); err != nil {
-		return AlertRule{}, err
+		return state.AlertRule{}, err
 	}
 	ru.Notify = json.RawMessage(notify)
 	ru.Created, ru.Updated = fromMillis(created), fromMillis(updated)
@@ -28,8 +30,8 @@ func scanRule(r scanner) (AlertRule, error) {
 }
 
 // Rules returns every rule, oldest first.
-func (a *Alerts) Rules(ctx context.Context) ([]AlertRule, error) {
-	var out []AlertRule
+func (a *Alerts) Rules(ctx context.Context) ([]state.AlertRule, error) {
+	var out []state.AlertRule
 	err := a.s.read(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT `+ruleColumns+` FROM alert_rules ORDER BY created, id`)
 		if err != nil {
@@ -49,8 +51,8 @@ func (a *Alerts) Rules(ctx context.Context) ([]AlertRule, error) {
 }
 
 // Rule returns the rule with the given ID.
-func (a *Alerts) Rule(ctx context.Context, id string) (AlertRule, error) {
-	var r AlertRule
+func (a *Alerts) Rule(ctx context.Context, id string) (state.AlertRule, error) {
+	var r state.AlertRule
 	err := a.s.read(ctx, func(tx *sql.Tx) error {
 		var err error
 		r, err = rule(ctx, tx, id)
@@ -59,22 +61,22 @@ func (a *Alerts) Rule(ctx context.Context, id string) (AlertRule, error) {
 	return r, wrap("get alert rule", err)
 }
 
-func rule(ctx context.Context, q queryer, id string) (AlertRule, error) {
+func rule(ctx context.Context, q queryer, id string) (state.AlertRule, error) {
 	r, err := scanRule(q.QueryRowContext(ctx, `SELECT `+ruleColumns+` FROM alert_rules WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return AlertRule{}, &NotFoundError{Kind: "alert rule", ID: id}
+		return state.AlertRule{}, &state.NotFoundError{Kind: "alert rule", ID: id}
 	}
 	return r, err
 }
 
 // CreateRule stores a new rule and returns it with its ID and times. An owner holds at most
 // perOwner rules; one more is a *LimitError and nothing is stored.
-func (a *Alerts) CreateRule(ctx context.Context, r AlertRule, perOwner int) (AlertRule, error) {
+func (a *Alerts) CreateRule(ctx context.Context, r state.AlertRule, perOwner int) (state.AlertRule, error) {
 	t, ms := a.s.stamp()
 	r.ID, r.Created, r.Updated = newID(), t, t
 	labels, err := json.Marshal(r.Labels)
 	if err != nil {
-		return AlertRule{}, wrap("create alert rule", err)
+		return state.AlertRule{}, wrap("create alert rule", err)
 	}
 	err = a.s.write(ctx, func(tx *sql.Tx) error {
 		var n int
@@ -82,7 +84,7 @@ func (a *Alerts) CreateRule(ctx context.Context, r AlertRule, perOwner int) (Ale
 			return err
 		}
 		if n >= perOwner {
-			return &LimitError{What: "alert rules", Limit: perOwner}
+			return &state.LimitError{What: "alert rules", Limit: perOwner}
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO alert_rules (`+ruleColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			r.ID, r.Name, r.Query, r.Interval.Milliseconds(), r.For.Milliseconds(), r.Severity, string(labels),
@@ -90,15 +92,15 @@ func (a *Alerts) CreateRule(ctx context.Context, r AlertRule, perOwner int) (Ale
 		return err
 	})
 	if err != nil {
-		return AlertRule{}, wrap("create alert rule", err)
+		return state.AlertRule{}, wrap("create alert rule", err)
 	}
 	return r, nil
 }
 
 // UpdateRule runs change on the rule with the given ID and stores what it leaves. The
 // rule's instances are dropped when its query changes (its groups are another question).
-func (a *Alerts) UpdateRule(ctx context.Context, id string, change func(*AlertRule) error) (AlertRule, error) {
-	var out AlertRule
+func (a *Alerts) UpdateRule(ctx context.Context, id string, change func(*state.AlertRule) error) (state.AlertRule, error) {
+	var out state.AlertRule
 	err := a.s.write(ctx, func(tx *sql.Tx) error {
 		r, err := rule(ctx, tx, id)
 		if err != nil {
@@ -129,7 +131,7 @@ func (a *Alerts) UpdateRule(ctx context.Context, id string, change func(*AlertRu
 		return nil
 	})
 	if err != nil {
-		return AlertRule{}, wrap("update alert rule", err)
+		return state.AlertRule{}, wrap("update alert rule", err)
 	}
 	return out, nil
 }
@@ -145,7 +147,7 @@ func (a *Alerts) DeleteRule(ctx context.Context, id string) error {
 		if n, err := res.RowsAffected(); err != nil {
 			return err
 		} else if n == 0 {
-			return &NotFoundError{Kind: "alert rule", ID: id}
+			return &state.NotFoundError{Kind: "alert rule", ID: id}
 		}
 		for _, q := range []string{`DELETE FROM alert_instances WHERE rule = ?`, `DELETE FROM alert_silences WHERE rule = ?`,
 			`DELETE FROM alert_deliveries WHERE rule = ? AND done = 0`} {
@@ -186,7 +188,7 @@ func (a *Alerts) Acknowledge(ctx context.Context, ruleID, group string) error {
 		if n, err := res.RowsAffected(); err != nil {
 			return err
 		} else if n == 0 {
-			return &NotFoundError{Kind: "alert", ID: group}
+			return &state.NotFoundError{Kind: "alert", ID: group}
 		}
 		return nil
 	})

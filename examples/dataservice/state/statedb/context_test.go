@@ -1,4 +1,4 @@
-package state_test
+package statedb_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -67,14 +68,14 @@ func contextSuite(t *testing.T, st state.ContextStore) {
 func TestSQLiteContext(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	st, err := state.OpenSQLite(context.Background(), dir)
+	st, err := statedb.OpenSQLite(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	contextSuite(t, st)
 	st.Close()
 	// persisted across a restart
-	st, err = state.OpenSQLite(context.Background(), dir)
+	st, err = statedb.OpenSQLite(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package state
+package statedb
 
 import (
 	"context"
@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"strings"
 	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
 
 // Instances returns the instances pending or firing, of every rule when ruleID is "".
-func (a *Alerts) Instances(ctx context.Context, ruleID string) ([]AlertInstance, error) {
-	var out []AlertInstance
+func (a *Alerts) Instances(ctx context.Context, ruleID string) ([]state.AlertInstance, error) {
+	var out []state.AlertInstance
 	err := a.s.read(ctx, func(tx *sql.Tx) error {
 		var err error
 		out, err = instances(ctx, tx, ruleID)
@@ -19,7 +21,7 @@ func (a *Alerts) Instances(ctx context.Context, ruleID string) ([]AlertInstance,
 	return out, wrap("list alerts", err)
 }
 
-func instances(ctx context.Context, q queryer, ruleID string) ([]AlertInstance, error) {
+func instances(ctx context.Context, q queryer, ruleID string) ([]state.AlertInstance, error) {
 	// Two statements, not "rule = ? OR ? = ''", which scanned every rule's instances for one
 	// rule's: an evaluation reads its rule's, and with thousands firing that was most of it.
 	query, args := `SELECT rule, grp, state, since, vals, acked FROM alert_instances ORDER BY since, rule, grp`, []any(nil)
@@ -32,9 +34,9 @@ func instances(ctx context.Context, q queryer, ruleID string) ([]AlertInstance, 
 		return nil, err
 	}
 	defer rows.Close()
-	var out []AlertInstance
+	var out []state.AlertInstance
 	for rows.Next() {
-		var in AlertInstance
+		var in state.AlertInstance
 		var since, acked int64
 		var vals string
 		if err := rows.Scan(&in.Rule, &in.Group, &in.State, &since, &vals, &acked); err != nil {
@@ -70,7 +72,7 @@ func silenced(ctx context.Context, q queryer, ruleID string, at time.Time) (map[
 // one lock on PostgreSQL), two nodes evaluating one rule at once see each other's
 // transitions and never make one twice. A rule deleted meanwhile is a *NotFoundError.
 func (a *Alerts) Evaluate(ctx context.Context, ruleID string,
-	next func(current []AlertInstance, silenced map[string]bool) (AlertChange, error)) error {
+	next func(current []state.AlertInstance, silenced map[string]bool) (state.AlertChange, error)) error {
 	err := a.s.write(ctx, func(tx *sql.Tx) error {
 		if _, err := rule(ctx, tx, ruleID); err != nil {
 			return err
@@ -123,7 +125,7 @@ func boolInt(b bool) int {
 }
 
 // History returns the events q selects, newest first.
-func (a *Alerts) History(ctx context.Context, q AlertQuery) ([]AlertEvent, error) {
+func (a *Alerts) History(ctx context.Context, q state.AlertQuery) ([]state.AlertEvent, error) {
 	until := q.Until.UnixMilli()
 	if q.Until.IsZero() {
 		until = 1<<63 - 1
@@ -147,7 +149,7 @@ func (a *Alerts) History(ctx context.Context, q AlertQuery) ([]AlertEvent, error
 	}
 	query += ` ORDER BY id DESC LIMIT ?`
 	args = append(args, limit)
-	var out []AlertEvent
+	var out []state.AlertEvent
 	err := a.s.read(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, query, args...)
 		if err != nil {
@@ -155,7 +157,7 @@ func (a *Alerts) History(ctx context.Context, q AlertQuery) ([]AlertEvent, error
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var e AlertEvent
+			var e state.AlertEvent
 			var vals string
 			var at int64
 			if err := rows.Scan(&e.ID, &e.Rule, &e.Group, &e.State, &vals, &at); err != nil {
@@ -208,8 +210,8 @@ func (a *Alerts) PruneHistory(ctx context.Context, before time.Time) error {
 
 // Claim returns up to limit deliveries due at now, oldest first, and makes them due again
 // only after hold: whoever claims them sends them, and no other sender does meanwhile.
-func (a *Alerts) Claim(ctx context.Context, now time.Time, hold time.Duration, limit int) ([]AlertDelivery, error) {
-	var out []AlertDelivery
+func (a *Alerts) Claim(ctx context.Context, now time.Time, hold time.Duration, limit int) ([]state.AlertDelivery, error) {
+	var out []state.AlertDelivery
 	err := a.s.write(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT id, event, rule, target, body, attempts, error, due FROM alert_deliveries
 			WHERE done = 0 AND due <= ? ORDER BY id LIMIT ?`, now.UnixMilli(), limit)
@@ -217,7 +219,7 @@ func (a *Alerts) Claim(ctx context.Context, now time.Time, hold time.Duration, l
 			return err
 		}
 		for rows.Next() {
-			var d AlertDelivery
+			var d state.AlertDelivery
 			var body string
 			var due int64
 			if err := rows.Scan(&d.ID, &d.Event, &d.Rule, &d.Target, &body, &d.Attempts, &d.Error, &due); err != nil {

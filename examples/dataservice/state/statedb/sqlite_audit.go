@@ -1,14 +1,16 @@
-package state
+package statedb
 
 import (
 	"context"
 	"database/sql"
 	"encoding/json"
 	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
 
 // AppendAudit adds e to the audit trail.
-func (s *SQLite) AppendAudit(ctx context.Context, e AuditEvent) error {
+func (s *SQLite) AppendAudit(ctx context.Context, e state.AuditEvent) error {
 	details := string(e.Details)
 	if details == "" {
 		details = "{}"
@@ -31,7 +33,7 @@ func (s *SQLite) AuditQuota(ctx context.Context, actor string) error {
 			actor, s.limits.AuditPerActor).Scan(&n)
 	})
 	if err == nil && n >= s.limits.AuditPerActor {
-		err = &LimitError{What: "audit events", Limit: s.limits.AuditPerActor}
+		err = &state.LimitError{What: "audit events", Limit: s.limits.AuditPerActor}
 	}
 	return wrap("check the audit quota", err)
 }
@@ -51,12 +53,12 @@ func (s *SQLite) PruneAudit(ctx context.Context, before time.Time) (int64, error
 }
 
 // Audit returns the newest events q selects.
-func (s *SQLite) Audit(ctx context.Context, q AuditQuery) ([]AuditEvent, error) {
+func (s *SQLite) Audit(ctx context.Context, q state.AuditQuery) ([]state.AuditEvent, error) {
 	before := q.Before
 	if before <= 0 {
 		before = 1<<63 - 1
 	}
-	var out []AuditEvent
+	var out []state.AuditEvent
 	err := s.read(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT id, time, actor, key, address, action, details FROM audit
 			WHERE time >= ? AND id < ? ORDER BY id DESC LIMIT ?`, q.Since.UnixMilli(), before, max(q.Limit, 0))
@@ -65,7 +67,7 @@ func (s *SQLite) Audit(ctx context.Context, q AuditQuery) ([]AuditEvent, error) 
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var e AuditEvent
+			var e state.AuditEvent
 			var ms int64
 			var details string
 			if err := rows.Scan(&e.ID, &ms, &e.User, &e.Key, &e.Address, &e.Action, &details); err != nil {

@@ -1,4 +1,4 @@
-package state_test
+package statedb_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 )
 
 // BenchmarkCreateWidget measures a widget's creation on SQLite, whose quota check sums the
@@ -14,7 +15,7 @@ func BenchmarkCreateWidget(b *testing.B) {
 	for _, held := range []int{0, 2000} {
 		b.Run(fmt.Sprintf("owner holds %d", held), func(b *testing.B) {
 			ctx := context.Background()
-			s, err := state.OpenSQLite(ctx, b.TempDir(), state.WithLimits(state.Limits{WidgetsPerDashboard: 1 << 30}))
+			s, err := statedb.OpenSQLite(ctx, b.TempDir(), statedb.WithLimits(state.Limits{WidgetsPerDashboard: 1 << 30}))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -43,7 +44,7 @@ func BenchmarkCreateWidget(b *testing.B) {
 // with 10,000 events in the trail.
 func BenchmarkAuditQuota(b *testing.B) {
 	ctx := context.Background()
-	s, err := state.OpenSQLite(ctx, b.TempDir())
+	s, err := statedb.OpenSQLite(ctx, b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package state
+package statedb
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
 
 // migrationContext is the schema step that keeps zones and applications: networks and rules
@@ -22,11 +24,11 @@ const migrationContext = `CREATE TABLE zones (
 		updated INTEGER NOT NULL
 	);`
 
-var _ ContextStore = (*SQLite)(nil)
+var _ state.ContextStore = (*SQLite)(nil)
 
 // Zones returns every zone, by name.
-func (s *SQLite) Zones(ctx context.Context) ([]Zone, error) {
-	var out []Zone
+func (s *SQLite) Zones(ctx context.Context) ([]state.Zone, error) {
+	var out []state.Zone
 	err := s.read(ctx, func(tx *sql.Tx) error {
 		var err error
 		out, err = zones(ctx, tx)
@@ -36,8 +38,8 @@ func (s *SQLite) Zones(ctx context.Context) ([]Zone, error) {
 }
 
 // Applications returns every application, by name.
-func (s *SQLite) Applications(ctx context.Context) ([]Application, error) {
-	var out []Application
+func (s *SQLite) Applications(ctx context.Context) ([]state.Application, error) {
+	var out []state.Application
 	err := s.read(ctx, func(tx *sql.Tx) error {
 		var err error
 		out, err = applications(ctx, tx)
@@ -47,19 +49,19 @@ func (s *SQLite) Applications(ctx context.Context) ([]Application, error) {
 }
 
 // SetZone creates or replaces a zone.
-func (s *SQLite) SetZone(ctx context.Context, z Zone, check CheckContext) (Zone, error) {
+func (s *SQLite) SetZone(ctx context.Context, z state.Zone, check state.CheckContext) (state.Zone, error) {
 	t, ms := s.stamp()
 	z.Updated, z.Networks = t, slices.Clone(z.Networks)
 	if z.Networks == nil {
 		z.Networks = []string{}
 	}
-	err := s.changeContext(ctx, check, func(zs []Zone, as []Application) ([]Zone, []Application, error) {
-		i, found := slices.BinarySearchFunc(zs, z.Name, func(a Zone, n string) int { return strings.Compare(a.Name, n) })
+	err := s.changeContext(ctx, check, func(zs []state.Zone, as []state.Application) ([]state.Zone, []state.Application, error) {
+		i, found := slices.BinarySearchFunc(zs, z.Name, func(a state.Zone, n string) int { return strings.Compare(a.Name, n) })
 		if found {
 			zs[i] = z
 		} else {
-			if len(zs) >= MaxZones {
-				return nil, nil, &LimitError{What: "zones", Limit: MaxZones}
+			if len(zs) >= state.MaxZones {
+				return nil, nil, &state.LimitError{What: "zones", Limit: state.MaxZones}
 			}
 			zs = slices.Insert(zs, i, z)
 		}
@@ -71,17 +73,17 @@ func (s *SQLite) SetZone(ctx context.Context, z Zone, check CheckContext) (Zone,
 		return err
 	})
 	if err != nil {
-		return Zone{}, wrap("set zone", err)
+		return state.Zone{}, wrap("set zone", err)
 	}
 	return z, nil
 }
 
 // DeleteZone deletes a zone.
-func (s *SQLite) DeleteZone(ctx context.Context, name string, check CheckContext) error {
-	err := s.changeContext(ctx, check, func(zs []Zone, as []Application) ([]Zone, []Application, error) {
-		i := slices.IndexFunc(zs, func(z Zone) bool { return z.Name == name })
+func (s *SQLite) DeleteZone(ctx context.Context, name string, check state.CheckContext) error {
+	err := s.changeContext(ctx, check, func(zs []state.Zone, as []state.Application) ([]state.Zone, []state.Application, error) {
+		i := slices.IndexFunc(zs, func(z state.Zone) bool { return z.Name == name })
 		if i < 0 {
-			return nil, nil, &NotFoundError{Kind: "zone", ID: name}
+			return nil, nil, &state.NotFoundError{Kind: "zone", ID: name}
 		}
 		return slices.Delete(zs, i, i+1), as, nil
 	}, func(tx *sql.Tx) error {
@@ -92,19 +94,19 @@ func (s *SQLite) DeleteZone(ctx context.Context, name string, check CheckContext
 }
 
 // SetApplication creates or replaces an application.
-func (s *SQLite) SetApplication(ctx context.Context, a Application, check CheckContext) (Application, error) {
+func (s *SQLite) SetApplication(ctx context.Context, a state.Application, check state.CheckContext) (state.Application, error) {
 	t, ms := s.stamp()
 	a.Updated, a.Rules = t, slices.Clone(a.Rules)
 	if a.Rules == nil {
-		a.Rules = []Rule{}
+		a.Rules = []state.Rule{}
 	}
-	err := s.changeContext(ctx, check, func(zs []Zone, as []Application) ([]Zone, []Application, error) {
-		i, found := slices.BinarySearchFunc(as, a.Name, func(x Application, n string) int { return strings.Compare(x.Name, n) })
+	err := s.changeContext(ctx, check, func(zs []state.Zone, as []state.Application) ([]state.Zone, []state.Application, error) {
+		i, found := slices.BinarySearchFunc(as, a.Name, func(x state.Application, n string) int { return strings.Compare(x.Name, n) })
 		if found {
 			as[i] = a
 		} else {
-			if len(as) >= MaxApplications {
-				return nil, nil, &LimitError{What: "applications", Limit: MaxApplications}
+			if len(as) >= state.MaxApplications {
+				return nil, nil, &state.LimitError{What: "applications", Limit: state.MaxApplications}
 			}
 			as = slices.Insert(as, i, a)
 		}
@@ -116,17 +118,17 @@ func (s *SQLite) SetApplication(ctx context.Context, a Application, check CheckC
 		return err
 	})
 	if err != nil {
-		return Application{}, wrap("set application", err)
+		return state.Application{}, wrap("set application", err)
 	}
 	return a, nil
 }
 
 // DeleteApplication deletes an application.
-func (s *SQLite) DeleteApplication(ctx context.Context, name string, check CheckContext) error {
-	err := s.changeContext(ctx, check, func(zs []Zone, as []Application) ([]Zone, []Application, error) {
-		i := slices.IndexFunc(as, func(a Application) bool { return a.Name == name })
+func (s *SQLite) DeleteApplication(ctx context.Context, name string, check state.CheckContext) error {
+	err := s.changeContext(ctx, check, func(zs []state.Zone, as []state.Application) ([]state.Zone, []state.Application, error) {
+		i := slices.IndexFunc(as, func(a state.Application) bool { return a.Name == name })
 		if i < 0 {
-			return nil, nil, &NotFoundError{Kind: "application", ID: name}
+			return nil, nil, &state.NotFoundError{Kind: "application", ID: name}
 		}
 		return zs, slices.Delete(as, i, i+1), nil
 	}, func(tx *sql.Tx) error {
@@ -138,8 +140,8 @@ func (s *SQLite) DeleteApplication(ctx context.Context, name string, check Check
 
 // changeContext runs, in one write transaction: the change of the whole set, check on what
 // it leaves, then write; with PostgreSQL it notifies ContextChannel at the commit.
-func (s *SQLite) changeContext(ctx context.Context, check CheckContext,
-	change func([]Zone, []Application) ([]Zone, []Application, error), write func(*sql.Tx) error) error {
+func (s *SQLite) changeContext(ctx context.Context, check state.CheckContext,
+	change func([]state.Zone, []state.Application) ([]state.Zone, []state.Application, error), write func(*sql.Tx) error) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		zs, err := zones(ctx, tx)
 		if err != nil {
@@ -161,7 +163,7 @@ func (s *SQLite) changeContext(ctx context.Context, check CheckContext,
 			return err
 		}
 		if s.writeLock != "" { // PostgreSQL: delivered at the commit, to every node listening
-			if _, err := tx.ExecContext(ctx, `SELECT pg_notify(?, '')`, ContextChannel); err != nil {
+			if _, err := tx.ExecContext(ctx, `SELECT pg_notify(?, '')`, state.ContextChannel); err != nil {
 				return err
 			}
 		}
@@ -169,15 +171,15 @@ func (s *SQLite) changeContext(ctx context.Context, check CheckContext,
 	})
 }
 
-func zones(ctx context.Context, q queryer) ([]Zone, error) {
+func zones(ctx context.Context, q queryer) ([]state.Zone, error) {
 	rows, err := q.QueryContext(ctx, `SELECT name, networks, updated FROM zones ORDER BY name`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := []Zone{}
+	out := []state.Zone{}
 	for rows.Next() {
-		var z Zone
+		var z state.Zone
 		var nets string
 		var ms int64
 		if err := rows.Scan(&z.Name, &nets, &ms); err != nil {
@@ -190,19 +192,19 @@ func zones(ctx context.Context, q queryer) ([]Zone, error) {
 		out = append(out, z)
 	}
 	// by bytes, whatever the database's collation
-	slices.SortFunc(out, func(a, b Zone) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b state.Zone) int { return strings.Compare(a.Name, b.Name) })
 	return out, rows.Err()
 }
 
-func applications(ctx context.Context, q queryer) ([]Application, error) {
+func applications(ctx context.Context, q queryer) ([]state.Application, error) {
 	rows, err := q.QueryContext(ctx, `SELECT name, rules, updated FROM applications ORDER BY name`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := []Application{}
+	out := []state.Application{}
 	for rows.Next() {
-		var a Application
+		var a state.Application
 		var rules string
 		var ms int64
 		if err := rows.Scan(&a.Name, &rules, &ms); err != nil {
@@ -214,6 +216,6 @@ func applications(ctx context.Context, q queryer) ([]Application, error) {
 		a.Updated = fromMillis(ms)
 		out = append(out, a)
 	}
-	slices.SortFunc(out, func(a, b Application) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b state.Application) int { return strings.Compare(a.Name, b.Name) })
 	return out, rows.Err()
 }

@@ -1,9 +1,11 @@
-package state
+package statedb
 
 import (
 	"context"
 	"database/sql"
 	"maps"
+
+	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
 
 // Config returns the configuration values that were set.
@@ -30,7 +32,7 @@ func (s *SQLite) UpdateConfig(ctx context.Context, change func(map[string]string
 			return err
 		}
 		if len(values) > s.limits.ConfigValues && len(values) > len(old) {
-			return &LimitError{What: "config", Limit: s.limits.ConfigValues}
+			return &state.LimitError{What: "config", Limit: s.limits.ConfigValues}
 		}
 		for k := range old {
 			if _, ok := values[k]; !ok {

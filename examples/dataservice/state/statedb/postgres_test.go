@@ -1,4 +1,4 @@
-package state_test
+package statedb_test
 
 import (
 	"context"
@@ -10,12 +10,13 @@ import (
 
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 	"github.com/fnapi/fnapi/examples/dataservice/state/statetest"
 )
 
-func openPostgres(t *testing.T, url string, opts ...state.Option) *state.Postgres {
+func openPostgres(t *testing.T, url string, opts ...statedb.Option) *statedb.Postgres {
 	t.Helper()
-	s, err := state.OpenPostgres(context.Background(), url, opts...)
+	s, err := statedb.OpenPostgres(context.Background(), url, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,17 +26,17 @@ func openPostgres(t *testing.T, url string, opts ...state.Option) *state.Postgre
 
 func TestPostgres(t *testing.T) {
 	pg := testenv.StartPostgres(t)
-	statetest.Run(t, func(t *testing.T, opts ...state.Option) state.Store {
+	statetest.Run(t, func(t *testing.T, opts ...statedb.Option) state.Store {
 		return openPostgres(t, pg.Database(t), opts...)
 	})
 
 	t.Run("nodes starting at once", func(t *testing.T) {
 		url := pg.Database(t)
 		var wg sync.WaitGroup
-		stores := make([]*state.Postgres, 4)
+		stores := make([]*statedb.Postgres, 4)
 		errs := make([]error, len(stores))
 		for i := range stores {
-			wg.Go(func() { stores[i], errs[i] = state.OpenPostgres(t.Context(), url) })
+			wg.Go(func() { stores[i], errs[i] = statedb.OpenPostgres(t.Context(), url) })
 		}
 		wg.Wait()
 		for i, err := range errs {
@@ -75,7 +76,7 @@ func TestPostgres(t *testing.T) {
 		if _, err := db.Exec(`UPDATE state_schema SET version = 99`); err != nil {
 			t.Fatal(err)
 		}
-		_, err = state.OpenPostgres(t.Context(), url)
+		_, err = statedb.OpenPostgres(t.Context(), url)
 		if err == nil || !strings.Contains(err.Error(), "schema version 99 is newer than this program's") ||
 			strings.Contains(err.Error(), "\n") {
 			t.Fatalf("opening a database of a newer schema: %v", err)

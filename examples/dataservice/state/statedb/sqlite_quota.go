@@ -1,16 +1,18 @@
-package state
+package statedb
 
 import (
 	"context"
 	"database/sql"
+
+	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
 
 // dashboardBytes is what a dashboard counts against its owner's Limits.BytesPerUser.
-func dashboardBytes(d Dashboard) int64 { return int64(len(d.Title) + len(d.Description)) }
+func dashboardBytes(d state.Dashboard) int64 { return int64(len(d.Title) + len(d.Description)) }
 
 // widgetBytes is what a widget counts against its owner's Limits.BytesPerUser, with its
 // queries as stored.
-func widgetBytes(w Widget, queries []byte) int64 {
+func widgetBytes(w state.Widget, queries []byte) int64 {
 	return int64(len(w.Title) + len(w.Kind) + len(queries) + len(w.Options))
 }
 
@@ -31,7 +33,7 @@ func (s *SQLite) makeBytes(ctx context.Context, tx *sql.Tx, owner, id string, si
 		return err
 	}
 	if used+size > s.limits.BytesPerUser {
-		return &LimitError{What: "bytes", Limit: int(s.limits.BytesPerUser)}
+		return &state.LimitError{What: "bytes", Limit: int(s.limits.BytesPerUser)}
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package state_test
+package statedb_test
 
 import (
 	"context"
@@ -10,12 +10,13 @@ import (
 	"testing"
 
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 	"github.com/fnapi/fnapi/examples/dataservice/state/statetest"
 )
 
-func open(t *testing.T, dir string, opts ...state.Option) *state.SQLite {
+func open(t *testing.T, dir string, opts ...statedb.Option) *statedb.SQLite {
 	t.Helper()
-	s, err := state.OpenSQLite(context.Background(), dir, opts...)
+	s, err := statedb.OpenSQLite(context.Background(), dir, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func must[T any](t *testing.T) func(T, error) T {
 func TestRestart(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	s, err := state.OpenSQLite(ctx, dir)
+	s, err := statedb.OpenSQLite(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestRestart(t *testing.T) {
 }
 
 func TestSQLite(t *testing.T) {
-	statetest.Run(t, func(t *testing.T, opts ...state.Option) state.Store {
+	statetest.Run(t, func(t *testing.T, opts ...statedb.Option) state.Store {
 		return open(t, t.TempDir(), opts...)
 	})
 }
@@ -67,7 +68,7 @@ func TestSQLite(t *testing.T) {
 func TestSQLiteNewerSchemaRefused(t *testing.T) {
 	dir := t.TempDir()
 	open(t, dir).Close()
-	db, err := sql.Open("sqlite", filepath.Join(dir, state.FileName))
+	db, err := sql.Open("sqlite", filepath.Join(dir, statedb.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestSQLiteNewerSchemaRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	_, err = state.OpenSQLite(context.Background(), dir)
+	_, err = statedb.OpenSQLite(context.Background(), dir)
 	if err == nil || !strings.Contains(err.Error(), "schema version 99 is newer than this program's") {
 		t.Fatalf("opening a database of a newer schema: %v", err)
 	}

@@ -1,4 +1,4 @@
-package state_test
+package statedb_test
 
 import (
 	"bufio"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 )
 
 // crashDirEnv, when set, makes TestKill9 the writer process that the test kills.
@@ -65,7 +66,7 @@ func TestKill9(t *testing.T) {
 // dashboard's ID once the store has acknowledged it.
 func writeUntilKilled(dir string) {
 	ctx := context.Background()
-	s, err := state.OpenSQLite(ctx, dir)
+	s, err := statedb.OpenSQLite(ctx, dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)

@@ -1,4 +1,4 @@
-package state
+package statedb
 
 import (
 	"context"
@@ -48,7 +48,7 @@ func OpenPostgres(ctx context.Context, url string, opts ...Option) (*Postgres, e
 	for _, o := range opts {
 		o(s)
 	}
-	s.limits = s.limits.withDefaults()
+	s.limits = s.limits.WithDefaults()
 	p := &Postgres{s}
 	if err := p.migrate(ctx); err != nil {
 		db.Close()

@@ -1,4 +1,4 @@
-package state
+package statedb
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/fnapi/fnapi/examples/dataservice/state"
 	"github.com/google/uuid"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
@@ -21,7 +22,7 @@ const FileName = "state.db"
 type SQLite struct {
 	rw     *sql.DB // one connection; every transaction begins IMMEDIATE
 	ro     *sql.DB // read-only connections
-	limits Limits
+	limits state.Limits
 	now    func() time.Time
 
 	maxPages  int64              // PRAGMA max_page_count of the writer; 0 for SQLite's default
@@ -29,13 +30,13 @@ type SQLite struct {
 	readLevel sql.IsolationLevel // of read transactions
 }
 
-var _ Store = (*SQLite)(nil)
+var _ state.Store = (*SQLite)(nil)
 
 // Option configures OpenSQLite.
 type Option func(*SQLite)
 
 // WithLimits sets how much the store holds. Default: the defaults of Limits' fields.
-func WithLimits(l Limits) Option {
+func WithLimits(l state.Limits) Option {
 	return func(s *SQLite) { s.limits = l }
 }
 
@@ -60,7 +61,7 @@ func OpenSQLite(ctx context.Context, dir string, opts ...Option) (*SQLite, error
 	for _, o := range opts {
 		o(s)
 	}
-	s.limits = s.limits.withDefaults()
+	s.limits = s.limits.WithDefaults()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("state: create data directory: %w", err)
 	}

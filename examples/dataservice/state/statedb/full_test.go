@@ -1,4 +1,4 @@
-package state_test
+package statedb_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 )
 
 // TestFullDisk fills a SQLite database bounded to 256 KiB, as a full disk would: the write
@@ -15,7 +16,7 @@ import (
 func TestFullDisk(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := open(t, t.TempDir(), state.WithMaxSize(256<<10))
+	s := open(t, t.TempDir(), statedb.WithMaxSize(256<<10))
 	d := must[state.Dashboard](t)(s.CreateDashboard(ctx, state.Dashboard{Title: "d"}))
 	var err error
 	for i := 0; i < 100 && err == nil; i++ {
