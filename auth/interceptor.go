@@ -16,7 +16,8 @@ import (
 // Interceptor returns the interceptor that authenticates calls: for every function that is not
 // public it reads the call's token and sets Call.Identity to an *Identity, or refuses the call
 // with API-AUTHENTICATION-NEEDED (attribute path: the function) before its arguments are read;
-// a caller whose role the function does not allow (see registry.Requires) gets PERMISSION-DENIED.
+// a caller whose role the function does not allow (see registry.Requires) gets PERMISSION-DENIED
+// (not for a metered probe, registry.Call.Metered, which calls no function).
 //
 // Which token counts: for a function that needs a session, the session ID only; for the others,
 // the API key when the call carries one, else the session ID. A session ID that came only in
@@ -42,7 +43,9 @@ func (a *Authenticator) Interceptor() registry.Interceptor {
 				return nil, err
 			}
 			c.Identity = id
-			if err := authorize(c, id); err != nil {
+			// A metered probe stands for a request that calls no function: it needs a token,
+			// not the function's role.
+			if err := authorize(c, id); err != nil && !c.Metered() {
 				return nil, err
 			}
 			if c.Sink() == nil {
