@@ -80,7 +80,7 @@ func (a *Authenticator) identify(ctx context.Context, c *registry.Call) (*Identi
 				"reason", "conflicting credentials: a session and an API key of two different users")
 		}
 	}
-	return &Identity{User: e.user, Role: e.role, Admin: e.role == authapi.RoleAdmin, Session: e.session, KeyName: e.keyName, created: e.created}, e, nil
+	return &Identity{User: e.user, Role: e.role, Admin: e.role == authapi.RoleAdmin, Session: e.session, KeyName: e.keyName, created: e.created, since: e.since}, e, nil
 }
 
 // cookieAllowed applies the rule of calls whose only token is the session cookie, which a
@@ -216,7 +216,7 @@ func (a *Authenticator) load(ctx context.Context, h Hash, session bool) (*entry,
 	} else if err != nil {
 		return nil, err
 	}
-	e.role = storedRole(u)
+	e.role, e.since = storedRole(u), unixNano(u.Created)
 	e.used.Store(used)
 	e.flushed.Store(used)
 	return e, nil
