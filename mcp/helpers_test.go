@@ -101,12 +101,18 @@ func newServerWith(t *testing.T, opts mcp.Options) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := serve(t, h)
+	s.adminKey = s.key("admin")
+	s.readerKey = s.key("reader")
+	return s
+}
+
+// serve serves h mounted at /api over real TLS.
+func serve(t *testing.T, h http.Handler) *server {
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", h))
 	s := &server{t: t, srv: httptest.NewTLSServer(mux)}
 	t.Cleanup(s.srv.Close)
-	s.adminKey = s.key("admin")
-	s.readerKey = s.key("reader")
 	return s
 }
 

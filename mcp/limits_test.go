@@ -28,10 +28,7 @@ func TestLimitsLogsMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/api/", http.StripPrefix("/api", h))
-	s := &server{t: t, srv: httptest.NewTLSServer(mux)}
-	t.Cleanup(s.srv.Close)
+	s := serve(t, h)
 	_, do := s.session("") // counts 1
 	for range 2 {          // count 2 and 3
 		if a := do(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); !strings.Contains(a.body, `"name":"echo"`) {
@@ -91,10 +88,7 @@ func TestEveryRequestCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/api/", http.StripPrefix("/api", h))
-	s := &server{t: t, srv: httptest.NewTLSServer(mux)}
-	t.Cleanup(s.srv.Close)
+	s := serve(t, h)
 	_, do := s.session("")
 	for _, req := range requests {
 		if a := do(req); a.status >= 300 || a.errCode() == jsonrpc.CodeServerError {

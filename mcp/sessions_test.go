@@ -2,7 +2,6 @@ package mcp_test
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/fnapi/fnapi"
@@ -100,10 +99,7 @@ func TestAnonymousSessionsPerAddress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/api/", http.StripPrefix("/api", h))
-	s := &server{t: t, srv: httptest.NewTLSServer(mux)}
-	t.Cleanup(s.srv.Close)
+	s := serve(t, h)
 	_, do := s.session("")
 	_, second := s.session("")
 	if a := do(`{"jsonrpc":"2.0","id":1,"method":"ping"}`); a.status != 200 {

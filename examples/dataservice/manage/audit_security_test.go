@@ -70,8 +70,8 @@ func (e *env) as(sess, fn string, args map[string]any) reply {
 
 // TestSecuritySelfServicePastQuota checks that a user whose events fill its audit quota (a
 // session's holder creating and revoking keys) can still revoke its keys and change its
-// password, whose events are written and stay bounded; an administrator can still delete it;
-// and the user created again under the same name starts with a fresh quota.
+// password, whose events are written and stay bounded; an administrator past its own quota
+// can still delete a user; and a user created again under the same name starts afresh.
 func TestSecuritySelfServicePastQuota(t *testing.T) {
 	t.Parallel()
 	e := newAuthEnv(t, state.Limits{AuditPerActor: 4})
@@ -111,11 +111,22 @@ func TestSecuritySelfServicePastQuota(t *testing.T) {
 	}
 
 	admin := e.login("admin", "adminadmin")
-	if r := e.as(admin, "delete-user", map[string]any{"user": "mallory"}); !r.ok() {
-		t.Fatalf("delete-user: %d %s", r.status, r.raw)
+	for _, c := range []struct {
+		fn, user string
+	}{{"delete-user", "mallory"}, {"create-user", "mallory"}, {"create-user", "x1"}, {"create-user", "x2"}} {
+		args := map[string]any{"user": c.user}
+		if c.fn == "create-user" {
+			args["password"] = "another password"
+		}
+		if r := e.as(admin, c.fn, args); !r.ok() {
+			t.Fatalf("%s %s: %d %s", c.fn, c.user, r.status, r.raw)
+		}
 	}
-	if r := e.as(admin, "create-user", map[string]any{"user": "mallory", "password": "another password"}); !r.ok() {
-		t.Fatalf("create-user: %d %s", r.status, r.raw)
+	if r := e.as(admin, "create-user", map[string]any{"user": "x3", "password": "another password"}); r.msg["error"] != "LIMIT-REACHED" {
+		t.Fatalf("the administrator's change past its quota: %d %s", r.status, r.raw)
+	}
+	if r := e.as(admin, "delete-user", map[string]any{"user": "x1"}); !r.ok() {
+		t.Errorf("deleting a user past the administrator's quota: %d %s", r.status, r.raw)
 	}
 	m = e.login("mallory", "another password")
 	if r := e.as(m, "create-api-key", map[string]any{"name": "k1"}); !r.ok() {
