@@ -63,7 +63,8 @@ func TestLimitsLogsMetrics(t *testing.T) {
 // TestEveryRequestCounts checks that every MCP request counts once against the caller's rate
 // limit, whether it calls a function or not (initialize, notifications, ping, tools/list,
 // static prompts and resources, an unknown tool), and that past it a request answers HTTP 429
-// with Retry-After and the JSON-RPC error RATE-LIMITED, before any work.
+// with Retry-After and the JSON-RPC error RATE-LIMITED, before any work (a tool's call answers
+// its function's RATE-LIMITED as a tool error, as every error of a function).
 func TestEveryRequestCounts(t *testing.T) {
 	t.Parallel()
 	reg := registry.New()
