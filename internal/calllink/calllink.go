@@ -34,6 +34,9 @@ type Facts struct {
 	ReadArgs func() error
 	// Probe marks a call that only asks whether its caller may call the function.
 	Probe bool
+	// Metered marks a probe that stands for a request of an endpoint's protocol: rate limits
+	// count it.
+	Metered bool
 	// LogFields are the fields interceptors added to the call's log line.
 	LogFields []zap.Field
 }

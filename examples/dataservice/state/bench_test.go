@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
@@ -55,7 +56,7 @@ func BenchmarkAuditQuota(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if err := s.AuditQuota(ctx, "ann"); err != nil {
+		if err := s.AuditQuota(ctx, "ann", time.Time{}); err != nil {
 			b.Fatal(err)
 		}
 	}
