@@ -1,12 +1,14 @@
 package transport_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -142,4 +144,55 @@ func BenchmarkReadOnlyGET(b *testing.B) {
 		b.Run(fmt.Sprintf("tagged/%d", n), func(b *testing.B) { run(b, "/tagged", "", 200) })
 		b.Run(fmt.Sprintf("not-modified/%d", n), func(b *testing.B) { run(b, "/tagged", tag, 304) })
 	}
+}
+
+// BenchmarkIdempotentWrite is a POST of a function that changes things, with a JSON body:
+// without Idempotency-Key, with a new key each call (claimed, answered and kept; past 1,000
+// keys the caller's oldest is dropped, as in a long run), and repeating one key (replayed).
+func BenchmarkIdempotentWrite(b *testing.B) {
+	reg := registry.New()
+	reg.MustRegister("create", func(in struct {
+		Title string `json:"title"`
+	}) map[string]any {
+		return map[string]any{"id": 1, "title": in.Title}
+	})
+	who := func(next registry.Handler) registry.Handler {
+		return func(ctx context.Context, c *registry.Call) (any, error) {
+			c.Identity = "bench"
+			return next(ctx, c)
+		}
+	}
+	h, err := transport.New(reg, transport.Config{Interceptors: []registry.Interceptor{who}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	const body = `{"title":"Traffic by application"}`
+	run := func(b *testing.B, key func() string, replayed string) {
+		rd := strings.NewReader(body)
+		req := httptest.NewRequest("POST", "/create", rd)
+		req.Header.Set("Content-Type", "application/json")
+		b.ReportAllocs()
+		for b.Loop() {
+			rd.Reset(body)
+			req.Body = io.NopCloser(rd)
+			if k := key(); k != "" {
+				req.Header["Idempotency-Key"] = []string{k}
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			if w.Code != 200 || w.Header().Get("Idempotent-Replayed") != replayed {
+				b.Fatalf("%d %s %v", w.Code, w.Body, w.Header())
+			}
+		}
+	}
+	seq := 0 // keys stay new across the rounds of b.Loop
+	b.Run("no-key", func(b *testing.B) { run(b, func() string { return "" }, "") })
+	b.Run("new-key", func(b *testing.B) { run(b, func() string { seq++; return "k" + strconv.Itoa(seq) }, "") })
+	h.ServeHTTP(httptest.NewRecorder(), func() *http.Request {
+		r := httptest.NewRequest("POST", "/create", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Idempotency-Key", "same")
+		return r
+	}())
+	b.Run("replay", func(b *testing.B) { run(b, func() string { return "same" }, "true") })
 }
