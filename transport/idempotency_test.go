@@ -3,6 +3,7 @@ package transport_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -212,9 +213,17 @@ func TestIdempotentConcurrentRepeat(t *testing.T) {
 		body string
 	}
 	answers := make(chan answer, 4)
-	post := func() {
-		res, b := a.call(t, "slow-create", "alice:1", "k", `{"name":"d1"}`)
-		answers <- answer{res, b}
+	post := func() { // in a goroutine of its own: errors go to the channel, not t.Fatal
+		req, _ := http.NewRequest("POST", a.srv.URL+"/api/slow-create", strings.NewReader(`{"name":"d1"}`))
+		req.Header = http.Header{"Content-Type": {"application/json"}, "Svc-Authorization": {"alice:1"}, "Idempotency-Key": {"k"}}
+		res, err := a.srv.Client().Do(req)
+		if err != nil {
+			answers <- answer{&http.Response{}, err.Error()}
+			return
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		answers <- answer{res, string(b)}
 	}
 	go post()
 	testutil.Eventually(t, "the first call to run", func() bool { return a.runs.Load() == 1 })
