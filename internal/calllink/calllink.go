@@ -39,6 +39,10 @@ type Facts struct {
 	Metered bool
 	// LogFields are the fields interceptors added to the call's log line.
 	LogFields []zap.Field
+	// Ran is set by registry.Invoke once the arguments are bound, as the function starts.
+	Ran bool
+	// Idempotency is the transport's own state of a call made with an Idempotency-Key.
+	Idempotency any
 }
 
 // Of returns the facts of c, a *registry.Call, to read or set.
