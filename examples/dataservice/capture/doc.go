@@ -36,7 +36,10 @@
 // allocation (the decoder is this package's own: gopacket's DecodingLayerParser was the
 // alternative, a large dependency for the few fields the probe reads). Fragments are
 // counted, not reassembled: a first fragment counts in its conversation; later fragments,
-// which carry no ports, count in Stats.LaterFragments only.
+// which carry no ports, count in Stats.LaterFragments only. A packet counts the bytes its IP
+// header states, at most what its frame carried on the wire from the IP header on (pcap's
+// original length, so that a snap length that cut the capture lowers nothing): a 54-byte
+// frame whose header claims 65,535 bytes counts 40.
 //
 // # Conversations
 //

@@ -7,20 +7,25 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/capture"
 )
 
-// FuzzDecode feeds arbitrary frames to the decoder: it must never panic, and what it reads
-// must lie within the frame.
+// FuzzDecode feeds arbitrary frames, of any length on the wire, to the decoder: it must never
+// panic, what it reads must lie within the frame, and the bytes it counts within what the
+// wire carried.
 func FuzzDecode(f *testing.F) {
 	for _, s := range seedFrames() {
-		f.Add(uint16(capture.LinkEthernet), s)
+		f.Add(uint16(capture.LinkEthernet), s, uint32(0))
+		f.Add(uint16(capture.LinkEthernet), s[:40], uint32(len(s)))
 	}
-	f.Add(uint16(capture.LinkRaw), []byte{0x60, 0, 0, 0, 0, 8, 44, 64})
-	f.Fuzz(func(t *testing.T, lt uint16, frame []byte) {
-		var p capture.Packet
+	f.Add(uint16(capture.LinkRaw), []byte{0x60, 0, 0, 0, 0, 8, 44, 64}, uint32(0))
+	f.Fuzz(func(t *testing.T, lt uint16, frame []byte, wire uint32) {
+		p := capture.Packet{FrameLen: int(wire)}
 		if err := capture.Decode(capture.LinkType(lt), frame, &p); err != nil {
 			return
 		}
 		if len(p.Payload) > len(frame) || p.PayloadLen < 0 {
 			t.Fatalf("payload %d bytes (%d stated) from a %d-byte frame", len(p.Payload), p.PayloadLen, len(frame))
+		}
+		if p.Len < 0 || p.Len > max(int(wire), len(frame)) || p.Len > 65535+40 {
+			t.Fatalf("%d bytes counted of a %d-byte frame (%d on the wire)", p.Len, len(frame), wire)
 		}
 	})
 }
