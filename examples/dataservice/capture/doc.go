@@ -102,9 +102,14 @@
 //   - resets: packets with RST set, from either side.
 //   - server_name: the SNI of the client's TLS ClientHello, or the Host header of its HTTP/1
 //     request (each read from the client's first payload segment only), or else the name
-//     whose DNS answer (A or AAAA, seen in a response from port 53) gave the server's
-//     address: the name asked, not the CNAME's target. Names are lower-cased; the DNS cache
-//     keeps Config.MaxNames (65,536) addresses.
+//     whose DNS answer (A or AAAA, over UDP) gave the server's address: the name asked, not
+//     the CNAME's target. Only the answer to a query the probe saw names servers: the same
+//     id and name, from the address and port 53 the query went to, to the client's address
+//     and port, within Config.DNSTimeout (10 s), once; an answer nobody asked for (anyone
+//     can send a packet from port 53) names nothing. The probe remembers
+//     Config.MaxDNSQueries (8,192) queries, a new one past it forgetting the oldest, so a
+//     probe that sees only one direction of a resolver's traffic names no server by DNS.
+//     Names are lower-cased; the DNS cache keeps Config.MaxNames (65,536) addresses.
 //
 // # Records
 //

@@ -27,6 +27,12 @@ type Config struct {
 	// MaxNames bounds the cache of DNS answers (address → name) that names servers.
 	// Default: 65,536.
 	MaxNames int
+	// MaxDNSQueries bounds the DNS queries remembered until their answer: only an answer to
+	// a query seen names servers. A new query past it forgets the oldest. Default: 8,192
+	// (about 1 MB).
+	MaxDNSQueries int
+	// DNSTimeout is how long a DNS query waits for its answer. Default: ten seconds.
+	DNSTimeout time.Duration
 }
 
 func (c *Config) setDefaults() {
@@ -46,6 +52,10 @@ func (c *Config) setDefaults() {
 	if c.MaxNames <= 0 {
 		c.MaxNames = 65_536
 	}
+	if c.MaxDNSQueries <= 0 {
+		c.MaxDNSQueries = 8192
+	}
+	def(&c.DNSTimeout, 10*time.Second)
 }
 
 // Stats counts what a Table saw.
@@ -61,8 +71,9 @@ type Stats struct {
 	Evicted uint64
 	// Records counts the records emitted.
 	Records uint64
-	// Names is the number of DNS answers cached.
-	Names uint64
+	// Names is the number of DNS answers cached; DNSQueries the DNS queries awaiting their
+	// answer.
+	Names, DNSQueries uint64
 }
 
 // key names a conversation whichever way its packets go: a is the lower endpoint.
@@ -85,6 +96,7 @@ type Table struct {
 	// lru lists conversations by their last packet, the most recent at head.
 	head, tail int32
 	names      nameCache
+	queries    dnsQueries
 	sliceStart int64 // ns; the slice being filled
 	sliceEnd   int64 // ns; 0 before the first packet
 	stats      Stats
@@ -97,6 +109,7 @@ func NewTable(cfg Config, emit func(Record)) *Table {
 	return &Table{
 		cfg: cfg, emit: emit, index: make(map[key]int32),
 		head: -1, tail: -1, names: newNameCache(cfg.MaxNames),
+		queries: newDNSQueries(cfg.MaxDNSQueries, int64(cfg.DNSTimeout)),
 	}
 }
 
@@ -108,6 +121,7 @@ func (t *Table) Stats() Stats {
 	s := t.stats
 	s.Active = uint64(len(t.index))
 	s.Names = uint64(t.names.len())
+	s.DNSQueries = uint64(t.queries.len())
 	return s
 }
 
@@ -124,8 +138,8 @@ func (t *Table) Packet(p *Packet) {
 			return
 		}
 	}
-	if p.Protocol == ProtoUDP && p.SrcPort == 53 {
-		t.names.learnDNS(p.Payload)
+	if p.Protocol == ProtoUDP && (p.SrcPort == 53 || p.DstPort == 53) {
+		t.dns(p)
 	}
 	c, fromA := t.lookup(p)
 	if c.newConnection(p) {
