@@ -109,7 +109,9 @@
 //     can send a packet from port 53) names nothing. The probe remembers
 //     Config.MaxDNSQueries (8,192) queries, a new one past it forgetting the oldest, so a
 //     probe that sees only one direction of a resolver's traffic names no server by DNS.
-//     Names are lower-cased; the DNS cache keeps Config.MaxNames (65,536) addresses.
+//     Names are lower-cased; the DNS cache keeps Config.MaxNames (65,536) addresses. The
+//     records of one hour carry at most Config.MaxServerNames (10,000) distinct names: past
+//     it a record's name is "" (Stats.NamesLeftOut), since whoever sends packets chooses them.
 //
 // # Records
 //
@@ -127,7 +129,7 @@
 //	client.zero_windows, server.zero_windows   Client.ZeroWindows, Server.ZeroWindows
 //	resets                             Resets
 //	server.name                        ServerName ("" = null)
-//	application                        from ServerName's evidence, then the server port
+//	application                        the operator's rules, then the server port (never ServerName)
 //	exporter, in_if                    the sensor's address and the interface's index
 //
 // Stores keep the sums and counts (not averages) so that rollups add them exactly.
