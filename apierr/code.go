@@ -70,6 +70,9 @@ var (
 		Attr("name", "the object's name"),
 		Attr("limit", "the limit reached, when one is").Typed("integer"),
 		Attr("reason", "what to do, when it is not that the object exists").Typed("string"))
+	IdempotencyKeyReused = framework("IDEMPOTENCY-KEY-REUSED", http.StatusUnprocessableEntity,
+		"An Idempotency-Key the caller used in the last 24 hours comes again with other arguments or for another function.",
+		Attr("reason", "what differs").Typed("string"))
 	MethodNotAllowed = framework("METHOD-NOT-ALLOWED", http.StatusMethodNotAllowed,
 		"An HTTP method other than GET and POST.",
 		Attr("allowed", "the methods allowed").Typed("string"))

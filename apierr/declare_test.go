@@ -103,7 +103,7 @@ func TestCatalogue(t *testing.T) {
 		}
 		seen[d.Code()] = true
 	}
-	if len(seen) != 22 {
+	if len(seen) != 23 {
 		t.Errorf("%d codes", len(seen))
 	}
 }

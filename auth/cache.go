@@ -20,6 +20,7 @@ type entry struct {
 	role    authapi.Role
 	keyName string
 	created int64        // unix nanoseconds
+	since   int64        // when its user was created, unix nanoseconds
 	loaded  atomic.Int64 // when the store last confirmed it, unix nanoseconds
 	used    atomic.Int64 // last use, unix nanoseconds
 	flushed atomic.Int64 // the last use the store has

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"time"
 
 	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/registry"
@@ -23,6 +24,20 @@ type Identity struct {
 	KeyName string `json:"key_name,omitempty"`
 
 	created int64 // the token's creation, unix nanoseconds
+	since   int64 // the user's creation, unix nanoseconds
+}
+
+// UserCreated returns when the caller's user was created: a user deleted and created again
+// under the same name is another user, whose records (quotas counted from the audit trail)
+// start at that time.
+func (id *Identity) UserCreated() time.Time { return time.Unix(0, id.since) }
+
+// unixNano is t in unix nanoseconds; 0 for the zero time (a user stored without its creation).
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
 }
 
 // String returns the user name: what the per-call log line shows of the caller (never a token).

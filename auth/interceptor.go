@@ -16,7 +16,8 @@ import (
 // Interceptor returns the interceptor that authenticates calls: for every function that is not
 // public it reads the call's token and sets Call.Identity to an *Identity, or refuses the call
 // with API-AUTHENTICATION-NEEDED (attribute path: the function) before its arguments are read;
-// a caller whose role the function does not allow (see registry.Requires) gets PERMISSION-DENIED.
+// a caller whose role the function does not allow (see registry.Requires) gets PERMISSION-DENIED
+// (not for a metered probe, registry.Call.Metered, which calls no function).
 //
 // Which token counts: for a function that needs a session, the session ID only; for the others,
 // the API key when the call carries one, else the session ID. A session ID that came only in
@@ -42,7 +43,9 @@ func (a *Authenticator) Interceptor() registry.Interceptor {
 				return nil, err
 			}
 			c.Identity = id
-			if err := authorize(c, id); err != nil {
+			// A metered probe stands for a request that calls no function: it needs a token,
+			// not the function's role.
+			if err := authorize(c, id); err != nil && !c.Metered() {
 				return nil, err
 			}
 			if c.Sink() == nil {
@@ -77,7 +80,7 @@ func (a *Authenticator) identify(ctx context.Context, c *registry.Call) (*Identi
 				"reason", "conflicting credentials: a session and an API key of two different users")
 		}
 	}
-	return &Identity{User: e.user, Role: e.role, Admin: e.role == authapi.RoleAdmin, Session: e.session, KeyName: e.keyName, created: e.created}, e, nil
+	return &Identity{User: e.user, Role: e.role, Admin: e.role == authapi.RoleAdmin, Session: e.session, KeyName: e.keyName, created: e.created, since: e.since}, e, nil
 }
 
 // cookieAllowed applies the rule of calls whose only token is the session cookie, which a
@@ -213,7 +216,7 @@ func (a *Authenticator) load(ctx context.Context, h Hash, session bool) (*entry,
 	} else if err != nil {
 		return nil, err
 	}
-	e.role = storedRole(u)
+	e.role, e.since = storedRole(u), unixNano(u.Created)
 	e.used.Store(used)
 	e.flushed.Store(used)
 	return e, nil

@@ -32,7 +32,7 @@ func (a *Authenticator) login(ctx context.Context, in authapi.LoginArgs) (string
 		}
 		return "", apierr.New(apierr.Internal).Wrap(err)
 	}
-	e := &entry{hash: h, session: true, user: u.Name, role: storedRole(u), created: now.UnixNano()}
+	e := &entry{hash: h, session: true, user: u.Name, role: storedRole(u), created: now.UnixNano(), since: unixNano(u.Created)}
 	e.loaded.Store(now.UnixNano())
 	e.used.Store(now.UnixNano())
 	e.flushed.Store(now.UnixNano())

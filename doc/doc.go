@@ -19,7 +19,9 @@
 // or form body), /stream/<fn> for streaming functions, result and error message schemas (and
 // for each code a function states, the schema Error-<CODE> and a response under its status), and
 // the places a token may travel as security schemes, and /ws for the WebSocket (its messages as
-// the component schemas WSCall and WSAnswer). Its server URL is {base}/<M.m>, where the
+// the component schemas WSCall and WSAnswer). A GET of a read-only function takes If-None-Match
+// and answers ETag, or 304; a call of a function that changes things and needs a token takes
+// Idempotency-Key and answers Idempotent-Replayed, or 422 (see package transport). Its server URL is {base}/<M.m>, where the
 // variable base defaults to /api (MountPath changes it). Boolean schemas are written as objects
 // ({} for true), which generators built on kin-openapi (oapi-codegen) need; openapi-typescript
 // and oapi-codegen are checked against the document in the data service's tests.

@@ -137,6 +137,7 @@ func operation(f *registry.Func, id string, post, stream bool) *oaOperation {
 	for status, r := range declaredResponses(f) {
 		op.Responses[status] = r
 	}
+	httpSemantics(op, f, post)
 	return op
 }
 

@@ -77,7 +77,13 @@ type oaEncoding struct {
 type oaResponse struct {
 	Ref         string                 `json:"$ref,omitempty"`
 	Description string                 `json:"description,omitempty"`
+	Headers     map[string]oaHeader    `json:"headers,omitempty"`
 	Content     map[string]oaMediaType `json:"content,omitempty"`
+}
+
+type oaHeader struct {
+	Description string             `json:"description,omitempty"`
+	Schema      *jsonschema.Schema `json:"schema"`
 }
 
 type oaComponents struct {

@@ -18,6 +18,8 @@ type answer struct {
 	w         http.ResponseWriter
 	canStream bool // the client accepts text/event-stream
 
+	called bool // a function was called for it: the call counted against the rate limits
+
 	mu   sync.Mutex
 	sse  bool
 	done bool

@@ -20,7 +20,12 @@
 // function whose result is []Content answers those blocks (images, audio, embedded resources).
 //
 // A call goes through the same interceptors (authentication, roles, rate limits), log line and
-// metrics as every other, with Call.Transport() "mcp". Tokens are those of the HTTP binding, an
+// metrics as every other, with Call.Transport() "mcp". Every other request (initialize, ping,
+// tools/list, notifications, static resources and prompts, an unknown tool...) counts once
+// against the caller's rate limits too, before any work: the interceptors see a metered probe
+// (registry.Call.Metered); past the limit it answers HTTP 429 with Retry-After and the
+// JSON-RPC error RATE-LIMITED (code -32000, data {"error": "RATE-LIMITED", "retry_after": s}).
+// A DELETE, which frees a session, is not counted. Tokens are those of the HTTP binding, an
 // API key also as Authorization: Bearer. A request whose token does not authenticate, or that
 // has none while the version serves functions that need one, answers HTTP 401 with
 // WWW-Authenticate: Bearer. OAuth authorization servers are not supported: a client is given
@@ -28,7 +33,13 @@
 //
 // Sessions: initialize answers an Mcp-Session-Id; every later request carries it (400
 // without, 404 for one that ended, expired after Options.SessionIdle, or was started with
-// other tokens), and DELETE ends it. At most Options.MaxSessions live at once. A request with
+// other tokens), and DELETE ends it. A session ends with its token too: every request checks
+// the token, and one that no longer authenticates (a key revoked, a login session ended, its
+// user deleted) answers 401 and ends the session. A caller (a user, whichever of its tokens; an
+// anonymous client by its address) holds at most Options.SessionsPerCaller sessions (16):
+// past it, its least recently used session that runs no call ends, so that an agent that never
+// says DELETE keeps working and no caller takes the room of others. At most
+// Options.MaxSessions live at once, the last resort (HTTP 503). A request with
 // an MCP-Protocol-Version the package does not speak answers 400; one with an Origin that is
 // neither the server's nor allowed (fnapi.WithAllowedOrigins) answers 403, against DNS
 // rebinding. There are no batches (the specification removed them) and no stream of the

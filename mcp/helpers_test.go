@@ -35,6 +35,12 @@ type server struct {
 
 func newServer(t *testing.T) *server {
 	t.Helper()
+	return newServerWith(t, mcp.Options{})
+}
+
+// newServerWith is newServer with the bounds on sessions of opts.
+func newServerWith(t *testing.T, opts mcp.Options) *server {
+	t.Helper()
 	a, err := auth.New(auth.NewMemoryStore(), auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1}))
 	if err != nil {
 		t.Fatal(err)
@@ -87,26 +93,37 @@ func newServer(t *testing.T) *server {
 				{URI: "text://static", Name: "static", Text: "static text"}},
 			Prompts: []mcp.Prompt{{Name: "explain", Function: "guide"},
 				{Name: "hello", Description: "Says hello.", Text: "Say hello."}},
-			Descriptions: map[string]string{"add": "Adds a and b: use it for sums."},
+			Descriptions:      map[string]string{"add": "Adds a and b: use it for sums."},
+			MaxSessions:       opts.MaxSessions,
+			SessionsPerCaller: opts.SessionsPerCaller,
 		}),
 		fnapi.WithJSONRPC(jsonrpc.Options{MaxBatch: 5}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/api/", http.StripPrefix("/api", h))
-	s := &server{t: t, srv: httptest.NewTLSServer(mux)}
-	t.Cleanup(s.srv.Close)
+	s := serve(t, h)
 	s.adminKey = s.key("admin")
 	s.readerKey = s.key("reader")
 	return s
 }
 
+// serve serves h mounted at /api over real TLS.
+func serve(t *testing.T, h http.Handler) *server {
+	mux := http.NewServeMux()
+	mux.Handle("/api/", http.StripPrefix("/api", h))
+	s := &server{t: t, srv: httptest.NewTLSServer(mux)}
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
 // key logs user in and makes an API key.
-func (s *server) key(user string) string {
+func (s *server) key(user string) string { return s.keyNamed(user, "mcp") }
+
+// keyNamed logs user in and makes an API key of that name.
+func (s *server) keyNamed(user, name string) string {
 	var sess, key string
 	s.plain("login", map[string]any{"user": user, "password": "password of " + user}, &sess)
-	s.plain("create-api-key", map[string]any{"name": "mcp", "_session": sess}, &key)
+	s.plain("create-api-key", map[string]any{"name": name, "_session": sess}, &key)
 	return key
 }
 

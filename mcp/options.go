@@ -25,9 +25,15 @@ type Options struct {
 	// PageSize is how many tools one tools/list answer holds; nextCursor gives the rest.
 	// Default: 100.
 	PageSize int
-	// MaxSessions bounds the sessions kept at once; past it, once expired ones are dropped, an
-	// initialize answers HTTP 503. Default: 10,000.
+	// MaxSessions bounds the sessions kept at once, the last resort behind SessionsPerCaller;
+	// past it, once expired ones are dropped, an initialize answers HTTP 503. Default: 10,000.
 	MaxSessions int
+	// SessionsPerCaller bounds the sessions of one caller: a user (whichever of its tokens
+	// started them), or for anonymous callers an address (IPv6: its /64). Past it, an initialize
+	// ends the caller's least recently used session that runs no call (its next request answers
+	// 404, and its client starts a new one), or answers HTTP 429 when each runs one: a caller
+	// never takes the room of others. Default: 16.
+	SessionsPerCaller int
 	// SessionIdle ends a session unused this long (the next request with its id answers 404,
 	// and the client starts a new one). Default: 1 h.
 	SessionIdle time.Duration
@@ -109,6 +115,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxSessions <= 0 {
 		o.MaxSessions = 10_000
+	}
+	if o.SessionsPerCaller <= 0 {
+		o.SessionsPerCaller = 16
 	}
 	if o.SessionIdle <= 0 {
 		o.SessionIdle = time.Hour

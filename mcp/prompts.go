@@ -44,7 +44,7 @@ func (s *Server) listPrompts(x *transport.Exchange) any {
 }
 
 // getPrompt answers prompts/get: the prompt's function called with the prompt's arguments.
-func (s *Server) getPrompt(ctx context.Context, x *transport.Exchange, params json.RawMessage) (any, *jsonrpc.Error) {
+func (s *Server) getPrompt(ctx context.Context, x *transport.Exchange, a *answer, params json.RawMessage) (any, *jsonrpc.Error) {
 	var p struct {
 		Name      string            `json:"name"`
 		Arguments map[string]string `json:"arguments"`
@@ -69,7 +69,7 @@ func (s *Server) getPrompt(ctx context.Context, x *transport.Exchange, params js
 	for k, v := range p.Arguments {
 		args[k], _ = json.Marshal(v)
 	}
-	v, jerr := s.run(ctx, x, pr.Function, args)
+	v, jerr := s.run(ctx, x, a, pr.Function, args)
 	if jerr != nil {
 		return nil, jerr
 	}

@@ -41,7 +41,7 @@ func (s *Server) listResources(templates bool) any {
 }
 
 // readResource answers resources/read: the result of the resource's function.
-func (s *Server) readResource(ctx context.Context, x *transport.Exchange, params json.RawMessage) (any, *jsonrpc.Error) {
+func (s *Server) readResource(ctx context.Context, x *transport.Exchange, a *answer, params json.RawMessage) (any, *jsonrpc.Error) {
 	var p struct {
 		URI string `json:"uri"`
 	}
@@ -68,7 +68,7 @@ func (s *Server) readResource(ctx context.Context, x *transport.Exchange, params
 	for k, v := range vars {
 		args[k], _ = json.Marshal(v)
 	}
-	v, jerr := s.run(ctx, x, r.Function, args)
+	v, jerr := s.run(ctx, x, a, r.Function, args)
 	if jerr != nil {
 		return nil, jerr
 	}
@@ -152,7 +152,7 @@ func match(tmpl, uri string) (map[string]string, bool) {
 
 // run calls the function name with args for a resource or a prompt; its error is a JSON-RPC
 // error.
-func (s *Server) run(ctx context.Context, x *transport.Exchange, name string, args map[string]json.RawMessage) (any, *jsonrpc.Error) {
+func (s *Server) run(ctx context.Context, x *transport.Exchange, a *answer, name string, args map[string]json.RawMessage) (any, *jsonrpc.Error) {
 	f := x.Lookup(name)
 	if f == nil {
 		return nil, jsonrpc.FromAPI(apierr.New(apierr.UnknownFunction, "path", name))
@@ -161,6 +161,7 @@ func (s *Server) run(ctx context.Context, x *transport.Exchange, name string, ar
 	if err != nil {
 		return nil, jsonrpc.FromAPI(err)
 	}
+	a.called = true
 	v, err := x.Call(ctx, c)
 	if err != nil {
 		return nil, jsonrpc.FromAPI(err)

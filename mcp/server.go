@@ -3,7 +3,9 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"slices"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/decl"
+	"github.com/fnapi/fnapi/internal/calllink"
 	"github.com/fnapi/fnapi/jsonrpc"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
@@ -36,7 +39,7 @@ type Server struct {
 // New returns the endpoint.
 func New(opts Options) *Server {
 	opts = opts.withDefaults()
-	return &Server{opts: opts, sessions: sessions{max: opts.MaxSessions, idle: opts.SessionIdle}}
+	return &Server{opts: opts, sessions: sessions{max: opts.MaxSessions, perCaller: opts.SessionsPerCaller, idle: opts.SessionIdle}}
 }
 
 // Header names of the Streamable HTTP transport.
@@ -60,7 +63,12 @@ func (s *Server) ServeEndpoint(w http.ResponseWriter, r *http.Request, x *transp
 		httpError(w, http.StatusMethodNotAllowed, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "method not allowed"))
 		return
 	}
-	if err := s.authenticate(r.Context(), x); err != nil {
+	probe, err := s.authenticate(r.Context(), x)
+	if err != nil {
+		// A session ends with its credential (key revoked, logged out, expired, user deleted).
+		if sess := s.sessions.get(r.Header.Get(headerSession), x.TokenDigest()); sess != nil {
+			s.sessions.end(sess)
+		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="mcp", error="invalid_token"`)
 		httpError(w, http.StatusUnauthorized, jsonrpc.FromAPI(err))
 		return
@@ -77,11 +85,11 @@ func (s *Server) ServeEndpoint(w http.ResponseWriter, r *http.Request, x *transp
 		}
 		return
 	}
-	s.post(w, r, x)
+	s.post(w, r, x, probe)
 }
 
 // post answers a POST: one request, notification or response.
-func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Exchange) {
+func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Exchange, probe *registry.Call) {
 	body, err := x.ReadBody(s.opts.MaxBytes)
 	if err != nil {
 		e := apierr.From(err)
@@ -89,6 +97,19 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 		return
 	}
 	reqs, errs, batch, perr := jsonrpc.Parse(body, 1)
+	var req *jsonrpc.Request
+	if perr == nil && !batch && errs[0] == nil {
+		req = &reqs[0]
+	}
+	// Every request counts against the caller's rate limit once: by its function's call, or
+	// here, before any work, when it calls none.
+	calls := req != nil && !req.IsNotification() && callsFunction[req.Method]
+	if !calls {
+		if err := s.count(r.Context(), x); err != nil {
+			refuse(w, req, err)
+			return
+		}
+	}
 	if perr == nil && !batch && errs[0] != nil && isResponse(body) { // the answer to a request of the server (see Request)
 		if sess := s.sessionOf(w, r, x); sess != nil {
 			sess.answered(body)
@@ -107,13 +128,15 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 		httpError(w, http.StatusBadRequest, errs[0])
 		return
 	}
-	req := &reqs[0]
 	if req.Method == "initialize" && !req.IsNotification() {
-		s.initialize(w, x, req)
+		s.initialize(w, x, req, callerOf(probe, r, x))
 		return
 	}
 	sess := s.sessionOf(w, r, x)
 	if sess == nil {
+		if calls {
+			_ = s.count(r.Context(), x) // answered already
+		}
 		return
 	}
 	if req.IsNotification() {
@@ -123,6 +146,12 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 	}
 	a := newAnswer(w, r)
 	res, rerr := s.dispatch(r.Context(), x, sess, a, req)
+	if calls && !a.called { // no tool of that name, static content...
+		if err := s.count(r.Context(), x); err != nil {
+			refuse(w, req, err)
+			return
+		}
+	}
 	resp := jsonrpc.Response{JSONRPC: jsonrpc.Version, ID: req.ID, Error: rerr}
 	if rerr == nil {
 		b, ok := res.(json.RawMessage)
@@ -135,6 +164,39 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 		resp.Result = b
 	}
 	a.reply(resp)
+}
+
+// callsFunction are the methods whose request calls a function (through the interceptors,
+// which count it); they count here only when they do not.
+var callsFunction = map[string]bool{"tools/call": true, "resources/read": true, "prompts/get": true}
+
+// count counts one request of the caller against the rate limits of the interceptors: their
+// RATE-LIMITED error, or nil.
+func (s *Server) count(ctx context.Context, x *transport.Exchange) error {
+	probe := s.probeOf(x)
+	if probe == nil {
+		return nil
+	}
+	_, err := x.Admit(ctx, probe, true)
+	if apierr.CodeOf(err) != apierr.RateLimited.Code() {
+		return nil // the tokens were checked already
+	}
+	return err
+}
+
+// refuse answers a request past the rate limit: HTTP 429 with Retry-After, and the JSON-RPC
+// error RATE-LIMITED (data: its retry_after). req is nil for a body that is no single request.
+func refuse(w http.ResponseWriter, req *jsonrpc.Request, err error) {
+	e := apierr.From(err)
+	if v, ok := e.LookupAttr("retry_after"); ok {
+		w.Header().Set("Retry-After", fmt.Sprint(v))
+	}
+	je := jsonrpc.FromAPI(e)
+	if req == nil {
+		httpError(w, e.Status(), je)
+		return
+	}
+	httpError(w, e.Status(), withID(req, je))
 }
 
 // sessionOf returns the request's session, or answers why there is none: 400 without
@@ -153,7 +215,7 @@ func (s *Server) sessionOf(w http.ResponseWriter, r *http.Request, x *transport.
 }
 
 // initialize starts a session and answers the server's capabilities.
-func (s *Server) initialize(w http.ResponseWriter, x *transport.Exchange, req *jsonrpc.Request) {
+func (s *Server) initialize(w http.ResponseWriter, x *transport.Exchange, req *jsonrpc.Request, caller string) {
 	var p struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
@@ -165,9 +227,13 @@ func (s *Server) initialize(w http.ResponseWriter, x *transport.Exchange, req *j
 	if slices.Contains(protocols, p.ProtocolVersion) {
 		version = p.ProtocolVersion
 	}
-	sess := s.sessions.start(x.TokenDigest(), version)
-	if sess == nil {
-		httpError(w, http.StatusServiceUnavailable, withID(req, jsonrpc.NewError(jsonrpc.CodeServerError, "too many sessions")))
+	sess, err := s.sessions.start(x.TokenDigest(), caller, version)
+	if err != nil {
+		status := http.StatusServiceUnavailable
+		if err == errCallerFull {
+			status = http.StatusTooManyRequests
+		}
+		httpError(w, status, withID(req, jsonrpc.NewError(jsonrpc.CodeServerError, err.Error())))
 		return
 	}
 	caps := map[string]any{"tools": map[string]any{}, "logging": map[string]any{}, "completions": map[string]any{}}
@@ -247,7 +313,7 @@ func (s *Server) dispatch(ctx context.Context, x *transport.Exchange, sess *sess
 		return map[string]any{"completion": map[string]any{"values": []string{}, "hasMore": false}}, nil
 	case "resources/read":
 		if len(s.opts.Resources) > 0 {
-			return s.readResource(ctx, x, req.Params)
+			return s.readResource(ctx, x, a, req.Params)
 		}
 	case "prompts/list":
 		if len(s.opts.Prompts) > 0 {
@@ -255,40 +321,64 @@ func (s *Server) dispatch(ctx context.Context, x *transport.Exchange, sess *sess
 		}
 	case "prompts/get":
 		if len(s.opts.Prompts) > 0 {
-			return s.getPrompt(ctx, x, req.Params)
+			return s.getPrompt(ctx, x, a, req.Params)
 		}
 	}
 	return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: "+req.Method)
 }
 
 // authenticate refuses a request whose tokens do not authenticate, when the version serves a
-// function that needs a token: it probes the first function any token admits. A request
-// without a token is refused too, unless every function of the version is public.
-func (s *Server) authenticate(ctx context.Context, x *transport.Exchange) error {
+// function that needs a token: it probes the first function any token admits, and returns
+// the probe (nil when every function is public). A request without a token is refused too,
+// unless every function of the version is public.
+func (s *Server) authenticate(ctx context.Context, x *transport.Exchange) (*registry.Call, error) {
 	probe := s.probeOf(x)
-	if probe == nil {
-		return nil
+	if probe == nil || probe.Access == decl.Public { // every function is public: no token counts
+		return nil, nil
 	}
-	err := x.Allowed(ctx, probe)
+	c, err := x.Admit(ctx, probe, false)
 	switch apierr.CodeOf(err) {
 	case apierr.AuthenticationNeeded.Code(), apierr.InvalidCredentials.Code():
-		return err
+		return nil, err
 	}
-	return nil
+	return c, nil
 }
 
-// probeOf returns the first function of the exchange's version that any token admits, or
-// nil: found once per version.
+// callerOf names whom a request counts against, for the bound on sessions per caller, from
+// its authentication probe: the user (an identity that is a fmt.Stringer, as auth.Identity
+// names its user), the tokens (another identity), or the client's address (anonymous: IPv6 by
+// its /64).
+func callerOf(probe *registry.Call, r *http.Request, x *transport.Exchange) string {
+	if probe == nil {
+		probe = new(registry.Call)
+		calllink.Of(probe).RemoteAddr = r.RemoteAddr
+	}
+	switch id := probe.Identity.(type) {
+	case nil:
+		return "address " + probe.Client()
+	case fmt.Stringer:
+		return "user " + id.String()
+	}
+	d := x.TokenDigest()
+	return "tokens " + hex.EncodeToString(d[:])
+}
+
+// probeOf returns the first function of the exchange's version that any token admits, else
+// its first function (every one is public), or nil: found once per version.
 func (s *Server) probeOf(x *transport.Exchange) *registry.Func {
 	if f, ok := s.probes.Load(x.Version); ok {
 		return f.(*registry.Func)
 	}
 	var probe *registry.Func
-	for _, f := range x.Funcs() {
+	funcs := x.Funcs()
+	for _, f := range funcs {
 		if f.Access == decl.Token {
 			probe = f
 			break
 		}
+	}
+	if probe == nil && len(funcs) > 0 {
+		probe = funcs[0]
 	}
 	s.probes.Store(x.Version, probe)
 	return probe

@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 type session struct {
 	id       string
 	owner    [32]byte // the digest of the tokens of its initialize (transport.Exchange.TokenDigest)
+	caller   string   // whom it counts against (see Server.authenticate)
 	protocol string
 
 	mu    sync.Mutex
@@ -25,36 +28,74 @@ type session struct {
 	pending map[string]chan jsonrpc.Response
 }
 
-// sessions holds the sessions of one endpoint, bounded in number, ending when idle.
+// sessions holds the sessions of one endpoint, bounded in number in all and per caller,
+// ending when idle.
 type sessions struct {
-	max  int
-	idle time.Duration
+	max, perCaller int
+	idle           time.Duration
 
 	mu sync.Mutex
 	m  map[string]*session
+	of map[string][]*session // by caller
 }
 
-// start makes a session; nil when there are MaxSessions already.
-func (ss *sessions) start(owner [32]byte, protocol string) *session {
+// Why start makes no session.
+var (
+	errCallerFull = errors.New("too many sessions of this caller, each running a call: end one (DELETE) or wait")
+	errFull       = errors.New("too many sessions")
+)
+
+// start makes a session of caller (see Server.authenticate). Past perCaller sessions of the
+// caller, its least recently used one that runs no call ends (errCallerFull when each runs
+// one); past max in all, once expired ones are dropped, errFull.
+func (ss *sessions) start(owner [32]byte, caller, protocol string) (*session, error) {
 	now := time.Now()
-	s := &session{id: uuid.NewString(), owner: owner, protocol: protocol, last: now, calls: map[string]context.CancelFunc{}}
+	s := &session{id: uuid.NewString(), owner: owner, caller: caller, protocol: protocol, last: now, calls: map[string]context.CancelFunc{}}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if ss.m == nil {
-		ss.m = make(map[string]*session)
+		ss.m, ss.of = make(map[string]*session), make(map[string][]*session)
+	}
+	if mine := ss.of[caller]; len(mine) >= ss.perCaller {
+		var lru *session
+		var longest time.Duration
+		for _, o := range mine {
+			if d := o.idleSince(now); !o.busy() && (lru == nil || d > longest) {
+				lru, longest = o, d
+			}
+		}
+		if lru == nil {
+			return nil, errCallerFull
+		}
+		ss.drop(lru)
 	}
 	if len(ss.m) >= ss.max {
-		for id, o := range ss.m {
+		for _, o := range ss.m {
 			if o.idleSince(now) > ss.idle {
-				delete(ss.m, id)
+				ss.drop(o)
 			}
 		}
 		if len(ss.m) >= ss.max {
-			return nil
+			return nil, errFull
 		}
 	}
 	ss.m[s.id] = s
-	return s
+	ss.of[caller] = append(ss.of[caller], s)
+	return s, nil
+}
+
+// drop removes s from the table; ss.mu is held.
+func (ss *sessions) drop(s *session) {
+	if ss.m[s.id] != s {
+		return
+	}
+	delete(ss.m, s.id)
+	mine := slices.DeleteFunc(ss.of[s.caller], func(o *session) bool { return o == s })
+	if len(mine) == 0 {
+		delete(ss.of, s.caller)
+	} else {
+		ss.of[s.caller] = mine
+	}
 }
 
 // get returns the session id of owner, marking it used; nil when there is none (never was,
@@ -80,13 +121,20 @@ func (ss *sessions) get(id string, owner [32]byte) *session {
 // end ends a session and cancels its requests.
 func (ss *sessions) end(s *session) {
 	ss.mu.Lock()
-	delete(ss.m, s.id)
+	ss.drop(s)
 	ss.mu.Unlock()
 	s.mu.Lock()
 	for _, cancel := range s.calls {
 		cancel()
 	}
 	s.mu.Unlock()
+}
+
+// busy reports whether the session runs a call.
+func (s *session) busy() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.calls) > 0
 }
 
 func (s *session) idleSince(now time.Time) time.Duration {

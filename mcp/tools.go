@@ -205,6 +205,7 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 		acc = streamlink.Start(f.Accumulator)
 		calllink.Of(c).Sink = &progressSink{ctx: ctx, st: st, acc: acc}
 	}
+	a.called = true
 	v, err := x.Call(ctx, c)
 	if err != nil {
 		return toolError(err), nil

@@ -96,8 +96,15 @@ func (c *Call) ArgsUnread() bool { return c.facts.ReadArgs != nil }
 
 // Probe reports a call that only asks whether its caller may call the function (an MCP client
 // listing the tools it may call): interceptors decide as for a real call, but count nothing
-// (rate limits) and need no arguments; the function does not run.
+// (rate limits, unless Metered) and need no arguments; the function does not run.
 func (c *Call) Probe() bool { return c.facts.Probe }
+
+// Metered reports a probe that stands for a request of an endpoint's protocol which calls no
+// function (an MCP initialize, ping or tools/list): rate limits count it as a call; nothing
+// else does (no log line, no metrics, no audit). An interceptor that checks the caller's
+// permission to call the function lets it pass (it stands for no call of the function); one
+// that authenticates checks its token as for any call.
+func (c *Call) Metered() bool { return c.facts.Probe && c.facts.Metered }
 
 // AddLogFields adds fields to the transport's log line of the call (a trace's ids). Never put
 // arguments, tokens or bodies in them.

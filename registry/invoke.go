@@ -45,6 +45,7 @@ func Invoke(ctx context.Context, c *Call) (result any, err error) {
 		in = append(in, sender)
 		st.in = in
 	}
+	c.facts.Ran = true
 	out, err := f.call(in)
 	if err != nil {
 		return nil, err

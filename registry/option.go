@@ -114,9 +114,12 @@ func MaxBody(n int64) Option {
 }
 
 // ReadOnly declares that the function changes nothing: a browser may call it with only the
-// session cookie from any page of the same site. Default: every function that needs a token
-// may change something, and a call whose only token is the session cookie must come from the
-// server's own origin (see package auth), against request forgery from sibling sites.
+// session cookie from any page of the same site, and its answers to GET carry an ETag, so
+// that a poll with If-None-Match gets 304 while nothing changed (see package transport).
+// Default: every function that needs a token may change something, and a call whose only
+// token is the session cookie must come from the server's own origin (see package auth),
+// against request forgery from sibling sites; such a function takes an Idempotency-Key
+// instead.
 func ReadOnly() Option {
 	return func(f *Func) error { f.ReadOnly = true; return nil }
 }

@@ -36,12 +36,12 @@ func acceptsGzip(r *http.Request) bool {
 	return false
 }
 
-// writeGzip writes body gzipped, with its headers; the status is 200.
-func writeGzip(w http.ResponseWriter, body []byte) {
+// writeGzip writes status and body gzipped, with its headers.
+func writeGzip(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
 	h.Set("Content-Encoding", "gzip")
 	h.Del("Content-Length")
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(status)
 	zw := newGzipWriter(w, 0)
 	_, _ = zw.Write(body)
 	_ = zw.Close()

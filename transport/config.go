@@ -55,6 +55,12 @@ type Config struct {
 	Endpoints map[string]Endpoint
 	// WS configures the WebSocket endpoint.
 	WS WSConfig
+	// Idempotency keeps the answers of calls made with an Idempotency-Key (see
+	// IdempotencyStore). Default: a MemoryIdempotency with the default IdempotencyLimits.
+	Idempotency IdempotencyStore
+	// MaxIdempotentAnswerBytes is the largest answer kept for an Idempotency-Key; a repeat of
+	// a call whose answer was larger gets CONFLICT. Default: 64 KiB.
+	MaxIdempotentAnswerBytes int
 	// Metrics, when set, receives per-function counters; serve it with its Handler method.
 	// Default: none.
 	Metrics *Metrics
@@ -84,6 +90,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.CompressMinBytes == 0 {
 		c.CompressMinBytes = 1024
+	}
+	if c.Idempotency == nil {
+		c.Idempotency = NewMemoryIdempotency(IdempotencyLimits{})
+	}
+	if c.MaxIdempotentAnswerBytes <= 0 {
+		c.MaxIdempotentAnswerBytes = 64 << 10
 	}
 	c.Names = c.Names.OrDefaults()
 	c.Names.KeyHeader = http.CanonicalHeaderKey(c.Names.KeyHeader)

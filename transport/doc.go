@@ -50,6 +50,17 @@
 // ends when the client goes away (the function's context is done), past Config.StreamTimeout
 // (TIMEOUT), or when a write blocks longer than WSConfig.WriteTimeout.
 //
+// # Conditional reads and idempotent writes
+//
+// A GET of a function declared registry.ReadOnly answers a strong ETag (a SHA-256 of the
+// message; "-gzip" appended for the gzipped representation) and Cache-Control: no-cache; one
+// whose If-None-Match holds the tag answers 304 Not Modified without a body (etag.go). A call
+// of a function that changes things with an Idempotency-Key runs once per caller and key for
+// IdempotencyTTL: a repeat gets the first answer again with Idempotent-Replayed: true, or
+// IDEMPOTENCY-KEY-REUSED (422) when its arguments differ, and waits while the first call
+// runs (idempotency.go has the rules: what is kept, who the caller is). Config.Idempotency is
+// where the answers are kept: a MemoryIdempotency by default, bounded by IdempotencyLimits.
+//
 // # Compression
 //
 // For a client whose Accept-Encoding allows gzip, a JSON answer of at least

@@ -153,6 +153,22 @@ func (x *Exchange) Allowed(ctx context.Context, f *registry.Func) error {
 	return err
 }
 
+// Admit runs the interceptors on a probe of f, as Allowed does, that stands for one request of
+// the endpoint's protocol calling no function (an MCP ping, tools/list): rate limits count it
+// as a call (registry.Call.Metered). It returns the probe, whose Identity the interceptors set
+// (nil: anonymous) and whose Client names the caller's address, or the interceptors' error
+// (RATE-LIMITED, API-AUTHENTICATION-NEEDED, ...). With metered false, nothing counts it: the
+// endpoint only learns who calls.
+func (x *Exchange) Admit(ctx context.Context, f *registry.Func, metered bool) (*registry.Call, error) {
+	c, err := x.NewCall(f, nil)
+	if err != nil {
+		return nil, err
+	}
+	calllink.Of(c).Probe, calllink.Of(c).Metered = true, metered
+	_, err = x.h.probe(registry.WithCall(ctx, c), c)
+	return c, err
+}
+
 // allowed is the end of the probe chain: it answers what requireIdentity would.
 func allowed(ctx context.Context, c *registry.Call) (any, error) {
 	if c.Func.Access != decl.Public && c.Identity == nil {

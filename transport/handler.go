@@ -40,7 +40,7 @@ func New(reg *registry.Registry, cfg Config) (*Handler, error) {
 	h.names = h.cfg.Names
 	ics := []registry.Interceptor{h.observe}
 	ics = append(ics, h.cfg.Interceptors...)
-	ics = append(ics, requireIdentity)
+	ics = append(ics, requireIdentity, h.idempotent)
 	h.call = registry.Chain(registry.Invoke, ics...)
 	h.probe = registry.Chain(allowed, h.cfg.Interceptors...)
 	return h, nil

@@ -13,7 +13,8 @@ import (
 // RateLimit limits how often each caller may call: on average PerSecond calls a second, with
 // bursts of up to Burst calls (a token bucket per key). A call past the limit answers
 // RATE-LIMITED with retry_after, the whole seconds until a call would be admitted (the HTTP
-// answer also sets Retry-After). Public functions are limited like the others.
+// answer also sets Retry-After). Public functions are limited like the others, and so are the
+// requests of endpoints that call no function (registry.Call.Metered: an MCP ping, tools/list).
 //
 // Put its Interceptor after the authentication interceptor, so that Key can tell callers apart
 // by identity:
@@ -61,7 +62,7 @@ func (l RateLimit) Interceptor() registry.Interceptor {
 	buckets := make(map[string]*bucket)
 	return func(next registry.Handler) registry.Handler {
 		return func(ctx context.Context, c *registry.Call) (any, error) {
-			if c.Probe() {
+			if c.Probe() && !c.Metered() {
 				return next(ctx, c)
 			}
 			key, now := l.Key(c), l.Now()

@@ -75,16 +75,39 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveStream(w, r, c)
 		return
 	}
-	ctx, cancel := newCallCtx(r.Context(), h.cfg.CallTimeout, nil)
-	defer cancel()
-	res, err := h.call(registry.WithCall(ctx, c), c)
+	ic, err := idempotencyKey(r, f)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	if err := writeResult(w, res, h.compressMin(w, r, f)); err != nil {
-		h.cfg.Logger.Error("result does not encode as JSON", zap.String("function", f.Name), zap.Error(err))
+	ctx, cancel := newCallCtx(r.Context(), h.cfg.CallTimeout, nil)
+	defer cancel()
+	if ic != nil {
+		calllink.Of(c).Idempotency = ic
+		defer h.abandon(ic)
 	}
+	res, err := h.call(registry.WithCall(ctx, c), c)
+	if ic != nil && h.finishIdempotent(ctx, w, r, c, ic, res, err) {
+		return
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if !etagged(r, f) {
+		if err := writeResult(w, res, h.compressMin(w, r, f)); err != nil {
+			h.cfg.Logger.Error("result does not encode as JSON", zap.String("function", f.Name), zap.Error(err))
+		}
+		return
+	}
+	b := getBuf()
+	defer putBuf(b)
+	if err := appendResult(b, res); err != nil {
+		writeError(w, apierr.New(apierr.Internal))
+		h.cfg.Logger.Error("result does not encode as JSON", zap.String("function", f.Name), zap.Error(err))
+		return
+	}
+	writeTagged(w, r, f, b.Bytes(), h.compressMin(w, r, f))
 }
 
 // newCall makes the call of f that r asks for: its arguments from the query string, then from

@@ -58,15 +58,22 @@ func writeResult(w http.ResponseWriter, v any, compressMin int) error {
 		writeError(w, apierr.New(apierr.Internal))
 		return err
 	}
-	w.Header().Set("Content-Type", "application/json")
-	if compressMin > 0 && b.Len() >= compressMin {
-		writeGzip(w, b.Bytes())
-		return nil
-	}
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(b.Bytes())
+	writeMessage(w, http.StatusOK, b.Bytes(), compressMin > 0 && b.Len() >= compressMin)
 	return nil
 }
+
+// writeMessage answers status and the JSON message body, gzipped when gz is set.
+func writeMessage(w http.ResponseWriter, status int, body []byte, gz bool) {
+	w.Header()["Content-Type"] = jsonType
+	if gz {
+		writeGzip(w, status, body)
+		return
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+var jsonType = []string{"application/json"}
 
 // errorJSON encodes e as a message; an attribute that cannot be encoded degrades to the bare code.
 func errorJSON(e *apierr.Error) []byte {
@@ -78,16 +85,29 @@ func errorJSON(e *apierr.Error) []byte {
 }
 
 func writeError(w http.ResponseWriter, err error) {
+	a := errorAnswer(err)
+	writeAnswer(w, &a, 0)
+}
+
+// errorAnswer returns the answer of err.
+func errorAnswer(err error) IdempotentAnswer {
 	e := apierr.From(err)
+	a := IdempotentAnswer{Status: e.Status(), Body: errorJSON(e)}
 	if e.Code() == apierr.RateLimited.Code() {
 		if s, ok := e.LookupAttr("retry_after"); ok {
 			b, _ := json.Marshal(s)
-			w.Header().Set("Retry-After", string(b))
+			a.RetryAfter = string(b)
 		}
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(e.Status())
-	_, _ = w.Write(errorJSON(e))
+	return a
+}
+
+// writeAnswer answers a, gzipped when it is a result of at least compressMin bytes (0: never).
+func writeAnswer(w http.ResponseWriter, a *IdempotentAnswer, compressMin int) {
+	if a.RetryAfter != "" {
+		w.Header().Set("Retry-After", a.RetryAfter)
+	}
+	writeMessage(w, a.Status, a.Body, a.Status == http.StatusOK && compressMin > 0 && len(a.Body) >= compressMin)
 }
 
 // encodeRawMap encodes a map of JSON values, as echo answers, without reflection: keys sorted

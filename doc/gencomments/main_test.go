@@ -43,7 +43,7 @@ func TestKeys(t *testing.T) {
 		{"GreetArgs.Tags", "Tags are appended to the greeting."}, // a line comment
 		{"GreetArgs.Times", ""},                                  // no comment: no key
 		{"Lookup.Find", "Find answers the note named name, or NOT-FOUND."},
-		{"Registry", "Registry returns the sample API: greet (public) and add (named plain parameters, a token) in 1.0; count (streaming, keeping the last chunk), find (a session, a declared error code) and forget in 1.1."},
+		{"Registry", "Registry returns the sample API: greet (public) and add (named plain parameters, a token) in 1.0; count (streaming, keeping the last chunk), find (a session, read-only, a declared error code) and forget in 1.1."},
 		{"comments", ""}, // variables are not described
 	}
 	for _, tt := range tests {

@@ -92,20 +92,31 @@ func TestGeneratedGoClient(t *testing.T) {
 		goclient.WithRequestEditorFn(withHeader("Svc-Authorization", made.JSON200.Result)))
 
 	desc := "from a generated Go client"
-	created, err := api.CreateDashboardWithResponse(ctx, goclient.CreateDashboardJSONRequestBody{Title: "Go", Description: &desc})
+	once := &goclient.CreateDashboardParams{IdempotencyKey: new("go client dashboard")}
+	created, err := api.CreateDashboardWithResponse(ctx, once, goclient.CreateDashboardJSONRequestBody{Title: "Go", Description: &desc})
 	if err != nil || created.JSON200 == nil {
 		t.Fatalf("create-dashboard: %v %s", err, created.Body)
+	}
+	again, err := api.CreateDashboardWithResponse(ctx, once, goclient.CreateDashboardJSONRequestBody{Title: "Go", Description: &desc})
+	if err != nil || again.JSON200 == nil || again.JSON200.Result.Id != created.JSON200.Result.Id ||
+		again.HTTPResponse.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("create-dashboard again with its Idempotency-Key: %v %s, want the first answer replayed", err, again.Body)
 	}
 	got, err := api.GetGetDashboardWithResponse(ctx, &goclient.GetGetDashboardParams{Id: created.JSON200.Result.Id})
 	if err != nil || got.JSON200 == nil || got.JSON200.Result.Description != desc {
 		t.Fatalf("get-dashboard: %v %s", err, got.Body)
+	}
+	tag := got.HTTPResponse.Header.Get("ETag")
+	same, err := api.GetGetDashboardWithResponse(ctx, &goclient.GetGetDashboardParams{Id: created.JSON200.Result.Id, IfNoneMatch: &tag})
+	if err != nil || same.StatusCode() != 304 || len(same.Body) != 0 {
+		t.Fatalf("get-dashboard with If-None-Match: %s: %v %d %s, want 304", tag, err, same.StatusCode(), same.Body)
 	}
 
 	now := time.Now().Unix()
 	side := func(ip string, port, bytes int) map[string]any {
 		return map[string]any{"ip": ip, "port": port, "bytes": bytes, "packets": 1}
 	}
-	ingested, err := api.IngestWithResponse(ctx, goclient.IngestJSONRequestBody{Records: []any{
+	ingested, err := api.IngestWithResponse(ctx, &goclient.IngestParams{}, goclient.IngestJSONRequestBody{Records: []any{
 		map[string]any{"time": now - 5, "protocol": "tcp", "client": side("10.0.0.1", 50000, 100), "server": side("10.0.0.2", 443, 900)},
 	}})
 	if err != nil || ingested.JSON200 == nil || ingested.JSON200.Result.Ingested != 1 {

@@ -34,8 +34,15 @@ type Facts struct {
 	ReadArgs func() error
 	// Probe marks a call that only asks whether its caller may call the function.
 	Probe bool
+	// Metered marks a probe that stands for a request of an endpoint's protocol: rate limits
+	// count it.
+	Metered bool
 	// LogFields are the fields interceptors added to the call's log line.
 	LogFields []zap.Field
+	// Ran is set by registry.Invoke once the arguments are bound, as the function starts.
+	Ran bool
+	// Idempotency is the transport's own state of a call made with an Idempotency-Key.
+	Idempotency any
 }
 
 // Of returns the facts of c, a *registry.Call, to read or set.

@@ -84,7 +84,7 @@ func (Lookup) Find(_ context.Context, in struct {
 func Forget() {}
 
 // Registry returns the sample API: greet (public) and add (named plain parameters, a token) in
-// 1.0; count (streaming, keeping the last chunk), find (a session, a declared error code) and
+// 1.0; count (streaming, keeping the last chunk), find (a session, read-only, a declared error code) and
 // forget in 1.1.
 func Registry() (*registry.Registry, error) {
 	reg := registry.New(registry.Comments(comments))
@@ -96,7 +96,7 @@ func Registry() (*registry.Registry, error) {
 		{"greet", Greet, []registry.Option{registry.Requires(decl.Public)}},
 		{"add", func(a, b int) int { return a + b }, []registry.Option{registry.Args("a", "b"), registry.Describe("Adds two integers.")}},
 		{"count", Count, []registry.Option{registry.Since("1.1"), registry.Accumulate(stream.Last[Progress]())}},
-		{"find", Lookup{}.Find, []registry.Option{registry.Since("1.1"), registry.Requires(decl.Session), registry.Errors(NotANote, apierr.NotFound)}},
+		{"find", Lookup{}.Find, []registry.Option{registry.Since("1.1"), registry.Requires(decl.Session), registry.ReadOnly(), registry.Errors(NotANote, apierr.NotFound)}},
 		{"forget", Forget, []registry.Option{registry.Since("1.1"), registry.Requires(decl.Public)}},
 	} {
 		if err := reg.Register(r.name, r.fn, r.opts...); err != nil {

@@ -353,7 +353,7 @@ func (a *App) newHandler() (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	ics := []registry.Interceptor{cluster.Interceptor(), a.auth.Interceptor(), a.limit.Interceptor(), manage.AuditInterceptor(a.state, a.log, manage.WithAuditRetention(a.settings.AuditRetention))}
+	ics := []registry.Interceptor{cluster.Interceptor(), a.auth.Interceptor(), a.limit.Interceptor(), keyCreation(), manage.AuditInterceptor(a.state, a.log, manage.WithAuditRetention(a.settings.AuditRetention))}
 	if tp := a.cfg.TracerProvider; tp != nil {
 		// Outermost, so that a call's span covers authentication and rate limits.
 		ics = append([]registry.Interceptor{fnotel.Interceptor(fnotel.WithTracerProvider(tp))}, ics...)

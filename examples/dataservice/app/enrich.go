@@ -25,11 +25,12 @@ func (s contextStore) Ingest(ctx context.Context, recs []records.Record) error {
 
 // resolve sets the context of each record of recs: per side its zone ("" outside every zone),
 // autonomous system and country; the exporter's and its interfaces' names; and the application
-// the Resolver names (the operator's most specific rule, the built-in name by port, the server
-// name, unknown) unless the record named another than its port's built-in one (an ingest
-// record's "application", the demo's, the probe's): that one it keeps. Every name the
-// Resolver answers was made clean and bounded where it entered (a poll, a GeoIP file, an
-// administrator's call), so that no context value can fail the batch it joins.
+// the Resolver names (the operator's most specific rule, the built-in name by port, unknown;
+// never the server name, which whoever sends the packets chooses) unless the record named
+// another than its port's built-in one (an ingest record's "application", the demo's): that
+// one it keeps. Every name the Resolver answers was made clean and bounded where it entered
+// (a poll, a GeoIP file, an administrator's call), so that no context value can fail the
+// batch it joins.
 func resolve(r *netctx.Resolver, recs []records.Record) {
 	var f netctx.Flow
 	var c netctx.Context
@@ -37,7 +38,7 @@ func resolve(r *netctx.Resolver, recs []records.Record) {
 		rec := &recs[i]
 		f = netctx.Flow{Client: rec.Client.IP, Server: rec.Server.IP, ClientPort: rec.Client.Port,
 			ServerPort: rec.Server.Port, Protocol: rec.Protocol, Exporter: rec.Exporter, InIf: rec.InIf,
-			OutIf: rec.OutIf, ServerName: rec.ServerName}
+			OutIf: rec.OutIf}
 		r.Resolve(&f, &c)
 		if rec.Application == records.Application(rec.Protocol, rec.Server.Port) {
 			rec.Application = c.Application

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/fnapi/fnapi/auth"
+	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
 )
@@ -20,6 +21,31 @@ const DefaultRateLimit = 200
 
 // NoRateLimit as Config.RateLimit turns the call rate limit off (-rate-limit 0).
 const NoRateLimit = -1
+
+// KeysBurst and KeysPerMinute bound how fast one user creates API keys, whatever the call
+// rate limit: each creation (and each revocation) is an event of the user's audit quota, and
+// a session's holder creating and revoking keys in a loop filled it in minutes. At one a
+// minute past a burst of 20, it takes weeks; and security self-service is never refused by
+// the quota anyway (manage.Security).
+const (
+	KeysBurst     = 20
+	KeysPerMinute = 1
+)
+
+// keyCreation returns the interceptor that applies KeysBurst and KeysPerMinute to
+// create-api-key, per user (RATE-LIMITED with retry_after past them).
+func keyCreation() registry.Interceptor {
+	l := transport.RateLimit{PerSecond: KeysPerMinute / 60.0, Burst: KeysBurst, Key: callerKey}.Interceptor()
+	return func(next registry.Handler) registry.Handler {
+		limited := l(next)
+		return func(ctx context.Context, c *registry.Call) (any, error) {
+			if c.Func.Name == authapi.CreateAPIKey.Name() && !c.Probe() {
+				return limited(ctx, c)
+			}
+			return next(ctx, c)
+		}
+	}
+}
 
 // callLimit limits how often each caller may call: a user by name, an anonymous caller by
 // address. Its rate can change while serving (the rate_limit configuration key); a change

@@ -2,9 +2,11 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/client"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
 )
@@ -55,5 +57,38 @@ func TestRateLimit(t *testing.T) {
 	set(1)
 	if n := calls(20); n > 3 {
 		t.Fatalf("%d calls admitted at 1 call/s", n)
+	}
+}
+
+// TestKeyCreationRate checks that one user creates API keys in a burst of app.KeysBurst, then
+// RATE-LIMITED, whatever the call rate limit, while another user still creates its own.
+func TestKeyCreationRate(t *testing.T) {
+	t.Parallel()
+	s := start(t)
+	ctx := t.Context()
+	s.readOnlyKey(t) // rita's first key
+	tok, err := client.Call(ctx, s.http(t), authapi.Login, authapi.LoginArgs{User: "rita", Password: "rita's password"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rita := s.http(t, client.WithSession(tok))
+	for i := 2; i <= app.KeysBurst; i++ {
+		if _, err := client.Call(ctx, rita, authapi.CreateAPIKey, authapi.KeyArgs{Name: fmt.Sprint("k", i)}); err != nil {
+			t.Fatalf("key %d of a burst of %d: %v", i, app.KeysBurst, err)
+		}
+	}
+	_, err = client.Call(ctx, rita, authapi.CreateAPIKey, authapi.KeyArgs{Name: "one too many"})
+	if err == nil || apierr.From(err).Code() != apierr.RateLimited.Code() || apierr.From(err).Attr("retry_after") == nil {
+		t.Fatalf("a key past the burst: %v", err)
+	}
+	if _, err := client.Call(ctx, rita, authapi.RevokeAPIKey, authapi.RevokeArgs{Name: "k2"}); err != nil {
+		t.Errorf("revoking past the burst: %v", err)
+	}
+	tok, err = client.Call(ctx, s.http(t), authapi.Login, authapi.LoginArgs{User: "admin", Password: "correct horse battery staple"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Call(ctx, s.http(t, client.WithSession(tok)), authapi.CreateAPIKey, authapi.KeyArgs{Name: "another"}); err != nil {
+		t.Errorf("another user's key: %v", err)
 	}
 }

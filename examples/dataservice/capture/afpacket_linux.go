@@ -117,6 +117,7 @@ func (s *ring) Next(f *Frame) error {
 			h := (*unix.Tpacket3Hdr)(unsafe.Pointer(&s.mem[base+int(s.off)]))
 			start := base + int(s.off) + int(h.Mac)
 			f.Data = s.mem[start : start+int(h.Snaplen)]
+			f.Len = int(h.Len)
 			f.Time = int64(h.Sec)*1e9 + int64(h.Nsec)
 			f.Link = s.link
 			s.pkt--

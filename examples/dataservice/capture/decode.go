@@ -57,8 +57,13 @@ var (
 type Packet struct {
 	// Time is the capture time, Unix nanoseconds (set by the caller from the frame).
 	Time int64
-	// Len is the IP packet's length as its header states it (IPv4 total length, IPv6 40 +
-	// payload length): the bytes a record counts, whatever the capture kept.
+	// FrameLen is the frame's length on the wire (Frame.Len), set by the caller as Time is;
+	// 0, or less than the frame, stands for the frame's length.
+	FrameLen int
+	// Len is the IP packet's length: what its header states (IPv4 total length, IPv6 40 +
+	// payload length), at most what the frame carried on the wire from the IP header on, so
+	// that a header claiming more than was sent counts only what was; a snap length that
+	// cut the capture does not lower it. These are the bytes a record counts.
 	Len int
 	// VLANs is the number of VLAN tags; VLAN the innermost tag's VLAN ID.
 	VLANs, VLAN uint16
@@ -81,12 +86,14 @@ type Packet struct {
 	// what the capture kept of it (shorter when the snap length cut it).
 	PayloadLen int
 	Payload    []byte
+	// uncaptured is how much of the frame the wire carried beyond what was captured.
+	uncaptured int
 }
 
 // Decode reads one frame of link type lt into p, without allocating.
 func Decode(lt LinkType, frame []byte, p *Packet) error {
-	t := p.Time
-	*p = Packet{Time: t}
+	t, wire := p.Time, p.FrameLen
+	*p = Packet{Time: t, FrameLen: wire, uncaptured: max(wire-len(frame), 0)}
 	switch lt {
 	case LinkEthernet:
 		return decodeEthernet(frame, p)
@@ -160,6 +167,7 @@ func decodeIPv4(b []byte, p *Packet) error {
 	if len(b) < ihl {
 		return ErrTruncated
 	}
+	total = min(total, len(b)+p.uncaptured) // what the wire carried, at least ihl
 	p.Len = total
 	p.Src = netip.AddrFrom4([4]byte(b[12:16]))
 	p.Dst = netip.AddrFrom4([4]byte(b[16:20]))
@@ -181,7 +189,7 @@ func decodeIPv6(b []byte, p *Packet) error {
 	if b[0]>>4 != 6 {
 		return ErrMalformed
 	}
-	plen := int(binary.BigEndian.Uint16(b[4:]))
+	plen := min(int(binary.BigEndian.Uint16(b[4:])), len(b)+p.uncaptured-40) // what the wire carried
 	p.Len = 40 + plen
 	p.Src = netip.AddrFrom16([16]byte(b[8:24]))
 	p.Dst = netip.AddrFrom16([16]byte(b[24:40]))

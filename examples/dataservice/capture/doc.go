@@ -36,7 +36,10 @@
 // allocation (the decoder is this package's own: gopacket's DecodingLayerParser was the
 // alternative, a large dependency for the few fields the probe reads). Fragments are
 // counted, not reassembled: a first fragment counts in its conversation; later fragments,
-// which carry no ports, count in Stats.LaterFragments only.
+// which carry no ports, count in Stats.LaterFragments only. A packet counts the bytes its IP
+// header states, at most what its frame carried on the wire from the IP header on (pcap's
+// original length, so that a snap length that cut the capture lowers nothing): a 54-byte
+// frame whose header claims 65,535 bytes counts 40.
 //
 // # Conversations
 //
@@ -99,9 +102,16 @@
 //   - resets: packets with RST set, from either side.
 //   - server_name: the SNI of the client's TLS ClientHello, or the Host header of its HTTP/1
 //     request (each read from the client's first payload segment only), or else the name
-//     whose DNS answer (A or AAAA, seen in a response from port 53) gave the server's
-//     address: the name asked, not the CNAME's target. Names are lower-cased; the DNS cache
-//     keeps Config.MaxNames (65,536) addresses.
+//     whose DNS answer (A or AAAA, over UDP) gave the server's address: the name asked, not
+//     the CNAME's target. Only the answer to a query the probe saw names servers: the same
+//     id and name, from the address and port 53 the query went to, to the client's address
+//     and port, within Config.DNSTimeout (10 s), once; an answer nobody asked for (anyone
+//     can send a packet from port 53) names nothing. The probe remembers
+//     Config.MaxDNSQueries (8,192) queries, a new one past it forgetting the oldest, so a
+//     probe that sees only one direction of a resolver's traffic names no server by DNS.
+//     Names are lower-cased; the DNS cache keeps Config.MaxNames (65,536) addresses. The
+//     records of one hour carry at most Config.MaxServerNames (10,000) distinct names: past
+//     it a record's name is "" (Stats.NamesLeftOut), since whoever sends packets chooses them.
 //
 // # Records
 //
@@ -119,7 +129,7 @@
 //	client.zero_windows, server.zero_windows   Client.ZeroWindows, Server.ZeroWindows
 //	resets                             Resets
 //	server.name                        ServerName ("" = null)
-//	application                        from ServerName's evidence, then the server port
+//	application                        the operator's rules, then the server port (never ServerName)
 //	exporter, in_if                    the sensor's address and the interface's index
 //
 // Stores keep the sums and counts (not averages) so that rollups add them exactly.

@@ -31,12 +31,22 @@ func tcpFrame(src, dst [4]byte, sport, dport uint16, flags uint8, seq, ack uint3
 // pcapFile returns a pcap file (microseconds, little-endian, Ethernet) of frames captured at
 // times (Unix nanoseconds).
 func pcapFile(frames [][]byte, times []int64) []byte {
+	return pcapFileSnap(frames, times, nil)
+}
+
+// pcapFileSnap is pcapFile with the frames' lengths on the wire (pcap's original length) in
+// wire when not nil: a frame longer than its captured bytes was cut by the snap length.
+func pcapFileSnap(frames [][]byte, times []int64, wire []int) []byte {
 	b := []byte{0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 1, 0, 0, 0}
 	for i, f := range frames {
+		orig := len(f)
+		if wire != nil {
+			orig = wire[i]
+		}
 		b = binary.LittleEndian.AppendUint32(b, uint32(times[i]/1e9))
 		b = binary.LittleEndian.AppendUint32(b, uint32(times[i]%1e9/1e3))
 		b = binary.LittleEndian.AppendUint32(b, uint32(len(f)))
-		b = binary.LittleEndian.AppendUint32(b, uint32(len(f)))
+		b = binary.LittleEndian.AppendUint32(b, uint32(orig))
 		b = append(b, f...)
 	}
 	return b

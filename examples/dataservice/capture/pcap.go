@@ -137,6 +137,7 @@ func (s *reader) Next(f *Frame) error {
 		}
 		s.stats.Packets++
 		f.Data = s.buf
+		f.Len = int(s.order.Uint32(h[12:]))
 		f.Link = s.link
 		f.Time = int64(s.order.Uint32(h[:]))*1e9 + int64(s.order.Uint32(h[4:]))*s.fracUnit
 		return nil

@@ -83,6 +83,7 @@ func (s *reader) readNG(f *Frame) error {
 			ts := uint64(s.order.Uint32(b[4:]))<<32 | uint64(s.order.Uint32(b[8:]))
 			s.stats.Packets++
 			f.Data, f.Link = b[20:20+n], ifc.link
+			f.Len = int(s.order.Uint32(b[16:]))
 			f.Time = int64(float64(ts) * ifc.tick)
 			if ifc.tick == 1000 { // the usual microseconds: exact
 				f.Time = int64(ts) * 1000
@@ -92,7 +93,8 @@ func (s *reader) readNG(f *Frame) error {
 			if len(b) < 4 || len(s.ifaces) == 0 {
 				return fmt.Errorf("%w: bad simple packet block", ErrFormat)
 			}
-			n := min(int(s.order.Uint32(b)), len(b)-4)
+			f.Len = int(s.order.Uint32(b))
+			n := min(f.Len, len(b)-4)
 			s.stats.Packets++
 			f.Data, f.Link = b[4:4+n], s.ifaces[0].link
 			return nil

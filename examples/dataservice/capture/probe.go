@@ -63,7 +63,7 @@ func (p *Probe) Run(ctx context.Context) error {
 			p.Stats.Filtered++
 			continue
 		}
-		pkt.Time = f.Time
+		pkt.Time, pkt.FrameLen = f.Time, f.Len
 		switch err := Decode(f.Link, f.Data, &pkt); {
 		case err == nil:
 			p.Table.Packet(&pkt)

@@ -414,10 +414,12 @@ pkts += [
 const ipv6DNS = `
 C, S, R = "2001:db8::1", "2001:db8::2", "2001:db8::53"
 v6 = lambda **k: IPv6(**k)/IPv6ExtHdrHopByHop()/IPv6ExtHdrDestOpt()
+query = Ether()/IPv6(src=C, dst=R)/UDP(sport=33333, dport=53)/DNS(id=1, rd=1, qd=DNSQR(qname="V6.Example", qtype="AAAA"))
+query.time = T0
 dns = Ether()/IPv6(src=R, dst=C)/UDP(sport=53, dport=33333)/DNS(id=1, qr=1, qd=DNSQR(qname="V6.Example", qtype="AAAA"),
       an=DNSRR(rrname="V6.Example", type="CNAME", rdata="cdn.example")/DNSRR(rrname="cdn.example", type="AAAA", rdata=S))
-dns.time = T0
-pkts += [dns,
+dns.time = T0 + 0.002
+pkts += [query, dns,
   tcp(C, S, 40004, 443, "S", 10, 0, t=0.010, ip=v6),
   tcp(S, C, 443, 40004, "SA", 20, 11, t=0.035, ip=v6),
   tcp(C, S, 40004, 443, "A", 11, 21, t=0.036, ip=v6),

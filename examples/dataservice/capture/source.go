@@ -12,6 +12,9 @@ type Frame struct {
 	Time int64
 	// Link is the frame's link type.
 	Link LinkType
+	// Len is the frame's length on the wire (pcap's original length, AF_PACKET's tp_len):
+	// more than len(Data) when the snap length cut the frame.
+	Len int
 }
 
 // Source delivers captured frames: a capture file (OpenFile) or a live interface

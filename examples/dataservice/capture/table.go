@@ -27,6 +27,17 @@ type Config struct {
 	// MaxNames bounds the cache of DNS answers (address → name) that names servers.
 	// Default: 65,536.
 	MaxNames int
+	// MaxDNSQueries bounds the DNS queries remembered until their answer: only an answer to
+	// a query seen names servers. A new query past it forgets the oldest. Default: 8,192
+	// (about 1 MB).
+	MaxDNSQueries int
+	// DNSTimeout is how long a DNS query waits for its answer. Default: ten seconds.
+	DNSTimeout time.Duration
+	// MaxServerNames bounds the distinct server names the records of one hour carry: past
+	// it, a record of a conversation with a name not among them has none (null), counted in
+	// Stats.NamesLeftOut, so that whoever sends packets cannot make a chart by server.name
+	// of any number of groups. Default: 10,000 an hour (240,000 a day).
+	MaxServerNames int
 }
 
 func (c *Config) setDefaults() {
@@ -46,6 +57,13 @@ func (c *Config) setDefaults() {
 	if c.MaxNames <= 0 {
 		c.MaxNames = 65_536
 	}
+	if c.MaxDNSQueries <= 0 {
+		c.MaxDNSQueries = 8192
+	}
+	def(&c.DNSTimeout, 10*time.Second)
+	if c.MaxServerNames <= 0 {
+		c.MaxServerNames = 10_000
+	}
 }
 
 // Stats counts what a Table saw.
@@ -61,8 +79,11 @@ type Stats struct {
 	Evicted uint64
 	// Records counts the records emitted.
 	Records uint64
-	// Names is the number of DNS answers cached.
-	Names uint64
+	// Names is the number of DNS answers cached; DNSQueries the DNS queries awaiting their
+	// answer.
+	Names, DNSQueries uint64
+	// NamesLeftOut counts records that had a server name past Config.MaxServerNames.
+	NamesLeftOut uint64
 }
 
 // key names a conversation whichever way its packets go: a is the lower endpoint.
@@ -85,6 +106,9 @@ type Table struct {
 	// lru lists conversations by their last packet, the most recent at head.
 	head, tail int32
 	names      nameCache
+	queries    dnsQueries
+	hourNames  map[string]struct{} // the server names of hour's records
+	hour       int64
 	sliceStart int64 // ns; the slice being filled
 	sliceEnd   int64 // ns; 0 before the first packet
 	stats      Stats
@@ -97,6 +121,7 @@ func NewTable(cfg Config, emit func(Record)) *Table {
 	return &Table{
 		cfg: cfg, emit: emit, index: make(map[key]int32),
 		head: -1, tail: -1, names: newNameCache(cfg.MaxNames),
+		queries: newDNSQueries(cfg.MaxDNSQueries, int64(cfg.DNSTimeout)), hourNames: make(map[string]struct{}),
 	}
 }
 
@@ -108,6 +133,7 @@ func (t *Table) Stats() Stats {
 	s := t.stats
 	s.Active = uint64(len(t.index))
 	s.Names = uint64(t.names.len())
+	s.DNSQueries = uint64(t.queries.len())
 	return s
 }
 
@@ -124,8 +150,8 @@ func (t *Table) Packet(p *Packet) {
 			return
 		}
 	}
-	if p.Protocol == ProtoUDP && p.SrcPort == 53 {
-		t.names.learnDNS(p.Payload)
+	if p.Protocol == ProtoUDP && (p.SrcPort == 53 || p.DstPort == 53) {
+		t.dns(p)
 	}
 	c, fromA := t.lookup(p)
 	if c.newConnection(p) {
@@ -212,8 +238,30 @@ func (t *Table) report(c *conv) {
 	}
 	c.rec = Record{Protocol: r.Protocol, ServerName: r.ServerName,
 		Client: Side{IP: r.Client.IP, Port: r.Client.Port}, Server: Side{IP: r.Server.IP, Port: r.Server.Port}}
+	if r.ServerName != "" && !t.nameFits(r.Time, r.ServerName) {
+		r.ServerName = ""
+		t.stats.NamesLeftOut++
+	}
 	t.stats.Records++
 	t.emit(r)
+}
+
+// nameFits says whether the records of the hour holding time (Unix seconds) may carry name:
+// it is among their names already, or there is room for one more (Config.MaxServerNames).
+// Records come in time order.
+func (t *Table) nameFits(time int64, name string) bool {
+	if h := time / 3600; h != t.hour {
+		clear(t.hourNames)
+		t.hour = h
+	}
+	if _, ok := t.hourNames[name]; ok {
+		return true
+	}
+	if len(t.hourNames) >= t.cfg.MaxServerNames {
+		return false
+	}
+	t.hourNames[name] = struct{}{}
+	return true
 }
 
 // end reports c and removes it.

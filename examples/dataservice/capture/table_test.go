@@ -1,7 +1,11 @@
 package capture_test
 
 import (
+	"encoding/binary"
+	"maps"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/fnapi/fnapi/examples/dataservice/capture"
@@ -128,4 +132,67 @@ func TestActiveTimeout(t *testing.T) {
 	if r := recs[2]; r.Client.IP != cl || r.Server.Packets != 4 || tbl.Stats().Conversations != 1 {
 		t.Errorf("after renewal: %+v, %d conversations", r, tbl.Stats().Conversations)
 	}
+}
+
+// TestBytesOnTheWire reads, from a capture file, frames whose IP header claims more than the
+// frame carried (54-byte frames stating 65,535 bytes, over IPv4 and IPv6) and frames the
+// snap length cut (54 bytes kept of 1,514 on the wire): a record counts what the wire carried.
+func TestBytesOnTheWire(t *testing.T) {
+	t.Parallel()
+	cl, sv := [4]byte{10, 9, 0, 1}, [4]byte{10, 9, 0, 2}
+	var frames [][]byte
+	var times []int64
+	var wire []int
+	add := func(f []byte, w int) {
+		frames = append(frames, f)
+		times = append(times, 1700000040e9+int64(len(frames))*1e6)
+		wire = append(wire, w)
+	}
+	for i := range 10 { // lying IPv4 headers, client port 40000
+		f := tcpFrame(cl, sv, 40000, 80, capture.FlagACK, uint32(1+i), 1, 0)
+		binary.BigEndian.PutUint16(f[14+2:], 65535)
+		add(f, len(f))
+	}
+	for i := range 10 { // cut by a snap length of 54, client port 40001
+		f := tcpFrame(cl, sv, 40001, 80, capture.FlagACK, uint32(1+1460*i), 1, 1460)
+		add(f[:54], len(f))
+	}
+	for i := range 10 { // lying IPv6 headers, client port 40002
+		add(tcp6Frame(40002, 80, uint32(1+i), 65535), 14+40+20)
+	}
+	path := filepath.Join(t.TempDir(), "lies.pcap")
+	if err := os.WriteFile(path, pcapFileSnap(frames, times, wire), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	recs, tbl := readRecords(t, path, capture.Config{})
+	want := map[uint16]uint64{40000: 10 * 40, 40001: 10 * 1500, 40002: 10 * 60}
+	got := map[uint16]uint64{}
+	for _, r := range recs {
+		got[r.Client.Port] += r.Client.Bytes + r.Server.Bytes
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("bytes by client port %v, want %v", got, want)
+	}
+	if s := tbl.Stats(); s.Bytes != 10*(40+1500+60) {
+		t.Errorf("table counted %d bytes, want %d", s.Bytes, 10*(40+1500+60))
+	}
+}
+
+// tcp6Frame builds an Ethernet/IPv6/TCP frame without payload whose header states plen bytes
+// of payload.
+func tcp6Frame(sport, dport uint16, seq uint32, plen uint16) []byte {
+	f := make([]byte, 14+40+20)
+	copy(f, []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0x86, 0xdd})
+	ip := f[14:]
+	ip[0] = 0x60
+	binary.BigEndian.PutUint16(ip[4:], plen)
+	ip[6], ip[7] = capture.ProtoTCP, 64
+	copy(ip[8:], netip.MustParseAddr("2001:db8::1").AsSlice())
+	copy(ip[24:], netip.MustParseAddr("2001:db8::2").AsSlice())
+	tcp := ip[40:]
+	binary.BigEndian.PutUint16(tcp, sport)
+	binary.BigEndian.PutUint16(tcp[2:], dport)
+	binary.BigEndian.PutUint32(tcp[4:], seq)
+	tcp[12], tcp[13] = 0x50, capture.FlagACK
+	return f
 }

@@ -45,6 +45,14 @@ var Audited = map[string][]string{
 	"acknowledge-alert": {"rule", "group"},
 }
 
+// Security lists the audited functions of security self-service, never refused by the quota
+// of the trail: changing one's password, revoking a key, and an administrator deleting a user
+// (logout is not audited). Their events are always written; past the caller's quota each takes
+// the place of that user's oldest event of the same action (state.Store.AppendAuditBounded),
+// so that the trail stays bounded and keeps the latest of them, while the rest of the user's
+// trail stays.
+var Security = map[string]bool{"change-password": true, "revoke-api-key": true, "delete-user": true}
+
 // Bounds of list-audit.
 const (
 	// DefaultAuditLimit is how many events list-audit answers when the call gives no limit.
@@ -83,9 +91,14 @@ type auditor struct {
 //
 // The trail cannot be erased by those it records: events go by age alone (older than
 // audit_retention; see WithAuditRetention), and a caller whose events fill its quota in the
-// trail (state.Limits.AuditPerActor) gets LIMIT-REACHED for every audited function, before
-// the function runs, until its oldest events age out. Calls that run at once may each pass
-// the check, so the quota may be exceeded by as many calls as run at once.
+// trail (state.Limits.AuditPerActor) gets LIMIT-REACHED for every audited function but those
+// of Security (whose events past the quota replace older ones of their own action), before
+// the function runs, until its oldest events age out. The quota counts the events of the
+// caller's user made since that user was created: a user deleted and created again under the
+// same name starts afresh, and the old user's events stay. Calls that run at once may each
+// pass the check, so the quota may be exceeded by as many calls as run at once. Probes
+// (registry.Call.Probe: an MCP client listing its tools) call nothing: neither checked nor
+// written.
 func AuditInterceptor(st state.Store, log *zap.Logger, opts ...AuditOption) registry.Interceptor {
 	a := &auditor{st: st, log: log, retention: func() time.Duration { return defaultAuditRetention }}
 	for _, o := range opts {
@@ -109,11 +122,14 @@ func (a *auditor) intercept(next registry.Handler) registry.Handler {
 	return func(ctx context.Context, c *registry.Call) (any, error) {
 		args, audited := Audited[c.Func.Name]
 		id, _ := c.Identity.(*auth.Identity)
-		if !audited || id == nil {
+		if !audited || id == nil || c.Probe() {
 			return next(ctx, c)
 		}
-		if err := a.st.AuditQuota(ctx, id.User); err != nil {
-			return nil, StoreError(err)
+		security := Security[c.Func.Name]
+		if !security {
+			if err := a.st.AuditQuota(ctx, id.User, id.UserCreated()); err != nil {
+				return nil, StoreError(err)
+			}
 		}
 		res, err := next(ctx, c)
 		if err != nil {
@@ -132,7 +148,13 @@ func (a *auditor) intercept(next registry.Handler) registry.Handler {
 		e := state.AuditEvent{User: id.User, Key: id.KeyName, Address: address(c.RemoteAddr()), Action: c.Func.Name, Details: d}
 		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		if aerr := a.st.AppendAudit(wctx, e); aerr != nil {
+		write := a.st.AppendAudit
+		if security {
+			write = func(ctx context.Context, e state.AuditEvent) error {
+				return a.st.AppendAuditBounded(ctx, e, id.UserCreated())
+			}
+		}
+		if aerr := write(wctx, e); aerr != nil {
 			a.log.Error("audit trail: an event was not written", zap.String("action", e.Action),
 				zap.String("user", e.User), zap.Error(aerr))
 		}

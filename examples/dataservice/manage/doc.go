@@ -25,7 +25,8 @@
 //   - list-audit([since], [limit], [before]) (API 1.2) answers the newest events of the audit
 //     trail that AuditInterceptor writes for every change of configuration, users, keys,
 //     dashboards and widgets (Audited); before pages back to the oldest. Events go by age
-//     (audit_retention), and each user's audited calls stop at its quota in the trail.
+//     (audit_retention), and each user's audited calls stop at its quota in the trail, but
+//     security self-service (Security), which is never refused.
 //
 // Shapes: a dashboard is {"id", "title", "description", "widgets", "created", "updated"} (no
 // "widgets" in list-dashboards); a widget is {"id", "dashboard", "title", "kind", "queries",

@@ -43,7 +43,6 @@ func TestApplications(t *testing.T) {
 		{"narrower range", netctx.Flow{Server: ip("8.8.8.8"), Protocol: 6, ServerPort: 8080}, "batch-admin"},
 		{"range", netctx.Flow{Server: ip("8.8.8.8"), Protocol: 6, ServerPort: 8001}, "batch"},
 		{"built-in", netctx.Flow{Server: ip("8.8.8.8"), Protocol: 6, ServerPort: 443}, "https"},
-		{"server name", netctx.Flow{Server: ip("8.8.8.8"), Protocol: 17, ServerPort: 9999, ServerName: "example.org"}, "example.org"},
 		{"unknown", netctx.Flow{Server: ip("8.8.8.8"), Protocol: 17, ServerPort: 9999}, netctx.Unknown},
 	} {
 		var c netctx.Context

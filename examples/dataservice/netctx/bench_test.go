@@ -80,6 +80,11 @@ func benchResolver(b *testing.B) (*netctx.Resolver, []netctx.Flow) {
 // ASNs, two countries, the exporter's and two interfaces' names.
 func BenchmarkResolve(b *testing.B) {
 	r, flows := benchResolver(b)
+	resolveAll(b, r, flows)
+}
+
+// resolveAll resolves flows in turn, the benchmark's work.
+func resolveAll(b *testing.B, r *netctx.Resolver, flows []netctx.Flow) {
 	var c netctx.Context
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -121,6 +126,84 @@ func BenchmarkOpenGeoFile(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := netctx.OpenGeoFile(path, netctx.LayoutASN); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// manyRules is 1,000 applications of 100 rules (100,000, within the limits): a quarter name 4
+// networks each, a quarter overlapping TCP port ranges, a quarter a server zone and a UDP
+// port, a quarter a client zone and a TCP port.
+func manyRules() []netctx.Application {
+	var apps []netctx.Application
+	for i := range 1000 {
+		a := netctx.Application{Name: fmt.Sprintf("app%d", i)}
+		for j := range 100 {
+			r := i*100 + j
+			q := r / 4
+			var rule netctx.Rule
+			switch r % 4 {
+			case 0:
+				for k := range 4 {
+					rule.Networks = append(rule.Networks, netip.PrefixFrom(netip.AddrFrom4([4]byte{byte(30 + k), byte(q >> 8), byte(q), 0}), 24))
+				}
+			case 1:
+				lo := uint16(1000 + q%20000)
+				rule = netctx.Rule{Protocol: 6, PortLow: lo, PortHigh: lo + uint16(q/20000*1000+q%50*10)}
+			case 2:
+				p := uint16(100 + q/1000)
+				rule = netctx.Rule{Protocol: 17, PortLow: p, PortHigh: p, ServerZone: fmt.Sprintf("Customers/C%d", q%1000)}
+			case 3:
+				p := uint16(30000 + q/1000)
+				rule = netctx.Rule{Protocol: 6, PortLow: p, PortHigh: p, ClientZone: fmt.Sprintf("Customers/C%d", q%1000)}
+			}
+			a.Rules = append(a.Rules, rule)
+		}
+		apps = append(apps, a)
+	}
+	return apps
+}
+
+// BenchmarkResolveManyRules is BenchmarkResolve with the 100,000 rules of manyRules, the
+// servers half in zones, half in the rules' networks.
+func BenchmarkResolveManyRules(b *testing.B) {
+	r, flows := benchResolver(b)
+	zones := make([]netctx.Zone, 1000)
+	for i := range zones {
+		zones[i] = netctx.Zone{Name: fmt.Sprintf("Customers/C%d", i)}
+		for j := range 10 {
+			zones[i].Networks = append(zones[i].Networks, netip.PrefixFrom(netip.AddrFrom4([4]byte{10, byte(i >> 2), byte(j<<4 | i&3), 0}), 24))
+		}
+	}
+	if err := r.Set(zones, manyRules()); err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range flows {
+		f := &flows[i]
+		if i%2 == 0 {
+			f.Server = netip.AddrFrom4([4]byte{10, byte(rng.IntN(250)), byte(rng.IntN(256)), 1})
+		} else {
+			f.Server = netip.AddrFrom4([4]byte{byte(30 + rng.IntN(5)), byte(rng.IntN(100)), byte(rng.IntN(256)), 1})
+		}
+		f.Protocol = []uint8{6, 17}[rng.IntN(2)]
+		f.ServerPort = uint16(100 + rng.IntN(40000))
+	}
+	resolveAll(b, r, flows)
+}
+
+// BenchmarkSetManyRules is the cost of setting manyRules' 100,000 rules: checking and indexing
+// them, what set-application costs.
+func BenchmarkSetManyRules(b *testing.B) {
+	zones := make([]netctx.Zone, 1000)
+	for i := range zones {
+		zones[i] = netctx.Zone{Name: fmt.Sprintf("Customers/C%d", i)}
+	}
+	apps := manyRules()
+	r := netctx.NewResolver()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := r.Set(zones, apps); err != nil {
 			b.Fatal(err)
 		}
 	}

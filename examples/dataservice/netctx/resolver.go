@@ -15,8 +15,6 @@ type Flow struct {
 	// interface indexes (0 when unknown).
 	Exporter    netip.Addr
 	InIf, OutIf uint32
-	// ServerName is what a probe saw of the server's name (TLS SNI, HTTP Host); may be empty.
-	ServerName string
 }
 
 // Context is a record's context, as a Resolver answers it. Empty strings and zero values are
@@ -24,8 +22,9 @@ type Flow struct {
 type Context struct {
 	// ClientZone and ServerZone are the zones of the addresses; Other outside every zone.
 	ClientZone, ServerZone string
-	// Application is the operator's application, the built-in name by port, the server's
-	// name, or Unknown.
+	// Application is the operator's application, the built-in name by port, or Unknown:
+	// never a name learned from traffic (a server's name, which anyone sending packets
+	// chooses), so that applications are as many as the operator and the built-in table name.
 	Application string
 	// ClientASN and ServerASN are the addresses' autonomous systems.
 	ClientASN, ServerASN ASN
@@ -129,7 +128,7 @@ func (r *Resolver) geo(a netip.Addr) (ASN, string) {
 }
 
 // application is, in this order: the operator's most specific rule, the built-in name by
-// port, the server's name as the probe saw it, Unknown.
+// port, Unknown.
 func (r *Resolver) application(t *table, f *Flow, c *Context) string {
 	if name := t.apps.Match(f, c.ServerZone, c.ClientZone); name != "" {
 		return name
@@ -138,9 +137,6 @@ func (r *Resolver) application(t *table, f *Flow, c *Context) string {
 		if name := r.builtin(f.Protocol, f.ServerPort); name != "" && name != Unknown {
 			return name
 		}
-	}
-	if f.ServerName != "" {
-		return f.ServerName
 	}
 	return Unknown
 }

@@ -57,3 +57,29 @@ func (t *trie) lookup(hi, lo uint64, width int) int32 {
 	}
 	return found
 }
+
+// path fills out with the values of the prefixes holding the address (of width bits), the
+// shortest first, and returns how many.
+func (t *trie) path(hi, lo uint64, width int, out *[129]int32) int {
+	if len(t.nodes) == 0 {
+		return 0
+	}
+	nodes := t.nodes
+	k := 0
+	if v := nodes[0].value; v >= 0 {
+		out[k] = v
+		k++
+	}
+	n := int32(0)
+	for i := 0; i < width; i++ {
+		n = nodes[n].child[bit(hi, lo, i)]
+		if n == 0 {
+			break
+		}
+		if v := nodes[n].value; v >= 0 {
+			out[k] = v
+			k++
+		}
+	}
+	return k
+}

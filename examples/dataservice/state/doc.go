@@ -1,7 +1,8 @@
 // Package state is the transactional store of the example data service's management data:
 // dashboards, their widgets, configuration values, and the audit trail of changes
 // (AppendAudit, Audit: newest first, paged back with AuditQuery.Before; kept until PruneAudit
-// deletes them by age, at most Limits.AuditPerActor of one actor: see AuditQuota).
+// deletes them by age, at most Limits.AuditPerActor of one actor: see AuditQuota and
+// AppendAuditBounded).
 //
 // Store is the interface the functions of package manage use; package statedb implements it
 // (statedb.OpenSQLite: the embedded store, a SQLite database in one file, <data>/state.db;

@@ -50,10 +50,17 @@ type Store interface {
 	AppendAudit(ctx context.Context, e AuditEvent) error
 	// Audit returns the events of the audit trail that q selects, newest first.
 	Audit(ctx context.Context, q AuditQuery) ([]AuditEvent, error)
+	// AppendAuditBounded adds e as AppendAudit does, for an event that must never be refused
+	// (a password changed, a key revoked): when the trail holds Limits.AuditPerActor events of
+	// e.User made since or more, the oldest of them whose action is e.Action goes first, so
+	// that the user's trail stays bounded and keeps the latest such events.
+	AppendAuditBounded(ctx context.Context, e AuditEvent, since time.Time) error
 	// AuditQuota returns a *LimitError when the trail holds Limits.AuditPerActor events of
-	// actor or more, nil otherwise: the caller refuses that actor's audited changes until
-	// PruneAudit makes room, rather than letting the trail grow without bound.
-	AuditQuota(ctx context.Context, actor string) error
+	// actor made since or more (since: the user's creation, so that a user deleted and
+	// created again under the same name starts afresh), nil otherwise: the caller refuses that
+	// actor's audited changes until PruneAudit makes room, rather than letting the trail grow
+	// without bound.
+	AuditQuota(ctx context.Context, actor string, since time.Time) error
 	// PruneAudit deletes the events made before the given time and returns how many.
 	PruneAudit(ctx context.Context, before time.Time) (int64, error)
 

@@ -75,7 +75,7 @@ func (e GetGetDashboard200JSONResponseBodyResultWidgetsKind) Valid() bool {
 type Error struct {
 	// Error The error code: one of the framework's, or one the function declared.
 	//
-	// Examples: TOO-FEW-ARGUMENTS, API-AUTHENTICATION-NEEDED, UNKNOWN-FUNCTION, UNKNOWN-VERSION, UNKNOWN-ARGUMENTS, INVALID-JSON, INVALID-ARGUMENT, INVALID-MESSAGE, DUPLICATE-ID, CANCELLED, ORIGIN-NOT-ALLOWED, INVALID-CREDENTIALS, RATE-LIMITED, REQUEST-TOO-LARGE, PERMISSION-DENIED, NOT-FOUND, CONFLICT, METHOD-NOT-ALLOWED, UNSUPPORTED-MEDIA-TYPE, TIMEOUT, UNAVAILABLE, INTERNAL-ERROR
+	// Examples: TOO-FEW-ARGUMENTS, API-AUTHENTICATION-NEEDED, UNKNOWN-FUNCTION, UNKNOWN-VERSION, UNKNOWN-ARGUMENTS, INVALID-JSON, INVALID-ARGUMENT, INVALID-MESSAGE, DUPLICATE-ID, CANCELLED, ORIGIN-NOT-ALLOWED, INVALID-CREDENTIALS, RATE-LIMITED, REQUEST-TOO-LARGE, PERMISSION-DENIED, NOT-FOUND, CONFLICT, IDEMPOTENCY-KEY-REUSED, METHOD-NOT-ALLOWED, UNSUPPORTED-MEDIA-TYPE, TIMEOUT, UNAVAILABLE, INTERNAL-ERROR
 	Error string      `json:"error"`
 	Type  interface{} `json:"type"`
 }
@@ -176,6 +176,12 @@ type CreateDashboardMultipartBody struct {
 	Title string `json:"title"`
 }
 
+// CreateDashboardParams defines parameters for CreateDashboard.
+type CreateDashboardParams struct {
+	// IdempotencyKey An opaque key of 1 to 255 bytes: the call runs once per caller and key for 24 hours; a repeat with the same arguments gets the first answer again, one with other arguments 422.
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateDashboard200JSONResponseBodyResultWidgetsKind defines parameters for CreateDashboard.
 type CreateDashboard200JSONResponseBodyResultWidgetsKind string
 
@@ -188,6 +194,9 @@ type CreateDashboard409JSONResponseBody struct {
 type GetGetDashboardParams struct {
 	// Id UUID of the object
 	Id string `form:"id" json:"id"`
+
+	// IfNoneMatch ETags of answers the client holds (or *): when one is the answer's, the call answers 304 without a body.
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
 
 // GetGetDashboard200JSONResponseBodyResultWidgetsKind defines parameters for GetGetDashboard.
@@ -209,6 +218,12 @@ type IngestFormdataBody struct {
 type IngestMultipartBody struct {
 	// Records Traffic records; all are stored or none
 	Records []interface{} `json:"records"`
+}
+
+// IngestParams defines parameters for Ingest.
+type IngestParams struct {
+	// IdempotencyKey An opaque key of 1 to 255 bytes: the call runs once per caller and key for 24 hours; a repeat with the same arguments gets the first answer again, one with other arguments 422.
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // Ingest503JSONResponseBody defines parameters for Ingest.
@@ -785,7 +800,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /create-dashboard (the `CreateDashboard` operationId).
-	CreateDashboardWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateDashboardWithBody(ctx context.Context, params *CreateDashboardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateDashboard Creates a dashboard, without widgets, and answers it.
 	//
@@ -796,7 +811,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /create-dashboard (the `CreateDashboard` operationId).
-	CreateDashboard(ctx context.Context, body CreateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateDashboard(ctx context.Context, params *CreateDashboardParams, body CreateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateDashboardWithFormdataBody Creates a dashboard, without widgets, and answers it.
 	//
@@ -807,7 +822,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/x-www-form-urlencoded` content type.
 	//
 	// Corresponds with POST /create-dashboard (the `CreateDashboard` operationId).
-	CreateDashboardWithFormdataBody(ctx context.Context, body CreateDashboardFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateDashboardWithFormdataBody(ctx context.Context, params *CreateDashboardParams, body CreateDashboardFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetGetDashboard Answers a dashboard with its widgets.
 	//
@@ -823,7 +838,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /ingest (the `Ingest` operationId).
-	IngestWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	IngestWithBody(ctx context.Context, params *IngestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Ingest Stores a batch of traffic records, all or nothing.
 	//
@@ -834,7 +849,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /ingest (the `Ingest` operationId).
-	Ingest(ctx context.Context, body IngestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	Ingest(ctx context.Context, params *IngestParams, body IngestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// IngestWithFormdataBody Stores a batch of traffic records, all or nothing.
 	//
@@ -845,7 +860,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/x-www-form-urlencoded` content type.
 	//
 	// Corresponds with POST /ingest (the `Ingest` operationId).
-	IngestWithFormdataBody(ctx context.Context, body IngestFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	IngestWithFormdataBody(ctx context.Context, params *IngestParams, body IngestFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// LoginWithBody Logs in: answers a session ID (also set as the session cookie) valid until logout, the idle timeout or the maximum lifetime.
 	//
@@ -968,8 +983,8 @@ func (c *Client) CreateApiKeyWithFormdataBody(ctx context.Context, body CreateAp
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /create-dashboard (the `CreateDashboard` operationId).
-func (c *Client) CreateDashboardWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateDashboardRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateDashboardWithBody(ctx context.Context, params *CreateDashboardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateDashboardRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -989,8 +1004,8 @@ func (c *Client) CreateDashboardWithBody(ctx context.Context, contentType string
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /create-dashboard (the `CreateDashboard` operationId).
-func (c *Client) CreateDashboard(ctx context.Context, body CreateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateDashboardRequest(c.Server, body)
+func (c *Client) CreateDashboard(ctx context.Context, params *CreateDashboardParams, body CreateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateDashboardRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1010,8 +1025,8 @@ func (c *Client) CreateDashboard(ctx context.Context, body CreateDashboardJSONRe
 // Takes a body of the `application/x-www-form-urlencoded` content type.
 //
 // Corresponds with POST /create-dashboard (the `CreateDashboard` operationId).
-func (c *Client) CreateDashboardWithFormdataBody(ctx context.Context, body CreateDashboardFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateDashboardRequestWithFormdataBody(c.Server, body)
+func (c *Client) CreateDashboardWithFormdataBody(ctx context.Context, params *CreateDashboardParams, body CreateDashboardFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateDashboardRequestWithFormdataBody(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1046,8 +1061,8 @@ func (c *Client) GetGetDashboard(ctx context.Context, params *GetGetDashboardPar
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /ingest (the `Ingest` operationId).
-func (c *Client) IngestWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewIngestRequestWithBody(c.Server, contentType, body)
+func (c *Client) IngestWithBody(ctx context.Context, params *IngestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIngestRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1067,8 +1082,8 @@ func (c *Client) IngestWithBody(ctx context.Context, contentType string, body io
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /ingest (the `Ingest` operationId).
-func (c *Client) Ingest(ctx context.Context, body IngestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewIngestRequest(c.Server, body)
+func (c *Client) Ingest(ctx context.Context, params *IngestParams, body IngestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIngestRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1088,8 +1103,8 @@ func (c *Client) Ingest(ctx context.Context, body IngestJSONRequestBody, reqEdit
 // Takes a body of the `application/x-www-form-urlencoded` content type.
 //
 // Corresponds with POST /ingest (the `Ingest` operationId).
-func (c *Client) IngestWithFormdataBody(ctx context.Context, body IngestFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewIngestRequestWithFormdataBody(c.Server, body)
+func (c *Client) IngestWithFormdataBody(ctx context.Context, params *IngestParams, body IngestFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIngestRequestWithFormdataBody(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1266,29 +1281,29 @@ func NewCreateApiKeyRequestWithBody(server string, contentType string, body io.R
 }
 
 // NewCreateDashboardRequest calls the generic CreateDashboard builder with application/json body
-func NewCreateDashboardRequest(server string, body CreateDashboardJSONRequestBody) (*http.Request, error) {
+func NewCreateDashboardRequest(server string, params *CreateDashboardParams, body CreateDashboardJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateDashboardRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateDashboardRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateDashboardRequestWithFormdataBody calls the generic CreateDashboard builder with application/x-www-form-urlencoded body
-func NewCreateDashboardRequestWithFormdataBody(server string, body CreateDashboardFormdataRequestBody) (*http.Request, error) {
+func NewCreateDashboardRequestWithFormdataBody(server string, params *CreateDashboardParams, body CreateDashboardFormdataRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	bodyStr, err := runtime.MarshalForm(body, nil)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = strings.NewReader(bodyStr.Encode())
-	return NewCreateDashboardRequestWithBody(server, "application/x-www-form-urlencoded", bodyReader)
+	return NewCreateDashboardRequestWithBody(server, params, "application/x-www-form-urlencoded", bodyReader)
 }
 
 // NewCreateDashboardRequestWithBody constructs an http.Request for the CreateDashboard method, with any body, and a specified content type
-func NewCreateDashboardRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateDashboardRequestWithBody(server string, params *CreateDashboardParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -1312,6 +1327,21 @@ func NewCreateDashboardRequestWithBody(server string, contentType string, body i
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -1361,33 +1391,48 @@ func NewGetGetDashboardRequest(server string, params *GetGetDashboardParams) (*h
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewIngestRequest calls the generic Ingest builder with application/json body
-func NewIngestRequest(server string, body IngestJSONRequestBody) (*http.Request, error) {
+func NewIngestRequest(server string, params *IngestParams, body IngestJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewIngestRequestWithBody(server, "application/json", bodyReader)
+	return NewIngestRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewIngestRequestWithFormdataBody calls the generic Ingest builder with application/x-www-form-urlencoded body
-func NewIngestRequestWithFormdataBody(server string, body IngestFormdataRequestBody) (*http.Request, error) {
+func NewIngestRequestWithFormdataBody(server string, params *IngestParams, body IngestFormdataRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	bodyStr, err := runtime.MarshalForm(body, nil)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = strings.NewReader(bodyStr.Encode())
-	return NewIngestRequestWithBody(server, "application/x-www-form-urlencoded", bodyReader)
+	return NewIngestRequestWithBody(server, params, "application/x-www-form-urlencoded", bodyReader)
 }
 
 // NewIngestRequestWithBody constructs an http.Request for the Ingest method, with any body, and a specified content type
-func NewIngestRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewIngestRequestWithBody(server string, params *IngestParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -1411,6 +1456,21 @@ func NewIngestRequestWithBody(server string, contentType string, body io.Reader)
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -1597,7 +1657,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /create-dashboard (the `CreateDashboard` operationId).
-	CreateDashboardWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDashboardResponse, error)
+	CreateDashboardWithBodyWithResponse(ctx context.Context, params *CreateDashboardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDashboardResponse, error)
 
 	// CreateDashboardWithResponse Creates a dashboard, without widgets, and answers it.
 	//
@@ -1608,7 +1668,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /create-dashboard (the `CreateDashboard` operationId).
-	CreateDashboardWithResponse(ctx context.Context, body CreateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDashboardResponse, error)
+	CreateDashboardWithResponse(ctx context.Context, params *CreateDashboardParams, body CreateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDashboardResponse, error)
 
 	// CreateDashboardWithFormdataBodyWithResponse Creates a dashboard, without widgets, and answers it.
 	//
@@ -1619,7 +1679,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /create-dashboard (the `CreateDashboard` operationId).
-	CreateDashboardWithFormdataBodyWithResponse(ctx context.Context, body CreateDashboardFormdataRequestBody, reqEditors ...RequestEditorFn) (*CreateDashboardResponse, error)
+	CreateDashboardWithFormdataBodyWithResponse(ctx context.Context, params *CreateDashboardParams, body CreateDashboardFormdataRequestBody, reqEditors ...RequestEditorFn) (*CreateDashboardResponse, error)
 
 	// GetGetDashboardWithResponse Answers a dashboard with its widgets.
 	//
@@ -1637,7 +1697,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /ingest (the `Ingest` operationId).
-	IngestWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IngestResponse, error)
+	IngestWithBodyWithResponse(ctx context.Context, params *IngestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IngestResponse, error)
 
 	// IngestWithResponse Stores a batch of traffic records, all or nothing.
 	//
@@ -1648,7 +1708,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /ingest (the `Ingest` operationId).
-	IngestWithResponse(ctx context.Context, body IngestJSONRequestBody, reqEditors ...RequestEditorFn) (*IngestResponse, error)
+	IngestWithResponse(ctx context.Context, params *IngestParams, body IngestJSONRequestBody, reqEditors ...RequestEditorFn) (*IngestResponse, error)
 
 	// IngestWithFormdataBodyWithResponse Stores a batch of traffic records, all or nothing.
 	//
@@ -1659,7 +1719,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /ingest (the `Ingest` operationId).
-	IngestWithFormdataBodyWithResponse(ctx context.Context, body IngestFormdataRequestBody, reqEditors ...RequestEditorFn) (*IngestResponse, error)
+	IngestWithFormdataBodyWithResponse(ctx context.Context, params *IngestParams, body IngestFormdataRequestBody, reqEditors ...RequestEditorFn) (*IngestResponse, error)
 
 	// LoginWithBodyWithResponse Logs in: answers a session ID (also set as the session cookie) valid until logout, the idle timeout or the maximum lifetime.
 	//
@@ -1777,6 +1837,11 @@ func (r CreateApiKeyResponse) ContentType() string {
 	return ""
 }
 
+// CreateDashboardResponse200Headers the declared response headers of an HTTP 200 response for CreateDashboard
+type CreateDashboardResponse200Headers struct {
+	IdempotentReplayed *string
+}
+
 type CreateDashboardResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1817,10 +1882,14 @@ type CreateDashboardResponse struct {
 	}
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *CreateDashboard409JSONResponseBody
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Error
 	// JSON4XX the response for an HTTP 4XX `application/json` response
 	JSON4XX *Error
 	// JSON5XX the response for an HTTP 5XX `application/json` response
 	JSON5XX *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CreateDashboardResponse200Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1866,6 +1935,11 @@ func (r CreateDashboardResponse) GetJSON409() *CreateDashboard409JSONResponseBod
 	return r.JSON409
 }
 
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CreateDashboardResponse) GetJSON422() *Error {
+	return r.JSON422
+}
+
 // GetJSON4XX returns the response for an HTTP 4XX `application/json` response
 func (r CreateDashboardResponse) GetJSON4XX() *Error {
 	return r.JSON4XX
@@ -1903,6 +1977,16 @@ func (r CreateDashboardResponse) ContentType() string {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
 	return ""
+}
+
+// GetGetDashboardResponse200Headers the declared response headers of an HTTP 200 response for GetGetDashboard
+type GetGetDashboardResponse200Headers struct {
+	ETag *string
+}
+
+// GetGetDashboardResponse304Headers the declared response headers of an HTTP 304 response for GetGetDashboard
+type GetGetDashboardResponse304Headers struct {
+	ETag *string
 }
 
 type GetGetDashboardResponse struct {
@@ -1947,6 +2031,10 @@ type GetGetDashboardResponse struct {
 	JSON4XX *Error
 	// JSON5XX the response for an HTTP 5XX `application/json` response
 	JSON5XX *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetGetDashboardResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetGetDashboardResponse304Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2026,6 +2114,11 @@ func (r GetGetDashboardResponse) ContentType() string {
 	return ""
 }
 
+// IngestResponse200Headers the declared response headers of an HTTP 200 response for Ingest
+type IngestResponse200Headers struct {
+	IdempotentReplayed *string
+}
+
 type IngestResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -2036,12 +2129,16 @@ type IngestResponse struct {
 		} `json:"result"`
 		Type interface{} `json:"type"`
 	}
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Error
 	// JSON4XX the response for an HTTP 4XX `application/json` response
 	JSON4XX *Error
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Ingest503JSONResponseBody
 	// JSON5XX the response for an HTTP 5XX `application/json` response
 	JSON5XX *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *IngestResponse200Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -2052,6 +2149,11 @@ func (r IngestResponse) GetJSON200() *struct {
 	Type interface{} `json:"type"`
 } {
 	return r.JSON200
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r IngestResponse) GetJSON422() *Error {
+	return r.JSON422
 }
 
 // GetJSON4XX returns the response for an HTTP 4XX `application/json` response
@@ -2311,8 +2413,8 @@ func (c *ClientWithResponses) CreateApiKeyWithFormdataBodyWithResponse(ctx conte
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /create-dashboard (the `CreateDashboard` operationId).
-func (c *ClientWithResponses) CreateDashboardWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDashboardResponse, error) {
-	rsp, err := c.CreateDashboardWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateDashboardWithBodyWithResponse(ctx context.Context, params *CreateDashboardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDashboardResponse, error) {
+	rsp, err := c.CreateDashboardWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -2328,8 +2430,8 @@ func (c *ClientWithResponses) CreateDashboardWithBodyWithResponse(ctx context.Co
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /create-dashboard (the `CreateDashboard` operationId).
-func (c *ClientWithResponses) CreateDashboardWithResponse(ctx context.Context, body CreateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDashboardResponse, error) {
-	rsp, err := c.CreateDashboard(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateDashboardWithResponse(ctx context.Context, params *CreateDashboardParams, body CreateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDashboardResponse, error) {
+	rsp, err := c.CreateDashboard(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -2345,8 +2447,8 @@ func (c *ClientWithResponses) CreateDashboardWithResponse(ctx context.Context, b
 // Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /create-dashboard (the `CreateDashboard` operationId).
-func (c *ClientWithResponses) CreateDashboardWithFormdataBodyWithResponse(ctx context.Context, body CreateDashboardFormdataRequestBody, reqEditors ...RequestEditorFn) (*CreateDashboardResponse, error) {
-	rsp, err := c.CreateDashboardWithFormdataBody(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateDashboardWithFormdataBodyWithResponse(ctx context.Context, params *CreateDashboardParams, body CreateDashboardFormdataRequestBody, reqEditors ...RequestEditorFn) (*CreateDashboardResponse, error) {
+	rsp, err := c.CreateDashboardWithFormdataBody(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -2375,8 +2477,8 @@ func (c *ClientWithResponses) GetGetDashboardWithResponse(ctx context.Context, p
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /ingest (the `Ingest` operationId).
-func (c *ClientWithResponses) IngestWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IngestResponse, error) {
-	rsp, err := c.IngestWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) IngestWithBodyWithResponse(ctx context.Context, params *IngestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IngestResponse, error) {
+	rsp, err := c.IngestWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -2392,8 +2494,8 @@ func (c *ClientWithResponses) IngestWithBodyWithResponse(ctx context.Context, co
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /ingest (the `Ingest` operationId).
-func (c *ClientWithResponses) IngestWithResponse(ctx context.Context, body IngestJSONRequestBody, reqEditors ...RequestEditorFn) (*IngestResponse, error) {
-	rsp, err := c.Ingest(ctx, body, reqEditors...)
+func (c *ClientWithResponses) IngestWithResponse(ctx context.Context, params *IngestParams, body IngestJSONRequestBody, reqEditors ...RequestEditorFn) (*IngestResponse, error) {
+	rsp, err := c.Ingest(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -2409,8 +2511,8 @@ func (c *ClientWithResponses) IngestWithResponse(ctx context.Context, body Inges
 // Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /ingest (the `Ingest` operationId).
-func (c *ClientWithResponses) IngestWithFormdataBodyWithResponse(ctx context.Context, body IngestFormdataRequestBody, reqEditors ...RequestEditorFn) (*IngestResponse, error) {
-	rsp, err := c.IngestWithFormdataBody(ctx, body, reqEditors...)
+func (c *ClientWithResponses) IngestWithFormdataBodyWithResponse(ctx context.Context, params *IngestParams, body IngestFormdataRequestBody, reqEditors ...RequestEditorFn) (*IngestResponse, error) {
+	rsp, err := c.IngestWithFormdataBody(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -2611,6 +2713,13 @@ func ParseCreateDashboardResponse(rsp *http.Response) (*CreateDashboardResponse,
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2625,6 +2734,19 @@ func ParseCreateDashboardResponse(rsp *http.Response) (*CreateDashboardResponse,
 		}
 		response.JSON5XX = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CreateDashboardResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
 	}
 
 	return response, nil
@@ -2684,6 +2806,9 @@ func ParseGetGetDashboardResponse(rsp *http.Response) (*GetGetDashboardResponse,
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2698,6 +2823,29 @@ func ParseGetGetDashboardResponse(rsp *http.Response) (*GetGetDashboardResponse,
 		}
 		response.JSON5XX = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetGetDashboardResponse200Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetGetDashboardResponse304Headers
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers304 = &headers
 	}
 
 	return response, nil
@@ -2729,6 +2877,13 @@ func ParseIngestResponse(rsp *http.Response) (*IngestResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2750,6 +2905,19 @@ func ParseIngestResponse(rsp *http.Response) (*IngestResponse, error) {
 		}
 		response.JSON5XX = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers IngestResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
 	}
 
 	return response, nil

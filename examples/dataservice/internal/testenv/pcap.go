@@ -1,7 +1,10 @@
 package testenv
 
 import (
+	"bytes"
+	"crypto/tls"
 	"encoding/binary"
+	"net"
 	"net/netip"
 	"os"
 	"testing"
@@ -16,15 +19,24 @@ type Packet struct {
 	Protocol         uint8 // 6 TCP, 17 UDP, anything else: no transport header
 	SrcPort, DstPort uint16
 	Payload          int
+	// Data, when not nil, is the payload itself, in place of Payload zero bytes.
+	Data []byte
 }
 
 // IPLength returns the length of p's IP packet, which flow exporters count as its bytes.
 func (p Packet) IPLength() int {
-	n := p.Payload + transportLen(p.Protocol)
+	n := p.payloadLen() + transportLen(p.Protocol)
 	if p.Src.Is4() {
 		return 20 + n
 	}
 	return 40 + n
+}
+
+func (p Packet) payloadLen() int {
+	if p.Data != nil {
+		return len(p.Data)
+	}
+	return p.Payload
 }
 
 func transportLen(proto uint8) int {
@@ -75,7 +87,7 @@ func frame(p Packet) []byte {
 		l4[13] = 0x10   // ACK
 		binary.BigEndian.PutUint16(l4[14:], 65535)
 	case 17:
-		binary.BigEndian.PutUint16(l4[4:], uint16(8+p.Payload))
+		binary.BigEndian.PutUint16(l4[4:], uint16(8+p.payloadLen()))
 	}
 	if p.Src.Is4() {
 		ip := make([]byte, 20)
@@ -104,5 +116,40 @@ func frame(p Packet) []byte {
 		b = append(b, ip...)
 	}
 	b = append(b, l4...)
+	if p.Data != nil {
+		return append(b, p.Data...)
+	}
 	return append(b, make([]byte, p.Payload)...)
+}
+
+// ClientHellos returns the TLS ClientHello that Go's TLS client sends for each of names, in
+// the order of names (one handshake started for the first, its name replaced for the others:
+// names must be of one length).
+func ClientHellos(t testing.TB, names []string) [][]byte {
+	t.Helper()
+	c, s := net.Pipe()
+	defer s.Close()
+	go func() {
+		tls.Client(c, &tls.Config{ServerName: names[0]}).Handshake()
+		c.Close()
+	}()
+	buf := make([]byte, 4096)
+	n, err := s.Read(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hello := buf[:n]
+	at := bytes.Index(hello, []byte(names[0]))
+	if at < 0 {
+		t.Fatalf("no server name in the ClientHello")
+	}
+	out := make([][]byte, len(names))
+	for i, name := range names {
+		if len(name) != len(names[0]) {
+			t.Fatalf("names of different lengths: %q, %q", names[0], name)
+		}
+		out[i] = bytes.Clone(hello)
+		copy(out[i][at:], name)
+	}
+	return out
 }

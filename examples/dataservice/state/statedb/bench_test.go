@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
@@ -56,7 +57,7 @@ func BenchmarkAuditQuota(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if err := s.AuditQuota(ctx, "ann"); err != nil {
+		if err := s.AuditQuota(ctx, "ann", time.Time{}); err != nil {
 			b.Fatal(err)
 		}
 	}

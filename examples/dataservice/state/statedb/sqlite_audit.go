@@ -24,13 +24,53 @@ func (s *SQLite) AppendAudit(ctx context.Context, e state.AuditEvent) error {
 	return wrap("append to the audit trail", err)
 }
 
-// AuditQuota reports whether the trail has room for another event of actor.
-func (s *SQLite) AuditQuota(ctx context.Context, actor string) error {
+// AppendAuditBounded adds e to the audit trail, making room first among e.User's events of
+// e.Action when its events since fill the quota.
+func (s *SQLite) AppendAuditBounded(ctx context.Context, e AuditEvent, since time.Time) error {
+	details := string(e.Details)
+	if details == "" {
+		details = "{}"
+	}
+	_, ms := s.stamp()
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		n, err := countAudit(ctx, tx, e.User, since, s.limits.AuditPerActor)
+		if err != nil {
+			return err
+		}
+		if n >= s.limits.AuditPerActor {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM audit WHERE id = (SELECT min(id) FROM audit
+				WHERE actor = ? AND action = ? AND id >= `+firstSince+`)`, e.User, e.Action, since.UnixMilli()); err != nil {
+				return err
+			}
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO audit (time, actor, key, address, action, details)
+			VALUES (?, ?, ?, ?, ?, ?)`, ms, e.User, e.Key, e.Address, e.Action, details)
+		return err
+	})
+	return wrap("append to the audit trail", err)
+}
+
+// firstSince is the ID of the first event made at or after a time (the parameter, unix
+// milliseconds), by the time index; past every ID when there is none. IDs grow with time, so
+// that an actor's events since are those of its ID and up, by the (actor, id) index.
+const firstSince = `coalesce((SELECT id FROM audit WHERE time >= ? ORDER BY time, id LIMIT 1), 9223372036854775807)`
+
+// countAudit counts the events of actor made since, up to limit: counting at most the quota
+// keeps the check cheap for an actor far past it.
+func countAudit(ctx context.Context, tx *sql.Tx, actor string, since time.Time, limit int) (int, error) {
+	var n int
+	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM audit WHERE actor = ? AND id >= `+firstSince+` LIMIT ?) AS t`,
+		actor, since.UnixMilli(), limit).Scan(&n)
+	return n, err
+}
+
+// AuditQuota reports whether the trail has room for another event of actor made since.
+func (s *SQLite) AuditQuota(ctx context.Context, actor string, since time.Time) error {
 	var n int
 	err := s.read(ctx, func(tx *sql.Tx) error {
-		// Counting at most the quota keeps the check cheap for an actor far past it.
-		return tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM audit WHERE actor = ? LIMIT ?) AS t`,
-			actor, s.limits.AuditPerActor).Scan(&n)
+		var err error
+		n, err = countAudit(ctx, tx, actor, since, s.limits.AuditPerActor)
+		return err
 	})
 	if err == nil && n >= s.limits.AuditPerActor {
 		err = &state.LimitError{What: "audit events", Limit: s.limits.AuditPerActor}

@@ -13,7 +13,8 @@ import (
 
 // audit checks the audit trail: what goes in comes out, newest first, from a time on, at
 // most a limit, paged back to the oldest event; no number of events drops another, only
-// PruneAudit does, by age; AuditQuota counts each actor's events.
+// PruneAudit does, by age; AuditQuota counts each actor's events since a time;
+// AppendAuditBounded is never refused and keeps the actor's trail bounded.
 func audit(t *testing.T, open Opener) {
 	ctx := context.Background()
 	s := open(t, statedb.WithLimits(state.Limits{AuditPerActor: 5}))
@@ -71,11 +72,36 @@ func audit(t *testing.T, open Opener) {
 	}
 
 	var le *state.LimitError
-	if err := s.AuditQuota(ctx, "mallory"); !errors.As(err, &le) || !errors.Is(err, state.ErrLimit) || le.Limit != 5 {
+	if err := s.AuditQuota(ctx, "mallory", time.Time{}); !errors.As(err, &le) || !errors.Is(err, state.ErrLimit) || le.Limit != 5 {
 		t.Fatalf("quota of an actor with 12 events of 5: %v", err)
 	}
-	if err := s.AuditQuota(ctx, "admin"); err != nil {
+	if err := s.AuditQuota(ctx, "admin", time.Time{}); err != nil {
 		t.Fatalf("quota of an actor with 1 event of 5: %v", err)
+	}
+	// A user of the same name created after those events starts afresh.
+	if err := s.AuditQuota(ctx, "mallory", first.Time.Add(time.Millisecond)); err != nil {
+		t.Fatalf("quota of an actor created after its name's events: %v", err)
+	}
+	// Past the quota, a security event is written, in place of the oldest of its action.
+	for range 3 {
+		if err := s.AppendAuditBounded(ctx, state.AuditEvent{User: "mallory", Address: "198.51.100.7", Action: "revoke-api-key"}, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var revokes int
+	for _, e := range must[[]state.AuditEvent](t)(s.Audit(ctx, state.AuditQuery{Limit: 100})) {
+		if e.Action == "revoke-api-key" {
+			revokes++
+		}
+	}
+	if revokes != 1 {
+		t.Fatalf("%d revoke-api-key events past the quota, want 1: the latest", revokes)
+	}
+	if err := s.AppendAuditBounded(ctx, state.AuditEvent{User: "admin", Address: "192.0.2.1", Action: "delete-user"}, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := must[[]state.AuditEvent](t)(s.Audit(ctx, state.AuditQuery{Limit: 100})); len(got) != 15 || got[len(got)-1].ID != oldest.ID {
+		t.Fatalf("under the quota, a security event replaced another: %d events, oldest %+v", len(got), got[len(got)-1])
 	}
 
 	// Pruning deletes by age alone.
@@ -84,7 +110,7 @@ func audit(t *testing.T, open Opener) {
 		t.Fatalf("pruning before the third oldest deleted %d, %v; want 2", n, err)
 	}
 	left := must[[]state.AuditEvent](t)(s.Audit(ctx, state.AuditQuery{Limit: 100}))
-	if len(left) != 11 || left[10].ID != all[10].ID {
+	if len(left) != 13 || left[12].ID != all[10].ID {
 		t.Fatalf("after pruning: %d events, oldest %+v", len(left), left[len(left)-1])
 	}
 	if n := must[int64](t)(s.PruneAudit(ctx, time.Time{})); n != 0 {
