@@ -9,6 +9,7 @@ import (
 	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 	"github.com/fnapi/fnapi/internal/apitest"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
@@ -20,7 +21,7 @@ import (
 func newAuthEnv(t *testing.T, limits state.Limits) *env {
 	t.Helper()
 	ctx := context.Background()
-	st, err := state.OpenSQLite(ctx, t.TempDir(), state.WithLimits(limits))
+	st, err := statedb.OpenSQLite(ctx, t.TempDir(), statedb.WithLimits(limits))
 	if err != nil {
 		t.Fatal(err)
 	}

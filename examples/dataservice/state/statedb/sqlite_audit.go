@@ -26,7 +26,7 @@ func (s *SQLite) AppendAudit(ctx context.Context, e state.AuditEvent) error {
 
 // AppendAuditBounded adds e to the audit trail, making room first among e.User's events of
 // e.Action when its events since fill the quota.
-func (s *SQLite) AppendAuditBounded(ctx context.Context, e AuditEvent, since time.Time) error {
+func (s *SQLite) AppendAuditBounded(ctx context.Context, e state.AuditEvent, since time.Time) error {
 	details := string(e.Details)
 	if details == "" {
 		details = "{}"
