@@ -21,8 +21,8 @@
 // its deadline is TIMEOUT and 504); a code whose every error has its own status is a code of
 // its own, declared with that status.
 //
-// Adding a code to the framework is one entry in [Catalogue] (code.go) and a row of README.md's
-// table of codes, which TestREADMECodes holds to the catalogue; an application's code is one
+// Adding a code to the framework is one entry in [Catalogue] (code.go) and a row of docs/errors.md's
+// table of codes, which TestDocsCodes holds to the catalogue; an application's code is one
 // Declare and the functions' decl.Errors that name it.
 //
 // A function states the codes of its own it may answer (registry.Errors, decl.Errors, given the

@@ -78,8 +78,8 @@ type options struct {
 	smtp                  *alerts.SMTP   // -smtp
 }
 
-// newFlagSet returns the service's flags, set into o; the README's table lists each
-// (TestREADMEFlags).
+// newFlagSet returns the service's flags, set into o; docs/running.md's table lists each
+// (TestDocsFlags).
 func newFlagSet(o *options) *flag.FlagSet {
 	fs := flag.NewFlagSet("dataservice", flag.ContinueOnError)
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8443", "address to serve HTTPS on")

@@ -11,20 +11,20 @@ import (
 	"github.com/fnapi/fnapi/internal/testutil"
 )
 
-// TestREADMEFlags holds README.md's command line to the flags main.go defines (newFlagSet),
+// TestDocsFlags holds docs/running.md's command line to the flags main.go defines (newFlagSet),
 // both ways: each flag has a row in the table of flags (a row may name several: `-cert`,
 // `-key`) and a place in the synopsis above it, and the table and the synopsis name no flag the
 // service does not define.
-func TestREADMEFlags(t *testing.T) {
+func TestDocsFlags(t *testing.T) {
 	t.Parallel()
 	defined := map[string]bool{}
 	newFlagSet(&options{}).VisitAll(func(f *flag.Flag) { defined["-"+f.Name] = true })
 
 	var table []string
-	for _, row := range testutil.Table(t, "README.md", "Flag", "Meaning") {
+	for _, row := range testutil.Table(t, "docs/running.md", "Flag", "Meaning") {
 		table = append(table, testutil.Code(row[0])...)
 	}
-	b, err := os.ReadFile("README.md")
+	b, err := os.ReadFile("docs/running.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,12 +37,12 @@ func TestREADMEFlags(t *testing.T) {
 	for where, flags := range listed {
 		for name := range defined {
 			if !slices.Contains(flags, name) {
-				t.Errorf("main.go defines %s, which README.md's %s lacks", name, where)
+				t.Errorf("main.go defines %s, which docs/running.md's %s lacks", name, where)
 			}
 		}
 		for _, name := range flags {
 			if !defined[name] {
-				t.Errorf("README.md's %s names %s, which main.go does not define (newFlagSet)", where, name)
+				t.Errorf("docs/running.md's %s names %s, which main.go does not define (newFlagSet)", where, name)
 			}
 		}
 	}

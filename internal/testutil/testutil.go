@@ -1,10 +1,10 @@
 // Package testutil holds the helpers the project's tests share: waiting for a condition the
 // test cannot be told of, instead of sleeping for a guessed time, and reading the tables of a
-// README so that a test can hold them to what the code declares.
+// Markdown document so that a test can hold them to what the code declares.
 //
 //	testutil.Eventually(t, "the connection to close", func() bool { return conns.Load() == 0 })
 //
-//	for _, row := range testutil.Table(t, "README.md", "Code", "Status", "When", "Attributes") {
+//	for _, row := range testutil.Table(t, "docs/errors.md", "Code", "Status", "When", "Attributes") {
 //		codes := testutil.Code(row[0]) // the `backticked` spans of a cell
 //	}
 package testutil
