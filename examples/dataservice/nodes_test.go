@@ -49,7 +49,7 @@ func wsConnections(p *process) (int, error) {
 	return 0, errors.New("no fnapi_websocket_connections metric")
 }
 
-// TestSeveralNodes runs the deployment the README shows: PostgreSQL, ClickHouse, two nodes and
+// TestSeveralNodes runs the deployment docs/nodes.md shows: PostgreSQL, ClickHouse, two nodes and
 // haproxy with the shipped configuration. The nodes agree at once, directly and through haproxy; then
 // the node that carries a live query stream is killed while calls run through haproxy: the
 // stream goes on from the other node, the calls in flight fail cleanly, and every call that

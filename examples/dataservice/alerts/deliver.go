@@ -15,7 +15,7 @@ import (
 	"go.uber.org/zap"
 )
 
-// Bounds of delivery (README, "Limits"): a slow or silent receiver costs its owner's
+// Bounds of delivery (docs/security.md, "Limits"): a slow or silent receiver costs its owner's
 // notifications and those to it, never the others'.
 const (
 	// claimHold is how long a claimed delivery stays claimed: longer than one attempt. One

@@ -9,7 +9,7 @@ import (
 )
 
 // The alert functions (API 1.3): rules that watch the traffic, their alerts and history. Users
-// and administrators manage rules; read-only users see them. See the service's README for the
+// and administrators manage rules; read-only users see them. See the service's docs/alerts.md for the
 // webhook's body and signature.
 var (
 	ListAlertRules = decl.Func[decl.None, []AlertRule]("list-alert-rules", decl.Since("1.3"),

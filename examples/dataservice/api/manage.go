@@ -18,7 +18,7 @@ var LimitReached = apierr.Declare("LIMIT-REACHED", http.StatusConflict,
 	apierr.Attr("reason", "for follow streams, what to do before opening another").Typed("string"))
 
 // The dashboard, widget and configuration functions. get-config and set-config describe the
-// configuration keys in doc (the server knows them); see the service's README.
+// configuration keys in doc (the server knows them); see the service's docs/api.md.
 var (
 	ListDashboards = decl.Func[decl.None, []DashboardSummary]("list-dashboards",
 		decl.Describe("Lists every dashboard, oldest first, without its widgets."))

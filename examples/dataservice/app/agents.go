@@ -14,7 +14,7 @@ var queryLanguage string
 
 // agents is what the MCP endpoint (/api/mcp) adds to the functions: instructions and tool
 // descriptions written for a model, the resources an agent reads before it queries, and the
-// prompts it is offered. See the README, "Serving the service to AI agents".
+// prompts it is offered. See docs/agents.md, "Serving the service to AI agents".
 var agents = mcp.Options{
 	Name: "dataservice",
 	Instructions: "A network traffic monitor: it collects traffic records (one per conversation and time slice: " +

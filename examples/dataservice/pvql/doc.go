@@ -1,5 +1,5 @@
 // Package pvql is the query engine of the example data service: it parses the service's query
-// language (modelled on PVQL; this documentation and the service's README, section "The query
+// language (modelled on PVQL; this documentation and the service's docs/query-language.md, section "The query
 // language", describe it) and answers it from a records store (see package records: DuckDB, or
 // ClickHouse).
 //

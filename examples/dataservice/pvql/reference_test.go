@@ -11,7 +11,7 @@ import (
 )
 
 // This file holds a straightforward computation of query answers over in-memory records,
-// written from the language's description (the package documentation and the service's README)
+// written from the language's description (the package documentation and the service's docs/query-language.md)
 // without the engine's code, to check the engine against.
 
 type refSums struct {

@@ -27,6 +27,6 @@
 // whole day partitions. A server that cannot be reached gives errors marked
 // records.ErrUnavailable, within DialTimeout and ReadTimeout; the store reconnects by itself.
 // It does not report its changes (other processes may write it), so a followed query there
-// answers its whole period each interval. The data service's README ("Records in ClickHouse")
-// states what an acknowledged batch means there and which versions were tested.
+// answers its whole period each interval. The data service's docs/storage.md ("Records in
+// ClickHouse") states what an acknowledged batch means there and which versions were tested.
 package clickhouse
