@@ -44,8 +44,13 @@ type AlertRule struct {
 	Notify   []AlertChannel    `json:"notify"`
 	// Channels says how each channel fared with its latest notification.
 	Channels []AlertChannelState `json:"channels"`
-	Created  time.Time           `json:"created"`
-	Updated  time.Time           `json:"updated"`
+	// Evaluated is when the rule was last evaluated, and Error why that evaluation failed
+	// (empty when it did not): as the node evaluating the rules saw it, absent elsewhere and
+	// before the first evaluation.
+	Evaluated *time.Time `json:"evaluated,omitempty"`
+	Error     string     `json:"error,omitempty"`
+	Created   time.Time  `json:"created"`
+	Updated   time.Time  `json:"updated"`
 }
 
 // AlertChannel is where a rule's notifications go: a webhook (HTTPS, signed with the secret)
