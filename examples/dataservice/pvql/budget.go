@@ -79,7 +79,15 @@ func (e *Engine) settle() {
 // need makes sure the query holds room for n groups in all, taking more from every budget
 // (in chunks); ErrBusy when one of them is spent, and then it holds no more than before.
 func (r *reservation) need(n int) error {
-	for int64(n) > r.held && len(r.bs) > 0 {
+	if int64(n) <= r.held || len(r.bs) == 0 {
+		return nil // the common case, per group read: inlined
+	}
+	return r.grow(n)
+}
+
+// grow takes from every budget until the query holds room for n groups.
+func (r *reservation) grow(n int) error {
+	for int64(n) > r.held {
 		step := min(max(r.held, minChunk), budgetChunk)
 		for i, b := range r.bs {
 			if b.left.Add(-step) < 0 {
