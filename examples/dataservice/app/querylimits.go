@@ -72,6 +72,7 @@ type standingBudgets struct {
 	engine *pvql.Engine
 	pool   *pvql.Budget
 	share  int
+	rule   int // the most groups of one rule: the share, at most one query's
 	mu     sync.Mutex
 	users  map[string]*standingUser
 }
@@ -85,16 +86,21 @@ type standingUser struct {
 func newStanding(e *pvql.Engine, cfg Config) *standingBudgets {
 	pool := cfg.StandingGroupBudget
 	if pool <= 0 {
-		pool = max(cfg.QueryGroupBudget, 0) / 2
-		if pool == 0 {
-			pool = DefaultStandingGroupBudget
+		pool = DefaultStandingGroupBudget
+		if cfg.QueryGroupBudget > 0 {
+			pool = max(cfg.QueryGroupBudget/2, 1)
 		}
 	}
 	share := cfg.StandingGroupsPerUser
 	if share <= 0 {
 		share = max(pool/4, 1)
 	}
-	return &standingBudgets{engine: e, pool: pvql.NewBudget(pool), share: share, users: map[string]*standingUser{}}
+	groups := cfg.MaxQueryGroups
+	if groups <= 0 {
+		groups = DefaultMaxQueryGroups
+	}
+	return &standingBudgets{engine: e, pool: pvql.NewBudget(pool), share: share, rule: min(share, groups),
+		users: map[string]*standingUser{}}
 }
 
 // of returns the engines of the standing queries of user.
@@ -104,7 +110,7 @@ func (s *standingBudgets) of(user string) *standingUser {
 	u := s.users[user]
 	if u == nil {
 		keep := pvql.WithKeepBudget(pvql.NewBudget(s.share), s.pool)
-		u = &standingUser{rules: s.engine.With(keep, pvql.WithMaxGroups(s.share)), follows: s.engine.With(keep)}
+		u = &standingUser{rules: s.engine.With(keep, pvql.WithMaxGroups(s.rule)), follows: s.engine.With(keep)}
 		s.users[user] = u
 	}
 	return u
