@@ -39,11 +39,7 @@ func TestStandingQueriesKeepTheirShare(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		tok, err := client.Call(ctx, s.http(t), authapi.Login, authapi.LoginArgs{User: "bob", Password: "bob's password"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		bob := s.http(t, client.WithSession(tok))
+		bob := s.login(t, "bob", "bob's password")
 		if start == 0 {
 			now := time.Now().Unix()
 			var recs []any
@@ -67,7 +63,7 @@ func TestStandingQueriesKeepTheirShare(t *testing.T) {
 			}
 		}
 		var rs []api.AlertRule
-		eventuallyWithin(t, 30*time.Second, "every rule evaluated", func() error {
+		eventuallyWithin(t, 30*time.Second, "every rule evaluated", func() (err error) {
 			if rs, err = client.Call(ctx, bob, api.ListAlertRules, struct{}{}); err != nil {
 				return err
 			}
@@ -134,12 +130,17 @@ func serve(t *testing.T, cfg app.Config) (s *service, admin *client.Client, stop
 	}
 	t.Cleanup(stop) // after a failure
 	s = &service{app: a, srv: srv, api: srv.URL + "/api"}
-	session, err := client.Call(ctx, s.http(t), authapi.Login, authapi.LoginArgs{User: "admin", Password: "correct horse battery staple"})
+	return s, s.login(t, "admin", "correct horse battery staple"), stop
+}
+
+// login returns a client signed in to s as user.
+func (s *service) login(t *testing.T, user, password string) *client.Client {
+	t.Helper()
+	session, err := client.Call(context.Background(), s.http(t), authapi.Login, authapi.LoginArgs{User: user, Password: password})
 	if err != nil {
-		stop()
 		t.Fatal(err)
 	}
-	return s, s.http(t, client.WithSession(session)), stop
+	return s.http(t, client.WithSession(session))
 }
 
 // TestFollowedQueriesKeepTheirShare checks that a plain user's followed queries past their
@@ -157,11 +158,7 @@ func TestFollowedQueriesKeepTheirShare(t *testing.T) {
 	if _, err := client.Call(ctx, admin, authapi.CreateUser, authapi.CreateUserArgs{User: "bob", Password: "bob's password"}); err != nil {
 		t.Fatal(err)
 	}
-	tok, err := client.Call(ctx, s.http(t), authapi.Login, authapi.LoginArgs{User: "bob", Password: "bob's password"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bob := s.http(t, client.WithSession(tok))
+	bob := s.login(t, "bob", "bob's password")
 	now := time.Now().Unix()
 	var recs []any
 	for i := range 3000 {
