@@ -319,8 +319,10 @@ func (e *Evaluator) answer(ctx context.Context, q job, now time.Time) ([]pvql.Re
 	return l.Answer(ctx, now)
 }
 
-// Close releases the standing answers the evaluator keeps.
+// Close releases the standing answers the evaluator keeps, and forgets how the rules' last
+// evaluations went (another node evaluates them now).
 func (e *Evaluator) Close() {
+	e.s.forget(nil)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for q, l := range e.live {
