@@ -4,7 +4,9 @@
 // once it no longer holds. Every transition is kept with the values that caused it.
 //
 // An Evaluator runs the rules (Run, on one node at a time: the service gives it a lease):
-// rules that share a query share one computation. A notification follows the records that
+// rules of one owner that share a query share one computation, answered with the owner in its
+// context (Owner) so that what it keeps counts against the owner's share (package app); the
+// service shows when each rule was last evaluated and why that failed. A notification follows the records that
 // caused it by at most the rule's interval, plus the second Run waits between looks, plus
 // the queries of the evaluation answered up to the rule's own (each query's rules are
 // stepped, and the sender woken, as soon as it is answered), plus For, plus the delivery. Each evaluation writes the rule's

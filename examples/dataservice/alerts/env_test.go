@@ -79,7 +79,7 @@ func envEach(t testing.TB, recs *duckdb.Store, o alerts.Options, live, each bool
 		o.Each = eachOf(engine)
 	}
 	if live {
-		o.Live = func(expr string) (alerts.Standing, error) {
+		o.Live = func(_ context.Context, expr string) (alerts.Standing, error) {
 			l, err := engine.Live(expr, recs.Changes())
 			if err != nil {
 				return nil, err

@@ -2,6 +2,7 @@ package alerts
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -20,7 +21,7 @@ type Evaluator struct {
 	s    *Service
 	mu   sync.Mutex
 	next map[string]time.Time // when each rule is due
-	live map[string]Standing  // by query, with Options.Live
+	live map[job]Standing     // with Options.Live
 	// quiet holds the rules known to have no alert pending or firing: while their query
 	// answers no group, an evaluation changes nothing and writes nothing. Only the
 	// evaluator makes alerts, so this stays true until it makes one.
@@ -29,7 +30,7 @@ type Evaluator struct {
 
 // NewEvaluator returns the evaluator of the rules of s.
 func (s *Service) NewEvaluator() *Evaluator {
-	return &Evaluator{s: s, next: map[string]time.Time{}, live: map[string]Standing{}, quiet: map[string]bool{}}
+	return &Evaluator{s: s, next: map[string]time.Time{}, live: map[job]Standing{}, quiet: map[string]bool{}}
 }
 
 // Run evaluates the rules when due and delivers their notifications until ctx is done,
@@ -61,24 +62,29 @@ func (e *Evaluator) Run(ctx context.Context) {
 	}
 }
 
-// Tick evaluates the rules due at now. Rules with the same query share one computation.
+// job is one computation of an evaluation: a query of the rules of one owner, whose share
+// of the standing groups it counts against (Owner).
+type job struct{ owner, query string }
+
+// Tick evaluates the rules due at now. Rules of one owner with the same query share one
+// computation.
 func (e *Evaluator) Tick(ctx context.Context, now time.Time) error {
 	rules, err := e.s.store.Rules(ctx)
 	if err != nil {
 		return err
 	}
 	e.mu.Lock()
-	due := map[string][]state.AlertRule{} // by query
-	var order []string
-	live, queries := map[string]bool{}, map[string]bool{}
+	due := map[job][]state.AlertRule{}
+	var order []job
+	live, queries := map[string]bool{}, map[job]bool{}
 	for _, r := range rules {
+		q := job{r.Owner, strings.TrimSpace(r.Query)}
 		live[r.ID] = true
-		queries[strings.TrimSpace(r.Query)] = true
+		queries[q] = true
 		if n, ok := e.next[r.ID]; ok && now.Before(n) {
 			continue
 		}
 		e.next[r.ID] = now.Add(r.Interval)
-		q := strings.TrimSpace(r.Query)
 		if due[q] == nil {
 			order = append(order, q)
 		}
@@ -90,6 +96,7 @@ func (e *Evaluator) Tick(ctx context.Context, now time.Time) error {
 			delete(e.quiet, id)
 		}
 	}
+	e.s.forget(live)
 	for q, l := range e.live {
 		if !queries[q] {
 			l.Close()
@@ -99,7 +106,16 @@ func (e *Evaluator) Tick(ctx context.Context, now time.Time) error {
 	e.mu.Unlock()
 	// Each query's rules are stepped as soon as it is answered, and the sender woken, so that
 	// a rule's notification waits for the queries answered before its own, not for all.
-	e.answerAll(ctx, order, now, func(q string, rows []pvql.Row) {
+	e.answerAll(ctx, order, now, func(q job, rows []pvql.Row, err error) {
+		if ctx.Err() != nil {
+			return
+		}
+		for _, r := range due[q] {
+			e.s.evaluated(r.ID, now, err)
+		}
+		if err != nil {
+			return
+		}
 		wrote := false
 		for _, r := range due[q] {
 			if ctx.Err() != nil {
@@ -135,42 +151,44 @@ func (e *Evaluator) Tick(ctx context.Context, now time.Time) error {
 	return ctx.Err()
 }
 
-// answerAll answers the distinct rule queries at now, calling out with each query's rows as
-// they come (answerShape): those of one family (pvql.Statement.Family: the same but for their
-// HAVING and the literal of one `k = literal` term of their WHERE) with one read when
-// Options.Each is set. A query that fails is left out (and logged).
-func (e *Evaluator) answerAll(ctx context.Context, queries []string, now time.Time, out func(q string, rows []pvql.Row)) {
-	var shapes []string
-	byShape := map[string][]string{}
+// answerAll answers the distinct rule queries at now, calling out with each query's rows, or
+// its error, as they come (answerShape): those of one owner and one family
+// (pvql.Statement.Family: the same but for their HAVING and the literal of one `k = literal`
+// term of their WHERE) with one read when Options.Each is set. Each query is answered with
+// its owner in the context (Owner).
+func (e *Evaluator) answerAll(ctx context.Context, queries []job, now time.Time, out func(q job, rows []pvql.Row, err error)) {
+	var shapes []job // the owner and the family
+	byShape := map[job][]string{}
 	for _, q := range queries {
-		shape := "\x00" + q // alone
+		shape := job{q.owner, "\x00" + q.query} // alone
 		if e.s.opts.Each != nil {
-			if sts, err := pvql.Parse(q); err == nil && len(sts) == 1 && !sts[0].HasBaseline() {
-				shape = sts[0].Family()
+			if sts, err := pvql.Parse(q.query); err == nil && len(sts) == 1 && !sts[0].HasBaseline() {
+				shape.query = sts[0].Family()
 			}
 		}
 		if byShape[shape] == nil {
 			shapes = append(shapes, shape)
 		}
-		byShape[shape] = append(byShape[shape], q)
+		byShape[shape] = append(byShape[shape], q.query)
 	}
 	for _, shape := range shapes {
 		if ctx.Err() != nil {
 			break
 		}
-		e.answerShape(ctx, byShape[shape], now, out)
+		e.answerShape(withOwner(ctx, shape.owner), shape.owner, byShape[shape], now, out)
 	}
 }
 
-// answerShape answers qs, queries of one family, calling out with each one's rows: with one
-// read when there are several and Options.Each is set, else one by one.
-func (e *Evaluator) answerShape(ctx context.Context, qs []string, now time.Time, out func(q string, rows []pvql.Row)) {
+// answerShape answers qs, queries of one owner and one family, calling out with each one's
+// rows: with one read when there are several and Options.Each is set, else one by one. A query
+// that fails is logged.
+func (e *Evaluator) answerShape(ctx context.Context, owner string, qs []string, now time.Time, out func(q job, rows []pvql.Row, err error)) {
 	if len(qs) > 1 && e.s.opts.Each != nil {
 		res, err := e.s.opts.Each(ctx, qs, now)
 		if err == nil && len(res) == len(qs) {
 			e.s.evaluations.Add(1)
 			for i, q := range qs {
-				out(q, res[i].Data)
+				out(job{owner, q}, res[i].Data, nil)
 			}
 			return
 		}
@@ -180,28 +198,32 @@ func (e *Evaluator) answerShape(ctx context.Context, qs []string, now time.Time,
 		if ctx.Err() != nil {
 			return
 		}
-		res, err := e.answer(ctx, q, now)
-		if err != nil || len(res) != 1 {
+		res, err := e.answer(ctx, job{owner, q}, now)
+		if err == nil && len(res) != 1 {
+			err = errors.New("alerts: a rule query answered no statement")
+		}
+		if err != nil {
 			e.s.log.Warn("alerts: rule query failed", zap.String("query", q), zap.Error(err))
+			out(job{owner, q}, nil, err)
 			continue
 		}
 		e.s.evaluations.Add(1)
-		out(q, res[0].Data)
+		out(job{owner, q}, res[0].Data, nil)
 	}
 }
 
 // answer answers one rule query at now: from its standing answer with Options.Live, which
 // re-reads only what changed, else in full.
-func (e *Evaluator) answer(ctx context.Context, q string, now time.Time) ([]pvql.Result, error) {
+func (e *Evaluator) answer(ctx context.Context, q job, now time.Time) ([]pvql.Result, error) {
 	if e.s.opts.Live == nil {
-		return e.s.opts.Query(ctx, q, now)
+		return e.s.opts.Query(ctx, q.query, now)
 	}
 	e.mu.Lock()
 	l, ok := e.live[q]
 	e.mu.Unlock()
 	if !ok {
 		var err error
-		if l, err = e.s.opts.Live(q); err != nil {
+		if l, err = e.s.opts.Live(ctx, q.query); err != nil {
 			return nil, err
 		}
 		e.mu.Lock()
@@ -211,8 +233,10 @@ func (e *Evaluator) answer(ctx context.Context, q string, now time.Time) ([]pvql
 	return l.Answer(ctx, now)
 }
 
-// Close releases the standing answers the evaluator keeps.
+// Close releases the standing answers the evaluator keeps, and forgets how the rules' last
+// evaluations went (another node evaluates them now).
 func (e *Evaluator) Close() {
+	e.s.forget(nil)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for q, l := range e.live {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,8 +32,12 @@ type Options struct {
 	Query func(ctx context.Context, expr string, now time.Time) ([]pvql.Result, error)
 	// Live, when set, makes a standing answer of a query that re-reads only the records that
 	// arrived or changed since its last answer (pvql.Engine.Live over the store's changes):
-	// each distinct rule query keeps one. Default: every evaluation answers with Query.
-	Live func(expr string) (Standing, error)
+	// each distinct rule query of each owner keeps one. Default: every evaluation answers with
+	// Query.
+	//
+	// Query, Each and Live are called with the owner of the rules in ctx (Owner): what their
+	// answers keep between evaluations counts against that owner's share (package app).
+	Live func(ctx context.Context, expr string) (Standing, error)
 	// Each, when set, answers rule queries of one family (pvql.Statement.Family: the same
 	// query but for its HAVING, as rules differing only in thresholds are, and for the literal
 	// of one `k = literal` term of its WHERE, as rules watching one server each are) with one
@@ -78,6 +83,9 @@ type Service struct {
 	sender *sender
 
 	evaluations atomic.Int64 // queries run by evaluators, for tests and benchmarks
+
+	mu     sync.Mutex
+	status map[string]evaluation // by rule, as this node's evaluator last left it
 }
 
 // New returns the service of the alert rules kept in st.
@@ -99,7 +107,7 @@ func New(st *statedb.Alerts, o Options) (*Service, error) {
 	}
 	g := NewGuard(o.WebhookAllow, o.Listen...)
 	s := &Service{store: st, opts: o, log: o.Logger, guard: g, client: newWebhookClient(g, o.WebhookRoots),
-		smtp: o.SMTP, wake: make(chan struct{}, 1)}
+		smtp: o.SMTP, wake: make(chan struct{}, 1), status: map[string]evaluation{}}
 	s.sender = newSender(s)
 	return s, nil
 }
@@ -140,7 +148,7 @@ func (s *Service) listRules(ctx context.Context) ([]api.AlertRule, error) {
 	}
 	out := make([]api.AlertRule, 0, len(rs))
 	for _, r := range rs {
-		out = append(out, ruleOut(r, st, mayChange(ctx, r)))
+		out = append(out, s.withEvaluation(ruleOut(r, st, mayChange(ctx, r))))
 	}
 	return out, nil
 }

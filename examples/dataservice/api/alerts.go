@@ -46,9 +46,14 @@ type AlertRule struct {
 	Channels []AlertChannelState `json:"channels"`
 	// Owner is the user who created the rule: they and administrators change it and see its
 	// webhooks' URLs; others see each URL's host only ("https://host/…").
-	Owner   string    `json:"owner"`
-	Created time.Time `json:"created"`
-	Updated time.Time `json:"updated"`
+	Owner string `json:"owner"`
+	// Evaluated is when the rule was last evaluated, and Error why that evaluation failed
+	// (empty when it did not): as the node evaluating the rules saw it, absent elsewhere and
+	// before the first evaluation.
+	Evaluated *time.Time `json:"evaluated,omitempty"`
+	Error     string     `json:"error,omitempty"`
+	Created   time.Time  `json:"created"`
+	Updated   time.Time  `json:"updated"`
 }
 
 // AlertChannel is where a rule's notifications go: a webhook (HTTPS, signed with the secret)

@@ -12,6 +12,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
+	"github.com/fnapi/fnapi/examples/dataservice/traffic"
 	"github.com/fnapi/fnapi/registry"
 )
 
@@ -54,12 +55,14 @@ func (a *App) registerAlerts(reg *registry.Registry) error {
 		return fmt.Errorf("app: %w", err)
 	}
 	c := a.cfg.Alerts
-	var live func(string) (alerts.Standing, error)
+	// Each owner's rules are answered by the engine of their standing queries (querylimits.go).
+	engine := func(ctx context.Context) *pvql.Engine { return a.standing.of(alerts.Owner(ctx)).rules }
+	var live func(context.Context, string) (alerts.Standing, error)
 	if cr, ok := a.records.(records.ChangeReporter); ok {
 		// As for followed queries: only where the store reports every change (DuckDB).
 		changes := cr.Changes()
-		live = func(expr string) (alerts.Standing, error) {
-			l, err := a.engine.Live(expr, changes)
+		live = func(ctx context.Context, expr string) (alerts.Standing, error) {
+			l, err := engine(ctx).Live(expr, changes)
 			if err != nil {
 				return nil, err
 			}
@@ -75,11 +78,13 @@ func (a *App) registerAlerts(reg *registry.Registry) error {
 			}
 			sts = append(sts, s...)
 		}
-		return a.engine.AnswerEach(ctx, sts, now, a.settings.DefaultPeriod())
+		res, err := engine(ctx).AnswerEach(ctx, sts, now, a.settings.DefaultPeriod())
+		return res, traffic.QueryError(err)
 	}
 	a.alerts, err = alerts.New(st, alerts.Options{Live: live, Each: each,
 		Query: func(ctx context.Context, expr string, now time.Time) ([]pvql.Result, error) {
-			return a.engine.Query(ctx, expr, now, a.settings.DefaultPeriod())
+			res, err := engine(ctx).Query(ctx, expr, now, a.settings.DefaultPeriod())
+			return res, traffic.QueryError(err)
 		},
 		WebhookAllow: c.WebhookAllow, Listen: c.Listen, WebhookRoots: c.WebhookRoots, SMTP: c.SMTP, Backoff: c.Backoff, Logger: a.log,
 	})
@@ -96,7 +101,8 @@ type standing struct {
 }
 
 func (s standing) Answer(ctx context.Context, now time.Time) ([]pvql.Result, error) {
-	return s.Live.Answer(ctx, now, s.period())
+	res, err := s.Live.Answer(ctx, now, s.period())
+	return res, traffic.QueryError(err)
 }
 
 // evaluateAlerts evaluates the alert rules and sends their notifications until ctx is done:

@@ -67,6 +67,14 @@ type Config struct {
 	// MaxFollows is the most followed queries one caller may hold open at once; one more
 	// answers LIMIT-REACHED. Default: traffic.DefaultMaxFollows.
 	MaxFollows int
+	// StandingGroupBudget is the most groups standing queries (alert rules, followed queries)
+	// keep between their answers, all together, out of QueryGroupBudget. Default: half of
+	// QueryGroupBudget (DefaultStandingGroupBudget).
+	StandingGroupBudget int
+	// StandingGroupsPerUser is the most groups the standing queries of one user keep between
+	// their answers, and the most groups one alert rule's query may yield. Default: a quarter
+	// of StandingGroupBudget (DefaultStandingGroupsPerUser).
+	StandingGroupsPerUser int
 	// Logger receives the service's log. Default: none.
 	Logger *zap.Logger
 	// Auth adds options to the authenticator (tests lower the password hashing cost).
@@ -125,6 +133,8 @@ type App struct {
 	capture  *capturing         // nil without -capture and -capture-file
 	limit    callLimit
 	engine   *pvql.Engine
+	// standing are the budgets of what alert rules and followed queries keep.
+	standing *standingBudgets
 	nctx     *netContext // zones, applications, GeoIP and SNMP names
 	alerts   *alerts.Service
 	alertsOn atomic.Bool // this node evaluates the alert rules now
@@ -219,6 +229,7 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	if a.engine, err = a.queryEngine(ctx); err != nil {
 		return nil, err
 	}
+	a.standing = newStanding(a.engine, cfg)
 	if err := a.startCollector(); err != nil {
 		return nil, err
 	}
@@ -309,8 +320,8 @@ func (a *App) registry() (*registry.Registry, error) {
 		// file), so followed queries answer from them. Elsewhere (ClickHouse, which other
 		// nodes may write) a followed query answers its whole period each interval.
 		changes := cr.Changes()
-		svc.Live = func(expr string) (traffic.Live, error) {
-			l, err := a.engine.Live(expr, changes)
+		svc.Live = func(ctx context.Context, expr string) (traffic.Live, error) {
+			l, err := a.standing.of(userOf(ctx)).follows.Live(expr, changes)
 			if err != nil {
 				return nil, err
 			}
@@ -320,8 +331,8 @@ func (a *App) registry() (*registry.Registry, error) {
 	if tp := a.cfg.TracerProvider; tp != nil {
 		svc.Engine = tracedEngine{next: svc.Engine, tracer: tp.Tracer(tracerName), system: a.engineOf.Name}
 		if live := svc.Live; live != nil {
-			svc.Live = func(expr string) (traffic.Live, error) {
-				l, err := live(expr)
+			svc.Live = func(ctx context.Context, expr string) (traffic.Live, error) {
+				l, err := live(ctx, expr)
 				if err != nil {
 					return nil, err
 				}

@@ -403,27 +403,8 @@ func TestDemoOverview(t *testing.T) {
 // closes the service (a test may open the same data directory again).
 func openAsAdmin(t *testing.T, cfg app.Config) (c *client.Client, stop func()) {
 	t.Helper()
-	ctx := context.Background()
-	cfg.Auth = append([]auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1}),
-		auth.WithAdminPassword("correct horse battery staple")}, cfg.Auth...)
-	a, err := app.Open(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewTLSServer(a.Handler())
-	stop = func() {
-		srv.Close()
-		if err := a.Close(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s := &service{app: a, srv: srv, api: srv.URL + "/api"}
-	session, err := client.Call(ctx, s.http(t), authapi.Login, authapi.LoginArgs{User: "admin", Password: "correct horse battery staple"})
-	if err != nil {
-		stop()
-		t.Fatal(err)
-	}
-	return s.http(t, client.WithSession(session)), stop
+	_, c, stop = serve(t, cfg)
+	return c, stop
 }
 
 // answerWidgets runs every statement of d's widgets through c, and fails t for an error or,

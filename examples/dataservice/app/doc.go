@@ -11,7 +11,8 @@
 // administrators. The interceptors, outermost first: authentication and roles, the call rate
 // limit (rate_limit, changeable while serving), the audit trail (manage.AuditInterceptor).
 // Queries are bounded as the Config fields MaxQueryGroups, QueryGroupBudget, QueryMemory,
-// QueryThreads and MaxFollows say.
+// QueryThreads and MaxFollows say; what standing queries (alert rules, followed queries) keep
+// between their answers, as StandingGroupBudget and StandingGroupsPerUser say (querylimits.go).
 //
 // The command (package main beside this one) parses the command line into a Config, calls
 // Open and serves Handler with fnapi.Server, then calls Close; tests call Open and serve

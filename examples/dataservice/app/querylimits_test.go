@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/client"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
 )
@@ -54,13 +55,14 @@ func TestQueryGroupsBound(t *testing.T) {
 }
 
 // TestFollowBound checks that one caller holds at most MaxFollows followed queries: one more is
-// refused with LIMIT-REACHED, and ending one makes room again.
+// refused with LIMIT-REACHED, also on another connection with another credential of the same
+// user, and ending one makes room again.
 func TestFollowBound(t *testing.T) {
 	s := start(t, func(c *app.Config) { c.MaxFollows = 2 })
 	ctx := context.Background()
 	c := s.http(t, client.WithAPIKey(s.key))
 	args := map[string]any{"expr": "traffic", "follow": true, "interval": 1}
-	open := func() (stop func(), err error) {
+	open := func(c *client.Client) (stop func(), err error) {
 		next, stop := iter.Pull2(c.Stream(ctx, "query", args))
 		if _, err := next2(next); err != nil {
 			stop()
@@ -68,19 +70,25 @@ func TestFollowBound(t *testing.T) {
 		}
 		return stop, nil
 	}
-	stop1, err := open()
+	stop1, err := open(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	stop2, err := open()
+	stop2, err := open(c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer stop2()
-	_, err = open()
-	var e *apierr.Error
-	if code(err) != "LIMIT-REACHED" || !errors.As(err, &e) || e.Attr("limit") != 2.0 || e.Attr("name") != "follow streams" {
-		t.Fatalf("a third followed query: %v, want LIMIT-REACHED", err)
+	session, err := client.Call(ctx, s.http(t), authapi.Login, authapi.LoginArgs{User: "admin", Password: "correct horse battery staple"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, other := range []*client.Client{c, s.http(t, client.WithSession(session))} {
+		_, err = open(other)
+		var e *apierr.Error
+		if code(err) != "LIMIT-REACHED" || !errors.As(err, &e) || e.Attr("limit") != 2.0 || e.Attr("name") != "follow streams" {
+			t.Fatalf("a third followed query: %v, want LIMIT-REACHED", err)
+		}
 	}
 	// A query that does not follow is not counted.
 	if err := c.Call(ctx, "query", map[string]any{"expr": "traffic"}, nil); err != nil {
@@ -88,7 +96,7 @@ func TestFollowBound(t *testing.T) {
 	}
 	stop1()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		stop3, err := open()
+		stop3, err := open(c)
 		if err == nil {
 			stop3()
 			break

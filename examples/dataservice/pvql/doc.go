@@ -137,7 +137,8 @@
 // leaves when its record count reaches zero; values, HAVING, TOP and the order are
 // computed on the totals at each answer, as Query does. What it keeps (the totals and the
 // detail) is bounded by WithMaxGroups, past which it answers with Query for good, and
-// reserved in the group budget (WithGroupBudget) while it lives, which when spent makes it
-// drop what it kept and answer with Query, building again at the next answer. Without a
+// reserved in the group budget (WithGroupBudget) and the keep budgets (WithKeepBudget) while
+// it lives, one of which when spent makes it drop what it kept and answer with Query, building
+// again at the next answer. Without a
 // records.Changes (a store other processes write) every answer is Query's.
 package pvql

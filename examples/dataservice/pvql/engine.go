@@ -2,6 +2,7 @@ package pvql
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/records"
@@ -13,7 +14,10 @@ type Engine struct {
 	store     records.Reader
 	slices    int
 	maxGroups int
-	budget    *budget
+	budget    *Budget   // every group read
+	keep      []*Budget // the groups Lives keep, besides budget
+	queryBs   []*Budget // what a query counts against: budget
+	keptBs    []*Budget // what a Live keeps counts against: keep and budget
 }
 
 // Option configures an Engine.
@@ -39,7 +43,21 @@ func New(store records.Reader, opts ...Option) *Engine {
 	for _, o := range opts {
 		o(e)
 	}
+	e.settle()
 	return e
+}
+
+// With returns an engine over the same store with e's options and opts: an engine of one
+// owner's standing queries (WithKeepBudget, WithMaxGroups) sharing e's group budget. e is
+// unchanged.
+func (e *Engine) With(opts ...Option) *Engine {
+	c := *e
+	c.keep = slices.Clone(e.keep)
+	for _, o := range opts {
+		o(&c)
+	}
+	c.settle()
+	return &c
 }
 
 // Query answers expr, one Result per statement. now is the time @now stands for and

@@ -31,7 +31,7 @@ func (e *Engine) run(ctx context.Context, expr string, now time.Time, defaultPer
 	if err != nil {
 		return err
 	}
-	res := &reservation{b: e.budget}
+	res := &reservation{bs: e.queryBs}
 	defer res.release()
 	total := 0 // the groups of all the statements
 	states := make([]*state, len(stmts))

@@ -27,8 +27,9 @@ import (
 // It answers afresh (Query) when its store does not report its changes, and for good when
 // the sums it keeps would pass the engine's group limit (WithMaxGroups: the totals and the
 // buckets' detail counted together, so a Live holds at most as many groups as one query may). The groups it keeps count against the engine's group budget (WithGroupBudget)
-// until Close; when the budget is spent, or a read fails, it drops what it kept and answers
-// afresh, building again at the next answer.
+// and its keep budgets (WithKeepBudget) until Close; when one is spent, or a read fails, it
+// drops what it kept and answers afresh (counting against the group budget only, as Query
+// does, until the answer is made), building again at the next answer.
 //
 // A Live is not safe for concurrent use: one goroutine answers it, as a followed query's
 // shared computation does.
@@ -59,7 +60,7 @@ func (e *Engine) Live(expr string, changes *records.Changes) (*Live, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Live{e: e, expr: expr, stmts: stmts, res: &reservation{b: e.budget}, full: hasBaselines(stmts) || hasQuantiles(stmts)}
+	l := &Live{e: e, expr: expr, stmts: stmts, res: &reservation{bs: e.keptBs}, full: hasBaselines(stmts) || hasQuantiles(stmts)}
 	if changes != nil {
 		l.watch = changes.Watch()
 	}

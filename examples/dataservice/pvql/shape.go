@@ -87,7 +87,7 @@ func (e *Engine) readOnce(ctx context.Context, st *Statement, need *[records.Num
 	s := &state{st: st, query: q, slots: layout(st.keys)}
 	s.groups = groupsOf(s.slots)
 	s.since, s.until = period(st, now, defaultPeriod)
-	res := &reservation{b: e.budget}
+	res := &reservation{bs: e.queryBs}
 	if s.since < s.until {
 		total := 0
 		sc := &scan{plan: e.store.Compile(q), states: []*state{s}, index: []int{1}}

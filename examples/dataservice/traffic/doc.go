@@ -31,7 +31,10 @@
 // A query is bounded as a whole: the groups of all its statements together (pvql.WithMaxGroups,
 // TOO-MANY-GROUPS with limit), the groups of all queries running at once (pvql.WithGroupBudget,
 // RATE-LIMITED), and the followed queries one caller holds open (Service.MaxFollows,
-// LIMIT-REACHED). query and list-fields need the read-only role, ingest the user role.
+// LIMIT-REACHED; a user's over all their connections). What a shared computation's Live keeps
+// between answers counts against the caller who started it (Service.Live's ctx): package app
+// bounds it per user and for all standing queries (pvql.WithKeepBudget), past which the
+// computation answers afresh. query and list-fields need the read-only role, ingest the user role.
 //
 // ingest stores a batch of records all or nothing; the first bad record answers
 // INVALID-ARGUMENT with name "records", its index, the field and the reason.

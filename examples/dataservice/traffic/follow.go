@@ -65,11 +65,11 @@ type Live interface {
 	Close()
 }
 
-// follower starts the Follower of a followed expression: its Live when the service has one,
-// else answers of the whole period afresh.
-func (s *Service) follower(expr string) Follower {
+// follower starts the Follower of a followed expression for the call ctx: its Live when the
+// service has one, else answers of the whole period afresh.
+func (s *Service) follower(ctx context.Context, expr string) Follower {
 	if s.Live != nil {
-		if l, err := s.Live(expr); err == nil {
+		if l, err := s.Live(ctx, expr); err == nil {
 			return liveFollower{l, s}
 		}
 	}

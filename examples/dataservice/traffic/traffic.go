@@ -39,8 +39,10 @@ type Service struct {
 	// Live, when set, starts the incremental answers of a followed expression (pvql.Engine's
 	// Live with the store's records.Changes): each interval then reads only the times that
 	// changed since the last answer. Default (nil): each interval answers the whole period
-	// afresh through Engine.
-	Live func(expr string) (Live, error)
+	// afresh through Engine. ctx is the call of the follower that starts the shared
+	// computation, whose caller what the Live keeps between answers counts against (package
+	// app); the Live does not keep ctx, and ends with the computation.
+	Live func(ctx context.Context, expr string) (Live, error)
 	// MaxFollows is the most followed queries (follow: true) one caller (a user; an anonymous
 	// caller by address) may hold open at once. Default (0): DefaultMaxFollows.
 	MaxFollows int
@@ -97,7 +99,8 @@ func (s *Service) Query(ctx context.Context, in api.QueryArgs, out *stream.Sende
 	// Each chunk replaces the one before: a partial answer now would show a live dashboard a
 	// fraction of the traffic it showed a moment ago. Answer in full, once per interval for
 	// all the callers following the same expression at the same interval.
-	err = s.shared.follow(ctx, in.Expr, interval, s.follower, func(res []pvql.Result) error {
+	start := func(expr string) Follower { return s.follower(ctx, expr) }
+	err = s.shared.follow(ctx, in.Expr, interval, start, func(res []pvql.Result) error {
 		return out.Send(api.Chunk{Result: apiResults(res), Progress: 1})
 	})
 	return QueryError(err)

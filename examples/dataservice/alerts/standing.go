@@ -1,0 +1,73 @@
+package alerts
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/examples/dataservice/api"
+)
+
+// ownerKey is the context key of Owner.
+type ownerKey struct{}
+
+// withOwner returns ctx naming owner as the owner of the rules whose query is answered.
+func withOwner(ctx context.Context, owner string) context.Context {
+	return context.WithValue(ctx, ownerKey{}, owner)
+}
+
+// Owner returns the owner (state.AlertRule.Owner) of the rules whose query Options.Query,
+// Options.Each or Options.Live answers with ctx: the user whose share of the standing groups
+// what the answer keeps counts against. "" outside an evaluation.
+func Owner(ctx context.Context) string {
+	o, _ := ctx.Value(ownerKey{}).(string)
+	return o
+}
+
+// evaluation is how a rule's last evaluation went.
+type evaluation struct {
+	at  time.Time
+	err string // "" when its query answered
+}
+
+// evaluated records how the evaluation of rule at went: err is its query's error, nil when it
+// answered. A caller sees the error's code and attributes (an *apierr.Error, as package app's
+// query functions answer them: TOO-MANY-GROUPS with the limit of one rule's groups,
+// RATE-LIMITED...); any other error stays in the log.
+func (s *Service) evaluated(rule string, at time.Time, err error) {
+	ev := evaluation{at: at}
+	var ae *apierr.Error
+	switch {
+	case err == nil:
+	case errors.As(err, &ae):
+		ev.err = ae.Error()
+	default:
+		ev.err = "the rule's query failed: the service's log says why"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.status[rule] = ev
+}
+
+// forget drops the evaluations of the rules not in live.
+func (s *Service) forget(live map[string]bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id := range s.status {
+		if !live[id] {
+			delete(s.status, id)
+		}
+	}
+}
+
+// withEvaluation adds to r how its last evaluation went, as this node saw it.
+func (s *Service) withEvaluation(r api.AlertRule) api.AlertRule {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ev, ok := s.status[r.ID]; ok {
+		at := ev.at
+		r.Evaluated, r.Error = &at, ev.err
+	}
+	return r
+}
