@@ -21,6 +21,7 @@ func TestDemoShowroom(t *testing.T) {
 	}
 	t.Parallel()
 	data := t.TempDir()
+	t0 := time.Now().Unix()
 	p := startService(t, "-addr", "127.0.0.1:0", "-data", data, "-demo")
 	c := adminClient(t, p, data)
 	ctx := context.Background()
@@ -112,8 +113,8 @@ func TestDemoShowroom(t *testing.T) {
 		t.Errorf("list-applications: %v, %v", as, err)
 	}
 	var rules []struct {
-		Name, Owner string
-		Labels      map[string]string
+		Name, Owner, Query string
+		Labels             map[string]string
 	}
 	if err := c.Call(ctx, "list-alert-rules", nil, &rules); err != nil || len(rules) < 2 {
 		t.Fatalf("list-alert-rules: %v, %v", rules, err)
@@ -122,6 +123,24 @@ func TestDemoShowroom(t *testing.T) {
 		if r.Owner != "admin" || r.Labels["demo"] != "true" {
 			t.Errorf("rule %+v: want the administrator's, labelled demo", r)
 		}
+	}
+	// The rules that fire during the incident hold in an incident of the backfill and not
+	// between two: the demo started in an incident a minute old (within the start-up time),
+	// the one before ran from about t0-660 to t0-540.
+	incident, calm := fmt.Sprintf("SINCE %d UNTIL %d", t0-650, t0-560), fmt.Sprintf("SINCE %d UNTIL %d", t0-400, t0-280)
+	firing := 0
+	for _, r := range rules {
+		if !strings.Contains(r.Query, "SINCE @now-120") {
+			continue
+		}
+		firing++
+		at := func(period string) int { return len(rows(strings.Replace(r.Query, "SINCE @now-120", period, 1))) }
+		if n, m := at(incident), at(calm); n == 0 || m != 0 {
+			t.Errorf("rule %q: %d groups in an incident (%s), %d between (%s); want some, then none", r.Name, n, incident, m, calm)
+		}
+	}
+	if firing < 2 {
+		t.Errorf("%d rules over the last 2 minutes, want the database's and the link's", firing)
 	}
 	within(4*time.Minute, "alert firing", func() bool {
 		var alerts []struct{ State string }
