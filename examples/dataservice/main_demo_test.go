@@ -93,13 +93,29 @@ func TestDemoShowroom(t *testing.T) {
 		t.Errorf("%d AS numbers, %d countries, %d server names, %d named interfaces: want at least 3 each", asns, countries, names, ifs)
 	}
 
-	var dashboards []struct{ Title string }
+	var dashboards []struct{ ID, Title string }
 	if err := c.Call(ctx, "list-dashboards", nil, &dashboards); err != nil {
 		t.Fatal(err)
 	}
 	titles := []string{}
 	for _, d := range dashboards {
 		titles = append(titles, d.Title)
+		var full struct {
+			Widgets []struct {
+				Title   string
+				Queries []string
+			}
+		}
+		if err := c.Call(ctx, "get-dashboard", map[string]any{"id": d.ID}, &full); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range full.Widgets {
+			for _, q := range w.Queries {
+				if rs := rows(q); len(rs) == 0 || slices.ContainsFunc(rs[0][1], func(v any) bool { return v == nil }) {
+					t.Errorf("%s: widget %q: %s answers %v, want values", d.Title, w.Title, q, rs)
+				}
+			}
+		}
 	}
 	if !slices.Contains(titles, "Network overview") || !slices.Contains(titles, "Application performance") {
 		t.Errorf("dashboards %q, want the overview and Application performance", titles)

@@ -63,7 +63,7 @@ var demoRules = []api.CreateAlertRuleArgs{
 		Query: `p95(srt) BY application WHERE application = "orders-db" HAVING p95(srt) > 0.1 SINCE @now-120`},
 	{Name: "Branch link losing packets (demo)", Severity: "warning", Interval: "30s",
 		Query: `retrans / packets AS "retransmitted" BY client.zone FROM tcp WHERE client.zone IN "Branches/" ` +
-			`HAVING retrans > 0.02 * packets SINCE @now-120`},
+			`HAVING retrans > 0.02 * packets AND packets > 500 SINCE @now-120`},
 	{Name: "Partner API slow (demo)", Severity: "warning", Interval: "60s",
 		Query: `p95(srt) BY application WHERE application = "partner-api" HAVING p95(srt) > 3 SINCE @now-300`},
 }

@@ -51,7 +51,7 @@ var (
 
 // clients returns the monitored network's clients: head office desktops, Wi-Fi laptops (two
 // of them on IPv6 only), branch desktops in Lyon and Porto, application servers in the data
-// centre, and customers on the Internet. Activity is uneven, as on a real network: a few hosts
+// centre and in Lyon, and customers on the Internet. Activity is uneven, as on a real network: a few hosts
 // open most conversations.
 func clients() []client {
 	var cs []client
@@ -79,6 +79,8 @@ func clients() []client {
 		ip := netip.AddrFrom4([4]byte{10, 0, 2, byte(10 + i)})
 		cs = append(cs, client{ip: ip, kind: appServer, activity: 1.5, site: dataCentre})
 	}
+	// Lyon's order server works day and night: the branch link always carries traffic.
+	cs = append(cs, client{ip: netip.AddrFrom4([4]byte{10, 1, 1, 5}), kind: appServer, activity: 1.5, site: lyon})
 	for i := range 8 {
 		ip := netip.AddrFrom4([4]byte{203, 0, 113, byte(130 + i)})
 		cs = append(cs, client{ip: ip, kind: customer, activity: 1, site: internet})
