@@ -199,6 +199,9 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	if a.settings, err = manage.NewSettings(ctx, a.state, defaults...); err != nil {
 		return nil, fmt.Errorf("app: configuration: %w", err)
 	}
+	if err := a.demoGeoIP(); err != nil {
+		return nil, err
+	}
 	if a.nctx, err = a.openContext(ctx); err != nil {
 		return nil, err
 	}
@@ -241,6 +244,11 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	}
 	if a.handler, err = a.newHandler(); err != nil {
 		return nil, err
+	}
+	if cfg.Demo && cfg.Postgres == "" { // with several nodes, the demo's lease holder does it
+		if err := a.ensureDemo(ctx); err != nil {
+			return nil, err
+		}
 	}
 	a.listen()
 	a.start()

@@ -22,6 +22,7 @@ import (
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/demo"
 )
 
 // caller is what the HTTPS client and the WebSocket connection have in common, so that every
@@ -383,18 +384,63 @@ func TestDemoOverview(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	cfg := app.Config{DataDir: t.TempDir(), Demo: true}
-	for range 2 {
-		c, stop := openAsAdmin(t, cfg)
+	titles := func(c *client.Client) map[string]string {
 		list, err := client.Call(ctx, c, api.ListDashboards, decl.None{})
-		if err != nil || len(list) != 1 {
-			t.Fatalf("dashboards: %+v, %v", list, err)
+		if err != nil {
+			t.Fatal(err)
 		}
-		d, err := client.Call(ctx, c, api.GetDashboard, api.IDArgs{ID: list[0].ID})
+		ids := map[string]string{}
+		for _, d := range list {
+			ids[d.Title] = d.ID
+			if !strings.Contains(d.Description, "-demo") {
+				t.Errorf("dashboard %q: description %q does not say it is the demo's", d.Title, d.Description)
+			}
+		}
+		return ids
+	}
+	c, stop := openAsAdmin(t, cfg)
+	ids := titles(c)
+	if len(ids) != 2 || ids["Network overview"] == "" || ids["Application performance"] == "" {
+		t.Fatalf("dashboards %v, want the overview and Application performance", ids)
+	}
+	for _, id := range ids {
+		d, err := client.Call(ctx, c, api.GetDashboard, api.IDArgs{ID: id})
 		if err != nil || len(d.Widgets) == 0 {
-			t.Fatalf("overview: %+v, %v", d, err)
+			t.Fatalf("dashboard: %+v, %v", d, err)
 		}
 		answerWidgets(t, c, d, false)
-		stop()
+	}
+	rules, err := client.Call(ctx, c, api.ListAlertRules, decl.None{})
+	if err != nil || len(rules) != 3 {
+		t.Fatalf("alert rules: %+v, %v", rules, err)
+	}
+	for _, r := range rules {
+		if r.Owner != "admin" || r.Labels["demo"] != "true" {
+			t.Errorf("rule %q: owner %q, labels %v; want the administrator's, labelled demo", r.Name, r.Owner, r.Labels)
+		}
+	}
+	// What the operator deletes stays deleted; the rest is not made twice.
+	if _, err := client.Call(ctx, c, api.DeleteDashboard, api.IDArgs{ID: ids["Application performance"]}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Call(ctx, c, api.DeleteAlertRule, api.IDArgs{ID: rules[0].ID}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Call(ctx, c, api.DeleteZone, api.NameArgs{Name: "Branches/Lyon"}); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	c, stop = openAsAdmin(t, cfg)
+	defer stop()
+	if ids := titles(c); len(ids) != 1 || ids["Network overview"] == "" {
+		t.Errorf("after a restart, dashboards %v, want the overview alone", ids)
+	}
+	if rules, err := client.Call(ctx, c, api.ListAlertRules, decl.None{}); err != nil || len(rules) != 2 {
+		t.Errorf("after a restart, %d alert rules (%v), want 2", len(rules), err)
+	}
+	zones, err := client.Call(ctx, c, api.ListZones, decl.None{})
+	if err != nil || len(zones) != len(demo.Zones())-1 || slices.ContainsFunc(zones, func(z api.Zone) bool { return z.Name == "Branches/Lyon" }) {
+		t.Errorf("after a restart, zones %+v (%v), want the demo's but Branches/Lyon", zones, err)
 	}
 }
 

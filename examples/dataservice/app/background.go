@@ -51,12 +51,16 @@ func (a *App) start() {
 	}
 }
 
-// demo generates synthetic traffic until ctx is done, after creating the overview dashboard
-// on a first start of a service of several nodes.
+// demo generates synthetic traffic until ctx is done, after creating, on a first start of a
+// service of several nodes, the overview dashboard and the demo's context, dashboard and alert
+// rules (ensureDemo: a single node makes them in Open), so that the backfill has its zones.
 func (a *App) demo(ctx context.Context) {
 	if a.cfg.Postgres != "" {
 		if err := a.ensureOverview(ctx); err != nil {
 			a.log.Error("demo overview dashboard", zap.Error(err))
+		}
+		if err := a.ensureDemo(ctx); err != nil {
+			a.log.Error("demo", zap.Error(err))
 		}
 	}
 	opts := demo.Options{Backfill: a.demoBackfill(ctx)}

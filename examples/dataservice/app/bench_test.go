@@ -222,7 +222,7 @@ func loadRecords(ctx context.Context, a *app.App, want, days int) error {
 	// The generator's default rate gives about 300,000 records a working day (fewer at a
 	// weekend); scale it to want, and add periods of other seeds until there are enough.
 	for seed := uint64(1); n < want; seed++ {
-		g := demo.New(end.Add(-time.Duration(days)*24*time.Hour), demo.Options{Seed: seed, Rate: genRate(want, days)})
+		g := demo.New(end.Add(-time.Duration(days)*24*time.Hour), demo.Options{Seed: seed, Rate: genRate(want, days), Plain: true})
 		for h := 24*days - 1; h >= 0 && n < want; h-- {
 			recs := g.Until(end.Add(-time.Duration(h) * time.Hour))
 			if benchCapture() {
@@ -350,7 +350,7 @@ func BenchmarkIngestConcurrent(b *testing.B) {
 // ingestPayload loads the service and returns the JSON body of an ingest of 10,000 demo records.
 func ingestPayload(b *testing.B) []byte {
 	loadService(b)
-	g := demo.New(time.Now().Add(-time.Hour), demo.Options{Seed: 2, Rate: 200})
+	g := demo.New(time.Now().Add(-time.Hour), demo.Options{Seed: 2, Rate: 200, Plain: true})
 	recs := g.Until(time.Now())
 	for len(recs) < 10_000 {
 		recs = append(recs, recs...)

@@ -81,7 +81,7 @@ func BenchmarkFollowOverview(b *testing.B) {
 // ingestLive ingests the demo generator's records every 250 ms, at the rate of those loaded,
 // until ctx ends.
 func ingestLive(ctx context.Context, b *testing.B) {
-	g := demo.New(time.Now(), demo.Options{Seed: 1 << 20, Rate: loaded.genRate})
+	g := demo.New(time.Now(), demo.Options{Seed: 1 << 20, Rate: loaded.genRate, Plain: true})
 	t := time.NewTicker(250 * time.Millisecond)
 	defer t.Stop()
 	for {

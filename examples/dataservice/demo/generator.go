@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"math/rand/v2"
+	"net/netip"
 	"slices"
 	"time"
 
@@ -22,6 +23,9 @@ type Generator struct {
 	loc      *time.Location
 	clients  []client
 	services []service
+	// incident is a Unix second when the recurring incident starts.
+	incident int64
+	plain    bool // Options.Plain
 	// at is the Unix second up to which conversations have been started.
 	at int64
 	// open holds the conversations with time slices not yet given out.
@@ -30,16 +34,28 @@ type Generator struct {
 
 // flow is a conversation in progress.
 type flow struct {
-	rec                records.Record // addresses, ports, protocol and application
+	rec                records.Record // addresses, ports, protocol, application, exporter, names
 	conv               conversation
 	start, end, cursor float64 // Unix seconds; cursor: how far records were given out
+	site               *site
+	perf               perf
+	plain              bool // no measures
+	// rng draws its measures, slice after slice: a flow's own, so that its records do not
+	// depend on how often Until is called.
+	rng *rand.Rand
 }
 
-// New returns a generator whose traffic starts at start; only Seed, Rate and Location of opts
-// are used.
+// New returns a generator whose traffic starts at start; only Seed, Rate, Location, Incident
+// and Plain of opts are used (a zero Incident: the incidents start at :00, :10, ... of each hour).
 func New(start time.Time, opts Options) *Generator {
 	opts = opts.withDefaults()
+	var incident int64
+	if !opts.Incident.IsZero() {
+		incident = opts.Incident.Unix()
+	}
 	return &Generator{
+		incident: incident,
+		plain:    opts.Plain,
 		rng:      rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
 		rate:     opts.Rate,
 		loc:      opts.Location,
@@ -59,10 +75,11 @@ func (g *Generator) Until(t time.Time) []records.Record {
 	}
 	var out []records.Record
 	kept := g.open[:0]
-	for _, f := range g.open {
-		out = f.emit(out, float64(end))
+	for i := range g.open {
+		f := &g.open[i]
+		out = f.emit(out, float64(end), g.incident)
 		if f.cursor < f.end {
-			kept = append(kept, f)
+			kept = append(kept, *f)
 		}
 	}
 	clear(g.open[len(kept):])
@@ -72,13 +89,14 @@ func (g *Generator) Until(t time.Time) []records.Record {
 }
 
 // emit appends to out the records of f's slices that end by until, and advances f's cursor.
-func (f *flow) emit(out []records.Record, until float64) []records.Record {
+// incident is a Unix second when the recurring incident starts.
+func (f *flow) emit(out []records.Record, until float64, incident int64) []records.Record {
 	for f.cursor < f.end {
 		next := math.Min((math.Floor(f.cursor/Slice)+1)*Slice, f.end)
 		if next > until {
 			break
 		}
-		r := f.rec
+		r, start := f.rec, f.cursor
 		r.Time = int64(math.Floor(f.cursor))
 		r.Client.Bytes = f.share(f.conv.clientBytes, next)
 		r.Client.Packets = f.share(f.conv.clientPackets, next)
@@ -90,6 +108,7 @@ func (f *flow) emit(out []records.Record, until float64) []records.Record {
 		}
 		r.Client.Packets = max(r.Client.Packets, min(r.Client.Bytes, 1))
 		r.Server.Packets = max(r.Server.Packets, min(r.Server.Bytes, 1))
+		f.measure(&r, start, next, during(incident, r.Time))
 		out = append(out, r)
 	}
 	return out
@@ -116,6 +135,7 @@ func (g *Generator) startConversations(sec int64) {
 	}{
 		{desktop, 0.75 * g.rate * people},
 		{appServer, 0.25 * g.rate * (0.5 + 0.5*people)},
+		{customer, 0.05 * g.rate * (0.3 + 0.7*people)},
 	} {
 		for range poisson(g.rng, k.rate) {
 			g.open = append(g.open, g.conversation(k.kind, float64(sec)+g.rng.Float64()))
@@ -159,8 +179,18 @@ func (g *Generator) conversation(kind clientKind, start float64) flow {
 	r.Client.IP, r.Server.IP = c.ip, servers[g.rng.IntN(len(servers))]
 	if s.proto == records.TCP || s.proto == records.UDP {
 		r.Client.Port, r.Server.Port = uint16(32768+g.rng.IntN(28232)), s.port
+		r.ServerName = serverNames[r.Server.IP]
 	}
-	return flow{rec: r, conv: conv, start: start, end: start + conv.seconds, cursor: start}
+	r.Exporter, r.InIf, r.OutIf = c.site.exporter, c.site.in, c.site.internet
+	if internal(r.Server.IP) {
+		r.OutIf = c.site.internal
+	}
+	seed := g.rng.Uint64()
+	if g.plain {
+		r.ServerName, r.Exporter, r.InIf, r.OutIf = "", netip.Addr{}, 0, 0
+	}
+	return flow{plain: g.plain, rec: r, conv: conv, start: start, end: start + conv.seconds, cursor: start, site: c.site, perf: s.perf,
+		rng: rand.New(rand.NewPCG(seed, seed^0x6a09e667f3bcc908))}
 }
 
 // pick draws one element of xs with probability proportional to weight; at least one weight

@@ -28,6 +28,15 @@ type Options struct {
 	Interval time.Duration
 	// Now returns the current time. Default time.Now.
 	Now func() time.Time
+	// Incident is when one of the recurring incidents starts (see IncidentEvery); the others
+	// are every IncidentEvery before and after it. Default for Run: a minute before it
+	// starts, so that a first start shows an incident at once (an alert firing within
+	// seconds of the backfill, resolved a few minutes later).
+	Incident time.Time
+	// Plain leaves out of the records what the demo's routers and probe add (exporter,
+	// interfaces, server name, times, retransmissions, resets): the records of the demo before
+	// it had them, which the benchmarks' recorded figures were measured with.
+	Plain bool
 }
 
 // BatchSize is how many records Run writes at most in one backfill batch.
@@ -61,6 +70,9 @@ func (o Options) withDefaults() Options {
 func Run(ctx context.Context, w Writer, opts Options) error {
 	opts = opts.withDefaults()
 	now := opts.Now()
+	if opts.Incident.IsZero() {
+		opts.Incident = now.Add(-time.Minute)
+	}
 	g := New(now.Add(-opts.Backfill), opts)
 	var batch []records.Record
 	for t := now.Add(-opts.Backfill); t.Before(now); {

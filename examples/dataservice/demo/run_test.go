@@ -41,7 +41,7 @@ func TestRun(t *testing.T) {
 		}
 		return nil
 	}
-	opts := demo.Options{Seed: 5, Backfill: 3 * time.Hour, Interval: time.Millisecond, Now: fakeClock()}
+	opts := demo.Options{Seed: 5, Backfill: 3 * time.Hour, Interval: time.Millisecond, Now: fakeClock(), Incident: testNow}
 	if err := demo.Run(ctx, write, opts); err != nil {
 		t.Fatalf("Run = %v, want nil after cancel", err)
 	}

@@ -19,8 +19,9 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// weekClients are the clients of the records testShare stores now and a week ago.
-const weekClients = "203.0.113.0/24"
+// weekClients are the clients of the records testShare stores now and a week ago (the
+// demo's customers are in 203.0.113.128/26).
+const weekClients = "203.0.113.0/26"
 
 // testShare checks what a time series offers to compare and share, over records stored now
 // and, twice as large, a week ago: the legend's swatch hides and shows a series; Compare
