@@ -74,6 +74,19 @@ func (a *answer) reply(resp any) {
 	jsonrpc.Write(a.w, resp)
 }
 
+// status sends the response with an HTTP status other than 200, unless the answer is a
+// stream already; it reports whether it did.
+func (a *answer) status(code int, resp jsonrpc.Response) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.done || a.sse {
+		return false
+	}
+	a.done = true
+	httpError(a.w, code, resp)
+	return true
+}
+
 // event writes one message as an event and flushes it.
 func (a *answer) event(v any) {
 	var b []byte

@@ -20,7 +20,7 @@ var ErrNoClient = errors.New("mcp: no MCP client to ask")
 // when the client answers, or with ctx's error when the call ends first.
 func Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	st := stateOf(ctx)
-	if st == nil || st.s == nil {
+	if st == nil || st.s == nil || st.s.stateless {
 		return nil, ErrNoClient
 	}
 	id, ch := st.s.expect()

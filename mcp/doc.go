@@ -1,5 +1,5 @@
 // Package mcp serves a registry's functions as the tools of a Model Context Protocol server
-// (specification 2025-11-25, Streamable HTTP transport), so that AI agents (Claude, ChatGPT,
+// (specifications 2025-11-25 and 2026-07-28, Streamable HTTP transport), so that AI agents (Claude, ChatGPT,
 // IDE assistants) call the same functions as every other client.
 //
 // Turned on with fnapi.WithMCP, it answers {mount}/mcp and {mount}/<M.m>/mcp:
@@ -51,6 +51,25 @@
 // context. resources/list, resources/templates/list, resources/read, prompts/list and
 // prompts/get serve Options.Resources and Options.Prompts, each backed by a function of the
 // registry.
+//
+// Revision 2026-07-28 is served on the same endpoint, chosen by what the client sends: a
+// request without Mcp-Session-Id whose MCP-Protocol-Version is no revision of sessions (or,
+// without that header, whose params._meta names its version) is stateless. It carries its
+// version and client capabilities in params._meta (missing: 400, -32602), the same version
+// in MCP-Protocol-Version (else 400, CodeHeaderMismatch; a version not spoken: 400,
+// CodeUnsupportedVersion with data {supported, requested}), its method in Mcp-Method and, for
+// tools/call, prompts/get and resources/read, its params.name or uri in Mcp-Name (compared
+// without surrounding whitespace; else 400, CodeHeaderMismatch). It holds no session: nothing
+// is kept between requests, so several nodes serve it sharing nothing, the bound on sessions
+// does not apply, and each request still counts against the rate limit and the body limit.
+// server/discover answers the revisions, capabilities and serverInfo (in _meta). Every result
+// has resultType "complete"; lists and reads carry ttlMs 0 (what a caller may call, and what
+// functions answer, may change at any time) and cacheScope "public" when every function of
+// the version is public, else "private". The methods the revision removed (initialize, ping,
+// logging/setLevel, resources/subscribe...) and unknown ones answer HTTP 404, -32601; a
+// resource not found -32602 with data.uri. Log messages go only to a request whose _meta sets
+// io.modelcontextprotocol/logLevel. Schemas are JSON Schema 2020-12, the default dialect of
+// both revisions, and carry no $schema.
 //
 // A tool's function may ask its client during the call with Request: its model
 // (sampling/createMessage) or its user (elicitation/create); the client's answer comes back as

@@ -73,7 +73,8 @@ func (s *Server) ServeEndpoint(w http.ResponseWriter, r *http.Request, x *transp
 		httpError(w, http.StatusUnauthorized, jsonrpc.FromAPI(err))
 		return
 	}
-	if v := r.Header.Get(headerProtocol); v != "" && !slices.Contains(protocols, v) {
+	// A version of no session is a stateless revision's, checked with its request (see post).
+	if v := r.Header.Get(headerProtocol); v != "" && !slices.Contains(protocols, v) && (r.Method == http.MethodDelete || r.Header.Get(headerSession) != "") {
 		httpError(w, http.StatusBadRequest, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "unsupported MCP-Protocol-Version "+v))
 		return
 	}
@@ -128,11 +129,21 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 		httpError(w, http.StatusBadRequest, errs[0])
 		return
 	}
-	if req.Method == "initialize" && !req.IsNotification() {
+	stateless := isStateless(r, req)
+	if stateless && req.IsNotification() { // no session whose calls it could cancel
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if req.Method == "initialize" && !req.IsNotification() && !stateless {
 		s.initialize(w, x, req, callerOf(probe, r, x))
 		return
 	}
-	sess := s.sessionOf(w, r, x)
+	var sess *session
+	if stateless {
+		sess = statelessSession(w, r, req)
+	} else {
+		sess = s.sessionOf(w, r, x)
+	}
 	if sess == nil {
 		if calls {
 			_ = s.count(r.Context(), x) // answered already
@@ -161,7 +172,20 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 				resp.Error = jsonrpc.NewError(jsonrpc.CodeInternalError, "internal error")
 			}
 		}
+		if stateless {
+			b = complete(req.Method, b, probe == nil)
+		}
 		resp.Result = b
+	}
+	if stateless && resp.Error != nil {
+		switch resp.Error.Code {
+		case CodeResourceNotFound: // the stateless revision says invalid params
+			resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: resp.Error.Message, Data: resp.Error.Data}
+		case jsonrpc.CodeMethodNotFound:
+			if a.status(http.StatusNotFound, resp) {
+				return
+			}
+		}
 	}
 	a.reply(resp)
 }
@@ -236,21 +260,10 @@ func (s *Server) initialize(w http.ResponseWriter, x *transport.Exchange, req *j
 		httpError(w, status, withID(req, jsonrpc.NewError(jsonrpc.CodeServerError, err.Error())))
 		return
 	}
-	caps := map[string]any{"tools": map[string]any{}, "logging": map[string]any{}, "completions": map[string]any{}}
-	if len(s.opts.Resources) > 0 {
-		caps["resources"] = map[string]any{"subscribe": true}
-	}
-	if len(s.opts.Prompts) > 0 {
-		caps["prompts"] = map[string]any{}
-	}
-	name, ver := s.opts.Name, s.opts.Version
-	if ver == "" {
-		ver = x.Version.String()
-	}
 	res := map[string]any{
 		"protocolVersion": version,
-		"capabilities":    caps,
-		"serverInfo":      map[string]any{"name": name, "version": ver},
+		"capabilities":    s.capabilities(false),
+		"serverInfo":      s.serverInfo(x),
 	}
 	if s.opts.Instructions != "" {
 		res["instructions"] = s.opts.Instructions
@@ -258,6 +271,30 @@ func (s *Server) initialize(w http.ResponseWriter, x *transport.Exchange, req *j
 	b, _ := jsonrpc.Marshal(res)
 	w.Header().Set(headerSession, sess.id)
 	jsonrpc.Write(w, jsonrpc.Response{JSONRPC: jsonrpc.Version, ID: req.ID, Result: b})
+}
+
+// capabilities are the server's: of a stateless revision, without logging/setLevel and
+// resources/subscribe.
+func (s *Server) capabilities(stateless bool) map[string]any {
+	caps := map[string]any{"tools": map[string]any{}, "completions": map[string]any{}}
+	if !stateless {
+		caps["logging"] = map[string]any{}
+	}
+	if len(s.opts.Resources) > 0 {
+		caps["resources"] = map[string]any{"subscribe": !stateless}
+	}
+	if len(s.opts.Prompts) > 0 {
+		caps["prompts"] = map[string]any{}
+	}
+	return caps
+}
+
+func (s *Server) serverInfo(x *transport.Exchange) map[string]any {
+	name, ver := s.opts.Name, s.opts.Version
+	if ver == "" {
+		ver = x.Version.String()
+	}
+	return map[string]any{"name": name, "version": ver}
 }
 
 // notification handles a notification of the client.
@@ -275,7 +312,14 @@ func (s *Server) notification(sess *session, req *jsonrpc.Request) {
 
 // dispatch answers one request of a session.
 func (s *Server) dispatch(ctx context.Context, x *transport.Exchange, sess *session, a *answer, req *jsonrpc.Request) (any, *jsonrpc.Error) {
+	if sess.stateless && removed[req.Method] {
+		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: "+req.Method)
+	}
 	switch req.Method {
+	case "server/discover":
+		if sess.stateless {
+			return s.discover(x), nil
+		}
 	case "ping":
 		return struct{}{}, nil
 	case "tools/list":

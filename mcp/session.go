@@ -18,6 +18,8 @@ type session struct {
 	owner    [32]byte // the digest of the tokens of its initialize (transport.Exchange.TokenDigest)
 	caller   string   // whom it counts against (see Server.authenticate)
 	protocol string
+	// stateless: the session of one request of a stateless revision, held nowhere
+	stateless bool
 
 	mu    sync.Mutex
 	last  time.Time

@@ -35,6 +35,15 @@ var passing = map[string][]string{
 		"server-session-lifecycle",
 	},
 	"2026-07-28": {
+		"server-sse-multiple-streams", "completion-complete", "tools-list",
+		"tools-call-simple-text", "tools-call-image", "tools-call-audio",
+		"tools-call-embedded-resource", "tools-call-mixed-content", "tools-call-error",
+		"tools-call-with-progress", "resources-list", "resources-read-text",
+		"resources-read-binary", "resources-templates-read", "sep-2164-resource-not-found",
+		"prompts-list", "prompts-get-simple", "prompts-get-with-args",
+		"prompts-get-embedded-resource", "prompts-get-with-image", "dns-rebinding-protection",
+		"caching", "http-header-validation", "input-required-result-missing-input-response",
+		"input-required-result-unsupported-methods", "input-required-result-ignore-extra-params",
 		"input-required-result-validate-input",
 	},
 }

@@ -12,12 +12,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fnapi/fnapi/internal/testutil"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 )
 
-// connect starts the example over real TLS and connects the official Go SDK's client to it.
+// connect starts the example over real TLS and connects the official Go SDK's client to it,
+// in a session of revision 2025-11-25.
 func connect(t *testing.T, opts *mcp.ClientOptions) *mcp.ClientSession {
+	return connectAt(t, "2025-11-25", opts)
+}
+
+// connectAt is connect at a revision: the SDK discovers a stateless server from 2026-07-28.
+func connectAt(t *testing.T, revision string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	h, err := handler(zap.NewNop())
 	if err != nil {
@@ -26,7 +33,7 @@ func connect(t *testing.T, opts *mcp.ClientOptions) *mcp.ClientSession {
 	srv := httptest.NewTLSServer(h)
 	t.Cleanup(srv.Close)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts)
-	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: srv.Client(), MaxRetries: -1}, nil)
+	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: srv.Client(), MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: revision})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +197,15 @@ func TestGoSDKAsksClient(t *testing.T) {
 
 func TestGoSDKResourcesAndPrompts(t *testing.T) {
 	t.Parallel()
-	cs := connect(t, nil)
+	for _, revision := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(revision, func(t *testing.T) {
+			t.Parallel()
+			resourcesAndPrompts(t, connectAt(t, revision, nil))
+		})
+	}
+}
+
+func resourcesAndPrompts(t *testing.T, cs *mcp.ClientSession) {
 	ctx := t.Context()
 	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://template/42/data"})
 	if err != nil || len(rr.Contents) != 1 || !strings.Contains(rr.Contents[0].Text, `"id":"42"`) {
@@ -211,4 +226,42 @@ func TestGoSDKResourcesAndPrompts(t *testing.T) {
 	if err != nil || len(lp.Prompts) != 4 {
 		t.Errorf("prompts: %v %+v", err, lp)
 	}
+}
+
+// TestGoSDKStateless checks that the SDK, left to choose, discovers the stateless revision
+// and calls tools without a session: a streaming function's progress, its result.
+func TestGoSDKStateless(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var progress []float64
+	cs := connectAt(t, "", &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			progress = append(progress, r.Params.Progress)
+			mu.Unlock()
+		},
+	})
+	ctx := t.Context()
+	if got := cs.InitializeResult().ProtocolVersion; got != "2026-07-28" {
+		t.Errorf("protocol %s", got)
+	}
+	if cs.ID() != "" {
+		t.Errorf("a session: %q", cs.ID())
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_simple_text"})
+	if err != nil || res.IsError || textOf(t, res) != "This is a simple text response for testing." {
+		t.Errorf("test_simple_text: %v %+v", err, res)
+	}
+	params := &mcp.CallToolParams{Name: "count", Arguments: map[string]any{"n": 4}}
+	params.SetProgressToken("p")
+	res, err = cs.CallTool(ctx, params)
+	if sc, _ := res.StructuredContent.(map[string]any); err != nil || len(sc["result"].([]any)) != 4 {
+		t.Errorf("count: %v %+v", err, res)
+	}
+	// The SDK hands notifications to their handler on its own goroutines.
+	testutil.Eventually(t, "the call's 4 progress notifications", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Equal(progress, []float64{0.25, 0.5, 0.75, 1})
+	})
 }
