@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fnapi/fnapi/internal/jsonobject"
 	"github.com/fnapi/fnapi/jsonrpc"
 	"github.com/fnapi/fnapi/transport"
 )
@@ -68,13 +69,12 @@ func statelessSession(w http.ResponseWriter, r *http.Request, req *jsonrpc.Reque
 		httpError(w, http.StatusBadRequest, withID(req, e))
 		return nil
 	}
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-		Name *string                    `json:"name"`
-		URI  *string                    `json:"uri"`
-	}
-	if len(req.Params) > 0 && json.Unmarshal(req.Params, &p) != nil {
-		return fail(jsonrpc.CodeInvalidParams, "invalid params", nil)
+	// One pass over params and one over _meta, decoding only the strings compared.
+	params := make(map[string]json.RawMessage, 4)
+	meta := make(map[string]json.RawMessage, 4)
+	if len(req.Params) > 0 && !jsonobject.Read(req.Params, params, false) ||
+		params["_meta"] != nil && !jsonobject.Read(params["_meta"], meta, false) {
+		return fail(jsonrpc.CodeInvalidParams, "invalid params: params and _meta must be objects", nil)
 	}
 	header := strings.TrimSpace(r.Header.Get(headerProtocol))
 	if header == "" {
@@ -82,37 +82,35 @@ func statelessSession(w http.ResponseWriter, r *http.Request, req *jsonrpc.Reque
 	}
 	var missing []string
 	for _, k := range []string{metaVersion, metaCaps} {
-		if _, ok := p.Meta[k]; !ok {
+		if meta[k] == nil {
 			missing = append(missing, k)
 		}
 	}
 	if len(missing) > 0 {
 		return fail(jsonrpc.CodeInvalidParams, "invalid params: missing _meta keys: "+strings.Join(missing, ", "), nil)
 	}
-	var version string
-	if json.Unmarshal(p.Meta[metaVersion], &version) != nil || version != header {
+	if version, ok := jsonrpc.String(meta[metaVersion]); !ok || version != header {
 		return fail(CodeHeaderMismatch, "MCP-Protocol-Version header does not match _meta "+metaVersion, nil)
 	}
-	if !slices.Contains(statelessProtocols, version) {
+	if !slices.Contains(statelessProtocols, header) {
 		return fail(CodeUnsupportedVersion, "unsupported protocol version",
-			map[string]any{"supported": supported, "requested": version})
+			map[string]any{"supported": supported, "requested": header})
 	}
 	if strings.TrimSpace(r.Header.Get(headerMethod)) != req.Method {
 		return fail(CodeHeaderMismatch, "Mcp-Method header does not match the body's method", nil)
 	}
-	name := p.Name
+	key := "name"
 	if req.Method == "resources/read" {
-		name = p.URI
+		key = "uri"
 	}
-	if named[req.Method] && name != nil && strings.TrimSpace(r.Header.Get(headerName)) != *name {
+	if name, ok := jsonrpc.String(params[key]); named[req.Method] && ok && strings.TrimSpace(r.Header.Get(headerName)) != name {
 		return fail(CodeHeaderMismatch, "Mcp-Name header does not match the body's name or uri", nil)
 	}
 	level := len(levels) // no log messages unless the request asks for them
-	var l string
-	if json.Unmarshal(p.Meta[metaLogLevel], &l) == nil && levelOf(l) >= 0 {
+	if l, ok := jsonrpc.String(meta[metaLogLevel]); ok && levelOf(l) >= 0 {
 		level = levelOf(l)
 	}
-	return &session{protocol: version, stateless: true, level: level, calls: map[string]context.CancelFunc{}}
+	return &session{protocol: header, stateless: true, level: level, calls: map[string]context.CancelFunc{}}
 }
 
 // named are the methods whose Mcp-Name header repeats their params.name (or uri).
