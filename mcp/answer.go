@@ -18,7 +18,8 @@ type answer struct {
 	w         http.ResponseWriter
 	canStream bool // the client accepts text/event-stream
 
-	called bool // a function was called for it: the call counted against the rate limits
+	called bool    // a function was called for it: the call counted against the rate limits
+	input  *inputs // a stateless request's questions and answers (see Ask); nil in a session
 
 	mu   sync.Mutex
 	sse  bool
@@ -146,7 +147,7 @@ func levelOf(name string) int {
 func Log(ctx context.Context, level, logger string, data any) bool {
 	st := stateOf(ctx)
 	l := levelOf(level)
-	if st == nil || l < 0 || st.s != nil && l < st.s.logLevel() {
+	if st == nil || l < 0 || st.s == nil || l < st.s.logLevel() { // no session: a resource or prompt
 		return false
 	}
 	p := map[string]any{"level": level, "data": data}

@@ -71,9 +71,19 @@
 // io.modelcontextprotocol/logLevel. Schemas are JSON Schema 2020-12, the default dialect of
 // both revisions, and carry no $schema.
 //
-// A tool's function may ask its client during the call with Request: its model
-// (sampling/createMessage) or its user (elicitation/create); the client's answer comes back as
-// a POST in the session.
+// A tool's function may ask its client during the call with Ask or Request: its model
+// (sampling/createMessage), its user (elicitation/create) or its roots (roots/list). In a
+// session the question goes as a request of the server on the call's stream and the client's
+// answer comes back as a POST in the session. In a stateless request the server keeps
+// nothing: Ask returns ErrInputRequired, the call answers {resultType: "input_required",
+// inputRequests, requestState} (tools/call, prompts/get and resources/read), and the client
+// calls again with inputResponses and the requestState; the function runs again from its
+// start, and Ask finds its answers. The requestState carries the answers of the earlier
+// rounds, signed (HMAC-SHA256, Options.StateKey) for the caller's tokens and the method and
+// name called, valid Options.StateTTL (1 h): altered, another caller's or tool's, expired, it
+// answers -32602. At most 16 questions are asked in one round; a question needing a client
+// capability the request's _meta does not declare fails with an error that is ErrNoClient,
+// which a function returning it turns into CodeMissingCapability (HTTP 400).
 //
 // Not supported yet: OAuth authorization, the server's own stream (GET), resuming a broken
 // stream (Last-Event-ID), resource update notifications (resources/subscribe is accepted), and

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"crypto/rand"
 	"time"
 )
 
@@ -39,6 +40,14 @@ type Options struct {
 	SessionIdle time.Duration
 	// MaxBytes is the largest request body. Default: 1 MiB.
 	MaxBytes int64
+	// StateKey signs the requestState of a stateless call that asks its client (see Ask): a
+	// client cannot forge or alter the answers it carries. Nodes that serve one client behind
+	// a load balancer share it (at least 32 bytes). Default: random per process, so that a
+	// call asking its client finishes on the node that asked.
+	StateKey []byte
+	// StateTTL is how long a requestState stays valid: the client's user has that long to
+	// answer. Default: 1 h.
+	StateTTL time.Duration
 }
 
 // Resource is one thing the application publishes for a client to read: the result of a
@@ -124,6 +133,13 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxBytes <= 0 {
 		o.MaxBytes = 1 << 20
+	}
+	if len(o.StateKey) == 0 {
+		o.StateKey = make([]byte, 32)
+		_, _ = rand.Read(o.StateKey)
+	}
+	if o.StateTTL <= 0 {
+		o.StateTTL = time.Hour
 	}
 	return o
 }

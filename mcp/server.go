@@ -156,7 +156,17 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 		return
 	}
 	a := newAnswer(w, r)
-	res, rerr := s.dispatch(r.Context(), x, sess, a, req)
+	var res any
+	var rerr *jsonrpc.Error
+	if stateless {
+		a.input, rerr = s.inputsOf(sess, x.TokenDigest())
+	}
+	if rerr == nil {
+		res, rerr = s.dispatch(r.Context(), x, sess, a, req)
+	}
+	if a.input != nil && askingMethods[req.Method] && len(a.input.required()) > 0 {
+		res, rerr = s.inputRequired(a.input, x.TokenDigest(), sess.target), nil
+	}
 	if calls && !a.called { // no tool of that name, static content...
 		if err := s.count(r.Context(), x); err != nil {
 			refuse(w, req, err)
@@ -183,6 +193,10 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 			resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: resp.Error.Message, Data: resp.Error.Data}
 		case jsonrpc.CodeMethodNotFound:
 			if a.status(http.StatusNotFound, resp) {
+				return
+			}
+		case CodeMissingCapability:
+			if a.status(http.StatusBadRequest, resp) {
 				return
 			}
 		}

@@ -103,14 +103,17 @@ func statelessSession(w http.ResponseWriter, r *http.Request, req *jsonrpc.Reque
 	if req.Method == "resources/read" {
 		key = "uri"
 	}
-	if name, ok := jsonrpc.String(params[key]); named[req.Method] && ok && strings.TrimSpace(r.Header.Get(headerName)) != name {
+	name, ok := jsonrpc.String(params[key])
+	if named[req.Method] && ok && strings.TrimSpace(r.Header.Get(headerName)) != name {
 		return fail(CodeHeaderMismatch, "Mcp-Name header does not match the body's name or uri", nil)
 	}
 	level := len(levels) // no log messages unless the request asks for them
 	if l, ok := jsonrpc.String(meta[metaLogLevel]); ok && levelOf(l) >= 0 {
 		level = levelOf(l)
 	}
-	return &session{protocol: header, stateless: true, level: level, calls: map[string]context.CancelFunc{}}
+	return &session{protocol: header, stateless: true, level: level, calls: map[string]context.CancelFunc{},
+		caps: meta[metaCaps], requestState: params["requestState"], inputResponses: params["inputResponses"],
+		target: req.Method + " " + name}
 }
 
 // named are the methods whose Mcp-Name header repeats their params.name (or uri).

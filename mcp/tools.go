@@ -207,6 +207,9 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 	}
 	a.called = true
 	v, err := x.Call(ctx, c)
+	if e := missingError(err); e != nil && a.input != nil {
+		return nil, e
+	}
 	if err != nil {
 		return toolError(err), nil
 	}

@@ -173,25 +173,55 @@ func TestGoSDKProgressLogsAndCancel(t *testing.T) {
 	}
 }
 
+// TestGoSDKAsksClient checks that a function asks its client through mcp.Request and mcp.Ask
+// in either revision: requests of the server in a session (2025-11-25), input_required
+// results the SDK answers and calls again with (2026-07-28), two rounds for
+// test_input_required_result_multi_round.
 func TestGoSDKAsksClient(t *testing.T) {
 	t.Parallel()
-	cs := connect(t, &mcp.ClientOptions{
+	for _, revision := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(revision, func(t *testing.T) {
+			t.Parallel()
+			asksClient(t, revision)
+		})
+	}
+}
+
+func asksClient(t *testing.T, revision string) {
+	var mu sync.Mutex
+	var asked []string
+	cs := connectAt(t, revision, &mcp.ClientOptions{
 		CreateMessageHandler: func(_ context.Context, r *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			prompt := r.Params.Messages[0].Content.(*mcp.TextContent).Text
 			return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "answer to " + prompt}}, nil
 		},
 		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"username": "ada", "email": "ada@example.com"}}, nil
+			mu.Lock()
+			asked = append(asked, r.Params.Message)
+			mu.Unlock()
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"username": "ada", "email": "ada@example.com", "name": "ada", "color": "red"}}, nil
 		},
 	})
 	ctx := t.Context()
+	if got := cs.InitializeResult().ProtocolVersion; got != revision {
+		t.Fatalf("protocol %s", got)
+	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_sampling", Arguments: map[string]any{"prompt": "why"}})
 	if err != nil || textOf(t, res) != "LLM response: answer to why" {
 		t.Errorf("sampling: %v %+v", err, res)
 	}
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_elicitation", Arguments: map[string]any{"message": "who"}})
-	if err != nil || !strings.Contains(textOf(t, res), `action=accept, content={"email":"ada@example.com","username":"ada"}`) {
+	if err != nil || !strings.Contains(textOf(t, res), `action=accept, content={"color":"red","email":"ada@example.com","name":"ada","username":"ada"}`) {
 		t.Errorf("elicitation: %v %+v", err, res)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_input_required_result_multi_round"})
+	if err != nil || textOf(t, res) != "ada likes red" {
+		t.Errorf("two rounds: %v %+v", err, res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Contains(asked, "Step 2: What is your favorite color?") {
+		t.Errorf("asked %q", asked)
 	}
 }
 
@@ -223,7 +253,7 @@ func resourcesAndPrompts(t *testing.T, cs *mcp.ClientSession) {
 		t.Errorf("prompt: %v %+v", err, gp)
 	}
 	lp, err := cs.ListPrompts(ctx, nil)
-	if err != nil || len(lp.Prompts) != 4 {
+	if err != nil || len(lp.Prompts) != 5 {
 		t.Errorf("prompts: %v %+v", err, lp)
 	}
 }
