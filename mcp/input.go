@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -94,7 +95,7 @@ func missingError(err error) *jsonrpc.Error {
 
 // inputs are the questions and answers of one stateless request.
 type inputs struct {
-	caps    map[string]json.RawMessage // the client's capabilities
+	caps    json.RawMessage            // the client's capabilities
 	answers map[string]json.RawMessage // of the requestState and the inputResponses
 
 	mu    sync.Mutex
@@ -106,12 +107,14 @@ type inputs struct {
 // ask answers the questions from the answers, or records those without one and returns
 // ErrInputRequired.
 func (in *inputs) ask(questions map[string]Input) (map[string]json.RawMessage, error) {
+	caps := map[string]json.RawMessage{}
+	jsonobject.Read(in.caps, caps, false) // checked by inputsOf
 	for _, q := range questions {
 		c, ok := capabilityOf[q.Method]
 		if !ok {
 			return nil, fmt.Errorf("mcp: a client cannot be asked %q", q.Method)
 		}
-		if in.caps[c] == nil {
+		if caps[c] == nil {
 			return nil, &missingCapability{c}
 		}
 	}
@@ -162,12 +165,15 @@ var askingMethods = map[string]bool{"tools/call": true, "prompts/get": true, "re
 // inputsOf reads the inputResponses and requestState of a stateless request: the answers of
 // the earlier rounds, signed for its caller and target (method and name), and of this one.
 func (s *Server) inputsOf(sess *session, owner [32]byte) (*inputs, *jsonrpc.Error) {
-	in := &inputs{caps: map[string]json.RawMessage{}, answers: map[string]json.RawMessage{}}
+	in := &inputs{caps: sess.caps}
 	invalid := func(msg string) (*inputs, *jsonrpc.Error) {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: "+msg)
 	}
-	if sess.caps != nil && !jsonobject.Read(sess.caps, in.caps, false) {
+	if b := bytes.TrimSpace(sess.caps); len(b) == 0 || b[0] != '{' || !json.Valid(b) {
 		return invalid("_meta's clientCapabilities must be an object")
+	}
+	if sess.requestState != nil || sess.inputResponses != nil {
+		in.answers = map[string]json.RawMessage{}
 	}
 	if raw := sess.requestState; raw != nil {
 		state, ok := jsonrpc.String(raw)
