@@ -45,6 +45,18 @@ type Options struct {
 	// a load balancer share it (at least 32 bytes). Default: random per process, so that a
 	// call asking its client finishes on the node that asked.
 	StateKey []byte
+	// Tasks names the functions whose tools/call runs as a task (besides every streaming
+	// function) for a stateless client that declares the extension io.modelcontextprotocol/
+	// tasks: the call answers a task id at once, the client polls tasks/get and may
+	// tasks/cancel. A task lives on the node that runs it. Default: none.
+	Tasks []string
+	// TasksPerCaller bounds the tasks of one caller (running, or ended and kept); past it a
+	// call that would be a task answers an error. Default: 16.
+	TasksPerCaller int
+	// MaxTasks bounds the tasks kept at once. Default: 10,000.
+	MaxTasks int
+	// TaskTTL is how long an ended task stays readable (its ttlMs). Default: 1 h.
+	TaskTTL time.Duration
 	// StateTTL is how long a requestState stays valid: the client's user has that long to
 	// answer. Default: 1 h.
 	StateTTL time.Duration
@@ -137,6 +149,15 @@ func (o Options) withDefaults() Options {
 	if len(o.StateKey) == 0 {
 		o.StateKey = make([]byte, 32)
 		_, _ = rand.Read(o.StateKey)
+	}
+	if o.TasksPerCaller <= 0 {
+		o.TasksPerCaller = 16
+	}
+	if o.MaxTasks <= 0 {
+		o.MaxTasks = 10_000
+	}
+	if o.TaskTTL <= 0 {
+		o.TaskTTL = time.Hour
 	}
 	if o.StateTTL <= 0 {
 		o.StateTTL = time.Hour

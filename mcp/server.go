@@ -32,6 +32,7 @@ var protocols = []string{LatestProtocol, "2025-06-18", "2025-03-26"}
 type Server struct {
 	opts     Options
 	sessions sessions
+	tasks    tasks
 	tools    sync.Map // *registry.Func -> *toolInfo: each tool's JSON, built once
 	probes   sync.Map // version.Version -> *registry.Func (nil: every function is public)
 }
@@ -39,7 +40,8 @@ type Server struct {
 // New returns the endpoint.
 func New(opts Options) *Server {
 	opts = opts.withDefaults()
-	return &Server{opts: opts, sessions: sessions{max: opts.MaxSessions, perCaller: opts.SessionsPerCaller, idle: opts.SessionIdle}}
+	return &Server{opts: opts, sessions: sessions{max: opts.MaxSessions, perCaller: opts.SessionsPerCaller, idle: opts.SessionIdle},
+		tasks: tasks{perCaller: opts.TasksPerCaller, max: opts.MaxTasks, ttl: opts.TaskTTL}}
 }
 
 // Header names of the Streamable HTTP transport.
@@ -140,7 +142,9 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 	}
 	var sess *session
 	if stateless {
-		sess = statelessSession(w, r, req)
+		if sess = statelessSession(w, r, req); sess != nil && bytes.Contains(sess.caps, []byte(TasksExtension)) {
+			sess.caller = callerOf(probe, r, x) // whom its tasks count against
+		}
 	} else {
 		sess = s.sessionOf(w, r, x)
 	}
@@ -293,6 +297,8 @@ func (s *Server) capabilities(stateless bool) map[string]any {
 	caps := map[string]any{"tools": map[string]any{}, "completions": map[string]any{}}
 	if !stateless {
 		caps["logging"] = map[string]any{}
+	} else {
+		caps["extensions"] = map[string]any{TasksExtension: map[string]any{}}
 	}
 	if len(s.opts.Resources) > 0 {
 		caps["resources"] = map[string]any{"subscribe": !stateless}
@@ -338,7 +344,14 @@ func (s *Server) dispatch(ctx context.Context, x *transport.Exchange, sess *sess
 		return struct{}{}, nil
 	case "tools/list":
 		return s.listTools(ctx, x, req.Params)
+	case "tasks/get", "tasks/cancel", "tasks/update":
+		if sess.stateless {
+			return s.taskMethod(x, sess, req)
+		}
 	case "tools/call":
+		if s.wantsTask(x, sess, req.Params) {
+			return s.startTask(ctx, x, sess, a, req.Params)
+		}
 		ctx, cancel := context.WithCancel(ctx)
 		defer sess.track(string(req.ID), cancel)()
 		defer cancel()
