@@ -58,7 +58,7 @@
 // version and client capabilities in params._meta (missing: 400, -32602), the same version
 // in MCP-Protocol-Version (else 400, CodeHeaderMismatch; a version not spoken: 400,
 // CodeUnsupportedVersion with data {supported, requested}), its method in Mcp-Method and, for
-// tools/call, prompts/get and resources/read, its params.name or uri in Mcp-Name (compared
+// tools/call, prompts/get, resources/read and tasks/*, its params.name, uri or taskId in Mcp-Name (compared
 // without surrounding whitespace; else 400, CodeHeaderMismatch). It holds no session: nothing
 // is kept between requests, so several nodes serve it sharing nothing, the bound on sessions
 // does not apply, and each request still counts against the rate limit and the body limit.

@@ -100,8 +100,11 @@ func statelessSession(w http.ResponseWriter, r *http.Request, req *jsonrpc.Reque
 		return fail(CodeHeaderMismatch, "Mcp-Method header does not match the body's method", nil)
 	}
 	key := "name"
-	if req.Method == "resources/read" {
+	switch req.Method {
+	case "resources/read":
 		key = "uri"
+	case "tasks/get", "tasks/update", "tasks/cancel":
+		key = "taskId"
 	}
 	name, ok := jsonrpc.String(params[key])
 	if named[req.Method] && ok && strings.TrimSpace(r.Header.Get(headerName)) != name {
@@ -116,8 +119,9 @@ func statelessSession(w http.ResponseWriter, r *http.Request, req *jsonrpc.Reque
 		target: req.Method + " " + name}
 }
 
-// named are the methods whose Mcp-Name header repeats their params.name (or uri).
-var named = map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true}
+// named are the methods whose Mcp-Name header repeats their params.name (uri, taskId).
+var named = map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true,
+	"tasks/get": true, "tasks/update": true, "tasks/cancel": true}
 
 // discover answers server/discover: the revisions, the capabilities and who the server is.
 func (s *Server) discover(x *transport.Exchange) any {

@@ -52,7 +52,7 @@ func TestTasks(t *testing.T) {
 		return s.stateless(key, "tools/call", "count", fmt.Sprintf(`"name":"count","arguments":{"n":%d,"wait_ms":%d},%s`, n, wait, meta))
 	}
 	task := func(key, method, id, meta string) answer {
-		return s.stateless(key, method, "", fmt.Sprintf(`"taskId":%q,%s`, id, meta))
+		return s.stateless(key, method, id, fmt.Sprintf(`"taskId":%q,%s`, id, meta))
 	}
 	if a := s.stateless("", "server/discover", "", meta); !strings.Contains(a.body, `"extensions":{"io.modelcontextprotocol/tasks":{}}`) {
 		t.Errorf("discover: %s", a.body)

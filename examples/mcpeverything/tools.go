@@ -58,6 +58,9 @@ func register(reg *registry.Registry) error {
 		registry.Describe("Counts from 1 to n, one chunk every interval_ms milliseconds: each chunk is a progress notification when the client asks for progress.")); err != nil {
 		return err
 	}
+	if err := registerTasks(reg, public); err != nil {
+		return err
+	}
 	if err := registerInputs(reg, public); err != nil {
 		return err
 	}
