@@ -48,6 +48,11 @@ func TestTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := serve(t, h)
+	short, err := fnapi.New(reg, fnapi.WithMCP(mcp.Options{TaskTTL: time.Nanosecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := serve(t, short)
 	call := func(key string, n, wait int, meta string) answer {
 		return s.stateless(key, "tools/call", "count", fmt.Sprintf(`"name":"count","arguments":{"n":%d,"wait_ms":%d},%s`, n, wait, meta))
 	}
@@ -94,4 +99,20 @@ func TestTasks(t *testing.T) {
 	if a := task("alice", "tasks/get", "nope", taskMeta); a.errCode() != -32602 {
 		t.Errorf("an unknown task: %s", a.body)
 	}
+	// Options.TaskTTL: a running task is kept however long it runs; an ended one that long.
+	get := func(id string) answer {
+		return kept.stateless("alice", "tasks/get", id, fmt.Sprintf(`"taskId":%q,%s`, id, taskMeta))
+	}
+	start := func(n, wait int) string {
+		a := kept.stateless("alice", "tools/call", "count", fmt.Sprintf(`"name":"count","arguments":{"n":%d,"wait_ms":%d},%s`, n, wait, taskMeta))
+		id, _ := a.result()["taskId"].(string)
+		return id
+	}
+	running := start(1000, 1000)
+	if a := get(running); a.result()["status"] != "working" {
+		t.Errorf("a running task past TaskTTL: %s", a.body)
+	}
+	ended := start(1, 0)
+	testutil.Eventually(t, "an ended task is dropped past TaskTTL", func() bool { return get(ended).errCode() == -32602 })
+	kept.stateless("alice", "tasks/cancel", running, fmt.Sprintf(`"taskId":%q,%s`, running, taskMeta))
 }
