@@ -18,7 +18,8 @@ type answer struct {
 	w         http.ResponseWriter
 	canStream bool // the client accepts text/event-stream
 
-	called bool // a function was called for it: the call counted against the rate limits
+	called bool    // a function was called for it: the call counted against the rate limits
+	input  *inputs // a stateless request's questions and answers (see Ask); nil in a session
 
 	mu   sync.Mutex
 	sse  bool
@@ -72,6 +73,19 @@ func (a *answer) reply(resp any) {
 		return
 	}
 	jsonrpc.Write(a.w, resp)
+}
+
+// status sends the response with an HTTP status other than 200, unless the answer is a
+// stream already; it reports whether it did.
+func (a *answer) status(code int, resp jsonrpc.Response) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.done || a.sse {
+		return false
+	}
+	a.done = true
+	httpError(a.w, code, resp)
+	return true
 }
 
 // event writes one message as an event and flushes it.
@@ -133,7 +147,7 @@ func levelOf(name string) int {
 func Log(ctx context.Context, level, logger string, data any) bool {
 	st := stateOf(ctx)
 	l := levelOf(level)
-	if st == nil || l < 0 || st.s != nil && l < st.s.logLevel() {
+	if st == nil || l < 0 || st.s == nil || l < st.s.logLevel() { // no session: a resource or prompt
 		return false
 	}
 	p := map[string]any{"level": level, "data": data}

@@ -15,12 +15,18 @@ var ErrNoClient = errors.New("mcp: no MCP client to ask")
 
 // Request sends a request to the MCP client whose tool call ctx belongs to, and waits for its
 // answer: "sampling/createMessage" asks the client's model, "elicitation/create" its user,
-// "roots/list" its roots. params is the request's params (see the specification); the result
+// "roots/list" its roots. In a stateless request it is Ask of one question, keyed
+// request-N for the call's N-th Request. params is the request's params (see the specification); the result
 // is the client's result, as JSON. A client's error answer is a *jsonrpc.Error. It returns
 // when the client answers, or with ctx's error when the call ends first.
 func Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	st := stateOf(ctx)
-	if st == nil || st.s == nil {
+	if st != nil && st.a != nil && st.a.input != nil { // stateless: a question of Ask
+		key := st.a.input.next()
+		answers, err := st.a.input.ask(map[string]Input{key: {Method: method, Params: params}})
+		return answers[key], err
+	}
+	if st == nil || st.s == nil || st.s.stateless {
 		return nil, ErrNoClient
 	}
 	id, ch := st.s.expect()

@@ -32,8 +32,8 @@ func echoServer(b *testing.B) http.Handler {
 	return mux
 }
 
-// BenchmarkToolsCall compares an echo call {a: 1, b: "x"} as an MCP tools/call in a session
-// with the same call POSTed to fnapi's HTTP binding, both through the whole handler on one
+// BenchmarkToolsCall compares an echo call {a: 1, b: "x"} as an MCP tools/call in a session,
+// as a stateless one (revision 2026-07-28), with the same call POSTed to fnapi's HTTP binding, both through the whole handler on one
 // goroutine: ns/op is the CPU of one call.
 func BenchmarkToolsCall(b *testing.B) {
 	h := echoServer(b)
@@ -45,10 +45,14 @@ func BenchmarkToolsCall(b *testing.B) {
 		return w
 	}
 	hd := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
+	stateless := hd.Clone()
+	stateless.Set("Mcp-Protocol-Version", "2026-07-28")
+	stateless.Set("Mcp-Method", "tools/call")
+	stateless.Set("Mcp-Name", "echo")
 	w := post("/api/mcp", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`, hd)
 	hd.Set("Mcp-Session-Id", w.Header().Get("Mcp-Session-Id"))
 	hd.Set("Mcp-Protocol-Version", "2025-11-25")
-	run := func(b *testing.B, path, body, want string) {
+	run := func(b *testing.B, path, body, want string, hd http.Header) {
 		b.ReportAllocs()
 		defer cpuPerOp(b)()
 		for b.Loop() {
@@ -58,13 +62,16 @@ func BenchmarkToolsCall(b *testing.B) {
 		}
 	}
 	b.Run("mcp", func(b *testing.B) {
-		run(b, "/api/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":1,"b":"x"}}}`, `"structuredContent":{"a":1,"b":"x"}`)
+		run(b, "/api/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":1,"b":"x"}}}`, `"structuredContent":{"a":1,"b":"x"}`, hd)
+	})
+	b.Run("mcp-stateless", func(b *testing.B) {
+		run(b, "/api/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":1,"b":"x"},`+meta+`}}`, `"structuredContent":{"a":1,"b":"x"}`, stateless)
 	})
 	b.Run("jsonrpc", func(b *testing.B) {
-		run(b, "/api/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"echo","params":{"a":1,"b":"x"}}`, `"result":{"a":1,"b":"x"}`)
+		run(b, "/api/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"echo","params":{"a":1,"b":"x"}}`, `"result":{"a":1,"b":"x"}`, hd)
 	})
 	b.Run("http", func(b *testing.B) {
-		run(b, "/api/echo", `{"a":1,"b":"x"}`, `"result":{"a":1,"b":"x"}`)
+		run(b, "/api/echo", `{"a":1,"b":"x"}`, `"result":{"a":1,"b":"x"}`, hd)
 	})
 }
 

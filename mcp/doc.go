@@ -1,5 +1,5 @@
 // Package mcp serves a registry's functions as the tools of a Model Context Protocol server
-// (specification 2025-11-25, Streamable HTTP transport), so that AI agents (Claude, ChatGPT,
+// (specifications 2025-11-25 and 2026-07-28, Streamable HTTP transport), so that AI agents (Claude, ChatGPT,
 // IDE assistants) call the same functions as every other client.
 //
 // Turned on with fnapi.WithMCP, it answers {mount}/mcp and {mount}/<M.m>/mcp:
@@ -52,9 +52,52 @@
 // prompts/get serve Options.Resources and Options.Prompts, each backed by a function of the
 // registry.
 //
-// A tool's function may ask its client during the call with Request: its model
-// (sampling/createMessage) or its user (elicitation/create); the client's answer comes back as
-// a POST in the session.
+// Revision 2026-07-28 is served on the same endpoint, chosen by what the client sends: a
+// request without Mcp-Session-Id whose MCP-Protocol-Version is no revision of sessions (or,
+// without that header, whose params._meta names its version) is stateless. It carries its
+// version and client capabilities in params._meta (missing: 400, -32602), the same version
+// in MCP-Protocol-Version (else 400, CodeHeaderMismatch; a version not spoken: 400,
+// CodeUnsupportedVersion with data {supported, requested}), its method in Mcp-Method and, for
+// tools/call, prompts/get, resources/read and tasks/*, its params.name, uri or taskId in Mcp-Name (compared
+// without surrounding whitespace; else 400, CodeHeaderMismatch). It holds no session: nothing
+// is kept between requests, so several nodes serve it sharing nothing, the bound on sessions
+// does not apply, and each request still counts against the rate limit and the body limit.
+// server/discover answers the revisions, capabilities and serverInfo (in _meta). Every result
+// has resultType "complete"; lists and reads carry ttlMs 0 (what a caller may call, and what
+// functions answer, may change at any time) and cacheScope "public" when every function of
+// the version is public, else "private". The methods the revision removed (initialize, ping,
+// logging/setLevel, resources/subscribe...) and unknown ones answer HTTP 404, -32601; a
+// resource not found -32602 with data.uri. Log messages go only to a request whose _meta sets
+// io.modelcontextprotocol/logLevel. Schemas are JSON Schema 2020-12, the default dialect of
+// both revisions, and carry no $schema.
+//
+// A tool's function may ask its client during the call with Ask or Request: its model
+// (sampling/createMessage), its user (elicitation/create) or its roots (roots/list). In a
+// session the question goes as a request of the server on the call's stream and the client's
+// answer comes back as a POST in the session. In a stateless request the server keeps
+// nothing: Ask returns ErrInputRequired, the call answers {resultType: "input_required",
+// inputRequests, requestState} (tools/call, prompts/get and resources/read), and the client
+// calls again with inputResponses and the requestState; the function runs again from its
+// start, and Ask finds its answers. The requestState carries the answers of the earlier
+// rounds, signed (HMAC-SHA256, Options.StateKey) for the caller's tokens and the method and
+// name called, valid Options.StateTTL (1 h): altered, another caller's or tool's, expired, it
+// answers -32602. At most 16 questions are asked in one round; a question needing a client
+// capability the request's _meta does not declare fails with an error that is ErrNoClient,
+// which a function returning it turns into CodeMissingCapability (HTTP 400).
+//
+// Tasks (the extension io.modelcontextprotocol/tasks of 2026-07-28): for a stateless client
+// that declares the extension in its capabilities, a tools/call of a streaming function or of
+// one named in Options.Tasks answers at once {resultType: "task", taskId, status: "working",
+// createdAt, lastUpdatedAt, ttlMs}; the call runs on, through the same interceptors (it counts
+// once against the rate limit), with no stream: its progress and questions go nowhere.
+// tasks/get answers its status (working, completed, failed, cancelled) with the tool's result
+// inlined once completed; tasks/cancel cancels it. A task is visible to the tokens that started
+// it only (else -32602, as an unknown id), kept Options.TaskTTL (1 h) once ended; a caller
+// holds at most Options.TasksPerCaller (16), Options.MaxTasks (10,000) in all, past which the
+// call answers an error. A task lives on the node that runs it: behind a load balancer, its
+// polls need affinity. A client without the extension gets the result at once, and -32021 for
+// the task methods. Not supported yet: tasks/update (a task asking its client) and status
+// notifications.
 //
 // Not supported yet: OAuth authorization, the server's own stream (GET), resuming a broken
 // stream (Last-Event-ID), resource update notifications (resources/subscribe is accepted), and

@@ -2,8 +2,12 @@ package mcp
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/fnapi/fnapi/jsonrpc"
 )
 
 // FuzzAppendString checks that the text content of a tool result decodes back to the JSON
@@ -70,4 +74,33 @@ func TestMatch(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzStatelessSession checks that a stateless request's params and headers, whatever they
+// are, either make the request's session or answer 400 with the request's id: never a panic,
+// never another status.
+func FuzzStatelessSession(f *testing.F) {
+	f.Add("tools/call", `{"name":"add","arguments":{"a":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`, "2026-07-28", "add")
+	f.Add("resources/read", `{"uri":"x://y","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"info"}}`, "2026-07-28", " x://y ")
+	f.Add("tools/list", `{"_meta":[]}`, "2099-01-01", "")
+	f.Add("tools/list", `{"_meta":{"io.modelcontextprotocol/protocolVersion":7}}`, "", "")
+	f.Fuzz(func(t *testing.T, method, params, version, name string) {
+		req := &jsonrpc.Request{JSONRPC: jsonrpc.Version, ID: json.RawMessage("7"), Method: method, Params: json.RawMessage(params)}
+		r := httptest.NewRequest("POST", "/mcp", nil)
+		r.Header.Set(headerProtocol, version)
+		r.Header.Set(headerMethod, method)
+		r.Header.Set(headerName, name)
+		w := httptest.NewRecorder()
+		sess := statelessSession(w, r, req)
+		if sess != nil {
+			if w.Code != 200 || w.Body.Len() > 0 || !sess.stateless || sess.protocol != StatelessProtocol {
+				t.Fatalf("a session, and an answer %d %s", w.Code, w.Body)
+			}
+			return
+		}
+		var resp jsonrpc.Response
+		if w.Code != http.StatusBadRequest || json.Unmarshal(w.Body.Bytes(), &resp) != nil || string(resp.ID) != "7" || resp.Error == nil {
+			t.Fatalf("refused with %d %s", w.Code, w.Body)
+		}
+	})
 }

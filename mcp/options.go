@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"crypto/rand"
 	"time"
 )
 
@@ -39,6 +40,26 @@ type Options struct {
 	SessionIdle time.Duration
 	// MaxBytes is the largest request body. Default: 1 MiB.
 	MaxBytes int64
+	// StateKey signs the requestState of a stateless call that asks its client (see Ask): a
+	// client cannot forge or alter the answers it carries. Nodes that serve one client behind
+	// a load balancer share it (at least 32 bytes). Default: random per process, so that a
+	// call asking its client finishes on the node that asked.
+	StateKey []byte
+	// Tasks names the functions whose tools/call runs as a task (besides every streaming
+	// function) for a stateless client that declares the extension io.modelcontextprotocol/
+	// tasks: the call answers a task id at once, the client polls tasks/get and may
+	// tasks/cancel. A task lives on the node that runs it. Default: none.
+	Tasks []string
+	// TasksPerCaller bounds the tasks of one caller (running, or ended and kept); past it a
+	// call that would be a task answers an error. Default: 16.
+	TasksPerCaller int
+	// MaxTasks bounds the tasks kept at once. Default: 10,000.
+	MaxTasks int
+	// TaskTTL is how long an ended task stays readable (its ttlMs). Default: 1 h.
+	TaskTTL time.Duration
+	// StateTTL is how long a requestState stays valid: the client's user has that long to
+	// answer. Default: 1 h.
+	StateTTL time.Duration
 }
 
 // Resource is one thing the application publishes for a client to read: the result of a
@@ -124,6 +145,22 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxBytes <= 0 {
 		o.MaxBytes = 1 << 20
+	}
+	if len(o.StateKey) == 0 {
+		o.StateKey = make([]byte, 32)
+		_, _ = rand.Read(o.StateKey)
+	}
+	if o.TasksPerCaller <= 0 {
+		o.TasksPerCaller = 16
+	}
+	if o.MaxTasks <= 0 {
+		o.MaxTasks = 10_000
+	}
+	if o.TaskTTL <= 0 {
+		o.TaskTTL = time.Hour
+	}
+	if o.StateTTL <= 0 {
+		o.StateTTL = time.Hour
 	}
 	return o
 }

@@ -162,7 +162,10 @@ func (s *Server) run(ctx context.Context, x *transport.Exchange, a *answer, name
 		return nil, jsonrpc.FromAPI(err)
 	}
 	a.called = true
-	v, err := x.Call(ctx, c)
+	v, err := x.Call(withState(ctx, &callState{a: a}), c)
+	if e := missingError(err); e != nil && a.input != nil {
+		return nil, e
+	}
 	if err != nil {
 		return nil, jsonrpc.FromAPI(err)
 	}

@@ -32,6 +32,7 @@ var protocols = []string{LatestProtocol, "2025-06-18", "2025-03-26"}
 type Server struct {
 	opts     Options
 	sessions sessions
+	tasks    tasks
 	tools    sync.Map // *registry.Func -> *toolInfo: each tool's JSON, built once
 	probes   sync.Map // version.Version -> *registry.Func (nil: every function is public)
 }
@@ -39,7 +40,8 @@ type Server struct {
 // New returns the endpoint.
 func New(opts Options) *Server {
 	opts = opts.withDefaults()
-	return &Server{opts: opts, sessions: sessions{max: opts.MaxSessions, perCaller: opts.SessionsPerCaller, idle: opts.SessionIdle}}
+	return &Server{opts: opts, sessions: sessions{max: opts.MaxSessions, perCaller: opts.SessionsPerCaller, idle: opts.SessionIdle},
+		tasks: tasks{perCaller: opts.TasksPerCaller, max: opts.MaxTasks, ttl: opts.TaskTTL}}
 }
 
 // Header names of the Streamable HTTP transport.
@@ -73,7 +75,8 @@ func (s *Server) ServeEndpoint(w http.ResponseWriter, r *http.Request, x *transp
 		httpError(w, http.StatusUnauthorized, jsonrpc.FromAPI(err))
 		return
 	}
-	if v := r.Header.Get(headerProtocol); v != "" && !slices.Contains(protocols, v) {
+	// A version of no session is a stateless revision's, checked with its request (see post).
+	if v := r.Header.Get(headerProtocol); v != "" && !slices.Contains(protocols, v) && (r.Method == http.MethodDelete || r.Header.Get(headerSession) != "") {
 		httpError(w, http.StatusBadRequest, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "unsupported MCP-Protocol-Version "+v))
 		return
 	}
@@ -128,11 +131,23 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 		httpError(w, http.StatusBadRequest, errs[0])
 		return
 	}
-	if req.Method == "initialize" && !req.IsNotification() {
+	stateless := isStateless(r, req)
+	if stateless && req.IsNotification() { // no session whose calls it could cancel
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if req.Method == "initialize" && !req.IsNotification() && !stateless {
 		s.initialize(w, x, req, callerOf(probe, r, x))
 		return
 	}
-	sess := s.sessionOf(w, r, x)
+	var sess *session
+	if stateless {
+		if sess = statelessSession(w, r, req); sess != nil && bytes.Contains(sess.caps, []byte(TasksExtension)) {
+			sess.caller = callerOf(probe, r, x) // whom its tasks count against
+		}
+	} else {
+		sess = s.sessionOf(w, r, x)
+	}
 	if sess == nil {
 		if calls {
 			_ = s.count(r.Context(), x) // answered already
@@ -145,7 +160,17 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 		return
 	}
 	a := newAnswer(w, r)
-	res, rerr := s.dispatch(r.Context(), x, sess, a, req)
+	var res any
+	var rerr *jsonrpc.Error
+	if stateless {
+		a.input, rerr = s.inputsOf(sess, x.TokenDigest())
+	}
+	if rerr == nil {
+		res, rerr = s.dispatch(r.Context(), x, sess, a, req)
+	}
+	if a.input != nil && askingMethods[req.Method] && len(a.input.required()) > 0 {
+		res, rerr = s.inputRequired(a.input, x.TokenDigest(), sess.target), nil
+	}
 	if calls && !a.called { // no tool of that name, static content...
 		if err := s.count(r.Context(), x); err != nil {
 			refuse(w, req, err)
@@ -161,7 +186,24 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 				resp.Error = jsonrpc.NewError(jsonrpc.CodeInternalError, "internal error")
 			}
 		}
+		if stateless {
+			b = complete(req.Method, b, probe == nil)
+		}
 		resp.Result = b
+	}
+	if stateless && resp.Error != nil {
+		switch resp.Error.Code {
+		case CodeResourceNotFound: // the stateless revision says invalid params
+			resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: resp.Error.Message, Data: resp.Error.Data}
+		case jsonrpc.CodeMethodNotFound:
+			if a.status(http.StatusNotFound, resp) {
+				return
+			}
+		case CodeMissingCapability:
+			if a.status(http.StatusBadRequest, resp) {
+				return
+			}
+		}
 	}
 	a.reply(resp)
 }
@@ -236,21 +278,10 @@ func (s *Server) initialize(w http.ResponseWriter, x *transport.Exchange, req *j
 		httpError(w, status, withID(req, jsonrpc.NewError(jsonrpc.CodeServerError, err.Error())))
 		return
 	}
-	caps := map[string]any{"tools": map[string]any{}, "logging": map[string]any{}, "completions": map[string]any{}}
-	if len(s.opts.Resources) > 0 {
-		caps["resources"] = map[string]any{"subscribe": true}
-	}
-	if len(s.opts.Prompts) > 0 {
-		caps["prompts"] = map[string]any{}
-	}
-	name, ver := s.opts.Name, s.opts.Version
-	if ver == "" {
-		ver = x.Version.String()
-	}
 	res := map[string]any{
 		"protocolVersion": version,
-		"capabilities":    caps,
-		"serverInfo":      map[string]any{"name": name, "version": ver},
+		"capabilities":    s.capabilities(false),
+		"serverInfo":      s.serverInfo(x),
 	}
 	if s.opts.Instructions != "" {
 		res["instructions"] = s.opts.Instructions
@@ -258,6 +289,32 @@ func (s *Server) initialize(w http.ResponseWriter, x *transport.Exchange, req *j
 	b, _ := jsonrpc.Marshal(res)
 	w.Header().Set(headerSession, sess.id)
 	jsonrpc.Write(w, jsonrpc.Response{JSONRPC: jsonrpc.Version, ID: req.ID, Result: b})
+}
+
+// capabilities are the server's: of a stateless revision, without logging/setLevel and
+// resources/subscribe.
+func (s *Server) capabilities(stateless bool) map[string]any {
+	caps := map[string]any{"tools": map[string]any{}, "completions": map[string]any{}}
+	if !stateless {
+		caps["logging"] = map[string]any{}
+	} else {
+		caps["extensions"] = map[string]any{TasksExtension: map[string]any{}}
+	}
+	if len(s.opts.Resources) > 0 {
+		caps["resources"] = map[string]any{"subscribe": !stateless}
+	}
+	if len(s.opts.Prompts) > 0 {
+		caps["prompts"] = map[string]any{}
+	}
+	return caps
+}
+
+func (s *Server) serverInfo(x *transport.Exchange) map[string]any {
+	name, ver := s.opts.Name, s.opts.Version
+	if ver == "" {
+		ver = x.Version.String()
+	}
+	return map[string]any{"name": name, "version": ver}
 }
 
 // notification handles a notification of the client.
@@ -275,12 +332,26 @@ func (s *Server) notification(sess *session, req *jsonrpc.Request) {
 
 // dispatch answers one request of a session.
 func (s *Server) dispatch(ctx context.Context, x *transport.Exchange, sess *session, a *answer, req *jsonrpc.Request) (any, *jsonrpc.Error) {
+	if sess.stateless && removed[req.Method] {
+		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: "+req.Method)
+	}
 	switch req.Method {
+	case "server/discover":
+		if sess.stateless {
+			return s.discover(x), nil
+		}
 	case "ping":
 		return struct{}{}, nil
 	case "tools/list":
 		return s.listTools(ctx, x, req.Params)
+	case "tasks/get", "tasks/cancel", "tasks/update":
+		if sess.stateless {
+			return s.taskMethod(x, sess, req)
+		}
 	case "tools/call":
+		if s.wantsTask(x, sess, req.Params) {
+			return s.startTask(ctx, x, sess, a, req.Params)
+		}
 		ctx, cancel := context.WithCancel(ctx)
 		defer sess.track(string(req.ID), cancel)()
 		defer cancel()

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"sync"
@@ -18,6 +19,12 @@ type session struct {
 	owner    [32]byte // the digest of the tokens of its initialize (transport.Exchange.TokenDigest)
 	caller   string   // whom it counts against (see Server.authenticate)
 	protocol string
+	// stateless: the session of one request of a stateless revision, held nowhere; its
+	// client's capabilities, requestState and inputResponses (see inputsOf), and its target:
+	// method and name, which a requestState is signed for
+	stateless                          bool
+	caps, requestState, inputResponses json.RawMessage
+	target                             string
 
 	mu    sync.Mutex
 	last  time.Time

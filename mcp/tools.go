@@ -182,13 +182,13 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 		}
 	}
 	if meta := m["_meta"]; meta != nil {
-		var mt struct {
-			ProgressToken any `json:"progressToken"`
-		}
-		if json.Unmarshal(meta, &mt) != nil {
+		mt := make(map[string]json.RawMessage, 4)
+		if !jsonobject.Read(meta, mt, false) {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "_meta must be an object")
 		}
-		p.Progress = mt.ProgressToken
+		if t := mt["progressToken"]; t != nil && json.Unmarshal(t, &p.Progress) != nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "_meta must be an object")
+		}
 	}
 	f := x.Lookup(p.Name)
 	if f == nil {
@@ -207,6 +207,9 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 	}
 	a.called = true
 	v, err := x.Call(ctx, c)
+	if e := missingError(err); e != nil && a.input != nil {
+		return nil, e
+	}
 	if err != nil {
 		return toolError(err), nil
 	}

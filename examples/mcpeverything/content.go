@@ -75,6 +75,7 @@ var prompts = []mcp.Prompt{
 	{Name: "test_prompt_with_arguments", Description: "A prompt with two arguments.", Function: "prompt-with-arguments"},
 	{Name: "test_prompt_with_embedded_resource", Description: "A prompt that embeds a resource.", Function: "prompt-with-resource"},
 	{Name: "test_prompt_with_image", Description: "A prompt with an image.", Function: "prompt-with-image"},
+	{Name: "test_input_required_result_prompt", Description: "A prompt that asks its user for context.", Function: "input-required-prompt"},
 }
 
 func registerPrompts(reg *registry.Registry, opts ...registry.Option) error {

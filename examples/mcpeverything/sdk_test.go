@@ -12,12 +12,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fnapi/fnapi/internal/testutil"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/zap"
 )
 
-// connect starts the example over real TLS and connects the official Go SDK's client to it.
+// connect starts the example over real TLS and connects the official Go SDK's client to it,
+// in a session of revision 2025-11-25.
 func connect(t *testing.T, opts *mcp.ClientOptions) *mcp.ClientSession {
+	return connectAt(t, "2025-11-25", opts)
+}
+
+// connectAt is connect at a revision: the SDK discovers a stateless server from 2026-07-28.
+func connectAt(t *testing.T, revision string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	h, err := handler(zap.NewNop())
 	if err != nil {
@@ -26,7 +33,7 @@ func connect(t *testing.T, opts *mcp.ClientOptions) *mcp.ClientSession {
 	srv := httptest.NewTLSServer(h)
 	t.Cleanup(srv.Close)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts)
-	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: srv.Client(), MaxRetries: -1}, nil)
+	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: srv.Client(), MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: revision})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,31 +173,69 @@ func TestGoSDKProgressLogsAndCancel(t *testing.T) {
 	}
 }
 
+// TestGoSDKAsksClient checks that a function asks its client through mcp.Request and mcp.Ask
+// in either revision: requests of the server in a session (2025-11-25), input_required
+// results the SDK answers and calls again with (2026-07-28), two rounds for
+// test_input_required_result_multi_round.
 func TestGoSDKAsksClient(t *testing.T) {
 	t.Parallel()
-	cs := connect(t, &mcp.ClientOptions{
+	for _, revision := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(revision, func(t *testing.T) {
+			t.Parallel()
+			asksClient(t, revision)
+		})
+	}
+}
+
+func asksClient(t *testing.T, revision string) {
+	var mu sync.Mutex
+	var asked []string
+	cs := connectAt(t, revision, &mcp.ClientOptions{
 		CreateMessageHandler: func(_ context.Context, r *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			prompt := r.Params.Messages[0].Content.(*mcp.TextContent).Text
 			return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "answer to " + prompt}}, nil
 		},
 		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"username": "ada", "email": "ada@example.com"}}, nil
+			mu.Lock()
+			asked = append(asked, r.Params.Message)
+			mu.Unlock()
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"username": "ada", "email": "ada@example.com", "name": "ada", "color": "red"}}, nil
 		},
 	})
 	ctx := t.Context()
+	if got := cs.InitializeResult().ProtocolVersion; got != revision {
+		t.Fatalf("protocol %s", got)
+	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_sampling", Arguments: map[string]any{"prompt": "why"}})
 	if err != nil || textOf(t, res) != "LLM response: answer to why" {
 		t.Errorf("sampling: %v %+v", err, res)
 	}
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_elicitation", Arguments: map[string]any{"message": "who"}})
-	if err != nil || !strings.Contains(textOf(t, res), `action=accept, content={"email":"ada@example.com","username":"ada"}`) {
+	if err != nil || !strings.Contains(textOf(t, res), `action=accept, content={"color":"red","email":"ada@example.com","name":"ada","username":"ada"}`) {
 		t.Errorf("elicitation: %v %+v", err, res)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_input_required_result_multi_round"})
+	if err != nil || textOf(t, res) != "ada likes red" {
+		t.Errorf("two rounds: %v %+v", err, res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Contains(asked, "Step 2: What is your favorite color?") {
+		t.Errorf("asked %q", asked)
 	}
 }
 
 func TestGoSDKResourcesAndPrompts(t *testing.T) {
 	t.Parallel()
-	cs := connect(t, nil)
+	for _, revision := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(revision, func(t *testing.T) {
+			t.Parallel()
+			resourcesAndPrompts(t, connectAt(t, revision, nil))
+		})
+	}
+}
+
+func resourcesAndPrompts(t *testing.T, cs *mcp.ClientSession) {
 	ctx := t.Context()
 	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://template/42/data"})
 	if err != nil || len(rr.Contents) != 1 || !strings.Contains(rr.Contents[0].Text, `"id":"42"`) {
@@ -208,7 +253,45 @@ func TestGoSDKResourcesAndPrompts(t *testing.T) {
 		t.Errorf("prompt: %v %+v", err, gp)
 	}
 	lp, err := cs.ListPrompts(ctx, nil)
-	if err != nil || len(lp.Prompts) != 4 {
+	if err != nil || len(lp.Prompts) != 5 {
 		t.Errorf("prompts: %v %+v", err, lp)
 	}
+}
+
+// TestGoSDKStateless checks that the SDK, left to choose, discovers the stateless revision
+// and calls tools without a session: a streaming function's progress, its result.
+func TestGoSDKStateless(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var progress []float64
+	cs := connectAt(t, "", &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			progress = append(progress, r.Params.Progress)
+			mu.Unlock()
+		},
+	})
+	ctx := t.Context()
+	if got := cs.InitializeResult().ProtocolVersion; got != "2026-07-28" {
+		t.Errorf("protocol %s", got)
+	}
+	if cs.ID() != "" {
+		t.Errorf("a session: %q", cs.ID())
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_simple_text"})
+	if err != nil || res.IsError || textOf(t, res) != "This is a simple text response for testing." {
+		t.Errorf("test_simple_text: %v %+v", err, res)
+	}
+	params := &mcp.CallToolParams{Name: "count", Arguments: map[string]any{"n": 4}}
+	params.SetProgressToken("p")
+	res, err = cs.CallTool(ctx, params)
+	if sc, _ := res.StructuredContent.(map[string]any); err != nil || len(sc["result"].([]any)) != 4 {
+		t.Errorf("count: %v %+v", err, res)
+	}
+	// The SDK hands notifications to their handler on its own goroutines.
+	testutil.Eventually(t, "the call's 4 progress notifications", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Equal(progress, []float64{0.25, 0.5, 0.75, 1})
+	})
 }

@@ -44,6 +44,7 @@ func register(reg *registry.Registry) error {
 			}
 		}},
 		{"test_tool_with_logging", "Sends three log messages while it runs.", withLogging},
+		{"test_logging_tool", "Sends three log messages while it runs.", withLogging},
 		{"test_tool_with_progress", "Reports its progress: 0, 50 and 100 of 100.", withProgress},
 		{"test_error_handling", "Always fails.", func() error {
 			return apierr.New(errTest, "reason", "This tool intentionally returns an error for testing")
@@ -55,6 +56,12 @@ func register(reg *registry.Registry) error {
 	}
 	if err := reg.Register("count", count, public, registry.ReadOnly(),
 		registry.Describe("Counts from 1 to n, one chunk every interval_ms milliseconds: each chunk is a progress notification when the client asks for progress.")); err != nil {
+		return err
+	}
+	if err := registerTasks(reg, public); err != nil {
+		return err
+	}
+	if err := registerInputs(reg, public); err != nil {
 		return err
 	}
 	if err := registerAsking(reg, public); err != nil {

@@ -27,13 +27,19 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.next.RoundTrip(r)
 }
 
-// agent connects the official MCP Go SDK's client to the service's /api/mcp with key.
+// agent connects the official MCP Go SDK's client to the service's /api/mcp with key, in a
+// session of revision 2025-11-25.
 func (s *service) agent(t *testing.T, key string) (*mcp.ClientSession, error) {
+	return s.agentAt(t, key, "2025-11-25")
+}
+
+// agentAt is agent at a revision: from 2026-07-28, stateless, without a session.
+func (s *service) agentAt(t *testing.T, key, revision string) (*mcp.ClientSession, error) {
 	t.Helper()
 	hc := *s.srv.Client()
 	hc.Transport = bearer{key: key, next: hc.Transport}
 	c := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil)
-	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: s.api + "/mcp", HTTPClient: &hc, MaxRetries: -1}, nil)
+	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: s.api + "/mcp", HTTPClient: &hc, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: revision})
 	if err == nil {
 		t.Cleanup(func() { cs.Close() })
 	}
@@ -59,20 +65,31 @@ func (s *service) readOnlyKey(t *testing.T) string {
 	return key
 }
 
-// TestAgents checks the service as an AI agent sees it over MCP: a read-only user lists and
-// calls only read-only tools, with descriptions written for a model; a query's syntax error
-// comes back as a tool error with its position; the query language and the prompt are there.
+// TestAgents checks the service as an AI agent sees it over MCP, in a session (2025-11-25) and
+// stateless (2026-07-28): a read-only user lists and calls only read-only tools, with
+// descriptions written for a model; a query's syntax error comes back as a tool error with its
+// position; the query language and the prompt are there.
 func TestAgents(t *testing.T) {
 	t.Parallel()
 	s := start(t)
+	key := s.readOnlyKey(t)
+	for _, revision := range []string{"2025-11-25", "2026-07-28"} {
+		if _, err := s.agentAt(t, "secret:00000000-0000-4000-8000-000000000000", revision); err == nil {
+			t.Errorf("%s: a wrong key connects", revision)
+		}
+		cs, err := s.agentAt(t, key, revision)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cs.InitializeResult().ProtocolVersion; got != revision {
+			t.Errorf("revision %s, want %s", got, revision)
+		}
+		agentSees(t, cs)
+	}
+}
+
+func agentSees(t *testing.T, cs *mcp.ClientSession) {
 	ctx := t.Context()
-	if _, err := s.agent(t, "secret:00000000-0000-4000-8000-000000000000"); err == nil {
-		t.Error("a wrong key connects")
-	}
-	cs, err := s.agent(t, s.readOnlyKey(t))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var names []string
 	for tool, err := range cs.Tools(ctx, nil) {
 		if err != nil {

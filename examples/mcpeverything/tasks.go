@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/mcp"
+	"github.com/fnapi/fnapi/registry"
+)
+
+// taskTools are the functions a client of the tasks extension gets as tasks.
+var taskTools = []string{"slow_compute", "failing_job"}
+
+// registerTasks registers the fixtures of the suite's tasks scenarios: greet answers at once,
+// slow_compute and failing_job run as tasks (mcp.Options.Tasks).
+func registerTasks(reg *registry.Registry, opts ...registry.Option) error {
+	if err := reg.Register("greet", func(in struct {
+		Name string `json:"name"`
+	}) []mcp.Content {
+		return text("Hello, " + in.Name + "!")
+	}, append(opts, registry.Describe("Greets name at once."))...); err != nil {
+		return err
+	}
+	if err := reg.Register("slow_compute", func(ctx context.Context, in struct {
+		Seconds float64 `json:"seconds"`
+	}) ([]mcp.Content, error) {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Duration(in.Seconds * float64(time.Second))):
+		}
+		return text("Computed after the wait."), nil
+	}, append(opts, registry.Describe("Waits seconds, then answers: a task."))...); err != nil {
+		return err
+	}
+	return reg.Register("failing_job", func(ctx context.Context) error {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+		return apierr.New(errTest, "reason", "the job failed on purpose")
+	}, append(opts, registry.Describe("Fails after a second: a task."), registry.Errors(errTest))...)
+}

@@ -1,0 +1,118 @@
+package mcp_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/decl"
+	"github.com/fnapi/fnapi/internal/testutil"
+	"github.com/fnapi/fnapi/mcp"
+	"github.com/fnapi/fnapi/registry"
+	"github.com/fnapi/fnapi/stream"
+)
+
+// taskMeta declares the tasks extension.
+const taskMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
+
+// TestTasks checks the tasks extension: a streaming function's call, for a client that
+// declares the extension, answers a task at once; its owner polls it to its inlined result,
+// cancels another; other tokens see neither; a caller (here, anonymous: its address) holds at most
+// Options.TasksPerCaller; a client without the extension gets the result and -32021.
+func TestTasks(t *testing.T) {
+	t.Parallel()
+	reg := registry.New()
+	public := registry.Requires(decl.Public)
+	reg.MustRegister("count", func(ctx context.Context, in struct {
+		N    int `json:"n"`
+		Wait int `json:"wait_ms"`
+	}, s *stream.Sender[int]) error {
+		for i := 1; i <= in.N; i++ {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(time.Duration(in.Wait) * time.Millisecond):
+			}
+			if err := s.Send(i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, public, registry.ReadOnly())
+	h, err := fnapi.New(reg, fnapi.WithMCP(mcp.Options{TasksPerCaller: 2}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := serve(t, h)
+	short, err := fnapi.New(reg, fnapi.WithMCP(mcp.Options{TaskTTL: time.Nanosecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := serve(t, short)
+	call := func(key string, n, wait int, meta string) answer {
+		return s.stateless(key, "tools/call", "count", fmt.Sprintf(`"name":"count","arguments":{"n":%d,"wait_ms":%d},%s`, n, wait, meta))
+	}
+	task := func(key, method, id, meta string) answer {
+		return s.stateless(key, method, id, fmt.Sprintf(`"taskId":%q,%s`, id, meta))
+	}
+	if a := s.stateless("", "server/discover", "", meta); !strings.Contains(a.body, `"extensions":{"io.modelcontextprotocol/tasks":{}}`) {
+		t.Errorf("discover: %s", a.body)
+	}
+	a := call("alice", 3, 1, taskMeta)
+	r := a.result()
+	id, _ := r["taskId"].(string)
+	if r["resultType"] != "task" || r["status"] != "working" || id == "" || r["ttlMs"] != 3.6e6 {
+		t.Fatalf("a task: %s", a.body)
+	}
+	testutil.Eventually(t, "the task completes", func() bool {
+		return task("alice", "tasks/get", id, taskMeta).result()["status"] == "completed"
+	})
+	if a := task("alice", "tasks/get", id, taskMeta); !strings.Contains(a.body, `"result":{"content":[`) || !strings.Contains(a.body, `"structuredContent":{"result":[1,2,3]}`) {
+		t.Errorf("the completed task: %s", a.body)
+	}
+	long := call("alice", 1000, 1000, taskMeta).result()["taskId"].(string)
+	if a := call("alice", 1000, 1000, taskMeta); a.errCode() != -32000 {
+		t.Errorf("a third task of the caller (2 kept): %s", a.body)
+	}
+	for _, m := range []string{"tasks/get", "tasks/cancel"} {
+		if a := task("bob", m, long, taskMeta); a.errCode() != -32602 {
+			t.Errorf("%s of another caller's task: %s", m, a.body)
+		}
+	}
+	if a := task("alice", "tasks/cancel", long, taskMeta); a.errCode() != 0 || a.result()["resultType"] != "complete" {
+		t.Errorf("tasks/cancel: %s", a.body)
+	}
+	testutil.Eventually(t, "the task is cancelled", func() bool {
+		return task("alice", "tasks/get", long, taskMeta).result()["status"] == "cancelled"
+	})
+	// Without the extension: the result at once, and no task methods.
+	if a := call("alice", 2, 0, meta); !strings.Contains(a.body, `"structuredContent":{"result":[1,2]}`) {
+		t.Errorf("a call without the extension: %s", a.body)
+	}
+	if a := task("alice", "tasks/get", id, meta); a.status != http.StatusBadRequest || a.errCode() != mcp.CodeMissingCapability {
+		t.Errorf("tasks/get without the extension: %d %s", a.status, a.body)
+	}
+	if a := task("alice", "tasks/get", "nope", taskMeta); a.errCode() != -32602 {
+		t.Errorf("an unknown task: %s", a.body)
+	}
+	// Options.TaskTTL: a running task is kept however long it runs; an ended one that long.
+	get := func(id string) answer {
+		return kept.stateless("alice", "tasks/get", id, fmt.Sprintf(`"taskId":%q,%s`, id, taskMeta))
+	}
+	start := func(n, wait int) string {
+		a := kept.stateless("alice", "tools/call", "count", fmt.Sprintf(`"name":"count","arguments":{"n":%d,"wait_ms":%d},%s`, n, wait, taskMeta))
+		id, _ := a.result()["taskId"].(string)
+		return id
+	}
+	running := start(1000, 1000)
+	if a := get(running); a.result()["status"] != "working" {
+		t.Errorf("a running task past TaskTTL: %s", a.body)
+	}
+	ended := start(1, 0)
+	testutil.Eventually(t, "an ended task is dropped past TaskTTL", func() bool { return get(ended).errCode() == -32602 })
+	kept.stateless("alice", "tasks/cancel", running, fmt.Sprintf(`"taskId":%q,%s`, running, taskMeta))
+}
