@@ -187,6 +187,9 @@ func testShare(t *testing.T, browser context.Context, srv *httptest.Server) {
 		// (a node marked now is still there after the next answer), so that hover and clicks
 		// in progress are not lost to a redraw. (Before the screenshot, which resizes the page.)
 		widget := `.widget[data-kind=sankey]`
+		// The first answer comes in slices (the last with progress 1): mark after it, or the
+		// next slice, a larger answer, is rightly drawn anew.
+		p.poll(`document.querySelector('` + widget + ` .updated')?.textContent.startsWith('Updated')`)
 		at := p.eval(`document.querySelector('` + widget + ` .updated').dataset.at + ''`)
 		p.eval(`document.querySelector('` + widget + ` .sankey-node[data-name="203.0.113.2"]').dataset.mark = 'kept'; 'ok'`)
 		p.poll(`document.querySelector('` + widget + ` .updated')?.dataset.at !== '` + at + `'`)
