@@ -141,7 +141,7 @@ func (k *Key) defaultJSON() json.RawMessage {
 // bounds describes the values the key takes, for doc.
 func (k *Key) bounds() string {
 	if k.JSON {
-		return "see the service's README"
+		return "see docs/api.md, set-config"
 	}
 	if k.Integer {
 		return fmt.Sprintf("%d to %d", k.MinInt, k.MaxInt)
