@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"net/http"
 	"net/netip"
@@ -228,28 +227,15 @@ func validCaptured(r *capture.Record, now time.Time) (rec records.Record, ok boo
 }
 
 // captureRecord maps a probe's record to a traffic record (the capture package doc's table):
-// times as microsecond sums beside their sample counts; the application from the server port.
+// its times as they are (records.Timing); the application from the server port.
 func captureRecord(r *capture.Record) records.Record {
 	side := func(s *capture.Side) records.Endpoint {
 		return records.Endpoint{IP: s.IP, Port: s.Port, Bytes: min(s.Bytes, records.MaxCount), Packets: min(s.Packets, records.MaxCount),
-			RTT: timing(s.RTT), Retrans: min(s.Retrans, records.MaxCount), ZeroWindows: min(s.ZeroWindows, records.MaxCount)}
+			RTT: s.RTT, Retrans: min(s.Retrans, records.MaxCount), ZeroWindows: min(s.ZeroWindows, records.MaxCount)}
 	}
 	return records.Record{Time: r.Time, Protocol: r.Protocol, Application: records.Application(r.Protocol, r.Server.Port),
-		Client: side(&r.Client), Server: side(&r.Server), CT: timing(r.CT), SRT: timing(r.SRT), DTT: timing(r.DTT),
+		Client: side(&r.Client), Server: side(&r.Server), CT: r.CT, SRT: r.SRT, DTT: r.DTT,
 		Resets: min(r.Resets, records.MaxCount), ServerName: r.ServerName}
-}
-
-// timing is t as a record keeps it: the sum of its samples in microseconds, their count and
-// their histogram (the record's to keep, as the probe's record gives it away).
-func timing(t capture.Timing) records.Timing {
-	if t.Count == 0 {
-		return records.Timing{}
-	}
-	rt := records.Timing{Sum: uint64(min(math.Round(t.Sum*1e6), records.MaxCount)), Samples: min(t.Count, records.MaxCount)}
-	if t.Hist.Count() == rt.Samples {
-		rt.Hist = t.Hist
-	}
-	return rt
 }
 
 // sensorAddr is the address that names a capturing interface's sensor when -capture-sensor

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/capture"
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
 // TestLive runs real HTTP and HTTPS servers and clients in network namespaces, the server's
@@ -179,7 +180,7 @@ func TestLive(t *testing.T) {
 			tlsConns[r.Client.Port] = true
 			checkName(r, "secure.example.com")
 			tlsSum.Server.RTT.Sum += r.Server.RTT.Sum
-			tlsSum.Server.RTT.Count += r.Server.RTT.Count
+			tlsSum.Server.RTT.Samples += r.Server.RTT.Samples
 			tlsSum.Client.Retrans += r.Client.Retrans
 			tlsSum.Server.Retrans += r.Server.Retrans
 			continue
@@ -198,10 +199,10 @@ func TestLive(t *testing.T) {
 		}
 		conns[r.Client.Port] = true
 		checkName(r, "live.example")
-		for _, p := range []struct{ to, from *capture.Timing }{{&sum.Server.RTT, &r.Server.RTT},
+		for _, p := range []struct{ to, from *records.Timing }{{&sum.Server.RTT, &r.Server.RTT},
 			{&sum.Client.RTT, &r.Client.RTT}, {&sum.SRT, &r.SRT}, {&sum.CT, &r.CT}} {
 			p.to.Sum += p.from.Sum
-			p.to.Count += p.from.Count
+			p.to.Samples += p.from.Samples
 		}
 		sum.Client.Retrans += r.Client.Retrans
 		sum.Server.Retrans += r.Server.Retrans
@@ -220,10 +221,10 @@ func TestLive(t *testing.T) {
 			}
 		}
 	}
-	mean := func(tm capture.Timing) time.Duration { m, _ := tm.Mean(); return time.Duration(m * 1e9) }
+	mean := func(tm records.Timing) time.Duration { m, _ := tm.Seconds(); return time.Duration(m * 1e9) }
 	t.Logf("server.rtt %v (%d), client.rtt %v (%d), srt %v (%d), ct %v; kernel: %+v; forwarder held HTTP frames %v, HTTPS %v",
-		mean(sum.Server.RTT), sum.Server.RTT.Count, mean(sum.Client.RTT), sum.Client.RTT.Count,
-		mean(sum.SRT), sum.SRT.Count, mean(sum.CT), st, fw.meanHold(8080), fw.meanHold(8443))
+		mean(sum.Server.RTT), sum.Server.RTT.Samples, mean(sum.Client.RTT), sum.Client.RTT.Samples,
+		mean(sum.SRT), sum.SRT.Samples, mean(sum.CT), st, fw.meanHold(8080), fw.meanHold(8443))
 	within := func(name string, got, want time.Duration, tol float64) {
 		if d := float64(got - want); d > tol*float64(want) || -d > tol*float64(want) {
 			t.Errorf("%s = %v, want %v within %.0f %%", name, got, want, tol*100)
@@ -244,8 +245,8 @@ func TestLive(t *testing.T) {
 		t.Errorf("client.rtt = %v, want under 5 ms", c)
 	}
 	within("srt", mean(sum.SRT), think+applied(8080), 0.15)
-	if sum.SRT.Count != runs {
-		t.Errorf("srt samples %d, want %d", sum.SRT.Count, runs)
+	if sum.SRT.Samples != runs {
+		t.Errorf("srt samples %d, want %d", sum.SRT.Samples, runs)
 	}
 	within("HTTPS server.rtt", mean(tlsSum.Server.RTT), applied(8443), 0.10)
 	// Nothing is lost in the first phase: the probe sees every retransmission the stacks make

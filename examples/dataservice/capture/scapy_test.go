@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fnapi/fnapi/examples/dataservice/capture"
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
 // readRecords runs a probe over a capture file and returns its records.
@@ -33,16 +34,19 @@ func readRecords(t *testing.T, file string, cfg capture.Config) ([]capture.Recor
 // near says whether two durations in seconds agree within a microsecond (pcap's resolution).
 func near(a, b float64) bool { return math.Abs(a-b) < 2e-6 }
 
+// seconds is a Timing's sum of microseconds in seconds.
+func seconds(us uint64) float64 { return float64(us) / 1e6 }
+
 // wantTiming checks a timing's samples: count and each sample's sum.
-func wantTiming(t *testing.T, name string, got capture.Timing, samples ...float64) {
+func wantTiming(t *testing.T, name string, got records.Timing, samples ...float64) {
 	t.Helper()
 	sum := 0.0
 	for _, s := range samples {
 		sum += s
 	}
-	if got.Count != uint64(len(samples)) || !near(got.Sum, sum) || got.Hist.Count() != got.Count {
+	if got.Samples != uint64(len(samples)) || !near(seconds(got.Sum), sum) || got.Hist.Count() != got.Samples {
 		t.Errorf("%s: %d samples summing to %.6f s (histogram %d), want %d summing to %.6f s",
-			name, got.Count, got.Sum, got.Hist.Count(), len(samples), sum)
+			name, got.Samples, seconds(got.Sum), got.Hist.Count(), len(samples), sum)
 	}
 }
 
@@ -97,12 +101,12 @@ func TestFileFormats(t *testing.T) {
 		}
 		// Times agree within the microsecond that pcap rounds them to.
 		g, w := got[0], want[0]
-		for _, tm := range []struct{ g, w *capture.Timing }{{&g.CT, &w.CT}, {&g.SRT, &w.SRT},
+		for _, tm := range []struct{ g, w *records.Timing }{{&g.CT, &w.CT}, {&g.SRT, &w.SRT},
 			{&g.DTT, &w.DTT}, {&g.Client.RTT, &w.Client.RTT}, {&g.Server.RTT, &w.Server.RTT}} {
-			if tm.g.Count != tm.w.Count || !near(tm.g.Sum, tm.w.Sum) {
+			if tm.g.Samples != tm.w.Samples || !near(seconds(tm.g.Sum), seconds(tm.w.Sum)) {
 				t.Errorf("%s: timing %+v, want %+v", name, *tm.g, *tm.w)
 			}
-			*tm.g, *tm.w = capture.Timing{}, capture.Timing{}
+			*tm.g, *tm.w = records.Timing{}, records.Timing{}
 		}
 		if !reflect.DeepEqual(g, w) {
 			t.Errorf("%s: record %+v, want %+v", name, g, w)
