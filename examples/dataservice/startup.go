@@ -17,6 +17,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/cluster"
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
+	"github.com/fnapi/fnapi/examples/dataservice/wire"
 	"go.uber.org/zap"
 )
 
@@ -38,7 +39,7 @@ func checkFlags(o options) error {
 		if d.value < 0 || d.value%time.Second != 0 {
 			return fmt.Errorf("%s %v: must be a positive whole number of seconds, such as 30m or 2h", d.flag, d.value)
 		}
-		if err := manage.CheckDefault(d.key, manage.FormatDuration(d.value)); err != nil {
+		if err := manage.CheckDefault(d.key, wire.FormatDuration(d.value)); err != nil {
 			return fmt.Errorf("%s %v: %v; give another value, or leave the flag out for the default", d.flag, d.value, err)
 		}
 	}

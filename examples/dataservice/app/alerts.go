@@ -12,7 +12,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
-	"github.com/fnapi/fnapi/examples/dataservice/traffic"
+	"github.com/fnapi/fnapi/examples/dataservice/wire"
 	"github.com/fnapi/fnapi/registry"
 )
 
@@ -79,12 +79,12 @@ func (a *App) registerAlerts(reg *registry.Registry) error {
 			sts = append(sts, s...)
 		}
 		res, err := engine(ctx).AnswerEach(ctx, sts, now, a.settings.DefaultPeriod())
-		return res, traffic.QueryError(err)
+		return res, wire.QueryError(err)
 	}
 	a.alerts, err = alerts.New(st, alerts.Options{Live: live, Each: each,
 		Query: func(ctx context.Context, expr string, now time.Time) ([]pvql.Result, error) {
 			res, err := engine(ctx).Query(ctx, expr, now, a.settings.DefaultPeriod())
-			return res, traffic.QueryError(err)
+			return res, wire.QueryError(err)
 		},
 		WebhookAllow: c.WebhookAllow, Listen: c.Listen, WebhookRoots: c.WebhookRoots, SMTP: c.SMTP, Backoff: c.Backoff, Logger: a.log,
 	})
@@ -102,7 +102,7 @@ type standing struct {
 
 func (s standing) Answer(ctx context.Context, now time.Time) ([]pvql.Result, error) {
 	res, err := s.Live.Answer(ctx, now, s.period())
-	return res, traffic.QueryError(err)
+	return res, wire.QueryError(err)
 }
 
 // evaluateAlerts evaluates the alert rules and sends their notifications until ctx is done:

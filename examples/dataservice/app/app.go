@@ -26,6 +26,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 	"github.com/fnapi/fnapi/examples/dataservice/traffic"
 	"github.com/fnapi/fnapi/examples/dataservice/webui"
+	"github.com/fnapi/fnapi/examples/dataservice/wire"
 	"github.com/fnapi/fnapi/jsonrpc"
 	fnotel "github.com/fnapi/fnapi/otel"
 	"github.com/fnapi/fnapi/registry"
@@ -185,10 +186,10 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	}
 	var defaults []manage.SettingsOption
 	if cfg.SessionIdle > 0 {
-		defaults = append(defaults, manage.WithDefault(manage.KeySessionIdle, manage.FormatDuration(cfg.SessionIdle)))
+		defaults = append(defaults, manage.WithDefault(manage.KeySessionIdle, wire.FormatDuration(cfg.SessionIdle)))
 	}
 	if cfg.SessionMax > 0 {
-		defaults = append(defaults, manage.WithDefault(manage.KeySessionMax, manage.FormatDuration(cfg.SessionMax)))
+		defaults = append(defaults, manage.WithDefault(manage.KeySessionMax, wire.FormatDuration(cfg.SessionMax)))
 	}
 	switch {
 	case cfg.RateLimit == NoRateLimit:
