@@ -35,6 +35,7 @@ import (
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/examples/dataservice/alerts"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/inlet"
 	"github.com/fnapi/fnapi/transport/proxyproto"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -191,10 +192,10 @@ func run() error {
 	if rate == 0 {
 		rate = app.NoRateLimit
 	}
-	cfg := app.Config{DataDir: o.data, Demo: o.demo, SessionIdle: o.idle, SessionMax: o.max, RateLimit: rate, Logger: log,
-		ClickHouse: o.chURL, ClickHouseCluster: o.chCluster, NetFlow: o.netflow, SFlow: o.sflow,
-		Postgres: o.postgres, GeoIPASN: o.geoASN, GeoIPCountry: o.geoCountry,
-		Capture: o.capture, CaptureFile: o.captureFile, CaptureFilter: o.captureFilter, CaptureSensor: o.captureSensor,
+	cfg := app.Config{DataDir: o.data, SessionIdle: o.idle, SessionMax: o.max, RateLimit: rate, Logger: log,
+		ClickHouse: o.chURL, ClickHouseCluster: o.chCluster, Postgres: o.postgres,
+		Inlet: inlet.Configuration{Demo: o.demo, NetFlow: o.netflow, SFlow: o.sflow, GeoIPASN: o.geoASN, GeoIPCountry: o.geoCountry,
+			Capture: o.capture, CaptureFile: o.captureFile, CaptureFilter: o.captureFilter, CaptureSensor: o.captureSensor},
 		Alerts: app.AlertsConfig{WebhookAllow: o.webhookAllow, SMTP: o.smtp, Listen: listening(ln, mln)}}
 	tp, err := tracing(ctx, os.Getenv)
 	if err != nil {

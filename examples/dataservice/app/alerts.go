@@ -55,8 +55,8 @@ func (a *App) registerAlerts(reg *registry.Registry) error {
 		return fmt.Errorf("app: %w", err)
 	}
 	c := a.cfg.Alerts
-	// Each owner's rules are answered by the engine of their standing queries (querylimits.go).
-	engine := func(ctx context.Context) *pvql.Engine { return a.standing.of(alerts.Owner(ctx)).rules }
+	// Each owner's rules are answered by the engine of their standing queries (package query).
+	engine := func(ctx context.Context) *pvql.Engine { return a.query.Rules(alerts.Owner(ctx)) }
 	var live func(context.Context, string) (alerts.Standing, error)
 	if cr, ok := a.records.(records.ChangeReporter); ok {
 		// As for followed queries: only where the store reports every change (DuckDB).

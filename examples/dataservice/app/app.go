@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/netip"
 	"os"
 	"strconv"
 	"sync"
@@ -19,12 +18,12 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/alerts"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/cluster"
-	"github.com/fnapi/fnapi/examples/dataservice/collect"
+	"github.com/fnapi/fnapi/examples/dataservice/inlet"
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
-	"github.com/fnapi/fnapi/examples/dataservice/pvql"
+	"github.com/fnapi/fnapi/examples/dataservice/netctx"
+	"github.com/fnapi/fnapi/examples/dataservice/query"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
-	"github.com/fnapi/fnapi/examples/dataservice/traffic"
 	"github.com/fnapi/fnapi/examples/dataservice/webui"
 	"github.com/fnapi/fnapi/examples/dataservice/wire"
 	"github.com/fnapi/fnapi/jsonrpc"
@@ -43,8 +42,6 @@ type Config struct {
 	// (clickhouse://[user[:password]@]host:port/database) instead of <DataDir>/records.duckdb;
 	// ClickHouseCluster names the cluster whose shards hold them. Default: DuckDB.
 	ClickHouse, ClickHouseCluster string
-	// Demo runs the generator of synthetic traffic (24 hours of backfill, then live).
-	Demo bool
 	// SessionIdle and SessionMax are the defaults of the session_idle and session_max
 	// configuration keys; zero keeps the built-in defaults (1 h, 24 h).
 	SessionIdle, SessionMax time.Duration
@@ -52,49 +49,15 @@ type Config struct {
 	// caller, in bursts of twice as many. Default (0): DefaultRateLimit; NoRateLimit turns the
 	// limit off.
 	RateLimit int
-	// MaxQueryGroups is the most groups the statements of one query may yield together; more
-	// answer TOO-MANY-GROUPS. Default: DefaultMaxQueryGroups.
-	MaxQueryGroups int
-	// QueryGroupBudget is the most groups all queries running at once may hold together; a
-	// query past it answers RATE-LIMITED. Default: DefaultQueryGroupBudget (never below
-	// MaxQueryGroups).
-	QueryGroupBudget int
-	// QueryMemory is DuckDB's memory_limit in bytes (the embedded store only). Default:
-	// DefaultQueryMemory.
-	QueryMemory int64
-	// QueryThreads is how many threads DuckDB uses (the embedded store only). Default:
-	// GOMAXPROCS.
-	QueryThreads int
-	// MaxFollows is the most followed queries one caller may hold open at once; one more
-	// answers LIMIT-REACHED. Default: traffic.DefaultMaxFollows.
-	MaxFollows int
-	// StandingGroupBudget is the most groups standing queries (alert rules, followed queries)
-	// keep between their answers, all together, out of QueryGroupBudget. Default: half of
-	// QueryGroupBudget (DefaultStandingGroupBudget).
-	StandingGroupBudget int
-	// StandingGroupsPerUser is the most groups the standing queries of one user keep between
-	// their answers, and the most groups one alert rule's query may yield. Default: a quarter
-	// of StandingGroupBudget (DefaultStandingGroupsPerUser).
-	StandingGroupsPerUser int
+	// Query bounds the queries (package query). Default: query.DefaultConfiguration().
+	Query query.Configuration
 	// Logger receives the service's log. Default: none.
 	Logger *zap.Logger
 	// Auth adds options to the authenticator (tests lower the password hashing cost).
 	Auth []auth.Option
-	// NetFlow and SFlow are UDP addresses ("host:port") to collect NetFlow v5/v9/IPFIX and
-	// sFlow v5 on (package collect); "" collects none.
-	NetFlow, SFlow string
-	// Collect sets the collector's bounds; zero fields take collect's defaults.
-	Collect collect.Limits
-	// Capture names the interfaces the capture probe captures on (AF_PACKET, Linux, root or
-	// CAP_NET_RAW), CaptureFile a pcap or pcapng file it reads once at full speed, and
-	// CaptureFilter a BPF filter in tcpdump's syntax for both (needs tcpdump). Default: none.
-	Capture       []string
-	CaptureFile   string
-	CaptureFilter string
-	// CaptureSensor is the address the probe's records name as their exporter, so that the
-	// records of several sensors sharing one store say which saw them. Default: for an
-	// interface, its address (else the host's, see sensorAddr); none for CaptureFile.
-	CaptureSensor netip.Addr
+	// Inlet is what the service collects (package inlet): flows, the capture probe, GeoIP
+	// files, the demo generator. Default: inlet.DefaultConfiguration(), the ingest function only.
+	Inlet inlet.Configuration
 	// TracerProvider, when set, traces every call (see github.com/fnapi/fnapi/otel) and the
 	// records store's queries, ingests and deletions as its children. Default: no tracing.
 	TracerProvider trace.TracerProvider
@@ -102,11 +65,6 @@ type Config struct {
 	// that holds the users, sessions, API keys, dashboards, widgets and configuration instead of
 	// auth.db and state.db, shared with the other nodes of the service. Default: none (SQLite).
 	Postgres string
-	// GeoIPASN and GeoIPCountry are MaxMind DB files (GeoLite2-ASN, GeoLite2-Country or -City
-	// layouts), read again when they change on disk, checked every GeoIPPoll (default
-	// netctx.DefaultPollInterval). Default: none (ASNs and countries unknown).
-	GeoIPASN, GeoIPCountry string
-	GeoIPPoll              time.Duration
 	// Alerts configures the alerts' notifications.
 	Alerts AlertsConfig
 }
@@ -118,9 +76,6 @@ type App struct {
 	records  records.Store
 	engineOf *records.Engine // records' engine (records.Open's table)
 	store    records.Store   // records, traced when Config.TracerProvider is set, with context
-	// ingest stores the records of the collectors, the capture probe and the demo generator,
-	// with their context (contextStore), untraced.
-	ingest   records.Store
 	state    state.Store
 	users    *sqlstore.Store
 	usersDB  *sql.DB // the users' PostgreSQL connections; nil on SQLite
@@ -129,14 +84,9 @@ type App struct {
 	settings *manage.Settings
 	handler  http.Handler
 	api      *fnapi.Handler
-	flows    *collect.Collector // nil without -netflow and -sflow
-	flowAddr [2]string          // where flows and sFlow are received
-	capture  *capturing         // nil without -capture and -capture-file
+	inlet    *inlet.Component
 	limit    callLimit
-	engine   *pvql.Engine
-	// standing are the budgets of what alert rules and followed queries keep.
-	standing *standingBudgets
-	nctx     *netContext // zones, applications, GeoIP and SNMP names
+	query    *query.Component
 	alerts   *alerts.Service
 	alertsOn atomic.Bool // this node evaluates the alert rules now
 
@@ -165,12 +115,6 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	opened := a // a is nil once an error is returned
 	defer func() {
 		if err != nil {
-			if opened.flows != nil {
-				opened.flows.Close()
-			}
-			if opened.capture != nil {
-				opened.capture.close()
-			}
 			opened.closeStores()
 		}
 	}()
@@ -179,7 +123,7 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	}
 	a.store = a.records
 	if tp := cfg.TracerProvider; tp != nil {
-		a.store = tracedStore{Store: a.records, tracer: tp.Tracer(tracerName), system: a.engineOf.Name}
+		a.store = query.TracedStore(a.records, tp, a.engineOf.Name)
 	}
 	if err := a.openShared(ctx); err != nil {
 		return nil, err
@@ -200,14 +144,12 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	if a.settings, err = manage.NewSettings(ctx, a.state, defaults...); err != nil {
 		return nil, fmt.Errorf("app: configuration: %w", err)
 	}
-	if err := a.demoGeoIP(); err != nil {
+	a.inlet, err = inlet.New(ctx, inlet.Dependencies{Records: a.records, State: a.state, Settings: a.settings,
+		Logger: a.log, DataDir: cfg.DataDir, Shared: cfg.Postgres, DemoSetup: a.demoSetup}, cfg.Inlet)
+	if err != nil {
 		return nil, err
 	}
-	if a.nctx, err = a.openContext(ctx); err != nil {
-		return nil, err
-	}
-	a.store = contextStore{Store: a.store, resolver: a.nctx.resolver}
-	a.ingest = contextStore{Store: a.records, resolver: a.nctx.resolver}
+	a.store = inlet.Enrich(a.store, a.inlet.Resolver())
 	authOpts := append([]auth.Option{auth.WithLogger(a.log)}, cfg.Auth...)
 	if a.auth, err = auth.New(a.users, authOpts...); err != nil {
 		return nil, fmt.Errorf("app: %w", err)
@@ -225,20 +167,15 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 		default: // a pass is already due
 		}
 	})
-	if cfg.Demo && cfg.Postgres == "" { // with several nodes, the demo's lease holder does it
+	if cfg.Inlet.Demo && cfg.Postgres == "" { // with several nodes, the demo's lease holder does it
 		if err := a.ensureOverview(ctx); err != nil {
 			return nil, err
 		}
 	}
-	if a.engine, err = a.queryEngine(ctx); err != nil {
-		return nil, err
-	}
-	a.standing = newStanding(a.engine, cfg)
-	if err := a.startCollector(); err != nil {
-		return nil, err
-	}
-	if a.capture, err = openCapture(ctx, cfg); err != nil {
-		return nil, err
+	a.query, err = query.New(ctx, query.Dependencies{Records: a.records, Store: a.store,
+		DefaultPeriod: a.settings.DefaultPeriod, TracerProvider: cfg.TracerProvider, System: a.engineOf.Name}, cfg.Query)
+	if err != nil {
+		return nil, fmt.Errorf("app: %w", err)
 	}
 	if err = a.ensurePerfDashboard(ctx); err != nil {
 		return nil, err
@@ -246,42 +183,25 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	if a.handler, err = a.newHandler(); err != nil {
 		return nil, err
 	}
-	if cfg.Demo && cfg.Postgres == "" { // with several nodes, the demo's lease holder does it
+	if cfg.Inlet.Demo && cfg.Postgres == "" { // with several nodes, the demo's lease holder does it
 		if err := a.ensureDemo(ctx); err != nil {
 			return nil, err
 		}
+	}
+	if err := a.inlet.Start(ctx); err != nil {
+		return nil, err
 	}
 	a.listen()
 	a.start()
 	return a, nil
 }
 
-// startCollector listens for flows on cfg.NetFlow and cfg.SFlow, when set.
-func (a *App) startCollector() error {
-	if a.cfg.NetFlow == "" && a.cfg.SFlow == "" {
-		return nil
-	}
-	a.flows = collect.New(a.ingest, a.log, a.cfg.Collect)
-	for i, l := range []struct {
-		proto collect.Protocol
-		addr  string
-	}{{collect.NetFlow, a.cfg.NetFlow}, {collect.SFlow, a.cfg.SFlow}} {
-		if l.addr == "" {
-			continue
-		}
-		at, err := a.flows.Listen(l.proto, l.addr)
-		if err != nil {
-			return fmt.Errorf("app: %w", err)
-		}
-		a.flowAddr[i] = at.String()
-		a.log.Info("collecting flows", zap.String("protocol", l.proto.String()), zap.Stringer("addr", at))
-	}
-	return nil
-}
-
 // FlowAddrs returns the addresses the NetFlow and sFlow collectors listen on ("" for none), for
 // tests that ask for port 0.
-func (a *App) FlowAddrs() (netflow, sflow string) { return a.flowAddr[0], a.flowAddr[1] }
+func (a *App) FlowAddrs() (netflow, sflow string) { return a.inlet.FlowAddrs() }
+
+// Resolver returns what gives records their context.
+func (a *App) Resolver() *netctx.Resolver { return a.inlet.Resolver() }
 
 // recordsURL is the URL of the records store the command line chooses, which names its
 // engine (records.Open's table): -clickhouse's URL, else DuckDB in DataDir.
@@ -318,47 +238,15 @@ func openRecords(ctx context.Context, cfg Config) (records.Store, *records.Engin
 // list-fields, 1.2 adding the exporter key, set-role, list-audit and whoami, and 1.3 the alerts.
 func (a *App) registry() (*registry.Registry, error) {
 	reg := registry.New()
-	svc := &traffic.Service{
-		Engine:        a.engine,
-		Store:         a.store,
-		DefaultPeriod: a.settings.DefaultPeriod,
-		MaxFollows:    a.maxFollows(),
-	}
-	if cr, ok := a.records.(records.ChangeReporter); ok {
-		// The store reports all the records' changes (DuckDB: only this process writes its
-		// file), so followed queries answer from them. Elsewhere (ClickHouse, which other
-		// nodes may write) a followed query answers its whole period each interval.
-		changes := cr.Changes()
-		svc.Live = func(ctx context.Context, expr string) (traffic.Live, error) {
-			l, err := a.standing.of(userOf(ctx)).follows.Live(expr, changes)
-			if err != nil {
-				return nil, err
-			}
-			return l, nil
-		}
-	}
-	if tp := a.cfg.TracerProvider; tp != nil {
-		svc.Engine = tracedEngine{next: svc.Engine, tracer: tp.Tracer(tracerName), system: a.engineOf.Name}
-		if live := svc.Live; live != nil {
-			svc.Live = func(ctx context.Context, expr string) (traffic.Live, error) {
-				l, err := live(ctx, expr)
-				if err != nil {
-					return nil, err
-				}
-				return tracedLive{next: l, tracer: tp.Tracer(tracerName), system: a.engineOf.Name}, nil
-			}
-		}
-	}
 	for _, register := range []func(*registry.Registry) error{
 		fnapi.RegisterBuiltins,
 		func(r *registry.Registry) error {
 			return a.auth.Register(r, auth.ForFunc("set-role", registry.Since(api.SetRole.SinceText())),
 				auth.ForFunc("whoami", registry.Since(api.Whoami.SinceText())))
 		},
-		svc.Register,
+		a.query.Register,
 		func(r *registry.Registry) error { return manage.Register(r, a.state, a.settings) },
-		a.registerCollectorStatus,
-		a.registerContext,
+		a.inlet.Register,
 		a.registerAlerts,
 	} {
 		if err := register(reg); err != nil {
@@ -389,14 +277,7 @@ func (a *App) newHandler() (http.Handler, error) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/api/", http.StripPrefix("/api", a.api))
-	metricsHandler := a.api.Metrics()
-	if a.flows != nil {
-		metricsHandler = a.flows.MetricsHandler(metricsHandler)
-	}
-	if a.capture != nil {
-		metricsHandler = a.capture.metricsHandler(metricsHandler)
-	}
-	mux.Handle("GET /metrics", metricsHandler)
+	mux.Handle("GET /metrics", a.inlet.MetricsHandler(a.api.Metrics()))
 	mux.HandleFunc("GET "+LivePath, a.live)
 	mux.HandleFunc("GET "+ReadyPath, a.ready)
 	mux.Handle("/", webui.Handler())
@@ -419,8 +300,8 @@ func (a *App) Close(ctx context.Context) error {
 	if a.api != nil {
 		errs = append(errs, a.api.Shutdown(ctx))
 	}
-	if a.flows != nil {
-		errs = append(errs, a.flows.Close()) // stores what was received, before the store closes
+	if a.inlet != nil {
+		errs = append(errs, a.inlet.Stop()) // stores what was received, before the store closes
 	}
 	if a.stop != nil {
 		a.stop()

@@ -23,6 +23,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
 	"github.com/fnapi/fnapi/examples/dataservice/demo"
+	"github.com/fnapi/fnapi/examples/dataservice/inlet"
 )
 
 // caller is what the HTTPS client and the WebSocket connection have in common, so that every
@@ -383,7 +384,7 @@ func TestAuthenticationAndVersions(t *testing.T) {
 func TestDemoOverview(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	cfg := app.Config{DataDir: t.TempDir(), Demo: true}
+	cfg := app.Config{DataDir: t.TempDir(), Inlet: inlet.Configuration{Demo: true}}
 	titles := func(c *client.Client) map[string]string {
 		list, err := client.Call(ctx, c, api.ListDashboards, decl.None{})
 		if err != nil {
@@ -540,7 +541,7 @@ func TestPerfDashboard(t *testing.T) {
 	if err := os.WriteFile(pcap, hdr, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg := app.Config{DataDir: dir, CaptureFile: pcap}
+	cfg := app.Config{DataDir: dir, Inlet: inlet.Configuration{CaptureFile: pcap}}
 	for start := range 3 {
 		c, stop := openAsAdmin(t, cfg)
 		list, err := client.Call(ctx, c, api.ListDashboards, decl.None{})

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/auth/authapi"
@@ -69,18 +68,16 @@ var demoRules = []api.CreateAlertRuleArgs{
 		Query: `p95(srt) BY application WHERE application = "partner-api" HAVING p95(srt) > 3 SINCE @now-300`},
 }
 
-// demoGeoIP writes the demo's MaxMind DB files and uses them, when the command line names
-// none: the demo's public servers get AS numbers and countries.
-func (a *App) demoGeoIP() error {
-	if !a.cfg.Demo || a.cfg.GeoIPASN != "" || a.cfg.GeoIPCountry != "" {
-		return nil
+// demoSetup makes, on a first start of a service of several nodes, the overview dashboard and
+// the demo's context, dashboard and alert rules (ensureDemo: a single node makes them in
+// Open): the inlet calls it on the node that holds the demo's lease, before its traffic.
+func (a *App) demoSetup(ctx context.Context) {
+	if err := a.ensureOverview(ctx); err != nil {
+		a.log.Error("demo overview dashboard", zap.Error(err))
 	}
-	asn, country, err := demo.WriteGeoIP(filepath.Join(a.cfg.DataDir, "demo"))
-	if err != nil {
-		return fmt.Errorf("app: %w", err)
+	if err := a.ensureDemo(ctx); err != nil {
+		a.log.Error("demo", zap.Error(err))
 	}
-	a.cfg.GeoIPASN, a.cfg.GeoIPCountry = asn, country
-	return nil
 }
 
 // ensureDemo makes, once in the life of the store, the demo's zones, applications, exporter
@@ -142,7 +139,7 @@ func (a *App) demoContext(ctx context.Context) {
 			a.log.Warn("demo: application", zap.String("application", app.Name), zap.Error(err))
 		}
 	}
-	if err := manage.LoadContext(ctx, cs, a.nctx.resolver.Set); err != nil {
+	if err := manage.LoadContext(ctx, cs, a.inlet.Resolver().Set); err != nil {
 		a.log.Error("demo: applying the zones and applications", zap.Error(err))
 	}
 	if a.settings.Config().ExporterNames != "" {

@@ -19,4 +19,4 @@ func (a *App) EvaluatesAlerts() bool { return a.alertsOn.Load() }
 
 // ResolveContext gives recs their context as the service does when it stores them, for
 // benchmarks that load records straight into the store.
-func (a *App) ResolveContext(recs []records.Record) { resolve(a.nctx.resolver, recs) }
+func (a *App) ResolveContext(recs []records.Record) { a.inlet.Resolve(recs) }

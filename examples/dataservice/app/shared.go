@@ -97,12 +97,12 @@ func (a *App) listen() {
 				}
 			},
 			statedb.ConfigChannel: func(string) { reload() },
-			state.ContextChannel:  func(string) { a.reloadContext() },
+			state.ContextChannel:  func(string) { a.inlet.ReloadContext() },
 		},
 		Resync: func() {
 			a.auth.ForgetAll()
 			reload()
-			a.reloadContext()
+			a.inlet.ReloadContext()
 		},
 		Logger: a.log,
 	}
