@@ -110,7 +110,7 @@ func (a *App) ensureDemo(ctx context.Context) error {
 	admin := registry.WithCall(ctx, &registry.Call{Identity: &auth.Identity{User: auth.AdminUser, Role: authapi.RoleAdmin, Admin: true}})
 	for _, r := range demoRules {
 		r.Labels = demoLabel
-		if _, err := a.alerts.CreateRule(admin, r); err != nil {
+		if _, err := a.alerts.Service().CreateRule(admin, r); err != nil {
 			a.log.Error("demo: alert rule", zap.String("rule", r.Name), zap.Error(err))
 		}
 	}
@@ -142,12 +142,12 @@ func (a *App) demoContext(ctx context.Context) {
 	if err := manage.LoadContext(ctx, cs, a.inlet.Resolver().Set); err != nil {
 		a.log.Error("demo: applying the zones and applications", zap.Error(err))
 	}
-	if a.settings.Config().ExporterNames != "" {
+	if a.console.Settings().Config().ExporterNames != "" {
 		return
 	}
 	names, err := json.Marshal(demo.Exporters())
 	if err == nil {
-		_, err = a.settings.Set(ctx, map[string]json.RawMessage{manage.KeyExporterNames: names})
+		_, err = a.console.Settings().Set(ctx, map[string]json.RawMessage{manage.KeyExporterNames: names})
 	}
 	if err != nil {
 		a.log.Error("demo: exporter names", zap.Error(err))
