@@ -16,6 +16,7 @@ var snmpDefault = map[string]any{"interval": "5m", "exporters": []any{}}
 var defaults = map[string]any{"default_period": "1h", "retention": "30d", "session_idle": "1h", "session_max": "24h", "rate_limit": 200.0, "audit_retention": "365d", "snmp": snmpDefault, "exporter_names": []any{}}
 
 func TestConfigFunctions(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var mu sync.Mutex
 	var seen []manage.Config
@@ -81,6 +82,7 @@ func TestConfigFunctions(t *testing.T) {
 }
 
 func TestConfigBadInput(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.must("set-config", map[string]any{"values": map[string]any{"retention": "7d"}}, nil)
 	tests := []struct {

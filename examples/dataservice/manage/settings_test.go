@@ -37,6 +37,7 @@ func values(t *testing.T, s *manage.Settings) map[string]string {
 }
 
 func TestSettingsSurviveRestart(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	st := openStore(t, dir)
@@ -64,6 +65,7 @@ func TestSettingsSurviveRestart(t *testing.T) {
 }
 
 func TestSettingsDefaults(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	tests := []struct {
 		name string
@@ -96,6 +98,7 @@ func TestSettingsDefaults(t *testing.T) {
 }
 
 func TestSettingsIgnoreBadStoredValues(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := openStore(t, t.TempDir())
 	// As if edited by hand, or written by a later version of the program.
@@ -130,6 +133,7 @@ func TestSettingsIgnoreBadStoredValues(t *testing.T) {
 }
 
 func TestSettingsWatchAndReload(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st := openStore(t, t.TempDir())
 	a, err := manage.NewSettings(ctx, st)
