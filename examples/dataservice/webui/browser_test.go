@@ -171,15 +171,22 @@ func (p *page) text(sel string) string {
 	return v
 }
 
+// signIn opens url, the dashboards' list, and signs in as the administrator.
 func (p *page) signIn(url string) {
+	p.t.Helper()
+	p.signInAs(url, "admin", adminPassword, "#list-view")
+}
+
+// signInAs opens url and signs in as user on the sign-in form it shows, then waits for view.
+func (p *page) signInAs(url, user, password, view string) {
 	p.t.Helper()
 	p.do(
 		chromedp.Navigate(url),
 		chromedp.WaitVisible(chromedp.CSS("#login-form")),
-		chromedp.SetValue(chromedp.CSS("#login-user"), "admin"),
-		chromedp.SendKeys(chromedp.CSS("#login-password"), adminPassword),
+		chromedp.SetValue(chromedp.CSS("#login-user"), user),
+		chromedp.SendKeys(chromedp.CSS("#login-password"), password),
 		chromedp.Click(chromedp.CSS("#login-submit")),
-		chromedp.WaitVisible(chromedp.CSS("#list-view")),
+		chromedp.WaitVisible(chromedp.CSS(view)),
 	)
 	// The session is in the HttpOnly cookie, out of the page's reach.
 	if c := p.eval(`document.cookie`); c != "" {

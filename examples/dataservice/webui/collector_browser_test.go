@@ -98,10 +98,9 @@ func TestBrowserCollector(t *testing.T) {
 // here) and serves it over HTTPS (HTTP/2, as the real server does), counting the requests of
 // each path.
 func startServiceWith(t *testing.T, cfg app.Config) (*httptest.Server, *requests, *app.App) {
-	t.Setenv("SVC_ADMIN_PASSWORD", adminPassword)
 	ctx := context.Background()
 	cfg.DataDir = t.TempDir()
-	cfg.Auth = []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1})}
+	cfg.Auth = []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1}), auth.WithAdminPassword(adminPassword)}
 	a, err := app.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
