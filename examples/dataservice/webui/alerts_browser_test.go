@@ -3,7 +3,6 @@ package webui_test
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,6 +20,7 @@ import (
 // page and in the section bar's badge, acknowledges it, finds the transition in the history,
 // and the marker where it fired on a time series.
 func TestBrowserAlerts(t *testing.T) {
+	t.Parallel()
 	chrome := testenv.Chromium(t)
 	srv, _, _ := startServiceWith(t, app.Config{})
 	ingestKnown(t, srv)
@@ -117,14 +117,4 @@ func TestBrowserAlertRules(t *testing.T) {
 	if msgs := problems(); len(msgs) > 0 {
 		t.Errorf("the page logged problems:\n%s", strings.Join(msgs, "\n"))
 	}
-}
-
-// sessionOf signs in as user from Go and returns a client with the session.
-func sessionOf(t *testing.T, srv *httptest.Server, user, password string) *client.Client {
-	t.Helper()
-	session, err := client.Call(context.Background(), newClient(t, srv), authapi.Login, authapi.LoginArgs{User: user, Password: password})
-	if err != nil {
-		t.Fatalf("login as %s: %v", user, err)
-	}
-	return newClient(t, srv, client.WithSession(session))
 }

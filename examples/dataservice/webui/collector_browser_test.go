@@ -22,6 +22,7 @@ import (
 // seconds); checks the light, dark and 360 px pages for AA contrast and overflow, that leaving
 // the view stops its calls, and that a service without a collector says so.
 func TestBrowserCollector(t *testing.T) {
+	t.Parallel()
 	chrome := testenv.Chromium(t)
 	testenv.Need(t, "softflowd", "softflowd")
 	srv, hits, a := startServiceWith(t, app.Config{NetFlow: "127.0.0.1:0"})
@@ -133,6 +134,7 @@ func (p *page) colorScheme(theme string) {
 // its kernel ring's drops and its conversation table's evictions (none here), besides saying
 // that no flow collector runs; light, dark and 360 px for AA contrast and overflow.
 func TestBrowserCollectorCapture(t *testing.T) {
+	t.Parallel()
 	chrome := testenv.Chromium(t)
 	// Two seconds within one minute: one record.
 	pcap, pkts := testenv.Conversation(t, time.Now().Add(-2*time.Minute).Truncate(time.Minute), 20)

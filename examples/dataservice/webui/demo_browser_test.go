@@ -20,6 +20,7 @@ import (
 // a newcomer sees first is right (checkFirstLook); the period picked shows in the picker; the
 // zones and alert rules fit 390 px. The screenshots go to shotDir.
 func TestBrowserDemo(t *testing.T) {
+	t.Parallel()
 	chrome := testenv.Chromium(t)
 	srv, _, _ := startServiceWith(t, app.Config{Demo: true})
 	waitDemo(t, srv)
