@@ -23,6 +23,9 @@ import (
 // live dashboard open in two tabs, one over the WebSocket and one over HTTP streaming. While
 // the service is away every widget keeps its last answer and says it is reconnecting, never
 // an error code; once the service answers again every widget resumes without a reload.
+//
+// Not parallel: the service opens again on the address it had, which a parallel test's
+// listener could take in between.
 func TestBrowserRecovery(t *testing.T) {
 	chrome := testenv.Chromium(t)
 	t.Setenv("SVC_ADMIN_PASSWORD", adminPassword)
