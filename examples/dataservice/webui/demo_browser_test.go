@@ -74,8 +74,8 @@ func must[T any](v T, err error) T {
 
 // checkFirstLook checks a dashboard's head and widgets as a newcomer sees them: "Dashboards" once
 // in the top bar (the section, not again as a crumb), the picker naming the widgets' own period
-// ("Last hour", not a placeholder), every widget's title whole at 1440 px, and nothing wider
-// than the page.
+// ("Last hour", not a placeholder), every widget's title whole at 1440 px, bar labels within
+// their chart, and nothing wider than the page.
 func (p *page) checkFirstLook(title string, width int64) {
 	p.t.Helper()
 	if width == 1440 {
@@ -88,6 +88,9 @@ func (p *page) checkFirstLook(title string, width int64) {
 		if cut := p.eval(`[...document.querySelectorAll('#dashboard-view .widget h3')].filter(h => h.scrollWidth > h.clientWidth).map(h => h.textContent).join(', ')`); cut != "" {
 			p.t.Errorf("%s: these widget titles are cut at 1440 px: %s", title, cut)
 		}
+	}
+	if out := p.eval(`[...document.querySelectorAll('#dashboard-view .bar-label')].filter(t => t.getBoundingClientRect().left < t.closest('svg').getBoundingClientRect().left - 1).map(t => t.textContent).join(', ')`); out != "" {
+		p.t.Errorf("%s at %d px: these bar labels run past the chart's left edge: %s", title, width, out)
 	}
 	p.checkFits(title, width)
 }
