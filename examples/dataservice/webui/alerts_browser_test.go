@@ -14,6 +14,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
+	"github.com/fnapi/fnapi/examples/dataservice/query"
 )
 
 // TestBrowserAlerts creates an alert rule from an Explore query, sees it fire on the Alerts
@@ -66,7 +67,7 @@ func TestBrowserAlerts(t *testing.T) {
 func TestBrowserAlertRules(t *testing.T) {
 	t.Parallel()
 	chrome := testenv.Chromium(t)
-	srv, _, _ := startServiceWith(t, app.Config{MaxQueryGroups: 10})
+	srv, _, _ := startServiceWith(t, app.Config{Query: query.Configuration{MaxQueryGroups: 10}})
 	ingestKnown(t, srv) // 20 client ports
 	ctx := context.Background()
 	admin := newSession(t, srv)

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/inlet"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 )
 
@@ -25,7 +26,7 @@ func TestBrowserCollector(t *testing.T) {
 	t.Parallel()
 	chrome := testenv.Chromium(t)
 	testenv.Need(t, "softflowd", "softflowd")
-	srv, hits, a := startServiceWith(t, app.Config{NetFlow: "127.0.0.1:0"})
+	srv, hits, a := startServiceWith(t, app.Config{Inlet: inlet.Configuration{NetFlow: "127.0.0.1:0"}})
 	netflow, _ := a.FlowAddrs()
 	browser := testenv.Browser(t, chrome)
 	p, problems := openTab(t, browser)
@@ -138,7 +139,7 @@ func TestBrowserCollectorCapture(t *testing.T) {
 	chrome := testenv.Chromium(t)
 	// Two seconds within one minute: one record.
 	pcap, pkts := testenv.Conversation(t, time.Now().Add(-2*time.Minute).Truncate(time.Minute), 20)
-	srv, _, _ := startServiceWith(t, app.Config{CaptureFile: pcap})
+	srv, _, _ := startServiceWith(t, app.Config{Inlet: inlet.Configuration{CaptureFile: pcap}})
 	browser := testenv.Browser(t, chrome)
 	p, problems := openTab(t, browser)
 	shots := shotDir(t)

@@ -12,6 +12,7 @@ import (
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/inlet"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 )
 
@@ -22,7 +23,7 @@ import (
 func TestBrowserDemo(t *testing.T) {
 	t.Parallel()
 	chrome := testenv.Chromium(t)
-	srv, _, _ := startServiceWith(t, app.Config{Demo: true})
+	srv, _, _ := startServiceWith(t, app.Config{Inlet: inlet.Configuration{Demo: true}})
 	waitDemo(t, srv)
 	ds, err := client.Call(context.Background(), newSession(t, srv), api.ListDashboards, decl.None{})
 	if err != nil || len(ds) != 2 {

@@ -13,6 +13,7 @@ import (
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/inlet"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 )
 
@@ -68,8 +69,8 @@ func (s *restartable) url() string { return "https://" + s.addr }
 func (s *restartable) start() {
 	t := s.t
 	ctx := context.Background()
-	a, err := app.Open(ctx, app.Config{Demo: true, DataDir: s.dir,
-		Auth: []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1})}})
+	a, err := app.Open(ctx, app.Config{DataDir: s.dir,
+		Auth: []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1})}, Inlet: inlet.Configuration{Demo: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

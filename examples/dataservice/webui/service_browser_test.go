@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/inlet"
 )
 
 // startService opens the data service with demo traffic and serves it over HTTPS (HTTP/2,
 // as the real server does), counting the requests of each path.
 func startService(t *testing.T) (*httptest.Server, *requests) {
-	srv, hits, _ := startServiceWith(t, app.Config{Demo: true})
+	srv, hits, _ := startServiceWith(t, app.Config{Inlet: inlet.Configuration{Demo: true}})
 	return srv, hits
 }
 
