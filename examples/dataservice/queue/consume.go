@@ -64,7 +64,7 @@ func (q *Queue) work(ctx context.Context, store records.BatchStore) {
 			s, err := q.streamOf(ctx)
 			if err == nil {
 				cons, err = s.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
-					Durable: Durable, AckPolicy: jetstream.AckExplicitPolicy, AckWait: AckWait,
+					Durable: Durable, AckPolicy: jetstream.AckExplicitPolicy, AckWait: q.cfg.AckWait,
 					MaxDeliver: -1, FilterSubject: Subject,
 				})
 			}
@@ -80,6 +80,9 @@ func (q *Queue) work(ctx context.Context, store records.BatchStore) {
 			continue
 		}
 		for msg := range batch.Messages() {
+			if ctx.Err() != nil || q.nc.IsClosed() {
+				continue // left to be delivered again, to this node or another
+			}
 			q.handle(ctx, store, msg)
 		}
 		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
@@ -108,13 +111,15 @@ func (q *Queue) handle(ctx context.Context, store records.BatchStore, msg jetstr
 	}
 	b.Records, err = Decode(msg.Data())
 	if err == nil {
-		err = q.store(ctx, store, msg, b)
+		err = q.store(store, msg, b)
 	}
 	var bad *records.BatchError
 	switch {
 	case err == nil:
 		q.stored.Add(uint64(len(b.Records)))
-		if err := msg.DoubleAck(ctx); err != nil {
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := msg.DoubleAck(actx); err != nil {
 			q.cfg.Log.Warn("queue: acknowledging a stored batch (it will come again, and be stored once)", zap.String("batch", b.ID), zap.Error(err))
 		}
 	case errors.Is(err, ErrEncoding) || errors.As(err, &bad):
@@ -129,12 +134,14 @@ func (q *Queue) handle(ctx context.Context, store records.BatchStore, msg jetstr
 }
 
 // store stores b, telling JetStream every AckWait/3 that the message is in progress, so that
-// it is not delivered again meanwhile.
-func (q *Queue) store(ctx context.Context, store records.BatchStore, msg jetstream.Msg, b records.Batch) error {
+// it is not delivered again meanwhile. It does not end with Consume's context: a batch being
+// stored then is stored to the end (at most a minute) unless the Queue is closed, so that it
+// is acknowledged.
+func (q *Queue) store(store records.BatchStore, msg jetstream.Msg, b records.Batch) error {
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
-		t := time.NewTicker(AckWait / 3)
+		t := time.NewTicker(q.cfg.AckWait / 3)
 		defer t.Stop()
 		for {
 			select {
@@ -145,6 +152,8 @@ func (q *Queue) store(ctx context.Context, store records.BatchStore, msg jetstre
 			}
 		}
 	}()
+	ctx, cancel := context.WithTimeout(q.life, time.Minute)
+	defer cancel()
 	return store.IngestBatch(ctx, b)
 }
 
@@ -167,7 +176,9 @@ func (q *Queue) deadLetter(ctx context.Context, msg jetstream.Msg, id string, wh
 	}
 	q.dead.Add(1)
 	q.cfg.Log.Error("queue: a batch the store refused went to "+DeadSubject, zap.String("batch", id), zap.Error(why))
-	if err := msg.DoubleAck(ctx); err != nil {
+	actx, acancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer acancel()
+	if err := msg.DoubleAck(actx); err != nil {
 		q.cfg.Log.Warn("queue: acknowledging a dead-lettered batch", zap.String("batch", id), zap.Error(err))
 	}
 }

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -22,10 +23,12 @@ const maxPart = 8192
 // bad record is a *records.BatchError and nothing is published). The records go in messages
 // of at most maxPart records and the server's largest payload, each with the id
 // BATCH.PART in Nats-Msg-Id, so that JetStream drops a message published again within
-// Duplicates and the consumers store each once. When NATS cannot be reached, the stream is
-// full or MaxInFlight bytes wait already, it fails (records.ErrUnavailable) at once: the
-// caller counts the records lost, as when the store fails. A batch of several messages of
-// which some were acknowledged before a failure keeps those.
+// Duplicates and the consumers store each once: a message whose acknowledgement does not come
+// (a NATS node failing over) is published again, within PublishTimeout. When NATS cannot be
+// reached, the stream is full or MaxInFlight bytes wait already, it fails
+// (records.ErrUnavailable) at once: the caller counts the records lost, as when the store
+// fails. A batch of several messages of which some were acknowledged before a failure keeps
+// those.
 func (q *Queue) Ingest(ctx context.Context, recs []records.Record) error {
 	if len(recs) == 0 {
 		return nil
@@ -45,17 +48,14 @@ func (q *Queue) publish(ctx context.Context, recs []records.Record) error {
 	if _, err := q.streamOf(ctx); err != nil {
 		return unavailable(err)
 	}
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, PublishTimeout)
-		defer cancel()
-	}
+	ctx, cancel := context.WithTimeout(ctx, PublishTimeout)
+	defer cancel()
 	batch := nuid.Next()
 	limit := q.nc.MaxPayload() - 1024 // room for the headers
-	var futures []jetstream.PubAckFuture
+	var parts []*part
 	held := int64(0)
 	defer func() { q.inFlight.Add(-held) }()
-	for part := 0; len(recs) > 0; part++ {
+	for len(recs) > 0 {
 		n := min(len(recs), maxPart)
 		data := Encode(nil, recs[:n])
 		for int64(len(data)) > limit && n > 1 {
@@ -70,22 +70,64 @@ func (q *Queue) publish(ctx context.Context, recs []records.Record) error {
 			return unavailable(fmt.Errorf("%d bytes wait for JetStream's acknowledgement already (MaxInFlight)", q.inFlight.Load()))
 		}
 		held += int64(len(data))
-		msg := &nats.Msg{Subject: Subject, Data: data, Header: nats.Header{}}
-		f, err := q.js.PublishMsgAsync(msg, jetstream.WithMsgID(batch+"."+strconv.Itoa(part)))
-		if err != nil {
-			return unavailable(err)
+		p := &part{id: batch + "." + strconv.Itoa(len(parts)), data: data}
+		if q.send(p) != nil {
+			p.f = nil // await sends it again
 		}
-		futures = append(futures, f)
+		parts = append(parts, p)
 		recs = recs[n:]
 	}
-	for _, f := range futures {
-		select {
-		case <-f.Ok():
-		case err := <-f.Err():
+	for _, p := range parts {
+		if err := q.await(ctx, p); err != nil {
 			return unavailable(err)
-		case <-ctx.Done():
-			return unavailable(fmt.Errorf("no acknowledgement: %w", ctx.Err()))
 		}
 	}
 	return nil
+}
+
+// part is one message of a batch being published.
+type part struct {
+	id   string
+	data []byte
+	f    jetstream.PubAckFuture
+}
+
+// send publishes p without waiting for its acknowledgement.
+func (q *Queue) send(p *part) error {
+	msg := &nats.Msg{Subject: Subject, Data: p.data, Header: nats.Header{}}
+	f, err := q.js.PublishMsgAsync(msg, jetstream.WithMsgID(p.id))
+	p.f = f
+	return err
+}
+
+// await waits for p's acknowledgement, publishing p again under its id (JetStream drops the
+// copies it has) when none came for another reason than JetStream's refusal (a full stream):
+// a time-out or a lost connection while a NATS node fails over.
+func (q *Queue) await(ctx context.Context, p *part) error {
+	for {
+		var err error
+		if p.f != nil {
+			select {
+			case <-p.f.Ok():
+				return nil
+			case err = <-p.f.Err():
+			case <-ctx.Done():
+				return fmt.Errorf("no acknowledgement: %w", ctx.Err())
+			}
+			var refused *jetstream.APIError
+			if errors.As(err, &refused) {
+				return err
+			}
+		}
+		t := time.NewTimer(200 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("no acknowledgement (%v): %w", err, ctx.Err())
+		case <-t.C:
+		}
+		if err := q.send(p); err != nil {
+			p.f = nil
+		}
+	}
 }

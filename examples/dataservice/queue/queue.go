@@ -41,9 +41,9 @@ const (
 	// Duplicates is the stream's window in which a batch published again under its id
 	// (Nats-Msg-Id) is dropped by JetStream.
 	Duplicates = 2 * time.Minute
-	// AckWait is how long a consumer has to acknowledge a batch before it is delivered again;
-	// a consumer storing a batch tells JetStream it is in progress every AckWait/3.
-	AckWait = 30 * time.Second
+	// DefaultAckWait is how long a consumer has to acknowledge a batch before it is delivered
+	// again; a consumer storing a batch tells JetStream it is in progress every AckWait/3.
+	DefaultAckWait = 30 * time.Second
 	// PublishTimeout bounds an Ingest whose context has no deadline.
 	PublishTimeout = 10 * time.Second
 )
@@ -62,6 +62,10 @@ type Config struct {
 	MaxAge time.Duration
 	// MaxInFlight bounds the bytes of unacknowledged publishing (DefaultMaxInFlight when 0).
 	MaxInFlight int64
+	// AckWait is how long a consumer has to acknowledge a batch before JetStream delivers it
+	// to another (DefaultAckWait when 0); set by the consuming node that creates or updates
+	// the consumer.
+	AckWait time.Duration
 	// Log receives the queue's connection changes and failures.
 	Log *zap.Logger
 }
@@ -86,6 +90,9 @@ type Queue struct {
 	dead        atomic.Uint64 // batches this node's consumer dead-lettered
 	// opened is closed when Open returns: the connection's handlers wait for it.
 	opened chan struct{}
+	// life ends when Close is called: a batch being stored then is abandoned, as in a crash.
+	life context.Context
+	end  context.CancelFunc
 }
 
 // ensureStreamOpened is ensureStream once Open returned, unless it failed.
@@ -106,6 +113,9 @@ func Open(ctx context.Context, cfg Config) (*Queue, error) {
 	if cfg.MaxAge == 0 {
 		cfg.MaxAge = DefaultMaxAge
 	}
+	if cfg.AckWait == 0 {
+		cfg.AckWait = DefaultAckWait
+	}
 	if cfg.MaxInFlight == 0 {
 		cfg.MaxInFlight = DefaultMaxInFlight
 	}
@@ -118,6 +128,7 @@ func Open(ctx context.Context, cfg Config) (*Queue, error) {
 	}
 	q := &Queue{cfg: cfg, problem: errors.New("not connected yet"), opened: make(chan struct{})}
 	defer close(q.opened)
+	q.life, q.end = context.WithCancel(context.Background())
 	opts := []nats.Option{
 		nats.Name("dataservice"), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second),
 		// Publishing while disconnected fails at once instead of filling a buffer.
@@ -140,6 +151,7 @@ func Open(ctx context.Context, cfg Config) (*Queue, error) {
 	}
 	q.nc, err = nats.Connect(strings.Join(urls, ","), opts...)
 	if err != nil {
+		q.end()
 		return nil, fmt.Errorf("queue: NATS %s cannot be reached: %w", cfg.URLs, err)
 	}
 	js, err := jetstream.New(q.nc, jetstream.WithPublishAsyncTimeout(PublishTimeout))
@@ -251,8 +263,10 @@ func (q *Queue) streamOf(ctx context.Context) (jetstream.Stream, error) {
 	return q.streamOf(ctx)
 }
 
-// Close drains the connection: what was published is acknowledged or failed first.
+// Close closes the connection; a batch being stored is abandoned, left to be delivered again.
+// To stop consuming cleanly, end Consume's context and wait for it first.
 func (q *Queue) Close() error {
+	q.end()
 	q.nc.Close()
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.uber.org/zap/zaptest"
 
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/examples/dataservice/queue"
@@ -24,7 +25,7 @@ import (
 // open opens a queue on urls, closed with the test.
 func open(t testing.TB, urls string, consume bool) *queue.Queue {
 	t.Helper()
-	q, err := queue.Open(context.Background(), queue.Config{URLs: urls, Consume: consume})
+	q, err := queue.Open(context.Background(), queue.Config{URLs: urls, Consume: consume, Log: zaptest.NewLogger(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,12 +77,25 @@ func publish(t testing.TB, q *queue.Queue, senders, batches, size int, at int64)
 	}
 }
 
-// waitStored waits until store holds want records and the stream has none pending.
+// waitStored waits until store holds want records and the stream has none pending, as long
+// as each Eventually's wait sees progress (a loaded ClickHouse takes seconds a batch).
 func waitStored(t testing.TB, q *queue.Queue, store records.Reader, want int64) {
 	t.Helper()
-	testutil.Eventually(t, fmt.Sprintf("%d records stored", want), func() bool {
-		return recordstest.Count(t, store) >= want && q.Status(context.Background(), time.Now()).Pending == 0
-	})
+	var n int64
+	var st queue.Status
+	defer func() {
+		if t.Failed() {
+			t.Logf("last seen: %d records stored, status %+v", n, st)
+		}
+	}()
+	for done := false; !done; {
+		last := n
+		testutil.Eventually(t, fmt.Sprintf("%d records stored (progress from %d)", want, last), func() bool {
+			n, st = recordstest.Count(t, store), q.Status(context.Background(), time.Now())
+			done = n >= want && st.Pending == 0
+			return done || n > last
+		})
+	}
 	if n := recordstest.Count(t, store); n != want {
 		t.Fatalf("%d records stored, want %d", n, want)
 	}
