@@ -9,6 +9,7 @@
 //	            [-capture-sensor ADDR]
 //	            [-clickhouse URL [-clickhouse-cluster NAME]] [-postgres URL] [-drain 0s]
 //	            [-proxy-protocol CIDR[,CIDR...]] [-metrics ADDR]
+//	            [-queue nats://HOST:PORT[,HOST:PORT...] [-consume] [-queue-max-bytes N]]
 //
 // Every start-up failure (a flag value out of bounds, the data directory in use or not
 // writable, a damaged store, the address taken, a certificate without its key) ends the
@@ -35,6 +36,7 @@ import (
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/examples/dataservice/alerts"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/queue"
 	"github.com/fnapi/fnapi/transport/proxyproto"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -76,6 +78,9 @@ type options struct {
 	geoASN, geoCountry    string         // -geoip-asn, -geoip-country
 	webhookAllow          []netip.Prefix // -webhook-allow
 	smtp                  *alerts.SMTP   // -smtp
+	queue                 string         // -queue
+	consume               bool           // -consume
+	queueMaxBytes         int64          // -queue-max-bytes
 }
 
 // newFlagSet returns the service's flags, set into o; docs/running.md's table lists each
@@ -132,6 +137,9 @@ func newFlagSet(o *options) *flag.FlagSet {
 		o.smtp = c
 		return err
 	})
+	fs.StringVar(&o.queue, "queue", "", "nats://HOST:PORT[,HOST:PORT...]: publish the records this node produces to the NATS JetStream stream SVC_RECORDS (created when missing) instead of storing them")
+	fs.BoolVar(&o.consume, "consume", false, "with -queue: store the stream's batches in this node's records store (durable consumer svc-store, shared by every consuming node)")
+	fs.Int64Var(&o.queueMaxBytes, "queue-max-bytes", queue.DefaultMaxBytes, "with -queue: the stream's size limit when this node creates it; past it publishing fails and the collectors count the records lost")
 	fs.TextVar(&o.level, "log-level", zapcore.InfoLevel, "log level: debug, info, warn, error")
 	fs.SetOutput(io.Discard) // errors are returned, as one line
 	return fs
@@ -195,7 +203,8 @@ func run() error {
 		ClickHouse: o.chURL, ClickHouseCluster: o.chCluster, NetFlow: o.netflow, SFlow: o.sflow,
 		Postgres: o.postgres, GeoIPASN: o.geoASN, GeoIPCountry: o.geoCountry,
 		Capture: o.capture, CaptureFile: o.captureFile, CaptureFilter: o.captureFilter, CaptureSensor: o.captureSensor,
-		Alerts: app.AlertsConfig{WebhookAllow: o.webhookAllow, SMTP: o.smtp, Listen: listening(ln, mln)}}
+		Alerts: app.AlertsConfig{WebhookAllow: o.webhookAllow, SMTP: o.smtp, Listen: listening(ln, mln)},
+		Queue:  o.queue, Consume: o.consume, QueueMaxBytes: o.queueMaxBytes}
 	tp, err := tracing(ctx, os.Getenv)
 	if err != nil {
 		return err

@@ -45,6 +45,12 @@ func checkFlags(o options) error {
 	if o.idle > 0 && o.max > 0 && o.idle > o.max {
 		return fmt.Errorf("-session-idle %v is longer than -session-max %v: a session is never idle longer than it may live", o.idle, o.max)
 	}
+	if o.consume && o.queue == "" {
+		return errors.New("-consume stores the batches of a queue: give -queue nats://HOST:PORT too")
+	}
+	if o.queueMaxBytes < 1<<20 {
+		return fmt.Errorf("-queue-max-bytes %d: must be at least 1048576 (1 MiB)", o.queueMaxBytes)
+	}
 	if o.captureFilter != "" && len(o.capture) == 0 && o.captureFile == "" {
 		return errors.New("-capture-filter filters the capture probe's packets: give -capture IFACE or -capture-file FILE too")
 	}

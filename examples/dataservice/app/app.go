@@ -22,6 +22,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/collect"
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
+	"github.com/fnapi/fnapi/examples/dataservice/queue"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 	"github.com/fnapi/fnapi/examples/dataservice/traffic"
@@ -108,6 +109,14 @@ type Config struct {
 	GeoIPPoll              time.Duration
 	// Alerts configures the alerts' notifications.
 	Alerts AlertsConfig
+	// Queue is the -queue flag, nats://HOST:PORT[,HOST:PORT...]: the records this node
+	// produces are published to the JetStream stream SVC_RECORDS (package queue) instead of
+	// stored. Consume (-consume) stores the stream's batches in this node's records store.
+	// QueueMaxBytes bounds the stream when this node creates it (default
+	// queue.DefaultMaxBytes). Default: no queue.
+	Queue         string
+	Consume       bool
+	QueueMaxBytes int64
 }
 
 // App is an open data service.
@@ -120,6 +129,7 @@ type App struct {
 	// ingest stores the records of the collectors, the capture probe and the demo generator,
 	// with their context (contextStore), untraced.
 	ingest   records.Store
+	queue    *queue.Queue // -queue; nil without
 	state    state.Store
 	users    *sqlstore.Store
 	usersDB  *sql.DB // the users' PostgreSQL connections; nil on SQLite
@@ -205,8 +215,11 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	if a.nctx, err = a.openContext(ctx); err != nil {
 		return nil, err
 	}
-	a.store = contextStore{Store: a.store, resolver: a.nctx.resolver}
-	a.ingest = contextStore{Store: a.records, resolver: a.nctx.resolver}
+	if err := a.openQueue(ctx); err != nil {
+		return nil, err
+	}
+	a.store = contextStore{Store: a.viaQueue(a.store), resolver: a.nctx.resolver}
+	a.ingest = contextStore{Store: a.viaQueue(a.records), resolver: a.nctx.resolver}
 	authOpts := append([]auth.Option{auth.WithLogger(a.log)}, cfg.Auth...)
 	if a.auth, err = auth.New(a.users, authOpts...); err != nil {
 		return nil, fmt.Errorf("app: %w", err)
@@ -395,6 +408,7 @@ func (a *App) newHandler() (http.Handler, error) {
 	if a.capture != nil {
 		metricsHandler = a.capture.metricsHandler(metricsHandler)
 	}
+	metricsHandler = a.queueMetrics(metricsHandler)
 	mux.Handle("GET /metrics", metricsHandler)
 	mux.HandleFunc("GET "+LivePath, a.live)
 	mux.HandleFunc("GET "+ReadyPath, a.ready)
@@ -448,6 +462,9 @@ func (a *App) closeStores() error {
 	}
 	if a.state != nil {
 		errs = append(errs, a.state.Close())
+	}
+	if a.queue != nil {
+		errs = append(errs, a.queue.Close())
 	}
 	if a.records != nil {
 		errs = append(errs, a.records.Close())

@@ -33,6 +33,7 @@ func (a *App) background() []work {
 		ws = append(ws, work{name: "demo traffic", key: 0x66_6e_61_70_69_02, leased: several, run: a.demo})
 	}
 	ws = append(ws, a.contextWork()...)
+	ws = append(ws, a.queueWork()...)
 	return append(ws, a.captureWork()...)
 }
 

@@ -15,7 +15,7 @@ import (
 // to reg: the flow collector's own figures, or enabled false when the service collects no flows,
 // and the capture probe's when it runs.
 func (a *App) registerCollectorStatus(reg *registry.Registry) error {
-	return registry.Implement(reg, api.CollectorStatus, func(context.Context, decl.None) (api.CollectorStatusResult, error) {
+	return registry.Implement(reg, api.CollectorStatus, func(ctx context.Context, _ decl.None) (api.CollectorStatusResult, error) {
 		res := api.CollectorStatusResult{Listen: []api.CollectorSocket{}, Exporters: []api.ExporterStatus{}}
 		if a.flows != nil {
 			res = apiCollectorStatus(a.flows.Status(time.Now()))
@@ -23,6 +23,10 @@ func (a *App) registerCollectorStatus(reg *registry.Registry) error {
 		res.SNMP = a.snmpStatus()
 		if a.capture != nil {
 			res.Capture = a.capture.status()
+		}
+		if st := a.queueStatus(ctx); st != nil {
+			q := api.QueueStatus(*st)
+			res.Queue = &q
 		}
 		return res, nil
 	}, registry.Requires(authapi.RoleReadOnly), registry.ReadOnly())

@@ -45,7 +45,7 @@ func TestNATSClusterNodeKilled(t *testing.T) {
 // one ClickHouse server; one dies mid-stream (its connection closed while it holds batches
 // not acknowledged): the other stores them once AckWait passed, and every record is stored
 // once. AckWait must exceed the time the server takes to finish an insert its client
-// abandoned (seconds on a loaded test machine; the default is 30 s).
+// abandoned (seconds on a loaded test machine; the default is 10 s).
 func TestConsumerDiesOtherTakesOver(t *testing.T) {
 	t.Parallel()
 	nats := testenv.NATS(t)

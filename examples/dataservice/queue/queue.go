@@ -43,7 +43,7 @@ const (
 	Duplicates = 2 * time.Minute
 	// DefaultAckWait is how long a consumer has to acknowledge a batch before it is delivered
 	// again; a consumer storing a batch tells JetStream it is in progress every AckWait/3.
-	DefaultAckWait = 30 * time.Second
+	DefaultAckWait = 10 * time.Second
 	// PublishTimeout bounds an Ingest whose context has no deadline.
 	PublishTimeout = 10 * time.Second
 )

@@ -243,3 +243,27 @@ func TestNATSDown(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestMaxInFlight checks the bound on the bytes waiting for acknowledgements: a batch of
+// exactly MaxInFlight bytes is published, one byte more fails at once as unavailable.
+func TestMaxInFlight(t *testing.T) {
+	t.Parallel()
+	srv := testenv.NATS(t)
+	recs := recordstest.Batch(100, 1_700_000_000)
+	size := int64(len(queue.Encode(nil, recs)))
+	for _, tc := range []struct {
+		max int64
+		ok  bool
+	}{{size, true}, {size - 1, false}} {
+		q, err := queue.Open(context.Background(), queue.Config{URLs: srv.URL, MaxInFlight: tc.max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		testutil.Eventually(t, "the queue ready", func() bool { return q.Ready() == nil })
+		err = q.Ingest(context.Background(), recs)
+		if tc.ok && err != nil || !tc.ok && !errors.Is(err, records.ErrUnavailable) {
+			t.Errorf("MaxInFlight %d, a batch of %d bytes: %v", tc.max, size, err)
+		}
+		q.Close()
+	}
+}
