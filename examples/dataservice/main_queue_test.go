@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -155,4 +157,77 @@ func TestQueueNATSDown(t *testing.T) {
 		t.Fatalf("ingest once NATS is up: %v", err)
 	}
 	p.stop(t)
+}
+
+// netflowV5 is a NetFlow v5 datagram of one flow of 3 packets and 1500 bytes from 10.8.X.Y:40000
+// to 10.9.0.2:22 (X.Y from i), in the second before the export.
+func netflowV5(i int) []byte {
+	d := binary.BigEndian.AppendUint16(nil, 5)
+	d = binary.BigEndian.AppendUint16(d, 1)
+	d = binary.BigEndian.AppendUint32(d, 60_000)
+	d = binary.BigEndian.AppendUint32(d, uint32(time.Now().Unix()))
+	d = append(d, make([]byte, 12)...)
+	d = append(d, 10, 8, byte(i>>8), byte(i), 10, 9, 0, 2, 0, 0, 0, 0, 0, 1, 0, 2)
+	for _, v := range []uint32{3, 1500, 59_000, 60_000} {
+		d = binary.BigEndian.AppendUint32(d, v)
+	}
+	d = append(d, 0x9c, 0x40, 0, 22, 0, 0, 6, 0)
+	return append(d, make([]byte, 8)...)
+}
+
+// TestQueueClickHouseKilled sends a steady stream of NetFlow to a sensor publishing through
+// NATS, stored by a consuming node into ClickHouse, which is killed and started again during
+// the stream: every flow is stored once (its packets counted once).
+func TestQueueClickHouseKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts NATS, ClickHouse and two nodes")
+	}
+	nats, ch := testenv.NATS(t), testenv.ClickHouse(t)
+	sensorData, storeData := t.TempDir(), t.TempDir()
+	sensor := startService(t, "-addr", "127.0.0.1:0", "-data", sensorData, "-queue", nats.URL, "-netflow", "127.0.0.1:0")
+	consumer := startService(t, "-addr", "127.0.0.1:0", "-data", storeData, "-clickhouse", ch.URL, "-queue", nats.URL, "-consume")
+	cc := adminClient(t, consumer, storeData)
+	packets := func() int64 {
+		var res []struct{ Data [][2][]any }
+		if err := cc.Call(context.Background(), "query", map[string]any{"expr": "packets BY server.ip SINCE @now-600"}, &res); err != nil || len(res) == 0 || len(res[0].Data) == 0 {
+			return 0
+		}
+		return int64(res[0].Data[0][1][0].(float64))
+	}
+	conn, err := net.Dial("udp", sensor.flows["netflow"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	sent := 0
+	send := func(n int) {
+		tick := time.NewTicker(5 * time.Millisecond) // 200 flows/s
+		defer tick.Stop()
+		for range n {
+			<-tick.C
+			if _, err := conn.Write(netflowV5(sent)); err != nil {
+				t.Fatal(err)
+			}
+			sent++
+		}
+	}
+	send(400)
+	testutil.Eventually(t, "flows stored", func() bool { return packets() > 0 })
+	ch.Stop()
+	send(1000)
+	ch.Start()
+	send(400)
+	var n int64
+	for last := int64(-1); n != int64(3*sent); {
+		last = n
+		testutil.Eventually(t, fmt.Sprintf("%d packets stored (progress from %d)", 3*sent, last), func() bool {
+			n = packets()
+			return n >= int64(3*sent) || n > last
+		})
+		if n > int64(3*sent) {
+			t.Fatalf("%d packets stored, want %d: some flows twice", n, 3*sent)
+		}
+	}
+	consumer.stop(t)
+	sensor.stop(t)
 }
