@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/queue"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
@@ -48,22 +49,35 @@ func (a *App) viaQueue(s records.Store) records.Store {
 	return queued{Store: s, q: a.queue}
 }
 
-// queueWork is the consumer of a node with -consume: it stores the stream's batches until
-// Close, finishing the one it is storing.
-func (a *App) queueWork() []work {
+// consumer is the queue's consumer on a node with -consume.
+type consumer struct {
+	cancel context.CancelFunc
+	done   <-chan struct{}
+}
+
+// startConsumer stores the stream's batches until Close (-consume).
+func (a *App) startConsumer() {
 	if a.queue == nil || !a.cfg.Consume {
-		return nil
+		return
 	}
-	store := a.records.(records.BatchStore)
-	return []work{{name: "queue consumer", run: func(ctx context.Context) { <-a.queue.Consume(ctx, store) }}}
+	ctx, cancel := context.WithCancel(context.Background())
+	a.consumer = consumer{cancel: cancel, done: a.queue.Consume(ctx, a.records.(records.BatchStore))}
+}
+
+// stop ends the consumer, once the batch it stores is stored and acknowledged.
+func (c consumer) stop() {
+	if c.cancel != nil {
+		c.cancel()
+		<-c.done
+	}
 }
 
 // queueStatus is the queue's part of collector-status; nil without -queue.
-func (a *App) queueStatus(ctx context.Context) *queue.Status {
+func (a *App) queueStatus(ctx context.Context) *api.QueueStatus {
 	if a.queue == nil {
 		return nil
 	}
-	st := a.queue.Status(ctx, time.Now())
+	st := api.QueueStatus(a.queue.Status(ctx, time.Now()))
 	return &st
 }
 
