@@ -47,7 +47,7 @@ type QueueStatus struct {
 	Pending     uint64  `json:"pending" jsonschema:"description=Batches waiting in the stream to be stored (the consumers' lag)"`
 	Redelivered uint64  `json:"redelivered" jsonschema:"description=Batches this node's consumer was given again (after a crash\\, a time-out or an unavailable store)"`
 	DeadLetters uint64  `json:"dead_letters" jsonschema:"description=Batches the store refused for their content\\, kept in the dead-letter subject"`
-	Stored      uint64  `json:"stored" jsonschema:"description=Records this node's consumer stored"`
+	Stored      uint64  `json:"stored" jsonschema:"description=Records of the batches this node's consumer acknowledged (stored\\, or found stored when given again)"`
 	OldestAge   float64 `json:"oldest_age" jsonschema:"description=Age of the oldest batch waiting\\, in seconds; 0 when none waits"`
 	Error       string  `json:"error,omitempty" jsonschema:"description=Why the queue cannot be reached; absent when it can"`
 }

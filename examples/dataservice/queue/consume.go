@@ -195,7 +195,8 @@ type Status struct {
 	Redelivered uint64 `json:"redelivered"`
 	// DeadLetters is how many batches the stream holds in DeadSubject.
 	DeadLetters uint64 `json:"dead_letters"`
-	// Stored is how many records this node's consumer stored.
+	// Stored is how many records of the batches this node's consumer acknowledged: stored, or
+	// found stored already when given again.
 	Stored uint64 `json:"stored"`
 	// OldestAge is the age of the oldest batch waiting, in seconds; 0 when none waits.
 	OldestAge float64 `json:"oldest_age"`
