@@ -29,6 +29,7 @@ import (
 	"github.com/fnapi/fnapi/jsonrpc"
 	fnotel "github.com/fnapi/fnapi/otel"
 	"github.com/fnapi/fnapi/registry"
+	"github.com/fnapi/fnapi/transport"
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 )
@@ -122,7 +123,8 @@ type App struct {
 	ingest   records.Store
 	state    state.Store
 	users    *sqlstore.Store
-	usersDB  *sql.DB // the users' PostgreSQL connections; nil on SQLite
+	usersDB  *sql.DB                    // the users' PostgreSQL connections; nil on SQLite
+	idem     transport.IdempotencyStore // Idempotency-Key answers in usersDB; nil: the handler's own, in memory
 	listener *cluster.Listener
 	auth     *auth.Authenticator
 	settings *manage.Settings
@@ -382,7 +384,8 @@ func (a *App) newHandler() (http.Handler, error) {
 		fnapi.WithMetrics(),
 		fnapi.WithInterceptors(ics...),
 		fnapi.WithMCP(agents),
-		fnapi.WithJSONRPC(jsonrpc.Options{}))
+		fnapi.WithJSONRPC(jsonrpc.Options{}),
+		fnapi.WithIdempotencyStore(a.idem))
 	if err != nil {
 		return nil, fmt.Errorf("app: %w", err)
 	}
