@@ -59,7 +59,10 @@
 // in MCP-Protocol-Version (else 400, CodeHeaderMismatch; a version not spoken: 400,
 // CodeUnsupportedVersion with data {supported, requested}), its method in Mcp-Method and, for
 // tools/call, prompts/get, resources/read and tasks/*, its params.name, uri or taskId in Mcp-Name (compared
-// without surrounding whitespace; else 400, CodeHeaderMismatch). It holds no session: nothing
+// without surrounding whitespace; else 400, CodeHeaderMismatch), and a tool argument whose
+// schema says x-mcp-header in its Mcp-Param-<name> header (see paramheaders.go; tag the field
+// `jsonschema_extras:"x-mcp-header=Region"`). Options.InputSchemas shows a hand-written JSON
+// Schema 2020-12 ($schema, $defs, allOf, if/then/else) for a tool. It holds no session: nothing
 // is kept between requests, so several nodes serve it sharing nothing, the bound on sessions
 // does not apply, and each request still counts against the rate limit and the body limit.
 // server/discover answers the revisions, capabilities and serverInfo (in _meta). Every result

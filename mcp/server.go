@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/fnapi/fnapi/apierr"
@@ -34,6 +36,12 @@ type Server struct {
 // New returns the endpoint.
 func New(opts Options) *Server {
 	opts = opts.withDefaults()
+	for name, in := range opts.InputSchemas {
+		var v map[string]any
+		if err := json.Unmarshal(in, &v); err != nil || v == nil {
+			panic(fmt.Sprintf("mcp: Options.InputSchemas[%q] is not a JSON object", name))
+		}
+	}
 	return &Server{opts: opts, sessions: sessions{max: opts.MaxSessions, perCaller: opts.SessionsPerCaller, idle: opts.SessionIdle},
 		tasks: tasks{perCaller: opts.TasksPerCaller, max: opts.MaxTasks, ttl: opts.TaskTTL}}
 }
@@ -138,6 +146,9 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 	if stateless {
 		if sess = statelessSession(w, r, req); sess != nil && bytes.Contains(sess.caps, []byte(TasksExtension)) {
 			sess.caller = callerOf(probe, r, x) // whom its tasks count against
+		}
+		if sess != nil && req.Method == "tools/call" && !s.checkParamHeaders(w, r, x, req, strings.TrimPrefix(sess.target, "tools/call ")) {
+			sess = nil
 		}
 	} else {
 		sess = s.sessionOf(w, r, x)

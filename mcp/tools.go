@@ -20,15 +20,16 @@ import (
 type tool struct {
 	Name         string             `json:"name"`
 	Description  string             `json:"description,omitempty"`
-	InputSchema  *jsonschema.Schema `json:"inputSchema"`
+	InputSchema  any                `json:"inputSchema"` // a *jsonschema.Schema, or Options.InputSchemas' JSON
 	OutputSchema *jsonschema.Schema `json:"outputSchema,omitempty"`
 	Annotations  map[string]bool    `json:"annotations,omitempty"`
 }
 
 type toolInfo struct {
 	json    json.RawMessage
-	wrapped bool // the result is not an object: structuredContent is {"result": value}
-	content bool // the result is []Content: it is the tool result's content
+	wrapped bool              // the result is not an object: structuredContent is {"result": value}
+	content bool              // the result is []Content: it is the tool result's content
+	headers map[string]string // the arguments' headers, by argument (paramheaders.go)
 }
 
 // toolOf describes f as a tool. MCP wants an object as structured content, so a result of
@@ -40,6 +41,9 @@ func (s *Server) toolOf(f *registry.Func) *toolInfo {
 		return t.(*toolInfo)
 	}
 	t := tool{Name: f.Name, Description: or(s.opts.Descriptions[f.Name], f.Description), InputSchema: schemalink.Of(f).Args}
+	if in, ok := s.opts.InputSchemas[f.Name]; ok {
+		t.InputSchema = in
+	}
 	info := &toolInfo{}
 	switch rs := schemalink.Of(f).Result; {
 	case rs == nil:
@@ -57,6 +61,7 @@ func (s *Server) toolOf(f *registry.Func) *toolInfo {
 		t.Annotations = map[string]bool{"readOnlyHint": true}
 	}
 	info.json = objectSchemas(t)
+	info.headers = paramHeadersOf(info.json)
 	v, _ := s.tools.LoadOrStore(f, info)
 	return v.(*toolInfo)
 }
