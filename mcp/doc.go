@@ -94,12 +94,13 @@
 // createdAt, lastUpdatedAt, ttlMs}; the call runs on, through the same interceptors (it counts
 // once against the rate limit), with no stream: its progress and questions go nowhere.
 // tasks/get answers its status (working, completed, failed, cancelled) with the tool's result
-// inlined once completed; tasks/cancel cancels it. A task is visible to the tokens that started
+// inlined once completed (a function's error too, with isError), or failed with a protocol
+// error when the server failed (INTERNAL-ERROR, a panic); tasks/cancel cancels it. A task is visible to the tokens that started
 // it only (else -32602, as an unknown id), kept Options.TaskTTL (1 h) once ended; a caller
 // holds at most Options.TasksPerCaller (16), Options.MaxTasks (10,000) in all, past which the
 // call answers an error. A task lives on the node that runs it: behind a load balancer, its
 // polls need affinity. A client without the extension gets the result at once, and -32021 for
-// the task methods. Not supported yet: tasks/update (a task asking its client) and status
+// the task methods and for the functions of Options.TasksRequired. Not supported yet: tasks/update (a task asking its client) and status
 // notifications.
 //
 // Not supported yet: OAuth authorization, the server's own stream (GET), resuming a broken

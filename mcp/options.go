@@ -58,6 +58,11 @@ type Options struct {
 	// tasks: the call answers a task id at once, the client polls tasks/get and may
 	// tasks/cancel. A task lives on the node that runs it. Default: none.
 	Tasks []string
+	// TasksRequired names functions that run only as tasks, as Tasks does for a client of the
+	// extension; a stateless client that did not declare it gets CodeMissingCapability (HTTP
+	// 400) with data.requiredCapabilities. Clients of 2025-11-25 sessions, which have no
+	// tasks, call them as any tool. Default: none.
+	TasksRequired []string
 	// TasksPerCaller bounds the tasks of one caller (running, or ended and kept); past it a
 	// call that would be a task answers an error. Default: 16.
 	TasksPerCaller int

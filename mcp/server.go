@@ -247,7 +247,10 @@ func (s *Server) dispatch(ctx context.Context, x *transport.Exchange, sess *sess
 			return s.taskMethod(x, sess, req)
 		}
 	case "tools/call":
-		if s.wantsTask(x, sess, req.Params) {
+		if task, err := s.wantsTask(x, sess, req.Params); err != nil || task {
+			if err != nil {
+				return nil, err
+			}
 			return s.startTask(ctx, x, sess, a, req.Params)
 		}
 		ctx, cancel := context.WithCancel(ctx)

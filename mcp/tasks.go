@@ -117,18 +117,42 @@ func (t *task) view(ttl time.Duration, resultType string) taskView {
 }
 
 // wantsTask reports whether a stateless tools/call runs as a task: its client declared the
-// extension, and the function is a streaming one or named in Options.Tasks.
-func (s *Server) wantsTask(x *transport.Exchange, sess *session, params json.RawMessage) bool {
-	if !sess.stateless || !declares(sess.caps) {
-		return false
+// extension, and the function is a streaming one or named in Options.Tasks or TasksRequired.
+// A function of TasksRequired called by a stateless client that did not declare the extension
+// is CodeMissingCapability.
+func (s *Server) wantsTask(x *transport.Exchange, sess *session, params json.RawMessage) (bool, *jsonrpc.Error) {
+	if !sess.stateless {
+		return false, nil
+	}
+	declared := declares(sess.caps)
+	if !declared && len(s.opts.TasksRequired) == 0 {
+		return false, nil
 	}
 	m := map[string]json.RawMessage{}
 	if !jsonobject.Read(params, m, false) {
-		return false
+		return false, nil
 	}
 	name, _ := jsonrpc.String(m["name"])
 	f := x.Lookup(name)
-	return f != nil && (f.Streaming || slices.Contains(s.opts.Tasks, name))
+	if f == nil {
+		return false, nil
+	}
+	required := slices.Contains(s.opts.TasksRequired, name)
+	if !declared {
+		if required {
+			return false, missingTasks("the tool " + name + " runs only as a task: declare the extension " + TasksExtension)
+		}
+		return false, nil
+	}
+	return f.Streaming || required || slices.Contains(s.opts.Tasks, name), nil
+}
+
+// missingTasks is the error of a request that needs the tasks extension its client did not
+// declare.
+func missingTasks(msg string) *jsonrpc.Error {
+	e := jsonrpc.NewError(CodeMissingCapability, msg)
+	e.Data = map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{TasksExtension: map[string]any{}}}}
+	return e
 }
 
 // declares reports whether client capabilities declare the tasks extension.
@@ -148,8 +172,8 @@ func (s *Server) startTask(ctx context.Context, x *transport.Exchange, sess *ses
 		cancel()
 		return nil, jsonrpc.NewError(jsonrpc.CodeServerError, "too many tasks of this caller: wait for one to end, or cancel one")
 	}
-	a.called = true  // the function's call counts against the rate limit
-	run := &answer{} // no stream: a task's progress and questions go nowhere
+	a.called = true            // the function's call counts against the rate limit
+	run := &answer{task: true} // no stream: a task's progress and questions go nowhere
 	go func() {
 		defer cancel()
 		res, err := s.callTool(cctx, x, sess, run, params)
@@ -161,9 +185,7 @@ func (s *Server) startTask(ctx context.Context, x *transport.Exchange, sess *ses
 // taskMethod answers tasks/get, tasks/cancel and tasks/update.
 func (s *Server) taskMethod(x *transport.Exchange, sess *session, req *jsonrpc.Request) (any, *jsonrpc.Error) {
 	if !declares(sess.caps) {
-		e := jsonrpc.NewError(CodeMissingCapability, "the client did not declare the extension "+TasksExtension)
-		e.Data = map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{TasksExtension: map[string]any{}}}}
-		return nil, e
+		return nil, missingTasks("the client did not declare the extension " + TasksExtension)
 	}
 	var p struct {
 		TaskID string `json:"taskId"`

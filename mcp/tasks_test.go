@@ -9,11 +9,13 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/internal/testutil"
 	"github.com/fnapi/fnapi/mcp"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/stream"
+	"go.uber.org/zap"
 )
 
 // taskMeta declares the tasks extension.
@@ -115,4 +117,52 @@ func TestTasks(t *testing.T) {
 	ended := start(1, 0)
 	testutil.Eventually(t, "an ended task is dropped past TaskTTL", func() bool { return get(ended).errCode() == -32602 })
 	kept.stateless("alice", "tasks/cancel", running, fmt.Sprintf(`"taskId":%q,%s`, running, taskMeta))
+}
+
+// TestTasksRequired: a function of Options.TasksRequired runs as a task for a client of the
+// extension, and is refused (400, -32021, requiredCapabilities) to a stateless client without
+// it; a task whose function panics (INTERNAL-ERROR) fails with a protocol error, while a
+// function's own error completes it with isError.
+func TestTasksRequired(t *testing.T) {
+	t.Parallel()
+	reg := registry.New()
+	public := registry.Requires(decl.Public)
+	reg.MustRegister("job", func() string { return "done" }, public)
+	reg.MustRegister("crash", func() string { panic("on purpose") }, public)
+	reg.MustRegister("refuse", func() error { return apierr.New(apierr.Conflict) }, public)
+	h, err := fnapi.New(reg, fnapi.WithLogger(zap.NewNop()), fnapi.WithMCP(mcp.Options{TasksRequired: []string{"job"}, Tasks: []string{"crash", "refuse"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := serve(t, h)
+	call := func(name, meta string) answer {
+		return s.stateless("", "tools/call", name, fmt.Sprintf(`"name":%q,"arguments":{},%s`, name, meta))
+	}
+	if a := call("job", meta); a.status != http.StatusBadRequest || a.errCode() != mcp.CodeMissingCapability ||
+		!strings.Contains(a.body, `"requiredCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}`) {
+		t.Errorf("a required task without the extension: %d %s", a.status, a.body)
+	}
+	ended := func(name string) map[string]any {
+		t.Helper()
+		a := call(name, taskMeta)
+		id, _ := a.result()["taskId"].(string)
+		if id == "" {
+			t.Fatalf("%s: no task: %s", name, a.body)
+		}
+		var r map[string]any
+		testutil.Eventually(t, name+" ends", func() bool {
+			r = s.stateless("", "tasks/get", id, fmt.Sprintf(`"taskId":%q,%s`, id, taskMeta)).result()
+			return r["status"] != "working"
+		})
+		return r
+	}
+	if r := ended("job"); r["status"] != "completed" {
+		t.Errorf("job: %v", r)
+	}
+	if r := ended("crash"); r["status"] != "failed" || r["result"] != nil || r["error"] == nil {
+		t.Errorf("a task whose function panicked: %v, want failed with an error", r)
+	}
+	if r := ended("refuse"); r["status"] != "completed" || r["result"].(map[string]any)["isError"] != true {
+		t.Errorf("a task whose function answered an error: %v, want completed with isError", r)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/internal/calllink"
@@ -214,6 +215,10 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 	v, err := x.Call(ctx, c)
 	if e := missingError(err); e != nil && a.input != nil {
 		return nil, e
+	}
+	if err != nil && a.task && errors.Is(err, apierr.Internal) {
+		// The server failed, not the tool: the task fails with a protocol error.
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "internal error: the function failed (see the server's log)")
 	}
 	if err != nil {
 		return toolError(err), nil

@@ -53,7 +53,7 @@ var passing = map[string][]string{
 		"input-required-result-ignore-extra-params", "input-required-result-validate-input",
 		// the tasks extension, run with the revision though not scored
 		"tasks-capability-negotiation", "tasks-wire-fields", "tasks-request-state-removal",
-		"tasks-request-headers",
+		"tasks-request-headers", "tasks-lifecycle", "tasks-required-task-error",
 	},
 }
 

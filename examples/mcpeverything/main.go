@@ -73,5 +73,6 @@ func handler(log *zap.Logger) (http.Handler, error) {
 		return nil, err
 	}
 	return fnapi.New(reg, fnapi.WithLogger(log), fnapi.WithNames(decl.Names{MountPath: "/"}),
-		fnapi.WithMCP(mcp.Options{Name: "mcpeverything", Version: "1.0.0", Resources: resources, Prompts: prompts, Tasks: taskTools, InputSchemas: inputSchemas}))
+		fnapi.WithMCP(mcp.Options{Name: "mcpeverything", Version: "1.0.0", Resources: resources, Prompts: prompts, Tasks: taskTools, TasksRequired: requiredTasks,
+			InputSchemas: inputSchemas}))
 }

@@ -9,11 +9,16 @@ import (
 	"github.com/fnapi/fnapi/registry"
 )
 
-// taskTools are the functions a client of the tasks extension gets as tasks.
-var taskTools = []string{"slow_compute", "failing_job"}
+// taskTools are the functions a client of the tasks extension gets as tasks; requiredTasks
+// run only as tasks (a stateless client without the extension is refused).
+var (
+	taskTools     = []string{"slow_compute", "protocol_error_job"}
+	requiredTasks = []string{"failing_job"}
+)
 
 // registerTasks registers the fixtures of the suite's tasks scenarios: greet answers at once,
-// slow_compute and failing_job run as tasks (mcp.Options.Tasks).
+// slow_compute, failing_job and protocol_error_job run as tasks (mcp.Options.Tasks and
+// TasksRequired); protocol_error_job panics, which fails its task with a protocol error.
 func registerTasks(reg *registry.Registry, opts ...registry.Option) error {
 	if err := reg.Register("greet", func(in struct {
 		Name string `json:"name"`
@@ -32,6 +37,11 @@ func registerTasks(reg *registry.Registry, opts ...registry.Option) error {
 		}
 		return text("Computed after the wait."), nil
 	}, append(opts, registry.Describe("Waits seconds, then answers: a task."))...); err != nil {
+		return err
+	}
+	if err := reg.Register("protocol_error_job", func() error {
+		panic("protocol_error_job fails on purpose")
+	}, append(opts, registry.Describe("Panics: a task that fails with a protocol error."))...); err != nil {
 		return err
 	}
 	return reg.Register("failing_job", func(ctx context.Context) error {
