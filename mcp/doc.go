@@ -92,7 +92,7 @@
 // that declares the extension in its capabilities, a tools/call of a streaming function or of
 // one named in Options.Tasks answers at once {resultType: "task", taskId, status: "working",
 // createdAt, lastUpdatedAt, ttlMs}; the call runs on, through the same interceptors (it counts
-// once against the rate limit), with no stream: its progress and questions go nowhere.
+// once against the rate limit), with no stream: its progress goes nowhere.
 // tasks/get answers its status (working, completed, failed, cancelled) with the tool's result
 // inlined once completed (a function's error too, with isError), or failed with a protocol
 // error when the server failed (INTERNAL-ERROR, a panic); tasks/cancel cancels it. A task is visible to the tokens that started
@@ -100,8 +100,12 @@
 // holds at most Options.TasksPerCaller (16), Options.MaxTasks (10,000) in all, past which the
 // call answers an error. A task lives on the node that runs it: behind a load balancer, its
 // polls need affinity. A client without the extension gets the result at once, and -32021 for
-// the task methods and for the functions of Options.TasksRequired. Not supported yet: tasks/update (a task asking its client) and status
-// notifications.
+// the task methods and for the functions of Options.TasksRequired. A task whose function
+// asks its client (Ask) waits with status input_required, its questions in tasks/get's
+// inputRequests; tasks/update delivers inputResponses (some or all: it waits until every one
+// is answered), then the function runs again from its start with the answers, as a stateless
+// call does; unanswered for Options.StateTTL (1 h), the task ends cancelled. Not supported
+// yet: status notifications, and a call that asks synchronously before becoming a task.
 //
 // Not supported yet: OAuth authorization, the server's own stream (GET), resuming a broken
 // stream (Last-Event-ID), resource update notifications (resources/subscribe is accepted), and

@@ -166,3 +166,54 @@ func TestTasksRequired(t *testing.T) {
 		t.Errorf("a task whose function answered an error: %v, want completed with isError", r)
 	}
 }
+
+// TestTaskInput: a task whose function asks its client (mcp.Ask) waits input_required with
+// the questions on tasks/get; tasks/update answering part of them keeps it waiting on the
+// rest; answering the rest runs the function again with every answer, to its result.
+func TestTaskInput(t *testing.T) {
+	t.Parallel()
+	reg := registry.New()
+	reg.MustRegister("ask", func(ctx context.Context) (string, error) {
+		q := mcp.Input{Method: "elicitation/create", Params: map[string]any{"message": "?"}}
+		a, err := mcp.Ask(ctx, map[string]mcp.Input{"one": q, "two": q})
+		if err != nil {
+			return "", err
+		}
+		return string(a["one"]) + string(a["two"]), nil
+	}, registry.Requires(decl.Public))
+	h, err := fnapi.New(reg, fnapi.WithMCP(mcp.Options{Tasks: []string{"ask"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := serve(t, h)
+	withElicitation := strings.Replace(taskMeta, `clientCapabilities":{`, `clientCapabilities":{"elicitation":{},`, 1)
+	a := s.stateless("", "tools/call", "ask", `"name":"ask","arguments":{},`+withElicitation)
+	id, _ := a.result()["taskId"].(string)
+	if id == "" {
+		t.Fatalf("no task: %s", a.body)
+	}
+	get := func() map[string]any {
+		return s.stateless("", "tasks/get", id, fmt.Sprintf(`"taskId":%q,%s`, id, withElicitation)).result()
+	}
+	update := func(responses string) {
+		t.Helper()
+		a := s.stateless("", "tasks/update", id, fmt.Sprintf(`"taskId":%q,"inputResponses":%s,%s`, id, responses, withElicitation))
+		if a.status != 200 || a.result()["resultType"] != "complete" {
+			t.Fatalf("tasks/update: %d %s", a.status, a.body)
+		}
+	}
+	var r map[string]any
+	testutil.Eventually(t, "the task waits for input", func() bool { r = get(); return r["status"] != "working" })
+	if reqs, _ := r["inputRequests"].(map[string]any); r["status"] != "input_required" || len(reqs) != 2 {
+		t.Fatalf("tasks/get: %v, want input_required with two questions", r)
+	}
+	update(`{"one":{"action":"accept","content":{"x":1}}}`)
+	if r = get(); r["status"] != "input_required" || len(r["inputRequests"].(map[string]any)) != 1 || r["inputRequests"].(map[string]any)["two"] == nil {
+		t.Fatalf("after a partial update: %v, want input_required on two alone", r)
+	}
+	update(`{"two":{"action":"decline"}}`)
+	testutil.Eventually(t, "the task completes", func() bool { r = get(); return r["status"] == "completed" })
+	if !strings.Contains(fmt.Sprint(r["result"]), `{"action":"accept","content":{"x":1}}{"action":"decline"}`) {
+		t.Fatalf("result: %v", r["result"])
+	}
+}

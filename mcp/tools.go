@@ -216,7 +216,7 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 	if e := missingError(err); e != nil && a.input != nil {
 		return nil, e
 	}
-	if err != nil && a.task && errors.Is(err, apierr.Internal) {
+	if err != nil && a.task && errors.Is(err, apierr.Internal) && len(a.input.required()) == 0 {
 		// The server failed, not the tool: the task fails with a protocol error.
 		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "internal error: the function failed (see the server's log)")
 	}
