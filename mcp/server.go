@@ -253,6 +253,9 @@ func (s *Server) dispatch(ctx context.Context, x *transport.Exchange, sess *sess
 			}
 			return s.startTask(ctx, x, sess, a, req.Params)
 		}
+		if sess.stateless { // nothing may cancel it but its client going away
+			return s.callTool(ctx, x, sess, a, req.Params)
+		}
 		ctx, cancel := context.WithCancel(ctx)
 		defer sess.track(string(req.ID), cancel)()
 		defer cancel()

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"maps"
@@ -181,13 +182,15 @@ func (s *Server) wantsTask(x *transport.Exchange, sess *session, params json.Raw
 	if !sess.stateless {
 		return false, nil
 	}
-	declared := declares(sess.caps)
+	declared := bytes.Contains(sess.caps, []byte(TasksExtension)) && declares(sess.caps)
 	if !declared && len(s.opts.TasksRequired) == 0 {
 		return false, nil
 	}
-	m := map[string]json.RawMessage{}
-	if !jsonobject.Read(params, m, false) {
-		return false, nil
+	m := sess.params
+	if m == nil {
+		if m = map[string]json.RawMessage{}; !jsonobject.Read(params, m, false) {
+			return false, nil
+		}
 	}
 	name, _ := jsonrpc.String(m["name"])
 	f := x.Lookup(name)

@@ -172,10 +172,12 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 		Name     string
 		Progress any
 	}
-	m := make(map[string]json.RawMessage, 3)
+	m := sess.params // a stateless request's, read once; a task reads its own copy
 	var ok bool
-	if !jsonobject.Read(params, m, false) {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "tools/call needs params, an object")
+	if m == nil || a.task {
+		if m = make(map[string]json.RawMessage, 3); !jsonobject.Read(params, m, false) {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "tools/call needs params, an object")
+		}
 	}
 	if p.Name, ok = jsonrpc.String(m["name"]); !ok || p.Name == "" {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "tools/call needs params.name")
