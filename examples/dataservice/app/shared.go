@@ -50,6 +50,11 @@ func (a *App) openShared(ctx context.Context) (err error) {
 	if a.users, err = sqlstore.NewPostgres(ctx, a.usersDB); err != nil {
 		return fmt.Errorf("app: users: %w", err)
 	}
+	// The nodes share the answers of calls made with an Idempotency-Key, so that a retry that
+	// lands on another node is replayed too.
+	if a.idem, err = sqlstore.NewPostgresIdempotency(ctx, a.usersDB, sqlstore.IdempotencyOptions{Logger: a.log}); err != nil {
+		return fmt.Errorf("app: %w", err)
+	}
 	return nil
 }
 
