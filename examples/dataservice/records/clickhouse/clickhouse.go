@@ -34,6 +34,7 @@ type Store struct {
 	shards  []chdriver.Conn  // the servers holding a local table (conn alone without a cluster)
 	owned   []chdriver.Conn  // connections to close, conn included
 	rollup  chRollupState
+	batches batches // batchesTable's creation (batches.go)
 	// logError reports a failed repair of the rollup (WithErrorLog).
 	logError func(msg string, err error)
 }

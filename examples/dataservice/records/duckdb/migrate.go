@@ -64,6 +64,10 @@ var steps = []step{
 	func(ctx context.Context, tx *sql.Tx) error {
 		return ensureRollups(ctx, tx, []records.Rollup{tenMinutes, sixHours})
 	},
+	// 15: the ids of the batches stored through a queue (batches.go).
+	func(ctx context.Context, tx *sql.Tx) error {
+		return execAll(ctx, tx, "CREATE TABLE IF NOT EXISTS "+batchesTable+" (id VARCHAR PRIMARY KEY, time BIGINT NOT NULL)")
+	},
 }
 
 // step6Columns are the context columns step 6 adds, as that step added them: frozen, since the
