@@ -3,6 +3,7 @@
 // Markdown document so that a test can hold them to what the code declares.
 //
 //	testutil.Eventually(t, "the connection to close", func() bool { return conns.Load() == 0 })
+//	testutil.Until(t, time.Minute, "the node to answer", func() error { _, err := c.Ping(); return err })
 //
 //	for _, row := range testutil.Table(t, "docs/errors.md", "Code", "Status", "When", "Attributes") {
 //		codes := testutil.Code(row[0]) // the `backticked` spans of a cell
@@ -10,6 +11,7 @@
 package testutil
 
 import (
+	"errors"
 	"os"
 	"regexp"
 	"strings"
@@ -21,16 +23,37 @@ import (
 // does not fail a test, as it is only reached when the condition never holds.
 const Wait = 20 * time.Second
 
-// Eventually returns once cond holds, checking it every 5 ms, and fails t, naming what it
+// Eventually returns once cond holds, checking it as Until does, and fails t, naming what it
 // waited for, when it does not hold within Wait.
 func Eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(Wait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up after %v waiting for %s", Wait, what)
+	Until(t, Wait, what, func() error {
+		if cond() {
+			return nil
 		}
-		time.Sleep(5 * time.Millisecond)
+		return errNotYet
+	})
+}
+
+var errNotYet = errors.New("not yet")
+
+// Until is Eventually for a condition that says why it does not hold yet, with a deadline of d
+// for what takes longer than Wait (a node starting, a backfill): it returns once cond returns
+// nil, and fails t with cond's last error after d. It checks every 5 ms, then less often (up to
+// every 100 ms) as the wait grows, so that a long wait for a costly check (a query, an HTTP
+// call) does not load the machine.
+func Until(t testing.TB, d time.Duration, what string, cond func() error) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for pause := 5 * time.Millisecond; ; pause = min(pause*5/4, 100*time.Millisecond) {
+		err := cond()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up after %v waiting for %s: %v", d, what, err)
+		}
+		time.Sleep(pause) // a condition no event announces: polled, at most for d
 	}
 }
 

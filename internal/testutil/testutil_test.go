@@ -1,10 +1,12 @@
 package testutil_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/fnapi/fnapi/internal/testutil"
 )
@@ -23,6 +25,20 @@ func TestTable(t *testing.T) {
 	}
 	if got := testutil.Code(rows[0][0]); !slices.Equal(got, []string{"-a", "-b"}) {
 		t.Fatalf("Code %q", got)
+	}
+}
+
+func TestUntil(t *testing.T) {
+	t.Parallel()
+	n := 0
+	testutil.Until(t, time.Minute, "three checks", func() error {
+		if n++; n < 3 {
+			return fmt.Errorf("check %d", n)
+		}
+		return nil
+	})
+	if n != 3 {
+		t.Fatalf("checked %d times, want 3", n)
 	}
 }
 

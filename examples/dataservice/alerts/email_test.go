@@ -24,6 +24,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/alerts"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // startSMTP starts aiosmtpd (Debian's python3-aiosmtpd), which requires STARTTLS before any
@@ -77,16 +78,13 @@ func startSMTP(t *testing.T) (addr string, roots *x509.CertPool, maildir string)
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	})
-	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+	testutil.Until(t, testutil.Wait, "aiosmtpd to listen on "+addr, func() error {
 		c, err := net.Dial("tcp", addr)
 		if err == nil {
 			c.Close()
-			break
 		}
-		if time.Since(start) > 20*time.Second {
-			t.Fatalf("aiosmtpd does not listen on %s: %v", addr, err)
-		}
-	}
+		return err
+	})
 	return addr, roots, maildir
 }
 

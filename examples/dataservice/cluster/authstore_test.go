@@ -27,6 +27,7 @@ func openDB(t *testing.T, url string) *sql.DB {
 // TestAuthStoreOnPostgres runs the identity store's conformance suite on PostgreSQL, and its
 // schema's life there: nodes starting at once, and a schema newer than the program.
 func TestAuthStoreOnPostgres(t *testing.T) {
+	t.Parallel()
 	pg := testenv.StartPostgres(t)
 	authtest.Run(t, func(t *testing.T) auth.Store {
 		s, err := sqlstore.NewPostgres(t.Context(), openDB(t, pg.Database(t)))
@@ -69,6 +70,7 @@ func TestAuthStoreOnPostgres(t *testing.T) {
 // TestRolesMigrationOnPostgres opens an identity store at schema version 2 (before roles): its
 // administrators become administrators, the others users, and SetRole keeps the admin column.
 func TestRolesMigrationOnPostgres(t *testing.T) {
+	t.Parallel()
 	pg := testenv.StartPostgres(t)
 	db := openDB(t, pg.Database(t))
 	for _, q := range []string{

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fnapi/fnapi/examples/dataservice/cluster"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // node is one node's lease on the work: running reports whether the work runs there.
@@ -30,28 +31,20 @@ func newNode(url string) *node {
 	return n
 }
 
-// waitFor polls cond for up to a minute: the lease moves within seconds, and the bound only
-// keeps a broken lease from hanging the test.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("never: %s", what)
-		}
-	}
-}
-
 func TestLeaseMovesWhenTheHolderStops(t *testing.T) {
+	t.Parallel()
 	pg := testenv.StartPostgres(t)
 	url := pg.Database(t)
 	a, b := newNode(url), newNode(url)
 	defer b.lease.Close()
-	waitFor(t, "one node runs the work", func() bool { return a.running.Load() || b.running.Load() })
+	testutil.Eventually(t, "one node runs the work", func() bool { return a.running.Load() || b.running.Load() })
 	holder, other := a, b
 	if b.running.Load() {
 		holder, other = b, a
 	}
-	time.Sleep(1500 * time.Millisecond) // more than one retry of the other node
+	// A sleep, not a wait: the other node must still not run the work after more than one
+	// of its retries, and no event marks a retry that did nothing.
+	time.Sleep(1500 * time.Millisecond)
 	if other.running.Load() {
 		t.Fatal("both nodes run the work")
 	}
@@ -59,16 +52,17 @@ func TestLeaseMovesWhenTheHolderStops(t *testing.T) {
 	if holder.running.Load() {
 		t.Fatal("the work still runs after Close")
 	}
-	waitFor(t, "the other node takes the work over", other.running.Load)
+	testutil.Eventually(t, "the other node takes the work over", other.running.Load)
 	a.lease.Close()
 }
 
 func TestLeaseStopsWorkWhenItsConnectionIsLost(t *testing.T) {
+	t.Parallel()
 	pg := testenv.StartPostgres(t)
 	url := pg.Database(t)
 	n := newNode(url)
 	defer n.lease.Close()
-	waitFor(t, "the work runs", n.running.Load)
+	testutil.Eventually(t, "the work runs", n.running.Load)
 	db, err := sql.Open("pgx", url)
 	if err != nil {
 		t.Fatal(err)
@@ -79,5 +73,5 @@ func TestLeaseStopsWorkWhenItsConnectionIsLost(t *testing.T) {
 	if _, err := db.Exec(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = 42`); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the work restarts under a new lease", func() bool { return n.starts.Load() == 2 && n.running.Load() })
+	testutil.Eventually(t, "the work restarts under a new lease", func() bool { return n.starts.Load() == 2 && n.running.Load() })
 }

@@ -105,6 +105,7 @@ func FuzzAmplification(f *testing.F) {
 // holds is a decode error, not the records it holds plus flows of zeros for the rest (goflow2
 // allocated and returned the count, up to 65,535 from 24 bytes).
 func TestV5CountBeyondDatagram(t *testing.T) {
+	t.Parallel()
 	d := v5(10_000, 1700000040, 0, v5Record{src: client4, dst: server4, srcPort: 50000, dstPort: 443, proto: 6, bytes: 1, packets: 1})
 	d[3] = 30 // the count
 	recs, c := collectAll(t, Limits{}, NetFlow, now, d)

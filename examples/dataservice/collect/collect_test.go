@@ -3,6 +3,7 @@ package collect
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/netip"
 	"reflect"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/records"
+	"github.com/fnapi/fnapi/internal/testutil"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 )
@@ -205,11 +207,12 @@ func TestExporterAndQueueBounds(t *testing.T) {
 // waitFlows waits until the collector's exporters have decoded n flows in all.
 func waitFlows(t *testing.T, c *Collector, n uint64) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); c.Status(now).Totals.Flows < n; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d flows decoded, want %d", c.Status(now).Totals.Flows, n)
+	testutil.Until(t, testutil.Wait, fmt.Sprintf("%d flows decoded", n), func() error {
+		if got := c.Status(now).Totals.Flows; got < n {
+			return fmt.Errorf("%d decoded", got)
 		}
-	}
+		return nil
+	})
 }
 
 // TestSFlowSampling checks sFlow flow samples: one packet times the sampling rate each, bytes

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/records/duckdb"
+	"github.com/fnapi/fnapi/internal/testutil"
 
 	"github.com/fnapi/fnapi/examples/dataservice/collect"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
@@ -118,24 +119,24 @@ func conversations(t *testing.T, store *duckdb.Store, now time.Time) map[string]
 // difference.
 func waitFor(t *testing.T, c *collect.Collector, store *duckdb.Store, want map[string]totals) {
 	t.Helper()
-	var got map[string]totals
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if got = conversations(t, store, time.Now()); maps.Equal(got, want) {
-			return
+	testutil.Until(t, testutil.Wait, "the stored conversations to be the capture's", func() error {
+		got := conversations(t, store, time.Now())
+		if maps.Equal(got, want) {
+			return nil
 		}
-	}
-	var diff []string
-	for _, k := range slices.Sorted(maps.Keys(want)) {
-		diff = append(diff, fmt.Sprintf("%s: got %+v, want %+v", k, got[k], want[k]))
-	}
-	for k, v := range got {
-		if _, ok := want[k]; !ok {
-			diff = append(diff, fmt.Sprintf("%s: got %+v, want nothing", k, v))
+		var diff []string
+		for _, k := range slices.Sorted(maps.Keys(want)) {
+			diff = append(diff, fmt.Sprintf("%s: got %+v, want %+v", k, got[k], want[k]))
 		}
-	}
-	var m strings.Builder
-	c.WriteMetrics(&m)
-	t.Fatalf("stored conversations differ from the capture:\n%s\n%s", strings.Join(diff, "\n"), m.String())
+		for k, v := range got {
+			if _, ok := want[k]; !ok {
+				diff = append(diff, fmt.Sprintf("%s: got %+v, want nothing", k, v))
+			}
+		}
+		var m strings.Builder
+		c.WriteMetrics(&m)
+		return fmt.Errorf("they differ:\n%s\n%s", strings.Join(diff, "\n"), m.String())
+	})
 }
 
 // TestSoftflowd replays a capture through softflowd as NetFlow v5, v9 and IPFIX: every

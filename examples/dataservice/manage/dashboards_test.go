@@ -38,6 +38,7 @@ func isTime(v any) bool {
 }
 
 func TestDashboardLifecycle(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	if r := e.call("list-dashboards", nil); !r.ok() || !strings.Contains(r.raw, `"result":[]`) {
 		t.Fatalf("list-dashboards of an empty store: %d %s, want []", r.status, r.raw)
@@ -124,6 +125,7 @@ func TestDashboardLifecycle(t *testing.T) {
 }
 
 func TestDashboardBadInput(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var d map[string]any
 	e.must("create-dashboard", map[string]any{"title": "kept"}, &d)
@@ -183,6 +185,7 @@ func TestDashboardBadInput(t *testing.T) {
 }
 
 func TestTokenNeeded(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for _, fn := range []string{"list-dashboards", "get-dashboard", "create-dashboard", "update-dashboard",
 		"delete-dashboard", "create-widget", "update-widget", "delete-widget", "get-config", "set-config"} {

@@ -14,6 +14,7 @@ import (
 // TestSchemaLimits ties the limits the schemas show (and enforce) to the package's constants,
 // which the checks in code use: the two must not drift apart.
 func TestSchemaLimits(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, err := statedb.OpenSQLite(ctx, t.TempDir())
 	if err != nil {

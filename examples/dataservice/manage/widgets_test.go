@@ -12,6 +12,7 @@ import (
 )
 
 func TestWidgetLifecycle(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var d1, d2 map[string]any
 	e.must("create-dashboard", map[string]any{"title": "one"}, &d1)
@@ -102,6 +103,7 @@ func TestWidgetLifecycle(t *testing.T) {
 }
 
 func TestWidgetBadInput(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var d map[string]any
 	e.must("create-dashboard", map[string]any{"title": "d"}, &d)
@@ -197,6 +199,7 @@ func TestWidgetBadInput(t *testing.T) {
 }
 
 func TestLimitReached(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, statedb.WithLimits(state.Limits{DashboardsPerUser: 1, WidgetsPerDashboard: 1}))
 	var d map[string]any
 	e.must("create-dashboard", map[string]any{"title": "only"}, &d)

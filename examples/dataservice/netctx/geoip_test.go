@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/netctx"
+	"github.com/fnapi/fnapi/internal/testutil"
 	"github.com/maxmind/mmdbwriter"
 	"github.com/maxmind/mmdbwriter/mmdbtype"
 )
@@ -130,7 +131,7 @@ func TestGeoIPReload(t *testing.T) {
 	ip := netip.MustParseAddr("8.8.8.8")
 
 	writeMMDB(t, path, "GeoLite2-ASN", map[string]mmdbtype.Map{"8.8.8.0/24": asn(64500, "RENUMBERED")})
-	eventually(t, "the new file", func() bool { return g.ASN(ip).Number == 64500 })
+	testutil.Eventually(t, "the new file", func() bool { return g.ASN(ip).Number == 64500 })
 	if got := g.ASN(ip).Name; got != "RENUMBERED" {
 		t.Errorf("name = %q after reload", got)
 	}
@@ -139,19 +140,19 @@ func TestGeoIPReload(t *testing.T) {
 	if err := os.WriteFile(path, b[:len(b)/2], 0o600); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the truncated file's error", func() bool { return g.Status().Error != "" })
+	testutil.Eventually(t, "the truncated file's error", func() bool { return g.Status().Error != "" })
 	if got := g.ASN(ip).Number; got != 64500 {
 		t.Errorf("after a truncated file the ASN is %d, want the previous file's", got)
 	}
 
 	writeMMDB(t, path, "GeoLite2-Country", map[string]mmdbtype.Map{"8.8.8.0/24": country("US")})
-	eventually(t, "the layout error", func() bool { return strings.Contains(g.Status().Error, "layout") })
+	testutil.Eventually(t, "the layout error", func() bool { return strings.Contains(g.Status().Error, "layout") })
 	if got := g.ASN(ip).Number; got != 64500 {
 		t.Errorf("after a file of another layout the ASN is %d, want the previous file's", got)
 	}
 
 	writeMMDB(t, path, "GeoLite2-ASN", map[string]mmdbtype.Map{"8.8.8.0/24": asn(15169, "GOOGLE")})
-	eventually(t, "the good file again", func() bool { return g.ASN(ip).Number == 15169 && g.Status().Error == "" })
+	testutil.Eventually(t, "the good file again", func() bool { return g.ASN(ip).Number == 15169 && g.Status().Error == "" })
 }
 
 // TestGeoIPNamesBounded: the names an operator's file gives are input as a device's are: a

@@ -9,19 +9,8 @@ import (
 
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/examples/dataservice/netctx"
+	"github.com/fnapi/fnapi/internal/testutil"
 )
-
-// eventually polls cond until it holds, failing the test after a minute.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
 
 func TestPollSNMPD(t *testing.T) {
 	t.Parallel()
@@ -34,10 +23,10 @@ func TestPollSNMPD(t *testing.T) {
 	} {
 		t.Run("v"+target.Version, func(t *testing.T) {
 			var d netctx.Device
-			var err error
-			eventually(t, "snmpd to answer", func() bool {
+			testutil.Until(t, time.Minute, "snmpd to answer", func() error {
+				var err error
 				d, err = netctx.Poll(context.Background(), target)
-				return err == nil
+				return err
 			})
 			if d.Name != testenv.SNMPSysName {
 				t.Errorf("sysName = %q, want edge-router-1", d.Name)
@@ -76,7 +65,7 @@ func TestPollerKeepsNamesWhenStopped(t *testing.T) {
 	go func() { p.Run(ctx, 200*time.Millisecond); close(done) }()
 	defer func() { cancel(); <-done }()
 	p.SetTargets([]netctx.Target{{Address: lo, Port: uint16(s.Port), Version: "2c", Community: testenv.SNMPCommunity}}, 0)
-	eventually(t, "the poll", func() bool { return names.Exporter(lo) == testenv.SNMPSysName })
+	testutil.Eventually(t, "the poll", func() bool { return names.Exporter(lo) == testenv.SNMPSysName })
 	if got := names.Interface(lo, 1); got.Name != "lo" || got.Alias != testenv.SNMPAlias || got.Speed == 0 {
 		t.Errorf("interface 1 = %+v, want lo, its alias and its speed as polled", got)
 	}
@@ -84,7 +73,7 @@ func TestPollerKeepsNamesWhenStopped(t *testing.T) {
 		t.Errorf("interface 7 = %+v, want the static name", got)
 	}
 	s.Stop()
-	eventually(t, "a failed poll in the status", func() bool {
+	testutil.Eventually(t, "a failed poll in the status", func() bool {
 		st := p.Status()
 		return len(st) == 1 && st[0].Error != "" && !st[0].OK.IsZero()
 	})

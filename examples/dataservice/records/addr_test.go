@@ -8,6 +8,7 @@ import (
 )
 
 func TestHalves(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		addr   string
 		hi, lo uint64
@@ -35,6 +36,7 @@ func TestHalves(t *testing.T) {
 }
 
 func TestHalvesSortLikeAddresses(t *testing.T) {
+	t.Parallel()
 	addrs := []string{"::1", "1.2.3.4", "10.0.0.5", "10.0.1.0", "2001:db8::1", "fd00::1"}
 	for i := 1; i < len(addrs); i++ {
 		ahi, alo := records.Halves(netip.MustParseAddr(addrs[i-1]))

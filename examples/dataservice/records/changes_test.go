@@ -11,6 +11,7 @@ import (
 // Take, merged where they meet, in order, at most 32 of them (the closest merged), and that a
 // closed one collects nothing.
 func TestChangesMergeSpans(t *testing.T) {
+	t.Parallel()
 	var c records.Changes
 	w := c.Watch()
 	for _, s := range []records.Span{{50, 60}, {10, 20}, {20, 25}, {30, 40}, {35, 52}, {100, 101}} {

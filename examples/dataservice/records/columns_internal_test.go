@@ -10,6 +10,7 @@ import (
 // TestRowBuilder: the rows a rowBuilder makes hold every column of each record, in table order
 // and of its kind's type, whether a value repeats the previous row's (its box reused) or not.
 func TestRowBuilder(t *testing.T) {
+	t.Parallel()
 	names, _ := SQLColumns()
 	if len(names) != NumSQLColumns {
 		t.Fatalf("numSQLColumns = %d, the table has %d", NumSQLColumns, len(names))

@@ -89,6 +89,7 @@ func FuzzParseFast(f *testing.F) {
 // TestParseFastTakes checks that the fast path takes the usual forms of a record, so that
 // FuzzParseFast compares something and ParseBatch is fast on them.
 func TestParseFastTakes(t *testing.T) {
+	t.Parallel()
 	limit := fastNow.Add(MaxFuture).Unix()
 	for i, s := range fastSeeds[:7] {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
@@ -102,6 +103,7 @@ func TestParseFastTakes(t *testing.T) {
 // TestParseBatchFirstBad checks that ParseBatch names the first bad record of a batch, wherever
 // the bad ones are, and returns the records of a good one.
 func TestParseBatchFirstBad(t *testing.T) {
+	t.Parallel()
 	good := []byte(fastSeeds[0])
 	bad := []byte(`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4"}, "server": {"ip": "nope"}}`)
 	for _, n := range []int{1, 10, 10_000} {

@@ -40,6 +40,7 @@ func rec(t *testing.T, replace map[string]string) json.RawMessage {
 }
 
 func TestParseRecordGood(t *testing.T) {
+	t.Parallel()
 	want := records.Record{
 		Time: 1700000000, Protocol: records.TCP, Application: "https",
 		Client: records.Endpoint{IP: netip.MustParseAddr("10.0.0.5"), Port: 51234, Bytes: 1200, Packets: 9},
@@ -121,6 +122,7 @@ func TestParseRecordGood(t *testing.T) {
 }
 
 func TestParseRecordBad(t *testing.T) {
+	t.Parallel()
 	client := func(body string) map[string]string { return map[string]string{"client": body} }
 	tests := []struct {
 		name    string
@@ -220,6 +222,7 @@ func TestParseRecordBad(t *testing.T) {
 }
 
 func TestParseBatch(t *testing.T) {
+	t.Parallel()
 	good := json.RawMessage(goodRecord)
 	bad := rec(t, map[string]string{"server": `{"ip": "nope"}`})
 	got, err := records.ParseBatch([]json.RawMessage{good, good}, testNow)
@@ -241,6 +244,7 @@ func TestParseBatch(t *testing.T) {
 }
 
 func TestRecordJSONRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, raw := range []string{
 		goodRecord,
 		`{"time": 5, "protocol": 89, "client": {"ip": "2001:db8::1"}, "server": {"ip": "::1", "bytes": 3}}`,

@@ -12,6 +12,7 @@ import (
 // and one chain of rollups in one SELECT with grouping sets over the records and over each
 // rollup; in ClickHouse one SELECT per key set; queries of another Where in parts of their own.
 func TestCompileSharesOnePassPerWhere(t *testing.T) {
+	t.Parallel()
 	tcp := Compare{Column: ColProtocol, Op: Eq, Value: Value{Lo: 6}}
 	qs := []*Query{
 		{Sums: []Sum{SumClientBytes}},
@@ -77,6 +78,7 @@ func TestCompileSharesOnePassPerWhere(t *testing.T) {
 // each rollup's pieces are whole buckets of its width before its mark (random, or none), and
 // each source has no more pieces than a plan has branches for it (bind never runs out).
 func TestSplitWidthsTilesThePeriod(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	q := &Query{Groups: []Group{{Column: ColApplication}}, Sums: []Sum{SumRecords}}
 	for _, chain := range [][]*Rollup{{&duckRollups[0]}, {&duckRollups[0], &duckRollups[1]}, {&duckRollups[2]}} {
@@ -111,6 +113,7 @@ func TestSplitWidthsTilesThePeriod(t *testing.T) {
 // every value of the query's Where still a parameter, in order, whatever it holds, and the
 // branches whose range is empty left out with their values.
 func TestLiteralTimes(t *testing.T) {
+	t.Parallel()
 	q := &Query{Groups: []Group{{Column: ColApplication}}, Sums: []Sum{SumRecords},
 		Where: In{Column: ColApplication, Values: []Value{{Str: "a?b"}, {Str: "?"}}}}
 	p := compileSets(duckDialect, "records", Chain(duckRollups, q), []*Query{q}, [][]int{{0}})
@@ -137,6 +140,7 @@ func TestLiteralTimes(t *testing.T) {
 // TestLiteralTimesEmpty checks the unions whose first branches, or all, are empty: what is
 // left is a union of the others (the first branch when all are empty), with their values.
 func TestLiteralTimesEmpty(t *testing.T) {
+	t.Parallel()
 	q := &Query{Groups: []Group{{Column: ColApplication}}, Sums: []Sum{SumRecords},
 		Where: In{Column: ColApplication, Values: []Value{{Str: "x"}}}}
 	p := compileSets(duckDialect, "records", Chain(duckRollups, q), []*Query{q}, [][]int{{0}})
@@ -167,6 +171,7 @@ func TestLiteralTimesEmpty(t *testing.T) {
 // rollup of its plan, so the statement reads no cut bucket at the newest end, and kept for a
 // plan without rollups or one so late it would overflow.
 func TestOpenEnd(t *testing.T) {
+	t.Parallel()
 	q := &Query{Groups: []Group{{Column: ColApplication}}, Sums: []Sum{SumRecords}}
 	p := compileSets(duckDialect, "records", Chain(duckRollups, q), []*Query{q}, [][]int{{0}})
 	if len(p.widths) != 2 || p.widths[1] != 3600 {
@@ -202,6 +207,7 @@ func TestOpenEnd(t *testing.T) {
 // one's (the rollup per 10 minutes new in an earlier file, catching up): the hourly one is then
 // read up to its own mark, as before the finer one existed, rather than up to the finer mark.
 func TestBindSkipsARollupBehind(t *testing.T) {
+	t.Parallel()
 	q := &Query{Groups: []Group{{Column: ColClientIP}}, Sums: []Sum{SumRecords}}
 	p := compileSets(duckDialect, "records", Chain(duckRollups, q), []*Query{q}, [][]int{{0}})
 	if len(p.widths) != 2 || p.widths[0] != 600 || p.widths[1] != 3600 {
@@ -238,6 +244,7 @@ func TestBindSkipsARollupBehind(t *testing.T) {
 // same keys and Where that shares its pass, while a query of rollup sums alone still reads
 // the rollups.
 func TestCaptureSumsReadTheRecords(t *testing.T) {
+	t.Parallel()
 	byApp := []Group{{Column: ColApplication}}
 	if c := Chain(duckRollups, &Query{Groups: byApp, Sums: []Sum{SumRecords, SumSRT, SumSRTSamples}}); len(c) != 0 {
 		t.Errorf("a query of srt reads rollup %s, which lacks its sums", c[0].Table)

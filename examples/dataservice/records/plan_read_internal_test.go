@@ -3,24 +3,42 @@ package records
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // TestReadPiecesOneRowAtATime checks that the pieces of a Read run side by side but hand their
 // rows to the caller one at a time, every row once, and that the first error (of a piece or of
 // the caller) stops the others and is the one returned.
 func TestReadPiecesOneRowAtATime(t *testing.T) {
+	t.Parallel()
 	ps := make([]piece, 9)
 	for i := range ps {
 		ps[i] = piece{from: int64(i)}
 	}
 	var running, most atomic.Int32
+	// Each piece waits for a second one to run beside it before its rows, so that they run
+	// side by side, or fail to, whatever the scheduler does.
+	both := make(chan struct{})
+	var bothOnce sync.Once
 	read := func(ctx context.Context, pc piece, fn func(*Row) error) error {
 		n := running.Add(1)
 		defer running.Add(-1)
 		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		if n >= 2 {
+			bothOnce.Do(func() { close(both) })
+		}
+		select {
+		case <-both:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(testutil.Wait):
+			return errors.New("no second piece ran beside this one")
 		}
 		for k := range 50 {
 			if pc.from == 7 && k == 20 {
@@ -32,7 +50,6 @@ func TestReadPiecesOneRowAtATime(t *testing.T) {
 			if err := fn(&Row{Query: int(pc.from), Keys: []Value{{Lo: uint64(k)}}}); err != nil {
 				return err
 			}
-			time.Sleep(50 * time.Microsecond)
 		}
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 )
 
 func TestProtocolNames(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		num  uint8
 		name string
@@ -31,6 +32,7 @@ func TestProtocolNames(t *testing.T) {
 }
 
 func TestApplication(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		proto uint8
 		port  uint16

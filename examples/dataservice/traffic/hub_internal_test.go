@@ -3,12 +3,14 @@ package traffic
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // funcFollower is a Follower answering with its function.
@@ -30,25 +32,19 @@ func numbered(calls *atomic.Int64, gate <-chan struct{}) startFollower {
 // waitFollowers waits until the run of k has n followers.
 func waitFollowers(t *testing.T, h *hub, k followKey, n int) {
 	t.Helper()
-	for {
+	testutil.Eventually(t, fmt.Sprintf("%d followers", n), func() bool {
 		h.mu.Lock()
+		defer h.mu.Unlock()
 		r := h.runs[k]
-		got := 0
-		if r != nil {
-			got = r.followers
-		}
-		h.mu.Unlock()
-		if got == n {
-			return
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return r != nil && r.followers == n
+	})
 }
 
 // TestHubSharesOneComputation checks that the followers of one expression (written with
 // other spacing) at one interval get the same answers from one computation, and that the
 // computation ends with its last follower.
 func TestHubSharesOneComputation(t *testing.T) {
+	t.Parallel()
 	var h hub
 	var calls atomic.Int64
 	gate := make(chan struct{})
@@ -94,6 +90,7 @@ func TestHubSharesOneComputation(t *testing.T) {
 // TestHubSeparatesIntervals checks that followers of another interval or expression do not
 // share a computation.
 func TestHubSeparatesIntervals(t *testing.T) {
+	t.Parallel()
 	var h hub
 	gate := make(chan struct{})
 	defer close(gate)
@@ -119,6 +116,7 @@ func TestHubSeparatesIntervals(t *testing.T) {
 // TestHubEndsEveryFollowerOnError checks that a failed computation ends each of its followers
 // with its error, and that a later follower starts afresh.
 func TestHubEndsEveryFollowerOnError(t *testing.T) {
+	t.Parallel()
 	var h hub
 	boom := errors.New("boom")
 	gate := make(chan struct{})
@@ -152,6 +150,7 @@ func TestHubEndsEveryFollowerOnError(t *testing.T) {
 // TestHubLatest checks that a joining follower can start from the shared computation's last
 // answer, once there is one and while someone follows.
 func TestHubLatest(t *testing.T) {
+	t.Parallel()
 	var h hub
 	if _, ok := h.latest("traffic", time.Second); ok {
 		t.Fatal("an answer before anyone follows")
@@ -199,6 +198,7 @@ func (f *closedFollower) Close() { f.closed.Store(true) }
 // follower's expression, keeps it for every answer, and closes it when the last follower
 // leaves.
 func TestHubStartsOneFollowerPerRun(t *testing.T) {
+	t.Parallel()
 	var h hub
 	var started []*closedFollower
 	var mu sync.Mutex
@@ -228,9 +228,11 @@ func TestHubStartsOneFollowerPerRun(t *testing.T) {
 	}
 	close(gate)
 	wg.Wait()
-	for len(h.runs) > 0 || !started[0].closed.Load() {
-		time.Sleep(time.Millisecond) // the run closes its Follower as it ends
-	}
+	testutil.Eventually(t, "the run to close its Follower as it ends", func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return len(h.runs) == 0 && started[0].closed.Load()
+	})
 	if len(started) != 1 || started[0].expr != "traffic  BY application" || started[0].answers.Load() < 3 {
 		t.Errorf("%d Followers started; the first on %q answered %d times", len(started), started[0].expr, started[0].answers.Load())
 	}
@@ -239,6 +241,7 @@ func TestHubStartsOneFollowerPerRun(t *testing.T) {
 // TestNormalise checks which expressions followers share: those that differ only in white
 // space outside quoted strings.
 func TestNormalise(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"  traffic\tBY  application\n", "traffic BY application"},
 		{"records WHERE application = 'a  b'", "records WHERE application = 'a  b'"},

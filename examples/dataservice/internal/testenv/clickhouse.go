@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // ClickHouseServer is a clickhouse-server the test started, with its configuration and data in
@@ -89,17 +92,17 @@ func (s *ClickHouseServer) Start() {
 	}
 	s.cmd = cmd
 	url := fmt.Sprintf("http://127.0.0.1:%d/ping", s.HTTPPort)
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if resp, err := http.Get(url); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
+	testutil.Until(s.t, 30*time.Second, "clickhouse-server to answer", func() error {
+		resp, err := http.Get(url)
+		if err != nil {
+			return logged{err, s.log.Name()}
 		}
-	}
-	s.Stop()
-	log, _ := os.ReadFile(s.log.Name())
-	s.t.Fatalf("testenv: clickhouse-server did not answer within 30 s; its log:\n%s", log)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return logged{errors.New(resp.Status), s.log.Name()}
+		}
+		return nil
+	})
 }
 
 // Stop kills the server by its PID (SIGKILL: what it has acknowledged must survive) and

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -8,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // HAProxy is an haproxy a test started in the foreground (haproxy -f cfg -db).
@@ -49,20 +52,20 @@ func StartHAProxy(t testing.TB, cfg string, env map[string]string, listen string
 			<-exited
 		}
 	})
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	testutil.Until(t, 10*time.Second, "haproxy to listen on "+listen, func() error {
 		select {
 		case <-exited:
 			t.Fatalf("testenv: haproxy exited:\n%s", h.Log())
 		default:
 		}
-		if c, err := net.Dial("tcp", listen); err == nil {
-			c.Close()
-			return h
+		c, err := net.Dial("tcp", listen)
+		if err != nil {
+			return fmt.Errorf("%w; its log:\n%s", err, h.Log())
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("testenv: haproxy does not listen on %s:\n%s", listen, h.Log())
-		}
-	}
+		c.Close()
+		return nil
+	})
+	return h
 }
 
 // Log returns what haproxy wrote so far.

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -104,4 +105,16 @@ func bind(network string, port int) (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// logged is err with the log file at path, read when the error is shown: the log of a server
+// that did not start.
+type logged struct {
+	err  error
+	path string
+}
+
+func (e logged) Error() string {
+	b, _ := os.ReadFile(e.path)
+	return fmt.Sprintf("%v; its log:\n%s", e.err, b)
 }

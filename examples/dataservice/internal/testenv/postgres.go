@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fnapi/fnapi/internal/testutil"
+
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 )
 
@@ -123,18 +125,14 @@ func (p *Postgres) Start(t testing.TB) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	testutil.Until(t, 30*time.Second, "postgres to start", func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		err := db.PingContext(ctx)
-		cancel()
-		if err == nil {
-			return
+		defer cancel()
+		if err := db.PingContext(ctx); err != nil {
+			return logged{err, filepath.Join(p.dir, "postgres.log")}
 		}
-		if time.Now().After(deadline) {
-			out, _ := os.ReadFile(filepath.Join(p.dir, "postgres.log"))
-			t.Fatalf("testenv: postgres did not start: %v\n%s", err, out)
-		}
-	}
+		return nil
+	})
 }
 
 // Stop stops the server by its process ID (a fast shutdown: sessions are disconnected) and

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // SNMPD is Debian's net-snmp agent, started by a test on a free UDP port of 127.0.0.1 with a
@@ -63,16 +66,13 @@ override .1.3.6.1.2.1.31.1.1.1.18.1 octet_str "%s"
 		}
 	})
 	// Ready once it logs its version, after opening its port.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if b, _ := os.ReadFile(log); strings.Contains(string(b), "NET-SNMP version") {
-			return s
+	testutil.Until(t, 30*time.Second, "snmpd to start", func() error {
+		if b, _ := os.ReadFile(log); !strings.Contains(string(b), "NET-SNMP version") {
+			return errors.New("no version in its log yet")
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("snmpd did not start within 30 s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
+	return s
 }
 
 // Stop stops the agent (again is a no-op).

@@ -35,6 +35,7 @@ func watchedRecord(at int64) records.Record {
 // TestDuckDBReportsChanges checks that DuckDB reports the times each batch and each deletion
 // touches to its watchers.
 func TestDuckDBReportsChanges(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, w := openWatched(t)
 	if err := s.Ingest(ctx, []records.Record{watchedRecord(1000), watchedRecord(940)}); err != nil {
@@ -55,6 +56,7 @@ func TestDuckDBReportsChanges(t *testing.T) {
 // again after: a reader that took the first report while the batch waited to be committed
 // (the write token held here) learns of it again once it is stored.
 func TestDuckDBReportsBeforeAndAfter(t *testing.T) {
+	t.Parallel()
 	s, w := openWatched(t)
 	<-s.write
 	done := make(chan error)

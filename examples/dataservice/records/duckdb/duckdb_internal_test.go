@@ -21,6 +21,7 @@ import (
 // appender inside a transaction vanish when the transaction rolls back, even after the
 // appender flushed them (more rows than its chunk holds).
 func TestAppendRollsBack(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := openTemp(t)
 	r := records.Record{Time: 1, Protocol: records.UDP, Application: "dns",
@@ -60,6 +61,7 @@ func TestAppendRollsBack(t *testing.T) {
 // TestOpenAddsColumns opens a file made by a version without the collector's columns: they are
 // added, holding zero for the rows already there, and new batches go in.
 func TestOpenAddsColumns(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	old, err := sql.Open("duckdb", filepath.Join(dir, FileName))

@@ -70,6 +70,7 @@ func countRows(t testing.TB, s *duckdb.Store) int64 {
 }
 
 func TestDuckDBRoundTrip(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := openStore(t, dir)
 	want := recordstest.Sample(3000, 1700000000)
@@ -100,6 +101,7 @@ func TestDuckDBRoundTrip(t *testing.T) {
 }
 
 func TestDuckDBIngestAllOrNothing(t *testing.T) {
+	t.Parallel()
 	s := openStore(t, t.TempDir())
 	defer s.Close()
 	ctx := context.Background()
@@ -141,6 +143,7 @@ func TestDuckDBIngestAllOrNothing(t *testing.T) {
 }
 
 func TestDuckDBRetention(t *testing.T) {
+	t.Parallel()
 	s := openStore(t, t.TempDir())
 	defer s.Close()
 	ctx := context.Background()
@@ -171,6 +174,7 @@ func TestDuckDBRetention(t *testing.T) {
 }
 
 func TestDuckDBConcurrentUse(t *testing.T) {
+	t.Parallel()
 	s := openStore(t, t.TempDir())
 	defer s.Close()
 	ctx := context.Background()
@@ -209,6 +213,7 @@ func TestDuckDBConcurrentUse(t *testing.T) {
 // TestDuckDBConcurrentBatchesStandAlone: of batches ingested at once (and so committed in
 // groups), each bad one fails alone and each good one is stored whole.
 func TestDuckDBConcurrentBatchesStandAlone(t *testing.T) {
+	t.Parallel()
 	s := openStore(t, t.TempDir())
 	defer s.Close()
 	const calls, size = 8, 1000

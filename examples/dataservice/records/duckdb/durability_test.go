@@ -50,6 +50,7 @@ func ingestUntilKilled(dir string) {
 // after some acknowledged batches, and checks that reopening finds every acknowledged batch and
 // only whole batches.
 func TestDuckDBSurvivesKill(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}

@@ -51,6 +51,7 @@ func groupOf(t *testing.T, n int, fail error) ([]error, [][]*member) {
 // TestGroupCommitsWaitingBatchesTogether: batches that wait while another commits go in one
 // transaction, and each call has its answer.
 func TestGroupCommitsWaitingBatchesTogether(t *testing.T) {
+	t.Parallel()
 	errs, groups := groupOf(t, 5, nil)
 	if len(groups) != 1 || len(groups[0]) != 5 {
 		t.Fatalf("groups of %v, want one of 5", len(groups))
@@ -65,6 +66,7 @@ func TestGroupCommitsWaitingBatchesTogether(t *testing.T) {
 // TestGroupCommitFailureReachesEveryMember: when the group's transaction fails, every call in
 // it gets the error.
 func TestGroupCommitFailureReachesEveryMember(t *testing.T) {
+	t.Parallel()
 	bad := errors.New("disk full")
 	errs, groups := groupOf(t, 4, bad)
 	if len(groups) != 1 {
@@ -79,6 +81,7 @@ func TestGroupCommitFailureReachesEveryMember(t *testing.T) {
 
 // TestGroupBoundsRecords: a group stops before maxGroup records; the rest form the next group.
 func TestGroupBoundsRecords(t *testing.T) {
+	t.Parallel()
 	var g group
 	a := g.join(make([]records.Record, maxGroup/2))
 	b := g.join(make([]records.Record, maxGroup/2))
@@ -98,6 +101,7 @@ func TestGroupBoundsRecords(t *testing.T) {
 // TestGroupCallerLeavesWhenCancelled: a call whose context ends while it waits leaves the queue
 // with its context's error, and no group commits its batch.
 func TestGroupCallerLeavesWhenCancelled(t *testing.T) {
+	t.Parallel()
 	s := &Store{write: make(chan struct{}, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

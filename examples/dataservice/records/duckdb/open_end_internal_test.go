@@ -13,6 +13,7 @@ import (
 // periods ending past, at and before the newest record, also once newer records came), and
 // read again from the rollups when the store reopens, so that the same periods read the same.
 func TestOpenEnd(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	s, err := Open(ctx, dir)

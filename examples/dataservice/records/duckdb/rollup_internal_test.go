@@ -30,6 +30,7 @@ func openTemp(t *testing.T) *Store {
 // that their tables differ, and that a rollup row holds the record's value of each of its key
 // columns, as the records table does (rollupKey's slots, keySlots).
 func TestRollupsDescribed(t *testing.T) {
+	t.Parallel()
 	rec := records.Record{Time: 7261, Protocol: records.UDP, Application: "dns", Exporter: netip.MustParseAddr("192.0.2.9"), InIf: 3, OutIf: 4,
 		Client: records.Endpoint{IP: netip.MustParseAddr("10.0.0.1"), Port: 40000, Bytes: 100, Packets: 2},
 		Server: records.Endpoint{IP: netip.MustParseAddr("2001:db8::53"), Port: 5353, Bytes: 300, Packets: 3}}
@@ -140,6 +141,7 @@ func randomQuery(rng *rand.Rand) *records.Query {
 // one bucket and keys into one and leaves its sums as they were, that a rollup is compacted
 // once it has gained compactRows rows, and that the background step compacts fewer.
 func TestRollupCompaction(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := openTemp(t)
 	setMarks(t, s, math.MaxInt64) // every record is summed in its transaction
@@ -208,6 +210,7 @@ func TestRollupCompaction(t *testing.T) {
 // compactRows rows, or half the rows its last compaction left when that is more, and that the
 // span covers every bucket touched.
 func TestRollupSpanDue(t *testing.T) {
+	t.Parallel()
 	sp := rollupSpan{}
 	if sp.add(compactRows-1, 120, 180) || !sp.add(1, 60, 60) || sp.lo != 60 || sp.hi != 180 {
 		t.Errorf("after compactRows rows: %+v", sp)

@@ -61,6 +61,7 @@ func hostsMark(s *Store) int64 { return s.marks.of(&duckRollups[2]) }
 // (below the mark and above), after compactions, after retentions that cut a bucket below the
 // mark and one above it, and after the store is reopened.
 func TestRollupsAnswerAsRecords(t *testing.T) {
+	t.Parallel()
 	stepByHand(t)
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -129,6 +130,7 @@ func TestRollupsAnswerAsRecords(t *testing.T) {
 // TestRollupStepWithIngest runs the background step while batches arrive, some for buckets
 // it is rolling or has rolled, then checks the rollups against the records.
 func TestRollupStepWithIngest(t *testing.T) {
+	t.Parallel()
 	stepByHand(t)
 	ctx := context.Background()
 	s := openTemp(t)
@@ -168,6 +170,7 @@ func TestRollupStepWithIngest(t *testing.T) {
 // of its newest bucket as its mark, and one that kept a rollup in the background which this
 // version keeps in every transaction has it completed; the answers stay those of the records.
 func TestRollupMadeForAnEarlierFile(t *testing.T) {
+	t.Parallel()
 	stepByHand(t)
 	ctx := context.Background()
 	const from = int64(1_699_992_000)
@@ -253,6 +256,7 @@ func TestRollupMadeForAnEarlierFile(t *testing.T) {
 // transaction, and stops at the due time: the rollup per 10 minutes catches up six buckets a
 // step, the hourly one one.
 func TestRollupStepSpan(t *testing.T) {
+	t.Parallel()
 	stepByHand(t)
 	ctx := context.Background()
 	s := openTemp(t)

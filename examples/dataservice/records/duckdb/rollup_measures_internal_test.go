@@ -20,6 +20,7 @@ import (
 // it holds, so that queries of the measures read the rollups (checkRollups fails when a query
 // finds no rollup) and answer as the records do, before and after more records come.
 func TestOpenAddsRollupMeasures(t *testing.T) {
+	t.Parallel()
 	stepByHand(t)
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -184,6 +185,7 @@ func TestMergeHists(t *testing.T) {
 // records, so that percentiles read them and answer as the records do, over periods that
 // cut 10 minutes and 6 hours at either end, before and after more records come.
 func TestOpenAddsHistRollups(t *testing.T) {
+	t.Parallel()
 	stepByHand(t)
 	ctx := context.Background()
 	dir := t.TempDir()

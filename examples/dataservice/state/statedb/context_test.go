@@ -88,6 +88,7 @@ func TestSQLiteContext(t *testing.T) {
 
 // TestPostgresContext: the same, and every change notifies ContextChannel for the other nodes.
 func TestPostgresContext(t *testing.T) {
+	t.Parallel()
 	pg := testenv.StartPostgres(t)
 	url := pg.Database(t)
 	st := openPostgres(t, url)

@@ -18,6 +18,7 @@ const crashDirEnv = "STATE_TEST_CRASH_DIR"
 // TestKill9 kills a process that is writing with SIGKILL and checks that every write it had
 // acknowledged is in the store afterwards.
 func TestKill9(t *testing.T) {
+	t.Parallel()
 	if dir := os.Getenv(crashDirEnv); dir != "" {
 		writeUntilKilled(dir)
 		return

@@ -25,6 +25,7 @@ func openPostgres(t *testing.T, url string, opts ...statedb.Option) *statedb.Pos
 }
 
 func TestPostgres(t *testing.T) {
+	t.Parallel()
 	pg := testenv.StartPostgres(t)
 	statetest.Run(t, func(t *testing.T, opts ...statedb.Option) state.Store {
 		return openPostgres(t, pg.Database(t), opts...)

@@ -15,6 +15,7 @@ import (
 // TestAuditMigration opens a store made before the audit trail: it gains the table and keeps
 // its data.
 func TestAuditMigration(t *testing.T) {
+	t.Parallel()
 	dir := oldStore(t,
 		`INSERT INTO config VALUES ('retention', '"7d"')`,
 		`PRAGMA user_version = 1`,
@@ -35,6 +36,7 @@ func TestAuditMigration(t *testing.T) {
 // TestAuditActorMigration opens a store at schema version 2, whose audit table names its column
 // of who acted "user": the events stay, read back with their user.
 func TestAuditActorMigration(t *testing.T) {
+	t.Parallel()
 	dir := oldStore(t,
 		`CREATE TABLE audit (id INTEGER PRIMARY KEY AUTOINCREMENT, time INTEGER NOT NULL, user TEXT NOT NULL, key TEXT NOT NULL,
 			address TEXT NOT NULL, action TEXT NOT NULL, details TEXT NOT NULL)`,
@@ -78,6 +80,7 @@ func oldStore(t *testing.T, more ...string) string {
 // TestQuotaMigration opens a store at schema version 4, before owners and sizes: its
 // dashboards and widgets stay, owned by nobody (""), with their sizes counted.
 func TestQuotaMigration(t *testing.T) {
+	t.Parallel()
 	dir := oldStore(t,
 		`CREATE TABLE audit (id INTEGER PRIMARY KEY AUTOINCREMENT, time INTEGER NOT NULL, actor TEXT NOT NULL, key TEXT NOT NULL,
 			address TEXT NOT NULL, action TEXT NOT NULL, details TEXT NOT NULL)`,

@@ -35,6 +35,7 @@ func must[T any](t *testing.T) func(T, error) T {
 }
 
 func TestRestart(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	s, err := statedb.OpenSQLite(ctx, dir)
@@ -60,12 +61,14 @@ func TestRestart(t *testing.T) {
 }
 
 func TestSQLite(t *testing.T) {
+	t.Parallel()
 	statetest.Run(t, func(t *testing.T, opts ...statedb.Option) state.Store {
 		return open(t, t.TempDir(), opts...)
 	})
 }
 
 func TestSQLiteNewerSchemaRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	open(t, dir).Close()
 	db, err := sql.Open("sqlite", filepath.Join(dir, statedb.FileName))
