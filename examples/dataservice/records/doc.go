@@ -147,7 +147,7 @@
 //
 // A field the service resolves as it stores a record (the context, issue 25: each Endpoint's
 // Place, zone, AS number and name, country, and the exporter's and interfaces' names) is not
-// parsed: app/enrich.go sets it from package netctx instead of 2 and 3. DuckDB step 6 and
+// parsed: inlet/enrich.go sets it from package netctx instead of 2 and 3. DuckDB step 6 and
 // ClickHouse version 5 added those, with two rollups by ContextKeys.
 //
 // TestAddKey (records/addkey) proves the path in a test build: AddColumn and pvql.AddKey add
