@@ -184,7 +184,7 @@ func (s *Store) ensureSchema(ctx context.Context, opts *clickhouse.Options, clus
 		return err
 	}
 	engine := "Distributed(" + quoteIdent(cluster) + ", " + quoteIdent(opts.Auth.Database) + ", records, rand())"
-	if err := addColumns(ctx, s.conn, "records_dist", records.NumColumns); err != nil { // of an earlier version
+	if err := addColumns(ctx, s.conn, "records_dist", records.ColumnCount()); err != nil { // of an earlier version
 		return err
 	}
 	if err := ensureTable(ctx, s.conn, "records_dist", engine); err != nil {
@@ -195,7 +195,7 @@ func (s *Store) ensureSchema(ctx context.Context, opts *clickhouse.Options, clus
 			return err
 		}
 	}
-	return writeVersion(ctx, s.conn, SchemaVersion)
+	return writeVersion(ctx, s.conn, version())
 }
 
 // chOptions parses url into driver options with the store's timeouts.

@@ -140,7 +140,7 @@ func appendRecords(ctx context.Context, c *duckdb.Conn, batches [][]records.Reco
 	}
 	rb := records.RowBuilder{Omit: records.ContextMask | probeColumns&^filled}
 	var names []string
-	for col := range records.NumColumns {
+	for col := range records.ColumnCount() {
 		if rb.Omit&(1<<col) == 0 {
 			names = append(names, col.SQLNames()...)
 		}
@@ -149,7 +149,7 @@ func appendRecords(ctx context.Context, c *duckdb.Conn, batches [][]records.Reco
 	if err != nil {
 		return err
 	}
-	row := make([]driver.Value, 0, records.NumSQLColumns+1)
+	row := make([]driver.Value, 0, len(names)+1)
 	var idBox driver.Value
 	k := 0
 	for _, recs := range batches {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -221,9 +222,19 @@ func separateContext(ctx context.Context, tx *sql.Tx, part int) error {
 	return nil
 }
 
+// withAdded returns steps and, after them, a step that adds each column a test build added
+// (records.AddColumn), as its descriptor says (addColumns).
+func withAdded(steps []step) []step {
+	for c := records.NumColumns; c < records.ColumnCount(); c++ {
+		steps = append(slices.Clip(steps), func(ctx context.Context, tx *sql.Tx) error { return addColumns(ctx, tx, c) })
+	}
+	return steps
+}
+
 // migrate brings the file of db to the latest version, a step a transaction, and refuses a file
 // whose version is newer than this program's (one it could damage).
 func migrate(ctx context.Context, db *sql.DB) error {
+	steps := withAdded(steps)
 	if err := execAll(ctx, db, "CREATE TABLE IF NOT EXISTS "+schemaTable+" (version INTEGER NOT NULL)"); err != nil {
 		return err
 	}
