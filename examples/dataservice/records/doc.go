@@ -96,9 +96,9 @@
 // (DuckDB): one pass over the records answers them all, each Row naming its Query.
 //
 // The planner is driver-free and shared (sql.go, plan.go, plan_select.go, plan_union.go,
-// plan_bind.go, plan_read.go): an
-// engine supplies a Dialect (types, parameters, sums, casts) and its Rollups, each described
-// once (Rollup: table, width, keys), and Compile builds its Plans; the engine binds a Plan's
+// plan_bind.go, plan_read.go): an engine supplies a Dialect (types, parameters, sums, casts)
+// and its Rollups, each described once (Rollup: table, width, keys), and Compile builds its
+// Plans; the engine binds a Plan's
 // time bounds (Plan.Bind, LiteralTimes) and scans its rows (Plan.Scan). A query whose keys,
 // bucket widths and Where a rollup answers reads, at each width, the first rollup that answers
 // it (Chain), whole buckets from the rollups and the cut edges from the records, in one SELECT
