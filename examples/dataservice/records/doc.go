@@ -96,15 +96,15 @@
 // (DuckDB): one pass over the records answers them all, each Row naming its Query.
 //
 // The planner is driver-free and shared (sql.go, plan.go, plan_select.go, plan_union.go,
-// plan_bind.go, plan_read.go): an engine supplies a Dialect (types, parameters, sums, casts)
-// and its Rollups, each described once (Rollup: table, width, keys), and Compile builds its
-// Plans; the engine binds a Plan's
-// time bounds (Plan.Bind, LiteralTimes) and scans its rows (Plan.Scan). A query whose keys,
-// bucket widths and Where a rollup answers reads, at each width, the first rollup that answers
-// it (Chain), whole buckets from the rollups and the cut edges from the records, in one SELECT
-// over the union of those branches. A store that knows no record lies at or after a period's
-// end may read the period to the end of its coarsest rollup's bucket instead (Plan.OpenEnd:
-// DuckDB does, for every period up to now), and DuckDB is sent no branch whose range is empty.
+// plan_bind.go, plan_read.go): an engine supplies a Dialect (types, parameters, sums, casts) and
+// its Rollups, each described once (Rollup: table, width, keys), and Compile builds its Plans;
+// the engine binds a Plan's time bounds (Plan.Bind, LiteralTimes) and scans its rows (Plan.Scan).
+// A query whose keys, bucket widths and Where a rollup answers reads, at each width, the first
+// rollup that answers it (Chain), whole buckets from the rollups and the cut edges from the
+// records, in one SELECT over the union of those branches. A store that knows no record lies at
+// or after a period's end may read the period to the end of its coarsest rollup's bucket instead
+// (Plan.OpenEnd: DuckDB does, for every period up to now), and DuckDB is sent no branch whose
+// range is empty.
 //
 // Sums (sum.go). A sum of counts over a group and a period is exact below MaxSum (2^64-1) and
 // saturates at it: a record carries at most MaxCount (2^53-1) a side, so 2,049 of them pass a
