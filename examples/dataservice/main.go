@@ -35,6 +35,7 @@ import (
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/examples/dataservice/alerts"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/console"
 	"github.com/fnapi/fnapi/transport/proxyproto"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -55,81 +56,71 @@ func main() {
 	}
 }
 
-// options are the command-line flags.
+// options are the command-line flags: the service's configuration tree (cfg), read into once,
+// and the flags of the process itself (addresses, certificate, logging, shutdown).
 type options struct {
-	addr, data, cert, key string
-	hosts                 hosts
-	demo                  bool
-	idle, max             time.Duration
-	rateLimit             int
-	chURL, chCluster      string
-	netflow, sflow        string
-	capture               []string // -capture: interface names
-	captureFile           string
-	captureFilter         string
-	captureSensor         netip.Addr // -capture-sensor
-	postgres              string
-	drain                 time.Duration
-	level                 zapcore.Level
-	proxies               []netip.Prefix // -proxy-protocol
-	metrics               string
-	geoASN, geoCountry    string         // -geoip-asn, -geoip-country
-	webhookAllow          []netip.Prefix // -webhook-allow
-	smtp                  *alerts.SMTP   // -smtp
+	cfg             app.Config
+	addr, cert, key string
+	hosts           hosts
+	drain           time.Duration
+	level           zapcore.Level
+	proxies         []netip.Prefix // -proxy-protocol
+	metrics         string
 }
 
 // newFlagSet returns the service's flags, set into o; docs/running.md's table lists each
 // (TestDocsFlags).
 func newFlagSet(o *options) *flag.FlagSet {
+	o.cfg = app.DefaultConfig("./data") // each flag's default is its field's
 	fs := flag.NewFlagSet("dataservice", flag.ContinueOnError)
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8443", "address to serve HTTPS on")
-	fs.StringVar(&o.data, "data", "./data", "directory of everything the service keeps")
+	fs.StringVar(&o.cfg.DataDir, "data", o.cfg.DataDir, "directory of everything the service keeps")
 	fs.StringVar(&o.cert, "cert", "", "site certificate (PEM, with its chain); default: a self-signed one in <data>/tls")
 	fs.StringVar(&o.key, "key", "", "key of the site certificate (PEM)")
 	fs.Var(&o.hosts, "host", "a name the self-signed certificate also covers (repeatable)")
-	fs.BoolVar(&o.demo, "demo", false, "generate realistic synthetic traffic continuously")
-	fs.DurationVar(&o.idle, "session-idle", 0, "default session idle timeout (default 1h; the session_idle configuration key overrides it)")
-	fs.DurationVar(&o.max, "session-max", 0, "default session maximum lifetime (default 24h; session_max overrides it)")
-	fs.IntVar(&o.rateLimit, "rate-limit", app.DefaultRateLimit, "calls per second per caller, bursts of twice as many; 0 turns the limit off (the rate_limit configuration key overrides it)")
-	fs.StringVar(&o.netflow, "netflow", "", "UDP address to collect NetFlow v5, v9 and IPFIX on (e.g. :2055)")
-	fs.StringVar(&o.sflow, "sflow", "", "UDP address to collect sFlow v5 on (e.g. :6343)")
+	fs.BoolVar(&o.cfg.Inlet.Demo, "demo", false, "generate realistic synthetic traffic continuously")
+	fs.DurationVar(&o.cfg.Console.SessionIdle, "session-idle", 0, "default session idle timeout (default 1h; the session_idle configuration key overrides it)")
+	fs.DurationVar(&o.cfg.Console.SessionMax, "session-max", 0, "default session maximum lifetime (default 24h; session_max overrides it)")
+	fs.IntVar(&o.cfg.Console.RateLimit, "rate-limit", o.cfg.Console.RateLimit, "calls per second per caller, bursts of twice as many; 0 turns the limit off (the rate_limit configuration key overrides it)")
+	fs.StringVar(&o.cfg.Inlet.NetFlow, "netflow", "", "UDP address to collect NetFlow v5, v9 and IPFIX on (e.g. :2055)")
+	fs.StringVar(&o.cfg.Inlet.SFlow, "sflow", "", "UDP address to collect sFlow v5 on (e.g. :6343)")
 	fs.Func("capture", "IFACE[,IFACE...]: capture packets on these interfaces (AF_PACKET, Linux, root or CAP_NET_RAW) and store a record per TCP conversation and minute with round-trip times, response times and retransmissions", func(v string) error {
-		o.capture = nil
+		o.cfg.Inlet.Capture = nil
 		for _, name := range strings.Split(v, ",") {
 			if name = strings.TrimSpace(name); name == "" {
 				return errors.New("an empty interface name")
 			}
-			o.capture = append(o.capture, name)
+			o.cfg.Inlet.Capture = append(o.cfg.Inlet.Capture, name)
 		}
 		return nil
 	})
-	fs.StringVar(&o.captureFile, "capture-file", "", "read this pcap or pcapng file once, at full speed, as the capture probe (then the service keeps serving)")
-	fs.StringVar(&o.captureFilter, "capture-filter", "", "with -capture or -capture-file: a BPF filter in tcpdump's syntax (needs tcpdump), e.g. 'tcp port 443'")
+	fs.StringVar(&o.cfg.Inlet.CaptureFile, "capture-file", "", "read this pcap or pcapng file once, at full speed, as the capture probe (then the service keeps serving)")
+	fs.StringVar(&o.cfg.Inlet.CaptureFilter, "capture-filter", "", "with -capture or -capture-file: a BPF filter in tcpdump's syntax (needs tcpdump), e.g. 'tcp port 443'")
 	fs.Func("capture-sensor", "with -capture or -capture-file: the address the probe's records name as their exporter (which sensor saw them); default: the capturing interface's address (else the host's), none for -capture-file", func(v string) error {
 		a, err := parseSensor(v)
-		o.captureSensor = a
+		o.cfg.Inlet.CaptureSensor = a
 		return err
 	})
-	fs.StringVar(&o.chURL, "clickhouse", "", "keep the records in ClickHouse: clickhouse://[user[:password]@]host:port/database (native protocol); default: DuckDB in <data>")
-	fs.StringVar(&o.chCluster, "clickhouse-cluster", "", "with -clickhouse: the cluster (remote_servers) whose shards hold the records, through a Distributed table")
-	fs.StringVar(&o.postgres, "postgres", "", "keep users, sessions, keys, dashboards, widgets and configuration in this PostgreSQL database, shared by several nodes: postgres://user[:password]@host:port/db?sslmode=... (default: SQLite files in -data)")
-	fs.DurationVar(&o.drain, "drain", 0, "on SIGINT/SIGTERM, answer not ready on "+app.ReadyPath+" this long before shutting down, so that a load balancer stops sending new calls first")
+	fs.StringVar(&o.cfg.ClickHouse, "clickhouse", "", "keep the records in ClickHouse: clickhouse://[user[:password]@]host:port/database (native protocol); default: DuckDB in <data>")
+	fs.StringVar(&o.cfg.ClickHouseCluster, "clickhouse-cluster", "", "with -clickhouse: the cluster (remote_servers) whose shards hold the records, through a Distributed table")
+	fs.StringVar(&o.cfg.Postgres, "postgres", "", "keep users, sessions, keys, dashboards, widgets and configuration in this PostgreSQL database, shared by several nodes: postgres://user[:password]@host:port/db?sslmode=... (default: SQLite files in -data)")
+	fs.DurationVar(&o.drain, "drain", 0, "on SIGINT/SIGTERM, answer not ready on "+console.ReadyPath+" this long before shutting down, so that a load balancer stops sending new calls first")
 	fs.Func("proxy-protocol", "CIDR[,CIDR...] of the load balancers: their connections carry the PROXY protocol (v1 or v2) header, whose client address counts for login throttling, rate limits, logs and the audit trail; from any other address the header is refused", func(v string) error {
 		p, err := parsePrefixes(v)
 		o.proxies = p
 		return err
 	})
 	fs.StringVar(&o.metrics, "metrics", "", "address to serve the Prometheus metrics on, over plain HTTP at /metrics (e.g. 127.0.0.1:9464); default: none (the HTTPS port does not serve them: they list the flow exporters' addresses)")
-	fs.StringVar(&o.geoASN, "geoip-asn", "", "MaxMind DB file of autonomous systems (GeoLite2-ASN layout) for client.asn and server.asn; read again when it changes on disk")
-	fs.StringVar(&o.geoCountry, "geoip-country", "", "MaxMind DB file of countries (GeoLite2-Country or -City layout) for client.country and server.country; read again when it changes on disk")
+	fs.StringVar(&o.cfg.Inlet.GeoIPASN, "geoip-asn", "", "MaxMind DB file of autonomous systems (GeoLite2-ASN layout) for client.asn and server.asn; read again when it changes on disk")
+	fs.StringVar(&o.cfg.Inlet.GeoIPCountry, "geoip-country", "", "MaxMind DB file of countries (GeoLite2-Country or -City layout) for client.country and server.country; read again when it changes on disk")
 	fs.Func("webhook-allow", "CIDR[,CIDR...] alert webhooks may reach besides public addresses (checked on the resolved address; loopback, private networks and the service's own addresses are refused otherwise)", func(v string) error {
 		p, err := alerts.ParseAllow(v)
-		o.webhookAllow = p
+		o.cfg.Alerts.WebhookAllow = p
 		return err
 	})
 	fs.Func("smtp", "where alert e-mail goes: smtp://[user[:password]@]host:port?from=address (STARTTLS required; a user without a password reads it from SVC_SMTP_PASSWORD); default: none", func(v string) error {
 		c, err := alerts.ParseSMTP(v, os.Getenv)
-		o.smtp = c
+		o.cfg.Alerts.SMTP = c
 		return err
 	})
 	fs.TextVar(&o.level, "log-level", zapcore.InfoLevel, "log level: debug, info, warn, error")
@@ -152,7 +143,13 @@ func parseFlags(args []string) (options, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments %q: every setting is a flag (see -help)", fs.Args())
 	}
-	return o, checkFlags(o)
+	if err := checkFlags(o); err != nil {
+		return o, err
+	}
+	if o.cfg.Console.RateLimit == 0 { // -rate-limit 0: no limit; a zero Configuration means the default
+		o.cfg.Console.RateLimit = console.NoRateLimit
+	}
+	return o, nil
 }
 
 func run() error {
@@ -187,15 +184,9 @@ func run() error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rate := o.rateLimit
-	if rate == 0 {
-		rate = app.NoRateLimit
-	}
-	cfg := app.Config{DataDir: o.data, Demo: o.demo, SessionIdle: o.idle, SessionMax: o.max, RateLimit: rate, Logger: log,
-		ClickHouse: o.chURL, ClickHouseCluster: o.chCluster, NetFlow: o.netflow, SFlow: o.sflow,
-		Postgres: o.postgres, GeoIPASN: o.geoASN, GeoIPCountry: o.geoCountry,
-		Capture: o.capture, CaptureFile: o.captureFile, CaptureFilter: o.captureFilter, CaptureSensor: o.captureSensor,
-		Alerts: app.AlertsConfig{WebhookAllow: o.webhookAllow, SMTP: o.smtp, Listen: listening(ln, mln)}}
+	cfg := o.cfg
+	cfg.Logger = log
+	cfg.Alerts.Listen = listening(ln, mln)
 	tp, err := tracing(ctx, os.Getenv)
 	if err != nil {
 		return err
@@ -211,7 +202,7 @@ func run() error {
 			}
 		}()
 	}
-	if err := prepareData(o.data, log); err != nil {
+	if err := prepareData(o.cfg.DataDir, log); err != nil {
 		return explainOpen(o, err)
 	}
 	a, err := app.Open(ctx, cfg)
@@ -230,7 +221,7 @@ func run() error {
 	}
 	srv := &fnapi.Server{
 		Handler: publicHandler(a.Handler()), CertFile: o.cert, KeyFile: o.key,
-		DataDir: o.data, Hosts: o.hosts, Logger: log,
+		DataDir: o.cfg.DataDir, Hosts: o.hosts, Logger: log,
 	}
 	go func() {
 		select {

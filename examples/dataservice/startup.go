@@ -17,6 +17,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/cluster"
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
+	"github.com/fnapi/fnapi/examples/dataservice/wire"
 	"go.uber.org/zap"
 )
 
@@ -29,8 +30,8 @@ func checkFlags(o options) error {
 		flag, key string
 		value     time.Duration
 	}{
-		{"-session-idle", manage.KeySessionIdle, o.idle},
-		{"-session-max", manage.KeySessionMax, o.max},
+		{"-session-idle", manage.KeySessionIdle, o.cfg.Console.SessionIdle},
+		{"-session-max", manage.KeySessionMax, o.cfg.Console.SessionMax},
 	} {
 		if d.value == 0 {
 			continue
@@ -38,34 +39,34 @@ func checkFlags(o options) error {
 		if d.value < 0 || d.value%time.Second != 0 {
 			return fmt.Errorf("%s %v: must be a positive whole number of seconds, such as 30m or 2h", d.flag, d.value)
 		}
-		if err := manage.CheckDefault(d.key, manage.FormatDuration(d.value)); err != nil {
+		if err := manage.CheckDefault(d.key, wire.FormatDuration(d.value)); err != nil {
 			return fmt.Errorf("%s %v: %v; give another value, or leave the flag out for the default", d.flag, d.value, err)
 		}
 	}
-	if o.idle > 0 && o.max > 0 && o.idle > o.max {
-		return fmt.Errorf("-session-idle %v is longer than -session-max %v: a session is never idle longer than it may live", o.idle, o.max)
+	if o.cfg.Console.SessionIdle > 0 && o.cfg.Console.SessionMax > 0 && o.cfg.Console.SessionIdle > o.cfg.Console.SessionMax {
+		return fmt.Errorf("-session-idle %v is longer than -session-max %v: a session is never idle longer than it may live", o.cfg.Console.SessionIdle, o.cfg.Console.SessionMax)
 	}
-	if o.captureFilter != "" && len(o.capture) == 0 && o.captureFile == "" {
+	if o.cfg.Inlet.CaptureFilter != "" && len(o.cfg.Inlet.Capture) == 0 && o.cfg.Inlet.CaptureFile == "" {
 		return errors.New("-capture-filter filters the capture probe's packets: give -capture IFACE or -capture-file FILE too")
 	}
-	if o.captureSensor.IsValid() && len(o.capture) == 0 && o.captureFile == "" {
+	if o.cfg.Inlet.CaptureSensor.IsValid() && len(o.cfg.Inlet.Capture) == 0 && o.cfg.Inlet.CaptureFile == "" {
 		return errors.New("-capture-sensor names the capture probe's sensor: give -capture IFACE or -capture-file FILE too")
 	}
-	if o.captureFile != "" {
-		if st, err := os.Stat(o.captureFile); err != nil {
-			return fmt.Errorf("-capture-file %s: %v", o.captureFile, errors.Unwrap(err))
+	if o.cfg.Inlet.CaptureFile != "" {
+		if st, err := os.Stat(o.cfg.Inlet.CaptureFile); err != nil {
+			return fmt.Errorf("-capture-file %s: %v", o.cfg.Inlet.CaptureFile, errors.Unwrap(err))
 		} else if st.IsDir() {
-			return fmt.Errorf("-capture-file %s: a directory, not a pcap or pcapng file", o.captureFile)
+			return fmt.Errorf("-capture-file %s: a directory, not a pcap or pcapng file", o.cfg.Inlet.CaptureFile)
 		}
 	}
-	if o.rateLimit < 0 {
-		return fmt.Errorf("-rate-limit %d: must be 0 (no limit) or a number of calls per second", o.rateLimit)
+	if o.cfg.Console.RateLimit < 0 {
+		return fmt.Errorf("-rate-limit %d: must be 0 (no limit) or a number of calls per second", o.cfg.Console.RateLimit)
 	}
 	if o.drain < 0 {
 		return fmt.Errorf("-drain %v: must be 0 or a positive duration, such as 3s", o.drain)
 	}
-	if o.postgres != "" {
-		if _, err := app.ParsePostgresURL(o.postgres); err != nil {
+	if o.cfg.Postgres != "" {
+		if _, err := app.ParsePostgresURL(o.cfg.Postgres); err != nil {
 			return err
 		}
 	}
@@ -176,11 +177,11 @@ var (
 // explainOpen turns an error of opening the stores and sockets o names into what the operator
 // should do.
 func explainOpen(o options, err error) error {
-	data, msg := o.data, err.Error()
+	data, msg := o.cfg.DataDir, err.Error()
 	switch {
-	case o.chURL != "" && errors.Is(err, records.ErrUnavailable):
+	case o.cfg.ClickHouse != "" && errors.Is(err, records.ErrUnavailable):
 		return fmt.Errorf("-clickhouse: the server does not answer (%v): start it, or check the URL's host and native port (9000 by default)", err)
-	case o.postgres != "" && cluster.Unreachable(err):
+	case o.cfg.Postgres != "" && cluster.Unreachable(err):
 		return fmt.Errorf("-postgres: the server does not answer (%v): start it, or check the URL's host and port", err)
 	case collectListenRE.MatchString(msg):
 		return fmt.Errorf("%v: give -netflow and -sflow a UDP host:port this machine has, such as :2055 and :6343", err)

@@ -5,7 +5,7 @@
 //
 // An Evaluator runs the rules (Run, on one node at a time: the service gives it a lease):
 // rules of one owner that share a query share one computation, answered with the owner in its
-// context (Owner) so that what it keeps counts against the owner's share (package app); the
+// context (Owner) so that what it keeps counts against the owner's share (package query); the
 // service shows when each rule was last evaluated and why that failed. A notification follows the records that
 // caused it by at most the rule's interval, plus the second Run waits between looks, plus
 // the queries of the evaluation answered up to the rule's own (each query's rules are
@@ -26,4 +26,10 @@
 // "https://host/…"; no error of a delivery holds a URL.
 //
 // Service registers the functions of API 1.3 (create-alert-rule, list-alerts, ...).
+//
+// The package is also the alerts component of the service (component.go: Configuration,
+// DefaultConfiguration, NewComponent, Start and Stop): its wiring is short, so it lives beside
+// the domain it wires rather than in a sibling package. The component gets the engines that
+// answer the rules from the query component through Dependencies, never by importing it;
+// docs/architecture.md shows the order the service starts its components in.
 package alerts

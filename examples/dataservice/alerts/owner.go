@@ -8,8 +8,8 @@ import (
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/auth/authapi"
-	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/wire"
 	"github.com/fnapi/fnapi/registry"
 )
 
@@ -37,7 +37,7 @@ func denied(ctx context.Context) error {
 func (s *Service) owned(ctx context.Context, id string) error {
 	r, err := s.store.Rule(ctx, id)
 	if err != nil {
-		return manage.StoreError(err)
+		return wire.StoreError(err)
 	}
 	if !mayChange(ctx, r) {
 		return denied(ctx)

@@ -13,10 +13,10 @@ import (
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
-	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
+	"github.com/fnapi/fnapi/examples/dataservice/wire"
 )
 
 // Channel is one destination of a rule's notifications, as stored (secret included).
@@ -67,12 +67,12 @@ func duration(name, s string, def, lo, hi time.Duration) (time.Duration, error) 
 	if s == "" {
 		return def, nil
 	}
-	d, err := manage.ParseDuration(s)
+	d, err := wire.ParseDuration(s)
 	if err != nil {
 		return 0, invalid(name, err.Error())
 	}
 	if d < lo || d > hi {
-		return 0, invalid(name, "must be between "+manage.FormatDuration(lo)+" and "+manage.FormatDuration(hi))
+		return 0, invalid(name, "must be between "+wire.FormatDuration(lo)+" and "+wire.FormatDuration(hi))
 	}
 	return d, nil
 }
@@ -148,8 +148,8 @@ func channels(r state.AlertRule) []Channel {
 // ruleOut renders a stored rule as answered, without secrets; full shows its webhook URLs
 // (to a caller who may change it), else they are redacted, in the channels' state too.
 func ruleOut(r state.AlertRule, status []statedb.ChannelStatus, full bool) api.AlertRule {
-	out := api.AlertRule{ID: r.ID, Name: r.Name, Query: r.Query, Interval: manage.FormatDuration(r.Interval),
-		For: manage.FormatDuration(r.For), Severity: r.Severity, Labels: r.Labels, Notify: []api.AlertChannel{},
+	out := api.AlertRule{ID: r.ID, Name: r.Name, Query: r.Query, Interval: wire.FormatDuration(r.Interval),
+		For: wire.FormatDuration(r.For), Severity: r.Severity, Labels: r.Labels, Notify: []api.AlertChannel{},
 		Channels: []api.AlertChannelState{}, Owner: r.Owner, Created: r.Created, Updated: r.Updated}
 	if out.Labels == nil {
 		out.Labels = map[string]string{}

@@ -17,10 +17,10 @@ import (
 	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
-	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
+	"github.com/fnapi/fnapi/examples/dataservice/wire"
 	"github.com/fnapi/fnapi/label"
 	"github.com/fnapi/fnapi/registry"
 	"go.uber.org/zap"
@@ -140,11 +140,11 @@ func (s *Service) Register(reg *registry.Registry) error {
 func (s *Service) listRules(ctx context.Context) ([]api.AlertRule, error) {
 	rs, err := s.store.Rules(ctx)
 	if err != nil {
-		return nil, manage.StoreError(err)
+		return nil, wire.StoreError(err)
 	}
 	st, err := s.store.Channels(ctx)
 	if err != nil {
-		return nil, manage.StoreError(err)
+		return nil, wire.StoreError(err)
 	}
 	out := make([]api.AlertRule, 0, len(rs))
 	for _, r := range rs {
@@ -170,7 +170,7 @@ func (s *Service) createRule(ctx context.Context, in api.CreateAlertRuleArgs) (a
 	}
 	r, err = s.store.CreateRule(ctx, r, s.opts.RulesPerUser)
 	if err != nil {
-		return api.AlertRule{}, manage.StoreError(err)
+		return api.AlertRule{}, wire.StoreError(err)
 	}
 	return ruleOut(r, nil, true), nil
 }
@@ -259,7 +259,7 @@ func (s *Service) updateRule(ctx context.Context, in api.UpdateAlertRuleArgs) (a
 		return s.check(ctx, r, notify, old)
 	})
 	if err != nil {
-		return api.AlertRule{}, manage.StoreError(err)
+		return api.AlertRule{}, wire.StoreError(err)
 	}
 	return ruleOut(r, nil, true), nil
 }
@@ -270,7 +270,7 @@ func (s *Service) deleteRule(ctx context.Context, in api.IDArgs) (bool, error) {
 		return false, err
 	}
 	if err := s.store.DeleteRule(ctx, in.ID); err != nil {
-		return false, manage.StoreError(err)
+		return false, wire.StoreError(err)
 	}
 	return true, nil
 }
@@ -281,11 +281,11 @@ func (s *Service) listAlerts(ctx context.Context, in api.ListAlertsArgs) ([]api.
 	}
 	ins, err := s.store.Instances(ctx, "")
 	if err != nil {
-		return nil, manage.StoreError(err)
+		return nil, wire.StoreError(err)
 	}
 	rs, err := s.store.Rules(ctx)
 	if err != nil {
-		return nil, manage.StoreError(err)
+		return nil, wire.StoreError(err)
 	}
 	byID := map[string]state.AlertRule{}
 	for _, r := range rs {
@@ -306,7 +306,7 @@ func (s *Service) listAlerts(ctx context.Context, in api.ListAlertsArgs) ([]api.
 func (s *Service) history(ctx context.Context, in api.AlertHistoryArgs) ([]api.AlertEvent, error) {
 	es, err := s.store.History(ctx, state.AlertQuery{Rule: in.Rule, Labels: in.Labels, Since: in.Since, Until: in.Until})
 	if err != nil {
-		return nil, manage.StoreError(err)
+		return nil, wire.StoreError(err)
 	}
 	out := make([]api.AlertEvent, 0, len(es))
 	for _, e := range es {
@@ -329,7 +329,7 @@ func (s *Service) silence(ctx context.Context, in api.SilenceAlertArgs) (bool, e
 		return false, invalid("until", "required: when notifications resume")
 	}
 	if err := s.store.Silence(ctx, in.Rule, g, in.Until); err != nil {
-		return false, manage.StoreError(err)
+		return false, wire.StoreError(err)
 	}
 	return true, nil
 }
@@ -340,7 +340,7 @@ func (s *Service) acknowledge(ctx context.Context, in api.AcknowledgeAlertArgs) 
 		return false, invalid("group", "must be an array of the group's keys, as list-alerts answers it")
 	}
 	if err := s.store.Acknowledge(ctx, in.Rule, g); err != nil {
-		return false, manage.StoreError(err)
+		return false, wire.StoreError(err)
 	}
 	return true, nil
 }

@@ -16,7 +16,7 @@ import (
 func TestAgentRequestsCounted(t *testing.T) {
 	t.Parallel()
 	const rate = 10 // bursts of 20
-	s := start(t, func(c *app.Config) { c.RateLimit = rate })
+	s := start(t, func(c *app.Config) { c.Console.RateLimit = rate })
 	cs, err := s.agent(t, s.readOnlyKey(t)) // initialize and notifications/initialized: 2
 	if err != nil {
 		t.Fatal(err)

@@ -70,7 +70,7 @@ func TestAlertsMoveBetweenNodes(t *testing.T) {
 	h.srv = httptest.NewTLSServer(h)
 	t.Cleanup(h.srv.Close)
 	cfg := app.Config{Postgres: url, Auth: []auth.Option{auth.WithCacheTTL(time.Hour)},
-		Alerts: app.AlertsConfig{WebhookAllow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
+		Alerts: alerts.Configuration{WebhookAllow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
 			WebhookRoots: h.srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs, Backoff: 3 * time.Second}}
 	nodes := []*node{startNode(t, cfg), startNode(t, cfg)}
 	ctx := context.Background()

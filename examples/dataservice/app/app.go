@@ -6,151 +6,96 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/netip"
 	"os"
-	"strconv"
 	"sync"
-	"sync/atomic"
-	"time"
 
-	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/auth/sqlstore"
 	"github.com/fnapi/fnapi/examples/dataservice/alerts"
-	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/cluster"
-	"github.com/fnapi/fnapi/examples/dataservice/collect"
+	"github.com/fnapi/fnapi/examples/dataservice/console"
+	"github.com/fnapi/fnapi/examples/dataservice/inlet"
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
-	"github.com/fnapi/fnapi/examples/dataservice/pvql"
+	"github.com/fnapi/fnapi/examples/dataservice/netctx"
+	"github.com/fnapi/fnapi/examples/dataservice/query"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
-	"github.com/fnapi/fnapi/examples/dataservice/traffic"
-	"github.com/fnapi/fnapi/examples/dataservice/webui"
-	"github.com/fnapi/fnapi/jsonrpc"
-	fnotel "github.com/fnapi/fnapi/otel"
-	"github.com/fnapi/fnapi/registry"
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 )
 
-// Config is what the command line sets. The zero value of each field but DataDir is usable.
+// Config is the service's configuration tree: what the command line sets, once. The zero value
+// of each field but DataDir is usable; DefaultConfig gives the documented defaults.
 type Config struct {
 	// DataDir holds everything the service keeps: records.duckdb, state.db, auth.db, tls/ and
-	// admin-password.
+	// admin-password. Default: "./data" on the command line; required here.
 	DataDir string
 	// ClickHouse, when set, keeps the records in ClickHouse
 	// (clickhouse://[user[:password]@]host:port/database) instead of <DataDir>/records.duckdb;
-	// ClickHouseCluster names the cluster whose shards hold them. Default: DuckDB.
+	// ClickHouseCluster names the cluster whose shards hold them. Default: "" (DuckDB).
 	ClickHouse, ClickHouseCluster string
-	// Demo runs the generator of synthetic traffic (24 hours of backfill, then live).
-	Demo bool
-	// SessionIdle and SessionMax are the defaults of the session_idle and session_max
-	// configuration keys; zero keeps the built-in defaults (1 h, 24 h).
-	SessionIdle, SessionMax time.Duration
-	// RateLimit is the default of the rate_limit configuration key: calls per second per
-	// caller, in bursts of twice as many. Default (0): DefaultRateLimit; NoRateLimit turns the
-	// limit off.
-	RateLimit int
-	// MaxQueryGroups is the most groups the statements of one query may yield together; more
-	// answer TOO-MANY-GROUPS. Default: DefaultMaxQueryGroups.
-	MaxQueryGroups int
-	// QueryGroupBudget is the most groups all queries running at once may hold together; a
-	// query past it answers RATE-LIMITED. Default: DefaultQueryGroupBudget (never below
-	// MaxQueryGroups).
-	QueryGroupBudget int
-	// QueryMemory is DuckDB's memory_limit in bytes (the embedded store only). Default:
-	// DefaultQueryMemory.
-	QueryMemory int64
-	// QueryThreads is how many threads DuckDB uses (the embedded store only). Default:
-	// GOMAXPROCS.
-	QueryThreads int
-	// MaxFollows is the most followed queries one caller may hold open at once; one more
-	// answers LIMIT-REACHED. Default: traffic.DefaultMaxFollows.
-	MaxFollows int
-	// StandingGroupBudget is the most groups standing queries (alert rules, followed queries)
-	// keep between their answers, all together, out of QueryGroupBudget. Default: half of
-	// QueryGroupBudget (DefaultStandingGroupBudget).
-	StandingGroupBudget int
-	// StandingGroupsPerUser is the most groups the standing queries of one user keep between
-	// their answers, and the most groups one alert rule's query may yield. Default: a quarter
-	// of StandingGroupBudget (DefaultStandingGroupsPerUser).
-	StandingGroupsPerUser int
-	// Logger receives the service's log. Default: none.
-	Logger *zap.Logger
-	// Auth adds options to the authenticator (tests lower the password hashing cost).
-	Auth []auth.Option
-	// NetFlow and SFlow are UDP addresses ("host:port") to collect NetFlow v5/v9/IPFIX and
-	// sFlow v5 on (package collect); "" collects none.
-	NetFlow, SFlow string
-	// Collect sets the collector's bounds; zero fields take collect's defaults.
-	Collect collect.Limits
-	// Capture names the interfaces the capture probe captures on (AF_PACKET, Linux, root or
-	// CAP_NET_RAW), CaptureFile a pcap or pcapng file it reads once at full speed, and
-	// CaptureFilter a BPF filter in tcpdump's syntax for both (needs tcpdump). Default: none.
-	Capture       []string
-	CaptureFile   string
-	CaptureFilter string
-	// CaptureSensor is the address the probe's records name as their exporter, so that the
-	// records of several sensors sharing one store say which saw them. Default: for an
-	// interface, its address (else the host's, see sensorAddr); none for CaptureFile.
-	CaptureSensor netip.Addr
-	// TracerProvider, when set, traces every call (see github.com/fnapi/fnapi/otel) and the
-	// records store's queries, ingests and deletions as its children. Default: no tracing.
-	TracerProvider trace.TracerProvider
 	// Postgres is the URL of a PostgreSQL database (postgres://user[:password]@host:port/db?...)
 	// that holds the users, sessions, API keys, dashboards, widgets and configuration instead of
-	// auth.db and state.db, shared with the other nodes of the service. Default: none (SQLite).
+	// auth.db and state.db, shared with the other nodes of the service. Default: "" (SQLite).
 	Postgres string
-	// GeoIPASN and GeoIPCountry are MaxMind DB files (GeoLite2-ASN, GeoLite2-Country or -City
-	// layouts), read again when they change on disk, checked every GeoIPPoll (default
-	// netctx.DefaultPollInterval). Default: none (ASNs and countries unknown).
-	GeoIPASN, GeoIPCountry string
-	GeoIPPoll              time.Duration
-	// Alerts configures the alerts' notifications.
-	Alerts AlertsConfig
+	// Inlet is what the service collects (package inlet): flows, the capture probe, GeoIP
+	// files, the demo generator. Default: inlet.DefaultConfiguration(), the ingest function only.
+	Inlet inlet.Configuration
+	// Query bounds the queries (package query). Default: query.DefaultConfiguration().
+	Query query.Configuration
+	// Console holds the defaults of the configuration keys (package console). Default:
+	// console.DefaultConfiguration().
+	Console console.Configuration
+	// Alerts configures the alerts' notifications (package alerts). Default:
+	// alerts.DefaultConfiguration(), webhooks to public addresses only and no e-mail.
+	Alerts alerts.Configuration
+	// Logger receives the service's log. Default: nil, none.
+	Logger *zap.Logger
+	// Auth adds options to the authenticator (tests lower the password hashing cost). Default:
+	// none.
+	Auth []auth.Option
+	// TracerProvider, when set, traces every call (see github.com/fnapi/fnapi/otel) and the
+	// records store's queries, ingests and deletions as its children. Default: nil, no tracing.
+	TracerProvider trace.TracerProvider
 }
 
-// App is an open data service.
+// DefaultConfig returns the documented defaults of every component's configuration, with
+// dataDir.
+func DefaultConfig(dataDir string) Config {
+	return Config{DataDir: dataDir, Inlet: inlet.DefaultConfiguration(), Query: query.DefaultConfiguration(),
+		Console: console.DefaultConfiguration(), Alerts: alerts.DefaultConfiguration()}
+}
+
+// App is an open data service: its stores, and its components in the order they start (the
+// inlet, query, the console with alerts' functions, then the background work); Close stops
+// them in reverse.
 type App struct {
 	cfg      Config
 	log      *zap.Logger
 	records  records.Store
 	engineOf *records.Engine // records' engine (records.Open's table)
 	store    records.Store   // records, traced when Config.TracerProvider is set, with context
-	// ingest stores the records of the collectors, the capture probe and the demo generator,
-	// with their context (contextStore), untraced.
-	ingest   records.Store
 	state    state.Store
 	users    *sqlstore.Store
 	usersDB  *sql.DB // the users' PostgreSQL connections; nil on SQLite
-	listener *cluster.Listener
 	auth     *auth.Authenticator
-	settings *manage.Settings
-	handler  http.Handler
-	api      *fnapi.Handler
-	flows    *collect.Collector // nil without -netflow and -sflow
-	flowAddr [2]string          // where flows and sFlow are received
-	capture  *capturing         // nil without -capture and -capture-file
-	limit    callLimit
-	engine   *pvql.Engine
-	// standing are the budgets of what alert rules and followed queries keep.
-	standing *standingBudgets
-	nctx     *netContext // zones, applications, GeoIP and SNMP names
-	alerts   *alerts.Service
-	alertsOn atomic.Bool // this node evaluates the alert rules now
+	listener *cluster.Listener
+
+	console *console.Component
+	inlet   *inlet.Component
+	query   *query.Component
+	alerts  *alerts.Component
 
 	stop      context.CancelFunc
 	wg        sync.WaitGroup
-	leases    []*cluster.Lease
-	retainNow chan struct{} // a changed retention applies at once
-	draining  atomic.Bool
+	lease     *cluster.Lease // retention's, when it runs on one node at a time
+	retainNow chan struct{}  // a changed retention applies at once
 }
 
 // Open opens the stores in cfg.DataDir (creating what is missing) or, with cfg.Postgres, the
-// shared ones in PostgreSQL, registers every function, creates the administrator on a first
-// start, and starts the background work (retention, and the demo generator with cfg.Demo) and,
-// with several nodes, the notifications from the others. Close stops it all.
-func Open(ctx context.Context, cfg Config) (a *App, err error) {
+// shared ones in PostgreSQL, creates the administrator on a first start, and starts the
+// components in the order of the steps below. On an error, Close stops what was started.
+func Open(ctx context.Context, cfg Config) (*App, error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("app: no data directory")
 	}
@@ -160,127 +105,138 @@ func Open(ctx context.Context, cfg Config) (a *App, err error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("app: %w", err)
 	}
-	a = &App{cfg: cfg, log: cfg.Logger, retainNow: make(chan struct{}, 1)}
-	opened := a // a is nil once an error is returned
-	defer func() {
-		if err != nil {
-			if opened.flows != nil {
-				opened.flows.Close()
-			}
-			if opened.capture != nil {
-				opened.capture.close()
-			}
-			opened.closeStores()
+	a := &App{cfg: cfg, log: cfg.Logger, retainNow: make(chan struct{}, 1)}
+	for _, step := range []func(context.Context) error{
+		a.openStores,       // 1. records, state, users and the authenticator
+		a.newConsole,       // 2. the configuration keys, which the others follow
+		a.newInlet,         // 3. the records' context
+		a.newQuery,         // 4. the engine, over the records with their context
+		a.newAlerts,        // 5. the alert tables, answered by query's engines
+		a.ensureDashboards, // 6. what -demo and the probe show on a first start
+		a.startConsole,     // 7. the handler, with every component's functions
+		a.startWork,        // 8. the inlet's collectors, the notifications, alerts, retention
+	} {
+		if err := step(ctx); err != nil {
+			_ = a.Close(context.Background())
+			return nil, err
 		}
-	}()
-	if a.records, a.engineOf, err = openRecords(ctx, cfg); err != nil {
-		return nil, fmt.Errorf("app: %w", err) // records' errors say "records: ..."
 	}
-	a.store = a.records
-	if tp := cfg.TracerProvider; tp != nil {
-		a.store = tracedStore{Store: a.records, tracer: tp.Tracer(tracerName), system: a.engineOf.Name}
+	return a, nil
+}
+
+func (a *App) newConsole(ctx context.Context) (err error) {
+	a.console, err = console.New(ctx, console.Dependencies{State: a.state, Auth: a.auth, Logger: a.log,
+		TracerProvider: a.cfg.TracerProvider, Pingers: a.pingers}, a.cfg.Console)
+	if err != nil {
+		return err
 	}
-	if err := a.openShared(ctx); err != nil {
-		return nil, err
-	}
-	var defaults []manage.SettingsOption
-	if cfg.SessionIdle > 0 {
-		defaults = append(defaults, manage.WithDefault(manage.KeySessionIdle, manage.FormatDuration(cfg.SessionIdle)))
-	}
-	if cfg.SessionMax > 0 {
-		defaults = append(defaults, manage.WithDefault(manage.KeySessionMax, manage.FormatDuration(cfg.SessionMax)))
-	}
-	switch {
-	case cfg.RateLimit == NoRateLimit:
-		defaults = append(defaults, manage.WithDefault(manage.KeyRateLimit, "0"))
-	case cfg.RateLimit > 0:
-		defaults = append(defaults, manage.WithDefault(manage.KeyRateLimit, strconv.Itoa(cfg.RateLimit)))
-	}
-	if a.settings, err = manage.NewSettings(ctx, a.state, defaults...); err != nil {
-		return nil, fmt.Errorf("app: configuration: %w", err)
-	}
-	if err := a.demoGeoIP(); err != nil {
-		return nil, err
-	}
-	if a.nctx, err = a.openContext(ctx); err != nil {
-		return nil, err
-	}
-	a.store = contextStore{Store: a.store, resolver: a.nctx.resolver}
-	a.ingest = contextStore{Store: a.records, resolver: a.nctx.resolver}
-	authOpts := append([]auth.Option{auth.WithLogger(a.log)}, cfg.Auth...)
-	if a.auth, err = auth.New(a.users, authOpts...); err != nil {
-		return nil, fmt.Errorf("app: %w", err)
-	}
-	if err := a.auth.EnsureAdmin(ctx, cfg.DataDir); err != nil {
-		return nil, fmt.Errorf("app: %w", err)
-	}
-	a.settings.Watch(func(c manage.Config) {
-		if err := a.auth.SetSessionLimits(c.SessionIdle, c.SessionMax); err != nil {
-			a.log.Error("applying session limits", zap.Error(err))
-		}
-		a.limit.set(c.RateLimit)
+	a.console.Settings().Watch(func(manage.Config) {
 		select {
 		case a.retainNow <- struct{}{}:
 		default: // a pass is already due
 		}
 	})
-	if cfg.Demo && cfg.Postgres == "" { // with several nodes, the demo's lease holder does it
-		if err := a.ensureOverview(ctx); err != nil {
-			return nil, err
-		}
-	}
-	if a.engine, err = a.queryEngine(ctx); err != nil {
-		return nil, err
-	}
-	a.standing = newStanding(a.engine, cfg)
-	if err := a.startCollector(); err != nil {
-		return nil, err
-	}
-	if a.capture, err = openCapture(ctx, cfg); err != nil {
-		return nil, err
-	}
-	if err = a.ensurePerfDashboard(ctx); err != nil {
-		return nil, err
-	}
-	if a.handler, err = a.newHandler(); err != nil {
-		return nil, err
-	}
-	if cfg.Demo && cfg.Postgres == "" { // with several nodes, the demo's lease holder does it
-		if err := a.ensureDemo(ctx); err != nil {
-			return nil, err
-		}
-	}
-	a.listen()
-	a.start()
-	return a, nil
+	return nil
 }
 
-// startCollector listens for flows on cfg.NetFlow and cfg.SFlow, when set.
-func (a *App) startCollector() error {
-	if a.cfg.NetFlow == "" && a.cfg.SFlow == "" {
-		return nil
+func (a *App) newInlet(ctx context.Context) (err error) {
+	a.inlet, err = inlet.New(ctx, inlet.Dependencies{Records: a.records, State: a.state, Settings: a.console.Settings(),
+		Logger: a.log, DataDir: a.cfg.DataDir, Shared: a.cfg.Postgres, DemoSetup: a.demoSetup}, a.cfg.Inlet)
+	if err != nil {
+		return err
 	}
-	a.flows = collect.New(a.ingest, a.log, a.cfg.Collect)
-	for i, l := range []struct {
-		proto collect.Protocol
-		addr  string
-	}{{collect.NetFlow, a.cfg.NetFlow}, {collect.SFlow, a.cfg.SFlow}} {
-		if l.addr == "" {
-			continue
-		}
-		at, err := a.flows.Listen(l.proto, l.addr)
-		if err != nil {
-			return fmt.Errorf("app: %w", err)
-		}
-		a.flowAddr[i] = at.String()
-		a.log.Info("collecting flows", zap.String("protocol", l.proto.String()), zap.Stringer("addr", at))
+	a.store = inlet.Enrich(a.store, a.inlet.Resolver())
+	return nil
+}
+
+func (a *App) newQuery(ctx context.Context) (err error) {
+	a.query, err = query.New(ctx, query.Dependencies{Records: a.records, Store: a.store,
+		DefaultPeriod: a.console.Settings().DefaultPeriod, TracerProvider: a.cfg.TracerProvider, System: a.engineOf.Name}, a.cfg.Query)
+	if err != nil {
+		return fmt.Errorf("app: %w", err)
 	}
 	return nil
 }
 
+func (a *App) newAlerts(ctx context.Context) (err error) {
+	a.alerts, err = alerts.NewComponent(ctx, alerts.Dependencies{State: a.state, Records: a.records, Rules: a.query.Rules,
+		DefaultPeriod: a.console.Settings().DefaultPeriod, Logger: a.log, Shared: a.cfg.Postgres}, a.cfg.Alerts)
+	if err != nil {
+		return fmt.Errorf("app: %w", err)
+	}
+	return nil
+}
+
+// startConsole builds the handler with the functions and metrics of every component.
+func (a *App) startConsole(context.Context) error {
+	a.console.AddFunctions(a.query.Register)
+	a.console.AddFunctions(a.inlet.Register)
+	a.console.AddFunctions(a.alerts.Register)
+	a.console.AddMetrics(a.inlet.MetricsHandler)
+	return a.console.Start()
+}
+
+// startWork makes the demo's context, dashboard and rules on a single node's first start (with
+// several, the demo's lease holder does), then starts the inlet's collectors and background
+// work, the notifications from the other nodes, the alerts' evaluation and retention.
+func (a *App) startWork(ctx context.Context) error {
+	if a.cfg.Inlet.Demo && a.cfg.Postgres == "" {
+		if err := a.ensureDemo(ctx); err != nil {
+			return err
+		}
+	}
+	if err := a.inlet.Start(ctx); err != nil {
+		return err
+	}
+	a.listen()
+	if err := a.alerts.Start(); err != nil {
+		return err
+	}
+	a.start()
+	return nil
+}
+
+// openStores opens the records store, the shared stores and the authenticator, and creates
+// the administrator on a first start.
+func (a *App) openStores(ctx context.Context) (err error) {
+	if a.records, a.engineOf, err = openRecords(ctx, a.cfg); err != nil {
+		return fmt.Errorf("app: %w", err) // records' errors say "records: ..."
+	}
+	a.store = a.records
+	if tp := a.cfg.TracerProvider; tp != nil {
+		a.store = query.TracedStore(a.records, tp, a.engineOf.Name)
+	}
+	if err := a.openShared(ctx); err != nil {
+		return err
+	}
+	authOpts := append([]auth.Option{auth.WithLogger(a.log)}, a.cfg.Auth...)
+	if a.auth, err = auth.New(a.users, authOpts...); err != nil {
+		return fmt.Errorf("app: %w", err)
+	}
+	if err := a.auth.EnsureAdmin(ctx, a.cfg.DataDir); err != nil {
+		return fmt.Errorf("app: %w", err)
+	}
+	return nil
+}
+
+// ensureDashboards makes, once in the life of the store, the overview with -demo on a single
+// node (with several, the demo's lease holder does it) and the "Application performance"
+// dashboard with the capture probe.
+func (a *App) ensureDashboards(ctx context.Context) error {
+	if a.cfg.Inlet.Demo && a.cfg.Postgres == "" {
+		if err := a.ensureOverview(ctx); err != nil {
+			return err
+		}
+	}
+	return a.ensurePerfDashboard(ctx)
+}
+
 // FlowAddrs returns the addresses the NetFlow and sFlow collectors listen on ("" for none), for
 // tests that ask for port 0.
-func (a *App) FlowAddrs() (netflow, sflow string) { return a.flowAddr[0], a.flowAddr[1] }
+func (a *App) FlowAddrs() (netflow, sflow string) { return a.inlet.FlowAddrs() }
+
+// Resolver returns what gives records their context.
+func (a *App) Resolver() *netctx.Resolver { return a.inlet.Resolver() }
 
 // recordsURL is the URL of the records store the command line chooses, which names its
 // engine (records.Open's table): -clickhouse's URL, else DuckDB in DataDir.
@@ -313,121 +269,43 @@ func openRecords(ctx context.Context, cfg Config) (records.Store, *records.Engin
 	return st, e, nil
 }
 
-// registry returns a registry with every function of the service: API 1.0, 1.1 adding
-// list-fields, 1.2 adding the exporter key, set-role, list-audit and whoami, and 1.3 the alerts.
-func (a *App) registry() (*registry.Registry, error) {
-	reg := registry.New()
-	svc := &traffic.Service{
-		Engine:        a.engine,
-		Store:         a.store,
-		DefaultPeriod: a.settings.DefaultPeriod,
-		MaxFollows:    a.maxFollows(),
-	}
-	if cr, ok := a.records.(records.ChangeReporter); ok {
-		// The store reports all the records' changes (DuckDB: only this process writes its
-		// file), so followed queries answer from them. Elsewhere (ClickHouse, which other
-		// nodes may write) a followed query answers its whole period each interval.
-		changes := cr.Changes()
-		svc.Live = func(ctx context.Context, expr string) (traffic.Live, error) {
-			l, err := a.standing.of(userOf(ctx)).follows.Live(expr, changes)
-			if err != nil {
-				return nil, err
-			}
-			return l, nil
-		}
-	}
-	if tp := a.cfg.TracerProvider; tp != nil {
-		svc.Engine = tracedEngine{next: svc.Engine, tracer: tp.Tracer(tracerName), system: a.engineOf.Name}
-		if live := svc.Live; live != nil {
-			svc.Live = func(ctx context.Context, expr string) (traffic.Live, error) {
-				l, err := live(ctx, expr)
-				if err != nil {
-					return nil, err
-				}
-				return tracedLive{next: l, tracer: tp.Tracer(tracerName), system: a.engineOf.Name}, nil
-			}
-		}
-	}
-	for _, register := range []func(*registry.Registry) error{
-		fnapi.RegisterBuiltins,
-		func(r *registry.Registry) error {
-			return a.auth.Register(r, auth.ForFunc("set-role", registry.Since(api.SetRole.SinceText())),
-				auth.ForFunc("whoami", registry.Since(api.Whoami.SinceText())))
-		},
-		svc.Register,
-		func(r *registry.Registry) error { return manage.Register(r, a.state, a.settings) },
-		a.registerCollectorStatus,
-		a.registerContext,
-		a.registerAlerts,
-	} {
-		if err := register(reg); err != nil {
-			return nil, fmt.Errorf("app: %w", err)
-		}
-	}
-	return reg, nil
-}
-
-func (a *App) newHandler() (http.Handler, error) {
-	reg, err := a.registry()
-	if err != nil {
-		return nil, err
-	}
-	ics := []registry.Interceptor{cluster.Interceptor(), a.auth.Interceptor(), a.limit.Interceptor(), keyCreation(), manage.AuditInterceptor(a.state, a.log, manage.WithAuditRetention(a.settings.AuditRetention))}
-	if tp := a.cfg.TracerProvider; tp != nil {
-		// Outermost, so that a call's span covers authentication and rate limits.
-		ics = append([]registry.Interceptor{fnotel.Interceptor(fnotel.WithTracerProvider(tp))}, ics...)
-	}
-	a.api, err = fnapi.New(reg,
-		fnapi.WithLogger(a.log),
-		fnapi.WithMetrics(),
-		fnapi.WithInterceptors(ics...),
-		fnapi.WithMCP(agents),
-		fnapi.WithJSONRPC(jsonrpc.Options{}))
-	if err != nil {
-		return nil, fmt.Errorf("app: %w", err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/api/", http.StripPrefix("/api", a.api))
-	metricsHandler := a.api.Metrics()
-	if a.flows != nil {
-		metricsHandler = a.flows.MetricsHandler(metricsHandler)
-	}
-	if a.capture != nil {
-		metricsHandler = a.capture.metricsHandler(metricsHandler)
-	}
-	mux.Handle("GET /metrics", metricsHandler)
-	mux.HandleFunc("GET "+LivePath, a.live)
-	mux.HandleFunc("GET "+ReadyPath, a.ready)
-	mux.Handle("/", webui.Handler())
-	return mux, nil
-}
-
 // Records returns the store of traffic records, for bulk loading in benchmarks and tools.
 func (a *App) Records() records.Store { return a.records }
 
 // Handler answers every request of the service: the API under /api/, metrics at /metrics and
 // the web UI at /.
-func (a *App) Handler() http.Handler { return a.handler }
+func (a *App) Handler() http.Handler { return a.console.Handler() }
 
-// Close ends the WebSocket connections (their running calls may finish until ctx is done),
-// stops the background work and closes the stores. The HTTP server should have been shut down
-// before, so that no new call arrives.
+// Drain makes the node answer not ready from now on, so that load balancers stop sending it
+// new connections before it shuts down; it keeps serving what it receives meanwhile.
+func (a *App) Drain() { a.console.Drain() }
+
+// Close stops the components: the console first, as serving is what starts last (it ends the
+// WebSocket connections; their running calls may finish until ctx is done), then the inlet
+// (it stores what it received), retention, the alerts, the notifications, the authenticator
+// and the stores. The HTTP server should have been shut down before, so that no new call
+// arrives. It closes what a failed Open had started.
 func (a *App) Close(ctx context.Context) error {
 	var errs []error
-	a.Drain()
-	if a.api != nil {
-		errs = append(errs, a.api.Shutdown(ctx))
+	if a.console != nil {
+		errs = append(errs, a.console.Stop(ctx))
 	}
-	if a.flows != nil {
-		errs = append(errs, a.flows.Close()) // stores what was received, before the store closes
+	if a.inlet != nil {
+		errs = append(errs, a.inlet.Stop()) // stores what was received, before the store closes
+	}
+	if a.query != nil {
+		errs = append(errs, a.query.Stop())
 	}
 	if a.stop != nil {
 		a.stop()
 	}
-	for _, l := range a.leases {
-		l.Close()
+	if a.lease != nil {
+		a.lease.Close()
 	}
 	a.wg.Wait()
+	if a.alerts != nil {
+		errs = append(errs, a.alerts.Stop())
+	}
 	if a.listener != nil {
 		a.listener.Close()
 	}

@@ -128,10 +128,10 @@ func loadService(b *testing.B) (*client.Client, int) {
 			ClickHouse: os.Getenv("FNAPI_BENCH_CLICKHOUSE"), ClickHouseCluster: os.Getenv("FNAPI_BENCH_CLICKHOUSE_CLUSTER"),
 			Auth: []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1, Parallelism: 1})}}
 		if m, err := strconv.ParseInt(os.Getenv("FNAPI_BENCH_QUERY_MEMORY"), 10, 64); err == nil {
-			cfg.QueryMemory = m
+			cfg.Query.QueryMemory = m
 		}
 		if benchContext() {
-			if cfg.GeoIPASN, cfg.GeoIPCountry, loaded.err = benchGeoFiles(dir); loaded.err != nil {
+			if cfg.Inlet.GeoIPASN, cfg.Inlet.GeoIPCountry, loaded.err = benchGeoFiles(dir); loaded.err != nil {
 				return
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/inlet"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/internal/testutil"
 )
@@ -39,7 +40,7 @@ func TestCaptureApplicationsBounded(t *testing.T) {
 	dir := t.TempDir()
 	pcap := filepath.Join(dir, "hellos.pcap")
 	testenv.WritePcap(t, pcap, pkts)
-	c, stop := openAsAdmin(t, app.Config{DataDir: dir, CaptureFile: pcap})
+	c, stop := openAsAdmin(t, app.Config{DataDir: dir, Inlet: inlet.Configuration{CaptureFile: pcap}})
 	defer stop()
 	testutil.Until(t, testutil.Wait, "the capture file stored", func() error {
 		st, err := client.Call(ctx, c, api.CollectorStatus, decl.None{})

@@ -13,6 +13,7 @@ import (
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/client"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/console"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/internal/testutil"
 )
@@ -218,7 +219,7 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	}
 	pg.Stop(t)
 	testutil.Until(t, testutil.Wait, "readiness turns false", func() error {
-		if status, _ := getHealth(t, a, app.ReadyPath); status != 503 {
+		if status, _ := getHealth(t, a, console.ReadyPath); status != 503 {
 			return fmt.Errorf("readiness %d", status)
 		}
 		return nil
@@ -233,7 +234,7 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	})
 	pg.Start(t)
 	testutil.Until(t, testutil.Wait, "the node is ready again", func() error {
-		if status, body := getHealth(t, a, app.ReadyPath); status != 200 {
+		if status, body := getHealth(t, a, console.ReadyPath); status != 200 {
 			return fmt.Errorf("readiness %d %s", status, body)
 		}
 		return nil

@@ -17,6 +17,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
 	"github.com/fnapi/fnapi/examples/dataservice/histogram"
+	"github.com/fnapi/fnapi/examples/dataservice/inlet"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/internal/testutil"
 )
@@ -27,7 +28,7 @@ import (
 func TestCollectNetFlow(t *testing.T) {
 	t.Parallel()
 	testenv.Need(t, "softflowd", "softflowd")
-	s, a := startWith(t, app.Config{NetFlow: "127.0.0.1:0"})
+	s, a := startWith(t, app.Config{Inlet: inlet.Configuration{NetFlow: "127.0.0.1:0"}})
 	addr, _ := a.FlowAddrs()
 	start := time.Now().Add(-time.Minute).Truncate(time.Second)
 	var pkts []testenv.Packet
@@ -82,7 +83,7 @@ func TestCollectNetFlow(t *testing.T) {
 func TestCollectContext(t *testing.T) {
 	t.Parallel()
 	testenv.Need(t, "softflowd", "softflowd")
-	s, a := startWith(t, app.Config{NetFlow: "127.0.0.1:0"})
+	s, a := startWith(t, app.Config{Inlet: inlet.Configuration{NetFlow: "127.0.0.1:0"}})
 	c := s.http(t, client.WithAPIKey(s.key))
 	ctx := context.Background()
 	for _, z := range []api.SetZoneArgs{{Name: "HQ/Office", Networks: []string{"10.1.0.0/16"}}, {Name: "DC", Networks: []string{"10.2.0.0/16"}}} {
@@ -151,7 +152,7 @@ func TestCollectContext(t *testing.T) {
 // times in seconds, their p95, and the retransmissions of each side.
 func TestCollectVendorTimes(t *testing.T) {
 	t.Parallel()
-	s, a := startWith(t, app.Config{NetFlow: "127.0.0.1:0"})
+	s, a := startWith(t, app.Config{Inlet: inlet.Configuration{NetFlow: "127.0.0.1:0"}})
 	addr, _ := a.FlowAddrs()
 	u16 := func(b []byte, v uint16) []byte { return binary.BigEndian.AppendUint16(b, v) }
 	u32 := func(b []byte, v uint32) []byte { return binary.BigEndian.AppendUint32(b, v) }

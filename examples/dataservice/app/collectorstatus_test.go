@@ -12,6 +12,7 @@ import (
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/inlet"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/internal/testutil"
 )
@@ -24,7 +25,7 @@ func TestCollectorStatus(t *testing.T) {
 	t.Parallel()
 	testenv.Need(t, "softflowd", "softflowd")
 	testenv.Need(t, "pmacctd", "pmacct")
-	s, a := startWith(t, app.Config{NetFlow: "127.0.0.1:0", SFlow: "127.0.0.1:0"})
+	s, a := startWith(t, app.Config{Inlet: inlet.Configuration{NetFlow: "127.0.0.1:0", SFlow: "127.0.0.1:0"}})
 	nf, sf := a.FlowAddrs()
 	const packets = 20
 	pcap, _ := testenv.Conversation(t, time.Now().Add(-time.Minute).Truncate(time.Second), packets)

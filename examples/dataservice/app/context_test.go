@@ -17,6 +17,7 @@ import (
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/inlet"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/internal/testutil"
 )
@@ -57,7 +58,7 @@ func TestContextRoles(t *testing.T) {
 // with an error naming the flag.
 func TestGeoIPFlags(t *testing.T) {
 	t.Parallel()
-	_, err := app.Open(context.Background(), app.Config{DataDir: t.TempDir(), GeoIPASN: filepath.Join(t.TempDir(), "missing.mmdb")})
+	_, err := app.Open(context.Background(), app.Config{DataDir: t.TempDir(), Inlet: inlet.Configuration{GeoIPASN: filepath.Join(t.TempDir(), "missing.mmdb")}})
 	if err == nil || !strings.Contains(err.Error(), "-geoip-asn") {
 		t.Fatalf("a missing file: %v", err)
 	}

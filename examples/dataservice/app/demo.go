@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/auth/authapi"
@@ -69,18 +68,16 @@ var demoRules = []api.CreateAlertRuleArgs{
 		Query: `p95(srt) BY application WHERE application = "partner-api" HAVING p95(srt) > 3 SINCE @now-300`},
 }
 
-// demoGeoIP writes the demo's MaxMind DB files and uses them, when the command line names
-// none: the demo's public servers get AS numbers and countries.
-func (a *App) demoGeoIP() error {
-	if !a.cfg.Demo || a.cfg.GeoIPASN != "" || a.cfg.GeoIPCountry != "" {
-		return nil
+// demoSetup makes, on a first start of a service of several nodes, the overview dashboard and
+// the demo's context, dashboard and alert rules (ensureDemo: a single node makes them in
+// Open): the inlet calls it on the node that holds the demo's lease, before its traffic.
+func (a *App) demoSetup(ctx context.Context) {
+	if err := a.ensureOverview(ctx); err != nil {
+		a.log.Error("demo overview dashboard", zap.Error(err))
 	}
-	asn, country, err := demo.WriteGeoIP(filepath.Join(a.cfg.DataDir, "demo"))
-	if err != nil {
-		return fmt.Errorf("app: %w", err)
+	if err := a.ensureDemo(ctx); err != nil {
+		a.log.Error("demo", zap.Error(err))
 	}
-	a.cfg.GeoIPASN, a.cfg.GeoIPCountry = asn, country
-	return nil
 }
 
 // ensureDemo makes, once in the life of the store, the demo's zones, applications, exporter
@@ -113,7 +110,7 @@ func (a *App) ensureDemo(ctx context.Context) error {
 	admin := registry.WithCall(ctx, &registry.Call{Identity: &auth.Identity{User: auth.AdminUser, Role: authapi.RoleAdmin, Admin: true}})
 	for _, r := range demoRules {
 		r.Labels = demoLabel
-		if _, err := a.alerts.CreateRule(admin, r); err != nil {
+		if _, err := a.alerts.Service().CreateRule(admin, r); err != nil {
 			a.log.Error("demo: alert rule", zap.String("rule", r.Name), zap.Error(err))
 		}
 	}
@@ -142,15 +139,15 @@ func (a *App) demoContext(ctx context.Context) {
 			a.log.Warn("demo: application", zap.String("application", app.Name), zap.Error(err))
 		}
 	}
-	if err := manage.LoadContext(ctx, cs, a.nctx.resolver.Set); err != nil {
+	if err := manage.LoadContext(ctx, cs, a.inlet.Resolver().Set); err != nil {
 		a.log.Error("demo: applying the zones and applications", zap.Error(err))
 	}
-	if a.settings.Config().ExporterNames != "" {
+	if a.console.Settings().Config().ExporterNames != "" {
 		return
 	}
 	names, err := json.Marshal(demo.Exporters())
 	if err == nil {
-		_, err = a.settings.Set(ctx, map[string]json.RawMessage{manage.KeyExporterNames: names})
+		_, err = a.console.Settings().Set(ctx, map[string]json.RawMessage{manage.KeyExporterNames: names})
 	}
 	if err != nil {
 		a.log.Error("demo: exporter names", zap.Error(err))

@@ -12,6 +12,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
 	"github.com/fnapi/fnapi/examples/dataservice/demo"
+	"github.com/fnapi/fnapi/examples/dataservice/inlet"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/internal/testutil"
 )
@@ -25,7 +26,7 @@ func TestDemoNodes(t *testing.T) {
 	url := pg.Database(t)
 	var nodes []*service
 	for range 2 {
-		s, _ := startWith(t, app.Config{Postgres: url, Demo: true, Auth: []auth.Option{auth.WithCacheTTL(time.Hour)}})
+		s, _ := startWith(t, app.Config{Postgres: url, Auth: []auth.Option{auth.WithCacheTTL(time.Hour)}, Inlet: inlet.Configuration{Demo: true}})
 		nodes = append(nodes, s)
 	}
 	ctx := context.Background()

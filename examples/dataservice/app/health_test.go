@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/console"
 )
 
 func getHealth(t *testing.T, s *service, path string) (int, string) {
@@ -25,16 +25,16 @@ func getHealth(t *testing.T, s *service, path string) (int, string) {
 func TestHealth(t *testing.T) {
 	t.Parallel()
 	s := start(t)
-	for _, path := range []string{app.LivePath, app.ReadyPath} {
+	for _, path := range []string{console.LivePath, console.ReadyPath} {
 		if status, body := getHealth(t, s, path); status != http.StatusOK || body != "ok\n" {
 			t.Fatalf("%s: %d %q", path, status, body)
 		}
 	}
 	s.app.Drain()
-	if status, body := getHealth(t, s, app.ReadyPath); status != http.StatusServiceUnavailable || !strings.Contains(body, "shutting down") {
+	if status, body := getHealth(t, s, console.ReadyPath); status != http.StatusServiceUnavailable || !strings.Contains(body, "shutting down") {
 		t.Fatalf("readiness of a draining node: %d %q", status, body)
 	}
-	if status, _ := getHealth(t, s, app.LivePath); status != http.StatusOK {
+	if status, _ := getHealth(t, s, console.LivePath); status != http.StatusOK {
 		t.Fatalf("liveness of a draining node: %d", status)
 	}
 }

@@ -45,7 +45,7 @@ var errMadeAlready = errors.New("app: made already")
 // store, on the first start of a node with the capture probe: it first claims the making in
 // the configuration (one node wins), then makes the dashboard; a failure gives the claim back.
 func (a *App) ensurePerfDashboard(ctx context.Context) error {
-	if a.cfg.CaptureFile == "" && len(a.cfg.Capture) == 0 {
+	if !a.cfg.Inlet.Capturing() {
 		return nil
 	}
 	_, err := a.state.UpdateConfig(ctx, func(values map[string]string) error {

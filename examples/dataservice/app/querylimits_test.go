@@ -20,7 +20,7 @@ import (
 // wide BY are refused with TOO-MANY-GROUPS naming the limit, where one of them passes.
 func TestQueryGroupsBound(t *testing.T) {
 	t.Parallel()
-	s := start(t, func(c *app.Config) { c.MaxQueryGroups = 20_000 })
+	s := start(t, func(c *app.Config) { c.Query.MaxQueryGroups = 20_000 })
 	ctx := context.Background()
 	c := s.http(t, client.WithAPIKey(s.key))
 	now := time.Now().Unix()
@@ -60,7 +60,7 @@ func TestQueryGroupsBound(t *testing.T) {
 // user, and ending one makes room again.
 func TestFollowBound(t *testing.T) {
 	t.Parallel()
-	s := start(t, func(c *app.Config) { c.MaxFollows = 2 })
+	s := start(t, func(c *app.Config) { c.Query.MaxFollows = 2 })
 	ctx := context.Background()
 	c := s.http(t, client.WithAPIKey(s.key))
 	args := map[string]any{"expr": "traffic", "follow": true, "interval": 1}

@@ -9,13 +9,14 @@ import (
 	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/client"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/console"
 )
 
 // TestRateLimit checks the operator's call rate limit: Config.RateLimit (-rate-limit) sets the
 // default, the rate_limit configuration key changes it while serving, and 0 turns it off.
 func TestRateLimit(t *testing.T) {
 	// Serial: a rate limit under test, which a loaded machine slows the calls under.
-	s := start(t, func(c *app.Config) { c.RateLimit = 3 })
+	s := start(t, func(c *app.Config) { c.Console.RateLimit = 3 })
 	ctx := context.Background()
 	c := s.http(t, client.WithAPIKey(s.key))
 	// calls makes n calls and answers how many were admitted before the first refusal.
@@ -61,7 +62,7 @@ func TestRateLimit(t *testing.T) {
 	}
 }
 
-// TestKeyCreationRate checks that one user creates API keys in a burst of app.KeysBurst, then
+// TestKeyCreationRate checks that one user creates API keys in a burst of console.KeysBurst, then
 // RATE-LIMITED, whatever the call rate limit, while another user still creates its own.
 func TestKeyCreationRate(t *testing.T) {
 	t.Parallel()
@@ -73,9 +74,9 @@ func TestKeyCreationRate(t *testing.T) {
 		t.Fatal(err)
 	}
 	rita := s.http(t, client.WithSession(tok))
-	for i := 2; i <= app.KeysBurst; i++ {
+	for i := 2; i <= console.KeysBurst; i++ {
 		if _, err := client.Call(ctx, rita, authapi.CreateAPIKey, authapi.KeyArgs{Name: fmt.Sprint("k", i)}); err != nil {
-			t.Fatalf("key %d of a burst of %d: %v", i, app.KeysBurst, err)
+			t.Fatalf("key %d of a burst of %d: %v", i, console.KeysBurst, err)
 		}
 	}
 	_, err = client.Call(ctx, rita, authapi.CreateAPIKey, authapi.KeyArgs{Name: "one too many"})

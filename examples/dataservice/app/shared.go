@@ -80,7 +80,7 @@ func (a *App) listen() {
 	reload := func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		if err := a.settings.Reload(ctx); err != nil {
+		if err := a.console.Settings().Reload(ctx); err != nil {
 			a.log.Warn("app: reading the configuration another node changed", zap.Error(err))
 		}
 	}
@@ -97,12 +97,12 @@ func (a *App) listen() {
 				}
 			},
 			statedb.ConfigChannel: func(string) { reload() },
-			state.ContextChannel:  func(string) { a.reloadContext() },
+			state.ContextChannel:  func(string) { a.inlet.ReloadContext() },
 		},
 		Resync: func() {
 			a.auth.ForgetAll()
 			reload()
-			a.reloadContext()
+			a.inlet.ReloadContext()
 		},
 		Logger: a.log,
 	}

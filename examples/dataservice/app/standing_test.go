@@ -31,7 +31,8 @@ func TestStandingQueriesKeepTheirShare(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	// 4 chunks of 4,096 groups for standing queries (half the budget), 2 a user.
-	cfg := app.Config{DataDir: t.TempDir(), MaxQueryGroups: 16_384, QueryGroupBudget: 32_768, StandingGroupsPerUser: 8_192}
+	cfg := app.Config{DataDir: t.TempDir()}
+	cfg.Query.MaxQueryGroups, cfg.Query.QueryGroupBudget, cfg.Query.StandingGroupsPerUser = 16_384, 32_768, 8_192
 	const rules = 6
 	for start := range 2 {
 		s, admin, stop := serve(t, cfg)
@@ -154,7 +155,8 @@ func (s *service) login(t *testing.T, user, password string) *client.Client {
 func TestFollowedQueriesKeepTheirShare(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	cfg := app.Config{DataDir: t.TempDir(), MaxQueryGroups: 16_384, QueryGroupBudget: 32_768, StandingGroupsPerUser: 8_192}
+	cfg := app.Config{DataDir: t.TempDir()}
+	cfg.Query.MaxQueryGroups, cfg.Query.QueryGroupBudget, cfg.Query.StandingGroupsPerUser = 16_384, 32_768, 8_192
 	s, admin, _ := serve(t, cfg)
 	if _, err := client.Call(ctx, admin, authapi.CreateUser, authapi.CreateUserArgs{User: "bob", Password: "bob's password"}); err != nil {
 		t.Fatal(err)

@@ -1,5 +1,7 @@
 package capture
 
+import "time"
+
 // conv is one tracked conversation.
 type conv struct {
 	id         int32
@@ -25,7 +27,7 @@ func (c *conv) renew(now int64) {
 // closeResponse samples the dtt of the response in progress, if any.
 func (c *conv) closeResponse() {
 	if c.tcp.inResponse {
-		c.rec.DTT.add(c.tcp.respLast - c.tcp.respFirst)
+		c.rec.DTT.Add(time.Duration(c.tcp.respLast - c.tcp.respFirst))
 		c.tcp.inResponse = false
 	}
 }

@@ -122,8 +122,8 @@
 //	protocol                           Protocol
 //	client.ip/port/bytes/packets       Client.IP, Port, Bytes, Packets (IP bytes, as NetFlow's)
 //	server.ip/port/bytes/packets       Server.IP, Port, Bytes, Packets
-//	client.rtt, server.rtt             Client.RTT, Server.RTT: Sum/Count seconds; rtt_samples = Count
-//	ct, srt, dtt                       CT, SRT, DTT: Sum/Count seconds, with their Count
+//	client.rtt, server.rtt             Client.RTT, Server.RTT (records.Timing); rtt_samples = Samples
+//	ct, srt, dtt                       CT, SRT, DTT (records.Timing), with their Samples
 //	ct_hist, srt_hist, dtt_hist, rtt_hist  each Timing's Hist, for p50/p95/p99/max(m)
 //	client.retrans, server.retrans     Client.Retrans, Server.Retrans (retrans = their sum)
 //	client.zero_windows, server.zero_windows   Client.ZeroWindows, Server.ZeroWindows

@@ -7,6 +7,7 @@ import (
 	"log"
 
 	"github.com/fnapi/fnapi/examples/dataservice/capture"
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
 func Example() {
@@ -20,8 +21,8 @@ func Example() {
 	defer src.Close()
 
 	tbl := capture.NewTable(capture.Config{}, func(r capture.Record) {
-		ms := func(t capture.Timing) string {
-			m, ok := t.Mean()
+		ms := func(t records.Timing) string {
+			m, ok := t.Seconds()
 			if !ok {
 				return "null"
 			}

@@ -3,7 +3,7 @@ package capture
 import (
 	"net/netip"
 
-	"github.com/fnapi/fnapi/examples/dataservice/histogram"
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
 // Record is what the probe saw of one conversation in one time slice. The wiring into the
@@ -20,7 +20,7 @@ type Record struct {
 	ServerName string
 	// CT, SRT and DTT are the connection time, server response time and data transfer time
 	// samples of the slice (TCP only).
-	CT, SRT, DTT Timing
+	CT, SRT, DTT records.Timing
 	// Resets counts the packets with RST set, from either side.
 	Resets uint64
 }
@@ -35,41 +35,15 @@ type Side struct {
 	// Packets the packets, later fragments included.
 	Bytes, Packets uint64
 	// RTT is the round trip between the probe and this side.
-	RTT Timing
+	RTT records.Timing
 	// Retrans counts this side's retransmitted TCP segments.
 	Retrans uint64
 	// ZeroWindows counts this side's TCP packets that advertised a zero receive window.
 	ZeroWindows uint64
 }
 
-// Timing is the samples of one time metric in one record: their sum and count (the average
-// is Sum/Count), and their histogram for percentiles.
-type Timing struct {
-	// Sum is the sum of the samples, in seconds.
-	Sum float64
-	// Count is the number of samples.
-	Count uint64
-	// Hist holds the samples' distribution; it belongs to the record.
-	Hist histogram.Histogram
-}
-
-// Mean is the average sample in seconds, and false without samples.
-func (t Timing) Mean() (float64, bool) {
-	if t.Count == 0 {
-		return 0, false
-	}
-	return t.Sum / float64(t.Count), true
-}
-
-func (t *Timing) add(ns int64) {
-	s := float64(max(ns, 0)) / 1e9
-	t.Sum += s
-	t.Count++
-	t.Hist.Add(s)
-}
-
 // empty says whether a record has nothing to say.
 func (r *Record) empty() bool {
-	return r.Client.Packets == 0 && r.Server.Packets == 0 && r.CT.Count == 0 &&
-		r.SRT.Count == 0 && r.DTT.Count == 0 && r.Client.RTT.Count == 0 && r.Server.RTT.Count == 0
+	return r.Client.Packets == 0 && r.Server.Packets == 0 && r.CT.Samples == 0 &&
+		r.SRT.Samples == 0 && r.DTT.Samples == 0 && r.Client.RTT.Samples == 0 && r.Server.RTT.Samples == 0
 }

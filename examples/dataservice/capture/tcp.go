@@ -1,5 +1,7 @@
 package capture
 
+import "time"
+
 // Handshake states.
 const (
 	hsNone   = iota
@@ -86,15 +88,15 @@ func (t *Table) tcp(c *conv, p *Packet, side int) {
 	if p.Flags&FlagACK != 0 {
 		if s.hs == hsSYNACK && side == 0 && p.Ack == s.isn[1]+1 {
 			s.hs = hsDone
-			c.rec.Client.RTT.add(p.Time - s.lastSYNACK)
-			c.rec.CT.add(p.Time - s.firstSYN)
+			c.rec.Client.RTT.Add(time.Duration(p.Time - s.lastSYNACK))
+			c.rec.CT.Add(time.Duration(p.Time - s.firstSYN))
 			t.noteRTT(&s.dir[0], p.Time-s.lastSYNACK)
 		}
 		o := &s.dir[1-side]
 		if o.pending && !seqLess(p.Ack, o.pendEnd) {
 			o.pending = false
 			if p.PayloadLen == 0 {
-				sender.RTT.add(p.Time - o.pendTime)
+				sender.RTT.Add(time.Duration(p.Time - o.pendTime))
 				t.noteRTT(&s.dir[side], p.Time-o.pendTime)
 			}
 		}
@@ -156,7 +158,7 @@ func (t *Table) syn(c *conv, p *Packet, side int) {
 	switch {
 	case s.hs == hsSYN && p.Ack == s.isn[0]+1:
 		s.hs, s.isn[1], s.lastSYNACK = hsSYNACK, p.Seq, p.Time
-		c.rec.Server.RTT.add(p.Time - s.lastSYN)
+		c.rec.Server.RTT.Add(time.Duration(p.Time - s.lastSYN))
 		t.noteRTT(&s.dir[1], p.Time-s.lastSYN)
 	case s.hs >= hsSYNACK && p.Seq == s.isn[1]:
 		c.rec.Server.Retrans++
@@ -251,7 +253,7 @@ func (s *tcpState) data(c *conv, side int, now int64, retrans bool, _ uint32) {
 	}
 	switch {
 	case s.run == 0:
-		c.rec.SRT.add(now - s.reqLast)
+		c.rec.SRT.Add(time.Duration(now - s.reqLast))
 		s.inResponse, s.respFirst, s.respLast = true, now, now
 	case s.inResponse:
 		s.respLast = now

@@ -10,6 +10,7 @@ import (
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/wire"
 	"github.com/fnapi/fnapi/registry"
 	"go.uber.org/zap"
 )
@@ -128,7 +129,7 @@ func (a *auditor) intercept(next registry.Handler) registry.Handler {
 		security := Security[c.Func.Name]
 		if !security {
 			if err := a.st.AuditQuota(ctx, id.User, id.UserCreated()); err != nil {
-				return nil, StoreError(err)
+				return nil, wire.StoreError(err)
 			}
 		}
 		res, err := next(ctx, c)
@@ -191,7 +192,7 @@ func (s *service) listAudit(ctx context.Context, in api.ListAuditArgs) ([]api.Au
 	}
 	es, err := s.store.Audit(ctx, state.AuditQuery{Since: in.Since, Before: in.Before, Limit: min(in.Limit, MaxAuditLimit)})
 	if err != nil {
-		return nil, StoreError(err)
+		return nil, wire.StoreError(err)
 	}
 	out := make([]api.AuditEvent, len(es)) // [] rather than null without events
 	for i, e := range es {

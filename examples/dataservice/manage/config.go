@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/fnapi/fnapi/examples/dataservice/api"
+	"github.com/fnapi/fnapi/examples/dataservice/wire"
 )
 
 func (s *service) getConfig() map[string]json.RawMessage {
@@ -14,7 +15,7 @@ func (s *service) getConfig() map[string]json.RawMessage {
 func (s *service) setConfig(ctx context.Context, in api.SetConfigArgs) (map[string]json.RawMessage, error) {
 	out, err := s.settings.Set(ctx, in.Values)
 	if err != nil {
-		return nil, StoreError(err)
+		return nil, wire.StoreError(err)
 	}
 	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
+	"github.com/fnapi/fnapi/examples/dataservice/wire"
 )
 
 // snmpDefault is the snmp key's default.
@@ -39,16 +40,16 @@ func TestConfigFunctions(t *testing.T) {
 	}{
 		{"two keys, as written", map[string]any{"retention": "2w", "default_period": "90s"},
 			map[string]any{"default_period": "90s", "retention": "2w", "session_idle": "1h", "session_max": "24h", "rate_limit": 200.0, "audit_retention": "365d", "snmp": snmpDefault, "exporter_names": []any{}},
-			manage.Config{DefaultPeriod: 90 * time.Second, Retention: 14 * manage.Day, SessionIdle: time.Hour, SessionMax: 24 * time.Hour, RateLimit: 200, AuditRetention: 365 * manage.Day}},
+			manage.Config{DefaultPeriod: 90 * time.Second, Retention: 14 * wire.Day, SessionIdle: time.Hour, SessionMax: 24 * time.Hour, RateLimit: 200, AuditRetention: 365 * wire.Day}},
 		{"sessions together", map[string]any{"session_idle": "48h", "session_max": "7d", "rate_limit": 200.0, "audit_retention": "365d"},
 			map[string]any{"default_period": "90s", "retention": "2w", "session_idle": "48h", "session_max": "7d", "rate_limit": 200.0, "audit_retention": "365d", "snmp": snmpDefault, "exporter_names": []any{}},
-			manage.Config{DefaultPeriod: 90 * time.Second, Retention: 14 * manage.Day, SessionIdle: 48 * time.Hour, SessionMax: 7 * manage.Day, RateLimit: 200, AuditRetention: 365 * manage.Day}},
+			manage.Config{DefaultPeriod: 90 * time.Second, Retention: 14 * wire.Day, SessionIdle: 48 * time.Hour, SessionMax: 7 * wire.Day, RateLimit: 200, AuditRetention: 365 * wire.Day}},
 		{"nothing", map[string]any{},
 			map[string]any{"default_period": "90s", "retention": "2w", "session_idle": "48h", "session_max": "7d", "rate_limit": 200.0, "audit_retention": "365d", "snmp": snmpDefault, "exporter_names": []any{}},
-			manage.Config{DefaultPeriod: 90 * time.Second, Retention: 14 * manage.Day, SessionIdle: 48 * time.Hour, SessionMax: 7 * manage.Day, RateLimit: 200, AuditRetention: 365 * manage.Day}},
+			manage.Config{DefaultPeriod: 90 * time.Second, Retention: 14 * wire.Day, SessionIdle: 48 * time.Hour, SessionMax: 7 * wire.Day, RateLimit: 200, AuditRetention: 365 * wire.Day}},
 		{"null resets", map[string]any{"default_period": nil, "session_idle": nil},
 			map[string]any{"default_period": "1h", "retention": "2w", "session_idle": "1h", "session_max": "7d", "rate_limit": 200.0, "audit_retention": "365d", "snmp": snmpDefault, "exporter_names": []any{}},
-			manage.Config{DefaultPeriod: time.Hour, Retention: 14 * manage.Day, SessionIdle: time.Hour, SessionMax: 7 * manage.Day, RateLimit: 200, AuditRetention: 365 * manage.Day}},
+			manage.Config{DefaultPeriod: time.Hour, Retention: 14 * wire.Day, SessionIdle: time.Hour, SessionMax: 7 * wire.Day, RateLimit: 200, AuditRetention: 365 * wire.Day}},
 	}
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {

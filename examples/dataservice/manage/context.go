@@ -12,6 +12,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/netctx"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/wire"
 	"github.com/fnapi/fnapi/registry"
 )
 
@@ -70,7 +71,7 @@ func LoadContext(ctx context.Context, st state.ContextStore, apply func([]netctx
 func (s *contextService) listZones(ctx context.Context) ([]api.Zone, error) {
 	zs, err := s.store.Zones(ctx)
 	if err != nil {
-		return nil, StoreError(err)
+		return nil, wire.StoreError(err)
 	}
 	out := make([]api.Zone, 0, len(zs))
 	for _, z := range zs {
@@ -82,7 +83,7 @@ func (s *contextService) listZones(ctx context.Context) ([]api.Zone, error) {
 func (s *contextService) listApplications(ctx context.Context) ([]api.Application, error) {
 	as, err := s.store.Applications(ctx)
 	if err != nil {
-		return nil, StoreError(err)
+		return nil, wire.StoreError(err)
 	}
 	out := make([]api.Application, 0, len(as))
 	for _, a := range as {
@@ -178,7 +179,7 @@ func (s *contextService) change(ctx context.Context, field string, write func(st
 		return nil
 	})
 	if err != nil {
-		return StoreError(err)
+		return wire.StoreError(err)
 	}
 	if err := s.apply(nz, na); err != nil {
 		return fmt.Errorf("manage: apply zones and applications: %w", err) // compiled above: not expected

@@ -6,12 +6,13 @@ import (
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/wire"
 )
 
 func (s *service) listDashboards(ctx context.Context) ([]api.DashboardSummary, error) {
 	ds, err := s.store.Dashboards(ctx)
 	if err != nil {
-		return nil, StoreError(err)
+		return nil, wire.StoreError(err)
 	}
 	out := make([]api.DashboardSummary, 0, len(ds))
 	for _, d := range ds {
@@ -23,7 +24,7 @@ func (s *service) listDashboards(ctx context.Context) ([]api.DashboardSummary, e
 func (s *service) getDashboard(ctx context.Context, in api.IDArgs) (api.Dashboard, error) {
 	d, err := s.store.Dashboard(ctx, in.ID)
 	if err != nil {
-		return api.Dashboard{}, StoreError(err)
+		return api.Dashboard{}, wire.StoreError(err)
 	}
 	return dashboardOut(d), nil
 }
@@ -34,7 +35,7 @@ func (s *service) createDashboard(ctx context.Context, in api.CreateDashboardArg
 	}
 	d, err := s.store.CreateDashboard(ctx, state.Dashboard{Title: in.Title, Description: in.Description, Owner: caller(ctx)})
 	if err != nil {
-		return api.Dashboard{}, StoreError(err)
+		return api.Dashboard{}, wire.StoreError(err)
 	}
 	return dashboardOut(d), nil
 }
@@ -56,14 +57,14 @@ func (s *service) updateDashboard(ctx context.Context, in api.UpdateDashboardArg
 		return nil
 	})
 	if err != nil {
-		return api.Dashboard{}, StoreError(err)
+		return api.Dashboard{}, wire.StoreError(err)
 	}
 	return dashboardOut(d), nil
 }
 
 func (s *service) deleteDashboard(ctx context.Context, in api.IDArgs) (bool, error) {
 	if err := s.store.DeleteDashboard(ctx, in.ID); err != nil {
-		return false, StoreError(err)
+		return false, wire.StoreError(err)
 	}
 	return true, nil
 }

@@ -9,15 +9,16 @@ import (
 
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
+	"github.com/fnapi/fnapi/examples/dataservice/wire"
 	"github.com/fnapi/fnapi/registry"
 )
 
 func ExampleParseDuration() {
 	for _, s := range []string{"90s", "2h", "30d", "1h30m"} {
-		d, err := manage.ParseDuration(s)
+		d, err := wire.ParseDuration(s)
 		fmt.Println(s, d, err != nil)
 	}
-	fmt.Println(manage.FormatDuration(48 * time.Hour))
+	fmt.Println(wire.FormatDuration(48 * time.Hour))
 	// Output:
 	// 90s 1m30s false
 	// 2h 2h0m0s false

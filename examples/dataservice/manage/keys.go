@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/wire"
 )
 
 // Configuration keys.
@@ -61,15 +63,15 @@ type Key struct {
 func Keys() []Key {
 	return []Key{
 		{Name: KeyAuditRetention, Description: "how long the audit trail keeps an event; older ones are deleted",
-			Default: "365d", Min: Day, Max: 3660 * Day},
+			Default: "365d", Min: wire.Day, Max: 3660 * wire.Day},
 		{Name: KeyDefaultPeriod, Description: "length of a query's period when it gives no SINCE",
-			Default: "1h", Min: time.Minute, Max: 366 * Day},
+			Default: "1h", Min: time.Minute, Max: 366 * wire.Day},
 		{Name: KeyRetention, Description: "how long traffic records are kept",
-			Default: "30d", Min: time.Hour, Max: 3660 * Day},
+			Default: "30d", Min: time.Hour, Max: 3660 * wire.Day},
 		{Name: KeySessionIdle, Description: "how long a session stays valid without a call; at most session_max",
-			Default: "1h", Min: time.Minute, Max: 366 * Day},
+			Default: "1h", Min: time.Minute, Max: 366 * wire.Day},
 		{Name: KeySessionMax, Description: "the longest a session stays valid after login",
-			Default: "24h", Min: time.Minute, Max: 366 * Day},
+			Default: "24h", Min: time.Minute, Max: 366 * wire.Day},
 		{Name: KeyRateLimit, Description: "calls per second one caller may make, in bursts of twice as many; 0 turns the limit off",
 			Default: "200", Integer: true, MinInt: 0, MaxInt: MaxRateLimit},
 		snmpKey(),
@@ -109,15 +111,15 @@ func (k *Key) parseString(s string) (int64, string) {
 		}
 		return k.bound(n)
 	}
-	d, err := ParseDuration(s)
+	d, err := wire.ParseDuration(s)
 	if err != nil {
 		return 0, err.Error()
 	}
 	if d < k.Min {
-		return 0, "must be at least " + FormatDuration(k.Min)
+		return 0, "must be at least " + wire.FormatDuration(k.Min)
 	}
 	if d > k.Max {
-		return 0, "must be at most " + FormatDuration(k.Max)
+		return 0, "must be at most " + wire.FormatDuration(k.Max)
 	}
 	return int64(d), ""
 }
@@ -146,7 +148,7 @@ func (k *Key) bounds() string {
 	if k.Integer {
 		return fmt.Sprintf("%d to %d", k.MinInt, k.MaxInt)
 	}
-	return FormatDuration(k.Min) + " to " + FormatDuration(k.Max)
+	return wire.FormatDuration(k.Min) + " to " + wire.FormatDuration(k.Max)
 }
 
 // CheckDefault returns why value cannot be the default of the configuration key (as

@@ -10,6 +10,7 @@ import (
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
+	"github.com/fnapi/fnapi/examples/dataservice/wire"
 )
 
 func openStore(t *testing.T, dir string) *statedb.SQLite {
@@ -58,7 +59,7 @@ func TestSettingsSurviveRestart(t *testing.T) {
 	if got := values(t, s2); got["default_period"] != "90s" || got["retention"] != "6w" || got["session_max"] != "24h" {
 		t.Fatalf("after restart %v", got)
 	}
-	if s2.DefaultPeriod() != 90*time.Second || s2.Retention() != 6*manage.Week || s2.SessionIdle() != time.Hour || s2.SessionMax() != 24*time.Hour {
+	if s2.DefaultPeriod() != 90*time.Second || s2.Retention() != 6*wire.Week || s2.SessionIdle() != time.Hour || s2.SessionMax() != 24*time.Hour {
 		t.Fatalf("typed after restart %+v", s2.Config())
 	}
 }
@@ -111,7 +112,7 @@ func TestSettingsIgnoreBadStoredValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := manage.Config{DefaultPeriod: 2 * time.Hour, Retention: 30 * manage.Day, SessionIdle: time.Hour, SessionMax: 24 * time.Hour, RateLimit: 200, AuditRetention: 365 * manage.Day}
+	want := manage.Config{DefaultPeriod: 2 * time.Hour, Retention: 30 * wire.Day, SessionIdle: time.Hour, SessionMax: 24 * time.Hour, RateLimit: 200, AuditRetention: 365 * wire.Day}
 	if got := s.Config(); got != want {
 		t.Fatalf("Config %+v, want %+v", got, want)
 	}
@@ -149,7 +150,7 @@ func TestSettingsWatchAndReload(t *testing.T) {
 	if _, err := a.Set(ctx, map[string]json.RawMessage{"retention": json.RawMessage(`"3d"`)}); err != nil {
 		t.Fatal(err)
 	}
-	if b.Retention() != 30*manage.Day {
+	if b.Retention() != 30*wire.Day {
 		t.Fatalf("b saw the change before Reload: %v", b.Retention())
 	}
 	for range 2 { // the second Reload changes nothing and tells nobody
@@ -157,7 +158,7 @@ func TestSettingsWatchAndReload(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if want := []time.Duration{30 * manage.Day, 3 * manage.Day}; len(seen) != 2 || seen[0] != want[0] || seen[1] != want[1] {
+	if want := []time.Duration{30 * wire.Day, 3 * wire.Day}; len(seen) != 2 || seen[0] != want[0] || seen[1] != want[1] {
 		t.Fatalf("watcher saw %v, want %v", seen, want)
 	}
 
@@ -167,7 +168,7 @@ func TestSettingsWatchAndReload(t *testing.T) {
 	if !errors.As(err, &ae) || ae.Code() != apierr.InvalidArgument.Code() || ae.Attr("name") != "session_idle" {
 		t.Fatalf("Set: %v, want INVALID-ARGUMENT naming session_idle", err)
 	}
-	if len(seen) != 2 || b.Retention() != 3*manage.Day {
+	if len(seen) != 2 || b.Retention() != 3*wire.Day {
 		t.Fatalf("after a refused Set: seen %v, retention %v", seen, b.Retention())
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/netctx"
+	"github.com/fnapi/fnapi/examples/dataservice/wire"
 )
 
 // Hidden stands, in get-config's answer and the audit trail, for a secret of the snmp key (a
@@ -147,11 +148,11 @@ func parseSNMP(raw json.RawMessage) ([]netctx.Target, time.Duration, error) {
 	}
 	interval := netctx.DefaultSNMPInterval
 	if c.Interval != "" {
-		d, err := ParseDuration(c.Interval)
+		d, err := wire.ParseDuration(c.Interval)
 		if err != nil {
 			return nil, 0, fmt.Errorf("interval: %v", err)
 		}
-		if d < time.Minute || d > Day {
+		if d < time.Minute || d > wire.Day {
 			return nil, 0, fmt.Errorf("interval: must be from 1m to 1d")
 		}
 		interval = d

@@ -6,6 +6,7 @@ import (
 
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/wire"
 )
 
 func (s *service) createWidget(ctx context.Context, in api.CreateWidgetArgs) (api.Widget, error) {
@@ -22,7 +23,7 @@ func (s *service) createWidget(ctx context.Context, in api.CreateWidgetArgs) (ap
 	w, err := s.store.CreateWidget(ctx, state.Widget{Dashboard: in.Dashboard, Title: in.Title, Kind: in.Kind,
 		Queries: in.Queries, Options: opts, Owner: caller(ctx)})
 	if err != nil {
-		return api.Widget{}, StoreError(err)
+		return api.Widget{}, wire.StoreError(err)
 	}
 	return widgetOut(w), nil
 }
@@ -65,14 +66,14 @@ func (s *service) updateWidget(ctx context.Context, in api.UpdateWidgetArgs) (ap
 		return nil
 	})
 	if err != nil {
-		return api.Widget{}, StoreError(err)
+		return api.Widget{}, wire.StoreError(err)
 	}
 	return widgetOut(w), nil
 }
 
 func (s *service) deleteWidget(ctx context.Context, in api.IDArgs) (bool, error) {
 	if err := s.store.DeleteWidget(ctx, in.ID); err != nil {
-		return false, StoreError(err)
+		return false, wire.StoreError(err)
 	}
 	return true, nil
 }

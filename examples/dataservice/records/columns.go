@@ -10,7 +10,9 @@ import (
 // table, so a new field is one row there (and its Record field).
 type Column int
 
-// The columns of the records table, in table order.
+// The columns of the records table, in table order. Append only: a new column goes last,
+// before NumColumns, so that a released schema step that added a range of them (ColumnRange) keeps
+// adding those.
 const (
 	ColTime Column = iota
 	ColProtocol
@@ -158,6 +160,16 @@ var columns = [NumColumns]columnDesc{
 // and Name()+"_lo".
 func (c Column) Name() string { return columns[c].name }
 
+// ColumnRange returns the columns first to last, in table order: what a released schema step added,
+// frozen by their constants (the columns are append only).
+func ColumnRange(first, last Column) []Column {
+	var out []Column
+	for c := first; c <= last; c++ {
+		out = append(out, c)
+	}
+	return out
+}
+
 // Kind returns the type of the column's values.
 func (c Column) Kind() Kind { return columns[c].kind }
 
@@ -287,21 +299,25 @@ func (b *RowBuilder) num(i int, k Kind, v uint64) driver.Value {
 	if b.boxes[i] != nil && b.nums[i] == v {
 		return b.boxes[i]
 	}
-	var box driver.Value
-	switch k {
-	case KindInt64:
-		box = int64(v)
-	case KindUint8:
-		box = uint8(v)
-	case KindUint16:
-		box = uint16(v)
-	case KindUint32:
-		box = uint32(v)
-	default:
-		box = v
-	}
+	box := k.Box(v)
 	b.nums[i], b.boxes[i] = v, box
 	return box
+}
+
+// Box returns v, the value of a number column of kind k as Column.Of gives it (Value.Lo), as
+// a driver.Value of k's type (int64, uint8, uint16, uint32 or uint64), as inserts take it.
+func (k Kind) Box(v uint64) driver.Value {
+	switch k {
+	case KindInt64:
+		return int64(v)
+	case KindUint8:
+		return uint8(v)
+	case KindUint16:
+		return uint16(v)
+	case KindUint32:
+		return uint32(v)
+	}
+	return v
 }
 
 // HistEntries returns the entries of the column that keeps t's histogram (Timing.Buckets):

@@ -3,49 +3,10 @@ package records
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"math"
-	"net/netip"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
-
-	"github.com/fnapi/fnapi/examples/dataservice/histogram"
 )
-
-// RecordError says which field of a record is wrong and why.
-type RecordError struct {
-	// Field is the path of the field: "time", "client.ip", "server.bytes", or "" for the
-	// record as a whole.
-	Field string
-	// Reason says what is wrong, for a person to read.
-	Reason string
-}
-
-// Error returns "records: FIELD: REASON".
-func (e *RecordError) Error() string {
-	if e.Field == "" {
-		return "records: " + e.Reason
-	}
-	return "records: " + e.Field + ": " + e.Reason
-}
-
-// BatchError is the error of ParseBatch: the record at Index (0-based) is wrong.
-type BatchError struct {
-	// Index is the position of the first bad record in the batch.
-	Index int
-	// Err is what is wrong with it, a *RecordError.
-	Err error
-}
-
-// Error returns "records: record INDEX: FIELD: REASON".
-func (e *BatchError) Error() string {
-	return fmt.Sprintf("records: record %d: %s", e.Index, strings.TrimPrefix(e.Err.Error(), "records: "))
-}
-
-// Unwrap returns the record's error.
-func (e *BatchError) Unwrap() error { return e.Err }
 
 // ParseBatch parses every record of raw with ParseRecord. It is all or nothing: when a record is
 // wrong it returns no records and a *BatchError naming the first bad record's index.
@@ -157,18 +118,6 @@ func parseReference(raw json.RawMessage, now time.Time) (Record, error) {
 		r.Application = Application(r.Protocol, r.Server.Port)
 	}
 	return r, r.Validate(now)
-}
-
-// object decodes raw as a JSON object into its members; path names it in errors.
-func object(raw json.RawMessage, path string) (map[string]json.RawMessage, error) {
-	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
-		return nil, &RecordError{Field: path, Reason: "not an object"}
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, &RecordError{Field: path, Reason: "invalid JSON object"}
-	}
-	return m, nil
 }
 
 func parseTime(v json.RawMessage) (int64, error) {
@@ -288,91 +237,6 @@ func optionalCount(fields map[string]json.RawMessage, prefix, name string) (uint
 	return n, named(err, prefix+name)
 }
 
-// parseTiming parses the optional time fields[name], an average in seconds (a number, or null
-// for none), and fields[name+"_samples"], the number of samples it averages (1 when absent; at
-// least 1 with a time, 0 or absent without).
-func parseTiming(fields map[string]json.RawMessage, prefix, name string) (Timing, error) {
-	samples := uint64(1)
-	v, has := fields[name]
-	has = has && string(bytes.TrimSpace(v)) != "null"
-	if sv, ok := fields[name+"_samples"]; ok {
-		n, err := count(sv)
-		if err != nil {
-			return Timing{}, named(err, prefix+name+"_samples")
-		}
-		switch {
-		case n == 0 && has:
-			return Timing{}, &RecordError{Field: prefix + name + "_samples", Reason: "0 with a time (at least 1)"}
-		case n > 0 && !has:
-			return Timing{}, &RecordError{Field: prefix + name + "_samples", Reason: "samples without " + prefix + name}
-		}
-		samples = n
-	}
-	if !has {
-		if hv, ok := fields[name+"_hist"]; ok && string(bytes.TrimSpace(hv)) != "null" {
-			return Timing{}, &RecordError{Field: prefix + name + "_hist", Reason: "a histogram without " + prefix + name}
-		}
-		return Timing{}, nil
-	}
-	var avg float64
-	if t := bytes.TrimSpace(v); len(t) == 0 || t[0] != '-' && (t[0] < '0' || t[0] > '9') || json.Unmarshal(t, &avg) != nil {
-		return Timing{}, &RecordError{Field: prefix + name, Reason: "not a number of seconds"}
-	}
-	if avg < 0 {
-		return Timing{}, &RecordError{Field: prefix + name, Reason: "negative"}
-	}
-	t, ok := TimingOf(avg, samples)
-	if !ok {
-		return Timing{}, &RecordError{Field: prefix + name, Reason: "its samples sum to more than 2^53-1 microseconds"}
-	}
-	if hv, ok := fields[name+"_hist"]; ok && string(bytes.TrimSpace(hv)) != "null" {
-		var err error
-		if t.Hist, err = parseHist(hv, samples); err != nil {
-			return Timing{}, named(err, prefix+name+"_hist")
-		}
-	}
-	return t, nil
-}
-
-// parseHist parses a time's optional histogram: [[index, count], ...], its non-empty buckets
-// (package histogram's indexes, 0..Buckets-1) by increasing index, whose counts add up to the
-// time's samples.
-func parseHist(v json.RawMessage, samples uint64) (histogram.Histogram, error) {
-	var pairs []json.RawMessage
-	if t := bytes.TrimSpace(v); len(t) == 0 || t[0] != '[' || json.Unmarshal(t, &pairs) != nil {
-		return histogram.Histogram{}, &RecordError{Reason: "not a list of [index, count] pairs"}
-	}
-	var h histogram.Histogram
-	var total uint64
-	last := -1
-	for _, p := range pairs {
-		var pair []json.RawMessage
-		if t := bytes.TrimSpace(p); len(t) == 0 || t[0] != '[' || json.Unmarshal(t, &pair) != nil || len(pair) != 2 {
-			return histogram.Histogram{}, &RecordError{Reason: "not a list of [index, count] pairs"}
-		}
-		i, err := integer(pair[0])
-		if err != nil || i < 0 || i >= histogram.Buckets {
-			return histogram.Histogram{}, &RecordError{Reason: fmt.Sprintf("a bucket index not an integer 0..%d", histogram.Buckets-1)}
-		}
-		if int(i) <= last {
-			return histogram.Histogram{}, &RecordError{Reason: "bucket indexes not increasing"}
-		}
-		n, err := count(pair[1])
-		if err != nil || n == 0 {
-			return histogram.Histogram{}, &RecordError{Reason: "a bucket count not an integer 1..2^53-1"}
-		}
-		if total += n; total > samples {
-			break
-		}
-		h.AddIndex(uint16(i), n)
-		last = int(i)
-	}
-	if total != samples {
-		return histogram.Histogram{}, &RecordError{Reason: fmt.Sprintf("its counts add up to %d, not the %d samples", total, samples)}
-	}
-	return h, nil
-}
-
 // parseInterface parses the optional interface index fields[name]: 0 when absent.
 func parseInterface(fields map[string]json.RawMessage, name string) (uint32, error) {
 	v, ok := fields[name]
@@ -384,71 +248,4 @@ func parseInterface(fields map[string]json.RawMessage, name string) (uint32, err
 		return 0, &RecordError{Field: name, Reason: "not an integer 0..4294967295"}
 	}
 	return uint32(n), nil
-}
-
-// checkFields returns a *RecordError for the first (by name) member of fields not in known;
-// prefix is the path of the object ("" or "client.").
-func checkFields(fields map[string]json.RawMessage, prefix string, known ...string) error {
-	var unknown []string
-	for name := range fields {
-		if !slices.Contains(known, name) {
-			unknown = append(unknown, name)
-		}
-	}
-	if len(unknown) == 0 {
-		return nil
-	}
-	return &RecordError{Field: prefix + slices.Min(unknown), Reason: "unknown field"}
-}
-
-// named sets the field of a *RecordError that has none and returns it.
-func named(err error, field string) error {
-	if re, ok := err.(*RecordError); ok && re.Field == "" {
-		re.Field = field
-	}
-	return err
-}
-
-func parseAddr(v json.RawMessage) (netip.Addr, error) {
-	var s string
-	if !isString(v) || json.Unmarshal(v, &s) != nil {
-		return netip.Addr{}, &RecordError{Reason: "not a string"}
-	}
-	a, err := netip.ParseAddr(s)
-	if err != nil {
-		return netip.Addr{}, &RecordError{Reason: fmt.Sprintf("%q is not an IPv4 or IPv6 address", s)}
-	}
-	if a.Zone() != "" {
-		return netip.Addr{}, &RecordError{Reason: "address with a zone"}
-	}
-	return a.Unmap(), nil
-}
-
-// count parses a non-negative integer at most MaxCount.
-func count(v json.RawMessage) (uint64, error) {
-	n, err := integer(v)
-	switch {
-	case err != nil:
-		return 0, &RecordError{Reason: "not an integer"}
-	case n < 0:
-		return 0, &RecordError{Reason: "negative"}
-	case n > MaxCount:
-		return 0, &RecordError{Reason: "above 2^53-1"}
-	}
-	return uint64(n), nil
-}
-
-// integer parses a JSON number without fraction or exponent that fits an int64.
-func integer(v json.RawMessage) (int64, error) {
-	s := string(bytes.TrimSpace(v))
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("records: %q is not an integer", s)
-	}
-	return n, nil
-}
-
-func isString(v json.RawMessage) bool {
-	t := bytes.TrimSpace(v)
-	return len(t) > 0 && t[0] == '"'
 }

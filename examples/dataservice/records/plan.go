@@ -3,7 +3,6 @@ package records
 import (
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -124,79 +123,39 @@ func keySets(qs []*Query, idx []int) [][]int {
 
 // compileSets builds one SELECT over table, and the rollups of chain (finest first), answering
 // the queries of sets (indexes into qs), which share a Where; each set groups by its own keys.
-func compileSets(d *Dialect, table string, Chain []*Rollup, qs []*Query, sets [][]int) *Plan {
-	b := &SQLBuilder{d: d}
-	p := &Plan{}
-	count := d.Count
-	if len(Chain) > 0 || len(sets) > 1 {
-		count = d.CountSum("records") // of a union's branches (from)
-	}
+func compileSets(d *Dialect, table string, chain []*Rollup, qs []*Query, sets [][]int) *Plan {
 	where := qs[sets[0][0]].Where
-	// The records' branches (the edges of the period) give their context's number rather than
-	// join their contexts, when the rollups answer the rest: a plan whose keys (of a set), not
-	// its condition, use the context. Every set then groups by the number too.
-	p.numbered = d.ContextNumber != "" && len(Chain) > 0 &&
+	union := len(chain) > 0 || len(sets) > 1 // the rows come summed from a union's branches (from)
+	p := &Plan{numbered: numberedContext(d, chain, qs, sets, where), setCol: len(sets) > 1}
+	b := &SQLBuilder{d: d}
+	b.WriteString("SELECT ")
+	aliases := p.selectKeys(b, qs, sets)
+	sumCol := p.selectSums(b, qs, sets, union)
+	histCol := p.selectHists(b, qs, sets, union)
+	p.answerSets(qs, sets, sumCol, histCol)
+	c := unionColumns(qs, sets, sumCol, histCol)
+	c.number = p.selectSetAndNumber(b, aliases)
+	p.from(b, table, chain, c, where)
+	p.groupBy(b, aliases, c.number, setLimit(qs, sets[0]))
+	p.setQuery(b)
+	return p
+}
+
+// numberedContext says whether the records' branches (the edges of the period) give their
+// context's number rather than join their contexts, when the rollups answer the rest: a plan
+// whose keys (of a set), not its condition, use the context. Every set then groups by the
+// number too.
+func numberedContext(d *Dialect, chain []*Rollup, qs []*Query, sets [][]int, where Cond) bool {
+	return d.ContextNumber != "" && len(chain) > 0 &&
 		slices.ContainsFunc(sets, func(s []int) bool {
 			return slices.ContainsFunc(qs[s[0]].Groups, func(g Group) bool { return g.Bucket == 0 && g.Column.Context() })
 		}) &&
 		(where == nil || !condUses(where, Column.Context))
-	b.WriteString("SELECT ")
-	var aliases []string
-	colOf := map[Group]int{} // the first selected column of each distinct key
-	for _, s := range sets {
-		ps := planSet{groups: qs[s[0]].Groups}
-		for _, g := range ps.groups {
-			c, ok := colOf[g]
-			if !ok {
-				c = len(p.keyCols)
-				colOf[g] = c
-				aliases = p.selectKey(b, aliases, g)
-			}
-			ps.cols = append(ps.cols, c)
-		}
-		p.sets = append(p.sets, ps)
-	}
-	var sumCol [NumSums]int
-	for s := range NumSums {
-		sumCol[s] = -1
-	}
-	for _, s := range sets {
-		for _, i := range s {
-			for _, sum := range qs[i].Sums {
-				sumCol[sum] = 0
-			}
-		}
-	}
-	for s, c := range sumCol {
-		if c < 0 {
-			continue
-		}
-		if p.sums > 0 {
-			b.WriteString(", ")
-		}
-		sumCol[s] = len(p.keyCols) + p.sums
-		p.sums++
-		if col := sumColumn[s]; col >= 0 {
-			b.WriteString(d.Sum(col.Name()))
-		} else {
-			b.WriteString(count)
-		}
-	}
-	histCol := map[Column]int{}
-	for col := range NumColumns {
-		if !slices.ContainsFunc(sets, func(s []int) bool {
-			return slices.ContainsFunc(s, func(i int) bool { return slices.Contains(qs[i].Hists, col) })
-		}) {
-			continue
-		}
-		histCol[col] = len(p.keyCols) + p.sums + p.hists
-		p.hists++
-		if d.HistUnion != nil && (len(Chain) > 0 || len(sets) > 1) {
-			b.WriteString(", " + d.HistUnion(col.Name()))
-		} else {
-			b.WriteString(", " + d.Hist(col.Name()))
-		}
-	}
+}
+
+// answerSets gives each of p's sets the answers of its queries: the columns of their sums
+// (sumCol) and histograms (histCol).
+func (p *Plan) answerSets(qs []*Query, sets [][]int, sumCol [NumSums]int, histCol map[Column]int) {
 	for si, s := range sets {
 		for _, i := range s {
 			a := planAnswer{query: i}
@@ -209,38 +168,15 @@ func compileSets(d *Dialect, table string, Chain []*Rollup, qs []*Query, sets []
 			p.sets[si].answers = append(p.sets[si].answers, a)
 		}
 	}
-	p.setCol = len(sets) > 1
-	if p.setCol {
-		b.WriteString(", GROUPING(" + strings.Join(aliases, ", ") + ")")
-	}
-	c := unionColumns(qs, sets, sumCol, histCol)
-	if p.numbered {
-		b.WriteString(", " + d.ContextNumber)
-		c.number = d.ContextNumber
-	}
-	p.from(b, table, Chain, c, where)
-	switch {
-	case p.setCol:
-		p.groupingSets(b, aliases, c.number)
-	case p.numbered:
-		// No LIMIT: a group may come in a row of the rollups and rows of the records by
-		// context number, so that a limit on rows could cut some of a group's rows while its
-		// groups were within it. The rows are those of the rollups' groups and of the
-		// records at the period's edges (by context); the reader bounds the groups it merges
-		// (Query.Limit).
-		b.WriteString(" GROUP BY " + strings.Join(append(aliases, d.ContextNumber), ", "))
-	case len(aliases) > 0:
-		b.WriteString(" GROUP BY " + strings.Join(aliases, ", "))
-		if limit := setLimit(qs, sets[0]); limit > 0 {
-			b.WriteString(" LIMIT " + strconv.Itoa(limit))
-		}
-	}
+}
+
+// setQuery keeps b's SQL and arguments as p's query, with its text cut at each parameter.
+func (p *Plan) setQuery(b *SQLBuilder) {
 	p.query, p.args = b.String(), b.Args
 	p.text = strings.Split(p.query, "?")
 	if len(p.text) != len(p.args)+1 {
 		panic("records: a plan's SQL holds a question mark that is not a parameter")
 	}
-	return p
 }
 
 // setLimit is the Limit of the queries of one set: the largest, or 0 when one has none.
@@ -253,79 +189,4 @@ func setLimit(qs []*Query, set []int) int {
 		limit = max(limit, qs[i].Limit)
 	}
 	return limit
-}
-
-// groupingSets writes GROUP BY GROUPING SETS over the plan's sets and maps the GROUPING()
-// value of each (a bit per alias, the first the highest, set when the alias is not grouped).
-// Sets of the same keys in another order (BY a, b and BY b, a) are one grouping set, whose
-// rows answer each of them.
-func (p *Plan) groupingSets(b *SQLBuilder, aliases []string, number string) {
-	b.WriteString(" GROUP BY GROUPING SETS (")
-	p.setOf = map[uint64][]int{}
-	for si, s := range p.sets {
-		var names []string
-		grouped := make([]bool, len(aliases))
-		for gi, g := range s.groups {
-			for k := range len(g.columns()) {
-				grouped[s.cols[gi]+k] = true
-				names = append(names, aliases[s.cols[gi]+k])
-			}
-		}
-		var mask uint64
-		for i, g := range grouped {
-			if !g {
-				mask |= 1 << (len(aliases) - 1 - i)
-			}
-		}
-		if number != "" {
-			names = append(names, number)
-		}
-		if len(p.setOf[mask]) == 0 {
-			if len(p.setOf) > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString("(" + strings.Join(names, ", ") + ")")
-		}
-		p.setOf[mask] = append(p.setOf[mask], si)
-	}
-	b.WriteString(")")
-}
-
-// columns returns the SQL columns of the key: one, or two for an address.
-func (g Group) columns() []string {
-	if g.Bucket > 0 {
-		return []string{"time"}
-	}
-	return g.Column.SQLNames()
-}
-
-// BucketStart is the SQL of the first second of the bucket of width w (in decimal) covering
-// time: time - time % w, as the modulo of a time is never negative: a store holds no time
-// before 1970 (Record.Validate refuses them in every batch). Written to hold for negative
-// times too, ((time % w) + w) % w, it cost DuckDB a fifth of a time series' SELECT.
-func BucketStart(w string) string { return "time - time % " + w }
-
-// selectKey writes the columns of key g, each as k<i>, the alias GROUP BY names (both dialects
-// accept aliases there; positions mean constants in older ClickHouse).
-func (p *Plan) selectKey(b *SQLBuilder, aliases []string, g Group) []string {
-	as := func(expr string, k Kind) {
-		a := "k" + strconv.Itoa(len(aliases))
-		b.WriteString(expr + " AS " + a + ", ")
-		aliases = append(aliases, a)
-		p.keyCols = append(p.keyCols, k)
-	}
-	if g.Bucket > 0 {
-		// The point T (a multiple of N) covering time is the bucket's start + N.
-		n := strconv.FormatInt(g.Bucket, 10)
-		as(b.d.Bucket(BucketStart(n)+" + "+n), KindInt64)
-		return aliases
-	}
-	k := g.Column.Kind()
-	if k == KindAddr {
-		k = KindUint64
-	}
-	for _, name := range g.Column.SQLNames() {
-		as(name, k)
-	}
-	return aliases
 }

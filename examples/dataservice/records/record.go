@@ -101,6 +101,20 @@ func TimingOf(avg float64, samples uint64) (t Timing, ok bool) {
 	return Timing{Sum: uint64(sum), Samples: samples}, true
 }
 
+// Add adds one sample of d (a negative one as 0): to the sum rounded to the microsecond,
+// saturating at MaxCount, and to the histogram in seconds. A Timing of MaxCount samples takes
+// no more. It is how the capture probe measures: the conversions of a time's units are this,
+// TimingOf and Seconds.
+func (t *Timing) Add(d time.Duration) {
+	if t.Samples == MaxCount {
+		return
+	}
+	d = max(d, 0)
+	t.Sum = min(t.Sum+uint64((d+time.Microsecond/2)/time.Microsecond), MaxCount)
+	t.Samples++
+	t.Hist.Add(float64(d) / 1e9)
+}
+
 // problem says what is wrong with t, or "".
 func (t Timing) problem() string {
 	switch {

@@ -32,7 +32,7 @@
 // TOO-MANY-GROUPS with limit), the groups of all queries running at once (pvql.WithGroupBudget,
 // RATE-LIMITED), and the followed queries one caller holds open (Service.MaxFollows,
 // LIMIT-REACHED; a user's over all their connections). What a shared computation's Live keeps
-// between answers counts against the caller who started it (Service.Live's ctx): package app
+// between answers counts against the caller who started it (Service.Live's ctx): package query
 // bounds it per user and for all standing queries (pvql.WithKeepBudget), past which the
 // computation answers afresh. query and list-fields need the read-only role, ingest the user role.
 //

@@ -11,6 +11,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
+	"github.com/fnapi/fnapi/examples/dataservice/wire"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/stream"
 )
@@ -79,7 +80,7 @@ func (s *Service) Query(ctx context.Context, in api.QueryArgs, out *stream.Sende
 		// Nobody sees partial answers: read the period in one pass rather than in slices.
 		res, err := s.Engine.Query(ctx, in.Expr, s.now(), s.DefaultPeriod())
 		if err != nil {
-			return QueryError(err)
+			return wire.QueryError(err)
 		}
 		return out.Send(api.Chunk{Result: apiResults(res), Progress: 1})
 	}
@@ -94,7 +95,7 @@ func (s *Service) Query(ctx context.Context, in api.QueryArgs, out *stream.Sende
 		})
 	}
 	if err != nil || !in.Follow {
-		return QueryError(err)
+		return wire.QueryError(err)
 	}
 	// Each chunk replaces the one before: a partial answer now would show a live dashboard a
 	// fraction of the traffic it showed a moment ago. Answer in full, once per interval for
@@ -103,46 +104,7 @@ func (s *Service) Query(ctx context.Context, in api.QueryArgs, out *stream.Sende
 	err = s.shared.follow(ctx, in.Expr, interval, start, func(res []pvql.Result) error {
 		return out.Send(api.Chunk{Result: apiResults(res), Progress: 1})
 	})
-	return QueryError(err)
-}
-
-// QueryError returns the error a caller receives for err, an error of the query language
-// (pvql.Parse, pvql.Validate, an Engine) or of the records store, so that each of pvql's
-// errors maps to its code in this one place, for the query function and for the widget
-// functions of package manage (which add the index of the query to QUERY-SYNTAX with
-// apierr.Error.With):
-//
-//   - *pvql.SyntaxError: QUERY-SYNTAX, with its position, expected and message;
-//   - pvql.ErrBusy: RATE-LIMITED, to retry after a second;
-//   - *pvql.GroupsError: TOO-MANY-GROUPS, with its limit;
-//   - records.ErrUnavailable: UNAVAILABLE, the cause kept for the log.
-//
-// Any other error is returned as it is (an internal error: logged, never sent); nil is nil.
-func QueryError(err error) error {
-	var se *pvql.SyntaxError
-	var ge *pvql.GroupsError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &se):
-		return apierr.New(api.QuerySyntax, "position", se.Position, "expected", se.Expected, "message", se.Message)
-	case errors.Is(err, pvql.ErrBusy):
-		return apierr.New(apierr.RateLimited, "retry_after", 1,
-			"reason", "the server is answering other large queries: try again in a moment, or narrow the query")
-	case errors.As(err, &ge):
-		return apierr.New(api.TooManyGroups, "limit", ge.Limit,
-			"reason", "the statements of the query yield too many groups together: add a narrower WHERE, a shorter period, fewer keys or fewer statements")
-	}
-	return storeError(err)
-}
-
-// storeError answers UNAVAILABLE for a store that could not be reached; the log keeps the
-// cause, the caller learns only that it may retry.
-func storeError(err error) error {
-	if errors.Is(err, records.ErrUnavailable) {
-		return apierr.New(apierr.Unavailable).Wrap(err)
-	}
-	return err
+	return wire.QueryError(err)
 }
 
 // lastResult is the query's accumulator: each chunk's result replaces the one before.
@@ -164,7 +126,7 @@ func (s *Service) Ingest(ctx context.Context, in api.IngestArgs) (api.IngestResu
 		return api.IngestResult{}, err
 	}
 	if err := s.Store.Ingest(ctx, recs); err != nil {
-		return api.IngestResult{}, storeError(err)
+		return api.IngestResult{}, wire.UnavailableError(err)
 	}
 	return api.IngestResult{Ingested: len(recs)}, nil
 }

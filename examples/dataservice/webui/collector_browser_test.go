@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/inlet"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 )
 
@@ -22,9 +23,10 @@ import (
 // seconds); checks the light, dark and 360 px pages for AA contrast and overflow, that leaving
 // the view stops its calls, and that a service without a collector says so.
 func TestBrowserCollector(t *testing.T) {
+	t.Parallel()
 	chrome := testenv.Chromium(t)
 	testenv.Need(t, "softflowd", "softflowd")
-	srv, hits, a := startServiceWith(t, app.Config{NetFlow: "127.0.0.1:0"})
+	srv, hits, a := startServiceWith(t, app.Config{Inlet: inlet.Configuration{NetFlow: "127.0.0.1:0"}})
 	netflow, _ := a.FlowAddrs()
 	browser := testenv.Browser(t, chrome)
 	p, problems := openTab(t, browser)
@@ -98,10 +100,9 @@ func TestBrowserCollector(t *testing.T) {
 // here) and serves it over HTTPS (HTTP/2, as the real server does), counting the requests of
 // each path.
 func startServiceWith(t *testing.T, cfg app.Config) (*httptest.Server, *requests, *app.App) {
-	t.Setenv("SVC_ADMIN_PASSWORD", adminPassword)
 	ctx := context.Background()
 	cfg.DataDir = t.TempDir()
-	cfg.Auth = []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1})}
+	cfg.Auth = []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1}), auth.WithAdminPassword(adminPassword)}
 	a, err := app.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -134,10 +135,11 @@ func (p *page) colorScheme(theme string) {
 // its kernel ring's drops and its conversation table's evictions (none here), besides saying
 // that no flow collector runs; light, dark and 360 px for AA contrast and overflow.
 func TestBrowserCollectorCapture(t *testing.T) {
+	t.Parallel()
 	chrome := testenv.Chromium(t)
 	// Two seconds within one minute: one record.
 	pcap, pkts := testenv.Conversation(t, time.Now().Add(-2*time.Minute).Truncate(time.Minute), 20)
-	srv, _, _ := startServiceWith(t, app.Config{CaptureFile: pcap})
+	srv, _, _ := startServiceWith(t, app.Config{Inlet: inlet.Configuration{CaptureFile: pcap}})
 	browser := testenv.Browser(t, chrome)
 	p, problems := openTab(t, browser)
 	shots := shotDir(t)

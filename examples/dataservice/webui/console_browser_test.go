@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -358,64 +357,6 @@ func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
 	if msgs := problems(); len(msgs) > 0 {
 		t.Errorf("the page logged problems:\n%s", strings.Join(msgs, "\n"))
 	}
-}
-
-// goTo goes to a route of the page (a URL fragment), as a link does.
-func (p *page) goTo(hash string) {
-	p.t.Helper()
-	p.eval(fmt.Sprintf(`(location.hash = %q, '')`, hash))
-}
-
-// waitPeriods waits until the widgets at the indexes show answers over those seconds.
-func (p *page) waitPeriods(want map[int]int) {
-	p.t.Helper()
-	var conds []string
-	for i, s := range want {
-		conds = append(conds, fmt.Sprintf(`f[%d]?.dataset.seconds === '%d'`, i, s))
-	}
-	p.poll(`(() => { const f = [...document.querySelectorAll('.widget-foot .accumulated')]; return ` + strings.Join(conds, " && ") + `; })()`)
-}
-
-// checkAxes checks the time series of the widget at sel over a period of seconds: rates in
-// bit/s on every tick of the value axis and in the tooltip, a time axis that spans the period
-// with time labels that do not overlap, and the "6 hours" of the foot.
-func (p *page) checkAxes(sel string, seconds int) {
-	p.t.Helper()
-	chart := sel + " svg.chart"
-	p.poll(fmt.Sprintf(`document.querySelector(%q)?.dataset.unit === 'bit/s'`, chart))
-	span := p.eval(fmt.Sprintf(`(() => { const c = document.querySelector(%q); return String(c.dataset.until - c.dataset.since); })()`, chart))
-	if span != strconv.Itoa(seconds) {
-		p.t.Errorf("over %d s the time axis spans %s s (%s)", seconds, span,
-			p.eval(fmt.Sprintf(`(() => { const c = document.querySelector(%q); return c.dataset.win + ' ' + c.getAttribute('aria-label'); })()`, chart)))
-	}
-	if bad := p.eval(fmt.Sprintf(`[...document.querySelectorAll(%q)].filter(t => !/bit\/s$/.test(t.textContent)).map(t => t.textContent).join(' | ')`, chart+" .tick-y")); bad != "" {
-		p.t.Errorf("over %d s value ticks without bit/s: %s", seconds, bad)
-	}
-	overlap := p.eval(fmt.Sprintf(`(() => { const r = [...document.querySelectorAll(%q)].map(t => t.getBoundingClientRect());
-		if (r.length < 2) return 'only ' + r.length + ' time labels';
-		return r.slice(1).some((b, i) => b.left < r[i].right + 4) ? r.map(b => b.left + '-' + b.right).join(' ') : ''; })()`, chart+" .tick-x"))
-	if overlap != "" {
-		p.t.Errorf("over %d s the time labels collide: %s", seconds, overlap)
-	}
-}
-
-func everyWidget(n, seconds int) map[int]int {
-	m := map[int]int{}
-	for i := range n {
-		m[i] = seconds
-	}
-	return m
-}
-
-// shotDir is where screenshots go: $WEBUI_SCREENSHOTS when set (kept), else a temporary folder.
-func shotDir(t *testing.T) string {
-	if d := os.Getenv("WEBUI_SCREENSHOTS"); d != "" {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	return t.TempDir()
 }
 
 // lowContrast lists the visible texts whose contrast with what is behind them is below WCAG AA

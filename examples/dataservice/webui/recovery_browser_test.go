@@ -13,6 +13,7 @@ import (
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/inlet"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 )
 
@@ -22,6 +23,9 @@ import (
 // live dashboard open in two tabs, one over the WebSocket and one over HTTP streaming. While
 // the service is away every widget keeps its last answer and says it is reconnecting, never
 // an error code; once the service answers again every widget resumes without a reload.
+//
+// Not parallel: the service opens again on the address it had, which a parallel test's
+// listener could take in between.
 func TestBrowserRecovery(t *testing.T) {
 	chrome := testenv.Chromium(t)
 	t.Setenv("SVC_ADMIN_PASSWORD", adminPassword)
@@ -65,8 +69,8 @@ func (s *restartable) url() string { return "https://" + s.addr }
 func (s *restartable) start() {
 	t := s.t
 	ctx := context.Background()
-	a, err := app.Open(ctx, app.Config{Demo: true, DataDir: s.dir,
-		Auth: []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1})}})
+	a, err := app.Open(ctx, app.Config{DataDir: s.dir,
+		Auth: []auth.Option{auth.WithArgon2(auth.Argon2{Memory: 64, Iterations: 1})}, Inlet: inlet.Configuration{Demo: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

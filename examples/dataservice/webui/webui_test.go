@@ -14,6 +14,7 @@ import (
 )
 
 func TestHandler(t *testing.T) {
+	t.Parallel()
 	h := webui.Handler()
 	tests := []struct {
 		name, method, path string
@@ -121,6 +122,7 @@ func TestCompressed(t *testing.T) {
 // TestEveryModuleLoads checks that the page names every script it serves, so that none is
 // fetched late (a module preload) or forgotten.
 func TestEveryModuleLoads(t *testing.T) {
+	t.Parallel()
 	h := webui.Handler()
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, httptest.NewRequest("GET", "/", nil))
@@ -161,6 +163,7 @@ func checkSecurityHeaders(t *testing.T, h http.Header) {
 }
 
 func TestHandlerRevalidates(t *testing.T) {
+	t.Parallel()
 	h := webui.Handler()
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, httptest.NewRequest("GET", "/app.js", nil))

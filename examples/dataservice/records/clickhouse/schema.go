@@ -3,19 +3,13 @@ package clickhouse
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 
-	"github.com/ClickHouse/clickhouse-go/v2"
 	chdriver "github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 )
 
@@ -108,30 +102,43 @@ func chRegranulate(ctx context.Context, c chdriver.Conn, rs []records.Rollup) er
 	return nil
 }
 
-// contextColumns are the columns step 5 adds, as that step added them: frozen here, since the
-// records table may gain more later, each in a step of its own.
-var contextColumns = []string{
-	"client_zone String", "server_zone String", "client_asn UInt32", "client_as_name String",
-	"server_asn UInt32", "server_as_name String", "client_country String", "server_country String",
-	"exporter_name String", "in_if_name String", "in_if_alias String", "out_if_name String", "out_if_alias String",
-}
+// contextColumns are the columns step 5 adds, as that step added them: frozen, since the
+// records table may gain more later, each in a step of its own (chAddColumns).
+var contextColumns = records.ColumnRange(records.ColClientZone, records.ColOutIfAlias)
 
 // addContext is step 5 on c: contextColumns added to the records table where missing, then
 // the context's rollups.
 func addContext(ctx context.Context, c chdriver.Conn) error {
-	have, _, err := tableShape(ctx, c, "records")
+	if err := chAddColumns(ctx, c, "records", contextColumns...); err != nil {
+		return err
+	}
+	return chEnsureRollupsOf(ctx, c, chUnmeasured(chRollups[len(chRollups)-chContextRollups:]))
+}
+
+// chAddColumns adds cols to table on c where missing, each of its kind's type (as its
+// descriptor in package records says; ClickHouse gives the rows a table had the type's default,
+// 0 or empty): a step that adds a column is one call of it at the end of chSteps.
+func chAddColumns(ctx context.Context, c chdriver.Conn, table string, cols ...records.Column) error {
+	have, _, err := tableShape(ctx, c, table)
 	if err != nil {
 		return err
 	}
-	for _, col := range contextColumns {
-		if slices.Contains(have, col) {
-			continue
+	for _, col := range cols {
+		k := col.Kind()
+		if k == records.KindAddr {
+			k = records.KindUint64
 		}
-		if err := c.Exec(ctx, "ALTER TABLE records ADD COLUMN "+col); err != nil {
-			return fmt.Errorf("records: clickhouse: adding column %s to records: %w", col, unavailable(err))
+		for _, n := range col.SQLNames() {
+			def := n + " " + chDialect.Types[k]
+			if slices.Contains(have, def) {
+				continue
+			}
+			if err := c.Exec(ctx, "ALTER TABLE "+table+" ADD COLUMN "+def); err != nil {
+				return fmt.Errorf("records: clickhouse: adding column %s to %s: %w", n, table, unavailable(err))
+			}
 		}
 	}
-	return chEnsureRollupsOf(ctx, c, chUnmeasured(chRollups[len(chRollups)-chContextRollups:]))
+	return nil
 }
 
 // addHistograms is step 6: a histogram column for each time, frozen here as this version made
@@ -308,142 +315,4 @@ func writeVersion(ctx context.Context, c chdriver.Conn, v uint32) error {
 		return fmt.Errorf("records: clickhouse: %w", unavailable(err))
 	}
 	return nil
-}
-
-// DeleteBefore drops, on every shard, the day partitions that lie wholly before t (Unix
-// seconds) of the records and of their rollup, and returns how many records they held. Records
-// of the day that holds t stay until that day has passed: retention on ClickHouse works in
-// whole days, never row by row.
-func (s *Store) DeleteBefore(ctx context.Context, t int64) (int64, error) {
-	s.rollup.writing.RLock()
-	defer s.rollup.writing.RUnlock()
-	var total int64
-	for _, c := range s.shards {
-		n, err := dropBefore(ctx, c, "records", t)
-		total += n
-		for i := 0; err == nil && i < len(chRollups); i++ {
-			_, err = dropBefore(ctx, c, chRollups[i].Table, t)
-		}
-		if err != nil {
-			// The rollup may keep days the records lost.
-			s.rollup.suspect(nil, true)
-			return total, fmt.Errorf("records: delete before %d: %w", t, unavailable(err))
-		}
-	}
-	return total, nil
-}
-
-// dropBefore drops the day partitions of table on c that lie wholly before t, and returns
-// the rows they held.
-func dropBefore(ctx context.Context, c chdriver.Conn, table string, t int64) (int64, error) {
-	rows, err := c.Query(ctx, "SELECT partition, toUInt64(sum(rows)) FROM system.parts WHERE database = currentDatabase() AND table = ? AND active GROUP BY partition", table)
-	if err != nil {
-		return 0, err
-	}
-	type part struct {
-		day  int64
-		rows uint64
-	}
-	var drop []part
-	for rows.Next() {
-		var p string
-		var n uint64
-		if err := rows.Scan(&p, &n); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		day, err := strconv.ParseInt(p, 10, 64)
-		if err == nil && (day+1)*86400 <= t {
-			drop = append(drop, part{day, n})
-		}
-	}
-	rows.Close()
-	var total int64
-	for _, p := range drop {
-		if err := c.Exec(ctx, "ALTER TABLE "+table+" DROP PARTITION "+strconv.FormatInt(p.day, 10)); err != nil {
-			return total, err
-		}
-		total += int64(p.rows)
-	}
-	return total, nil
-}
-
-// unavailable marks err with ErrUnavailable when it is a failure to reach the server, not an
-// answer of it (an exception) nor the caller's cancellation.
-func unavailable(err error) error {
-	if err == nil || errors.Is(err, context.Canceled) {
-		return err
-	}
-	var ex *clickhouse.Exception
-	if errors.As(err, &ex) {
-		// A Distributed table's server answers for a shard it could not reach.
-		switch ex.Code {
-		case 209, 210, 279: // SOCKET_TIMEOUT, NETWORK_ERROR, ALL_CONNECTION_TRIES_FAILED
-			return fmt.Errorf("%w: %w", records.ErrUnavailable, err)
-		}
-		return err
-	}
-	var ne net.Error
-	if errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
-		errors.Is(err, clickhouse.ErrAcquireConnTimeout) || errors.Is(err, driver.ErrBadConn) {
-		return fmt.Errorf("%w: %w", records.ErrUnavailable, err)
-	}
-	return err
-}
-
-func joinNames(names []string) string { return strings.Join(names, ", ") }
-
-// batchColumn holds one column of a batch as the typed slice the driver appends.
-type batchColumn interface {
-	add(v driver.Value)
-	slice() any
-}
-
-type typedColumn[T any] struct{ s []T }
-
-func (c *typedColumn[T]) add(v driver.Value) { c.s = append(c.s, v.(T)) }
-func (c *typedColumn[T]) slice() any         { return c.s }
-
-// newColumns returns empty columns of the kinds given, with room for n rows.
-func newColumns(kinds []records.Kind, n int) []batchColumn {
-	out := make([]batchColumn, len(kinds))
-	for i, k := range kinds {
-		switch k {
-		case records.KindInt64:
-			out[i] = &typedColumn[int64]{make([]int64, 0, n)}
-		case records.KindUint8:
-			out[i] = &typedColumn[uint8]{make([]uint8, 0, n)}
-		case records.KindUint16:
-			out[i] = &typedColumn[uint16]{make([]uint16, 0, n)}
-		case records.KindUint32:
-			out[i] = &typedColumn[uint32]{make([]uint32, 0, n)}
-		case records.KindUint64:
-			out[i] = &typedColumn[uint64]{make([]uint64, 0, n)}
-		case records.KindString:
-			out[i] = &typedColumn[string]{make([]string, 0, n)}
-		case records.KindHist:
-			out[i] = &typedColumn[[]uint64]{make([][]uint64, 0, n)}
-		}
-	}
-	return out
-}
-
-// newDest returns a pointer to scan a column of kind k into.
-func newDest(k records.Kind) any {
-	switch k {
-	case records.KindInt64:
-		return new(int64)
-	case records.KindUint8:
-		return new(uint8)
-	case records.KindUint16:
-		return new(uint16)
-	case records.KindUint32:
-		return new(uint32)
-	case records.KindString:
-		return new(string)
-	case records.KindHist:
-		return new([]uint64)
-	}
-	return new(uint64)
 }

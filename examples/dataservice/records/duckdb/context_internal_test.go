@@ -19,8 +19,8 @@ func asVersion10(t *testing.T, s *Store) {
 	ctx := context.Background()
 	var set []string
 	for _, c := range step6Columns {
-		exec(t, s, "ALTER TABLE records ADD COLUMN "+c.name+" "+c.typ+" DEFAULT "+c.zero)
-		set = append(set, c.name+" = "+contextsTable+"."+c.name)
+		exec(t, s, "ALTER TABLE records ADD COLUMN "+c.Name()+" "+duckTypes[c.Kind()]+" DEFAULT "+zeroOf(c.Kind()))
+		set = append(set, c.Name()+" = "+contextsTable+"."+c.Name())
 	}
 	exec(t, s, "UPDATE records SET "+strings.Join(set, ", ")+" FROM "+contextsTable+" WHERE "+contextsTable+".id = records.context")
 	exec(t, s, "ALTER TABLE records DROP COLUMN context")

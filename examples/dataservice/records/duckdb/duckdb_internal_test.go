@@ -183,7 +183,7 @@ func TestOpenAddsContextColumns(t *testing.T) {
 		}
 	}
 	for _, c := range step6Columns {
-		if _, err := s.db.ExecContext(ctx, "ALTER TABLE records DROP COLUMN "+c.name); err != nil {
+		if _, err := s.db.ExecContext(ctx, "ALTER TABLE records DROP COLUMN "+c.Name()); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -66,26 +66,35 @@ var steps = []step{
 	},
 }
 
-// step6Columns are the context columns step 6 adds, as that step added them: frozen here, since the
-// records table may gain more later, each in a step of its own.
-var step6Columns = []struct{ name, typ, zero string }{
-	{"client_zone", "VARCHAR", "''"}, {"server_zone", "VARCHAR", "''"},
-	{"client_asn", "UINTEGER", "0"}, {"client_as_name", "VARCHAR", "''"},
-	{"server_asn", "UINTEGER", "0"}, {"server_as_name", "VARCHAR", "''"},
-	{"client_country", "VARCHAR", "''"}, {"server_country", "VARCHAR", "''"},
-	{"exporter_name", "VARCHAR", "''"}, {"in_if_name", "VARCHAR", "''"}, {"in_if_alias", "VARCHAR", "''"},
-	{"out_if_name", "VARCHAR", "''"}, {"out_if_alias", "VARCHAR", "''"},
-}
+// step6Columns are the context columns step 6 adds, as that step added them: frozen, since the
+// records table may gain more later, each in a step of its own (addColumns).
+var step6Columns = records.ColumnRange(records.ColClientZone, records.ColOutIfAlias)
 
 // addContext is step 6: the context's columns added where missing, then its rollups
 // (contextRollups) created and summed from the records.
 func addContext(ctx context.Context, tx *sql.Tx) error {
-	for _, c := range step6Columns {
-		if err := execAll(ctx, tx, "ALTER TABLE records ADD COLUMN IF NOT EXISTS "+c.name+" "+c.typ+" DEFAULT "+c.zero); err != nil {
-			return err
-		}
+	if err := addColumns(ctx, tx, step6Columns...); err != nil {
+		return err
 	}
 	return ensureRollups(ctx, tx, unmeasured(contextRollups))
+}
+
+// addColumns adds cols to the records table where missing, each of its kind's type and zero in
+// the rows a file had (as its descriptor in package records says): a step that adds a column is
+// one call of it at the end of steps.
+func addColumns(ctx context.Context, tx *sql.Tx, cols ...records.Column) error {
+	for _, c := range cols {
+		k := c.Kind()
+		if k == records.KindAddr {
+			k = records.KindUint64
+		}
+		for _, n := range c.SQLNames() {
+			if err := execAll(ctx, tx, "ALTER TABLE records ADD COLUMN IF NOT EXISTS "+n+" "+duckDialect.Types[k]+" DEFAULT "+zeroOf(k)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // histograms is steps 7 (fill false) and 8 (fill true): a histogram column for each time,
@@ -153,7 +162,7 @@ func rollupMeasures(ctx context.Context, tx *sql.Tx, rs []records.Rollup, fill b
 func separateContext(ctx context.Context, tx *sql.Tx, part int) error {
 	var names []string
 	for _, c := range step6Columns {
-		names = append(names, c.name)
+		names = append(names, c.Name())
 	}
 	switch part {
 	case 0:

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
-	"net/netip"
 	"slices"
 
 	"github.com/fnapi/fnapi/examples/dataservice/histogram"
@@ -25,117 +24,98 @@ import (
 // rollup's mark. A database of an earlier version gains each rollup it lacks when opened
 // (ensureRollups).
 
-// rollupKey is a rollup row's bucket and keys while a batch is summed: the columns a rollup
-// may keep. A column not among a rollup's keys holds its zero value. Another key column is a
-// field here, in recordKey, and a row of rollupKeyColumns (TestRollupsDescribed fails until it
-// is).
+// rollupKey is a rollup row's bucket and keys while a batch is summed, in slots that
+// keySlots gives each column a rollup may keep (an address two numbers, its halves). A column
+// not among a rollup's keys holds its zero value. The key columns are read from the records'
+// columns (records.Column.Of), so a rollup keyed by another column needs nothing here but room.
 type rollupKey struct {
-	time           int64
-	protocol       uint8
-	port           uint16
-	app            string
-	server, client netip.Addr
-	ctx            contextKey
+	time int64
+	nums [keyNums]uint64
+	strs [keyStrs]string
 }
 
-// contextKey is the context a rollup may keep (records.Place of each side).
-type contextKey struct {
-	clientZone, serverZone       string
-	clientASN, serverASN         uint32
-	clientASName, serverASName   string
-	clientCountry, serverCountry string
+// keyNums and keyStrs are how many number and string slots a rollupKey has: room for every key
+// of the rollups (keySlotsOf panics when a rollup has more).
+const keyNums, keyStrs = 8, 7
+
+// keySlots gives each column that a rollup of DuckDB keeps its slot in a rollupKey: the index
+// of its (first) number or of its string (records.NumColumns entries; the others zero).
+var keySlots = keySlotsOf(duckRollups)
+
+// keySlotsOf gives each key column of rs, in column order, the next slot of its kind.
+func keySlotsOf(rs []records.Rollup) []int {
+	keys := map[records.Column]bool{}
+	for _, r := range rs {
+		for _, c := range r.Keys {
+			keys[c] = true
+		}
+	}
+	slots := make([]int, records.NumColumns)
+	nums, strs := 0, 0
+	for c := range records.NumColumns {
+		if !keys[c] {
+			continue
+		}
+		switch c.Kind() {
+		case records.KindString:
+			slots[c], strs = strs, strs+1
+		case records.KindAddr:
+			slots[c], nums = nums, nums+2
+		default:
+			slots[c], nums = nums, nums+1
+		}
+	}
+	if nums > keyNums || strs > keyStrs {
+		panic("duckdb: the rollups' keys need more slots than rollupKey has: raise keyNums or keyStrs")
+	}
+	return slots
 }
 
-// recordKey is the key of r in a rollup of width 1 that keeps every column.
-func recordKey(r *records.Record) rollupKey {
-	return rollupKey{r.Time, r.Protocol, r.Server.Port, r.Application, r.Server.IP, r.Client.IP,
-		contextKey{r.Client.Zone, r.Server.Zone, r.Client.ASN, r.Server.ASN, r.Client.ASName, r.Server.ASName,
-			r.Client.Country, r.Server.Country}}
-}
-
-// rollupKeyColumn is how a rollupKey holds one key column: keep copies its value from src
-// into dst, and appendTo appends it to a row of a rollup's table (an address as its two
-// halves). They take pointers, so a rollupKey passed to them escapes: callers pass ones they
-// reuse for every record rather than one per record.
-type rollupKeyColumn struct {
-	keep     func(dst, src *rollupKey)
-	appendTo func(row []driver.Value, k *rollupKey) []driver.Value
-}
-
-// rollupKeyColumns describes each column a rollup may keep; the other columns have no entry.
-var rollupKeyColumns = [records.NumColumns]rollupKeyColumn{
-	records.ColProtocol: {
-		keep:     func(dst, src *rollupKey) { dst.protocol = src.protocol },
-		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.protocol) },
-	},
-	records.ColServerPort: {
-		keep:     func(dst, src *rollupKey) { dst.port = src.port },
-		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.port) },
-	},
-	records.ColApplication: {
-		keep:     func(dst, src *rollupKey) { dst.app = src.app },
-		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.app) },
-	},
-	records.ColServerIP: {
-		keep:     func(dst, src *rollupKey) { dst.server = src.server },
-		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return appendHalves(row, k.server) },
-	},
-	records.ColClientIP: {
-		keep:     func(dst, src *rollupKey) { dst.client = src.client },
-		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return appendHalves(row, k.client) },
-	},
-	records.ColClientZone: {
-		keep:     func(dst, src *rollupKey) { dst.ctx.clientZone = src.ctx.clientZone },
-		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.ctx.clientZone) },
-	},
-	records.ColServerZone: {
-		keep:     func(dst, src *rollupKey) { dst.ctx.serverZone = src.ctx.serverZone },
-		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.ctx.serverZone) },
-	},
-	records.ColClientASN: {
-		keep:     func(dst, src *rollupKey) { dst.ctx.clientASN = src.ctx.clientASN },
-		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.ctx.clientASN) },
-	},
-	records.ColServerASN: {
-		keep:     func(dst, src *rollupKey) { dst.ctx.serverASN = src.ctx.serverASN },
-		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.ctx.serverASN) },
-	},
-	records.ColClientASName: {
-		keep:     func(dst, src *rollupKey) { dst.ctx.clientASName = src.ctx.clientASName },
-		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.ctx.clientASName) },
-	},
-	records.ColServerASName: {
-		keep:     func(dst, src *rollupKey) { dst.ctx.serverASName = src.ctx.serverASName },
-		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.ctx.serverASName) },
-	},
-	records.ColClientCountry: {
-		keep:     func(dst, src *rollupKey) { dst.ctx.clientCountry = src.ctx.clientCountry },
-		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.ctx.clientCountry) },
-	},
-	records.ColServerCountry: {
-		keep:     func(dst, src *rollupKey) { dst.ctx.serverCountry = src.ctx.serverCountry },
-		appendTo: func(row []driver.Value, k *rollupKey) []driver.Value { return append(row, k.ctx.serverCountry) },
-	},
-}
-
-// appendHalves appends a's two 64-bit halves (Halves), as its two SQL columns hold it.
-func appendHalves(row []driver.Value, a netip.Addr) []driver.Value {
-	hi, lo := records.Halves(a)
-	return append(row, hi, lo)
-}
-
-// key sets dst to k in the rollup: its bucket, and the rollup's keys only.
-func keepKey(ru *records.Rollup, dst, k *rollupKey) {
-	*dst = rollupKey{time: records.FloorTo(k.time, ru.Width)}
+// recordKey sets dst to r's key in the rollup: its bucket, and the rollup's keys only.
+func recordKey(ru *records.Rollup, dst *rollupKey, r *records.Record) {
+	*dst = rollupKey{time: records.FloorTo(r.Time, ru.Width)}
 	for _, c := range ru.Keys {
-		rollupKeyColumns[c].keep(dst, k)
+		v, at := c.Of(r), keySlots[c]
+		switch c.Kind() {
+		case records.KindString:
+			dst.strs[at] = v.Str
+		case records.KindAddr:
+			dst.nums[at], dst.nums[at+1] = v.Hi, v.Lo
+		default:
+			dst.nums[at] = v.Lo
+		}
 	}
 }
 
-// appendKey appends k's values of the rollup's key columns, in table order, to row.
+// keepKey sets dst to k in the rollup: its bucket, and the rollup's keys only.
+func keepKey(ru *records.Rollup, dst, k *rollupKey) {
+	*dst = rollupKey{time: records.FloorTo(k.time, ru.Width)}
+	for _, c := range ru.Keys {
+		at := keySlots[c]
+		switch c.Kind() {
+		case records.KindString:
+			dst.strs[at] = k.strs[at]
+		case records.KindAddr:
+			dst.nums[at], dst.nums[at+1] = k.nums[at], k.nums[at+1]
+		default:
+			dst.nums[at] = k.nums[at]
+		}
+	}
+}
+
+// appendKey appends k's values of the rollup's key columns, in table order, to row, each of
+// its kind's type (records.Kind.Box; an address as its two halves).
 func appendKey(ru *records.Rollup, row []driver.Value, k *rollupKey) []driver.Value {
 	for _, c := range ru.Keys {
-		row = rollupKeyColumns[c].appendTo(row, k)
+		at := keySlots[c]
+		switch kd := c.Kind(); kd {
+		case records.KindString:
+			row = append(row, k.strs[at])
+		case records.KindAddr:
+			row = append(row, k.nums[at], k.nums[at+1])
+		default:
+			row = append(row, kd.Box(k.nums[at]))
+		}
 	}
 	return row
 }
@@ -222,7 +202,7 @@ func rollupSource(rs []records.Rollup, i int) int {
 // (rollupSource) and no fewer records, which are fewer.
 func sumBatches(rs []records.Rollup, marks []int64, batches [][]records.Record) []map[rollupKey]*rollupRow {
 	out := make([]map[rollupKey]*rollupRow, len(rs))
-	var k, rk rollupKey // reused for every record: key's pointers make them escape
+	var k, rk rollupKey // reused for every record: the keys' pointers make them escape
 	for i := range rs {
 		out[i] = map[rollupKey]*rollupRow{}
 		if j := rollupSource(rs, i); j >= 0 && marks[j] >= marks[i] {
@@ -241,8 +221,7 @@ func sumBatches(rs []records.Rollup, marks []int64, batches [][]records.Record) 
 				if r.Time >= marks[i] {
 					continue
 				}
-				k = recordKey(r)
-				keepKey(&rs[i], &rk, &k)
+				recordKey(&rs[i], &rk, r)
 				rowAt(out[i], rk).addRecord(r, rs[i].Measures)
 			}
 		}

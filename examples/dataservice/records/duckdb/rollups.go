@@ -71,7 +71,7 @@ func unmeasured(rs []records.Rollup) []records.Rollup {
 
 // contextRollups are the rollups of the context (zones, autonomous systems, countries) that
 // dashboards group by, per minute and per hour, kept in each ingest's transaction as the ones by
-// application are: without them a query by server.asn or client.zone read every record of its
+// application are: without them a query by a side's AS number or zone read every record of its
 // period (BENCHMARKS.md, issue 25). Schema step 6 (migrate.go) made them; frozen there, so
 // they are listed apart.
 var contextRollups = []records.Rollup{

@@ -3,11 +3,12 @@
 // form that creates a rule (#/alerts?q=... fills its query from Explore), asked again every
 // VIEW_REFRESH milliseconds while the view shows. The badge in the
 // section bar counts the alerts firing, asked every REFRESH milliseconds; the firing times
-// become markers on time series (timeseries.js).
+// become markers on time series (timeseries.js). Delete and Silence show on the rules the user
+// may change: their own, or any for an administrator (me() says who the user is).
 
 import {AUTH_NEEDED} from './api.js';
 import {setMarkers} from './timeseries.js';
-import {$, busy, el, formatDate} from './ui.js';
+import {$, busy, confirmAction, el, formatDate, labelCells} from './ui.js';
 
 const REFRESH = 30000;
 
@@ -16,8 +17,9 @@ const VIEW_REFRESH = 5000;
 
 // Alerts shows the alerts over api.
 export class Alerts {
-  constructor(api) {
+  constructor(api, me) {
     this.api = api;
+    this.me = me; // () => {user, admin}
     this.timer = 0;
     this.viewTimer = 0;
     this.rules = new Map();
@@ -70,6 +72,7 @@ export class Alerts {
       return tr;
     }));
     $('alert-history-none').hidden = hist.length > 0;
+    for (const id of ['alert-firing', 'alert-rules', 'alert-history']) labelCells($(id));
     this.badge();
   }
 
@@ -82,10 +85,12 @@ export class Alerts {
         ack.addEventListener('click', () => this.act('acknowledge-alert', {rule: a.rule, group: a.group}));
         actions.append(ack);
       }
-      const mute = el('button', {type: 'button', class: 'btn small ghost'}, 'Silence 1 h');
-      mute.addEventListener('click', () => this.act('silence-alert',
-        {rule: a.rule, group: a.group, until: new Date(Date.now() + 3600e3).toISOString()}));
-      actions.append(' ', mute);
+      if (this.mayChange(this.rules.get(a.rule))) {
+        const mute = el('button', {type: 'button', class: 'btn small ghost'}, 'Silence 1 h');
+        mute.addEventListener('click', () => this.act('silence-alert',
+          {rule: a.rule, group: a.group, until: new Date(Date.now() + 3600e3).toISOString()}));
+        actions.append(' ', mute);
+      }
       tr.append(el('td', {}, a.name), el('td', {}, a.severity), el('td', {}, groupText(a.group)),
         el('td', {}, a.state + (a.acknowledged ? ' (acknowledged)' : '')), el('td', {}, formatDate(a.since)),
         el('td', {class: 'num'}, valuesText(a.values)), actions);
@@ -105,13 +110,30 @@ export class Alerts {
           (c.webhook ? new URL(c.webhook).host : c.email) + (st && !st.ok ? ' failing' : ''));
         channels.append(s, ' ');
       }
-      const del = el('button', {type: 'button', class: 'btn small ghost'}, 'Delete');
-      del.addEventListener('click', () => this.act('delete-alert-rule', {id: r.id}));
-      tr.append(el('td', {}, r.name), el('td', {}, el('code', {}, r.query)), el('td', {}, `${r.interval} / ${r.for}`),
-        el('td', {}, r.severity), channels, el('td', {}, del));
+      const query = el('td');
+      query.append(el('code', {}, r.query));
+      // The last evaluation: when, or why it failed.
+      const check = r.error ? el('td', {class: 'rule-error'}, `Failed: ${r.error}`)
+        : el('td', {class: 'rule-checked'}, r.evaluated ? formatDate(r.evaluated) : 'Not yet');
+      const actions = el('td');
+      if (this.mayChange(r)) {
+        const del = el('button', {type: 'button', class: 'btn small ghost danger-text delete-rule'}, 'Delete');
+        del.addEventListener('click', () => confirmAction('Delete rule?',
+          `“${r.name}” will be deleted with its alerts; its history stays.`, () => this.act('delete-alert-rule', {id: r.id})));
+        actions.append(del);
+      }
+      tr.append(el('td', {}, r.name), query, el('td', {}, `${r.interval} / ${r.for}`),
+        el('td', {}, r.severity), channels, el('td', {}, r.owner), check, actions);
       return tr;
     }));
     $('alert-rules-none').hidden = rules.length > 0;
+  }
+
+  // mayChange tells whether the user may delete or silence the rule: their own, or any for an
+  // administrator.
+  mayChange(rule) {
+    const me = this.me();
+    return Boolean(rule) && (me.admin || rule.owner === me.user);
   }
 
   async act(fn, args) {

@@ -41,23 +41,24 @@ const zones = new Zones(api);
 const explore = new Explore(api, fields);
 const reference = new APIReference(api);
 const collector = new Collector(api);
-const alerts = new Alerts(api);
+const alerts = new Alerts(api, () => ({user: sessionStorage.getItem('user'), admin: page.admin === true}));
 const widgets = new Widgets(api, fields, {
   edit: (w) => widgetEditor.open(w),
   periodHash: (p) => `#/d/${page.dashboard.id}${query(toParams(p, new URLSearchParams()))}`,
   onChange: () => setLiveState(page.liveState),
+  onAnswer: () => picker.own(widgets.spans()),
 });
 const widgetEditor = new WidgetEditor(api, fields, {dashboard: () => page.dashboard.id, onSaved: (w) => widgets.add(w)});
 const picker = new Picker('dashboard-period', (p) => { location.hash = widgets.periodHash(p); });
 $('dashboard-period').append(picker.element);
 
-// ROUTES are the views besides dashboards and the account menu: the crumb and how to show
-// each, given the fragment's parameters.
+// ROUTES are the views of the section bar besides dashboards: how to show each, given the
+// fragment's parameters. The section bar says where the user is: no crumb repeats it.
 const ROUTES = {
-  '#/explore': {crumb: 'Explore', view: 'explore-view', show: (params) => explore.show(params)},
-  '#/api': {crumb: 'API reference', view: 'api-view', show: (params) => reference.show(params)},
-  '#/collector': {crumb: 'Collector', view: 'collector-view', show: () => collector.show()},
-  '#/alerts': {crumb: 'Alerts', view: 'alerts-view', show: (params) => alerts.show(params)},
+  '#/explore': {view: 'explore-view', show: (params) => explore.show(params)},
+  '#/api': {view: 'api-view', show: (params) => reference.show(params)},
+  '#/collector': {view: 'collector-view', show: () => collector.show()},
+  '#/alerts': {view: 'alerts-view', show: (params) => alerts.show(params)},
 };
 
 // fields gives list-fields' answer, asked once per sign-in ([] from an API without it).
@@ -174,6 +175,7 @@ async function openDashboard(id, period) {
   page.dashboard = d;
   showDashboardHead(d);
   $('widget-grid').replaceChildren();
+  picker.own([]);
   $('widget-empty').hidden = d.widgets.length > 0;
   showView('dashboard-view');
   for (const w of d.widgets) widgets.add(w);
@@ -209,7 +211,7 @@ async function showMenuView(v) {
 async function showRoute(r, params) {
   stopLive();
   await signedIn();
-  setCrumbs([r.crumb]);
+  setCrumbs([]);
   showView(r.view);
   await r.show(params);
 }
@@ -240,9 +242,11 @@ async function signedIn() {
   $('zones-link').hidden = !page.admin;
 }
 
+// setCrumbs names where the user is beyond the section bar's highlighted link (which says
+// Dashboards, Explore...): a dashboard's title, a view of the account menu.
 function setCrumbs(names) {
-  const items = [el('a', {href: '#/'}, 'Dashboards')];
-  for (const n of names) items.push(el('b', {}, '/'), el('span', {}, n));
+  const items = [];
+  for (const n of names) items.push(...(items.length ? [el('b', {}, '/')] : []), el('span', {}, n));
   $('crumbs').replaceChildren(...items);
 }
 

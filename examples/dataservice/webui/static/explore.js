@@ -305,6 +305,7 @@ export class Explore {
       },
     });
     const meta = this.results[0]?.meta || {};
+    this.picker.own(this.results.map((r) => r.meta?.accumulated_time));
     const rows = this.results.reduce((a, r) => a + (r.data?.length || 0), 0);
     $('explore-foot').replaceChildren(
       el('span', {'data-accumulated': meta.accumulated_time ?? ''}, `${charts.formatDuration(meta.accumulated_time || 0)} of records`),

@@ -5,6 +5,7 @@
 // (custom; until null means now). In the URL fragment it is range=6h, or since=T&until=T.
 // Only periods that end now are live.
 
+import {formatDuration} from './format.js';
 import {el} from './ui.js';
 
 export const PRESETS = [
@@ -66,7 +67,7 @@ export function windowOf(period, acc, progress = 1) {
 
 // describe says the period in words.
 export function describe(period) {
-  if (!period) return 'Each query’s own period';
+  if (!period) return OWN;
   if (period.last) return PRESETS.find((p) => p.last === period.last).label;
   const until = period.until === null ? 'now' : when(period.until);
   return `${when(period.since)} – ${until}`;
@@ -92,13 +93,15 @@ function fromLocalInput(v) {
   return Math.floor(new Date(+m[1], m[2] - 1, +m[3], +m[4], +m[5]).getTime() / 1000);
 }
 
+const OWN = 'Each query’s own period';
+
 // Picker is the period control: a select of presets and a custom since/until form; onChange
 // receives the period the user picks.
 export class Picker {
   constructor(id, onChange) {
     this.onChange = onChange;
     this.select = el('select', {class: 'period-select', id: `${id}-select`, 'aria-label': 'Period'});
-    this.select.append(el('option', {value: ''}, 'Query periods'));
+    this.select.append(el('option', {value: ''}, OWN));
     for (const p of PRESETS) this.select.append(el('option', {value: p.name}, p.label));
     this.select.append(el('option', {value: 'custom'}, 'Custom…'));
     const clock = {type: 'text', inputmode: 'numeric', placeholder: 'YYYY-MM-DD HH:MM', spellcheck: 'false',
@@ -129,6 +132,14 @@ export class Picker {
       this.since.value = localInput(period.since);
       this.until.value = period.until === null ? '' : localInput(period.until);
     }
+  }
+
+  // own names the choice of no period after what the queries' own periods cover (spans, in
+  // seconds; undefined before an answer): "Last hour" when they all cover the same span up to
+  // now, else "Each query’s own period".
+  own(spans) {
+    const one = spans.length > 0 && spans.every((s) => s && s === spans[0]) ? spans[0] : 0;
+    this.select.options[0].textContent = one ? PRESETS.find((p) => p.last === one)?.label ?? `Last ${formatDuration(one)}` : OWN;
   }
 
   picked() {

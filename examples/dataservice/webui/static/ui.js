@@ -14,6 +14,15 @@ export function el(tag, attrs = {}, text) {
   return e;
 }
 
+// labelCells names each cell of tbody's rows after its column's head (data-label): at phone
+// widths a table of class cards shows each row as a card, a cell a line, named so.
+export function labelCells(tbody) {
+  const heads = [...tbody.closest('table').querySelectorAll('thead th')].map((th) => th.textContent);
+  for (const tr of tbody.rows) {
+    [...tr.cells].forEach((td, i) => { if (heads[i]) td.dataset.label = heads[i]; });
+  }
+}
+
 // showFormError shows text under a form (hides the box when text is empty); with notice, as a
 // quiet notice rather than an error.
 export function showFormError(id, text, notice = false) {

@@ -15,15 +15,18 @@ const LIVE_INTERVAL = 5; // seconds between the answers of a followed query
 
 // Widgets shows the widgets in #widget-grid over api; fields() gives list-fields' answer.
 // Callbacks: edit(widget) opens the editor, periodHash(period) is the address of the dashboard
-// over a period, onChange() follows a widget added.
+// over a period, onChange() follows a widget added, onAnswer() each answer.
 export class Widgets {
-  constructor(api, fields, {edit, periodHash, onChange}) {
-    Object.assign(this, {api, fields, edit, periodHash, onChange});
+  constructor(api, fields, {edit, periodHash, onChange, onAnswer}) {
+    Object.assign(this, {api, fields, edit, periodHash, onChange, onAnswer});
     this.entries = new Map(); // widget id -> {widget, card, body, foot, expr, shapes, results, stop}
     this.period = null; // of the dashboard (period.js), null for each query's own
   }
 
   get size() { return this.entries.size; }
+
+  // spans gives the seconds each widget's latest answer covers (undefined before one).
+  spans() { return [...this.entries.values()].map((e) => e.acc); }
 
   // add adds the widget's card to the grid, or puts it in place of the card of the same widget,
   // and starts its query.
@@ -49,6 +52,7 @@ export class Widgets {
     entry.card.remove();
     this.entries.delete(id);
     $('widget-empty').hidden = this.entries.size > 0;
+    this.onAnswer();
   }
 
   // restart runs every widget's query again (over a new period).
@@ -151,6 +155,8 @@ export class Widgets {
       if (entry.compare && chunk.progress >= 1) this.previous(entry);
       const span = acc === undefined ? '' : isLive(period) ? `Last ${charts.formatDuration(acc)}`
         : `${charts.formatDuration(acc)} until ${charts.formatTime(period.until)}`;
+      entry.acc = acc;
+      this.onAnswer();
       entry.foot.replaceChildren(
         el('span', {class: 'accumulated', 'data-seconds': acc ?? ''}, span),
         el('span', {class: 'updated', 'data-at': Date.now()}, chunk.progress < 1 ? `Loading ${Math.round(chunk.progress * 100)} %`

@@ -4,7 +4,7 @@
 // checkNetwork, checkPorts); the server checks again, the whole set, on saving.
 
 import {argumentError, actionCell} from './account.js';
-import {$, el, busy, confirmAction, formatDate, showFormError} from './ui.js';
+import {$, el, busy, confirmAction, formatDate, labelCells, showFormError} from './ui.js';
 
 // PROTOCOLS are the protocols a rule takes; only those with ports take ports.
 const PROTOCOLS = {'': 'Any', tcp: 'TCP', udp: 'UDP', sctp: 'SCTP', icmp: 'ICMP', icmpv6: 'ICMPv6'};
@@ -98,6 +98,8 @@ export class Zones {
     $('zones-body').replaceChildren(...this.zones.map((z) => this.zoneRow(z)));
     $('zones-empty').hidden = this.zones.length > 0;
     $('apps-body').replaceChildren(...this.apps.map((a) => this.appRow(a)));
+    labelCells($('zones-body'));
+    labelCells($('apps-body'));
     $('apps-empty').hidden = this.apps.length > 0;
     this.editZone(null);
     this.editApp(null);

@@ -1,4 +1,4 @@
-package app
+package query
 
 import (
 	"context"
@@ -13,7 +13,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// tracerName is the instrumentation scope of the store spans.
+// tracerName is the instrumentation scope of the store spans (the package that made them
+// before the components; kept, so that dashboards over it keep working).
 const tracerName = "github.com/fnapi/fnapi/examples/dataservice/app"
 
 // The store spans: a query answered by the engine, a batch of records ingested, and old
@@ -67,6 +68,12 @@ func (l tracedLive) Answer(ctx context.Context, now time.Time, period time.Durat
 }
 
 func (l tracedLive) Close() { l.next.Close() }
+
+// TracedStore returns st whose writes (ingests, retention's deletions) are spans of tp, their
+// db.system.name the engine's name.
+func TracedStore(st records.Store, tp trace.TracerProvider, system string) records.Store {
+	return tracedStore{Store: st, tracer: tp.Tracer(tracerName), system: system}
+}
 
 // tracedStore is a records.Store whose writes are spans.
 type tracedStore struct {

@@ -1,11 +1,10 @@
-package app
+package inlet
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"net/http"
 	"net/netip"
@@ -56,10 +55,10 @@ type captureSource struct {
 
 // openCapture opens the sources cfg names, so that a wrong interface, file or filter fails the
 // start with one line; nil without -capture and -capture-file.
-func openCapture(ctx context.Context, cfg Config) (*capturing, error) {
+func openCapture(ctx context.Context, cfg Configuration) (*capturing, error) {
 	if len(cfg.Capture) == 0 && cfg.CaptureFile == "" {
 		if cfg.CaptureFilter != "" {
-			return nil, errors.New("app: -capture-filter needs -capture or -capture-file")
+			return nil, errors.New("inlet: -capture-filter needs -capture or -capture-file")
 		}
 		return nil, nil
 	}
@@ -68,14 +67,14 @@ func openCapture(ctx context.Context, cfg Config) (*capturing, error) {
 	if cfg.CaptureFilter != "" {
 		f, err := capture.CompileFilter(ctx, cfg.CaptureFilter, capture.LinkEthernet)
 		if err != nil {
-			return nil, fmt.Errorf("app: -capture-filter: %w", err)
+			return nil, fmt.Errorf("inlet: -capture-filter: %w", err)
 		}
 		live = f
 	}
 	if cfg.CaptureFile != "" {
 		src, err := capture.OpenFile(cfg.CaptureFile)
 		if err != nil {
-			return nil, fmt.Errorf("app: -capture-file: %w", err)
+			return nil, fmt.Errorf("inlet: -capture-file: %w", err)
 		}
 		c.sources = append(c.sources, captureSource{name: cfg.CaptureFile, src: src, file: true, sensor: cfg.CaptureSensor})
 		if cfg.CaptureFilter != "" {
@@ -95,7 +94,7 @@ func openCapture(ctx context.Context, cfg Config) (*capturing, error) {
 				src.Close()
 			}
 			c.close()
-			return nil, fmt.Errorf("app: -capture %s: %w", name, err)
+			return nil, fmt.Errorf("inlet: -capture %s: %w", name, err)
 		}
 		s := captureSource{name: name, src: src, sensor: cfg.CaptureSensor, inIf: uint32(ifi.Index)}
 		if !s.sensor.IsValid() {
@@ -113,74 +112,61 @@ func (c *capturing) close() {
 	}
 }
 
-// captureWork is the background work of the probe: one piece per source, each on every node
-// that captures (a node's probe sees its own links).
-func (a *App) captureWork() []work {
-	if a.capture == nil {
-		return nil
-	}
-	var ws []work
-	for _, s := range a.capture.sources {
-		ws = append(ws, work{name: "capture " + s.name, run: func(ctx context.Context) { a.runCapture(ctx, s) }})
-	}
-	return ws
-}
-
 // runCapture reads s until it ends (a file) or ctx is done, storing the records of its
 // conversations in batches of at most captureBatch, at least every captureFlushEvery. A full
 // batch waits for the store: a live capture that outruns the store loses packets in the
 // kernel's ring, counted as drops, never records already made.
-func (a *App) runCapture(ctx context.Context, s captureSource) {
-	c := a.capture
+func (c *Component) runCapture(ctx context.Context, s captureSource) {
+	cs := c.capture
 	out := make(chan records.Record, captureBatch)
 	stored := make(chan struct{})
 	go func() {
 		defer close(stored)
-		a.storeCaptured(out)
+		c.storeCaptured(out)
 	}()
 	var last capture.Stats
 	var tbl *capture.Table
 	note := func() { // on the probe's goroutine: the table is not safe for concurrent use
 		st := tbl.Stats()
-		c.packets.Add(st.Packets - last.Packets)
-		c.evicted.Add(st.Evicted - last.Evicted)
+		cs.packets.Add(st.Packets - last.Packets)
+		cs.evicted.Add(st.Evicted - last.Evicted)
 		last = st
 	}
 	tbl = capture.NewTable(capture.Config{}, func(r capture.Record) {
-		c.records.Add(1)
+		cs.records.Add(1)
 		if rec, ok := validCaptured(&r, time.Now()); ok {
 			rec.Exporter, rec.InIf = s.sensor, s.inIf
 			out <- rec
 		} else {
-			c.invalid.Add(1)
+			cs.invalid.Add(1)
 		}
 		note()
 	})
 	p := &capture.Probe{Source: s.src, Table: tbl, Progress: note} // collector-status counts as it goes
 	if s.file {
-		p.Filter = c.filter
+		p.Filter = cs.filter
 	}
 	err := p.Run(ctx)
 	if ctx.Err() != nil {
 		tbl.Flush() // store what is pending before the service stops
 	}
 	note()
-	c.drops.Add(s.src.Stats().Drops)
+	cs.drops.Add(s.src.Stats().Drops)
 	s.src.Close()
 	close(out)
 	<-stored
-	c.done.Add(1)
+	cs.done.Add(1)
 	switch {
 	case err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF):
-		a.log.Error("capture stopped", zap.String("source", s.name), zap.Error(err))
+		c.log.Error("capture stopped", zap.String("source", s.name), zap.Error(err))
 	case s.file:
-		a.log.Info("capture file read", zap.String("file", s.name), zap.Uint64("packets", last.Packets), zap.Uint64("records", last.Records))
+		c.log.Info("capture file read", zap.String("file", s.name), zap.Uint64("packets", last.Packets), zap.Uint64("records", last.Records))
 	}
 }
 
 // storeCaptured ingests the records of in, in batches, until in is closed.
-func (a *App) storeCaptured(in <-chan records.Record) {
-	c := a.capture
+func (c *Component) storeCaptured(in <-chan records.Record) {
+	cs := c.capture
 	batch := make([]records.Record, 0, captureBatch)
 	flush := func() {
 		if len(batch) == 0 {
@@ -189,11 +175,11 @@ func (a *App) storeCaptured(in <-chan records.Record) {
 		// The service's own context may be done already: store what the probe made.
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := a.ingest.Ingest(ctx, batch); err != nil {
-			c.failed.Add(uint64(len(batch)))
-			a.log.Error("capture: storing records", zap.Int("records", len(batch)), zap.Error(err))
+		if err := c.store.Ingest(ctx, batch); err != nil {
+			cs.failed.Add(uint64(len(batch)))
+			c.log.Error("capture: storing records", zap.Int("records", len(batch)), zap.Error(err))
 		} else {
-			c.stored.Add(uint64(len(batch)))
+			cs.stored.Add(uint64(len(batch)))
 		}
 		batch = batch[:0]
 	}
@@ -228,28 +214,15 @@ func validCaptured(r *capture.Record, now time.Time) (rec records.Record, ok boo
 }
 
 // captureRecord maps a probe's record to a traffic record (the capture package doc's table):
-// times as microsecond sums beside their sample counts; the application from the server port.
+// its times as they are (records.Timing); the application from the server port.
 func captureRecord(r *capture.Record) records.Record {
 	side := func(s *capture.Side) records.Endpoint {
 		return records.Endpoint{IP: s.IP, Port: s.Port, Bytes: min(s.Bytes, records.MaxCount), Packets: min(s.Packets, records.MaxCount),
-			RTT: timing(s.RTT), Retrans: min(s.Retrans, records.MaxCount), ZeroWindows: min(s.ZeroWindows, records.MaxCount)}
+			RTT: s.RTT, Retrans: min(s.Retrans, records.MaxCount), ZeroWindows: min(s.ZeroWindows, records.MaxCount)}
 	}
 	return records.Record{Time: r.Time, Protocol: r.Protocol, Application: records.Application(r.Protocol, r.Server.Port),
-		Client: side(&r.Client), Server: side(&r.Server), CT: timing(r.CT), SRT: timing(r.SRT), DTT: timing(r.DTT),
+		Client: side(&r.Client), Server: side(&r.Server), CT: r.CT, SRT: r.SRT, DTT: r.DTT,
 		Resets: min(r.Resets, records.MaxCount), ServerName: r.ServerName}
-}
-
-// timing is t as a record keeps it: the sum of its samples in microseconds, their count and
-// their histogram (the record's to keep, as the probe's record gives it away).
-func timing(t capture.Timing) records.Timing {
-	if t.Count == 0 {
-		return records.Timing{}
-	}
-	rt := records.Timing{Sum: uint64(min(math.Round(t.Sum*1e6), records.MaxCount)), Samples: min(t.Count, records.MaxCount)}
-	if t.Hist.Count() == rt.Samples {
-		rt.Hist = t.Hist
-	}
-	return rt
 }
 
 // sensorAddr is the address that names a capturing interface's sensor when -capture-sensor

@@ -1,4 +1,4 @@
-package app
+package inlet
 
 import (
 	"context"
@@ -14,15 +14,15 @@ import (
 // registerCollectorStatus adds collector-status (API 1.2; any token, every role from read-only)
 // to reg: the flow collector's own figures, or enabled false when the service collects no flows,
 // and the capture probe's when it runs.
-func (a *App) registerCollectorStatus(reg *registry.Registry) error {
+func (c *Component) registerCollectorStatus(reg *registry.Registry) error {
 	return registry.Implement(reg, api.CollectorStatus, func(context.Context, decl.None) (api.CollectorStatusResult, error) {
 		res := api.CollectorStatusResult{Listen: []api.CollectorSocket{}, Exporters: []api.ExporterStatus{}}
-		if a.flows != nil {
-			res = apiCollectorStatus(a.flows.Status(time.Now()))
+		if c.flows != nil {
+			res = apiCollectorStatus(c.flows.Status(time.Now()))
 		}
-		res.SNMP = a.snmpStatus()
-		if a.capture != nil {
-			res.Capture = a.capture.status()
+		res.SNMP = c.snmpStatus()
+		if c.capture != nil {
+			res.Capture = c.capture.status()
 		}
 		return res, nil
 	}, registry.Requires(authapi.RoleReadOnly), registry.ReadOnly())

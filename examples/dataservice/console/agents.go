@@ -1,4 +1,4 @@
-package app
+package console
 
 import (
 	_ "embed"
@@ -68,3 +68,7 @@ var agents = mcp.Options{
 			"rely on, and say when a change is too small to matter.",
 	}},
 }
+
+// MCP returns what the MCP endpoint adds to the functions: instructions, tool descriptions,
+// resources and prompts written for a model.
+func MCP() mcp.Options { return agents }

@@ -1,4 +1,4 @@
-package app
+package console
 
 import (
 	"context"
@@ -21,15 +21,15 @@ const (
 	ReadyPath = "/readyz"
 )
 
-func (a *App) live(w http.ResponseWriter, _ *http.Request) {
+func (c *Component) live(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Write([]byte("ok\n"))
 }
 
-func (a *App) ready(w http.ResponseWriter, r *http.Request) {
+func (c *Component) ready(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	if reason := a.unready(r.Context()); reason != "" {
+	if reason := c.unready(r.Context()); reason != "" {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		w.Write([]byte("not ready: " + reason + "\n"))
 		return
@@ -39,16 +39,16 @@ func (a *App) ready(w http.ResponseWriter, r *http.Request) {
 
 // unready returns why the node cannot serve calls, or "" when it can. The reason names the
 // store, never its error (the log has that): the answer goes to anyone who asks.
-func (a *App) unready(ctx context.Context) string {
-	if a.draining.Load() {
+func (c *Component) unready(ctx context.Context) string {
+	if c.draining.Load() {
 		return "shutting down"
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	pingers := a.pingers()
+	pingers := c.deps.Pingers()
 	for _, name := range slices.Sorted(maps.Keys(pingers)) {
 		if err := pingers[name](ctx); err != nil {
-			a.log.Debug("app: not ready", zap.String("store", name), zap.Error(err))
+			c.log.Debug("console: not ready", zap.String("store", name), zap.Error(err))
 			return name + " unreachable"
 		}
 	}
@@ -57,4 +57,4 @@ func (a *App) unready(ctx context.Context) string {
 
 // Drain makes the node answer not ready from now on, so that load balancers stop sending it
 // new connections before it shuts down; it keeps serving what it receives meanwhile.
-func (a *App) Drain() { a.draining.Store(true) }
+func (c *Component) Drain() { c.draining.Store(true) }

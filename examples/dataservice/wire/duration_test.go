@@ -1,10 +1,10 @@
-package manage_test
+package wire_test
 
 import (
 	"testing"
 	"time"
 
-	"github.com/fnapi/fnapi/examples/dataservice/manage"
+	"github.com/fnapi/fnapi/examples/dataservice/wire"
 )
 
 func TestParseDuration(t *testing.T) {
@@ -20,7 +20,7 @@ func TestParseDuration(t *testing.T) {
 		{"30d", 30 * 24 * time.Hour, true},
 		{"2w", 14 * 24 * time.Hour, true},
 		{"0s", 0, true},
-		{"15250w", 15250 * manage.Week, true},
+		{"15250w", 15250 * wire.Week, true},
 		{"15251w", 0, false},
 		{"999999999w", 0, false},
 		{"999999999s", 999999999 * time.Second, true},
@@ -40,7 +40,7 @@ func TestParseDuration(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			got, err := manage.ParseDuration(tt.in)
+			got, err := wire.ParseDuration(tt.in)
 			if (err == nil) != tt.ok || got != tt.want {
 				t.Fatalf("ParseDuration(%q) = %v, %v; want %v, ok %v", tt.in, got, err, tt.want, tt.ok)
 			}
@@ -65,7 +65,7 @@ func TestFormatDuration(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			if got := manage.FormatDuration(tt.in); got != tt.want {
+			if got := wire.FormatDuration(tt.in); got != tt.want {
 				t.Fatalf("FormatDuration(%v) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
@@ -77,16 +77,16 @@ func FuzzParseDuration(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		d, err := manage.ParseDuration(s)
+		d, err := wire.ParseDuration(s)
 		if err != nil {
 			return
 		}
 		if d < 0 {
 			t.Fatalf("ParseDuration(%q) = %v: negative", s, d)
 		}
-		back, err := manage.ParseDuration(manage.FormatDuration(d))
+		back, err := wire.ParseDuration(wire.FormatDuration(d))
 		if err != nil || back != d {
-			t.Fatalf("ParseDuration(%q) = %v does not survive FormatDuration (%q): %v, %v", s, d, manage.FormatDuration(d), back, err)
+			t.Fatalf("ParseDuration(%q) = %v does not survive FormatDuration (%q): %v, %v", s, d, wire.FormatDuration(d), back, err)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package app
+package console
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // a second (BENCHMARKS.md). A load test of the service itself wants -rate-limit 0.
 const DefaultRateLimit = 200
 
-// NoRateLimit as Config.RateLimit turns the call rate limit off (-rate-limit 0).
+// NoRateLimit as Configuration.RateLimit turns the call rate limit off (-rate-limit 0).
 const NoRateLimit = -1
 
 // KeysBurst and KeysPerMinute bound how fast one user creates API keys, whatever the call

@@ -1,4 +1,4 @@
-package app
+package inlet
 
 import (
 	"net/netip"
@@ -22,8 +22,8 @@ func TestValidCaptured(t *testing.T) {
 	r := capture.Record{Time: 1_700_000_040, Protocol: 6, ServerName: "example.com",
 		Client: capture.Side{IP: netip.MustParseAddr("10.0.0.1"), Port: 40000, Packets: 3, Retrans: 1},
 		Server: capture.Side{IP: netip.MustParseAddr("10.0.0.2"), Port: 443, Packets: 2,
-			RTT: capture.Timing{Sum: 0.080002, Count: 2}},
-		SRT: capture.Timing{Sum: 0.14, Count: 1, Hist: srt}, Resets: 1}
+			RTT: records.Timing{Sum: 80002, Samples: 2}},
+		SRT: records.Timing{Sum: 140000, Samples: 1, Hist: srt}, Resets: 1}
 	got, ok := validCaptured(&r, now)
 	if !ok || got.Application != "https" || !reflect.DeepEqual(got.Server.RTT, records.Timing{Sum: 80002, Samples: 2}) ||
 		!reflect.DeepEqual(got.SRT, records.Timing{Sum: 140000, Samples: 1, Hist: srt}) || !reflect.DeepEqual(got.CT, records.Timing{}) ||

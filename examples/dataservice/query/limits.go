@@ -1,4 +1,4 @@
-package app
+package query
 
 import (
 	"context"
@@ -7,13 +7,11 @@ import (
 	"sync"
 
 	"github.com/fnapi/fnapi/auth"
-
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
-	"github.com/fnapi/fnapi/examples/dataservice/traffic"
 )
 
-// Defaults of the bounds on queries (Config fields of the same names).
+// Defaults of the bounds on queries (Configuration fields of the same names).
 const (
 	// DefaultMaxQueryGroups is the most groups the statements of one query may yield together:
 	// about 300 MB of answer at most (450 MB grouped by every key), whatever the number of
@@ -38,24 +36,24 @@ const (
 	DefaultStandingGroupsPerUser = DefaultStandingGroupBudget / 4
 )
 
-// queryEngine returns the engine of the query function, bounded as cfg says, and sets the
+// newEngine returns the engine of the query function, bounded as cfg says, and sets the
 // memory limit and threads of an engine in the process (records.Limiter: DuckDB; a ClickHouse
 // server has its own settings).
-func (a *App) queryEngine(ctx context.Context) (*pvql.Engine, error) {
-	if l, ok := a.records.(records.Limiter); ok {
-		if err := a.bound(ctx, l); err != nil {
+func newEngine(ctx context.Context, st records.Store, cfg Configuration) (*pvql.Engine, error) {
+	if l, ok := st.(records.Limiter); ok {
+		if err := bound(ctx, l, cfg); err != nil {
 			return nil, err
 		}
 	}
-	groups := a.cfg.MaxQueryGroups
+	groups := cfg.MaxQueryGroups
 	if groups <= 0 {
 		groups = DefaultMaxQueryGroups
 	}
-	budget := a.cfg.QueryGroupBudget
+	budget := cfg.QueryGroupBudget
 	if budget <= 0 {
 		budget = DefaultQueryGroupBudget
 	}
-	return pvql.New(a.records, pvql.WithMaxGroups(groups), pvql.WithGroupBudget(max(budget, groups))), nil
+	return pvql.New(st, pvql.WithMaxGroups(groups), pvql.WithGroupBudget(max(budget, groups))), nil
 }
 
 // standingBudgets are the budgets of what standing queries keep between their answers: a
@@ -83,7 +81,7 @@ type standingUser struct {
 }
 
 // newStanding returns the budgets of the standing queries of e as cfg bounds them.
-func newStanding(e *pvql.Engine, cfg Config) *standingBudgets {
+func newStanding(e *pvql.Engine, cfg Configuration) *standingBudgets {
 	pool := cfg.StandingGroupBudget
 	if pool <= 0 {
 		pool = DefaultStandingGroupBudget
@@ -125,25 +123,17 @@ func userOf(ctx context.Context) string {
 }
 
 // bound sets the memory and threads of an engine in the process.
-func (a *App) bound(ctx context.Context, d records.Limiter) error {
-	mem := a.cfg.QueryMemory
+func bound(ctx context.Context, d records.Limiter, cfg Configuration) error {
+	mem := cfg.QueryMemory
 	if mem <= 0 {
 		mem = DefaultQueryMemory
 	}
-	threads := a.cfg.QueryThreads
+	threads := cfg.QueryThreads
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
 	if err := d.SetLimits(ctx, mem, threads); err != nil {
-		return fmt.Errorf("app: %w", err)
+		return fmt.Errorf("query: %w", err)
 	}
 	return nil
-}
-
-// maxFollows is the most followed queries one caller may hold open.
-func (a *App) maxFollows() int {
-	if a.cfg.MaxFollows > 0 {
-		return a.cfg.MaxFollows
-	}
-	return traffic.DefaultMaxFollows
 }

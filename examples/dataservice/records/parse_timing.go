@@ -1,0 +1,94 @@
+package records
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/fnapi/fnapi/examples/dataservice/histogram"
+)
+
+// parseTiming parses the optional time fields[name], an average in seconds (a number, or null
+// for none), and fields[name+"_samples"], the number of samples it averages (1 when absent; at
+// least 1 with a time, 0 or absent without).
+func parseTiming(fields map[string]json.RawMessage, prefix, name string) (Timing, error) {
+	samples := uint64(1)
+	v, has := fields[name]
+	has = has && string(bytes.TrimSpace(v)) != "null"
+	if sv, ok := fields[name+"_samples"]; ok {
+		n, err := count(sv)
+		if err != nil {
+			return Timing{}, named(err, prefix+name+"_samples")
+		}
+		switch {
+		case n == 0 && has:
+			return Timing{}, &RecordError{Field: prefix + name + "_samples", Reason: "0 with a time (at least 1)"}
+		case n > 0 && !has:
+			return Timing{}, &RecordError{Field: prefix + name + "_samples", Reason: "samples without " + prefix + name}
+		}
+		samples = n
+	}
+	if !has {
+		if hv, ok := fields[name+"_hist"]; ok && string(bytes.TrimSpace(hv)) != "null" {
+			return Timing{}, &RecordError{Field: prefix + name + "_hist", Reason: "a histogram without " + prefix + name}
+		}
+		return Timing{}, nil
+	}
+	var avg float64
+	if t := bytes.TrimSpace(v); len(t) == 0 || t[0] != '-' && (t[0] < '0' || t[0] > '9') || json.Unmarshal(t, &avg) != nil {
+		return Timing{}, &RecordError{Field: prefix + name, Reason: "not a number of seconds"}
+	}
+	if avg < 0 {
+		return Timing{}, &RecordError{Field: prefix + name, Reason: "negative"}
+	}
+	t, ok := TimingOf(avg, samples)
+	if !ok {
+		return Timing{}, &RecordError{Field: prefix + name, Reason: "its samples sum to more than 2^53-1 microseconds"}
+	}
+	if hv, ok := fields[name+"_hist"]; ok && string(bytes.TrimSpace(hv)) != "null" {
+		var err error
+		if t.Hist, err = parseHist(hv, samples); err != nil {
+			return Timing{}, named(err, prefix+name+"_hist")
+		}
+	}
+	return t, nil
+}
+
+// parseHist parses a time's optional histogram: [[index, count], ...], its non-empty buckets
+// (package histogram's indexes, 0..Buckets-1) by increasing index, whose counts add up to the
+// time's samples.
+func parseHist(v json.RawMessage, samples uint64) (histogram.Histogram, error) {
+	var pairs []json.RawMessage
+	if t := bytes.TrimSpace(v); len(t) == 0 || t[0] != '[' || json.Unmarshal(t, &pairs) != nil {
+		return histogram.Histogram{}, &RecordError{Reason: "not a list of [index, count] pairs"}
+	}
+	var h histogram.Histogram
+	var total uint64
+	last := -1
+	for _, p := range pairs {
+		var pair []json.RawMessage
+		if t := bytes.TrimSpace(p); len(t) == 0 || t[0] != '[' || json.Unmarshal(t, &pair) != nil || len(pair) != 2 {
+			return histogram.Histogram{}, &RecordError{Reason: "not a list of [index, count] pairs"}
+		}
+		i, err := integer(pair[0])
+		if err != nil || i < 0 || i >= histogram.Buckets {
+			return histogram.Histogram{}, &RecordError{Reason: fmt.Sprintf("a bucket index not an integer 0..%d", histogram.Buckets-1)}
+		}
+		if int(i) <= last {
+			return histogram.Histogram{}, &RecordError{Reason: "bucket indexes not increasing"}
+		}
+		n, err := count(pair[1])
+		if err != nil || n == 0 {
+			return histogram.Histogram{}, &RecordError{Reason: "a bucket count not an integer 1..2^53-1"}
+		}
+		if total += n; total > samples {
+			break
+		}
+		h.AddIndex(uint16(i), n)
+		last = int(i)
+	}
+	if total != samples {
+		return histogram.Histogram{}, &RecordError{Reason: fmt.Sprintf("its counts add up to %d, not the %d samples", total, samples)}
+	}
+	return h, nil
+}
