@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/stream"
 )
 
@@ -38,12 +39,9 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	return &Client{root: root, base: base, o: o}, nil
 }
 
-// post sends one call to base/path as a POST with a JSON object body.
-func (c *Client) post(ctx context.Context, base, path string, args any, accept string) (*http.Response, error) {
-	body, err := encodeArgs(args)
-	if err != nil {
-		return nil, err
-	}
+// post sends one call to base/path as a POST with the JSON object body, and the
+// Idempotency-Key key when it is not empty.
+func (c *Client) post(ctx context.Context, base, path string, body []byte, accept, key string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/"+path, bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
@@ -51,6 +49,9 @@ func (c *Client) post(ctx context.Context, base, path string, args any, accept s
 	req.Header = c.o.header()
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", accept)
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
 	res, err := c.o.hc.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
@@ -72,27 +73,48 @@ func (c *Client) Call(ctx context.Context, fn string, args any, out any) error {
 	return c.call(ctx, fn, "", args, out)
 }
 
-// call calls fn at version v (the client's own when "").
+// call calls fn at version v (the client's own when ""), again as WithRetries says.
 func (c *Client) call(ctx context.Context, fn, v string, args any, out any) error {
-	res, err := c.post(ctx, c.at(v), url.PathEscape(fn), args, "application/json")
+	body, err := encodeArgs(args)
 	if err != nil {
 		return err
+	}
+	key := idempotencyKeyOf(ctx)
+	if key == "" && c.o.retries > 0 {
+		key = newIdempotencyKey()
+	}
+	for attempt := 0; ; attempt++ {
+		again, err := c.callOnce(ctx, fn, v, body, key, out)
+		if again.after < 0 || attempt >= c.o.retries || ctx.Err() != nil {
+			return err
+		}
+		if !pause(ctx, backoff(attempt, again.after)) {
+			return err
+		}
+	}
+}
+
+// callOnce makes one attempt of a call; again says whether the attempt may be retried.
+func (c *Client) callOnce(ctx context.Context, fn, v string, body []byte, key string, out any) (retry, error) {
+	res, err := c.post(ctx, c.at(v), url.PathEscape(fn), body, "application/json", key)
+	if err != nil {
+		return retryOnError(ctx), err
 	}
 	defer res.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(res.Body, c.o.maxMsg))
 	if err != nil {
-		return fmt.Errorf("client: reading the answer: %w", err)
+		return retryOnError(ctx), fmt.Errorf("client: reading the answer: %w", err)
 	}
 	if err := decodeAnswer(b, out); err != nil {
 		if errors.Is(err, errNotJSON) {
-			return fmt.Errorf("client: status %d: %w", res.StatusCode, err)
+			return retryOnStatus(res, false, false), fmt.Errorf("client: status %d: %w", res.StatusCode, err)
 		}
 		if ctx.Err() != nil {
-			return ctx.Err() // the server answered CANCELLED to our own cancellation
+			return noRetry, ctx.Err() // the server answered CANCELLED to our own cancellation
 		}
-		return err
+		return retryOnStatus(res, true, errors.Is(err, apierr.Unavailable)), err
 	}
-	return nil
+	return noRetry, nil
 }
 
 // ErrStreamCut is returned by a stream that ended without an end or error message: the
@@ -112,7 +134,12 @@ func (c *Client) stream(ctx context.Context, fn, v string, args any) iter.Seq2[j
 	return func(yield func(json.RawMessage, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		res, err := c.post(ctx, c.at(v), "stream/"+url.PathEscape(fn), args, stream.NDJSON)
+		body, err := encodeArgs(args)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		res, err := c.post(ctx, c.at(v), "stream/"+url.PathEscape(fn), body, stream.NDJSON, "")
 		if err != nil {
 			yield(nil, err)
 			return

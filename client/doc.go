@@ -36,6 +36,9 @@
 // WSConn offers permessage-deflate without context takeover, so that the server may compress
 // its long messages; it sends its own uncompressed.
 //
+// Retries: WithRetries(n) sends a Call again when it got no answer, each attempt with the same
+// Idempotency-Key, so that a function that changes things runs once (see retry.go's doc).
+//
 // Tokens: WithSession sends the session cookie, WithAPIKey the key header, on every request
 // and on the WebSocket handshake (so they apply to every call of the connection).
 //

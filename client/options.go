@@ -20,6 +20,7 @@ type options struct {
 	keyHeader string
 	maxMsg    int64
 	declared  bool
+	retries   int
 }
 
 func newOptions(opts []Option) options {

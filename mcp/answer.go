@@ -20,6 +20,7 @@ type answer struct {
 
 	called bool    // a function was called for it: the call counted against the rate limits
 	input  *inputs // a stateless request's questions and answers (see Ask); nil in a session
+	task   bool    // the call runs as a task: INTERNAL-ERROR fails the task
 
 	mu   sync.Mutex
 	sse  bool

@@ -59,7 +59,10 @@
 // in MCP-Protocol-Version (else 400, CodeHeaderMismatch; a version not spoken: 400,
 // CodeUnsupportedVersion with data {supported, requested}), its method in Mcp-Method and, for
 // tools/call, prompts/get, resources/read and tasks/*, its params.name, uri or taskId in Mcp-Name (compared
-// without surrounding whitespace; else 400, CodeHeaderMismatch). It holds no session: nothing
+// without surrounding whitespace; else 400, CodeHeaderMismatch), and a tool argument whose
+// schema says x-mcp-header in its Mcp-Param-<name> header (see paramheaders.go; tag the field
+// `jsonschema_extras:"x-mcp-header=Region"`). Options.InputSchemas shows a hand-written JSON
+// Schema 2020-12 ($schema, $defs, allOf, if/then/else) for a tool. It holds no session: nothing
 // is kept between requests, so several nodes serve it sharing nothing, the bound on sessions
 // does not apply, and each request still counts against the rate limit and the body limit.
 // server/discover answers the revisions, capabilities and serverInfo (in _meta). Every result
@@ -89,15 +92,20 @@
 // that declares the extension in its capabilities, a tools/call of a streaming function or of
 // one named in Options.Tasks answers at once {resultType: "task", taskId, status: "working",
 // createdAt, lastUpdatedAt, ttlMs}; the call runs on, through the same interceptors (it counts
-// once against the rate limit), with no stream: its progress and questions go nowhere.
+// once against the rate limit), with no stream: its progress goes nowhere.
 // tasks/get answers its status (working, completed, failed, cancelled) with the tool's result
-// inlined once completed; tasks/cancel cancels it. A task is visible to the tokens that started
+// inlined once completed (a function's error too, with isError), or failed with a protocol
+// error when the server failed (INTERNAL-ERROR, a panic); tasks/cancel cancels it. A task is visible to the tokens that started
 // it only (else -32602, as an unknown id), kept Options.TaskTTL (1 h) once ended; a caller
 // holds at most Options.TasksPerCaller (16), Options.MaxTasks (10,000) in all, past which the
 // call answers an error. A task lives on the node that runs it: behind a load balancer, its
 // polls need affinity. A client without the extension gets the result at once, and -32021 for
-// the task methods. Not supported yet: tasks/update (a task asking its client) and status
-// notifications.
+// the task methods and for the functions of Options.TasksRequired. A task whose function
+// asks its client (Ask) waits with status input_required, its questions in tasks/get's
+// inputRequests; tasks/update delivers inputResponses (some or all: it waits until every one
+// is answered), then the function runs again from its start with the answers, as a stateless
+// call does; unanswered for Options.StateTTL (1 h), the task ends cancelled. Not supported
+// yet: status notifications, and a call that asks synchronously before becoming a task.
 //
 // Not supported yet: OAuth authorization, the server's own stream (GET), resuming a broken
 // stream (Last-Event-ID), resource update notifications (resources/subscribe is accepted), and

@@ -1,11 +1,13 @@
 package mcp
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/fnapi/fnapi/jsonrpc"
 )
@@ -101,6 +103,27 @@ func FuzzStatelessSession(f *testing.F) {
 		var resp jsonrpc.Response
 		if w.Code != http.StatusBadRequest || json.Unmarshal(w.Body.Bytes(), &resp) != nil || string(resp.ID) != "7" || resp.Error == nil {
 			t.Fatalf("refused with %d %s", w.Code, w.Body)
+		}
+	})
+}
+
+// FuzzParamHeaders: any header and arguments are answered (no panic), and an argument's own
+// value, literal or in Base64, always passes.
+func FuzzParamHeaders(f *testing.F) {
+	f.Add(`{"arguments":{"region":"eu"}}`, "eu", "region")
+	f.Add(`{"arguments":{"region":"Hello"}}`, "=?base64?SGVsbG8=?=", "x")
+	f.Add(`{"arguments":[]}`, "=?base64?", "")
+	f.Fuzz(func(t *testing.T, params, header, value string) {
+		headers := map[string]string{"region": "Region"}
+		h := http.Header{"Mcp-Param-Region": {header}}
+		_ = paramHeadersWrong(h, json.RawMessage(params), headers)
+		if !utf8.ValidString(value) { // JSON would not carry it as it is
+			return
+		}
+		arg, _ := json.Marshal(map[string]any{"arguments": map[string]string{"region": value}})
+		h.Set("Mcp-Param-Region", "=?base64?"+base64.StdEncoding.EncodeToString([]byte(value))+"?=")
+		if msg := paramHeadersWrong(h, arg, headers); msg != "" {
+			t.Fatalf("the value %q in Base64: %s", value, msg)
 		}
 	})
 }

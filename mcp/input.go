@@ -152,6 +152,23 @@ func (in *inputs) next() string {
 	return "request-" + strconv.Itoa(in.n)
 }
 
+// answer records the client's answer to the question k.
+func (in *inputs) answer(k string, v json.RawMessage) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.answers[k] = v
+}
+
+// takeAsked returns the questions asked without an answer, and forgets them: a task asks
+// them, then runs again.
+func (in *inputs) takeAsked() map[string]Input {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	asked := in.asked
+	in.asked, in.n = nil, 0
+	return asked
+}
+
 // required returns the questions asked without an answer; none when the call completes.
 func (in *inputs) required() map[string]Input {
 	in.mu.Lock()

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"crypto/rand"
+	"encoding/json"
 	"time"
 )
 
@@ -20,6 +21,13 @@ type Options struct {
 	// description is written for programmers, a tool's is read by a model choosing what to
 	// call and how. Default: each function's own.
 	Descriptions map[string]string
+	// InputSchemas replace the input schemas of functions, by name, in tools/list: a
+	// hand-written JSON Schema 2020-12 object (its "$schema", "$defs", "allOf", "if"...) for a
+	// function whose arguments say more than their Go types can (one of two fields required,
+	// say). It is shown as written; the arguments are still checked as the function declares
+	// them, then by the function. New panics when one is not a JSON object. Default: each
+	// function's own, derived from its Go types.
+	InputSchemas map[string]json.RawMessage
 	// Prompts are the prompt templates the application offers (prompts/list, prompts/get).
 	// Default: none, and no prompts capability.
 	Prompts []Prompt
@@ -50,6 +58,11 @@ type Options struct {
 	// tasks: the call answers a task id at once, the client polls tasks/get and may
 	// tasks/cancel. A task lives on the node that runs it. Default: none.
 	Tasks []string
+	// TasksRequired names functions that run only as tasks, as Tasks does for a client of the
+	// extension; a stateless client that did not declare it gets CodeMissingCapability (HTTP
+	// 400) with data.requiredCapabilities. Clients of 2025-11-25 sessions, which have no
+	// tasks, call them as any tool. Default: none.
+	TasksRequired []string
 	// TasksPerCaller bounds the tasks of one caller (running, or ended and kept); past it a
 	// call that would be a task answers an error. Default: 16.
 	TasksPerCaller int

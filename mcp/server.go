@@ -3,18 +3,14 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/fnapi/fnapi/apierr"
-	"github.com/fnapi/fnapi/decl"
-	"github.com/fnapi/fnapi/internal/calllink"
 	"github.com/fnapi/fnapi/jsonrpc"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
@@ -40,6 +36,12 @@ type Server struct {
 // New returns the endpoint.
 func New(opts Options) *Server {
 	opts = opts.withDefaults()
+	for name, in := range opts.InputSchemas {
+		var v map[string]any
+		if err := json.Unmarshal(in, &v); err != nil || v == nil {
+			panic(fmt.Sprintf("mcp: Options.InputSchemas[%q] is not a JSON object", name))
+		}
+	}
 	return &Server{opts: opts, sessions: sessions{max: opts.MaxSessions, perCaller: opts.SessionsPerCaller, idle: opts.SessionIdle},
 		tasks: tasks{perCaller: opts.TasksPerCaller, max: opts.MaxTasks, ttl: opts.TaskTTL}}
 }
@@ -145,6 +147,9 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 		if sess = statelessSession(w, r, req); sess != nil && bytes.Contains(sess.caps, []byte(TasksExtension)) {
 			sess.caller = callerOf(probe, r, x) // whom its tasks count against
 		}
+		if sess != nil && req.Method == "tools/call" && !s.checkParamHeaders(w, r, x, req, strings.TrimPrefix(sess.target, "tools/call ")) {
+			sess = nil
+		}
 	} else {
 		sess = s.sessionOf(w, r, x)
 	}
@@ -208,39 +213,6 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 	a.reply(resp)
 }
 
-// callsFunction are the methods whose request calls a function (through the interceptors,
-// which count it); they count here only when they do not.
-var callsFunction = map[string]bool{"tools/call": true, "resources/read": true, "prompts/get": true}
-
-// count counts one request of the caller against the rate limits of the interceptors: their
-// RATE-LIMITED error, or nil.
-func (s *Server) count(ctx context.Context, x *transport.Exchange) error {
-	probe := s.probeOf(x)
-	if probe == nil {
-		return nil
-	}
-	_, err := x.Admit(ctx, probe, true)
-	if apierr.CodeOf(err) != apierr.RateLimited.Code() {
-		return nil // the tokens were checked already
-	}
-	return err
-}
-
-// refuse answers a request past the rate limit: HTTP 429 with Retry-After, and the JSON-RPC
-// error RATE-LIMITED (data: its retry_after). req is nil for a body that is no single request.
-func refuse(w http.ResponseWriter, req *jsonrpc.Request, err error) {
-	e := apierr.From(err)
-	if v, ok := e.LookupAttr("retry_after"); ok {
-		w.Header().Set("Retry-After", fmt.Sprint(v))
-	}
-	je := jsonrpc.FromAPI(e)
-	if req == nil {
-		httpError(w, e.Status(), je)
-		return
-	}
-	httpError(w, e.Status(), withID(req, je))
-}
-
 // sessionOf returns the request's session, or answers why there is none: 400 without
 // Mcp-Session-Id, 404 for a session that ended or is another caller's.
 func (s *Server) sessionOf(w http.ResponseWriter, r *http.Request, x *transport.Exchange) *session {
@@ -254,80 +226,6 @@ func (s *Server) sessionOf(w http.ResponseWriter, r *http.Request, x *transport.
 		httpError(w, http.StatusNotFound, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "session not found: initialize again"))
 	}
 	return sess
-}
-
-// initialize starts a session and answers the server's capabilities.
-func (s *Server) initialize(w http.ResponseWriter, x *transport.Exchange, req *jsonrpc.Request, caller string) {
-	var p struct {
-		ProtocolVersion string `json:"protocolVersion"`
-	}
-	if err := json.Unmarshal(req.Params, &p); err != nil || p.ProtocolVersion == "" {
-		httpError(w, http.StatusBadRequest, withID(req, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "initialize needs params.protocolVersion")))
-		return
-	}
-	version := LatestProtocol
-	if slices.Contains(protocols, p.ProtocolVersion) {
-		version = p.ProtocolVersion
-	}
-	sess, err := s.sessions.start(x.TokenDigest(), caller, version)
-	if err != nil {
-		status := http.StatusServiceUnavailable
-		if err == errCallerFull {
-			status = http.StatusTooManyRequests
-		}
-		httpError(w, status, withID(req, jsonrpc.NewError(jsonrpc.CodeServerError, err.Error())))
-		return
-	}
-	res := map[string]any{
-		"protocolVersion": version,
-		"capabilities":    s.capabilities(false),
-		"serverInfo":      s.serverInfo(x),
-	}
-	if s.opts.Instructions != "" {
-		res["instructions"] = s.opts.Instructions
-	}
-	b, _ := jsonrpc.Marshal(res)
-	w.Header().Set(headerSession, sess.id)
-	jsonrpc.Write(w, jsonrpc.Response{JSONRPC: jsonrpc.Version, ID: req.ID, Result: b})
-}
-
-// capabilities are the server's: of a stateless revision, without logging/setLevel and
-// resources/subscribe.
-func (s *Server) capabilities(stateless bool) map[string]any {
-	caps := map[string]any{"tools": map[string]any{}, "completions": map[string]any{}}
-	if !stateless {
-		caps["logging"] = map[string]any{}
-	} else {
-		caps["extensions"] = map[string]any{TasksExtension: map[string]any{}}
-	}
-	if len(s.opts.Resources) > 0 {
-		caps["resources"] = map[string]any{"subscribe": !stateless}
-	}
-	if len(s.opts.Prompts) > 0 {
-		caps["prompts"] = map[string]any{}
-	}
-	return caps
-}
-
-func (s *Server) serverInfo(x *transport.Exchange) map[string]any {
-	name, ver := s.opts.Name, s.opts.Version
-	if ver == "" {
-		ver = x.Version.String()
-	}
-	return map[string]any{"name": name, "version": ver}
-}
-
-// notification handles a notification of the client.
-func (s *Server) notification(sess *session, req *jsonrpc.Request) {
-	if req.Method != "notifications/cancelled" {
-		return // notifications/initialized, and those this server does not act on
-	}
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	if json.Unmarshal(req.Params, &p) == nil && p.RequestID != nil {
-		sess.cancel(string(p.RequestID))
-	}
 }
 
 // dispatch answers one request of a session.
@@ -349,8 +247,14 @@ func (s *Server) dispatch(ctx context.Context, x *transport.Exchange, sess *sess
 			return s.taskMethod(x, sess, req)
 		}
 	case "tools/call":
-		if s.wantsTask(x, sess, req.Params) {
+		if task, err := s.wantsTask(x, sess, req.Params); err != nil || task {
+			if err != nil {
+				return nil, err
+			}
 			return s.startTask(ctx, x, sess, a, req.Params)
+		}
+		if sess.stateless { // nothing may cancel it but its client going away
+			return s.callTool(ctx, x, sess, a, req.Params)
 		}
 		ctx, cancel := context.WithCancel(ctx)
 		defer sess.track(string(req.ID), cancel)()
@@ -396,87 +300,6 @@ func (s *Server) dispatch(ctx context.Context, x *transport.Exchange, sess *sess
 		}
 	}
 	return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: "+req.Method)
-}
-
-// authenticate refuses a request whose tokens do not authenticate, when the version serves a
-// function that needs a token: it probes the first function any token admits, and returns
-// the probe (nil when every function is public). A request without a token is refused too,
-// unless every function of the version is public.
-func (s *Server) authenticate(ctx context.Context, x *transport.Exchange) (*registry.Call, error) {
-	probe := s.probeOf(x)
-	if probe == nil || probe.Access == decl.Public { // every function is public: no token counts
-		return nil, nil
-	}
-	c, err := x.Admit(ctx, probe, false)
-	switch apierr.CodeOf(err) {
-	case apierr.AuthenticationNeeded.Code(), apierr.InvalidCredentials.Code():
-		return nil, err
-	}
-	return c, nil
-}
-
-// callerOf names whom a request counts against, for the bound on sessions per caller, from
-// its authentication probe: the user (an identity that is a fmt.Stringer, as auth.Identity
-// names its user), the tokens (another identity), or the client's address (anonymous: IPv6 by
-// its /64).
-func callerOf(probe *registry.Call, r *http.Request, x *transport.Exchange) string {
-	if probe == nil {
-		probe = new(registry.Call)
-		calllink.Of(probe).RemoteAddr = r.RemoteAddr
-	}
-	switch id := probe.Identity.(type) {
-	case nil:
-		return "address " + probe.Client()
-	case fmt.Stringer:
-		return "user " + id.String()
-	}
-	d := x.TokenDigest()
-	return "tokens " + hex.EncodeToString(d[:])
-}
-
-// probeOf returns the first function of the exchange's version that any token admits, else
-// its first function (every one is public), or nil: found once per version.
-func (s *Server) probeOf(x *transport.Exchange) *registry.Func {
-	if f, ok := s.probes.Load(x.Version); ok {
-		return f.(*registry.Func)
-	}
-	var probe *registry.Func
-	funcs := x.Funcs()
-	for _, f := range funcs {
-		if f.Access == decl.Token {
-			probe = f
-			break
-		}
-	}
-	if probe == nil && len(funcs) > 0 {
-		probe = funcs[0]
-	}
-	s.probes.Store(x.Version, probe)
-	return probe
-}
-
-// rebound reports a request that reached a loopback address with a Host other than a loopback
-// name: a page whose own name was made to resolve to this machine (DNS rebinding), which its
-// browser then deems same-origin.
-func rebound(r *http.Request) bool {
-	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok {
-		return false
-	}
-	host, _, err := net.SplitHostPort(local.String())
-	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
-		return false
-	}
-	name := r.Host
-	if h, _, err := net.SplitHostPort(name); err == nil {
-		name = h
-	}
-	name = strings.Trim(name, "[]")
-	if strings.EqualFold(name, "localhost") {
-		return false
-	}
-	ip := net.ParseIP(name)
-	return ip == nil || !ip.IsLoopback()
 }
 
 // isResponse reports whether a body is a JSON-RPC response (result or error, no method).

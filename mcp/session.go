@@ -25,6 +25,7 @@ type session struct {
 	stateless                          bool
 	caps, requestState, inputResponses json.RawMessage
 	target                             string
+	params                             map[string]json.RawMessage // the request's params, read once
 
 	mu    sync.Mutex
 	last  time.Time

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -114,7 +113,7 @@ func statelessSession(w http.ResponseWriter, r *http.Request, req *jsonrpc.Reque
 	if l, ok := jsonrpc.String(meta[metaLogLevel]); ok && levelOf(l) >= 0 {
 		level = levelOf(l)
 	}
-	return &session{protocol: header, stateless: true, level: level, calls: map[string]context.CancelFunc{},
+	return &session{protocol: header, stateless: true, level: level, params: params,
 		caps: meta[metaCaps], requestState: params["requestState"], inputResponses: params["inputResponses"],
 		target: req.Method + " " + name}
 }

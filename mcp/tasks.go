@@ -1,8 +1,10 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -25,11 +27,14 @@ type task struct {
 	cancel  context.CancelFunc
 
 	mu        sync.Mutex
-	status    string // working, completed, failed, cancelled
+	status    string // working, input_required, completed, failed, cancelled
 	updated   time.Time
 	result    any
 	err       *jsonrpc.Error
 	cancelled bool
+	input     *inputs          // the answers of the task's client so far
+	pending   map[string]Input // the questions waiting for tasks/update, while input_required
+	resume    chan struct{}    // closed when the last pending question is answered
 }
 
 // tasks holds the tasks of one endpoint, bounded per caller and in all.
@@ -79,7 +84,52 @@ func (ts *tasks) get(id string, owner [32]byte) *task {
 func (t *task) expired(now time.Time, ttl time.Duration) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.status != "working" && now.Sub(t.updated) > ttl
+	return !t.running() && now.Sub(t.updated) > ttl
+}
+
+// running reports whether the task has not ended: it works or waits for input.
+func (t *task) running() bool { return t.status == "working" || t.status == "input_required" }
+
+// wait parks the task on the questions asked until tasks/update answers them all, and
+// reports true; false when ctx ends first or the questions wait longer than maxWait.
+func (t *task) wait(ctx context.Context, asked map[string]Input, maxWait time.Duration) bool {
+	t.mu.Lock()
+	t.status, t.pending, t.updated = "input_required", asked, time.Now()
+	resume := make(chan struct{})
+	t.resume = resume
+	t.mu.Unlock()
+	timer := time.NewTimer(maxWait)
+	defer timer.Stop()
+	select {
+	case <-resume:
+		return true
+	case <-ctx.Done():
+	case <-timer.C:
+	}
+	t.mu.Lock()
+	t.cancelled = true // ends cancelled: nobody answered
+	t.mu.Unlock()
+	return false
+}
+
+// update gives the task the client's answers to its pending questions, by key (other keys
+// are ignored), and resumes it once none is pending.
+func (t *task) update(responses map[string]json.RawMessage) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.status != "input_required" {
+		return
+	}
+	for k, v := range responses {
+		if _, ok := t.pending[k]; ok {
+			t.input.answer(k, v)
+			delete(t.pending, k)
+		}
+	}
+	if len(t.pending) == 0 {
+		t.status, t.pending, t.updated = "working", nil, time.Now()
+		close(t.resume)
+	}
 }
 
 // end records how the call ended.
@@ -105,6 +155,7 @@ type taskView struct {
 	CreatedAt     string         `json:"createdAt"`
 	LastUpdatedAt string         `json:"lastUpdatedAt"`
 	TTLMs         int64          `json:"ttlMs"`
+	InputRequests map[string]any `json:"inputRequests,omitempty"`
 	Result        any            `json:"result,omitempty"`
 	Error         *jsonrpc.Error `json:"error,omitempty"`
 }
@@ -112,23 +163,56 @@ type taskView struct {
 func (t *task) view(ttl time.Duration, resultType string) taskView {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	var requests map[string]any
+	if len(t.pending) > 0 {
+		requests = make(map[string]any, len(t.pending))
+		for k, q := range t.pending {
+			requests[k] = map[string]any{"method": q.Method, "params": q.Params}
+		}
+	}
 	return taskView{resultType, t.id, t.status, t.created.UTC().Format(time.RFC3339Nano),
-		t.updated.UTC().Format(time.RFC3339Nano), ttl.Milliseconds(), t.result, t.err}
+		t.updated.UTC().Format(time.RFC3339Nano), ttl.Milliseconds(), requests, t.result, t.err}
 }
 
 // wantsTask reports whether a stateless tools/call runs as a task: its client declared the
-// extension, and the function is a streaming one or named in Options.Tasks.
-func (s *Server) wantsTask(x *transport.Exchange, sess *session, params json.RawMessage) bool {
-	if !sess.stateless || !declares(sess.caps) {
-		return false
+// extension, and the function is a streaming one or named in Options.Tasks or TasksRequired.
+// A function of TasksRequired called by a stateless client that did not declare the extension
+// is CodeMissingCapability.
+func (s *Server) wantsTask(x *transport.Exchange, sess *session, params json.RawMessage) (bool, *jsonrpc.Error) {
+	if !sess.stateless {
+		return false, nil
 	}
-	m := map[string]json.RawMessage{}
-	if !jsonobject.Read(params, m, false) {
-		return false
+	declared := bytes.Contains(sess.caps, []byte(TasksExtension)) && declares(sess.caps)
+	if !declared && len(s.opts.TasksRequired) == 0 {
+		return false, nil
+	}
+	m := sess.params
+	if m == nil {
+		if m = map[string]json.RawMessage{}; !jsonobject.Read(params, m, false) {
+			return false, nil
+		}
 	}
 	name, _ := jsonrpc.String(m["name"])
 	f := x.Lookup(name)
-	return f != nil && (f.Streaming || slices.Contains(s.opts.Tasks, name))
+	if f == nil {
+		return false, nil
+	}
+	required := slices.Contains(s.opts.TasksRequired, name)
+	if !declared {
+		if required {
+			return false, missingTasks("the tool " + name + " runs only as a task: declare the extension " + TasksExtension)
+		}
+		return false, nil
+	}
+	return f.Streaming || required || slices.Contains(s.opts.Tasks, name), nil
+}
+
+// missingTasks is the error of a request that needs the tasks extension its client did not
+// declare.
+func missingTasks(msg string) *jsonrpc.Error {
+	e := jsonrpc.NewError(CodeMissingCapability, msg)
+	e.Data = map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{TasksExtension: map[string]any{}}}}
+	return e
 }
 
 // declares reports whether client capabilities declare the tasks extension.
@@ -148,12 +232,26 @@ func (s *Server) startTask(ctx context.Context, x *transport.Exchange, sess *ses
 		cancel()
 		return nil, jsonrpc.NewError(jsonrpc.CodeServerError, "too many tasks of this caller: wait for one to end, or cancel one")
 	}
-	a.called = true  // the function's call counts against the rate limit
-	run := &answer{} // no stream: a task's progress and questions go nowhere
+	a.called = true // the function's call counts against the rate limit
+	// No stream: a task's progress goes nowhere. Its questions (Ask) park it input_required
+	// until tasks/update answers them; then the function runs again from its start with the
+	// answers, as a stateless call does. Unanswered for Options.StateTTL, it ends cancelled.
+	t.input = &inputs{caps: slices.Clone(sess.caps), answers: map[string]json.RawMessage{}}
+	params = slices.Clone(params) // the request's buffer is reused once it is answered
+	if a.input != nil {
+		maps.Copy(t.input.answers, a.input.answers)
+	}
+	run := &answer{task: true, input: t.input}
 	go func() {
 		defer cancel()
-		res, err := s.callTool(cctx, x, sess, run, params)
-		t.end(res, err)
+		for {
+			res, err := s.callTool(cctx, x, sess, run, params)
+			asked := t.input.takeAsked()
+			if len(asked) == 0 || cctx.Err() != nil || !t.wait(cctx, asked, s.opts.StateTTL) {
+				t.end(res, err)
+				return
+			}
+		}
 	}()
 	return t.view(s.opts.TaskTTL, "task"), nil
 }
@@ -161,9 +259,7 @@ func (s *Server) startTask(ctx context.Context, x *transport.Exchange, sess *ses
 // taskMethod answers tasks/get, tasks/cancel and tasks/update.
 func (s *Server) taskMethod(x *transport.Exchange, sess *session, req *jsonrpc.Request) (any, *jsonrpc.Error) {
 	if !declares(sess.caps) {
-		e := jsonrpc.NewError(CodeMissingCapability, "the client did not declare the extension "+TasksExtension)
-		e.Data = map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{TasksExtension: map[string]any{}}}}
-		return nil, e
+		return nil, missingTasks("the client did not declare the extension " + TasksExtension)
 	}
 	var p struct {
 		TaskID string `json:"taskId"`
@@ -178,12 +274,24 @@ func (s *Server) taskMethod(x *transport.Exchange, sess *session, req *jsonrpc.R
 		return t.view(s.opts.TaskTTL, "complete"), nil
 	case "tasks/cancel":
 		t.mu.Lock()
-		if t.status == "working" {
+		if t.running() {
 			t.cancelled = true
 		}
 		t.mu.Unlock()
 		t.cancel()
 		return struct{}{}, nil
 	}
-	return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "the task waits for no input")
+	var u struct {
+		InputResponses map[string]json.RawMessage `json:"inputResponses"`
+	}
+	if json.Unmarshal(req.Params, &u) != nil {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "inputResponses must be an object of the client's results")
+	}
+	for k, v := range u.InputResponses {
+		if len(v) == 0 || v[0] != '{' {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "inputResponses."+k+" must be an object, the client's result")
+		}
+	}
+	t.update(u.InputResponses)
+	return struct{}{}, nil
 }

@@ -9,11 +9,13 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/internal/testutil"
 	"github.com/fnapi/fnapi/mcp"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/stream"
+	"go.uber.org/zap"
 )
 
 // taskMeta declares the tasks extension.
@@ -115,4 +117,103 @@ func TestTasks(t *testing.T) {
 	ended := start(1, 0)
 	testutil.Eventually(t, "an ended task is dropped past TaskTTL", func() bool { return get(ended).errCode() == -32602 })
 	kept.stateless("alice", "tasks/cancel", running, fmt.Sprintf(`"taskId":%q,%s`, running, taskMeta))
+}
+
+// TestTasksRequired: a function of Options.TasksRequired runs as a task for a client of the
+// extension, and is refused (400, -32021, requiredCapabilities) to a stateless client without
+// it; a task whose function panics (INTERNAL-ERROR) fails with a protocol error, while a
+// function's own error completes it with isError.
+func TestTasksRequired(t *testing.T) {
+	t.Parallel()
+	reg := registry.New()
+	public := registry.Requires(decl.Public)
+	reg.MustRegister("job", func() string { return "done" }, public)
+	reg.MustRegister("crash", func() string { panic("on purpose") }, public)
+	reg.MustRegister("refuse", func() error { return apierr.New(apierr.Conflict) }, public)
+	h, err := fnapi.New(reg, fnapi.WithLogger(zap.NewNop()), fnapi.WithMCP(mcp.Options{TasksRequired: []string{"job"}, Tasks: []string{"crash", "refuse"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := serve(t, h)
+	call := func(name, meta string) answer {
+		return s.stateless("", "tools/call", name, fmt.Sprintf(`"name":%q,"arguments":{},%s`, name, meta))
+	}
+	if a := call("job", meta); a.status != http.StatusBadRequest || a.errCode() != mcp.CodeMissingCapability ||
+		!strings.Contains(a.body, `"requiredCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}`) {
+		t.Errorf("a required task without the extension: %d %s", a.status, a.body)
+	}
+	ended := func(name string) map[string]any {
+		t.Helper()
+		a := call(name, taskMeta)
+		id, _ := a.result()["taskId"].(string)
+		if id == "" {
+			t.Fatalf("%s: no task: %s", name, a.body)
+		}
+		var r map[string]any
+		testutil.Eventually(t, name+" ends", func() bool {
+			r = s.stateless("", "tasks/get", id, fmt.Sprintf(`"taskId":%q,%s`, id, taskMeta)).result()
+			return r["status"] != "working"
+		})
+		return r
+	}
+	if r := ended("job"); r["status"] != "completed" {
+		t.Errorf("job: %v", r)
+	}
+	if r := ended("crash"); r["status"] != "failed" || r["result"] != nil || r["error"] == nil {
+		t.Errorf("a task whose function panicked: %v, want failed with an error", r)
+	}
+	if r := ended("refuse"); r["status"] != "completed" || r["result"].(map[string]any)["isError"] != true {
+		t.Errorf("a task whose function answered an error: %v, want completed with isError", r)
+	}
+}
+
+// TestTaskInput: a task whose function asks its client (mcp.Ask) waits input_required with
+// the questions on tasks/get; tasks/update answering part of them keeps it waiting on the
+// rest; answering the rest runs the function again with every answer, to its result.
+func TestTaskInput(t *testing.T) {
+	t.Parallel()
+	reg := registry.New()
+	reg.MustRegister("ask", func(ctx context.Context) (string, error) {
+		q := mcp.Input{Method: "elicitation/create", Params: map[string]any{"message": "?"}}
+		a, err := mcp.Ask(ctx, map[string]mcp.Input{"one": q, "two": q})
+		if err != nil {
+			return "", err
+		}
+		return string(a["one"]) + string(a["two"]), nil
+	}, registry.Requires(decl.Public))
+	h, err := fnapi.New(reg, fnapi.WithMCP(mcp.Options{Tasks: []string{"ask"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := serve(t, h)
+	withElicitation := strings.Replace(taskMeta, `clientCapabilities":{`, `clientCapabilities":{"elicitation":{},`, 1)
+	a := s.stateless("", "tools/call", "ask", `"name":"ask","arguments":{},`+withElicitation)
+	id, _ := a.result()["taskId"].(string)
+	if id == "" {
+		t.Fatalf("no task: %s", a.body)
+	}
+	get := func() map[string]any {
+		return s.stateless("", "tasks/get", id, fmt.Sprintf(`"taskId":%q,%s`, id, withElicitation)).result()
+	}
+	update := func(responses string) {
+		t.Helper()
+		a := s.stateless("", "tasks/update", id, fmt.Sprintf(`"taskId":%q,"inputResponses":%s,%s`, id, responses, withElicitation))
+		if a.status != 200 || a.result()["resultType"] != "complete" {
+			t.Fatalf("tasks/update: %d %s", a.status, a.body)
+		}
+	}
+	var r map[string]any
+	testutil.Eventually(t, "the task waits for input", func() bool { r = get(); return r["status"] != "working" })
+	if reqs, _ := r["inputRequests"].(map[string]any); r["status"] != "input_required" || len(reqs) != 2 {
+		t.Fatalf("tasks/get: %v, want input_required with two questions", r)
+	}
+	update(`{"one":{"action":"accept","content":{"x":1}}}`)
+	if r = get(); r["status"] != "input_required" || len(r["inputRequests"].(map[string]any)) != 1 || r["inputRequests"].(map[string]any)["two"] == nil {
+		t.Fatalf("after a partial update: %v, want input_required on two alone", r)
+	}
+	update(`{"two":{"action":"decline"}}`)
+	testutil.Eventually(t, "the task completes", func() bool { r = get(); return r["status"] == "completed" })
+	if !strings.Contains(fmt.Sprint(r["result"]), `{"action":"accept","content":{"x":1}}{"action":"decline"}`) {
+		t.Fatalf("result: %v", r["result"])
+	}
 }

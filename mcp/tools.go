@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/internal/calllink"
@@ -20,15 +21,16 @@ import (
 type tool struct {
 	Name         string             `json:"name"`
 	Description  string             `json:"description,omitempty"`
-	InputSchema  *jsonschema.Schema `json:"inputSchema"`
+	InputSchema  any                `json:"inputSchema"` // a *jsonschema.Schema, or Options.InputSchemas' JSON
 	OutputSchema *jsonschema.Schema `json:"outputSchema,omitempty"`
 	Annotations  map[string]bool    `json:"annotations,omitempty"`
 }
 
 type toolInfo struct {
 	json    json.RawMessage
-	wrapped bool // the result is not an object: structuredContent is {"result": value}
-	content bool // the result is []Content: it is the tool result's content
+	wrapped bool              // the result is not an object: structuredContent is {"result": value}
+	content bool              // the result is []Content: it is the tool result's content
+	headers map[string]string // the arguments' headers, by argument (paramheaders.go)
 }
 
 // toolOf describes f as a tool. MCP wants an object as structured content, so a result of
@@ -40,6 +42,9 @@ func (s *Server) toolOf(f *registry.Func) *toolInfo {
 		return t.(*toolInfo)
 	}
 	t := tool{Name: f.Name, Description: or(s.opts.Descriptions[f.Name], f.Description), InputSchema: schemalink.Of(f).Args}
+	if in, ok := s.opts.InputSchemas[f.Name]; ok {
+		t.InputSchema = in
+	}
 	info := &toolInfo{}
 	switch rs := schemalink.Of(f).Result; {
 	case rs == nil:
@@ -57,6 +62,7 @@ func (s *Server) toolOf(f *registry.Func) *toolInfo {
 		t.Annotations = map[string]bool{"readOnlyHint": true}
 	}
 	info.json = objectSchemas(t)
+	info.headers = paramHeadersOf(info.json)
 	v, _ := s.tools.LoadOrStore(f, info)
 	return v.(*toolInfo)
 }
@@ -166,10 +172,12 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 		Name     string
 		Progress any
 	}
-	m := make(map[string]json.RawMessage, 3)
+	m := sess.params // a stateless request's, read once; a task reads its own copy
 	var ok bool
-	if !jsonobject.Read(params, m, false) {
-		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "tools/call needs params, an object")
+	if m == nil || a.task {
+		if m = make(map[string]json.RawMessage, 3); !jsonobject.Read(params, m, false) {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "tools/call needs params, an object")
+		}
 	}
 	if p.Name, ok = jsonrpc.String(m["name"]); !ok || p.Name == "" {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "tools/call needs params.name")
@@ -209,6 +217,10 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 	v, err := x.Call(ctx, c)
 	if e := missingError(err); e != nil && a.input != nil {
 		return nil, e
+	}
+	if err != nil && a.task && errors.Is(err, apierr.Internal) && len(a.input.required()) == 0 {
+		// The server failed, not the tool: the task fails with a protocol error.
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "internal error: the function failed (see the server's log)")
 	}
 	if err != nil {
 		return toolError(err), nil

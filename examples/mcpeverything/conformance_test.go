@@ -32,7 +32,7 @@ var passing = map[string][]string{
 		"resources-read-binary", "resources-templates-read", "resources-subscribe",
 		"resources-unsubscribe", "prompts-list", "prompts-get-simple", "prompts-get-with-args",
 		"prompts-get-embedded-resource", "prompts-get-with-image", "dns-rebinding-protection",
-		"server-session-lifecycle",
+		"server-session-lifecycle", "json-schema-2020-12",
 	},
 	"2026-07-28": {
 		"server-stateless", "completion-complete", "tools-list", "tools-call-simple-text",
@@ -42,7 +42,8 @@ var passing = map[string][]string{
 		"resources-read-binary", "resources-templates-read", "sep-2164-resource-not-found",
 		"prompts-list", "prompts-get-simple", "prompts-get-with-args",
 		"prompts-get-embedded-resource", "prompts-get-with-image", "dns-rebinding-protection",
-		"caching", "http-header-validation",
+		"caching", "http-header-validation", "http-custom-header-server-validation",
+		"json-schema-2020-12",
 		"input-required-result-basic-elicitation", "input-required-result-basic-sampling",
 		"input-required-result-basic-list-roots", "input-required-result-request-state",
 		"input-required-result-multiple-input-requests", "input-required-result-multi-round",
@@ -52,7 +53,8 @@ var passing = map[string][]string{
 		"input-required-result-ignore-extra-params", "input-required-result-validate-input",
 		// the tasks extension, run with the revision though not scored
 		"tasks-capability-negotiation", "tasks-wire-fields", "tasks-request-state-removal",
-		"tasks-request-headers",
+		"tasks-request-headers", "tasks-lifecycle", "tasks-required-task-error",
+		"tasks-mrtr-input", "tasks-dispatch-and-envelope",
 	},
 }
 

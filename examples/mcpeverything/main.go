@@ -73,5 +73,9 @@ func handler(log *zap.Logger) (http.Handler, error) {
 		return nil, err
 	}
 	return fnapi.New(reg, fnapi.WithLogger(log), fnapi.WithNames(decl.Names{MountPath: "/"}),
-		fnapi.WithMCP(mcp.Options{Name: "mcpeverything", Version: "1.0.0", Resources: resources, Prompts: prompts, Tasks: taskTools}))
+		fnapi.WithMCP(mcp.Options{Name: "mcpeverything", Version: "1.0.0", Resources: resources, Prompts: prompts,
+			Tasks: taskTools, TasksRequired: requiredTasks, InputSchemas: inputSchemas,
+			// The suite runs every scenario from one address, one anonymous caller, and its
+			// tasks are kept an hour once ended: more than the default 16.
+			TasksPerCaller: 1000}))
 }

@@ -67,6 +67,9 @@ func register(reg *registry.Registry) error {
 	if err := registerAsking(reg, public); err != nil {
 		return err
 	}
+	if err := registerSchema(reg, public); err != nil {
+		return err
+	}
 	if err := registerResources(reg, public); err != nil {
 		return err
 	}

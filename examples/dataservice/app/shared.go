@@ -50,6 +50,11 @@ func (a *App) openShared(ctx context.Context) (err error) {
 	if a.users, err = sqlstore.NewPostgres(ctx, a.usersDB); err != nil {
 		return fmt.Errorf("app: users: %w", err)
 	}
+	// The nodes share the answers of calls made with an Idempotency-Key, so that a retry that
+	// lands on another node is replayed too.
+	if a.idem, err = sqlstore.NewPostgresIdempotency(ctx, a.usersDB, sqlstore.IdempotencyOptions{Logger: a.log}); err != nil {
+		return fmt.Errorf("app: %w", err)
+	}
 	return nil
 }
 
@@ -119,6 +124,9 @@ func (a *App) pingers() map[string]func(context.Context) error {
 	}
 	if a.usersDB != nil {
 		p["users"] = a.usersDB.PingContext
+	}
+	if a.queue != nil {
+		p["queue"] = func(context.Context) error { return a.queue.Ready() }
 	}
 	if pg, ok := a.state.(*statedb.Postgres); ok {
 		p["state"] = pg.Ping

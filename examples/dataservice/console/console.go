@@ -14,6 +14,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 	"github.com/fnapi/fnapi/examples/dataservice/wire"
 	"github.com/fnapi/fnapi/registry"
+	"github.com/fnapi/fnapi/transport"
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 )
@@ -45,6 +46,9 @@ type Dependencies struct {
 	TracerProvider trace.TracerProvider
 	// Pingers are what readiness checks, by name: the stores a node cannot serve without.
 	Pingers func() map[string]func(context.Context) error
+	// Idempotency keeps the answers of calls made with an Idempotency-Key, shared by the
+	// nodes. Default: nil, the handler's own, in memory.
+	Idempotency transport.IdempotencyStore
 }
 
 // Component is the console: the configuration keys (manage.Settings), the functions of

@@ -53,7 +53,8 @@ func (c *Component) newHandler() (http.Handler, error) {
 		fnapi.WithMetrics(),
 		fnapi.WithInterceptors(ics...),
 		fnapi.WithMCP(agents),
-		fnapi.WithJSONRPC(jsonrpc.Options{}))
+		fnapi.WithJSONRPC(jsonrpc.Options{}),
+		fnapi.WithIdempotencyStore(c.deps.Idempotency))
 	if err != nil {
 		return nil, fmt.Errorf("console: %w", err)
 	}
