@@ -235,7 +235,10 @@ func run() error {
 			return
 		}
 		a.Drain() // not ready, so that a load balancer moves new connections away first
-		time.Sleep(o.drain)
+		select {  // the drain period, unless serving already ended
+		case <-time.After(o.drain):
+		case <-serveCtx.Done():
+		}
 		stopServing()
 	}()
 	serveErr := srv.Serve(serveCtx, ln) // in-flight calls finish

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // NATSServer is a nats-server with JetStream that the test started, its storage in a
@@ -96,17 +99,17 @@ func (s *NATSServer) start() {
 func (s *NATSServer) wait() {
 	s.t.Helper()
 	url := fmt.Sprintf("http://127.0.0.1:%d/healthz", s.monitor)
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if resp, err := http.Get(url); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
+	testutil.Until(s.t, 30*time.Second, "nats-server to answer healthy", func() error {
+		resp, err := http.Get(url)
+		if err != nil {
+			return logged{err, s.log.Name()}
 		}
-	}
-	s.Stop()
-	log, _ := os.ReadFile(s.log.Name())
-	s.t.Fatalf("testenv: nats-server did not answer healthy within 30 s; its log:\n%s", log)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return logged{errors.New(resp.Status), s.log.Name()}
+		}
+		return nil
+	})
 }
 
 // Stop kills the server by its PID (SIGKILL) and waits for it to exit. Stopping a stopped
