@@ -21,7 +21,6 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/queue"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
-	"github.com/fnapi/fnapi/transport"
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 )
@@ -89,8 +88,8 @@ type App struct {
 	consumer consumer        // -consume
 	state    state.Store
 	users    *sqlstore.Store
-	usersDB  *sql.DB                    // the users' PostgreSQL connections; nil on SQLite
-	idem     transport.IdempotencyStore // Idempotency-Key answers in usersDB; nil: the handler's own, in memory
+	usersDB  *sql.DB               // the users' PostgreSQL connections; nil on SQLite
+	idem     *sqlstore.Idempotency // Idempotency-Key answers in usersDB; nil: the handler's own, in memory
 	auth     *auth.Authenticator
 	listener *cluster.Listener
 
@@ -138,8 +137,12 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 }
 
 func (a *App) newConsole(ctx context.Context) (err error) {
-	a.console, err = console.New(ctx, console.Dependencies{State: a.state, Auth: a.auth, Logger: a.log,
-		TracerProvider: a.cfg.TracerProvider, Pingers: a.pingers, Idempotency: a.idem}, a.cfg.Console)
+	deps := console.Dependencies{State: a.state, Auth: a.auth, Logger: a.log,
+		TracerProvider: a.cfg.TracerProvider, Pingers: a.pingers}
+	if a.idem != nil { // never a nil *Idempotency in the interface: nil keeps the handler's own
+		deps.Idempotency = a.idem
+	}
+	a.console, err = console.New(ctx, deps, a.cfg.Console)
 	if err != nil {
 		return err
 	}
