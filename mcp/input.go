@@ -84,6 +84,9 @@ func (e *missingCapability) Is(target error) bool { return target == ErrNoClient
 
 // missingError is the JSON-RPC error of a call that failed with missingCapability, or nil.
 func missingError(err error) *jsonrpc.Error {
+	if err == nil {
+		return nil
+	}
 	var mc *missingCapability
 	if !errors.As(err, &mc) {
 		return nil
@@ -194,7 +197,7 @@ func (s *Server) inputsOf(sess *session, owner [32]byte) (*inputs, *jsonrpc.Erro
 	}
 	if raw := sess.requestState; raw != nil {
 		state, ok := jsonrpc.String(raw)
-		if !ok || !s.verify(state, owner, sess.target, in.answers) {
+		if !ok || !s.verify(state, owner, sess.target(), in.answers) {
 			return invalid("requestState is not one this server gave, or has expired")
 		}
 	}

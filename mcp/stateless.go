@@ -114,8 +114,9 @@ func statelessSession(w http.ResponseWriter, r *http.Request, req *jsonrpc.Reque
 		level = levelOf(l)
 	}
 	return &session{protocol: header, stateless: true, level: level, params: params,
+		meta: meta,
 		caps: meta[metaCaps], requestState: params["requestState"], inputResponses: params["inputResponses"],
-		target: req.Method + " " + name}
+		method: req.Method, name: name}
 }
 
 // named are the methods whose Mcp-Name header repeats their params.name (uri, taskId).

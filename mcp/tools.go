@@ -172,10 +172,10 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 		Name     string
 		Progress any
 	}
-	m := sess.params // a stateless request's, read once; a task reads its own copy
+	m, mt := sess.params, sess.meta // a stateless request's, read once; a task reads its own copy
 	var ok bool
 	if m == nil || a.task {
-		if m = make(map[string]json.RawMessage, 3); !jsonobject.Read(params, m, false) {
+		if m, mt = make(map[string]json.RawMessage, 3), nil; !jsonobject.Read(params, m, false) {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "tools/call needs params, an object")
 		}
 	}
@@ -189,14 +189,18 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "arguments must be an object")
 		}
 	}
-	if meta := m["_meta"]; meta != nil {
-		mt := make(map[string]json.RawMessage, 4)
+	if meta := m["_meta"]; meta != nil && mt == nil {
+		mt = make(map[string]json.RawMessage, 4)
 		if !jsonobject.Read(meta, mt, false) {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "_meta must be an object")
 		}
-		if t := mt["progressToken"]; t != nil && json.Unmarshal(t, &p.Progress) != nil {
+	}
+	if t := mt["progressToken"]; t != nil {
+		var progress any // declared here: decoding into it allocates only with a token
+		if json.Unmarshal(t, &progress) != nil {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "_meta must be an object")
 		}
+		p.Progress = progress
 	}
 	f := x.Lookup(p.Name)
 	if f == nil {
@@ -228,12 +232,13 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 	if acc != nil {
 		v = acc.Result()
 	}
-	return toolResult(s.toolOf(f), v)
+	return toolResult(s.toolOf(f), v, sess.stateless && !a.task)
 }
 
 // toolResult is the tools/call result of a function's value, encoded: the value as text
-// content, and as structured content when it is an object or wrapped.
-func toolResult(info *toolInfo, v any) (any, *jsonrpc.Error) {
+// content, and as structured content when it is an object or wrapped; complete marks it as a
+// stateless request's answer (see complete), which it saves copying it.
+func toolResult(info *toolInfo, v any, complete bool) (any, *jsonrpc.Error) {
 	if cs, ok := v.([]Content); ok && info.content {
 		return map[string]any{"content": cs}, nil
 	}
@@ -241,8 +246,12 @@ func toolResult(info *toolInfo, v any) (any, *jsonrpc.Error) {
 	if err != nil {
 		return toolError(apierr.New(apierr.Internal)), nil
 	}
-	out := make([]byte, 0, 2*len(b)+80)
-	out = append(out, `{"content":[{"type":"text","text":`...)
+	out := make([]byte, 0, 2*len(b)+104)
+	if complete {
+		out = append(out, `{"resultType":"complete","content":[{"type":"text","text":`...)
+	} else {
+		out = append(out, `{"content":[{"type":"text","text":`...)
+	}
 	out = appendString(out, b)
 	out = append(out, "}]"...)
 	switch {

@@ -83,6 +83,61 @@ func unquote(q []byte) string {
 			return out
 		}
 	}
+	return String(s)
+}
+
+// String returns string(s), without allocating when s is one of the names and values every
+// JSON-RPC and MCP message repeats (members of the envelope, of params and of _meta, the
+// frequent methods): a call reads several of them, each once per call.
+func String(s []byte) string {
+	switch string(s) { // compiled to comparisons: no conversion
+	case "jsonrpc":
+		return "jsonrpc"
+	case "id":
+		return "id"
+	case "method":
+		return "method"
+	case "params":
+		return "params"
+	case "name":
+		return "name"
+	case "arguments":
+		return "arguments"
+	case "_meta":
+		return "_meta"
+	case "progressToken":
+		return "progressToken"
+	case "uri":
+		return "uri"
+	case "cursor":
+		return "cursor"
+	case "taskId":
+		return "taskId"
+	case "task":
+		return "task"
+	case "requestState":
+		return "requestState"
+	case "inputResponses":
+		return "inputResponses"
+	case "io.modelcontextprotocol/protocolVersion":
+		return "io.modelcontextprotocol/protocolVersion"
+	case "io.modelcontextprotocol/clientCapabilities":
+		return "io.modelcontextprotocol/clientCapabilities"
+	case "io.modelcontextprotocol/logLevel":
+		return "io.modelcontextprotocol/logLevel"
+	case "tools/call":
+		return "tools/call"
+	case "tools/list":
+		return "tools/list"
+	case "resources/read":
+		return "resources/read"
+	case "prompts/get":
+		return "prompts/get"
+	case "2026-07-28":
+		return "2026-07-28"
+	case "2025-11-25":
+		return "2025-11-25"
+	}
 	return string(s)
 }
 
