@@ -167,7 +167,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 	var res any
 	var rerr *jsonrpc.Error
 	if stateless {
-		a.input, rerr = s.inputsOf(sess, x.TokenDigest())
+		a.input, rerr = s.inputsOf(sess, x.TokenDigest)
 	}
 	if rerr == nil {
 		res, rerr = s.dispatch(r.Context(), x, sess, a, req)

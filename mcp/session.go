@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fnapi/fnapi/internal/jsonobject"
 	"github.com/fnapi/fnapi/jsonrpc"
 	"github.com/google/uuid"
 )
@@ -25,7 +26,8 @@ type session struct {
 	stateless                          bool
 	caps, requestState, inputResponses json.RawMessage
 	method, name                       string
-	params, meta                       map[string]json.RawMessage // the request's params and _meta, read once
+	params, meta                       jsonobject.Members    // the request's params and _meta, read once
+	members                            [10]jsonobject.Member // where params and meta are kept
 
 	mu    sync.Mutex
 	last  time.Time

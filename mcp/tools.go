@@ -175,27 +175,29 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 	m, mt := sess.params, sess.meta // a stateless request's, read once; a task reads its own copy
 	var ok bool
 	if m == nil || a.task {
-		if m, mt = make(map[string]json.RawMessage, 3), nil; !jsonobject.Read(params, m, false) {
+		var buf [8]jsonobject.Member
+		if m, ok = jsonobject.ReadMembers(params, buf[:0]); !ok {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "tools/call needs params, an object")
 		}
+		mt = nil
 	}
-	if p.Name, ok = jsonrpc.String(m["name"]); !ok || p.Name == "" {
+	if p.Name, ok = jsonrpc.String(m.Get("name")); !ok || p.Name == "" {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "tools/call needs params.name")
 	}
 	var args map[string]json.RawMessage
-	if a := m["arguments"]; a != nil && string(a) != "null" {
+	if a := m.Get("arguments"); a != nil && string(a) != "null" {
 		args = make(map[string]json.RawMessage)
 		if !jsonobject.Read(a, args, false) {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "arguments must be an object")
 		}
 	}
-	if meta := m["_meta"]; meta != nil && mt == nil {
-		mt = make(map[string]json.RawMessage, 4)
-		if !jsonobject.Read(meta, mt, false) {
+	if meta := m.Get("_meta"); meta != nil && mt == nil {
+		var buf [4]jsonobject.Member
+		if mt, ok = jsonobject.ReadMembers(meta, buf[:0]); !ok {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "_meta must be an object")
 		}
 	}
-	if t := mt["progressToken"]; t != nil {
+	if t := mt.Get("progressToken"); t != nil {
 		var progress any // declared here: decoding into it allocates only with a token
 		if json.Unmarshal(t, &progress) != nil {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "_meta must be an object")
