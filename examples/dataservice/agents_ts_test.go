@@ -19,6 +19,7 @@ const mcpclientDir = "testdata/mcpclient"
 // content checked by the SDK against the tool's outputSchema), gets a QUERY-SYNTAX tool error,
 // creates a dashboard and reads the query language's resource, with an API key as Bearer.
 func TestTypeScriptMCPClient(t *testing.T) {
+	// Serial: t.Setenv sets the environment the service's process inherits.
 	node := testenv.Need(t, "node", "nodejs")
 	if _, err := os.Stat(filepath.Join(mcpclientDir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
 		msg := "npm ci --prefix examples/dataservice/" + mcpclientDir + " installs the MCP TypeScript SDK for this test"

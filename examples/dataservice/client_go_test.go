@@ -24,6 +24,7 @@ const goclientDir = "internal/goclient"
 // from the live document today, and that this generated client works against the service:
 // login, create-api-key, create-dashboard, get-dashboard, ingest and query.
 func TestGeneratedGoClient(t *testing.T) {
+	// Serial: t.Setenv sets the environment the service's process inherits.
 	if testing.Short() {
 		t.Skip("runs the generator, which takes a while")
 	}

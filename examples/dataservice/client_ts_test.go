@@ -19,6 +19,7 @@ const tsclientDir = "testdata/tsclient"
 // and runs the program with node against the service: login, create-api-key,
 // create-dashboard, get-dashboard, ingest, query and stream/query through the generated types.
 func TestGeneratedTypeScriptClient(t *testing.T) {
+	// Serial: t.Setenv sets the environment the service's process inherits.
 	node := needNodePackages(t, "openapi-typescript", "openapi-fetch", "typescript")
 	const password = "typescript admin password"
 	t.Setenv("SVC_ADMIN_PASSWORD", password)

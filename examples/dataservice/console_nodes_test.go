@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/fnapi/fnapi/client"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // TestConsoleBehindHAProxy keeps a live dashboard open in Chromium through haproxy (the shipped
@@ -19,6 +20,7 @@ import (
 // crash does (kill -9). Each time every widget keeps its last answer, shows no error, and
 // answers again from the other node without a reload.
 func TestConsoleBehindHAProxy(t *testing.T) {
+	// Serial: t.Setenv sets the environment the service's process inherits.
 	if testing.Short() {
 		t.Skip("starts PostgreSQL, ClickHouse, two nodes, haproxy and Chromium")
 	}
@@ -45,7 +47,7 @@ func TestConsoleBehindHAProxy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "haproxy sees a ready node", func() error { return api.Call(ctx, "echo", nil, nil) })
+	testutil.Until(t, time.Minute, "haproxy sees a ready node", func() error { return api.Call(ctx, "echo", nil, nil) })
 	var session string
 	if err := api.Call(ctx, "login", map[string]string{"user": "admin", "password": adminPassword}, &session); err != nil {
 		t.Fatal(err)
@@ -132,7 +134,7 @@ func TestConsoleBehindHAProxy(t *testing.T) {
 	carrier := func() int {
 		t.Helper()
 		n := -1
-		waitUntil(t, "a node carries the console's WebSocket", func() error {
+		testutil.Until(t, time.Minute, "a node carries the console's WebSocket", func() error {
 			for i, p := range nodes {
 				if p == nil {
 					continue
@@ -150,18 +152,16 @@ func TestConsoleBehindHAProxy(t *testing.T) {
 	// long they took.
 	calm := func(what string, since string, from time.Time) {
 		t.Helper()
-		for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		testutil.Until(t, time.Minute, what+": the widgets to answer again", func() error {
 			if errs := eval(`[...document.querySelectorAll('.widget-error')].map(e => e.textContent).join(' | ')`); errs != "" {
 				t.Fatalf("%s: widgets show errors: %s", what, errs)
 			}
-			if eval(`String(`+allLive(since)+`)`) == "true" {
-				t.Logf("%s: every widget answered again %.1f s later", what, time.Since(from).Seconds())
-				return
+			if eval(`String(`+allLive(since)+`)`) != "true" {
+				return fmt.Errorf("not all live\nhaproxy:\n%s", hp.Log())
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: the widgets did not answer again within a minute\nhaproxy:\n%s", what, hp.Log())
-			}
-		}
+			return nil
+		})
+		t.Logf("%s: every widget answered again %.1f s later", what, time.Since(from).Seconds())
 	}
 
 	// An upgrade: SIGTERM with -drain 3s.

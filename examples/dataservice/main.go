@@ -9,6 +9,7 @@
 //	            [-capture-sensor ADDR]
 //	            [-clickhouse URL [-clickhouse-cluster NAME]] [-postgres URL] [-drain 0s]
 //	            [-proxy-protocol CIDR[,CIDR...]] [-metrics ADDR]
+//	            [-queue nats://HOST:PORT[,HOST:PORT...] [-consume] [-queue-max-bytes N]]
 //
 // Every start-up failure (a flag value out of bounds, the data directory in use or not
 // writable, a damaged store, the address taken, a certificate without its key) ends the
@@ -36,6 +37,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/alerts"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
 	"github.com/fnapi/fnapi/examples/dataservice/console"
+	"github.com/fnapi/fnapi/examples/dataservice/queue"
 	"github.com/fnapi/fnapi/transport/proxyproto"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -123,6 +125,9 @@ func newFlagSet(o *options) *flag.FlagSet {
 		o.cfg.Alerts.SMTP = c
 		return err
 	})
+	fs.StringVar(&o.cfg.Queue, "queue", "", "nats://HOST:PORT[,HOST:PORT...]: publish the records this node produces to the NATS JetStream stream SVC_RECORDS (created when missing) instead of storing them")
+	fs.BoolVar(&o.cfg.Consume, "consume", false, "with -queue: store the stream's batches in this node's records store (durable consumer svc-store, shared by every consuming node)")
+	fs.Int64Var(&o.cfg.QueueMaxBytes, "queue-max-bytes", queue.DefaultMaxBytes, "with -queue: the stream's size limit when this node creates it; past it publishing fails and the collectors count the records lost")
 	fs.TextVar(&o.level, "log-level", zapcore.InfoLevel, "log level: debug, info, warn, error")
 	fs.SetOutput(io.Discard) // errors are returned, as one line
 	return fs
@@ -230,7 +235,10 @@ func run() error {
 			return
 		}
 		a.Drain() // not ready, so that a load balancer moves new connections away first
-		time.Sleep(o.drain)
+		select {  // the drain period, unless serving already ended
+		case <-time.After(o.drain):
+		case <-serveCtx.Done():
+		}
 		stopServing()
 	}()
 	serveErr := srv.Serve(serveCtx, ln) // in-flight calls finish

@@ -16,6 +16,7 @@ import (
 
 	"github.com/fnapi/fnapi/client"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // captureScript writes, with scapy, one HTTP conversation ten minutes ago (T0, a minute's
@@ -55,6 +56,7 @@ wrpcap(sys.argv[1], [
 // and finds the conversation's measures through query (server.rtt, srt, ct, retrans,
 // server.name), collector-status and /metrics.
 func TestCommandLineCaptureFile(t *testing.T) {
+	t.Parallel()
 	py := needScapy(t)
 	dir := t.TempDir()
 	pcap := filepath.Join(dir, "http.pcap")
@@ -66,15 +68,13 @@ func TestCommandLineCaptureFile(t *testing.T) {
 	ctx := context.Background()
 	c := adminClient(t, p, data)
 	var res []struct{ Data [][2][]any }
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	testutil.Eventually(t, "the capture's records in a query", func() bool {
 		err := c.Call(ctx, "query", map[string]any{"expr": "server.rtt, srt, ct, retrans, server.retrans, client.retrans, records BY server.name, application SINCE @now-3600"}, &res)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res[0].Data) > 0 {
-			break
-		}
-	}
+		return len(res[0].Data) > 0
+	})
 	if len(res[0].Data) != 1 {
 		t.Fatalf("query answered %v, want one group", res[0].Data)
 	}
@@ -185,6 +185,7 @@ wrpcap(sys.argv[1], pkts)
 // and on DuckDB the same from its rollups as from its records (a WHERE on client.port, which no
 // rollup keeps, makes a statement read the records).
 func TestCaptureDifferential(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts ClickHouse and the service twice")
 	}
@@ -217,14 +218,15 @@ func TestCaptureDifferential(t *testing.T) {
 				Packets, Records, Stored uint64
 			}
 		}
-		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		testutil.Until(t, testutil.Wait, "the file read and its records stored", func() error {
 			if err := c.Call(context.Background(), "collector-status", nil, &st); err != nil {
 				t.Fatal(err)
 			}
-			if st.Capture.Finished == 1 && st.Capture.Stored == st.Capture.Records {
-				break
+			if st.Capture.Finished != 1 || st.Capture.Stored != st.Capture.Records {
+				return fmt.Errorf("the probe read %+v", st.Capture)
 			}
-		}
+			return nil
+		})
 		if st.Capture.Finished != 1 || st.Capture.Packets != 240 || st.Capture.Stored != st.Capture.Records {
 			t.Fatalf("%v: the probe read %+v, want the file finished, its 240 packets, every record stored", engine, st.Capture)
 		}
@@ -252,6 +254,7 @@ func TestCaptureDifferential(t *testing.T) {
 // either node answers both sensors' records with their totals, and the two nodes made one
 // "Application performance" dashboard between them.
 func TestCaptureSensors(t *testing.T) {
+	// Serial: t.Setenv sets the environment the service's process inherits.
 	if testing.Short() {
 		t.Skip("starts ClickHouse, PostgreSQL and two nodes")
 	}
@@ -279,11 +282,12 @@ func TestCaptureSensors(t *testing.T) {
 		c := login(t, n)
 		expr := map[string]any{"expr": "records, packets, traffic, client.traffic, server.traffic BY exporter SINCE @now-3600"}
 		var got string
-		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-			if got = query(t, c, expr); got == want {
-				break
+		testutil.Until(t, testutil.Wait, fmt.Sprintf("node %d's answer by exporter", i+1), func() error {
+			if got = query(t, c, expr); got != want {
+				return fmt.Errorf("by exporter %s, want %s", got, want)
 			}
-		}
+			return nil
+		})
 		if got != want {
 			t.Errorf("node %d: by exporter %s, want %s", i+1, got, want)
 		}
@@ -314,6 +318,7 @@ func login(t *testing.T, p *process) *client.Client {
 // namespace to a closed port there: the three conversations (SYN, reset) are stored with r1's
 // address as their exporter.
 func TestCaptureLiveSensor(t *testing.T) {
+	// Serial: it names its network namespaces and addresses.
 	needNetns(t)
 	id := fmt.Sprintf("sen%d", os.Getpid()%100000)
 	probe, peer := id+"p", id+"c"
@@ -348,7 +353,7 @@ func TestCaptureLiveSensor(t *testing.T) {
 		}
 		cancel()
 	}
-	waitUntil(t, "the probe counts the 6 packets", func() error {
+	testutil.Until(t, time.Minute, "the probe counts the 6 packets", func() error {
 		var st struct{ Capture struct{ Packets uint64 } }
 		if err := c.Call(ctx, "collector-status", nil, &st); err != nil {
 			return err

@@ -11,6 +11,7 @@ import (
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/client"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // TestCommandLineClickHouse runs the service with its records in ClickHouse, on one server and
@@ -18,6 +19,7 @@ import (
 // answer UNAVAILABLE while the rest of the service works, and they work again once the server
 // is back, without a restart of the service.
 func TestCommandLineClickHouse(t *testing.T) {
+	// Serial: a ClickHouse server and a demo backfill would slow the tests beside them.
 	if testing.Short() {
 		t.Skip("starts ClickHouse and the service")
 	}
@@ -92,6 +94,7 @@ func query(t *testing.T, c *client.Client, args map[string]any) string {
 // TestCommandLineClickHouseDemo runs -demo on ClickHouse: the backfilled day is queryable, and a
 // restart (which asks ClickHouse for the newest record) does not backfill it again.
 func TestCommandLineClickHouseDemo(t *testing.T) {
+	// Serial: a ClickHouse server and a demo backfill would slow the tests beside them.
 	if testing.Short() {
 		t.Skip("starts ClickHouse and the service twice")
 	}
@@ -110,20 +113,29 @@ func TestCommandLineClickHouseDemo(t *testing.T) {
 		return res[0].Data[0][1][0]
 	}
 	// The backfill runs from the oldest hour on: it is done once the last minutes have records.
-	for deadline := time.Now().Add(2 * time.Minute); count(end-600, end) == 0; time.Sleep(time.Second) {
-		if time.Now().After(deadline) {
-			t.Fatal("the demo backfill did not reach the present within 2 minutes")
+	testutil.Until(t, 2*time.Minute, "the demo backfill to reach the present", func() error {
+		if count(end-600, end) == 0 {
+			return errors.New("no records in the last 10 minutes")
 		}
-	}
+		return nil
+	})
 	total := func() float64 { return count(end-86400, end) }
 	n := total()
 	if n < 1000 {
 		t.Fatalf("demo data: %v records in the last day", n)
 	}
 	p.stop(t)
+	restarted := time.Now().Unix()
 	p = startService(t, args...)
 	c = adminClient(t, p, data)
-	time.Sleep(time.Second) // let a wrongly repeated backfill land, if there were one
+	// The demo writes its backfill, oldest first, before its live records: once records of
+	// the present are stored, a wrongly repeated backfill would have landed.
+	testutil.Until(t, time.Minute, "records written after the restart", func() error {
+		if count(restarted, restarted+3600) == 0 {
+			return errors.New("none yet")
+		}
+		return nil
+	})
 	if after := total(); after < n || after > n*1.05 {
 		t.Fatalf("after restart %v records in the window, before %v", after, n)
 	}

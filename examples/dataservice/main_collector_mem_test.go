@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -16,6 +17,7 @@ import (
 	"github.com/fnapi/fnapi/client"
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // maxAttackGrowthMB bounds how much the collector's attack datagrams may raise the service's
@@ -86,17 +88,18 @@ func TestCollectorMemoryAttack(t *testing.T) {
 		`collector_templates{exporter="127.0.0.1",protocol="netflow"} 1`,
 	}
 	var metrics string
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	testutil.Until(t, 30*time.Second, "the collector's metrics", func() error {
 		resp, err := http.Get(p.metrics)
 		if err != nil {
 			t.Fatalf("the service no longer answers: %v\n%s", err, p.log)
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if metrics = string(body); hasAll(metrics, want) {
-			break
+		if metrics = string(body); !hasAll(metrics, want) {
+			return errors.New("not all of them yet")
 		}
-	}
+		return nil
+	})
 	if !hasAll(metrics, want) {
 		t.Fatalf("/metrics lacks %q:\n%s", want, metrics)
 	}

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // TestDemoShowroom starts the service as the README's first command does (-demo, here with a
@@ -25,17 +28,6 @@ func TestDemoShowroom(t *testing.T) {
 	p := startService(t, "-addr", "127.0.0.1:0", "-data", data, "-demo")
 	c := adminClient(t, p, data)
 	ctx := context.Background()
-	// The backfill takes tens of seconds on a loaded machine, longer than testutil.Wait.
-	within := func(d time.Duration, what string, cond func() bool) {
-		t.Helper()
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
-		for deadline := time.Now().Add(d); !cond(); <-tick.C {
-			if time.Now().After(deadline) {
-				t.Fatalf("no %s within %v", what, d)
-			}
-		}
-	}
 	rows := func(expr string) [][2][]any {
 		t.Helper()
 		var res []struct{ Data [][2][]any }
@@ -44,8 +36,12 @@ func TestDemoShowroom(t *testing.T) {
 		}
 		return res[0].Data
 	}
-	within(2*time.Minute, "records of the last minutes (the backfill's end)", func() bool {
-		return rows("records SINCE @now-300")[0][1][0].(float64) > 0
+	// The backfill takes tens of seconds on a loaded machine, longer than testutil.Wait.
+	testutil.Until(t, 2*time.Minute, "records of the last minutes (the backfill's end)", func() error {
+		if rows("records SINCE @now-300")[0][1][0].(float64) == 0 {
+			return errors.New("none yet")
+		}
+		return nil
 	})
 
 	apps := 0
@@ -158,12 +154,15 @@ func TestDemoShowroom(t *testing.T) {
 	if firing < 2 {
 		t.Errorf("%d rules over the last 2 minutes, want the database's and the link's", firing)
 	}
-	within(4*time.Minute, "alert firing", func() bool {
+	testutil.Until(t, 4*time.Minute, "alert firing", func() error {
 		var alerts []struct{ State string }
 		if err := c.Call(ctx, "list-alerts", map[string]any{"state": "firing"}, &alerts); err != nil {
 			t.Fatal(err)
 		}
-		return len(alerts) > 0
+		if len(alerts) == 0 {
+			return errors.New("none yet")
+		}
+		return nil
 	})
 	p.stop(t)
 }

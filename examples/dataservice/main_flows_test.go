@@ -10,12 +10,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // TestCommandLineFlows runs the service with -netflow and -sflow on free ports, sends a NetFlow
 // v5 datagram, and finds its flow through query, /metrics and collector-status (with the
 // addresses the log names); SIGTERM still exits cleanly.
 func TestCommandLineFlows(t *testing.T) {
+	t.Parallel()
 	data := t.TempDir()
 	p := startService(t, "-addr", "127.0.0.1:0", "-data", data, "-netflow", "127.0.0.1:0", "-sflow", "127.0.0.1:0",
 		"-metrics", "127.0.0.1:0")
@@ -47,15 +50,13 @@ func TestCommandLineFlows(t *testing.T) {
 	ctx := context.Background()
 	c := adminClient(t, p, data)
 	var res []struct{ Data [][2][]any }
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	testutil.Eventually(t, "the flows in a query", func() bool {
 		err := c.Call(ctx, "query", map[string]any{"expr": "traffic, packets BY exporter, client.ip, server.port, application SINCE @now-600"}, &res)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res[0].Data) > 0 {
-			break
-		}
-	}
+		return len(res[0].Data) > 0
+	})
 	want := "[[127.0.0.1 10.9.0.1 22 ssh] [1500 3]]"
 	if len(res[0].Data) != 1 || fmt.Sprint(res[0].Data[0]) != want {
 		t.Fatalf("query answered %v, want %s", res[0].Data, want)

@@ -129,12 +129,18 @@ func replayOnce(b *testing.B, pcaps []string, rate string, sent, loops int) {
 	defer stopPolling()
 	first := make(chan time.Time, 1)
 	go func() {
-		for polling.Err() == nil {
+		tick := time.NewTicker(2 * time.Millisecond) // the start's precision
+		defer tick.Stop()
+		for {
 			if st, err := poll(polling); err == nil && st.Packets+st.Drops > 0 {
 				first <- time.Now()
 				return
 			}
-			time.Sleep(2 * time.Millisecond)
+			select {
+			case <-polling.Done():
+				return
+			case <-tick.C:
+			}
 		}
 	}()
 	outs := make([][]byte, len(pcaps))
@@ -166,8 +172,10 @@ func replayOnce(b *testing.B, pcaps []string, rate string, sent, loops int) {
 	// The probe has handled everything once its count stops moving.
 	var st capture
 	last := time.Now()
+	tick := time.NewTicker(5 * time.Millisecond) // the end's precision
+	defer tick.Stop()
 	for prev := uint64(0); ; prev = st.Packets + st.Drops {
-		time.Sleep(5 * time.Millisecond)
+		<-tick.C
 		st = status()
 		if st.Packets+st.Drops != prev {
 			last = time.Now()

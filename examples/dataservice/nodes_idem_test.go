@@ -9,6 +9,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/fnapi/fnapi/internal/testutil"
 
 	"github.com/fnapi/fnapi/client"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
@@ -50,7 +53,7 @@ func TestIdempotencyAcrossNodes(t *testing.T) {
 		}
 		return c
 	}
-	waitUntil(t, "haproxy sees a ready node", func() error { return newClient(lb).Call(ctx, "echo", nil, nil) })
+	testutil.Until(t, time.Minute, "haproxy sees a ready node", func() error { return newClient(lb).Call(ctx, "echo", nil, nil) })
 	var session, key string
 	if err := newClient(lb).Call(ctx, "login", map[string]string{"user": "admin", "password": adminPassword}, &session); err != nil {
 		t.Fatal(err)

@@ -15,23 +15,10 @@ import (
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/client"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 const adminPassword = "correct horse battery staple"
-
-// waitUntil polls cond for up to a minute, failing the test with what it last said.
-func waitUntil(t *testing.T, what string, cond func() error) {
-	t.Helper()
-	var err error
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
-		if err = cond(); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still %v", what, err)
-		}
-	}
-}
 
 // wsConnections reads a node's count of open WebSocket connections from its metrics.
 func wsConnections(p *process) (int, error) {
@@ -56,6 +43,7 @@ func wsConnections(p *process) (int, error) {
 // was acknowledged kept its effect. Last, PostgreSQL stops and starts again: calls through
 // haproxy answer UNAVAILABLE meanwhile, then succeed.
 func TestSeveralNodes(t *testing.T) {
+	// Serial: t.Setenv sets the environment the service's process inherits.
 	if testing.Short() {
 		t.Skip("starts PostgreSQL, two nodes and haproxy")
 	}
@@ -87,7 +75,7 @@ func TestSeveralNodes(t *testing.T) {
 		}
 		return c
 	}
-	waitUntil(t, "haproxy sees a ready node", func() error {
+	testutil.Until(t, time.Minute, "haproxy sees a ready node", func() error {
 		return newClient(lb).Call(ctx, "echo", nil, nil)
 	})
 	login := func(base string) string {
@@ -123,7 +111,7 @@ func TestSeveralNodes(t *testing.T) {
 	if err := newClient(nodes[0].url, client.WithSession(s1)).Call(ctx, "revoke-api-key", map[string]string{"name": "revoked"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "node 2 refuses a key revoked on node 1", refusedOn(nodes[1].url, key))
+	testutil.Until(t, time.Minute, "node 2 refuses a key revoked on node 1", refusedOn(nodes[1].url, key))
 
 	// Through haproxy: a key made and revoked there, and a configuration set there, as each
 	// node sees them directly.
@@ -135,7 +123,7 @@ func TestSeveralNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, n := range nodes {
-		waitUntil(t, fmt.Sprintf("node %d sees the configuration set through haproxy", i+1), func() error {
+		testutil.Until(t, time.Minute, fmt.Sprintf("node %d sees the configuration set through haproxy", i+1), func() error {
 			var cfg map[string]any
 			if err := newClient(n.url, client.WithAPIKey(key)).Call(ctx, "get-config", nil, &cfg); err != nil {
 				return err
@@ -154,7 +142,7 @@ func TestSeveralNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range nodes {
-		waitUntil(t, "a key revoked through haproxy is refused by every node", refusedOn(n.url, doomed))
+		testutil.Until(t, time.Minute, "a key revoked through haproxy is refused by every node", refusedOn(n.url, doomed))
 	}
 
 	// Kill the node that carries a live stream, while calls run through haproxy.
@@ -173,7 +161,7 @@ func TestSeveralNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	victim := -1
-	waitUntil(t, "a node carries the stream", func() error {
+	testutil.Until(t, time.Minute, "a node carries the stream", func() error {
 		for i, n := range nodes {
 			if c, err := wsConnections(n); err == nil && c == 1 {
 				victim = i
@@ -202,11 +190,13 @@ func TestSeveralNodes(t *testing.T) {
 	for w := range 4 {
 		load.Go(func() {
 			c := newClient(lb, client.WithAPIKey(key))
+			pace := time.NewTicker(20 * time.Millisecond) // under the key's call rate limit
+			defer pace.Stop()
 			for i := 0; ; i++ {
 				select {
 				case <-stopLoad:
 					return
-				default:
+				case <-pace.C:
 				}
 				var a ack
 				var err error
@@ -234,11 +224,10 @@ func TestSeveralNodes(t *testing.T) {
 					failed = append(failed, err)
 				}
 				mu.Unlock()
-				time.Sleep(20 * time.Millisecond) // stay under the key's call rate limit
 			}
 		})
 	}
-	waitUntil(t, "calls are acknowledged", func() error {
+	testutil.Until(t, time.Minute, "calls are acknowledged", func() error {
 		mu.Lock()
 		defer mu.Unlock()
 		if len(acked) < 20 {
@@ -253,7 +242,7 @@ func TestSeveralNodes(t *testing.T) {
 	_ = nodes[victim].cmd.Wait()
 	survivor := nodes[1-victim]
 	// The stream goes on: it reconnects through haproxy to the survivor, and chunks keep coming.
-	waitUntil(t, "the stream reconnects to the survivor", func() error {
+	testutil.Until(t, time.Minute, "the stream reconnects to the survivor", func() error {
 		if c, err := wsConnections(survivor); err != nil || c != 1 {
 			return fmt.Errorf("the survivor carries %d WebSockets (%v)", c, err)
 		}
@@ -283,7 +272,7 @@ func TestSeveralNodes(t *testing.T) {
 	mu.Lock()
 	before := len(acked)
 	mu.Unlock()
-	waitUntil(t, "calls through haproxy succeed again", func() error {
+	testutil.Until(t, time.Minute, "calls through haproxy succeed again", func() error {
 		mu.Lock()
 		defer mu.Unlock()
 		if len(acked) < before+20 {
@@ -339,7 +328,7 @@ func TestSeveralNodes(t *testing.T) {
 	// PostgreSQL down: no node is ready, and haproxy's fallback still brings calls to a node,
 	// which answers UNAVAILABLE; once the database is back, calls succeed again.
 	pg.Stop(t)
-	waitUntil(t, "the survivor is not ready", func() error {
+	testutil.Until(t, time.Minute, "the survivor is not ready", func() error {
 		res, err := from("127.0.0.2").Get(survivor.url + "/readyz")
 		if err != nil {
 			return err
@@ -351,7 +340,7 @@ func TestSeveralNodes(t *testing.T) {
 		return nil
 	})
 	lbKey := newClient(lb, client.WithAPIKey(key))
-	waitUntil(t, "calls through haproxy answer UNAVAILABLE", func() error {
+	testutil.Until(t, time.Minute, "calls through haproxy answer UNAVAILABLE", func() error {
 		err := lbKey.Call(ctx, "list-dashboards", nil, nil)
 		if errors.Is(err, apierr.New(apierr.Unavailable)) {
 			return nil
@@ -361,7 +350,9 @@ func TestSeveralNodes(t *testing.T) {
 	// haproxy marks a node down after two failed checks a second apart, and closes its
 	// connections (a call on one then fails with a lost connection): past that, calls must
 	// still reach a node (the backup lines) and get UNAVAILABLE, not a refused connection.
-	for until := time.Now().Add(6 * time.Second); time.Now().Before(until); time.Sleep(100 * time.Millisecond) {
+	pace := time.NewTicker(100 * time.Millisecond) // a call every 100 ms for 6 s
+	defer pace.Stop()
+	for until := time.Now().Add(6 * time.Second); time.Now().Before(until); <-pace.C {
 		err := lbKey.Call(ctx, "list-dashboards", nil, nil)
 		var e *apierr.Error
 		if errors.As(err, &e) && e.Code() != apierr.Unavailable.Code() {
@@ -376,7 +367,7 @@ func TestSeveralNodes(t *testing.T) {
 		t.Fatalf("with PostgreSQL down and every node marked down, a call through haproxy answered %v; want UNAVAILABLE\nhaproxy:\n%s", err, hp.Log())
 	}
 	pg.Start(t)
-	waitUntil(t, "calls through haproxy succeed once PostgreSQL is back", func() error {
+	testutil.Until(t, time.Minute, "calls through haproxy succeed once PostgreSQL is back", func() error {
 		return lbKey.Call(ctx, "list-dashboards", nil, nil)
 	})
 

@@ -17,6 +17,7 @@ import (
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/client"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // from is an HTTPS client (any certificate) whose connections come from the local address ip:
@@ -60,7 +61,7 @@ func TestProxyProtocol(t *testing.T) {
 		return c
 	}
 	attacker, user := via(from("127.0.0.2"), "https://"+front), via(from("127.0.0.3"), "https://"+front)
-	waitUntil(t, "haproxy sees the node ready", func() error { return user.Call(ctx, "echo", nil, nil) })
+	testutil.Until(t, time.Minute, "haproxy sees the node ready", func() error { return user.Call(ctx, "echo", nil, nil) })
 
 	// Made-up names from one client, until it is throttled.
 	limited := false

@@ -55,6 +55,7 @@ func repeatedPrefix(line string) string {
 }
 
 func TestStartFailures(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	garbage := func(name string) string {
 		d := filepath.Join(dir, "garbage-"+name)

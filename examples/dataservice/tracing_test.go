@@ -14,6 +14,7 @@ import (
 )
 
 func TestTracingFromEnvironment(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		env  map[string]string
@@ -55,6 +56,7 @@ func TestTracingFromEnvironment(t *testing.T) {
 // receiver: a query sent with a traceparent is a span of that trace, its store query a child
 // span, and its log line names both ids.
 func TestTraces(t *testing.T) {
+	// Serial: t.Setenv sets the environment the service's process inherits.
 	recv := oteltest.NewReceiver(t)
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", recv.Endpoint())
 	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "50")

@@ -40,12 +40,12 @@ var errNotYet = errors.New("not yet")
 // Until is Eventually for a condition that says why it does not hold yet, with a deadline of d
 // for what takes longer than Wait (a node starting, a backfill): it returns once cond returns
 // nil, and fails t with cond's last error after d. It checks every 5 ms, then less often (up to
-// every 100 ms) as the wait grows, so that a long wait for a costly check (a query, an HTTP
-// call) does not load the machine.
+// every second, after some 5 s) as the wait grows, so that a long wait for a costly check (a
+// query during a backfill, an HTTP call) does not load the machine it waits for.
 func Until(t testing.TB, d time.Duration, what string, cond func() error) {
 	t.Helper()
 	deadline := time.Now().Add(d)
-	for pause := 5 * time.Millisecond; ; pause = min(pause*5/4, 100*time.Millisecond) {
+	for pause := 5 * time.Millisecond; ; pause = min(pause*5/4, time.Second) {
 		err := cond()
 		if err == nil {
 			return

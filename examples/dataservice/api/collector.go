@@ -35,6 +35,21 @@ type CollectorStatusResult struct {
 	SNMP []SNMPStatus `json:"snmp"`
 	// Capture is the capture probe's counters (-capture, -capture-file); absent without one.
 	Capture *CaptureStatus `json:"capture,omitempty"`
+	// Queue is the queue's state (-queue); absent without one.
+	Queue *QueueStatus `json:"queue,omitempty"`
+}
+
+// QueueStatus is the state of the queue the node publishes to (-queue) and consumes from
+// (-consume): its counters and the stream's.
+type QueueStatus struct {
+	Published   uint64  `json:"published" jsonschema:"description=Records this node published to the stream"`
+	Refused     uint64  `json:"refused" jsonschema:"description=Records this node could not publish (NATS unreachable\\, stream full); the collectors count them lost"`
+	Pending     uint64  `json:"pending" jsonschema:"description=Batches waiting in the stream to be stored (the consumers' lag)"`
+	Redelivered uint64  `json:"redelivered" jsonschema:"description=Batches this node's consumer was given again (after a crash\\, a time-out or an unavailable store)"`
+	DeadLetters uint64  `json:"dead_letters" jsonschema:"description=Batches the store refused for their content\\, kept in the dead-letter subject"`
+	Stored      uint64  `json:"stored" jsonschema:"description=Records of the batches this node's consumer acknowledged (stored\\, or found stored when given again)"`
+	OldestAge   float64 `json:"oldest_age" jsonschema:"description=Age of the oldest batch waiting\\, in seconds; 0 when none waits"`
+	Error       string  `json:"error,omitempty" jsonschema:"description=Why the queue cannot be reached; absent when it can"`
 }
 
 // SNMPStatus is the last SNMP poll of one exporter.

@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +21,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // hookReceiver is a real HTTPS webhook receiver: it answers 500 to its first call, then
@@ -60,6 +62,7 @@ func (h *hookReceiver) seen() (int, []string) {
 // seconds, delivers the notification, resolves the alert, and the receiver acknowledges
 // firing and resolved exactly once each.
 func TestAlertsMoveBetweenNodes(t *testing.T) {
+	// Serial: t.Setenv sets the process environment.
 	pg := testenv.StartPostgres(t)
 	url := pg.Database(t)
 	t.Setenv("SVC_ADMIN_PASSWORD", "correct horse battery staple")
@@ -86,7 +89,7 @@ func TestAlertsMoveBetweenNodes(t *testing.T) {
 	}
 	// The rule's first round may have run before the records arrived: the next is an interval
 	// later.
-	eventuallyWithin(t, 25*time.Second, "the first notification attempt", func() error {
+	testutil.Until(t, 25*time.Second, "the first notification attempt", func() error {
 		if tries, _ := h.seen(); tries == 0 {
 			return errNotYet
 		}
@@ -102,27 +105,23 @@ func TestAlertsMoveBetweenNodes(t *testing.T) {
 		t.Fatal("no node evaluates the rules")
 	}
 	dead.close(t) // before its retry, 3 s after the failure
-	eventually(t, "the other node takes the alerts over", func() error {
+	testutil.Until(t, testutil.Wait, "the other node takes the alerts over", func() error {
 		if !alive.app.EvaluatesAlerts() {
 			return errNotYet
 		}
 		return nil
 	})
-	deadline := time.Now().Add(45 * time.Second)
-	for {
-		tries, got := h.seen()
-		if len(got) >= 2 {
-			time.Sleep(2 * time.Second) // anything sent twice would come now
-			_, got = h.seen()
-			if !slices.Equal(got, []string{"firing", "resolved"}) {
-				t.Fatalf("the receiver acknowledged %q; want firing and resolved once each", got)
-			}
-			break
+	testutil.Until(t, 45*time.Second, "firing and resolved acknowledged", func() error {
+		if tries, got := h.seen(); len(got) < 2 {
+			return fmt.Errorf("after %d tries the receiver acknowledged %q", tries, got)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %d tries the receiver acknowledged %q; want firing and resolved", tries, got)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return nil
+	})
+	// A sleep, not a wait: no event marks a notification not sent twice, and one sent twice
+	// would come within 2 s.
+	time.Sleep(2 * time.Second)
+	if _, got := h.seen(); !slices.Equal(got, []string{"firing", "resolved"}) {
+		t.Fatalf("the receiver acknowledged %q; want firing and resolved once each", got)
 	}
 	hist, err := client.Call(ctx, alive.client(t), api.AlertHistory, api.AlertHistoryArgs{})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/client"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // callAlerts calls each alert function once, for TestEveryFunction.
@@ -23,9 +24,10 @@ func callAlerts(t *testing.T, call func(fn string, args, out any)) {
 	call("create-alert-rule", map[string]any{"name": "busy", "query": "traffic BY server.ip WHERE server.ip = 10.77.0.1 HAVING traffic > 0"}, &r)
 	// The evaluator checks every second; the rule is due at once.
 	var alerts []api.Alert
-	for start := time.Now(); len(alerts) == 0 && time.Since(start) < 10*time.Second; time.Sleep(50 * time.Millisecond) {
+	testutil.Eventually(t, "a firing alert", func() bool {
 		call("list-alerts", map[string]any{"state": "firing"}, &alerts)
-	}
+		return len(alerts) > 0
+	})
 	if len(alerts) != 1 || string(alerts[0].Group) != `["10.77.0.1"]` {
 		t.Fatalf("list-alerts: %+v", alerts)
 	}
@@ -40,6 +42,7 @@ func callAlerts(t *testing.T, call func(fn string, args, out any)) {
 // TestAlertRules checks the alert functions' rules: who may do what, the audit trail (without
 // the channels' secrets), and bad rules refused with clear errors, nothing stored.
 func TestAlertRules(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	ctx := context.Background()
 	admin := s.http(t, client.WithAPIKey(s.key))

@@ -18,6 +18,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
 	"github.com/fnapi/fnapi/examples/dataservice/netctx"
 	"github.com/fnapi/fnapi/examples/dataservice/query"
+	"github.com/fnapi/fnapi/examples/dataservice/queue"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 	"github.com/fnapi/fnapi/transport"
@@ -58,6 +59,14 @@ type Config struct {
 	// TracerProvider, when set, traces every call (see github.com/fnapi/fnapi/otel) and the
 	// records store's queries, ingests and deletions as its children. Default: nil, no tracing.
 	TracerProvider trace.TracerProvider
+	// Queue is the -queue flag, nats://HOST:PORT[,HOST:PORT...]: the records this node
+	// produces are published to the JetStream stream SVC_RECORDS (package queue) instead of
+	// stored. Consume (-consume) stores the stream's batches in this node's records store.
+	// QueueMaxBytes bounds the stream when this node creates it (0: queue.DefaultMaxBytes).
+	// Default: "", no queue.
+	Queue         string
+	Consume       bool
+	QueueMaxBytes int64
 }
 
 // DefaultConfig returns the documented defaults of every component's configuration, with
@@ -76,6 +85,8 @@ type App struct {
 	records  records.Store
 	engineOf *records.Engine // records' engine (records.Open's table)
 	store    records.Store   // records, traced when Config.TracerProvider is set, with context
+	queue    *queue.Queue    // -queue; nil without
+	consumer consumer        // -consume
 	state    state.Store
 	users    *sqlstore.Store
 	usersDB  *sql.DB                    // the users' PostgreSQL connections; nil on SQLite
@@ -142,12 +153,12 @@ func (a *App) newConsole(ctx context.Context) (err error) {
 }
 
 func (a *App) newInlet(ctx context.Context) (err error) {
-	a.inlet, err = inlet.New(ctx, inlet.Dependencies{Records: a.records, State: a.state, Settings: a.console.Settings(),
-		Logger: a.log, DataDir: a.cfg.DataDir, Shared: a.cfg.Postgres, DemoSetup: a.demoSetup}, a.cfg.Inlet)
+	a.inlet, err = inlet.New(ctx, inlet.Dependencies{Records: a.viaQueue(a.records), State: a.state, Settings: a.console.Settings(),
+		Logger: a.log, DataDir: a.cfg.DataDir, Shared: a.cfg.Postgres, DemoSetup: a.demoSetup, Queue: a.queueStatus}, a.cfg.Inlet)
 	if err != nil {
 		return err
 	}
-	a.store = inlet.Enrich(a.store, a.inlet.Resolver())
+	a.store = inlet.Enrich(a.viaQueue(a.store), a.inlet.Resolver())
 	return nil
 }
 
@@ -175,6 +186,7 @@ func (a *App) startConsole(context.Context) error {
 	a.console.AddFunctions(a.inlet.Register)
 	a.console.AddFunctions(a.alerts.Register)
 	a.console.AddMetrics(a.inlet.MetricsHandler)
+	a.console.AddMetrics(a.queueMetrics)
 	return a.console.Start()
 }
 
@@ -195,6 +207,7 @@ func (a *App) startWork(ctx context.Context) error {
 		return err
 	}
 	a.start()
+	a.startConsumer()
 	return nil
 }
 
@@ -209,6 +222,9 @@ func (a *App) openStores(ctx context.Context) (err error) {
 		a.store = query.TracedStore(a.records, tp, a.engineOf.Name)
 	}
 	if err := a.openShared(ctx); err != nil {
+		return err
+	}
+	if err := a.openQueue(ctx); err != nil {
 		return err
 	}
 	authOpts := append([]auth.Option{auth.WithLogger(a.log)}, a.cfg.Auth...)
@@ -305,6 +321,7 @@ func (a *App) Close(ctx context.Context) error {
 		a.lease.Close()
 	}
 	a.wg.Wait()
+	a.consumer.stop() // the batch being stored is stored and acknowledged
 	if a.alerts != nil {
 		errs = append(errs, a.alerts.Stop())
 	}
@@ -328,6 +345,9 @@ func (a *App) closeStores() error {
 	}
 	if a.state != nil {
 		errs = append(errs, a.state.Close())
+	}
+	if a.queue != nil {
+		errs = append(errs, a.queue.Close())
 	}
 	if a.records != nil {
 		errs = append(errs, a.records.Close())

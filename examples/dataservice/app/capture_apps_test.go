@@ -14,6 +14,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/app"
 	"github.com/fnapi/fnapi/examples/dataservice/inlet"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // TestCaptureApplicationsBounded reads, with -capture-file, TLS ClientHellos of 1,000 distinct
@@ -41,7 +42,7 @@ func TestCaptureApplicationsBounded(t *testing.T) {
 	testenv.WritePcap(t, pcap, pkts)
 	c, stop := openAsAdmin(t, app.Config{DataDir: dir, Inlet: inlet.Configuration{CaptureFile: pcap}})
 	defer stop()
-	eventually(t, "the capture file stored", func() error {
+	testutil.Until(t, testutil.Wait, "the capture file stored", func() error {
 		st, err := client.Call(ctx, c, api.CollectorStatus, decl.None{})
 		if err != nil {
 			return err

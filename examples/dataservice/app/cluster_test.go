@@ -15,31 +15,8 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/app"
 	"github.com/fnapi/fnapi/examples/dataservice/console"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
+	"github.com/fnapi/fnapi/internal/testutil"
 )
-
-// eventually polls cond until it holds, for at most ten seconds: the change it waits for comes
-// in milliseconds by a notification, and the token caches' TTL (an hour in these tests) could
-// never bring it.
-func eventually(t *testing.T, what string, cond func() error) {
-	t.Helper()
-	eventuallyWithin(t, 10*time.Second, what, cond)
-}
-
-// eventuallyWithin is eventually with a deadline of d.
-func eventuallyWithin(t *testing.T, d time.Duration, what string, cond func() error) {
-	t.Helper()
-	var err error
-	start := time.Now()
-	for deadline := start.Add(d); ; time.Sleep(time.Millisecond) {
-		if err = cond(); err == nil {
-			t.Logf("%s: after %v", what, time.Since(start).Round(time.Millisecond))
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still %v", what, err)
-		}
-	}
-}
 
 // refused returns nil when a call with the token is refused as unauthenticated.
 func refused(c *client.Client) func() error {
@@ -67,6 +44,7 @@ func twoNodes(t *testing.T) (a, b *service, pg *testenv.Postgres) {
 
 // TestNodesAgree checks that what one node changes takes effect on the other at once.
 func TestNodesAgree(t *testing.T) {
+	t.Parallel()
 	a, b, _ := twoNodes(t)
 	ctx := context.Background()
 	session := func() string {
@@ -91,7 +69,7 @@ func TestNodesAgree(t *testing.T) {
 		if err := a.http(t, client.WithSession(s)).Call(ctx, "logout", nil, nil); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "B refuses a session ended on A", refused(onB))
+		testutil.Until(t, testutil.Wait, "B refuses a session ended on A", refused(onB))
 	})
 	t.Run("revoked key", func(t *testing.T) {
 		onA := a.http(t, client.WithSession(session()))
@@ -106,7 +84,7 @@ func TestNodesAgree(t *testing.T) {
 		if err := onA.Call(ctx, "revoke-api-key", map[string]string{"name": "revoked"}, nil); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "B refuses a key revoked on A", refused(onB))
+		testutil.Until(t, testutil.Wait, "B refuses a key revoked on A", refused(onB))
 	})
 	t.Run("deleted user", func(t *testing.T) {
 		onA := a.http(t, client.WithSession(session()))
@@ -124,14 +102,14 @@ func TestNodesAgree(t *testing.T) {
 		if err := onA.Call(ctx, "delete-user", map[string]string{"user": "bob"}, nil); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "B refuses the session of a user deleted on A", refused(onB))
+		testutil.Until(t, testutil.Wait, "B refuses the session of a user deleted on A", refused(onB))
 	})
 	t.Run("configuration", func(t *testing.T) {
 		onA, onB := a.http(t, client.WithAPIKey(a.key)), b.http(t, client.WithAPIKey(b.key))
 		if err := onA.Call(ctx, "set-config", map[string]any{"values": map[string]any{"session_idle": "2h", "default_period": "90s"}}, nil); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "B sees the configuration set on A", func() error {
+		testutil.Until(t, testutil.Wait, "B sees the configuration set on A", func() error {
 			var cfg map[string]any
 			if err := onB.Call(ctx, "get-config", nil, &cfg); err != nil {
 				return err
@@ -169,6 +147,7 @@ func TestNodesAgree(t *testing.T) {
 // TestAdminCreatedOnce starts two nodes of a new service at once, with generated passwords:
 // one creates the administrator, and only its password file remains.
 func TestAdminCreatedOnce(t *testing.T) {
+	// Serial: t.Setenv sets the process environment.
 	pg := testenv.StartPostgres(t)
 	url := pg.Database(t)
 	t.Setenv("SVC_ADMIN_PASSWORD", "")
@@ -201,6 +180,7 @@ func TestAdminCreatedOnce(t *testing.T) {
 // (503) and within their deadline, readiness turns false, and once the server is back the node
 // serves again by itself.
 func TestPostgresRestartUnderLoad(t *testing.T) {
+	// Serial: calls must fail within their deadline, which parallel tests would stretch.
 	a, _, pg := twoNodes(t)
 	c := a.http(t, client.WithAPIKey(a.key))
 	ctx := context.Background()
@@ -211,11 +191,13 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	seen := map[apierr.Code]int{}  // every answer
 	for range 4 {
 		wg.Go(func() {
+			pace := time.NewTicker(5 * time.Millisecond) // calls at a steady rate
+			defer pace.Stop()
 			for {
 				select {
 				case <-stop:
 					return
-				default:
+				case <-pace.C:
 				}
 				cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 				err := c.Call(cctx, "list-dashboards", nil, nil)
@@ -232,18 +214,17 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 					t.Errorf("a call failed without an error message: %v", err)
 				}
 				mu.Unlock()
-				time.Sleep(5 * time.Millisecond)
 			}
 		})
 	}
 	pg.Stop(t)
-	eventually(t, "readiness turns false", func() error {
+	testutil.Until(t, testutil.Wait, "readiness turns false", func() error {
 		if status, _ := getHealth(t, a, console.ReadyPath); status != 503 {
 			return fmt.Errorf("readiness %d", status)
 		}
 		return nil
 	})
-	eventually(t, "calls answer UNAVAILABLE", func() error {
+	testutil.Until(t, testutil.Wait, "calls answer UNAVAILABLE", func() error {
 		mu.Lock()
 		defer mu.Unlock()
 		if codes[apierr.Unavailable.Code()] == 0 {
@@ -252,7 +233,7 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 		return nil
 	})
 	pg.Start(t)
-	eventually(t, "the node is ready again", func() error {
+	testutil.Until(t, testutil.Wait, "the node is ready again", func() error {
 		if status, body := getHealth(t, a, console.ReadyPath); status != 200 {
 			return fmt.Errorf("readiness %d %s", status, body)
 		}
@@ -261,7 +242,7 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	mu.Lock()
 	codes = map[apierr.Code]int{}
 	mu.Unlock()
-	eventually(t, "calls succeed again", func() error {
+	testutil.Until(t, testutil.Wait, "calls succeed again", func() error {
 		mu.Lock()
 		defer mu.Unlock()
 		if codes["ok"] < 10 {

@@ -19,6 +19,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/histogram"
 	"github.com/fnapi/fnapi/examples/dataservice/inlet"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // TestCollectNetFlow runs the service with -netflow, replays a capture through softflowd as
@@ -50,15 +51,16 @@ func TestCollectNetFlow(t *testing.T) {
 	var got []struct {
 		Data [][2][]any `json:"data"`
 	}
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	testutil.Until(t, testutil.Wait, "the flow in a query", func() error {
 		err := c.Call(context.Background(), "query", map[string]string{"expr": "traffic, packets BY server.ip SINCE @now-3600"}, &got)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(got[0].Data) == 1 && got[0].Data[0][1][0] == bytes && got[0].Data[0][1][1] == packets {
-			break
+			return nil
 		}
-	}
+		return fmt.Errorf("query answered %v", got[0].Data)
+	})
 	if len(got[0].Data) != 1 || got[0].Data[0][0][0] != "10.2.0.1" || got[0].Data[0][1][0] != bytes || got[0].Data[0][1][1] != packets {
 		t.Fatalf("query answered %v, want [[10.2.0.1] [%v %v]]", got[0].Data, bytes, packets)
 	}
@@ -124,7 +126,7 @@ func TestCollectContext(t *testing.T) {
 	testenv.Softflowd(t, pcap, addr, 9)
 
 	got := map[string][2]float64{}
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	testutil.Until(t, testutil.Wait, "the capture's traffic by zone and application", func() error {
 		var res []struct {
 			Data [][2][]any `json:"data"`
 		}
@@ -136,10 +138,10 @@ func TestCollectContext(t *testing.T) {
 			got[fmt.Sprintf("%v %v %v", row[0]...)] = [2]float64{row[1][0].(float64), row[1][1].(float64)}
 		}
 		if fmt.Sprint(got) == fmt.Sprint(want) {
-			return
+			return nil
 		}
-	}
-	t.Fatalf("by zone and application: %v, want the capture's %v", got, want)
+		return fmt.Errorf("by zone and application: %v, want the capture's %v", got, want)
+	})
 }
 
 // TestCollectVendorTimes sends the service, over UDP, a NetFlow v9 flow as nProbe exports it
@@ -223,15 +225,16 @@ func TestCollectVendorTimes(t *testing.T) {
 	var got []struct {
 		Data [][2][]any `json:"data"`
 	}
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	testutil.Until(t, testutil.Wait, "both servers in a query", func() error {
 		err := c.Call(context.Background(), "query", map[string]string{"expr": "client.rtt, server.rtt, ct, srt, p95(srt), client.retrans, server.retrans BY server.ip SINCE @now-3600"}, &got)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(got[0].Data) == len(want) {
-			break
+			return nil
 		}
-	}
+		return fmt.Errorf("query answered %v", got[0].Data)
+	})
 	if len(got[0].Data) != len(want) {
 		t.Fatalf("query answered %v, want the servers 10.4.0.1 (nProbe) and 10.5.0.1 (Cisco)", got[0].Data)
 	}

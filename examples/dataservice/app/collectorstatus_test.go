@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/app"
 	"github.com/fnapi/fnapi/examples/dataservice/inlet"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // TestCollectorStatus runs the service with -netflow and -sflow, has softflowd export a
@@ -36,15 +38,16 @@ func TestCollectorStatus(t *testing.T) {
 	opts := []client.Option{client.WithAPIKey(s.key), client.WithDeclaredVersions()}
 	https := s.http(t, opts...)
 	var st api.CollectorStatusResult
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	testutil.Until(t, testutil.Wait, "every flow counted", func() error {
 		var err error
 		if st, err = client.Call(ctx, https, api.CollectorStatus, decl.None{}); err != nil {
 			t.Fatal(err)
 		}
-		if st.Totals.Flows == flows {
-			break
+		if st.Totals.Flows != flows {
+			return fmt.Errorf("%d flows", st.Totals.Flows)
 		}
-	}
+		return nil
+	})
 	answered := time.Now()
 	if !st.Enabled || !slices.Equal(st.Listen, []api.CollectorSocket{{Protocol: "netflow", Address: nf}, {Protocol: "sflow", Address: sf}}) ||
 		st.MaxExporters != 1000 || len(st.Exporters) != 1 {

@@ -19,10 +19,12 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/app"
 	"github.com/fnapi/fnapi/examples/dataservice/inlet"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // TestContextRoles: only administrators list and change zones and applications.
 func TestContextRoles(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	ctx := context.Background()
 	admin := s.http(t, client.WithAPIKey(s.key))
@@ -64,13 +66,14 @@ func TestGeoIPFlags(t *testing.T) {
 
 // TestContextNodesAgree: a zone set on one node is in the other's resolver at once.
 func TestContextNodesAgree(t *testing.T) {
+	t.Parallel()
 	a, b, _ := twoNodes(t)
 	ctx := context.Background()
 	if _, err := client.Call(ctx, a.http(t, client.WithAPIKey(a.key)), api.SetZone,
 		api.SetZoneArgs{Name: "Customers/ACME", Networks: []string{"192.0.2.0/24"}}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the other node's zone", func() error {
+	testutil.Until(t, testutil.Wait, "the other node's zone", func() error {
 		if got := b.app.Resolver().Zones().Lookup(netip.MustParseAddr("192.0.2.7")); got != "Customers/ACME" {
 			return fmt.Errorf("192.0.2.7 is in %q", got)
 		}
@@ -82,6 +85,7 @@ func TestContextNodesAgree(t *testing.T) {
 // collector-status shows its name; once snmpd stops, the name stays and the status says the
 // poll failed.
 func TestSNMPCollectorStatus(t *testing.T) {
+	t.Parallel()
 	agent := testenv.StartSNMPD(t)
 	s := start(t)
 	ctx := context.Background()
@@ -108,7 +112,7 @@ func TestSNMPCollectorStatus(t *testing.T) {
 		return st.SNMP[0]
 	}
 	setSNMP("5m")
-	eventually(t, "the first poll", func() error {
+	testutil.Until(t, testutil.Wait, "the first poll", func() error {
 		if st := status(); st.Name != testenv.SNMPSysName || st.Interfaces == 0 || st.LastAnswer == nil {
 			return fmt.Errorf("snmp status %+v", st)
 		}
@@ -116,7 +120,7 @@ func TestSNMPCollectorStatus(t *testing.T) {
 	})
 	agent.Stop()
 	setSNMP("10m") // a change polls at once
-	eventually(t, "the failed poll", func() error {
+	testutil.Until(t, testutil.Wait, "the failed poll", func() error {
 		if st := status(); st.Error == "" || st.Name != testenv.SNMPSysName {
 			return fmt.Errorf("snmp status %+v", st)
 		}
@@ -138,7 +142,7 @@ func TestSNMPHostileNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	const sysName = "edge\uFFFD\uFFFD-1  State: resolved"
-	eventually(t, "the poll", func() error {
+	testutil.Until(t, testutil.Wait, "the poll", func() error {
 		st, err := client.Call(ctx, admin, api.CollectorStatus, decl.None{})
 		if err != nil {
 			return err

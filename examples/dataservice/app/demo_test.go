@@ -14,12 +14,14 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/demo"
 	"github.com/fnapi/fnapi/examples/dataservice/inlet"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // TestDemoNodes starts two nodes of one service with -demo on a fresh PostgreSQL database: the
 // node holding the demo's lease makes its dashboards, zones, applications and rules once, and
 // both nodes see them.
 func TestDemoNodes(t *testing.T) {
+	// Serial: two nodes backfilling the demo load the machine for the tests beside them.
 	pg := testenv.StartPostgres(t)
 	url := pg.Database(t)
 	var nodes []*service
@@ -30,7 +32,7 @@ func TestDemoNodes(t *testing.T) {
 	ctx := context.Background()
 	for i, s := range nodes {
 		c := s.http(t, client.WithAPIKey(s.key))
-		eventually(t, fmt.Sprintf("node %d: the demo's context, dashboards and rules", i), func() error {
+		testutil.Until(t, testutil.Wait, fmt.Sprintf("node %d: the demo's context, dashboards and rules", i), func() error {
 			ds, err := client.Call(ctx, c, api.ListDashboards, decl.None{})
 			if err != nil || len(ds) != 2 {
 				return fmt.Errorf("dashboards %+v, %v", ds, err)

@@ -13,6 +13,7 @@ import (
 // answered in full, every later chunk is a full answer too (progress 1), never a partial one
 // that would replace the full answer with a fraction of the traffic.
 func TestFollowAnswersInFull(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -50,6 +51,7 @@ func TestFollowAnswersInFull(t *testing.T) {
 // its last answer, counts records that arrive late (times well inside its period, long
 // before its last answer) and those that arrive in order.
 func TestFollowSeesLateRecords(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -12,6 +12,7 @@ import (
 	"github.com/fnapi/fnapi/client"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // TestRoleReReadAfterLostNotification changes a user's role with the notification lost (the
@@ -19,6 +20,7 @@ import (
 // notification connection: when it connects again it re-reads every cached token, so the
 // demoted administrator is refused there, although its token cache trusts a token for an hour.
 func TestRoleReReadAfterLostNotification(t *testing.T) {
+	t.Parallel()
 	pg := testenv.StartPostgres(t)
 	url := pg.Database(t)
 	node := func() *service {
@@ -55,7 +57,7 @@ func TestRoleReReadAfterLostNotification(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	eventually(t, "B refuses the demoted administrator after its notifications reconnect", func() error {
+	testutil.Until(t, testutil.Wait, "B refuses the demoted administrator after its notifications reconnect", func() error {
 		err := carol.Call(ctx, "list-users", nil, nil)
 		if code(err) == apierr.PermissionDenied.Code() {
 			return nil

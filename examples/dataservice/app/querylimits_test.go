@@ -13,6 +13,7 @@ import (
 	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/client"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // TestQueryGroupsBound checks that the group limit is the whole query's: forty statements of a
@@ -58,6 +59,7 @@ func TestQueryGroupsBound(t *testing.T) {
 // refused with LIMIT-REACHED, also on another connection with another credential of the same
 // user, and ending one makes room again.
 func TestFollowBound(t *testing.T) {
+	t.Parallel()
 	s := start(t, func(c *app.Config) { c.Query.MaxFollows = 2 })
 	ctx := context.Background()
 	c := s.http(t, client.WithAPIKey(s.key))
@@ -95,16 +97,17 @@ func TestFollowBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop1()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	testutil.Until(t, testutil.Wait, "a followed query after ending one", func() error {
 		stop3, err := open(c)
 		if err == nil {
 			stop3()
-			break
+			return nil
 		}
-		if code(err) != "LIMIT-REACHED" || time.Now().After(deadline) {
+		if code(err) != "LIMIT-REACHED" {
 			t.Fatalf("after ending one: %v", err)
 		}
-	}
+		return err
+	})
 }
 
 func next2[K, V any](next func() (K, V, bool)) (K, V) {

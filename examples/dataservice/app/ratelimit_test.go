@@ -15,6 +15,7 @@ import (
 // TestRateLimit checks the operator's call rate limit: Config.RateLimit (-rate-limit) sets the
 // default, the rate_limit configuration key changes it while serving, and 0 turns it off.
 func TestRateLimit(t *testing.T) {
+	// Serial: a rate limit under test, which a loaded machine slows the calls under.
 	s := start(t, func(c *app.Config) { c.Console.RateLimit = 3 })
 	ctx := context.Background()
 	c := s.http(t, client.WithAPIKey(s.key))

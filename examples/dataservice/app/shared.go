@@ -125,6 +125,9 @@ func (a *App) pingers() map[string]func(context.Context) error {
 	if a.usersDB != nil {
 		p["users"] = a.usersDB.PingContext
 	}
+	if a.queue != nil {
+		p["queue"] = func(context.Context) error { return a.queue.Ready() }
+	}
 	if pg, ok := a.state.(*statedb.Postgres); ok {
 		p["state"] = pg.Ping
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/fnapi/fnapi/client"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // TestStandingQueriesKeepTheirShare checks that a plain user's alert rules cannot hold the
@@ -64,7 +65,7 @@ func TestStandingQueriesKeepTheirShare(t *testing.T) {
 			}
 		}
 		var rs []api.AlertRule
-		eventuallyWithin(t, 30*time.Second, "every rule evaluated", func() (err error) {
+		testutil.Until(t, 30*time.Second, "every rule evaluated", func() (err error) {
 			if rs, err = client.Call(ctx, bob, api.ListAlertRules, struct{}{}); err != nil {
 				return err
 			}
@@ -187,7 +188,7 @@ func TestFollowedQueriesKeepTheirShare(t *testing.T) {
 		answer(next, fmt.Sprintf("bob's followed query %d, its first answer", i))
 		answer(next, fmt.Sprintf("bob's followed query %d, its shared computation's", i))
 	}
-	eventually(t, "the administrator's query while bob's followed queries run", func() error {
+	testutil.Until(t, testutil.Wait, "the administrator's query while bob's followed queries run", func() error {
 		var res []struct{ Data []any }
 		if err := admin.Call(ctx, "query", map[string]any{"expr": "records BY client.ip SINCE @now-3600"}, &res); err != nil {
 			return err

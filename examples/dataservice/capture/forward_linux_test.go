@@ -99,7 +99,7 @@ func startForwarder(t *testing.T, ns string, delay time.Duration) *forwarder {
 		for h := range queue {
 			due := h.read.Add(delay)
 			if d := time.Until(due) - time.Millisecond; d > 0 {
-				time.Sleep(d)
+				time.Sleep(d) // not a wait: the link's delay, which the probe measures (rtt)
 			}
 			for time.Now().Before(due) { // the last millisecond, without the timer's slack
 			}

@@ -32,6 +32,7 @@ import (
 // retransmissions the servers' and clients' TCP stacks made (the kernel's RetransSegs).
 // It is not parallel: timing is what it checks, so it runs before the parallel tests start.
 func TestLive(t *testing.T) {
+	// Serial: it names its network namespaces and addresses.
 	needNetns(t)
 	const (
 		delay = 40 * time.Millisecond
@@ -65,7 +66,7 @@ func TestLive(t *testing.T) {
 	var ln net.Listener
 	inNetns(t, srv, func() (err error) { ln, err = net.Listen("tcp", "10.77.0.2:8080"); return err })
 	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(think)
+		time.Sleep(think) // not a wait: the server's think time, which the probe measures (srt)
 		io.WriteString(w, "ok\n")
 	})}
 	go hs.Serve(ln)
@@ -138,7 +139,7 @@ func TestLive(t *testing.T) {
 	// Second phase: 5 % of the server's packets lost. Each stack's retransmissions, counted
 	// before and after, are what the probe should count. The first phase's last closing
 	// handshakes end first (a few round trips), so that none is lost.
-	time.Sleep(300 * time.Millisecond)
+	waitClosed(t, srv, cli)
 	before := retransSegs(t, srv) + retransSegs(t, cli)
 	firstRetrans := before - start
 	fw.loss.Store(50) // per mille
@@ -147,7 +148,7 @@ func TestLive(t *testing.T) {
 	}
 	fw.loss.Store(0)
 	stackRetrans := retransSegs(t, srv) + retransSegs(t, cli) - before
-	time.Sleep(2 * capture.RingBlockTimeout) // the last packets reach the ring
+	time.Sleep(2 * capture.RingBlockTimeout) // not a wait: the ring hands its last block over after this timer
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("probe: %v", err)

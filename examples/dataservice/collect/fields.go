@@ -111,10 +111,7 @@ func uintOf(b []byte) uint64 {
 // counts the vendor fields it could not use: of a length no unsigned integer has, or of a
 // value past 32 bits.
 func netflowRecord(values []netflow.DataField, h netflowHeader, dom *domain) (f Flow, ignored int, ok bool) {
-	var first, last, startS, endS, startMs, endMs, sysInit uint64
-	var hasFirst, hasLast bool
-	var rate, sampler uint64
-	var hasSampler bool
+	var m netflowMeta
 	var perf perfFields
 	var cn conn
 	for i := range values {
@@ -150,29 +147,27 @@ func netflowRecord(values []netflow.DataField, h netflowHeader, dom *domain) (f 
 		case ieOutIf:
 			f.OutIf = uint32(uintOf(val))
 		case ieFirstUptime:
-			first, hasFirst = uintOf(val), true
+			m.first, m.hasFirst = uintOf(val), true
 		case ieLastUptime:
-			last, hasLast = uintOf(val), true
+			m.last, m.hasLast = uintOf(val), true
 		case ieStartSeconds:
-			startS = uintOf(val)
+			m.startS = uintOf(val)
 		case ieEndSeconds:
-			endS = uintOf(val)
+			m.endS = uintOf(val)
 		case ieStartMillis:
-			startMs = uintOf(val)
+			m.startMs = uintOf(val)
 		case ieEndMillis:
-			endMs = uintOf(val)
+			m.endMs = uintOf(val)
 		case ieSysInitMillis:
-			sysInit = uintOf(val)
+			m.sysInit = uintOf(val)
 		case ieSamplingInt, ieSamplerRandom:
-			rate = uintOf(val)
+			m.rate = uintOf(val)
 		case ieSamplerID, ieSelectorID:
-			sampler, hasSampler = uintOf(val), true
+			m.sampler, m.hasSampler = uintOf(val), true
 		}
 	}
 	if !f.Src.IsValid() && !f.Dst.IsValid() && cn.client.IsValid() && cn.server.IsValid() {
-		// A record of a connection: the client's traffic, and the server's in reverse.
-		f.Src, f.Dst, f.SrcPort, f.DstPort, f.SrcIsClient = cn.client, cn.server, cn.clientPort, cn.serverPort, true
-		f.Bytes, f.Packets, f.RevBytes, f.RevPackets = cn.clientBytes, cn.clientPkts, cn.serverBytes, cn.serverPkts
+		f.fromConn(&cn)
 	}
 	if !f.Src.IsValid() || !f.Dst.IsValid() {
 		return Flow{}, ignored, false
@@ -184,14 +179,43 @@ func netflowRecord(values []netflow.DataField, h netflowHeader, dom *domain) (f 
 		}
 	}
 	f.Src, f.Dst = f.Src.Unmap(), f.Dst.Unmap()
+	f.scaleBy(m.sampleRate(dom))
+	f.Start, f.End = m.span(h, dom)
+	return f, ignored, true
+}
+
+// netflowMeta holds the fields of a data record that the Flow's values derive from: its times
+// in their several forms and its sampling.
+type netflowMeta struct {
+	first, last, startS, endS, startMs, endMs, sysInit uint64
+	hasFirst, hasLast                                  bool
+	rate, sampler                                      uint64
+	hasSampler                                         bool
+}
+
+// fromConn makes f the record of connection cn: the client's traffic, and the server's in
+// reverse.
+func (f *Flow) fromConn(cn *conn) {
+	f.Src, f.Dst, f.SrcPort, f.DstPort, f.SrcIsClient = cn.client, cn.server, cn.clientPort, cn.serverPort, true
+	f.Bytes, f.Packets, f.RevBytes, f.RevPackets = cn.clientBytes, cn.clientPkts, cn.serverBytes, cn.serverPkts
+}
+
+// sampleRate is the record's sampling rate: its own interval, else its sampler's or its
+// domain's (dom, nil when none); at least 1.
+func (m *netflowMeta) sampleRate(dom *domain) uint64 {
+	rate := m.rate
 	if rate == 0 && dom != nil {
-		if r, ok := dom.samplers[uint32(sampler)]; ok && hasSampler {
+		if r, ok := dom.samplers[uint32(m.sampler)]; ok && m.hasSampler {
 			rate = uint64(r)
 		} else {
 			rate = uint64(dom.rate)
 		}
 	}
-	rate = max(rate, 1)
+	return max(rate, 1)
+}
+
+// scaleBy scales f's counts by the sampling rate.
+func (f *Flow) scaleBy(rate uint64) {
 	f.Bytes, f.Packets = scale(f.Bytes, rate), scale(f.Packets, rate)
 	f.RevBytes, f.RevPackets = scale(f.RevBytes, rate), scale(f.RevPackets, rate)
 	if p := f.Perf; p != nil { // retransmitted packets estimate the real ones, as packets do
@@ -199,30 +223,36 @@ func netflowRecord(values []netflow.DataField, h netflowHeader, dom *domain) (f 
 			*n = scale(*n, rate)
 		}
 	}
+}
 
+// span returns the record's start and end in Unix milliseconds, from whichever of its times
+// it has (milliseconds, seconds, or uptimes of the exporter of header h, an IPFIX one's from
+// its boot time or its domain's dom), else the export time.
+func (m *netflowMeta) span(h netflowHeader, dom *domain) (start, end int64) {
 	export := h.secs * 1000
-	f.Start, f.End = export, export
+	start, end = export, export
 	switch {
-	case startMs != 0 || endMs != 0:
-		f.Start, f.End = int64(startMs), int64(endMs)
-	case startS != 0 || endS != 0:
-		f.Start, f.End = int64(startS)*1000, int64(endS)*1000
-	case h.version == 9 && hasFirst && hasLast:
+	case m.startMs != 0 || m.endMs != 0:
+		start, end = int64(m.startMs), int64(m.endMs)
+	case m.startS != 0 || m.endS != 0:
+		start, end = int64(m.startS)*1000, int64(m.endS)*1000
+	case h.version == 9 && m.hasFirst && m.hasLast:
 		// Uptimes wrap every 49.7 days: the difference is what counts.
-		f.Start = export - int64(int32(h.uptime-uint32(first)))
-		f.End = export - int64(int32(h.uptime-uint32(last)))
-	case h.version == 10 && hasFirst && hasLast:
+		start = export - int64(int32(h.uptime-uint32(m.first)))
+		end = export - int64(int32(h.uptime-uint32(m.last)))
+	case h.version == 10 && m.hasFirst && m.hasLast:
+		sysInit := m.sysInit
 		if sysInit == 0 && dom != nil {
 			sysInit = uint64(dom.sysInit)
 		}
 		if sysInit != 0 {
-			f.Start, f.End = nearUptime(int64(sysInit), first, export), nearUptime(int64(sysInit), last, export)
+			start, end = nearUptime(int64(sysInit), m.first, export), nearUptime(int64(sysInit), m.last, export)
 		}
 	}
-	if f.Start == 0 {
-		f.Start = f.End
+	if start == 0 {
+		start = end
 	}
-	return f, ignored, true
+	return start, end
 }
 
 // nearUptime returns the time of an IPFIX 32-bit uptime (flowStartSysUpTime) of an exporter

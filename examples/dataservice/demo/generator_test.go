@@ -26,6 +26,7 @@ func generate(seed uint64, span, step time.Duration) []records.Record {
 }
 
 func TestGeneratorDay(t *testing.T) {
+	t.Parallel()
 	recs := generate(1, 24*time.Hour, time.Minute)
 	if n := len(recs); n < 200_000 || n > 500_000 {
 		t.Errorf("%d records in a day, want 200,000..500,000", n)
@@ -73,6 +74,7 @@ func TestGeneratorDay(t *testing.T) {
 }
 
 func TestGeneratorDeterministic(t *testing.T) {
+	t.Parallel()
 	a, b, c := generate(7, 6*time.Hour, time.Minute), generate(7, 6*time.Hour, time.Minute), generate(8, 6*time.Hour, time.Minute)
 	if !reflect.DeepEqual(a, b) {
 		t.Error("the same seed gave different records")
@@ -85,6 +87,7 @@ func TestGeneratorDeterministic(t *testing.T) {
 // TestGeneratorStepIndependent checks that asking often (live) or seldom (backfill) gives the
 // same records: each conversation's minute slices come out once, whole.
 func TestGeneratorStepIndependent(t *testing.T) {
+	t.Parallel()
 	sorted := func(rs []records.Record) []records.Record {
 		slices.SortFunc(rs, func(a, b records.Record) int {
 			return cmp.Or(cmp.Compare(a.Time, b.Time), a.Client.IP.Compare(b.Client.IP),
@@ -104,6 +107,7 @@ func TestGeneratorStepIndependent(t *testing.T) {
 }
 
 func TestGeneratorUntilPast(t *testing.T) {
+	t.Parallel()
 	g := demo.New(testNow, demo.Options{})
 	if recs := g.Until(testNow.Add(10 * time.Minute)); len(recs) == 0 {
 		t.Fatal("no records in 10 minutes")

@@ -24,6 +24,7 @@ func fakeClock() func() time.Time {
 }
 
 func TestRun(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var mu sync.Mutex
@@ -66,6 +67,7 @@ func TestRun(t *testing.T) {
 }
 
 func TestRunWriteError(t *testing.T) {
+	t.Parallel()
 	boom := errors.New("disk full")
 	write := func(context.Context, []records.Record) error { return boom }
 	err := demo.Run(context.Background(), write, demo.Options{Now: fakeClock()})
@@ -76,6 +78,7 @@ func TestRunWriteError(t *testing.T) {
 
 // TestRunIntoStore backfills a day into the DuckDB store: every generated record is accepted.
 func TestRunIntoStore(t *testing.T) {
+	t.Parallel()
 	s, err := duckdb.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -119,6 +122,7 @@ func runIntoStore(t *testing.T, s records.Store) {
 }
 
 func TestRunStopsDuringBackfill(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	writes := 0
 	w := func(context.Context, []records.Record) error {
@@ -143,6 +147,7 @@ func TestRunStopsDuringBackfill(t *testing.T) {
 // TestRunIntoClickHouse backfills a day into a ClickHouse server: the generator works there
 // as on DuckDB.
 func TestRunIntoClickHouse(t *testing.T) {
+	t.Parallel()
 	s, err := clickhouse.Open(context.Background(), testenv.ClickHouse(t).URL, "")
 	if err != nil {
 		t.Fatal(err)

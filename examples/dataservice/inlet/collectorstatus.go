@@ -15,7 +15,7 @@ import (
 // to reg: the flow collector's own figures, or enabled false when the service collects no flows,
 // and the capture probe's when it runs.
 func (c *Component) registerCollectorStatus(reg *registry.Registry) error {
-	return registry.Implement(reg, api.CollectorStatus, func(context.Context, decl.None) (api.CollectorStatusResult, error) {
+	return registry.Implement(reg, api.CollectorStatus, func(ctx context.Context, _ decl.None) (api.CollectorStatusResult, error) {
 		res := api.CollectorStatusResult{Listen: []api.CollectorSocket{}, Exporters: []api.ExporterStatus{}}
 		if c.flows != nil {
 			res = apiCollectorStatus(c.flows.Status(time.Now()))
@@ -23,6 +23,9 @@ func (c *Component) registerCollectorStatus(reg *registry.Registry) error {
 		res.SNMP = c.snmpStatus()
 		if c.capture != nil {
 			res.Capture = c.capture.status()
+		}
+		if c.deps.Queue != nil {
+			res.Queue = c.deps.Queue(ctx)
 		}
 		return res, nil
 	}, registry.Requires(authapi.RoleReadOnly), registry.ReadOnly())

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/cluster"
 	"github.com/fnapi/fnapi/examples/dataservice/collect"
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
@@ -71,6 +72,9 @@ type Dependencies struct {
 	// demo's context, dashboard and rules, which a single node makes before Start).
 	Shared    string
 	DemoSetup func(context.Context)
+	// Queue returns the queue's state for collector-status (-queue), nil without one.
+	// Default: nil, no queue.
+	Queue func(context.Context) *api.QueueStatus
 }
 
 // Component is the inlet: what brings records in and gives them their context. It owns the

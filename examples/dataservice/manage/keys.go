@@ -25,7 +25,7 @@ const (
 	KeyRateLimit = "rate_limit"
 	// KeyAuditRetention is how long the audit trail keeps an event. Default "365d".
 	KeyAuditRetention = "audit_retention"
-	// KeySNMP is the exporters polled by SNMP for their names (see snmp.go). Default: none.
+	// KeySNMP is the exporters polled by SNMP for their names (see netctx.Poller). Default: none.
 	KeySNMP = "snmp"
 	// KeyExporterNames is the static names of exporters and interfaces. Default: none.
 	KeyExporterNames = "exporter_names"

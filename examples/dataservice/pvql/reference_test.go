@@ -156,8 +156,43 @@ func refDesc(a, b float64) int {
 	return cmp.Compare(b, a)
 }
 
+// answer is the reference's answer to q over recs, computed the simplest way.
 func (q refQuery) answer(recs []rec) Result {
 	timeIdx := slices.IndexFunc(q.keys, func(k refKey) bool { return k.time > 0 })
+	all := q.group(recs)
+	kept := q.keep(all)
+	groups := 0 // with TOP, the groups (time ignored) before it cuts
+	if q.top > 0 && timeIdx < 0 {
+		groups = len(kept)
+	}
+	if q.top > 0 && timeIdx >= 0 {
+		kept, groups = q.topSeries(all, kept, timeIdx)
+	}
+	slices.SortFunc(kept, func(a, b *refGroup) int {
+		if timeIdx >= 0 {
+			if c := refCompare(a.keys[timeIdx], b.keys[timeIdx]); c != 0 {
+				return c
+			}
+		}
+		return cmp.Or(refDesc(a.vals[0], b.vals[0]), refCompareKeys(a.keys, b.keys, -1))
+	})
+	if q.top > 0 && timeIdx < 0 && len(kept) > q.top {
+		kept = kept[:q.top]
+	}
+	res := Result{Data: []Row{}, Meta: Meta{AccumulatedTime: max(0, q.until-q.since), Sorted: timeIdx < 0, Groups: int64(groups)}}
+	for _, g := range kept {
+		keys := make([]any, len(g.keys))
+		for i, k := range g.keys {
+			keys[i] = refRender(q.keys[i], k)
+		}
+		res.Data = append(res.Data, Row{Keys: keys, Values: g.vals})
+	}
+	return res
+}
+
+// group sums the records of q's period and condition by q's keys, in order of arrival; a
+// query without keys has its one group even without records.
+func (q refQuery) group(recs []rec) []*refGroup {
 	index := map[string]*refGroup{}
 	var all []*refGroup
 	for i := range recs {
@@ -181,6 +216,11 @@ func (q refQuery) answer(recs []rec) Result {
 	if len(q.keys) == 0 && len(all) == 0 {
 		all = append(all, &refGroup{keys: []any{}})
 	}
+	return all
+}
+
+// keep computes the values of each group and returns those HAVING keeps.
+func (q refQuery) keep(all []*refGroup) []*refGroup {
 	var kept []*refGroup
 	for _, g := range all {
 		for _, v := range q.values {
@@ -194,62 +234,44 @@ func (q refQuery) answer(recs []rec) Result {
 			kept = append(kept, g)
 		}
 	}
-	groups := 0 // with TOP, the groups (time ignored) before it cuts
-	if q.top > 0 && timeIdx < 0 {
-		groups = len(kept)
+	return kept
+}
+
+// topSeries keeps the time series (groups without their time key, at timeIdx) of the q.top
+// first by their first value over the whole period (all), and returns them with how many
+// series there were.
+func (q refQuery) topSeries(all, kept []*refGroup, timeIdx int) ([]*refGroup, int) {
+	// Rank the groups without time by their first value over the whole period.
+	type cand struct {
+		keys []any
+		v    float64
 	}
-	if q.top > 0 && timeIdx >= 0 {
-		// Rank the groups without time by their first value over the whole period.
-		type cand struct {
-			keys []any
-			v    float64
-		}
-		var cands []cand
-		for _, g := range kept {
-			if slices.ContainsFunc(cands, func(c cand) bool { return refCompareKeys(c.keys, g.keys, timeIdx) == 0 }) {
-				continue
-			}
-			var total refSums
-			for _, o := range all {
-				if refCompareKeys(o.keys, g.keys, timeIdx) == 0 {
-					total.add(o.sums)
-				}
-			}
-			v := q.values[0](total)
-			if math.IsInf(v, 0) {
-				v = math.NaN()
-			}
-			cands = append(cands, cand{g.keys, v})
-		}
-		slices.SortFunc(cands, func(a, b cand) int {
-			return cmp.Or(refDesc(a.v, b.v), refCompareKeys(a.keys, b.keys, timeIdx))
-		})
-		groups = len(cands)
-		cands = cands[:min(len(cands), q.top)]
-		kept = slices.DeleteFunc(kept, func(g *refGroup) bool {
-			return !slices.ContainsFunc(cands, func(c cand) bool { return refCompareKeys(c.keys, g.keys, timeIdx) == 0 })
-		})
-	}
-	slices.SortFunc(kept, func(a, b *refGroup) int {
-		if timeIdx >= 0 {
-			if c := refCompare(a.keys[timeIdx], b.keys[timeIdx]); c != 0 {
-				return c
-			}
-		}
-		return cmp.Or(refDesc(a.vals[0], b.vals[0]), refCompareKeys(a.keys, b.keys, -1))
-	})
-	if q.top > 0 && timeIdx < 0 && len(kept) > q.top {
-		kept = kept[:q.top]
-	}
-	res := Result{Data: []Row{}, Meta: Meta{AccumulatedTime: max(0, q.until-q.since), Sorted: timeIdx < 0, Groups: int64(groups)}}
+	var cands []cand
 	for _, g := range kept {
-		keys := make([]any, len(g.keys))
-		for i, k := range g.keys {
-			keys[i] = refRender(q.keys[i], k)
+		if slices.ContainsFunc(cands, func(c cand) bool { return refCompareKeys(c.keys, g.keys, timeIdx) == 0 }) {
+			continue
 		}
-		res.Data = append(res.Data, Row{Keys: keys, Values: g.vals})
+		var total refSums
+		for _, o := range all {
+			if refCompareKeys(o.keys, g.keys, timeIdx) == 0 {
+				total.add(o.sums)
+			}
+		}
+		v := q.values[0](total)
+		if math.IsInf(v, 0) {
+			v = math.NaN()
+		}
+		cands = append(cands, cand{g.keys, v})
 	}
-	return res
+	slices.SortFunc(cands, func(a, b cand) int {
+		return cmp.Or(refDesc(a.v, b.v), refCompareKeys(a.keys, b.keys, timeIdx))
+	})
+	groups := len(cands)
+	cands = cands[:min(len(cands), q.top)]
+	kept = slices.DeleteFunc(kept, func(g *refGroup) bool {
+		return !slices.ContainsFunc(cands, func(c cand) bool { return refCompareKeys(c.keys, g.keys, timeIdx) == 0 })
+	})
+	return kept, groups
 }
 
 // diffResult describes how got differs from want, ignoring Meta.Elapsed; "" when equal.

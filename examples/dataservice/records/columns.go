@@ -3,6 +3,7 @@ package records
 import (
 	"database/sql/driver"
 	"net/netip"
+	"slices"
 )
 
 // Column is a field of the records table that queries group by, filter on or sum. Each is
@@ -98,7 +99,9 @@ type columnDesc struct {
 	hist func(r *Record) *Timing
 }
 
-var columns = [NumColumns]columnDesc{
+// columns describes every column, in table order: NumColumns rows, then any a test build added
+// (AddColumn).
+var columns = []columnDesc{
 	ColTime:          {name: "time", kind: KindInt64, num: func(r *Record) uint64 { return uint64(r.Time) }},
 	ColProtocol:      {name: "protocol", kind: KindUint8, num: func(r *Record) uint64 { return uint64(r.Protocol) }},
 	ColApplication:   {name: "application", kind: KindString, str: func(r *Record) string { return r.Application }},
@@ -156,6 +159,30 @@ var columns = [NumColumns]columnDesc{
 	ColDTTHist:       {name: "dtt_hist", kind: KindHist, hist: func(r *Record) *Timing { return &r.DTT }},
 }
 
+// ColumnCount returns how many columns the records table has: NumColumns, and any that a test
+// build added (AddColumn). Stores make their tables, inserts and migrations from these.
+func ColumnCount() Column { return Column(len(columns)) }
+
+// AddColumn adds a number or string column named name, of kind k, whose value in a record num
+// (or str, for KindString) returns, after every other, and returns it: for a test build, which
+// adds a key over a column the records do not have, before it opens a store (each engine then
+// adds the column to a store of the columns before, as a schema step of its own). A column of
+// the program is a row of columns instead, with its constant. AddColumn panics on a name
+// already taken, a kind it does not take, or past 64 columns (RowBuilder.Omit).
+func AddColumn(name string, k Kind, num func(*Record) uint64, str func(*Record) string) Column {
+	if names, _ := SQLColumns(); slices.Contains(names, name) {
+		panic("records: AddColumn: a column is named " + name)
+	}
+	if k == KindAddr || k == KindHist || (k == KindString) != (str != nil) || (k == KindString) == (num != nil) {
+		panic("records: AddColumn: a column of kind number or string, with the accessor of its kind")
+	}
+	if len(columns) >= 64 {
+		panic("records: AddColumn: 64 columns at most")
+	}
+	columns = append(columns, columnDesc{name: name, kind: k, num: num, str: str})
+	return Column(len(columns) - 1)
+}
+
 // Name returns the column's name ("client_ip"); an address column is stored as Name()+"_hi"
 // and Name()+"_lo".
 func (c Column) Name() string { return columns[c].name }
@@ -211,7 +238,7 @@ func Filled(recs []Record, cols uint64) uint64 {
 		if left == 0 {
 			break
 		}
-		for c := range NumColumns {
+		for c := range ColumnCount() {
 			if left&(1<<c) == 0 {
 				continue
 			}
@@ -256,13 +283,16 @@ type RowBuilder struct {
 	// their defaults (UsedHists).
 	Omit uint64
 
-	nums  [NumSQLColumns]uint64
-	strs  [NumSQLColumns]string
-	boxes [NumSQLColumns]driver.Value
+	nums  [maxSQLColumns]uint64
+	strs  [maxSQLColumns]string
+	boxes [maxSQLColumns]driver.Value
 }
 
 // NumSQLColumns is how many SQL columns the table has: an address takes two.
 const NumSQLColumns = int(NumColumns) + 3
+
+// maxSQLColumns is how many SQL columns the table may have with those AddColumn adds.
+const maxSQLColumns = 64 + NumSQLColumns - int(NumColumns)
 
 // AppendRow appends the SQL column values of r, in table order, to dst.
 func (b *RowBuilder) AppendRow(dst []driver.Value, r *Record) []driver.Value {
@@ -334,7 +364,7 @@ var noEntries = []uint64{}
 // SQLColumns returns every SQL column of the table in order, with its kind (an address's
 // halves are KindUint64).
 func SQLColumns() (names []string, kinds []Kind) {
-	for c := range NumColumns {
+	for c := range ColumnCount() {
 		for _, n := range c.SQLNames() {
 			names = append(names, n)
 			k := columns[c].kind

@@ -86,7 +86,8 @@
 // The records table keeps addresses as the two 64-bit halves of their 16-byte form (Halves,
 // AddrFromHalves), so CIDR filters are range comparisons. Each of its fields is a Column,
 // described once (name, Kind, how a Record holds it) in one table that every store reads to
-// make its table, its inserts and its SQL: a new field is one row there.
+// make its table, its migrations, its inserts, its rollups' rows and its SQL: a new field is
+// one row there, and a step of each engine that adds it.
 //
 // A Store keeps records and answers the query engine as a Reader: the engine describes each
 // statement as a Query (groups, sums and a Cond tree, in no dialect), the store compiles the
@@ -94,15 +95,16 @@
 // period (Read). Queries of one Where share one SELECT where the dialect has GROUPING SETS
 // (DuckDB): one pass over the records answers them all, each Row naming its Query.
 //
-// The planner is driver-free and shared (sql.go, plan.go, plan_union.go, plan_read.go): an
-// engine supplies a Dialect (types, parameters, sums, casts) and its Rollups, each described
-// once (Rollup: table, width, keys), and Compile builds its Plans; the engine binds a Plan's
-// time bounds (Plan.Bind, LiteralTimes) and scans its rows (Plan.Scan). A query whose keys,
-// bucket widths and Where a rollup answers reads, at each width, the first rollup that answers
-// it (Chain), whole buckets from the rollups and the cut edges from the records, in one SELECT
-// over the union of those branches. A store that knows no record lies at or after a period's
-// end may read the period to the end of its coarsest rollup's bucket instead (Plan.OpenEnd:
-// DuckDB does, for every period up to now), and DuckDB is sent no branch whose range is empty.
+// The planner is driver-free and shared (sql.go, plan.go, plan_select.go, plan_union.go,
+// plan_bind.go, plan_read.go): an engine supplies a Dialect (types, parameters, sums, casts) and
+// its Rollups, each described once (Rollup: table, width, keys), and Compile builds its Plans;
+// the engine binds a Plan's time bounds (Plan.Bind, LiteralTimes) and scans its rows (Plan.Scan).
+// A query whose keys, bucket widths and Where a rollup answers reads, at each width, the first
+// rollup that answers it (Chain), whole buckets from the rollups and the cut edges from the
+// records, in one SELECT over the union of those branches. A store that knows no record lies at
+// or after a period's end may read the period to the end of its coarsest rollup's bucket instead
+// (Plan.OpenEnd: DuckDB does, for every period up to now), and DuckDB is sent no branch whose
+// range is empty.
 //
 // Sums (sum.go). A sum of counts over a group and a period is exact below MaxSum (2^64-1) and
 // saturates at it: a record carries at most MaxCount (2^53-1) a side, so 2,049 of them pass a
@@ -126,29 +128,32 @@
 // says so by implementing ChangeReporter; DuckDB does. ClickHouse does not: other processes may
 // write it, so a followed query there answers its whole period each interval.
 //
-// # Adding a query key over a new column: six files
+// # Adding a query key over a new column
 //
-// A new field of the records that queries group and filter by (a capture probe, a zone, ...)
-// touches six files, and the tests that list every column and key then tell what else is
-// missing:
+// A new field of the records that queries group and filter by (a capture probe's, ...) touches
+// these files, and the tests that list every column and key then tell what else is missing:
 //
 //  1. record.go: the field of Record (or Endpoint), and its check in validate.
 //  2. parse.go: its JSON member in the reference parser (and its error).
 //  3. parse_fast.go: the same member in the scanner, or the scanner leaves records holding it
 //     to the reference parser (FuzzParseFast checks that both agree).
-//  4. columns.go: a Column constant before NumColumns and its row in the columns table (name,
-//     Kind, how a Record holds it); every engine's table, inserts and SQL read that table.
-//  5. duckdb/migrate.go: a step at the end of steps that adds the column to files of earlier
-//     versions (execAll of duckMigrations, which adds every missing column, zero in old rows).
-//  6. clickhouse/schema.go: a step at the end of chSteps that adds it on every shard (and to
-//     records_dist in a cluster), with SchemaVersion one more.
+//  4. columns.go: a Column constant before NumColumns (append only) and its row in the
+//     columns table (name, Kind, how a Record holds it). Every engine's table, inserts, rollup
+//     writers (DuckDB's key slots) and SQL read that table.
+//  5. duckdb/migrate.go and clickhouse/schema.go: a step at the end of each engine's steps
+//     that adds the column to stores of earlier versions, typed from its descriptor:
+//     addColumns(ctx, tx, ColX) in steps, chAddColumns(ctx, c, "records", ColX) in chSteps (and
+//     SchemaVersion one more).
+//  6. pvql/keys.go: its key descriptor (name, Column, type, text).
 //
-// and, for the query language, its key descriptor in pvql/keys.go (name, Column, type, text).
+// A field the service resolves as it stores a record (the context, issue 25: each Endpoint's
+// Place, zone, AS number and name, country, and the exporter's and interfaces' names) is not
+// parsed: inlet/enrich.go sets it from package netctx instead of 2 and 3. DuckDB step 6 and
+// ClickHouse version 5 added those, with two rollups by ContextKeys.
 //
-// The context (issue 25) is such fields: each Endpoint's Place (zone, AS number and name,
-// country) and the exporter's and interfaces' names, which the service resolves as it stores a
-// record (app/enrich.go) and ingest does not accept; DuckDB step 6 and ClickHouse version 5 add
-// them with two rollups by ContextKeys.
+// TestAddKey (records/addkey) proves the path in a test build: AddColumn and pvql.AddKey add
+// a column and a key over it, each engine adds the column to a store of the columns before
+// (a step after its own, derived from the descriptor), and queries group and filter by it.
 //
 // # Adding an engine: three files
 //

@@ -222,7 +222,7 @@ func ToUint64(v any) uint64 {
 }
 
 // TimeRange is the condition from <= time < to with the bounds as literals, which DuckDB skips
-// a table's row groups by (with parameters it reads them all; plan_union.go's literalTimes does
+// a table's row groups by (with parameters it reads them all; plan_bind.go's LiteralTimes does
 // the same for a plan's branches). The bounds are times the store computed, never a caller's
 // text.
 func TimeRange(from, to int64) string {

@@ -47,3 +47,27 @@ func Retain(ctx context.Context, s Store, keep time.Duration, now time.Time) (in
 	}
 	return n, nil
 }
+
+// Batch is a batch of records with the id its publisher gave it (package queue), so that a
+// batch delivered again is stored once.
+type Batch struct {
+	// ID names the batch; at most MaxBatchIDLen bytes.
+	ID string
+	// Again is true when the batch may have been given to a store before (a redelivery): a
+	// store whose check costs a query (ClickHouse) checks only then.
+	Again bool
+	// Records are the batch's records.
+	Records []Record
+}
+
+// MaxBatchIDLen is the longest batch id a BatchStore accepts, in bytes.
+const MaxBatchIDLen = 64
+
+// BatchStore is a Store that remembers the ids of the batches it stored: IngestBatch stores
+// b.Records as Ingest does, unless a batch of the same id was stored before, and then returns
+// nil without storing anything. Package duckdb keeps the id in the transaction of the rows;
+// package clickhouse writes it after the rows' block (its doc says what that leaves open).
+type BatchStore interface {
+	Store
+	IngestBatch(ctx context.Context, b Batch) error
+}

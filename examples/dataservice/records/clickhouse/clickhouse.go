@@ -34,6 +34,7 @@ type Store struct {
 	shards  []chdriver.Conn  // the servers holding a local table (conn alone without a cluster)
 	owned   []chdriver.Conn  // connections to close, conn included
 	rollup  chRollupState
+	batches batches // batchesTable's creation (batches.go)
 	// logError reports a failed repair of the rollup (WithErrorLog).
 	logError func(msg string, err error)
 }
@@ -183,7 +184,7 @@ func (s *Store) ensureSchema(ctx context.Context, opts *clickhouse.Options, clus
 		return err
 	}
 	engine := "Distributed(" + quoteIdent(cluster) + ", " + quoteIdent(opts.Auth.Database) + ", records, rand())"
-	if err := addColumns(ctx, s.conn, "records_dist", records.NumColumns); err != nil { // of an earlier version
+	if err := addColumns(ctx, s.conn, "records_dist", records.ColumnCount()); err != nil { // of an earlier version
 		return err
 	}
 	if err := ensureTable(ctx, s.conn, "records_dist", engine); err != nil {
@@ -194,7 +195,7 @@ func (s *Store) ensureSchema(ctx context.Context, opts *clickhouse.Options, clus
 			return err
 		}
 	}
-	return writeVersion(ctx, s.conn, SchemaVersion)
+	return writeVersion(ctx, s.conn, version())
 }
 
 // chOptions parses url into driver options with the store's timeouts.

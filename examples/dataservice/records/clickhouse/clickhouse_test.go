@@ -154,7 +154,7 @@ func TestClickHouseKilledMidInsert(t *testing.T) {
 	for _, delay := range []time.Duration{50 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond} {
 		done := make(chan error, 1)
 		go func() { done <- s.Ingest(context.Background(), batch(n, 1_700_000_000)) }()
-		time.Sleep(delay)
+		time.Sleep(delay) // not a wait: the moment of the insert to kill the server at
 		srv.Stop()
 		err := <-done
 		srv.Start()

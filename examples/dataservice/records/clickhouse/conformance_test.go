@@ -25,6 +25,8 @@ func TestStores(t *testing.T) {
 		recordstest.CheckContextPartial(t, s, 1_700_000_280)
 		recordstest.CheckContextEdges(t, s, 1_700_000_400)
 		recordstest.CheckOpenEnd(t, s, 1_700_010_000)
+		recordstest.CheckBatches(t, s, 1_700_020_000)
+		recordstest.CheckBatchesWithoutID(t, s, 1_700_020_060)
 	})
 	t.Run("clickhouse cluster", func(t *testing.T) {
 		s := clickhouse.OpenClickHouseTest(t, testenv.ClickHouseCluster(t, 2)[0].URL, testenv.ClickHouseClusterName)
@@ -34,6 +36,8 @@ func TestStores(t *testing.T) {
 		recordstest.CheckContextPartial(t, s, 1_700_000_280)
 		recordstest.CheckContextEdges(t, s, 1_700_000_400)
 		recordstest.CheckOpenEnd(t, s, 1_700_010_000)
+		recordstest.CheckBatches(t, s, 1_700_020_000)
+		recordstest.CheckBatchesWithoutID(t, s, 1_700_020_060)
 	})
 }
 

@@ -13,7 +13,9 @@
 // may run again after a failure midway, and its number is written once it succeeded. Every open
 // still checks the records table's shape, refused and never altered when it differs, and the
 // rollups', made anew when they differ (they hold nothing the records do not), since other
-// nodes share the database. A later version is refused.
+// nodes share the database. A later version is refused. A new column is a step calling
+// chAddColumns with its constant, typed from its descriptor (a column a test build added,
+// records.AddColumn, is a version after SchemaVersion: version, addedStep).
 //
 // It keeps DuckDB's rollups but the one per 10 minutes with addresses (rollup.go: each a
 // SummingMergeTree fed by a materialized view on each shard), with the capture probe's

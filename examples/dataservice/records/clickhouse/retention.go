@@ -28,6 +28,9 @@ func (s *Store) DeleteBefore(ctx context.Context, t int64) (int64, error) {
 			return total, fmt.Errorf("records: delete before %d: %w", t, unavailable(err))
 		}
 	}
+	if _, err := dropBefore(ctx, s.conn, batchesTable, t); err != nil {
+		return total, fmt.Errorf("records: delete before %d: %w", t, unavailable(err))
+	}
 	return total, nil
 }
 

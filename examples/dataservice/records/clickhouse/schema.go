@@ -64,6 +64,18 @@ var chSteps = [SchemaVersion]chStep{
 	func(ctx context.Context, c chdriver.Conn) error { return chRegranulate(ctx, c, chRollups[:5]) },
 }
 
+// version is the schema version of this program's tables: SchemaVersion, and a step after it
+// for each column a test build added (records.AddColumn), which chAddColumns adds as its
+// descriptor says (addedStep).
+func version() uint32 { return uint32(SchemaVersion + records.ColumnCount() - records.NumColumns) }
+
+// addedStep is the step of version v > SchemaVersion: the column a test build added for it.
+func addedStep(v uint32) chStep {
+	return func(ctx context.Context, c chdriver.Conn) error {
+		return chAddColumns(ctx, c, "records", records.NumColumns+records.Column(v-SchemaVersion-1))
+	}
+}
+
 // chRegranulate is step 8 on c: each rollup of rs whose table has another index granularity
 // is made anew with chRollupGranularity and its rows copied there; its view, which names its
 // table, then writes into the new one. Rows a view wrote into the old table between the copy
@@ -226,8 +238,12 @@ func migrate(ctx context.Context, c chdriver.Conn) error {
 	if err != nil {
 		return err
 	}
-	for i := int(v); i < len(chSteps); i++ {
-		if err := chSteps[i](ctx, c); err != nil {
+	for i := int(v); i < int(version()); i++ {
+		step := addedStep(uint32(i + 1))
+		if i < len(chSteps) {
+			step = chSteps[i]
+		}
+		if err := step(ctx, c); err != nil {
 			return err
 		}
 		if err := writeVersion(ctx, c, uint32(i+1)); err != nil {
@@ -266,7 +282,7 @@ func ensureTable(ctx context.Context, c chdriver.Conn, name, engine string) erro
 	}
 	if strings.Join(have, ", ") != strings.Join(want, ", ") {
 		return fmt.Errorf("records: clickhouse table %s has another shape than schema version %d (%s; want %s); the service never alters a table: rename or drop it, or use another database",
-			name, SchemaVersion, strings.Join(have, ", "), strings.Join(want, ", "))
+			name, version(), strings.Join(have, ", "), strings.Join(want, ", "))
 	}
 	if !strings.HasPrefix(engine, e) {
 		return fmt.Errorf("records: clickhouse table %s is a %s table, want %s; the service never alters a table: rename or drop it, or use another database", name, e, engine)
@@ -291,8 +307,8 @@ func schemaVersion(ctx context.Context, c chdriver.Conn) (uint32, error) {
 // created or changed.
 func checkVersion(ctx context.Context, c chdriver.Conn) error {
 	v, err := schemaVersion(ctx, c)
-	if err == nil && v > SchemaVersion {
-		err = fmt.Errorf("records: clickhouse records table is of schema version %d, this service uses %d: a newer version of the service wrote it; run that version (on every node), since this one never alters a table of a later version", v, SchemaVersion)
+	if err == nil && v > version() {
+		err = fmt.Errorf("records: clickhouse records table is of schema version %d, this service uses %d: a newer version of the service wrote it; run that version (on every node), since this one never alters a table of a later version", v, version())
 	}
 	return err
 }

@@ -23,7 +23,9 @@
 // per 10 minutes and per 6 hours that percentiles read. A file made
 // before versioning is at 0, and each step finds what its program left (IF NOT EXISTS; the
 // rollups and sums look at their tables), so every earlier file opens. A file of a newer
-// version is refused. A new column or rollup is a new step at the end.
+// version is refused. A new column or rollup is a new step at the end; a column's is
+// addColumns with its constant, typed from its descriptor (a column a test build added,
+// records.AddColumn, gets such a step after the others: withAdded).
 //
 // Group commit (group.go): concurrent Ingest calls share transactions. Each call
 // validates its batch alone first, so a bad record fails its own call and no other; it then

@@ -134,6 +134,9 @@ func (s *Store) DeleteBefore(ctx context.Context, t int64) (int64, error) {
 	}
 	defer tx.Rollback()
 	res, err := tx.ExecContext(ctx, `DELETE FROM records WHERE time < ?`, t)
+	if err == nil {
+		_, err = tx.ExecContext(ctx, "DELETE FROM "+batchesTable+" WHERE time < ?", t)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("records: delete before %d: %w", t, err)
 	}

@@ -15,7 +15,9 @@ const maxGroup = 200_000
 // member is one Ingest call waiting to be committed: its batch, whether a leader took it, and
 // where that leader hands back the group's result.
 type member struct {
-	recs  []records.Record
+	recs []records.Record
+	// id is the batch's id (IngestBatch), "" for an Ingest call.
+	id    string
 	taken bool
 	done  chan error
 }
@@ -28,8 +30,8 @@ type group struct {
 }
 
 // join queues recs and returns their member.
-func (g *group) join(recs []records.Record) *member {
-	m := &member{recs: recs, done: make(chan error, 1)}
+func (g *group) join(recs []records.Record, id string) *member {
+	m := &member{recs: recs, id: id, done: make(chan error, 1)}
 	g.mu.Lock()
 	g.queue = append(g.queue, m)
 	g.mu.Unlock()

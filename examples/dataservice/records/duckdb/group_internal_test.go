@@ -39,7 +39,7 @@ func groupOf(t *testing.T, n int, fail error) ([]error, [][]*member) {
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		m := s.group.join(make([]records.Record, 1))
+		m := s.group.join(make([]records.Record, 1), "")
 		wg.Go(func() { errs[i] = s.ingestGrouped(context.Background(), m, commit) })
 	}
 	queued(&s.group, n)
@@ -83,9 +83,9 @@ func TestGroupCommitFailureReachesEveryMember(t *testing.T) {
 func TestGroupBoundsRecords(t *testing.T) {
 	t.Parallel()
 	var g group
-	a := g.join(make([]records.Record, maxGroup/2))
-	b := g.join(make([]records.Record, maxGroup/2))
-	c := g.join(make([]records.Record, 1))
+	a := g.join(make([]records.Record, maxGroup/2), "")
+	b := g.join(make([]records.Record, maxGroup/2), "")
+	c := g.join(make([]records.Record, 1), "")
 	ms := g.take(b)
 	if len(ms) != 2 || ms[0] != b || ms[1] != a {
 		t.Fatalf("took %d members", len(ms))
@@ -105,7 +105,7 @@ func TestGroupCallerLeavesWhenCancelled(t *testing.T) {
 	s := &Store{write: make(chan struct{}, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	m := s.group.join(make([]records.Record, 1))
+	m := s.group.join(make([]records.Record, 1), "")
 	err := s.ingestGrouped(ctx, m, func(context.Context, []*member) error {
 		t.Error("committed a cancelled batch")
 		return nil

@@ -35,7 +35,7 @@ func (s *Store) Ingest(ctx context.Context, recs []records.Record) error {
 	span := records.BatchSpan(recs)
 	s.changes.Touch(span.From, span.To)
 	defer s.changes.Touch(span.From, span.To)
-	if err := s.ingestGrouped(ctx, s.group.join(recs), s.commit); err != nil {
+	if err := s.ingestGrouped(ctx, s.group.join(recs, ""), s.commit); err != nil {
 		return fmt.Errorf("records: ingest: %w", err)
 	}
 	return nil
@@ -47,6 +47,10 @@ func (s *Store) Changes() *records.Changes { return &s.changes }
 
 // commit appends the batches of ms in one transaction; the caller holds the write token.
 func (s *Store) commit(ctx context.Context, ms []*member) error {
+	ms, ids, err := s.unstored(ctx, ms)
+	if err != nil || len(ms) == 0 {
+		return err
+	}
 	batches := make([][]records.Record, len(ms))
 	n := 0
 	for i, m := range ms {
@@ -66,7 +70,7 @@ func (s *Store) commit(ctx context.Context, ms []*member) error {
 		if !ok {
 			return fmt.Errorf("unexpected driver connection %T", dc)
 		}
-		rows, err = s.appendInTx(ctx, c, batches)
+		rows, err = s.appendInTx(ctx, c, batches, ids)
 		return err
 	})
 	if err != nil {
@@ -78,7 +82,7 @@ func (s *Store) commit(ctx context.Context, ms []*member) error {
 
 // appendInTx appends batches to the records table, and their sums to the rollups, in one
 // transaction on c; it returns how many rows each rollup gained.
-func (s *Store) appendInTx(ctx context.Context, c *duckdb.Conn, batches [][]records.Record) ([]int, error) {
+func (s *Store) appendInTx(ctx context.Context, c *duckdb.Conn, batches [][]records.Record, batchIDs []batchID) ([]int, error) {
 	tx, err := c.BeginTx(ctx, driver.TxOptions{})
 	if err != nil {
 		return nil, err
@@ -88,6 +92,9 @@ func (s *Store) appendInTx(ctx context.Context, c *duckdb.Conn, batches [][]reco
 	err = appendRecords(ctx, c, batches, ids)
 	if err == nil {
 		err = insertContexts(fresh, connExec(ctx, c))
+	}
+	if err == nil {
+		err = insertBatchIDs(batchIDs, connExec(ctx, c))
 	}
 	if err == nil {
 		marks := make([]int64, len(s.rollups))
@@ -133,7 +140,7 @@ func appendRecords(ctx context.Context, c *duckdb.Conn, batches [][]records.Reco
 	}
 	rb := records.RowBuilder{Omit: records.ContextMask | probeColumns&^filled}
 	var names []string
-	for col := range records.NumColumns {
+	for col := range records.ColumnCount() {
 		if rb.Omit&(1<<col) == 0 {
 			names = append(names, col.SQLNames()...)
 		}
@@ -142,7 +149,7 @@ func appendRecords(ctx context.Context, c *duckdb.Conn, batches [][]records.Reco
 	if err != nil {
 		return err
 	}
-	row := make([]driver.Value, 0, records.NumSQLColumns+1)
+	row := make([]driver.Value, 0, len(names)+1)
 	var idBox driver.Value
 	k := 0
 	for _, recs := range batches {

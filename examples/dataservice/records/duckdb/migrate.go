@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -63,6 +64,10 @@ var steps = []step{
 	// created and summed from the records (a file of version 2 or earlier made them in step 3).
 	func(ctx context.Context, tx *sql.Tx) error {
 		return ensureRollups(ctx, tx, []records.Rollup{tenMinutes, sixHours})
+	},
+	// 15: the ids of the batches stored through a queue (batches.go).
+	func(ctx context.Context, tx *sql.Tx) error {
+		return execAll(ctx, tx, "CREATE TABLE IF NOT EXISTS "+batchesTable+" (id VARCHAR PRIMARY KEY, time BIGINT NOT NULL)")
 	},
 }
 
@@ -217,9 +222,19 @@ func separateContext(ctx context.Context, tx *sql.Tx, part int) error {
 	return nil
 }
 
+// withAdded returns steps and, after them, a step that adds each column a test build added
+// (records.AddColumn), as its descriptor says (addColumns).
+func withAdded(steps []step) []step {
+	for c := records.NumColumns; c < records.ColumnCount(); c++ {
+		steps = append(slices.Clip(steps), func(ctx context.Context, tx *sql.Tx) error { return addColumns(ctx, tx, c) })
+	}
+	return steps
+}
+
 // migrate brings the file of db to the latest version, a step a transaction, and refuses a file
 // whose version is newer than this program's (one it could damage).
 func migrate(ctx context.Context, db *sql.DB) error {
+	steps := withAdded(steps)
 	if err := execAll(ctx, db, "CREATE TABLE IF NOT EXISTS "+schemaTable+" (version INTEGER NOT NULL)"); err != nil {
 		return err
 	}

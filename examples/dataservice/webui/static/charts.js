@@ -344,6 +344,7 @@ function drawBars(el, sets, pick) {
   const W = Math.max(280, el.clientWidth || 560);
   const rowH = 24;
   const labelW = Math.min(170, W * 0.35);
+  const labelChars = Math.min(24, Math.floor((labelW - 8) / 6.6)); // of 11 px text: none past the left edge
   const valueW = 72;
   const H = bars.length * rowH + 4;
   const max = Math.max(...bars.map((b) => b.value), 0) || 1;
@@ -353,7 +354,7 @@ function drawBars(el, sets, pick) {
     const y = i * rowH + 2;
     const w = Math.max(1, (W - labelW - valueW) * Math.max(0, b.value) / max);
     const g = svgEl('g', {class: 'bar-row'});
-    const label = svgText(truncate(b.name, 24), {class: 'bar-label', x: labelW - 8, y: y + 15, 'text-anchor': 'end'});
+    const label = svgText(truncate(b.name, labelChars), {class: 'bar-label', x: labelW - 8, y: y + 15, 'text-anchor': 'end'});
     label.append(svgEl('title', {}, b.name));
     g.append(svgEl('rect', {class: 'bar-hit', x: 0, y, width: W, height: rowH}), label);
     g.append(svgEl('rect', {class: 'bar', x: labelW, y: y + 3, width: w, height: rowH - 8, rx: 3,

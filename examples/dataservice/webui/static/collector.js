@@ -123,6 +123,7 @@ export class Collector {
     $('collector-updated').textContent = `Updated ${new Date().toLocaleTimeString([], {hourCycle: 'h23'})}`;
     this.drawSNMP(st.snmp || []);
     this.drawCapture(st.capture);
+    this.drawQueue(st.queue);
     if (!st.enabled) return;
     $('collector-listen').replaceChildren(...st.listen.map((s) => {
       const li = el('li');
@@ -170,6 +171,26 @@ export class Collector {
     ];
     $('collector-capture-totals').replaceChildren(...tiles.map(([name, v, note, bad, key]) => {
       const d = el('div', {class: `card stat${bad ? ' bad' : ''}`, 'data-capture': key});
+      d.append(el('span', {class: 'stat-name'}, name),
+        el('span', {class: 'stat-value', title: count.format(v)}, formatValue(v)),
+        el('span', {class: 'stat-note'}, note));
+      return d;
+    }));
+  }
+
+  // drawQueue shows the queue (-queue): records published, batches waiting and their oldest's
+  // age (the consumers' lag), delivered again, and refused by the store (dead letters).
+  drawQueue(q) {
+    $('collector-queue').hidden = !q;
+    if (!q) return;
+    const tiles = [
+      ['Published', q.published, q.error ? q.error : (q.refused ? `${count.format(q.refused)} records could not be published` : 'Records this node published'), Boolean(q.error) || q.refused > 0, 'published'],
+      ['Pending', q.pending, q.pending ? `Batches waiting, the oldest for ${count.format(Math.round(q.oldest_age))} s` : 'No batch waiting', false, 'pending'],
+      ['Redelivered', q.redelivered, 'Batches this node was given again, stored once', false, 'redelivered'],
+      ['Dead letters', q.dead_letters, 'Batches the store refused for their content', q.dead_letters > 0, 'dead'],
+    ];
+    $('collector-queue-totals').replaceChildren(...tiles.map(([name, v, note, bad, key]) => {
+      const d = el('div', {class: `card stat${bad ? ' bad' : ''}`, 'data-queue': key});
       d.append(el('span', {class: 'stat-name'}, name),
         el('span', {class: 'stat-value', title: count.format(v)}, formatValue(v)),
         el('span', {class: 'stat-note'}, note));

@@ -1,0 +1,235 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"go.uber.org/zap"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+)
+
+// Workers is how many batches a consuming node stores at once (DuckDB commits them together);
+// fetch is how many messages each asks for at a time.
+const (
+	Workers = 4
+	fetch   = 4
+)
+
+// Consume stores the stream's batches in store through the durable consumer Durable until ctx
+// ends, with Workers goroutines; it returns at once. A batch is acknowledged once
+// store.IngestBatch returned nil, with the message's id (its Nats-Msg-Id, else its stream
+// sequence) and Again when JetStream delivered it before; a batch that does not decode, or
+// that the store refuses for its content (a *records.BatchError), is published to DeadSubject
+// with the reason in the header Svc-Error, then acknowledged; a batch the store could not take
+// for another reason (unavailable) is given back (nak) to be delivered again after a delay.
+// done is closed once every worker returned.
+func (q *Queue) Consume(ctx context.Context, store records.BatchStore) (done <-chan struct{}) {
+	var wg sync.WaitGroup
+	for range Workers {
+		wg.Go(func() { q.work(ctx, store) })
+	}
+	d := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(d)
+	}()
+	return d
+}
+
+// work fetches and stores batches until ctx ends.
+func (q *Queue) work(ctx context.Context, store records.BatchStore) {
+	var cons jetstream.Consumer
+	fails := 0
+	pause := func(err error) {
+		fails++
+		if fails == 1 || fails%60 == 0 {
+			q.cfg.Log.Warn("queue: consuming", zap.Error(err), zap.Int("failures", fails))
+		}
+		t := time.NewTimer(time.Second)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+	}
+	for ctx.Err() == nil {
+		if cons == nil {
+			s, err := q.streamOf(ctx)
+			if err == nil {
+				cons, err = s.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+					Durable: Durable, AckPolicy: jetstream.AckExplicitPolicy, AckWait: q.cfg.AckWait,
+					MaxDeliver: -1, FilterSubject: Subject,
+				})
+			}
+			if err != nil {
+				pause(err)
+				continue
+			}
+		}
+		batch, err := cons.Fetch(fetch, jetstream.FetchMaxWait(2*time.Second))
+		if err != nil {
+			cons = nil
+			pause(err)
+			continue
+		}
+		for msg := range batch.Messages() {
+			if ctx.Err() != nil || q.nc.IsClosed() {
+				continue // left to be delivered again, to this node or another
+			}
+			q.handle(ctx, store, msg)
+		}
+		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
+			cons = nil
+			pause(err)
+			continue
+		}
+		fails = 0
+	}
+}
+
+// handle stores one message's batch and acknowledges it, dead-letters it, or gives it back.
+func (q *Queue) handle(ctx context.Context, store records.BatchStore, msg jetstream.Msg) {
+	meta, err := msg.Metadata()
+	if err != nil {
+		q.cfg.Log.Error("queue: a message without JetStream metadata", zap.Error(err))
+		_ = msg.Term()
+		return
+	}
+	b := records.Batch{ID: msg.Headers().Get(jetstream.MsgIDHeader), Again: meta.NumDelivered > 1}
+	if b.ID == "" || len(b.ID) > records.MaxBatchIDLen {
+		b.ID = "seq." + strconv.FormatUint(meta.Sequence.Stream, 10)
+	}
+	if b.Again {
+		q.redelivered.Add(1)
+	}
+	b.Records, err = Decode(msg.Data())
+	if err == nil {
+		err = q.store(store, msg, b)
+	}
+	var bad *records.BatchError
+	switch {
+	case err == nil:
+		q.stored.Add(uint64(len(b.Records)))
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := msg.DoubleAck(actx); err != nil {
+			q.cfg.Log.Warn("queue: acknowledging a stored batch (it will come again, and be stored once)", zap.String("batch", b.ID), zap.Error(err))
+		}
+	case errors.Is(err, ErrEncoding) || errors.As(err, &bad):
+		q.deadLetter(ctx, msg, b.ID, err)
+	default:
+		if ctx.Err() == nil {
+			q.cfg.Log.Warn("queue: storing a batch, it will come again", zap.String("batch", b.ID), zap.Error(err))
+		}
+		delay := min(time.Duration(meta.NumDelivered)*time.Second, 30*time.Second)
+		_ = msg.NakWithDelay(delay)
+	}
+}
+
+// store stores b, telling JetStream every AckWait/3 that the message is in progress, so that
+// it is not delivered again meanwhile. It does not end with Consume's context: a batch being
+// stored then is stored to the end (at most a minute) unless the Queue is closed, so that it
+// is acknowledged.
+func (q *Queue) store(store records.BatchStore, msg jetstream.Msg, b records.Batch) error {
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		t := time.NewTicker(q.cfg.AckWait / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				_ = msg.InProgress()
+			}
+		}
+	}()
+	ctx, cancel := context.WithTimeout(q.life, time.Minute)
+	defer cancel()
+	return store.IngestBatch(ctx, b)
+}
+
+// deadLetter publishes msg's data to DeadSubject with why in Svc-Error, then acknowledges
+// msg; when the publishing fails it gives msg back, to be tried again.
+func (q *Queue) deadLetter(ctx context.Context, msg jetstream.Msg, id string, why error) {
+	reason := why.Error()
+	if len(reason) > 1024 {
+		reason = reason[:1024]
+	}
+	dead := &nats.Msg{Subject: DeadSubject, Data: msg.Data(), Header: nats.Header{}}
+	dead.Header.Set("Svc-Error", reason)
+	dead.Header.Set("Svc-Batch", id)
+	pctx, cancel := context.WithTimeout(ctx, PublishTimeout)
+	defer cancel()
+	if _, err := q.js.PublishMsg(pctx, dead, jetstream.WithMsgID("dead."+id)); err != nil {
+		q.cfg.Log.Warn("queue: publishing a refused batch to "+DeadSubject, zap.String("batch", id), zap.Error(err))
+		_ = msg.NakWithDelay(time.Second)
+		return
+	}
+	q.dead.Add(1)
+	q.cfg.Log.Error("queue: a batch the store refused went to "+DeadSubject, zap.String("batch", id), zap.Error(why))
+	actx, acancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer acancel()
+	if err := msg.DoubleAck(actx); err != nil {
+		q.cfg.Log.Warn("queue: acknowledging a dead-lettered batch", zap.String("batch", id), zap.Error(err))
+	}
+}
+
+// Status is the queue's state as collector-status shows it.
+type Status struct {
+	// Published is how many records this node published; Refused how many it could not.
+	Published uint64 `json:"published"`
+	Refused   uint64 `json:"refused"`
+	// Pending is how many batches wait in the stream to be stored (the consumers' lag).
+	Pending uint64 `json:"pending"`
+	// Redelivered is how many batches this node's consumer was given again (after a crash,
+	// a time-out or a store that was unavailable).
+	Redelivered uint64 `json:"redelivered"`
+	// DeadLetters is how many batches the stream holds in DeadSubject.
+	DeadLetters uint64 `json:"dead_letters"`
+	// Stored is how many records of the batches this node's consumer acknowledged: stored, or
+	// found stored already when given again.
+	Stored uint64 `json:"stored"`
+	// OldestAge is the age of the oldest batch waiting, in seconds; 0 when none waits.
+	OldestAge float64 `json:"oldest_age"`
+	// Error says why the queue is not ready; "" when it is.
+	Error string `json:"error,omitempty"`
+}
+
+// Status returns the queue's state: this node's counters, and the stream's (a JetStream
+// request, at most 2 s; Error says when it failed).
+func (q *Queue) Status(ctx context.Context, now time.Time) Status {
+	st := Status{Published: q.published.Load(), Refused: q.refused.Load(), Redelivered: q.redelivered.Load(), Stored: q.stored.Load()}
+	if err := q.Ready(); err != nil {
+		st.Error = err.Error()
+		return st
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	s, err := q.streamOf(ctx)
+	var info *jetstream.StreamInfo
+	if err == nil {
+		info, err = s.Info(ctx, jetstream.WithSubjectFilter(DeadSubject))
+	}
+	if err != nil {
+		st.Error = fmt.Sprintf("queue %s: %v", q.cfg.URLs, err)
+		return st
+	}
+	st.DeadLetters = info.State.Subjects[DeadSubject]
+	st.Pending = info.State.Msgs - st.DeadLetters
+	if st.Pending > 0 {
+		// The oldest batch is the first message of Subject (dead letters may be older).
+		if m, err := s.GetMsg(ctx, info.State.FirstSeq, jetstream.WithGetMsgSubject(Subject)); err == nil {
+			st.OldestAge = max(now.Sub(m.Time).Seconds(), 0)
+		}
+	}
+	return st
+}

@@ -1,0 +1,121 @@
+package queue_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zaptest"
+
+	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
+	"github.com/fnapi/fnapi/examples/dataservice/queue"
+	"github.com/fnapi/fnapi/examples/dataservice/records/clickhouse"
+	"github.com/fnapi/fnapi/examples/dataservice/records/recordstest"
+	"github.com/fnapi/fnapi/internal/testutil"
+)
+
+// openClickHouse opens the records store on a ClickHouse server the test started.
+func openClickHouse(t *testing.T, srv *testenv.ClickHouseServer) *clickhouse.Store {
+	t.Helper()
+	s, err := clickhouse.Open(context.Background(), srv.URL, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestNATSClusterNodeKilled publishes through a cluster of three NATS servers (stream replicas
+// 3) while one of them is killed: every record published is stored once.
+func TestNATSClusterNodeKilled(t *testing.T) {
+	t.Parallel()
+	srvs := testenv.NATSCluster(t, 3)
+	urls := srvs[0].URL + "," + srvs[1].URL + "," + srvs[2].URL
+	pub, sub := open(t, urls, false), open(t, urls, true)
+	store := openDuckDB(t)
+	consume(t, sub, store)
+	publish(t, pub, 2, 20, 100, 1_700_000_000)
+	srvs[0].Stop()
+	publish(t, pub, 2, 20, 100, 1_700_001_000)
+	waitStored(t, sub, store, 2*2*20*100)
+}
+
+// TestConsumerDiesOtherTakesOver shares the stream between two consuming nodes storing into
+// one ClickHouse server; one dies mid-stream (its connection closed while it holds batches
+// not acknowledged): the other stores them once AckWait passed, and every record is stored
+// once. AckWait must exceed the time the server takes to finish an insert its client
+// abandoned (seconds on a loaded test machine; the default is 10 s).
+func TestConsumerDiesOtherTakesOver(t *testing.T) {
+	t.Parallel()
+	nats := testenv.NATS(t)
+	store := openClickHouse(t, testenv.ClickHouse(t))
+	pub := open(t, nats.URL, false)
+	cfg := queue.Config{URLs: nats.URL, Consume: true, AckWait: 10 * time.Second, Log: zaptest.NewLogger(t)}
+	cfg.Log = cfg.Log.Named("a")
+	a, err := queue.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Log = zaptest.NewLogger(t).Named("b")
+	b, err := queue.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	ctx, cancel := context.WithCancel(context.Background())
+	doneA := a.Consume(ctx, store)
+	consume(t, b, store)
+	publish(t, pub, 1, 6, 1000, 1_700_000_000)
+	testutil.Eventually(t, "the first node storing", func() bool { return a.Status(context.Background(), time.Now()).Stored > 0 })
+	a.Close()
+	cancel()
+	<-doneA
+	publish(t, pub, 1, 6, 1000, 1_700_001_000)
+	waitStored(t, b, store, 2*6*1000)
+}
+
+// TestClickHouseDown kills the ClickHouse server the consumer stores into during a steady
+// stream, and starts it again: the batches wait in the stream, and every record is stored
+// once.
+func TestClickHouseDown(t *testing.T) {
+	t.Parallel()
+	nats := testenv.NATS(t)
+	ch := testenv.ClickHouse(t)
+	store := openClickHouse(t, ch)
+	pub, sub := open(t, nats.URL, false), open(t, nats.URL, true)
+	consume(t, sub, store)
+	var sent atomic.Int64
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		tick := time.NewTicker(250 * time.Millisecond) // 2,000 records/s
+		defer tick.Stop()
+		for i := int64(0); ; i++ {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			case <-tick.C:
+			}
+			if err := pub.Ingest(context.Background(), recordstest.Batch(500, 1_700_000_000+i)); err != nil {
+				done <- err
+				return
+			}
+			sent.Add(500)
+		}
+	}()
+	testutil.Eventually(t, "records stored", func() bool { return recordstest.Count(t, store) > 0 })
+	ch.Stop()
+	testutil.Eventually(t, "batches waiting", func() bool { return sub.Status(context.Background(), time.Now()).Pending > 5 })
+	before := sub.Status(context.Background(), time.Now()).Stored
+	ch.Start()
+	testutil.Eventually(t, "records stored after the restart", func() bool {
+		return sub.Status(context.Background(), time.Now()).Stored > before
+	})
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	waitStored(t, sub, store, sent.Load())
+}
