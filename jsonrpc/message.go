@@ -137,7 +137,7 @@ func String(v json.RawMessage) (string, bool) {
 		return "", false
 	}
 	if bytes.IndexByte(v, '\\') < 0 {
-		return string(v[1 : len(v)-1]), true
+		return jsonobject.String(v[1 : len(v)-1]), true
 	}
 	var s string
 	return s, json.Unmarshal(v, &s) == nil

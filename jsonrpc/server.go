@@ -148,7 +148,7 @@ func Write(w http.ResponseWriter, v any) {
 	var err error
 	switch t := v.(type) {
 	case Response:
-		b, err = t.AppendJSON(nil)
+		b, err = t.AppendJSON(make([]byte, 0, len(t.ID)+len(t.Result)+40)) // one allocation
 	case []Response:
 		b = append(b, '[')
 		for i := range t {

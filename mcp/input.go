@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -84,6 +83,9 @@ func (e *missingCapability) Is(target error) bool { return target == ErrNoClient
 
 // missingError is the JSON-RPC error of a call that failed with missingCapability, or nil.
 func missingError(err error) *jsonrpc.Error {
+	if err == nil {
+		return nil
+	}
 	var mc *missingCapability
 	if !errors.As(err, &mc) {
 		return nil
@@ -180,13 +182,15 @@ func (in *inputs) required() map[string]Input {
 var askingMethods = map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true}
 
 // inputsOf reads the inputResponses and requestState of a stateless request: the answers of
-// the earlier rounds, signed for its caller and target (method and name), and of this one.
-func (s *Server) inputsOf(sess *session, owner [32]byte) (*inputs, *jsonrpc.Error) {
+// the earlier rounds, signed for its caller (owner returns its token digest, computed only
+// for a requestState) and target (method and name), and of this one.
+func (s *Server) inputsOf(sess *session, owner func() [32]byte) (*inputs, *jsonrpc.Error) {
 	in := &inputs{caps: sess.caps}
 	invalid := func(msg string) (*inputs, *jsonrpc.Error) {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: "+msg)
 	}
-	if b := bytes.TrimSpace(sess.caps); len(b) == 0 || b[0] != '{' || !json.Valid(b) {
+	// caps is a member of the _meta statelessSession read: valid JSON, without space around.
+	if len(sess.caps) == 0 || sess.caps[0] != '{' {
 		return invalid("_meta's clientCapabilities must be an object")
 	}
 	if sess.requestState != nil || sess.inputResponses != nil {
@@ -194,7 +198,7 @@ func (s *Server) inputsOf(sess *session, owner [32]byte) (*inputs, *jsonrpc.Erro
 	}
 	if raw := sess.requestState; raw != nil {
 		state, ok := jsonrpc.String(raw)
-		if !ok || !s.verify(state, owner, sess.target, in.answers) {
+		if !ok || !s.verify(state, owner(), sess.target(), in.answers) {
 			return invalid("requestState is not one this server gave, or has expired")
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/fnapi/fnapi/apierr"
@@ -147,7 +146,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 		if sess = statelessSession(w, r, req); sess != nil && bytes.Contains(sess.caps, []byte(TasksExtension)) {
 			sess.caller = callerOf(probe, r, x) // whom its tasks count against
 		}
-		if sess != nil && req.Method == "tools/call" && !s.checkParamHeaders(w, r, x, req, strings.TrimPrefix(sess.target, "tools/call ")) {
+		if sess != nil && req.Method == "tools/call" && !s.checkParamHeaders(w, r, x, req, sess.name) {
 			sess = nil
 		}
 	} else {
@@ -168,13 +167,13 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 	var res any
 	var rerr *jsonrpc.Error
 	if stateless {
-		a.input, rerr = s.inputsOf(sess, x.TokenDigest())
+		a.input, rerr = s.inputsOf(sess, x.TokenDigest)
 	}
 	if rerr == nil {
 		res, rerr = s.dispatch(r.Context(), x, sess, a, req)
 	}
 	if a.input != nil && askingMethods[req.Method] && len(a.input.required()) > 0 {
-		res, rerr = s.inputRequired(a.input, x.TokenDigest(), sess.target), nil
+		res, rerr = s.inputRequired(a.input, x.TokenDigest(), sess.target()), nil
 	}
 	if calls && !a.called { // no tool of that name, static content...
 		if err := s.count(r.Context(), x); err != nil {

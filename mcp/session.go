@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fnapi/fnapi/internal/jsonobject"
 	"github.com/fnapi/fnapi/jsonrpc"
 	"github.com/google/uuid"
 )
@@ -20,12 +21,13 @@ type session struct {
 	caller   string   // whom it counts against (see Server.authenticate)
 	protocol string
 	// stateless: the session of one request of a stateless revision, held nowhere; its
-	// client's capabilities, requestState and inputResponses (see inputsOf), and its target:
-	// method and name, which a requestState is signed for
+	// client's capabilities, requestState and inputResponses (see inputsOf), and its method
+	// and name (its target, which a requestState is signed for)
 	stateless                          bool
 	caps, requestState, inputResponses json.RawMessage
-	target                             string
-	params                             map[string]json.RawMessage // the request's params, read once
+	method, name                       string
+	params, meta                       jsonobject.Members    // the request's params and _meta, read once
+	members                            [10]jsonobject.Member // where params and meta are kept
 
 	mu    sync.Mutex
 	last  time.Time
@@ -35,6 +37,9 @@ type session struct {
 	asked   int
 	pending map[string]chan jsonrpc.Response
 }
+
+// target is what a stateless request's requestState is signed for: its method and name.
+func (s *session) target() string { return s.method + " " + s.name }
 
 // sessions holds the sessions of one endpoint, bounded in number in all and per caller,
 // ending when idle.

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"bytes"
-	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -68,11 +67,18 @@ func statelessSession(w http.ResponseWriter, r *http.Request, req *jsonrpc.Reque
 		httpError(w, http.StatusBadRequest, withID(req, e))
 		return nil
 	}
-	// One pass over params and one over _meta, decoding only the strings compared.
-	params := make(map[string]json.RawMessage, 4)
-	meta := make(map[string]json.RawMessage, 4)
-	if len(req.Params) > 0 && !jsonobject.Read(req.Params, params, false) ||
-		params["_meta"] != nil && !jsonobject.Read(params["_meta"], meta, false) {
+	// One pass over params and one over _meta, decoding only the strings compared, into the
+	// session's own array: no map.
+	sess := &session{stateless: true}
+	var params, meta jsonobject.Members
+	ok := true
+	if len(req.Params) > 0 {
+		params, ok = jsonobject.ReadMembers(req.Params, sess.members[:0])
+	}
+	if m := params.Get("_meta"); ok && m != nil {
+		meta, ok = jsonobject.ReadMembers(m, params[len(params):])
+	}
+	if !ok {
 		return fail(jsonrpc.CodeInvalidParams, "invalid params: params and _meta must be objects", nil)
 	}
 	header := strings.TrimSpace(r.Header.Get(headerProtocol))
@@ -81,14 +87,14 @@ func statelessSession(w http.ResponseWriter, r *http.Request, req *jsonrpc.Reque
 	}
 	var missing []string
 	for _, k := range []string{metaVersion, metaCaps} {
-		if meta[k] == nil {
+		if meta.Get(k) == nil {
 			missing = append(missing, k)
 		}
 	}
 	if len(missing) > 0 {
 		return fail(jsonrpc.CodeInvalidParams, "invalid params: missing _meta keys: "+strings.Join(missing, ", "), nil)
 	}
-	if version, ok := jsonrpc.String(meta[metaVersion]); !ok || version != header {
+	if version, ok := jsonrpc.String(meta.Get(metaVersion)); !ok || version != header {
 		return fail(CodeHeaderMismatch, "MCP-Protocol-Version header does not match _meta "+metaVersion, nil)
 	}
 	if !slices.Contains(statelessProtocols, header) {
@@ -105,17 +111,18 @@ func statelessSession(w http.ResponseWriter, r *http.Request, req *jsonrpc.Reque
 	case "tasks/get", "tasks/update", "tasks/cancel":
 		key = "taskId"
 	}
-	name, ok := jsonrpc.String(params[key])
+	name, ok := jsonrpc.String(params.Get(key))
 	if named[req.Method] && ok && strings.TrimSpace(r.Header.Get(headerName)) != name {
 		return fail(CodeHeaderMismatch, "Mcp-Name header does not match the body's name or uri", nil)
 	}
 	level := len(levels) // no log messages unless the request asks for them
-	if l, ok := jsonrpc.String(meta[metaLogLevel]); ok && levelOf(l) >= 0 {
+	if l, ok := jsonrpc.String(meta.Get(metaLogLevel)); ok && levelOf(l) >= 0 {
 		level = levelOf(l)
 	}
-	return &session{protocol: header, stateless: true, level: level, params: params,
-		caps: meta[metaCaps], requestState: params["requestState"], inputResponses: params["inputResponses"],
-		target: req.Method + " " + name}
+	sess.protocol, sess.level, sess.params, sess.meta = header, level, params, meta
+	sess.caps, sess.requestState, sess.inputResponses = meta.Get(metaCaps), params.Get("requestState"), params.Get("inputResponses")
+	sess.method, sess.name = req.Method, name
+	return sess
 }
 
 // named are the methods whose Mcp-Name header repeats their params.name (uri, taskId).

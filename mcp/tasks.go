@@ -188,11 +188,12 @@ func (s *Server) wantsTask(x *transport.Exchange, sess *session, params json.Raw
 	}
 	m := sess.params
 	if m == nil {
-		if m = map[string]json.RawMessage{}; !jsonobject.Read(params, m, false) {
+		var ok bool
+		if m, ok = jsonobject.ReadMembers(params, nil); !ok {
 			return false, nil
 		}
 	}
-	name, _ := jsonrpc.String(m["name"])
+	name, _ := jsonrpc.String(m.Get("name"))
 	f := x.Lookup(name)
 	if f == nil {
 		return false, nil

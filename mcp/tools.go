@@ -172,31 +172,37 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 		Name     string
 		Progress any
 	}
-	m := sess.params // a stateless request's, read once; a task reads its own copy
+	m, mt := sess.params, sess.meta // a stateless request's, read once; a task reads its own copy
 	var ok bool
 	if m == nil || a.task {
-		if m = make(map[string]json.RawMessage, 3); !jsonobject.Read(params, m, false) {
+		var buf [8]jsonobject.Member
+		if m, ok = jsonobject.ReadMembers(params, buf[:0]); !ok {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "tools/call needs params, an object")
 		}
+		mt = nil
 	}
-	if p.Name, ok = jsonrpc.String(m["name"]); !ok || p.Name == "" {
+	if p.Name, ok = jsonrpc.String(m.Get("name")); !ok || p.Name == "" {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "tools/call needs params.name")
 	}
 	var args map[string]json.RawMessage
-	if a := m["arguments"]; a != nil && string(a) != "null" {
+	if a := m.Get("arguments"); a != nil && string(a) != "null" {
 		args = make(map[string]json.RawMessage)
 		if !jsonobject.Read(a, args, false) {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "arguments must be an object")
 		}
 	}
-	if meta := m["_meta"]; meta != nil {
-		mt := make(map[string]json.RawMessage, 4)
-		if !jsonobject.Read(meta, mt, false) {
+	if meta := m.Get("_meta"); meta != nil && mt == nil {
+		var buf [4]jsonobject.Member
+		if mt, ok = jsonobject.ReadMembers(meta, buf[:0]); !ok {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "_meta must be an object")
 		}
-		if t := mt["progressToken"]; t != nil && json.Unmarshal(t, &p.Progress) != nil {
+	}
+	if t := mt.Get("progressToken"); t != nil {
+		var progress any // declared here: decoding into it allocates only with a token
+		if json.Unmarshal(t, &progress) != nil {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "_meta must be an object")
 		}
+		p.Progress = progress
 	}
 	f := x.Lookup(p.Name)
 	if f == nil {
@@ -228,12 +234,13 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 	if acc != nil {
 		v = acc.Result()
 	}
-	return toolResult(s.toolOf(f), v)
+	return toolResult(s.toolOf(f), v, sess.stateless && !a.task)
 }
 
 // toolResult is the tools/call result of a function's value, encoded: the value as text
-// content, and as structured content when it is an object or wrapped.
-func toolResult(info *toolInfo, v any) (any, *jsonrpc.Error) {
+// content, and as structured content when it is an object or wrapped; complete marks it as a
+// stateless request's answer (see complete), which it saves copying it.
+func toolResult(info *toolInfo, v any, complete bool) (any, *jsonrpc.Error) {
 	if cs, ok := v.([]Content); ok && info.content {
 		return map[string]any{"content": cs}, nil
 	}
@@ -241,8 +248,12 @@ func toolResult(info *toolInfo, v any) (any, *jsonrpc.Error) {
 	if err != nil {
 		return toolError(apierr.New(apierr.Internal)), nil
 	}
-	out := make([]byte, 0, 2*len(b)+80)
-	out = append(out, `{"content":[{"type":"text","text":`...)
+	out := make([]byte, 0, 2*len(b)+104)
+	if complete {
+		out = append(out, `{"resultType":"complete","content":[{"type":"text","text":`...)
+	} else {
+		out = append(out, `{"content":[{"type":"text","text":`...)
+	}
 	out = appendString(out, b)
 	out = append(out, "}]"...)
 	switch {

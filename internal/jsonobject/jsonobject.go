@@ -20,47 +20,9 @@ const maxJSONDepth = 10000
 // records of a data service's ingest, costs one scan here and its own decoding in the
 // function. It returns false, leaving args unchanged, when b is not a valid JSON object.
 func Read(b []byte, args map[string]json.RawMessage, clone bool) bool {
-	type member struct {
-		name       []byte // quoted
-		start, end int    // of the value
-	}
 	var buf [8]member
-	members := buf[:0]
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return false
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		i++
-	} else {
-		for {
-			var m member
-			end, ok := scanString(b, i)
-			if !ok {
-				return false
-			}
-			m.name = b[i:end]
-			if m.start, ok = colon(b, end); !ok {
-				return false
-			}
-			if m.end, ok = scanValue(b, m.start, 1); !ok {
-				return false
-			}
-			members = append(members, m)
-			i = skipSpace(b, m.end)
-			if i < len(b) && b[i] == ',' {
-				i = skipSpace(b, i+1)
-				continue
-			}
-			if i >= len(b) || b[i] != '}' {
-				return false
-			}
-			i++
-			break
-		}
-	}
-	if skipSpace(b, i) != len(b) {
+	members, ok := scan(b, buf[:0])
+	if !ok {
 		return false
 	}
 	values := b
@@ -73,6 +35,90 @@ func Read(b []byte, args map[string]json.RawMessage, clone bool) bool {
 	return true
 }
 
+// Member is one member of an object that ReadMembers read.
+type Member struct {
+	Name  string
+	Value json.RawMessage
+}
+
+// Members are the members of an object in the order written.
+type Members []Member
+
+// Get returns the value of the member name (its last, when it is given twice, as Read), or nil.
+// It looks through every member: it is for the few members of a message's envelope.
+func (ms Members) Get(name string) json.RawMessage {
+	for i := len(ms) - 1; i >= 0; i-- {
+		if ms[i].Name == name {
+			return ms[i].Value
+		}
+	}
+	return nil
+}
+
+// ReadMembers reads b, a JSON object, as Read does, appending its members to ms (their values
+// point into b): a caller that keeps ms in an array of its own reads a small object without
+// a map. It returns false when b is not a valid JSON object.
+func ReadMembers(b []byte, ms Members) (Members, bool) {
+	var buf [8]member
+	members, ok := scan(b, buf[:0])
+	if !ok {
+		return ms, false
+	}
+	for _, m := range members {
+		ms = append(ms, Member{unquote(m.name), b[m.start:m.end:m.end]})
+	}
+	return ms, true
+}
+
+// member is where a member of an object is: its name quoted, and its value's offsets.
+type member struct {
+	name       []byte
+	start, end int
+}
+
+// scan appends the members of b, a JSON object, to members; it reports false when b is not a
+// valid JSON object.
+func scan(b []byte, members []member) ([]member, bool) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return nil, false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		i++
+	} else {
+		for {
+			var m member
+			end, ok := scanString(b, i)
+			if !ok {
+				return nil, false
+			}
+			m.name = b[i:end]
+			if m.start, ok = colon(b, end); !ok {
+				return nil, false
+			}
+			if m.end, ok = scanValue(b, m.start, 1); !ok {
+				return nil, false
+			}
+			members = append(members, m)
+			i = skipSpace(b, m.end)
+			if i < len(b) && b[i] == ',' {
+				i = skipSpace(b, i+1)
+				continue
+			}
+			if i >= len(b) || b[i] != '}' {
+				return nil, false
+			}
+			i++
+			break
+		}
+	}
+	if skipSpace(b, i) != len(b) {
+		return nil, false
+	}
+	return members, true
+}
+
 // unquote returns the string a valid JSON string literal holds, as encoding/json decodes it.
 func unquote(q []byte) string {
 	s := q[1 : len(q)-1]
@@ -82,6 +128,61 @@ func unquote(q []byte) string {
 			_ = json.Unmarshal(q, &out) // valid: escapes and invalid UTF-8 decoded as json does
 			return out
 		}
+	}
+	return String(s)
+}
+
+// String returns string(s), without allocating when s is one of the names and values every
+// JSON-RPC and MCP message repeats (members of the envelope, of params and of _meta, the
+// frequent methods): a call reads several of them, each once per call.
+func String(s []byte) string {
+	switch string(s) { // compiled to comparisons: no conversion
+	case "jsonrpc":
+		return "jsonrpc"
+	case "id":
+		return "id"
+	case "method":
+		return "method"
+	case "params":
+		return "params"
+	case "name":
+		return "name"
+	case "arguments":
+		return "arguments"
+	case "_meta":
+		return "_meta"
+	case "progressToken":
+		return "progressToken"
+	case "uri":
+		return "uri"
+	case "cursor":
+		return "cursor"
+	case "taskId":
+		return "taskId"
+	case "task":
+		return "task"
+	case "requestState":
+		return "requestState"
+	case "inputResponses":
+		return "inputResponses"
+	case "io.modelcontextprotocol/protocolVersion":
+		return "io.modelcontextprotocol/protocolVersion"
+	case "io.modelcontextprotocol/clientCapabilities":
+		return "io.modelcontextprotocol/clientCapabilities"
+	case "io.modelcontextprotocol/logLevel":
+		return "io.modelcontextprotocol/logLevel"
+	case "tools/call":
+		return "tools/call"
+	case "tools/list":
+		return "tools/list"
+	case "resources/read":
+		return "resources/read"
+	case "prompts/get":
+		return "prompts/get"
+	case "2026-07-28":
+		return "2026-07-28"
+	case "2025-11-25":
+		return "2025-11-25"
 	}
 	return string(s)
 }

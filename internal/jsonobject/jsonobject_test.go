@@ -57,6 +57,19 @@ func checkRead(t *testing.T, s string) {
 	if Read([]byte(s), shared, false) != ok || !maps.EqualFunc(got, shared, rawEqual) {
 		t.Fatalf("Read(%q) without copying read %q; copying %q", s, shared, got)
 	}
+	// ReadMembers agrees with Read: the same answer, and each name's last value.
+	ms, mok := ReadMembers([]byte(s), nil)
+	if mok != ok {
+		t.Fatalf("ReadMembers(%q) = %v, Read %v", s, mok, ok)
+	}
+	for _, m := range ms {
+		if !rawEqual(ms.Get(m.Name), got[m.Name]) {
+			t.Fatalf("ReadMembers(%q).Get(%q) = %s, Read %s", s, m.Name, ms.Get(m.Name), got[m.Name])
+		}
+	}
+	if ok && len(got) != len(uniqueNames(ms))+1-btoi(ms.Get("kept") != nil) {
+		t.Fatalf("ReadMembers(%q) read %d names, Read %d", s, len(uniqueNames(ms)), len(got))
+	}
 	want := map[string]json.RawMessage{"kept": json.RawMessage(`0`)}
 	err := json.Unmarshal([]byte(s), &want)
 	if err == nil && (len(s) == 0 || strings.TrimLeft(s, " \t\r\n")[0] != '{') {
@@ -72,6 +85,21 @@ func checkRead(t *testing.T, s string) {
 	if !maps.EqualFunc(got, want, rawEqual) {
 		t.Fatalf("Read(%q) read %q; encoding/json %q", s, got, want)
 	}
+}
+
+func uniqueNames(ms Members) map[string]bool {
+	names := map[string]bool{}
+	for _, m := range ms {
+		names[m.Name] = true
+	}
+	return names
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func rawEqual(a, b json.RawMessage) bool { return string(a) == string(b) }
