@@ -57,7 +57,7 @@ func TestContext(t *testing.T) {
 	for _, r := range demo.New(testNow, demo.Options{Seed: 4}).Until(testNow.Add(30 * 60e9)) {
 		res.Resolve(&netctx.Flow{Client: r.Client.IP, Server: r.Server.IP, ClientPort: r.Client.Port,
 			ServerPort: r.Server.Port, Protocol: r.Protocol}, &c)
-		if c.ClientZone == netctx.Other {
+		if c.Client.Zone == netctx.Other {
 			t.Fatalf("client %s is in no zone", r.Client.IP)
 		}
 		named[c.Application] = true

@@ -43,20 +43,18 @@ func resolve(r *netctx.Resolver, recs []records.Record) {
 		if rec.Application == records.Application(rec.Protocol, rec.Server.Port) {
 			rec.Application = c.Application
 		}
-		rec.Client.Place = records.Place{Zone: zoneOf(c.ClientZone), ASN: c.ClientASN.Number,
-			ASName: c.ClientASN.Name, Country: c.ClientCountry}
-		rec.Server.Place = records.Place{Zone: zoneOf(c.ServerZone), ASN: c.ServerASN.Number,
-			ASName: c.ServerASN.Name, Country: c.ServerCountry}
+		rec.Client.Place, rec.Server.Place = place(c.Client), place(c.Server)
 		rec.ExporterName = c.Exporter
 		rec.InIfName, rec.InIfAlias = c.InIf.Name, c.InIf.Alias
 		rec.OutIfName, rec.OutIfAlias = c.OutIf.Name, c.OutIf.Alias
 	}
 }
 
-// zoneOf is the zone a record keeps: "" for netctx.Other, as the rows of earlier versions hold.
-func zoneOf(zone string) string {
-	if zone == netctx.Other {
-		return ""
+// place is what a record keeps of where an address is: its zone is "" for netctx.Other, as
+// the rows of earlier versions hold.
+func place(p netctx.Place) records.Place {
+	if p.Zone == netctx.Other {
+		p.Zone = ""
 	}
-	return zone
+	return records.Place{Zone: p.Zone, ASN: p.ASN.Number, ASName: p.ASN.Name, Country: p.Country}
 }

@@ -31,7 +31,7 @@ func TestZonesAndApplications(t *testing.T) {
 	var c netctx.Context
 	e.resolver.Resolve(&netctx.Flow{Client: netip.MustParseAddr("192.0.2.9"), Server: netip.MustParseAddr("10.1.1.1"),
 		Protocol: 6, ServerPort: 443}, &c)
-	if c.ClientZone != "Customers/ACME" || c.ServerZone != "HQ" || c.Application != "acme-portal" {
+	if c.Client.Zone != "Customers/ACME" || c.Server.Zone != "HQ" || c.Application != "acme-portal" {
 		t.Fatalf("resolved %+v", c)
 	}
 
@@ -84,8 +84,8 @@ func TestZonesAndApplications(t *testing.T) {
 	e.must("delete-application", map[string]any{"name": "acme-portal"}, nil)
 	e.must("delete-zone", map[string]any{"name": "HQ"}, nil)
 	e.resolver.Resolve(&netctx.Flow{Server: netip.MustParseAddr("10.1.1.1")}, &c)
-	if c.ServerZone != netctx.Other {
-		t.Errorf("after delete-zone the server is in %q", c.ServerZone)
+	if c.Server.Zone != netctx.Other {
+		t.Errorf("after delete-zone the server is in %q", c.Server.Zone)
 	}
 
 	var events []map[string]any

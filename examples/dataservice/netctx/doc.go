@@ -12,5 +12,5 @@
 //	if err := r.SetZones([]netctx.Zone{{Name: "HQ", Networks: []netip.Prefix{netip.MustParsePrefix("10.1.0.0/16")}}}); err != nil { ... }
 //	var c netctx.Context
 //	r.Resolve(&netctx.Flow{Client: client, Server: server, Protocol: 6, ServerPort: 443}, &c)
-//	// c.ClientZone == "HQ", c.Application == "https"
+//	// c.Client.Zone == "HQ", c.Application == "https"
 package netctx

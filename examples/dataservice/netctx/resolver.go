@@ -20,20 +20,27 @@ type Flow struct {
 // Context is a record's context, as a Resolver answers it. Empty strings and zero values are
 // unknown (null in answers).
 type Context struct {
-	// ClientZone and ServerZone are the zones of the addresses; Other outside every zone.
-	ClientZone, ServerZone string
+	// Client and Server are where the record's addresses are.
+	Client, Server Place
 	// Application is the operator's application, the built-in name by port, or Unknown:
 	// never a name learned from traffic (a server's name, which anyone sending packets
 	// chooses), so that applications are as many as the operator and the built-in table name.
 	Application string
-	// ClientASN and ServerASN are the addresses' autonomous systems.
-	ClientASN, ServerASN ASN
-	// ClientCountry and ServerCountry are ISO 3166 alpha-2 codes.
-	ClientCountry, ServerCountry string
 	// Exporter is the exporter's name.
 	Exporter string
 	// InIf and OutIf name the interfaces (Index is the flow's, even when nothing names it).
 	InIf, OutIf Interface
+}
+
+// Place is where an address is, one side of a Context (records.Place is what a record keeps
+// of it).
+type Place struct {
+	// Zone is the operator's zone holding the address; Other outside every zone.
+	Zone string
+	// ASN is the autonomous system announcing the address.
+	ASN ASN
+	// Country is the ISO 3166 alpha-2 code of the address's country.
+	Country string
 }
 
 // Resolver answers the Context of records. It is safe for concurrent use: Resolve never
@@ -105,17 +112,21 @@ func (r *Resolver) Zones() *Zones { return r.table.Load().zones }
 // Resolve fills c with f's context.
 func (r *Resolver) Resolve(f *Flow, c *Context) {
 	t := r.table.Load()
-	c.ClientZone = t.zones.Lookup(f.Client)
-	c.ServerZone = t.zones.Lookup(f.Server)
+	r.place(t, f.Client, &c.Client)
+	r.place(t, f.Server, &c.Server)
 	c.Application = r.application(t, f, c)
-	c.ClientASN, c.ClientCountry = r.geo(f.Client)
-	c.ServerASN, c.ServerCountry = r.geo(f.Server)
 	d := r.names.device(f.Exporter)
 	c.Exporter = ""
 	if d != nil {
 		c.Exporter = d.Name
 	}
 	c.InIf, c.OutIf = d.iface(f.InIf), d.iface(f.OutIf)
+}
+
+// place sets p to where a is: its zone in t, its autonomous system and country.
+func (r *Resolver) place(t *table, a netip.Addr, p *Place) {
+	p.Zone = t.zones.Lookup(a)
+	p.ASN, p.Country = r.geo(a)
 }
 
 // geo returns a's autonomous system and country.
@@ -130,7 +141,7 @@ func (r *Resolver) geo(a netip.Addr) (ASN, string) {
 // application is, in this order: the operator's most specific rule, the built-in name by
 // port, Unknown.
 func (r *Resolver) application(t *table, f *Flow, c *Context) string {
-	if name := t.apps.Match(f, c.ServerZone, c.ClientZone); name != "" {
+	if name := t.apps.Match(f, c.Server.Zone, c.Client.Zone); name != "" {
 		return name
 	}
 	if r.builtin != nil {
