@@ -36,8 +36,9 @@ func TestDemoShowroom(t *testing.T) {
 		}
 		return res[0].Data
 	}
-	// The backfill takes tens of seconds on a loaded machine, longer than testutil.Wait.
-	testutil.Until(t, 2*time.Minute, "records of the last minutes (the backfill's end)", func() error {
+	// The backfill takes 6 s on a quiet machine (BENCHMARKS.md) but past 2 min was seen at load
+	// 35, with the race detector: the issue asks for "a few minutes".
+	testutil.Until(t, 4*time.Minute, "records of the last minutes (the backfill's end)", func() error {
 		if rows("records SINCE @now-300")[0][1][0].(float64) == 0 {
 			return errors.New("none yet")
 		}

@@ -1,17 +1,11 @@
 package testenv
 
 import (
-	"errors"
 	"fmt"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // ClickHouseServer is a clickhouse-server the test started, with its configuration and data in
@@ -23,11 +17,8 @@ type ClickHouseServer struct {
 	// TCPPort is the native protocol's port; HTTPPort the HTTP interface's.
 	TCPPort, HTTPPort int
 
-	t      testing.TB
-	binary string
+	process
 	config string
-	log    *os.File
-	cmd    *exec.Cmd
 }
 
 // ClickHouseClusterName is the name of the cluster ClickHouseCluster configures.
@@ -49,7 +40,7 @@ func ClickHouseCluster(t testing.TB, n int) []*ClickHouseServer {
 	servers := make([]*ClickHouseServer, n)
 	var shards strings.Builder
 	for i := range servers {
-		s := &ClickHouseServer{t: t, binary: binary, TCPPort: FreePort(t), HTTPPort: FreePort(t)}
+		s := &ClickHouseServer{process: process{t: t, binary: binary}, TCPPort: FreePort(t), HTTPPort: FreePort(t)}
 		s.URL = fmt.Sprintf("clickhouse://127.0.0.1:%d/default", s.TCPPort)
 		fmt.Fprintf(&shards, "<shard><replica><host>127.0.0.1</host><port>%d</port></replica></shard>", s.TCPPort)
 		servers[i] = s
@@ -82,39 +73,13 @@ func ClickHouseCluster(t testing.TB, n int) []*ClickHouseServer {
 // Start starts the server (again) and waits until it answers, at most 30 s.
 func (s *ClickHouseServer) Start() {
 	s.t.Helper()
-	if s.cmd != nil {
-		s.t.Fatal("testenv: clickhouse-server already running")
-	}
-	cmd := exec.Command(s.binary, "--config-file="+s.config)
-	cmd.Stdout, cmd.Stderr = s.log, s.log
-	if err := cmd.Start(); err != nil {
-		s.t.Fatal(err)
-	}
-	s.cmd = cmd
-	url := fmt.Sprintf("http://127.0.0.1:%d/ping", s.HTTPPort)
-	testutil.Until(s.t, 30*time.Second, "clickhouse-server to answer", func() error {
-		resp, err := http.Get(url)
-		if err != nil {
-			return logged{err, s.log.Name()}
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return logged{errors.New(resp.Status), s.log.Name()}
-		}
-		return nil
-	})
+	s.run("--config-file=" + s.config)
+	s.waitOK(fmt.Sprintf("http://127.0.0.1:%d/ping", s.HTTPPort), "clickhouse-server to answer")
 }
 
 // Stop kills the server by its PID (SIGKILL: what it has acknowledged must survive) and
 // waits for it to exit. Stopping a stopped server does nothing.
-func (s *ClickHouseServer) Stop() {
-	if s.cmd == nil {
-		return
-	}
-	_ = s.cmd.Process.Kill()
-	_ = s.cmd.Wait()
-	s.cmd = nil
-}
+func (s *ClickHouseServer) Stop() { s.stop() }
 
 // chConfig is a server's configuration: ports, paths in the test's directory, no logs but
 // warnings to the console, and the cluster. Arguments: tcp port, http port, four times the

@@ -1,17 +1,11 @@
 package testenv
 
 import (
-	"errors"
 	"fmt"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // NATSServer is a nats-server with JetStream that the test started, its storage in a
@@ -21,12 +15,9 @@ type NATSServer struct {
 	// URL is the server's client URL (nats://127.0.0.1:PORT), for the service's -queue flag.
 	URL string
 
-	t       testing.TB
-	binary  string
+	process
 	args    []string
 	monitor int
-	log     *os.File
-	cmd     *exec.Cmd
 }
 
 // NATS starts one nats-server with JetStream (Debian's nats-server package). Without it the
@@ -46,7 +37,7 @@ func NATSCluster(t testing.TB, n int) []*NATSServer {
 	cluster := make([]int, n)
 	for i := range servers {
 		port := FreePort(t)
-		servers[i] = &NATSServer{t: t, binary: binary, URL: fmt.Sprintf("nats://127.0.0.1:%d", port), monitor: FreePort(t)}
+		servers[i] = &NATSServer{process: process{t: t, binary: binary}, URL: fmt.Sprintf("nats://127.0.0.1:%d", port), monitor: FreePort(t)}
 		cluster[i] = FreePort(t)
 		routes[i] = fmt.Sprintf("nats://127.0.0.1:%d", cluster[i])
 		servers[i].args = []string{"-a", "127.0.0.1", "-p", fmt.Sprint(port), "-m", fmt.Sprint(servers[i].monitor), "-js",
@@ -82,43 +73,14 @@ func (s *NATSServer) Start() {
 	s.wait()
 }
 
-func (s *NATSServer) start() {
-	s.t.Helper()
-	if s.cmd != nil {
-		s.t.Fatal("testenv: nats-server already running")
-	}
-	cmd := exec.Command(s.binary, s.args...)
-	cmd.Stdout, cmd.Stderr = s.log, s.log
-	if err := cmd.Start(); err != nil {
-		s.t.Fatal(err)
-	}
-	s.cmd = cmd
-}
+func (s *NATSServer) start() { s.run(s.args...) }
 
 // wait waits until the server's /healthz answers 200 (JetStream ready), at most 30 s.
 func (s *NATSServer) wait() {
 	s.t.Helper()
-	url := fmt.Sprintf("http://127.0.0.1:%d/healthz", s.monitor)
-	testutil.Until(s.t, 30*time.Second, "nats-server to answer healthy", func() error {
-		resp, err := http.Get(url)
-		if err != nil {
-			return logged{err, s.log.Name()}
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return logged{errors.New(resp.Status), s.log.Name()}
-		}
-		return nil
-	})
+	s.waitOK(fmt.Sprintf("http://127.0.0.1:%d/healthz", s.monitor), "nats-server to answer healthy")
 }
 
 // Stop kills the server by its PID (SIGKILL) and waits for it to exit. Stopping a stopped
 // server does nothing.
-func (s *NATSServer) Stop() {
-	if s.cmd == nil {
-		return
-	}
-	_ = s.cmd.Process.Kill()
-	_ = s.cmd.Wait()
-	s.cmd = nil
-}
+func (s *NATSServer) Stop() { s.stop() }
