@@ -3,6 +3,7 @@ package webui_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/fnapi/fnapi/examples/dataservice/app"
 	"github.com/fnapi/fnapi/examples/dataservice/inlet"
+	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // startService opens the data service with demo traffic and serves it over HTTPS (HTTP/2,
@@ -47,16 +49,17 @@ func waitDemo(t *testing.T, srv *httptest.Server) {
 	t.Helper()
 	var token string
 	call(t, srv.Client(), srv.URL, "login", map[string]any{"user": "admin", "password": adminPassword}, &token)
-	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+	testutil.Until(t, 3*time.Minute, "the demo's traffic of the last 10 minutes", func() error {
 		var res []struct{ Data []json.RawMessage }
 		call(t, srv.Client(), srv.URL, "query", map[string]any{"expr": "traffic BY application SINCE @now-600", "_session": token}, &res)
-		if len(res) == 1 && len(res[0].Data) >= 3 {
-			return
+		if len(res) != 1 {
+			return fmt.Errorf("%d statements answered, want 1", len(res))
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the demo's traffic of the last 10 minutes: %d applications after 3 minutes", len(res[0].Data))
+		if n := len(res[0].Data); n < 3 {
+			return fmt.Errorf("%d applications, want 3 or more", n)
 		}
-	}
+		return nil
+	})
 }
 
 // ingestKnown stores the known records through the API.
