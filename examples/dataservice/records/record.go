@@ -64,6 +64,12 @@ type Record struct {
 	InIfAlias    string
 	OutIfName    string
 	OutIfAlias   string
+	// Layer is the kind of record (LayerTransport unless set); HTTP, DNS and TLS hold the keys
+	// of a record of that layer, zero in the others.
+	Layer Layer
+	HTTP  HTTP
+	DNS   DNS
+	TLS   TLS
 }
 
 // Timing is the samples of one time metric in one record: their sum in microseconds and their
