@@ -1,0 +1,39 @@
+// Package bgp is the data service's BGP speaker: routers peer with it (passive sessions from
+// the addresses the configuration allows), the unicast routes they send enrich every record
+// with the AS path and communities of the route carrying its addresses, and alerts announce
+// blackhole routes and flowspec rules through it (DESIGN.md, "Routing and mitigation (BGP)").
+package bgp
+
+import "net/netip"
+
+// Route is what a learned route says of the addresses it covers. A Route from Lookup is shared
+// and never changed: a caller reads it and does not keep its slices past the record it fills.
+type Route struct {
+	// ASPath is the AS path as the router sent it, the router's neighbour first and the
+	// origin AS last (an AS_SET's members in their order).
+	ASPath []uint32
+	// Communities are the route's communities as "A:B" and its large communities as "A:B:C".
+	Communities []string
+}
+
+// Origin returns the AS that originated the route (the last of its path), 0 when the path is
+// empty (a route of the router's own AS).
+func (r *Route) Origin() uint32 {
+	if len(r.ASPath) == 0 {
+		return 0
+	}
+	return r.ASPath[len(r.ASPath)-1]
+}
+
+// Mitigation is a route the service announces to its peers to stop a flood: a blackhole route
+// (the prefix with the BLACKHOLE community 65535:666, RFC 7999) or a flowspec rule (RFC 8955)
+// discarding the traffic to the prefix, of one protocol and port when they are set.
+type Mitigation struct {
+	// Prefix is the attacked address as a /32 or /128.
+	Prefix netip.Prefix
+	// Flowspec chooses a flowspec rule rather than a blackhole route.
+	Flowspec bool
+	// Protocol and Port narrow a flowspec rule: 0 for any.
+	Protocol uint8
+	Port     uint16
+}
