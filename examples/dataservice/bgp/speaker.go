@@ -93,10 +93,16 @@ func (s *Speaker) Start(ctx context.Context) error {
 		return fmt.Errorf("bgp: -bgp %s: %w", s.cfg.Listen, err)
 	}
 	// Received routes never enter GoBGP's RIB (so they are never re-advertised, and a full
-	// table is not kept twice): the import policy rejects them all; the speaker's own table
-	// is filled from the updates as they arrive (WatchUpdate, before the policy).
-	err := s.srv.AddPolicyAssignment(ctx, &api.AddPolicyAssignmentRequest{Assignment: &api.PolicyAssignment{
-		Name: "global", Direction: api.PolicyDirection_POLICY_DIRECTION_IMPORT, DefaultAction: api.RouteAction_ROUTE_ACTION_REJECT}})
+	// table is not kept twice): the import policy accepts the service's own routes only; the
+	// speaker's table is filled from the updates as they arrive (WatchUpdate, before the policy).
+	err := s.srv.AddPolicy(ctx, &api.AddPolicyRequest{Policy: &api.Policy{Name: "own-routes-only",
+		Statements: []*api.Statement{{Name: "own", Conditions: &api.Conditions{RouteType: api.Conditions_ROUTE_TYPE_LOCAL},
+			Actions: &api.Actions{RouteAction: api.RouteAction_ROUTE_ACTION_ACCEPT}}}}})
+	if err == nil {
+		err = s.srv.AddPolicyAssignment(ctx, &api.AddPolicyAssignmentRequest{Assignment: &api.PolicyAssignment{
+			Name: "global", Direction: api.PolicyDirection_POLICY_DIRECTION_IMPORT,
+			Policies: []*api.Policy{{Name: "own-routes-only"}}, DefaultAction: api.RouteAction_ROUTE_ACTION_REJECT}})
+	}
 	if err == nil {
 		err = s.srv.AddPeerGroup(ctx, &api.AddPeerGroupRequest{PeerGroup: s.peerGroup()})
 	}
