@@ -52,6 +52,7 @@ type router struct {
 	stale4, stale6 *trie
 	restartTimer   *time.Timer
 	grTime         time.Duration // the router's restart time (0: it does not restart gracefully)
+	gr4, gr6       bool          // the unicast families whose routes it keeps through a restart
 	reset          bool          // the session is being reset for passing MaxPrefixes
 }
 
@@ -88,14 +89,17 @@ func (s *Speaker) Start(ctx context.Context) error {
 	if host != "" {
 		global.ListenAddresses = []string{host}
 	}
-	if err := s.srv.StartBgp(ctx, &api.StartBgpRequest{Global: global}); err != nil {
+	startMu.Lock()
+	err := s.srv.StartBgp(ctx, &api.StartBgpRequest{Global: global})
+	startMu.Unlock()
+	if err != nil {
 		s.srv.Stop()
 		return fmt.Errorf("bgp: -bgp %s: %w", s.cfg.Listen, err)
 	}
 	// Received routes never enter GoBGP's RIB (so they are never re-advertised, and a full
 	// table is not kept twice): the import policy accepts the service's own routes only; the
 	// speaker's table is filled from the updates as they arrive (WatchUpdate, before the policy).
-	err := s.srv.AddPolicy(ctx, &api.AddPolicyRequest{Policy: &api.Policy{Name: "own-routes-only",
+	err = s.srv.AddPolicy(ctx, &api.AddPolicyRequest{Policy: &api.Policy{Name: "own-routes-only",
 		Statements: []*api.Statement{{Name: "own", Conditions: &api.Conditions{RouteType: api.Conditions_ROUTE_TYPE_LOCAL},
 			Actions: &api.Actions{RouteAction: api.RouteAction_ROUTE_ACTION_ACCEPT}}}}})
 	if err == nil {
@@ -125,6 +129,10 @@ func (s *Speaker) Start(ctx context.Context) error {
 	s.log.Info("bgp: listening", "addr", s.cfg.Listen, "as", s.cfg.AS)
 	return nil
 }
+
+// startMu serializes StartBgp, which sets package variables of GoBGP (its route selection
+// options): two speakers in one process (tests) start one at a time.
+var startMu sync.Mutex
 
 // peerGroup is the configuration of every router's session: passive, the unicast families
 // learned and the flowspec ones announced, graceful restart as a helper (receiver) only.
@@ -335,7 +343,8 @@ func (s *Speaker) onPeer(ev *apiutil.WatchEventMessage_PeerEvent, _ time.Time) {
 	was := r.state
 	r.state = st.SessionState
 	if st.SessionState == gobgp.BGP_FSM_ESTABLISHED {
-		r.as, r.since, r.reset, r.grTime = st.PeerASN, time.Now(), false, restartTime(st.RemoteCap)
+		r.as, r.since, r.reset = st.PeerASN, time.Now(), false
+		r.grTime, r.gr4, r.gr6 = restartOf(st.RemoteCap)
 		s.log.Info("bgp: session established", "router", r.addr, "as", r.as)
 		return
 	}
@@ -355,6 +364,12 @@ func (s *Speaker) onPeer(ev *apiutil.WatchEventMessage_PeerEvent, _ time.Time) {
 		return
 	}
 	r.stale4, r.stale6, r.v4, r.v6 = r.v4, r.v6, newTrie(), newTrie()
+	if !r.gr4 {
+		s.drop(&r.stale4)
+	}
+	if !r.gr6 {
+		s.drop(&r.stale6)
+	}
 	if r.restartTimer != nil {
 		r.restartTimer.Stop()
 	}
@@ -366,14 +381,19 @@ func (s *Speaker) onPeer(ev *apiutil.WatchEventMessage_PeerEvent, _ time.Time) {
 	})
 }
 
-// restartTime is the restart time a router's graceful restart capability announces.
-func restartTime(caps []gobgp.ParameterCapabilityInterface) time.Duration {
+// restartOf returns the restart time a router's graceful restart capability announces and
+// whether it lists IPv4 and IPv6 unicast (RFC 4724: the families whose routes are kept).
+func restartOf(caps []gobgp.ParameterCapabilityInterface) (d time.Duration, v4, v6 bool) {
 	for _, c := range caps {
 		if gr, ok := c.(*gobgp.CapGracefulRestart); ok {
-			return time.Duration(gr.Time) * time.Second
+			for _, f := range gr.Tuples {
+				v4 = v4 || f.AFI == gobgp.AFI_IP && f.SAFI == gobgp.SAFI_UNICAST
+				v6 = v6 || f.AFI == gobgp.AFI_IP6 && f.SAFI == gobgp.SAFI_UNICAST
+			}
+			return time.Duration(gr.Time) * time.Second, v4, v6
 		}
 	}
-	return 0
+	return 0, false, false
 }
 
 // refuse notes a connection from outside -bgp-peers, logged once per address (the first

@@ -20,6 +20,7 @@ type Bird struct {
 	sock  string
 	birdc string
 	t     testing.TB
+	p     *process
 }
 
 // StartBird starts bird (stopped at the end of the test; its log shown when the test failed)
@@ -54,7 +55,7 @@ protocol bgp speaker {
   connect retry time 1;
   hold time 9;
   ipv4 { import none; export all; };
-  ipv6 { import none; export all; };
+  ipv6 { import none; export all; next hop address 2001:db8::3; };
 }
 `, local, filepath.Join(dir, "bird.log"), v4.String(), v6.String(), local, as, port, peerAS)
 	path := filepath.Join(dir, "bird.conf")
@@ -65,9 +66,9 @@ protocol bgp speaker {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &process{t: t, binary: bin, log: log}
-	p.run("-f", "-c", path, "-s", b.sock, "-P", filepath.Join(dir, "bird.pid"))
-	t.Cleanup(p.stop)
+	b.p = &process{t: t, binary: bin, log: log}
+	b.p.run("-f", "-c", path, "-s", b.sock, "-P", filepath.Join(dir, "bird.pid"))
+	t.Cleanup(b.p.stop)
 	t.Cleanup(func() {
 		if t.Failed() {
 			o, _ := os.ReadFile(log.Name())
@@ -99,3 +100,6 @@ func (b *Bird) CLI(args ...string) string {
 	}
 	return out
 }
+
+// Stop kills bird, ending its session without a NOTIFICATION.
+func (b *Bird) Stop() { b.p.stop() }
