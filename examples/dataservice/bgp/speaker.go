@@ -38,6 +38,7 @@ type Speaker struct {
 
 	updates, refusals atomic.Uint64
 	cancel            context.CancelFunc
+	stopped           sync.Once
 }
 
 // router is what the speaker knows of one router: its session and the routes it sent.
@@ -155,8 +156,10 @@ func (s *Speaker) peerGroup() *api.PeerGroup {
 	}
 }
 
-// Stop closes every session and stops listening.
-func (s *Speaker) Stop() {
+// Stop closes every session and stops listening; again does nothing.
+func (s *Speaker) Stop() { s.stopped.Do(s.stop) }
+
+func (s *Speaker) stop() {
 	if s.cancel != nil {
 		s.cancel()
 	}
