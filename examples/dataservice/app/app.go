@@ -159,7 +159,7 @@ func (a *App) newInlet(ctx context.Context) (err error) {
 
 func (a *App) newQuery(ctx context.Context) (err error) {
 	a.query, err = query.New(ctx, query.Dependencies{Records: a.records, Store: a.store,
-		DefaultPeriod: a.console.Settings().DefaultPeriod, TracerProvider: a.cfg.TracerProvider, System: a.engineOf.Name}, a.cfg.Query)
+		DefaultPeriod: a.console.Settings().DefaultPeriod, TracerProvider: a.cfg.TracerProvider, System: a.engineOf.Name, Queue: a.queueState()}, a.cfg.Query)
 	if err != nil {
 		return fmt.Errorf("app: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/api"
+	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/queue"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
@@ -79,6 +80,22 @@ func (a *App) queueStatus(ctx context.Context) *api.QueueStatus {
 	}
 	st := api.QueueStatus(a.queue.Status(ctx, time.Now()))
 	return &st
+}
+
+// queueState answers the query language's layer queue from the queue's status (JetStream's,
+// not the records store's); nil without -queue.
+func (a *App) queueState() func(context.Context) (pvql.QueueState, error) {
+	if a.queue == nil {
+		return nil
+	}
+	return func(ctx context.Context) (pvql.QueueState, error) {
+		st := a.queue.Status(ctx, time.Now())
+		if st.Error != "" {
+			return pvql.QueueState{}, fmt.Errorf("%w: %s", records.ErrUnavailable, st.Error)
+		}
+		return pvql.QueueState{Pending: st.Pending, DeadLetters: st.DeadLetters, OldestAge: st.OldestAge,
+			Redelivered: st.Redelivered, Published: st.Published}, nil
+	}
 }
 
 // queueMetrics adds the queue's metrics to next's answer.
