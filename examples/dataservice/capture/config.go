@@ -37,6 +37,10 @@ type Config struct {
 	// Stats.NamesLeftOut, so that whoever sends packets cannot make a chart by server.name
 	// of any number of groups. Default: 10,000 an hour (240,000 a day).
 	MaxServerNames int
+	// MaxHTTPPaths bounds the distinct paths (folded, package doc "HTTP") the HTTP records of
+	// one hour carry: past it a record's path reads HTTPOther, counted in
+	// Stats.HTTPPathsLeftOut. Default: 10,000 an hour.
+	MaxHTTPPaths int
 }
 
 func (c *Config) setDefaults() {
@@ -63,6 +67,9 @@ func (c *Config) setDefaults() {
 	if c.MaxServerNames <= 0 {
 		c.MaxServerNames = 10_000
 	}
+	if c.MaxHTTPPaths <= 0 {
+		c.MaxHTTPPaths = 10_000
+	}
 }
 
 // Stats counts what a Table saw.
@@ -83,4 +90,11 @@ type Stats struct {
 	Names, DNSQueries uint64
 	// NamesLeftOut counts records that had a server name past Config.MaxServerNames.
 	NamesLeftOut uint64
+	// HTTP (package doc, "HTTP"): HTTPRecords counts the records of LayerHTTP emitted (not in
+	// Records), HTTPUnanswered those without a response; HTTPOrphans counts responses to no
+	// request seen (no record); HTTPGivenUp connections whose HTTP the probe stopped following
+	// until their next request line, of which HTTPGaps for segments missing where bytes
+	// mattered and HTTPTooLong for header blocks past HTTPMaxHeader (or no buffer free);
+	// HTTPPathsLeftOut records whose path read HTTPOther.
+	HTTPRecords, HTTPUnanswered, HTTPOrphans, HTTPGivenUp, HTTPGaps, HTTPTooLong, HTTPPathsLeftOut uint64
 }

@@ -30,6 +30,12 @@ func TestValidCaptured(t *testing.T) {
 		got.Client.Retrans != 1 || got.Resets != 1 || got.ServerName != "example.com" {
 		t.Errorf("validCaptured = %+v, %v", got, ok)
 	}
+	// A record of the HTTP layer keeps its layer and keys.
+	h := r
+	h.Layer, h.HTTP = records.LayerHTTP, records.HTTP{Method: "GET", Status: 200, Host: "example.com", Path: "/a/{n}"}
+	if got, ok := validCaptured(&h, now); !ok || got.Layer != records.LayerHTTP || got.HTTP != h.HTTP {
+		t.Errorf("an HTTP record: %+v %+v, %v", got.Layer, got.HTTP, ok)
+	}
 	r.ServerName = "bad\x01name"
 	if got, ok := validCaptured(&r, now); !ok || got.ServerName != "" {
 		t.Errorf("a name with a control character: %q, %v; want the record without it", got.ServerName, ok)
