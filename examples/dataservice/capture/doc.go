@@ -55,7 +55,7 @@
 // ends; a long download thus shows in every slice it lasts. A conversation ends after
 // Config.IdleTimeout without packets (2 minutes), Config.ClosedTimeout after a reset or its
 // second FIN (10 s), or at Flush; Config.ActiveTimeout (30 minutes) renews an old one. The
-// table holds at most Config.MaxConversations (100,000, about 86 MB): a new conversation in
+// table holds at most Config.MaxConversations (100,000, about 96 MB): a new conversation in
 // a full table evicts the one quiet the longest, whose record is emitted first, so that a
 // flood of SYNs to random ports costs bounded memory and loses no count (Stats.Evicted).
 //
