@@ -163,8 +163,9 @@
 // table lends, at most HTTPMaxBuffers (2,048, 8 MiB) at once. A header block past that bound,
 // or with no buffer free, gives its connection up (Stats.HTTPTooLong). Segments missing where
 // their bytes matter (in a header block, a chunk-size line, between messages) give the
-// connection up too (Stats.HTTPGaps); missing bytes inside a body of known length are passed
-// over. A connection given up (Stats.HTTPGivenUp; its requests waiting are dropped) is
+// connection up too (Stats.HTTPGaps), as do segments reordered there (the probe keeps no
+// segment for later); missing bytes inside a body of known length are passed over, and bytes
+// seen before (retransmissions) skipped. A connection given up (Stats.HTTPGivenUp; its requests waiting are dropped) is
 // followed again from the client's next segment that begins with a request line.
 //
 // # Records

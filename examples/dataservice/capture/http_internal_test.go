@@ -88,6 +88,39 @@ func TestHTTPMemoryBounds(t *testing.T) {
 	}
 }
 
+// TestHTTPHeaderBound sends header blocks of HTTPMaxHeader bytes and one more across two
+// segments: the first is followed, the second given up.
+func TestHTTPHeaderBound(t *testing.T) {
+	t.Parallel()
+	for _, extra := range []int{0, 1} {
+		var recs []Record
+		tbl := NewTable(Config{}, func(r Record) {
+			if r.Layer == records.LayerHTTP {
+				recs = append(recs, r)
+			}
+		})
+		now := int64(1700000040e9)
+		c, s := httpPair(tbl, 40000, &now)
+		start := "GET /bound HTTP/1.1\r\nHost: b.example\r\nX-Pad: "
+		pad := make([]byte, HTTPMaxHeader+extra-len(start)-4)
+		for i := range pad {
+			pad[i] = 'p'
+		}
+		block := start + string(pad) + "\r\n\r\n"
+		c.send(FlagPSH, []byte(block[:100]))
+		c.send(FlagPSH, []byte(block[100:]))
+		s.send(FlagPSH, []byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"))
+		tbl.Flush()
+		st := tbl.Stats()
+		if extra == 0 && (len(recs) != 1 || recs[0].HTTP.Status != 200 || recs[0].Client.Bytes != HTTPMaxHeader || st.HTTPTooLong != 0) {
+			t.Errorf("a header block of %d bytes: records %+v, %d too long", len(block), recs, st.HTTPTooLong)
+		}
+		if extra == 1 && (len(recs) != 0 || st.HTTPTooLong != 1 || st.HTTPGivenUp != 1) {
+			t.Errorf("a header block of %d bytes: records %+v, %d too long", len(block), recs, st.HTTPTooLong)
+		}
+	}
+}
+
 func TestFoldPath(t *testing.T) {
 	t.Parallel()
 	long := "/" + string(make([]byte, 600))
