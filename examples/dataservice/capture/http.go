@@ -92,7 +92,7 @@ func (t *Table) http(c *conv, p *Packet, side int) {
 		h = t.httpStart(c, p)
 	}
 	if p.Flags&FlagRST != 0 {
-		t.httpClose(c, p.Time)
+		t.httpClose(c)
 		return
 	}
 	if p.PayloadLen > 0 {
@@ -108,7 +108,7 @@ func (t *Table) http(c *conv, p *Packet, side int) {
 		}
 	}
 	if side == 1 && p.Flags&FlagFIN != 0 {
-		t.httpClose(c, p.Time)
+		t.httpClose(c)
 	}
 }
 
@@ -284,7 +284,7 @@ func (t *Table) httpDone(c *conv, h *httpConv, side int, now int64) {
 
 // httpClose ends c's HTTP at a reset or the server's FIN: a response that ends with the
 // connection ends there, and the requests still waiting are never answered.
-func (t *Table) httpClose(c *conv, now int64) {
+func (t *Table) httpClose(c *conv) {
 	h := c.http
 	if h == nil {
 		return

@@ -191,7 +191,7 @@ func (t *Table) nameFits(time int64, name string) bool {
 // end reports c and removes it.
 func (t *Table) end(c *conv) {
 	c.closeResponse()
-	t.httpClose(c, c.last)
+	t.httpClose(c)
 	t.report(c)
 	delete(t.index, c.key)
 	t.unlink(c.id)
