@@ -282,8 +282,8 @@ func (t *Table) httpDone(c *conv, h *httpConv, side int, now int64) {
 	}
 }
 
-// httpClose ends c's HTTP at a reset or the server's FIN: a response that ends with the
-// connection ends there, and the requests still waiting are never answered.
+// httpClose ends c's HTTP at a reset, the server's FIN or the conversation's end: a response
+// that ends with the connection ends there, and the requests still waiting are never answered.
 func (t *Table) httpClose(c *conv) {
 	h := c.http
 	if h == nil {
