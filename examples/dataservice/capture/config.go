@@ -83,4 +83,10 @@ type Stats struct {
 	Names, DNSQueries uint64
 	// NamesLeftOut counts records that had a server name past Config.MaxServerNames.
 	NamesLeftOut uint64
+	// DNSRecords counts the records of DNS queries (records.LayerDNS), DNSTimeouts those
+	// without an answer; DNSForgotten the queries forgotten unanswered past MaxDNSQueries.
+	DNSRecords, DNSTimeouts, DNSForgotten uint64
+	// TLSRecords counts the records of TLS handshakes (records.LayerTLS); TLSCertsSkipped the
+	// certificates not read, their leaf past MaxTLSMessage or MaxTLSBuffered.
+	TLSRecords, TLSCertsSkipped uint64
 }

@@ -136,7 +136,11 @@ func sni(b []byte) string {
 	if len(b) < 4 || b[0] != 1 { // ClientHello
 		return ""
 	}
-	b = b[4:]
+	return helloSNI(b[4:])
+}
+
+// helloSNI reads the server_name extension of a ClientHello's body.
+func helloSNI(b []byte) string {
 	if len(b) < 35 {
 		return ""
 	}

@@ -23,6 +23,12 @@ type Record struct {
 	CT, SRT, DTT records.Timing
 	// Resets counts the packets with RST set, from either side.
 	Resets uint64
+	// Layer is the kind of record (LayerTransport unless set); HTTP, DNS and TLS hold the keys
+	// of a record of that layer, zero in the others.
+	Layer records.Layer
+	HTTP  records.HTTP
+	DNS   records.DNS
+	TLS   records.TLS
 }
 
 // Side is one side of a conversation: what it sent and what the probe measured of it.

@@ -25,6 +25,7 @@ type Table struct {
 	head, tail int32
 	names      nameCache
 	queries    dnsQueries
+	tls        tlsTable
 	hourNames  map[string]struct{} // the server names of hour's records
 	hour       int64
 	sliceStart int64 // ns; the slice being filled
@@ -112,6 +113,7 @@ func (t *Table) Advance(now int64) {
 
 // Flush emits every conversation's record and ends them all: the end of a capture file.
 func (t *Table) Flush() {
+	t.dnsExpire(0, true)
 	for i := t.head; i >= 0; {
 		next := t.convs.at(i).next
 		t.end(t.convs.at(i))
@@ -128,6 +130,7 @@ func (t *Table) startSlice(now int64) {
 // closeSlice emits the slice's records and ends the conversations that timed out by now.
 func (t *Table) closeSlice(now int64) {
 	idle, closed, active := int64(t.cfg.IdleTimeout), int64(t.cfg.ClosedTimeout), int64(t.cfg.ActiveTimeout)
+	t.dnsExpire(now, false)
 	for i := t.head; i >= 0; {
 		c := t.convs.at(i)
 		next := c.next
@@ -185,6 +188,7 @@ func (t *Table) nameFits(time int64, name string) bool {
 // end reports c and removes it.
 func (t *Table) end(c *conv) {
 	c.closeResponse()
+	t.endLayers(c)
 	t.report(c)
 	delete(t.index, c.key)
 	t.unlink(c.id)

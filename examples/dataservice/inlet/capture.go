@@ -222,7 +222,7 @@ func captureRecord(r *capture.Record) records.Record {
 	}
 	return records.Record{Time: r.Time, Protocol: r.Protocol, Application: records.Application(r.Protocol, r.Server.Port),
 		Client: side(&r.Client), Server: side(&r.Server), CT: r.CT, SRT: r.SRT, DTT: r.DTT,
-		Resets: min(r.Resets, records.MaxCount), ServerName: r.ServerName}
+		Resets: min(r.Resets, records.MaxCount), ServerName: r.ServerName, Layer: r.Layer, HTTP: r.HTTP, DNS: r.DNS, TLS: r.TLS}
 }
 
 // sensorAddr is the address that names a capturing interface's sensor when -capture-sensor
