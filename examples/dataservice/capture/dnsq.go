@@ -110,7 +110,7 @@ func (t *Table) sliceOf(at int64) int64 {
 // appendQName appends the DNS name at off of message b to dst as records carry it: lower
 // case (ASCII), labels joined by dots, without the final dot ("" for the root), a dot or
 // backslash in a label escaped with a backslash and any other byte outside '!'..'~' as \DDD
-// (the master-file form), cut at maxQName bytes. It returns the offset after the name, -1
+// (the master-file form), cut at maxQName bytes (never within an escape, never after a dot). It returns the offset after the name, -1
 // when malformed (a label past the end, a bad label type, more than 16 compression
 // pointers). dst has at least maxQName bytes of capacity.
 func appendQName(dst, b []byte, off int) ([]byte, int) {
@@ -132,6 +132,9 @@ func appendQName(dst, b []byte, off int) ([]byte, int) {
 		case l == 0:
 			if end < 0 {
 				end = off + 1
+			}
+			if n := len(dst); cut && n > 0 && dst[n-1] == '.' {
+				dst = dst[:n-1] // cut after a label: no final dot
 			}
 			return dst, end
 		case l&0xc0 == 0xc0:

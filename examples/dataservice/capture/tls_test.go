@@ -25,12 +25,6 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
-// chunk is what one side of a recorded TLS connection wrote in one read of the other side.
-type chunk struct {
-	server bool
-	data   []byte
-}
-
 // opensslHandshake runs openssl s_client against openssl s_server (certificate and key in
 // dir) with the flags given to each, through a proxy that records what each side sent.
 func opensslHandshake(t *testing.T, dir string, serverFlags, clientFlags []string) []chunk {
