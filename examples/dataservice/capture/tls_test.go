@@ -31,37 +31,7 @@ func opensslHandshake(t *testing.T, dir string, serverFlags, clientFlags []strin
 	t.Helper()
 	openssl := testenv.Need(t, "openssl", "openssl")
 	port := testenv.FreePort(t)
-	srv := exec.Command(openssl, append([]string{"s_server", "-accept", fmt.Sprintf("127.0.0.1:%d", port),
-		"-cert", filepath.Join(dir, "cert.pem"), "-key", filepath.Join(dir, "key.pem"), "-naccept", "1"}, serverFlags...)...)
-	stdin, err := srv.StdinPipe() // s_server stops at the end of its input: keep it open
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := srv.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { stdin.Close(); srv.Process.Kill(); srv.Wait() })
-	ready := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if sc.Text() == "ACCEPT" {
-				close(ready)
-				break
-			}
-		}
-		io.Copy(io.Discard, out)
-	}()
-	select {
-	case <-ready:
-	case <-time.After(30 * time.Second):
-		t.Fatal("openssl s_server did not start")
-	}
-
+	opensslServer(t, "", dir, fmt.Sprintf("127.0.0.1:%d", port), serverFlags...)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -113,6 +83,47 @@ func opensslHandshake(t *testing.T, dir string, serverFlags, clientFlags []strin
 	mu.Lock()
 	defer mu.Unlock()
 	return chunks
+}
+
+// opensslServer starts openssl s_server on addr, in network namespace ns unless "", with the
+// certificate and key in dir, for one connection, and returns once it accepts.
+func opensslServer(t *testing.T, ns, dir, addr string, flags ...string) {
+	t.Helper()
+	openssl := testenv.Need(t, "openssl", "openssl")
+	args := append([]string{openssl, "s_server", "-accept", addr, "-cert", filepath.Join(dir, "cert.pem"),
+		"-key", filepath.Join(dir, "key.pem"), "-naccept", "1"}, flags...)
+	if ns != "" {
+		args = append([]string{"ip", "netns", "exec", ns}, args...)
+	}
+	srv := exec.Command(args[0], args[1:]...)
+	stdin, err := srv.StdinPipe() // s_server stops at the end of its input: keep it open
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := srv.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); srv.Process.Kill(); srv.Wait() })
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if sc.Text() == "ACCEPT" {
+				close(ready)
+				break
+			}
+		}
+		io.Copy(io.Discard, out)
+	}()
+	select {
+	case <-ready:
+	case <-time.After(30 * time.Second):
+		t.Fatal("openssl s_server did not start")
+	}
 }
 
 // segment is one TCP segment of a recorded connection in a capture file.
