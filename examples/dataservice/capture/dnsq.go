@@ -110,11 +110,9 @@ func (t *Table) sliceOf(at int64) int64 {
 // appendQName appends the DNS name at off of message b to dst as records carry it: lower
 // case (ASCII), labels joined by dots, without the final dot ("" for the root), a dot or
 // backslash in a label escaped with a backslash and any other byte outside '!'..'~' as \DDD
-// (the master-file form), cut at maxQName bytes (never within an escape, never after a dot). It returns the offset after the name, -1
-// when malformed (a label past the end, a bad label type, more than 16 compression
-// pointers). dst has at least maxQName bytes of capacity.
+// (the master-file form), cut at maxQName bytes (never within an escape, never after a dot).
+// It returns the offset after the name, -1 when malformed (see walkName).
 func appendQName(dst, b []byte, off int) ([]byte, int) {
-	end, labels := -1, 0
 	cut := false
 	put := func(s ...byte) {
 		if cut || len(dst)+len(s) > maxQName {
@@ -123,52 +121,27 @@ func appendQName(dst, b []byte, off int) ([]byte, int) {
 		}
 		dst = append(dst, s...)
 	}
-	for hops := 0; ; {
-		if off >= len(b) {
-			return dst, -1
+	labels := 0
+	end := walkName(b, off, func(l []byte) bool {
+		if labels++; labels > 1 {
+			put('.')
 		}
-		l := int(b[off])
-		switch {
-		case l == 0:
-			if end < 0 {
-				end = off + 1
+		for _, c := range l {
+			switch {
+			case 'A' <= c && c <= 'Z':
+				put(c + 'a' - 'A')
+			case c == '.' || c == '\\':
+				put('\\', c)
+			case c < '!' || c > '~':
+				put('\\', '0'+c/100, '0'+c/10%10, '0'+c%10)
+			default:
+				put(c)
 			}
-			if n := len(dst); cut && n > 0 && dst[n-1] == '.' {
-				dst = dst[:n-1] // cut after a label: no final dot
-			}
-			return dst, end
-		case l&0xc0 == 0xc0:
-			if off+1 >= len(b) || hops == 16 {
-				return dst, -1
-			}
-			if end < 0 {
-				end = off + 2
-			}
-			hops++
-			off = int(binary.BigEndian.Uint16(b[off:]) & 0x3fff)
-		case l&0xc0 != 0:
-			return dst, -1
-		default:
-			if off+1+l > len(b) {
-				return dst, -1
-			}
-			if labels > 0 {
-				put('.')
-			}
-			labels++
-			for _, c := range b[off+1 : off+1+l] {
-				switch {
-				case 'A' <= c && c <= 'Z':
-					put(c + 'a' - 'A')
-				case c == '.' || c == '\\':
-					put('\\', c)
-				case c < '!' || c > '~':
-					put('\\', '0'+c/100, '0'+c/10%10, '0'+c%10)
-				default:
-					put(c)
-				}
-			}
-			off += 1 + l
 		}
+		return true
+	})
+	if n := len(dst); cut && n > 0 && dst[n-1] == '.' {
+		dst = dst[:n-1] // cut after a label: no final dot
 	}
+	return dst, end
 }
