@@ -42,11 +42,19 @@ type tlsConv struct {
 // the server's port is 53, TLS when p begins a handshake record holding a ClientHello.
 func (t *Table) startLayers(c *conv, p *Packet) {
 	b := p.Payload
+	var server *streamDir
 	switch {
 	case c.rec.Server.Port == 53:
 		c.dnsTCP = new(dnsStream)
+		server = &c.dnsTCP.dir[1].streamDir
 	case len(b) >= 6 && b[0] == 22 && b[1] == 3 && b[5] == 1:
 		c.tls = &tlsConv{helloAt: p.Time}
+		server = &c.tls.dir[1].streamDir
+	default:
+		return
+	}
+	if c.tcp.hs >= hsSYNACK { // the server's stream starts after its SYN, not at its first segment seen
+		server.started, server.next = true, c.tcp.isn[1]+1
 	}
 }
 
