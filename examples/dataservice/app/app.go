@@ -59,14 +59,6 @@ type Config struct {
 	// TracerProvider, when set, traces every call (see github.com/fnapi/fnapi/otel) and the
 	// records store's queries, ingests and deletions as its children. Default: nil, no tracing.
 	TracerProvider trace.TracerProvider
-	// Queue is the -queue flag, nats://HOST:PORT[,HOST:PORT...]: the records this node
-	// produces are published to the JetStream stream SVC_RECORDS (package queue) instead of
-	// stored. Consume (-consume) stores the stream's batches in this node's records store.
-	// QueueMaxBytes bounds the stream when this node creates it (0: queue.DefaultMaxBytes).
-	// Default: "", no queue.
-	Queue         string
-	Consume       bool
-	QueueMaxBytes int64
 	// BGP is the BGP speaker's configuration (-bgp, -bgp-as, -bgp-peers; package bgp): routers
 	// peer with it, their routes give records their AS path and communities, alerts announce
 	// mitigations through it. Default: Listen "", no speaker.
@@ -174,7 +166,7 @@ func (a *App) newInlet(ctx context.Context) (err error) {
 
 func (a *App) newQuery(ctx context.Context) (err error) {
 	a.query, err = query.New(ctx, query.Dependencies{Records: a.records, Store: a.store,
-		DefaultPeriod: a.console.Settings().DefaultPeriod, TracerProvider: a.cfg.TracerProvider, System: a.engineOf.Name}, a.cfg.Query)
+		DefaultPeriod: a.console.Settings().DefaultPeriod, TracerProvider: a.cfg.TracerProvider, System: a.engineOf.Name, Queue: a.queueState()}, a.cfg.Query)
 	if err != nil {
 		return fmt.Errorf("app: %w", err)
 	}
