@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/google/uuid"
 	api "github.com/osrg/gobgp/v4/api"
 	"github.com/osrg/gobgp/v4/pkg/apiutil"
 	gobgp "github.com/osrg/gobgp/v4/pkg/packet/bgp"
@@ -33,8 +32,8 @@ type Speaker struct {
 	buf     []byte
 	refused map[netip.Addr]bool
 
-	amu       sync.Mutex // guards announced
-	announced map[Mitigation]uuid.UUID
+	amu       sync.Mutex // guards announced and the next hops of cfg
+	announced map[Mitigation]*apiutil.Path
 
 	updates, refusals atomic.Uint64
 	cancel            context.CancelFunc
@@ -77,7 +76,7 @@ func New(cfg Config, log *slog.Logger) (*Speaker, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Speaker{cfg: cfg, log: log, routers: map[netip.Addr]*router{}, attrs: newInterned(),
-		refused: map[netip.Addr]bool{}, announced: map[Mitigation]uuid.UUID{}}, nil
+		refused: map[netip.Addr]bool{}, announced: map[Mitigation]*apiutil.Path{}}, nil
 }
 
 // Start listens for routers' sessions until Stop.
