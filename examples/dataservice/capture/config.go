@@ -20,7 +20,7 @@ type Config struct {
 	ActiveTimeout time.Duration
 	// MaxConversations bounds the table. When it is full, a new conversation evicts the
 	// one that has been quiet the longest (its record so far is emitted first), counted in
-	// Stats.Evicted. Each takes about 860 bytes with its index (86 MB for 100,000, measured).
+	// Stats.Evicted. Each takes about 960 bytes with its index (96 MB for 100,000, measured).
 	// Default: 100,000.
 	MaxConversations int
 	// MaxNames bounds the cache of DNS answers (address → name) that names servers.
@@ -37,6 +37,10 @@ type Config struct {
 	// Stats.NamesLeftOut, so that whoever sends packets cannot make a chart by server.name
 	// of any number of groups. Default: 10,000 an hour (240,000 a day).
 	MaxServerNames int
+	// MaxHTTPPaths bounds the distinct paths (folded, package doc "HTTP") the HTTP records of
+	// one hour carry: past it a record's path reads HTTPOther, counted in
+	// Stats.HTTPPathsLeftOut. Default: 10,000 an hour.
+	MaxHTTPPaths int
 }
 
 func (c *Config) setDefaults() {
@@ -63,6 +67,9 @@ func (c *Config) setDefaults() {
 	if c.MaxServerNames <= 0 {
 		c.MaxServerNames = 10_000
 	}
+	if c.MaxHTTPPaths <= 0 {
+		c.MaxHTTPPaths = 10_000
+	}
 }
 
 // Stats counts what a Table saw.
@@ -83,4 +90,11 @@ type Stats struct {
 	Names, DNSQueries uint64
 	// NamesLeftOut counts records that had a server name past Config.MaxServerNames.
 	NamesLeftOut uint64
+	// HTTP (package doc, "HTTP"): HTTPRecords counts the records of LayerHTTP emitted (not in
+	// Records), HTTPUnanswered those without a response; HTTPOrphans counts responses to no
+	// request seen (no record); HTTPGivenUp connections whose HTTP the probe stopped following
+	// until their next request line, of which HTTPGaps for segments missing where bytes
+	// mattered and HTTPTooLong for header blocks past HTTPMaxHeader (or no buffer free);
+	// HTTPPathsLeftOut records whose path read HTTPOther.
+	HTTPRecords, HTTPUnanswered, HTTPOrphans, HTTPGivenUp, HTTPGaps, HTTPTooLong, HTTPPathsLeftOut uint64
 }

@@ -15,6 +15,7 @@ type conv struct {
 	seen       bool  // a packet was tracked
 	rec        Record
 	tcp        tcpState
+	http       *httpConv // its HTTP/1.x, while followed (http.go)
 }
 
 // renew restarts c's tracking after ActiveTimeout, keeping its roles.

@@ -55,7 +55,7 @@
 // ends; a long download thus shows in every slice it lasts. A conversation ends after
 // Config.IdleTimeout without packets (2 minutes), Config.ClosedTimeout after a reset or its
 // second FIN (10 s), or at Flush; Config.ActiveTimeout (30 minutes) renews an old one. The
-// table holds at most Config.MaxConversations (100,000, about 86 MB): a new conversation in
+// table holds at most Config.MaxConversations (100,000, about 96 MB): a new conversation in
 // a full table evicts the one quiet the longest, whose record is emitted first, so that a
 // flood of SYNs to random ports costs bounded memory and loses no count (Stats.Evicted).
 //
@@ -113,6 +113,61 @@
 //     records of one hour carry at most Config.MaxServerNames (10,000) distinct names: past
 //     it a record's name is "" (Stats.NamesLeftOut), since whoever sends packets chooses them.
 //
+// # HTTP
+//
+// Besides its transport records, the probe emits one record of layer records.LayerHTTP per
+// HTTP/1.x request seen in clear, on any TCP port: a conversation is taken for HTTP at the
+// client's first segment that begins with a request line (a method token of capital letters,
+// a space, a target, a space, HTTP/1.0 or HTTP/1.1), and followed in sequence order on both
+// sides: each request's and response's header block, and its body to its end (Content-Length;
+// chunked encoding chunk by chunk; none for HEAD, 1xx, 204 and 304; a response without either
+// ends with the connection), so that keep-alive's next request and pipelined requests (at most
+// HTTPMaxPipeline, 8, waiting) are each answered by their own response, in order. A 1xx
+// response but 101 is interim (100 Continue): the final response answers. After a 2xx to
+// CONNECT or a 101 the connection is another protocol's, no longer followed. HTTP/2 in clear
+// (h2c) is not decoded: it stays at the transport layer, as HTTPS does (the tls layer).
+//
+// A record has the conversation's endpoints, protocol, server name and time slice (the slice
+// in which it is emitted: its response's end), and:
+//
+//	http.method   HTTP.Method: as sent; past 64 distinct methods an hour HTTPOther
+//	http.status   HTTP.Status: the final response's code; 0 without a response
+//	http.host     HTTP.Host: the Host header (an absolute target's authority first) without
+//	              its port, lower case, at most records.MaxHostLen bytes; "" when absent
+//	http.path     HTTP.Path: the target without its query string, folded (below)
+//	srt           SRT: one sample, the request's last byte to the response's first
+//	dtt           DTT: one sample, the response's first byte to its last
+//	client.bytes, client.packets, server.bytes, server.packets
+//	              the request's and the response's bytes (header and body, as sent) and
+//	              the segments that carried them
+//
+// Paths stay few: each segment of a path that is an id is folded, digits only to {n}, a UUID,
+// a hex string of 8 or more characters with a digit, or a base64-like token of 16 or more
+// (letters of both cases and digits) to {id}: /api/users/42 reads /api/users/{n},
+// /orders/550e8400-e29b-41d4-a716-446655440000 reads /orders/{id}. Bytes outside printable
+// ASCII are percent-encoded; the path is cut at records.MaxPathLen. The records of one hour
+// carry at most Config.MaxHTTPPaths (10,000) distinct paths: past it a record's path reads
+// HTTPOther, "{other}" (Stats.HTTPPathsLeftOut); hosts share the bound on server names
+// (Config.MaxServerNames, past it "", Stats.NamesLeftOut).
+//
+// A request without a response becomes a record of status 0 and no srt or dtt when the
+// connection is reset, the server closes it, or the conversation ends (its idle timeout, the
+// end of a file); Stats.HTTPUnanswered. A response to no request seen (the probe started
+// after the request, or lost it) is counted, Stats.HTTPOrphans, and makes no record: without
+// its request it has no method, path or srt, and a record of a status alone would count in
+// every grouping by path or host as a request of none.
+//
+// Memory is bounded: about 900 bytes of state per HTTP connection, taken from the table when
+// its first request line is seen and given back when the connection ends; a header block that
+// spans segments is buffered, at most HTTPMaxHeader (4 KiB) per direction, in buffers the
+// table lends, at most HTTPMaxBuffers (2,048, 8 MiB) at once. A header block past that bound,
+// or with no buffer free, gives its connection up (Stats.HTTPTooLong). Segments missing where
+// their bytes matter (in a header block, a chunk-size line, between messages) give the
+// connection up too (Stats.HTTPGaps), as do segments reordered there (the probe keeps no
+// segment for later); missing bytes inside a body of known length are passed over, and bytes
+// seen before (retransmissions) skipped. A connection given up (Stats.HTTPGivenUp; its requests waiting are dropped) is
+// followed again from the client's next segment that begins with a request line.
+//
 // # Records
 //
 // The wiring into the data service maps a Record to a traffic record so (the names are
@@ -131,6 +186,7 @@
 //	server.name                        ServerName ("" = null)
 //	application                        the operator's rules, then the server port (never ServerName)
 //	exporter, in_if                    the sensor's address and the interface's index
+//	layer (FROM), http.*               Layer, HTTP (records of LayerHTTP, see "HTTP")
 //
 // Stores keep the sums and counts (not averages) so that rollups add them exactly.
 package capture

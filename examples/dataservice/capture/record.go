@@ -23,6 +23,11 @@ type Record struct {
 	CT, SRT, DTT records.Timing
 	// Resets counts the packets with RST set, from either side.
 	Resets uint64
+	// Layer is what the record stands for: LayerTransport (the zero value) a conversation's
+	// time slice; LayerHTTP one request and its response (package doc, "HTTP"), whose HTTP
+	// holds its keys, Client and Server the bytes and segments of the request and response.
+	Layer records.Layer
+	HTTP  records.HTTP
 }
 
 // Side is one side of a conversation: what it sent and what the probe measured of it.

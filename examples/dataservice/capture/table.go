@@ -30,17 +30,20 @@ type Table struct {
 	sliceStart int64 // ns; the slice being filled
 	sliceEnd   int64 // ns; 0 before the first packet
 	stats      Stats
+	httpT      httpTable
 }
 
 // NewTable returns an empty table that passes each record to emit, from the goroutine that
 // feeds the table. The record's histograms are emit's to keep.
 func NewTable(cfg Config, emit func(Record)) *Table {
 	cfg.setDefaults()
-	return &Table{
+	t := &Table{
 		cfg: cfg, emit: emit, index: make(map[key]int32),
 		head: -1, tail: -1, names: newNameCache(cfg.MaxNames),
 		queries: newDNSQueries(cfg.MaxDNSQueries, int64(cfg.DNSTimeout)), hourNames: make(map[string]struct{}),
 	}
+	t.httpT.init(&cfg)
+	return t
 }
 
 // Config returns the table's configuration, defaults filled in.
@@ -92,6 +95,9 @@ func (t *Table) Packet(p *Packet) {
 	s.Bytes += uint64(p.Len)
 	if p.Protocol == ProtoTCP {
 		t.tcp(c, p, side)
+		if c.http != nil || p.PayloadLen > 0 && !t.httpT.off {
+			t.http(c, p, side)
+		}
 	}
 }
 
@@ -185,6 +191,7 @@ func (t *Table) nameFits(time int64, name string) bool {
 // end reports c and removes it.
 func (t *Table) end(c *conv) {
 	c.closeResponse()
+	t.httpClose(c)
 	t.report(c)
 	delete(t.index, c.key)
 	t.unlink(c.id)
