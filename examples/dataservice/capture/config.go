@@ -27,10 +27,11 @@ type Config struct {
 	// Default: 65,536.
 	MaxNames int
 	// MaxDNSQueries bounds the DNS queries remembered until their answer: only an answer to
-	// a query seen names servers. A new query past it forgets the oldest. Default: 8,192
-	// (about 1 MB).
+	// a query seen names servers and gives the query's record. A new query past it forgets
+	// the oldest, which has no record (Stats.DNSForgotten). Default: 8,192 (about 2 MB).
 	MaxDNSQueries int
-	// DNSTimeout is how long a DNS query waits for its answer. Default: ten seconds.
+	// DNSTimeout is how long a DNS query waits for its answer; past it, its record says
+	// rcode timeout. Default: ten seconds.
 	DNSTimeout time.Duration
 	// MaxServerNames bounds the distinct server names the records of one hour carry: past
 	// it, a record of a conversation with a name not among them has none (null), counted in
@@ -97,4 +98,10 @@ type Stats struct {
 	// mattered and HTTPTooLong for header blocks past HTTPMaxHeader (or no buffer free);
 	// HTTPPathsLeftOut records whose path read HTTPOther.
 	HTTPRecords, HTTPUnanswered, HTTPOrphans, HTTPGivenUp, HTTPGaps, HTTPTooLong, HTTPPathsLeftOut uint64
+	// DNSRecords counts the records of DNS queries (records.LayerDNS), DNSTimeouts those
+	// without an answer; DNSForgotten the queries forgotten unanswered past MaxDNSQueries.
+	DNSRecords, DNSTimeouts, DNSForgotten uint64
+	// TLSRecords counts the records of TLS handshakes (records.LayerTLS); TLSCertsSkipped the
+	// certificates not read, their leaf past MaxTLSMessage or MaxTLSBuffered.
+	TLSRecords, TLSCertsSkipped uint64
 }

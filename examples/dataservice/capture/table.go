@@ -25,6 +25,7 @@ type Table struct {
 	head, tail int32
 	names      nameCache
 	queries    dnsQueries
+	tls        tlsTable
 	hourNames  map[string]struct{} // the server names of hour's records
 	hour       int64
 	sliceStart int64 // ns; the slice being filled
@@ -118,6 +119,7 @@ func (t *Table) Advance(now int64) {
 
 // Flush emits every conversation's record and ends them all: the end of a capture file.
 func (t *Table) Flush() {
+	t.dnsExpire(0, true)
 	for i := t.head; i >= 0; {
 		next := t.convs.at(i).next
 		t.end(t.convs.at(i))
@@ -134,6 +136,7 @@ func (t *Table) startSlice(now int64) {
 // closeSlice emits the slice's records and ends the conversations that timed out by now.
 func (t *Table) closeSlice(now int64) {
 	idle, closed, active := int64(t.cfg.IdleTimeout), int64(t.cfg.ClosedTimeout), int64(t.cfg.ActiveTimeout)
+	t.dnsExpire(now, false)
 	for i := t.head; i >= 0; {
 		c := t.convs.at(i)
 		next := c.next
@@ -192,6 +195,7 @@ func (t *Table) nameFits(time int64, name string) bool {
 func (t *Table) end(c *conv) {
 	c.closeResponse()
 	t.httpClose(c)
+	t.endLayers(c)
 	t.report(c)
 	delete(t.index, c.key)
 	t.unlink(c.id)

@@ -232,7 +232,7 @@ func captureRecord(r *capture.Record) records.Record {
 	}
 	return records.Record{Time: r.Time, Protocol: r.Protocol, Application: records.Application(r.Protocol, r.Server.Port),
 		Client: side(&r.Client), Server: side(&r.Server), CT: r.CT, SRT: r.SRT, DTT: r.DTT,
-		Resets: min(r.Resets, records.MaxCount), ServerName: r.ServerName, Layer: r.Layer, HTTP: r.HTTP}
+		Resets: min(r.Resets, records.MaxCount), ServerName: r.ServerName, Layer: r.Layer, HTTP: r.HTTP, DNS: r.DNS, TLS: r.TLS}
 }
 
 // layersStored says whether the stores keep the layer of a record (records.Layer): until they
