@@ -9,7 +9,8 @@ import (
 
 // The application layers a probe in the data centre decodes (records.LayerHTTP, LayerDNS,
 // LayerTLS): HTTP requests to the web servers in clear, DNS queries, TLS handshakes. Each is a
-// record of its own beside the conversation's transport records, drawn from the flow's own
+// record of its own beside the conversation's transport records, as the probe makes them (an
+// HTTP record counts its request's and response's bytes, DNS and TLS records none), drawn from the flow's own
 // layers generator so that the transport records stay as they were without the layers.
 
 // httpSite is what the clients of an HTTP server ask it for.
@@ -143,7 +144,6 @@ func (f *flow) dnsQuery(base records.Record, incident bool) records.Record {
 	case p < 0.35:
 		d.DNS.QType = 65
 	}
-	d.Client.Bytes, d.Client.Packets = uint64(50+len(d.DNS.QName)), 1
 	lost := 0.002
 	if f.site.incident && incident {
 		lost = 0.05
@@ -157,7 +157,6 @@ func (f *flow) dnsQuery(base records.Record, incident bool) records.Record {
 	case d.DNS.QName == "legacy.partner.example":
 		d.DNS.RCode = 2
 	}
-	d.Server.Bytes, d.Server.Packets = uint64(90+2*len(d.DNS.QName)+rng.IntN(80)), 1
 	srt := logNormal(rng, f.perf.srt, f.perf.spread)
 	if d.DNS.RCode == 2 {
 		srt += logNormal(rng, 1.5, 0.3) // the resolver gave up on the broken delegation
@@ -182,8 +181,6 @@ func (f *flow) tlsHandshake(base records.Record) records.Record {
 		t.TLS = records.TLS{Version: s.version, Cipher: s.cipher, Issuer: s.issuer,
 			NotAfter: (base.Time/86400 + s.expires) * 86400}
 	}
-	t.Client.Bytes, t.Client.Packets = uint64(500+rng.IntN(200)), 2
-	t.Server.Bytes, t.Server.Packets = uint64(2500+rng.IntN(2000)), 3
 	serverRTT := f.perf.rtt
 	if serverRTT == 0 {
 		serverRTT = 0.0002
