@@ -140,9 +140,6 @@ func (c *Component) runCapture(ctx context.Context, s captureSource) {
 		last = st
 	}
 	tbl = capture.NewTable(capture.Config{}, func(r capture.Record) {
-		if r.Layer != records.LayerTransport && !layersStored {
-			return
-		}
 		cs.records.Add(1)
 		if rec, ok := validCaptured(&r, time.Now()); ok {
 			rec.Exporter, rec.InIf = s.sensor, s.inIf
@@ -234,11 +231,6 @@ func captureRecord(r *capture.Record) records.Record {
 		Client: side(&r.Client), Server: side(&r.Server), CT: r.CT, SRT: r.SRT, DTT: r.DTT,
 		Resets: min(r.Resets, records.MaxCount), ServerName: r.ServerName, Layer: r.Layer, HTTP: r.HTTP, DNS: r.DNS, TLS: r.TLS}
 }
-
-// layersStored says whether the stores keep the layer of a record (records.Layer): until they
-// do, the probe's records of the application layers (HTTP) are not stored, since a store
-// would count them as conversations.
-const layersStored = false
 
 // sensorAddr is the address that names a capturing interface's sensor when -capture-sensor
 // does not: the interface's first IPv4 address, else its first IPv6 one that is not link-local;
