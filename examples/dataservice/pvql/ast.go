@@ -88,6 +88,8 @@ func exprString(e expr, parent int, right bool) string {
 		return baselineString(e)
 	case *quantileExpr:
 		return quantileString(e)
+	case queueValue:
+		return queueValues[e].name
 	}
 	return ""
 }
@@ -200,6 +202,7 @@ const (
 	lHTTP
 	lDNS
 	lTLS
+	lQueue
 )
 
 var layers = []struct {
@@ -216,6 +219,7 @@ var layers = []struct {
 	lHTTP:      {"http", -1, "One record per HTTP/1.x request and its response seen in clear by the probe: records counts requests; srt is the request's last byte to the response's first, dtt the response's first to last byte. Keys http.*, and the transport's.", records.LayerHTTP, "1.4"},
 	lDNS:       {"dns", -1, "One record per DNS query over UDP or TCP: records counts queries; srt is the query to its answer (null when unanswered). Keys dns.*, and the transport's.", records.LayerDNS, "1.4"},
 	lTLS:       {"tls", -1, "One record per TLS handshake: records counts handshakes; ct is the handshake's time (ClientHello to the server's Finished or first application data); server.name is the SNI. Keys tls.*, and the transport's.", records.LayerTLS, "1.4"},
+	lQueue:     {"queue", -1, "This node's queue (-queue), not the records: its values now (queue.go).", records.LayerTransport, ""},
 }
 
 // timeSpec is a SINCE or UNTIL bound: absolute Unix seconds, or relative to now.

@@ -166,6 +166,9 @@ func (p *parser) statement() (*Statement, error) {
 			if err := p.checkLayer(st); err != nil {
 				return nil, err
 			}
+			if err := p.checkQueue(st, from); err != nil {
+				return nil, err
+			}
 			st.shape = shapeOf(p.src, from, t.pos, st.havingAt)
 			st.family, st.eq = familyOf(p.src, from, t.pos, st)
 			return st, nil

@@ -228,7 +228,7 @@ func TestFields(t *testing.T) {
 		names[f.Name] = true
 		kinds[f.Kind]++
 	}
-	want := map[string]int{"metric": 20, "function": 4, "key": 29, "layer": 7}
+	want := map[string]int{"metric": 20, "function": 4, "key": 29, "layer": 8}
 	if !reflect.DeepEqual(kinds, want) {
 		t.Errorf("kinds %v, want %v", kinds, want)
 	}
