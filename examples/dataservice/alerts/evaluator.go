@@ -12,6 +12,9 @@ import (
 	"go.uber.org/zap"
 )
 
+// lookSlack is how much earlier than due Tick evaluates a rule: half of Run's second.
+const lookSlack = 500 * time.Millisecond
+
 // historyKept is how long transitions stay in the history.
 const historyKept = 90 * 24 * time.Hour
 
@@ -26,11 +29,13 @@ type Evaluator struct {
 	// answers no group, an evaluation changes nothing and writes nothing. Only the
 	// evaluator makes alerts, so this stays true until it makes one.
 	quiet map[string]bool
+	// mit announces the routes of the rules' bgp channels.
+	mit *mitigator
 }
 
 // NewEvaluator returns the evaluator of the rules of s.
 func (s *Service) NewEvaluator() *Evaluator {
-	return &Evaluator{s: s, next: map[string]time.Time{}, live: map[job]Standing{}, quiet: map[string]bool{}}
+	return &Evaluator{s: s, next: map[string]time.Time{}, live: map[job]Standing{}, quiet: map[string]bool{}, mit: newMitigator(s)}
 }
 
 // Run evaluates the rules when due and delivers their notifications until ctx is done,
@@ -81,7 +86,10 @@ func (e *Evaluator) Tick(ctx context.Context, now time.Time) error {
 		q := job{r.Owner, strings.TrimSpace(r.Query)}
 		live[r.ID] = true
 		queries[q] = true
-		if n, ok := e.next[r.ID]; ok && now.Before(n) {
+		// Due within half a look: Run looks every second, a few microseconds early or late,
+		// and a rule due a hair after a look must not wait for the next (a 10 s interval
+		// evaluated every 11 s).
+		if n, ok := e.next[r.ID]; ok && now.Add(lookSlack).Before(n) {
 			continue
 		}
 		e.next[r.ID] = now.Add(r.Interval)
@@ -148,6 +156,9 @@ func (e *Evaluator) Tick(ctx context.Context, now time.Time) error {
 			}
 		}
 	})
+	if err := e.mit.pass(ctx, now, rules); err != nil && ctx.Err() == nil {
+		e.s.log.Error("alerts: announcing routes", zap.Error(err))
+	}
 	return ctx.Err()
 }
 
@@ -233,9 +244,11 @@ func (e *Evaluator) answer(ctx context.Context, q job, now time.Time) ([]pvql.Re
 	return l.Answer(ctx, now)
 }
 
-// Close releases the standing answers the evaluator keeps, and forgets how the rules' last
-// evaluations went (another node evaluates them now).
+// Close releases the standing answers the evaluator keeps, withdraws the routes it announced
+// (the next evaluator announces them again from the firing state), and forgets how the rules'
+// last evaluations went (another node evaluates them now).
 func (e *Evaluator) Close() {
+	e.mit.release()
 	e.s.forget(nil)
 	e.mu.Lock()
 	defer e.mu.Unlock()
