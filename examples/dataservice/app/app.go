@@ -176,11 +176,20 @@ func (a *App) newQuery(ctx context.Context) (err error) {
 
 func (a *App) newAlerts(ctx context.Context) (err error) {
 	a.alerts, err = alerts.NewComponent(ctx, alerts.Dependencies{State: a.state, Records: a.records, Rules: a.query.Rules,
-		DefaultPeriod: a.console.Settings().DefaultPeriod, Logger: a.log, Shared: a.cfg.Postgres}, a.cfg.Alerts)
+		DefaultPeriod: a.console.Settings().DefaultPeriod, Logger: a.log, Shared: a.cfg.Postgres,
+		Mitigation: a.mitigation, Zones: func() *netctx.Zones { return a.inlet.Resolver().Zones() }}, a.cfg.Alerts)
 	if err != nil {
 		return fmt.Errorf("app: %w", err)
 	}
 	return nil
+}
+
+// mitigation returns the configuration keys of the routes alert rules announce.
+func (a *App) mitigation() alerts.MitigationSettings {
+	c := a.console.Settings().Config()
+	zones, _ := manage.ParseMitigationZones(c.MitigationZones) // checked when set
+	hops, _ := manage.ParseBlackholeNexthop(c.BlackholeNexthop)
+	return alerts.MitigationSettings{Zones: zones, NextHops: hops}
 }
 
 // startConsole builds the handler with the functions and metrics of every component.
