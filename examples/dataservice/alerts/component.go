@@ -112,9 +112,10 @@ func NewComponent(ctx context.Context, deps Dependencies, cfg Configuration) (*C
 	// Each owner's rules are answered by the engine of their standing queries.
 	engine := func(ctx context.Context) *pvql.Engine { return deps.Rules(Owner(ctx)) }
 	var live func(context.Context, string) (Standing, error)
+	var changes *records.Changes
 	if cr, ok := deps.Records.(records.ChangeReporter); ok {
 		// As for followed queries: only where the store reports every change (DuckDB).
-		changes := cr.Changes()
+		changes = cr.Changes()
 		live = func(ctx context.Context, expr string) (Standing, error) {
 			l, err := engine(ctx).Live(expr, changes)
 			if err != nil {
@@ -143,7 +144,7 @@ func NewComponent(ctx context.Context, deps Dependencies, cfg Configuration) (*C
 		WebhookAllow: cfg.WebhookAllow, Listen: cfg.Listen, WebhookRoots: cfg.WebhookRoots, SMTP: cfg.SMTP, Backoff: cfg.Backoff,
 		Logger: deps.Logger, Announcer: deps.Announcer, Mitigation: deps.Mitigation, Zones: deps.Zones,
 		Audit: deps.State.AppendAudit, MaxMitigations: cfg.MaxMitigations, MitigationHold: cfg.MitigationHold,
-		MitigationDelay: cfg.MitigationDelay,
+		MitigationDelay: cfg.MitigationDelay, Changes: changes,
 	})
 	if err != nil {
 		return nil, err

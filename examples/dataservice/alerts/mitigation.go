@@ -1,6 +1,7 @@
 package alerts
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/bgp"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
+	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
 
 // Announcer announces and withdraws the routes that stop floods: the service's BGP speaker
@@ -178,4 +180,10 @@ func isAdmin(ctx context.Context) bool {
 // hasBGP reports whether cs holds a bgp channel.
 func hasBGP(cs []Channel) bool {
 	return slices.ContainsFunc(cs, func(c Channel) bool { return c.BGP != "" })
+}
+
+// mitigates reports whether r holds a bgp channel: at every look, for every rule, so the
+// channels are decoded only when their JSON may hold one.
+func mitigates(r state.AlertRule) bool {
+	return bytes.Contains(r.Notify, []byte(`"bgp"`)) && hasBGP(channels(r))
 }

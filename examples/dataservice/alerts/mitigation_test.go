@@ -17,6 +17,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/netctx"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
+	"github.com/fnapi/fnapi/examples/dataservice/records/duckdb"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
 
@@ -71,8 +72,19 @@ type mitEnv struct {
 	set    alerts.MitigationSettings
 }
 
-func newMitEnv(t *testing.T, o alerts.Options) *mitEnv {
+func newMitEnv(t *testing.T, o alerts.Options) *mitEnv { return newMitEnvOn(t, o, false) }
+
+// newMitEnvOn is newMitEnv telling the evaluator of the records stored when changes is set.
+func newMitEnvOn(t *testing.T, o alerts.Options, changes bool) *mitEnv {
 	t.Helper()
+	recs, err := duckdb.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { recs.Close() })
+	if changes {
+		o.Changes = recs.Changes()
+	}
 	zones, err := netctx.NewZones([]netctx.Zone{
 		{Name: "Customers/ACME", Networks: []netip.Prefix{netip.MustParsePrefix("198.51.100.0/24"), netip.MustParsePrefix("2001:db8:1::/48")}},
 		{Name: "Transit", Networks: []netip.Prefix{netip.MustParsePrefix("203.0.113.0/24")}}})
@@ -96,7 +108,7 @@ func newMitEnv(t *testing.T, o alerts.Options) *mitEnv {
 		return nil
 	}
 	m.opts = o
-	m.env = newEnv(t, o)
+	m.env = envOver(t, recs, o, true)
 	return m
 }
 
@@ -370,4 +382,24 @@ func TestIntervalKept(t *testing.T) {
 	if ins, _ := e.st.Instances(ctx, r.ID); len(ins) != 1 || ins[0].State != alerts.Firing {
 		t.Fatalf("10 s after its last evaluation, less a millisecond: %+v, want 10.0.0.2 firing", ins)
 	}
+}
+
+// TestMitigationOnArrival checks that a rule with a bgp channel is evaluated at the look after
+// a flood's records are stored, whatever its interval, so that its route is announced within
+// a second or two; a rule without one keeps its interval.
+func TestMitigationOnArrival(t *testing.T) {
+	t.Parallel()
+	m := newMitEnvOn(t, alerts.Options{}, true)
+	ctx := context.Background()
+	t0 := time.Now().Truncate(time.Hour).Add(-2 * time.Hour)
+	r := m.rule(t, state.AlertRule{Name: "flood", Owner: "admin", Query: floodRule, Notify: bgpNotify(t, alerts.Blackhole)})
+	plain := m.rule(t, state.AlertRule{Name: "plain", Owner: "admin", Query: floodRule})
+	m.tick(t, t0)
+	m.flood(t, t0.Unix(), "198.51.100.7")
+	m.tick(t, t0.Add(time.Second))
+	check(t, "calls a second after the flood", m.ann.took(), "announce blackhole 198.51.100.7/32 via 192.0.2.1")
+	if ins, _ := m.st.Instances(ctx, plain.ID); len(ins) != 0 {
+		t.Fatalf("the rule without a bgp channel was evaluated before its interval: %+v", ins)
+	}
+	check(t, "history", m.events(t, r.ID), "announced blackhole 198.51.100.7/32")
 }

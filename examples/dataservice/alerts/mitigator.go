@@ -88,7 +88,7 @@ func (m *mitigator) pass(ctx context.Context, now time.Time, rules []state.Alert
 	var mitigating []state.AlertRule
 	for _, r := range rules {
 		byID[r.ID] = r
-		if hasBGP(channels(r)) {
+		if mitigates(r) {
 			mitigating = append(mitigating, r)
 		}
 	}

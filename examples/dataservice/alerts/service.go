@@ -19,6 +19,7 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/netctx"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 	"github.com/fnapi/fnapi/examples/dataservice/wire"
@@ -83,6 +84,11 @@ type Options struct {
 	// MitigationDelay is how long a withdrawn route waits before it is announced again.
 	// Default: DefaultMitigationDelay.
 	MitigationDelay time.Duration
+	// Changes reports the records stored (records.ChangeReporter): a rule with a bgp channel
+	// is then evaluated at each look after records arrived, besides its interval, so that a
+	// flood's route is announced a second or two after its records are stored. Use it with
+	// Live, whose answers re-read only what changed. Default: nil, rules keep their interval.
+	Changes *records.Changes
 }
 
 // Standing is a query answered again and again, each time reading only what changed
