@@ -94,7 +94,9 @@ func newMitEnvOn(t *testing.T, o alerts.Options, changes bool) *mitEnv {
 	m := &mitEnv{ann: &announcer{routes: map[string]bool{}},
 		set: alerts.MitigationSettings{Zones: []string{"Customers"},
 			NextHops: []netip.Addr{netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("100::1")}}}
-	o.Announcer = m.ann
+	if o.Announcer == nil {
+		o.Announcer = m.ann
+	}
 	o.Zones = func() *netctx.Zones { return zones }
 	o.Mitigation = func() alerts.MitigationSettings {
 		m.mu.Lock()
