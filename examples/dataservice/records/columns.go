@@ -63,6 +63,20 @@ const (
 	ColCTHist
 	ColSRTHist
 	ColDTTHist
+	// The layers' columns (layer.go): the record's layer, then its keys (schema steps DuckDB
+	// 16, ClickHouse 9).
+	ColLayer
+	ColHTTPMethod
+	ColHTTPStatus
+	ColHTTPHost
+	ColHTTPPath
+	ColDNSQName
+	ColDNSQType
+	ColDNSRCode
+	ColTLSVersion
+	ColTLSCipher
+	ColTLSNotAfter
+	ColTLSIssuer
 	// NumColumns is the number of columns, the length of an array indexed by Column.
 	NumColumns
 )
@@ -157,6 +171,19 @@ var columns = []columnDesc{
 	ColCTHist:        {name: "ct_hist", kind: KindHist, hist: func(r *Record) *Timing { return &r.CT }},
 	ColSRTHist:       {name: "srt_hist", kind: KindHist, hist: func(r *Record) *Timing { return &r.SRT }},
 	ColDTTHist:       {name: "dtt_hist", kind: KindHist, hist: func(r *Record) *Timing { return &r.DTT }},
+	// The layer of the record (0: the transport) and its keys, zero in records of other layers.
+	ColLayer:       {name: "layer", kind: KindUint8, num: func(r *Record) uint64 { return uint64(r.Layer) }},
+	ColHTTPMethod:  {name: "http_method", kind: KindString, str: func(r *Record) string { return r.HTTP.Method }},
+	ColHTTPStatus:  {name: "http_status", kind: KindUint16, num: func(r *Record) uint64 { return uint64(r.HTTP.Status) }},
+	ColHTTPHost:    {name: "http_host", kind: KindString, str: func(r *Record) string { return r.HTTP.Host }},
+	ColHTTPPath:    {name: "http_path", kind: KindString, str: func(r *Record) string { return r.HTTP.Path }},
+	ColDNSQName:    {name: "dns_qname", kind: KindString, str: func(r *Record) string { return r.DNS.QName }},
+	ColDNSQType:    {name: "dns_qtype", kind: KindUint16, num: func(r *Record) uint64 { return uint64(r.DNS.QType) }},
+	ColDNSRCode:    {name: "dns_rcode", kind: KindUint16, num: func(r *Record) uint64 { return uint64(r.DNS.RCode) }},
+	ColTLSVersion:  {name: "tls_version", kind: KindUint16, num: func(r *Record) uint64 { return uint64(r.TLS.Version) }},
+	ColTLSCipher:   {name: "tls_cipher", kind: KindUint16, num: func(r *Record) uint64 { return uint64(r.TLS.Cipher) }},
+	ColTLSNotAfter: {name: "tls_not_after", kind: KindInt64, num: func(r *Record) uint64 { return uint64(r.TLS.NotAfter) }},
+	ColTLSIssuer:   {name: "tls_issuer", kind: KindString, str: func(r *Record) string { return r.TLS.Issuer }},
 }
 
 // ColumnCount returns how many columns the records table has: NumColumns, and any that a test
