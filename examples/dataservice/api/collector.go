@@ -11,7 +11,7 @@ import (
 // last minute). Any valid token may call it, of every role (read-only included, as the service
 // registers it): the figures tell whether routers export, and nothing of the records themselves.
 var CollectorStatus = decl.Func[decl.None, CollectorStatusResult]("collector-status",
-	decl.Since("1.2"), decl.Requires(decl.Token),
+	decl.Since("1.2"), decl.Requires(decl.Token), decl.ReadOnly(),
 	decl.Describe("Answers the flow collector's status: the sockets it listens on, and per exporter (a device that sends NetFlow, IPFIX or sFlow) "+
 		"the protocols seen, first and last datagram, datagrams, flows, flows per second over the last minute, decode errors, drops and templates; "+
 		"then the totals. Without -netflow and -sflow it answers enabled false and no exporters."))
@@ -37,6 +37,17 @@ type CollectorStatusResult struct {
 	Capture *CaptureStatus `json:"capture,omitempty"`
 	// Queue is the queue's state (-queue); absent without one.
 	Queue *QueueStatus `json:"queue,omitempty"`
+	// BGP holds the BGP speaker's sessions (-bgp), refused routers last; absent without one.
+	BGP []BGPPeer `json:"bgp,omitempty"`
+}
+
+// BGPPeer is one router's BGP session with the speaker (-bgp).
+type BGPPeer struct {
+	Address string    `json:"address" jsonschema:"description=The router's address"`
+	AS      uint32    `json:"as" jsonschema:"description=Its AS number; 0 before its session opened"`
+	State   string    `json:"state" jsonschema:"description=established\\, idle\\, connect\\, active\\, opensent\\, openconfirm\\, or refused (outside -bgp-peers)"`
+	Routes  int       `json:"routes" jsonschema:"description=Routes learned from it (IPv4 and IPv6 unicast)"`
+	Since   time.Time `json:"since" jsonschema:"description=When its session last changed state"`
 }
 
 // QueueStatus is the state of the queue the node publishes to (-queue) and consumes from

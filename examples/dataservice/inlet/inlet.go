@@ -85,6 +85,9 @@ type Dependencies struct {
 	// Queue returns the queue's state for collector-status (-queue), nil without one.
 	// Default: nil, no queue.
 	Queue func(context.Context) *api.QueueStatus
+	// BGP returns the BGP speaker's sessions for collector-status (-bgp), nil without one.
+	// Default: nil, no speaker.
+	BGP func() []api.BGPPeer
 }
 
 // Component is the inlet: what brings records in and gives them their context. It owns the
