@@ -25,7 +25,8 @@ func TestRowBuilder(t *testing.T) {
 	b.Client.Retrans, b.Server.Retrans, b.Client.ZeroWindows, b.Server.ZeroWindows, b.Resets = 11, 12, 13, 14, 15
 	b.ServerName = "www.example.com"
 	b.Client.Place = Place{Zone: "HQ/Paris"}
-	b.Server.Place = Place{Zone: "DMZ", ASN: 15169, ASName: "GOOGLE", Country: "US"}
+	b.Server.Place = Place{Zone: "DMZ", ASN: 15169, ASName: "GOOGLE", Country: "US",
+		ASPath: []uint32{64500, 15169}, Communities: []string{"64500:100", "64500:1:2"}}
 	b.ExporterName, b.InIfName, b.InIfAlias, b.OutIfName, b.OutIfAlias = "edge1", "ge-0/0/1", "uplink", "ge-0/0/2", "lan"
 	b.SRT.Hist.AddIndex(300, 5)
 	b.SRT.Hist.AddIndex(301, 3)
@@ -52,7 +53,16 @@ func wantRow(r *Record) []driver.Value {
 		r.CT.Sum, r.CT.Samples, r.SRT.Sum, r.SRT.Samples, r.DTT.Sum, r.DTT.Samples, r.Resets, r.ServerName,
 		r.Client.Zone, r.Server.Zone, r.Client.ASN, r.Client.ASName, r.Server.ASN, r.Server.ASName,
 		r.Client.Country, r.Server.Country, r.ExporterName, r.InIfName, r.InIfAlias, r.OutIfName, r.OutIfAlias,
-		hist(r.Client.RTT), hist(r.Server.RTT), hist(r.CT), hist(r.SRT), hist(r.DTT)}
+		hist(r.Client.RTT), hist(r.Server.RTT), hist(r.CT), hist(r.SRT), hist(r.DTT),
+		list(r.Client.ASPath), list(r.Server.ASPath), list(r.Client.Communities), list(r.Server.Communities)}
+}
+
+// list is a list column of TestRowBuilder's records: empty, never nil, without values.
+func list[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 // hist is the histogram column of a time of TestRowBuilder's records, by hand: empty without

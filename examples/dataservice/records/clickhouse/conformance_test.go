@@ -27,6 +27,7 @@ func TestStores(t *testing.T) {
 		recordstest.CheckOpenEnd(t, s, 1_700_010_000)
 		recordstest.CheckBatches(t, s, 1_700_020_000)
 		recordstest.CheckBatchesWithoutID(t, s, 1_700_020_060)
+		recordstest.CheckRoutes(t, s, 1_700_030_000)
 	})
 	t.Run("clickhouse cluster", func(t *testing.T) {
 		s := clickhouse.OpenClickHouseTest(t, testenv.ClickHouseCluster(t, 2)[0].URL, testenv.ClickHouseClusterName)
@@ -38,6 +39,7 @@ func TestStores(t *testing.T) {
 		recordstest.CheckOpenEnd(t, s, 1_700_010_000)
 		recordstest.CheckBatches(t, s, 1_700_020_000)
 		recordstest.CheckBatchesWithoutID(t, s, 1_700_020_060)
+		recordstest.CheckRoutes(t, s, 1_700_030_000)
 	})
 }
 

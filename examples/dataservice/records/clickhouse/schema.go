@@ -16,7 +16,7 @@ import (
 // SchemaVersion is the version of the ClickHouse tables' shape, kept in the table
 // records_version beside them: the number of chSteps a server's tables have had. The service
 // refuses a records table of another shape, and a later version, rather than alter it.
-const SchemaVersion = 8
+const SchemaVersion = 9
 
 // chStep is one schema version of a server's tables (a shard's): what a server at the version
 // before it needs. ClickHouse has no transactions over tables: each step may be run again after
@@ -62,6 +62,11 @@ var chSteps = [SchemaVersion]chStep{
 	// 8: each rollup's index with a mark every chRollupGranularity rows (chRegranulate). The
 	// rollups of that version: the five of chRollups.
 	func(ctx context.Context, c chdriver.Conn) error { return chRegranulate(ctx, c, chRollups[:5]) },
+	// 10: the routes' AS paths and communities (records.RouteColumns), empty in the rows the
+	// table had.
+	func(ctx context.Context, c chdriver.Conn) error {
+		return chAddColumns(ctx, c, "records", records.RouteColumns...)
+	},
 }
 
 // version is the schema version of this program's tables: SchemaVersion, and a step after it

@@ -69,6 +69,10 @@ var steps = []step{
 	func(ctx context.Context, tx *sql.Tx) error {
 		return execAll(ctx, tx, "CREATE TABLE IF NOT EXISTS "+batchesTable+" (id VARCHAR PRIMARY KEY, time BIGINT NOT NULL)")
 	},
+	// 17: the routes' AS paths and communities (records.RouteColumns), empty in the rows a
+	// file had. Kept in the records table, not in contexts: a list is no context Value, and
+	// ingest appends them only in batches that fill them (probeColumns).
+	func(ctx context.Context, tx *sql.Tx) error { return addColumns(ctx, tx, records.RouteColumns...) },
 }
 
 // step6Columns are the context columns step 6 adds, as that step added them: frozen, since the
