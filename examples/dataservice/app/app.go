@@ -161,7 +161,7 @@ func (a *App) newInlet(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	a.store = inlet.Enrich(a.viaQueue(a.store), a.inlet.Resolver())
+	a.store = inlet.Enrich(a.viaQueue(a.store), a.inlet.Resolver(), a.inlet.Routes())
 	return nil
 }
 
