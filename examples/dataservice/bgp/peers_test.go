@@ -1,0 +1,149 @@
+package bgp_test
+
+import (
+	"bytes"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/bgp"
+	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
+	"github.com/fnapi/fnapi/internal/testutil"
+)
+
+// TestBird peers with bird2, a second implementation: its routes are learned with its AS
+// first and their communities, and they leave the table when its session ends (bird, not
+// restarting gracefully, is killed).
+func TestBird(t *testing.T) {
+	t.Parallel()
+	s, port := startSpeaker(t, bgp.Config{}, "127.0.0.3/32")
+	b := testenv.StartBird(t, "127.0.0.3", 64700, port, speakerAS, []string{
+		"route 198.51.100.0/24 blackhole { bgp_path.prepend(64999); bgp_community.add((64511,7)); bgp_large_community.add((64511,1,2)); };",
+		"route 2001:db8:200::/48 blackhole { bgp_community.add((64511,8)); };",
+	})
+	testutil.Eventually(t, "bird's session", established(s, "127.0.0.3"))
+	routeIs(t, s, "127.0.0.3", "198.51.100.7", []uint32{64700, 64999}, "64511:7", "64511:1:2")
+	routeIs(t, s, "127.0.0.3", "2001:db8:200::1", []uint32{64700}, "64511:8")
+	b.Stop()
+	routeIs(t, s, "127.0.0.3", "198.51.100.7", nil)
+	routeIs(t, s, "127.0.0.3", "2001:db8:200::1", nil)
+}
+
+// logBuffer is a slog handler's output that tests read.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) { l.mu.Lock(); defer l.mu.Unlock(); return l.b.Write(p) }
+func (l *logBuffer) String() string              { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+
+// TestRefused: a router outside -bgp-peers cannot open a session; Status lists it refused and
+// the log names it once however often it tries.
+func TestRefused(t *testing.T) {
+	t.Parallel()
+	var log logBuffer
+	port := testenv.FreePort(t)
+	s, err := bgp.New(bgp.Config{Listen: fmt.Sprintf("127.0.0.1:%d", port), AS: speakerAS,
+		Peers: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}}, slog.New(slog.NewTextHandler(&log, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	for range 3 {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.9")}}
+		c, err := d.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if n, _ := c.Read(make([]byte, 64)); n != 0 {
+			t.Error("the speaker answered a refused router")
+		}
+		c.Close()
+	}
+	testutil.Eventually(t, "3 refusals", func() bool { return s.Refused() == 3 })
+	if p, _ := peer(s, "127.0.0.9"); p.State != "refused" {
+		t.Errorf("status %+v, want refused", p)
+	}
+	if n := strings.Count(log.String(), "127.0.0.9"); n != 1 {
+		t.Errorf("the log names the refused router %d times, want once:\n%s", n, log.String())
+	}
+}
+
+// TestHostilePeer: a router that sends a malformed UPDATE, or one longer than BGP allows, is
+// sent a NOTIFICATION and its session reset; gobgpd's session and routes are not affected.
+func TestHostilePeer(t *testing.T) {
+	t.Parallel()
+	s, port := startSpeaker(t, bgp.Config{}, "127.0.0.2/32", "127.0.0.4/32")
+	g := testenv.StartGoBGPD(t, "127.0.0.2", 64600, port, speakerAS)
+	testutil.Eventually(t, "gobgpd's session", established(s, "127.0.0.2"))
+	g.CLI("global", "rib", "add", "198.51.100.0/24", "aspath", "64601", "nexthop", "127.0.0.2")
+	routeIs(t, s, "127.0.0.2", "198.51.100.7", []uint32{64600, 64601})
+
+	good := update([]uint32{64800}, nil, []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")})
+	for _, c := range []struct {
+		name  string
+		body  []byte
+		reset bool
+	}{
+		// The path attributes' length runs past the message.
+		{"attributes past the end", append([]byte{0, 0, 0x10, 0}, good[4:]...), true},
+		// 5000 bytes, more than 4096 without the extended message capability.
+		{"oversized", append(append([]byte{}, good...), bytes.Repeat([]byte{24, 192, 0, 2}, 1200)...), true},
+		// An AS_PATH segment claiming more AS numbers than it holds: the route is treated as
+		// withdrawn and the session kept (RFC 7606).
+		{"bad AS path", bytes.Replace(good, []byte{0x40, 2, 6, 2, 1}, []byte{0x40, 2, 6, 2, 9}, 1), false},
+	} {
+		p := dialRaw(t, "127.0.0.4", port, 64800)
+		testutil.Eventually(t, "the hostile peer's session", established(s, "127.0.0.4"))
+		p.write(2, good)
+		routeIs(t, s, "127.0.0.4", "192.0.2.1", []uint32{64800})
+		p.write(2, c.body)
+		if c.reset {
+			if code := p.notified(); code != 1 && code != 3 {
+				t.Errorf("%s: NOTIFICATION code %d, want 1 (header) or 3 (UPDATE)", c.name, code)
+			}
+		}
+		routeIs(t, s, "127.0.0.4", "192.0.2.1", nil)
+		if !c.reset {
+			if st, _ := peer(s, "127.0.0.4"); st.State != "established" {
+				t.Errorf("%s: session %s, want established", c.name, st.State)
+			}
+			p.conn.Close()
+			testutil.Eventually(t, "the hostile peer's session to end", func() bool { st, _ := peer(s, "127.0.0.4"); return st.State != "established" })
+		}
+		if err := g.Established(); err != nil {
+			t.Fatalf("%s: gobgpd's session: %v", c.name, err)
+		}
+		routeIs(t, s, "127.0.0.2", "198.51.100.7", []uint32{64600, 64601})
+	}
+}
+
+// TestMaxPrefixes: a router may send MaxPrefixes routes; one more resets its session and its
+// routes leave the table.
+func TestMaxPrefixes(t *testing.T) {
+	t.Parallel()
+	s, port := startSpeaker(t, bgp.Config{MaxPrefixes: 100}, "127.0.0.5/32")
+	p := dialRaw(t, "127.0.0.5", port, 64801)
+	var prefixes []netip.Prefix
+	for i := range 101 {
+		prefixes = append(prefixes, netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 1, byte(i), 0}), 24))
+	}
+	p.write(2, update([]uint32{64801}, nil, prefixes[:100]))
+	testutil.Eventually(t, "100 routes", func() bool { st, _ := peer(s, "127.0.0.5"); return st.Routes == 100 })
+	routeIs(t, s, "127.0.0.5", "10.1.99.1", []uint32{64801})
+	p.write(2, update([]uint32{64801}, nil, prefixes[100:]))
+	if code := p.notified(); code != 6 {
+		t.Errorf("NOTIFICATION code %d, want 6 (cease)", code)
+	}
+	routeIs(t, s, "127.0.0.5", "10.1.99.1", nil)
+}

@@ -1,0 +1,212 @@
+package bgp
+
+import (
+	"math/bits"
+	"net/netip"
+)
+
+// trie is a path-compressed binary trie of prefixes (one address family of one router), its
+// nodes in one slice addressed by index so that a full table is a few large allocations the
+// garbage collector does not walk node by node. A node holds the index of the route's
+// attributes in the speaker's interned set (0: no route at that node, a branch only).
+// Not safe for concurrent use: the Speaker's lock guards it.
+type trie struct {
+	nodes  []node // nodes[0] is the root, the prefix of length 0
+	free   []uint32
+	routes int
+}
+
+type node struct {
+	hi, lo uint64 // the prefix's bits, masked to its length
+	child  [2]uint32
+	attrs  uint32
+	bits   uint8
+}
+
+func newTrie() *trie { return &trie{nodes: make([]node, 1, 64)} }
+
+// key returns an address as 128 bits, an IPv4 address in the first 32.
+func key(a netip.Addr) (hi, lo uint64) {
+	if a.Is4() {
+		b := a.As4()
+		return uint64(b[0])<<56 | uint64(b[1])<<48 | uint64(b[2])<<40 | uint64(b[3])<<32, 0
+	}
+	b := a.As16()
+	for i := range 8 {
+		hi = hi<<8 | uint64(b[i])
+		lo = lo<<8 | uint64(b[8+i])
+	}
+	return hi, lo
+}
+
+func mask(hi, lo uint64, n uint8) (uint64, uint64) {
+	switch {
+	case n == 0:
+		return 0, 0
+	case n < 64:
+		return hi &^ (^uint64(0) >> n), 0
+	case n < 128:
+		return hi, lo &^ (^uint64(0) >> (n - 64))
+	}
+	return hi, lo
+}
+
+func bit(hi, lo uint64, i uint8) int {
+	if i < 64 {
+		return int(hi>>(63-i)) & 1
+	}
+	return int(lo>>(127-i)) & 1
+}
+
+// common is the length of the prefix two keys share.
+func common(h1, l1, h2, l2 uint64) uint8 {
+	if x := h1 ^ h2; x != 0 {
+		return uint8(bits.LeadingZeros64(x))
+	}
+	return uint8(64 + bits.LeadingZeros64(l1^l2))
+}
+
+func (t *trie) alloc(hi, lo uint64, n uint8, attrs uint32) uint32 {
+	hi, lo = mask(hi, lo, n)
+	nd := node{hi: hi, lo: lo, bits: n, attrs: attrs}
+	if k := len(t.free); k > 0 {
+		i := t.free[k-1]
+		t.free = t.free[:k-1]
+		t.nodes[i] = nd
+		return i
+	}
+	t.nodes = append(t.nodes, nd)
+	return uint32(len(t.nodes) - 1)
+}
+
+// insert sets the route of a prefix and returns the attributes it replaces (0: none).
+func (t *trie) insert(p netip.Prefix, attrs uint32) uint32 {
+	hi, lo := key(p.Addr())
+	n := uint8(p.Bits())
+	hi, lo = mask(hi, lo, n)
+	cur := uint32(0)
+	for {
+		if t.nodes[cur].bits == n {
+			old := t.nodes[cur].attrs
+			t.nodes[cur].attrs = attrs
+			if old == 0 {
+				t.routes++
+			}
+			return old
+		}
+		b := bit(hi, lo, t.nodes[cur].bits)
+		c := t.nodes[cur].child[b]
+		if c == 0 {
+			leaf := t.alloc(hi, lo, n, attrs)
+			t.nodes[cur].child[b] = leaf
+			t.routes++
+			return 0
+		}
+		cn := t.nodes[c]
+		cl := min(common(cn.hi, cn.lo, hi, lo), cn.bits, n)
+		if cl == cn.bits {
+			cur = c
+			continue
+		}
+		var mid uint32
+		if cl == n {
+			mid = t.alloc(hi, lo, n, attrs)
+		} else {
+			mid = t.alloc(hi, lo, cl, 0)
+			leaf := t.alloc(hi, lo, n, attrs)
+			t.nodes[mid].child[bit(hi, lo, cl)] = leaf
+		}
+		t.nodes[mid].child[bit(cn.hi, cn.lo, cl)] = c
+		t.nodes[cur].child[b] = mid
+		t.routes++
+		return 0
+	}
+}
+
+// remove deletes the route of a prefix and returns its attributes (0: there was none).
+func (t *trie) remove(p netip.Prefix) uint32 {
+	hi, lo := key(p.Addr())
+	n := uint8(p.Bits())
+	hi, lo = mask(hi, lo, n)
+	parent, cur := uint32(0), uint32(0)
+	for t.nodes[cur].bits < n {
+		c := t.nodes[cur].child[bit(hi, lo, t.nodes[cur].bits)]
+		if c == 0 {
+			return 0
+		}
+		parent, cur = cur, c
+	}
+	nd := &t.nodes[cur]
+	if nd.bits != n || nd.hi != hi || nd.lo != lo || nd.attrs == 0 {
+		return 0
+	}
+	old := nd.attrs
+	nd.attrs = 0
+	t.routes--
+	t.prune(parent, cur)
+	if parent != 0 && t.nodes[parent].attrs == 0 {
+		// The parent may now be a branch with one child: find its own parent and splice it.
+		gp := uint32(0)
+		for x := uint32(0); x != parent; {
+			gp = x
+			x = t.nodes[x].child[bit(hi, lo, t.nodes[x].bits)]
+		}
+		t.prune(gp, parent)
+	}
+	return old
+}
+
+// prune removes a node without a route that has at most one child, linking its child (if
+// any) to its parent. The root stays.
+func (t *trie) prune(parent, cur uint32) {
+	nd := t.nodes[cur]
+	if cur == 0 || nd.attrs != 0 || (nd.child[0] != 0 && nd.child[1] != 0) {
+		return
+	}
+	only := nd.child[0] | nd.child[1]
+	p := &t.nodes[parent]
+	if p.child[0] == cur {
+		p.child[0] = only
+	} else {
+		p.child[1] = only
+	}
+	t.nodes[cur] = node{}
+	t.free = append(t.free, cur)
+}
+
+// lookup returns the attributes of the longest prefix covering an address (0: none).
+func (t *trie) lookup(a netip.Addr) uint32 {
+	hi, lo := key(a)
+	max := uint8(128)
+	if a.Is4() {
+		max = 32
+	}
+	best := uint32(0)
+	cur := uint32(0)
+	nodes := t.nodes
+	for {
+		nd := &nodes[cur]
+		if nd.bits > 0 && common(nd.hi, nd.lo, hi, lo) < nd.bits {
+			return best
+		}
+		if nd.attrs != 0 {
+			best = nd.attrs
+		}
+		if nd.bits >= max {
+			return best
+		}
+		cur = nd.child[bit(hi, lo, nd.bits)]
+		if cur == 0 {
+			return best
+		}
+	}
+}
+
+// each calls f with the attributes of every route (to release them when the trie is dropped).
+func (t *trie) each(f func(attrs uint32)) {
+	for i := range t.nodes {
+		if a := t.nodes[i].attrs; a != 0 {
+			f(a)
+		}
+	}
+}

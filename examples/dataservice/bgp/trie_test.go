@@ -1,0 +1,67 @@
+package bgp
+
+import (
+	"math/rand/v2"
+	"net/netip"
+	"testing"
+)
+
+// TestTrieMatchesScan checks the trie's longest prefix match against a scan of every prefix,
+// through inserts, replacements and removals, in both families.
+func TestTrieMatchesScan(t *testing.T) {
+	t.Parallel()
+	for _, v6 := range []bool{false, true} {
+		rng := rand.New(rand.NewPCG(1, 2))
+		addr := func() netip.Addr {
+			if v6 {
+				var b [16]byte
+				b[0], b[1], b[2] = 0x20, 0x01, byte(rng.IntN(4))
+				b[3] = byte(rng.IntN(256))
+				return netip.AddrFrom16(b)
+			}
+			return netip.AddrFrom4([4]byte{10, byte(rng.IntN(4)), byte(rng.IntN(256)), byte(rng.IntN(256))})
+		}
+		tr := newTrie()
+		want := map[netip.Prefix]uint32{}
+		for i := range 4000 {
+			bits := rng.IntN(addr().BitLen() + 1)
+			p, _ := addr().Prefix(bits)
+			if rng.IntN(3) == 0 {
+				if got, w := tr.remove(p), want[p]; got != w {
+					t.Fatalf("remove %s = %d, want %d", p, got, w)
+				}
+				delete(want, p)
+			} else {
+				a := uint32(i + 1)
+				if got, w := tr.insert(p, a), want[p]; got != w {
+					t.Fatalf("insert %s = %d, want %d", p, got, w)
+				}
+				want[p] = a
+			}
+			if tr.routes != len(want) {
+				t.Fatalf("routes = %d, want %d", tr.routes, len(want))
+			}
+			if i%10 != 0 {
+				continue
+			}
+			for range 20 {
+				a := addr()
+				best, bestBits := uint32(0), -1
+				for p, v := range want {
+					if p.Contains(a) && p.Bits() > bestBits {
+						best, bestBits = v, p.Bits()
+					}
+				}
+				if got := tr.lookup(a); got != best {
+					t.Fatalf("lookup %s = %d, want %d (v6 %v, step %d)", a, got, best, v6, i)
+				}
+			}
+		}
+		for p := range want {
+			tr.remove(p)
+		}
+		if live := len(tr.nodes) - len(tr.free); live != 1 {
+			t.Errorf("after removing every route, %d nodes remain, want the root", live)
+		}
+	}
+}
