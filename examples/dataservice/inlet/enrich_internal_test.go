@@ -193,3 +193,27 @@ func rows(r pvql.Result) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// TestNilSpeaker checks that a nil *bgp.Speaker (the service's without -bgp) is no routes:
+// records are stored without any, rather than the lookup failing on it.
+func TestNilSpeaker(t *testing.T) {
+	t.Parallel()
+	var stored []records.Record
+	st := Enrich(keeper{recs: &stored}, netctx.NewResolver(), (*bgp.Speaker)(nil))
+	rec := records.Record{Protocol: 6, Application: "https",
+		Client: records.Endpoint{IP: netip.MustParseAddr("10.0.0.1")}, Server: records.Endpoint{IP: netip.MustParseAddr("198.51.100.7")}}
+	if err := st.Ingest(context.Background(), []records.Record{rec}); err != nil || len(stored) != 1 || stored[0].Server.ASPath != nil {
+		t.Fatalf("Ingest = %v, stored %+v; want the record without a route", err, stored)
+	}
+}
+
+// keeper is a records.Store that keeps what it is given (and reads nothing).
+type keeper struct {
+	records.Store
+	recs *[]records.Record
+}
+
+func (c keeper) Ingest(_ context.Context, recs []records.Record) error {
+	*c.recs = append(*c.recs, recs...)
+	return nil
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/api"
+	"github.com/fnapi/fnapi/examples/dataservice/bgp"
 	"github.com/fnapi/fnapi/examples/dataservice/cluster"
 	"github.com/fnapi/fnapi/examples/dataservice/collect"
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
@@ -75,8 +76,8 @@ type Dependencies struct {
 	// Queue returns the queue's state for collector-status (-queue), nil without one.
 	// Default: nil, no queue.
 	Queue func(context.Context) *api.QueueStatus
-	// Routes gives each record the routes covering its addresses (the BGP speaker, -bgp).
-	// Default: nil, no routes.
+	// Routes gives each record the routes covering its addresses (the BGP speaker, -bgp; a
+	// nil *bgp.Speaker is none). Default: nil, no routes.
 	Routes Routes
 }
 
@@ -122,17 +123,26 @@ func New(ctx context.Context, deps Dependencies, cfg Configuration) (*Component,
 // Enrich returns st giving each record it stores its context from r and, with routes (nil:
 // none), the routes covering its addresses (see contextStore).
 func Enrich(st records.Store, r *netctx.Resolver, routes Routes) records.Store {
-	return contextStore{Store: st, resolver: r, routes: routes}
+	return contextStore{Store: st, resolver: r, routes: noNil(routes)}
+}
+
+// noNil is routes, or nil for a nil *bgp.Speaker (the service's without -bgp), so that
+// Dependencies.Routes takes the speaker as it is.
+func noNil(routes Routes) Routes {
+	if s, ok := routes.(*bgp.Speaker); ok && s == nil {
+		return nil
+	}
+	return routes
 }
 
 // Routes returns the routes the inlet gives records (Dependencies.Routes), nil without.
-func (c *Component) Routes() Routes { return c.deps.Routes }
+func (c *Component) Routes() Routes { return noNil(c.deps.Routes) }
 
 // Resolver returns what gives records their context.
 func (c *Component) Resolver() *netctx.Resolver { return c.nctx.resolver }
 
 // Resolve gives recs their context as the inlet does when it stores them.
-func (c *Component) Resolve(recs []records.Record) { resolve(c.nctx.resolver, c.deps.Routes, recs) }
+func (c *Component) Resolve(recs []records.Record) { resolve(c.nctx.resolver, c.Routes(), recs) }
 
 // Start listens for flows, opens the capture sources (so that a wrong interface, file or
 // filter fails the start with one line) and starts the background work: the probe, SNMP
