@@ -125,9 +125,9 @@ func newFlagSet(o *options) *flag.FlagSet {
 		o.cfg.Alerts.SMTP = c
 		return err
 	})
-	fs.StringVar(&o.cfg.Queue, "queue", "", "nats://HOST:PORT[,HOST:PORT...]: publish the records this node produces to the NATS JetStream stream SVC_RECORDS (created when missing) instead of storing them")
-	fs.BoolVar(&o.cfg.Consume, "consume", false, "with -queue: store the stream's batches in this node's records store (durable consumer svc-store, shared by every consuming node)")
-	fs.Int64Var(&o.cfg.QueueMaxBytes, "queue-max-bytes", queue.DefaultMaxBytes, "with -queue: the stream's size limit when this node creates it; past it publishing fails and the collectors count the records lost")
+	fs.StringVar(&o.cfg.Inlet.Queue, "queue", "", "nats://HOST:PORT[,HOST:PORT...]: publish the records this node produces to the NATS JetStream stream SVC_RECORDS (created when missing) instead of storing them")
+	fs.BoolVar(&o.cfg.Inlet.Consume, "consume", false, "with -queue: store the stream's batches in this node's records store (durable consumer svc-store, shared by every consuming node)")
+	fs.Int64Var(&o.cfg.Inlet.QueueMaxBytes, "queue-max-bytes", queue.DefaultMaxBytes, "with -queue: the stream's size limit when this node creates it; past it publishing fails and the collectors count the records lost")
 	fs.TextVar(&o.level, "log-level", zapcore.InfoLevel, "log level: debug, info, warn, error")
 	fs.SetOutput(io.Discard) // errors are returned, as one line
 	return fs

@@ -46,11 +46,11 @@ func checkFlags(o options) error {
 	if o.cfg.Console.SessionIdle > 0 && o.cfg.Console.SessionMax > 0 && o.cfg.Console.SessionIdle > o.cfg.Console.SessionMax {
 		return fmt.Errorf("-session-idle %v is longer than -session-max %v: a session is never idle longer than it may live", o.cfg.Console.SessionIdle, o.cfg.Console.SessionMax)
 	}
-	if o.cfg.Consume && o.cfg.Queue == "" {
+	if o.cfg.Inlet.Consume && o.cfg.Inlet.Queue == "" {
 		return errors.New("-consume stores the batches of a queue: give -queue nats://HOST:PORT too")
 	}
-	if o.cfg.QueueMaxBytes < 1<<20 {
-		return fmt.Errorf("-queue-max-bytes %d: must be at least 1048576 (1 MiB)", o.cfg.QueueMaxBytes)
+	if o.cfg.Inlet.QueueMaxBytes < 1<<20 {
+		return fmt.Errorf("-queue-max-bytes %d: must be at least 1048576 (1 MiB)", o.cfg.Inlet.QueueMaxBytes)
 	}
 	if o.cfg.Inlet.CaptureFilter != "" && len(o.cfg.Inlet.Capture) == 0 && o.cfg.Inlet.CaptureFile == "" {
 		return errors.New("-capture-filter filters the capture probe's packets: give -capture IFACE or -capture-file FILE too")

@@ -58,14 +58,6 @@ type Config struct {
 	// TracerProvider, when set, traces every call (see github.com/fnapi/fnapi/otel) and the
 	// records store's queries, ingests and deletions as its children. Default: nil, no tracing.
 	TracerProvider trace.TracerProvider
-	// Queue is the -queue flag, nats://HOST:PORT[,HOST:PORT...]: the records this node
-	// produces are published to the JetStream stream SVC_RECORDS (package queue) instead of
-	// stored. Consume (-consume) stores the stream's batches in this node's records store.
-	// QueueMaxBytes bounds the stream when this node creates it (0: queue.DefaultMaxBytes).
-	// Default: "", no queue.
-	Queue         string
-	Consume       bool
-	QueueMaxBytes int64
 }
 
 // DefaultConfig returns the documented defaults of every component's configuration, with
@@ -167,7 +159,7 @@ func (a *App) newInlet(ctx context.Context) (err error) {
 
 func (a *App) newQuery(ctx context.Context) (err error) {
 	a.query, err = query.New(ctx, query.Dependencies{Records: a.records, Store: a.store,
-		DefaultPeriod: a.console.Settings().DefaultPeriod, TracerProvider: a.cfg.TracerProvider, System: a.engineOf.Name}, a.cfg.Query)
+		DefaultPeriod: a.console.Settings().DefaultPeriod, TracerProvider: a.cfg.TracerProvider, System: a.engineOf.Name, Queue: a.queueState()}, a.cfg.Query)
 	if err != nil {
 		return fmt.Errorf("app: %w", err)
 	}

@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/api"
+	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/queue"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
-// queued is the records store of a node with -queue (Config.Queue): Ingest publishes to the
+// queued is the records store of a node with -queue (inlet.Configuration.Queue): Ingest publishes to the
 // stream (package queue), reads go to the store.
 type queued struct {
 	records.Store
@@ -24,16 +25,16 @@ func (s queued) Ingest(ctx context.Context, recs []records.Record) error {
 	return s.q.Ingest(ctx, recs)
 }
 
-// openQueue connects to Config.Queue, when set; with Config.Consume it fails when NATS cannot
+// openQueue connects to the inlet's Queue, when set; with Consume it fails when NATS cannot
 // be reached, or the records store cannot store a batch once.
 func (a *App) openQueue(ctx context.Context) error {
-	if a.cfg.Queue == "" {
+	if a.cfg.Inlet.Queue == "" {
 		return nil
 	}
-	if _, ok := a.records.(records.BatchStore); a.cfg.Consume && !ok {
+	if _, ok := a.records.(records.BatchStore); a.cfg.Inlet.Consume && !ok {
 		return fmt.Errorf("app: -consume: the %s records store cannot store a batch once", a.engineOf.Name)
 	}
-	q, err := queue.Open(ctx, queue.Config{URLs: a.cfg.Queue, Consume: a.cfg.Consume, MaxBytes: a.cfg.QueueMaxBytes, Log: a.log})
+	q, err := queue.Open(ctx, queue.Config{URLs: a.cfg.Inlet.Queue, Consume: a.cfg.Inlet.Consume, MaxBytes: a.cfg.Inlet.QueueMaxBytes, Log: a.log})
 	if err != nil {
 		return fmt.Errorf("app: %w", err)
 	}
@@ -57,7 +58,7 @@ type consumer struct {
 
 // startConsumer stores the stream's batches until Close (-consume).
 func (a *App) startConsumer() {
-	if a.queue == nil || !a.cfg.Consume {
+	if a.queue == nil || !a.cfg.Inlet.Consume {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -79,6 +80,22 @@ func (a *App) queueStatus(ctx context.Context) *api.QueueStatus {
 	}
 	st := api.QueueStatus(a.queue.Status(ctx, time.Now()))
 	return &st
+}
+
+// queueState answers the query language's layer queue from the queue's status (JetStream's,
+// not the records store's); nil without -queue.
+func (a *App) queueState() func(context.Context) (pvql.QueueState, error) {
+	if a.queue == nil {
+		return nil
+	}
+	return func(ctx context.Context) (pvql.QueueState, error) {
+		st := a.queue.Status(ctx, time.Now())
+		if st.Error != "" {
+			return pvql.QueueState{}, fmt.Errorf("%w: %s", records.ErrUnavailable, st.Error)
+		}
+		return pvql.QueueState{Pending: st.Pending, DeadLetters: st.DeadLetters, OldestAge: st.OldestAge,
+			Redelivered: st.Redelivered, Published: st.Published}, nil
+	}
 }
 
 // queueMetrics adds the queue's metrics to next's answer.

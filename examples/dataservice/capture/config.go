@@ -20,23 +20,28 @@ type Config struct {
 	ActiveTimeout time.Duration
 	// MaxConversations bounds the table. When it is full, a new conversation evicts the
 	// one that has been quiet the longest (its record so far is emitted first), counted in
-	// Stats.Evicted. Each takes about 860 bytes with its index (86 MB for 100,000, measured).
+	// Stats.Evicted. Each takes about 960 bytes with its index (96 MB for 100,000, measured).
 	// Default: 100,000.
 	MaxConversations int
 	// MaxNames bounds the cache of DNS answers (address → name) that names servers.
 	// Default: 65,536.
 	MaxNames int
 	// MaxDNSQueries bounds the DNS queries remembered until their answer: only an answer to
-	// a query seen names servers. A new query past it forgets the oldest. Default: 8,192
-	// (about 1 MB).
+	// a query seen names servers and gives the query's record. A new query past it forgets
+	// the oldest, which has no record (Stats.DNSForgotten). Default: 8,192 (about 2 MB).
 	MaxDNSQueries int
-	// DNSTimeout is how long a DNS query waits for its answer. Default: ten seconds.
+	// DNSTimeout is how long a DNS query waits for its answer; past it, its record says
+	// rcode timeout. Default: ten seconds.
 	DNSTimeout time.Duration
 	// MaxServerNames bounds the distinct server names the records of one hour carry: past
 	// it, a record of a conversation with a name not among them has none (null), counted in
 	// Stats.NamesLeftOut, so that whoever sends packets cannot make a chart by server.name
 	// of any number of groups. Default: 10,000 an hour (240,000 a day).
 	MaxServerNames int
+	// MaxHTTPPaths bounds the distinct paths (folded, package doc "HTTP") the HTTP records of
+	// one hour carry: past it a record's path reads HTTPOther, counted in
+	// Stats.HTTPPathsLeftOut. Default: 10,000 an hour.
+	MaxHTTPPaths int
 }
 
 func (c *Config) setDefaults() {
@@ -63,6 +68,9 @@ func (c *Config) setDefaults() {
 	if c.MaxServerNames <= 0 {
 		c.MaxServerNames = 10_000
 	}
+	if c.MaxHTTPPaths <= 0 {
+		c.MaxHTTPPaths = 10_000
+	}
 }
 
 // Stats counts what a Table saw.
@@ -83,4 +91,17 @@ type Stats struct {
 	Names, DNSQueries uint64
 	// NamesLeftOut counts records that had a server name past Config.MaxServerNames.
 	NamesLeftOut uint64
+	// HTTP (package doc, "HTTP"): HTTPRecords counts the records of LayerHTTP emitted (not in
+	// Records), HTTPUnanswered those without a response; HTTPOrphans counts responses to no
+	// request seen (no record); HTTPGivenUp connections whose HTTP the probe stopped following
+	// until their next request line, of which HTTPGaps for segments missing where bytes
+	// mattered and HTTPTooLong for header blocks past HTTPMaxHeader (or no buffer free);
+	// HTTPPathsLeftOut records whose path read HTTPOther.
+	HTTPRecords, HTTPUnanswered, HTTPOrphans, HTTPGivenUp, HTTPGaps, HTTPTooLong, HTTPPathsLeftOut uint64
+	// DNSRecords counts the records of DNS queries (records.LayerDNS), DNSTimeouts those
+	// without an answer; DNSForgotten the queries forgotten unanswered past MaxDNSQueries.
+	DNSRecords, DNSTimeouts, DNSForgotten uint64
+	// TLSRecords counts the records of TLS handshakes (records.LayerTLS); TLSCertsSkipped the
+	// certificates not read, their leaf past MaxTLSMessage or MaxTLSBuffered.
+	TLSRecords, TLSCertsSkipped uint64
 }

@@ -15,6 +15,9 @@ type conv struct {
 	seen       bool  // a packet was tracked
 	rec        Record
 	tcp        tcpState
+	http       *httpConv  // its HTTP/1.x, while followed (http.go)
+	dnsTCP     *dnsStream // DNS messages over TCP to port 53 (dnsq_tcp.go); nil when none
+	tls        *tlsConv   // the TLS handshake being read (tls.go); nil when none or done
 }
 
 // renew restarts c's tracking after ActiveTimeout, keeping its roles.

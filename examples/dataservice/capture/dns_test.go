@@ -150,7 +150,8 @@ func TestDNSQueriesBounded(t *testing.T) {
 			t.Errorf("server %d named %q, want %q", i+1, got, want)
 		}
 	}
-	if st.DNSQueries != 0 {
-		t.Errorf("%d queries still awaiting an answer, want 0", st.DNSQueries)
+	if st.DNSQueries != 0 || st.DNSForgotten != 1 || st.DNSRecords != 2 {
+		t.Errorf("%d queries still awaiting an answer, %d forgotten, %d records; want 0, 1 and 2 (the answered ones)",
+			st.DNSQueries, st.DNSForgotten, st.DNSRecords)
 	}
 }

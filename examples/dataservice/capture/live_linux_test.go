@@ -72,7 +72,11 @@ func TestLive(t *testing.T) {
 	go hs.Serve(ln)
 	defer hs.Close()
 	// HTTPS with httptest's certificate (example.com and *.example.com); the same think time.
-	var tlsLn, bulkLn net.Listener
+	var tlsLn, bulkLn, curlLn net.Listener
+	inNetns(t, srv, func() (err error) { curlLn, err = net.Listen("tcp", "10.77.0.2:8082"); return err })
+	curlSrv := &http.Server{Handler: hs.Handler}
+	go curlSrv.Serve(curlLn)
+	defer curlSrv.Close()
 	inNetns(t, srv, func() (err error) { tlsLn, err = net.Listen("tcp", "10.77.0.2:8443"); return err })
 	inNetns(t, srv, func() (err error) { bulkLn, err = net.Listen("tcp", "10.77.0.2:8081"); return err })
 	hts := httptest.NewUnstartedServer(hs.Handler)
@@ -91,7 +95,7 @@ func TestLive(t *testing.T) {
 	// The kernel filters what the probe sees, when tcpdump can compile the filter.
 	var filter *capture.Filter
 	if _, err := exec.LookPath("tcpdump"); err == nil {
-		if filter, err = capture.CompileFilter(context.Background(), "tcp port 8080 or tcp port 8443 or tcp port 8081", capture.LinkEthernet); err != nil {
+		if filter, err = capture.CompileFilter(context.Background(), "tcp port 8080 or tcp port 8443 or tcp port 8081 or tcp port 8082", capture.LinkEthernet); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -135,6 +139,20 @@ func TestLive(t *testing.T) {
 		get("http://10.77.0.2:8080/", "live.example")
 		get("https://10.77.0.2:8443/", "")
 	}
+	// curl: two requests on one keep-alive connection, a Host with a port, a query string.
+	curl := exec.Command("ip", "netns", "exec", cli, "curl", "-sS", "-o", "/dev/null", "-o", "/dev/null",
+		"-H", "Host: Curl.Example:8082", "http://10.77.0.2:8082/items/42?x=1", "http://10.77.0.2:8082/items/43")
+	if _, err := exec.LookPath("curl"); err != nil {
+		curl = nil
+		if os.Getenv("CI") == "true" {
+			t.Error("curl is missing (apt-get install curl)")
+		}
+	}
+	if curl != nil {
+		if b, err := curl.CombinedOutput(); err != nil {
+			t.Errorf("curl: %v\n%s", err, b)
+		}
+	}
 
 	// Second phase: 5 % of the server's packets lost. Each stack's retransmissions, counted
 	// before and after, are what the probe should count. The first phase's last closing
@@ -175,8 +193,15 @@ func TestLive(t *testing.T) {
 			named[r.Client.Port] = r.ServerName
 		}
 	}
+	var httpRecs []capture.Record
 	for _, r := range recs {
+		if r.Layer == records.LayerHTTP {
+			httpRecs = append(httpRecs, r)
+			continue
+		}
 		switch r.Server.Port {
+		case 8082:
+			continue
 		case 8443:
 			tlsConns[r.Client.Port] = true
 			checkName(r, "secure.example.com")
@@ -250,6 +275,7 @@ func TestLive(t *testing.T) {
 		t.Errorf("srt samples %d, want %d", sum.SRT.Samples, runs)
 	}
 	within("HTTPS server.rtt", mean(tlsSum.Server.RTT), applied(8443), 0.10)
+	checkLiveHTTP(t, httpRecs, runs, bulkRuns, curl != nil, think+applied(8080), within)
 	// Nothing is lost in the first phase: the probe sees every retransmission the stacks make
 	// (none, unless the machine was too busy).
 	if got := sum.Client.Retrans + sum.Server.Retrans + tlsSum.Client.Retrans + tlsSum.Server.Retrans; got != firstRetrans {
@@ -269,4 +295,49 @@ func TestLive(t *testing.T) {
 	if d := float64(probeRetrans) - float64(stackRetrans); probeRetrans == 0 || d > 0.25*float64(stackRetrans)+2 || -d > 0.25*float64(stackRetrans)+2 {
 		t.Errorf("the probe counted %d retransmissions, the stacks made %d: want within 25 %% (+2)", probeRetrans, stackRetrans)
 	}
+}
+
+// checkLiveHTTP checks TestLive's HTTP records: one per request of Go's client (each on its
+// own connection), with the srt the transport measures; curl's two on one connection; none
+// of HTTPS; the bulk responses' bytes, those whose headers were not lost.
+func checkLiveHTTP(t *testing.T, recs []capture.Record, runs, bulkRuns int, curl bool, srt time.Duration,
+	within func(string, time.Duration, time.Duration, float64)) {
+	t.Helper()
+	var sum records.Timing
+	var n, bulk, curls int
+	curlPorts := map[uint16]bool{}
+	for _, r := range recs {
+		h := r.HTTP
+		switch r.Server.Port {
+		case 8080:
+			n++
+			if h.Method != "GET" || h.Status != 200 || h.Host != "live.example" || h.Path != "/" || r.SRT.Samples != 1 || r.DTT.Samples != 1 {
+				t.Errorf("HTTP record %+v srt %+v dtt %+v", h, r.SRT, r.DTT)
+			}
+			sum.Sum += r.SRT.Sum
+			sum.Samples += r.SRT.Samples
+		case 8081:
+			bulk++
+			if h.Status != 200 || r.Server.Bytes < 256<<10 || h.Host != "bulk.example" {
+				t.Errorf("bulk HTTP record %+v of %d bytes", h, r.Server.Bytes)
+			}
+		case 8082:
+			curls++
+			curlPorts[r.Client.Port] = true
+			if h.Method != "GET" || h.Status != 200 || h.Host != "curl.example" || h.Path != "/items/{n}" {
+				t.Errorf("curl's HTTP record %+v", h)
+			}
+		default:
+			t.Errorf("an HTTP record of server port %d: %+v", r.Server.Port, h)
+		}
+	}
+	if n != runs || bulk > bulkRuns || bulk == 0 {
+		t.Errorf("%d HTTP records of Go's client, %d of the bulk server; want %d and at most %d", n, bulk, runs, bulkRuns)
+	}
+	if curl && (curls != 2 || len(curlPorts) != 1) {
+		t.Errorf("%d HTTP records of curl's on %d connections, want 2 on 1", curls, len(curlPorts))
+	}
+	m, _ := sum.Seconds()
+	t.Logf("HTTP records: %d of Go's client (srt %v), %d of the bulk server, %d of curl's", n, time.Duration(m*1e9), bulk, curls)
+	within("HTTP srt", time.Duration(m*1e9), srt, 0.15)
 }

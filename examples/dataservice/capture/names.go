@@ -80,10 +80,31 @@ func (n *nameCache) learnDNS(b []byte) {
 // readName reads the DNS name at off, appending its dotted form to dst when dst is not nil,
 // and returns it with the offset after the name (-1 when malformed).
 func readName(b []byte, off int, dst []byte) ([]byte, int) {
+	end := walkName(b, off, func(l []byte) bool {
+		if dst == nil {
+			return true
+		}
+		if len(dst)+len(l)+1 > maxName {
+			return false
+		}
+		if len(dst) > 0 {
+			dst = append(dst, '.')
+		}
+		dst = append(dst, l...)
+		return true
+	})
+	return dst, end
+}
+
+// walkName walks the DNS name at off, compression pointers followed (16 at most), calling
+// label with each label in order until it returns false, and returns the offset after the
+// name: -1 when malformed (a label past the end, a bad label type, too many pointers) or
+// when label returned false.
+func walkName(b []byte, off int, label func([]byte) bool) int {
 	end := -1
 	for hops := 0; ; {
 		if off >= len(b) {
-			return dst, -1
+			return -1
 		}
 		l := int(b[off])
 		switch {
@@ -91,10 +112,10 @@ func readName(b []byte, off int, dst []byte) ([]byte, int) {
 			if end < 0 {
 				end = off + 1
 			}
-			return dst, end
+			return end
 		case l&0xc0 == 0xc0:
 			if off+1 >= len(b) || hops == 16 {
-				return dst, -1
+				return -1
 			}
 			if end < 0 {
 				end = off + 2
@@ -102,19 +123,10 @@ func readName(b []byte, off int, dst []byte) ([]byte, int) {
 			hops++
 			off = int(binary.BigEndian.Uint16(b[off:]) & 0x3fff)
 		case l&0xc0 != 0:
-			return dst, -1
+			return -1
 		default:
-			if off+1+l > len(b) {
-				return dst, -1
-			}
-			if dst != nil {
-				if len(dst)+l+1 > maxName {
-					return dst, -1
-				}
-				if len(dst) > 0 {
-					dst = append(dst, '.')
-				}
-				dst = append(dst, b[off+1:off+1+l]...)
+			if off+1+l > len(b) || !label(b[off+1:off+1+l]) {
+				return -1
 			}
 			off += 1 + l
 		}
@@ -136,7 +148,11 @@ func sni(b []byte) string {
 	if len(b) < 4 || b[0] != 1 { // ClientHello
 		return ""
 	}
-	b = b[4:]
+	return helloSNI(b[4:])
+}
+
+// helloSNI reads the server_name extension of a ClientHello's body.
+func helloSNI(b []byte) string {
 	if len(b) < 35 {
 		return ""
 	}

@@ -23,6 +23,15 @@ type Record struct {
 	CT, SRT, DTT records.Timing
 	// Resets counts the packets with RST set, from either side.
 	Resets uint64
+	// Layer is what the record stands for: LayerTransport (the zero value) a conversation's
+	// time slice; LayerHTTP one request and its response (package doc, "HTTP"), LayerDNS one
+	// query, LayerTLS one handshake (package doc, "Application layers"). HTTP, DNS and TLS hold
+	// the keys of a record of that layer, zero in the others; an HTTP record's Client and
+	// Server hold the bytes and segments of its request and response.
+	Layer records.Layer
+	HTTP  records.HTTP
+	DNS   records.DNS
+	TLS   records.TLS
 }
 
 // Side is one side of a conversation: what it sent and what the probe measured of it.

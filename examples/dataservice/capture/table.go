@@ -25,22 +25,26 @@ type Table struct {
 	head, tail int32
 	names      nameCache
 	queries    dnsQueries
+	tls        tlsTable
 	hourNames  map[string]struct{} // the server names of hour's records
 	hour       int64
 	sliceStart int64 // ns; the slice being filled
 	sliceEnd   int64 // ns; 0 before the first packet
 	stats      Stats
+	httpT      httpTable
 }
 
 // NewTable returns an empty table that passes each record to emit, from the goroutine that
 // feeds the table. The record's histograms are emit's to keep.
 func NewTable(cfg Config, emit func(Record)) *Table {
 	cfg.setDefaults()
-	return &Table{
+	t := &Table{
 		cfg: cfg, emit: emit, index: make(map[key]int32),
 		head: -1, tail: -1, names: newNameCache(cfg.MaxNames),
 		queries: newDNSQueries(cfg.MaxDNSQueries, int64(cfg.DNSTimeout)), hourNames: make(map[string]struct{}),
 	}
+	t.httpT.init(&cfg)
+	return t
 }
 
 // Config returns the table's configuration, defaults filled in.
@@ -92,6 +96,9 @@ func (t *Table) Packet(p *Packet) {
 	s.Bytes += uint64(p.Len)
 	if p.Protocol == ProtoTCP {
 		t.tcp(c, p, side)
+		if c.http != nil || p.PayloadLen > 0 && !t.httpT.off {
+			t.http(c, p, side)
+		}
 	}
 }
 
@@ -112,6 +119,7 @@ func (t *Table) Advance(now int64) {
 
 // Flush emits every conversation's record and ends them all: the end of a capture file.
 func (t *Table) Flush() {
+	t.dnsExpire(0, true)
 	for i := t.head; i >= 0; {
 		next := t.convs.at(i).next
 		t.end(t.convs.at(i))
@@ -128,6 +136,7 @@ func (t *Table) startSlice(now int64) {
 // closeSlice emits the slice's records and ends the conversations that timed out by now.
 func (t *Table) closeSlice(now int64) {
 	idle, closed, active := int64(t.cfg.IdleTimeout), int64(t.cfg.ClosedTimeout), int64(t.cfg.ActiveTimeout)
+	t.dnsExpire(now, false)
 	for i := t.head; i >= 0; {
 		c := t.convs.at(i)
 		next := c.next
@@ -185,6 +194,8 @@ func (t *Table) nameFits(time int64, name string) bool {
 // end reports c and removes it.
 func (t *Table) end(c *conv) {
 	c.closeResponse()
+	t.httpClose(c)
+	t.endLayers(c)
 	t.report(c)
 	delete(t.index, c.key)
 	t.unlink(c.id)

@@ -118,6 +118,10 @@ func (t *Table) tcp(c *conv, p *Packet, side int) {
 			if name := serverName(p.Payload); name != "" {
 				c.rec.ServerName = name
 			}
+			t.startLayers(c, p)
+		}
+		if c.dnsTCP != nil || c.tls != nil {
+			t.layerSegment(c, p, side)
 		}
 		s.data(c, side, p.Time, retrans, p.Seq+n)
 	}

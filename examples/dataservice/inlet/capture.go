@@ -40,6 +40,9 @@ type capturing struct {
 	invalid atomic.Uint64
 	// done counts the sources that ended (a file read to its end).
 	done atomic.Int64
+	// The tables' HTTP counters (capture.Stats): records made, those without a response,
+	// responses to no request seen, connections given up.
+	httpRecords, httpUnanswered, httpOrphans, httpGivenUp atomic.Uint64
 }
 
 // captureSource is one source of the probe: an interface or the file.
@@ -130,6 +133,10 @@ func (c *Component) runCapture(ctx context.Context, s captureSource) {
 		st := tbl.Stats()
 		cs.packets.Add(st.Packets - last.Packets)
 		cs.evicted.Add(st.Evicted - last.Evicted)
+		cs.httpRecords.Add(st.HTTPRecords - last.HTTPRecords)
+		cs.httpUnanswered.Add(st.HTTPUnanswered - last.HTTPUnanswered)
+		cs.httpOrphans.Add(st.HTTPOrphans - last.HTTPOrphans)
+		cs.httpGivenUp.Add(st.HTTPGivenUp - last.HTTPGivenUp)
 		last = st
 	}
 	tbl = capture.NewTable(capture.Config{}, func(r capture.Record) {
@@ -222,7 +229,7 @@ func captureRecord(r *capture.Record) records.Record {
 	}
 	return records.Record{Time: r.Time, Protocol: r.Protocol, Application: records.Application(r.Protocol, r.Server.Port),
 		Client: side(&r.Client), Server: side(&r.Server), CT: r.CT, SRT: r.SRT, DTT: r.DTT,
-		Resets: min(r.Resets, records.MaxCount), ServerName: r.ServerName}
+		Resets: min(r.Resets, records.MaxCount), ServerName: r.ServerName, Layer: r.Layer, HTTP: r.HTTP, DNS: r.DNS, TLS: r.TLS}
 }
 
 // sensorAddr is the address that names a capturing interface's sensor when -capture-sensor
@@ -298,6 +305,10 @@ func (c *capturing) metricsHandler(next http.Handler) http.Handler {
 			{"capture_records_stored_total", "records of the probe stored", st.Stored},
 			{"capture_records_failed_total", "records of the probe lost because the store refused their batch", st.Failed},
 			{"capture_records_invalid_total", "records of the probe dropped as invalid (times before 1970 or more than a day ahead)", st.Invalid},
+			{"capture_http_records_total", "records of HTTP requests the probe made", c.httpRecords.Load()},
+			{"capture_http_unanswered_total", "records of HTTP requests without a response", c.httpUnanswered.Load()},
+			{"capture_http_orphan_responses_total", "HTTP responses to no request seen (not recorded)", c.httpOrphans.Load()},
+			{"capture_http_given_up_total", "HTTP connections no longer followed (lost segments, header blocks past 4 KiB, more than 8 requests waiting)", c.httpGivenUp.Load()},
 		} {
 			fmt.Fprintf(w, "# HELP %s Capture probe: %s.\n# TYPE %s counter\n%s %d\n", m.name, m.help, m.name, m.name, m.v)
 		}

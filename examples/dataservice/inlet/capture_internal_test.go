@@ -1,8 +1,10 @@
 package inlet
 
 import (
+	"net/http/httptest"
 	"net/netip"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,6 +32,12 @@ func TestValidCaptured(t *testing.T) {
 		got.Client.Retrans != 1 || got.Resets != 1 || got.ServerName != "example.com" {
 		t.Errorf("validCaptured = %+v, %v", got, ok)
 	}
+	// A record of the HTTP layer keeps its layer and keys.
+	h := r
+	h.Layer, h.HTTP = records.LayerHTTP, records.HTTP{Method: "GET", Status: 200, Host: "example.com", Path: "/a/{n}"}
+	if got, ok := validCaptured(&h, now); !ok || got.Layer != records.LayerHTTP || got.HTTP != h.HTTP {
+		t.Errorf("an HTTP record: %+v %+v, %v", got.Layer, got.HTTP, ok)
+	}
 	r.ServerName = "bad\x01name"
 	if got, ok := validCaptured(&r, now); !ok || got.ServerName != "" {
 		t.Errorf("a name with a control character: %q, %v; want the record without it", got.ServerName, ok)
@@ -37,5 +45,21 @@ func TestValidCaptured(t *testing.T) {
 	r.Time = now.Add(48 * time.Hour).Unix()
 	if _, ok := validCaptured(&r, now); ok {
 		t.Error("a record two days ahead is valid")
+	}
+}
+
+// TestCaptureHTTPMetrics checks that /metrics carries the probe's HTTP counters.
+func TestCaptureHTTPMetrics(t *testing.T) {
+	t.Parallel()
+	c := &capturing{}
+	c.httpRecords.Store(7)
+	c.httpOrphans.Store(2)
+	w := httptest.NewRecorder()
+	c.metricsHandler(nil).ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
+	for _, want := range []string{"\ncapture_http_records_total 7\n", "\ncapture_http_orphan_responses_total 2\n",
+		"\ncapture_http_unanswered_total 0\n", "\ncapture_http_given_up_total 0\n"} {
+		if !strings.Contains(w.Body.String(), want) {
+			t.Errorf("/metrics lacks %q:\n%s", want, w.Body.String())
+		}
 	}
 }

@@ -48,6 +48,16 @@ type Configuration struct {
 	// Demo runs the generator of synthetic traffic (24 hours of backfill, then live).
 	// Default: false.
 	Demo bool
+	// Queue is the -queue flag, nats://HOST:PORT[,HOST:PORT...]: the records the inlet brings
+	// in (and the ingest function's) are published to the JetStream stream SVC_RECORDS
+	// (package queue) instead of stored. Consume (-consume) stores the stream's batches in
+	// this node's records store. QueueMaxBytes bounds the stream when this node creates it.
+	// Default: "" (no queue), false, 0 (queue.DefaultMaxBytes). The assembly (app) opens the
+	// queue, since the consumer writes to the records store and the ingest function's store
+	// publishes too.
+	Queue         string
+	Consume       bool
+	QueueMaxBytes int64
 }
 
 // DefaultConfiguration returns the defaults: no collector, no probe, no GeoIP file, no demo.

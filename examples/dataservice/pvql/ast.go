@@ -88,6 +88,8 @@ func exprString(e expr, parent int, right bool) string {
 		return baselineString(e)
 	case *quantileExpr:
 		return quantileString(e)
+	case queueValue:
+		return queueValues[e].name
 	}
 	return ""
 }
@@ -197,6 +199,7 @@ const (
 	lTCP
 	lUDP
 	lICMP
+	lQueue
 )
 
 var layers = []struct {
@@ -208,6 +211,7 @@ var layers = []struct {
 	lTCP:       {"tcp", 6, "TCP records (protocol 6)."},
 	lUDP:       {"udp", 17, "UDP records (protocol 17)."},
 	lICMP:      {"icmp", 1, "ICMP records (protocol 1)."},
+	lQueue:     {"queue", -1, "This node's queue (-queue), not the records: its values now (queue.go)."},
 }
 
 // timeSpec is a SINCE or UNTIL bound: absolute Unix seconds, or relative to now.

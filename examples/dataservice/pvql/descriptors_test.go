@@ -148,6 +148,9 @@ func checkDescriptors(t *testing.T, engine *Engine, recs []rec) {
 		check(m.name+" BY protocol", refQuery{keys: []refKey{refProtocol}, values: vals(ref)})
 	}
 	for _, l := range layers {
+		if l.name == "queue" {
+			continue // not the records': TestQueueLayer
+		}
 		ref, ok := refLayers[l.name]
 		if l.desc == "" || !ok {
 			t.Errorf("layer %s is incomplete or has no reference", l.name)

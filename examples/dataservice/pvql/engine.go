@@ -18,6 +18,8 @@ type Engine struct {
 	keep      []*Budget // the groups Lives keep, besides budget
 	queryBs   []*Budget // what a query counts against: budget
 	keptBs    []*Budget // what a Live keeps counts against: keep and budget
+
+	queue func(context.Context) (QueueState, error) // the layer queue's values (WithQueue)
 }
 
 // Option configures an Engine.

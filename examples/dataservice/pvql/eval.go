@@ -46,6 +46,8 @@ func eval(x expr, s *sums) float64 {
 		return evalBaseline(x, s)
 	case *quantileExpr:
 		return evalQuantile(x, s)
+	case queueValue:
+		return math.Float64frombits(s[x])
 	}
 	return math.NaN()
 }

@@ -44,6 +44,9 @@ func (e *Engine) run(ctx context.Context, expr string, now time.Time, defaultPer
 			return err
 		}
 	}
+	if err := e.readQueue(ctx, states); err != nil {
+		return err
+	}
 	scans := e.scans(states)
 	for j := range n {
 		if err := ctx.Err(); err != nil {
@@ -122,6 +125,9 @@ func (e *Engine) scans(states []*state) []*scan {
 	var out []*scan
 	var qs [][]*records.Query
 	for i, s := range states {
+		if s.st.layer == lQueue {
+			continue // readQueue's
+		}
 		j := slices.IndexFunc(out, func(sc *scan) bool {
 			return sc.states[0].since == s.since && sc.states[0].until == s.until
 		})

@@ -91,6 +91,9 @@ func (p *parser) factor() (expr, error) {
 		if m, ok := metricByName(t.text); ok {
 			return m, nil
 		}
+		if v, ok := queueValueByName(t.text); ok {
+			return v, nil
+		}
 		if x, ok := p.aliases[t.text]; ok {
 			return x, nil
 		}

@@ -161,6 +161,9 @@ func (p *parser) statement() (*Statement, error) {
 	for {
 		t := p.peek()
 		if t.kind == tokSemicolon || t.kind == tokEOF {
+			if err := p.checkQueue(st, from); err != nil {
+				return nil, err
+			}
 			st.shape = shapeOf(p.src, from, t.pos, st.havingAt)
 			st.family, st.eq = familyOf(p.src, from, t.pos, st)
 			return st, nil

@@ -220,7 +220,7 @@ func TestFields(t *testing.T) {
 		names[f.Name] = true
 		kinds[f.Kind]++
 	}
-	want := map[string]int{"metric": 20, "function": 4, "key": 22, "layer": 4}
+	want := map[string]int{"metric": 20, "function": 4, "key": 22, "layer": 5}
 	if !reflect.DeepEqual(kinds, want) {
 		t.Errorf("kinds %v, want %v", kinds, want)
 	}

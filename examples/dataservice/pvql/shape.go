@@ -88,6 +88,13 @@ func (e *Engine) readOnce(ctx context.Context, st *Statement, need *[records.Num
 	s.groups = groupsOf(s.slots)
 	s.since, s.until = period(st, now, defaultPeriod)
 	res := &reservation{bs: e.queryBs}
+	if st.layer == lQueue {
+		if err := e.readQueue(ctx, []*state{s}); err != nil {
+			res.release()
+			return nil, nil, err
+		}
+		return s, res, nil
+	}
 	if s.since < s.until {
 		total := 0
 		sc := &scan{plan: e.store.Compile(q), states: []*state{s}, index: []int{1}}

@@ -63,6 +63,9 @@ type Dependencies struct {
 	// System names the engine in them (db.system.name).
 	TracerProvider trace.TracerProvider
 	System         string
+	// Queue answers the layer queue (pvql.WithQueue) on a node with -queue. Default: nil, a
+	// statement FROM queue fails (pvql.ErrNoQueue).
+	Queue func(context.Context) (pvql.QueueState, error)
 }
 
 // Component is the query component: the query language's engine over the records, the
@@ -80,6 +83,9 @@ func New(ctx context.Context, deps Dependencies, cfg Configuration) (*Component,
 	e, err := newEngine(ctx, deps.Records, cfg)
 	if err != nil {
 		return nil, err
+	}
+	if deps.Queue != nil {
+		e = e.With(pvql.WithQueue(deps.Queue))
 	}
 	return &Component{deps: deps, cfg: cfg, engine: e, standing: newStanding(e, cfg)}, nil
 }

@@ -2,6 +2,7 @@ package queue_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -77,4 +78,31 @@ func BenchmarkThroughQueue(b *testing.B) {
 func BenchmarkDirect(b *testing.B) {
 	store := openDuckDB(b)
 	report(b, store.Ingest)
+}
+
+// BenchmarkClickHouse compares, on one ClickHouse server in one run, the direct path (four
+// goroutines storing through the store's Ingest) with the path through the queue (four
+// publishing, this process's consumer storing): records/s, the queue's to the last record
+// stored.
+func BenchmarkClickHouse(b *testing.B) {
+	srv := testenv.ClickHouse(b)
+	url := testenv.NATS(b).URL
+	b.Run("direct", func(b *testing.B) {
+		report(b, openClickHouse(b, srv).Ingest)
+	})
+	b.Run("queue", func(b *testing.B) {
+		store := openClickHouse(b, srv)
+		before := recordstest.Count(b, store)
+		pub, sub := open(b, url, false), open(b, url, true)
+		consume(b, sub, store)
+		start := time.Now()
+		n, _, _ := ingestAll(b, pub.Ingest)
+		testutil.Until(b, 5*time.Minute, "every record stored", func() error {
+			if got := recordstest.Count(b, store) - before; got < int64(n) {
+				return fmt.Errorf("%d of %g stored", got, n)
+			}
+			return nil
+		})
+		b.ReportMetric(n/time.Since(start).Seconds(), "records/s")
+	})
 }

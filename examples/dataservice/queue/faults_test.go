@@ -2,6 +2,7 @@ package queue_test
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -10,13 +11,14 @@ import (
 
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/examples/dataservice/queue"
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 	"github.com/fnapi/fnapi/examples/dataservice/records/clickhouse"
 	"github.com/fnapi/fnapi/examples/dataservice/records/recordstest"
 	"github.com/fnapi/fnapi/internal/testutil"
 )
 
 // openClickHouse opens the records store on a ClickHouse server the test started.
-func openClickHouse(t *testing.T, srv *testenv.ClickHouseServer) *clickhouse.Store {
+func openClickHouse(t testing.TB, srv *testenv.ClickHouseServer) *clickhouse.Store {
 	t.Helper()
 	s, err := clickhouse.Open(context.Background(), srv.URL, "")
 	if err != nil {
@@ -118,4 +120,43 @@ func TestClickHouseDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitStored(t, sub, store, sent.Load())
+}
+
+// rowsOnly is a ClickHouse store that, on the first delivery of every third batch, stores its
+// rows without its id and answers that it is unavailable: ClickHouse stored the batch, and
+// the consuming node died (or the id's insert failed) before the acknowledgement.
+type rowsOnly struct {
+	*clickhouse.Store
+	n atomic.Int64
+}
+
+func (r *rowsOnly) IngestBatch(ctx context.Context, b records.Batch) error {
+	if !b.Again && r.n.Add(1)%3 == 0 {
+		if err := r.Store.Ingest(ctx, b.Records); err != nil {
+			return err
+		}
+		return fmt.Errorf("stored, not acknowledged: %w", records.ErrUnavailable)
+	}
+	return r.Store.IngestBatch(ctx, b)
+}
+
+// TestClickHouseRedelivered checks exactly-once on ClickHouse for a batch delivered again
+// after ClickHouse stored it but before the acknowledgement: with its id stored (the answer
+// lost) and without it (rows alone), every record is stored once and the redeliveries counted.
+func TestClickHouseRedelivered(t *testing.T) {
+	t.Parallel()
+	nats := testenv.NATS(t)
+	store := openClickHouse(t, testenv.ClickHouse(t))
+	pub, sub := open(t, nats.URL, false), open(t, nats.URL, true)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := sub.Consume(ctx, &flaky{BatchStore: &rowsOnly{Store: store}})
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	publish(t, pub, 2, 15, 200, 1_700_000_000)
+	waitStored(t, sub, store, 2*15*200)
+	if st := sub.Status(context.Background(), time.Now()); st.Redelivered < 15 {
+		t.Errorf("status %+v: want at least 15 batches redelivered", st)
+	}
 }

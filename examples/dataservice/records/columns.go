@@ -65,6 +65,20 @@ const (
 	ColCTHist
 	ColSRTHist
 	ColDTTHist
+	// The layers' columns (layer.go): the record's layer, then its keys (schema steps DuckDB
+	// 16, ClickHouse 9).
+	ColLayer
+	ColHTTPMethod
+	ColHTTPStatus
+	ColHTTPHost
+	ColHTTPPath
+	ColDNSQName
+	ColDNSQType
+	ColDNSRCode
+	ColTLSVersion
+	ColTLSCipher
+	ColTLSNotAfter
+	ColTLSIssuer
 	ColClientASPath
 	ColServerASPath
 	ColClientCommunities
@@ -172,6 +186,19 @@ var columns = []columnDesc{
 	ColCTHist:        {name: "ct_hist", kind: KindHist, hist: func(r *Record) *Timing { return &r.CT }},
 	ColSRTHist:       {name: "srt_hist", kind: KindHist, hist: func(r *Record) *Timing { return &r.SRT }},
 	ColDTTHist:       {name: "dtt_hist", kind: KindHist, hist: func(r *Record) *Timing { return &r.DTT }},
+	// The layer of the record (0: the transport) and its keys, zero in records of other layers.
+	ColLayer:       {name: "layer", kind: KindUint8, num: func(r *Record) uint64 { return uint64(r.Layer) }},
+	ColHTTPMethod:  {name: "http_method", kind: KindString, str: func(r *Record) string { return r.HTTP.Method }},
+	ColHTTPStatus:  {name: "http_status", kind: KindUint16, num: func(r *Record) uint64 { return uint64(r.HTTP.Status) }},
+	ColHTTPHost:    {name: "http_host", kind: KindString, str: func(r *Record) string { return r.HTTP.Host }},
+	ColHTTPPath:    {name: "http_path", kind: KindString, str: func(r *Record) string { return r.HTTP.Path }},
+	ColDNSQName:    {name: "dns_qname", kind: KindString, str: func(r *Record) string { return r.DNS.QName }},
+	ColDNSQType:    {name: "dns_qtype", kind: KindUint16, num: func(r *Record) uint64 { return uint64(r.DNS.QType) }},
+	ColDNSRCode:    {name: "dns_rcode", kind: KindUint16, num: func(r *Record) uint64 { return uint64(r.DNS.RCode) }},
+	ColTLSVersion:  {name: "tls_version", kind: KindUint16, num: func(r *Record) uint64 { return uint64(r.TLS.Version) }},
+	ColTLSCipher:   {name: "tls_cipher", kind: KindUint16, num: func(r *Record) uint64 { return uint64(r.TLS.Cipher) }},
+	ColTLSNotAfter: {name: "tls_not_after", kind: KindInt64, num: func(r *Record) uint64 { return uint64(r.TLS.NotAfter) }},
+	ColTLSIssuer:   {name: "tls_issuer", kind: KindString, str: func(r *Record) string { return r.TLS.Issuer }},
 	// The route covering each side's address (package bgp, through inlet/enrich.go): its AS
 	// path and communities, empty when no route covers it or the service has no BGP.
 	ColClientASPath:      {name: "client_as_path", kind: KindUint32s, uints: func(r *Record) []uint32 { return r.Client.ASPath }},
@@ -189,7 +216,9 @@ func ColumnCount() Column { return Column(len(columns)) }
 // adds a key over a column the records do not have, before it opens a store (each engine then
 // adds the column to a store of the columns before, as a schema step of its own). A column of
 // the program is a row of columns instead, with its constant. AddColumn panics on a name
-// already taken, a kind it does not take, or past 64 columns (RowBuilder.Omit).
+// already taken, a kind it does not take, or past maxAdded columns added. An added column has
+// no bit in the masks of columns (RowBuilder.Omit, Filled: 1 << c is 0 past 63), which hold
+// the program's columns alone: it is always appended.
 func AddColumn(name string, k Kind, num func(*Record) uint64, str func(*Record) string) Column {
 	if names, _ := SQLColumns(); slices.Contains(names, name) {
 		panic("records: AddColumn: a column is named " + name)
@@ -197,8 +226,8 @@ func AddColumn(name string, k Kind, num func(*Record) uint64, str func(*Record) 
 	if k == KindAddr || k == KindHist || (k == KindString) != (str != nil) || (k == KindString) == (num != nil) {
 		panic("records: AddColumn: a column of kind number or string, with the accessor of its kind")
 	}
-	if len(columns) >= 64 {
-		panic("records: AddColumn: 64 columns at most")
+	if len(columns) >= int(NumColumns)+maxAdded {
+		panic("records: AddColumn: " + strconv.Itoa(maxAdded) + " columns added at most")
 	}
 	columns = append(columns, columnDesc{name: name, kind: k, num: num, str: str})
 	return Column(len(columns) - 1)
@@ -319,8 +348,12 @@ type RowBuilder struct {
 // NumSQLColumns is how many SQL columns the table has: an address takes two.
 const NumSQLColumns = int(NumColumns) + 3
 
-// maxSQLColumns is how many SQL columns the table may have with those AddColumn adds.
-const maxSQLColumns = 64 + NumSQLColumns - int(NumColumns)
+// maxAdded is how many columns AddColumn adds at most, and maxSQLColumns how many SQL columns
+// the table may have with them.
+const (
+	maxAdded      = 16
+	maxSQLColumns = NumSQLColumns + maxAdded
+)
 
 // AppendRow appends the SQL column values of r, in table order, to dst.
 func (b *RowBuilder) AppendRow(dst []driver.Value, r *Record) []driver.Value {

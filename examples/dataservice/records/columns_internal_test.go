@@ -32,8 +32,12 @@ func TestRowBuilder(t *testing.T) {
 	b.SRT.Hist.AddIndex(301, 3)
 	c := b
 	c.Time, c.Server.IP, c.Exporter = 0, netip.MustParseAddr("93.184.216.34"), netip.Addr{}
+	d := c
+	d.Layer, d.HTTP = LayerHTTP, HTTP{Method: "GET", Status: 404, Host: "a.example", Path: "/x"}
+	e := c
+	e.Layer, e.DNS, e.TLS = LayerTLS, DNS{QName: "q.example", QType: 28, RCode: RCodeTimeout}, TLS{Version: 0x0304, Cipher: 0x1301, NotAfter: 1 << 40, Issuer: "CN=R3"}
 	var rb RowBuilder
-	for i, r := range []Record{a, a, b, a, c, c, b} {
+	for i, r := range []Record{a, a, b, a, c, c, b, d, e, a} {
 		got := rb.AppendRow(nil, &r)
 		if want := wantRow(&r); !reflect.DeepEqual(got, want) {
 			t.Errorf("row %d = %#v; want %#v", i, got, want)
@@ -54,6 +58,8 @@ func wantRow(r *Record) []driver.Value {
 		r.Client.Zone, r.Server.Zone, r.Client.ASN, r.Client.ASName, r.Server.ASN, r.Server.ASName,
 		r.Client.Country, r.Server.Country, r.ExporterName, r.InIfName, r.InIfAlias, r.OutIfName, r.OutIfAlias,
 		hist(r.Client.RTT), hist(r.Server.RTT), hist(r.CT), hist(r.SRT), hist(r.DTT),
+		uint8(r.Layer), r.HTTP.Method, r.HTTP.Status, r.HTTP.Host, r.HTTP.Path, r.DNS.QName, r.DNS.QType, r.DNS.RCode,
+		r.TLS.Version, r.TLS.Cipher, r.TLS.NotAfter, r.TLS.Issuer,
 		list(r.Client.ASPath), list(r.Server.ASPath), list(r.Client.Communities), list(r.Server.Communities)}
 }
 

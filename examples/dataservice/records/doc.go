@@ -81,6 +81,19 @@
 // FuzzParseFast checks that the two never disagree. ParseBatch stays on one goroutine: a server
 // ingesting from several collectors already uses every core (BENCHMARKS.md has the figures).
 //
+// # Layers
+//
+// A record is of one Layer (layer.go, the query language's FROM): the transport's, one per
+// conversation and time slice, or one HTTP request, DNS query or TLS handshake, with its keys
+// (Record.HTTP, DNS, TLS; JSON in layer_json.go). They share the records table: a column
+// layer (0 the transport) and one per key (LayerColumns, zero in the others' rows; DuckDB
+// leaves them out of a batch of transport records, as it does the probe's measures).
+// Decisions: a Query reads the records of its Layer only, so the transport's answers stay
+// exact whatever layers arrive; the rollups hold the transport's records alone (DuckDB's
+// writers and background step skip the others, ClickHouse's views and repair read layer 0),
+// so a Query of another layer reads the records, which its statements, a few per request,
+// afford (BENCHMARKS.md, "Layers"); retention deletes every layer alike.
+//
 // # Columns, queries and the planner
 //
 // The records table keeps addresses as the two 64-bit halves of their 16-byte form (Halves,

@@ -71,3 +71,10 @@ type TLS struct {
 	// MaxIssuerLen bytes; "" when unknown.
 	Issuer string
 }
+
+// LayerColumns are the columns of the layers (ColLayer to ColTLSIssuer), in table order: a
+// store leaves them to their defaults (0, empty) in a batch of transport records alone.
+var LayerColumns = ColumnRange(ColLayer, ColTLSIssuer)
+
+// LayerMask has the bit (1 << c) of each of LayerColumns.
+const LayerMask = 1<<(ColTLSIssuer+1) - 1<<ColLayer

@@ -40,7 +40,8 @@ func ParseBatch(raw []json.RawMessage, now time.Time) ([]Record, error) {
 // and the interface indexes in_if and out_if (0..2^32-1) are optional, as are the capture probe's
 // fields: per side "rtt" (average seconds) with "rtt_samples", "retrans" and "zero_windows";
 // for the conversation "ct", "srt" and "dtt" (average seconds) each with its "_samples",
-// "resets" and "server_name" (lower-cased). A time without its samples count is one sample;
+// "resets" and "server_name" (lower-cased); and a layer's record's "layer" with its member
+// (layer_json.go). A time without its samples count is one sample;
 // times are kept as microsecond sums (Timing). now is the current time: a record more than
 // MaxFuture after it is rejected. Errors are *RecordError.
 func ParseRecord(raw json.RawMessage, now time.Time) (Record, error) {
@@ -58,7 +59,8 @@ func parseReference(raw json.RawMessage, now time.Time) (Record, error) {
 		return Record{}, err
 	}
 	if err := checkFields(fields, "", "time", "protocol", "application", "client", "server", "exporter", "in_if", "out_if",
-		"ct", "ct_samples", "ct_hist", "srt", "srt_samples", "srt_hist", "dtt", "dtt_samples", "dtt_hist", "resets", "server_name"); err != nil {
+		"ct", "ct_samples", "ct_hist", "srt", "srt_samples", "srt_hist", "dtt", "dtt_samples", "dtt_hist", "resets", "server_name",
+		"layer", "http", "dns", "tls"); err != nil {
 		return Record{}, err
 	}
 	var r Record
@@ -113,6 +115,9 @@ func parseReference(raw json.RawMessage, now time.Time) (Record, error) {
 			return Record{}, &RecordError{Field: "server_name", Reason: "not a string"}
 		}
 		r.ServerName = strings.ToLower(name)
+	}
+	if err := parseLayer(fields, &r); err != nil {
+		return Record{}, err
 	}
 	if r.Application == "" {
 		r.Application = Application(r.Protocol, r.Server.Port)

@@ -64,6 +64,9 @@ var fastSeeds = []string{
 	`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4"}, "server": {"ip": "1.2.3.4"}, "srt": 1e400, "dtt": 0, "dtt_samples": 0, "resets": -1}`,
 	`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4", "rtt": 0.001, "rtt_samples": 2, "rtt_hist": [[3, 1], [200, 1]]}, "server": {"ip": "1.2.3.4"}, "srt": 0.2, "srt_hist": [[340, 1]]}`,
 	`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4"}, "server": {"ip": "1.2.3.4"}, "dtt": 0.2, "dtt_samples": 2, "dtt_hist": [[340, 1], [2, 1]], "ct_hist": [[1, 1]]}`,
+	`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4"}, "server": {"ip": "1.2.3.4"}, "layer": "http", "http": {"method": "GET", "status": 200, "host": "a.example", "path": "/x"}}`,
+	`{"time": 5, "protocol": "udp", "client": {"ip": "1.2.3.4"}, "server": {"ip": "1.2.3.4"}, "layer": "dns", "dns": {"qname": "a.example", "qtype": "A", "rcode": 3}}`,
+	`{"time": 5, "protocol": "tcp", "client": {"ip": "1.2.3.4"}, "server": {"ip": "1.2.3.4"}, "layer": "tls", "tls": {"version": "1.2", "cipher": "TLS_AES_128_GCM_SHA256"}, "http": {}}`,
 }
 
 // FuzzParseFast checks the fast path against the reference parser: for any input it either

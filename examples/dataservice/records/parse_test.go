@@ -276,6 +276,10 @@ func FuzzParseRecord(f *testing.F) {
 	f.Add([]byte(`{"time": -1}`))
 	f.Add([]byte(`{"time": 5, "protocol": 6, "client": {"ip": "::1"}, "server": {"ip": "1.2.3.4"}, "srt": 0.1, "srt_samples": 2, "srt_hist": [[300, 1], [301, 1]]}`))
 	f.Add([]byte(`[]`))
+	f.Add([]byte(`{"time": 5, "protocol": 6, "client": {"ip": "::1"}, "server": {"ip": "1.2.3.4"}, "layer": "http", "http": {"method": "GET", "status": 200, "host": "A.example:80", "path": "/x"}, "srt": 0.1}`))
+	f.Add([]byte(`{"time": 5, "protocol": 17, "client": {"ip": "::1"}, "server": {"ip": "1.2.3.4"}, "layer": "dns", "dns": {"qname": "a.example.", "qtype": "AAAA", "rcode": "timeout"}}`))
+	f.Add([]byte(`{"time": 5, "protocol": 6, "client": {"ip": "::1"}, "server": {"ip": "1.2.3.4"}, "layer": "tls", "tls": {"version": "1.3", "cipher": 4865, "not_after": 1893456000, "issuer": "CN=R3"}}`))
+	f.Add([]byte(`{"time": 5, "protocol": 6, "client": {"ip": "::1"}, "server": {"ip": "1.2.3.4"}, "layer": "dns", "tls": {}}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		r, err := records.ParseRecord(raw, testNow)
 		if err != nil {

@@ -71,7 +71,9 @@ type planAnswer struct {
 func Compile(d *Dialect, table string, rollups []Rollup, qs []*Query) *Plan {
 	var byWhere [][]int // indexes of the queries of each distinct Where, in order
 	for i, q := range qs {
-		j := slices.IndexFunc(byWhere, func(g []int) bool { return reflect.DeepEqual(qs[g[0]].Where, q.Where) })
+		j := slices.IndexFunc(byWhere, func(g []int) bool {
+			return qs[g[0]].Layer == q.Layer && reflect.DeepEqual(qs[g[0]].Where, q.Where)
+		})
 		if j < 0 {
 			byWhere = append(byWhere, nil)
 			j = len(byWhere) - 1
@@ -135,7 +137,7 @@ func compileSets(d *Dialect, table string, chain []*Rollup, qs []*Query, sets []
 	p.answerSets(qs, sets, sumCol, histCol)
 	c := unionColumns(qs, sets, sumCol, histCol)
 	c.number = p.selectSetAndNumber(b, aliases)
-	p.from(b, table, chain, c, where)
+	p.from(b, table, chain, c, where, qs[sets[0][0]].Layer)
 	p.groupBy(b, aliases, c.number, setLimit(qs, sets[0]))
 	p.setQuery(b)
 	return p

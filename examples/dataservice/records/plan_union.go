@@ -16,8 +16,9 @@ import (
 // buckets of the coarsest). With several key sets the records' branches sum their rows by
 // every key of the sets first (c.grain), so that each set's aggregation reads those sums, not
 // every record: the sets of the overview's address statements share one pass and one
-// aggregation of the records at the edges of their period.
-func (p *Plan) from(b *SQLBuilder, table string, Chain []*Rollup, c branchCols, where Cond) {
+// aggregation of the records at the edges of their period. The records' branches read the
+// records of layer only; the rollups hold the transport's alone.
+func (p *Plan) from(b *SQLBuilder, table string, Chain []*Rollup, c branchCols, where Cond, layer Layer) {
 	if b.d.ContextFrom != "" && c.number == "" && (len(c.contextKeys) > 0 || where != nil && condUses(where, Column.Context)) {
 		table = b.d.ContextFrom
 	}
@@ -27,6 +28,11 @@ func (p *Plan) from(b *SQLBuilder, table string, Chain []*Rollup, c branchCols, 
 		b.d.Param(b, int64(0), KindInt64)
 		b.WriteString(" AND time < ")
 		b.d.Param(b, int64(0), KindInt64)
+		if source == 0 {
+			// IN, not =: ClickHouse 18.16 reading a part made before the column, whose
+			// histograms' DEFAULT holds the constant 0 too, fails on a second column "0".
+			b.WriteString(" AND layer IN (" + strconv.Itoa(int(layer)) + ")")
+		}
 		if where != nil {
 			b.WriteString(" AND ")
 			b.cond(where)

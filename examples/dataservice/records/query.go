@@ -20,6 +20,9 @@ type Query struct {
 	Hists []Column
 	// Where restricts the records read besides the period; nil keeps every record.
 	Where Cond
+	// Layer is the layer of the records read (FROM): the records of that layer only. The
+	// rollups hold the transport's records only, so a query of another layer reads the records.
+	Layer Layer
 	// Limit is the most groups the store returns, with Groups; 0 means no limit. The query
 	// engine asks for one more than it allows, to tell an answer that fits from one that does
 	// not. A plan read by context number (Dialect.ContextNumber) may return more, each group

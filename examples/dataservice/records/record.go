@@ -226,7 +226,7 @@ func (r Record) Validate(now time.Time) error {
 	if reason := serverNameProblem(r.ServerName); reason != "" {
 		return &RecordError{Field: "server_name", Reason: reason}
 	}
-	return nil
+	return r.layerProblem()
 }
 
 // MaxServerNameLen is the longest server name, in bytes (a DNS name's limit).
@@ -309,7 +309,8 @@ func applicationProblem(name string) string {
 
 // MarshalJSON writes r in the ingest format: time in Unix seconds, protocol by name when it has
 // one (else its number), addresses as text; exporter, in_if, out_if and the capture probe's
-// fields only when set (a time as its average in seconds and its samples).
+// fields only when set (a time as its average in seconds and its samples); a layer's record
+// its "layer" and member (layer_json.go).
 func (r Record) MarshalJSON() ([]byte, error) {
 	var proto any = r.Protocol
 	if name := ProtocolName(r.Protocol); name[0] < '0' || name[0] > '9' {
@@ -318,6 +319,11 @@ func (r Record) MarshalJSON() ([]byte, error) {
 	var exporter *netip.Addr
 	if r.Exporter.IsValid() {
 		exporter = &r.Exporter
+	}
+	var layer string
+	var member [NumLayers]any
+	if r.Layer != LayerTransport && r.Layer < NumLayers {
+		layer, member[r.Layer] = r.Layer.String(), r.layerJSON()
 	}
 	return json.Marshal(struct {
 		Time        int64       `json:"time"`
@@ -339,9 +345,14 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		DTTHist     [][2]uint64 `json:"dtt_hist,omitempty"`
 		Resets      uint64      `json:"resets,omitempty"`
 		ServerName  string      `json:"server_name,omitempty"`
+		Layer       string      `json:"layer,omitempty"`
+		HTTP        any         `json:"http,omitempty"`
+		DNS         any         `json:"dns,omitempty"`
+		TLS         any         `json:"tls,omitempty"`
 	}{r.Time, proto, r.Application, endpointOf(r.Client), endpointOf(r.Server), exporter, r.InIf, r.OutIf,
 		average(r.CT), r.CT.Samples, histJSON(r.CT.Hist), average(r.SRT), r.SRT.Samples, histJSON(r.SRT.Hist),
-		average(r.DTT), r.DTT.Samples, histJSON(r.DTT.Hist), r.Resets, r.ServerName})
+		average(r.DTT), r.DTT.Samples, histJSON(r.DTT.Hist), r.Resets, r.ServerName, layer,
+		member[LayerHTTP], member[LayerDNS], member[LayerTLS]})
 }
 
 // average is t's average in seconds, nil without samples.

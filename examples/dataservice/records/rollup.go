@@ -66,8 +66,12 @@ func (r *Rollup) Holds(c Column) bool { return slices.Contains(r.Keys, c) }
 // histogram when the rollup is ForHists, each of q's sums and histograms is one the rollup
 // keeps (RollupSums or the record count; with Measures, RollupMeasures and RollupHists), each
 // of its groups is a key of the rollup or a time bucket of whole rollup buckets, and q's Where
-// reads keys of the rollup only. A query of a sum the rollup lacks reads the records.
+// reads keys of the rollup only. A query of a sum the rollup lacks reads the records, as does
+// one of a layer other than the transport (a rollup holds the transport's records only).
 func (r *Rollup) answers(q *Query) bool {
+	if q.Layer != LayerTransport {
+		return false
+	}
 	if r.ForHists && len(q.Hists) == 0 {
 		return false
 	}

@@ -54,6 +54,8 @@ func QueryError(err error) error {
 	case errors.Is(err, pvql.ErrBusy):
 		return apierr.New(apierr.RateLimited, "retry_after", 1,
 			"reason", "the server is answering other large queries: try again in a moment, or narrow the query")
+	case errors.Is(err, pvql.ErrNoQueue):
+		return apierr.New(apierr.InvalidArgument, "name", "query", "reason", "FROM queue: this node has no queue (-queue)")
 	case errors.As(err, &ge):
 		return apierr.New(api.TooManyGroups, "limit", ge.Limit,
 			"reason", "the statements of the query yield too many groups together: add a narrower WHERE, a shorter period, fewer keys or fewer statements")

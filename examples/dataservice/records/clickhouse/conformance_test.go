@@ -28,6 +28,7 @@ func TestStores(t *testing.T) {
 		recordstest.CheckBatches(t, s, 1_700_020_000)
 		recordstest.CheckBatchesWithoutID(t, s, 1_700_020_060)
 		recordstest.CheckRoutes(t, s, 1_700_030_000)
+		recordstest.CheckLayers(t, s, 1_700_100_000) // last: it tests retention
 	})
 	t.Run("clickhouse cluster", func(t *testing.T) {
 		s := clickhouse.OpenClickHouseTest(t, testenv.ClickHouseCluster(t, 2)[0].URL, testenv.ClickHouseClusterName)
@@ -40,6 +41,7 @@ func TestStores(t *testing.T) {
 		recordstest.CheckBatches(t, s, 1_700_020_000)
 		recordstest.CheckBatchesWithoutID(t, s, 1_700_020_060)
 		recordstest.CheckRoutes(t, s, 1_700_030_000)
+		recordstest.CheckLayers(t, s, 1_700_100_000) // last: it tests retention
 	})
 }
 

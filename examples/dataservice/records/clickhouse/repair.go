@@ -108,6 +108,15 @@ func chRepair(ctx context.Context, c chdriver.Conn, days []int64, all bool) erro
 		if err != nil {
 			return nil, false, err
 		}
+		// The rollups hold the transport's records alone: those of the layers are counted
+		// apart (a read of the layer column, one byte a record) and left out.
+		layered, err := chDayCounts(ctx, c, "SELECT toString(intDiv(time, 86400)) AS d, toUInt64(count()) FROM records WHERE "+chLayered+" GROUP BY d")
+		if err != nil {
+			return nil, false, err
+		}
+		for d, n := range layered {
+			recs[d] -= min(n, recs[d])
+		}
 		out, found := make([][]int64, len(chRollups)), false
 		for i := range chRollups {
 			sums, err := chDayCounts(ctx, c, "SELECT toString(intDiv(time, 86400)) AS d, toUInt64(sum(records)) FROM "+chRollups[i].Table+" GROUP BY d")
@@ -148,7 +157,7 @@ func chRepair(ctx context.Context, c chdriver.Conn, days []int64, all bool) erro
 				return err
 			}
 			where := "time >= " + strconv.FormatInt(d*86400, 10) + " AND time < " + strconv.FormatInt((d+1)*86400, 10)
-			if err := c.Exec(ctx, "INSERT INTO "+r.Table+" ("+chRollupStored(r)+") "+chRollupSelect(r, where)); err != nil {
+			if err := c.Exec(ctx, "INSERT INTO "+r.Table+" ("+chRollupStored(r)+") "+chRollupSelect(r, where+" AND "+chTransport)); err != nil {
 				return err
 			}
 			days = append(days, d)
@@ -164,6 +173,9 @@ func chRepair(ctx context.Context, c chdriver.Conn, days []int64, all bool) erro
 	}
 	return nil
 }
+
+// chLayered is the condition of the records of a layer (not the transport's).
+const chLayered = "layer NOT IN (0)"
 
 // chDayCounts runs query, whose rows are a day partition's ID and a count.
 func chDayCounts(ctx context.Context, c chdriver.Conn, query string) (map[int64]uint64, error) {

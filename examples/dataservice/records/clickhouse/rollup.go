@@ -190,10 +190,22 @@ func chRollupSelect(r *records.Rollup, where string) string {
 // nothing the records do not, and chRepair sums it again from them. A table of that name that
 // is not a SummingMergeTree is refused, never dropped.
 func chEnsureRollup(ctx context.Context, c chdriver.Conn, r *records.Rollup) error {
+	return chEnsureRollupWhere(ctx, c, r, "")
+}
+
+// chEnsureRollupWhere is chEnsureRollup with a view that sums the records matching where
+// (every record when "").
+func chEnsureRollupWhere(ctx context.Context, c chdriver.Conn, r *records.Rollup, where string) error {
 	return chEnsure(ctx, c, r, r.Table, "SummingMergeTree", []string{chView(r), r.Table},
 		"CREATE TABLE IF NOT EXISTS "+r.Table+" ("+chRollupDefs(r)+") ENGINE = "+chRollupEngine(r),
-		"CREATE MATERIALIZED VIEW IF NOT EXISTS "+chView(r)+" TO "+r.Table+" AS "+chRollupSelect(r, ""))
+		"CREATE MATERIALIZED VIEW IF NOT EXISTS "+chView(r)+" TO "+r.Table+" AS "+chRollupSelect(r, where))
 }
+
+// chTransport is the condition of the records the rollups sum (schema version 9): the
+// transport's (layer 0). A statement of another layer reads the records (records.Query.Layer).
+// IN, not =: 18.16 reading a part made before the column, whose histograms' DEFAULT holds the
+// constant 0 too, fails on a second column "0".
+const chTransport = "layer IN (0)"
 
 // chEnsureRollupDist creates on c the Distributed table over the shards' tables of rollup r, or
 // makes it anew when its columns are not the rollup's (it holds no data of its own). Its

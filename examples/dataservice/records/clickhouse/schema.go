@@ -16,7 +16,7 @@ import (
 // SchemaVersion is the version of the ClickHouse tables' shape, kept in the table
 // records_version beside them: the number of chSteps a server's tables have had. The service
 // refuses a records table of another shape, and a later version, rather than alter it.
-const SchemaVersion = 9
+const SchemaVersion = 10
 
 // chStep is one schema version of a server's tables (a shard's): what a server at the version
 // before it needs. ClickHouse has no transactions over tables: each step may be run again after
@@ -62,11 +62,30 @@ var chSteps = [SchemaVersion]chStep{
 	// 8: each rollup's index with a mark every chRollupGranularity rows (chRegranulate). The
 	// rollups of that version: the five of chRollups.
 	func(ctx context.Context, c chdriver.Conn) error { return chRegranulate(ctx, c, chRollups[:5]) },
+	// 9: the layers' columns (records.LayerColumns: the layer, 0 the transport, and the keys of
+	// HTTP, DNS and TLS), 0 and empty in the rows the table had, all of the transport; then
+	// the rollups' views dropped, which summed every record: migrate makes them anew summing
+	// the transport's alone (chTransport), and chRepair sums again the days they missed
+	// meanwhile.
+	addLayers,
 	// 10: the routes' AS paths and communities (records.RouteColumns), empty in the rows the
 	// table had.
 	func(ctx context.Context, c chdriver.Conn) error {
 		return chAddColumns(ctx, c, "records", records.RouteColumns...)
 	},
+}
+
+// addLayers is step 9 on c.
+func addLayers(ctx context.Context, c chdriver.Conn) error {
+	if err := chAddColumns(ctx, c, "records", records.ColumnRange(records.ColLayer, records.ColTLSIssuer)...); err != nil {
+		return err
+	}
+	for i := range chRollups {
+		if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+chView(&chRollups[i])); err != nil {
+			return fmt.Errorf("records: clickhouse: upgrading to schema version 9, dropping %s: %w (the next start resumes it)", chView(&chRollups[i]), unavailable(err))
+		}
+	}
+	return nil
 }
 
 // version is the schema version of this program's tables: SchemaVersion, and a step after it
@@ -218,10 +237,16 @@ func addColumns(ctx context.Context, c chdriver.Conn, table string, upTo records
 
 // chEnsureRollups makes every rollup's table and view on c, or makes anew one of another shape.
 func chEnsureRollups(ctx context.Context, c chdriver.Conn) error {
-	return chEnsureRollupsOf(ctx, c, chRollups)
+	for i := range chRollups {
+		if err := chEnsureRollupWhere(ctx, c, &chRollups[i], chTransport); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// chEnsureRollupsOf is chEnsureRollups for the rollups rs.
+// chEnsureRollupsOf is chEnsureRollups for the rollups rs, as the schema steps before 9 made
+// them: their views sum every record (the records had no layer).
 func chEnsureRollupsOf(ctx context.Context, c chdriver.Conn, rs []records.Rollup) error {
 	for i := range rs {
 		if err := chEnsureRollup(ctx, c, &rs[i]); err != nil {

@@ -129,16 +129,16 @@ func batchLen(batches [][]records.Record) int {
 // appendRecords appends batches to the records table through an appender on c, each record
 // with the number of its context, from ids (one per record, in order).
 //
-// The capture probe's columns that no record of batches fills (all of them in a batch of flow
-// records) are left to their defaults, zero, empty: DuckDB's cost of a record grows with the
+// The capture probe's columns, and the layers', that no record of batches fills (all of them in
+// a batch of flow records) are left to their defaults, zero, empty: DuckDB's cost of a record grows with the
 // columns appended, whatever their values, and its Go appender costs about a microsecond a
 // record for five empty lists (BENCHMARKS.md, issue 25).
 func appendRecords(ctx context.Context, c *duckdb.Conn, batches [][]records.Record, ids []uint64) error {
 	var filled uint64
 	for _, recs := range batches {
-		filled |= records.Filled(recs, probeColumns)
+		filled |= records.Filled(recs, probeColumns|records.LayerMask)
 	}
-	rb := records.RowBuilder{Omit: records.ContextMask | probeColumns&^filled}
+	rb := records.RowBuilder{Omit: records.ContextMask | (probeColumns|records.LayerMask)&^filled}
 	var names []string
 	for col := range records.ColumnCount() {
 		if rb.Omit&(1<<col) == 0 {

@@ -69,11 +69,23 @@ var steps = []step{
 	func(ctx context.Context, tx *sql.Tx) error {
 		return execAll(ctx, tx, "CREATE TABLE IF NOT EXISTS "+batchesTable+" (id VARCHAR PRIMARY KEY, time BIGINT NOT NULL)")
 	},
+	// 16: the layers' columns (records.LayerColumns: the layer, 0 the transport, and the keys
+	// of HTTP, DNS and TLS), zero and empty in the rows a file had, all of the transport. The
+	// rollups keep summing the transport's records alone (transportOnly).
+	func(ctx context.Context, tx *sql.Tx) error { return addColumns(ctx, tx, step16Columns...) },
 	// 17: the routes' AS paths and communities (records.RouteColumns), empty in the rows a
 	// file had. Kept in the records table, not in contexts: a list is no context Value, and
 	// ingest appends them only in batches that fill them (probeColumns).
 	func(ctx context.Context, tx *sql.Tx) error { return addColumns(ctx, tx, records.RouteColumns...) },
 }
+
+// step16Columns are the columns step 16 adds, as that step added them: frozen.
+var step16Columns = records.ColumnRange(records.ColLayer, records.ColTLSIssuer)
+
+// transportOnly is the condition where of the records a rollup sums, restricted to the
+// transport's (layer 0): the rollups hold no record of another layer. The schema steps before
+// 16, whose records had no layer, sum every record.
+func transportOnly(where string) string { return "(" + where + ") AND layer = 0" }
 
 // step6Columns are the context columns step 6 adds, as that step added them: frozen, since the
 // records table may gain more later, each in a step of its own (addColumns).

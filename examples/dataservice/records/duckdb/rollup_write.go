@@ -197,7 +197,8 @@ func rollupSource(rs []records.Rollup, i int) int {
 	return -1
 }
 
-// sumBatches sums the records of batches before marks[i] into the rows of each rollup rs[i]:
+// sumBatches sums the transport's records of batches before marks[i] into the rows of each
+// rollup rs[i] (a rollup holds no record of another layer):
 // from the records, or from the rows of an earlier, finer rollup that keeps every key
 // (rollupSource) and no fewer records, which are fewer.
 func sumBatches(rs []records.Rollup, marks []int64, batches [][]records.Record) []map[rollupKey]*rollupRow {
@@ -218,7 +219,7 @@ func sumBatches(rs []records.Rollup, marks []int64, batches [][]records.Record) 
 		for _, recs := range batches {
 			for ri := range recs {
 				r := &recs[ri]
-				if r.Time >= marks[i] {
+				if r.Time >= marks[i] || r.Layer != records.LayerTransport {
 					continue
 				}
 				recordKey(&rs[i], &rk, r)
@@ -330,7 +331,7 @@ func retainRollups(ctx context.Context, tx *sql.Tx, rs []records.Rollup, marks r
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+r.Table+" WHERE time = ?", b); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, insertSums(r, recordsOf(r), records.TimeRange(t, b+r.Width))); err != nil {
+		if _, err := tx.ExecContext(ctx, insertSums(r, recordsOf(r), transportOnly(records.TimeRange(t, b+r.Width)))); err != nil {
 			return err
 		}
 	}

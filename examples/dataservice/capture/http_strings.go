@@ -1,0 +1,265 @@
+package capture
+
+import (
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+)
+
+// HTTPOther is the path of a record past Config.MaxHTTPPaths, and the method of one past
+// httpMaxMethods: whoever sends requests chooses them.
+const HTTPOther = "{other}"
+
+// httpCommon are the methods that need no look-up.
+var httpCommon = [...]string{"GET", "POST", "HEAD", "PUT", "DELETE", "OPTIONS", "PATCH", "CONNECT"}
+
+// httpMaxMethods bounds the distinct methods of one hour's records.
+const httpMaxMethods = 64
+
+// httpTable is a table's share of the HTTP decoding: the states and header buffers it lends
+// to conversations, and the strings of one hour's records.
+type httpTable struct {
+	free    []*httpConv
+	bufs    []*[HTTPMaxHeader]byte
+	lent    int // buffers lent
+	methods interned
+	hosts   interned
+	paths   interned
+	scratch [records.MaxPathLen]byte
+	off     bool // no HTTP decoding (benchmarks)
+}
+
+func (h *httpTable) init(cfg *Config) {
+	h.methods = interned{m: map[string]string{}, max: httpMaxMethods}
+	h.hosts = interned{m: map[string]string{}, max: cfg.MaxServerNames}
+	h.paths = interned{m: map[string]string{}, max: cfg.MaxHTTPPaths}
+}
+
+// buffer lends a header buffer; nil when HTTPMaxBuffers are lent.
+func (h *httpTable) buffer() *[HTTPMaxHeader]byte {
+	if h.lent == HTTPMaxBuffers {
+		return nil
+	}
+	h.lent++
+	if n := len(h.bufs); n > 0 {
+		b := h.bufs[n-1]
+		h.bufs = h.bufs[:n-1]
+		return b
+	}
+	return new([HTTPMaxHeader]byte)
+}
+
+func (h *httpTable) putBuffer(b *[HTTPMaxHeader]byte) {
+	h.lent--
+	h.bufs = append(h.bufs, b)
+}
+
+// interned is the distinct strings of one hour's records, at most max: a string is made once
+// an hour, and the records past max read another.
+type interned struct {
+	m    map[string]string
+	max  int
+	hour int64
+}
+
+// get returns b as a string, and false when b is new and the hour has max strings already.
+func (s *interned) get(hour int64, b []byte) (string, bool) {
+	if hour != s.hour {
+		clear(s.m)
+		s.hour = hour
+	}
+	if v, ok := s.m[string(b)]; ok {
+		return v, true
+	}
+	if len(s.m) >= s.max {
+		return "", false
+	}
+	v := string(b)
+	s.m[v] = v
+	return v, true
+}
+
+// method is the record's method: as sent, past httpMaxMethods an hour HTTPOther.
+func (h *httpTable) method(hour int64, b []byte) string {
+	for _, m := range httpCommon {
+		if string(b) == m {
+			return m
+		}
+	}
+	if v, ok := h.methods.get(hour, b); ok {
+		return v
+	}
+	return HTTPOther
+}
+
+// httpHost is the record's host: the Host header (or the target's authority) without its
+// port, lower case, cut at records.MaxHostLen; "" when absent, when it holds bytes no host
+// name has, or past Config.MaxServerNames distinct hosts an hour (Stats.NamesLeftOut).
+func (t *Table) httpHost(h *httpConv, hour int64, v []byte) string {
+	if i := lastByte(v, ':'); i >= 0 && lastByte(v, ']') < i {
+		v = v[:i]
+	}
+	if len(v) > 1 && v[0] == '[' && v[len(v)-1] == ']' {
+		v = v[1 : len(v)-1]
+	}
+	b := t.httpT.scratch[:0]
+	for _, c := range v[:min(len(v), records.MaxHostLen)] {
+		if c <= ' ' || c >= 0x7f {
+			return ""
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	if len(b) == 0 {
+		return ""
+	}
+	if h.hostHour == hour+1 && string(b) == h.host {
+		return h.host
+	}
+	s, ok := t.httpT.hosts.get(hour, b)
+	if !ok {
+		t.stats.NamesLeftOut++
+		return ""
+	}
+	h.host, h.hostHour = s, hour+1
+	return s
+}
+
+// httpPath is the record's path: folded (foldPath), cut at records.MaxPathLen, and past
+// Config.MaxHTTPPaths distinct paths an hour HTTPOther (Stats.HTTPPathsLeftOut).
+func (t *Table) httpPath(hour int64, p []byte) string {
+	if len(p) == 0 {
+		return ""
+	}
+	s, ok := t.httpT.paths.get(hour, foldPath(t.httpT.scratch[:0], p))
+	if !ok {
+		t.stats.HTTPPathsLeftOut++
+		return HTTPOther
+	}
+	return s
+}
+
+func lastByte(b []byte, c byte) int {
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// foldPath appends p to dst (of capacity records.MaxPathLen, never exceeded) with each segment
+// that is an id folded: digits only read {n}; a UUID, a hex string of 8 or more with a digit,
+// or a base64-like token of 16 or more (letters of both cases and digits, '-', '_') read
+// {id}. Bytes outside printable ASCII are percent-encoded.
+func foldPath(dst, p []byte) []byte {
+	add := func(c byte) {
+		if len(dst) < cap(dst) {
+			dst = append(dst, c)
+		}
+	}
+	addS := func(s string) {
+		for i := range len(s) {
+			add(s[i])
+		}
+	}
+	for {
+		seg := p
+		i := indexByte(p, '/')
+		if i >= 0 {
+			seg = p[:i]
+		}
+		switch idKind(seg) {
+		case 'n':
+			addS("{n}")
+		case 'i':
+			addS("{id}")
+		default:
+			for _, c := range seg {
+				if c <= ' ' || c >= 0x7f {
+					const hex = "0123456789ABCDEF"
+					add('%')
+					add(hex[c>>4])
+					add(hex[c&15])
+					continue
+				}
+				add(c)
+			}
+		}
+		if i < 0 {
+			return dst
+		}
+		add('/')
+		p = p[i+1:]
+	}
+}
+
+func indexByte(b []byte, c byte) int {
+	for i, x := range b {
+		if x == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// idKind says whether a path segment is a number ('n'), an id ('i') or neither (0).
+func idKind(s []byte) byte {
+	if len(s) == 0 {
+		return 0
+	}
+	var digits, lower, upper, hex, other int
+	for _, c := range s {
+		switch {
+		case '0' <= c && c <= '9':
+			digits++
+		case 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F':
+			hex++
+			if c >= 'a' {
+				lower++
+			} else {
+				upper++
+			}
+		case 'g' <= c && c <= 'z':
+			lower++
+		case 'G' <= c && c <= 'Z':
+			upper++
+		case c == '-' || c == '_':
+		default:
+			other++
+		}
+	}
+	switch {
+	case other > 0:
+		return 0
+	case digits == len(s):
+		return 'n'
+	case isUUID(s):
+		return 'i'
+	case len(s) >= 8 && digits > 0 && digits+hex == len(s):
+		return 'i'
+	case len(s) >= 16 && digits > 0 && lower > 0 && upper > 0:
+		return 'i'
+	}
+	return 0
+}
+
+// isUUID says whether s is 8-4-4-4-12 hex digits.
+func isUUID(s []byte) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, c := range s {
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
