@@ -19,9 +19,10 @@ import (
 
 // Client calls an fnapi server over HTTPS. It is safe for concurrent use.
 type Client struct {
-	root string // the API's root URL, without a trailing slash
-	base string // root with the version segment of WithVersion, if any
-	o    options
+	root  string // the API's root URL, without a trailing slash
+	base  string // root with the version segment of WithVersion, if any
+	o     options
+	reads *readCache // nil with WithReadCache(0)
 }
 
 // New returns a client for the API mounted at baseURL ("https://example.net/api").
@@ -36,7 +37,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if o.version != "" {
 		base += "/" + url.PathEscape(o.version)
 	}
-	return &Client{root: root, base: base, o: o}, nil
+	return &Client{root: root, base: base, o: o, reads: newReadCache(o.reads)}, nil
 }
 
 // post sends one call to base/path as a POST with the JSON object body, and the
@@ -52,6 +53,24 @@ func (c *Client) post(ctx context.Context, base, path string, body []byte, accep
 	if key != "" {
 		req.Header.Set("Idempotency-Key", key)
 	}
+	return c.do(req)
+}
+
+// get sends a conditional read to url, with If-None-Match etag when it is not empty.
+func (c *Client) get(ctx context.Context, url, etag string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("client: %w", err)
+	}
+	req.Header = c.o.header()
+	req.Header.Set("Accept", "application/json")
+	if etag != "" {
+		req.Header.Set("If-None-Match", etag)
+	}
+	return c.do(req)
+}
+
+func (c *Client) do(req *http.Request) (*http.Response, error) {
 	res, err := c.o.hc.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
@@ -75,16 +94,32 @@ func (c *Client) Call(ctx context.Context, fn string, args any, out any) error {
 
 // call calls fn at version v (the client's own when ""), again as WithRetries says.
 func (c *Client) call(ctx context.Context, fn, v string, args any, out any) error {
+	return c.send(ctx, fn, v, args, out, false)
+}
+
+// callReadOnly calls fn, a function declared to change nothing, as a conditional read
+// (reads.go).
+func (c *Client) callReadOnly(ctx context.Context, fn, v string, args any, out any) error {
+	return c.send(ctx, fn, v, args, out, c.reads != nil)
+}
+
+// send calls fn, as a conditional GET when get is set and the arguments fit in a URL.
+func (c *Client) send(ctx context.Context, fn, v string, args any, out any, get bool) error {
 	body, err := encodeArgs(args)
 	if err != nil {
 		return err
 	}
-	key := idempotencyKeyOf(ctx)
-	if key == "" && c.o.retries > 0 {
+	var key, u string
+	if q, ok := readQuery(body); get && ok {
+		u = c.at(v) + "/" + url.PathEscape(fn)
+		if q != "" {
+			u += "?" + q
+		}
+	} else if key = idempotencyKeyOf(ctx); key == "" && c.o.retries > 0 {
 		key = newIdempotencyKey()
 	}
 	for attempt := 0; ; attempt++ {
-		again, err := c.callOnce(ctx, fn, v, body, key, out)
+		again, err := c.callOnce(ctx, fn, v, body, key, u, out)
 		if again.after < 0 || attempt >= c.o.retries || ctx.Err() != nil {
 			return err
 		}
@@ -94,9 +129,19 @@ func (c *Client) call(ctx context.Context, fn, v string, args any, out any) erro
 	}
 }
 
-// callOnce makes one attempt of a call; again says whether the attempt may be retried.
-func (c *Client) callOnce(ctx context.Context, fn, v string, body []byte, key string, out any) (retry, error) {
-	res, err := c.post(ctx, c.at(v), url.PathEscape(fn), body, "application/json", key)
+// callOnce makes one attempt of a call: a POST, or a conditional GET of getURL when it is
+// not empty; again says whether the attempt may be retried.
+func (c *Client) callOnce(ctx context.Context, fn, v string, body []byte, key, getURL string, out any) (retry, error) {
+	var res *http.Response
+	var err error
+	var etag string
+	var keptBody []byte
+	if getURL != "" {
+		etag, keptBody = c.reads.get(getURL)
+		res, err = c.get(ctx, getURL, etag)
+	} else {
+		res, err = c.post(ctx, c.at(v), url.PathEscape(fn), body, "application/json", key)
+	}
 	if err != nil {
 		return retryOnError(ctx), err
 	}
@@ -104,6 +149,14 @@ func (c *Client) callOnce(ctx context.Context, fn, v string, body []byte, key st
 	b, err := io.ReadAll(io.LimitReader(res.Body, c.o.maxMsg))
 	if err != nil {
 		return retryOnError(ctx), fmt.Errorf("client: reading the answer: %w", err)
+	}
+	if getURL != "" {
+		switch {
+		case res.StatusCode == http.StatusNotModified && etag != "":
+			b = keptBody // unchanged: the copy kept
+		case res.StatusCode == http.StatusOK:
+			c.reads.put(getURL, res.Header.Get("ETag"), b)
+		}
 	}
 	if err := decodeAnswer(b, out); err != nil {
 		if errors.Is(err, errNotJSON) {

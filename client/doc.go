@@ -36,6 +36,10 @@
 // WSConn offers permessage-deflate without context takeover, so that the server may compress
 // its long messages; it sends its own uncompressed.
 //
+// Conditional reads: a typed Call of a function declared decl.ReadOnly goes over HTTPS as a
+// GET with the ETag of its last answer; a 304 is answered from the copy kept (WithReadCache,
+// reads.go's doc).
+//
 // Retries: WithRetries(n) sends a Call again when it got no answer, each attempt with the same
 // Idempotency-Key, so that a function that changes things runs once (see retry.go's doc).
 //

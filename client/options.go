@@ -21,10 +21,11 @@ type options struct {
 	maxMsg    int64
 	declared  bool
 	retries   int
+	reads     int // WithReadCache
 }
 
 func newOptions(opts []Option) options {
-	o := options{cookie: decl.DefaultSessionCookie, keyHeader: decl.DefaultKeyHeader, maxMsg: 64 << 20}
+	o := options{cookie: decl.DefaultSessionCookie, keyHeader: decl.DefaultKeyHeader, maxMsg: 64 << 20, reads: defaultReadCache}
 	for _, f := range opts {
 		f(&o)
 	}

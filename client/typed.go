@@ -13,6 +13,7 @@ import (
 // (WebSocket). Its methods are the package's own; use Call and Stream.
 type Caller interface {
 	call(ctx context.Context, fn, version string, args any, out any) error
+	callReadOnly(ctx context.Context, fn, version string, args any, out any) error // of a decl.ReadOnly function
 	stream(ctx context.Context, fn, version string, args any) iter.Seq2[json.RawMessage, error]
 	options() *options
 }
@@ -32,7 +33,12 @@ var (
 // version d appeared in when c was made WithDeclaredVersions.
 func Call[In, Out any](ctx context.Context, c Caller, d decl.Function[In, Out], in In) (Out, error) {
 	var out Out
-	err := c.call(ctx, d.Name(), pinned(c, d.SinceText()), in, &out)
+	var err error
+	if d.ReadOnly() {
+		err = c.callReadOnly(ctx, d.Name(), pinned(c, d.SinceText()), in, &out)
+	} else {
+		err = c.call(ctx, d.Name(), pinned(c, d.SinceText()), in, &out)
+	}
 	return out, err
 }
 

@@ -248,6 +248,11 @@ func (c *WSConn) Call(ctx context.Context, fn string, args any, out any) error {
 
 // call calls fn at version v: on this connection when v is "" or the connection's version,
 // else on the connection to v.
+// callReadOnly is call: a WebSocket has no conditional reads.
+func (c *WSConn) callReadOnly(ctx context.Context, fn, v string, args any, out any) error {
+	return c.call(ctx, fn, v, args, out)
+}
+
 func (c *WSConn) call(ctx context.Context, fn, v string, args any, out any) error {
 	if v != "" && v != c.versions.own {
 		conn, err := c.versions.at(ctx, v)

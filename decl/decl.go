@@ -41,6 +41,7 @@ type spec struct {
 	role        string
 	errors      []*apierr.Declaration
 	description string
+	readOnly    bool
 }
 
 // With returns a copy of f with opts applied after its own: for an application that serves a
@@ -111,3 +112,6 @@ func (s spec) Errors() []*apierr.Declaration { return slices.Clone(s.errors) }
 
 // Description returns what Describe said of the function, or "".
 func (s spec) Description() string { return s.description }
+
+// ReadOnly reports whether the function is declared to change nothing (ReadOnly).
+func (s spec) ReadOnly() bool { return s.readOnly }

@@ -119,6 +119,14 @@ func Errors(decls ...*apierr.Declaration) Option {
 	}
 }
 
+// ReadOnly declares that the function changes nothing: the server answers its GETs with an
+// ETag and 304 to a current If-None-Match (registry.ReadOnly), and the Go client's typed Call
+// sends it as a conditional GET, answered from the client's copy while unchanged
+// (client.WithReadCache). Default: off, a function that may change things.
+func ReadOnly() Option {
+	return func(s *spec) error { s.readOnly = true; return nil }
+}
+
 // Describe sets the function's description, as doc shows it. Default: the Go doc comment of its
 // implementation, when the registry has the Comments option; else none.
 func Describe(text string) Option {

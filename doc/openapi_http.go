@@ -25,7 +25,7 @@ func httpSemantics(op *oaOperation, f *registry.Func, post bool) {
 			Description: "ETags of answers the client holds (or *): when one is the answer's, the call answers 304 without a body.",
 			Schema:      str,
 		})
-		etag := map[string]oaHeader{"ETag": {Description: "A strong tag of the answer's body: a SHA-256 of the message, -gzip appended for the gzipped representation.", Schema: str}}
+		etag := map[string]oaHeader{"ETag": {Description: "A strong tag of the answer's body: a 128-bit hash of the message, -gzip appended for the gzipped representation.", Schema: str}}
 		res.Headers = etag
 		op.Responses[strconv.Itoa(http.StatusNotModified)] = oaResponse{
 			Description: "Not Modified: If-None-Match holds the tag of the answer. No body.",

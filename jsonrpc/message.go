@@ -98,14 +98,23 @@ func parseError() *Error { return NewError(CodeParseError, "parse error: the bod
 // on error the returned request holds the id when it could be read. A text that is not JSON
 // is CodeParseError.
 func parseOne(b []byte) (Request, *Error) {
-	m := make(map[string]json.RawMessage, 4)
-	if !jsonobject.Read(b, m, false) {
+	var buf [8]jsonobject.Member
+	m, ok := jsonobject.ReadMembers(b, buf[:0])
+	if !ok {
 		if !json.Valid(b) {
 			return Request{}, parseError()
 		}
 		return Request{ID: null}, NewError(CodeInvalidRequest, "invalid request: not a JSON object")
 	}
-	r := Request{ID: m["id"], Params: m["params"]}
+	return RequestOf(m.Get("jsonrpc"), m.Get("id"), m.Get("method"), m.Get("params"))
+}
+
+// RequestOf returns the request whose members jsonrpc, id, method and params are these, as
+// read from a JSON object (nil when absent), or why it is not a valid one, with its id when
+// that could be read: for a caller that read the object itself (MCP reads params in the same
+// pass).
+func RequestOf(version, id, method, params json.RawMessage) (Request, *Error) {
+	r := Request{ID: id, Params: params}
 	invalid := func(msg string) (Request, *Error) {
 		if r.ID == nil {
 			r.ID = null
@@ -116,17 +125,17 @@ func parseOne(b []byte) (Request, *Error) {
 		r.ID = null
 		return invalid("id must be a string, a number or null")
 	}
-	if string(m["jsonrpc"]) != `"2.0"` {
+	if string(version) != `"2.0"` {
 		return invalid(`"jsonrpc" must be "2.0"`)
 	}
-	method, ok := String(m["method"])
-	if !ok || method == "" {
+	name, ok := String(method)
+	if !ok || name == "" {
 		return invalid("method must be a non-empty string")
 	}
 	if p := r.Params; len(p) > 0 && p[0] != '{' && p[0] != '[' {
 		return invalid("params must be an object or an array")
 	}
-	r.Method = method
+	r.Method = name
 	r.JSONRPC = Version
 	return r, nil
 }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -28,8 +29,10 @@ type answer struct {
 }
 
 func newAnswer(w http.ResponseWriter, r *http.Request) *answer {
-	return &answer{w: w, canStream: strings.Contains(r.Header.Get("Accept"), stream.SSE)}
+	return &answer{w: w, canStream: canStream(r)}
 }
+
+func canStream(r *http.Request) bool { return strings.Contains(r.Header.Get("Accept"), stream.SSE) }
 
 // notify sends a notification on the answer's stream; it reports false when it cannot (the
 // client does not accept streams, or the response was sent).
@@ -62,7 +65,7 @@ func (a *answer) request(id json.RawMessage, method string, params any) bool {
 }
 
 // reply sends the response, which ends the answer.
-func (a *answer) reply(resp any) {
+func (a *answer) reply(resp jsonrpc.Response) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.done {
@@ -73,7 +76,33 @@ func (a *answer) reply(resp any) {
 		a.event(resp)
 		return
 	}
-	jsonrpc.Write(a.w, resp)
+	buf := getBuf()
+	defer putBuf(buf)
+	b, err := resp.AppendJSON(buf.AvailableBuffer())
+	if err != nil {
+		b, _ = withID(&jsonrpc.Request{ID: resp.ID}, jsonrpc.NewError(jsonrpc.CodeInternalError, "internal error")).AppendJSON(b[:0])
+	}
+	buf.Write(b) // keeps what b grew to for the next answer: in place once it fits
+	a.w.Header()["Content-Type"] = jsonType
+	a.w.WriteHeader(http.StatusOK)
+	_, _ = a.w.Write(buf.Bytes())
+}
+
+var jsonType = []string{"application/json"}
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// getBuf returns an empty buffer of the pool, for an answer written before the call returns.
+func getBuf() *bytes.Buffer {
+	b := bufPool.Get().(*bytes.Buffer)
+	b.Reset()
+	return b
+}
+
+func putBuf(b *bytes.Buffer) {
+	if b.Cap() <= 64<<10 { // let big buffers go, so the pool does not pin memory
+		bufPool.Put(b)
+	}
 }
 
 // status sends the response with an HTTP status other than 200, unless the answer is a

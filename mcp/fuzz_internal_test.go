@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/fnapi/fnapi/internal/jsonobject"
 	"github.com/fnapi/fnapi/jsonrpc"
 )
 
@@ -87,13 +88,18 @@ func FuzzStatelessSession(f *testing.F) {
 	f.Add("tools/list", `{"_meta":[]}`, "2099-01-01", "")
 	f.Add("tools/list", `{"_meta":{"io.modelcontextprotocol/protocolVersion":7}}`, "", "")
 	f.Fuzz(func(t *testing.T, method, params, version, name string) {
-		req := &jsonrpc.Request{JSONRPC: jsonrpc.Version, ID: json.RawMessage("7"), Method: method, Params: json.RawMessage(params)}
+		// The params as post reads them: in the same pass as the envelope, which is valid.
+		levels, ok := jsonobject.ReadPath([]byte(`{"params":`+params+`}`), [3]jsonobject.Members{}, [2]string{"params", "_meta"})
+		if !ok {
+			return
+		}
+		req := &jsonrpc.Request{JSONRPC: jsonrpc.Version, ID: json.RawMessage("7"), Method: method, Params: levels[0].Get("params")}
 		r := httptest.NewRequest("POST", "/mcp", nil)
 		r.Header.Set(headerProtocol, version)
 		r.Header.Set(headerMethod, method)
 		r.Header.Set(headerName, name)
 		w := httptest.NewRecorder()
-		sess := statelessSession(w, r, req)
+		sess := statelessSession(w, r, req, levels[1], levels[2])
 		if sess != nil {
 			if w.Code != 200 || w.Body.Len() > 0 || !sess.stateless || sess.protocol != StatelessProtocol {
 				t.Fatalf("a session, and an answer %d %s", w.Code, w.Body)

@@ -185,7 +185,8 @@ var askingMethods = map[string]bool{"tools/call": true, "prompts/get": true, "re
 // the earlier rounds, signed for its caller (owner returns its token digest, computed only
 // for a requestState) and target (method and name), and of this one.
 func (s *Server) inputsOf(sess *session, owner func() [32]byte) (*inputs, *jsonrpc.Error) {
-	in := &inputs{caps: sess.caps}
+	in := &sess.own.inputs // a stateless request's session is its own
+	in.caps = sess.caps
 	invalid := func(msg string) (*inputs, *jsonrpc.Error) {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid params: "+msg)
 	}

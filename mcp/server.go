@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/internal/jsonobject"
 	"github.com/fnapi/fnapi/jsonrpc"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
@@ -100,10 +101,24 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 		httpError(w, e.Status(), jsonrpc.FromAPI(e))
 		return
 	}
-	reqs, errs, batch, perr := jsonrpc.Parse(body, 1)
+	// One pass reads the envelope, its params and their _meta (see statelessSession).
+	var members [20]jsonobject.Member
+	levels, ok := jsonobject.ReadPath(body, [3]jsonobject.Members{members[:0:6], members[6:6:14], members[14:14]}, [2]string{"params", "_meta"})
+	var one jsonrpc.Request
+	var ierr, perr *jsonrpc.Error // the request's error; the body's
+	var batch bool
+	if ok {
+		env := levels[0]
+		one, ierr = jsonrpc.RequestOf(env.Get("jsonrpc"), env.Get("id"), env.Get("method"), env.Get("params"))
+	} else { // not an object: Parse says why
+		reqs, errs, b, e := jsonrpc.Parse(body, 1)
+		if batch, perr = b, e; perr == nil && !batch {
+			one, ierr = reqs[0], errs[0]
+		}
+	}
 	var req *jsonrpc.Request
-	if perr == nil && !batch && errs[0] == nil {
-		req = &reqs[0]
+	if perr == nil && !batch && ierr == nil {
+		req = &one
 	}
 	// Every request counts against the caller's rate limit once: by its function's call, or
 	// here, before any work, when it calls none.
@@ -114,7 +129,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 			return
 		}
 	}
-	if perr == nil && !batch && errs[0] != nil && isResponse(body) { // the answer to a request of the server (see Request)
+	if perr == nil && !batch && ierr != nil && isResponse(body) { // the answer to a request of the server (see Request)
 		if sess := s.sessionOf(w, r, x); sess != nil {
 			sess.answered(body)
 			w.WriteHeader(http.StatusAccepted)
@@ -128,8 +143,8 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 	case batch:
 		httpError(w, http.StatusBadRequest, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "invalid request: MCP has no batches"))
 		return
-	case errs[0] != nil:
-		httpError(w, http.StatusBadRequest, errs[0])
+	case ierr != nil:
+		httpError(w, http.StatusBadRequest, ierr)
 		return
 	}
 	stateless := isStateless(r, req)
@@ -143,7 +158,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 	}
 	var sess *session
 	if stateless {
-		if sess = statelessSession(w, r, req); sess != nil && bytes.Contains(sess.caps, []byte(TasksExtension)) {
+		if sess = statelessSession(w, r, req, levels[1], levels[2]); sess != nil && bytes.Contains(sess.caps, []byte(TasksExtension)) {
 			sess.caller = callerOf(probe, r, x) // whom its tasks count against
 		}
 		if sess != nil && req.Method == "tools/call" && !s.checkParamHeaders(w, r, x, req, sess.name) {
@@ -163,7 +178,13 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	a := newAnswer(w, r)
+	var a *answer
+	if stateless {
+		a = &sess.own.answer
+		a.w, a.canStream = w, canStream(r)
+	} else {
+		a = newAnswer(w, r)
+	}
 	var res any
 	var rerr *jsonrpc.Error
 	if stateless {
@@ -171,6 +192,9 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 	}
 	if rerr == nil {
 		res, rerr = s.dispatch(r.Context(), x, sess, a, req)
+	}
+	if buf, ok := res.(*bytes.Buffer); ok { // a tool's result (see toolResult)
+		defer putBuf(buf)
 	}
 	if a.input != nil && askingMethods[req.Method] && len(a.input.required()) > 0 {
 		res, rerr = s.inputRequired(a.input, x.TokenDigest(), sess.target()), nil
@@ -183,8 +207,13 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 	}
 	resp := jsonrpc.Response{JSONRPC: jsonrpc.Version, ID: req.ID, Error: rerr}
 	if rerr == nil {
-		b, ok := res.(json.RawMessage)
-		if !ok {
+		var b json.RawMessage
+		switch t := res.(type) {
+		case json.RawMessage:
+			b = t
+		case *bytes.Buffer:
+			b = t.Bytes()
+		default:
 			var err error
 			if b, err = jsonrpc.Marshal(res); err != nil {
 				resp.Error = jsonrpc.NewError(jsonrpc.CodeInternalError, "internal error")

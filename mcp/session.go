@@ -28,6 +28,12 @@ type session struct {
 	method, name                       string
 	params, meta                       jsonobject.Members    // the request's params and _meta, read once
 	members                            [10]jsonobject.Member // where params and meta are kept
+	// its answer, inputs and call state, allocated with it (see post, inputsOf, callTool)
+	own struct {
+		answer answer
+		inputs inputs
+		state  callState
+	}
 
 	mu    sync.Mutex
 	last  time.Time

@@ -59,26 +59,16 @@ func isStateless(r *http.Request, req *jsonrpc.Request) bool {
 
 // statelessSession checks a stateless request (its version in header and _meta, the
 // Mcp-Method and Mcp-Name headers against its body) and returns the session of this request
-// alone, held nowhere; or answers why not (HTTP 400) and returns nil.
-func statelessSession(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) *session {
+// alone, held nowhere; or answers why not (HTTP 400) and returns nil. params and meta are
+// the members of the request's params and their _meta, read with the envelope (post).
+func statelessSession(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request, params, meta jsonobject.Members) *session {
 	fail := func(code int, msg string, data any) *session {
 		e := jsonrpc.NewError(code, msg)
 		e.Data = data
 		httpError(w, http.StatusBadRequest, withID(req, e))
 		return nil
 	}
-	// One pass over params and one over _meta, decoding only the strings compared, into the
-	// session's own array: no map.
-	sess := &session{stateless: true}
-	var params, meta jsonobject.Members
-	ok := true
-	if len(req.Params) > 0 {
-		params, ok = jsonobject.ReadMembers(req.Params, sess.members[:0])
-	}
-	if m := params.Get("_meta"); ok && m != nil {
-		meta, ok = jsonobject.ReadMembers(m, params[len(params):])
-	}
-	if !ok {
+	if m := params.Get("_meta"); len(req.Params) > 0 && req.Params[0] != '{' || m != nil && m[0] != '{' {
 		return fail(jsonrpc.CodeInvalidParams, "invalid params: params and _meta must be objects", nil)
 	}
 	header := strings.TrimSpace(r.Header.Get(headerProtocol))
@@ -119,7 +109,11 @@ func statelessSession(w http.ResponseWriter, r *http.Request, req *jsonrpc.Reque
 	if l, ok := jsonrpc.String(meta.Get(metaLogLevel)); ok && levelOf(l) >= 0 {
 		level = levelOf(l)
 	}
-	sess.protocol, sess.level, sess.params, sess.meta = header, level, params, meta
+	// Kept in the session's own array (callTool reads them): no map.
+	sess := &session{stateless: true}
+	sess.params = append(sess.members[:0], params...)
+	sess.meta = append(sess.params[len(sess.params):len(sess.params)], meta...)
+	sess.protocol, sess.level = header, level
 	sess.caps, sess.requestState, sess.inputResponses = meta.Get(metaCaps), params.Get("requestState"), params.Get("inputResponses")
 	sess.method, sess.name = req.Method, name
 	return sess

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"slices"
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/internal/calllink"
@@ -212,7 +213,13 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 	if err != nil {
 		return toolError(err), nil
 	}
-	st := &callState{a: a, s: sess, progress: p.Progress}
+	var st *callState
+	if sess.stateless && !a.task { // one call per session, which is the request's own
+		st = &sess.own.state
+	} else {
+		st = new(callState)
+	}
+	*st = callState{a: a, s: sess, progress: p.Progress}
 	ctx = withState(ctx, st)
 	var acc streamlink.State
 	if f.Streaming && st.progress != nil {
@@ -234,21 +241,26 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 	if acc != nil {
 		v = acc.Result()
 	}
-	return toolResult(s.toolOf(f), v, sess.stateless && !a.task)
+	return toolResult(s.toolOf(f), v, sess.stateless && !a.task, !a.task)
 }
 
-// toolResult is the tools/call result of a function's value, encoded: the value as text
+// toolResult is the tools/call result of a function's value, encoded once: the value as text
 // content, and as structured content when it is an object or wrapped; complete marks it as a
-// stateless request's answer (see complete), which it saves copying it.
-func toolResult(info *toolInfo, v any, complete bool) (any, *jsonrpc.Error) {
+// stateless request's answer (see complete), which it saves copying it. pooled writes it to a
+// buffer of the pool, which post writes and returns; a task, which keeps its result, gets a
+// json.RawMessage of its own.
+func toolResult(info *toolInfo, v any, complete, pooled bool) (any, *jsonrpc.Error) {
 	if cs, ok := v.([]Content); ok && info.content {
 		return map[string]any{"content": cs}, nil
 	}
-	b, err := jsonrpc.Marshal(v)
-	if err != nil {
+	buf := getBuf()
+	defer putBuf(buf)
+	if err := jsonobject.Encode(buf, v); err != nil {
 		return toolError(apierr.New(apierr.Internal)), nil
 	}
-	out := make([]byte, 0, 2*len(b)+104)
+	b := buf.Bytes()
+	res := getBuf()
+	out := slices.Grow(res.AvailableBuffer(), 2*len(b)+104)
 	if complete {
 		out = append(out, `{"resultType":"complete","content":[{"type":"text","text":`...)
 	} else {
@@ -266,7 +278,13 @@ func toolResult(info *toolInfo, v any, complete bool) (any, *jsonrpc.Error) {
 		out = append(out, `,"structuredContent":`...)
 		out = append(out, b...)
 	}
-	return json.RawMessage(append(out, '}')), nil
+	out = append(out, '}')
+	if !pooled {
+		putBuf(res)
+		return json.RawMessage(out), nil
+	}
+	res.Write(out) // in place once the buffer has grown
+	return res, nil
 }
 
 // toolError is the tools/call result of a function's error: isError, and the error message.

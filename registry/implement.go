@@ -71,6 +71,7 @@ type declaration interface {
 	Role() string
 	Errors() []*apierr.Declaration
 	Description() string
+	ReadOnly() bool
 }
 
 func (r *Registry) implement(d declaration, fn any, opts []Option) error {
@@ -90,6 +91,7 @@ func (r *Registry) implement(d declaration, fn any, opts []Option) error {
 		if s := d.Description(); s != "" {
 			f.Description = s
 		}
+		f.ReadOnly = f.ReadOnly || d.ReadOnly()
 		return nil
 	}
 	return r.Register(d.Name(), fn, append([]Option{declared}, opts...)...)

@@ -119,7 +119,7 @@ func MaxBody(n int64) Option {
 // Default: every function that needs a token may change something, and a call whose only
 // token is the session cookie must come from the server's own origin (see package auth),
 // against request forgery from sibling sites; such a function takes an Idempotency-Key
-// instead.
+// instead. A declaration says it with decl.ReadOnly, which typed Go clients read too.
 func ReadOnly() Option {
 	return func(f *Func) error { f.ReadOnly = true; return nil }
 }

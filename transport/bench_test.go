@@ -108,7 +108,7 @@ type listItem struct {
 
 // BenchmarkReadOnlyGET is a GET of a function that changes nothing, answering a list of 1 item
 // (a 112-byte message) and of 32 (2.8 KB): "tagged" is it declared registry.ReadOnly (its
-// answer carries an ETag, the SHA-256 of the message), "untagged" the same function without
+// answer carries an ETag, a hash of the message), "untagged" the same function without
 // it; "not-modified" a GET whose If-None-Match holds the tag (answered 304). The difference of
 // tagged and untagged is the ETag's cost.
 func BenchmarkReadOnlyGET(b *testing.B) {

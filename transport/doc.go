@@ -52,7 +52,7 @@
 //
 // # Conditional reads and idempotent writes
 //
-// A GET of a function declared registry.ReadOnly answers a strong ETag (a SHA-256 of the
+// A GET of a function declared registry.ReadOnly answers a strong ETag (a 128-bit hash of the
 // message; "-gzip" appended for the gzipped representation) and Cache-Control: no-cache; one
 // whose If-None-Match holds the tag answers 304 Not Modified without a body (etag.go). A call
 // of a function that changes things with an Idempotency-Key runs once per caller and key for

@@ -1,8 +1,8 @@
 package transport
 
 import (
-	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"net/http"
 	"strings"
 
@@ -11,12 +11,16 @@ import (
 )
 
 // Conditional reads. The answer to a GET of a read-only function (registry.ReadOnly) carries a
-// strong ETag, computed from the answer's body: the first 128 bits of the SHA-256 of the exact
-// message sent before compression, base64url, in quotes. A gzipped answer is another
-// representation (RFC 9110 §8.8.3), so its tag is the same with "-gzip" appended inside the
-// quotes, and both say Vary: Accept-Encoding. SHA-256 costs little (1.5 GB/s with the SHA
-// extensions of current x86 and ARM CPUs, BENCHMARKS.md), is the same on every node and in
-// every release, and no one can make two answers share a tag.
+// strong ETag, computed from the answer's body: a 128-bit hash of the exact message sent
+// before compression (hash128: XXH64 and a second 64 bits of the same pass), base64url, in
+// quotes. A gzipped answer is another representation (RFC 9110 §8.8.3), so its tag is the
+// same with "-gzip" appended inside the quotes, and both say Vary: Accept-Encoding. The hash
+// is fixed, so every node and every release tags the same bytes alike, and fast (a few GB/s in
+// plain Go, a quarter of SHA-256's time: BENCHMARKS.md). It is not cryptographic: two answers
+// of one URL share a tag by chance once in 2^128, and one who writes part of an answer might
+// craft two versions that do; which keeps readers on the version they had of what that writer
+// wrote, nothing more (the other parts of the answer change its tag). A few lines of the
+// standard library's math/bits rather than a module: XXH64 is specified and short.
 //
 // A request whose If-None-Match lists the tag of the answer it would get (weak comparison,
 // RFC 9110 §13.1.2: W/ is ignored), or is *, answers 304 Not Modified without a body, with the
@@ -40,10 +44,13 @@ var (
 
 // etag returns the strong entity tag of the message body, gzipped or not.
 func etag(body []byte, gzipped bool) string {
-	sum := sha256.Sum256(body)
+	var sum [16]byte
+	h1, h2 := hash128(body)
+	binary.BigEndian.PutUint64(sum[:], h1)
+	binary.BigEndian.PutUint64(sum[8:], h2)
 	var b [1 + 22 + 5 + 1]byte
 	b[0] = '"'
-	base64.RawURLEncoding.Encode(b[1:23], sum[:16])
+	base64.RawURLEncoding.Encode(b[1:23], sum[:])
 	n := 23
 	if gzipped {
 		n += copy(b[n:], "-gzip")

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"slices"
 	"sync"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/internal/jsonobject"
 )
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -27,24 +27,10 @@ func putBuf(b *bytes.Buffer) {
 // appendResult appends the message {"type":"result","result":v} to b.
 func appendResult(b *bytes.Buffer, v any) error {
 	b.WriteString(`{"type":"result","result":`)
-	if err := encode(b, v); err != nil {
+	if err := jsonobject.Encode(b, v); err != nil {
 		return err
 	}
 	b.WriteByte('}')
-	return nil
-}
-
-// encode appends v as JSON to b, without the trailing newline of json.Encoder.
-func encode(b *bytes.Buffer, v any) error {
-	if m, ok := v.(map[string]json.RawMessage); ok {
-		return encodeRawMap(b, m)
-	}
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	b.Truncate(b.Len() - 1)
 	return nil
 }
 
@@ -108,48 +94,4 @@ func writeAnswer(w http.ResponseWriter, a *IdempotentAnswer, compressMin int) {
 		w.Header().Set("Retry-After", a.RetryAfter)
 	}
 	writeMessage(w, a.Status, a.Body, a.Status == http.StatusOK && compressMin > 0 && len(a.Body) >= compressMin)
-}
-
-// encodeRawMap encodes a map of JSON values, as echo answers, without reflection: keys sorted
-// as encoding/json sorts them, values compacted.
-func encodeRawMap(b *bytes.Buffer, m map[string]json.RawMessage) error {
-	var small [16]string
-	keys := small[:0]
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	b.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		if err := encodeString(b, k); err != nil {
-			return err
-		}
-		b.WriteByte(':')
-		v := m[k]
-		if v == nil {
-			b.WriteString("null")
-			continue
-		}
-		if err := json.Compact(b, v); err != nil {
-			return err
-		}
-	}
-	b.WriteByte('}')
-	return nil
-}
-
-// encodeString appends s as a JSON string; plain ASCII is written as is.
-func encodeString(b *bytes.Buffer, s string) error {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			return encode(b, s)
-		}
-	}
-	b.WriteByte('"')
-	b.WriteString(s)
-	b.WriteByte('"')
-	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/internal/calllink"
+	"github.com/fnapi/fnapi/internal/jsonobject"
 	"github.com/fnapi/fnapi/registry"
 )
 
@@ -285,7 +286,7 @@ func appendID(b *bytes.Buffer, id string) {
 	b.WriteByte('{')
 	if id != "" {
 		b.WriteString(`"id":`)
-		_ = encode(b, id) // a string always encodes
+		_ = jsonobject.Encode(b, id) // a string always encodes
 		b.WriteByte(',')
 	}
 }
@@ -295,7 +296,7 @@ func appendChunk(b *bytes.Buffer, id string, chunk any) error {
 	n := b.Len()
 	appendID(b, id)
 	b.WriteString(`"type":"chunk","chunk":`)
-	if err := encode(b, chunk); err != nil {
+	if err := jsonobject.Encode(b, chunk); err != nil {
 		b.Truncate(n)
 		return err
 	}

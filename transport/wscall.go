@@ -5,6 +5,7 @@ import (
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/internal/calllink"
+	"github.com/fnapi/fnapi/internal/jsonobject"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport/internal/wsmessage"
 	"go.uber.org/zap"
@@ -65,7 +66,7 @@ func (wc *wsConn) run(ctx context.Context, c *registry.Call, run *wsRunning) {
 	default:
 		appendID(b, c.ID())
 		b.WriteString(`"type":"result","result":`)
-		if err := encode(b, res); err != nil {
+		if err := jsonobject.Encode(b, res); err != nil {
 			b.Reset()
 			appendError(b, c.ID(), apierr.New(apierr.Internal))
 			wc.h.cfg.Logger.Error("result does not encode as JSON", zap.String("function", c.Func.Name), zap.Error(err))

@@ -99,7 +99,9 @@ func TestCommandLineCaptureFile(t *testing.T) {
 	if err := c.Call(ctx, "collector-status", nil, &st); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := fmt.Sprint(st.Capture), fmt.Sprintf("{[%s] 1 12 1 1}", pcap); got != want {
+	// Two records: the conversation's (the transport's, the only one the query above reads)
+	// and its request's (FROM http).
+	if got, want := fmt.Sprint(st.Capture), fmt.Sprintf("{[%s] 1 12 2 2}", pcap); got != want {
 		t.Errorf("collector-status capture %s, want %s", got, want)
 	}
 	resp, err := http.Get(p.metrics)

@@ -1,5 +1,6 @@
 // Package jsonobject reads a JSON object into its members without decoding their values: the
-// one-pass scanner the HTTP binding reads bodies with, and MCP and JSON-RPC their messages.
+// one-pass scanner the HTTP binding reads bodies with, and MCP and JSON-RPC their messages;
+// and encodes the answers both write (Encode).
 package jsonobject
 
 import (

@@ -14,7 +14,8 @@ var objectSeeds = []string{
 	`{"records":[{"time":1700000000,"protocol":"tcp","client":{"ip":"10.0.0.1"}},{"x":[1,2,{}]}]}`,
 	`{"n":-0.5e+10,"m":0,"o":1E3,"p":-12.25,"t":true,"f":false,"z":null,"s":"a\"\\\/\b\f\n\r\t\u00e9"}`,
 	`{"a":1,"a":2}`, `{"\u0061":1}`, `{"caf\u00e9":1,"é":2}`, "{\"\xff\":1}", "{\"a\":\"\xff\xfe\"}",
-	`{"a":{"b":{"c":[[[]]]}}}`, `{"a":[{},{"b":[]}]}`,
+	`{"a":{"b":{"c":[[[]]]}}}`, `{"a":[{},{"b":[]}]}`, `{"a":{"b":{"c":1},"b":2},"a":{"b":{"d":[]}}}`,
+	`{"a":{"b":{"c":1}},"a":3}`, `{"a":{"\u0062":{"c":1,}}}`, `{"a":{"b":{}},"x":{"b":{"c":1}}}`,
 	``, ` `, `[]`, `1`, `"a"`, `null`, `{`, `}`, `{"a"}`, `{"a":}`, `{"a":1,}`, `{,"a":1}`,
 	`{"a":1}x`, `{"a":1} {}`, `{"a" 1}`, `{a:1}`, `{"a":01}`, `{"a":1.}`, `{"a":.5}`, `{"a":1e}`,
 	`{"a":-}`, `{"a":+1}`, `{"a":tru}`, `{"a":nul}`, `{"a":True}`, `{"a":"\x"}`, `{"a":"\u12"}`,
@@ -70,6 +71,7 @@ func checkRead(t *testing.T, s string) {
 	if ok && len(got) != len(uniqueNames(ms))+1-btoi(ms.Get("kept") != nil) {
 		t.Fatalf("ReadMembers(%q) read %d names, Read %d", s, len(uniqueNames(ms)), len(got))
 	}
+	checkPath(t, s, ok, ms)
 	want := map[string]json.RawMessage{"kept": json.RawMessage(`0`)}
 	err := json.Unmarshal([]byte(s), &want)
 	if err == nil && (len(s) == 0 || strings.TrimLeft(s, " \t\r\n")[0] != '{') {
@@ -84,6 +86,35 @@ func checkRead(t *testing.T, s string) {
 	}
 	if !maps.EqualFunc(got, want, rawEqual) {
 		t.Fatalf("Read(%q) read %q; encoding/json %q", s, got, want)
+	}
+}
+
+// checkPath checks ReadPath along a, b against Read and ReadMembers, level by level: the same
+// answer as Read, the members ReadMembers reads, and at each level the members of the
+// object the level above holds (none when it holds no object).
+func checkPath(t *testing.T, s string, ok bool, ms Members) {
+	t.Helper()
+	var bufs [3][2]Member
+	levels, got := ReadPath([]byte(s), [3]Members{bufs[0][:0], bufs[1][:0], bufs[2][:0]}, [2]string{"a", "b"})
+	if got != ok {
+		t.Fatalf("ReadPath(%q) = %v, Read %v", s, got, ok)
+	}
+	if !ok {
+		return
+	}
+	want := ms
+	for k, level := range levels {
+		if len(level) != len(want) {
+			t.Fatalf("ReadPath(%q) level %d read %q, want %q", s, k, level, want)
+		}
+		for i := range want {
+			if level[i].Name != want[i].Name || !rawEqual(level[i].Value, want[i].Value) {
+				t.Fatalf("ReadPath(%q) level %d read %q, want %q", s, k, level, want)
+			}
+		}
+		if k < 2 {
+			want, _ = ReadMembers(want.Get([]string{"a", "b"}[k]), nil)
+		}
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 // last minute). Any valid token may call it, of every role (read-only included, as the service
 // registers it): the figures tell whether routers export, and nothing of the records themselves.
 var CollectorStatus = decl.Func[decl.None, CollectorStatusResult]("collector-status",
-	decl.Since("1.2"), decl.Requires(decl.Token),
+	decl.Since("1.2"), decl.Requires(decl.Token), decl.ReadOnly(),
 	decl.Describe("Answers the flow collector's status: the sockets it listens on, and per exporter (a device that sends NetFlow, IPFIX or sFlow) "+
 		"the protocols seen, first and last datagram, datagrams, flows, flows per second over the last minute, decode errors, drops and templates; "+
 		"then the totals. Without -netflow and -sflow it answers enabled false and no exporters."))

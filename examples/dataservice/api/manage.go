@@ -20,9 +20,9 @@ var LimitReached = apierr.Declare("LIMIT-REACHED", http.StatusConflict,
 // The dashboard, widget and configuration functions. get-config and set-config describe the
 // configuration keys in doc (the server knows them); see the service's docs/api.md.
 var (
-	ListDashboards = decl.Func[decl.None, []DashboardSummary]("list-dashboards",
+	ListDashboards = decl.Func[decl.None, []DashboardSummary]("list-dashboards", decl.ReadOnly(),
 		decl.Describe("Lists every dashboard, oldest first, without its widgets."))
-	GetDashboard = decl.Func[IDArgs, Dashboard]("get-dashboard",
+	GetDashboard = decl.Func[IDArgs, Dashboard]("get-dashboard", decl.ReadOnly(),
 		decl.Describe("Answers a dashboard with its widgets."))
 	CreateDashboard = decl.Func[CreateDashboardArgs, Dashboard]("create-dashboard", decl.Errors(LimitReached),
 		decl.Describe("Creates a dashboard, without widgets, and answers it."))

@@ -24,6 +24,14 @@
 // an incident of IncidentLasts: the orders database slows down and the Lyon link drops
 // packets.
 //
+// Beside each conversation's transport records come the records of the application layers a
+// probe decodes (layers.go): one per HTTP request to the servers spoken to in clear (host,
+// path, status, response and transfer times; the intranet's orders path waits for the
+// database, slower and failing more in the incident), one per DNS query (wpad never found, a
+// broken delegation failing, queries lost on the Lyon link) and one per TLS handshake (1.3
+// mostly; the partner's API and two internal servers on 1.2 with their certificates, the
+// partner's expiring within days).
+//
 // Run backfills the last 24 hours (about 300,000 records with the default Rate) and then
 // writes the new records every few seconds until its context is cancelled. It writes through
 // a Writer, so it does not depend on the store. Generator alone gives deterministic records

@@ -43,6 +43,8 @@ type flow struct {
 	// rng draws its measures, slice after slice: a flow's own, so that its records do not
 	// depend on how often Until is called.
 	rng *rand.Rand
+	// lrng draws its layer records (layers.go).
+	lrng *rand.Rand
 }
 
 // New returns a generator whose traffic starts at start; only Seed, Rate, Location, Incident
@@ -108,8 +110,10 @@ func (f *flow) emit(out []records.Record, until float64, incident int64) []recor
 		}
 		r.Client.Packets = max(r.Client.Packets, min(r.Client.Bytes, 1))
 		r.Server.Packets = max(r.Server.Packets, min(r.Server.Bytes, 1))
-		f.measure(&r, start, next, during(incident, r.Time))
+		in := during(incident, r.Time)
+		f.measure(&r, start, next, in)
 		out = append(out, r)
+		out = f.layers(out, &r, start, in)
 	}
 	return out
 }
@@ -190,7 +194,7 @@ func (g *Generator) conversation(kind clientKind, start float64) flow {
 		r.ServerName, r.Exporter, r.InIf, r.OutIf = "", netip.Addr{}, 0, 0
 	}
 	return flow{plain: g.plain, rec: r, conv: conv, start: start, end: start + conv.seconds, cursor: start, site: c.site, perf: s.perf,
-		rng: rand.New(rand.NewPCG(seed, seed^0x6a09e667f3bcc908))}
+		rng: rand.New(rand.NewPCG(seed, seed^0x6a09e667f3bcc908)), lrng: layersRand(seed)}
 }
 
 // pick draws one element of xs with probability proportional to weight; at least one weight

@@ -93,7 +93,9 @@ func TestGeneratorStepIndependent(t *testing.T) {
 			return cmp.Or(cmp.Compare(a.Time, b.Time), a.Client.IP.Compare(b.Client.IP),
 				cmp.Compare(a.Client.Port, b.Client.Port), a.Server.IP.Compare(b.Server.IP),
 				cmp.Compare(a.Server.Port, b.Server.Port), cmp.Compare(a.Protocol, b.Protocol),
-				cmp.Compare(a.Client.Bytes, b.Client.Bytes), cmp.Compare(a.Server.Bytes, b.Server.Bytes))
+				cmp.Compare(a.Client.Bytes, b.Client.Bytes), cmp.Compare(a.Server.Bytes, b.Server.Bytes),
+				cmp.Compare(a.Layer, b.Layer), cmp.Compare(a.SRT.Sum, b.SRT.Sum), cmp.Compare(a.DTT.Sum, b.DTT.Sum),
+				cmp.Compare(a.CT.Sum, b.CT.Sum))
 		})
 		return rs
 	}

@@ -1,7 +1,9 @@
 // api.js: the service's API as the page uses it.
 //
 // Calls go over HTTP: POST /api/<function> with a JSON body. The session token travels in the
-// HttpOnly Svc-Session cookie the server set at login; this code never sees it.
+// HttpOnly Svc-Session cookie the server set at login; this code never sees it. The polls of
+// functions that change nothing (read) are GETs with the ETag of their last answer: the server
+// answers 304 without a body while it is the same, and the page uses the answer it kept.
 //
 // Live queries (stream calls with follow: true) go over the WebSocket at /api/ws, or over HTTP
 // streaming (NDJSON from /api/stream/<function>). The switch is the `live` option:
@@ -16,6 +18,9 @@ export const AUTH_NEEDED = 'API-AUTHENTICATION-NEEDED';
 const RETRY_MIN = 500;
 const RETRY_MAX = 3000;
 const SILENCE = 30000;
+
+// The answers read keeps, for If-None-Match: the last KEPT reads (by URL) of the session.
+const KEPT = 32;
 
 // transient tells whether an error only interrupted a call, which may then be made again: the
 // service was unreachable, shutting down or draining (CANCELLED), busy or behind a proxy that
@@ -95,6 +100,7 @@ export class API {
     this.socket = null;
     this.down = new Set(); // followed calls waiting for the service (followState)
     this.session = 0; // counts sign-ins and sign-outs: see sessionChanged
+    this.kept = new Map(); // URL -> {etag, result} of read, least recently used first
   }
 
   // sessionChanged tells the API that the page signed in or out: an answer that comes late to a
@@ -102,6 +108,7 @@ export class API {
   // session's end (signing out and in again raced such answers).
   sessionChanged() {
     this.session++;
+    this.kept.clear(); // another user's answers
   }
 
   // message calls fn with args at version (the latest when empty) and returns the message the
@@ -124,6 +131,43 @@ export class API {
     } catch {
       return {type: 'error', error: 'BAD-ANSWER', status: res.status};
     }
+  }
+
+  // read calls fn, a function that changes nothing (declared ReadOnly), with args as a GET, its
+  // arguments in the query string; repeated, it sends the ETag of the last answer and a 304
+  // returns a copy of that answer. It throws an APIError, as call.
+  async read(fn, args = {}) {
+    const session = this.session;
+    const query = Object.keys(args).sort()
+      .map((k) => `${encodeURIComponent(k)}=${encodeURIComponent(JSON.stringify(args[k]))}`).join('&');
+    const url = `${this.base}/${fn}${query ? `?${query}` : ''}`;
+    const kept = this.kept.get(url);
+    const headers = {'Accept': 'application/json'};
+    if (kept) headers['If-None-Match'] = kept.etag;
+    let res;
+    try {
+      res = await fetch(url, {headers, credentials: 'same-origin', cache: 'no-store'});
+    } catch {
+      throw this.toError({type: 'error', error: 'NETWORK'}, session);
+    }
+    this.kept.delete(url); // kept again below, as the most recently used
+    if (res.status === 304 && kept) {
+      this.kept.set(url, kept);
+      return structuredClone(kept.result);
+    }
+    let msg;
+    try {
+      msg = await res.json();
+    } catch {
+      msg = {type: 'error', error: 'BAD-ANSWER', status: res.status};
+    }
+    if (msg.type !== 'result') throw this.toError(msg, session);
+    const etag = res.headers.get('ETag');
+    if (etag && session === this.session) {
+      this.kept.set(url, {etag, result: structuredClone(msg.result)});
+      if (this.kept.size > KEPT) this.kept.delete(this.kept.keys().next().value);
+    }
+    return msg.result;
   }
 
   // call calls fn with args and returns its result; it throws an APIError.

@@ -135,7 +135,7 @@ async function route() {
 
 async function showList() {
   stopLive();
-  const list = await api.call('list-dashboards');
+  const list = await api.read('list-dashboards');
   await signedIn();
   setCrumbs([]);
   const box = $('dash-list');
@@ -163,7 +163,7 @@ async function openDashboard(id, period) {
   stopLive();
   let d;
   try {
-    d = await api.call('get-dashboard', {id});
+    d = await api.read('get-dashboard', {id});
   } catch (e) {
     if (e.code !== 'NOT-FOUND') throw e;
     await showList(); // not the previous dashboard, frozen under the message

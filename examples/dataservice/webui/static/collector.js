@@ -102,7 +102,7 @@ export class Collector {
   async refresh() {
     clearTimeout(this.timer);
     try {
-      this.draw(await this.api.call('collector-status'));
+      this.draw(await this.api.read('collector-status'));
       $('collector-error').hidden = true;
     } catch (e) {
       if (e.code === AUTH_NEEDED) return; // the sign-in form shows
