@@ -10,6 +10,7 @@
 //	            [-clickhouse URL [-clickhouse-cluster NAME]] [-postgres URL] [-drain 0s]
 //	            [-proxy-protocol CIDR[,CIDR...]] [-metrics ADDR]
 //	            [-queue nats://HOST:PORT[,HOST:PORT...] [-consume] [-queue-max-bytes N]]
+//	            [-bgp ADDR -bgp-as N -bgp-peers CIDR[,CIDR...]]
 //
 // Every start-up failure (a flag value out of bounds, the data directory in use or not
 // writable, a damaged store, the address taken, a certificate without its key) ends the
@@ -29,6 +30,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -36,6 +38,7 @@ import (
 	"github.com/fnapi/fnapi"
 	"github.com/fnapi/fnapi/examples/dataservice/alerts"
 	"github.com/fnapi/fnapi/examples/dataservice/app"
+	"github.com/fnapi/fnapi/examples/dataservice/bgp"
 	"github.com/fnapi/fnapi/examples/dataservice/console"
 	"github.com/fnapi/fnapi/examples/dataservice/queue"
 	"github.com/fnapi/fnapi/transport/proxyproto"
@@ -128,6 +131,20 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.StringVar(&o.cfg.Inlet.Queue, "queue", "", "nats://HOST:PORT[,HOST:PORT...]: publish the records this node produces to the NATS JetStream stream SVC_RECORDS (created when missing) instead of storing them")
 	fs.BoolVar(&o.cfg.Inlet.Consume, "consume", false, "with -queue: store the stream's batches in this node's records store (durable consumer svc-store, shared by every consuming node)")
 	fs.Int64Var(&o.cfg.Inlet.QueueMaxBytes, "queue-max-bytes", queue.DefaultMaxBytes, "with -queue: the stream's size limit when this node creates it; past it publishing fails and the collectors count the records lost")
+	fs.StringVar(&o.cfg.BGP.Listen, "bgp", "", "ADDR (host:port): accept BGP sessions from the routers of -bgp-peers (passive only): their IPv4 and IPv6 unicast routes give records their AS path and communities, alerts announce blackhole routes and flowspec rules to them; default: none")
+	fs.Func("bgp-as", "with -bgp: the service's AS number", func(v string) error {
+		n, err := strconv.ParseUint(v, 10, 32)
+		if err != nil || n == 0 {
+			return fmt.Errorf("%q is not an AS number (1 to 4294967295)", v)
+		}
+		o.cfg.BGP.AS = uint32(n)
+		return nil
+	})
+	fs.Func("bgp-peers", "with -bgp: CIDR[,CIDR...] of the routers that may open a session; any other address is refused", func(v string) error {
+		p, err := bgp.ParsePeers(v)
+		o.cfg.BGP.Peers = p
+		return err
+	})
 	fs.TextVar(&o.level, "log-level", zapcore.InfoLevel, "log level: debug, info, warn, error")
 	fs.SetOutput(io.Discard) // errors are returned, as one line
 	return fs

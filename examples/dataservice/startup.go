@@ -49,6 +49,12 @@ func checkFlags(o options) error {
 	if o.cfg.Inlet.Consume && o.cfg.Inlet.Queue == "" {
 		return errors.New("-consume stores the batches of a queue: give -queue nats://HOST:PORT too")
 	}
+	if o.cfg.BGP.Listen == "" && (o.cfg.BGP.AS != 0 || len(o.cfg.BGP.Peers) > 0) {
+		return errors.New("-bgp-as and -bgp-peers configure the BGP speaker: give -bgp ADDR too")
+	}
+	if o.cfg.BGP.Listen != "" && (o.cfg.BGP.AS == 0 || len(o.cfg.BGP.Peers) == 0) {
+		return errors.New("-bgp ADDR needs -bgp-as N (the service's AS) and -bgp-peers CIDR[,CIDR...] (the routers that may connect)")
+	}
 	if o.cfg.Inlet.QueueMaxBytes < 1<<20 {
 		return fmt.Errorf("-queue-max-bytes %d: must be at least 1048576 (1 MiB)", o.cfg.Inlet.QueueMaxBytes)
 	}

@@ -37,6 +37,17 @@ type CollectorStatusResult struct {
 	Capture *CaptureStatus `json:"capture,omitempty"`
 	// Queue is the queue's state (-queue); absent without one.
 	Queue *QueueStatus `json:"queue,omitempty"`
+	// BGP holds the BGP speaker's sessions (-bgp), refused routers last; absent without one.
+	BGP []BGPPeer `json:"bgp,omitempty"`
+}
+
+// BGPPeer is one router's BGP session with the speaker (-bgp).
+type BGPPeer struct {
+	Address string    `json:"address" jsonschema:"description=The router's address"`
+	AS      uint32    `json:"as" jsonschema:"description=Its AS number; 0 before its session opened"`
+	State   string    `json:"state" jsonschema:"description=established\\, idle\\, connect\\, active\\, opensent\\, openconfirm\\, or refused (outside -bgp-peers)"`
+	Routes  int       `json:"routes" jsonschema:"description=Routes learned from it (IPv4 and IPv6 unicast)"`
+	Since   time.Time `json:"since" jsonschema:"description=When its session last changed state"`
 }
 
 // QueueStatus is the state of the queue the node publishes to (-queue) and consumes from

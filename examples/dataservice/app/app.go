@@ -12,6 +12,7 @@ import (
 	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/auth/sqlstore"
 	"github.com/fnapi/fnapi/examples/dataservice/alerts"
+	"github.com/fnapi/fnapi/examples/dataservice/bgp"
 	"github.com/fnapi/fnapi/examples/dataservice/cluster"
 	"github.com/fnapi/fnapi/examples/dataservice/console"
 	"github.com/fnapi/fnapi/examples/dataservice/inlet"
@@ -58,6 +59,10 @@ type Config struct {
 	// TracerProvider, when set, traces every call (see github.com/fnapi/fnapi/otel) and the
 	// records store's queries, ingests and deletions as its children. Default: nil, no tracing.
 	TracerProvider trace.TracerProvider
+	// BGP is the BGP speaker's configuration (-bgp, -bgp-as, -bgp-peers; package bgp): routers
+	// peer with it, their routes give records their AS path and communities, alerts announce
+	// mitigations through it. Default: Listen "", no speaker.
+	BGP bgp.Config
 }
 
 // DefaultConfig returns the documented defaults of every component's configuration, with
@@ -77,6 +82,7 @@ type App struct {
 	engineOf *records.Engine // records' engine (records.Open's table)
 	store    records.Store   // records, traced when Config.TracerProvider is set, with context
 	queue    *queue.Queue    // -queue; nil without
+	bgp      *bgp.Speaker    // -bgp; nil without
 	consumer consumer        // -consume
 	state    state.Store
 	users    *sqlstore.Store
@@ -113,6 +119,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	for _, step := range []func(context.Context) error{
 		a.openStores,       // 1. records, state, users and the authenticator
 		a.newConsole,       // 2. the configuration keys, which the others follow
+		a.openBGP,          // 2b. the BGP speaker, whose routes the inlet looks up
 		a.newInlet,         // 3. the records' context
 		a.newQuery,         // 4. the engine, over the records with their context
 		a.newAlerts,        // 5. the alert tables, answered by query's engines
@@ -149,7 +156,8 @@ func (a *App) newConsole(ctx context.Context) (err error) {
 
 func (a *App) newInlet(ctx context.Context) (err error) {
 	a.inlet, err = inlet.New(ctx, inlet.Dependencies{Records: a.viaQueue(a.records), State: a.state, Settings: a.console.Settings(),
-		Logger: a.log, DataDir: a.cfg.DataDir, Shared: a.cfg.Postgres, DemoSetup: a.demoSetup, Queue: a.queueStatus}, a.cfg.Inlet)
+		Logger: a.log, DataDir: a.cfg.DataDir, Shared: a.cfg.Postgres, DemoSetup: a.demoSetup, Queue: a.queueStatus, BGP: a.bgpStatus,
+		Routes: a.bgp}, a.cfg.Inlet)
 	if err != nil {
 		return err
 	}
@@ -182,6 +190,7 @@ func (a *App) startConsole(context.Context) error {
 	a.console.AddFunctions(a.alerts.Register)
 	a.console.AddMetrics(a.inlet.MetricsHandler)
 	a.console.AddMetrics(a.queueMetrics)
+	a.console.AddMetrics(a.bgpMetrics)
 	return a.console.Start()
 }
 
@@ -343,6 +352,9 @@ func (a *App) closeStores() error {
 	}
 	if a.queue != nil {
 		errs = append(errs, a.queue.Close())
+	}
+	if a.bgp != nil {
+		a.bgp.Stop()
 	}
 	if a.records != nil {
 		errs = append(errs, a.records.Close())

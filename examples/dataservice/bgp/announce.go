@@ -17,14 +17,14 @@ func (s *Speaker) Announce(ctx context.Context, m Mitigation) error {
 	if s.srv == nil {
 		return errNotStarted
 	}
-	p, err := s.path(m)
-	if err != nil {
-		return err
-	}
 	s.amu.Lock()
 	defer s.amu.Unlock()
 	if _, ok := s.announced[m]; ok {
 		return nil
+	}
+	p, err := s.path(m)
+	if err != nil {
+		return err
 	}
 	res, err := s.srv.AddPath(apiutil.AddPathRequest{Paths: []*apiutil.Path{p}})
 	if err == nil && len(res) == 1 && res[0].Error != nil {
@@ -33,7 +33,7 @@ func (s *Speaker) Announce(ctx context.Context, m Mitigation) error {
 	if err != nil {
 		return fmt.Errorf("bgp: announce %s: %w", m.Prefix, err)
 	}
-	s.announced[m] = res[0].UUID
+	s.announced[m] = p
 	s.log.Info("bgp: announced", "prefix", m.Prefix, "flowspec", m.Flowspec, "protocol", m.Protocol, "port", m.Port)
 	return nil
 }
@@ -45,14 +45,11 @@ func (s *Speaker) Withdraw(ctx context.Context, m Mitigation) error {
 	}
 	s.amu.Lock()
 	defer s.amu.Unlock()
-	if _, ok := s.announced[m]; !ok {
+	p, ok := s.announced[m]
+	if !ok {
 		return nil
 	}
-	p, err := s.path(m)
-	if err == nil {
-		err = s.srv.DeletePath(apiutil.DeletePathRequest{Paths: []*apiutil.Path{p}})
-	}
-	if err != nil {
+	if err := s.srv.DeletePath(apiutil.DeletePathRequest{Paths: []*apiutil.Path{p}}); err != nil {
 		return fmt.Errorf("bgp: withdraw %s: %w", m.Prefix, err)
 	}
 	delete(s.announced, m)
@@ -60,7 +57,21 @@ func (s *Speaker) Withdraw(ctx context.Context, m Mitigation) error {
 	return nil
 }
 
-// path is the route that announces m.
+// SetNexthops sets the next hops of the blackhole routes announced from now on (the
+// configuration key blackhole_nexthop); an invalid address keeps its family's current one.
+// Routes already announced keep theirs until withdrawn.
+func (s *Speaker) SetNexthops(v4, v6 netip.Addr) {
+	s.amu.Lock()
+	defer s.amu.Unlock()
+	if v4.Unmap().Is4() {
+		s.cfg.Nexthop4 = v4.Unmap()
+	}
+	if v6.Is6() && !v6.Is4In6() {
+		s.cfg.Nexthop6 = v6
+	}
+}
+
+// path is the route that announces m. Under s.amu.
 func (s *Speaker) path(m Mitigation) (*apiutil.Path, error) {
 	if !m.Prefix.IsValid() {
 		return nil, fmt.Errorf("bgp: mitigation of an invalid prefix")

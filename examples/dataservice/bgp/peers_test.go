@@ -40,8 +40,12 @@ type logBuffer struct {
 	b  bytes.Buffer
 }
 
-func (l *logBuffer) Write(p []byte) (int, error) { l.mu.Lock(); defer l.mu.Unlock(); return l.b.Write(p) }
-func (l *logBuffer) String() string              { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+func (l *logBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
 // TestRefused: a router outside -bgp-peers cannot open a session; Status lists it refused and
 // the log names it once however often it tries.
@@ -129,7 +133,7 @@ func TestHostilePeer(t *testing.T) {
 }
 
 // TestMaxPrefixes: a router may send MaxPrefixes routes; one more resets its session and its
-// routes leave the table.
+// routes leave the table; it may connect again.
 func TestMaxPrefixes(t *testing.T) {
 	t.Parallel()
 	s, port := startSpeaker(t, bgp.Config{MaxPrefixes: 100}, "127.0.0.5/32")
@@ -146,4 +150,8 @@ func TestMaxPrefixes(t *testing.T) {
 		t.Errorf("NOTIFICATION code %d, want 6 (cease)", code)
 	}
 	routeIs(t, s, "127.0.0.5", "10.1.99.1", nil)
+	// The router is not locked out: it may open a session again.
+	p = dialRaw(t, "127.0.0.5", port, 64801)
+	p.write(2, update([]uint32{64801}, nil, prefixes[:1]))
+	routeIs(t, s, "127.0.0.5", "10.1.0.1", []uint32{64801})
 }

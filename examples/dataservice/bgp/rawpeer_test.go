@@ -32,7 +32,7 @@ func dialRaw(t testing.TB, local string, port int, as uint32) *rawPeer {
 	caps := []byte{1, 4, 0, 1, 0, 1, 1, 4, 0, 2, 0, 1, 65, 4}
 	caps = binary.BigEndian.AppendUint32(caps, as)
 	id := netip.MustParseAddr(local).As4()
-	body := []byte{4, 0x5b, 0xa0, 0, 90} // version, AS_TRANS, hold time
+	body := []byte{4, 0x5b, 0xa0, 0, 0} // version, AS_TRANS, hold time 0: no KEEPALIVEs
 	body = append(append(body, id[:]...), byte(len(caps)+2), 2, byte(len(caps)))
 	p.write(1, append(body, caps...))
 	for _, want := range []byte{1, 4} {

@@ -18,7 +18,7 @@ const speakerAS = 64500
 
 // startSpeaker starts a speaker on a free port of 127.0.0.1 that allows peers, stopped at the
 // end of the test.
-func startSpeaker(t *testing.T, cfg bgp.Config, peers ...string) (*bgp.Speaker, int) {
+func startSpeaker(t testing.TB, cfg bgp.Config, peers ...string) (*bgp.Speaker, int) {
 	t.Helper()
 	port := testenv.FreePort(t)
 	cfg.Listen, cfg.AS = fmt.Sprintf("127.0.0.1:%d", port), speakerAS
@@ -133,6 +133,27 @@ func TestGoBGPD(t *testing.T) {
 			return nil
 		})
 	}
+	// Another next hop (blackhole_nexthop) applies to the routes announced after it.
+	s.SetNexthops(netip.MustParseAddr("192.0.2.66"), netip.Addr{})
+	m := bgp.Mitigation{Prefix: netip.MustParsePrefix("203.0.113.11/32")}
+	if err := s.Announce(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Until(t, 20*time.Second, "gobgpd to receive the next hop", func() error {
+		if out := g.CLI("global", "rib", "-a", "ipv4"); !strings.Contains(out, "192.0.2.66") {
+			return fmt.Errorf("no 192.0.2.66 in gobgpd's RIB:\n%s", out)
+		}
+		return nil
+	})
+	if err := s.Withdraw(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Until(t, 20*time.Second, "gobgpd to lose 203.0.113.11", func() error {
+		if out := g.CLI("global", "rib", "-a", "ipv4"); strings.Contains(out, "203.0.113.11") {
+			return fmt.Errorf("still there:\n%s", out)
+		}
+		return nil
+	})
 	// The routes learned are never advertised back.
 	if out := g.CLI("neighbor", "127.0.0.1", "adj-in"); strings.Contains(out, "198.51.100.0/24") {
 		t.Errorf("the speaker advertised a learned route:\n%s", out)

@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/google/uuid"
 	api "github.com/osrg/gobgp/v4/api"
 	"github.com/osrg/gobgp/v4/pkg/apiutil"
 	gobgp "github.com/osrg/gobgp/v4/pkg/packet/bgp"
@@ -33,11 +32,12 @@ type Speaker struct {
 	buf     []byte
 	refused map[netip.Addr]bool
 
-	amu       sync.Mutex // guards announced
-	announced map[Mitigation]uuid.UUID
+	amu       sync.Mutex // guards announced and the next hops of cfg
+	announced map[Mitigation]*apiutil.Path
 
 	updates, refusals atomic.Uint64
 	cancel            context.CancelFunc
+	stopped           sync.Once
 }
 
 // router is what the speaker knows of one router: its session and the routes it sent.
@@ -76,7 +76,7 @@ func New(cfg Config, log *slog.Logger) (*Speaker, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Speaker{cfg: cfg, log: log, routers: map[netip.Addr]*router{}, attrs: newInterned(),
-		refused: map[netip.Addr]bool{}, announced: map[Mitigation]uuid.UUID{}}, nil
+		refused: map[netip.Addr]bool{}, announced: map[Mitigation]*apiutil.Path{}}, nil
 }
 
 // Start listens for routers' sessions until Stop.
@@ -155,8 +155,10 @@ func (s *Speaker) peerGroup() *api.PeerGroup {
 	}
 }
 
-// Stop closes every session and stops listening.
-func (s *Speaker) Stop() {
+// Stop closes every session and stops listening; again does nothing.
+func (s *Speaker) Stop() { s.stopped.Do(s.stop) }
+
+func (s *Speaker) stop() {
 	if s.cancel != nil {
 		s.cancel()
 	}

@@ -27,6 +27,9 @@ func (c *Component) registerCollectorStatus(reg *registry.Registry) error {
 		if c.deps.Queue != nil {
 			res.Queue = c.deps.Queue(ctx)
 		}
+		if c.deps.BGP != nil {
+			res.BGP = c.deps.BGP()
+		}
 		return res, nil
 	}, registry.Requires(authapi.RoleReadOnly), registry.ReadOnly())
 }

@@ -86,6 +86,9 @@ type Dependencies struct {
 	// Queue returns the queue's state for collector-status (-queue), nil without one.
 	// Default: nil, no queue.
 	Queue func(context.Context) *api.QueueStatus
+	// BGP returns the BGP speaker's sessions for collector-status (-bgp), nil without one.
+	// Default: nil, no speaker.
+	BGP func() []api.BGPPeer
 	// Routes gives each record the routes covering its addresses (the BGP speaker, -bgp; a
 	// nil *bgp.Speaker is none). Default: nil, no routes.
 	Routes Routes

@@ -22,7 +22,11 @@ type GoBGPD struct {
 	api   int
 	cli   string
 	t     testing.TB
+	p     *process
 }
+
+// Stop kills gobgpd (SIGKILL): its session ends without a NOTIFICATION.
+func (g *GoBGPD) Stop() { g.p.stop() }
 
 // StartGoBGPD starts gobgpd (stopped at the end of the test; its log shown when the test
 // failed) with the AS as, connecting from local to the speaker at 127.0.0.1:port of AS peerAS
@@ -30,13 +34,31 @@ type GoBGPD struct {
 // fails under CI.
 func StartGoBGPD(t testing.TB, local string, as uint32, port int, peerAS uint32) *GoBGPD {
 	t.Helper()
+	return startGoBGPD(t, local, as, port, peerAS, 0)
+}
+
+// StartGoBGPDGraceful is StartGoBGPD with graceful restart (RFC 4724) announced for the
+// unicast families, restart time restart: killed (Stop), its routes should outlive its session.
+func StartGoBGPDGraceful(t testing.TB, local string, as uint32, port int, peerAS uint32, restart time.Duration) *GoBGPD {
+	t.Helper()
+	return startGoBGPD(t, local, as, port, peerAS, restart)
+}
+
+func startGoBGPD(t testing.TB, local string, as uint32, port int, peerAS uint32, restart time.Duration) *GoBGPD {
+	t.Helper()
 	bin := Need(t, "gobgpd", "gobgpd")
 	cli := Need(t, "gobgp", "gobgpd")
 	dir := t.TempDir()
 	g := &GoBGPD{Local: local, AS: as, api: FreePort(t), cli: cli, t: t}
 	var fams strings.Builder
+	if restart > 0 {
+		fmt.Fprintf(&fams, "  [neighbors.graceful-restart.config]\n    enabled = true\n    restart-time = %d\n", int(restart/time.Second))
+	}
 	for _, f := range []string{"ipv4-unicast", "ipv6-unicast", "ipv4-flowspec", "ipv6-flowspec"} {
 		fmt.Fprintf(&fams, "  [[neighbors.afi-safis]]\n    [neighbors.afi-safis.config]\n      afi-safi-name = %q\n", f)
+		if restart > 0 && strings.HasSuffix(f, "unicast") {
+			fmt.Fprintf(&fams, "    [neighbors.afi-safis.mp-graceful-restart.config]\n      enabled = true\n")
+		}
 	}
 	conf := fmt.Sprintf(`[global.config]
   as = %d
@@ -62,9 +84,9 @@ func StartGoBGPD(t testing.TB, local string, as uint32, port int, peerAS uint32)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &process{t: t, binary: bin, log: log}
-	p.run("-f", path, "-p", "--pprof-disable", "--api-hosts", "127.0.0.1:"+strconv.Itoa(g.api))
-	t.Cleanup(p.stop)
+	g.p = &process{t: t, binary: bin, log: log}
+	g.p.run("-f", path, "-p", "--pprof-disable", "--api-hosts", "127.0.0.1:"+strconv.Itoa(g.api))
+	t.Cleanup(g.p.stop)
 	t.Cleanup(func() {
 		if t.Failed() {
 			b, _ := os.ReadFile(log.Name())
