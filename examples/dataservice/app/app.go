@@ -156,11 +156,12 @@ func (a *App) newConsole(ctx context.Context) (err error) {
 
 func (a *App) newInlet(ctx context.Context) (err error) {
 	a.inlet, err = inlet.New(ctx, inlet.Dependencies{Records: a.viaQueue(a.records), State: a.state, Settings: a.console.Settings(),
-		Logger: a.log, DataDir: a.cfg.DataDir, Shared: a.cfg.Postgres, DemoSetup: a.demoSetup, Queue: a.queueStatus, BGP: a.bgpStatus}, a.cfg.Inlet)
+		Logger: a.log, DataDir: a.cfg.DataDir, Shared: a.cfg.Postgres, DemoSetup: a.demoSetup, Queue: a.queueStatus, BGP: a.bgpStatus,
+		Routes: a.bgp}, a.cfg.Inlet)
 	if err != nil {
 		return err
 	}
-	a.store = inlet.Enrich(a.viaQueue(a.store), a.inlet.Resolver())
+	a.store = inlet.Enrich(a.viaQueue(a.store), a.inlet.Resolver(), a.inlet.Routes())
 	return nil
 }
 
