@@ -65,7 +65,7 @@ func TestTrieMatchesScan(t *testing.T) {
 		for p := range want {
 			tr.remove(p)
 		}
-		if live := len(tr.nodes) - len(tr.free); live != 1 {
+		if live := tr.size() - len(tr.free); live != 1 {
 			t.Errorf("after removing every route, %d nodes remain, want the root", live)
 		}
 		if tr.dir != nil {
