@@ -32,7 +32,7 @@ var (
 	// before, and the last one is the answer (a call that is not streamed answers the last
 	// chunk's result).
 	Query = decl.Stream[QueryArgs, Chunk]("query", decl.Errors(QuerySyntax, TooManyGroups, LimitReached, apierr.Unavailable),
-		decl.Describe("Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version."))
+		decl.Describe("Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version. FROM http, dns or tls reads one record per HTTP request, DNS query or TLS handshake seen by the capture probe, with keys http.method, http.status, http.host, http.path, dns.qname, dns.qtype, dns.rcode, tls.version, tls.cipher, tls.not_after: 'p95(srt), records BY http.host, http.path FROM http TOP 10' answers which URLs are slowest."))
 	// Ingest stores a batch of traffic records.
 	Ingest = decl.Func[IngestArgs, IngestResult]("ingest", decl.Errors(apierr.Unavailable),
 		decl.Describe("Stores a batch of traffic records, all or nothing."))
@@ -41,8 +41,12 @@ var (
 		decl.Describe("Lists the metrics, keys and layers of the query language."))
 	// ListFields12 lists every name of the query language, each with the API version it
 	// appeared in (the key exporter in 1.2).
-	ListFields12 = decl.Func[decl.None, []Field]("list-fields", decl.Since("1.2"),
+	ListFields12 = decl.Func[decl.None, []Field]("list-fields", decl.Since("1.2"), decl.Until("1.4"),
 		decl.Describe("Lists the metrics, keys and layers of the query language, each with the API version it appeared in (since) when later than 1.0."))
+	// ListFields14 lists every name of the query language with the layers whose statements
+	// take it (the keys of HTTP, DNS and TLS records, API 1.4).
+	ListFields14 = decl.Func[decl.None, []Field]("list-fields", decl.Since("1.4"),
+		decl.Describe("Lists the metrics, keys and layers of the query language, each with the API version it appeared in (since) when later than 1.0, and for a key of one layer that layer (layers: [\"http\"] for http.host, which FROM http takes)."))
 )
 
 // QueryArgs are the arguments of query.
@@ -87,4 +91,7 @@ type Field struct {
 	Description string `json:"description"`
 	// Since is the API version the name appeared in; empty for those of the first version.
 	Since string `json:"since,omitempty"`
+	// Layers are the layers (FROM) whose statements take the name ("http" for http.host);
+	// none for a name of every layer.
+	Layers []string `json:"layers,omitempty"`
 }

@@ -96,7 +96,7 @@ func agentSees(t *testing.T, cs *mcp.ClientSession) {
 			t.Fatal(err)
 		}
 		names = append(names, tool.Name)
-		if tool.Name == "query" && (!strings.Contains(tool.Description, "pvql://grammar") || !tool.Annotations.ReadOnlyHint) {
+		if tool.Name == "query" && (!strings.Contains(tool.Description, "pvql://grammar") || !strings.Contains(tool.Description, "FROM http") || !tool.Annotations.ReadOnlyHint) {
 			t.Errorf("query: %q %+v", tool.Description, tool.Annotations)
 		}
 	}
@@ -116,6 +116,11 @@ func agentSees(t *testing.T, cs *mcp.ClientSession) {
 	}
 	if sc, _ := res.StructuredContent.(map[string]any); sc == nil || sc["result"] == nil {
 		t.Errorf("query's structured content: %+v", res.StructuredContent)
+	}
+	// Which URLs are slow: the HTTP layer, as the description teaches it.
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "query", Arguments: map[string]any{"expr": "p95(srt), records BY http.host, http.path FROM http TOP 10"}})
+	if err != nil || res.IsError {
+		t.Fatalf("a query of the HTTP layer: %v %+v", err, res)
 	}
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "query", Arguments: map[string]any{"expr": "traffic BY nope"}})
 	if err != nil || !res.IsError {
@@ -137,7 +142,7 @@ func agentSees(t *testing.T, cs *mcp.ClientSession) {
 		t.Errorf("grammar: %v", err)
 	}
 	rr, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "pvql://fields"})
-	if err != nil || !strings.Contains(rr.Contents[0].Text, `"name":"client.ip"`) {
+	if err != nil || !strings.Contains(rr.Contents[0].Text, `"name":"client.ip"`) || !strings.Contains(rr.Contents[0].Text, `"layers":["http"]`) {
 		t.Errorf("fields: %v %+v", err, rr)
 	}
 	gp, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "what-changed"})

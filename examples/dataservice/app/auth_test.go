@@ -40,6 +40,9 @@ func TestAuthenticationAndVersions(t *testing.T) {
 	if !slices.ContainsFunc(fields12, func(f api.Field) bool { return f.Name == "p95(m)" && f.Kind == "function" && f.Since == "1.3" }) {
 		t.Fatalf("list-fields lacks the p95 function: %v", fields12)
 	}
+	if !slices.ContainsFunc(fields12, func(f api.Field) bool { return f.Name == "http.host" && slices.Equal(f.Layers, []string{"http"}) }) {
+		t.Fatalf("list-fields at 1.4 lacks http.host of layer http: %v", fields12)
+	}
 	// The versions below are named on purpose, through the dynamic client.
 	var fields []struct{ Name, Kind, Since string }
 	v11 := s.http(t, client.WithAPIKey(s.key), client.WithVersion("1.1"))
@@ -56,7 +59,7 @@ func TestAuthenticationAndVersions(t *testing.T) {
 		Versions  []string
 		Functions []struct{ Name, Auth, Role string }
 	}
-	if err := v10.Call(ctx, "doc", nil, &doc); err != nil || doc.Version != "1.0" || strings.Join(doc.Versions, ",") != "1.0,1.1,1.2,1.3" {
+	if err := v10.Call(ctx, "doc", nil, &doc); err != nil || doc.Version != "1.0" || strings.Join(doc.Versions, ",") != "1.0,1.1,1.2,1.3,1.4" {
 		t.Fatalf("doc at 1.0: %+v %v", doc, err)
 	}
 	var latest struct {

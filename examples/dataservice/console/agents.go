@@ -29,7 +29,11 @@ var agents = mcp.Options{
 			"`traffic BY server.ip SINCE @now-7200 UNTIL @now-3600` (the hour before the last). " +
 			"Metrics: traffic, client.traffic, server.traffic (bytes), packets (also client./server.), records. " +
 			"Keys: client.ip, server.ip, client.port, server.port, protocol, application, exporter, time(N seconds). " +
-			"Clauses: BY, FROM tcp|udp|icmp, WHERE, HAVING, TOP n, SINCE t, UNTIL t (t is Unix seconds or @now-N; default: the last hour). " +
+			"Clauses: BY, FROM tcp|udp|icmp|http|dns|tls, WHERE, HAVING, TOP n, SINCE t, UNTIL t (t is Unix seconds or @now-N; default: the last hour). " +
+			"FROM http reads one record per HTTP request (keys http.method, http.status, http.host, http.path; srt is its response time), " +
+			"FROM dns one per DNS query (dns.qname, dns.qtype, dns.rcode), FROM tls one per handshake (tls.version, tls.cipher, tls.not_after): " +
+			"`p95(srt), records BY http.host, http.path FROM http TOP 10` (the slowest URLs), " +
+			"`records BY dns.qname FROM dns WHERE dns.rcode IN (NXDOMAIN, timeout)` (failing names). " +
 			"Several statements separated by ';' answer one result each: {data: [[keys, values], ...], meta}. " +
 			"The full grammar and rules are in the resource pvql://grammar, the fields in pvql://fields. " +
 			"A syntax error is a QUERY-SYNTAX error with position and expected: fix the expression there.",

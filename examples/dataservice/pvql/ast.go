@@ -161,7 +161,7 @@ var metrics = []metricDesc{
 	mPackets:       {"packets", []records.Sum{records.SumClientPackets, records.SumServerPackets}, "packets", "Packets sent by both sides (client.packets + server.packets).", "", nil},
 	mClientPackets: {"client.packets", []records.Sum{records.SumClientPackets}, "packets", "Packets sent by the client.", "", nil},
 	mServerPackets: {"server.packets", []records.Sum{records.SumServerPackets}, "packets", "Packets sent by the server.", "", nil},
-	mRecords:       {"records", []records.Sum{records.SumRecords}, "count", "Number of records.", "", nil},
+	mRecords:       {"records", []records.Sum{records.SumRecords}, "count", "Number of records: FROM http requests, FROM dns queries, FROM tls handshakes.", "", nil},
 	// The capture probe's metrics (records of other sources have no samples: null, or 0 counts).
 	mRTT:               timeMetric("rtt", "Network round trip between client and server (client.rtt + server.rtt), in seconds; null without samples on either side.", clientRTT, serverRTT),
 	mClientRTT:         timeMetric("client.rtt", "Round trip between the probe and the client, in seconds (average over the group's samples); null without samples.", clientRTT),
@@ -199,6 +199,9 @@ const (
 	lTCP
 	lUDP
 	lICMP
+	lHTTP
+	lDNS
+	lTLS
 	lQueue
 )
 
@@ -206,12 +209,17 @@ var layers = []struct {
 	name     string
 	protocol int64 // -1: every protocol
 	desc     string
+	layer    records.Layer // the records read (layers.go)
+	since    string
 }{
-	lTransport: {"transport", -1, "Every record (the default)."},
-	lTCP:       {"tcp", 6, "TCP records (protocol 6)."},
-	lUDP:       {"udp", 17, "UDP records (protocol 17)."},
-	lICMP:      {"icmp", 1, "ICMP records (protocol 1)."},
-	lQueue:     {"queue", -1, "This node's queue (-queue), not the records: its values now (queue.go)."},
+	lTransport: {"transport", -1, "Every record of the transport: one per conversation and time slice (the default).", records.LayerTransport, ""},
+	lTCP:       {"tcp", 6, "TCP records of the transport (protocol 6).", records.LayerTransport, ""},
+	lUDP:       {"udp", 17, "UDP records of the transport (protocol 17).", records.LayerTransport, ""},
+	lICMP:      {"icmp", 1, "ICMP records of the transport (protocol 1).", records.LayerTransport, ""},
+	lHTTP:      {"http", -1, "One record per HTTP/1.x request and its response seen in clear by the probe: records counts requests; srt is the request's last byte to the response's first, dtt the response's first to last byte. Keys http.*, and the transport's.", records.LayerHTTP, "1.4"},
+	lDNS:       {"dns", -1, "One record per DNS query over UDP or TCP: records counts queries; srt is the query to its answer (null when unanswered). Keys dns.*, and the transport's.", records.LayerDNS, "1.4"},
+	lTLS:       {"tls", -1, "One record per TLS handshake: records counts handshakes; ct is the handshake's time (ClientHello to the server's Finished or first application data); server.name is the SNI. Keys tls.*, and the transport's.", records.LayerTLS, "1.4"},
+	lQueue:     {"queue", -1, "This node's queue (-queue), not the records: its values now (queue.go).", records.LayerTransport, ""},
 }
 
 // timeSpec is a SINCE or UNTIL bound: absolute Unix seconds, or relative to now.

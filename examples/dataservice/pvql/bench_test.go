@@ -118,7 +118,7 @@ func BenchmarkGroups(b *testing.B) {
 		}
 	})
 	b.Run("every-key=43200", func(b *testing.B) {
-		slots := layout(everyKey()) // BY time(60) and every other key, each name set
+		slots := layout(everyKey(records.LayerTransport)) // BY time(60) and every other key, each name set
 		var k gkey
 		for i := range k.s {
 			k.s[i] = "name"

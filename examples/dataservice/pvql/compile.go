@@ -11,7 +11,7 @@ import (
 // read (0: no bound). The store then compiles that to its own SQL: expressions never reach
 // it, only columns, sums and typed values.
 func compile(st *Statement, maxGroups int) *records.Query {
-	q := &records.Query{Sums: neededSums(st), Hists: neededHists(st)}
+	q := &records.Query{Sums: neededSums(st), Hists: neededHists(st), Layer: layers[st.layer].layer}
 	for _, k := range st.keys {
 		g := records.Group{Column: keyKinds[k.kind].column}
 		if k.kind == kTime {

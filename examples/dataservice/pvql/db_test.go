@@ -35,6 +35,11 @@ type rec struct {
 	// The samples of each time, in microseconds: kept as histograms when time is even, else
 	// averaged (as ingest without histograms keeps them).
 	cRTTS, sRTTS, ctS, srtS, dttS []uint64
+	// The layer of the record and its keys (genLayerRecords), zero in the transport's.
+	layer records.Layer
+	http  records.HTTP
+	dns   records.DNS
+	tls   records.TLS
 }
 
 // hist is the histogram of samples in microseconds, or none when the record's samples come
@@ -76,6 +81,7 @@ func load(tb testing.TB, s records.Store, recs []rec) {
 		out[i].Client.RTT, out[i].Client.Retrans = records.Timing{Sum: r.cRTT, Samples: r.cRTTN, Hist: r.hist(r.cRTTS)}, r.cRetrans
 		out[i].Server.RTT, out[i].Server.Retrans = records.Timing{Sum: r.sRTT, Samples: r.sRTTN, Hist: r.hist(r.sRTTS)}, r.sRetrans
 		out[i].Client.ZeroWindows, out[i].Server.ZeroWindows = r.cZero, r.sZero
+		out[i].Layer, out[i].HTTP, out[i].DNS, out[i].TLS = r.layer, r.http, r.dns, r.tls
 		out[i].Client.Place = records.Place{Zone: r.cZone, ASN: r.cASN, ASName: r.cASName, Country: r.cCountry}
 		out[i].Server.Place = records.Place{Zone: r.sZone, ASN: r.sASN, ASName: r.sASName, Country: r.sCountry}
 	}
@@ -193,4 +199,31 @@ func capture(r *rec, rng *rand.Rand) {
 	r.cRetrans, r.sRetrans, r.resets = rng.Uint64N(3), rng.Uint64N(5), rng.Uint64N(2)
 	r.name = testNames[rng.IntN(len(testNames))]
 	r.cZero, r.sZero = rng.Uint64N(2), rng.Uint64N(3)
+}
+
+// genLayerRecords makes n records of the layers (HTTP, DNS and TLS in turn) with times in
+// [from, to), their keys drawn from small pools, some empty (no response, unknown version).
+func genLayerRecords(seed uint64, n int, from, to int64) []rec {
+	rng := rand.New(rand.NewPCG(seed, seed^0x1a7e5))
+	pick := func(n int) int { return rng.IntN(n) }
+	out := genRecords(seed, n, from, to)
+	for i := range out {
+		r := &out[i]
+		r.proto, r.layer = records.TCP, records.Layer(1+i%3)
+		switch r.layer {
+		case records.LayerHTTP:
+			r.http = records.HTTP{Method: []string{"GET", "GET", "POST"}[pick(3)], Status: []uint16{200, 200, 404, 500, 0}[pick(5)],
+				Host: []string{"", "a.example", "b.example"}[pick(3)], Path: []string{"/", "/api/users/{n}", "/static/app.js"}[pick(3)]}
+		case records.LayerDNS:
+			r.proto = records.UDP
+			r.dns = records.DNS{QName: []string{"a.example", "b.example", ""}[pick(3)], QType: []uint16{1, 28, 15, 4000}[pick(4)],
+				RCode: []uint16{0, 0, 3, 2, records.RCodeTimeout}[pick(5)]}
+		case records.LayerTLS:
+			r.tls = records.TLS{Version: []uint16{0, 0x0303, 0x0304, 0x0301}[pick(4)], Cipher: []uint16{0, 0x1301, 0xc02f, 0xff00}[pick(4)]}
+			if r.tls.Version == 0x0303 {
+				r.tls.NotAfter, r.tls.Issuer = 1_900_000_000+int64(pick(3))*86400, []string{"CN=R3", "CN=E1", ""}[pick(3)]
+			}
+		}
+	}
+	return out
 }

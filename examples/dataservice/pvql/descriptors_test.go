@@ -19,7 +19,13 @@ var (
 		"application": refApp, "exporter": refExporter, "server.name": refServerName,
 		"client.zone": refClientZone, "server.zone": refServerZone, "client.asn": refClientASN,
 		"server.asn": refServerASN, "client.country": refClientCountry, "server.country": refServerCountry,
-		"in_if": refInIf, "out_if": refOutIf, "exporter.name": refExporterName}
+		"in_if": refInIf, "out_if": refOutIf, "exporter.name": refExporterName,
+		"http.method": refString(func(r *rec) string { return r.http.Method }), "http.status": refNumber(func(r *rec) int64 { return int64(r.http.Status) }),
+		"http.host": refString(func(r *rec) string { return r.http.Host }), "http.path": refString(func(r *rec) string { return r.http.Path }),
+		"dns.qname": refString(func(r *rec) string { return r.dns.QName }), "dns.qtype": refCode(func(r *rec) int64 { return int64(r.dns.QType) }, refQType),
+		"dns.rcode": refCode(func(r *rec) int64 { return int64(r.dns.RCode) }, refRCode), "tls.version": refCode(func(r *rec) int64 { return int64(r.tls.Version) }, refTLSVersion),
+		"tls.cipher": refCode(func(r *rec) int64 { return int64(r.tls.Cipher) }, refCipher), "tls.not_after": refNumber(func(r *rec) int64 { return r.tls.NotAfter }),
+		"tls.issuer": refString(func(r *rec) string { return r.tls.Issuer })}
 	refMetrics = map[string]func(refSums) float64{
 		"traffic":             vTraffic,
 		"client.traffic":      vCTraffic,
@@ -47,6 +53,9 @@ var (
 		"tcp":       func(r *rec) bool { return r.proto == records.TCP },
 		"udp":       func(r *rec) bool { return r.proto == records.UDP },
 		"icmp":      func(r *rec) bool { return r.proto == records.ICMP },
+		"http":      func(*rec) bool { return true },
+		"dns":       func(*rec) bool { return true },
+		"tls":       func(*rec) bool { return true },
 	}
 )
 
@@ -72,7 +81,7 @@ func checkDescriptors(t *testing.T, engine *Engine, recs []rec) {
 			t.Errorf("%q: %s", expr, d)
 		}
 	}
-	words, strs := 0, 0
+	words, strs := map[records.Layer]int{}, map[records.Layer]int{} // the slots of the keys of each layer
 	for i, k := range keyKinds {
 		if k.name == "" || k.desc == "" || k.typ == nil || k.typ.render == nil {
 			t.Fatalf("key %d is incomplete", i)
@@ -87,19 +96,24 @@ func checkDescriptors(t *testing.T, engine *Engine, recs []rec) {
 		if k.typ.literal == nil {
 			t.Errorf("key %s has no literal parser", k.name)
 		}
-		words += k.typ.words
-		if k.typ.words == 0 {
-			strs++
+		l := keyLayers[keyKind(i)]
+		from := ""
+		if l != records.LayerTransport {
+			from = " FROM " + l.String()
 		}
-		strs += len(k.extra)
+		words[l] += k.typ.words
+		if k.typ.words == 0 {
+			strs[l]++
+		}
+		strs[l] += len(k.extra)
 		ref, ok := refKeys[k.name]
 		if !ok {
 			t.Errorf("key %s has no reference in refKeys", k.name)
 			continue
 		}
-		check("records, traffic BY "+k.name, refQuery{keys: []refKey{ref}, values: vals(vRecords, vTraffic)})
+		check("records, traffic BY "+k.name+from, refQuery{keys: []refKey{ref}, values: vals(vRecords, vTraffic), layer: l})
 		// A value of the key's own results, written back as a literal.
-		res, err := engine.Query(context.Background(), "records BY "+k.name, time.Unix(testNow, 0), time.Hour)
+		res, err := engine.Query(context.Background(), "records BY "+k.name+from, time.Unix(testNow, 0), time.Hour)
 		if err != nil || len(res[0].Data) == 0 {
 			t.Fatalf("records BY %s: %v, %d rows", k.name, err, len(res))
 		}
@@ -116,12 +130,16 @@ func checkDescriptors(t *testing.T, engine *Engine, recs []rec) {
 		} else if _, named := ref.get(&recs[0]).(refNamed); named { // null: number 0
 			where = func(r *rec) bool { return ref.get(r).(refNamed).n == 0 }
 		}
-		check(fmt.Sprintf("records WHERE %s = %s", k.name, lit), refQuery{values: vals(vRecords), where: where})
-		check(fmt.Sprintf("records BY %s WHERE NOT %s IN (%s)", k.name, k.name, lit),
-			refQuery{keys: []refKey{ref}, values: vals(vRecords), where: func(r *rec) bool { return !where(r) }})
+		check(fmt.Sprintf("records WHERE %s = %s%s", k.name, lit, from), refQuery{values: vals(vRecords), where: where, layer: l})
+		check(fmt.Sprintf("records BY %s WHERE NOT %s IN (%s)%s", k.name, k.name, lit, from),
+			refQuery{keys: []refKey{ref}, values: vals(vRecords), where: func(r *rec) bool { return !where(r) }, layer: l})
 	}
-	if words > maxWords || strs > maxStrings {
-		t.Errorf("the keys take %d words and %d string slots of a gkey; it has %d and %d", words, strs, maxWords, maxStrings)
+	w, st := 0, 0
+	for l := records.LayerHTTP; l < records.NumLayers; l++ {
+		w, st = max(w, words[l]), max(st, strs[l])
+	}
+	if words[0]+w > maxWords || strs[0]+st > maxStrings {
+		t.Errorf("the keys of a layer take %d words and %d string slots of a gkey; it has %d and %d", words[0]+w, strs[0]+st, maxWords, maxStrings)
 	}
 	for _, m := range metrics {
 		ref, ok := refMetrics[m.name]
@@ -140,7 +158,7 @@ func checkDescriptors(t *testing.T, engine *Engine, recs []rec) {
 			t.Errorf("layer %s is incomplete or has no reference", l.name)
 			continue
 		}
-		check("records FROM "+l.name, refQuery{values: vals(vRecords), where: ref})
+		check("records FROM "+l.name, refQuery{values: vals(vRecords), where: ref, layer: l.layer})
 	}
 }
 

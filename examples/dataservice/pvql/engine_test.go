@@ -15,6 +15,7 @@ const testNow = int64(1_700_000_000)
 // (no store takes earlier ones).
 func testRecords() []rec {
 	recs := genRecords(1, 5000, testNow-7300, testNow+100)
+	recs = append(recs, genLayerRecords(3, 900, testNow-7300, testNow+100)...)
 	return append(recs, genRecords(2, 60, 0, 300)...)
 }
 

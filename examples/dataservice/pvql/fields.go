@@ -19,6 +19,8 @@ type Field struct {
 	Description string
 	// Since is the API version the name appeared in; empty for those of the first version.
 	Since string
+	// Layers are the layers (FROM) whose statements take the name; empty for every layer.
+	Layers []string
 }
 
 // Fields returns every metric, function, key and layer of the query language, in that order.
@@ -35,10 +37,14 @@ func Fields() []Field {
 		if keyKind(i) == kTime {
 			name = "time(N)"
 		}
-		out = append(out, Field{Name: name, Kind: "key", Type: k.typ.name, Description: k.desc, Since: k.since})
+		f := Field{Name: name, Kind: "key", Type: k.typ.name, Description: k.desc, Since: k.since}
+		if l, ok := keyLayers[keyKind(i)]; ok {
+			f.Layers = []string{l.String()}
+		}
+		out = append(out, f)
 	}
 	for _, l := range layers {
-		out = append(out, Field{Name: l.name, Kind: "layer", Type: "layer", Description: l.desc})
+		out = append(out, Field{Name: l.name, Kind: "layer", Type: "layer", Description: l.desc, Since: l.since})
 	}
 	return out
 }

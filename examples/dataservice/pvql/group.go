@@ -15,9 +15,9 @@ type gkey struct {
 	s    [maxStrings]string
 }
 
-// maxStrings is how many string slots a gkey holds: every string key and extra name at once
-// (TestDescriptors checks).
-const maxStrings = 13
+// maxStrings is how many string slots a gkey holds: every string key and extra name of one
+// layer at once (TestDescriptors checks).
+const maxStrings = 16
 
 // slot is where one BY key's value lives in a gkey.
 type slot struct {

@@ -56,7 +56,12 @@ func TestGroups(t *testing.T) {
 // in one name only is a group of its own.
 func TestGroupsPacked(t *testing.T) {
 	t.Parallel()
-	slots := layout(everyKey())
+	for l := records.LayerTransport; l < records.NumLayers; l++ {
+		testGroupsPacked(t, layout(everyKey(l)))
+	}
+}
+
+func testGroupsPacked(t *testing.T, slots []slot) {
 	g := groupsOf(slots)
 	row := func(i int) gkey {
 		var vals []records.Value
@@ -94,11 +99,11 @@ func TestGroupsPacked(t *testing.T) {
 	}
 }
 
-// everyKey is every key of the language once, time first.
-func everyKey() []key {
+// everyKey is every key a statement of layer l may take once, time first.
+func everyKey(l records.Layer) []key {
 	keys := []key{{kind: kTime, n: 60}}
 	for k := range keyKinds {
-		if keyKind(k) != kTime {
+		if kl, ok := keyLayers[keyKind(k)]; keyKind(k) != kTime && (!ok || kl == l) {
 			keys = append(keys, key{kind: keyKind(k)})
 		}
 	}

@@ -30,6 +30,18 @@ const (
 	kInIf
 	kOutIf
 	kExporterName
+	// The layers' keys (layers.go).
+	kHTTPMethod
+	kHTTPStatus
+	kHTTPHost
+	kHTTPPath
+	kDNSQName
+	kDNSQType
+	kDNSRCode
+	kTLSVersion
+	kTLSCipher
+	kTLSNotAfter
+	kTLSIssuer
 )
 
 // keyKinds describes every key of the language once: its name, the records column it reads,
@@ -70,6 +82,18 @@ var keyKinds = []struct {
 	kOutIf: {"out_if", records.ColOutIf, ifType, "Interface of the exporter through which the client's traffic left: {\"index\", \"name\", \"alias\"}; null when unknown. WHERE accepts = and IN with indexes (null: unknown).", "1.3",
 		[]records.Column{records.ColOutIfName, records.ColOutIfAlias}},
 	kExporterName: {"exporter.name", records.ColExporterName, exporterNameType, "Name of the exporter (its SNMP sysName, or the configuration's exporter_names), as known when the record arrived; null when unknown. WHERE accepts = and IN (null: records without a name).", "1.3", nil},
+	// The layers' keys (layers.go: each of one layer).
+	kHTTPMethod:  {"http.method", records.ColHTTPMethod, exporterNameType, "FROM http: the request's method as sent (\"GET\", \"POST\"). WHERE accepts = and IN.", "1.4", nil},
+	kHTTPStatus:  {"http.status", records.ColHTTPStatus, httpStatusType, "FROM http: the response's status code (200, 404, ...); null for a request without a response (timed out, reset). WHERE accepts = and IN (null: no response).", "1.4", nil},
+	kHTTPHost:    {"http.host", records.ColHTTPHost, nameType, "FROM http: the Host header without its port, lower case; null when absent. WHERE accepts = and IN.", "1.4", nil},
+	kHTTPPath:    {"http.path", records.ColHTTPPath, exporterNameType, "FROM http: the request's target without its query string, numbers and ids folded by the probe (\"/api/users/{n}\"). WHERE accepts = and IN.", "1.4", nil},
+	kDNSQName:    {"dns.qname", records.ColDNSQName, qnameType, "FROM dns: the name asked, lower case, without the final dot. WHERE accepts = and IN.", "1.4", nil},
+	kDNSQType:    {"dns.qtype", records.ColDNSQType, qtypeType, "FROM dns: the query type (\"A\", \"AAAA\", \"MX\", ..., or the number as text). WHERE accepts = and IN with names or numbers.", "1.4", nil},
+	kDNSRCode:    {"dns.rcode", records.ColDNSRCode, rcodeType, "FROM dns: the answer's response code (\"NOERROR\", \"NXDOMAIN\", \"SERVFAIL\", ..., or the number as text), \"timeout\" for a query without an answer. WHERE accepts = and IN.", "1.4", nil},
+	kTLSVersion:  {"tls.version", records.ColTLSVersion, tlsVersionType, "FROM tls: the negotiated version, \"1.0\" to \"1.3\" (from the ServerHello and its supported_versions); null when the server's hello was not seen. WHERE accepts = and IN.", "1.4", nil},
+	kTLSCipher:   {"tls.cipher", records.ColTLSCipher, cipherType, "FROM tls: the negotiated cipher suite's IANA name (\"TLS_AES_128_GCM_SHA256\"), its number for one without a name, null when unknown. WHERE accepts = and IN.", "1.4", nil},
+	kTLSNotAfter: {"tls.not_after", records.ColTLSNotAfter, expiryType, "FROM tls: the server certificate's expiry in Unix seconds, where it was in clear (TLS 1.2 and older); null when unknown. WHERE accepts = and IN, and < and > to find the certificates that expire first.", "1.4", nil},
+	kTLSIssuer:   {"tls.issuer", records.ColTLSIssuer, exporterNameType, "FROM tls: the server certificate's issuer (its distinguished name), where it was in clear; null when unknown. WHERE accepts = and IN.", "1.4", nil},
 }
 
 func zoneDesc(side string) string {
@@ -231,9 +255,9 @@ func exactLiteral(p *parser, t token, _ bool) (literal, error) {
 	return literal{from: v, to: v}, nil
 }
 
-// maxWords is the size of a gkey's word array: enough for every key at once, with room for a
-// few more (TestKeyKinds checks).
-const maxWords = 14
+// maxWords is the size of a gkey's word array: enough for every key of one layer at once (a
+// statement reads one), with room for a few more (TestDescriptors checks).
+const maxWords = 16
 
 func ipLiteral(p *parser, t token, prefix bool) (literal, error) {
 	if t.kind == tokPrefix && prefix {

@@ -216,6 +216,7 @@ func (p *parser) fieldComparison() (fnode, error) {
 		}
 		return fnode{}, p.errorAt(t, msg, expField)
 	}
+	p.noteLayer(field, t)
 	o, ok := compareOp(p.peek())
 	if !ok {
 		return fnode{}, p.errorAt(p.peek(), "", expCompare)

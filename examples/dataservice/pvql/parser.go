@@ -94,6 +94,7 @@ type parser struct {
 	i       int
 	depth   int
 	aliases map[string]expr // set while parsing HAVING
+	layered []layerUse      // the keys of one layer the statement names (layers.go)
 }
 
 func (p *parser) peek() token { return p.toks[p.i] }
@@ -152,6 +153,7 @@ func clauseOf(t token) string {
 // statement parses values and clauses up to ";" or the end, which it leaves unread.
 func (p *parser) statement() (*Statement, error) {
 	st := &Statement{}
+	p.layered = nil
 	from := p.peek().pos
 	more, err := p.values(st)
 	if err != nil {
@@ -161,6 +163,9 @@ func (p *parser) statement() (*Statement, error) {
 	for {
 		t := p.peek()
 		if t.kind == tokSemicolon || t.kind == tokEOF {
+			if err := p.checkLayer(st); err != nil {
+				return nil, err
+			}
 			if err := p.checkQueue(st, from); err != nil {
 				return nil, err
 			}
@@ -365,6 +370,7 @@ func (p *parser) key(t token) (key, error) {
 	}
 	for i, k := range keyKinds {
 		if keyKind(i) != kTime && strings.EqualFold(t.text, k.name) {
+			p.noteLayer(keyKind(i), t)
 			return key{kind: keyKind(i)}, nil
 		}
 	}

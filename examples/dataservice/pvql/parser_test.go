@@ -3,6 +3,7 @@ package pvql
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -73,6 +74,15 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"", 0, expValue},
 		{";", 0, expValue},
+		// A key of another layer names its layer, wherever FROM stands.
+		{"records BY http.host", 11, "a key of layer transport, or FROM http"},
+		{"records FROM dns WHERE http.status = 200", 23, "a key of layer dns, or FROM http"},
+		{"p95(srt) BY tls.version WHERE dns.qtype = A FROM tls", 30, "a key of layer tls, or FROM dns"},
+		{"records FROM tcp BY tls.cipher", 20, "a key of layer transport, or FROM tls"},
+		{"records FROM http WHERE http.status = 1000", 38, "an HTTP status"},
+		{"records FROM tls WHERE tls.version = 1.4", 37, "a TLS version"},
+		{"records FROM dns WHERE dns.rcode IN (NOERROR, BOGUS)", 46, "a DNS response code"},
+		{"records FROM dns WHERE dns.qtype = 65536", 35, "a DNS type"},
 		{"traffic;;records", 8, expValue},
 		{"p95(rtt) BY application", 4, expQuantile},
 		{"p95(eurt)", 4, expQuantile},
@@ -212,10 +222,13 @@ func TestFields(t *testing.T) {
 		if names[f.Name] {
 			t.Errorf("field %q listed twice", f.Name)
 		}
+		if layer, _, _ := strings.Cut(f.Name, "."); f.Kind == "key" && slices.Contains([]string{"http", "dns", "tls"}, layer) != reflect.DeepEqual(f.Layers, []string{layer}) {
+			t.Errorf("field %s: layers %v", f.Name, f.Layers)
+		}
 		names[f.Name] = true
 		kinds[f.Kind]++
 	}
-	want := map[string]int{"metric": 20, "function": 4, "key": 18, "layer": 5}
+	want := map[string]int{"metric": 20, "function": 4, "key": 29, "layer": 8}
 	if !reflect.DeepEqual(kinds, want) {
 		t.Errorf("kinds %v, want %v", kinds, want)
 	}
@@ -236,6 +249,8 @@ func FuzzParse(f *testing.F) {
 		"traffic WHERE server.ip >= 2001:db8::1 OR server.ip IN (::ffff:1.2.3.4, fd00::/8)", "'", "@", "((", "\x00",
 		"traffic BY server.ip HAVING traffic > 3 * baseline(traffic, 7d, 2) SINCE @now-3600", "baseline(packets, 90", "p95(srt) BY application HAVING max(ct) > 0.1", "p99(", "max(rtt)",
 		"traffic HAVING traffic > 2.5e-6 OR records < 1E+9", "1e", "1e+", "9e9999",
+		"p95(srt) BY http.host FROM http HAVING p95(srt) > 0.5", "records FROM dns WHERE dns.qtype IN (A, \"AAAA\", 15) AND dns.rcode = timeout",
+		"records BY tls.version, tls.cipher WHERE tls.not_after < 1900000000 FROM tls", "records BY http.path FROM dns",
 	} {
 		f.Add(s)
 	}

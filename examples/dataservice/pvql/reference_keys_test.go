@@ -3,6 +3,8 @@ package pvql
 import (
 	"net/netip"
 	"strings"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
 // refKey is how the reference reads one BY key of a record and renders its value.
@@ -117,4 +119,36 @@ func refRender(k refKey, v any) any {
 		return a.Unmap().String()
 	}
 	return v
+}
+
+// The layers' keys: a number shown as null when 0, and codes shown by name.
+func refNumber(get func(r *rec) int64) refKey {
+	return refKey{get: func(r *rec) any { return get(r) }, render: func(v any) any {
+		if v == int64(0) {
+			return nil
+		}
+		return v
+	}}
+}
+
+func refCode(get func(r *rec) int64, name func(n int64) any) refKey {
+	return refKey{get: func(r *rec) any { return get(r) }, render: func(v any) any { return name(v.(int64)) }}
+}
+
+var (
+	refQType      = func(n int64) any { return records.QTypeName(uint16(n)) }
+	refRCode      = func(n int64) any { return records.RCodeName(uint16(n)) }
+	refTLSVersion = func(n int64) any { return refNamedOr(records.TLSVersionName(uint16(n)), n) }
+	refCipher     = func(n int64) any { return refNamedOr(records.CipherName(uint16(n)), n) }
+)
+
+// refNamedOr is name, or n (null when 0) when name is empty.
+func refNamedOr(name string, n int64) any {
+	switch {
+	case name != "":
+		return name
+	case n == 0:
+		return nil
+	}
+	return n
 }

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
 // This file holds a straightforward computation of query answers over in-memory records,
@@ -103,6 +105,7 @@ type refQuery struct {
 	values       []func(s refSums) float64
 	having       func(s refSums, v []float64) bool
 	top          int
+	layer        records.Layer // FROM: the records of this layer only
 }
 
 type refGroup struct {
@@ -197,7 +200,7 @@ func (q refQuery) group(recs []rec) []*refGroup {
 	var all []*refGroup
 	for i := range recs {
 		r := &recs[i]
-		if r.time < q.since || r.time >= q.until || q.where != nil && !q.where(r) {
+		if r.time < q.since || r.time >= q.until || r.layer != q.layer || q.where != nil && !q.where(r) {
 			continue
 		}
 		keys := make([]any, len(q.keys))

@@ -89,10 +89,11 @@
 // layer (0 the transport) and one per key (LayerColumns, zero in the others' rows; DuckDB
 // leaves them out of a batch of transport records, as it does the probe's measures).
 // Decisions: a Query reads the records of its Layer only, so the transport's answers stay
-// exact whatever layers arrive; the rollups hold the transport's records alone (DuckDB's
-// writers and background step skip the others, ClickHouse's views and repair read layer 0),
-// so a Query of another layer reads the records, which its statements, a few per request,
-// afford (BENCHMARKS.md, "Layers"); retention deletes every layer alike.
+// exact whatever layers arrive; each rollup holds the records of one layer (Rollup.Layer, the
+// transport's unless set; DuckDB's writers and background step skip the others, ClickHouse's
+// views and repair read layer 0). DuckDB keeps the HTTP layer's by host and status, which a
+// day's percentile needs (BENCHMARKS.md, "Layers"); DNS and TLS, and ClickHouse, read the
+// records. Retention deletes every layer alike.
 //
 // # Columns, queries and the planner
 //

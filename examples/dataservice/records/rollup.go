@@ -30,6 +30,9 @@ type Rollup struct {
 	Background bool
 	Measures   bool
 	ForHists   bool
+	// Layer is the layer of the records the rollup sums (LayerTransport unless set): a Query
+	// of another layer never reads it.
+	Layer Layer
 }
 
 // ContextKeys are the keys of the rollups of the context (zones, autonomous systems and
@@ -67,9 +70,9 @@ func (r *Rollup) Holds(c Column) bool { return slices.Contains(r.Keys, c) }
 // keeps (RollupSums or the record count; with Measures, RollupMeasures and RollupHists), each
 // of its groups is a key of the rollup or a time bucket of whole rollup buckets, and q's Where
 // reads keys of the rollup only. A query of a sum the rollup lacks reads the records, as does
-// one of a layer other than the transport (a rollup holds the transport's records only).
+// one of a layer other than the rollup's (a rollup holds the records of its Layer only).
 func (r *Rollup) answers(q *Query) bool {
-	if q.Layer != LayerTransport {
+	if q.Layer != r.Layer {
 		return false
 	}
 	if r.ForHists && len(q.Hists) == 0 {

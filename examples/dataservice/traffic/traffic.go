@@ -142,7 +142,7 @@ func listFields(ctx context.Context, _ decl.None) ([]api.Field, error) {
 }
 
 // Register adds query, ingest (since 1.0) and list-fields (since 1.1; since 1.2 it lists the
-// exporter key) to reg, each the implementation of its declaration in package api. query takes
+// exporter key, since 1.4 each key's layers) to reg, each the implementation of its declaration in package api. query takes
 // the keys of later versions at every version: a key is an addition that changes no answer of
 // an expression an earlier client could write.
 func (s *Service) Register(reg *registry.Registry) error {
@@ -157,6 +157,10 @@ func (s *Service) Register(reg *registry.Registry) error {
 	if err := registry.Implement(reg, api.ListFields, listFields, registry.Requires(authapi.RoleReadOnly), registry.ReadOnly()); err != nil {
 		return err
 	}
-	return registry.Implement(reg, api.ListFields12, listFields,
+	if err := registry.Implement(reg, api.ListFields12, listFields,
+		registry.Requires(authapi.RoleReadOnly), registry.ReadOnly()); err != nil {
+		return err
+	}
+	return registry.Implement(reg, api.ListFields14, listFields,
 		registry.Requires(authapi.RoleReadOnly), registry.ReadOnly())
 }

@@ -31,7 +31,7 @@ type Store struct {
 	db *sql.DB
 	// write holds one token: the right to write, and to spans and newest.
 	write chan struct{}
-	// rollups are the rollups the database keeps (duckRollups); spans, in the same order,
+	// rollups are the rollups the database keeps (storeRollups); spans, in the same order,
 	// what each gained since its last compaction.
 	rollups []records.Rollup
 	spans   []rollupSpan
@@ -91,16 +91,16 @@ func Open(ctx context.Context, dir string, opts ...records.Option) (*Store, erro
 		db.Close()
 		return nil, fmt.Errorf("records: open %s: %w", path, err)
 	}
-	marks, err := loadMarks(ctx, db, duckRollups)
+	marks, err := loadMarks(ctx, db, storeRollups)
 	var newest int64
 	if err == nil {
-		newest, err = newestRecord(ctx, db, duckRollups)
+		newest, err = newestRecord(ctx, db, storeRollups)
 	}
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("records: create the rollups: %w", err)
 	}
-	s := &Store{db: db, write: make(chan struct{}, 1), rollups: duckRollups, spans: make([]rollupSpan, len(duckRollups)),
+	s := &Store{db: db, write: make(chan struct{}, 1), rollups: storeRollups, spans: make([]rollupSpan, len(storeRollups)),
 		marks: marks, contexts: knownContexts{}, logError: records.OptionsOf(opts).LogError, stop: make(chan struct{}), stopped: make(chan struct{})}
 	s.newest.Store(newest)
 	s.write <- struct{}{}

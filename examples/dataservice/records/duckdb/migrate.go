@@ -70,18 +70,39 @@ var steps = []step{
 		return execAll(ctx, tx, "CREATE TABLE IF NOT EXISTS "+batchesTable+" (id VARCHAR PRIMARY KEY, time BIGINT NOT NULL)")
 	},
 	// 16: the layers' columns (records.LayerColumns: the layer, 0 the transport, and the keys
-	// of HTTP, DNS and TLS), zero and empty in the rows a file had, all of the transport. The
-	// rollups keep summing the transport's records alone (transportOnly).
-	func(ctx context.Context, tx *sql.Tx) error { return addColumns(ctx, tx, step16Columns...) },
+	// of HTTP, DNS and TLS), zero and empty in the rows a file had, all of the transport; the
+	// rollups keep summing the records of their layer alone (ofLayer), and the HTTP layer's
+	// rollups (httpRollups) are created, empty (no record had a layer), their measures with
+	// defaults as step 9 gave the others', which a batch without measures leaves to them.
+	func(ctx context.Context, tx *sql.Tx) error {
+		if err := addColumns(ctx, tx, step16Columns...); err != nil {
+			return err
+		}
+		if err := ensureRollups(ctx, tx, unmeasured(httpRollups)); err != nil {
+			return err
+		}
+		return rollupMeasures(ctx, tx, httpRollups, false)
+	},
 }
 
 // step16Columns are the columns step 16 adds, as that step added them: frozen.
 var step16Columns = records.ColumnRange(records.ColLayer, records.ColTLSIssuer)
 
-// transportOnly is the condition where of the records a rollup sums, restricted to the
-// transport's (layer 0): the rollups hold no record of another layer. The schema steps before
-// 16, whose records had no layer, sum every record.
-func transportOnly(where string) string { return "(" + where + ") AND layer = 0" }
+// ofLayer is the condition where of the records rollup r sums, restricted to those of its
+// layer: a rollup holds no record of another. The schema steps before 16, whose records had
+// no layer and whose rollups are all of the transport, sum every record.
+func ofLayer(r *records.Rollup, where string) string {
+	return "(" + where + ") AND layer = " + strconv.Itoa(int(r.Layer))
+}
+
+// layerWhere is where, restricted to r's layer when r is not of the transport (whose rollups
+// the steps before 16 made, without a layer column).
+func layerWhere(r *records.Rollup, where string) string {
+	if r.Layer == records.LayerTransport {
+		return where
+	}
+	return ofLayer(r, where)
+}
 
 // step6Columns are the context columns step 6 adds, as that step added them: frozen, since the
 // records table may gain more later, each in a step of its own (addColumns).

@@ -161,7 +161,9 @@ func TestRollupCompaction(t *testing.T) {
 		Client: records.Endpoint{IP: netip.MustParseAddr("10.0.0.1"), Bytes: 5}, Server: records.Endpoint{IP: netip.MustParseAddr("10.0.0.2"), Port: 53}}
 	for range 10 { // all in the minute from 1_699_999_980
 		r.Time++
-		if err := s.Ingest(ctx, []records.Record{r}); err != nil {
+		h := r // and a request, for the HTTP layer's rollups
+		h.Layer, h.HTTP = records.LayerHTTP, records.HTTP{Method: "GET", Status: 200, Host: "a.example"}
+		if err := s.Ingest(ctx, []records.Record{r, h}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -187,7 +189,9 @@ func TestRollupCompaction(t *testing.T) {
 		s.spans[i] = rollupSpan{rows: compactRows - 1}
 	}
 	for range 2 {
-		if err := s.Ingest(ctx, []records.Record{r}); err != nil {
+		h := r
+		h.Layer, h.HTTP = records.LayerHTTP, records.HTTP{Method: "GET", Status: 200, Host: "a.example"}
+		if err := s.Ingest(ctx, []records.Record{r, h}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -136,7 +136,7 @@ func rollSpan(ctx context.Context, tx *sql.Tx, r *records.Rollup, mark, due int6
 	}
 	b := records.FloorTo(first.Int64, r.Width)
 	e := min(due, b+max(r.Width, records.FloorTo(rollupStepSpan, r.Width)))
-	if _, err := tx.ExecContext(ctx, insertSums(r, recordsOf(r), transportOnly(records.TimeRange(b, e)))); err != nil {
+	if _, err := tx.ExecContext(ctx, insertSums(r, recordsOf(r), ofLayer(r, records.TimeRange(b, e)))); err != nil {
 		return mark, err
 	}
 	if _, err := tx.ExecContext(ctx, "UPDATE rollup_marks SET through = ? WHERE rollup = ?", e, r.Table); err != nil {

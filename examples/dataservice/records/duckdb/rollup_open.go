@@ -3,6 +3,7 @@ package duckdb
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"strconv"
 
 	"github.com/fnapi/fnapi/examples/dataservice/records"
@@ -49,7 +50,7 @@ func ensureRollup(ctx context.Context, tx *sql.Tx, r *records.Rollup, exists boo
 		stmts = []string{r.Schema(duckDialect), "DELETE FROM rollup_marks WHERE rollup = ?", "INSERT INTO rollup_marks VALUES (?, 0)"}
 		args, mark = [][]any{nil, {r.Table}, {r.Table}}, 0
 	case !exists:
-		stmts = []string{r.Schema(duckDialect), "DELETE FROM rollup_marks WHERE rollup = ?", insertSums(r, "records", "true")}
+		stmts = []string{r.Schema(duckDialect), "DELETE FROM rollup_marks WHERE rollup = ?", insertSums(r, "records", layerWhere(r, "true"))}
 		args = [][]any{nil, {r.Table}, nil}
 	case r.Background && !marked:
 		var newest sql.NullInt64
@@ -61,7 +62,7 @@ func ensureRollup(ctx context.Context, tx *sql.Tx, r *records.Rollup, exists boo
 		}
 		stmts, args = []string{"INSERT INTO rollup_marks VALUES (?, ?)"}, [][]any{{r.Table, mark}}
 	case !r.Background && marked:
-		stmts = []string{insertSums(r, "records", "time >= "+strconv.FormatInt(mark, 10)), "DELETE FROM rollup_marks WHERE rollup = ?"}
+		stmts = []string{insertSums(r, "records", layerWhere(r, "time >= "+strconv.FormatInt(mark, 10))), "DELETE FROM rollup_marks WHERE rollup = ?"}
 		args = [][]any{nil, {r.Table}}
 	}
 	for i, stmt := range stmts {
@@ -86,8 +87,25 @@ func newestRecord(ctx context.Context, db *sql.DB, rs []records.Rollup) (int64, 
 		}
 	}
 	var t sql.NullInt64
-	if err := db.QueryRowContext(ctx, query).Scan(&t); err != nil || !t.Valid {
+	if err := db.QueryRowContext(ctx, query).Scan(&t); err != nil {
 		return 0, err
 	}
-	return t.Int64 + end, nil
+	newest := t.Int64 + end
+	if !t.Valid {
+		newest = 0
+	}
+	// The layers': their first rollup, or their records (the transport's rollups hold none).
+	for l := records.LayerHTTP; l < records.NumLayers; l++ {
+		query, end := "SELECT max(time) FROM records WHERE layer = "+strconv.Itoa(int(l)), int64(0)
+		if i := slices.IndexFunc(rs, func(r records.Rollup) bool { return r.Layer == l && !r.Background }); i >= 0 {
+			query, end = "SELECT max(time) FROM "+rs[i].Table, rs[i].Width-1
+		}
+		if err := db.QueryRowContext(ctx, query).Scan(&t); err != nil {
+			return 0, err
+		}
+		if t.Valid {
+			newest = max(newest, t.Int64+end)
+		}
+	}
+	return newest, nil
 }

@@ -36,11 +36,11 @@ type rollupKey struct {
 
 // keyNums and keyStrs are how many number and string slots a rollupKey has: room for every key
 // of the rollups (keySlotsOf panics when a rollup has more).
-const keyNums, keyStrs = 8, 7
+const keyNums, keyStrs = 9, 8
 
 // keySlots gives each column that a rollup of DuckDB keeps its slot in a rollupKey: the index
 // of its (first) number or of its string (records.NumColumns entries; the others zero).
-var keySlots = keySlotsOf(duckRollups)
+var keySlots = keySlotsOf(storeRollups)
 
 // keySlotsOf gives each key column of rs, in column order, the next slot of its kind.
 func keySlotsOf(rs []records.Rollup) []int {
@@ -187,17 +187,17 @@ func addTiming(h *histogram.Histogram, t *records.Timing) {
 }
 
 // rollupSource is the earlier rollup of rs that rs[i] is summed from (one whose width divides
-// rs[i]'s and that keeps every key of rs[i]), or -1 when rs[i] is summed from the records.
+// rs[i]'s, that keeps every key of rs[i] and sums its layer), or -1 when rs[i] is summed from the records.
 func rollupSource(rs []records.Rollup, i int) int {
 	for j := range i {
-		if rs[i].Width%rs[j].Width == 0 && !slices.ContainsFunc(rs[i].Keys, func(c records.Column) bool { return !rs[j].Holds(c) }) {
+		if rs[i].Layer == rs[j].Layer && rs[i].Width%rs[j].Width == 0 && !slices.ContainsFunc(rs[i].Keys, func(c records.Column) bool { return !rs[j].Holds(c) }) {
 			return j
 		}
 	}
 	return -1
 }
 
-// sumBatches sums the transport's records of batches before marks[i] into the rows of each
+// sumBatches sums the records of batches before marks[i] of rs[i]'s layer into the rows of each
 // rollup rs[i] (a rollup holds no record of another layer):
 // from the records, or from the rows of an earlier, finer rollup that keeps every key
 // (rollupSource) and no fewer records, which are fewer.
@@ -219,7 +219,7 @@ func sumBatches(rs []records.Rollup, marks []int64, batches [][]records.Record) 
 		for _, recs := range batches {
 			for ri := range recs {
 				r := &recs[ri]
-				if r.Time >= marks[i] || r.Layer != records.LayerTransport {
+				if r.Time >= marks[i] || r.Layer != rs[i].Layer {
 					continue
 				}
 				recordKey(&rs[i], &rk, r)
@@ -331,7 +331,7 @@ func retainRollups(ctx context.Context, tx *sql.Tx, rs []records.Rollup, marks r
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+r.Table+" WHERE time = ?", b); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, insertSums(r, recordsOf(r), transportOnly(records.TimeRange(t, b+r.Width)))); err != nil {
+		if _, err := tx.ExecContext(ctx, insertSums(r, recordsOf(r), ofLayer(r, records.TimeRange(t, b+r.Width)))); err != nil {
 			return err
 		}
 	}

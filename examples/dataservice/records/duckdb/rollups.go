@@ -50,6 +50,25 @@ var duckRollups = measured([]records.Rollup{
 	contextRollups[0], contextRollups[1],
 })
 
+// storeRollups are the rollups a store keeps and reads: the transport's (duckRollups, which
+// the schema steps before 16 made) and the HTTP layer's.
+var storeRollups = append(slices.Clone(duckRollups), httpRollups...)
+
+// httpRollups are the HTTP layer's rollups (schema step 16), by host and status, per minute
+// and hour, and for the percentiles per 10 minutes and 6 hours (as tenMinutes and sixHours),
+// kept in each ingest's transaction: without them a day's p95(srt) BY http.host FROM http read
+// every request's histogram, 25 times what records BY http.host took (BENCHMARKS.md,
+// "Layers"). A few rows a batch: the hosts and statuses of a minute.
+var httpRollups = []records.Rollup{
+	{Table: "records_http_minute", Width: 60, Keys: httpKeys, Measures: true, Layer: records.LayerHTTP},
+	{Table: "records_http_hour", Width: 3600, Keys: httpKeys, Measures: true, Layer: records.LayerHTTP},
+	{Table: "records_http_10min", Width: 600, Keys: httpKeys, Measures: true, ForHists: true, Layer: records.LayerHTTP},
+	{Table: "records_http_6hour", Width: 6 * 3600, Keys: httpKeys, Measures: true, ForHists: true, Layer: records.LayerHTTP},
+}
+
+// httpKeys are the keys of the HTTP layer's rollups.
+var httpKeys = []records.Column{records.ColHTTPHost, records.ColHTTPStatus}
+
 // measured returns copies of rs that keep the measures (Measures true).
 func measured(rs []records.Rollup) []records.Rollup {
 	out := slices.Clone(rs)
