@@ -92,7 +92,7 @@ var keyKinds = []struct {
 	kDNSRCode:    {"dns.rcode", records.ColDNSRCode, rcodeType, "FROM dns: the answer's response code (\"NOERROR\", \"NXDOMAIN\", \"SERVFAIL\", ..., or the number as text), \"timeout\" for a query without an answer. WHERE accepts = and IN.", "1.4", nil},
 	kTLSVersion:  {"tls.version", records.ColTLSVersion, tlsVersionType, "FROM tls: the negotiated version, \"1.0\" to \"1.3\" (from the ServerHello and its supported_versions); null when the server's hello was not seen. WHERE accepts = and IN.", "1.4", nil},
 	kTLSCipher:   {"tls.cipher", records.ColTLSCipher, cipherType, "FROM tls: the negotiated cipher suite's IANA name (\"TLS_AES_128_GCM_SHA256\"), its number for one without a name, null when unknown. WHERE accepts = and IN.", "1.4", nil},
-	kTLSNotAfter: {"tls.not_after", records.ColTLSNotAfter, expiryType, "FROM tls: the server certificate's expiry in Unix seconds, where it was in clear (TLS 1.2 and older); null when unknown. WHERE accepts = and IN, and < and > to find the certificates that expire first.", "1.4", nil},
+	kTLSNotAfter: {"tls.not_after", records.ColTLSNotAfter, expiryType, "FROM tls: the server certificate's expiry in Unix seconds, where it was in clear (TLS 1.2 and older); null when unknown. WHERE accepts = and IN, and < and >; min(tls.not_after) is the earliest of a group's.", "1.4", nil},
 	kTLSIssuer:   {"tls.issuer", records.ColTLSIssuer, exporterNameType, "FROM tls: the server certificate's issuer (its distinguished name), where it was in clear; null when unknown. WHERE accepts = and IN.", "1.4", nil},
 }
 
