@@ -41,11 +41,15 @@ func (s Sum) Extreme() (isExtreme, max bool) {
 // MergeSum returns sum s of two rows of a group merged: AddSum for a sum, the least non-zero
 // or the greatest of the two for an extreme (Sum.Extreme).
 func MergeSum(s Sum, a, b uint64) uint64 {
-	ext, max := s.Extreme()
-	switch {
-	case !ext:
+	if s < SumMinTLSNotAfter { // the sums come first: inlined, as fast as AddSum
 		return AddSum(a, b)
-	case max:
+	}
+	return mergeExtreme(s, a, b)
+}
+
+func mergeExtreme(s Sum, a, b uint64) uint64 {
+	switch {
+	case s == SumMaxTLSNotAfter:
 		return maxOf(a, b)
 	case a == 0:
 		return b
