@@ -45,11 +45,11 @@ func (q *Queue) Ingest(ctx context.Context, recs []records.Record) error {
 }
 
 func (q *Queue) publish(ctx context.Context, recs []records.Record) error {
-	if _, err := q.streamOf(ctx); err != nil {
-		return unavailable(err)
-	}
 	ctx, cancel := context.WithTimeout(ctx, PublishTimeout)
 	defer cancel()
+	if err := q.readyStream(ctx); err != nil {
+		return unavailable(err)
+	}
 	batch := nuid.Next()
 	limit := q.nc.MaxPayload() - 1024 // room for the headers
 	var parts []*part
@@ -83,6 +83,32 @@ func (q *Queue) publish(ctx context.Context, recs []records.Record) error {
 		}
 	}
 	return nil
+}
+
+// readyStream waits within ctx for the stream to be known, asking again every 2 s: a request
+// lost while a NATS node fails over (its meta leader killed) is asked again of the next. A
+// connection lost is waited for a second (a client reconnects to another node in less), then
+// refused at once, so that a sensor whose NATS is down drops and counts without waiting.
+func (q *Queue) readyStream(ctx context.Context) error {
+	start := time.Now()
+	for {
+		try, cancel := context.WithTimeout(ctx, 2*time.Second)
+		_, err := q.streamOf(try)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if !q.nc.IsConnected() && time.Since(start) > time.Second {
+			return err
+		}
+		t := time.NewTimer(200 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+	}
 }
 
 // part is one message of a batch being published.
