@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -259,8 +260,15 @@ func toolResult(info *toolInfo, v any, complete, pooled bool) (any, *jsonrpc.Err
 		return toolError(apierr.New(apierr.Internal)), nil
 	}
 	b := buf.Bytes()
-	res := getBuf()
-	out := slices.Grow(res.AvailableBuffer(), 2*len(b)+104)
+	// A task keeps its result past the call: its bytes are its own, never a pool's.
+	var res *bytes.Buffer
+	var out []byte
+	if n := 2*len(b) + 104; pooled {
+		res = getBuf()
+		out = slices.Grow(res.AvailableBuffer(), n)
+	} else {
+		out = make([]byte, 0, n)
+	}
 	if complete {
 		out = append(out, `{"resultType":"complete","content":[{"type":"text","text":`...)
 	} else {
@@ -280,7 +288,6 @@ func toolResult(info *toolInfo, v any, complete, pooled bool) (any, *jsonrpc.Err
 	}
 	out = append(out, '}')
 	if !pooled {
-		putBuf(res)
 		return json.RawMessage(out), nil
 	}
 	res.Write(out) // in place once the buffer has grown

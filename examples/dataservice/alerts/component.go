@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/cluster"
+	"github.com/fnapi/fnapi/examples/dataservice/netctx"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
@@ -35,6 +36,13 @@ type Configuration struct {
 	SMTP *SMTP
 	// Backoff is the wait after a first failed notification. Default: 0, which is 5 s.
 	Backoff time.Duration
+	// MaxMitigations bounds the routes rules announce at once. Default: 0, which is
+	// DefaultMaxMitigations (100).
+	MaxMitigations int
+	// MitigationHold is the least time a route stays announced; MitigationDelay how long a
+	// route withdrawn waits before it is announced again. Default: 0, which is
+	// DefaultMitigationHold (5 min) and DefaultMitigationDelay (1 min).
+	MitigationHold, MitigationDelay time.Duration
 }
 
 // DefaultConfiguration returns the defaults: webhooks to public addresses, no e-mail.
@@ -57,6 +65,14 @@ type Dependencies struct {
 	// Shared is the PostgreSQL URL the nodes of a service share: with it the rules are
 	// evaluated on one node at a time, under a lease.
 	Shared string
+	// Announcer announces the routes of rules' bgp channels: the BGP speaker (-bgp).
+	// Default: nil, BGP off: a bgp channel is refused and nothing is announced.
+	Announcer Announcer
+	// Mitigation returns the configuration keys mitigation_zones and blackhole_nexthop as
+	// they are now. Default: none, nothing is announced.
+	Mitigation func() MitigationSettings
+	// Zones returns the operator's zones as they are now (the inlet's). Default: none.
+	Zones func() *netctx.Zones
 }
 
 // leaseKey is the advisory lock of the alerts' lease.
@@ -96,9 +112,10 @@ func NewComponent(ctx context.Context, deps Dependencies, cfg Configuration) (*C
 	// Each owner's rules are answered by the engine of their standing queries.
 	engine := func(ctx context.Context) *pvql.Engine { return deps.Rules(Owner(ctx)) }
 	var live func(context.Context, string) (Standing, error)
+	var changes *records.Changes
 	if cr, ok := deps.Records.(records.ChangeReporter); ok {
 		// As for followed queries: only where the store reports every change (DuckDB).
-		changes := cr.Changes()
+		changes = cr.Changes()
 		live = func(ctx context.Context, expr string) (Standing, error) {
 			l, err := engine(ctx).Live(expr, changes)
 			if err != nil {
@@ -125,7 +142,9 @@ func NewComponent(ctx context.Context, deps Dependencies, cfg Configuration) (*C
 			return res, wire.QueryError(err)
 		},
 		WebhookAllow: cfg.WebhookAllow, Listen: cfg.Listen, WebhookRoots: cfg.WebhookRoots, SMTP: cfg.SMTP, Backoff: cfg.Backoff,
-		Logger: deps.Logger,
+		Logger: deps.Logger, Announcer: deps.Announcer, Mitigation: deps.Mitigation, Zones: deps.Zones,
+		Audit: deps.State.AppendAudit, MaxMitigations: cfg.MaxMitigations, MitigationHold: cfg.MitigationHold,
+		MitigationDelay: cfg.MitigationDelay, Changes: changes,
 	})
 	if err != nil {
 		return nil, err

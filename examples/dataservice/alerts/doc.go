@@ -25,6 +25,13 @@
 // (update, delete, silence) or see its webhooks' URLs, credentials that others see as
 // "https://host/…"; no error of a delivery holds a URL.
 //
+// A rule's bgp channels ({"bgp": "blackhole"} or "flowspec") announce each firing group's
+// address through an Announcer, the BGP speaker (mitigator.go): only for addresses inside the
+// zones mitigation_zones names, at most Options.MaxMitigations at once, held for
+// Options.MitigationHold and not announced again for Options.MitigationDelay after a
+// withdrawal. Routers obey what is announced: only administrators add a bgp channel or change
+// a rule holding one.
+//
 // Service registers the functions of API 1.3 (create-alert-rule, list-alerts, ...).
 //
 // The package is also the alerts component of the service (component.go: Configuration,

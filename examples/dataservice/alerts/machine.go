@@ -54,6 +54,9 @@ func step(r state.AlertRule, channels []Channel, cur []state.AlertInstance, sile
 		if st != Pending && !silenced[""] && !silenced[in.Group] {
 			body := body(r, in, st, now)
 			for _, c := range channels {
+				if c.BGP != "" {
+					continue // announced by the mitigator, from the instances
+				}
 				t := c.Webhook
 				if c.Email != "" {
 					t = mailto + c.Email

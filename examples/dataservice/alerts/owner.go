@@ -25,7 +25,7 @@ func mayChange(ctx context.Context, r state.AlertRule) bool {
 // needs an administrator.
 func denied(ctx context.Context) error {
 	fn := ""
-	if c := registry.CallFrom(ctx); c != nil {
+	if c := registry.CallFrom(ctx); c != nil && c.Func != nil { // nil: the service's own call (CreateRule)
 		fn = c.Func.Name
 	}
 	return apierr.New(apierr.PermissionDenied, "path", fn, "role", string(authapi.RoleAdmin))

@@ -24,6 +24,8 @@ type Channel struct {
 	Webhook string `json:"webhook,omitempty"`
 	Secret  string `json:"secret,omitempty"`
 	Email   string `json:"email,omitempty"`
+	// BGP is a mitigation: "blackhole" or "flowspec" (mitigation.go).
+	BGP string `json:"bgp,omitempty"`
 }
 
 // Bounds of a rule.
@@ -77,17 +79,21 @@ func duration(name, s string, def, lo, hi time.Duration) (time.Duration, error) 
 	return d, nil
 }
 
-// checkChannels validates notify; old are the rule's channels before, whose secrets a webhook
-// given again without one keeps.
-func (s *Service) checkChannels(ctx context.Context, in []api.AlertChannel, old []Channel) ([]Channel, error) {
+// checkChannels validates notify of a rule with query; old are the rule's channels before,
+// whose secrets a webhook given again without one keeps.
+func (s *Service) checkChannels(ctx context.Context, query string, in []api.AlertChannel, old []Channel) ([]Channel, error) {
 	if len(in) > maxChannels {
 		return nil, invalid("notify", "at most 10 channels")
 	}
 	out := make([]Channel, 0, len(in))
+	var kinds []string
 	for _, c := range in {
 		switch {
-		case (c.Webhook == "") == (c.Email == ""):
-			return nil, invalid("notify", `each channel is either {"webhook": "https://...", "secret": "..."} or {"email": "a@b"}`)
+		case countSet(c.Webhook, c.Email, c.BGP) != 1:
+			return nil, invalid("notify", `each channel is either {"webhook": "https://...", "secret": "..."}, {"email": "a@b"} or {"bgp": "blackhole" or "flowspec"}`)
+		case c.BGP != "":
+			kinds = append(kinds, c.BGP)
+			out = append(out, Channel{BGP: c.BGP})
 		case c.Email != "":
 			a, err := mail.ParseAddress(c.Email)
 			if err != nil || a.Address != c.Email || a.Name != "" {
@@ -107,7 +113,21 @@ func (s *Service) checkChannels(ctx context.Context, in []api.AlertChannel, old 
 			out = append(out, ch)
 		}
 	}
+	if err := s.checkBGP(ctx, query, kinds); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// countSet counts the strings that are not empty.
+func countSet(ss ...string) int {
+	n := 0
+	for _, s := range ss {
+		if s != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // checkWebhook refuses a URL that is not HTTPS, or whose host is (or resolves to) an address
@@ -158,7 +178,7 @@ func ruleOut(r state.AlertRule, status []statedb.ChannelStatus, full bool) api.A
 		if c.Webhook != "" && !full {
 			c.Webhook = redact(c.Webhook)
 		}
-		out.Notify = append(out.Notify, api.AlertChannel{Webhook: c.Webhook, Email: c.Email})
+		out.Notify = append(out.Notify, api.AlertChannel{Webhook: c.Webhook, Email: c.Email, BGP: c.BGP})
 	}
 	for _, st := range status {
 		if st.Rule != r.ID {

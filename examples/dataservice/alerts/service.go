@@ -17,7 +17,9 @@ import (
 	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
+	"github.com/fnapi/fnapi/examples/dataservice/netctx"
 	"github.com/fnapi/fnapi/examples/dataservice/pvql"
+	"github.com/fnapi/fnapi/examples/dataservice/records"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 	"github.com/fnapi/fnapi/examples/dataservice/wire"
@@ -62,6 +64,31 @@ type Options struct {
 	Attempts int
 	// Logger receives failures. Default: none.
 	Logger *zap.Logger
+
+	// Announcer announces the routes of rules' bgp channels (mitigator.go). Default: nil,
+	// BGP off: a bgp channel is refused (INVALID-ARGUMENT) and nothing is announced.
+	Announcer Announcer
+	// Mitigation returns mitigation_zones and blackhole_nexthop as they are now. Default:
+	// none, so nothing is announced.
+	Mitigation func() MitigationSettings
+	// Zones returns the zones that addresses are in (the inlet's). Default: none, so
+	// nothing is announced.
+	Zones func() *netctx.Zones
+	// Audit writes an announcement or a withdrawal to the audit trail. Default: none.
+	Audit func(ctx context.Context, e state.AuditEvent) error
+	// MaxMitigations bounds the routes announced at once. Default: DefaultMaxMitigations.
+	MaxMitigations int
+	// MitigationHold is the least time a route stays announced. Default:
+	// DefaultMitigationHold.
+	MitigationHold time.Duration
+	// MitigationDelay is how long a withdrawn route waits before it is announced again.
+	// Default: DefaultMitigationDelay.
+	MitigationDelay time.Duration
+	// Changes reports the records stored (records.ChangeReporter): a rule with a bgp channel
+	// is then evaluated at each look after records arrived, besides its interval, so that a
+	// flood's route is announced a second or two after its records are stored. Use it with
+	// Live, whose answers re-read only what changed. Default: nil, rules keep their interval.
+	Changes *records.Changes
 }
 
 // Standing is a query answered again and again, each time reading only what changed
@@ -104,6 +131,15 @@ func New(st *statedb.Alerts, o Options) (*Service, error) {
 	}
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
+	}
+	if o.MaxMitigations <= 0 {
+		o.MaxMitigations = DefaultMaxMitigations
+	}
+	if o.MitigationHold <= 0 {
+		o.MitigationHold = DefaultMitigationHold
+	}
+	if o.MitigationDelay <= 0 {
+		o.MitigationDelay = DefaultMitigationDelay
 	}
 	g := NewGuard(o.WebhookAllow, o.Listen...)
 	s := &Service{store: st, opts: o, log: o.Logger, guard: g, client: newWebhookClient(g, o.WebhookRoots),
@@ -211,7 +247,7 @@ func (s *Service) check(ctx context.Context, r *state.AlertRule, notify []api.Al
 	if err := checkQuery(r.Query); err != nil {
 		return err
 	}
-	cs, err := s.checkChannels(ctx, notify, old)
+	cs, err := s.checkChannels(ctx, r.Query, notify, old)
 	if err != nil {
 		return err
 	}
@@ -226,9 +262,12 @@ func (s *Service) updateRule(ctx context.Context, in api.UpdateAlertRuleArgs) (a
 			return denied(ctx)
 		}
 		old := channels(*r)
+		if hasBGP(old) && !isAdmin(ctx) {
+			return denied(ctx) // its routes are the administrators' to change
+		}
 		notify := make([]api.AlertChannel, len(old))
 		for i, c := range old {
-			notify[i] = api.AlertChannel{Webhook: c.Webhook, Secret: c.Secret, Email: c.Email}
+			notify[i] = api.AlertChannel{Webhook: c.Webhook, Secret: c.Secret, Email: c.Email, BGP: c.BGP}
 		}
 		if in.Notify != nil {
 			notify = in.Notify
@@ -310,8 +349,15 @@ func (s *Service) history(ctx context.Context, in api.AlertHistoryArgs) ([]api.A
 	}
 	out := make([]api.AlertEvent, 0, len(es))
 	for _, e := range es {
-		out = append(out, api.AlertEvent{ID: e.ID, Rule: e.Rule, Group: json.RawMessage(e.Group), State: e.State,
-			Values: e.Values, At: e.At})
+		ae := api.AlertEvent{ID: e.ID, Rule: e.Rule, Group: json.RawMessage(e.Group), State: e.State,
+			Values: e.Values, At: e.At}
+		if len(e.Detail) > 0 {
+			ae.Mitigation = &api.AlertMitigation{}
+			if json.Unmarshal(e.Detail, ae.Mitigation) != nil {
+				ae.Mitigation = nil
+			}
+		}
+		out = append(out, ae)
 	}
 	return out, nil
 }

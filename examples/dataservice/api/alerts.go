@@ -25,7 +25,7 @@ var (
 	ListAlerts = decl.Func[ListAlertsArgs, []Alert]("list-alerts", decl.Since("1.3"),
 		decl.Describe("Lists the alerts pending or firing now, of the given state or both."))
 	AlertHistory = decl.Func[AlertHistoryArgs, []AlertEvent]("alert-history", decl.Since("1.3"),
-		decl.Describe("Answers the transitions of alerts (pending, firing, resolved) with the values that caused them, newest first: at most 1000."))
+		decl.Describe("Answers the transitions of alerts (pending, firing, resolved) with the values that caused them, and the routes their bgp channels announced, withdrew or were refused (announced, withdrawn, refused, with the mitigation), newest first: at most 1000."))
 	SilenceAlert = decl.Func[SilenceAlertArgs, bool]("silence-alert", decl.Since("1.3"), decl.Errors(apierr.PermissionDenied),
 		decl.Describe("Sends no notification for the rule (or for one group of it) until the given time: one's own rule, or any for an administrator; transitions are still recorded. A time in the past lifts the silence. Answers true."))
 	AcknowledgeAlert = decl.Func[AcknowledgeAlertArgs, bool]("acknowledge-alert", decl.Since("1.3"),
@@ -62,6 +62,9 @@ type AlertChannel struct {
 	Webhook string `json:"webhook,omitempty" jsonschema:"maxLength=2000,description=An https:// URL that receives each transition as a signed JSON POST"`
 	Secret  string `json:"secret,omitempty" jsonschema:"maxLength=200,description=The key of the HMAC-SHA256 signature (Svc-Signature header); never answered"`
 	Email   string `json:"email,omitempty" jsonschema:"maxLength=254,description=An e-mail address that receives each transition"`
+	// BGP announces each firing group's address to the routers peering with the service
+	// (-bgp): "blackhole" (RFC 7999) or "flowspec" (RFC 8955, discard). Administrators only.
+	BGP string `json:"bgp,omitempty" jsonschema:"enum=blackhole,enum=flowspec,description=Announce each firing group's server.ip or client.ip to the service's BGP peers: a blackhole route or a flowspec rule; administrators only"`
 }
 
 // AlertChannelState is how a channel fared with its latest notification.
@@ -122,6 +125,22 @@ type AlertEvent struct {
 	State  string          `json:"state"`
 	Values json.RawMessage `json:"values"`
 	At     time.Time       `json:"at"`
+	// Mitigation is the route an "announced", "withdrawn" or "refused" event is about.
+	Mitigation *AlertMitigation `json:"mitigation,omitempty"`
+}
+
+// AlertMitigation is a route announced to stop a firing group's flood (a rule's bgp channel).
+type AlertMitigation struct {
+	// BGP is "blackhole" or "flowspec"; Prefix the address as a /32 or /128.
+	BGP    string `json:"bgp"`
+	Prefix string `json:"prefix"`
+	// Protocol and Port narrow a flowspec rule; absent for any.
+	Protocol uint8  `json:"protocol,omitempty"`
+	Port     uint16 `json:"port,omitempty"`
+	// NextHop is a blackhole route's next hop (blackhole_nexthop).
+	NextHop string `json:"next_hop,omitempty"`
+	// Reason says why a route was refused or withdrawn.
+	Reason string `json:"reason,omitempty"`
 }
 
 // AlertHistoryArgs are the arguments of alert-history; all may be left out.

@@ -156,11 +156,12 @@ func (a *App) newConsole(ctx context.Context) (err error) {
 
 func (a *App) newInlet(ctx context.Context) (err error) {
 	a.inlet, err = inlet.New(ctx, inlet.Dependencies{Records: a.viaQueue(a.records), State: a.state, Settings: a.console.Settings(),
-		Logger: a.log, DataDir: a.cfg.DataDir, Shared: a.cfg.Postgres, DemoSetup: a.demoSetup, Queue: a.queueStatus, BGP: a.bgpStatus}, a.cfg.Inlet)
+		Logger: a.log, DataDir: a.cfg.DataDir, Shared: a.cfg.Postgres, DemoSetup: a.demoSetup, Queue: a.queueStatus, BGP: a.bgpStatus,
+		Routes: a.bgp}, a.cfg.Inlet)
 	if err != nil {
 		return err
 	}
-	a.store = inlet.Enrich(a.viaQueue(a.store), a.inlet.Resolver())
+	a.store = inlet.Enrich(a.viaQueue(a.store), a.inlet.Resolver(), a.inlet.Routes())
 	return nil
 }
 
@@ -175,11 +176,29 @@ func (a *App) newQuery(ctx context.Context) (err error) {
 
 func (a *App) newAlerts(ctx context.Context) (err error) {
 	a.alerts, err = alerts.NewComponent(ctx, alerts.Dependencies{State: a.state, Records: a.records, Rules: a.query.Rules,
-		DefaultPeriod: a.console.Settings().DefaultPeriod, Logger: a.log, Shared: a.cfg.Postgres}, a.cfg.Alerts)
+		DefaultPeriod: a.console.Settings().DefaultPeriod, Logger: a.log, Shared: a.cfg.Postgres,
+		Announcer: a.announcer(), Mitigation: a.mitigation, Zones: func() *netctx.Zones { return a.inlet.Resolver().Zones() }}, a.cfg.Alerts)
 	if err != nil {
 		return fmt.Errorf("app: %w", err)
 	}
 	return nil
+}
+
+// announcer is what alert rules announce their routes through: the BGP speaker, nil (BGP
+// off) without -bgp.
+func (a *App) announcer() alerts.Announcer {
+	if a.bgp == nil {
+		return nil // not a nil *bgp.Speaker in the interface
+	}
+	return a.bgp
+}
+
+// mitigation returns the configuration keys of the routes alert rules announce.
+func (a *App) mitigation() alerts.MitigationSettings {
+	c := a.console.Settings().Config()
+	zones, _ := manage.ParseMitigationZones(c.MitigationZones) // checked when set
+	hops, _ := manage.ParseBlackholeNexthop(c.BlackholeNexthop)
+	return alerts.MitigationSettings{Zones: zones, NextHops: hops}
 }
 
 // startConsole builds the handler with the functions and metrics of every component.

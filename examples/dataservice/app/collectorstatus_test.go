@@ -69,12 +69,12 @@ func TestCollectorStatus(t *testing.T) {
 		t.Errorf("totals %+v", tot)
 	}
 
-	// The WebSocket answers the same counters.
+	// The WebSocket answers the same counters (records may still be being stored: never fewer).
 	ws, err := client.Call(ctx, s.ws(t, "/api/ws", opts...), api.CollectorStatus, decl.None{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ws.Exporters) != 1 || ws.Exporters[0].Flows != flows || ws.Exporters[0].Datagrams != e.Datagrams || ws.Totals.RecordsStored != st.Totals.RecordsStored {
+	if len(ws.Exporters) != 1 || ws.Exporters[0].Flows != flows || ws.Exporters[0].Datagrams != e.Datagrams || ws.Totals.RecordsStored < st.Totals.RecordsStored {
 		t.Errorf("over the WebSocket: %+v", ws)
 	}
 

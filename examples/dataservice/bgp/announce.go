@@ -10,9 +10,10 @@ import (
 )
 
 // Announce sends m to every router with a session, and to routers that connect later, until
-// Withdraw: a blackhole route (the prefix, next hop Config.Nexthop4 or Nexthop6, communities
-// BLACKHOLE 65535:666 of RFC 7999 and NO_EXPORT) or a flowspec rule (RFC 8955: the destination,
-// the protocol and port when set, action traffic-rate 0). Announcing m twice is announcing it once.
+// Withdraw: a blackhole route (the prefix, next hop m.NextHop, else Config.Nexthop4 or
+// Nexthop6, communities BLACKHOLE 65535:666 of RFC 7999 and NO_EXPORT) or a flowspec rule
+// (RFC 8955: the destination, the protocol and port when set, action traffic-rate 0).
+// Announcing m twice is announcing it once.
 func (s *Speaker) Announce(ctx context.Context, m Mitigation) error {
 	if s.srv == nil {
 		return errNotStarted
@@ -88,6 +89,9 @@ func (s *Speaker) path(m Mitigation) (*apiutil.Path, error) {
 		fam, nh := gobgp.RF_IPv4_UC, s.cfg.Nexthop4
 		if v6 {
 			fam, nh = gobgp.RF_IPv6_UC, s.cfg.Nexthop6
+		}
+		if m.NextHop.IsValid() && m.NextHop.Is6() == v6 { // blackhole_nexthop, as alerts pass it
+			nh = m.NextHop
 		}
 		if v6 {
 			mp, err := gobgp.NewPathAttributeMpReachNLRI(fam, []gobgp.PathNLRI{{NLRI: dst}}, nh)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -53,6 +54,9 @@ func BenchmarkFullTable(b *testing.B) {
 		b.ReportMetric(took.Seconds(), "s/table")
 		b.ReportMetric(mb, "MB")
 		b.ReportMetric(cpuTook.Seconds(), "cpu-s/table")
+		var ru syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		b.ReportMetric(float64(ru.Maxrss)/1024, "MB-peak-rss")
 		if mb > 600 {
 			b.Errorf("the speaker holds %.0f MB with a full table, want at most 600", mb)
 		}

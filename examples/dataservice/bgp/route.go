@@ -49,4 +49,8 @@ type Mitigation struct {
 	// Protocol and Port narrow a flowspec rule: 0 for any.
 	Protocol uint8
 	Port     uint16
+	// NextHop is a blackhole route's next hop, of the prefix's family: the configuration key
+	// blackhole_nexthop (default 192.0.2.1 and 100::1, discard addresses routers map to a
+	// null route). Unset for a flowspec rule. A withdrawal gets the Mitigation announced.
+	NextHop netip.Addr
 }

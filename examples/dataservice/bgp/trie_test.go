@@ -7,12 +7,17 @@ import (
 )
 
 // TestTrieMatchesScan checks the trie's longest prefix match against a scan of every prefix,
-// through inserts, replacements and removals, in both families.
+// through inserts, replacements and removals, in both families; IPv4 over four /16 blocks and
+// over four /24s (where most prefixes are longer than /24: the third stride).
 func TestTrieMatchesScan(t *testing.T) {
 	t.Parallel()
-	for _, v6 := range []bool{false, true} {
+	for _, c := range []struct{ v6, dense bool }{{false, false}, {false, true}, {true, false}} {
+		v6 := c.v6
 		rng := rand.New(rand.NewPCG(1, 2))
 		addr := func() netip.Addr {
+			if c.dense {
+				return netip.AddrFrom4([4]byte{10, 0, byte(rng.IntN(4)), byte(rng.IntN(256))})
+			}
 			if v6 {
 				var b [16]byte
 				b[0], b[1], b[2] = 0x20, 0x01, byte(rng.IntN(4))
@@ -60,8 +65,13 @@ func TestTrieMatchesScan(t *testing.T) {
 		for p := range want {
 			tr.remove(p)
 		}
-		if live := len(tr.nodes) - len(tr.free); live != 1 {
+		if live := tr.size() - len(tr.free); live != 1 {
 			t.Errorf("after removing every route, %d nodes remain, want the root", live)
+		}
+		if tr.dir != nil {
+			if c2, c3 := tr.dir.chunks(); c2 != 0 || c3 != 0 {
+				t.Errorf("after removing every route, %d and %d chunks remain, want none", c2, c3)
+			}
 		}
 	}
 }

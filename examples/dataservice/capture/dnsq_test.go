@@ -57,7 +57,7 @@ ask(9, "later.example", "A", 40009, 20.000, 0, 20.001)
 // rcode timeout without srt; the truncated answer and its retry over TCP are two records.
 func TestDNSRecords(t *testing.T) {
 	t.Parallel()
-	recs, tbl := readRecords(t, scapyPcap(t, "dnsQueries"), capture.Config{})
+	recs, tbl := readAllRecords(t, scapyPcap(t, "dnsQueries"), capture.Config{})
 	type want struct {
 		proto uint8
 		qtype uint16

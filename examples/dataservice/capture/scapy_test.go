@@ -14,17 +14,26 @@ import (
 // readRecords runs a probe over a capture file and returns its records.
 func readRecords(t *testing.T, file string, cfg capture.Config) ([]capture.Record, *capture.Table) {
 	t.Helper()
+	all, tbl := readAllRecords(t, file, cfg)
+	var recs []capture.Record
+	for _, r := range all {
+		if r.Layer == records.LayerTransport { // the layers' records have their own tests
+			recs = append(recs, r)
+		}
+	}
+	return recs, tbl
+}
+
+// readAllRecords is readRecords with the records of every layer.
+func readAllRecords(t *testing.T, file string, cfg capture.Config) ([]capture.Record, *capture.Table) {
+	t.Helper()
 	src, err := capture.OpenFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
 	var recs []capture.Record
-	tbl := capture.NewTable(cfg, func(r capture.Record) {
-		if r.Layer == records.LayerTransport { // the layers' records have their own tests
-			recs = append(recs, r)
-		}
-	})
+	tbl := capture.NewTable(cfg, func(r capture.Record) { recs = append(recs, r) })
 	p := &capture.Probe{Source: src, Table: tbl}
 	if err := p.Run(context.Background()); err != nil {
 		t.Fatal(err)

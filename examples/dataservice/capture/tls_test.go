@@ -242,7 +242,7 @@ func makeCert(t *testing.T, dir, name string) *x509.Certificate {
 // tlsRecords returns the TLS records of a capture, and the transport records' server names.
 func tlsRecords(t *testing.T, path string) ([]capture.Record, []string, capture.Stats) {
 	t.Helper()
-	recs, tbl := readRecords(t, path, capture.Config{})
+	recs, tbl := readAllRecords(t, path, capture.Config{})
 	var out []capture.Record
 	var names []string
 	for _, r := range recs {

@@ -28,8 +28,13 @@ func newBatch(size int) *batch {
 	return &batch{recs: make([]records.Record, 0, size), index: make(map[conversation]int, size)}
 }
 
-// add adds r to the batch: to the record of its conversation when there is one.
+// add adds r to the batch: to the record of its conversation when there is one (a
+// transport record's).
 func (b *batch) add(r records.Record) {
+	if r.Layer != records.LayerTransport { // one request or query each: never merged
+		b.recs = append(b.recs, r)
+		return
+	}
 	k := conversation{
 		time: r.Time, protocol: r.Protocol, exporter: r.Exporter, inIf: r.InIf, outIf: r.OutIf,
 		client: netip.AddrPortFrom(r.Client.IP, r.Client.Port),

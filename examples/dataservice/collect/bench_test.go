@@ -248,7 +248,8 @@ func replay(b *testing.B, datagrams [][]byte, flows, rate int) (time.Duration, u
 // BenchmarkVendorDecode is the collector's decode path (as BenchmarkCollectorDecode) over v9
 // datagrams of 20 flows, each of a conversation of its own (500 datagrams, then again):
 // plain flows, and the same with nProbe's five latency and retransmission fields or Cisco
-// AVC's fourteen ART fields, whose measures the records gain.
+// AVC's fourteen ART fields, whose measures the records gain, or with nProbe's HTTP fields,
+// which make a record of layer http each.
 func BenchmarkVendorDecode(b *testing.B) {
 	for _, tc := range []struct {
 		name   string
@@ -259,6 +260,8 @@ func BenchmarkVendorDecode(b *testing.B) {
 		{"nprobe", nprobeFields, cat(u32(5), u32(2), u32(12), u32(40), u32(180))},
 		{"cisco", ciscoFields, cat(u32(3), u32(1), u32(2), u32(30), u32(20), u32(10), u32(100), u32(130),
 			u32(4), u32(400), u32(250), u32(50), u32(4), u32(1000))},
+		{"nprobe-http", []efield{{180, 32, penNtop}, {360, 8, penNtop}, {181, 2, penNtop}, {187, 16, penNtop}},
+			cat([]byte("/v1/items/9f86d081884c7d65?a=1\x00\x00"), []byte("GET\x00\x00\x00\x00\x00"), u16(200), []byte("shop.example\x00\x00\x00\x00"))},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var datagrams [][]byte

@@ -109,6 +109,47 @@
 // (nProbe's OOORDER_IN_PKTS and OOORDER_OUT_PKTS) have no place in a record and are not read;
 // neither vendor sends zero windows or resets.
 //
+// # Application layers from nProbe and Cisco AVC
+//
+// When a v9 or IPFIX template carries them, nProbe's HTTP and DNS plugins' fields and Cisco
+// AVC's HTTP fields make, besides the flow's transport records, records of layer http or dns
+// (records.LayerHTTP, LayerDNS) with the same keys as the probe's. IANA defines no element for
+// these. Sources: nProbe's list of information elements ("nprobe -H", its "Plugin HTTP
+// Protocol" and "Plugin DNS/LLMNR Protocol" templates); Cisco's AVC Field Definition Guide for
+// Third-Party Customers, which quotes the fields as 45003 and 42125 (the enterprise bit set on
+// 12235 and 9357).
+//
+//	key          nProbe element (v9 type)          Cisco AVC element (v9 type)
+//	http.method  360 HTTP_METHOD (57832)           -
+//	http.status  181 HTTP_RET_CODE (57653)         -
+//	http.host    187 HTTP_HOST (57659)             12235 application http host (45003)
+//	http.path    180 HTTP_URL (57652)              9357 application http uri statistics (42125)
+//	dns.qname    205 DNS_QUERY (57677)             -
+//	dns.qtype    207 DNS_QUERY_TYPE (57679)        -
+//	dns.rcode    208 DNS_RET_CODE (57680)          -
+//	srt          125 APPL_LATENCY_MS, as above     9303 response time, as above
+//
+// A layer record has the addresses, ports, interfaces, exporter and first time slice of its
+// flow's transport record, no counts of its own, and the exporter's srt when the flow makes
+// one layer record. Only a flow whose destination is the server (as the package doc's
+// first section decides) makes them: nProbe's uniflows repeat a request's fields in the
+// answer's flow, which would count it twice. nProbe sends the URL of a flow's last request;
+// Cisco's URI statistics list URIs, each followed by a NUL and a 2-byte count: each URI
+// makes one record (its count is not kept), at most maxURIs (16) a flow, and Cisco sends no
+// method or status (http.status is then null, as of a request without a response).
+//
+// Values are made as the probe makes them and bounded where they enter: a URL loses its
+// scheme and authority, query string and fragment, and is folded and cut at
+// records.MaxPathLen by capture.FoldPath; the host loses its port (and an IPv6 address's
+// brackets) and is lower case; the name loses its final dot and is lower case; host, name and
+// method are cleaned as names from devices are (netctx.Clean: invalid UTF-8 to U+FFFD,
+// controls to spaces) and cut at records.MaxHostLen, MaxQNameLen and MaxMethodLen; a string
+// ends at its first NUL (nProbe pads v9's fixed lengths with them). A status outside 100..999
+// (0 is no response), a type past 16 bits or a code past 12 bits is ignored and counted in
+// collector_fields_ignored_total; a query without a usable code or without a name makes no
+// record (none is invented). A template without these fields makes no layer record and costs
+// nothing more: its records read no more than before.
+//
 // # Templates, exporters and bounds
 //
 // NetFlow v9 and IPFIX templates are kept per exporter, version and observation domain, and

@@ -114,6 +114,7 @@ func netflowRecord(values []netflow.DataField, h netflowHeader, dom *domain) (f 
 	var m netflowMeta
 	var perf perfFields
 	var cn conn
+	var app appFields
 	for i := range values {
 		v := &values[i]
 		val, _ := v.Value.([]byte)
@@ -122,8 +123,10 @@ func netflowRecord(values []netflow.DataField, h netflowHeader, dom *domain) (f 
 				if !perf.add(slot, val) {
 					ignored++
 				}
-			} else {
-				cn.add(v, val)
+			} else if !cn.add(v, val) {
+				if slot, ok := appSlot(v); ok && i < 0xFFFF {
+					app[slot] = uint16(i + 1)
+				}
 			}
 			continue
 		}
@@ -177,6 +180,11 @@ func netflowRecord(values []netflow.DataField, h netflowHeader, dom *domain) (f 
 		if ignored += more; !p.empty() {
 			f.Perf = &p
 		}
+	}
+	if app != (appFields{}) {
+		var more int
+		f.App, more = app.app(values)
+		ignored += more
 	}
 	f.Src, f.Dst = f.Src.Unmap(), f.Dst.Unmap()
 	f.scaleBy(m.sampleRate(dom))

@@ -24,6 +24,9 @@ type Flow struct {
 	// Perf is what the exporter measured of the conversation (nProbe's and Cisco AVC's
 	// fields); nil when it sent none (most flows: a pointer keeps them small).
 	Perf *Perf
+	// App is what the exporter decoded of the application layer (nProbe's HTTP and DNS
+	// plugins, Cisco AVC's HTTP host and URIs); nil when it sent none.
+	App *App
 	// InIf and OutIf are the interfaces the traffic entered and left the exporter by; 0: unknown.
 	InIf, OutIf uint32
 	// SrcPort and DstPort are the TCP, UDP or SCTP ports; 0 for other protocols.
@@ -66,7 +69,7 @@ func dstIsServer(f *Flow) bool {
 func appendRecords(dst []records.Record, f *Flow, exporter netip.Addr, slice int64) []records.Record {
 	from := len(dst)
 	dst = appendCounts(dst, f, exporter, slice)
-	if f.Perf == nil {
+	if f.Perf == nil && f.App == nil {
 		return dst
 	}
 	if len(dst) == from { // no traffic: one record of f's start
@@ -74,8 +77,48 @@ func appendRecords(dst []records.Record, f *Flow, exporter netip.Addr, slice int
 		at.End = at.Start
 		dst = appendCounts(dst, &at, exporter, slice)
 	}
-	addPerf(&dst[from], f)
+	if f.Perf != nil {
+		addPerf(&dst[from], f)
+	}
+	if f.App != nil {
+		dst = appendLayers(dst, f, dst[from])
+	}
 	return dst
+}
+
+// appendLayers appends the records of f's application layer (f.App) to dst: of f's first
+// slice, with its transport record tr's addresses, ports, interfaces and exporter, and the
+// exporter's srt when it is of one request. A flow the server sent (as nProbe's uniflows) is
+// the answer to a request its reverse flow already carries: it makes none.
+func appendLayers(dst []records.Record, f *Flow, tr records.Record) []records.Record {
+	if !dstIsServer(f) {
+		return dst
+	}
+	r := records.Record{Time: tr.Time, Protocol: tr.Protocol, Exporter: tr.Exporter, InIf: tr.InIf, OutIf: tr.OutIf,
+		Application: tr.Application}
+	r.Client.IP, r.Client.Port, r.Server.IP, r.Server.Port = tr.Client.IP, tr.Client.Port, tr.Server.IP, tr.Server.Port
+	a := f.App
+	var srt records.Timing
+	if f.Perf != nil && len(a.HTTP)+boolInt(a.DNS != nil) == 1 {
+		srt = f.Perf.SRT.timing()
+	}
+	for _, h := range a.HTTP {
+		l := r
+		l.Layer, l.HTTP, l.SRT = records.LayerHTTP, h, srt
+		dst = append(dst, l)
+	}
+	if a.DNS != nil {
+		r.Layer, r.DNS, r.SRT = records.LayerDNS, *a.DNS, srt
+		dst = append(dst, r)
+	}
+	return dst
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // appendCounts appends the records of f's counts, as appendRecords says.

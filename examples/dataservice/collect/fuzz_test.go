@@ -11,7 +11,7 @@ import (
 // FuzzDatagram feeds any bytes to the NetFlow and sFlow decoders, twice to one exporter (so
 // that templates of the first pass decode data of the second), and maps every flow to records:
 // nothing may panic or loop, a flow's records must add up to its counts, their measures
-// (nProbe's and Cisco AVC's fields) must be valid, and the datagram is of one kind of each
+// (nProbe's and Cisco AVC's fields) and the records of their layers must be valid, and the datagram is of one kind of each
 // protocol at most.
 func FuzzDatagram(f *testing.F) {
 	tpl := set(0, templateRecord(256, v9Fields...))
@@ -32,6 +32,13 @@ func FuzzDatagram(f *testing.F) {
 		ipfix(1700000040, 0, set(2, ipfixTemplate(256, append(plainFields(), efield{123, 16, penNtop}, efield{9316, 0, penCisco}, efield{9317, 0xffff, penCisco})...)),
 			set(256, cat(v9Data(client4, server4, 50000, 443, 100, 1, 3, 4), make([]byte, 16), []byte{9, 1, 2, 3, 4, 5, 6, 7, 8, 9}))),
 		ipfix(1700000040, 0, set(2, ipfixTemplate(256, ciscoConnFields...)), set(256, ciscoConnData(1699999950_000, 1700000010_000))),
+		ipfix(1700000040, 0, set(2, cat(ipfixTemplate(256, append(plainFields(), nprobeHTTPFields...)...),
+			ipfixTemplate(257, append(plainFields(), nprobeDNSFields...)...), ipfixTemplate(258, append(plainFields(), ciscoHTTPFields...)...))),
+			set(256, cat(v9Data(client4, server4, 50000, 80, 900, 6, 3, 4), varlen("http://A.example:1/u/1?x"), varlen("GET"), u16(200), varlen("[::1]:80"), u32(3))),
+			set(257, cat(v9Data(client4, server4, 50001, 53, 80, 1, 3, 4), varlen("Q.example."), []byte{1}, []byte{0})),
+			set(258, cat(v9Data(client4, server4, 50002, 80, 80, 1, 3, 4), varlen("\xffH\x01:80"), varlen("/a\x00\x00\x01/b?c\x00\x00\x02")))),
+		v9(2, 6000, 1700000040, 0, set(0, templateRecord(256, asV9(append(plainFields(), efield{180, 8, penNtop}, efield{187, 4, penNtop}, efield{208, 2, penNtop}, efield{205, 3, penNtop}))...)),
+			set(256, cat(v9Data(client4, server4, 50000, 80, 900, 6, 3, 4), []byte("/x/1\x00\x00\x00\x00"), []byte("H\x00\x00\x00"), u16(0xffff), []byte("a.\x00")))),
 	} {
 		f.Add(seed)
 	}
@@ -47,7 +54,8 @@ func FuzzDatagram(f *testing.F) {
 			flows, _ = decodeSFlow(b, at.UnixMilli(), flows)
 			for _, fl := range flows {
 				recs := appendRecords(nil, &fl, ex.addr, 60)
-				if len(recs) > maxSpread {
+				if len(recs) > maxSpread+maxURIs+1 { // its slices, and its layer's records
+
 					t.Fatalf("flow %+v gave %d records", fl, len(recs))
 				}
 				cb, cp, sb, sp := sum(recs)

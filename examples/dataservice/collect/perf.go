@@ -114,17 +114,7 @@ const (
 // perfSlot returns the slot of a vendor field, and false for any other field. v9 fields are
 // recognised by their type, IPFIX fields by their enterprise number and element.
 func perfSlot(v *netflow.DataField) (int, bool) {
-	pen, typ := v.Pen, v.Type
-	if !v.PenProvided {
-		switch {
-		case typ >= ntopV9Base:
-			pen, typ = penNtop, typ-ntopV9Base
-		case typ >= ciscoV9Bit:
-			pen, typ = penCisco, typ-ciscoV9Bit
-		default:
-			return 0, false
-		}
-	}
+	pen, typ := vendorElement(v)
 	switch pen {
 	case penNtop:
 		switch typ {
@@ -160,6 +150,20 @@ func perfSlot(v *netflow.DataField) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// vendorElement returns the enterprise number and element of a field: an IPFIX field's own,
+// nProbe's or Cisco's for a v9 type of theirs, pen 0 for any other field.
+func vendorElement(v *netflow.DataField) (pen uint32, typ uint16) {
+	switch {
+	case v.PenProvided:
+		return v.Pen, v.Type
+	case v.Type >= ntopV9Base:
+		return penNtop, v.Type - ntopV9Base
+	case v.Type >= ciscoV9Bit:
+		return penCisco, v.Type - ciscoV9Bit
+	}
+	return 0, v.Type
 }
 
 // add keeps the value of a vendor field; false when its length is not that of an unsigned

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/api"
+	"github.com/fnapi/fnapi/examples/dataservice/bgp"
 	"github.com/fnapi/fnapi/examples/dataservice/cluster"
 	"github.com/fnapi/fnapi/examples/dataservice/collect"
 	"github.com/fnapi/fnapi/examples/dataservice/manage"
@@ -88,6 +89,9 @@ type Dependencies struct {
 	// BGP returns the BGP speaker's sessions for collector-status (-bgp), nil without one.
 	// Default: nil, no speaker.
 	BGP func() []api.BGPPeer
+	// Routes gives each record the routes covering its addresses (the BGP speaker, -bgp; a
+	// nil *bgp.Speaker is none). Default: nil, no routes.
+	Routes Routes
 }
 
 // Component is the inlet: what brings records in and gives them their context. It owns the
@@ -125,20 +129,33 @@ func New(ctx context.Context, deps Dependencies, cfg Configuration) (*Component,
 	if c.nctx, err = c.openContext(ctx); err != nil {
 		return nil, err
 	}
-	c.store = Enrich(deps.Records, c.nctx.resolver)
+	c.store = Enrich(deps.Records, c.nctx.resolver, deps.Routes)
 	return c, nil
 }
 
-// Enrich returns st giving each record it stores its context from r (see contextStore).
-func Enrich(st records.Store, r *netctx.Resolver) records.Store {
-	return contextStore{Store: st, resolver: r}
+// Enrich returns st giving each record it stores its context from r and, with routes (nil:
+// none), the routes covering its addresses (see contextStore).
+func Enrich(st records.Store, r *netctx.Resolver, routes Routes) records.Store {
+	return contextStore{Store: st, resolver: r, routes: noNil(routes)}
 }
+
+// noNil is routes, or nil for a nil *bgp.Speaker (the service's without -bgp), so that
+// Dependencies.Routes takes the speaker as it is.
+func noNil(routes Routes) Routes {
+	if s, ok := routes.(*bgp.Speaker); ok && s == nil {
+		return nil
+	}
+	return routes
+}
+
+// Routes returns the routes the inlet gives records (Dependencies.Routes), nil without.
+func (c *Component) Routes() Routes { return noNil(c.deps.Routes) }
 
 // Resolver returns what gives records their context.
 func (c *Component) Resolver() *netctx.Resolver { return c.nctx.resolver }
 
 // Resolve gives recs their context as the inlet does when it stores them.
-func (c *Component) Resolve(recs []records.Record) { resolve(c.nctx.resolver, recs) }
+func (c *Component) Resolve(recs []records.Record) { resolve(c.nctx.resolver, c.Routes(), recs) }
 
 // Start listens for flows, opens the capture sources (so that a wrong interface, file or
 // filter fails the start with one line) and starts the background work: the probe, SNMP

@@ -13,7 +13,7 @@ import (
 // snmpDefault is the snmp key's default.
 var snmpDefault = map[string]any{"interval": "5m", "exporters": []any{}}
 
-var defaults = map[string]any{"default_period": "1h", "retention": "30d", "session_idle": "1h", "session_max": "24h", "rate_limit": 200.0, "audit_retention": "365d", "snmp": snmpDefault, "exporter_names": []any{}}
+var defaults = map[string]any{"default_period": "1h", "retention": "30d", "session_idle": "1h", "session_max": "24h", "rate_limit": 200.0, "audit_retention": "365d", "snmp": snmpDefault, "exporter_names": []any{}, "mitigation_zones": []any{}, "blackhole_nexthop": []any{"192.0.2.1", "100::1"}}
 
 func TestConfigFunctions(t *testing.T) {
 	t.Parallel()
@@ -39,16 +39,16 @@ func TestConfigFunctions(t *testing.T) {
 		config manage.Config
 	}{
 		{"two keys, as written", map[string]any{"retention": "2w", "default_period": "90s"},
-			map[string]any{"default_period": "90s", "retention": "2w", "session_idle": "1h", "session_max": "24h", "rate_limit": 200.0, "audit_retention": "365d", "snmp": snmpDefault, "exporter_names": []any{}},
+			map[string]any{"default_period": "90s", "retention": "2w", "session_idle": "1h", "session_max": "24h", "rate_limit": 200.0, "audit_retention": "365d", "snmp": snmpDefault, "exporter_names": []any{}, "mitigation_zones": []any{}, "blackhole_nexthop": []any{"192.0.2.1", "100::1"}},
 			manage.Config{DefaultPeriod: 90 * time.Second, Retention: 14 * wire.Day, SessionIdle: time.Hour, SessionMax: 24 * time.Hour, RateLimit: 200, AuditRetention: 365 * wire.Day}},
 		{"sessions together", map[string]any{"session_idle": "48h", "session_max": "7d", "rate_limit": 200.0, "audit_retention": "365d"},
-			map[string]any{"default_period": "90s", "retention": "2w", "session_idle": "48h", "session_max": "7d", "rate_limit": 200.0, "audit_retention": "365d", "snmp": snmpDefault, "exporter_names": []any{}},
+			map[string]any{"default_period": "90s", "retention": "2w", "session_idle": "48h", "session_max": "7d", "rate_limit": 200.0, "audit_retention": "365d", "snmp": snmpDefault, "exporter_names": []any{}, "mitigation_zones": []any{}, "blackhole_nexthop": []any{"192.0.2.1", "100::1"}},
 			manage.Config{DefaultPeriod: 90 * time.Second, Retention: 14 * wire.Day, SessionIdle: 48 * time.Hour, SessionMax: 7 * wire.Day, RateLimit: 200, AuditRetention: 365 * wire.Day}},
 		{"nothing", map[string]any{},
-			map[string]any{"default_period": "90s", "retention": "2w", "session_idle": "48h", "session_max": "7d", "rate_limit": 200.0, "audit_retention": "365d", "snmp": snmpDefault, "exporter_names": []any{}},
+			map[string]any{"default_period": "90s", "retention": "2w", "session_idle": "48h", "session_max": "7d", "rate_limit": 200.0, "audit_retention": "365d", "snmp": snmpDefault, "exporter_names": []any{}, "mitigation_zones": []any{}, "blackhole_nexthop": []any{"192.0.2.1", "100::1"}},
 			manage.Config{DefaultPeriod: 90 * time.Second, Retention: 14 * wire.Day, SessionIdle: 48 * time.Hour, SessionMax: 7 * wire.Day, RateLimit: 200, AuditRetention: 365 * wire.Day}},
 		{"null resets", map[string]any{"default_period": nil, "session_idle": nil},
-			map[string]any{"default_period": "1h", "retention": "2w", "session_idle": "1h", "session_max": "7d", "rate_limit": 200.0, "audit_retention": "365d", "snmp": snmpDefault, "exporter_names": []any{}},
+			map[string]any{"default_period": "1h", "retention": "2w", "session_idle": "1h", "session_max": "7d", "rate_limit": 200.0, "audit_retention": "365d", "snmp": snmpDefault, "exporter_names": []any{}, "mitigation_zones": []any{}, "blackhole_nexthop": []any{"192.0.2.1", "100::1"}},
 			manage.Config{DefaultPeriod: time.Hour, Retention: 14 * wire.Day, SessionIdle: time.Hour, SessionMax: 7 * wire.Day, RateLimit: 200, AuditRetention: 365 * wire.Day}},
 	}
 	for _, st := range steps {
@@ -107,7 +107,7 @@ func TestConfigBadInput(t *testing.T) {
 			map[string]any{"name": "default_period", "reason": "must be at least 1m"}},
 		{"too long", map[string]any{"values": map[string]any{"retention": "9999999d"}}, "INVALID-ARGUMENT",
 			map[string]any{"name": "retention"}},
-		{"good and bad together", map[string]any{"values": map[string]any{"default_period": "5m", "session_idle": "2h", "session_max": "forever", "rate_limit": 200.0, "audit_retention": "365d", "snmp": snmpDefault, "exporter_names": []any{}}},
+		{"good and bad together", map[string]any{"values": map[string]any{"default_period": "5m", "session_idle": "2h", "session_max": "forever", "rate_limit": 200.0, "audit_retention": "365d", "snmp": snmpDefault, "exporter_names": []any{}, "mitigation_zones": []any{}, "blackhole_nexthop": []any{"192.0.2.1", "100::1"}}},
 			"INVALID-ARGUMENT", map[string]any{"name": "session_max"}},
 		{"good and unknown together", map[string]any{"values": map[string]any{"default_period": "5m", "zzz": "1h"}},
 			"INVALID-ARGUMENT", map[string]any{"name": "zzz"}},
@@ -120,6 +120,10 @@ func TestConfigBadInput(t *testing.T) {
 		{"negative rate limit", map[string]any{"values": map[string]any{"rate_limit": -1}}, "INVALID-ARGUMENT", map[string]any{"name": "rate_limit"}},
 		{"fractional rate limit", map[string]any{"values": map[string]any{"rate_limit": 1.5}}, "INVALID-ARGUMENT", map[string]any{"name": "rate_limit"}},
 		{"rate limit too high", map[string]any{"values": map[string]any{"rate_limit": 1e7}}, "INVALID-ARGUMENT", map[string]any{"name": "rate_limit"}},
+		{"mitigation zones not a list", map[string]any{"values": map[string]any{"mitigation_zones": "Customers"}}, "INVALID-ARGUMENT", map[string]any{"name": "mitigation_zones"}},
+		{"mitigation zone twice", map[string]any{"values": map[string]any{"mitigation_zones": []any{"A", "A"}}}, "INVALID-ARGUMENT", map[string]any{"name": "mitigation_zones"}},
+		{"blackhole next hop on loopback", map[string]any{"values": map[string]any{"blackhole_nexthop": []any{"127.0.0.1"}}}, "INVALID-ARGUMENT", map[string]any{"name": "blackhole_nexthop"}},
+		{"two IPv4 next hops", map[string]any{"values": map[string]any{"blackhole_nexthop": []any{"192.0.2.1", "192.0.2.2"}}}, "INVALID-ARGUMENT", map[string]any{"name": "blackhole_nexthop"}},
 		{"values not an object", map[string]any{"values": "retention=1d"}, "INVALID-ARGUMENT", map[string]any{"name": "values"}},
 		{"values missing", map[string]any{}, "TOO-FEW-ARGUMENTS", map[string]any{"names": []any{"values"}}},
 		{"get-config takes nothing", nil, "UNKNOWN-ARGUMENTS", map[string]any{"names": []any{"key"}}},

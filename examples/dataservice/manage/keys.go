@@ -29,6 +29,11 @@ const (
 	KeySNMP = "snmp"
 	// KeyExporterNames is the static names of exporters and interfaces. Default: none.
 	KeyExporterNames = "exporter_names"
+	// KeyMitigationZones is the zones whose addresses alert rules may announce to BGP
+	// peers. Default: none, nothing is announced.
+	KeyMitigationZones = "mitigation_zones"
+	// KeyBlackholeNexthop is the next hops of blackhole routes. Default 192.0.2.1 and 100::1.
+	KeyBlackholeNexthop = "blackhole_nexthop"
 )
 
 // MaxRateLimit is the largest rate_limit.
@@ -76,6 +81,8 @@ func Keys() []Key {
 			Default: "200", Integer: true, MinInt: 0, MaxInt: MaxRateLimit},
 		snmpKey(),
 		exporterNamesKey(),
+		mitigationZonesKey(),
+		blackholeNexthopKey(),
 	}
 }
 

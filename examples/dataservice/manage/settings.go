@@ -32,6 +32,10 @@ type Config struct {
 	// included; "" while unset (the defaults: no exporter). ParseSNMP and ParseExporterNames
 	// read them.
 	SNMP, ExporterNames string
+	// MitigationZones and BlackholeNexthop are the JSON values of mitigation_zones and
+	// blackhole_nexthop; "" while unset. ParseMitigationZones and ParseBlackholeNexthop
+	// read them.
+	MitigationZones, BlackholeNexthop string
 }
 
 // Settings is the service's configuration: the values set in a state.Store, checked against
@@ -259,6 +263,12 @@ func (s *Settings) effective(stored map[string]string) (map[string]json.RawMessa
 	}
 	if _, ok := s.stored(stored, KeyExporterNames); ok {
 		c.ExporterNames = stored[KeyExporterNames]
+	}
+	if _, ok := s.stored(stored, KeyMitigationZones); ok {
+		c.MitigationZones = stored[KeyMitigationZones]
+	}
+	if _, ok := s.stored(stored, KeyBlackholeNexthop); ok {
+		c.BlackholeNexthop = stored[KeyBlackholeNexthop]
 	}
 	return values, c
 }

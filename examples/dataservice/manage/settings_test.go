@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
+	"net/netip"
 	"testing"
 	"time"
 
@@ -73,9 +75,9 @@ func TestSettingsDefaults(t *testing.T) {
 		ok   bool
 		want map[string]string
 	}{
-		{"built in", nil, true, map[string]string{"default_period": "1h", "retention": "30d", "session_idle": "1h", "session_max": "24h", "rate_limit": "200", "audit_retention": "365d", "snmp": `{"interval":"5m","exporters":[]}`, "exporter_names": "[]"}},
+		{"built in", nil, true, map[string]string{"default_period": "1h", "retention": "30d", "session_idle": "1h", "session_max": "24h", "rate_limit": "200", "audit_retention": "365d", "snmp": `{"interval":"5m","exporters":[]}`, "exporter_names": "[]", "mitigation_zones": "[]", "blackhole_nexthop": `["192.0.2.1","100::1"]`}},
 		{"from flags", []manage.SettingsOption{manage.WithDefault("session_idle", "2h"), manage.WithDefault("session_max", "3d")}, true,
-			map[string]string{"default_period": "1h", "retention": "30d", "session_idle": "2h", "session_max": "3d", "rate_limit": "200", "audit_retention": "365d", "snmp": `{"interval":"5m","exporters":[]}`, "exporter_names": "[]"}},
+			map[string]string{"default_period": "1h", "retention": "30d", "session_idle": "2h", "session_max": "3d", "rate_limit": "200", "audit_retention": "365d", "snmp": `{"interval":"5m","exporters":[]}`, "exporter_names": "[]", "mitigation_zones": "[]", "blackhole_nexthop": `["192.0.2.1","100::1"]`}},
 		{"unknown key", []manage.SettingsOption{manage.WithDefault("colour", "red")}, false, nil},
 		{"bad value", []manage.SettingsOption{manage.WithDefault("retention", "30 days")}, false, nil},
 		{"out of bounds", []manage.SettingsOption{manage.WithDefault("session_max", "1s")}, false, nil},
@@ -170,5 +172,27 @@ func TestSettingsWatchAndReload(t *testing.T) {
 	}
 	if len(seen) != 2 || b.Retention() != 3*wire.Day {
 		t.Fatalf("after a refused Set: seen %v, retention %v", seen, b.Retention())
+	}
+}
+
+// TestBlackholeNexthopNotOwn checks that blackhole_nexthop refuses the host's own addresses,
+// which routers refuse as a next hop.
+func TestBlackholeNexthopNotOwn(t *testing.T) {
+	t.Parallel()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range addrs {
+		p, err := netip.ParsePrefix(x.String())
+		if err != nil {
+			continue
+		}
+		if _, err := manage.ParseBlackholeNexthop(`["` + p.Addr().String() + `"]`); err == nil {
+			t.Errorf("the host's %s accepted as a next hop", p.Addr())
+		}
+	}
+	if hops, err := manage.ParseBlackholeNexthop(""); err != nil || len(hops) != 2 {
+		t.Fatalf("the default: %v, %v", hops, err)
 	}
 }

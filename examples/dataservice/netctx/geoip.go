@@ -69,6 +69,8 @@ type geoDB struct {
 	v4        *ranges4
 	v4ASNs    []ASN
 	v4Country []string
+	// names are the organisations' names of the file's IPv4 networks by AS number (ASName).
+	names map[uint32]string
 
 	mu       sync.RWMutex
 	asns     map[uintptr]ASN
@@ -180,6 +182,14 @@ func (db *geoDB) flatten(layout string) error {
 		b.span(start, last, i)
 	}
 	db.v4 = b.build()
+	if layout == LayoutASN {
+		db.names = make(map[uint32]string, len(db.v4ASNs))
+		for _, a := range db.v4ASNs {
+			if a.Number != 0 && a.Name != "" {
+				db.names[a.Number] = a.Name
+			}
+		}
+	}
 	return nil
 }
 
@@ -287,6 +297,16 @@ func (g *GeoFile) asn(a netip.Addr) ASN {
 		return ASN{}
 	}
 	return lookup(db, a, db.asns, decodeASN)
+}
+
+// ASName returns the name the file gives AS number n (an organisation announcing IPv4
+// networks in it), "" when it names none: for an AS known otherwise (a BGP route's origin).
+// The GeoFile must have the ASN layout.
+func (g *GeoFile) ASName(n uint32) string {
+	if g == nil {
+		return ""
+	}
+	return g.db.Load().names[n]
 }
 
 // Country returns the ISO 3166 alpha-2 code of a's country, or "" when unknown or not Public.

@@ -129,6 +129,10 @@ func (r *Resolver) place(t *table, a netip.Addr, p *Place) {
 	p.ASN, p.Country = r.geo(a)
 }
 
+// ASName returns the name the GeoIP ASN file gives AS number n, "" when it names none or
+// there is no file (GeoFile.ASName).
+func (r *Resolver) ASName(n uint32) string { return r.asn.ASName(n) }
+
 // geo returns a's autonomous system and country.
 func (r *Resolver) geo(a netip.Addr) (ASN, string) {
 	a = a.Unmap()

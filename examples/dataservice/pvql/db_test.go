@@ -32,6 +32,9 @@ type rec struct {
 	expName                                            string
 	inIf, outIf                                        uint32
 	inName, inAlias, outName, outAlias                 string
+	// The routes covering the sides (records.Place's ASPath and Communities): nil none.
+	cPath, sPath   []uint32
+	cComms, sComms []string
 	// The samples of each time, in microseconds: kept as histograms when time is even, else
 	// averaged (as ingest without histograms keeps them).
 	cRTTS, sRTTS, ctS, srtS, dttS []uint64
@@ -84,6 +87,8 @@ func load(tb testing.TB, s records.Store, recs []rec) {
 		out[i].Layer, out[i].HTTP, out[i].DNS, out[i].TLS = r.layer, r.http, r.dns, r.tls
 		out[i].Client.Place = records.Place{Zone: r.cZone, ASN: r.cASN, ASName: r.cASName, Country: r.cCountry}
 		out[i].Server.Place = records.Place{Zone: r.sZone, ASN: r.sASN, ASName: r.sASName, Country: r.sCountry}
+		out[i].Client.ASPath, out[i].Client.Communities = r.cPath, r.cComms
+		out[i].Server.ASPath, out[i].Server.Communities = r.sPath, r.sComms
 	}
 	for len(out) > 0 {
 		n := min(len(out), 100_000)
@@ -121,6 +126,7 @@ func genRecords(seed uint64, n int, from, to int64) []rec {
 	protos := []uint8{records.TCP, records.TCP, records.TCP, records.UDP, records.UDP, records.ICMP, 47}
 	probe := rand.New(rand.NewPCG(seed^0xc0ffee, seed)) // the capture fields' own, so the rest stays as it was
 	place := rand.New(rand.NewPCG(seed^0x5eed, seed))   // the context's own
+	route := rand.New(rand.NewPCG(seed^0xb69, seed))    // the routes' own
 	out := make([]rec, n)
 	for i := range out {
 		r := rec{
@@ -144,6 +150,7 @@ func genRecords(seed uint64, n int, from, to int64) []rec {
 			capture(&r, probe)
 		}
 		netContext(&r, place)
+		routes(&r, route)
 		out[i] = r
 	}
 	return out
@@ -178,6 +185,20 @@ func netContext(r *rec, rng *rand.Rand) {
 	r.inIf, r.inName, r.inAlias = in.index, in.name, in.alias
 	r.outIf, r.outName, r.outAlias = out.index, out.name, out.alias
 	r.expName = testExporterNames[rng.IntN(len(testExporterNames))]
+}
+
+// testRoutes are the routes of the sides: none the most often, a path without communities,
+// a prepended one, large communities, a route of the router's own AS (no path).
+var testRoutes = []struct {
+	path  []uint32
+	comms []string
+}{{nil, nil}, {nil, nil}, {[]uint32{64500, 15169}, nil}, {[]uint32{64501, 64501, 13335}, []string{"64501:100", "65000:200"}},
+	{[]uint32{64500, 64510, 64520}, []string{"65000:200", "4200000000:1:2"}}, {nil, []string{"65000:300"}}}
+
+// routes fills r's routes from rng.
+func routes(r *rec, rng *rand.Rand) {
+	c, s := testRoutes[rng.IntN(len(testRoutes))], testRoutes[rng.IntN(len(testRoutes))]
+	r.cPath, r.cComms, r.sPath, r.sComms = c.path, c.comms, s.path, s.comms
 }
 
 // capture fills r's capture probe fields from rng as a probe would, some without samples.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,7 +26,9 @@ var (
 		"dns.qname": refString(func(r *rec) string { return r.dns.QName }), "dns.qtype": refCode(func(r *rec) int64 { return int64(r.dns.QType) }, refQType),
 		"dns.rcode": refCode(func(r *rec) int64 { return int64(r.dns.RCode) }, refRCode), "tls.version": refCode(func(r *rec) int64 { return int64(r.tls.Version) }, refTLSVersion),
 		"tls.cipher": refCode(func(r *rec) int64 { return int64(r.tls.Cipher) }, refCipher), "tls.not_after": refNumber(func(r *rec) int64 { return r.tls.NotAfter }),
-		"tls.issuer": refString(func(r *rec) string { return r.tls.Issuer })}
+		"tls.issuer":     refString(func(r *rec) string { return r.tls.Issuer }),
+		"client.as_path": refClientPath, "server.as_path": refServerPath,
+		"client.communities": refClientComms, "server.communities": refServerComms}
 	refMetrics = map[string]func(refSums) float64{
 		"traffic":             vTraffic,
 		"client.traffic":      vCTraffic,
@@ -89,7 +92,7 @@ func checkDescriptors(t *testing.T, engine *Engine, recs []rec) {
 		if keyKind(i) == kTime {
 			continue
 		}
-		want := map[records.Kind]int{records.KindAddr: 2, records.KindString: 0}
+		want := map[records.Kind]int{records.KindAddr: 2, records.KindString: 0, records.KindUint32s: 0, records.KindStrings: 0}
 		if w, ok := want[k.column.Kind()]; ok && w != k.typ.words || !ok && k.typ.words != 1 {
 			t.Errorf("key %s: type %s takes %d words for a column of kind %d", k.name, k.typ.name, k.typ.words, k.column.Kind())
 		}
@@ -127,6 +130,19 @@ func checkDescriptors(t *testing.T, engine *Engine, recs []rec) {
 			}
 			lit, _ = json.Marshal(n)
 			where = func(r *rec) bool { return ref.get(r).(refNamed).n == n }
+		} else if k.column.List() && v != nil { // a route's list: WHERE takes its last value
+			var last any
+			switch l := v.(type) {
+			case []int64:
+				last = l[len(l)-1]
+			case []string:
+				last = l[len(l)-1]
+			}
+			lit, _ = json.Marshal(last)
+			want := strings.Trim(string(lit), `"`)
+			where = func(r *rec) bool { return refHas(ref.get(r).(string), want) }
+		} else if v == nil && k.column.List() { // null: the empty list
+			where = func(r *rec) bool { return ref.get(r) == "" }
 		} else if _, named := ref.get(&recs[0]).(refNamed); named { // null: number 0
 			where = func(r *rec) bool { return ref.get(r).(refNamed).n == 0 }
 		}

@@ -73,6 +73,14 @@
 //     in_if and out_if ({"index", "name", "alias"}; literals are indexes) and exporter.name.
 //     A key's names (an AS's, an interface's) are grouped with its number: the same number
 //     under two names, before and after a rename, is two rows, ordered by name.
+//   - The route keys (API 1.4, with -bgp) read the BGP route that covered each side's address
+//     in the table of the record's exporter when it arrived: client.as_path and
+//     server.as_path (a list of AS numbers, the router's neighbour first, the origin last)
+//     and client.communities and server.communities (a list of "A:B", large ones "A:B:C");
+//     null when empty. BY groups by the whole list, ordered by its text. WHERE takes =, !=
+//     and IN with one AS number or community each: server.as_path = 64500 holds when 64500 is
+//     in the path, server.communities IN ("65000:100", "65000:200") when either is among the
+//     route's; null is the empty list. The route's origin is also client.asn / server.asn.
 //   - Without BY the result has exactly one row, zeros when nothing matched, unless HAVING
 //     removes it.
 //   - Order: by the first value descending (null after every number), ties by the keys in BY

@@ -17,7 +17,7 @@ type gkey struct {
 
 // maxStrings is how many string slots a gkey holds: every string key and extra name of one
 // layer at once (TestDescriptors checks).
-const maxStrings = 16
+const maxStrings = 20
 
 // slot is where one BY key's value lives in a gkey.
 type slot struct {

@@ -42,6 +42,10 @@ const (
 	kTLSCipher
 	kTLSNotAfter
 	kTLSIssuer
+	kClientASPath
+	kServerASPath
+	kClientCommunities
+	kServerCommunities
 )
 
 // keyKinds describes every key of the language once: its name, the records column it reads,
@@ -83,17 +87,29 @@ var keyKinds = []struct {
 		[]records.Column{records.ColOutIfName, records.ColOutIfAlias}},
 	kExporterName: {"exporter.name", records.ColExporterName, exporterNameType, "Name of the exporter (its SNMP sysName, or the configuration's exporter_names), as known when the record arrived; null when unknown. WHERE accepts = and IN (null: records without a name).", "1.3", nil},
 	// The layers' keys (layers.go: each of one layer).
-	kHTTPMethod:  {"http.method", records.ColHTTPMethod, exporterNameType, "FROM http: the request's method as sent (\"GET\", \"POST\"). WHERE accepts = and IN.", "1.4", nil},
-	kHTTPStatus:  {"http.status", records.ColHTTPStatus, httpStatusType, "FROM http: the response's status code (200, 404, ...); null for a request without a response (timed out, reset). WHERE accepts = and IN (null: no response).", "1.4", nil},
-	kHTTPHost:    {"http.host", records.ColHTTPHost, nameType, "FROM http: the Host header without its port, lower case; null when absent. WHERE accepts = and IN.", "1.4", nil},
-	kHTTPPath:    {"http.path", records.ColHTTPPath, exporterNameType, "FROM http: the request's target without its query string, numbers and ids folded by the probe (\"/api/users/{n}\"). WHERE accepts = and IN.", "1.4", nil},
-	kDNSQName:    {"dns.qname", records.ColDNSQName, qnameType, "FROM dns: the name asked, lower case, without the final dot. WHERE accepts = and IN.", "1.4", nil},
-	kDNSQType:    {"dns.qtype", records.ColDNSQType, qtypeType, "FROM dns: the query type (\"A\", \"AAAA\", \"MX\", ..., or the number as text). WHERE accepts = and IN with names or numbers.", "1.4", nil},
-	kDNSRCode:    {"dns.rcode", records.ColDNSRCode, rcodeType, "FROM dns: the answer's response code (\"NOERROR\", \"NXDOMAIN\", \"SERVFAIL\", ..., or the number as text), \"timeout\" for a query without an answer. WHERE accepts = and IN.", "1.4", nil},
-	kTLSVersion:  {"tls.version", records.ColTLSVersion, tlsVersionType, "FROM tls: the negotiated version, \"1.0\" to \"1.3\" (from the ServerHello and its supported_versions); null when the server's hello was not seen. WHERE accepts = and IN.", "1.4", nil},
-	kTLSCipher:   {"tls.cipher", records.ColTLSCipher, cipherType, "FROM tls: the negotiated cipher suite's IANA name (\"TLS_AES_128_GCM_SHA256\"), its number for one without a name, null when unknown. WHERE accepts = and IN.", "1.4", nil},
-	kTLSNotAfter: {"tls.not_after", records.ColTLSNotAfter, expiryType, "FROM tls: the server certificate's expiry in Unix seconds, where it was in clear (TLS 1.2 and older); null when unknown. WHERE accepts = and IN, and < and > to find the certificates that expire first.", "1.4", nil},
-	kTLSIssuer:   {"tls.issuer", records.ColTLSIssuer, exporterNameType, "FROM tls: the server certificate's issuer (its distinguished name), where it was in clear; null when unknown. WHERE accepts = and IN.", "1.4", nil},
+	kHTTPMethod:        {"http.method", records.ColHTTPMethod, exporterNameType, "FROM http: the request's method as sent (\"GET\", \"POST\"). WHERE accepts = and IN.", "1.4", nil},
+	kHTTPStatus:        {"http.status", records.ColHTTPStatus, httpStatusType, "FROM http: the response's status code (200, 404, ...); null for a request without a response (timed out, reset). WHERE accepts = and IN (null: no response).", "1.4", nil},
+	kHTTPHost:          {"http.host", records.ColHTTPHost, nameType, "FROM http: the Host header without its port, lower case; null when absent. WHERE accepts = and IN.", "1.4", nil},
+	kHTTPPath:          {"http.path", records.ColHTTPPath, exporterNameType, "FROM http: the request's target without its query string, numbers and ids folded by the probe (\"/api/users/{n}\"). WHERE accepts = and IN.", "1.4", nil},
+	kDNSQName:          {"dns.qname", records.ColDNSQName, qnameType, "FROM dns: the name asked, lower case, without the final dot. WHERE accepts = and IN.", "1.4", nil},
+	kDNSQType:          {"dns.qtype", records.ColDNSQType, qtypeType, "FROM dns: the query type (\"A\", \"AAAA\", \"MX\", ..., or the number as text). WHERE accepts = and IN with names or numbers.", "1.4", nil},
+	kDNSRCode:          {"dns.rcode", records.ColDNSRCode, rcodeType, "FROM dns: the answer's response code (\"NOERROR\", \"NXDOMAIN\", \"SERVFAIL\", ..., or the number as text), \"timeout\" for a query without an answer. WHERE accepts = and IN.", "1.4", nil},
+	kTLSVersion:        {"tls.version", records.ColTLSVersion, tlsVersionType, "FROM tls: the negotiated version, \"1.0\" to \"1.3\" (from the ServerHello and its supported_versions); null when the server's hello was not seen. WHERE accepts = and IN.", "1.4", nil},
+	kTLSCipher:         {"tls.cipher", records.ColTLSCipher, cipherType, "FROM tls: the negotiated cipher suite's IANA name (\"TLS_AES_128_GCM_SHA256\"), its number for one without a name, null when unknown. WHERE accepts = and IN.", "1.4", nil},
+	kTLSNotAfter:       {"tls.not_after", records.ColTLSNotAfter, expiryType, "FROM tls: the server certificate's expiry in Unix seconds, where it was in clear (TLS 1.2 and older); null when unknown. WHERE accepts = and IN, and < and > to find the certificates that expire first.", "1.4", nil},
+	kTLSIssuer:         {"tls.issuer", records.ColTLSIssuer, exporterNameType, "FROM tls: the server certificate's issuer (its distinguished name), where it was in clear; null when unknown. WHERE accepts = and IN.", "1.4", nil},
+	kClientASPath:      {"client.as_path", records.ColClientASPath, asPathType, asPathDesc("client"), "1.4", nil},
+	kServerASPath:      {"server.as_path", records.ColServerASPath, asPathType, asPathDesc("server"), "1.4", nil},
+	kClientCommunities: {"client.communities", records.ColClientCommunities, communitiesType, communitiesDesc("client"), "1.4", nil},
+	kServerCommunities: {"server.communities", records.ColServerCommunities, communitiesType, communitiesDesc("server"), "1.4", nil},
+}
+
+func asPathDesc(side string) string {
+	return "AS path of the BGP route covering the " + side + "'s address in the table of the record's exporter (-bgp), as it was when the record arrived: a list of AS numbers, the router's neighbour first and the origin last ([64500, 15169]); null without a route (or a path: a route of the router's own AS). Grouping groups by the whole path. WHERE accepts =, != and IN with AS numbers: = holds when the AS is in the path (null: records without a path)."
+}
+
+func communitiesDesc(side string) string {
+	return "Communities of the BGP route covering the " + side + "'s address in the table of the record's exporter (-bgp), as they were when the record arrived: a list of \"A:B\" strings, large communities as \"A:B:C\"; null without any. Grouping groups by the whole list. WHERE accepts =, != and IN with communities: = holds when the route has the community (null: records without communities)."
 }
 
 func zoneDesc(side string) string {
@@ -174,6 +190,29 @@ var (
 			}
 			return map[string]any{"index": int64(v.Lo), "name": nullString(extra[0]), "alias": nullString(extra[1])}
 		}}
+	// asPathType is a route's AS path, kept as its text (records.Column.ListText); a literal
+	// is one AS number, which = finds in the path.
+	asPathType = &keyType{name: "as_path", words: 0, literal: idLiteral("an AS number"),
+		render: func(v records.Value, _ []string) any {
+			if v.Str == "" {
+				return nil
+			}
+			var out []int64
+			for f := range strings.SplitSeq(v.Str, records.ListSep) {
+				n, _ := strconv.ParseInt(f, 10, 64)
+				out = append(out, n)
+			}
+			return out
+		}}
+	// communitiesType is a route's communities, kept as their text; a literal is one
+	// community, which = finds among them.
+	communitiesType = &keyType{name: "communities", words: 0, literal: communityLiteral,
+		render: func(v records.Value, _ []string) any {
+			if v.Str == "" {
+				return nil
+			}
+			return strings.Split(v.Str, records.ListSep)
+		}}
 	// exporterNameType is a name as given (case kept), null when unknown.
 	exporterNameType = &keyType{name: "string", words: 0, literal: exactLiteral,
 		render: func(v records.Value, _ []string) any { return nullString(v.Str) }}
@@ -240,6 +279,36 @@ func countryLiteral(p *parser, t token, _ bool) (literal, error) {
 		return literal{}, p.errorAt(t, "not a country code "+strconv.Quote(t.text), expected)
 	}
 	v := records.Value{Str: code}
+	return literal{from: v, to: v}, nil
+}
+
+// communityLiteral parses a BGP community, "A:B" (each 0-65535) or a large one "A:B:C"
+// (each 0-4294967295), written as the records keep it (decimal, no leading zero), or null for
+// records without communities.
+func communityLiteral(p *parser, t token, _ bool) (literal, error) {
+	const expected = "a community (\"65000:100\", or \"4200000000:1:2\" for a large one) or null"
+	if t.kind == tokIdent && strings.EqualFold(t.text, "null") {
+		return literal{}, nil
+	}
+	if t.kind != tokString {
+		return literal{}, p.errorAt(t, "", expected)
+	}
+	parts := strings.Split(t.text, ":")
+	max := uint64(1<<32 - 1)
+	if len(parts) == 2 {
+		max = 1<<16 - 1
+	}
+	if len(parts) < 2 || len(parts) > 3 {
+		return literal{}, p.errorAt(t, "not a community "+strconv.Quote(t.text), expected)
+	}
+	for i, f := range parts {
+		n, err := strconv.ParseUint(f, 10, 32)
+		if err != nil || n > max || f[0] == '+' {
+			return literal{}, p.errorAt(t, "not a community "+strconv.Quote(t.text), expected)
+		}
+		parts[i] = strconv.FormatUint(n, 10)
+	}
+	v := records.Value{Str: strings.Join(parts, ":")}
 	return literal{from: v, to: v}, nil
 }
 

@@ -221,6 +221,9 @@ func (p *parser) fieldComparison() (fnode, error) {
 	if !ok {
 		return fnode{}, p.errorAt(p.peek(), "", expCompare)
 	}
+	if keyKinds[field].column.List() && o != opEq && o != opNe && o != opIn {
+		return fnode{}, p.errorAt(p.peek(), keyKinds[field].name+" takes =, != and IN", "=, != or IN")
+	}
 	p.next()
 	ff := &fieldFilter{field: field, op: o}
 	isIP := keyKinds[field].typ.name == "ip"

@@ -131,6 +131,11 @@ func TestParseErrors(t *testing.T) {
 		{"traffic WHERE protocol = foo", 25, "a protocol"},
 		{"traffic WHERE protocol = 256", 25, "a protocol"},
 		{"traffic WHERE application = 5", 28, "an application name"},
+		{"traffic WHERE server.as_path > 64500", 29, "=, != or IN"},
+		{"traffic WHERE server.as_path = 4294967296", 31, "an AS number"},
+		{"traffic WHERE client.communities = \"65536:1\"", 35, "a community"},
+		{"traffic WHERE client.communities IN (\"1:2:3:4\")", 37, "a community"},
+		{"traffic WHERE client.communities = 65000", 35, "a community"},
 		{"traffic WHERE client.ip IN (10.0.0.1", 36, "\",\" or \")\""},
 		{"traffic WHERE (client.port = 1", 30, "AND, OR or \")\""},
 		{"traffic WHERE client.port = 1 AND", 33, expField},
@@ -228,7 +233,7 @@ func TestFields(t *testing.T) {
 		names[f.Name] = true
 		kinds[f.Kind]++
 	}
-	want := map[string]int{"metric": 20, "function": 4, "key": 29, "layer": 8}
+	want := map[string]int{"metric": 20, "function": 4, "key": 33, "layer": 8}
 	if !reflect.DeepEqual(kinds, want) {
 		t.Errorf("kinds %v, want %v", kinds, want)
 	}

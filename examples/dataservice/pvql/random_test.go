@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -52,6 +53,8 @@ var (
 		{"client.zone", refClientZone}, {"server.zone", refServerZone}, {"client.asn", refClientASN},
 		{"server.asn", refServerASN}, {"client.country", refClientCountry}, {"server.country", refServerCountry},
 		{"in_if", refInIf}, {"out_if", refOutIf}, {"exporter.name", refExporterName},
+		{"client.as_path", refClientPath}, {"server.as_path", refServerPath},
+		{"client.communities", refClientComms}, {"server.communities", refServerComms},
 	}
 	randomTimeKeys = []partKey{{"time(60)", refTime(60)}, {"time(600)", refTime(600)}, {"time(3600)", refTime(3600)}}
 	randomFilters  = []partFilter{
@@ -85,6 +88,13 @@ var (
 		{"in_if = 1", func(r *rec) bool { return r.inIf == 1 }},
 		{"out_if IN (2, 3)", func(r *rec) bool { return r.outIf == 2 || r.outIf == 3 }},
 		{"exporter.name = 'edge1'", func(r *rec) bool { return r.expName == "edge1" }},
+		{"server.as_path = 64501", func(r *rec) bool { return slices.Contains(r.sPath, 64501) }},
+		{"client.as_path IN (15169, 64520)", func(r *rec) bool { return slices.Contains(r.cPath, 15169) || slices.Contains(r.cPath, 64520) }},
+		{"server.as_path != null", func(r *rec) bool { return len(r.sPath) > 0 }},
+		{`server.communities IN ("65000:200", "4200000000:1:2")`, func(r *rec) bool {
+			return slices.Contains(r.sComms, "65000:200") || slices.Contains(r.sComms, "4200000000:1:2")
+		}},
+		{`client.communities != "65000:300"`, func(r *rec) bool { return !slices.Contains(r.cComms, "65000:300") }},
 	}
 	randomHavings = []partHaving{
 		{"records > 20", func(s refSums) bool { return s.n > 20 }},

@@ -2,6 +2,8 @@ package pvql
 
 import (
 	"net/netip"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/fnapi/fnapi/examples/dataservice/records"
@@ -97,6 +99,47 @@ var (
 	refOutIf         = refIf(func(r *rec) (uint32, string, string) { return r.outIf, r.outName, r.outAlias })
 	refExporterName  = refString(func(r *rec) string { return r.expName })
 )
+
+// refPath and refComms read a route's list as its text (comparable, as a group holds it) and
+// render it as a list, null when empty.
+func refPath(get func(r *rec) []uint32) refKey {
+	return refKey{get: func(r *rec) any {
+		var fs []string
+		for _, n := range get(r) {
+			fs = append(fs, strconv.FormatUint(uint64(n), 10))
+		}
+		return strings.Join(fs, " ")
+	}, render: func(v any) any {
+		if v == "" {
+			return nil
+		}
+		var out []int64
+		for _, f := range strings.Fields(v.(string)) {
+			n, _ := strconv.ParseInt(f, 10, 64)
+			out = append(out, n)
+		}
+		return out
+	}}
+}
+
+func refComms(get func(r *rec) []string) refKey {
+	return refKey{get: func(r *rec) any { return strings.Join(get(r), " ") }, render: func(v any) any {
+		if v == "" {
+			return nil
+		}
+		return strings.Fields(v.(string))
+	}}
+}
+
+var (
+	refClientPath  = refPath(func(r *rec) []uint32 { return r.cPath })
+	refServerPath  = refPath(func(r *rec) []uint32 { return r.sPath })
+	refClientComms = refComms(func(r *rec) []string { return r.cComms })
+	refServerComms = refComms(func(r *rec) []string { return r.sComms })
+)
+
+// refHas reports whether a route's list as its text holds v.
+func refHas(text string, v string) bool { return slices.Contains(strings.Fields(text), v) }
 
 // refInZone reports whether zone is name or nested under it.
 func refInZone(zone, name string) bool { return zone == name || strings.HasPrefix(zone, name+"/") }

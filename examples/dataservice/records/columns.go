@@ -4,6 +4,8 @@ import (
 	"database/sql/driver"
 	"net/netip"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // Column is a field of the records table that queries group by, filter on or sum. Each is
@@ -77,6 +79,10 @@ const (
 	ColTLSCipher
 	ColTLSNotAfter
 	ColTLSIssuer
+	ColClientASPath
+	ColServerASPath
+	ColClientCommunities
+	ColServerCommunities
 	// NumColumns is the number of columns, the length of an array indexed by Column.
 	NumColumns
 )
@@ -97,6 +103,12 @@ const (
 	// KindHist is a histogram of one time metric (Timing.Buckets), an array of unsigned 64-bit
 	// entries (hist.go; DuckDB UBIGINT[], ClickHouse Array(UInt64)), empty without samples.
 	KindHist
+	// KindUint32s and KindStrings are lists (DuckDB UINTEGER[] and VARCHAR[], ClickHouse
+	// Array(UInt32) and Array(String)), empty when unknown: a route's AS path and its
+	// communities. A query groups by a list's text (ListText) and a condition on one holds when
+	// the list has the value (Dialect.Has).
+	KindUint32s
+	KindStrings
 	KindAddr
 )
 
@@ -111,6 +123,9 @@ type columnDesc struct {
 	str  func(r *Record) string
 	addr func(r *Record) netip.Addr
 	hist func(r *Record) *Timing
+	// uints and strs are the values of a list column (KindUint32s, KindStrings).
+	uints func(r *Record) []uint32
+	strs  func(r *Record) []string
 }
 
 // columns describes every column, in table order: NumColumns rows, then any a test build added
@@ -184,6 +199,12 @@ var columns = []columnDesc{
 	ColTLSCipher:   {name: "tls_cipher", kind: KindUint16, num: func(r *Record) uint64 { return uint64(r.TLS.Cipher) }},
 	ColTLSNotAfter: {name: "tls_not_after", kind: KindInt64, num: func(r *Record) uint64 { return uint64(r.TLS.NotAfter) }},
 	ColTLSIssuer:   {name: "tls_issuer", kind: KindString, str: func(r *Record) string { return r.TLS.Issuer }},
+	// The route covering each side's address (package bgp, through inlet/enrich.go): its AS
+	// path and communities, empty when no route covers it or the service has no BGP.
+	ColClientASPath:      {name: "client_as_path", kind: KindUint32s, uints: func(r *Record) []uint32 { return r.Client.ASPath }},
+	ColServerASPath:      {name: "server_as_path", kind: KindUint32s, uints: func(r *Record) []uint32 { return r.Server.ASPath }},
+	ColClientCommunities: {name: "client_communities", kind: KindStrings, strs: func(r *Record) []string { return r.Client.Communities }},
+	ColServerCommunities: {name: "server_communities", kind: KindStrings, strs: func(r *Record) []string { return r.Server.Communities }},
 }
 
 // ColumnCount returns how many columns the records table has: NumColumns, and any that a test
@@ -195,7 +216,9 @@ func ColumnCount() Column { return Column(len(columns)) }
 // adds a key over a column the records do not have, before it opens a store (each engine then
 // adds the column to a store of the columns before, as a schema step of its own). A column of
 // the program is a row of columns instead, with its constant. AddColumn panics on a name
-// already taken, a kind it does not take, or past 64 columns (RowBuilder.Omit).
+// already taken, a kind it does not take, or past maxAdded columns added. An added column has
+// no bit in the masks of columns (RowBuilder.Omit, Filled: 1 << c is 0 past 63), which hold
+// the program's columns alone: it is always appended.
 func AddColumn(name string, k Kind, num func(*Record) uint64, str func(*Record) string) Column {
 	if names, _ := SQLColumns(); slices.Contains(names, name) {
 		panic("records: AddColumn: a column is named " + name)
@@ -203,8 +226,8 @@ func AddColumn(name string, k Kind, num func(*Record) uint64, str func(*Record) 
 	if k == KindAddr || k == KindHist || (k == KindString) != (str != nil) || (k == KindString) == (num != nil) {
 		panic("records: AddColumn: a column of kind number or string, with the accessor of its kind")
 	}
-	if len(columns) >= 64 {
-		panic("records: AddColumn: 64 columns at most")
+	if len(columns) >= int(NumColumns)+maxAdded {
+		panic("records: AddColumn: " + strconv.Itoa(maxAdded) + " columns added at most")
 	}
 	columns = append(columns, columnDesc{name: name, kind: k, num: num, str: str})
 	return Column(len(columns) - 1)
@@ -234,11 +257,14 @@ func (c Column) Kind() Kind { return columns[c].kind }
 // records arrive.
 func (c Column) Context() bool { return c >= ColClientZone && c <= ColOutIfAlias }
 
-// Of returns c's value in r: Lo for a number column, Str for a string column, Hi and Lo for
-// an address column's halves; the zero Value for a histogram column.
+// Of returns c's value in r: Lo for a number column, Str for a string column and a list's
+// text (ListText), Hi and Lo for an address column's halves; the zero Value for a histogram
+// column.
 func (c Column) Of(r *Record) Value {
 	d := &columns[c]
 	switch d.kind {
+	case KindUint32s, KindStrings:
+		return Value{Str: c.ListText(r)}
 	case KindAddr:
 		hi, lo := Halves(d.addr(r))
 		return Value{Hi: hi, Lo: lo}
@@ -278,6 +304,10 @@ func Filled(recs []Record, cols uint64) uint64 {
 				set = d.str(&recs[i]) != ""
 			case KindAddr:
 				set = d.addr(&recs[i]).IsValid()
+			case KindUint32s:
+				set = len(d.uints(&recs[i])) > 0
+			case KindStrings:
+				set = len(d.strs(&recs[i])) > 0
 			default:
 				set = d.num(&recs[i]) != 0
 			}
@@ -318,8 +348,12 @@ type RowBuilder struct {
 // NumSQLColumns is how many SQL columns the table has: an address takes two.
 const NumSQLColumns = int(NumColumns) + 3
 
-// maxSQLColumns is how many SQL columns the table may have with those AddColumn adds.
-const maxSQLColumns = 64 + NumSQLColumns - int(NumColumns)
+// maxAdded is how many columns AddColumn adds at most, and maxSQLColumns how many SQL columns
+// the table may have with them.
+const (
+	maxAdded      = 16
+	maxSQLColumns = NumSQLColumns + maxAdded
+)
 
 // AppendRow appends the SQL column values of r, in table order, to dst.
 func (b *RowBuilder) AppendRow(dst []driver.Value, r *Record) []driver.Value {
@@ -343,6 +377,10 @@ func (b *RowBuilder) AppendRow(dst []driver.Value, r *Record) []driver.Value {
 			dst = append(dst, b.boxes[i])
 		case KindHist:
 			dst = append(dst, HistEntries(d.hist(r)))
+		case KindUint32s:
+			dst = append(dst, nonNil(d.uints(r), noUints))
+		case KindStrings:
+			dst = append(dst, nonNil(d.strs(r), noStrings))
 		default:
 			dst = append(dst, b.num(i, d.kind, d.num(r)))
 		}
@@ -387,6 +425,48 @@ func HistEntries(t *Timing) []uint64 {
 }
 
 var noEntries = []uint64{}
+
+// noUints and noStrings are the empty lists a row holds for a nil one, which the drivers
+// would take for NULL.
+var (
+	noUints   = []uint32{}
+	noStrings = []string{}
+)
+
+func nonNil[T any](s, empty []T) []T {
+	if s == nil {
+		return empty
+	}
+	return s
+}
+
+// ListSep separates a list's values in its text (ListText).
+const ListSep = " "
+
+// ListText returns the text of list column c's value in r, as a query groups by it: its
+// values in order separated by ListSep ("64500 64501", "65000:100 65000:100:1"), "" when
+// empty. Neither AS numbers nor communities hold a space, so the text tells the list.
+func (c Column) ListText(r *Record) string {
+	d := &columns[c]
+	if d.kind == KindStrings {
+		return strings.Join(d.strs(r), ListSep)
+	}
+	var b []byte
+	for i, n := range d.uints(r) {
+		if i > 0 {
+			b = append(b, ListSep...)
+		}
+		b = strconv.AppendUint(b, uint64(n), 10)
+	}
+	return string(b)
+}
+
+// RouteColumns are the columns of the routes covering the sides' addresses (Place.ASPath,
+// Place.Communities), which DuckDB step 17 and ClickHouse step 10 added.
+var RouteColumns = ColumnRange(ColClientASPath, ColServerCommunities)
+
+// List reports whether c is a list column (KindUint32s, KindStrings).
+func (c Column) List() bool { k := c.Kind(); return k == KindUint32s || k == KindStrings }
 
 // SQLColumns returns every SQL column of the table in order, with its kind (an address's
 // halves are KindUint64).

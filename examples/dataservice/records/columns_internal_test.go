@@ -25,7 +25,8 @@ func TestRowBuilder(t *testing.T) {
 	b.Client.Retrans, b.Server.Retrans, b.Client.ZeroWindows, b.Server.ZeroWindows, b.Resets = 11, 12, 13, 14, 15
 	b.ServerName = "www.example.com"
 	b.Client.Place = Place{Zone: "HQ/Paris"}
-	b.Server.Place = Place{Zone: "DMZ", ASN: 15169, ASName: "GOOGLE", Country: "US"}
+	b.Server.Place = Place{Zone: "DMZ", ASN: 15169, ASName: "GOOGLE", Country: "US",
+		ASPath: []uint32{64500, 15169}, Communities: []string{"64500:100", "64500:1:2"}}
 	b.ExporterName, b.InIfName, b.InIfAlias, b.OutIfName, b.OutIfAlias = "edge1", "ge-0/0/1", "uplink", "ge-0/0/2", "lan"
 	b.SRT.Hist.AddIndex(300, 5)
 	b.SRT.Hist.AddIndex(301, 3)
@@ -58,7 +59,16 @@ func wantRow(r *Record) []driver.Value {
 		r.Client.Country, r.Server.Country, r.ExporterName, r.InIfName, r.InIfAlias, r.OutIfName, r.OutIfAlias,
 		hist(r.Client.RTT), hist(r.Server.RTT), hist(r.CT), hist(r.SRT), hist(r.DTT),
 		uint8(r.Layer), r.HTTP.Method, r.HTTP.Status, r.HTTP.Host, r.HTTP.Path, r.DNS.QName, r.DNS.QType, r.DNS.RCode,
-		r.TLS.Version, r.TLS.Cipher, r.TLS.NotAfter, r.TLS.Issuer}
+		r.TLS.Version, r.TLS.Cipher, r.TLS.NotAfter, r.TLS.Issuer,
+		list(r.Client.ASPath), list(r.Server.ASPath), list(r.Client.Communities), list(r.Server.Communities)}
+}
+
+// list is a list column of TestRowBuilder's records: empty, never nil, without values.
+func list[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 // hist is the histogram column of a time of TestRowBuilder's records, by hand: empty without

@@ -9,7 +9,8 @@ import "strconv"
 
 var duckDialect = &Dialect{
 	Types: [...]string{KindInt64: "BIGINT", KindUint8: "UTINYINT", KindUint16: "USMALLINT",
-		KindUint32: "UINTEGER", KindUint64: "UBIGINT", KindString: "VARCHAR", KindHist: "UBIGINT[]"},
+		KindUint32: "UINTEGER", KindUint64: "UBIGINT", KindString: "VARCHAR", KindHist: "UBIGINT[]",
+		KindUint32s: "UINTEGER[]", KindStrings: "VARCHAR[]"},
 	Param: func(b *SQLBuilder, v any, k Kind) {
 		switch v := v.(type) {
 		case uint64:
@@ -51,7 +52,8 @@ var duckRollups = []Rollup{
 
 var chDialect = &Dialect{
 	Types: [...]string{KindInt64: "Int64", KindUint8: "UInt8", KindUint16: "UInt16",
-		KindUint32: "UInt32", KindUint64: "UInt64", KindString: "String", KindHist: "Array(UInt64)"},
+		KindUint32: "UInt32", KindUint64: "UInt64", KindString: "String", KindHist: "Array(UInt64)",
+		KindUint32s: "Array(UInt32)", KindStrings: "Array(String)"},
 	Param: func(b *SQLBuilder, v any, _ Kind) {
 		b.WriteString("?")
 		b.Args = append(b.Args, v)

@@ -165,6 +165,14 @@
 // parsed: inlet/enrich.go sets it from package netctx instead of 2 and 3. DuckDB step 6 and
 // ClickHouse version 5 added those, with two rollups by ContextKeys.
 //
+// The route covering each side's address (Place.ASPath and Place.Communities, from package
+// bgp) is set there too, as list columns (KindUint32s, KindStrings; DuckDB step 17 and
+// ClickHouse step 10 added them). Both engines keep them in the records table (DuckDB appends
+// them only in a batch that fills them, as the probe's columns) and no rollup keeps them: a
+// query by them reads the records. A query groups by a list's text (Column.ListText: the whole
+// list), and a Compare or In on one holds when the list has the value (Dialect.Has); the zero
+// value stands for the empty list.
+//
 // TestAddKey (records/addkey) proves the path in a test build: AddColumn and pvql.AddKey add
 // a column and a key over it, each engine adds the column to a store of the columns before
 // (a step after its own, derived from the descriptor), and queries group and filter by it.

@@ -135,7 +135,7 @@ func (p *Plan) emitSet(s *planSet, vals []any, r *Row, fn func(*Row) error) erro
 			r.Keys = append(r.Keys, Value{Lo: ToUint64(vals[c])})
 		case g.Column.Kind() == KindAddr:
 			r.Keys = append(r.Keys, Value{Hi: ToUint64(vals[c]), Lo: ToUint64(vals[c+1])})
-		case g.Column.Kind() == KindString:
+		case g.Column.Kind() == KindString || g.Column.List():
 			var v Value
 			switch s := vals[c].(type) {
 			case string:

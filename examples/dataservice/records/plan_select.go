@@ -187,6 +187,10 @@ func (p *Plan) selectKey(b *SQLBuilder, aliases []string, g Group) []string {
 		return aliases
 	}
 	k := g.Column.Kind()
+	if g.Column.List() {
+		as(b.d.ListText(g.Column.Name(), k), KindString)
+		return aliases
+	}
 	if k == KindAddr {
 		k = KindUint64
 	}

@@ -166,7 +166,22 @@ type Place struct {
 	ASName string
 	// Country is the ISO 3166 alpha-2 code of the address's country; "" when unknown.
 	Country string
+	// ASPath and Communities are those of the BGP route covering the address in the table of
+	// the record's exporter (package bgp): the path's ASes, the router's neighbour first and
+	// the origin last, at most MaxASPath; the communities as "A:B" and large ones as "A:B:C",
+	// at most MaxCommunities. Empty when no route covers it. Shared with the learned route,
+	// which is never changed: read them, never write them.
+	ASPath      []uint32
+	Communities []string
 }
+
+// The bounds of a Place's route (the first ones kept): a longer AS path is one prepended past
+// use (the Internet's longest distinct paths hold about 15 ASes), and more communities than
+// that are a router's internal tags, which a key could not show usefully.
+const (
+	MaxASPath      = 32
+	MaxCommunities = 32
+)
 
 // Validate reports the first thing wrong with r as a *RecordError, with now the current time
 // (a record may not be more than MaxFuture after it): a time before 1970, an invalid, zoned or

@@ -56,6 +56,11 @@ type Dialect struct {
 	// ContextFrom, and Scan names them. DuckDB's join of a few records to their contexts cost
 	// a fixed 2-3 ms, as much as the rest of such a query (BENCHMARKS.md, issue 25).
 	ContextNumber string
+	// Has is the condition that list column col (KindUint32s, KindStrings) holds the value
+	// param (a parameter's SQL), and ListText the text of the list, as a query groups by it
+	// (Column.ListText).
+	Has      func(col, param string) string
+	ListText func(col string, k Kind) string
 }
 
 // SQLBuilder accumulates SQL text and its arguments in order.
@@ -70,8 +75,10 @@ var sqlOps = [...]string{Eq: "=", Ne: "<>", Lt: "<", Le: "<=", Gt: ">", Ge: ">="
 // value writes v as a parameter of column c's kind; an address's half is a KindUint64.
 func (b *SQLBuilder) value(c Column, v Value) {
 	switch k := c.Kind(); k {
-	case KindString:
-		b.d.Param(b, v.Str, k)
+	case KindString, KindStrings:
+		b.d.Param(b, v.Str, KindString)
+	case KindUint32s:
+		b.d.Param(b, v.Lo, KindUint32)
 	case KindInt64:
 		b.d.Param(b, int64(v.Lo), k)
 	default:
@@ -93,6 +100,10 @@ func (b *SQLBuilder) cond(c Cond) {
 		b.cond(c.Cond)
 		b.WriteString(")")
 	case Compare:
+		if c.Column.List() {
+			b.listCompare(c)
+			return
+		}
 		if c.Column.Kind() == KindAddr {
 			b.addrCompare(c.Column, c.Op, c.Value)
 			return
@@ -111,6 +122,14 @@ func (b *SQLBuilder) cond(c Cond) {
 		b.value(c.Column, c.To)
 		b.WriteString(")")
 	case In:
+		if c.Column.List() {
+			or := make(Or, len(c.Values))
+			for i, v := range c.Values {
+				or[i] = Compare{Column: c.Column, Op: Eq, Value: v}
+			}
+			b.cond(or)
+			return
+		}
 		b.WriteString("(" + c.Column.Name() + " IN (")
 		for i, v := range c.Values {
 			if i > 0 {
@@ -120,6 +139,27 @@ func (b *SQLBuilder) cond(c Cond) {
 		}
 		b.WriteString("))")
 	}
+}
+
+// listCompare writes a condition on a list column: = holds when the list has the value (an
+// AS in the path, a community among the route's), <> when it has not; the zero value (AS 0,
+// the empty string: null in the query language) stands for the empty list. Other operators
+// compare nothing: the query language refuses them.
+func (b *SQLBuilder) listCompare(c Compare) {
+	var cond string
+	if c.Value.Lo == 0 && c.Value.Str == "" {
+		cond = "(length(" + c.Column.Name() + ") = 0)"
+	} else {
+		var p SQLBuilder
+		p.d = b.d
+		p.value(c.Column, c.Value)
+		b.Args = append(b.Args, p.Args...)
+		cond = b.d.Has(c.Column.Name(), p.String())
+	}
+	if c.Op == Ne {
+		cond = "(NOT " + cond + ")"
+	}
+	b.WriteString(cond)
 }
 
 func (b *SQLBuilder) join(terms []Cond, sep string) {

@@ -58,6 +58,26 @@ type AlertEvent struct {
 	At time.Time
 	// Deliveries are the notifications the transition sends (written with it).
 	Deliveries []AlertDelivery
+	// Detail is the route a mitigation event ("announced", "withdrawn", "refused") is about,
+	// as a JSON object; empty for the transitions.
+	Detail json.RawMessage
+}
+
+// AlertMitigation is a route that a rule's bgp channel announced for one of its groups, or
+// refused to announce (package alerts): kept so that what is announced outlives a restart.
+type AlertMitigation struct {
+	// Rule, Group and Kind ("blackhole" or "flowspec") name it.
+	Rule, Group, Kind string
+	// State is "announced", "refused" (recorded once while the group fires) or "withdrawn"
+	// (waiting before it may be announced again).
+	State string
+	// At is when it entered State.
+	At time.Time
+	// Route is the route as a JSON object, as the history shows it.
+	Route json.RawMessage
+	// Query is a digest of the rule's query when the route was announced: another one now
+	// means the rule was changed.
+	Query string
 }
 
 // AlertDelivery is one notification in the outbox: one event sent to one channel.

@@ -67,6 +67,18 @@ func testCharts(t *testing.T, browser context.Context, base string) {
 			`traffic BY client.ip WHERE client.asn = 15169 | traffic BY application WHERE in_if = 3 | traffic BY client.ip WHERE client.zone = "other" | traffic BY server.asn WHERE server.country = null`},
 		{"context keys shown", `Promise.all([import('/format.js')]).then(([f]) => [f.formatKey('server.asn', {asn: 15169, name: 'GOOGLE'}), f.formatKey('in_if', {index: 3, name: 'ge-0/0/1', alias: 'uplink'}), f.formatKey('out_if', {index: 7, name: null, alias: null}), f.formatKey('client.country', 'FR').startsWith('\u{1F1EB}\u{1F1F7} '), f.formatKey('client.zone', 'other')].join(' | '))`,
 			`AS15169 GOOGLE | ge-0/0/1 (uplink) | #7 | true | other`},
+		{"drill-down from a route's path and communities", `[x.drillQuery('traffic BY server.as_path', [{name: 'server.as_path', value: [64500, 15169]}], [{name: 'server.as_path', type: 'as_path'}, {name: 'server.ip', type: 'ip'}]), x.drillQuery('traffic BY client.communities', [{name: 'client.communities', value: ['65000:100', '4200000000:1:2']}], [{name: 'client.communities', type: 'communities'}, {name: 'client.as_path', type: 'as_path'}]), x.drillQuery('traffic BY server.as_path', [{name: 'server.as_path', value: null}], [])].join(' | ')`,
+			`traffic BY server.ip WHERE server.as_path = 64500 AND server.as_path = 15169 | traffic BY client.as_path WHERE client.communities = "65000:100" AND client.communities = "4200000000:1:2" | traffic BY server.ip WHERE server.as_path = null`},
+		{"route keys shown", `import('/format.js').then((f) => [f.formatKey('server.as_path', [64500, 15169]), f.formatKey('client.communities', ['65000:100', '1:2:3'])].join(' | '))`,
+			`AS64500 › AS15169 | 65000:100 1:2:3`},
+		{"route panel", `import('/route.js').then((r) => { const box = document.createElement('section');
+				const a = r.addressFilter('traffic BY application WHERE server.ip = 198.51.100.7');
+				r.renderRoute(box, a.addr, {data: [[[[64500, 64510], ['65000:100', '4200000000:1:2']], [12]], [[null, null], [3]], [[null, ['65000:1']], [2]]]});
+				const shown = [a.side, r.routeQuery(a.side, a.addr), box.hidden, box.querySelector('h3').textContent,
+					...[...box.querySelectorAll('tbody tr')].map((tr) => [...tr.cells].map((td) => td.textContent).join(' / '))];
+				r.renderRoute(box, a.addr, {data: [[[null, null], [3]]]});
+				return [...shown, box.hidden, r.addressFilter('traffic BY server.ip')].join(' | '); })`,
+			`server | records BY server.as_path, server.communities WHERE server.ip = 198.51.100.7 TOP 20 | false | Route of 198.51.100.7 | AS64500 › AS64510 / 65000:1004200000000:1:2 / 12 | (the router's own AS) / 65000:1 / 2 | true | `},
 	}
 	for _, tt := range rewrites {
 		t.Run("rewrite "+tt.name, func(t *testing.T) {

@@ -39,6 +39,10 @@ func newColumns(kinds []records.Kind, n int) []batchColumn {
 			out[i] = &typedColumn[string]{make([]string, 0, n)}
 		case records.KindHist:
 			out[i] = &typedColumn[[]uint64]{make([][]uint64, 0, n)}
+		case records.KindUint32s:
+			out[i] = &typedColumn[[]uint32]{make([][]uint32, 0, n)}
+		case records.KindStrings:
+			out[i] = &typedColumn[[]string]{make([][]string, 0, n)}
 		}
 	}
 	return out

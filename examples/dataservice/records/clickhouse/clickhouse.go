@@ -110,7 +110,7 @@ func chEntries(indexes, counts string) string {
 var chDialect = &records.Dialect{
 	Types: [...]string{records.KindInt64: "Int64", records.KindUint8: "UInt8", records.KindUint16: "UInt16",
 		records.KindUint32: "UInt32", records.KindUint64: "UInt64", records.KindString: "String",
-		records.KindHist: "Array(UInt64)"},
+		records.KindHist: "Array(UInt64)", records.KindUint32s: "Array(UInt32)", records.KindStrings: "Array(String)"},
 	Param: func(b *records.SQLBuilder, v any, _ records.Kind) {
 		b.WriteString("?")
 		b.Args = append(b.Args, v)
@@ -127,6 +127,13 @@ var chDialect = &records.Dialect{
 	HistUnion:  chHistUnion,
 	SumType:    "Decimal(38, 0)",
 	Bucket:     func(expr string) string { return "toInt64(" + expr + ")" },
+	Has:        func(col, param string) string { return "has(" + col + ", " + param + ")" },
+	ListText: func(col string, k records.Kind) string {
+		if k == records.KindUint32s {
+			col = "arrayMap(x -> toString(x), " + col + ")"
+		}
+		return "arrayStringConcat(" + col + ", '" + records.ListSep + "')"
+	},
 }
 
 // Open connects to the ClickHouse server of url

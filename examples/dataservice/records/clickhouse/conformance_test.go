@@ -27,6 +27,7 @@ func TestStores(t *testing.T) {
 		recordstest.CheckOpenEnd(t, s, 1_700_010_000)
 		recordstest.CheckBatches(t, s, 1_700_020_000)
 		recordstest.CheckBatchesWithoutID(t, s, 1_700_020_060)
+		recordstest.CheckRoutes(t, s, 1_700_030_000)
 		recordstest.CheckLayers(t, s, 1_700_100_000) // last: it tests retention
 	})
 	t.Run("clickhouse cluster", func(t *testing.T) {
@@ -39,6 +40,7 @@ func TestStores(t *testing.T) {
 		recordstest.CheckOpenEnd(t, s, 1_700_010_000)
 		recordstest.CheckBatches(t, s, 1_700_020_000)
 		recordstest.CheckBatchesWithoutID(t, s, 1_700_020_060)
+		recordstest.CheckRoutes(t, s, 1_700_030_000)
 		recordstest.CheckLayers(t, s, 1_700_100_000) // last: it tests retention
 	})
 }

@@ -16,7 +16,7 @@ import (
 // SchemaVersion is the version of the ClickHouse tables' shape, kept in the table
 // records_version beside them: the number of chSteps a server's tables have had. The service
 // refuses a records table of another shape, and a later version, rather than alter it.
-const SchemaVersion = 9
+const SchemaVersion = 10
 
 // chStep is one schema version of a server's tables (a shard's): what a server at the version
 // before it needs. ClickHouse has no transactions over tables: each step may be run again after
@@ -68,6 +68,11 @@ var chSteps = [SchemaVersion]chStep{
 	// the transport's alone (chTransport), and chRepair sums again the days they missed
 	// meanwhile.
 	addLayers,
+	// 10: the routes' AS paths and communities (records.RouteColumns), empty in the rows the
+	// table had.
+	func(ctx context.Context, c chdriver.Conn) error {
+		return chAddColumns(ctx, c, "records", records.RouteColumns...)
+	},
 }
 
 // addLayers is step 9 on c.

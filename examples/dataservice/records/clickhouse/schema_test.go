@@ -224,7 +224,7 @@ func testAddsHistograms(t *testing.T, servers []*testenv.ClickHouseServer, clust
 			tables = append(tables, "records_dist")
 		}
 		for _, table := range tables {
-			for _, c := range append(slices.Clone(recordstest.HistColumns), records.LayerColumns...) {
+			for _, c := range slices.Concat(recordstest.HistColumns, records.LayerColumns, records.RouteColumns) {
 				if err := conn.Exec(ctx, "ALTER TABLE "+table+" DROP COLUMN "+c.Name()); err != nil {
 					t.Fatal(err)
 				}

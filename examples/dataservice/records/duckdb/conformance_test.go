@@ -30,6 +30,7 @@ func TestStores(t *testing.T) {
 	recordstest.CheckContextEdges(t, s, 1_700_000_400)
 	recordstest.CheckOpenEnd(t, s, 1_700_010_000)
 	recordstest.CheckBatches(t, s.(records.BatchStore), 1_700_020_000)
+	recordstest.CheckRoutes(t, s, 1_700_030_000)
 	recordstest.CheckLayers(t, s, 1_700_100_000) // last: it tests retention
 	if e, err := records.EngineOf(filepath.Join(dir, "data")); err != nil || e.Name != "duckdb" {
 		t.Errorf("a plain path: engine %v, %v; want DuckDB", e, err)

@@ -177,10 +177,14 @@ func appendRecords(ctx context.Context, c *duckdb.Conn, batches [][]records.Reco
 	return a.CloseWithCancel(ctx)
 }
 
-// probeColumns has the bits (1 << c) of the capture probe's columns: its measures, the
-// server's name and the histograms.
+// probeColumns has the bits (1 << c) of the columns most records leave empty, appended only
+// in a batch that fills them: the capture probe's (its measures, the server's name and the
+// histograms) and the routes' lists (records.RouteColumns: empty without BGP).
 var probeColumns = func() uint64 {
 	m := uint64(1) << records.ColServerName
+	for _, c := range records.RouteColumns {
+		m |= 1 << c
+	}
 	for _, c := range append(slices.Clone(records.RollupMeasures), records.RollupHists...) {
 		m |= 1 << c
 	}

@@ -83,6 +83,10 @@ var steps = []step{
 		}
 		return rollupMeasures(ctx, tx, httpRollups, false)
 	},
+	// 17: the routes' AS paths and communities (records.RouteColumns), empty in the rows a
+	// file had. Kept in the records table, not in contexts: a list is no context Value, and
+	// ingest appends them only in batches that fill them (probeColumns).
+	func(ctx context.Context, tx *sql.Tx) error { return addColumns(ctx, tx, records.RouteColumns...) },
 }
 
 // step16Columns are the columns step 16 adds, as that step added them: frozen.

@@ -10,7 +10,7 @@ import (
 // duckTypes names each kind's DuckDB type.
 var duckTypes = [...]string{records.KindInt64: "BIGINT", records.KindUint8: "UTINYINT", records.KindUint16: "USMALLINT",
 	records.KindUint32: "UINTEGER", records.KindUint64: "UBIGINT", records.KindString: "VARCHAR",
-	records.KindHist: "UBIGINT[]"}
+	records.KindHist: "UBIGINT[]", records.KindUint32s: "UINTEGER[]", records.KindStrings: "VARCHAR[]"}
 
 // The DuckDB dialect. Unsigned parameters go as text cast to UBIGINT, because database/sql does
 // not pass uint64 values above math.MaxInt64; the other typed parameters are cast to their
@@ -45,6 +45,10 @@ var duckDialect = &records.Dialect{
 	GroupingSets:  true,
 	ContextFrom:   contextFrom,
 	ContextNumber: "context",
+	Has:           func(col, param string) string { return "list_contains(" + col + ", " + param + ")" },
+	ListText: func(col string, _ records.Kind) string {
+		return "array_to_string(" + col + ", '" + records.ListSep + "')"
+	},
 }
 
 // duckHist gives a group's histogram entries (records/hist.go) as one list, which the reader
@@ -102,7 +106,7 @@ func zeroOf(k records.Kind) string {
 	switch k {
 	case records.KindString:
 		return "''"
-	case records.KindHist:
+	case records.KindHist, records.KindUint32s, records.KindStrings:
 		return "[]"
 	}
 	return "0"

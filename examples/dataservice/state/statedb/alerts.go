@@ -83,6 +83,18 @@ var alertMigrations = []string{
 		due      INTEGER NOT NULL
 	);
 	CREATE INDEX alert_deliveries_due ON alert_deliveries (done, due);`,
+	// Routes announced by rules' bgp channels (issue 43), and the history's word on them.
+	`ALTER TABLE alert_events ADD COLUMN detail TEXT NOT NULL DEFAULT '';
+	CREATE TABLE alert_mitigations (
+		rule  TEXT NOT NULL,
+		grp   TEXT NOT NULL,
+		kind  TEXT NOT NULL,
+		state TEXT NOT NULL,
+		at_ms INTEGER NOT NULL,
+		route TEXT NOT NULL,      -- JSON object
+		query TEXT NOT NULL,
+		PRIMARY KEY (rule, grp, kind)
+	);`,
 }
 
 // alertDDL returns migration i in the dialect of the store.

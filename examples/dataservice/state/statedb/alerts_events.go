@@ -134,7 +134,7 @@ func (a *Alerts) History(ctx context.Context, q state.AlertQuery) ([]state.Alert
 	if limit <= 0 {
 		limit = 1000
 	}
-	query := `SELECT id, rule, grp, state, vals, at_ms FROM alert_events
+	query := `SELECT id, rule, grp, state, vals, at_ms, detail FROM alert_events
 		WHERE (rule = ? OR ? = '') AND at_ms >= ? AND at_ms < ?`
 	args := []any{q.Rule, q.Rule, q.Since.UnixMilli(), until}
 	if len(q.Labels) > 0 {
@@ -158,12 +158,15 @@ func (a *Alerts) History(ctx context.Context, q state.AlertQuery) ([]state.Alert
 		defer rows.Close()
 		for rows.Next() {
 			var e state.AlertEvent
-			var vals string
+			var vals, detail string
 			var at int64
-			if err := rows.Scan(&e.ID, &e.Rule, &e.Group, &e.State, &vals, &at); err != nil {
+			if err := rows.Scan(&e.ID, &e.Rule, &e.Group, &e.State, &vals, &at, &detail); err != nil {
 				return err
 			}
 			e.Values, e.At = json.RawMessage(vals), fromMillis(at)
+			if detail != "" {
+				e.Detail = json.RawMessage(detail)
+			}
 			out = append(out, e)
 		}
 		return rows.Err()

@@ -56,6 +56,8 @@ export class Alerts {
   }
 
   async refresh() {
+    // Routers obey what is announced: administrators alone add a bgp channel.
+    for (const e of document.querySelectorAll('#alert-form .admin-only')) e.hidden = !this.me().admin;
     clearTimeout(this.viewTimer);
     this.viewTimer = setTimeout(() => {
       if (!$('alerts-view').hidden && !document.hidden) this.refresh().catch(() => {});
@@ -67,8 +69,11 @@ export class Alerts {
     this.drawRules(rules);
     $('alert-history').replaceChildren(...hist.slice(0, 200).map((e) => {
       const tr = el('tr', {class: `state-${e.state}`});
+      // A route announced, withdrawn or refused says which, and why, where values go.
+      const values = e.mitigation ? el('td', {class: 'mitigation'}, mitigationText(e.mitigation))
+        : el('td', {class: 'num'}, valuesText(e.values));
       tr.append(el('td', {}, formatDate(e.at)), el('td', {}, this.name(e.rule)), el('td', {}, groupText(e.group)),
-        el('td', {}, e.state), el('td', {class: 'num'}, valuesText(e.values)));
+        el('td', {}, e.state), values);
       return tr;
     }));
     $('alert-history-none').hidden = hist.length > 0;
@@ -104,6 +109,10 @@ export class Alerts {
       const tr = el('tr', {'data-rule': r.id});
       const channels = el('td');
       for (const c of r.notify) {
+        if (c.bgp) {
+          channels.append(el('span', {class: 'badge bgp'}, `BGP ${c.bgp}`), ' ');
+          continue;
+        }
         const target = c.webhook || `mailto:${c.email}`;
         const st = r.channels.find((s) => s.target === target);
         const s = el('span', {class: `badge ${st && !st.ok ? 'failing' : ''}`, title: st?.error || ''},
@@ -151,6 +160,7 @@ export class Alerts {
     const notify = [];
     if ($('alert-webhook').value) notify.push({webhook: $('alert-webhook').value, secret: $('alert-secret').value});
     if ($('alert-email').value) notify.push({email: $('alert-email').value});
+    if ($('alert-bgp').value) notify.push({bgp: $('alert-bgp').value});
     const args = {name: $('alert-name').value, query: $('alert-query').value, severity: $('alert-severity').value, notify};
     if ($('alert-interval').value) args.interval = $('alert-interval').value;
     if ($('alert-for').value) args.for = $('alert-for').value;
@@ -168,4 +178,13 @@ function groupText(g) {
 
 function valuesText(vs) {
   return vs.map((v) => (v === null ? 'null' : v.toLocaleString('en'))).join(', ');
+}
+
+// mitigationText describes a route of the history: "blackhole 198.51.100.7/32 via 192.0.2.1".
+function mitigationText(m) {
+  let s = `${m.bgp} ${m.prefix}`;
+  if (m.protocol) s += ` protocol ${m.protocol}`;
+  if (m.port) s += ` port ${m.port}`;
+  if (m.next_hop) s += ` via ${m.next_hop}`;
+  return m.reason ? `${s} (${m.reason})` : s;
 }

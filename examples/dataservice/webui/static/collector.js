@@ -1,5 +1,5 @@
 // collector.js: the flow collector's status (#/collector): the sockets it listens on, its
-// totals, a row per exporter, and the capture probe's counters (drops of the kernel's ring and
+// totals, a row per exporter, the routers' BGP sessions, and the capture probe's counters (drops of the kernel's ring and
 // of the conversation table among them), from the collector-status function, asked again every
 // REFRESH milliseconds while the view shows (and the tab is visible).
 
@@ -110,7 +110,7 @@ export class Collector {
       $('collector-error').hidden = false;
     }
     // No collector or probe starts while the service runs.
-    if (this.enabled === false && !this.polled && !this.capturing) return;
+    if (this.enabled === false && !this.polled && !this.capturing && !this.peering) return;
     this.timer = setTimeout(() => {
       if (this.showing() && !document.hidden) this.refresh();
     }, REFRESH);
@@ -122,6 +122,7 @@ export class Collector {
     $('collector-status').hidden = !st.enabled;
     $('collector-updated').textContent = `Updated ${new Date().toLocaleTimeString([], {hourCycle: 'h23'})}`;
     this.drawSNMP(st.snmp || []);
+    this.drawBGP(st.bgp || []);
     this.drawCapture(st.capture);
     this.drawQueue(st.queue);
     if (!st.enabled) return;
@@ -212,6 +213,25 @@ export class Collector {
       answer.append(p.last_answer ? timeCell(p.last_answer) : 'never');
       tr.append(el('th', {scope: 'row', class: 'name'}, p.address), el('td', {}, p.name || '–'),
         el('td', {class: 'num'}, count.format(p.interfaces)), answer, status);
+      return tr;
+    }));
+  }
+
+  // drawBGP shows each router's BGP session (-bgp): its AS, state, the routes learned from it and
+  // since when; a router refused for being outside -bgp-peers, and a session not established,
+  // show as bad.
+  drawBGP(peers) {
+    this.peering = peers.length > 0;
+    $('collector-bgp-card').hidden = peers.length === 0;
+    $('collector-bgp-body').replaceChildren(...peers.map((p) => {
+      const tr = el('tr', {'data-bgp': p.address});
+      const refused = p.state === 'refused';
+      const state = el('td', {class: p.state === 'established' ? 'bgp-state' : 'bad bgp-state', 'data-label': 'State'});
+      state.append(refused ? 'refused: outside -bgp-peers' : p.state);
+      const since = el('td', {'data-label': 'Since'});
+      since.append(refused ? '–' : timeCell(p.since));
+      tr.append(el('th', {scope: 'row', class: 'name'}, p.address), el('td', {class: 'num', 'data-label': 'AS'}, p.as ? String(p.as) : '–'),
+        state, el('td', {class: 'num', 'data-label': 'Routes'}, count.format(p.routes)), since);
       return tr;
     }));
   }

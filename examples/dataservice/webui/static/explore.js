@@ -8,6 +8,7 @@ import {Editor} from './editor.js';
 import {Picker, bounds, fromParams, toParams, windowOf} from './period.js';
 import {filterEdits, literal, periodEdits, rewrite, statements} from './query.js';
 import {formatKey} from './format.js';
+import {addressFilter, renderRoute, routeQuery} from './route.js';
 import {storedKind} from './sankey.js';
 import {askCompare, compareButton, download, toPNG} from './share.js';
 import {$, busy, caretLine, el, showFormError} from './ui.js';
@@ -50,6 +51,8 @@ export function drillQuery(expr, keys, fields, index) {
   };
   const drilled = keys.filter((k) => !/^time/i.test(k.name));
   const conds = drilled.map((k) => {
+    // A route's list (an AS path, communities): each of its values, as WHERE takes them.
+    if (Array.isArray(k.value)) return k.value.map((v) => `${k.name} = ${literal('', v)}`).join(' AND ');
     const f = fields?.find((x) => x.name === k.name);
     const guess = typeof k.value === 'number' ? 'port' : /^[\d.:a-f]+$/i.test(k.value) && /[.:]/.test(k.value) ? 'ip' : '';
     return `${k.name} = ${literal(f?.type || guess, k.value)}`;
@@ -122,6 +125,8 @@ export const DRILL_NEXT = {
   'client.asn': 'client.ip', 'server.asn': 'server.ip',
   'client.zone': 'client.ip', 'server.zone': 'server.ip',
   'exporter': 'in_if', 'exporter.name': 'in_if',
+  'client.as_path': 'client.ip', 'server.as_path': 'server.ip',
+  'client.communities': 'client.as_path', 'server.communities': 'server.as_path',
 };
 
 // NEXT_KEYS are the keys a drill-down breaks traffic down by next, in this order.
@@ -297,6 +302,24 @@ export class Explore {
     this.showKind(this.kind, false);
     this.previous = null;
     if (this.compare) this.askPrevious();
+    this.showRoute(query);
+  }
+
+  // showRoute shows the route panel when query keeps one address and the service knows routes
+  // (list-fields has the route keys), and hides it otherwise.
+  async showRoute(query) {
+    const box = $('explore-route');
+    const a = addressFilter(query);
+    if (!a || !this.fieldList?.some((f) => f.name === `${a.side}.as_path`)) {
+      box.hidden = true;
+      return;
+    }
+    try {
+      const [answer] = await this.api.call('query', {expr: withPeriod(routeQuery(a.side, a.addr), this.period).text});
+      if (this.query === query) renderRoute(box, a.addr, answer);
+    } catch {
+      box.hidden = true; // the answer itself stands
+    }
   }
 
   // showError shows an error; a QUERY-SYNTAX one is marked at its position in the query.
