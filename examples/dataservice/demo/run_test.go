@@ -87,15 +87,20 @@ func TestRunIntoStore(t *testing.T) {
 	runIntoStore(t, s)
 }
 
-// runIntoStore backfills a day into s and checks that every generated record is there.
+// runIntoStore backfills a day into s and checks that every generated record is there, each
+// in its layer.
 func runIntoStore(t *testing.T, s records.Store) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	now := testNow
 	var written atomic.Int64
+	var byLayer [records.NumLayers]atomic.Int64
 	write := func(ctx context.Context, recs []records.Record) error {
 		if err := s.Ingest(ctx, recs); err != nil {
 			return err
+		}
+		for _, r := range recs {
+			byLayer[r.Layer].Add(1)
 		}
 		if written.Add(int64(len(recs))); recs[0].Time >= now.Unix() {
 			cancel()
@@ -106,18 +111,20 @@ func runIntoStore(t *testing.T, s records.Store) {
 	if err := demo.Run(ctx, write, demo.Options{Interval: time.Millisecond, Now: clock}); err != nil {
 		t.Fatal(err)
 	}
-	var n, apps int64
-	q := &records.Query{Groups: []records.Group{{Column: records.ColApplication}}, Sums: []records.Sum{records.SumRecords}}
-	err := s.Read(context.Background(), s.Compile(q), 0, now.Unix()+86400, func(r *records.Row) error {
-		n += int64(r.Sums[0])
-		apps++
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n != written.Load() || n < 200_000 || apps < 10 {
-		t.Errorf("store holds %d records of %d applications, %d written", n, apps, written.Load())
+	for l := range records.NumLayers {
+		var n, apps int64
+		q := &records.Query{Layer: l, Groups: []records.Group{{Column: records.ColApplication}}, Sums: []records.Sum{records.SumRecords}}
+		err := s.Read(context.Background(), s.Compile(q), 0, now.Unix()+86400, func(r *records.Row) error {
+			n += int64(r.Sums[0])
+			apps++
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := byLayer[l].Load(); n != want || n < 10_000 || l == records.LayerTransport && (n < 200_000 || apps < 10) {
+			t.Errorf("layer %d: store holds %d records of %d applications, %d written", l, n, apps, want)
+		}
 	}
 }
 

@@ -89,7 +89,7 @@ func (s *state) topGroups(kept []int) ([]int, int64) {
 			totals[k], hists[k] = t, new([]histogram.Histogram)
 		}
 		for j := range t {
-			t[j] = records.AddSum(t[j], gr.sums[j])
+			t[j] = records.MergeSum(records.Sum(j), t[j], gr.sums[j])
 		}
 		if len(qs) > 0 {
 			addHists(hists[k], gr.hists)

@@ -90,6 +90,8 @@ func exprString(e expr, parent int, right bool) string {
 		return quantileString(e)
 	case queueValue:
 		return queueValues[e].name
+	case extremeExpr:
+		return extremeName(e)
 	}
 	return ""
 }

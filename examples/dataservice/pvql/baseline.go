@@ -55,6 +55,9 @@ func (p *parser) baseline(name token) (expr, error) {
 	if containsQuantile(x) {
 		return nil, p.errorAt(start, "a baseline cannot contain a percentile", expValue)
 	}
+	if containsExtreme(x) {
+		return nil, p.errorAt(start, "a baseline cannot contain min or max of tls.not_after", expValue)
+	}
 	if t := p.next(); t.kind != tokComma {
 		return nil, p.errorAt(t, "", "\",\" and the offset of the baseline")
 	}

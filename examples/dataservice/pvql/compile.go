@@ -71,6 +71,8 @@ func markSums(x expr, need *[records.NumSums]bool) {
 		markSums(x.r, need)
 	case *baselineExpr:
 		markSums(x.x, need)
+	case extremeExpr:
+		need[x] = true
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -165,6 +166,25 @@ func checkDescriptors(t *testing.T, engine *Engine, recs []rec) {
 		}
 		check(m.name+" BY protocol", refQuery{keys: []refKey{refProtocol}, values: vals(ref)})
 	}
+	orNull := func(v uint64) float64 {
+		if v == 0 {
+			return math.NaN()
+		}
+		return float64(v)
+	}
+	vMinExp, vMaxExp := func(s refSums) float64 { return orNull(s.minExp) }, func(s refSums) float64 { return orNull(s.maxExp) }
+	tls := func(r *rec) bool { return r.layer == records.LayerTLS }
+	for _, e := range extremes {
+		if e.desc == "" {
+			t.Errorf("%s has no description", e.name)
+		}
+	}
+	check("min(tls.not_after), max(tls.not_after), records BY server.name FROM tls",
+		refQuery{keys: []refKey{refServerName}, values: vals(vMinExp, vMaxExp, vRecords), where: tls, layer: records.LayerTLS})
+	check("0 - min(tls.not_after) AS \"first\", records BY tls.version, client.ip FROM tls HAVING min(tls.not_after) < 1900100000 TOP 3",
+		refQuery{keys: []refKey{refKeys["tls.version"], refClientIP}, values: vals(func(s refSums) float64 { return -orNull(s.minExp) }, vRecords),
+			where: tls, layer: records.LayerTLS, top: 3,
+			having: func(s refSums, _ []float64) bool { return s.minExp != 0 && s.minExp < 1_900_100_000 }})
 	for _, l := range layers {
 		if l.name == "queue" {
 			continue // not the records': TestQueueLayer

@@ -48,6 +48,8 @@ func eval(x expr, s *sums) float64 {
 		return evalQuantile(x, s)
 	case queueValue:
 		return math.Float64frombits(s[x])
+	case extremeExpr:
+		return evalExtreme(x, s)
 	}
 	return math.NaN()
 }

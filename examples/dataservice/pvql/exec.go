@@ -159,7 +159,7 @@ func (e *Engine) read(ctx context.Context, sc *scan, from, to int64, res *reserv
 		gr := s.groups.atGroup(k)
 		sm := &gr.sums
 		for i, sumIndex := range s.query.Sums {
-			sm[sumIndex] = records.AddSum(sm[sumIndex], r.Sums[i])
+			sm[sumIndex] = records.MergeSum(sumIndex, sm[sumIndex], r.Sums[i])
 		}
 		addHists(&gr.hists, r.Hists)
 		if s.groups.len() == had {

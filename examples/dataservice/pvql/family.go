@@ -162,7 +162,7 @@ func (e *Engine) readFamily(ctx context.Context, stmts []*Statement, values []re
 		}
 		g := sub.groups.atGroup(k)
 		for j := range g.sums {
-			g.sums[j] = records.AddSum(g.sums[j], gr.sums[j])
+			g.sums[j] = records.MergeSum(records.Sum(j), g.sums[j], gr.sums[j])
 		}
 		addHists(&g.hists, gr.hists)
 	}

@@ -1,6 +1,9 @@
 package pvql
 
-import "github.com/fnapi/fnapi/version"
+import (
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+	"github.com/fnapi/fnapi/version"
+)
 
 // Field describes one name of the query language, for the list-fields function and UIs;
 // list-fields answers each as an api.Field.
@@ -31,6 +34,9 @@ func Fields() []Field {
 	}
 	for _, f := range quantileFuncs {
 		out = append(out, Field{Name: f.name + "(m)", Kind: "function", Type: "seconds", Description: f.desc + " m: client.rtt, server.rtt, ct, srt or dtt.", Since: "1.3"})
+	}
+	for _, e := range extremes {
+		out = append(out, Field{Name: e.name, Kind: "metric", Type: "time", Description: e.desc, Since: "1.4", Layers: []string{records.LayerTLS.String()}})
 	}
 	for i, k := range keyKinds {
 		name := k.name

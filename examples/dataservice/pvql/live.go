@@ -60,7 +60,7 @@ func (e *Engine) Live(expr string, changes *records.Changes) (*Live, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Live{e: e, expr: expr, stmts: stmts, res: &reservation{bs: e.keptBs}, full: hasBaselines(stmts) || hasQuantiles(stmts) || hasQueue(stmts)}
+	l := &Live{e: e, expr: expr, stmts: stmts, res: &reservation{bs: e.keptBs}, full: hasBaselines(stmts) || hasQuantiles(stmts) || hasQueue(stmts) || hasExtremes(stmts)}
 	if changes != nil {
 		l.watch = changes.Watch()
 	}

@@ -162,6 +162,16 @@ func TestLivePercentiles(t *testing.T) {
 		"traffic BY server.name HAVING p99(dtt) > 0.04"}, false)
 }
 
+// TestLiveExtremes follows min and max of tls.not_after through writes: each answer is Query's
+// (a Live answers them afresh: it takes back the sums of records leaving the period, which an
+// extreme cannot do).
+func TestLiveExtremes(t *testing.T) {
+	t.Parallel()
+	s := openDB(t, genRecords(5, 3000, testNow-7300, testNow))
+	checkLiveOf(t, s, s.Changes(), 5, []string{"min(tls.not_after), max(tls.not_after) BY server.name FROM tls",
+		"0 - min(tls.not_after) BY tls.version FROM tls HAVING max(tls.not_after) > 1900086400"}, false)
+}
+
 // countingReader is a records.Reader that counts the seconds of records read.
 type countingReader struct {
 	records.Reader

@@ -85,6 +85,9 @@ func (p *parser) factor() (expr, error) {
 		if p.isBaseline(t) {
 			return p.baseline(t)
 		}
+		if x, ok := p.extreme(t); ok {
+			return x, nil
+		}
 		if fn, ok := p.quantileFunc(t); ok {
 			return p.quantile(t, fn)
 		}

@@ -79,6 +79,9 @@ func TestParseErrors(t *testing.T) {
 		{"records FROM dns WHERE http.status = 200", 23, "a key of layer dns, or FROM http"},
 		{"p95(srt) BY tls.version WHERE dns.qtype = A FROM tls", 30, "a key of layer tls, or FROM dns"},
 		{"records FROM tcp BY tls.cipher", 20, "a key of layer transport, or FROM tls"},
+		{"min(tls.not_after) BY server.name FROM http", 4, "a key of layer http, or FROM tls"},
+		{"traffic HAVING traffic > baseline(max(tls.not_after), 7d) FROM tls", 34, expValue},
+		{"min(srt)", 0, expValue},
 		{"records FROM http WHERE http.status = 1000", 38, "an HTTP status"},
 		{"records FROM tls WHERE tls.version = 1.4", 37, "a TLS version"},
 		{"records FROM dns WHERE dns.rcode IN (NOERROR, BOGUS)", 46, "a DNS response code"},
@@ -230,14 +233,17 @@ func TestFields(t *testing.T) {
 		if layer, _, _ := strings.Cut(f.Name, "."); f.Kind == "key" && slices.Contains([]string{"http", "dns", "tls"}, layer) != reflect.DeepEqual(f.Layers, []string{layer}) {
 			t.Errorf("field %s: layers %v", f.Name, f.Layers)
 		}
+		if strings.HasSuffix(f.Name, "(tls.not_after)") && !reflect.DeepEqual(f.Layers, []string{"tls"}) {
+			t.Errorf("field %s: layers %v, want tls", f.Name, f.Layers)
+		}
 		names[f.Name] = true
 		kinds[f.Kind]++
 	}
-	want := map[string]int{"metric": 20, "function": 4, "key": 33, "layer": 8}
+	want := map[string]int{"metric": 22, "function": 4, "key": 33, "layer": 8}
 	if !reflect.DeepEqual(kinds, want) {
 		t.Errorf("kinds %v, want %v", kinds, want)
 	}
-	for _, n := range []string{"traffic", "records", "client.ip", "time(N)", "application", "transport", "icmp", "server.rtt", "eurt", "retrans", "server.name", "client.zone", "server.asn", "in_if", "exporter.name", "p95(m)", "max(m)"} {
+	for _, n := range []string{"traffic", "records", "client.ip", "time(N)", "application", "transport", "icmp", "server.rtt", "eurt", "retrans", "server.name", "client.zone", "server.asn", "in_if", "exporter.name", "p95(m)", "max(m)", "min(tls.not_after)", "max(tls.not_after)"} {
 		if !names[n] {
 			t.Errorf("field %q missing", n)
 		}
@@ -256,6 +262,7 @@ func FuzzParse(f *testing.F) {
 		"traffic HAVING traffic > 2.5e-6 OR records < 1E+9", "1e", "1e+", "9e9999",
 		"p95(srt) BY http.host FROM http HAVING p95(srt) > 0.5", "records FROM dns WHERE dns.qtype IN (A, \"AAAA\", 15) AND dns.rcode = timeout",
 		"records BY tls.version, tls.cipher WHERE tls.not_after < 1900000000 FROM tls", "records BY http.path FROM dns",
+		"0 - min(tls.not_after), max(tls.not_after) BY server.name FROM tls HAVING min(tls.not_after) < 1900000000 TOP 10", "min(tls.not_after",
 	} {
 		f.Add(s)
 	}

@@ -21,6 +21,8 @@ type refSums struct {
 	// The capture probe's sums (microseconds and sample counts for times).
 	cRTT, cRTTN, sRTT, sRTTN, ct, ctN, srt, srtN, dtt, dttN, cRetrans, sRetrans, resets uint64
 	cZero, sZero                                                                        uint64
+	// The least non-zero and the greatest tls.not_after of the group's records.
+	minExp, maxExp uint64
 	// The samples of each time in seconds, as the stores keep them: a record's own, or, for
 	// one whose samples came averaged, its average once per sample.
 	cRTTH, sRTTH, ctH, srtH, dttH []float64
@@ -33,6 +35,10 @@ func (s *refSums) add(o refSums) {
 	s.ct, s.ctN, s.srt, s.srtN, s.dtt, s.dttN = s.ct+o.ct, s.ctN+o.ctN, s.srt+o.srt, s.srtN+o.srtN, s.dtt+o.dtt, s.dttN+o.dttN
 	s.cRetrans, s.sRetrans, s.resets = s.cRetrans+o.cRetrans, s.sRetrans+o.sRetrans, s.resets+o.resets
 	s.cZero, s.sZero = s.cZero+o.cZero, s.sZero+o.sZero
+	if s.minExp == 0 || o.minExp != 0 && o.minExp < s.minExp {
+		s.minExp = o.minExp
+	}
+	s.maxExp = max(s.maxExp, o.maxExp)
 	cat := func(a, b []float64) []float64 { return append(slices.Clip(a), b...) }
 	s.cRTTH, s.sRTTH, s.ctH, s.srtH, s.dttH = cat(s.cRTTH, o.cRTTH), cat(s.sRTTH, o.sRTTH), cat(s.ctH, o.ctH), cat(s.srtH, o.srtH), cat(s.dttH, o.dttH)
 }
@@ -81,7 +87,8 @@ func sumsOf(r *rec) refSums {
 		cRTT: r.cRTT, cRTTN: r.cRTTN, sRTT: r.sRTT, sRTTN: r.sRTTN, ct: r.ct, ctN: r.ctN, srt: r.srt, srtN: r.srtN,
 		dtt: r.dtt, dttN: r.dttN, cRetrans: r.cRetrans, sRetrans: r.sRetrans, resets: r.resets, cZero: r.cZero, sZero: r.sZero,
 		cRTTH: refSamples(r, r.cRTTS, r.cRTT, r.cRTTN), sRTTH: refSamples(r, r.sRTTS, r.sRTT, r.sRTTN), ctH: refSamples(r, r.ctS, r.ct, r.ctN),
-		srtH: refSamples(r, r.srtS, r.srt, r.srtN), dttH: refSamples(r, r.dttS, r.dtt, r.dttN)}
+		srtH: refSamples(r, r.srtS, r.srt, r.srtN), dttH: refSamples(r, r.dttS, r.dtt, r.dttN),
+		minExp: uint64(r.tls.NotAfter), maxExp: uint64(r.tls.NotAfter)}
 }
 
 // refAvg is the sum of the averages in seconds of (microsecond sum, samples) pairs: null when

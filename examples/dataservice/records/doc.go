@@ -129,7 +129,9 @@
 // (adding a saturated row to anything saturates again, so a query reads the same from them as
 // from the records), ClickHouse as Decimal128, which its SummingMergeTree adds up exactly when it
 // merges. Callers adding Rows of one group use AddSum, which saturates the same way
-// (TestSumsSaturateDuckDB, TestSumsSaturateClickHouse). A DuckDB file of an earlier version,
+// (TestSumsSaturateDuckDB, TestSumsSaturateClickHouse), or MergeSum, which also takes the
+// extremes (Sum.Extreme: the least and greatest tls.not_after, 0 unknown), read from the
+// records by min and max on both engines, never from a rollup. A DuckDB file of an earlier version,
 // which appended a batch's rollup sums wrapped around, has the hours whose records pass MaxSum
 // summed anew once when opened (records/duckdb).
 //

@@ -55,7 +55,9 @@ func (p *Plan) selectSums(b *SQLBuilder, qs []*Query, sets [][]int, union bool) 
 		}
 		sumCol[s] = len(p.keyCols) + p.sums
 		p.sums++
-		if col := sumColumn[s]; col >= 0 {
+		if ext, max := Sum(s).Extreme(); ext {
+			b.WriteString(b.d.Extreme(sumColumn[s].Name(), max))
+		} else if col := sumColumn[s]; col >= 0 {
 			b.WriteString(b.d.Sum(col.Name()))
 		} else {
 			b.WriteString(count)

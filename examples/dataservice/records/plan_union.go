@@ -116,7 +116,11 @@ func unionColumns(qs []*Query, sets [][]int, sumCol [NumSums]int, histCol map[Co
 		}
 	}
 	for s, col := range sumColumn {
-		if sumCol[s] >= 0 && col >= 0 {
+		if ext, _ := Sum(s).Extreme(); ext && sumCol[s] >= 0 {
+			// An extreme's branches give the column as a key: its extreme over theirs is
+			// the records'.
+			add(&c.keys, col.Name())
+		} else if sumCol[s] >= 0 && col >= 0 {
 			add(&c.sums, col.Name())
 		}
 	}

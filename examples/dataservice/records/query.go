@@ -63,6 +63,10 @@ const (
 	SumClientZeroWindows
 	SumServerZeroWindows
 	SumResets
+	// Extremes rather than sums (Extreme): the earliest and the latest known expiry of the
+	// TLS layer's server certificates, 0 when no record of the group knows one.
+	SumMinTLSNotAfter
+	SumMaxTLSNotAfter
 	NumSums
 )
 
@@ -89,6 +93,8 @@ var sumColumn = [NumSums]Column{
 	SumClientZeroWindows: ColClientZeroWindows,
 	SumServerZeroWindows: ColServerZeroWindows,
 	SumResets:            ColResets,
+	SumMinTLSNotAfter:    ColTLSNotAfter,
+	SumMaxTLSNotAfter:    ColTLSNotAfter,
 }
 
 // Value is one value of a column: a number (a time as its int64 bits) in Lo, an address as

@@ -26,6 +26,9 @@ type Dialect struct {
 	// fails to convert a union of UInt64 and Decimal branches ("Illegal column UInt64").
 	Partial func(col string) string
 	Widen   func(col string) string
+	// Extreme is the least non-zero value of a column of a group (0 when none is), or with max
+	// its greatest, read as UInt64 (Sum.Extreme).
+	Extreme func(col string, max bool) string
 	// Hist merges a histogram column (KindHist) of a group into one array of its entries
 	// (hist.go), in no order and with an index maybe several times: what a union's branch over
 	// the records gives and what the select over the branches reads.

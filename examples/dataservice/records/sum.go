@@ -24,3 +24,51 @@ func AddSum(a, b uint64) uint64 {
 	}
 	return s
 }
+
+// Extreme reports whether s is an extreme rather than a sum: the least (max false) or the
+// greatest (max true) non-zero value of its column over a group's records, 0 when none is
+// (0 means unknown: it never wins the least). The rows of a group are merged with MergeSum.
+func (s Sum) Extreme() (isExtreme, max bool) {
+	switch s {
+	case SumMinTLSNotAfter:
+		return true, false
+	case SumMaxTLSNotAfter:
+		return true, true
+	}
+	return false, false
+}
+
+// MergeSum returns sum s of two rows of a group merged: AddSum for a sum, the least non-zero
+// or the greatest of the two for an extreme (Sum.Extreme).
+func MergeSum(s Sum, a, b uint64) uint64 {
+	if s < SumMinTLSNotAfter { // the sums come first: inlined, as fast as AddSum
+		return AddSum(a, b)
+	}
+	return mergeExtreme(s, a, b)
+}
+
+func mergeExtreme(s Sum, a, b uint64) uint64 {
+	switch {
+	case s == SumMaxTLSNotAfter:
+		return maxOf(a, b)
+	case a == 0:
+		return b
+	case b == 0:
+		return a
+	}
+	return minOf(a, b)
+}
+
+func maxOf(a, b uint64) uint64 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+func minOf(a, b uint64) uint64 {
+	if a < b {
+		return a
+	}
+	return b
+}

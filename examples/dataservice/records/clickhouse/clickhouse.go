@@ -118,10 +118,17 @@ var chDialect = &records.Dialect{
 	Sum: func(col string) string {
 		return "toUInt64(least(sum(toDecimal128(" + col + ", 0)), toDecimal128('" + records.MaxSumSQL + "', 0)))"
 	},
-	Count:      "toUInt64(count())",
-	CountSum:   func(col string) string { return "toUInt64(sum(" + col + "))" },
-	Partial:    func(col string) string { return "sum(toDecimal128(" + col + ", 0))" },
-	Widen:      func(col string) string { return "toDecimal128(" + col + ", 0)" },
+	Count:    "toUInt64(count())",
+	CountSum: func(col string) string { return "toUInt64(sum(" + col + "))" },
+	Partial:  func(col string) string { return "sum(toDecimal128(" + col + ", 0))" },
+	Widen:    func(col string) string { return "toDecimal128(" + col + ", 0)" },
+	// minIf of a group without a matching row is 0, the type's default, on 18.16 as now.
+	Extreme: func(col string, max bool) string {
+		if max {
+			return "toUInt64(max(" + col + "))"
+		}
+		return "toUInt64(minIf(" + col + ", " + col + " > 0))"
+	},
 	Hist:       chHist,
 	HistBranch: chHistBranch,
 	HistUnion:  chHistUnion,

@@ -39,6 +39,7 @@ var duckDialect = &records.Dialect{
 	CountSum:      duckSum,
 	Partial:       duckSum,
 	Widen:         func(col string) string { return col },
+	Extreme:       duckExtreme,
 	Hist:          duckHist,
 	SumType:       "UBIGINT",
 	Bucket:        func(expr string) string { return expr },
@@ -60,6 +61,15 @@ var duckDialect = &records.Dialect{
 // more, and the rollups' histograms kept in other forms (a BLOB a row, a row an entry) saved
 // a tenth at most (BENCHMARKS.md, "Percentiles within 1.5x of traffic?").
 func duckHist(col string) string { return "flatten(list(" + col + "))" }
+
+// duckExtreme is the least non-zero value of col (0 when none is), or its greatest, as a
+// UBIGINT.
+func duckExtreme(col string, max bool) string {
+	if max {
+		return "CAST(COALESCE(MAX(" + col + "), 0) AS UBIGINT)"
+	}
+	return "CAST(COALESCE(MIN(NULLIF(" + col + ", 0)), 0) AS UBIGINT)"
+}
 
 // duckSum is the sum of col, saturated at MaxSum, as a UBIGINT.
 func duckSum(col string) string {

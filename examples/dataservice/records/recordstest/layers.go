@@ -80,6 +80,7 @@ func CheckLayers(t *testing.T, s records.Store, at int64) {
 			t.Errorf("%s: %v, want %v", c.what, got, c.want)
 		}
 	}
+	checkExpiry(t, s, at)
 	// Retention deletes the records of every layer (ClickHouse's whole days as DuckDB's rows).
 	day := records.CeilTo(at+4*3600, 86400) + 86400
 	later := layerRecords(day)[:1]
@@ -127,14 +128,20 @@ func layerRecords(at int64) []records.Record {
 	for i := range 6 {
 		r := rec(i, records.LayerTLS)
 		r.ServerName = "a.example"
+		if i == 5 {
+			r.ServerName = "c.example" // no certificate in clear
+		}
 		r.CT = records.Timing{Sum: 20_000, Samples: 1}
 		r.TLS = records.TLS{Version: 0x0304, Cipher: 0x1301}
-		if i%2 == 0 {
-			r.TLS = records.TLS{Version: 0x0303, Cipher: 0xc02f, NotAfter: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Unix(), Issuer: "CN=R3"}
+		if i%2 == 0 { // expiries 2030-01-01, 2029-12-30, 2030-01-03 (2: the earliest)
+			r.TLS = records.TLS{Version: 0x0303, Cipher: 0xc02f, NotAfter: notAfter + int64(i*i-3*i)*86400, Issuer: "CN=R3"}
 		}
 	}
 	return out
 }
+
+// notAfter is the TLS records' expiry but for the days layerRecords adds.
+var notAfter = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
 
 // readLayered reads qs over [from, to) and returns each one's groups: its sums (with the
 // samples of its histograms) by its keys' text.
@@ -156,7 +163,7 @@ func readLayered(t *testing.T, s records.Store, qs []*records.Query, from, to in
 			sums = make([]uint64, len(r.Sums)+len(r.Hists))
 		}
 		for j, v := range r.Sums {
-			sums[j] = records.AddSum(sums[j], v)
+			sums[j] = records.MergeSum(qs[r.Query].Sums[j], sums[j], v)
 		}
 		for j, h := range r.Hists {
 			sums[len(r.Sums)+j] += h.Count()
@@ -175,4 +182,30 @@ func readLayered(t *testing.T, s records.Store, qs []*records.Query, from, to in
 		}
 	}
 	return out
+}
+
+// checkExpiry checks the extremes of tls.not_after: the earliest and latest known expiry of
+// each group, 0 for a group without one (an unknown expiry, 0, never wins the min), alone and
+// read with a query of other keys in one plan (a union's branches, where the store groups by
+// several sets at once).
+func checkExpiry(t *testing.T, s records.Store, at int64) {
+	t.Helper()
+	extremes := []records.Sum{records.SumRecords, records.SumMinTLSNotAfter, records.SumMaxTLSNotAfter}
+	byName := &records.Query{Layer: records.LayerTLS, Groups: []records.Group{{Column: records.ColServerName}}, Sums: extremes}
+	byVersion := &records.Query{Layer: records.LayerTLS, Groups: []records.Group{{Column: records.ColTLSVersion}}, Sums: extremes}
+	day := uint64(86400)
+	wantName := map[string][]uint64{`[{0 0 a.example}]`: {5, uint64(notAfter) - 2*day, uint64(notAfter) + 4*day}, `[{0 0 c.example}]`: {1, 0, 0}}
+	wantVersion := map[string][]uint64{`[{0 771 }]`: {3, uint64(notAfter) - 2*day, uint64(notAfter) + 4*day}, `[{0 772 }]`: {3, 0, 0}}
+	if got := readLayered(t, s, []*records.Query{byName}, at, at+4*3600)[0]; !reflect.DeepEqual(got, wantName) {
+		t.Errorf("tls expiry by server name: %v, want %v", got, wantName)
+	}
+	both := readLayered(t, s, []*records.Query{byName, byVersion}, at, at+4*3600)
+	if !reflect.DeepEqual(both, []map[string][]uint64{wantName, wantVersion}) {
+		t.Errorf("tls expiry by server name and by version in one plan: %v, want %v and %v", both, wantName, wantVersion)
+	}
+	// A group with no certificate in its period, and the period's edges cut within it.
+	one := &records.Query{Layer: records.LayerTLS, Sums: extremes, Where: records.Compare{Column: records.ColTLSVersion, Op: records.Eq, Value: records.Value{Lo: 0x0304}}}
+	if got := readLayered(t, s, []*records.Query{one}, at, at+4*3600)[0]; !reflect.DeepEqual(got, map[string][]uint64{"[]": {3, 0, 0}}) {
+		t.Errorf("tls expiry of TLS 1.3: %v, want 3 records, 0, 0", got)
+	}
 }
