@@ -143,8 +143,13 @@ func TestPerfDashboard(t *testing.T) {
 		}
 		if start == 0 {
 			d, err := client.Call(ctx, c, api.GetDashboard, api.IDArgs{ID: list[0].ID})
-			if err != nil || len(d.Widgets) != 4 {
+			if err != nil || len(d.Widgets) != 4+7 { // the transport's, then the layers' views
 				t.Fatalf("dashboard: %+v, %v", d, err)
+			}
+			for i, prefix := range []string{"HTTP: ", "HTTP: ", "HTTP: ", "DNS: ", "DNS: ", "TLS: ", "TLS: "} {
+				if w := d.Widgets[4+i]; !strings.HasPrefix(w.Title, prefix) {
+					t.Errorf("widget %d: %q, want the %sview", 4+i, w.Title, prefix)
+				}
 			}
 			answerWidgets(t, c, d, true)
 		}

@@ -39,7 +39,7 @@ var demoPerfDashboard = struct {
 }{
 	title: perfDashboard.title,
 	description: "Response times (seconds, shown in ms) and retransmissions of the demo network, its recurring " +
-		"incident every 10 minutes; made on the first start with -demo.",
+		"incident every 10 minutes, its HTTP, DNS and TLS views; made on the first start with -demo.",
 	widgets: append([]state.Widget{
 		{Title: "Response time percentiles by application", Kind: "table",
 			Queries: []string{`p50(srt) AS "p50", p95(srt) AS "p95", p99(srt) AS "p99", records BY application ` +
@@ -49,10 +49,10 @@ var demoPerfDashboard = struct {
 		{Title: "Orders database response time", Kind: "timeseries",
 			Queries: []string{`p50(srt) AS "p50", p95(srt) AS "p95" BY time(60) WHERE application = "orders-db"`}},
 		{Title: "Retransmissions by zone", Kind: "bar", Queries: []string{"retrans BY client.zone TOP 10 FROM tcp"}},
-	}, append(perfOverTime,
+	}, append(append(perfOverTime,
 		state.Widget{Title: "Public servers by AS and country", Kind: "table",
 			Queries: []string{`p95(srt) AS "p95", traffic BY server.asn, server.country WHERE server.asn != 0 TOP 10`}},
-	)...),
+	), layerWidgets...)...),
 }
 
 // demoRules are the demo's alert rules: the first two fire during the demo network's

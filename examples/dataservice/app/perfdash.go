@@ -16,6 +16,23 @@ var perfOverTime = []state.Widget{
 		Queries: []string{`p95(srt) AS "srt", p95(server.rtt) AS "server.rtt", p95(client.rtt) AS "client.rtt" BY time(60) FROM tcp`}},
 }
 
+// layerWidgets are the dashboard's views of the application layers (FROM http, dns, tls), the
+// same on the capture's dashboard and the demo's: which paths are slow or failing, which names
+// fail to resolve, which servers speak an old TLS or show a certificate that expires first.
+var layerWidgets = []state.Widget{
+	{Title: "HTTP: slowest paths (p95)", Kind: "table",
+		Queries: []string{`p95(srt) AS "p95", records BY http.host, http.path FROM http TOP 10`}},
+	{Title: "HTTP: requests by status", Kind: "bar", Queries: []string{"records BY http.status FROM http TOP 10"}},
+	{Title: "HTTP: server errors by path", Kind: "table",
+		Queries: []string{"records BY http.host, http.path, http.status FROM http WHERE http.status > 499 TOP 10"}},
+	{Title: "DNS: queries by answer", Kind: "table", Queries: []string{`records, p95(srt) AS "p95" BY dns.rcode FROM dns TOP 10`}},
+	{Title: "DNS: failing names", Kind: "table",
+		Queries: []string{"records BY dns.qname, dns.rcode FROM dns WHERE dns.rcode IN (NXDOMAIN, SERVFAIL, timeout) TOP 10"}},
+	{Title: "TLS: handshakes by version", Kind: "bar", Queries: []string{"records BY tls.version FROM tls TOP 10"}},
+	{Title: "TLS: certificates seen (expiry)", Kind: "table",
+		Queries: []string{"records BY server.name, tls.not_after FROM tls WHERE tls.not_after > 0 TOP 10"}},
+}
+
 // perfDashboard is the "Application performance" dashboard a service with the capture probe
 // starts with: the probe's response times and retransmissions (see ensurePerfDashboard).
 var perfDashboard = struct {
@@ -23,14 +40,15 @@ var perfDashboard = struct {
 	widgets            []state.Widget
 }{
 	title: "Application performance",
-	description: "Response times (seconds, shown in ms) and retransmissions the capture probe measured; " +
+	description: "Response times (seconds, shown in ms) and retransmissions the capture probe measured, its HTTP, DNS " +
+		"and TLS views; " +
 		"made on the first start with -capture or -capture-file.",
 	widgets: append([]state.Widget{
 		{Title: "Response times by application", Kind: "table", Queries: []string{"srt, rtt, eurt, records BY application TOP 10 FROM tcp"}},
 		{Title: "Response times by server", Kind: "table", Queries: []string{"srt, rtt, eurt, records BY server.ip, server.name TOP 10 FROM tcp"}},
-	}, append(perfOverTime,
+	}, append(append(perfOverTime,
 		state.Widget{Title: "Retransmissions by client", Kind: "bar", Queries: []string{"retrans BY client.ip TOP 10 FROM tcp"}},
-	)...),
+	), layerWidgets...)...),
 }
 
 // perfDashboardMade is the configuration value (a key no user can set, invisible to

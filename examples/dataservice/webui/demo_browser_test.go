@@ -18,8 +18,9 @@ import (
 
 // TestBrowserDemo opens the demo's dashboards, the overview and Application performance, at
 // 1440 and 390 px wide: every widget draws an answer, none shows an error or no data, and what
-// a newcomer sees first is right (checkFirstLook); the period picked shows in the picker; the
-// zones and alert rules fit 390 px. The screenshots go to shotDir.
+// a newcomer sees first is right (checkFirstLook); the HTTP and DNS views and their drill-down
+// (checkLayers); the period picked shows in the picker; the zones and alert rules fit 390 px.
+// The screenshots go to shotDir.
 //
 // Not parallel, as every test of the demo's traffic: its backfill (a day of records) under
 // -race takes most of a 2-core machine, and two at once missed waitDemo's 3 minutes at load
@@ -52,6 +53,11 @@ func TestBrowserDemo(t *testing.T) {
 	}
 	// A dashboard's period picked shows in the picker, and back to each query's own.
 	p.do(chromedp.EmulateViewport(1440, 1000))
+	for _, d := range ds {
+		if d.Title == "Application performance" {
+			p.checkLayers(d.ID)
+		}
+	}
 	p.goTo("#/d/" + ds[0].ID)
 	p.poll(`document.getElementById('dashboard-period-select').selectedOptions[0].textContent === 'Last hour'`)
 	p.do(chromedp.SetValue(chromedp.CSS("#dashboard-period-select"), "6h"))

@@ -82,11 +82,40 @@ export function drillQuery(expr, keys, fields, index) {
 }
 
 // drillStep gives the drill-down path after a step from query by keys to next: path, or a new
-// one starting at query, with next's step (named by its filters) at the end.
+// one starting at query, with next's step (named by its filters, and keeping its keys for
+// layerDrills) at the end.
 export function drillStep(path, query, keys, next) {
-  const label = keys.filter((k) => !/^time/i.test(k.name)).map((k) => `${k.name} = ${formatKey(k.name, k.value)}`).join(', ');
+  const picked = keys.filter((k) => !/^time/i.test(k.name));
+  const label = picked.map((k) => `${k.name} = ${formatKey(k.name, k.value)}`).join(', ');
   const from = path.length ? path : [{label: 'Start', query}];
-  return [...from, {label, query: next}];
+  return [...from, {label, query: next, keys: picked}];
+}
+
+// LAYER_DRILLS are the drill-downs from an application or a server into its application
+// layers: its slowest HTTP paths, and for DNS (the application dns, or port 53) its failing
+// names. The statement's filter is the picked keys a layer takes (the transport's).
+const LAYER_DRILLS = [
+  {label: 'Slowest HTTP paths', layer: 'http', when: (k) => ['application', 'server.name', 'server.ip'].includes(k.name),
+    query: (where) => `p95(srt) AS "p95", records BY http.host, http.path FROM http WHERE ${where} TOP 10`},
+  {label: 'DNS failures', layer: 'dns',
+    when: (k) => (k.name === 'application' && k.value === 'dns') || (k.name === 'server.port' && k.value === 53),
+    query: (where) => `records BY dns.qname, dns.rcode FROM dns WHERE dns.rcode IN (NXDOMAIN, SERVFAIL, timeout) AND ${where} TOP 10`},
+];
+
+// layerDrills gives the layer drill-downs ({label, query}) of the keys picked ({name, value}),
+// by list-fields (fields): none when no key names an application or a server.
+export function layerDrills(keys, fields) {
+  return LAYER_DRILLS.filter((d) => keys?.some(d.when)).map((d) => {
+    const takes = (k) => {
+      const f = fields?.find((x) => x.name === k.name);
+      return f && (!f.layers?.length || f.layers.includes(d.layer));
+    };
+    const where = keys.filter(takes).map((k) => {
+      const f = fields.find((x) => x.name === k.name);
+      return `${k.name} = ${literal(f.type, k.value)}`;
+    }).join(' AND ');
+    return where && {label: d.label, query: d.query(where)};
+  }).filter(Boolean);
 }
 
 // DRILL_NEXT is, for a key, the key a drill-down on it breaks traffic down by first (a
@@ -206,6 +235,25 @@ export class Explore {
         });
       }
       return i ? [el('b', {'aria-hidden': 'true'}, '›'), item] : [item];
+    }));
+    this.showLayers();
+  }
+
+  // showLayers offers, after a drill-down on an application or a server, its layers: its
+  // slowest HTTP paths, its DNS failures; each a step of the path.
+  showLayers() {
+    const nav = $('explore-layers');
+    const last = this.path.at(-1);
+    const drills = this.path.length > 1 ? layerDrills(last.keys, this.fieldList) : [];
+    nav.hidden = !drills.length;
+    nav.replaceChildren(...drills.map((d) => {
+      const b = el('button', {type: 'button', class: 'btn ghost small'}, d.label);
+      b.addEventListener('click', () => {
+        this.path = [...this.path, {label: d.label, query: d.query}];
+        this.editor.value = d.query;
+        this.run();
+      });
+      return b;
     }));
   }
 

@@ -46,6 +46,7 @@ export function formatKey(name, k) {
     const label = k.name || `#${k.index}`;
     return k.alias ? `${label} (${k.alias})` : label;
   }
+  if (name === 'tls.not_after' && typeof k === 'number') return new Date(k * 1000).toISOString().slice(0, 10);
   if (Array.isArray(k)) return /as_path$/.test(name) ? k.map((n) => `AS${n}`).join(' › ') : k.join(' ');
   if (/country$/.test(name) && typeof k === 'string' && /^[A-Z]{2}$/.test(k)) return `${flag(k)} ${countryName(k)}`;
   return String(k);
