@@ -885,7 +885,7 @@ type ClientInterface interface {
 
 	// QueryWithBody Answers an expression of the query language over the collected traffic records, one result object per statement.
 	//
-	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
+	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version. FROM http, dns or tls reads one record per HTTP request, DNS query or TLS handshake seen by the capture probe, with keys http.method, http.status, http.host, http.path, dns.qname, dns.qtype, dns.rcode, tls.version, tls.cipher, tls.not_after: 'p95(srt), records BY http.host, http.path FROM http TOP 10' answers which URLs are slowest.
 	//
 	// Error codes besides the framework's (with their HTTP status): QUERY-SYNTAX (400), TOO-MANY-GROUPS (400), LIMIT-REACHED (409), UNAVAILABLE (503).
 	//
@@ -896,7 +896,7 @@ type ClientInterface interface {
 
 	// Query Answers an expression of the query language over the collected traffic records, one result object per statement.
 	//
-	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
+	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version. FROM http, dns or tls reads one record per HTTP request, DNS query or TLS handshake seen by the capture probe, with keys http.method, http.status, http.host, http.path, dns.qname, dns.qtype, dns.rcode, tls.version, tls.cipher, tls.not_after: 'p95(srt), records BY http.host, http.path FROM http TOP 10' answers which URLs are slowest.
 	//
 	// Error codes besides the framework's (with their HTTP status): QUERY-SYNTAX (400), TOO-MANY-GROUPS (400), LIMIT-REACHED (409), UNAVAILABLE (503).
 	//
@@ -907,7 +907,7 @@ type ClientInterface interface {
 
 	// QueryWithFormdataBody Answers an expression of the query language over the collected traffic records, one result object per statement.
 	//
-	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
+	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version. FROM http, dns or tls reads one record per HTTP request, DNS query or TLS handshake seen by the capture probe, with keys http.method, http.status, http.host, http.path, dns.qname, dns.qtype, dns.rcode, tls.version, tls.cipher, tls.not_after: 'p95(srt), records BY http.host, http.path FROM http TOP 10' answers which URLs are slowest.
 	//
 	// Error codes besides the framework's (with their HTTP status): QUERY-SYNTAX (400), TOO-MANY-GROUPS (400), LIMIT-REACHED (409), UNAVAILABLE (503).
 	//
@@ -1168,7 +1168,7 @@ func (c *Client) LoginWithFormdataBody(ctx context.Context, body LoginFormdataRe
 
 // QueryWithBody Answers an expression of the query language over the collected traffic records, one result object per statement.
 //
-// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
+// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version. FROM http, dns or tls reads one record per HTTP request, DNS query or TLS handshake seen by the capture probe, with keys http.method, http.status, http.host, http.path, dns.qname, dns.qtype, dns.rcode, tls.version, tls.cipher, tls.not_after: 'p95(srt), records BY http.host, http.path FROM http TOP 10' answers which URLs are slowest.
 //
 // Error codes besides the framework's (with their HTTP status): QUERY-SYNTAX (400), TOO-MANY-GROUPS (400), LIMIT-REACHED (409), UNAVAILABLE (503).
 //
@@ -1189,7 +1189,7 @@ func (c *Client) QueryWithBody(ctx context.Context, contentType string, body io.
 
 // Query Answers an expression of the query language over the collected traffic records, one result object per statement.
 //
-// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
+// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version. FROM http, dns or tls reads one record per HTTP request, DNS query or TLS handshake seen by the capture probe, with keys http.method, http.status, http.host, http.path, dns.qname, dns.qtype, dns.rcode, tls.version, tls.cipher, tls.not_after: 'p95(srt), records BY http.host, http.path FROM http TOP 10' answers which URLs are slowest.
 //
 // Error codes besides the framework's (with their HTTP status): QUERY-SYNTAX (400), TOO-MANY-GROUPS (400), LIMIT-REACHED (409), UNAVAILABLE (503).
 //
@@ -1210,7 +1210,7 @@ func (c *Client) Query(ctx context.Context, body QueryJSONRequestBody, reqEditor
 
 // QueryWithFormdataBody Answers an expression of the query language over the collected traffic records, one result object per statement.
 //
-// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
+// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version. FROM http, dns or tls reads one record per HTTP request, DNS query or TLS handshake seen by the capture probe, with keys http.method, http.status, http.host, http.path, dns.qname, dns.qtype, dns.rcode, tls.version, tls.cipher, tls.not_after: 'p95(srt), records BY http.host, http.path FROM http TOP 10' answers which URLs are slowest.
 //
 // Error codes besides the framework's (with their HTTP status): QUERY-SYNTAX (400), TOO-MANY-GROUPS (400), LIMIT-REACHED (409), UNAVAILABLE (503).
 //
@@ -1744,7 +1744,7 @@ type ClientWithResponsesInterface interface {
 
 	// QueryWithBodyWithResponse Answers an expression of the query language over the collected traffic records, one result object per statement.
 	//
-	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
+	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version. FROM http, dns or tls reads one record per HTTP request, DNS query or TLS handshake seen by the capture probe, with keys http.method, http.status, http.host, http.path, dns.qname, dns.qtype, dns.rcode, tls.version, tls.cipher, tls.not_after: 'p95(srt), records BY http.host, http.path FROM http TOP 10' answers which URLs are slowest.
 	//
 	// Error codes besides the framework's (with their HTTP status): QUERY-SYNTAX (400), TOO-MANY-GROUPS (400), LIMIT-REACHED (409), UNAVAILABLE (503).
 	//
@@ -1755,7 +1755,7 @@ type ClientWithResponsesInterface interface {
 
 	// QueryWithResponse Answers an expression of the query language over the collected traffic records, one result object per statement.
 	//
-	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
+	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version. FROM http, dns or tls reads one record per HTTP request, DNS query or TLS handshake seen by the capture probe, with keys http.method, http.status, http.host, http.path, dns.qname, dns.qtype, dns.rcode, tls.version, tls.cipher, tls.not_after: 'p95(srt), records BY http.host, http.path FROM http TOP 10' answers which URLs are slowest.
 	//
 	// Error codes besides the framework's (with their HTTP status): QUERY-SYNTAX (400), TOO-MANY-GROUPS (400), LIMIT-REACHED (409), UNAVAILABLE (503).
 	//
@@ -1766,7 +1766,7 @@ type ClientWithResponsesInterface interface {
 
 	// QueryWithFormdataBodyWithResponse Answers an expression of the query language over the collected traffic records, one result object per statement.
 	//
-	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
+	// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version. FROM http, dns or tls reads one record per HTTP request, DNS query or TLS handshake seen by the capture probe, with keys http.method, http.status, http.host, http.path, dns.qname, dns.qtype, dns.rcode, tls.version, tls.cipher, tls.not_after: 'p95(srt), records BY http.host, http.path FROM http TOP 10' answers which URLs are slowest.
 	//
 	// Error codes besides the framework's (with their HTTP status): QUERY-SYNTAX (400), TOO-MANY-GROUPS (400), LIMIT-REACHED (409), UNAVAILABLE (503).
 	//
@@ -2560,7 +2560,7 @@ func (c *ClientWithResponses) LoginWithFormdataBodyWithResponse(ctx context.Cont
 
 // QueryWithBodyWithResponse Answers an expression of the query language over the collected traffic records, one result object per statement.
 //
-// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
+// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version. FROM http, dns or tls reads one record per HTTP request, DNS query or TLS handshake seen by the capture probe, with keys http.method, http.status, http.host, http.path, dns.qname, dns.qtype, dns.rcode, tls.version, tls.cipher, tls.not_after: 'p95(srt), records BY http.host, http.path FROM http TOP 10' answers which URLs are slowest.
 //
 // Error codes besides the framework's (with their HTTP status): QUERY-SYNTAX (400), TOO-MANY-GROUPS (400), LIMIT-REACHED (409), UNAVAILABLE (503).
 //
@@ -2577,7 +2577,7 @@ func (c *ClientWithResponses) QueryWithBodyWithResponse(ctx context.Context, con
 
 // QueryWithResponse Answers an expression of the query language over the collected traffic records, one result object per statement.
 //
-// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
+// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version. FROM http, dns or tls reads one record per HTTP request, DNS query or TLS handshake seen by the capture probe, with keys http.method, http.status, http.host, http.path, dns.qname, dns.qtype, dns.rcode, tls.version, tls.cipher, tls.not_after: 'p95(srt), records BY http.host, http.path FROM http TOP 10' answers which URLs are slowest.
 //
 // Error codes besides the framework's (with their HTTP status): QUERY-SYNTAX (400), TOO-MANY-GROUPS (400), LIMIT-REACHED (409), UNAVAILABLE (503).
 //
@@ -2594,7 +2594,7 @@ func (c *ClientWithResponses) QueryWithResponse(ctx context.Context, body QueryJ
 
 // QueryWithFormdataBodyWithResponse Answers an expression of the query language over the collected traffic records, one result object per statement.
 //
-// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version.
+// Answers an expression of the query language over the collected traffic records, one result object per statement. list-fields lists its metrics, keys and layers; the key exporter (the device that exported a record) is there since API 1.2, and query takes it at every version. FROM http, dns or tls reads one record per HTTP request, DNS query or TLS handshake seen by the capture probe, with keys http.method, http.status, http.host, http.path, dns.qname, dns.qtype, dns.rcode, tls.version, tls.cipher, tls.not_after: 'p95(srt), records BY http.host, http.path FROM http TOP 10' answers which URLs are slowest.
 //
 // Error codes besides the framework's (with their HTTP status): QUERY-SYNTAX (400), TOO-MANY-GROUPS (400), LIMIT-REACHED (409), UNAVAILABLE (503).
 //
