@@ -23,6 +23,7 @@ import (
 // 5 s with interval 10 s), read from gobgp's monitor of its RIB, as each route arrives.
 func TestMitigationGoBGPD(t *testing.T) {
 	t.Parallel()
+	testenv.BGPSpeaker(t)
 	port := testenv.FreePort(t)
 	sp, err := bgp.New(bgp.Config{Listen: fmt.Sprintf("127.0.0.1:%d", port), AS: 64500,
 		Peers: []netip.Prefix{netip.MustParsePrefix("127.0.0.4/32")}}, nil)

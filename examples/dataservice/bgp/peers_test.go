@@ -51,6 +51,7 @@ func (l *logBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l
 // the log names it once however often it tries.
 func TestRefused(t *testing.T) {
 	t.Parallel()
+	testenv.BGPSpeaker(t)
 	var log logBuffer
 	port := testenv.FreePort(t)
 	s, err := bgp.New(bgp.Config{Listen: fmt.Sprintf("127.0.0.1:%d", port), AS: speakerAS,

@@ -19,6 +19,7 @@ const speakerAS = 64500
 // startSpeaker starts a speaker on a free port of 127.0.0.1 that allows peers, stopped at the
 // end of the test.
 func startSpeaker(t testing.TB, cfg bgp.Config, peers ...string) (*bgp.Speaker, int) {
+	testenv.BGPSpeaker(t)
 	t.Helper()
 	port := testenv.FreePort(t)
 	cfg.Listen, cfg.AS = fmt.Sprintf("127.0.0.1:%d", port), speakerAS

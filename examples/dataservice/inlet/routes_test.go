@@ -25,6 +25,7 @@ import (
 // after it, never those before.
 func TestRoutesFromGoBGPD(t *testing.T) {
 	t.Parallel()
+	testenv.BGPSpeaker(t)
 	ctx := context.Background()
 	const router = "127.0.0.7"
 	port := testenv.FreePort(t)
