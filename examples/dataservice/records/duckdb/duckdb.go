@@ -104,7 +104,7 @@ func Open(ctx context.Context, dir string, opts ...records.Option) (*Store, erro
 		marks: marks, contexts: knownContexts{}, logError: records.OptionsOf(opts).LogError, stop: make(chan struct{}), stopped: make(chan struct{})}
 	s.newest.Store(newest)
 	s.write <- struct{}{}
-	go s.background(rollupEvery, s.stop, s.stopped)
+	go s.background(rollupPeriod(), s.stop, s.stopped)
 	return s, nil
 }
 

@@ -45,9 +45,14 @@ import (
 // wall clock, before rolling it: records arriving up to this late go the fast way.
 const rollupSlack = 10 * 60
 
-// rollupEvery is how often the background step runs (a variable for tests, which step
-// themselves).
-var rollupEvery = time.Minute
+// rollupEvery is how often the background step runs, in nanoseconds (a variable for tests,
+// which step themselves; atomic, since they run in parallel with stores opening).
+var rollupEvery atomic.Int64
+
+func init() { rollupEvery.Store(int64(time.Minute)) }
+
+// rollupPeriod returns rollupEvery as a duration.
+func rollupPeriod() time.Duration { return time.Duration(rollupEvery.Load()) }
 
 // marksSchema is the table of the background rollups' marks.
 const marksSchema = "CREATE TABLE IF NOT EXISTS rollup_marks (rollup VARCHAR NOT NULL, through BIGINT NOT NULL)"

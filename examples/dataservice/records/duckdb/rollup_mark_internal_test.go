@@ -15,9 +15,9 @@ import (
 // stepByHand keeps the background step from running by itself in the stores t opens, so that
 // t moves the marks.
 func stepByHand(t *testing.T) {
-	every := rollupEvery
-	rollupEvery = 24 * time.Hour
-	t.Cleanup(func() { rollupEvery = every })
+	every := rollupEvery.Load()
+	rollupEvery.Store(int64(24 * time.Hour))
+	t.Cleanup(func() { rollupEvery.Store(every) })
 }
 
 // checkRollups compares n sets of random queries that rollups answer over random periods in
