@@ -1,9 +1,9 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/fnapi/fnapi/internal/bufpool"
 	"net/http"
 	"strings"
 	"sync"
@@ -76,8 +76,8 @@ func (a *answer) reply(resp jsonrpc.Response) {
 		a.event(resp)
 		return
 	}
-	buf := getBuf()
-	defer putBuf(buf)
+	buf := bufpool.Get()
+	defer bufpool.Put(buf)
 	b, err := resp.AppendJSON(buf.AvailableBuffer())
 	if err != nil {
 		b, _ = withID(&jsonrpc.Request{ID: resp.ID}, jsonrpc.NewError(jsonrpc.CodeInternalError, "internal error")).AppendJSON(b[:0])
@@ -89,21 +89,6 @@ func (a *answer) reply(resp jsonrpc.Response) {
 }
 
 var jsonType = []string{"application/json"}
-
-var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// getBuf returns an empty buffer of the pool, for an answer written before the call returns.
-func getBuf() *bytes.Buffer {
-	b := bufPool.Get().(*bytes.Buffer)
-	b.Reset()
-	return b
-}
-
-func putBuf(b *bytes.Buffer) {
-	if b.Cap() <= 64<<10 { // let big buffers go, so the pool does not pin memory
-		bufPool.Put(b)
-	}
-}
 
 // status sends the response with an HTTP status other than 200, unless the answer is a
 // stream already; it reports whether it did.

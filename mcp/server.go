@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/fnapi/fnapi/internal/bufpool"
 	"net/http"
 	"slices"
 	"sync"
@@ -194,7 +195,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 		res, rerr = s.dispatch(r.Context(), x, sess, a, req)
 	}
 	if buf, ok := res.(*bytes.Buffer); ok { // a tool's result (see toolResult)
-		defer putBuf(buf)
+		defer bufpool.Put(buf)
 	}
 	if a.input != nil && askingMethods[req.Method] && len(a.input.required()) > 0 {
 		res, rerr = s.inputRequired(a.input, x.TokenDigest(), sess.target()), nil

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"github.com/fnapi/fnapi/internal/bufpool"
 	"slices"
 
 	"github.com/fnapi/fnapi/apierr"
@@ -254,8 +255,8 @@ func toolResult(info *toolInfo, v any, complete, pooled bool) (any, *jsonrpc.Err
 	if cs, ok := v.([]Content); ok && info.content {
 		return map[string]any{"content": cs}, nil
 	}
-	buf := getBuf()
-	defer putBuf(buf)
+	buf := bufpool.Get()
+	defer bufpool.Put(buf)
 	if err := jsonobject.Encode(buf, v); err != nil {
 		return toolError(apierr.New(apierr.Internal)), nil
 	}
@@ -264,7 +265,7 @@ func toolResult(info *toolInfo, v any, complete, pooled bool) (any, *jsonrpc.Err
 	var res *bytes.Buffer
 	var out []byte
 	if n := 2*len(b) + 104; pooled {
-		res = getBuf()
+		res = bufpool.Get()
 		out = slices.Grow(res.AvailableBuffer(), n)
 	} else {
 		out = make([]byte, 0, n)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/fnapi/fnapi/internal/bufpool"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -136,8 +137,8 @@ func (a argReader) json(body io.Reader, n int64) error {
 	if own {
 		buf = bytes.NewBuffer(make([]byte, 0, n+bytes.MinRead))
 	} else {
-		buf = getBuf()
-		defer putBuf(buf)
+		buf = bufpool.Get()
+		defer bufpool.Put(buf)
 	}
 	if _, err := buf.ReadFrom(body); err != nil {
 		return readError(err, a.limit)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"encoding/binary"
+	"github.com/fnapi/fnapi/internal/bufpool"
 	"hash/crc32"
 	"io"
 	"sync"
@@ -58,7 +59,7 @@ func (z *gzipWriter) Write(p []byte) (int, error) {
 		return 0, z.err
 	}
 	if z.buf == nil {
-		z.buf = getBuf()
+		z.buf = bufpool.Get()
 	}
 	z.buf.Write(p)
 	z.crc = crc32.Update(z.crc, crc32.IEEETable, p)
@@ -149,7 +150,7 @@ func (z *gzipWriter) stored(last bool) {
 // release gives the buffer back.
 func (z *gzipWriter) release() {
 	if z.buf != nil {
-		putBuf(z.buf)
+		bufpool.Put(z.buf)
 		z.buf = nil
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	"github.com/fnapi/fnapi/internal/bufpool"
 	"net/http"
 	"slices"
 	"strconv"
@@ -181,8 +182,8 @@ func (h *Handler) abandon(ic *idemCall) {
 // resultAnswer returns the answer of the result v; INTERNAL-ERROR, and the encoding error,
 // when v does not encode as JSON.
 func resultAnswer(v any) (IdempotentAnswer, error) {
-	b := getBuf()
-	defer putBuf(b)
+	b := bufpool.Get()
+	defer bufpool.Put(b)
 	if err := appendResult(b, v); err != nil {
 		return errorAnswer(apierr.New(apierr.Internal)), err
 	}

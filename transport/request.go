@@ -2,6 +2,7 @@ package transport
 
 import (
 	"encoding/json"
+	"github.com/fnapi/fnapi/internal/bufpool"
 	"net/http"
 
 	"github.com/fnapi/fnapi/apierr"
@@ -100,8 +101,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	b := getBuf()
-	defer putBuf(b)
+	b := bufpool.Get()
+	defer bufpool.Put(b)
 	if err := appendResult(b, res); err != nil {
 		writeError(w, apierr.New(apierr.Internal))
 		h.cfg.Logger.Error("result does not encode as JSON", zap.String("function", f.Name), zap.Error(err))

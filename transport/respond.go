@@ -3,26 +3,12 @@ package transport
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/fnapi/fnapi/internal/bufpool"
 	"net/http"
-	"sync"
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/internal/jsonobject"
 )
-
-var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-func getBuf() *bytes.Buffer {
-	b := bufPool.Get().(*bytes.Buffer)
-	b.Reset()
-	return b
-}
-
-func putBuf(b *bytes.Buffer) {
-	if b.Cap() <= 64<<10 { // let big buffers go, so the pool does not pin memory
-		bufPool.Put(b)
-	}
-}
 
 // appendResult appends the message {"type":"result","result":v} to b.
 func appendResult(b *bytes.Buffer, v any) error {
@@ -38,8 +24,8 @@ func appendResult(b *bytes.Buffer, v any) error {
 // (compressMin 0: never; see compress.go); when v does not encode as JSON it answers
 // INTERNAL-ERROR instead, and returns the encoding error for the log.
 func writeResult(w http.ResponseWriter, v any, compressMin int) error {
-	b := getBuf()
-	defer putBuf(b)
+	b := bufpool.Get()
+	defer bufpool.Put(b)
 	if err := appendResult(b, v); err != nil {
 		writeError(w, apierr.New(apierr.Internal))
 		return err

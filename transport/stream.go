@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/fnapi/fnapi/internal/bufpool"
 	"io"
 	"net/http"
 	"sync"
@@ -29,8 +30,8 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request, c *registr
 		out.fail(err)
 		return
 	}
-	b := getBuf()
-	defer putBuf(b)
+	b := bufpool.Get()
+	defer bufpool.Put(b)
 	appendEnd(b, "")
 	_ = out.write(b.Bytes())
 }
@@ -221,8 +222,8 @@ func (s *httpStream) flush() error {
 
 // fail sends err as the stream's last message.
 func (s *httpStream) fail(err error) {
-	b := getBuf()
-	defer putBuf(b)
+	b := bufpool.Get()
+	defer bufpool.Put(b)
 	appendError(b, "", apierr.From(err))
 	_ = s.write(b.Bytes())
 }
@@ -267,8 +268,8 @@ func (k *httpSink) Send(ctx context.Context, chunk any) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	b := getBuf()
-	defer putBuf(b)
+	b := bufpool.Get()
+	defer bufpool.Put(b)
 	if err := appendChunk(b, "", chunk); err != nil {
 		return apierr.New(apierr.Internal).Wrap(err)
 	}

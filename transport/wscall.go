@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"github.com/fnapi/fnapi/internal/bufpool"
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/internal/calllink"
@@ -57,7 +58,7 @@ func (wc *wsConn) run(ctx context.Context, c *registry.Call, run *wsRunning) {
 	case run.shutdown.Load():
 		err = errShuttingDown()
 	}
-	b := getBuf()
+	b := bufpool.Get()
 	switch {
 	case err != nil:
 		appendError(b, c.ID(), apierr.From(err))
@@ -94,9 +95,9 @@ func (k *wsSink) Send(ctx context.Context, chunk any) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	b := getBuf()
+	b := bufpool.Get()
 	if err := appendChunk(b, k.id, chunk); err != nil {
-		putBuf(b)
+		bufpool.Put(b)
 		return apierr.New(apierr.Internal).Wrap(err)
 	}
 	if err := k.wc.out.send(b, k.plain); err != nil {

@@ -111,7 +111,7 @@ func BenchmarkDeflateMessage(b *testing.B) {
 	answer := queryAnswer()
 	rows := answer["data"].([]any)
 	for _, n := range []int{1, 4, 16, 64, 2000} {
-		buf := getBuf()
+		buf := new(bytes.Buffer)
 		if err := appendResult(buf, map[string]any{"data": rows[:n], "meta": answer["meta"]}); err != nil {
 			b.Fatal(err)
 		}

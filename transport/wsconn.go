@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fnapi/fnapi/internal/bufpool"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -272,7 +273,7 @@ const cancelFunction = "cancel"
 
 // refuse answers an error for a message that started no call.
 func (wc *wsConn) refuse(id string, err error) error {
-	b := getBuf()
+	b := bufpool.Get()
 	appendError(b, id, apierr.From(err))
 	return wc.out.send(b, false)
 }

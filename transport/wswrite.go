@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/fnapi/fnapi/internal/bufpool"
 	"net"
 	"net/http"
 	"runtime"
@@ -68,7 +69,7 @@ func (w *wsWriter) send(b *bytes.Buffer, plain bool) error {
 	}
 	if err := w.err; err != nil {
 		w.mu.Unlock()
-		putBuf(b)
+		bufpool.Put(b)
 		return err
 	}
 	w.queue = append(w.queue, wsOut{b, plain})
@@ -97,7 +98,7 @@ func (w *wsWriter) drain() {
 		if len(w.queue) == 0 || w.err != nil {
 			w.running = false
 			for _, m := range w.queue {
-				putBuf(m.b)
+				bufpool.Put(m.b)
 			}
 			w.queue, w.queued = w.queue[:0], 0
 			w.idle.Broadcast()
@@ -112,7 +113,7 @@ func (w *wsWriter) drain() {
 
 		err := w.writeBatch(batch)
 		for i, m := range batch {
-			putBuf(m.b)
+			bufpool.Put(m.b)
 			batch[i] = wsOut{}
 		}
 		w.mu.Lock()
