@@ -160,6 +160,12 @@ func New(store Ingester, log *zap.Logger, limits Limits) *Collector {
 	return c
 }
 
+// ReadBuffer is the receive buffer Listen asks for each socket, in bytes: a burst waits in the
+// kernel while the workers catch up (100,000 flows a second of NetFlow v5 are about 5 MB a
+// second). Linux grants it past net.core.rmem_max only to a process with CAP_NET_ADMIN;
+// otherwise Listen logs the size granted.
+const ReadBuffer = 16 << 20
+
 // Listen opens a UDP socket on addr ("host:port") for datagrams of proto and serves it until
 // Close. It returns the socket's address (useful with port 0).
 func (c *Collector) Listen(proto Protocol, addr string) (net.Addr, error) {
@@ -168,7 +174,10 @@ func (c *Collector) Listen(proto Protocol, addr string) (net.Addr, error) {
 		return nil, fmt.Errorf("collect: %s: %w", proto, err)
 	}
 	udp := conn.(*net.UDPConn)
-	_ = udp.SetReadBuffer(8 << 20) // a burst waits in the kernel while workers catch up
+	if got := setReadBuffer(udp, ReadBuffer); got < ReadBuffer {
+		c.log.Warn("collect: the socket's receive buffer is smaller than asked: a burst of flows may be dropped by the kernel; raise net.core.rmem_max",
+			zap.String("address", conn.LocalAddr().String()), zap.Int("bytes", got), zap.Int("asked", ReadBuffer))
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
