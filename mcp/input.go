@@ -205,7 +205,7 @@ func (s *Server) inputsOf(sess *session, owner func() [32]byte) (*inputs, *jsonr
 	}
 	if raw := sess.inputResponses; raw != nil {
 		responses := map[string]json.RawMessage{}
-		if !jsonobject.Read(raw, responses, false) {
+		if !jsonobject.Read(raw, responses, true) { // the answers outlive the body (a task's)
 			return invalid("inputResponses must be an object")
 		}
 		for k, v := range responses {

@@ -1,12 +1,14 @@
 package mcp_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/jsonrpc"
 	"github.com/fnapi/fnapi/mcp"
 	"github.com/fnapi/fnapi/registry"
@@ -126,6 +128,37 @@ func TestStatelessNodes(t *testing.T) {
 	for _, n := range nodes {
 		if a := n.stateless("", "tools/list", "", meta); a.status != http.StatusTooManyRequests || a.last()["id"] != 7.0 {
 			t.Errorf("a request past the node's limit: %d %s", a.status, a.body)
+		}
+	}
+}
+
+// TestStatelessKeptArguments checks that a function may keep the arguments of a stateless
+// call past its answer: the request's body is read into a buffer lent for the request, which
+// the next requests reuse, so the arguments the function gets are a copy of their own.
+func TestStatelessKeptArguments(t *testing.T) {
+	t.Parallel()
+	reg := registry.New()
+	var kept []map[string]json.RawMessage
+	if err := reg.Register("keep", func(args map[string]json.RawMessage) (int, error) {
+		kept = append(kept, args) // one request at a time: the test sends them in turn
+		return len(kept), nil
+	}, registry.Requires(decl.Public)); err != nil {
+		t.Fatal(err)
+	}
+	h, err := fnapi.New(reg, fnapi.WithMCP(mcp.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := serve(t, h)
+	for i := range 20 {
+		arg := fmt.Sprintf(`"value %02d"`, i)
+		if a := s.stateless("", "tools/call", "keep", `"name":"keep","arguments":{"v":`+arg+`},`+meta); a.status != 200 || a.errCode() != 0 {
+			t.Fatalf("call %d: %d %s", i, a.status, a.body)
+		}
+	}
+	for i, args := range kept {
+		if want := fmt.Sprintf(`"value %02d"`, i); string(args["v"]) != want {
+			t.Errorf("call %d's argument, kept: %s, want %s", i, args["v"], want)
 		}
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fnapi/fnapi/internal/jsonobject"
 	"github.com/fnapi/fnapi/jsonrpc"
 	"github.com/fnapi/fnapi/transport"
 	"github.com/google/uuid"
@@ -178,7 +177,7 @@ func (t *task) view(ttl time.Duration, resultType string) taskView {
 // extension, and the function is a streaming one or named in Options.Tasks or TasksRequired.
 // A function of TasksRequired called by a stateless client that did not declare the extension
 // is CodeMissingCapability.
-func (s *Server) wantsTask(x *transport.Exchange, sess *session, params json.RawMessage) (bool, *jsonrpc.Error) {
+func (s *Server) wantsTask(x *transport.Exchange, sess *session) (bool, *jsonrpc.Error) {
 	if !sess.stateless {
 		return false, nil
 	}
@@ -186,15 +185,7 @@ func (s *Server) wantsTask(x *transport.Exchange, sess *session, params json.Raw
 	if !declared && len(s.opts.TasksRequired) == 0 {
 		return false, nil
 	}
-	m := sess.params
-	if m == nil {
-		var ok bool
-		if m, ok = jsonobject.ReadMembers(params, nil); !ok {
-			return false, nil
-		}
-	}
-	name, _ := jsonrpc.String(m.Get("name"))
-	f := x.Lookup(name)
+	name, f := sess.name, sess.tool // a stateless request's, read with it
 	if f == nil {
 		return false, nil
 	}
@@ -243,6 +234,8 @@ func (s *Server) startTask(ctx context.Context, x *transport.Exchange, sess *ses
 		maps.Copy(t.input.answers, a.input.answers)
 	}
 	run := &answer{task: true, input: t.input}
+	// The task's own session: the request's points into its body, which is lent (see post).
+	sess = &session{stateless: true, caller: sess.caller, protocol: sess.protocol, level: sess.level, method: sess.method, name: sess.name}
 	go func() {
 		defer cancel()
 		for {
