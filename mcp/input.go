@@ -104,6 +104,9 @@ type inputs struct {
 	asked map[string]Input // the questions without an answer
 	over  bool             // more than maxInputs asked: the call fails
 	n     int              // Requests made, naming their keys
+	// answered, when set, is called once, at the first question answered (a call of
+	// Options.AskBeforeTask becoming a task)
+	answered func()
 }
 
 // ask answers the questions from the answers, or records those without one and returns
@@ -129,6 +132,10 @@ func (in *inputs) ask(questions map[string]Input) (map[string]json.RawMessage, e
 		}
 	}
 	if len(answers) == len(questions) {
+		if f := in.answered; f != nil {
+			in.answered = nil
+			f()
+		}
 		return answers, nil
 	}
 	if in.over || len(in.asked)+len(questions)-len(answers) > maxInputs {
