@@ -113,7 +113,9 @@ type inputs struct {
 // ErrInputRequired.
 func (in *inputs) ask(questions map[string]Input) (map[string]json.RawMessage, error) {
 	caps := map[string]json.RawMessage{}
-	jsonobject.Read(in.caps, caps, false) // checked by inputsOf
+	in.mu.Lock()
+	jsonobject.Read(in.caps, caps, false) // checked by inputsOf; none once the request is answered (end)
+	in.mu.Unlock()
 	for _, q := range questions {
 		c, ok := capabilityOf[q.Method]
 		if !ok {
@@ -151,6 +153,14 @@ func (in *inputs) ask(questions map[string]Input) (map[string]json.RawMessage, e
 		}
 	}
 	return nil, ErrInputRequired
+}
+
+// end ends the request the inputs are of: their capabilities point into its body, which is
+// lent (see post), and a function that asks after it answers no client.
+func (in *inputs) end() {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.caps = nil
 }
 
 // next names the key of a Request: request-1, request-2... in the order of the call.

@@ -200,7 +200,9 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 	var res any
 	var rerr *jsonrpc.Error
 	if stateless {
-		a.input, rerr = s.inputsOf(sess, x.TokenDigest)
+		if a.input, rerr = s.inputsOf(sess, x.TokenDigest); a.input != nil {
+			defer a.input.end()
+		}
 	}
 	if rerr == nil {
 		res, rerr = s.dispatch(r.Context(), x, sess, a, req)
