@@ -179,10 +179,9 @@ func (q *Queue) answer(ctx context.Context, msg jetstream.Msg, b records.Batch, 
 }
 
 // gather stores the batches of a fetch's messages in writes of at most GatherRecords records
-// (g.IngestBatches), receiving every message first (at most GatherWait). Messages that do not decode, and
-// batches the store refuses for their content (each validated first), are dead-lettered
-// alone; when a gathered write fails for another reason than the store's availability, each of
-// its batches is stored again alone, given Again (some may be stored).
+// (g.IngestBatches), receiving every message first (at most GatherWait). Messages that do not
+// decode, and batches the store refuses for their content (each validated first), are
+// dead-lettered alone.
 func (q *Queue) gather(ctx context.Context, store records.BatchStore, g Gatherer, msgs <-chan jetstream.Msg) {
 	var all []jetstream.Msg
 	for msg := range msgs {
@@ -191,7 +190,10 @@ func (q *Queue) gather(ctx context.Context, store records.BatchStore, g Gatherer
 	if len(all) == 0 || ctx.Err() != nil || q.nc.IsClosed() {
 		return // left to be delivered again, to this node or another
 	}
-	var items []item
+	// Each message is decoded as its write is gathered: at most GatherRecords records and a
+	// message's are held decoded.
+	var group []item
+	size := 0
 	now := time.Now()
 	for _, msg := range all {
 		b, delivered, err := q.batchOf(msg, false)
@@ -202,31 +204,37 @@ func (q *Queue) gather(ctx context.Context, store records.BatchStore, g Gatherer
 			q.answer(ctx, msg, b, delivered, err)
 			continue
 		}
-		items = append(items, item{msg, b, delivered})
+		if len(group) > 0 && size+len(b.Records) > GatherRecords {
+			q.write(ctx, store, g, group)
+			group, size = nil, 0
+		}
+		group = append(group, item{msg, b, delivered})
+		size += len(b.Records)
 	}
-	for len(items) > 0 {
-		n, size := 0, 0
-		for n < len(items) && (n == 0 || size+len(items[n].b.Records) <= GatherRecords) {
-			size += len(items[n].b.Records)
-			n++
-		}
-		bs := make([]records.Batch, n)
-		for i, it := range items[:n] {
-			bs[i] = it.b
-		}
-		group := items[:n]
-		items = items[n:]
-		err := q.store(func(ctx context.Context) error { return g.IngestBatches(ctx, bs) })
+	if len(group) > 0 {
+		q.write(ctx, store, g, group)
+	}
+}
+
+// write stores the batches of group in one g.IngestBatches and answers their messages; when
+// it fails for another reason than the store's availability, each batch is stored again alone,
+// given Again (some may be stored).
+func (q *Queue) write(ctx context.Context, store records.BatchStore, g Gatherer, group []item) {
+	if ctx.Err() != nil || q.nc.IsClosed() {
+		return // left to be delivered again, to this node or another
+	}
+	bs := make([]records.Batch, len(group))
+	for i, it := range group {
+		bs[i] = it.b
+	}
+	err := q.store(func(ctx context.Context) error { return g.IngestBatches(ctx, bs) })
+	for _, it := range group {
 		if err != nil && !errors.Is(err, records.ErrUnavailable) {
-			for _, it := range group {
-				it.b.Again = true
-				q.answer(ctx, it.msg, it.b, it.delivered, q.store(func(ctx context.Context) error { return store.IngestBatch(ctx, it.b) }))
-			}
+			it.b.Again = true
+			q.answer(ctx, it.msg, it.b, it.delivered, q.store(func(ctx context.Context) error { return store.IngestBatch(ctx, it.b) }))
 			continue
 		}
-		for _, it := range group {
-			q.answer(ctx, it.msg, it.b, it.delivered, err)
-		}
+		q.answer(ctx, it.msg, it.b, it.delivered, err)
 	}
 }
 

@@ -69,13 +69,18 @@ func TestConsumerDiesOtherTakesOver(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	doneA := a.Consume(ctx, store)
 	consume(t, b, store)
-	publish(t, pub, 1, 6, 1000, 1_700_000_000)
-	testutil.Eventually(t, "the first node storing", func() bool { return a.Status(context.Background(), time.Now()).Stored > 0 })
+	// A batch at a time until the first node stored one (the other may gather several).
+	sent := 0
+	testutil.Eventually(t, "the first node storing", func() bool {
+		publish(t, pub, 1, 1, 1000, 1_700_000_000+int64(sent))
+		sent++
+		return a.Status(context.Background(), time.Now()).Stored > 0
+	})
 	a.Close()
 	cancel()
 	<-doneA
 	publish(t, pub, 1, 6, 1000, 1_700_001_000)
-	waitStored(t, b, store, 2*6*1000)
+	waitStored(t, b, store, int64(sent+6)*1000)
 }
 
 // TestClickHouseDown kills the ClickHouse server the consumer stores into during a steady
