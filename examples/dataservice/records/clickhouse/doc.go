@@ -27,7 +27,8 @@
 // planner's union of branches; as the views write after the records rather than with them, days where a rollup
 // and the records differ are summed again from the records at open and after a failed write,
 // and reads use the records alone until they are (repair.go). Each batch is validated, then
-// sent as one block in one INSERT (synchronous through a Distributed table): a batch within one
+// sent as one block in one INSERT (IngestBatches: several batches in one, ClickHouse's cost
+// being mostly by insert) (synchronous through a Distributed table): a batch within one
 // day is stored whole or not at all, even when the server is killed mid-insert. Retention drops
 // whole day partitions. A server that cannot be reached gives errors marked
 // records.ErrUnavailable, within DialTimeout and ReadTimeout; the store reconnects by itself.
