@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"net/http"
 	"strings"
+	"unsafe"
 
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/registry"
@@ -42,21 +43,27 @@ var (
 	privateNoCache = []string{"private, no-cache"}
 )
 
-// etag returns the strong entity tag of the message body, gzipped or not.
-func etag(body []byte, gzipped bool) string {
+// etag returns the strong entity tag of the message body, gzipped or not, as the one value of
+// an ETag header: the slice and the tag's bytes are one allocation (the tag is on every
+// answer of a read-only GET, so it is kept to the hash and one small object).
+func etag(body []byte, gzipped bool) []string {
 	var sum [16]byte
 	h1, h2 := hash128(body)
 	binary.BigEndian.PutUint64(sum[:], h1)
 	binary.BigEndian.PutUint64(sum[8:], h2)
-	var b [1 + 22 + 5 + 1]byte
-	b[0] = '"'
-	base64.RawURLEncoding.Encode(b[1:23], sum[:])
+	t := new(struct {
+		v [1]string
+		b [1 + 22 + 5 + 1]byte
+	})
+	t.b[0] = '"'
+	base64.RawURLEncoding.Encode(t.b[1:23], sum[:])
 	n := 23
 	if gzipped {
-		n += copy(b[n:], "-gzip")
+		n += copy(t.b[n:], "-gzip")
 	}
-	b[n] = '"'
-	return string(b[:n+1])
+	t.b[n] = '"'
+	t.v[0] = unsafe.String(&t.b[0], n+1) // t.b is never written again
+	return t.v[:]
 }
 
 // noneMatch reports whether the If-None-Match values vs name the entity tag tag, by weak
@@ -93,7 +100,7 @@ func noneMatch(vs []string, tag string) bool {
 func writeTagged(w http.ResponseWriter, r *http.Request, f *registry.Func, body []byte, compressMin int) {
 	gz := compressMin > 0 && len(body) >= compressMin
 	h := w.Header()
-	h["Etag"] = []string{etag(body, gz)}
+	h["Etag"] = etag(body, gz)
 	if f.Access == decl.Public {
 		h["Cache-Control"] = noCache
 	} else {

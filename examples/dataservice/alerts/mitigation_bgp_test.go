@@ -23,18 +23,8 @@ import (
 // 5 s with interval 10 s), read from gobgp's monitor of its RIB, as each route arrives.
 func TestMitigationGoBGPD(t *testing.T) {
 	t.Parallel()
-	testenv.BGPSpeaker(t)
-	port := testenv.FreePort(t)
-	sp, err := bgp.New(bgp.Config{Listen: fmt.Sprintf("127.0.0.1:%d", port), AS: 64500,
-		Peers: []netip.Prefix{netip.MustParsePrefix("127.0.0.4/32")}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sp.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sp.Stop)
-	g := testenv.StartGoBGPD(t, "127.0.0.4", 64600, port, 64500)
+	sp, port := testenv.StartSpeaker(t, bgp.Config{}, nil, "127.0.0.4")
+	g := testenv.StartGoBGPD(t, "127.0.0.4", 64600, port, testenv.SpeakerAS)
 	testutil.Until(t, 30*time.Second, "gobgpd's session", g.Established)
 	rib := g.Monitor("ipv4-flowspec") // its unicast routes too
 

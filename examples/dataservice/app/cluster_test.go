@@ -191,7 +191,9 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	seen := map[apierr.Code]int{}  // every answer
 	for range 4 {
 		wg.Go(func() {
-			pace := time.NewTicker(5 * time.Millisecond) // calls at a steady rate
+			// Calls at a steady rate: 4 x 40 a second stays under the caller's rate limit
+			// (200 a second), which failing calls, answered at once, would otherwise reach.
+			pace := time.NewTicker(25 * time.Millisecond)
 			defer pace.Stop()
 			for {
 				select {

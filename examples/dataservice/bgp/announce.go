@@ -58,20 +58,6 @@ func (s *Speaker) Withdraw(ctx context.Context, m Mitigation) error {
 	return nil
 }
 
-// SetNexthops sets the next hops of the blackhole routes announced from now on (the
-// configuration key blackhole_nexthop); an invalid address keeps its family's current one.
-// Routes already announced keep theirs until withdrawn.
-func (s *Speaker) SetNexthops(v4, v6 netip.Addr) {
-	s.amu.Lock()
-	defer s.amu.Unlock()
-	if v4.Unmap().Is4() {
-		s.cfg.Nexthop4 = v4.Unmap()
-	}
-	if v6.Is6() && !v6.Is4In6() {
-		s.cfg.Nexthop6 = v6
-	}
-}
-
 // path is the route that announces m. Under s.amu.
 func (s *Speaker) path(m Mitigation) (*apiutil.Path, error) {
 	if !m.Prefix.IsValid() {

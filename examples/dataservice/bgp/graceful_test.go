@@ -27,8 +27,8 @@ func TestGracefulRestart(t *testing.T) {
 		restart time.Duration
 		back    bool
 	}{{"127.0.0.8", 4 * time.Second, false}, {"127.0.0.10", 10 * time.Minute, true}} {
-		s, port := startSpeaker(t, bgp.Config{RestartTime: c.restart}, c.local+"/32")
-		g := testenv.StartGoBGPDGraceful(t, c.local, 64600, port, speakerAS, 60*time.Second)
+		s, port := testenv.StartSpeaker(t, bgp.Config{RestartTime: c.restart}, nil, c.local+"/32")
+		g := testenv.StartGoBGPDGraceful(t, c.local, 64600, port, testenv.SpeakerAS, 60*time.Second)
 		testutil.Eventually(t, "gobgpd's session", established(s, c.local))
 		g.CLI("global", "rib", "add", "198.51.100.0/24", "aspath", "64601", "nexthop", c.local)
 		routeIs(t, s, c.local, "198.51.100.7", []uint32{64600, 64601})
@@ -38,7 +38,7 @@ func TestGracefulRestart(t *testing.T) {
 			t.Fatalf("%s: the stale route is gone at once: %v %v", c.local, r, ok)
 		}
 		if c.back {
-			testenv.StartGoBGPDGraceful(t, c.local, 64600, port, speakerAS, 60*time.Second)
+			testenv.StartGoBGPDGraceful(t, c.local, 64600, port, testenv.SpeakerAS, 60*time.Second)
 			testutil.Eventually(t, "gobgpd's session again", established(s, c.local))
 		}
 		routeIs(t, s, c.local, "198.51.100.7", nil)

@@ -21,8 +21,8 @@ import (
 // restarting gracefully, is killed).
 func TestBird(t *testing.T) {
 	t.Parallel()
-	s, port := startSpeaker(t, bgp.Config{}, "127.0.0.3/32")
-	b := testenv.StartBird(t, "127.0.0.3", 64700, port, speakerAS, []string{
+	s, port := testenv.StartSpeaker(t, bgp.Config{}, nil, "127.0.0.3/32")
+	b := testenv.StartBird(t, "127.0.0.3", 64700, port, testenv.SpeakerAS, []string{
 		"route 198.51.100.0/24 blackhole { bgp_path.prepend(64999); bgp_community.add((64511,7)); bgp_large_community.add((64511,1,2)); };",
 		"route 2001:db8:200::/48 blackhole { bgp_community.add((64511,8)); };",
 	})
@@ -51,18 +51,8 @@ func (l *logBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l
 // the log names it once however often it tries.
 func TestRefused(t *testing.T) {
 	t.Parallel()
-	testenv.BGPSpeaker(t)
 	var log logBuffer
-	port := testenv.FreePort(t)
-	s, err := bgp.New(bgp.Config{Listen: fmt.Sprintf("127.0.0.1:%d", port), AS: speakerAS,
-		Peers: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}}, slog.New(slog.NewTextHandler(&log, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Stop)
+	s, port := testenv.StartSpeaker(t, bgp.Config{}, slog.New(slog.NewTextHandler(&log, nil)), "127.0.0.2/32")
 	for range 3 {
 		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.9")}}
 		c, err := d.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
@@ -88,8 +78,8 @@ func TestRefused(t *testing.T) {
 // sent a NOTIFICATION and its session reset; gobgpd's session and routes are not affected.
 func TestHostilePeer(t *testing.T) {
 	t.Parallel()
-	s, port := startSpeaker(t, bgp.Config{}, "127.0.0.2/32", "127.0.0.4/32")
-	g := testenv.StartGoBGPD(t, "127.0.0.2", 64600, port, speakerAS)
+	s, port := testenv.StartSpeaker(t, bgp.Config{}, nil, "127.0.0.2/32", "127.0.0.4/32")
+	g := testenv.StartGoBGPD(t, "127.0.0.2", 64600, port, testenv.SpeakerAS)
 	testutil.Eventually(t, "gobgpd's session", established(s, "127.0.0.2"))
 	g.CLI("global", "rib", "add", "198.51.100.0/24", "aspath", "64601", "nexthop", "127.0.0.2")
 	routeIs(t, s, "127.0.0.2", "198.51.100.7", []uint32{64600, 64601})
@@ -137,7 +127,7 @@ func TestHostilePeer(t *testing.T) {
 // routes leave the table; it may connect again.
 func TestMaxPrefixes(t *testing.T) {
 	t.Parallel()
-	s, port := startSpeaker(t, bgp.Config{MaxPrefixes: 100}, "127.0.0.5/32")
+	s, port := testenv.StartSpeaker(t, bgp.Config{MaxPrefixes: 100}, nil, "127.0.0.5/32")
 	p := dialRaw(t, "127.0.0.5", port, 64801)
 	var prefixes []netip.Prefix
 	for i := range 101 {

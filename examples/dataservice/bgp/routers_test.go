@@ -14,29 +14,6 @@ import (
 	"github.com/fnapi/fnapi/internal/testutil"
 )
 
-const speakerAS = 64500
-
-// startSpeaker starts a speaker on a free port of 127.0.0.1 that allows peers, stopped at the
-// end of the test.
-func startSpeaker(t testing.TB, cfg bgp.Config, peers ...string) (*bgp.Speaker, int) {
-	testenv.BGPSpeaker(t)
-	t.Helper()
-	port := testenv.FreePort(t)
-	cfg.Listen, cfg.AS = fmt.Sprintf("127.0.0.1:%d", port), speakerAS
-	for _, p := range peers {
-		cfg.Peers = append(cfg.Peers, netip.MustParsePrefix(p))
-	}
-	s, err := bgp.New(cfg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Stop)
-	return s, port
-}
-
 // peer returns the status of the router at addr.
 func peer(s *bgp.Speaker, addr string) (bgp.PeerStatus, bool) {
 	for _, p := range s.Status() {
@@ -77,8 +54,8 @@ func routeIs(t *testing.T, s *bgp.Speaker, router, addr string, path []uint32, c
 // it and leave it when withdrawn; its session is in Status.
 func TestGoBGPD(t *testing.T) {
 	t.Parallel()
-	s, port := startSpeaker(t, bgp.Config{}, "127.0.0.2/32")
-	g := testenv.StartGoBGPD(t, "127.0.0.2", 64600, port, speakerAS)
+	s, port := testenv.StartSpeaker(t, bgp.Config{}, nil, "127.0.0.2/32")
+	g := testenv.StartGoBGPD(t, "127.0.0.2", 64600, port, testenv.SpeakerAS)
 	testutil.Eventually(t, "gobgpd's session", established(s, "127.0.0.2"))
 
 	g.CLI("global", "rib", "add", "198.51.100.0/24", "aspath", "64601,64700", "community", "64600:100", "large-community", "64600:1:2", "nexthop", "127.0.0.2")
@@ -134,9 +111,8 @@ func TestGoBGPD(t *testing.T) {
 			return nil
 		})
 	}
-	// Another next hop (blackhole_nexthop) applies to the routes announced after it.
-	s.SetNexthops(netip.MustParseAddr("192.0.2.66"), netip.Addr{})
-	m := bgp.Mitigation{Prefix: netip.MustParsePrefix("203.0.113.11/32")}
+	// A Mitigation's next hop (blackhole_nexthop, as alerts pass it) is its route's.
+	m := bgp.Mitigation{Prefix: netip.MustParsePrefix("203.0.113.11/32"), NextHop: netip.MustParseAddr("192.0.2.66")}
 	if err := s.Announce(ctx, m); err != nil {
 		t.Fatal(err)
 	}

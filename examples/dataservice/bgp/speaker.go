@@ -32,7 +32,7 @@ type Speaker struct {
 	buf     []byte
 	refused map[netip.Addr]bool
 
-	amu       sync.Mutex // guards announced and the next hops of cfg
+	amu       sync.Mutex // guards announced
 	announced map[Mitigation]*apiutil.Path
 
 	updates, refusals atomic.Uint64

@@ -25,19 +25,10 @@ import (
 // after it, never those before.
 func TestRoutesFromGoBGPD(t *testing.T) {
 	t.Parallel()
-	testenv.BGPSpeaker(t)
 	ctx := context.Background()
 	const router = "127.0.0.7"
-	port := testenv.FreePort(t)
-	s, err := bgp.New(bgp.Config{Listen: fmt.Sprintf("127.0.0.1:%d", port), AS: 64500, Peers: []netip.Prefix{netip.MustParsePrefix(router + "/32")}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Stop)
-	g := testenv.StartGoBGPD(t, router, 64600, port, 64500)
+	s, port := testenv.StartSpeaker(t, bgp.Config{}, nil, router)
+	g := testenv.StartGoBGPD(t, router, 64600, port, testenv.SpeakerAS)
 	g.CLI("global", "rib", "add", "198.51.100.0/24", "aspath", "64601,64700", "community", "64600:100", "large-community", "64600:1:2", "nexthop", router)
 	g.CLI("global", "rib", "add", "198.51.100.128/25", "aspath", "64703", "community", "64600:300", "nexthop", router)
 	covered := func(addr string, origin uint32) func() error {

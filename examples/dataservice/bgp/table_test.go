@@ -6,8 +6,6 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
-
 	gobgp "github.com/osrg/gobgp/v4/pkg/packet/bgp"
 )
 
@@ -43,36 +41,6 @@ func fullTable(s *Speaker, router netip.Addr, n int) []netip.Addr {
 		}
 	}
 	return addrs
-}
-
-// BenchmarkLookup looks addresses up in a full table of 1.2M routes (the router's own table):
-// hot, 64 addresses over and over (a flood, a busy server: their nodes stay in the cache);
-// spread, 4096 addresses across the table (three dependent loads at most, most of them cache misses).
-// cpu-ns/op is the process's CPU time per lookup, which a busy machine disturbs less.
-func BenchmarkLookup(b *testing.B) {
-	s, err := New(Config{AS: 64500, Peers: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	router := netip.MustParseAddr("10.0.0.1")
-	addrs := fullTable(s, router, 1_200_000)
-	for _, c := range []struct {
-		name string
-		n    int
-	}{{"hot", 64}, {"spread", len(addrs)}} {
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			i := 0
-			cpu := testenv.CPUTime()
-			for b.Loop() {
-				if _, ok := s.Lookup(router, addrs[i%c.n]); !ok {
-					b.Fatal("no route")
-				}
-				i++
-			}
-			b.ReportMetric(float64(testenv.CPUTime()-cpu)/float64(b.N), "cpu-ns/op")
-		})
-	}
 }
 
 // TestTableMemory: a full table of 1.2M routes in the speaker's own table, measured as the
