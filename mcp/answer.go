@@ -32,7 +32,7 @@ func newAnswer(w http.ResponseWriter, r *http.Request) *answer {
 	return &answer{w: w, canStream: canStream(r)}
 }
 
-func canStream(r *http.Request) bool { return strings.Contains(r.Header.Get("Accept"), stream.SSE) }
+func canStream(r *http.Request) bool { return strings.Contains(reqHeader(r, "Accept"), stream.SSE) }
 
 // notify sends a notification on the answer's stream; it reports false when it cannot (the
 // client does not accept streams, or the response was sent).

@@ -104,8 +104,11 @@
 // asks its client (Ask) waits with status input_required, its questions in tasks/get's
 // inputRequests; tasks/update delivers inputResponses (some or all: it waits until every one
 // is answered), then the function runs again from its start with the answers, as a stateless
-// call does; unanswered for Options.StateTTL (1 h), the task ends cancelled. Not supported
-// yet: status notifications, and a call that asks synchronously before becoming a task.
+// call does; unanswered for Options.StateTTL (1 h), the task ends cancelled. A function of
+// Options.AskBeforeTask asks before it is a task: its call runs at once until the function
+// asks; a question the request does not answer is an input_required round (no task), one it
+// answers makes the call a task there, which runs on. Not supported yet: status
+// notifications.
 //
 // Not supported yet: OAuth authorization, the server's own stream (GET), resuming a broken
 // stream (Last-Event-ID), resource update notifications (resources/subscribe is accepted), and

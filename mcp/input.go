@@ -104,13 +104,18 @@ type inputs struct {
 	asked map[string]Input // the questions without an answer
 	over  bool             // more than maxInputs asked: the call fails
 	n     int              // Requests made, naming their keys
+	// answered, when set, is called once, at the first question answered (a call of
+	// Options.AskBeforeTask becoming a task)
+	answered func()
 }
 
 // ask answers the questions from the answers, or records those without one and returns
 // ErrInputRequired.
 func (in *inputs) ask(questions map[string]Input) (map[string]json.RawMessage, error) {
 	caps := map[string]json.RawMessage{}
-	jsonobject.Read(in.caps, caps, false) // checked by inputsOf
+	in.mu.Lock()
+	jsonobject.Read(in.caps, caps, false) // checked by inputsOf; none once the request is answered (end)
+	in.mu.Unlock()
 	for _, q := range questions {
 		c, ok := capabilityOf[q.Method]
 		if !ok {
@@ -129,6 +134,10 @@ func (in *inputs) ask(questions map[string]Input) (map[string]json.RawMessage, e
 		}
 	}
 	if len(answers) == len(questions) {
+		if f := in.answered; f != nil {
+			in.answered = nil
+			f()
+		}
 		return answers, nil
 	}
 	if in.over || len(in.asked)+len(questions)-len(answers) > maxInputs {
@@ -144,6 +153,14 @@ func (in *inputs) ask(questions map[string]Input) (map[string]json.RawMessage, e
 		}
 	}
 	return nil, ErrInputRequired
+}
+
+// end ends the request the inputs are of: their capabilities point into its body, which is
+// lent (see post), and a function that asks after it answers no client.
+func (in *inputs) end() {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.caps = nil
 }
 
 // next names the key of a Request: request-1, request-2... in the order of the call.
@@ -205,7 +222,7 @@ func (s *Server) inputsOf(sess *session, owner func() [32]byte) (*inputs, *jsonr
 	}
 	if raw := sess.inputResponses; raw != nil {
 		responses := map[string]json.RawMessage{}
-		if !jsonobject.Read(raw, responses, false) {
+		if !jsonobject.Read(raw, responses, true) { // the answers outlive the body (a task's)
 			return invalid("inputResponses must be an object")
 		}
 		for k, v := range responses {

@@ -63,6 +63,15 @@ type Options struct {
 	// 400) with data.requiredCapabilities. Clients of 2025-11-25 sessions, which have no
 	// tasks, call them as any tool. Default: none.
 	TasksRequired []string
+	// AskBeforeTask names functions of Tasks or TasksRequired that ask their client before
+	// they become a task (the tasks extension's composition of multi-round trips and tasks):
+	// their call runs at once until the function asks (Ask). A question the request does not
+	// answer ends the round with an input_required result, as a stateless call's, and no
+	// task; a question the request answers (from its inputResponses and requestState) makes
+	// the call a task there and then, answered {resultType: "task"}, and the function runs
+	// on in it; a later question waits in the task, as any task's. A function that ends
+	// without asking is a task already ended. Default: none.
+	AskBeforeTask []string
 	// TasksPerCaller bounds the tasks of one caller (running, or ended and kept); past it a
 	// call that would be a task answers an error. Default: 16.
 	TasksPerCaller int

@@ -8,7 +8,7 @@ import (
 
 	"github.com/fnapi/fnapi/internal/jsonobject"
 	"github.com/fnapi/fnapi/jsonrpc"
-	"github.com/fnapi/fnapi/transport"
+	"github.com/fnapi/fnapi/registry"
 )
 
 // Argument headers (revision 2026-07-28, SEP-2243). A tool's argument whose schema says
@@ -48,11 +48,10 @@ func paramHeadersOf(toolJSON []byte) map[string]string {
 	return m
 }
 
-// checkParamHeaders checks the argument headers of a stateless tools/call of the tool name,
-// and answers HTTP 400 and returns false when one is wrong. An unknown tool passes: callTool
-// answers it.
-func (s *Server) checkParamHeaders(w http.ResponseWriter, r *http.Request, x *transport.Exchange, req *jsonrpc.Request, name string) bool {
-	f := x.Lookup(name)
+// checkParamHeaders checks the argument headers of a stateless tools/call of the tool f,
+// and answers HTTP 400 and returns false when one is wrong. An unknown tool (nil) passes:
+// callTool answers it.
+func (s *Server) checkParamHeaders(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request, f *registry.Func) bool {
 	if f == nil {
 		return true
 	}

@@ -79,7 +79,7 @@ func (s *Server) ServeEndpoint(w http.ResponseWriter, r *http.Request, x *transp
 		return
 	}
 	// A version of no session is a stateless revision's, checked with its request (see post).
-	if v := r.Header.Get(headerProtocol); v != "" && !slices.Contains(protocols, v) && (r.Method == http.MethodDelete || r.Header.Get(headerSession) != "") {
+	if v := reqHeader(r, headerProtocol); v != "" && !slices.Contains(protocols, v) && (r.Method == http.MethodDelete || reqHeader(r, headerSession) != "") {
 		httpError(w, http.StatusBadRequest, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "unsupported MCP-Protocol-Version "+v))
 		return
 	}
@@ -96,11 +96,20 @@ func (s *Server) ServeEndpoint(w http.ResponseWriter, r *http.Request, x *transp
 
 // post answers a POST: one request, notification or response.
 func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Exchange, probe *registry.Call) {
-	body, err := x.ReadBody(s.opts.MaxBytes)
-	if err != nil {
+	// A stateless request's body is read into a buffer of the pool, given back once answered:
+	// nothing keeps its bytes past the answer (callTool copies the arguments, startTask what
+	// its task keeps). A session's may be kept (the answer to a request of the server), and is
+	// a copy of its own.
+	buf := bufpool.Get()
+	defer bufpool.Put(buf)
+	if err := x.ReadBodyTo(buf, s.opts.MaxBytes); err != nil {
 		e := apierr.From(err)
 		httpError(w, e.Status(), jsonrpc.FromAPI(e))
 		return
+	}
+	body, pooled := buf.Bytes(), statelessHeaders(r)
+	if !pooled {
+		body = bytes.Clone(body)
 	}
 	// One pass reads the envelope, its params and their _meta (see statelessSession).
 	var members [20]jsonobject.Member
@@ -148,7 +157,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 		httpError(w, http.StatusBadRequest, ierr)
 		return
 	}
-	stateless := isStateless(r, req)
+	stateless := pooled || isStateless(r, req)
 	if stateless && req.IsNotification() { // no session whose calls it could cancel
 		w.WriteHeader(http.StatusAccepted)
 		return
@@ -162,8 +171,10 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 		if sess = statelessSession(w, r, req, levels[1], levels[2]); sess != nil && bytes.Contains(sess.caps, []byte(TasksExtension)) {
 			sess.caller = callerOf(probe, r, x) // whom its tasks count against
 		}
-		if sess != nil && req.Method == "tools/call" && !s.checkParamHeaders(w, r, x, req, sess.name) {
-			sess = nil
+		if sess != nil && req.Method == "tools/call" {
+			if sess.tool = x.Lookup(sess.name); !s.checkParamHeaders(w, r, req, sess.tool) {
+				sess = nil
+			}
 		}
 	} else {
 		sess = s.sessionOf(w, r, x)
@@ -189,7 +200,9 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 	var res any
 	var rerr *jsonrpc.Error
 	if stateless {
-		a.input, rerr = s.inputsOf(sess, x.TokenDigest)
+		if a.input, rerr = s.inputsOf(sess, x.TokenDigest); a.input != nil {
+			defer a.input.end()
+		}
 	}
 	if rerr == nil {
 		res, rerr = s.dispatch(r.Context(), x, sess, a, req)
@@ -276,7 +289,7 @@ func (s *Server) dispatch(ctx context.Context, x *transport.Exchange, sess *sess
 			return s.taskMethod(x, sess, req)
 		}
 	case "tools/call":
-		if task, err := s.wantsTask(x, sess, req.Params); err != nil || task {
+		if task, err := s.wantsTask(x, sess); err != nil || task {
 			if err != nil {
 				return nil, err
 			}

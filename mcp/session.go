@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fnapi/fnapi/internal/jsonobject"
 	"github.com/fnapi/fnapi/jsonrpc"
+	"github.com/fnapi/fnapi/registry"
 	"github.com/google/uuid"
 )
 
@@ -21,13 +21,14 @@ type session struct {
 	caller   string   // whom it counts against (see Server.authenticate)
 	protocol string
 	// stateless: the session of one request of a stateless revision, held nowhere; its
-	// client's capabilities, requestState and inputResponses (see inputsOf), and its method
-	// and name (its target, which a requestState is signed for)
+	// client's capabilities, requestState and inputResponses (see inputsOf), its method and
+	// name (its target, which a requestState is signed for), and a tools/call's arguments and
+	// progressToken (see callTool): what the request's params and _meta hold, read once
 	stateless                          bool
 	caps, requestState, inputResponses json.RawMessage
 	method, name                       string
-	params, meta                       jsonobject.Members    // the request's params and _meta, read once
-	members                            [10]jsonobject.Member // where params and meta are kept
+	arguments, progress                json.RawMessage
+	tool                               *registry.Func // a tools/call's function; nil when unknown
 	// its answer, inputs and call state, allocated with it (see post, inputsOf, callTool)
 	own struct {
 		answer answer

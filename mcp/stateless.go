@@ -44,14 +44,33 @@ var removed = map[string]bool{"initialize": true, "ping": true, "logging/setLeve
 var cached = map[string]bool{"server/discover": true, "tools/list": true, "prompts/list": true,
 	"resources/list": true, "resources/templates/list": true, "resources/read": true}
 
+// statelessHeaders reports whether a request's headers are a stateless revision's: no session
+// id, and an MCP-Protocol-Version that is none of the revisions of sessions.
+func statelessHeaders(r *http.Request) bool {
+	if reqHeader(r, headerSession) != "" {
+		return false
+	}
+	v := strings.TrimSpace(reqHeader(r, headerProtocol))
+	return v != "" && !slices.Contains(protocols, v)
+}
+
+// reqHeader returns the first value of the header key, which is in canonical form (as
+// http.Header.Get, without canonicalizing key again).
+func reqHeader(r *http.Request, key string) string {
+	if v := r.Header[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
 // isStateless reports whether a request is of a stateless revision: it has no session id,
 // and its MCP-Protocol-Version is none of the revisions of sessions, or it has none and its
 // params carry _meta's protocol version.
 func isStateless(r *http.Request, req *jsonrpc.Request) bool {
-	if r.Header.Get(headerSession) != "" {
+	if reqHeader(r, headerSession) != "" {
 		return false
 	}
-	if v := strings.TrimSpace(r.Header.Get(headerProtocol)); v != "" {
+	if v := strings.TrimSpace(reqHeader(r, headerProtocol)); v != "" {
 		return !slices.Contains(protocols, v)
 	}
 	return bytes.Contains(req.Params, []byte(metaVersion))
@@ -71,7 +90,7 @@ func statelessSession(w http.ResponseWriter, r *http.Request, req *jsonrpc.Reque
 	if m := params.Get("_meta"); len(req.Params) > 0 && req.Params[0] != '{' || m != nil && m[0] != '{' {
 		return fail(jsonrpc.CodeInvalidParams, "invalid params: params and _meta must be objects", nil)
 	}
-	header := strings.TrimSpace(r.Header.Get(headerProtocol))
+	header := strings.TrimSpace(reqHeader(r, headerProtocol))
 	if header == "" {
 		return fail(CodeHeaderMismatch, "missing MCP-Protocol-Version header", nil)
 	}
@@ -91,7 +110,7 @@ func statelessSession(w http.ResponseWriter, r *http.Request, req *jsonrpc.Reque
 		return fail(CodeUnsupportedVersion, "unsupported protocol version",
 			map[string]any{"supported": supported, "requested": header})
 	}
-	if strings.TrimSpace(r.Header.Get(headerMethod)) != req.Method {
+	if strings.TrimSpace(reqHeader(r, headerMethod)) != req.Method {
 		return fail(CodeHeaderMismatch, "Mcp-Method header does not match the body's method", nil)
 	}
 	key := "name"
@@ -102,21 +121,16 @@ func statelessSession(w http.ResponseWriter, r *http.Request, req *jsonrpc.Reque
 		key = "taskId"
 	}
 	name, ok := jsonrpc.String(params.Get(key))
-	if named[req.Method] && ok && strings.TrimSpace(r.Header.Get(headerName)) != name {
+	if named[req.Method] && ok && strings.TrimSpace(reqHeader(r, headerName)) != name {
 		return fail(CodeHeaderMismatch, "Mcp-Name header does not match the body's name or uri", nil)
 	}
 	level := len(levels) // no log messages unless the request asks for them
 	if l, ok := jsonrpc.String(meta.Get(metaLogLevel)); ok && levelOf(l) >= 0 {
 		level = levelOf(l)
 	}
-	// Kept in the session's own array (callTool reads them): no map.
-	sess := &session{stateless: true}
-	sess.params = append(sess.members[:0], params...)
-	sess.meta = append(sess.params[len(sess.params):len(sess.params)], meta...)
-	sess.protocol, sess.level = header, level
-	sess.caps, sess.requestState, sess.inputResponses = meta.Get(metaCaps), params.Get("requestState"), params.Get("inputResponses")
-	sess.method, sess.name = req.Method, name
-	return sess
+	return &session{stateless: true, protocol: header, level: level, method: req.Method, name: name,
+		caps: meta.Get(metaCaps), requestState: params.Get("requestState"), inputResponses: params.Get("inputResponses"),
+		arguments: params.Get("arguments"), progress: meta.Get("progressToken")}
 }
 
 // named are the methods whose Mcp-Name header repeats their params.name (uri, taskId).

@@ -1,12 +1,17 @@
 package mcp_test
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/jsonrpc"
 	"github.com/fnapi/fnapi/mcp"
 	"github.com/fnapi/fnapi/registry"
@@ -126,6 +131,88 @@ func TestStatelessNodes(t *testing.T) {
 	for _, n := range nodes {
 		if a := n.stateless("", "tools/list", "", meta); a.status != http.StatusTooManyRequests || a.last()["id"] != 7.0 {
 			t.Errorf("a request past the node's limit: %d %s", a.status, a.body)
+		}
+	}
+}
+
+// TestStatelessKeptArguments checks that a function may keep the arguments of a stateless
+// call past its answer: the request's body is read into a buffer lent for the request, which
+// the next requests reuse, so the arguments the function gets are a copy of their own.
+func TestStatelessKeptArguments(t *testing.T) {
+	t.Parallel()
+	reg := registry.New()
+	var kept []map[string]json.RawMessage
+	if err := reg.Register("keep", func(args map[string]json.RawMessage) (int, error) {
+		kept = append(kept, args) // one request at a time: the test sends them in turn
+		return len(kept), nil
+	}, registry.Requires(decl.Public)); err != nil {
+		t.Fatal(err)
+	}
+	h, err := fnapi.New(reg, fnapi.WithMCP(mcp.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := serve(t, h)
+	for i := range 20 {
+		arg := fmt.Sprintf(`"value %02d"`, i)
+		if a := s.stateless("", "tools/call", "keep", `"name":"keep","arguments":{"v":`+arg+`},`+meta); a.status != 200 || a.errCode() != 0 {
+			t.Fatalf("call %d: %d %s", i, a.status, a.body)
+		}
+	}
+	for i, args := range kept {
+		if want := fmt.Sprintf(`"value %02d"`, i); string(args["v"]) != want {
+			t.Errorf("call %d's argument, kept: %s, want %s", i, args["v"], want)
+		}
+	}
+}
+
+// TestStatelessKeptContext checks that a function that keeps its context past its answer (a
+// goroutine logging, reporting progress and asking on) reaches no other request: what its
+// context reaches is its request's own, ended with it, not the request's body, whose buffer
+// the next requests reuse (run with -race).
+func TestStatelessKeptContext(t *testing.T) {
+	t.Parallel()
+	reg := registry.New()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	t.Cleanup(func() { close(stop); wg.Wait() })
+	if err := reg.Register("leak", func(ctx context.Context, in struct {
+		N int `json:"n"`
+	}) string {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(time.Millisecond):
+				}
+				mcp.Log(ctx, "error", "leak", in.N)
+				mcp.Progress(ctx, 1, 0, fmt.Sprint(in.N))
+				_, _ = mcp.Ask(ctx, map[string]mcp.Input{"q": {Method: "elicitation/create", Params: map[string]any{}}})
+			}
+		}()
+		return "left"
+	}, registry.Requires(decl.Public)); err != nil {
+		t.Fatal(err)
+	}
+	h, err := fnapi.New(reg, fnapi.WithMCP(mcp.Options{}), fnapi.WithJSONRPC(jsonrpc.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := serve(t, h)
+	withAll := strings.Replace(meta, `clientCapabilities":{}`, `clientCapabilities":{"elicitation":{}}`, 1)
+	for i := range 30 {
+		a := s.stateless("", "tools/call", "leak", fmt.Sprintf(`"name":"leak","arguments":{"n":%d},`, i)+strings.Replace(withAll, `"_meta":{`, `"_meta":{"progressToken":1,"io.modelcontextprotocol/logLevel":"debug",`, 1))
+		if a.status != 200 || a.msgs[len(a.msgs)-1]["result"] == nil {
+			t.Fatalf("call %d: %d %s, want its result", i, a.status, a.body)
+		}
+		for _, m := range a.msgs[:len(a.msgs)-1] { // its own function's, while it ran
+			p, _ := m["params"].(map[string]any)
+			if p["data"] != float64(i) && p["message"] != fmt.Sprint(i) {
+				t.Errorf("call %d's answer carries another call's message: %v", i, m)
+			}
 		}
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fnapi/fnapi/internal/jsonobject"
 	"github.com/fnapi/fnapi/jsonrpc"
 	"github.com/fnapi/fnapi/transport"
 	"github.com/google/uuid"
@@ -163,6 +162,10 @@ type taskView struct {
 func (t *task) view(ttl time.Duration, resultType string) taskView {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if resultType == "task" { // the task just made: its questions and result are tasks/get's
+		return taskView{resultType, t.id, t.status, t.created.UTC().Format(time.RFC3339Nano),
+			t.updated.UTC().Format(time.RFC3339Nano), ttl.Milliseconds(), nil, nil, nil}
+	}
 	var requests map[string]any
 	if len(t.pending) > 0 {
 		requests = make(map[string]any, len(t.pending))
@@ -178,7 +181,7 @@ func (t *task) view(ttl time.Duration, resultType string) taskView {
 // extension, and the function is a streaming one or named in Options.Tasks or TasksRequired.
 // A function of TasksRequired called by a stateless client that did not declare the extension
 // is CodeMissingCapability.
-func (s *Server) wantsTask(x *transport.Exchange, sess *session, params json.RawMessage) (bool, *jsonrpc.Error) {
+func (s *Server) wantsTask(x *transport.Exchange, sess *session) (bool, *jsonrpc.Error) {
 	if !sess.stateless {
 		return false, nil
 	}
@@ -186,15 +189,7 @@ func (s *Server) wantsTask(x *transport.Exchange, sess *session, params json.Raw
 	if !declared && len(s.opts.TasksRequired) == 0 {
 		return false, nil
 	}
-	m := sess.params
-	if m == nil {
-		var ok bool
-		if m, ok = jsonobject.ReadMembers(params, nil); !ok {
-			return false, nil
-		}
-	}
-	name, _ := jsonrpc.String(m.Get("name"))
-	f := x.Lookup(name)
+	name, f := sess.name, sess.tool // a stateless request's, read with it
 	if f == nil {
 		return false, nil
 	}
@@ -224,14 +219,19 @@ func declares(caps json.RawMessage) bool {
 	return json.Unmarshal(caps, &c) == nil && c.Extensions[TasksExtension] != nil
 }
 
-// startTask runs a tools/call as a task and answers the task.
+// errTooManyTasks answers a call that would be a task past the bounds.
+var errTooManyTasks = jsonrpc.NewError(jsonrpc.CodeServerError, "too many tasks of this caller: wait for one to end, or cancel one")
+
+// startTask runs a tools/call as a task and answers the task; a call of Options.AskBeforeTask
+// first runs until its function asks (see askFirst).
 func (s *Server) startTask(ctx context.Context, x *transport.Exchange, sess *session, a *answer, params json.RawMessage) (any, *jsonrpc.Error) {
 	now := time.Now()
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	t := &task{id: uuid.NewString(), owner: x.TokenDigest(), caller: sess.caller, created: now, updated: now, status: "working", cancel: cancel}
-	if !s.tasks.start(t) {
+	first := slices.Contains(s.opts.AskBeforeTask, sess.name)
+	if !first && !s.tasks.start(t) {
 		cancel()
-		return nil, jsonrpc.NewError(jsonrpc.CodeServerError, "too many tasks of this caller: wait for one to end, or cancel one")
+		return nil, errTooManyTasks
 	}
 	a.called = true // the function's call counts against the rate limit
 	// No stream: a task's progress goes nowhere. Its questions (Ask) park it input_required
@@ -243,18 +243,89 @@ func (s *Server) startTask(ctx context.Context, x *transport.Exchange, sess *ses
 		maps.Copy(t.input.answers, a.input.answers)
 	}
 	run := &answer{task: true, input: t.input}
+	// The task's own session: the request's points into its body, which is lent (see post).
+	sess = &session{stateless: true, caller: sess.caller, protocol: sess.protocol, level: sess.level, method: sess.method, name: sess.name}
+	var pre chan preTask // the run's end before it became a task (first)
+	tasked := make(chan struct{})
+	if first {
+		pre = make(chan preTask, 1)
+		t.input.answered = func() { close(tasked) }
+	} else {
+		close(tasked)
+	}
 	go func() {
 		defer cancel()
 		for {
 			res, err := s.callTool(cctx, x, sess, run, params)
 			asked := t.input.takeAsked()
+			if !t.input.isTask(tasked) { // not a task yet: the request answers
+				pre <- preTask{res, err, asked}
+				return
+			}
 			if len(asked) == 0 || cctx.Err() != nil || !t.wait(cctx, asked, s.opts.StateTTL) {
 				t.end(res, err)
 				return
 			}
 		}
 	}()
-	return t.view(s.opts.TaskTTL, "task"), nil
+	if !first {
+		return t.view(s.opts.TaskTTL, "task"), nil
+	}
+	return s.askFirst(ctx, t, a, tasked, pre)
+}
+
+// isTask reports whether the call became a task (tasked closed, which answered does under
+// in.mu); if not, it never will.
+func (in *inputs) isTask(tasked <-chan struct{}) bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	select {
+	case <-tasked:
+		return true
+	default:
+		in.answered = nil
+		return false
+	}
+}
+
+// preTask is how the run of a call of Options.AskBeforeTask ended before it became a task.
+type preTask struct {
+	res   any
+	err   *jsonrpc.Error
+	asked map[string]Input
+}
+
+// askFirst answers a call of Options.AskBeforeTask: the task, once its function asked a
+// question the request answers (tasked closed); or, when the function ended first, the
+// questions it asked as an input_required result (post makes it from a.input), its protocol
+// error, or a task already ended with its result.
+func (s *Server) askFirst(ctx context.Context, t *task, a *answer, tasked <-chan struct{}, pre <-chan preTask) (any, *jsonrpc.Error) {
+	select {
+	case <-ctx.Done(): // the client went away: so does the call
+		t.cancel()
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "the request was cancelled")
+	case <-tasked:
+		if !s.tasks.start(t) {
+			t.cancel()
+			return nil, errTooManyTasks
+		}
+		return t.view(s.opts.TaskTTL, "task"), nil
+	case p := <-pre:
+		switch {
+		case len(p.asked) > 0:
+			a.input.mu.Lock()
+			a.input.asked = p.asked
+			a.input.mu.Unlock()
+			return struct{}{}, nil
+		case p.err != nil:
+			return nil, p.err
+		}
+		if !s.tasks.start(t) {
+			return nil, errTooManyTasks
+		}
+		t.end(p.res, nil)
+		return t.view(s.opts.TaskTTL, "task"), nil
+	}
 }
 
 // taskMethod answers tasks/get, tasks/cancel and tasks/update.

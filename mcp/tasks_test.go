@@ -217,3 +217,65 @@ func TestTaskInput(t *testing.T) {
 		t.Fatalf("result: %v", r["result"])
 	}
 }
+
+// TestTaskAskFirst: a function of Options.AskBeforeTask asks its client in input_required
+// rounds before it becomes a task: the first round answers the question, no task; the round
+// carrying the answer answers a task (no requestState), which runs on with it, a later
+// question waiting in the task. A function that asks nothing is a task already ended; one
+// whose client cannot answer gets -32021 and no task.
+func TestTaskAskFirst(t *testing.T) {
+	t.Parallel()
+	reg := registry.New()
+	q := mcp.Input{Method: "elicitation/create", Params: map[string]any{"message": "?"}}
+	reg.MustRegister("ask", func(ctx context.Context) (string, error) {
+		name, err := mcp.Ask(ctx, map[string]mcp.Input{"name": q})
+		if err != nil {
+			return "", err
+		}
+		more, err := mcp.Ask(ctx, map[string]mcp.Input{"more": q})
+		if err != nil {
+			return "", err
+		}
+		return string(name["name"]) + string(more["more"]), nil
+	}, registry.Requires(decl.Public))
+	reg.MustRegister("quiet", func() string { return "said nothing" }, registry.Requires(decl.Public))
+	h, err := fnapi.New(reg, fnapi.WithMCP(mcp.Options{TasksRequired: []string{"ask", "quiet"}, AskBeforeTask: []string{"ask", "quiet"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := serve(t, h)
+	withElicitation := strings.Replace(taskMeta, `clientCapabilities":{`, `clientCapabilities":{"elicitation":{},`, 1)
+	a := s.stateless("", "tools/call", "ask", `"name":"ask","arguments":{},`+withElicitation)
+	r := a.result()
+	state, _ := r["requestState"].(string)
+	if reqs, _ := r["inputRequests"].(map[string]any); r["resultType"] != "input_required" || reqs["name"] == nil || state == "" || r["taskId"] != nil {
+		t.Fatalf("round 1: %s, want input_required asking name, no task", a.body)
+	}
+	a = s.stateless("", "tools/call", "ask", fmt.Sprintf(`"name":"ask","arguments":{},"inputResponses":{"name":{"action":"accept","content":{"n":"Alice"}}},"requestState":%q,%s`, state, withElicitation))
+	r = a.result()
+	id, _ := r["taskId"].(string)
+	if r["resultType"] != "task" || id == "" || r["requestState"] != nil || r["inputRequests"] != nil {
+		t.Fatalf("round 2: %s, want a task", a.body)
+	}
+	get := func(id string) map[string]any {
+		return s.stateless("", "tasks/get", id, fmt.Sprintf(`"taskId":%q,%s`, id, withElicitation)).result()
+	}
+	testutil.Eventually(t, "the task waits for its second answer", func() bool { r = get(id); return r["status"] == "input_required" })
+	if reqs, _ := r["inputRequests"].(map[string]any); len(reqs) != 1 || reqs["more"] == nil {
+		t.Fatalf("tasks/get: %v, want input_required on more", r)
+	}
+	if a := s.stateless("", "tasks/update", id, fmt.Sprintf(`"taskId":%q,"inputResponses":{"more":{"action":"decline"}},%s`, id, withElicitation)); a.status != 200 {
+		t.Fatalf("tasks/update: %d %s", a.status, a.body)
+	}
+	testutil.Eventually(t, "the task completes", func() bool { r = get(id); return r["status"] == "completed" })
+	if !strings.Contains(fmt.Sprint(r["result"]), `{"action":"accept","content":{"n":"Alice"}}{"action":"decline"}`) {
+		t.Fatalf("result: %v, want both answers", r["result"])
+	}
+	a = s.stateless("", "tools/call", "quiet", `"name":"quiet","arguments":{},`+taskMeta)
+	if id, _ := a.result()["taskId"].(string); id == "" || get(id)["status"] != "completed" {
+		t.Errorf("a function that asks nothing: %s, want a task ended", a.body)
+	}
+	if a := s.stateless("", "tools/call", "ask", `"name":"ask","arguments":{},`+taskMeta); a.status != http.StatusBadRequest || a.errCode() != mcp.CodeMissingCapability {
+		t.Errorf("a client that cannot answer: %d %s, want 400 and -32021", a.status, a.body)
+	}
+}

@@ -175,39 +175,45 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 		Name     string
 		Progress any
 	}
-	m, mt := sess.params, sess.meta // a stateless request's, read once; a task reads its own copy
-	var ok bool
-	if m == nil || a.task {
+	var arguments, meta, token json.RawMessage
+	var f *registry.Func
+	if sess.stateless && !a.task { // read with the request (statelessSession); a task reads its own copy
+		p.Name, arguments, token, f = sess.name, sess.arguments, sess.progress, sess.tool
+	} else {
 		var buf [8]jsonobject.Member
-		if m, ok = jsonobject.ReadMembers(params, buf[:0]); !ok {
+		m, ok := jsonobject.ReadMembers(params, buf[:0])
+		if !ok {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "tools/call needs params, an object")
 		}
-		mt = nil
+		p.Name, _ = jsonrpc.String(m.Get("name"))
+		arguments, meta = m.Get("arguments"), m.Get("_meta")
+		f = x.Lookup(p.Name)
 	}
-	if p.Name, ok = jsonrpc.String(m.Get("name")); !ok || p.Name == "" {
+	if p.Name == "" {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "tools/call needs params.name")
 	}
 	var args map[string]json.RawMessage
-	if a := m.Get("arguments"); a != nil && string(a) != "null" {
+	if arguments != nil && string(arguments) != "null" {
 		args = make(map[string]json.RawMessage)
-		if !jsonobject.Read(a, args, false) {
+		if !jsonobject.Read(arguments, args, sess.stateless) { // a stateless request's body is lent (see post)
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "arguments must be an object")
 		}
 	}
-	if meta := m.Get("_meta"); meta != nil && mt == nil {
+	if meta != nil {
 		var buf [4]jsonobject.Member
-		if mt, ok = jsonobject.ReadMembers(meta, buf[:0]); !ok {
+		mt, ok := jsonobject.ReadMembers(meta, buf[:0])
+		if !ok {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "_meta must be an object")
 		}
+		token = mt.Get("progressToken")
 	}
-	if t := mt.Get("progressToken"); t != nil {
+	if token != nil {
 		var progress any // declared here: decoding into it allocates only with a token
-		if json.Unmarshal(t, &progress) != nil {
+		if json.Unmarshal(token, &progress) != nil {
 			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "_meta must be an object")
 		}
 		p.Progress = progress
 	}
-	f := x.Lookup(p.Name)
 	if f == nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "unknown tool: "+p.Name)
 	}
@@ -222,14 +228,13 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 		st = new(callState)
 	}
 	*st = callState{a: a, s: sess, progress: p.Progress}
-	ctx = withState(ctx, st)
 	var acc streamlink.State
 	if f.Streaming && st.progress != nil {
 		acc = streamlink.Start(f.Accumulator)
-		calllink.Of(c).Sink = &progressSink{ctx: ctx, st: st, acc: acc}
+		calllink.Of(c).Sink = &progressSink{ctx: withState(ctx, st), st: st, acc: acc}
 	}
 	a.called = true
-	v, err := x.Call(ctx, c)
+	v, err := x.CallWithValue(ctx, c, stateKey{}, st) // the function's context carries st (see stateOf)
 	if e := missingError(err); e != nil && a.input != nil {
 		return nil, e
 	}

@@ -95,6 +95,18 @@ func (h *Handler) readAll(w http.ResponseWriter, r *http.Request, limit int64) (
 	return b, bodyDone(w, rd, nil)
 }
 
+// readTo reads r's body into buf, up to limit bytes, within the body's time.
+func (h *Handler) readTo(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer, limit int64) error {
+	if r.ContentLength > limit {
+		return tooLarge(limit)
+	}
+	rd, body := h.bodyDeadline(w, r, r.Body)
+	if _, err := buf.ReadFrom(http.MaxBytesReader(w, body, limit)); err != nil {
+		return bodyDone(w, rd, readError(err, limit))
+	}
+	return bodyDone(w, rd, nil)
+}
+
 type readCloser struct {
 	io.Reader
 	io.Closer

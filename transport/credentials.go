@@ -92,8 +92,7 @@ func takeToken(args map[string]json.RawMessage, name string) (string, bool) {
 // http.CrossOriginProtection decides. Any other (Sec-Fetch-Site: same-site or none) is
 // neither.
 func (h *Handler) site(r *http.Request) (cross, same bool) {
-	fetch := r.Header.Get("Sec-Fetch-Site")
-	origin := r.Header.Get("Origin")
+	fetch, origin := first(r.Header["Sec-Fetch-Site"]), first(r.Header["Origin"]) // as Header.Get, the keys canonical
 	if origin != "" && h.listedOrigin(origin) {
 		return false, true
 	}
@@ -135,4 +134,12 @@ func (h *Handler) listedOrigin(origin string) bool {
 		}
 	}
 	return false
+}
+
+// first returns a header's first value, or "".
+func first(vs []string) string {
+	if len(vs) == 0 {
+		return ""
+	}
+	return vs[0]
 }

@@ -18,6 +18,7 @@ type callCtx struct {
 	parent   context.Context
 	deadline time.Time
 	conn     *wsConn // for CancelCall, over WebSocket
+	key, val any     // an endpoint's value (Exchange.CallWithValue); key nil: none
 
 	mu     sync.Mutex
 	inner  context.Context // context.WithDeadline(parent, deadline), once Done was asked for
@@ -81,12 +82,16 @@ func (c *callCtx) Err() error {
 	return nil
 }
 
-// Value answers the connection for CancelCall; other keys go to the real context, so that
+// Value answers the connection for CancelCall and an endpoint's value; other keys go to the
+// real context, so that
 // the context package's own lookups ([context.Cause], WithCancel finding its parent) see the
 // call's deadline rather than the parent's.
 func (c *callCtx) Value(key any) any {
 	if _, ok := key.(wsConnKey); ok && c.conn != nil {
 		return c.conn
+	}
+	if c.key != nil && key == c.key {
+		return c.val
 	}
 	return c.real().Value(key)
 }

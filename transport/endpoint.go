@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -58,6 +59,12 @@ func (x *Exchange) CrossSite() bool {
 // ReadBody reads the request body, up to limit bytes (REQUEST-TOO-LARGE past it), within the
 // body's time (Config.BodyTimeout and MinBodyRate).
 func (x *Exchange) ReadBody(limit int64) ([]byte, error) { return x.h.readAll(x.w, x.r, limit) }
+
+// ReadBodyTo reads the request body into buf, as ReadBody does: an endpoint that lends buf
+// from a pool reads a body without allocating it.
+func (x *Exchange) ReadBodyTo(buf *bytes.Buffer, limit int64) error {
+	return x.h.readTo(x.w, x.r, buf, limit)
+}
 
 // NewCall returns a call of f with args, carrying the request's tokens: the session cookie,
 // the key header, the _session and _key arguments (taken out of args), and on endpoints an API
@@ -130,11 +137,19 @@ func (x *Exchange) TokenDigest() [32]byte {
 // Call runs c through the interceptors and the function, with the deadline of a call
 // (Config.CallTimeout), or of a stream (Config.StreamTimeout) when c.Sink() is set.
 func (x *Exchange) Call(ctx context.Context, c *registry.Call) (any, error) {
+	return x.CallWithValue(ctx, c, nil, nil)
+}
+
+// CallWithValue is Call with the call's context carrying val under key, as
+// [context.WithValue] would, without a context of its own: an endpoint's state for its
+// functions (an MCP call's stream). key must be comparable; nil sets nothing.
+func (x *Exchange) CallWithValue(ctx context.Context, c *registry.Call, key, val any) (any, error) {
 	d := x.h.cfg.CallTimeout
 	if c.Sink() != nil {
 		d = x.h.cfg.StreamTimeout
 	}
 	cctx, cancel := newCallCtx(ctx, d, nil) // makes no timer unless the function waits on it
+	cctx.key, cctx.val = key, val
 	defer cancel()
 	return x.h.call(registry.WithCall(cctx, c), c)
 }

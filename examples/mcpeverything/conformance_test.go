@@ -54,7 +54,7 @@ var passing = map[string][]string{
 		// the tasks extension, run with the revision though not scored
 		"tasks-capability-negotiation", "tasks-wire-fields", "tasks-request-state-removal",
 		"tasks-request-headers", "tasks-lifecycle", "tasks-required-task-error",
-		"tasks-mrtr-input", "tasks-dispatch-and-envelope",
+		"tasks-mrtr-input", "tasks-dispatch-and-envelope", "tasks-mrtr-composition",
 	},
 }
 

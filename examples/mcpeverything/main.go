@@ -74,7 +74,7 @@ func handler(log *zap.Logger) (http.Handler, error) {
 	}
 	return fnapi.New(reg, fnapi.WithLogger(log), fnapi.WithNames(decl.Names{MountPath: "/"}),
 		fnapi.WithMCP(mcp.Options{Name: "mcpeverything", Version: "1.0.0", Resources: resources, Prompts: prompts,
-			Tasks: taskTools, TasksRequired: requiredTasks, InputSchemas: inputSchemas,
+			Tasks: taskTools, TasksRequired: requiredTasks, AskBeforeTask: askFirst, InputSchemas: inputSchemas,
 			// The suite runs every scenario from one address, one anonymous caller, and its
 			// tasks are kept an hour once ended: more than the default 16.
 			TasksPerCaller: 1000}))

@@ -10,10 +10,12 @@ import (
 )
 
 // taskTools are the functions a client of the tasks extension gets as tasks; requiredTasks
-// run only as tasks (a stateless client without the extension is refused).
+// run only as tasks (a stateless client without the extension is refused); askFirst ask
+// their client before they become tasks (mcp.Options.AskBeforeTask).
 var (
 	taskTools     = []string{"slow_compute", "protocol_error_job", "confirm_delete", "multi_input"}
-	requiredTasks = []string{"failing_job"}
+	requiredTasks = []string{"failing_job", "test_tool_with_task"}
+	askFirst      = []string{"test_tool_with_task"}
 )
 
 // registerTasks registers the fixtures of the suite's tasks scenarios: greet answers at once,
@@ -66,6 +68,20 @@ func registerTasks(reg *registry.Registry, opts ...registry.Option) error {
 		}
 		return text("name " + elicitation(answers["name"]) + ", color " + elicitation(answers["color"])), nil
 	}, append(opts, registry.Describe("Asks its user two questions at once: a task."))...); err != nil {
+		return err
+	}
+	// test_tool_with_task asks its user's name in an input_required round, then becomes a
+	// task that answers with it.
+	if err := reg.Register("test_tool_with_task", func(ctx context.Context) ([]mcp.Content, error) {
+		answers, err := mcp.Ask(ctx, map[string]mcp.Input{"user_name": {Method: "elicitation/create", Params: map[string]any{
+			"message":         "Your name?",
+			"requestedSchema": map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}},
+		}}})
+		if err != nil {
+			return nil, err
+		}
+		return text("Hello, " + elicitation(answers["user_name"])), nil
+	}, append(opts, registry.Describe("Asks its user's name, then runs as a task."))...); err != nil {
 		return err
 	}
 	if err := reg.Register("protocol_error_job", func() error {

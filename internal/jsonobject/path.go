@@ -11,6 +11,33 @@ func ReadPath(b []byte, levels [3]Members, path [2]string) ([3]Members, bool) {
 	return levels, ok && skipSpace(b, end) == len(b)
 }
 
+// plain marks the bytes of a name read as it is written: printable ASCII but '"' and '\\'.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// scanName reads the member name at b[i] as scanString and unquote do, in one pass when it is
+// plain ASCII, as an envelope's names are; it returns the offset just past it.
+func scanName(b []byte, i int) (int, string, bool) {
+	if i < len(b) && b[i] == '"' {
+		j := i + 1
+		for j < len(b) && plain[b[j]] {
+			j++
+		}
+		if j < len(b) && b[j] == '"' {
+			return j + 1, String(b[i+1 : j]), true
+		}
+	}
+	end, ok := scanString(b, i)
+	if !ok {
+		return 0, "", false
+	}
+	return end, unquote(b[i:end]), true
+}
+
 // readObject reads the object at b[i], which depth containers hold, into levels[k:] as
 // ReadPath does; it returns the offset just past it.
 func readObject(b []byte, i, depth int, levels [3]Members, k int, path [2]string) (int, [3]Members, bool) {
@@ -22,11 +49,10 @@ func readObject(b []byte, i, depth int, levels [3]Members, k int, path [2]string
 		return i + 1, levels, true
 	}
 	for {
-		end, ok := scanString(b, i)
+		end, name, ok := scanName(b, i)
 		if !ok {
 			return 0, levels, false
 		}
-		name := unquote(b[i:end])
 		start, ok := colon(b, end)
 		if !ok {
 			return 0, levels, false

@@ -82,20 +82,26 @@ func BenchmarkDirect(b *testing.B) {
 
 // BenchmarkClickHouse compares, on one ClickHouse server in one run, the direct path (four
 // goroutines storing through the store's Ingest) with the path through the queue (four
-// publishing, this process's consumer storing): records/s, the queue's to the last record
-// stored.
+// publishing, this process's consumer storing, gathering batches into larger writes):
+// records/s, the queue's to the last record stored, and the ClickHouse server's CPU per
+// record (ch-cpu-ns/record: its own work, the rollups' views and merges included).
 func BenchmarkClickHouse(b *testing.B) {
 	srv := testenv.ClickHouse(b)
 	url := testenv.NATS(b).URL
 	b.Run("direct", func(b *testing.B) {
-		report(b, openClickHouse(b, srv).Ingest)
+		store := openClickHouse(b, srv)
+		chcpu := srv.CPUTime()
+		n, perSecond, cpuPerRecord := ingestAll(b, store.Ingest)
+		b.ReportMetric(perSecond, "records/s")
+		b.ReportMetric(cpuPerRecord, "cpu-ns/record")
+		b.ReportMetric(float64(srv.CPUTime()-chcpu)/n, "ch-cpu-ns/record")
 	})
 	b.Run("queue", func(b *testing.B) {
 		store := openClickHouse(b, srv)
 		before := recordstest.Count(b, store)
 		pub, sub := open(b, url, false), open(b, url, true)
 		consume(b, sub, store)
-		start := time.Now()
+		chcpu, start := srv.CPUTime(), time.Now()
 		n, _, _ := ingestAll(b, pub.Ingest)
 		testutil.Until(b, 5*time.Minute, "every record stored", func() error {
 			if got := recordstest.Count(b, store) - before; got < int64(n) {
@@ -104,5 +110,6 @@ func BenchmarkClickHouse(b *testing.B) {
 			return nil
 		})
 		b.ReportMetric(n/time.Since(start).Seconds(), "records/s")
+		b.ReportMetric(float64(srv.CPUTime()-chcpu)/n, "ch-cpu-ns/record")
 	})
 }

@@ -22,13 +22,32 @@ const (
 	fetch   = 4
 )
 
+// A Gatherer is a records store whose cost of a write is mostly by write rather than by
+// record (ClickHouse: a part of each table, the views run once): the consumer gathers the
+// batches it fetched into one IngestBatches of at most GatherRecords records, waiting at most
+// GatherWait for them (records/clickhouse). IngestBatches stores every batch as IngestBatch
+// does, or fails; a batch refused for its content fails it whole.
+type Gatherer interface {
+	IngestBatches(ctx context.Context, bs []records.Batch) error
+}
+
+// GatherRecords bounds the records of one gathered write, GatherWait the wait for a fetch's
+// messages (a write's added latency); gatherFetch is how many messages a worker asks for at a
+// time (each holds at most maxPart records).
+const (
+	GatherRecords = 100_000
+	GatherWait    = 200 * time.Millisecond
+	gatherFetch   = 64
+)
+
 // Consume stores the stream's batches in store through the durable consumer Durable until ctx
 // ends, with Workers goroutines; it returns at once. A batch is acknowledged once
 // store.IngestBatch returned nil, with the message's id (its Nats-Msg-Id, else its stream
 // sequence) and Again when JetStream delivered it before; a batch that does not decode, or
 // that the store refuses for its content (a *records.BatchError), is published to DeadSubject
 // with the reason in the header Svc-Error, then acknowledged; a batch the store could not take
-// for another reason (unavailable) is given back (nak) to be delivered again after a delay.
+// for another reason (unavailable) is given back (nak) to be delivered again after a delay. A
+// store that is a Gatherer gets the batches of each fetch gathered (gather).
 // done is closed once every worker returned.
 func (q *Queue) Consume(ctx context.Context, store records.BatchStore) (done <-chan struct{}) {
 	var wg sync.WaitGroup
@@ -59,6 +78,11 @@ func (q *Queue) work(ctx context.Context, store records.BatchStore) {
 		case <-t.C:
 		}
 	}
+	g, gathers := store.(Gatherer)
+	n, wait := fetch, 2*time.Second
+	if gathers {
+		n, wait = gatherFetch, GatherWait
+	}
 	for ctx.Err() == nil {
 		if cons == nil {
 			s, err := q.streamOf(ctx)
@@ -73,18 +97,24 @@ func (q *Queue) work(ctx context.Context, store records.BatchStore) {
 				continue
 			}
 		}
-		batch, err := cons.Fetch(fetch, jetstream.FetchMaxWait(2*time.Second))
+		batch, err := cons.Fetch(n, jetstream.FetchMaxWait(wait))
 		if err != nil {
 			cons = nil
 			pause(err)
 			continue
 		}
-		for msg := range batch.Messages() {
-			if ctx.Err() != nil || q.nc.IsClosed() {
-				continue // left to be delivered again, to this node or another
+		msgs, stop := q.keep(batch.Messages())
+		if gathers {
+			q.gather(ctx, store, g, msgs)
+		} else {
+			for msg := range msgs {
+				if ctx.Err() != nil || q.nc.IsClosed() {
+					continue // left to be delivered again, to this node or another
+				}
+				q.handle(ctx, store, msg)
 			}
-			q.handle(ctx, store, msg)
 		}
+		stop()
 		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
 			cons = nil
 			pause(err)
@@ -96,25 +126,40 @@ func (q *Queue) work(ctx context.Context, store records.BatchStore) {
 
 // handle stores one message's batch and acknowledges it, dead-letters it, or gives it back.
 func (q *Queue) handle(ctx context.Context, store records.BatchStore, msg jetstream.Msg) {
+	b, delivered, err := q.batchOf(msg, false)
+	if err == nil {
+		err = q.store(func(ctx context.Context) error { return store.IngestBatch(ctx, b) })
+	}
+	q.answer(ctx, msg, b, delivered, err)
+}
+
+// batchOf decodes msg's batch, given Again when JetStream delivered it before or again is
+// true, and returns how many times JetStream delivered it; an error when it has no metadata
+// (then it is terminated and the batch's ID is "") or does not decode.
+func (q *Queue) batchOf(msg jetstream.Msg, again bool) (b records.Batch, delivered uint64, err error) {
 	meta, err := msg.Metadata()
 	if err != nil {
-		q.cfg.Log.Error("queue: a message without JetStream metadata", zap.Error(err))
-		_ = msg.Term()
-		return
+		return b, 0, err
 	}
-	b := records.Batch{ID: msg.Headers().Get(jetstream.MsgIDHeader), Again: meta.NumDelivered > 1}
+	b = records.Batch{ID: msg.Headers().Get(jetstream.MsgIDHeader), Again: again || meta.NumDelivered > 1}
 	if b.ID == "" || len(b.ID) > records.MaxBatchIDLen {
 		b.ID = "seq." + strconv.FormatUint(meta.Sequence.Stream, 10)
 	}
-	if b.Again {
+	if meta.NumDelivered > 1 && !again {
 		q.redelivered.Add(1)
 	}
 	b.Records, err = Decode(msg.Data())
-	if err == nil {
-		err = q.store(store, msg, b)
-	}
+	return b, meta.NumDelivered, err
+}
+
+// answer acknowledges msg when its batch b was stored (err nil), dead-letters it when it did
+// not decode or the store refused its content, and gives it back otherwise.
+func (q *Queue) answer(ctx context.Context, msg jetstream.Msg, b records.Batch, delivered uint64, err error) {
 	var bad *records.BatchError
 	switch {
+	case b.ID == "":
+		q.cfg.Log.Error("queue: a message without JetStream metadata", zap.Error(err))
+		_ = msg.Term()
 	case err == nil:
 		q.stored.Add(uint64(len(b.Records)))
 		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -128,18 +173,106 @@ func (q *Queue) handle(ctx context.Context, store records.BatchStore, msg jetstr
 		if ctx.Err() == nil {
 			q.cfg.Log.Warn("queue: storing a batch, it will come again", zap.String("batch", b.ID), zap.Error(err))
 		}
-		delay := min(time.Duration(meta.NumDelivered)*time.Second, 30*time.Second)
+		delay := min(time.Duration(delivered)*time.Second, 30*time.Second)
 		_ = msg.NakWithDelay(delay)
 	}
 }
 
-// store stores b, telling JetStream every AckWait/3 that the message is in progress, so that
-// it is not delivered again meanwhile. It does not end with Consume's context: a batch being
-// stored then is stored to the end (at most a minute) unless the Queue is closed, so that it
-// is acknowledged.
-func (q *Queue) store(store records.BatchStore, msg jetstream.Msg, b records.Batch) error {
+// gather stores the batches of a fetch's messages in writes of at most GatherRecords records
+// (g.IngestBatches), receiving every message first (at most GatherWait). Messages that do not
+// decode, and batches the store refuses for their content (each validated first), are
+// dead-lettered alone.
+func (q *Queue) gather(ctx context.Context, store records.BatchStore, g Gatherer, msgs <-chan jetstream.Msg) {
+	var all []jetstream.Msg
+	for msg := range msgs {
+		all = append(all, msg)
+	}
+	if len(all) == 0 || ctx.Err() != nil || q.nc.IsClosed() {
+		return // left to be delivered again, to this node or another
+	}
+	// Each message is decoded as its write is gathered: at most GatherRecords records and a
+	// message's are held decoded.
+	var group []item
+	size := 0
+	now := time.Now()
+	for _, msg := range all {
+		b, delivered, err := q.batchOf(msg, false)
+		if err == nil {
+			err = records.ValidateBatch(b.Records, now)
+		}
+		if err != nil {
+			q.answer(ctx, msg, b, delivered, err)
+			continue
+		}
+		if len(group) > 0 && size+len(b.Records) > GatherRecords {
+			q.write(ctx, store, g, group)
+			group, size = nil, 0
+		}
+		group = append(group, item{msg, b, delivered})
+		size += len(b.Records)
+	}
+	if len(group) > 0 {
+		q.write(ctx, store, g, group)
+	}
+}
+
+// write stores the batches of group in one g.IngestBatches and answers their messages; when
+// it fails for another reason than the store's availability, each batch is stored again alone,
+// given Again (some may be stored).
+func (q *Queue) write(ctx context.Context, store records.BatchStore, g Gatherer, group []item) {
+	if ctx.Err() != nil || q.nc.IsClosed() {
+		return // left to be delivered again, to this node or another
+	}
+	bs := make([]records.Batch, len(group))
+	for i, it := range group {
+		bs[i] = it.b
+	}
+	err := q.store(func(ctx context.Context) error { return g.IngestBatches(ctx, bs) })
+	for _, it := range group {
+		if err != nil && !errors.Is(err, records.ErrUnavailable) {
+			it.b.Again = true
+			q.answer(ctx, it.msg, it.b, it.delivered, q.store(func(ctx context.Context) error { return store.IngestBatch(ctx, it.b) }))
+			continue
+		}
+		q.answer(ctx, it.msg, it.b, it.delivered, err)
+	}
+}
+
+// item is a fetched message and its batch, decoded.
+type item struct {
+	msg       jetstream.Msg
+	b         records.Batch
+	delivered uint64
+}
+
+// store calls ingest with a context that does not end with Consume's: a write under way then
+// is done to the end (at most a minute) unless the Queue is closed, so that its batches are
+// acknowledged.
+func (q *Queue) store(ingest func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(q.life, time.Minute)
+	defer cancel()
+	return ingest(ctx)
+}
+
+// keep passes on the messages of a fetch, telling JetStream every AckWait/3 until stop is
+// called that each is in progress, from its delivery to its answer (which ends it): none is
+// delivered again while it waits behind others of its fetch or is stored. (A message that
+// waited in a fetch unkept was delivered to another worker meanwhile, which stored it too
+// before the first wrote its id.)
+func (q *Queue) keep(in <-chan jetstream.Msg) (out <-chan jetstream.Msg, stop func()) {
+	var mu sync.Mutex
+	var held []jetstream.Msg
+	pass := make(chan jetstream.Msg, max(cap(in), gatherFetch)) // every message of a fetch
 	done := make(chan struct{})
-	defer close(done)
+	go func() {
+		defer close(pass)
+		for m := range in {
+			mu.Lock()
+			held = append(held, m)
+			mu.Unlock()
+			pass <- m
+		}
+	}()
 	go func() {
 		t := time.NewTicker(q.cfg.AckWait / 3)
 		defer t.Stop()
@@ -148,13 +281,15 @@ func (q *Queue) store(store records.BatchStore, msg jetstream.Msg, b records.Bat
 			case <-done:
 				return
 			case <-t.C:
-				_ = msg.InProgress()
+				mu.Lock()
+				for _, m := range held {
+					_ = m.InProgress() // fails at once, unsent, for a message answered
+				}
+				mu.Unlock()
 			}
 		}
 	}()
-	ctx, cancel := context.WithTimeout(q.life, time.Minute)
-	defer cancel()
-	return store.IngestBatch(ctx, b)
+	return pass, func() { close(done) }
 }
 
 // deadLetter publishes msg's data to DeadSubject with why in Svc-Error, then acknowledges

@@ -3,6 +3,7 @@ package queue_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -68,13 +69,18 @@ func TestConsumerDiesOtherTakesOver(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	doneA := a.Consume(ctx, store)
 	consume(t, b, store)
-	publish(t, pub, 1, 6, 1000, 1_700_000_000)
-	testutil.Eventually(t, "the first node storing", func() bool { return a.Status(context.Background(), time.Now()).Stored > 0 })
+	// A batch at a time until the first node stored one (the other may gather several).
+	sent := 0
+	testutil.Eventually(t, "the first node storing", func() bool {
+		publish(t, pub, 1, 1, 1000, 1_700_000_000+int64(sent))
+		sent++
+		return a.Status(context.Background(), time.Now()).Stored > 0
+	})
 	a.Close()
 	cancel()
 	<-doneA
 	publish(t, pub, 1, 6, 1000, 1_700_001_000)
-	waitStored(t, b, store, 2*6*1000)
+	waitStored(t, b, store, int64(sent+6)*1000)
 }
 
 // TestClickHouseDown kills the ClickHouse server the consumer stores into during a steady
@@ -158,5 +164,59 @@ func TestClickHouseRedelivered(t *testing.T) {
 	waitStored(t, sub, store, 2*15*200)
 	if st := sub.Status(context.Background(), time.Now()); st.Redelivered < 15 {
 		t.Errorf("status %+v: want at least 15 batches redelivered", st)
+	}
+}
+
+// lossyGather is a ClickHouse store whose gathered writes fail after storing: of every three
+// gathered writes of first deliveries, one stores the rows without their ids and one stores
+// whole but its answer is lost. It counts the writes and their batches.
+type lossyGather struct {
+	*clickhouse.Store
+	n, writes, batches atomic.Int64
+}
+
+func (l *lossyGather) IngestBatches(ctx context.Context, bs []records.Batch) error {
+	l.writes.Add(1)
+	l.batches.Add(int64(len(bs)))
+	if slices.ContainsFunc(bs, func(b records.Batch) bool { return b.Again }) {
+		return l.Store.IngestBatches(ctx, bs)
+	}
+	switch l.n.Add(1) % 3 {
+	case 1:
+		var recs []records.Record
+		for _, b := range bs {
+			recs = append(recs, b.Records...)
+		}
+		if err := l.Store.Ingest(ctx, recs); err != nil {
+			return err
+		}
+		return fmt.Errorf("rows stored, ids not: %w", records.ErrUnavailable)
+	case 2:
+		if err := l.Store.IngestBatches(ctx, bs); err != nil {
+			return err
+		}
+		return fmt.Errorf("answer lost: %w", records.ErrUnavailable)
+	}
+	return l.Store.IngestBatches(ctx, bs)
+}
+
+// TestClickHouseGatheredRedelivered checks exactly-once on ClickHouse for batches the consumer
+// gathered into one write, delivered again (and gathered otherwise) after ClickHouse stored
+// them but before the acknowledgement, with their ids stored or without: every record is
+// stored once, in fewer writes than batches.
+func TestClickHouseGatheredRedelivered(t *testing.T) {
+	t.Parallel()
+	nats := testenv.NATS(t)
+	store := openClickHouse(t, testenv.ClickHouse(t))
+	pub, sub := open(t, nats.URL, false), open(t, nats.URL, true)
+	publish(t, pub, 3, 20, 300, 1_700_000_000)
+	lossy := &lossyGather{Store: store}
+	consume(t, sub, lossy)
+	waitStored(t, sub, store, 3*20*300)
+	if st := sub.Status(context.Background(), time.Now()); st.Redelivered < 10 {
+		t.Errorf("status %+v: want at least 10 batches redelivered", st)
+	}
+	if w, b := lossy.writes.Load(), lossy.batches.Load(); w == 0 || w >= b {
+		t.Errorf("%d gathered writes of %d batches: want several batches a write", w, b)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -265,5 +266,46 @@ func TestMaxInFlight(t *testing.T) {
 			t.Errorf("MaxInFlight %d, a batch of %d bytes: %v", tc.max, size, err)
 		}
 		q.Close()
+	}
+}
+
+// gathering is a store that takes gathered writes (queue.Gatherer) as IngestBatch of each of
+// their batches, and keeps their sizes.
+type gathering struct {
+	records.BatchStore
+	mu     sync.Mutex
+	writes []int // the records of each write
+}
+
+func (g *gathering) IngestBatches(ctx context.Context, bs []records.Batch) error {
+	n := 0
+	for _, b := range bs {
+		if err := g.BatchStore.IngestBatch(ctx, b); err != nil {
+			return err
+		}
+		n += len(b.Records)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.writes = append(g.writes, n)
+	return nil
+}
+
+// TestGatheredWritesBounded publishes 40 batches of 7,000 records before a consumer starts, into
+// a store that takes gathered writes: the consumer stores them in fewer writes than batches,
+// none of more than queue.GatherRecords records, every record once.
+func TestGatheredWritesBounded(t *testing.T) {
+	t.Parallel()
+	srv := testenv.NATS(t)
+	pub, sub := open(t, srv.URL, false), open(t, srv.URL, true)
+	publish(t, pub, 4, 10, 7000, 1_700_000_000)
+	duck := openDuckDB(t)
+	store := &gathering{BatchStore: duck}
+	consume(t, sub, store)
+	waitStored(t, sub, duck, 40*7000)
+	store.mu.Lock()
+	defer store.mu.Unlock()
+	if len(store.writes) == 0 || len(store.writes) >= 40 || slices.Max(store.writes) > queue.GatherRecords || slices.Max(store.writes) < 2*7000 {
+		t.Errorf("writes of %v records: want fewer than 40, some of several batches, none above %d", store.writes, queue.GatherRecords)
 	}
 }

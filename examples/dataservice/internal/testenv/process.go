@@ -1,11 +1,15 @@
 package testenv
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,3 +65,29 @@ func (p *process) stop() {
 	_ = p.cmd.Wait()
 	p.cmd = nil
 }
+
+// CPUTime returns the CPU time (user and system, every thread's) the running server has used
+// so far, from /proc (Linux; 0 elsewhere or when it is not running), at the kernel's clock
+// tick (10 ms): benchmarks report a server's CPU per unit of work beside their own.
+func (p *process) CPUTime() time.Duration {
+	if p.cmd == nil {
+		return 0
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command's name, which is in parentheses and may hold spaces:
+	// state is the first, utime the 12th and stime the 13th.
+	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * (time.Second / clockTicks)
+}
+
+// clockTicks is the kernel's USER_HZ, the unit of /proc's CPU times: 100 on every Linux
+// architecture Go supports.
+const clockTicks = 100

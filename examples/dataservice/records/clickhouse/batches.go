@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -34,67 +35,123 @@ type batches struct {
 }
 
 // IngestBatch stores b.Records as Ingest does (one INSERT of one block), then b.ID in
-// batchesTable. ClickHouse 18.16 has no transaction over two tables, nor insert deduplication
-// outside replicated tables: the rows of a block whose answer never came (the server killed
-// after writing its part, while it fed the rollups) or whose id was not written (this process
-// killed in between) are stored without their id. So a batch given Again whose id is missing
-// is compared with the rows stored in its time span, and only the records the store lacks are
-// stored (a shard's part written, another's not, in a cluster): a record is taken for stored
-// when a row equal in every column is, so that of two equal records (same time slice,
-// conversation, exporter and counts) in two batches, the second, given Again after such a
-// failure, would be lost. Batches given Again are serialised in this process; two processes
-// storing one batch at once (the consumer keeps a batch from being delivered again while it
-// stores it) could both store it. The rollups follow the records (repair.go).
+// batchesTable: IngestBatches of b alone.
 func (s *Store) IngestBatch(ctx context.Context, b records.Batch) error {
-	if b.ID == "" || len(b.ID) > records.MaxBatchIDLen {
-		return fmt.Errorf("records: batch id of %d bytes, want 1 to %d", len(b.ID), records.MaxBatchIDLen)
+	return s.IngestBatches(ctx, []records.Batch{b})
+}
+
+// IngestBatches stores the records of bs in one INSERT of one block, then their ids in one
+// INSERT into batchesTable: ClickHouse's cost of an insert is mostly by block (a part of the
+// records table and one of each rollup's, the views run once), so the queue's consumer gathers
+// the batches it fetched (queue.Gatherer). A batch refused for its content (its
+// *records.BatchError) or of an invalid id fails the call before anything is stored; one
+// without records is skipped. ClickHouse 18.16 has no transaction over two tables, nor insert
+// deduplication outside replicated tables: the rows of a block whose answer never came (the
+// server killed after writing its part, while it fed the rollups) or whose ids were not
+// written (this process killed in between) are stored without their ids. So a batch given
+// Again whose id is missing is compared with the rows stored in its time span, and only the
+// records the store lacks are stored (a shard's part written, another's not, in a cluster): a
+// record is taken for stored when a row equal in every column is, so that of two equal
+// records (same time slice, conversation, exporter and counts) in two batches, the second,
+// given Again after such a failure, would be lost. Batches given Again are serialised in this
+// process; two processes storing one batch at once (the consumer keeps a batch from being
+// delivered again while it stores it) could both store it. The rollups follow the records
+// (repair.go).
+func (s *Store) IngestBatches(ctx context.Context, bs []records.Batch) error {
+	now := time.Now()
+	for _, b := range bs {
+		if b.ID == "" || len(b.ID) > records.MaxBatchIDLen {
+			return fmt.Errorf("records: batch id of %d bytes, want 1 to %d", len(b.ID), records.MaxBatchIDLen)
+		}
+		if err := records.ValidateBatch(b.Records, now); err != nil {
+			return err
+		}
 	}
-	if len(b.Records) == 0 {
+	bs = slices.DeleteFunc(slices.Clone(bs), func(b records.Batch) bool { return len(b.Records) == 0 })
+	if len(bs) == 0 {
 		return nil
-	}
-	if err := records.ValidateBatch(b.Records, time.Now()); err != nil {
-		return err
 	}
 	if err := s.ensureBatches(ctx); err != nil {
 		return err
 	}
-	newest := records.BatchSpan(b.Records).To - 1
-	if b.Again {
-		h := fnv.New32a()
-		h.Write([]byte(b.ID))
-		mu := &s.batches.again[h.Sum32()%uint32(len(s.batches.again))]
-		mu.Lock()
-		defer mu.Unlock()
-		var n uint64
-		if err := s.conn.QueryRow(ctx, "SELECT count() FROM "+batchesTable+" WHERE id = ?", b.ID).Scan(&n); err != nil {
-			return fmt.Errorf("records: batch %s: %w", b.ID, unavailable(err))
+	newest := make([]int64, len(bs))
+	for i, b := range bs {
+		newest[i] = records.BatchSpan(b.Records).To - 1
+	}
+	defer s.lockAgain(bs)()
+	stored := make([]bool, len(bs))
+	for i := range bs {
+		if !bs[i].Again {
+			continue
 		}
-		if n > 0 {
-			return nil
+		var n uint64
+		if err := s.conn.QueryRow(ctx, "SELECT count() FROM "+batchesTable+" WHERE id = ?", bs[i].ID).Scan(&n); err != nil {
+			return fmt.Errorf("records: batch %s: %w", bs[i].ID, unavailable(err))
+		}
+		if stored[i] = n > 0; stored[i] {
+			bs[i].Records = nil
+			continue
 		}
 		// The rows may be stored without the id (see above): store those that are not.
-		recs, err := s.missing(ctx, b.Records)
+		recs, err := s.missing(ctx, bs[i].Records)
 		if err != nil {
-			return fmt.Errorf("records: batch %s: %w", b.ID, unavailable(err))
+			return fmt.Errorf("records: batch %s: %w", bs[i].ID, unavailable(err))
 		}
-		b.Records = recs
+		bs[i].Records = recs
 	}
-	if len(b.Records) > 0 {
-		if err := s.Ingest(ctx, b.Records); err != nil {
+	parts := make([][]records.Record, 0, len(bs))
+	for _, b := range bs {
+		if len(b.Records) > 0 {
+			parts = append(parts, b.Records)
+		}
+	}
+	if len(parts) > 0 {
+		if err := s.ingest(ctx, parts...); err != nil {
 			return err
 		}
 	}
+	if !slices.Contains(stored, false) {
+		return nil
+	}
 	w, err := s.conn.PrepareBatch(ctx, "INSERT INTO "+batchesTable+" (id, time)")
 	if err == nil {
-		if err = w.Append(b.ID, newest); err == nil {
+		for i := range bs {
+			if err == nil && !stored[i] {
+				err = w.Append(bs[i].ID, newest[i])
+			}
+		}
+		if err == nil {
 			err = w.Send()
 		}
 		w.Close()
 	}
 	if err != nil {
-		return fmt.Errorf("records: batch %s stored, its id not: %w", b.ID, unavailable(err))
+		return fmt.Errorf("records: %d batches stored, their ids not: %w", len(bs), unavailable(err))
 	}
 	return nil
+}
+
+// lockAgain locks the mutexes of the batches of bs given Again, in order (two calls never
+// wait for each other's), and returns what unlocks them.
+func (s *Store) lockAgain(bs []records.Batch) (unlock func()) {
+	var held []int
+	for _, b := range bs {
+		if b.Again {
+			h := fnv.New32a()
+			h.Write([]byte(b.ID))
+			held = append(held, int(h.Sum32()%uint32(len(s.batches.again))))
+		}
+	}
+	slices.Sort(held)
+	held = slices.Compact(held)
+	for _, i := range held {
+		s.batches.again[i].Lock()
+	}
+	return func() {
+		for _, i := range held {
+			s.batches.again[i].Unlock()
+		}
+	}
 }
 
 // ensureBatches creates batchesTable unless done before.

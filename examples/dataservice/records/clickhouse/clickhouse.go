@@ -306,18 +306,32 @@ func (s *Store) Ingest(ctx context.Context, recs []records.Record) error {
 	if err := records.ValidateBatch(recs, time.Now()); err != nil {
 		return err
 	}
+	return s.ingest(ctx, recs)
+}
+
+// ingest inserts the records of parts, validated, as one block in one INSERT.
+func (s *Store) ingest(ctx context.Context, parts ...[]records.Record) error {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
 	s.trusted(ctx, false)
 	s.rollup.writing.RLock()
 	defer s.rollup.writing.RUnlock()
-	if err := s.insert(ctx, recs); err != nil {
+	if err := s.insert(ctx, n, parts); err != nil {
 		// Some of the batch's records may be stored without their rollup rows.
-		s.rollup.suspect(recordDays(recs), false)
-		return fmt.Errorf("records: ingest %d records: %w", len(recs), unavailable(err))
+		var days []int64
+		for _, p := range parts {
+			days = append(days, recordDays(p)...)
+		}
+		s.rollup.suspect(days, false)
+		return fmt.Errorf("records: ingest %d records: %w", n, unavailable(err))
 	}
 	return nil
 }
 
-func (s *Store) insert(ctx context.Context, recs []records.Record) error {
+// insert sends the n records of parts as one block, built column by column.
+func (s *Store) insert(ctx context.Context, n int, parts [][]records.Record) error {
 	ctx = clickhouse.Context(ctx, clickhouse.WithSettings(clickhouse.Settings{"insert_distributed_sync": 1}))
 	names, kinds := records.SQLColumns()
 	b, err := s.conn.PrepareBatch(ctx, "INSERT INTO "+s.table+" ("+joinNames(names)+")")
@@ -325,13 +339,15 @@ func (s *Store) insert(ctx context.Context, recs []records.Record) error {
 		return err
 	}
 	defer b.Close()
-	cols := newColumns(kinds, len(recs))
+	cols := newColumns(kinds, n)
 	var rb records.RowBuilder
 	row := make([]driver.Value, 0, len(names))
-	for i := range recs {
-		row = rb.AppendRow(row[:0], &recs[i])
-		for j, v := range row {
-			cols[j].add(v)
+	for _, recs := range parts {
+		for i := range recs {
+			row = rb.AppendRow(row[:0], &recs[i])
+			for j, v := range row {
+				cols[j].add(v)
+			}
 		}
 	}
 	for i, c := range cols {
