@@ -65,6 +65,11 @@ type Limits struct {
 	// TemplateTTL is how long a template, a sampling rate or an exporter lives without being
 	// heard of again. Default: one hour (Cisco routers resend templates every 30 minutes).
 	TemplateTTL time.Duration
+	// MaxHTTPHosts and MaxHTTPPaths bound the distinct hosts and paths (folded) of the HTTP
+	// records of one exporter's flows of one hour (nProbe's and Cisco AVC's fields, package
+	// doc): past them a record's host is "" and its path "{other}", as the probe's are
+	// (capture.HTTPStrings; its methods too: 64 an hour). Default: 10,000 each.
+	MaxHTTPHosts, MaxHTTPPaths int
 	// Workers is how many goroutines decode datagrams. Default: GOMAXPROCS.
 	Workers int
 }
@@ -90,6 +95,8 @@ func (l *Limits) defaults() {
 	set(&l.MaxTemplateFields, 4096)
 	set(&l.MaxFieldsPerTemplate, 256)
 	setD(&l.TemplateTTL, time.Hour)
+	set(&l.MaxHTTPHosts, 10_000)
+	set(&l.MaxHTTPPaths, 10_000)
 	set(&l.Workers, runtime.GOMAXPROCS(0))
 }
 

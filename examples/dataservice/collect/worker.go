@@ -69,6 +69,9 @@ func (c *Collector) decode(d datagram, b *batch, flows []Flow, recs []records.Re
 				d.ex.invalid.Add(1)
 				continue
 			}
+			if r.Layer == records.LayerHTTP {
+				c.boundHTTP(d.ex, &r)
+			}
 			b.add(r)
 		}
 	}
