@@ -20,9 +20,9 @@
 // DeadSubject for those the store refused.
 //
 // Consuming, exactly once. A batch is acknowledged only after the store's IngestBatch
-// returned nil; a store that is a Gatherer (ClickHouse, whose cost is mostly by insert) gets
-// the batches of each fetch gathered into writes of at most GatherRecords records, each batch
-// acknowledged after its write. Every message of a fetch is kept in progress from its
+// returned nil; a store that is a Gatherer (ClickHouse, whose cost is mostly by insert;
+// DuckDB, by commit) gets the batches of each fetch gathered into writes of at most
+// GatherRecords records, each batch acknowledged after its write. Every message of a fetch is kept in progress from its
 // delivery to its answer. JetStream delivers a batch again when its acknowledgement did not arrive
 // (the consuming node died, the store's answer was lost): the store recognises its id
 // (records.BatchStore: DuckDB keeps the ids in the transaction of the rows; ClickHouse writes

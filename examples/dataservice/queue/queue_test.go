@@ -35,6 +35,9 @@ func open(t testing.TB, urls string, consume bool) *queue.Queue {
 }
 
 // openDuckDB opens a DuckDB store in a temporary directory, closed with the test.
+// DuckDB's cost of a write is mostly by commit: the consumer gathers its batches.
+var _ queue.Gatherer = (*duckdb.Store)(nil)
+
 func openDuckDB(t testing.TB) *duckdb.Store {
 	t.Helper()
 	s, err := duckdb.Open(context.Background(), t.TempDir())
@@ -307,5 +310,43 @@ func TestGatheredWritesBounded(t *testing.T) {
 	defer store.mu.Unlock()
 	if len(store.writes) == 0 || len(store.writes) >= 40 || slices.Max(store.writes) > queue.GatherRecords || slices.Max(store.writes) < 2*7000 {
 		t.Errorf("writes of %v records: want fewer than 40, some of several batches, none above %d", store.writes, queue.GatherRecords)
+	}
+}
+
+// lossyDuck is a DuckDB store one of whose gathered writes of first deliveries in three
+// stores whole but has its answer lost. It counts the writes and their batches.
+type lossyDuck struct {
+	*duckdb.Store
+	n, writes, batches atomic.Int64
+}
+
+func (l *lossyDuck) IngestBatches(ctx context.Context, bs []records.Batch) error {
+	l.writes.Add(1)
+	l.batches.Add(int64(len(bs)))
+	err := l.Store.IngestBatches(ctx, bs)
+	if err == nil && !slices.ContainsFunc(bs, func(b records.Batch) bool { return b.Again }) && l.n.Add(1)%3 == 2 {
+		return fmt.Errorf("answer lost: %w", records.ErrUnavailable)
+	}
+	return err
+}
+
+// TestDuckDBGatheredRedelivered checks exactly-once on DuckDB for batches the consumer
+// gathered into one write (one commit), delivered again, and gathered otherwise, after DuckDB
+// stored them but before the acknowledgement: every record is stored once, in fewer writes
+// than batches.
+func TestDuckDBGatheredRedelivered(t *testing.T) {
+	t.Parallel()
+	srv := testenv.NATS(t)
+	store := openDuckDB(t)
+	pub, sub := open(t, srv.URL, false), open(t, srv.URL, true)
+	publish(t, pub, 3, 20, 300, 1_700_000_000)
+	lossy := &lossyDuck{Store: store}
+	consume(t, sub, lossy)
+	waitStored(t, sub, store, 3*20*300)
+	if st := sub.Status(context.Background(), time.Now()); st.Redelivered < 10 {
+		t.Errorf("status %+v: want at least 10 batches redelivered", st)
+	}
+	if w, b := lossy.writes.Load(), lossy.batches.Load(); w == 0 || w >= b {
+		t.Errorf("%d gathered writes of %d batches: want several batches a write", w, b)
 	}
 }

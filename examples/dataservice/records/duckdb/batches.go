@@ -24,27 +24,64 @@ var _ records.BatchStore = (*Store)(nil)
 
 // IngestBatch stores b.Records as Ingest does, with b.ID in the same transaction, unless a
 // batch of that id is stored already: then it returns nil and stores nothing. Every call
-// checks, Again or not: the check is one query for a whole group commit.
+// checks, Again or not: the check is one query for a whole group commit. It is IngestBatches
+// of b alone.
 func (s *Store) IngestBatch(ctx context.Context, b records.Batch) error {
-	if b.ID == "" || len(b.ID) > records.MaxBatchIDLen {
-		return fmt.Errorf("records: batch id of %d bytes, want 1 to %d", len(b.ID), records.MaxBatchIDLen)
+	return s.IngestBatches(ctx, []records.Batch{b})
+}
+
+// IngestBatches stores the batches of bs as IngestBatch does each, in one group commit
+// (several members of one group, joined together) when they fit in maxGroup records with the
+// batches already waiting, else in as many as they take: DuckDB's cost of a commit is about
+// 10 ms whatever its size (the records and five rollups), so the queue's consumer gathers the
+// batches it fetched (queue.Gatherer). A batch whose id is stored, or repeated in bs, is
+// skipped; one without records too. A batch refused for its content (its *records.BatchError)
+// or of an invalid id fails the call before anything is stored; a failed commit fails it,
+// with the batches of other commits of the call possibly stored.
+func (s *Store) IngestBatches(ctx context.Context, bs []records.Batch) error {
+	return s.ingestBatches(ctx, bs, s.commit)
+}
+
+// ingestBatches is IngestBatches, committing each group through commit.
+func (s *Store) ingestBatches(ctx context.Context, bs []records.Batch, commit func(context.Context, []*member) error) error {
+	now := time.Now()
+	var span records.Span
+	var recs [][]records.Record
+	var ids []string
+	for _, b := range bs {
+		if b.ID == "" || len(b.ID) > records.MaxBatchIDLen {
+			return fmt.Errorf("records: batch id of %d bytes, want 1 to %d", len(b.ID), records.MaxBatchIDLen)
+		}
+		if len(b.Records) == 0 {
+			continue
+		}
+		if err := records.ValidateBatch(b.Records, now); err != nil {
+			return err
+		}
+		bsp := records.BatchSpan(b.Records)
+		if len(recs) == 0 {
+			span = bsp
+		}
+		span.From, span.To = min(span.From, bsp.From), max(span.To, bsp.To)
+		recs = append(recs, b.Records)
+		ids = append(ids, b.ID)
 	}
-	if len(b.Records) == 0 {
+	if len(recs) == 0 {
 		return nil
-	}
-	if err := records.ValidateBatch(b.Records, time.Now()); err != nil {
-		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("records: ingest: %w", err)
 	}
-	span := records.BatchSpan(b.Records)
 	s.changes.Touch(span.From, span.To)
 	defer s.changes.Touch(span.From, span.To)
-	if err := s.ingestGrouped(ctx, s.group.join(b.Records, b.ID), s.commit); err != nil {
-		return fmt.Errorf("records: ingest batch %s: %w", b.ID, err)
+	var first error
+	for i, m := range s.group.joinAll(recs, ids) {
+		// Once the first member's group is committed, the others it took answer at once.
+		if err := s.ingestGrouped(ctx, m, commit); err != nil && first == nil {
+			first = fmt.Errorf("records: ingest batch %s: %w", ids[i], err)
+		}
 	}
-	return nil
+	return first
 }
 
 // unstored returns the members of ms to store, without those of a batch id stored before or

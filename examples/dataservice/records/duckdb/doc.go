@@ -39,7 +39,9 @@
 // the queue with the context's error and nothing stored; once a leader took its batch, the call
 // waits for that commit's result instead (the commit does not stop for one member's deadline). The
 // log is checkpointed into the file every 128 MB of log rather than DuckDB's 16 MB, since
-// checkpoints cost ingest most; a crash then replays up to 128 MB of log.
+// checkpoints cost ingest most; a crash then replays up to 128 MB of log. IngestBatches
+// (queue.Gatherer) joins its batches together, so the queue's consumer puts a fetch's batches
+// in one commit, whose cost is about 10 ms whatever its size.
 //
 // Rollups (rollups.go, rollup_write.go, rollup_mark.go). DuckDB keeps the records summed per bucket
 // of time and per value of some keys, in eight tables, each described once (duckRollups: table,

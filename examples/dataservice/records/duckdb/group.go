@@ -38,6 +38,19 @@ func (g *group) join(recs []records.Record, id string) *member {
 	return m
 }
 
+// joinAll queues each of recs, with the id of the same index, in one step: a leader takes
+// them together, as far as maxGroup allows.
+func (g *group) joinAll(recs [][]records.Record, ids []string) []*member {
+	ms := make([]*member, len(recs))
+	for i := range recs {
+		ms[i] = &member{recs: recs[i], id: ids[i], done: make(chan error, 1)}
+	}
+	g.mu.Lock()
+	g.queue = append(g.queue, ms...)
+	g.mu.Unlock()
+	return ms
+}
+
 // take makes the caller of m the leader: it returns m and the batches queued after or before
 // it, up to maxGroup records, all marked taken; nil when another leader took m already.
 func (g *group) take(m *member) []*member {
