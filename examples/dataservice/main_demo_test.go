@@ -89,6 +89,22 @@ func TestDemoShowroom(t *testing.T) {
 	if asns < 3 || countries < 3 || names < 3 || ifs < 3 {
 		t.Errorf("%d AS numbers, %d countries, %d server names, %d named interfaces: want at least 3 each", asns, countries, names, ifs)
 	}
+	// The demo's routes (no -bgp here): AS paths and communities on both sides, and the route
+	// panel's query on the partner's API answers its route.
+	for _, side := range []string{"server", "client"} {
+		paths := 0
+		for _, r := range rows("traffic BY " + side + ".as_path, " + side + ".communities TOP 50") {
+			if r[0][0] != nil && r[0][1] != nil {
+				paths++
+			}
+		}
+		if paths < 2 {
+			t.Errorf("traffic BY %s.as_path, %s.communities: %d routes, want at least 2", side, side, paths)
+		}
+	}
+	if got := fmt.Sprint(rows("records BY server.as_path, server.communities WHERE server.ip = 203.0.113.40 TOP 20")); !strings.HasPrefix(got, "[[[[64511 65536] [64496:100 64496:1:64511]]") {
+		t.Errorf("the partner's API's routes: %s, want AS64511 › AS65536 and its communities", got)
+	}
 
 	var dashboards []struct{ ID, Title string }
 	if err := c.Call(ctx, "list-dashboards", nil, &dashboards); err != nil {

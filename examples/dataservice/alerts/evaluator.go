@@ -130,7 +130,7 @@ func (e *Evaluator) Tick(ctx context.Context, now time.Time) error {
 			return
 		}
 		for _, r := range due[q] {
-			e.s.evaluated(r.ID, now, err)
+			e.s.evaluated(r, now, err)
 		}
 		if err != nil {
 			return

@@ -145,6 +145,10 @@ func protocolOf(v any) (uint8, bool) {
 	return 0, false
 }
 
+// noSpeaker is why a bgp channel announces nothing on a node without a speaker: the rule's
+// warning, and the reason of each firing group's route, refused.
+const noSpeaker = "the node evaluating the rules runs without -bgp: its bgp channels announce nothing"
+
 // checkBGP validates the bgp channels of a rule with query: BGP on (Options.Announcer), a
 // known kind, each once, a query that groups by an address, and an administrator calling.
 func (s *Service) checkBGP(ctx context.Context, query string, kinds []string) error {

@@ -19,6 +19,8 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 	"github.com/fnapi/fnapi/examples/dataservice/records/duckdb"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 // announcer stands for the BGP speaker: it records the calls, and what is announced.
@@ -404,4 +406,46 @@ func TestMitigationOnArrival(t *testing.T) {
 		t.Fatalf("the rule without a bgp channel was evaluated before its interval: %+v", ins)
 	}
 	check(t, "history", m.events(t, r.ID), "announced blackhole 198.51.100.7/32")
+}
+
+// TestMitigationWithoutSpeaker checks a rule with a bgp channel (stored through a node with
+// -bgp) evaluated by a node without one: its alert fires and each firing group's route is
+// refused, naming -bgp, once while it fires; the rule's warning says so in list-alert-rules,
+// and the log once.
+func TestMitigationWithoutSpeaker(t *testing.T) {
+	t.Parallel()
+	m := newMitEnv(t, alerts.Options{})
+	t0 := time.Now().Truncate(time.Hour).Add(-2 * time.Hour)
+	r := m.rule(t, state.AlertRule{Name: "flood", Owner: "admin", Query: floodRule, Notify: bgpNotify(t, alerts.Blackhole)})
+	core, logs := observer.New(zap.WarnLevel)
+	o := m.opts
+	o.Announcer, o.Logger = nil, zap.New(core)
+	engine := pvql.New(m.records)
+	o.Query = func(ctx context.Context, expr string, now time.Time) ([]pvql.Result, error) {
+		return engine.Query(ctx, expr, now, time.Hour)
+	}
+	o.Live, o.Each = nil, nil
+	svc, err := alerts.New(m.st, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := svc.NewEvaluator()
+	t.Cleanup(ev.Close)
+	m.flood(t, t0.Unix()-1, "198.51.100.7")
+	for i := range 3 {
+		if err := ev.Tick(context.Background(), t0.Add(time.Duration(i)*10*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check(t, "calls", m.ann.took())
+	check(t, "states", m.states(t, r.ID), `firing ["198.51.100.7","udp",53] [100000]`, `refused ["198.51.100.7","udp",53] [100000]`)
+	check(t, "history", m.events(t, r.ID),
+		"refused blackhole 198.51.100.7/32 (the node evaluating the rules runs without -bgp: its bgp channels announce nothing)")
+	rules, err := alerts.ListRules(svc, context.Background())
+	if err != nil || len(rules) != 1 || !strings.Contains(rules[0].Warning, "without -bgp") || rules[0].Error != "" {
+		t.Fatalf("list-alert-rules: %+v, %v; want the rule's warning naming -bgp", rules, err)
+	}
+	if n := logs.FilterMessageSnippet("without -bgp").FilterField(zap.String("rule", r.ID)).Len(); n != 1 {
+		t.Errorf("%d warnings in the log, want one: %v", n, logs.All())
+	}
 }

@@ -35,6 +35,11 @@ import (
 //     restart, or on the node that took over the lease) is announced again, without a new
 //     event: the firing state decides.
 //
+// On a node without a speaker (Options.Announcer nil: no -bgp) that evaluates rules with bgp
+// channels (stored while a node with one evaluated them, or created through one), each route
+// wanted is refused (noSpeaker), recorded once while its group fires, with one warning in the
+// log per rule; what the store says is announced is left to the next node with a speaker.
+//
 // Every announcement, withdrawal and refusal is in the alert's history; announcements and
 // withdrawals in the audit trail too. Close withdraws what this evaluator announced (the
 // lease moves: the next holder announces it from its own speaker).
@@ -45,6 +50,7 @@ type mitigator struct {
 	live    map[mkey]bgp.Mitigation        // announced by this evaluator
 	failed  map[mkey]bool                  // failed announcements, logged once
 	targets map[string]target              // by query
+	warned  map[string]bool                // rules whose bgp channels announce nothing, logged once
 }
 
 // mkey names a route: one bgp channel of one group of a rule.
@@ -63,15 +69,12 @@ type want struct {
 }
 
 func newMitigator(s *Service) *mitigator {
-	return &mitigator{s: s, live: map[mkey]bgp.Mitigation{}, failed: map[mkey]bool{}, targets: map[string]target{}}
+	return &mitigator{s: s, live: map[mkey]bgp.Mitigation{}, failed: map[mkey]bool{}, targets: map[string]target{},
+		warned: map[string]bool{}}
 }
 
 // pass brings the routes announced in line with rules' firing groups at now.
 func (m *mitigator) pass(ctx context.Context, now time.Time, rules []state.AlertRule) error {
-	o := m.s.opts
-	if o.Announcer == nil {
-		return nil
-	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.rows == nil {
@@ -99,11 +102,31 @@ func (m *mitigator) pass(ctx context.Context, now time.Time, rules []state.Alert
 	if err != nil {
 		return err
 	}
+	if m.s.opts.Announcer == nil {
+		m.warn(mitigating)
+		for k, w := range wants {
+			w.refused = noSpeaker
+			wants[k] = w
+		}
+	}
 	now = now.UTC().Truncate(time.Millisecond)
 	m.retire(ctx, now, wants, byID)
 	m.restore(ctx)
 	m.announce(ctx, now, wants)
 	return nil
+}
+
+// warn logs, once per rule, that rules' bgp channels announce nothing on this node.
+func (m *mitigator) warn(rules []state.AlertRule) {
+	was := m.warned
+	m.warned = map[string]bool{}
+	for _, r := range rules {
+		if !was[r.ID] {
+			m.s.log.Warn("alerts: a rule's bgp channels announce nothing: this node evaluates the rules without -bgp",
+				zap.String("rule", r.ID), zap.String("name", r.Name))
+		}
+		m.warned[r.ID] = true
+	}
 }
 
 // wanted returns the routes the firing groups of rules want, refused ones included.
@@ -205,6 +228,9 @@ func (m *mitigator) retire(ctx context.Context, now time.Time, wants map[mkey]wa
 				m.store(ctx, state.AlertMitigation{Rule: k.rule, Group: k.group, Kind: k.kind}, nil)
 			}
 		case Announced:
+			if m.s.opts.Announcer == nil {
+				continue // left to the next node with a speaker
+			}
 			why := ""
 			r, exists := rules[k.rule]
 			switch {
@@ -260,6 +286,9 @@ func (m *mitigator) withdraw(ctx context.Context, now time.Time, k mkey, row sta
 // restore announces again the routes the store says are announced that this evaluator has
 // not announced: after a restart, or on the node that took the lease over.
 func (m *mitigator) restore(ctx context.Context) {
+	if m.s.opts.Announcer == nil {
+		return
+	}
 	for _, k := range sortedKeys(m.rows) {
 		row := m.rows[k]
 		if _, ok := m.live[k]; ok || row.State != Announced {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
+	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
 
 // ownerKey is the context key of Owner.
@@ -27,16 +28,20 @@ func Owner(ctx context.Context) string {
 
 // evaluation is how a rule's last evaluation went.
 type evaluation struct {
-	at  time.Time
-	err string // "" when its query answered
+	at      time.Time
+	err     string // "" when its query answered
+	warning string // what the rule cannot do here (noSpeaker), "" when nothing
 }
 
 // evaluated records how the evaluation of rule at went: err is its query's error, nil when it
 // answered. A caller sees the error's code and attributes (an *apierr.Error, as package app's
 // query functions answer them: TOO-MANY-GROUPS with the limit of one rule's groups,
 // RATE-LIMITED...); any other error stays in the log.
-func (s *Service) evaluated(rule string, at time.Time, err error) {
+func (s *Service) evaluated(rule state.AlertRule, at time.Time, err error) {
 	ev := evaluation{at: at}
+	if s.opts.Announcer == nil && mitigates(rule) {
+		ev.warning = noSpeaker
+	}
 	var ae *apierr.Error
 	switch {
 	case err == nil:
@@ -47,7 +52,7 @@ func (s *Service) evaluated(rule string, at time.Time, err error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.status[rule] = ev
+	s.status[rule.ID] = ev
 }
 
 // forget drops the evaluations of the rules not in live.
@@ -67,7 +72,7 @@ func (s *Service) withEvaluation(r api.AlertRule) api.AlertRule {
 	defer s.mu.Unlock()
 	if ev, ok := s.status[r.ID]; ok {
 		at := ev.at
-		r.Evaluated, r.Error = &at, ev.err
+		r.Evaluated, r.Error, r.Warning = &at, ev.err, ev.warning
 	}
 	return r
 }

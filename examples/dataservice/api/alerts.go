@@ -52,8 +52,11 @@ type AlertRule struct {
 	// before the first evaluation.
 	Evaluated *time.Time `json:"evaluated,omitempty"`
 	Error     string     `json:"error,omitempty"`
-	Created   time.Time  `json:"created"`
-	Updated   time.Time  `json:"updated"`
+	// Warning is what the rule cannot do on the node evaluating the rules, absent when
+	// nothing: its bgp channels announce nothing on a node without -bgp.
+	Warning string    `json:"warning,omitempty"`
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
 }
 
 // AlertChannel is where a rule's notifications go: a webhook (HTTPS, signed with the secret)

@@ -14,7 +14,8 @@ var CollectorStatus = decl.Func[decl.None, CollectorStatusResult]("collector-sta
 	decl.Since("1.2"), decl.Requires(decl.Token), decl.ReadOnly(),
 	decl.Describe("Answers the flow collector's status: the sockets it listens on, and per exporter (a device that sends NetFlow, IPFIX or sFlow) "+
 		"the protocols seen, first and last datagram, datagrams, flows, flows per second over the last minute, decode errors, drops and templates; "+
-		"then the totals. Without -netflow and -sflow it answers enabled false and no exporters."))
+		"then the totals. Without -netflow and -sflow it answers enabled false and no exporters. "+
+		"With -capture or -capture-file, capture holds the probe's counters: packets, drops, records, and per layer (http, dns, tls) the records made and what the probe could not read."))
 
 // CollectorStatusResult is the answer of collector-status.
 type CollectorStatusResult struct {
@@ -94,6 +95,38 @@ type CaptureStatus struct {
 	// Invalid counts records dropped as no store may hold them: times before 1970 or more
 	// than a day ahead (a capture file's clock).
 	Invalid uint64 `json:"invalid"`
+	// NamesLeftOut counts records without their server name: past 10,000 distinct names an
+	// hour per source.
+	NamesLeftOut uint64 `json:"names_left_out"`
+	// HTTP, DNS and TLS count the records of the application layers (FROM http, dns, tls) and
+	// what the probe could not read of them (capture's package doc, "Application layers").
+	HTTP CaptureHTTP `json:"http"`
+	DNS  CaptureDNS  `json:"dns"`
+	TLS  CaptureTLS  `json:"tls"`
+}
+
+// CaptureHTTP counts the capture probe's HTTP records.
+type CaptureHTTP struct {
+	Records      uint64 `json:"records" jsonschema:"description=Records of HTTP requests made"`
+	Unanswered   uint64 `json:"unanswered" jsonschema:"description=Of those\\, requests without a response (reset\\, closed\\, the conversation ended)"`
+	Orphans      uint64 `json:"orphans" jsonschema:"description=Responses to no request seen (the probe started late or lost it); no record"`
+	GivenUp      uint64 `json:"given_up" jsonschema:"description=Connections no longer followed until their next request line: a segment missing (gaps)\\, a header block past 4 KiB (too_long)\\, more than 8 requests waiting"`
+	Gaps         uint64 `json:"gaps" jsonschema:"description=Of given_up\\, for a segment missing where bytes mattered"`
+	TooLong      uint64 `json:"too_long" jsonschema:"description=Of given_up\\, for a header block past 4 KiB (or no buffer free)"`
+	PathsLeftOut uint64 `json:"paths_left_out" jsonschema:"description=Records whose path reads {other}: past 10\\,000 distinct paths an hour per source"`
+}
+
+// CaptureDNS counts the capture probe's DNS records.
+type CaptureDNS struct {
+	Records   uint64 `json:"records" jsonschema:"description=Records of DNS queries made"`
+	Timeouts  uint64 `json:"timeouts" jsonschema:"description=Of those\\, queries unanswered after 10 s (rcode timeout)"`
+	Forgotten uint64 `json:"forgotten" jsonschema:"description=Queries forgotten unanswered past 8\\,192 waiting; no record"`
+}
+
+// CaptureTLS counts the capture probe's TLS records.
+type CaptureTLS struct {
+	Records      uint64 `json:"records" jsonschema:"description=Records of TLS handshakes made"`
+	CertsSkipped uint64 `json:"certs_skipped" jsonschema:"description=Certificates not read (a leaf past 64 KiB\\, or 64 MiB buffered for a source): their handshake's record has no tls.not_after"`
 }
 
 // CollectorSocket is one UDP socket of the collector.

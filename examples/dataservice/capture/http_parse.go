@@ -214,7 +214,7 @@ func (t *Table) httpRequest(h *httpConv, blk *block) bool {
 	r := &h.q[(h.qh+h.qn)%HTTPMaxPipeline]
 	h.qn++
 	hour := t.sliceStart / 1e9 / 3600
-	*r = httpReq{method: t.httpT.method(hour, method), host: t.httpHost(h, hour, host), path: t.httpPath(hour, path)}
+	*r = httpReq{method: internMethod(&t.httpT.strings, hour, method), host: t.httpHost(h, hour, host), path: t.httpPath(hour, path)}
 	r.head, r.connect = r.method == "HEAD", r.method == "CONNECT"
 	d := &h.dir[0]
 	d.attached = true

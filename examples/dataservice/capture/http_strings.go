@@ -5,14 +5,66 @@ import (
 )
 
 // HTTPOther is the path of a record past Config.MaxHTTPPaths, and the method of one past
-// httpMaxMethods: whoever sends requests chooses them.
+// HTTPMaxMethods: whoever sends requests chooses them.
 const HTTPOther = "{other}"
 
 // httpCommon are the methods that need no look-up.
 var httpCommon = [...]string{"GET", "POST", "HEAD", "PUT", "DELETE", "OPTIONS", "PATCH", "CONNECT"}
 
-// httpMaxMethods bounds the distinct methods of one hour's records.
-const httpMaxMethods = 64
+// HTTPMaxMethods bounds the distinct methods of one hour's records (httpCommon's aside).
+const HTTPMaxMethods = 64
+
+// HTTPStrings bounds the distinct methods, hosts and paths of one hour's HTTP records, and
+// makes each string once an hour: the probe keeps one per source, the flow collector one per
+// exporter, so that whoever sends requests cannot grow the store's dictionaries and the
+// rollups' groups without end. Past HTTPMaxMethods methods a record's method reads HTTPOther,
+// past its hosts its host is "", past its paths its path reads HTTPOther. An hour's strings
+// are forgotten at the first record of a later hour; a record of an earlier hour counts in the
+// latest hour's, so that records alternating between hours find no more room. It is not safe
+// for concurrent use.
+type HTTPStrings struct {
+	methods, hosts, paths interned
+}
+
+// NewHTTPStrings returns the bounds of maxHosts hosts and maxPaths paths an hour.
+func NewHTTPStrings(maxHosts, maxPaths int) *HTTPStrings {
+	s := &HTTPStrings{}
+	s.init(maxHosts, maxPaths)
+	return s
+}
+
+func (s *HTTPStrings) init(maxHosts, maxPaths int) {
+	s.methods = interned{m: map[string]string{}, max: HTTPMaxMethods}
+	s.hosts = interned{m: map[string]string{}, max: maxHosts}
+	s.paths = interned{m: map[string]string{}, max: maxPaths}
+}
+
+// Bound sets the method, host and path of h, a record of the hour numbered hour (its Unix time
+// / 3600), to the strings s holds (paths already folded, as FoldPath does), and returns how
+// many of those three it left out.
+func (s *HTTPStrings) Bound(hour int64, h *records.HTTP) (leftOut int) {
+	if h.Method != "" {
+		m := internMethod(s, hour, h.Method)
+		if m == HTTPOther && h.Method != HTTPOther {
+			leftOut++
+		}
+		h.Method = m
+	}
+	if h.Host != "" {
+		var ok bool
+		if h.Host, ok = intern(&s.hosts, hour, h.Host); !ok {
+			leftOut++
+		}
+	}
+	if h.Path != "" {
+		var ok bool
+		if h.Path, ok = intern(&s.paths, hour, h.Path); !ok {
+			h.Path = HTTPOther
+			leftOut++
+		}
+	}
+	return leftOut
+}
 
 // httpTable is a table's share of the HTTP decoding: the states and header buffers it lends
 // to conversations, and the strings of one hour's records.
@@ -20,17 +72,13 @@ type httpTable struct {
 	free    []*httpConv
 	bufs    []*[HTTPMaxHeader]byte
 	lent    int // buffers lent
-	methods interned
-	hosts   interned
-	paths   interned
+	strings HTTPStrings
 	scratch [records.MaxPathLen]byte
 	off     bool // no HTTP decoding (benchmarks)
 }
 
 func (h *httpTable) init(cfg *Config) {
-	h.methods = interned{m: map[string]string{}, max: httpMaxMethods}
-	h.hosts = interned{m: map[string]string{}, max: cfg.MaxServerNames}
-	h.paths = interned{m: map[string]string{}, max: cfg.MaxHTTPPaths}
+	h.strings.init(cfg.MaxServerNames, cfg.MaxHTTPPaths)
 }
 
 // buffer lends a header buffer; nil when HTTPMaxBuffers are lent.
@@ -60,9 +108,10 @@ type interned struct {
 	hour int64
 }
 
-// get returns b as a string, and false when b is new and the hour has max strings already.
-func (s *interned) get(hour int64, b []byte) (string, bool) {
-	if hour != s.hour {
+// intern returns b as a string, and false when b is new and the latest hour has max strings
+// already (HTTPStrings says which hour a record counts in).
+func intern[T string | []byte](s *interned, hour int64, b T) (string, bool) {
+	if hour > s.hour {
 		clear(s.m)
 		s.hour = hour
 	}
@@ -77,14 +126,14 @@ func (s *interned) get(hour int64, b []byte) (string, bool) {
 	return v, true
 }
 
-// method is the record's method: as sent, past httpMaxMethods an hour HTTPOther.
-func (h *httpTable) method(hour int64, b []byte) string {
+// internMethod is a record's method: as sent, past HTTPMaxMethods an hour HTTPOther.
+func internMethod[T string | []byte](s *HTTPStrings, hour int64, b T) string {
 	for _, m := range httpCommon {
 		if string(b) == m {
 			return m
 		}
 	}
-	if v, ok := h.methods.get(hour, b); ok {
+	if v, ok := intern(&s.methods, hour, b); ok {
 		return v
 	}
 	return HTTPOther
@@ -116,7 +165,7 @@ func (t *Table) httpHost(h *httpConv, hour int64, v []byte) string {
 	if h.hostHour == hour+1 && string(b) == h.host {
 		return h.host
 	}
-	s, ok := t.httpT.hosts.get(hour, b)
+	s, ok := intern(&t.httpT.strings.hosts, hour, b)
 	if !ok {
 		t.stats.NamesLeftOut++
 		return ""
@@ -131,7 +180,7 @@ func (t *Table) httpPath(hour int64, p []byte) string {
 	if len(p) == 0 {
 		return ""
 	}
-	s, ok := t.httpT.paths.get(hour, foldPath(t.httpT.scratch[:0], p))
+	s, ok := intern(&t.httpT.strings.paths, hour, foldPath(t.httpT.scratch[:0], p))
 	if !ok {
 		t.stats.HTTPPathsLeftOut++
 		return HTTPOther

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -337,4 +338,52 @@ func TestNearUptime(t *testing.T) {
 			t.Errorf("nearUptime(boot, %d, boot%+d) = boot%+d, want boot%+d", tt.uptime, tt.export-boot, got-boot, tt.want-boot)
 		}
 	}
+}
+
+// gatedStore holds each Ingest call, the nth until gates[n] closes, and counts the calls in
+// flight.
+type gatedStore struct {
+	calls, inflight atomic.Int32
+	gates           [3]chan struct{}
+}
+
+func (s *gatedStore) Ingest(context.Context, []records.Record) error {
+	n := s.calls.Add(1) - 1
+	s.inflight.Add(1)
+	defer s.inflight.Add(-1)
+	<-s.gates[min(n, 2)]
+	return nil
+}
+
+// TestWaitingBatchesStoredAtOnce: while the store takes a batch, the batches that wait are
+// then stored at once (so DuckDB commits them in one transaction), not one after the other.
+func TestWaitingBatchesStoredAtOnce(t *testing.T) {
+	t.Parallel()
+	s := &gatedStore{}
+	for i := range s.gates {
+		s.gates[i] = make(chan struct{})
+	}
+	c := New(s, nil, Limits{Workers: 1, BatchSize: 1})
+	defer c.Close()
+	defer close(s.gates[1])
+	defer close(s.gates[2])
+	d := v5(10_000, 1700000040, 0, v5Record{src: client4, dst: server4, srcPort: 1, dstPort: 2, proto: 6, bytes: 1, packets: 1})
+	c.receive(exporterA, NetFlow, d, now)
+	until(t, "the first batch being stored", func() bool { return s.inflight.Load() == 1 })
+	c.receive(exporterA, NetFlow, d, now)
+	c.receive(exporterA, NetFlow, d, now)
+	until(t, "two batches waiting", func() bool { return len(c.batches) == 2 })
+	close(s.gates[0])
+	until(t, "both stored at once", func() bool { return s.inflight.Load() == 2 })
+}
+
+// until waits until ok holds.
+func until(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	testutil.Until(t, testutil.Wait, what, func() error {
+		if !ok() {
+			return errors.New("not yet")
+		}
+		return nil
+	})
 }

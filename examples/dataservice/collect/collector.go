@@ -65,6 +65,11 @@ type Limits struct {
 	// TemplateTTL is how long a template, a sampling rate or an exporter lives without being
 	// heard of again. Default: one hour (Cisco routers resend templates every 30 minutes).
 	TemplateTTL time.Duration
+	// MaxHTTPHosts and MaxHTTPPaths bound the distinct hosts and paths (folded) of the HTTP
+	// records of one exporter's flows of one hour (nProbe's and Cisco AVC's fields, package
+	// doc): past them a record's host is "" and its path "{other}", as the probe's are
+	// (capture.HTTPStrings; its methods too: 64 an hour). Default: 10,000 each.
+	MaxHTTPHosts, MaxHTTPPaths int
 	// Workers is how many goroutines decode datagrams. Default: GOMAXPROCS.
 	Workers int
 }
@@ -90,6 +95,8 @@ func (l *Limits) defaults() {
 	set(&l.MaxTemplateFields, 4096)
 	set(&l.MaxFieldsPerTemplate, 256)
 	setD(&l.TemplateTTL, time.Hour)
+	set(&l.MaxHTTPHosts, 10_000)
+	set(&l.MaxHTTPPaths, 10_000)
 	set(&l.Workers, runtime.GOMAXPROCS(0))
 }
 
@@ -160,6 +167,12 @@ func New(store Ingester, log *zap.Logger, limits Limits) *Collector {
 	return c
 }
 
+// ReadBuffer is the receive buffer Listen asks for each socket, in bytes: a burst waits in the
+// kernel while the workers catch up (100,000 flows a second of NetFlow v5 are about 5 MB a
+// second). Linux grants it past net.core.rmem_max only to a process with CAP_NET_ADMIN;
+// otherwise Listen logs the size granted.
+const ReadBuffer = 16 << 20
+
 // Listen opens a UDP socket on addr ("host:port") for datagrams of proto and serves it until
 // Close. It returns the socket's address (useful with port 0).
 func (c *Collector) Listen(proto Protocol, addr string) (net.Addr, error) {
@@ -168,7 +181,10 @@ func (c *Collector) Listen(proto Protocol, addr string) (net.Addr, error) {
 		return nil, fmt.Errorf("collect: %s: %w", proto, err)
 	}
 	udp := conn.(*net.UDPConn)
-	_ = udp.SetReadBuffer(8 << 20) // a burst waits in the kernel while workers catch up
+	if got := setReadBuffer(udp, ReadBuffer); got < ReadBuffer {
+		c.log.Warn("collect: the socket's receive buffer is smaller than asked: a burst of flows may be dropped by the kernel; raise net.core.rmem_max",
+			zap.String("address", conn.LocalAddr().String()), zap.Int("bytes", got), zap.Int("asked", ReadBuffer))
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {

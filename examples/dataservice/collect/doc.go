@@ -148,7 +148,12 @@
 // (0 is no response), a type past 16 bits or a code past 12 bits is ignored and counted in
 // collector_fields_ignored_total; a query without a usable code or without a name makes no
 // record (none is invented). A template without these fields makes no layer record and costs
-// nothing more: its records read no more than before.
+// nothing more: its records read no more than before. As the probe bounds a source's, the HTTP
+// records of one exporter's flows of one hour carry at most Limits.MaxHTTPHosts (10,000) hosts,
+// Limits.MaxHTTPPaths (10,000) paths and 64 methods (capture.HTTPStrings, the probe's code):
+// past them a record's host is "", its path or method "{other}", counted in
+// collector_layer_values_left_out_total, so that a device cannot grow the store's dictionaries
+// and the rollups' groups without end.
 //
 // # Templates, exporters and bounds
 //

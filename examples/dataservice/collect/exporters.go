@@ -8,11 +8,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/fnapi/fnapi/examples/dataservice/capture"
 	"go.uber.org/zap"
 )
 
 // exporter is what the collector knows of one exporting device (one source address). Its
-// counters are atomic, read by the metrics; nf belongs to the one worker that decodes the
+// counters are atomic, read by the metrics; nf and http belong to the one worker that decodes the
 // exporter's datagrams.
 type exporter struct {
 	addr      netip.Addr
@@ -32,9 +33,12 @@ type exporter struct {
 	refusedTpl   atomic.Uint64 // templates refused by the bounds
 	// ignoredFields counts vendor fields (nProbe's, Cisco AVC's) of an unusable length or value
 	ignoredFields atomic.Uint64
-	templates     atomic.Int64 // templates held
+	// leftOut counts HTTP methods, hosts and paths past the hourly bounds (boundHTTP)
+	leftOut   atomic.Uint64
+	templates atomic.Int64 // templates held
 
-	nf netflowState
+	nf   netflowState
+	http *capture.HTTPStrings // of the HTTP records; nil until the first
 }
 
 // exporterTable holds the exporters, at most max of them. When it is full, an exporter silent

@@ -153,6 +153,18 @@ func (a *appFields) app(values []netflow.DataField) (out *App, ignored int) {
 	return out, ignored
 }
 
+// boundHTTP bounds the method, host and path of ex's HTTP record r as the probe bounds its
+// source's (capture.HTTPStrings): Limits.MaxHTTPHosts and MaxHTTPPaths an hour, counted in
+// ex.leftOut past them. Its records are valid: their hours are near the time they arrived.
+func (c *Collector) boundHTTP(ex *exporter, r *records.Record) {
+	if ex.http == nil {
+		ex.http = capture.NewHTTPStrings(c.limits.MaxHTTPHosts, c.limits.MaxHTTPPaths)
+	}
+	if n := ex.http.Bound(r.Time/3600, &r.HTTP); n > 0 {
+		ex.leftOut.Add(uint64(n))
+	}
+}
+
 // urlPath returns the path of URL u: without a scheme and authority ("http://host"), its query
 // string and fragment.
 func urlPath(u []byte) []byte {

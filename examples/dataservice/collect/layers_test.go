@@ -1,9 +1,13 @@
 package collect
 
 import (
+	"net/netip"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/fnapi/fnapi/examples/dataservice/capture"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
@@ -190,4 +194,81 @@ func TestLayerFieldsAbsent(t *testing.T) {
 	if n := len(layers(t, recs, records.LayerTransport)); n != len(recs) || n != 2 {
 		t.Errorf("stored %+v: want two transport records alone", recs)
 	}
+}
+
+// TestHTTPBounds checks the hourly bounds of one exporter's HTTP records at their defaults, as
+// the probe's: 10,000 distinct paths and hosts and 64 methods (the common ones aside) are
+// kept; the next path and method read {other}, the next host none, counted; a value already
+// kept stays; another exporter, and the next hour, have their own.
+func TestHTTPBounds(t *testing.T) {
+	t.Parallel()
+	const n = 10_000
+	tpl := set(2, ipfixTemplate(256, append(plainFields(), nprobeHTTPFields...)...))
+	flow := func(port uint16, method, host, path string) []byte {
+		return cat(v9Data(client4, server4, port, 80, 900, 6, 3, 4), varlen(path), varlen(method), u16(200), varlen(host), u32(35))
+	}
+	method := func(i int) string { return "M" + strconv.Itoa(i) }
+	var datagrams [][]byte
+	var data []byte
+	for i := range n + 1 { // paths and hosts 0..n, methods 0..64, then GET
+		m := "GET"
+		if i <= capture.HTTPMaxMethods {
+			m = method(i)
+		}
+		data = append(data, flow(uint16(1024+i), m, "h"+strconv.Itoa(i)+".example", "/p"+strconv.Itoa(i))...)
+		if len(data) > 30_000 || i == n {
+			datagrams = append(datagrams, ipfix(1700000040, 0, tpl, set(256, data)))
+			data = nil
+		}
+	}
+	known := ipfix(1700000040, 0, tpl, set(256, flow(2000, method(0), "h0.example", "/p0")))
+	fresh := func(secs uint32) []byte {
+		return ipfix(secs, 0, tpl, set(256, flow(2001, "NEW", "new.example", "/new")))
+	}
+	s := &memStore{}
+	c := New(s, nil, Limits{Workers: 1})
+	for _, d := range append(datagrams, known, fresh(1700000040)) {
+		c.receive(exporterA, NetFlow, d, now)
+	}
+	exporterB := netip.MustParseAddr("192.0.2.2")
+	c.receive(exporterB, NetFlow, fresh(1700000040), now)
+	c.receive(exporterA, NetFlow, fresh(1700000040+3600), now.Add(time.Hour))
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h := layers(t, s.recs, records.LayerHTTP)
+	if len(h) != n+5 {
+		t.Fatalf("%d http records, want %d", len(h), n+5)
+	}
+	if h[0].Time/3600+1 != h[n+4].Time/3600 {
+		t.Fatalf("times %d and %d: want the last record in the next hour", h[0].Time, h[n+4].Time)
+	}
+	paths := map[string]bool{}
+	for i, r := range h[:n] {
+		paths[r.HTTP.Path] = true
+		if want := "h" + strconv.Itoa(i) + ".example"; r.HTTP.Host != want {
+			t.Fatalf("record %d: host %q, want %q (within the bound)", i, r.HTTP.Host, want)
+		}
+	}
+	if len(paths) != n {
+		t.Errorf("%d paths of the first %d records, want all kept", len(paths), n)
+	}
+	if m := h[capture.HTTPMaxMethods-1].HTTP.Method; m != method(capture.HTTPMaxMethods-1) {
+		t.Errorf("the 64th method reads %q, want it kept", m)
+	}
+	other := capture.HTTPOther
+	for i, want := range []records.HTTP{
+		capture.HTTPMaxMethods: {Method: other, Status: 200, Host: "h64.example", Path: "/p64"}, // the 65th method
+		n:                      {Method: "GET", Status: 200, Path: other},                       // the 10,001st host and path
+		n + 1:                  {Method: method(0), Status: 200, Host: "h0.example", Path: "/p0"},
+		n + 2:                  {Method: other, Status: 200, Path: other},
+		n + 3:                  {Method: "NEW", Status: 200, Host: "new.example", Path: "/new"}, // exporter B
+		n + 4:                  {Method: "NEW", Status: 200, Host: "new.example", Path: "/new"}, // the next hour
+	} {
+		if want != (records.HTTP{}) && h[i].HTTP != want {
+			t.Errorf("record %d: %+v, want %+v", i, h[i].HTTP, want)
+		}
+	}
+	metric(t, c, `collector_layer_values_left_out_total{exporter="192.0.2.1",protocol="netflow"} 6`)
+	metric(t, c, `collector_layer_values_left_out_total{exporter="192.0.2.2",protocol="netflow"} 0`)
 }

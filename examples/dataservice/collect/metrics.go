@@ -27,15 +27,17 @@ var perExporter = []struct {
 		func(e *exporter) int64 { return int64(e.refusedTpl.Load()) }},
 	{"collector_fields_ignored_total", "counter", "nProbe or Cisco AVC fields ignored: of a length no unsigned integer has, or too large a value",
 		func(e *exporter) int64 { return int64(e.ignoredFields.Load()) }},
+	{"collector_layer_values_left_out_total", "counter", "HTTP methods, hosts and paths of layer records past the hourly bounds (read as {other}, or no host)",
+		func(e *exporter) int64 { return int64(e.leftOut.Load()) }},
 	{"collector_templates", "gauge", "templates held",
 		func(e *exporter) int64 { return e.templates.Load() }},
 }
 
 // WriteMetrics writes the collector's metrics in the Prometheus text format: per exporter
 // (label exporter) datagrams received and dropped, decode errors, flows, invalid records, data
-// sets without template, refused and held templates, ignored vendor fields; and in total the exporters known,
-// datagrams of refused exporters, exporters evicted, records stored, batches the store refused
-// and their records.
+// sets without template, refused and held templates, ignored vendor fields, layer values left
+// out past the hourly bounds; and in total the exporters known, datagrams of refused exporters,
+// exporters evicted, records stored, batches the store refused and their records.
 func (c *Collector) WriteMetrics(w io.Writer) {
 	list := c.exporters.list()
 	for _, m := range perExporter {

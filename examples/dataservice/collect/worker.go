@@ -2,6 +2,7 @@ package collect
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/records"
@@ -68,24 +69,57 @@ func (c *Collector) decode(d datagram, b *batch, flows []Flow, recs []records.Re
 				d.ex.invalid.Add(1)
 				continue
 			}
+			if r.Layer == records.LayerHTTP {
+				c.boundHTTP(d.ex, &r)
+			}
 			b.add(r)
 		}
 	}
 	return flows, recs
 }
 
-// write stores the batches until the workers are done.
+// write stores the batches until the workers are done. The batches waiting when it takes one
+// (up to the channel's two and one a worker hands over) are stored at once, each by its own
+// Ingest call: a store that commits concurrent calls together (DuckDB's group commit) then
+// pays its cost of a transaction, about 10 ms for the records and rollup tables, once for all
+// of them, so a backlog shrinks rather than waits one transaction a batch.
 func (c *Collector) write() {
 	for recs := range c.batches {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		err := c.store.Ingest(ctx, recs)
-		cancel()
-		if err != nil {
-			c.stats.storeErrors.Add(1)
-			c.stats.lost.Add(uint64(len(recs)))
-			c.log.Error("storing collected flows", zap.Int("records", len(recs)), zap.Error(err))
-			continue
+		group := [][]records.Record{recs}
+	drain:
+		for len(group) < maxWrites {
+			select {
+			case more, ok := <-c.batches:
+				if !ok {
+					break drain
+				}
+				group = append(group, more)
+			default:
+				break drain
+			}
 		}
-		c.stats.stored.Add(uint64(len(recs)))
+		var wg sync.WaitGroup
+		for _, recs := range group[1:] {
+			wg.Go(func() { c.storeBatch(recs) })
+		}
+		c.storeBatch(group[0])
+		wg.Wait()
 	}
+}
+
+// maxWrites bounds the batches write stores at once.
+const maxWrites = 4
+
+// storeBatch stores one batch, counting it stored or lost.
+func (c *Collector) storeBatch(recs []records.Record) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	err := c.store.Ingest(ctx, recs)
+	cancel()
+	if err != nil {
+		c.stats.storeErrors.Add(1)
+		c.stats.lost.Add(uint64(len(recs)))
+		c.log.Error("storing collected flows", zap.Int("records", len(recs)), zap.Error(err))
+		return
+	}
+	c.stats.stored.Add(uint64(len(recs)))
 }

@@ -32,6 +32,12 @@
 // mostly; the partner's API and two internal servers on 1.2 with their certificates, the
 // partner's expiring within days).
 //
+// The routes of the public addresses (Routes: an AS path ending at the network's AS of the
+// GeoIP files, through one of two transit providers or from a peer at an exchange, and the
+// company's communities saying which) are what a service without -bgp gives the demo's records
+// (client.as_path, server.as_path, the communities), so that the route keys and Explore's
+// route panel show data.
+//
 // Run backfills the last 24 hours (about 300,000 records with the default Rate) and then
 // writes the new records every few seconds until its context is cancelled. It writes through
 // a Writer, so it does not depend on the store. Generator alone gives deterministic records

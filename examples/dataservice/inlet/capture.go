@@ -40,9 +40,43 @@ type capturing struct {
 	invalid atomic.Uint64
 	// done counts the sources that ended (a file read to its end).
 	done atomic.Int64
-	// The tables' HTTP counters (capture.Stats): records made, those without a response,
-	// responses to no request seen, connections given up.
-	httpRecords, httpUnanswered, httpOrphans, httpGivenUp atomic.Uint64
+	// tables are the tables' counters of probeCounters, in its order.
+	tables [len(probeCounters)]atomic.Uint64
+}
+
+// probeCounters are the tables' counters (capture.Stats) that collector-status and /metrics
+// show beside the probe's own: server names left out, and the application layers'.
+var probeCounters = [...]struct {
+	metric, help string
+	stat         func(*capture.Stats) uint64
+	status       func(*api.CaptureStatus) *uint64
+}{
+	{"capture_names_left_out_total", "records without their server name: past the distinct names of an hour",
+		func(s *capture.Stats) uint64 { return s.NamesLeftOut }, func(c *api.CaptureStatus) *uint64 { return &c.NamesLeftOut }},
+	{"capture_http_records_total", "records of HTTP requests the probe made",
+		func(s *capture.Stats) uint64 { return s.HTTPRecords }, func(c *api.CaptureStatus) *uint64 { return &c.HTTP.Records }},
+	{"capture_http_unanswered_total", "records of HTTP requests without a response",
+		func(s *capture.Stats) uint64 { return s.HTTPUnanswered }, func(c *api.CaptureStatus) *uint64 { return &c.HTTP.Unanswered }},
+	{"capture_http_orphan_responses_total", "HTTP responses to no request seen (not recorded)",
+		func(s *capture.Stats) uint64 { return s.HTTPOrphans }, func(c *api.CaptureStatus) *uint64 { return &c.HTTP.Orphans }},
+	{"capture_http_given_up_total", "HTTP connections no longer followed (lost segments, header blocks past 4 KiB, more than 8 requests waiting)",
+		func(s *capture.Stats) uint64 { return s.HTTPGivenUp }, func(c *api.CaptureStatus) *uint64 { return &c.HTTP.GivenUp }},
+	{"capture_http_gaps_total", "of the HTTP connections no longer followed, those for a segment missing",
+		func(s *capture.Stats) uint64 { return s.HTTPGaps }, func(c *api.CaptureStatus) *uint64 { return &c.HTTP.Gaps }},
+	{"capture_http_too_long_total", "of the HTTP connections no longer followed, those for a header block past 4 KiB",
+		func(s *capture.Stats) uint64 { return s.HTTPTooLong }, func(c *api.CaptureStatus) *uint64 { return &c.HTTP.TooLong }},
+	{"capture_http_paths_left_out_total", "records of HTTP requests whose path reads {other}: past the distinct paths of an hour",
+		func(s *capture.Stats) uint64 { return s.HTTPPathsLeftOut }, func(c *api.CaptureStatus) *uint64 { return &c.HTTP.PathsLeftOut }},
+	{"capture_dns_records_total", "records of DNS queries the probe made",
+		func(s *capture.Stats) uint64 { return s.DNSRecords }, func(c *api.CaptureStatus) *uint64 { return &c.DNS.Records }},
+	{"capture_dns_timeouts_total", "records of DNS queries without an answer (rcode timeout)",
+		func(s *capture.Stats) uint64 { return s.DNSTimeouts }, func(c *api.CaptureStatus) *uint64 { return &c.DNS.Timeouts }},
+	{"capture_dns_forgotten_total", "DNS queries forgotten unanswered, past the queries waiting (not recorded)",
+		func(s *capture.Stats) uint64 { return s.DNSForgotten }, func(c *api.CaptureStatus) *uint64 { return &c.DNS.Forgotten }},
+	{"capture_tls_records_total", "records of TLS handshakes the probe made",
+		func(s *capture.Stats) uint64 { return s.TLSRecords }, func(c *api.CaptureStatus) *uint64 { return &c.TLS.Records }},
+	{"capture_tls_certificates_skipped_total", "TLS certificates not read (a leaf past 64 KiB, or too many bytes buffered)",
+		func(s *capture.Stats) uint64 { return s.TLSCertsSkipped }, func(c *api.CaptureStatus) *uint64 { return &c.TLS.CertsSkipped }},
 }
 
 // captureSource is one source of the probe: an interface or the file.
@@ -133,10 +167,11 @@ func (c *Component) runCapture(ctx context.Context, s captureSource) {
 		st := tbl.Stats()
 		cs.packets.Add(st.Packets - last.Packets)
 		cs.evicted.Add(st.Evicted - last.Evicted)
-		cs.httpRecords.Add(st.HTTPRecords - last.HTTPRecords)
-		cs.httpUnanswered.Add(st.HTTPUnanswered - last.HTTPUnanswered)
-		cs.httpOrphans.Add(st.HTTPOrphans - last.HTTPOrphans)
-		cs.httpGivenUp.Add(st.HTTPGivenUp - last.HTTPGivenUp)
+		for i, p := range probeCounters {
+			if d := p.stat(&st) - p.stat(&last); d != 0 {
+				cs.tables[i].Add(d)
+			}
+		}
 		last = st
 	}
 	tbl = capture.NewTable(capture.Config{}, func(r capture.Record) {
@@ -277,6 +312,9 @@ func (c *capturing) status() *api.CaptureStatus {
 	st := &api.CaptureStatus{Sources: []string{}, Packets: c.packets.Load(), Drops: c.drops.Load(), Evicted: c.evicted.Load(),
 		Records: c.records.Load(), Stored: c.stored.Load(), Failed: c.failed.Load(), Invalid: c.invalid.Load(),
 		Finished: int(c.done.Load())}
+	for i, p := range probeCounters {
+		*p.status(st) = c.tables[i].Load()
+	}
 	for _, s := range c.sources {
 		st.Sources = append(st.Sources, s.name)
 		if !s.file {
@@ -294,6 +332,9 @@ func (c *capturing) metricsHandler(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 		}
 		st := c.status()
+		write := func(name, help string, v uint64) {
+			fmt.Fprintf(w, "# HELP %s Capture probe: %s.\n# TYPE %s counter\n%s %d\n", name, help, name, name, v)
+		}
 		for _, m := range []struct {
 			name, help string
 			v          uint64
@@ -305,12 +346,11 @@ func (c *capturing) metricsHandler(next http.Handler) http.Handler {
 			{"capture_records_stored_total", "records of the probe stored", st.Stored},
 			{"capture_records_failed_total", "records of the probe lost because the store refused their batch", st.Failed},
 			{"capture_records_invalid_total", "records of the probe dropped as invalid (times before 1970 or more than a day ahead)", st.Invalid},
-			{"capture_http_records_total", "records of HTTP requests the probe made", c.httpRecords.Load()},
-			{"capture_http_unanswered_total", "records of HTTP requests without a response", c.httpUnanswered.Load()},
-			{"capture_http_orphan_responses_total", "HTTP responses to no request seen (not recorded)", c.httpOrphans.Load()},
-			{"capture_http_given_up_total", "HTTP connections no longer followed (lost segments, header blocks past 4 KiB, more than 8 requests waiting)", c.httpGivenUp.Load()},
 		} {
-			fmt.Fprintf(w, "# HELP %s Capture probe: %s.\n# TYPE %s counter\n%s %d\n", m.name, m.help, m.name, m.name, m.v)
+			write(m.name, m.help, m.v)
+		}
+		for _, p := range probeCounters {
+			write(p.metric, p.help, *p.status(st))
 		}
 	})
 }

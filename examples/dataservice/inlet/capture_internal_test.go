@@ -1,6 +1,7 @@
 package inlet
 
 import (
+	"fmt"
 	"net/http/httptest"
 	"net/netip"
 	"reflect"
@@ -48,18 +49,26 @@ func TestValidCaptured(t *testing.T) {
 	}
 }
 
-// TestCaptureHTTPMetrics checks that /metrics carries the probe's HTTP counters.
-func TestCaptureHTTPMetrics(t *testing.T) {
+// TestCaptureTableMetrics checks that /metrics and collector-status carry the tables'
+// counters (server names left out, the HTTP, DNS and TLS layers'), each its own.
+func TestCaptureTableMetrics(t *testing.T) {
 	t.Parallel()
 	c := &capturing{}
-	c.httpRecords.Store(7)
-	c.httpOrphans.Store(2)
+	for i := range probeCounters {
+		c.tables[i].Store(uint64(i + 1))
+	}
 	w := httptest.NewRecorder()
 	c.metricsHandler(nil).ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
-	for _, want := range []string{"\ncapture_http_records_total 7\n", "\ncapture_http_orphan_responses_total 2\n",
-		"\ncapture_http_unanswered_total 0\n", "\ncapture_http_given_up_total 0\n"} {
-		if !strings.Contains(w.Body.String(), want) {
+	st := c.status()
+	for i, p := range probeCounters {
+		if want := fmt.Sprintf("\n%s %d\n", p.metric, i+1); !strings.Contains(w.Body.String(), want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, w.Body.String())
 		}
+		if got := *p.status(st); got != uint64(i+1) {
+			t.Errorf("collector-status's %s = %d, want %d", p.metric, got, i+1)
+		}
+	}
+	if st.HTTP.Records != 2 || st.DNS.Records != 9 || st.TLS.CertsSkipped != 13 || st.NamesLeftOut != 1 {
+		t.Errorf("collector-status's capture %+v", st)
 	}
 }

@@ -3,9 +3,11 @@ package inlet
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"path/filepath"
 	"time"
 
+	"github.com/fnapi/fnapi/examples/dataservice/bgp"
 	"github.com/fnapi/fnapi/examples/dataservice/demo"
 	"go.uber.org/zap"
 )
@@ -22,6 +24,34 @@ func (c *Component) demoGeoIP() error {
 	}
 	c.cfg.GeoIPASN, c.cfg.GeoIPCountry = asn, country
 	return nil
+}
+
+// demoRoutes is the demo's BGP table (demo.Routes), the same for every exporter: the routes
+// of the demo's records when the service runs without -bgp.
+func demoRoutes() Routes {
+	var t routeTable
+	for _, r := range demo.Routes() {
+		t = append(t, tableRoute{r.Prefix, &bgp.Route{ASPath: r.ASPath, Communities: r.Communities}})
+	}
+	return t
+}
+
+// routeTable is a small table of routes, looked up in order (the demo's eleven).
+type routeTable []tableRoute
+
+type tableRoute struct {
+	prefix netip.Prefix
+	route  *bgp.Route
+}
+
+// Lookup returns the route whose prefix holds addr, whatever the router.
+func (t routeTable) Lookup(_, addr netip.Addr) (*bgp.Route, bool) {
+	for _, r := range t {
+		if r.prefix.Contains(addr) {
+			return r.route, true
+		}
+	}
+	return nil, false
 }
 
 // demo generates synthetic traffic until ctx is done, after calling, on a service of several

@@ -217,3 +217,22 @@ func (c keeper) Ingest(_ context.Context, recs []records.Record) error {
 	*c.recs = append(*c.recs, recs...)
 	return nil
 }
+
+// TestDemoRoutes checks the demo's table (used without -bgp): a public server's record gets
+// its route (the partner's API through the second transit provider, the company's tags), a
+// private client none.
+func TestDemoRoutes(t *testing.T) {
+	t.Parallel()
+	var stored []records.Record
+	st := Enrich(keeper{recs: &stored}, netctx.NewResolver(), demoRoutes())
+	rec := records.Record{Protocol: 6, Application: "https",
+		Client: records.Endpoint{IP: netip.MustParseAddr("10.0.0.5")}, Server: records.Endpoint{IP: netip.MustParseAddr("203.0.113.40")}}
+	if err := st.Ingest(context.Background(), []records.Record{rec}); err != nil || len(stored) != 1 {
+		t.Fatalf("Ingest = %v, stored %+v", err, stored)
+	}
+	s, c := stored[0].Server, stored[0].Client
+	if !slices.Equal(s.ASPath, []uint32{64511, 65536}) || !slices.Equal(s.Communities, []string{"64496:100", "64496:1:64511"}) ||
+		s.ASN != 65536 || c.ASPath != nil || c.Communities != nil {
+		t.Errorf("server %+v, client %+v: want the partner's route, and none for the private client", s.Place, c.Place)
+	}
+}

@@ -45,8 +45,9 @@ type Configuration struct {
 	// netctx.DefaultPollInterval.
 	GeoIPASN, GeoIPCountry string
 	GeoIPPoll              time.Duration
-	// Demo runs the generator of synthetic traffic (24 hours of backfill, then live).
-	// Default: false.
+	// Demo runs the generator of synthetic traffic (24 hours of backfill, then live); without
+	// Dependencies.Routes (no -bgp) the records get their routes from the demo's table
+	// (demo.Routes). Default: false.
 	Demo bool
 	// Queue is the -queue flag, nats://HOST:PORT[,HOST:PORT...]: the records the inlet brings
 	// in (and the ingest function's) are published to the JetStream stream SVC_RECORDS
@@ -125,11 +126,14 @@ func New(ctx context.Context, deps Dependencies, cfg Configuration) (*Component,
 	if err := c.demoGeoIP(); err != nil {
 		return nil, err
 	}
+	if cfg.Demo && noNil(deps.Routes) == nil {
+		c.deps.Routes = demoRoutes() // without -bgp, the demo's table
+	}
 	var err error
 	if c.nctx, err = c.openContext(ctx); err != nil {
 		return nil, err
 	}
-	c.store = Enrich(deps.Records, c.nctx.resolver, deps.Routes)
+	c.store = Enrich(deps.Records, c.nctx.resolver, c.deps.Routes)
 	return c, nil
 }
 

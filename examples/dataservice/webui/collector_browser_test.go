@@ -132,8 +132,9 @@ func (p *page) colorScheme(theme string) {
 
 // TestBrowserCollectorCapture opens the collector's view of a service whose capture probe reads
 // a capture file and collects no flows: the view names the file and shows the probe's packets,
-// its kernel ring's drops and its conversation table's evictions (none here), besides saying
-// that no flow collector runs; light, dark and 360 px for AA contrast and overflow.
+// its kernel ring's drops, its conversation table's evictions and its layers' records (none
+// here), besides saying that no flow collector runs; light, dark and 360 px for AA contrast and
+// overflow.
 func TestBrowserCollectorCapture(t *testing.T) {
 	t.Parallel()
 	chrome := testenv.Chromium(t)
@@ -156,7 +157,8 @@ func TestBrowserCollectorCapture(t *testing.T) {
 		return p.eval(fmt.Sprintf(`document.querySelector('[data-capture=%s]').textContent + (document.querySelector('[data-capture=%s]').classList.contains('bad') ? ' (bad)' : '')`, key, key))
 	}
 	for key, want := range map[string]string{"drops": "Ring drops0None by the kernel’s capture ring", "evicted": "Table evictions0None: the conversation table had room",
-		"records": "Records11 stored", "packets": "Packets201 of 1 sources finished"} {
+		"records": "Records11 stored", "packets": "Packets201 of 1 sources finished",
+		"http": "HTTP requests0Requests in clear, each a record", "tls": "TLS handshakes0Handshakes, each a record"} {
 		if got := tile(key); got != want {
 			t.Errorf("the %s tile says %q, want %q", key, got, want)
 		}

@@ -9,7 +9,9 @@
 // the number of chSteps applied, 1 the records table, 2 the per-minute rollup, 3 the rollups'
 // sums as Decimal128, 4 the capture probe's columns, 5 the context's columns and rollups, 6 the
 // times' histograms, 7 the capture probe's measures and histograms in every rollup, 8 the
-// rollups' index a mark every 1,024 rows, their rows copied over (SchemaVersion). ClickHouse has no transactions over tables, so each step
+// rollups' index a mark every 1,024 rows, their rows copied over, 9 the layers' columns (the
+// rollups' views then summing the transport's records alone), 10 the routes' columns, 11 the
+// HTTP layer's rollups (SchemaVersion). ClickHouse has no transactions over tables, so each step
 // may run again after a failure midway, and its number is written once it succeeded. Every open
 // still checks the records table's shape, refused and never altered when it differs, and the
 // rollups', made anew when they differ (they hold nothing the records do not), since other
@@ -17,7 +19,8 @@
 // chAddColumns with its constant, typed from its descriptor (a column a test build added,
 // records.AddColumn, is a version after SchemaVersion: version, addedStep).
 //
-// It keeps DuckDB's rollups but the one per 10 minutes with addresses (rollup.go: each a
+// It keeps DuckDB's rollups but the one per 10 minutes with addresses, and of the HTTP layer's
+// those per minute, hour and 6 hours, each view summing the records of its layer (rollup.go: each a
 // SummingMergeTree fed by a materialized view on each shard), with the capture probe's
 // measures and histograms (Measures: each histogram a Nested map <time>_histMap the merges add
 // up by bucket index, read as entries through the ALIAS <time>_hist), read through the

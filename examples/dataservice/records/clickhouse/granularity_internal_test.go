@@ -48,8 +48,8 @@ func testRegranulates(t *testing.T, servers []*testenv.ClickHouseServer, cluster
 	// the records.
 	for _, srv := range servers {
 		conn := RawClickHouse(t, srv.URL)
-		for i := range chRollups {
-			r := &chRollups[i]
+		for i := range chTransportRollups {
+			r := &chTransportRollups[i]
 			exec(conn, "DROP TABLE "+chView(r), "DROP TABLE "+r.Table,
 				"CREATE TABLE "+r.Table+" ("+chRollupDefs(r)+") ENGINE = "+chRollupEngine7(r),
 				"CREATE MATERIALIZED VIEW "+chView(r)+" TO "+r.Table+" AS "+chRollupSelect(r, ""),
@@ -58,7 +58,7 @@ func testRegranulates(t *testing.T, servers []*testenv.ClickHouseServer, cluster
 				t.Fatalf("%s as version 7 made it: %s", r.Table, e)
 			}
 		}
-		r1, r2 := &chRollups[1], &chRollups[2]
+		r1, r2 := &chTransportRollups[1], &chTransportRollups[2]
 		exec(conn, "CREATE TABLE "+r1.Table+"_v8 ("+chRollupDefs(r1)+") ENGINE = "+chRollupEngine(r1),
 			"INSERT INTO "+r1.Table+"_v8 SELECT * FROM "+r1.Table,
 			"RENAME TABLE "+r1.Table+" TO "+r1.Table+"_v7, "+r1.Table+"_v8 TO "+r1.Table,
@@ -75,8 +75,8 @@ func testRegranulates(t *testing.T, servers []*testenv.ClickHouseServer, cluster
 		if v, err := schemaVersion(ctx, conn); err != nil || v != SchemaVersion {
 			t.Errorf("schema version %d (%v) after the upgrade, want %d", v, err, SchemaVersion)
 		}
-		for i := range chRollups {
-			r := &chRollups[i]
+		for i := range chTransportRollups {
+			r := &chTransportRollups[i]
 			if e := engineFull(t, conn, r.Table); !strings.Contains(e, chGranularity) {
 				t.Errorf("%s after the upgrade: %s, want %s", r.Table, e, chGranularity)
 			}

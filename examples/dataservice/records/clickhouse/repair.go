@@ -108,14 +108,35 @@ func chRepair(ctx context.Context, c chdriver.Conn, days []int64, all bool) erro
 		if err != nil {
 			return nil, false, err
 		}
-		// The rollups hold the transport's records alone: those of the layers are counted
-		// apart (a read of the layer column, one byte a record) and left out.
-		layered, err := chDayCounts(ctx, c, "SELECT toString(intDiv(time, 86400)) AS d, toUInt64(count()) FROM records WHERE "+chLayered+" GROUP BY d")
+		// Each rollup holds the records of its layer alone: those of the layers are counted
+		// apart (a read of the layer column, one byte a record), and the transport's are the
+		// rest.
+		byLayer := map[records.Layer]map[int64]uint64{0: recs}
+		rows, err := c.Query(ctx, "SELECT toString(intDiv(time, 86400)) AS d, toUInt8(layer), toUInt64(count()) FROM records WHERE "+chLayered+" GROUP BY d, layer")
 		if err != nil {
 			return nil, false, err
 		}
-		for d, n := range layered {
+		for rows.Next() {
+			var p string
+			var l uint8
+			var n uint64
+			if err := rows.Scan(&p, &l, &n); err != nil {
+				rows.Close()
+				return nil, false, err
+			}
+			d, err := strconv.ParseInt(p, 10, 64)
+			if err != nil {
+				continue
+			}
+			if byLayer[records.Layer(l)] == nil {
+				byLayer[records.Layer(l)] = map[int64]uint64{}
+			}
+			byLayer[records.Layer(l)][d] = n
 			recs[d] -= min(n, recs[d])
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, false, err
 		}
 		out, found := make([][]int64, len(chRollups)), false
 		for i := range chRollups {
@@ -123,6 +144,7 @@ func chRepair(ctx context.Context, c chdriver.Conn, days []int64, all bool) erro
 			if err != nil {
 				return nil, false, err
 			}
+			recs := byLayer[chRollups[i].Layer]
 			for d := range recs {
 				if _, ok := sums[d]; !ok {
 					sums[d] = 0 // a day the rollup lacks
@@ -157,7 +179,7 @@ func chRepair(ctx context.Context, c chdriver.Conn, days []int64, all bool) erro
 				return err
 			}
 			where := "time >= " + strconv.FormatInt(d*86400, 10) + " AND time < " + strconv.FormatInt((d+1)*86400, 10)
-			if err := c.Exec(ctx, "INSERT INTO "+r.Table+" ("+chRollupStored(r)+") "+chRollupSelect(r, where+" AND "+chTransport)); err != nil {
+			if err := c.Exec(ctx, "INSERT INTO "+r.Table+" ("+chRollupStored(r)+") "+chRollupSelect(r, where+" AND "+chLayerCond(r))); err != nil {
 				return err
 			}
 			days = append(days, d)

@@ -21,11 +21,12 @@ import (
 // records, not in one transaction with them: chRepair (repair.go) finds the days
 // where the two differ and sums them anew.
 
-// chRollups are the rollups ClickHouse keeps: DuckDB's (records/duckdb's duckRollups) but for
-// the one per 10 minutes with addresses, which would cost about what the records do, none in
-// the background (the views keep each current). Their tables are those of DuckDB's, and like
-// them each keeps the capture probe's measures and histograms (Measures; schema version 7).
-var chRollups = []records.Rollup{
+// chTransportRollups are the transport's rollups ClickHouse keeps: DuckDB's (records/duckdb's
+// duckRollups) but for the one per 10 minutes with addresses, which would cost about what the
+// records do, none in the background (the views keep each current). Their tables are those of
+// DuckDB's, and like them each keeps the capture probe's measures and histograms (Measures;
+// schema version 7). The schema steps before 11 made these alone.
+var chTransportRollups = []records.Rollup{
 	{Table: "records_minute", Width: 60, Keys: []records.Column{records.ColProtocol, records.ColApplication, records.ColServerPort}, Measures: true},
 	{Table: "records_hour", Width: 3600, Keys: []records.Column{records.ColProtocol, records.ColApplication, records.ColServerPort}, Measures: true},
 	{Table: "records_hour_hosts", Width: 3600, Keys: []records.Column{records.ColProtocol, records.ColApplication, records.ColServerPort, records.ColServerIP, records.ColClientIP}, Measures: true},
@@ -34,8 +35,22 @@ var chRollups = []records.Rollup{
 	{Table: "records_hour_context", Width: 3600, Keys: records.ContextKeys, Measures: true},
 }
 
-// chContextRollups is how many rollups of chRollups are the context's, at its end: schema
-// version 5 made them, the steps before made the others.
+// chHTTPRollups are the HTTP layer's rollups (schema version 11), by host and status per minute
+// and hour as DuckDB's, and per 6 hours for the percentiles (ForHists): without them a
+// statement FROM http read every request, and a day's p95(srt) BY http.host read every
+// request's histogram (BENCHMARKS.md, "Layers"). Their views sum the requests alone
+// (chLayerCond).
+var chHTTPRollups = []records.Rollup{
+	{Table: "records_http_minute", Width: 60, Keys: []records.Column{records.ColHTTPHost, records.ColHTTPStatus}, Measures: true, Layer: records.LayerHTTP},
+	{Table: "records_http_hour", Width: 3600, Keys: []records.Column{records.ColHTTPHost, records.ColHTTPStatus}, Measures: true, Layer: records.LayerHTTP},
+	{Table: "records_http_6hour", Width: 6 * 3600, Keys: []records.Column{records.ColHTTPHost, records.ColHTTPStatus}, Measures: true, ForHists: true, Layer: records.LayerHTTP},
+}
+
+// chRollups are every rollup ClickHouse keeps: the transport's, then the HTTP layer's.
+var chRollups = append(slices.Clone(chTransportRollups), chHTTPRollups...)
+
+// chContextRollups is how many rollups of chTransportRollups are the context's, at its end:
+// schema version 5 made them, the steps before made the others.
 const chContextRollups = 2
 
 // chUnmeasured returns copies of rs without the measures (Measures false): the rollups as the
@@ -201,11 +216,13 @@ func chEnsureRollupWhere(ctx context.Context, c chdriver.Conn, r *records.Rollup
 		"CREATE MATERIALIZED VIEW IF NOT EXISTS "+chView(r)+" TO "+r.Table+" AS "+chRollupSelect(r, where))
 }
 
-// chTransport is the condition of the records the rollups sum (schema version 9): the
-// transport's (layer 0). A statement of another layer reads the records (records.Query.Layer).
-// IN, not =: 18.16 reading a part made before the column, whose histograms' DEFAULT holds the
-// constant 0 too, fails on a second column "0".
-const chTransport = "layer IN (0)"
+// chLayerCond is the condition of the records rollup r sums (schema version 9): those of its
+// layer, the transport's (layer 0) for most. A statement of a layer without rollups reads the
+// records (records.Query.Layer). IN, not =: 18.16 reading a part made before the column, whose
+// histograms' DEFAULT holds the constant 0 too, fails on a second column "0".
+func chLayerCond(r *records.Rollup) string {
+	return "layer IN (" + strconv.Itoa(int(r.Layer)) + ")"
+}
 
 // chEnsureRollupDist creates on c the Distributed table over the shards' tables of rollup r, or
 // makes it anew when its columns are not the rollup's (it holds no data of its own). Its

@@ -35,7 +35,7 @@ func testAddsRollupMeasures(t *testing.T, servers []*testenv.ClickHouseServer, c
 	}
 	s.Close()
 	// The tables as version 6 left them: rollups without measures, summed from the records.
-	old := chUnmeasured(chRollups)
+	old := chUnmeasured(chTransportRollups)
 	for k, srv := range servers {
 		conn := RawClickHouse(t, srv.URL)
 		for i := range chRollups {

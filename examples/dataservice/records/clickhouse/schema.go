@@ -16,7 +16,7 @@ import (
 // SchemaVersion is the version of the ClickHouse tables' shape, kept in the table
 // records_version beside them: the number of chSteps a server's tables have had. The service
 // refuses a records table of another shape, and a later version, rather than alter it.
-const SchemaVersion = 10
+const SchemaVersion = 11
 
 // chStep is one schema version of a server's tables (a shard's): what a server at the version
 // before it needs. ClickHouse has no transactions over tables: each step may be run again after
@@ -40,7 +40,7 @@ var chSteps = [SchemaVersion]chStep{
 	// of another shape is made anew (chEnsureRollup) and summed again from the records. The
 	// rollups of that version: those before the context's.
 	func(ctx context.Context, c chdriver.Conn) error {
-		return chEnsureRollupsOf(ctx, c, chUnmeasured(chRollups[:len(chRollups)-chContextRollups]))
+		return chEnsureRollupsOf(ctx, c, chUnmeasured(chTransportRollups[:len(chTransportRollups)-chContextRollups]))
 	},
 	// 4: the capture probe's columns (rtt, ct, srt, dtt sums and samples, retransmissions, zero
 	// windows, resets, server_name), zero in the rows the table had.
@@ -58,20 +58,30 @@ var chSteps = [SchemaVersion]chStep{
 	// made anew (chEnsureRollup, its shape another), summed again from the records by chRepair
 	// at open (every day of an empty rollup differs from the records). The rollups of that
 	// version: the five of chRollups.
-	func(ctx context.Context, c chdriver.Conn) error { return chEnsureRollupsOf(ctx, c, chRollups[:5]) },
+	func(ctx context.Context, c chdriver.Conn) error { return chEnsureRollupsOf(ctx, c, chTransportRollups) },
 	// 8: each rollup's index with a mark every chRollupGranularity rows (chRegranulate). The
 	// rollups of that version: the five of chRollups.
-	func(ctx context.Context, c chdriver.Conn) error { return chRegranulate(ctx, c, chRollups[:5]) },
+	func(ctx context.Context, c chdriver.Conn) error { return chRegranulate(ctx, c, chTransportRollups) },
 	// 9: the layers' columns (records.LayerColumns: the layer, 0 the transport, and the keys of
 	// HTTP, DNS and TLS), 0 and empty in the rows the table had, all of the transport; then
 	// the rollups' views dropped, which summed every record: migrate makes them anew summing
-	// the transport's alone (chTransport), and chRepair sums again the days they missed
+	// the transport's alone (chLayerCond), and chRepair sums again the days they missed
 	// meanwhile.
 	addLayers,
 	// 10: the routes' AS paths and communities (records.RouteColumns), empty in the rows the
 	// table had.
 	func(ctx context.Context, c chdriver.Conn) error {
 		return chAddColumns(ctx, c, "records", records.RouteColumns...)
+	},
+	// 11: the HTTP layer's rollups (chHTTPRollups), summed from the records' requests by
+	// chRepair at open.
+	func(ctx context.Context, c chdriver.Conn) error {
+		for i := range chHTTPRollups {
+			if err := chEnsureRollupWhere(ctx, c, &chHTTPRollups[i], chLayerCond(&chHTTPRollups[i])); err != nil {
+				return err
+			}
+		}
+		return nil
 	},
 }
 
@@ -80,9 +90,9 @@ func addLayers(ctx context.Context, c chdriver.Conn) error {
 	if err := chAddColumns(ctx, c, "records", records.ColumnRange(records.ColLayer, records.ColTLSIssuer)...); err != nil {
 		return err
 	}
-	for i := range chRollups {
-		if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+chView(&chRollups[i])); err != nil {
-			return fmt.Errorf("records: clickhouse: upgrading to schema version 9, dropping %s: %w (the next start resumes it)", chView(&chRollups[i]), unavailable(err))
+	for i := range chTransportRollups {
+		if err := c.Exec(ctx, "DROP TABLE IF EXISTS "+chView(&chTransportRollups[i])); err != nil {
+			return fmt.Errorf("records: clickhouse: upgrading to schema version 9, dropping %s: %w (the next start resumes it)", chView(&chTransportRollups[i]), unavailable(err))
 		}
 	}
 	return nil
@@ -148,7 +158,7 @@ func addContext(ctx context.Context, c chdriver.Conn) error {
 	if err := chAddColumns(ctx, c, "records", contextColumns...); err != nil {
 		return err
 	}
-	return chEnsureRollupsOf(ctx, c, chUnmeasured(chRollups[len(chRollups)-chContextRollups:]))
+	return chEnsureRollupsOf(ctx, c, chUnmeasured(chTransportRollups[len(chTransportRollups)-chContextRollups:]))
 }
 
 // chAddColumns adds cols to table on c where missing, each of its kind's type (as its
@@ -235,10 +245,11 @@ func addColumns(ctx context.Context, c chdriver.Conn, table string, upTo records
 	return nil
 }
 
-// chEnsureRollups makes every rollup's table and view on c, or makes anew one of another shape.
+// chEnsureRollups makes every rollup's table and view on c, each view summing the records of
+// its rollup's layer, or makes anew one of another shape.
 func chEnsureRollups(ctx context.Context, c chdriver.Conn) error {
 	for i := range chRollups {
-		if err := chEnsureRollupWhere(ctx, c, &chRollups[i], chTransport); err != nil {
+		if err := chEnsureRollupWhere(ctx, c, &chRollups[i], chLayerCond(&chRollups[i])); err != nil {
 			return err
 		}
 	}

@@ -47,11 +47,7 @@ func CheckContext(t *testing.T, s records.Store, at int64) {
 		records.Compare{Column: records.ColClientZone, Op: records.Eq, Value: records.Value{Str: "Customers"}},
 		records.Range{Column: records.ColClientZone, From: records.Value{Str: "Customers/"}, To: records.Value{Str: "Customers/" + strings.Repeat("\U0010FFFF", 64)}},
 	}
-	conds := []struct {
-		name string
-		c    records.Cond
-		keep func(r *records.Record) bool
-	}{
+	conds := []cond{
 		{"all", nil, func(*records.Record) bool { return true }},
 		{"client zone Customers/", under, func(r *records.Record) bool {
 			return r.Client.Zone == "Customers" || strings.HasPrefix(r.Client.Zone, "Customers/")
@@ -67,13 +63,29 @@ func CheckContext(t *testing.T, s records.Store, at int64) {
 		{records.ColExporterName}, {records.ColInIf, records.ColInIfName, records.ColInIfAlias},
 		{records.ColOutIf, records.ColOutIfName, records.ColOutIfAlias},
 	}
+	checkGroups(t, s, at, recs, groups, conds, contextKey)
+}
+
+// cond is a condition of a check: its name, the condition, and the records it keeps.
+type cond struct {
+	name string
+	c    records.Cond
+	keep func(r *records.Record) bool
+}
+
+// checkGroups reads the record count of s grouped by each of groups, under each of conds, over
+// the minute from at and its first 30 seconds, and checks it against recs (the records s holds
+// over that minute), a record's group named by key.
+func checkGroups(t *testing.T, s records.Store, at int64, recs []records.Record, groups [][]records.Column, conds []cond,
+	key func(*records.Record, []records.Column) string) {
+	t.Helper()
 	for _, cols := range groups {
 		for _, c := range conds {
 			for _, until := range []int64{at + 60, at + 30} {
 				want := map[string]uint64{}
 				for i := range recs {
 					if r := &recs[i]; c.keep(r) && r.Time < until {
-						want[contextKey(r, cols)]++
+						want[key(r, cols)]++
 					}
 				}
 				q := &records.Query{Sums: []records.Sum{records.SumRecords}, Where: c.c}
@@ -81,7 +93,7 @@ func CheckContext(t *testing.T, s records.Store, at int64) {
 					q.Groups = append(q.Groups, records.Group{Column: col})
 				}
 				got := map[string]uint64{}
-				err := s.Read(ctx, s.Compile(q), at, until, func(r *records.Row) error {
+				err := s.Read(context.Background(), s.Compile(q), at, until, func(r *records.Row) error {
 					got[fmt.Sprint(valuesKey(r.Keys))] += r.Sums[0]
 					return nil
 				})

@@ -17,9 +17,10 @@ import (
 // answer the same before and after records of HTTP, DNS and TLS arrive over their period (the
 // rollups hold the transport's alone, and its reads of the records take layer 0), each layer's
 // Query reads its records alone, by its keys and with its condition, and retention deletes the
-// records of every layer. at, a multiple of 3600, must be later than every record s holds; the
-// check ingests records over the four hours after it and one two days later, and, as it tests
-// retention, deletes every record before that day: run it last.
+// records of every layer, and the HTTP layer's percentiles read from the rollups are those of
+// the requests (checkLayerPercentiles). at, a multiple of 3600, must be later than every record
+// s holds; the check ingests records over the 35 hours after it and one two days later, and, as
+// it tests retention, deletes every record before that day: run it last.
 func CheckLayers(t *testing.T, s records.Store, at int64) {
 	t.Helper()
 	ctx := context.Background()
@@ -81,6 +82,7 @@ func CheckLayers(t *testing.T, s records.Store, at int64) {
 		}
 	}
 	checkExpiry(t, s, at)
+	checkLayerPercentiles(t, s, at+5*3600)
 	// Retention deletes the records of every layer (ClickHouse's whole days as DuckDB's rows).
 	day := records.CeilTo(at+4*3600, 86400) + 86400
 	later := layerRecords(day)[:1]

@@ -44,11 +44,7 @@ func CheckRoutes(t *testing.T, s records.Store, at int64) {
 		}
 	}
 	recs = append(recs, plain...)
-	conds := []struct {
-		name string
-		c    records.Cond
-		keep func(r *records.Record) bool
-	}{
+	conds := []cond{
 		{"all", nil, func(*records.Record) bool { return true }},
 		{"server AS 64501 in path", records.Compare{Column: records.ColServerASPath, Op: records.Eq, Value: records.Value{Lo: 64501}},
 			func(r *records.Record) bool { return slices.Contains(r.Server.ASPath, 64501) }},
@@ -67,35 +63,11 @@ func CheckRoutes(t *testing.T, s records.Store, at int64) {
 		{records.ColClientASPath}, {records.ColServerASPath, records.ColServerCommunities},
 		{records.ColClientCommunities}, {records.ColServerCommunities, records.ColProtocol},
 	}
-	for _, cols := range groups {
-		for _, c := range conds {
-			for _, until := range []int64{at + 60, at + 30} {
-				want := map[string]uint64{}
-				for i := range recs {
-					if r := &recs[i]; c.keep(r) && r.Time < until {
-						var vs []records.Value
-						for _, col := range cols {
-							vs = append(vs, col.Of(r))
-						}
-						want[fmt.Sprint(valuesKey(vs))]++
-					}
-				}
-				q := &records.Query{Sums: []records.Sum{records.SumRecords}, Where: c.c}
-				for _, col := range cols {
-					q.Groups = append(q.Groups, records.Group{Column: col})
-				}
-				got := map[string]uint64{}
-				err := s.Read(ctx, s.Compile(q), at, until, func(r *records.Row) error {
-					got[fmt.Sprint(valuesKey(r.Keys))] += r.Sums[0]
-					return nil
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if fmt.Sprint(got) != fmt.Sprint(want) {
-					t.Errorf("by %v where %s until +%d: %v, want %v", names(cols), c.name, until-at, got, want)
-				}
-			}
+	checkGroups(t, s, at, recs, groups, conds, func(r *records.Record, cols []records.Column) string {
+		var vs []records.Value
+		for _, col := range cols {
+			vs = append(vs, col.Of(r))
 		}
-	}
+		return fmt.Sprint(valuesKey(vs))
+	})
 }

@@ -121,9 +121,11 @@ export class Alerts {
       }
       const query = el('td');
       query.append(el('code', {}, r.query));
-      // The last evaluation: when, or why it failed.
+      // The last evaluation: when, or why it failed, or what the rule cannot do (a bgp
+      // channel on a node without -bgp).
       const check = r.error ? el('td', {class: 'rule-error'}, `Failed: ${r.error}`)
-        : el('td', {class: 'rule-checked'}, r.evaluated ? formatDate(r.evaluated) : 'Not yet');
+        : r.warning ? el('td', {class: 'rule-error rule-warning'}, `Warning: ${r.warning}`)
+          : el('td', {class: 'rule-checked'}, r.evaluated ? formatDate(r.evaluated) : 'Not yet');
       const actions = el('td');
       if (this.mayChange(r)) {
         const del = el('button', {type: 'button', class: 'btn small ghost danger-text delete-rule'}, 'Delete');

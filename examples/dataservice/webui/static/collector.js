@@ -76,6 +76,15 @@ function since(ms) {
   return `${Math.floor(s / 86400)} days ago`;
 }
 
+// layerTile is the tile of one layer's counters l (collector-status's capture.http, dns or
+// tls): its records, noted with the parts that are not zero ([field, words, bad]), else idle;
+// bad (red) when one of the bad parts is not zero.
+function layerTile(name, l = {}, idle, parts, key) {
+  const some = parts.filter(([f]) => l[f] > 0);
+  const note = some.map(([f, words]) => `${count.format(l[f])} ${words}`).join(', ') || idle;
+  return [name, l.records || 0, note, some.some(([, , bad]) => bad), key];
+}
+
 // Collector shows the collector's status over api.
 export class Collector {
   constructor(api) {
@@ -152,8 +161,8 @@ export class Collector {
   }
 
   // drawCapture shows the capture probe's counters, when it runs: what it saw, what the kernel's
-  // ring dropped (the probe did not keep up), the conversations the full table ended early, and
-  // the records stored or lost.
+  // ring dropped (the probe did not keep up), the conversations the full table ended early, the
+  // records stored or lost, and per layer the records made and what the probe could not read.
   drawCapture(c) {
     this.capturing = Boolean(c);
     $('collector-capture').hidden = !c;
@@ -169,6 +178,10 @@ export class Collector {
       ['Ring drops', c.drops, c.drops ? 'Dropped by the kernel’s capture ring: the probe did not keep up' : 'None by the kernel’s capture ring', c.drops > 0, 'drops'],
       ['Table evictions', c.evicted, c.evicted ? 'Conversations ended early: the conversation table was full' : 'None: the conversation table had room', c.evicted > 0, 'evicted'],
       ['Records', c.records, lost ? `${count.format(c.stored)} stored, ${count.format(lost)} lost` : `${count.format(c.stored)} stored`, lost > 0, 'records'],
+      layerTile('HTTP requests', c.http, 'Requests in clear, each a record', [['unanswered', 'without a response'],
+        ['orphans', 'responses to no request seen'], ['given_up', 'connections given up', true], ['paths_left_out', 'paths past the hour’s bound', true]], 'http'),
+      layerTile('DNS queries', c.dns, 'Queries, each a record', [['timeouts', 'unanswered'], ['forgotten', 'forgotten unanswered', true]], 'dns'),
+      layerTile('TLS handshakes', c.tls, 'Handshakes, each a record', [['certs_skipped', 'certificates not read', true]], 'tls'),
     ];
     $('collector-capture-totals').replaceChildren(...tiles.map(([name, v, note, bad, key]) => {
       const d = el('div', {class: `card stat${bad ? ' bad' : ''}`, 'data-capture': key});

@@ -1,0 +1,4 @@
+package alerts
+
+// ListRules is list-alert-rules, for the tests.
+var ListRules = (*Service).listRules
