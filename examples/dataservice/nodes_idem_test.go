@@ -123,14 +123,21 @@ func TestIdempotencyAcrossNodes(t *testing.T) {
 		replayed = append(replayed, res.Header.Get("Idempotent-Replayed"))
 		mu.Unlock()
 		if first {
-			for i, n := range nodes {
-				if strings.Count(n.log.String(), "create-dashboard") > before[i] {
-					if err := n.cmd.Process.Kill(); err != nil {
-						t.Error(err)
+			// The node's log line reaches the test through a pipe, after its answer: wait
+			// for it (at most 10 s), then kill the node that ran the call.
+			for deadline := time.Now().Add(10 * time.Second); killed == 0 && time.Now().Before(deadline); {
+				for i, n := range nodes {
+					if strings.Count(n.log.String(), "create-dashboard") > before[i] {
+						if err := n.cmd.Process.Kill(); err != nil {
+							t.Error(err)
+						}
+						mu.Lock()
+						killed++
+						mu.Unlock()
 					}
-					mu.Lock()
-					killed++
-					mu.Unlock()
+				}
+				if killed == 0 {
+					time.Sleep(10 * time.Millisecond)
 				}
 			}
 			conn, _, err := w.(http.Hijacker).Hijack()

@@ -72,6 +72,10 @@ func TestRefused(t *testing.T) {
 	if n := strings.Count(log.String(), "127.0.0.9"); n != 1 {
 		t.Errorf("the log names the refused router %d times, want once:\n%s", n, log.String())
 	}
+	s.Stop() // a shutdown is not an error
+	if strings.Contains(log.String(), "level=ERROR") {
+		t.Errorf("the log has an error:\n%s", log.String())
+	}
 }
 
 // TestHostilePeer: a router that sends a malformed UPDATE, or one longer than BGP allows, is

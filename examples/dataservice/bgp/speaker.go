@@ -163,8 +163,7 @@ func (s *Speaker) stop() {
 		s.cancel()
 	}
 	if s.srv != nil {
-		_ = s.srv.StopBgp(context.Background(), &api.StopBgpRequest{})
-		s.srv.Stop()
+		s.srv.Stop() // StopBgp within: called twice, it logs an error on every shutdown
 	}
 	s.mu.Lock()
 	for _, r := range s.routers {
