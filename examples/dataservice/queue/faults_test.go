@@ -172,12 +172,11 @@ func TestClickHouseRedelivered(t *testing.T) {
 // whole but its answer is lost. It counts the writes and their batches.
 type lossyGather struct {
 	*clickhouse.Store
-	n, writes, batches atomic.Int64
+	gathered
 }
 
 func (l *lossyGather) IngestBatches(ctx context.Context, bs []records.Batch) error {
-	l.writes.Add(1)
-	l.batches.Add(int64(len(bs)))
+	l.count(bs)
 	if slices.ContainsFunc(bs, func(b records.Batch) bool { return b.Again }) {
 		return l.Store.IngestBatches(ctx, bs)
 	}
@@ -206,17 +205,6 @@ func (l *lossyGather) IngestBatches(ctx context.Context, bs []records.Batch) err
 // stored once, in fewer writes than batches.
 func TestClickHouseGatheredRedelivered(t *testing.T) {
 	t.Parallel()
-	nats := testenv.NATS(t)
 	store := openClickHouse(t, testenv.ClickHouse(t))
-	pub, sub := open(t, nats.URL, false), open(t, nats.URL, true)
-	publish(t, pub, 3, 20, 300, 1_700_000_000)
-	lossy := &lossyGather{Store: store}
-	consume(t, sub, lossy)
-	waitStored(t, sub, store, 3*20*300)
-	if st := sub.Status(context.Background(), time.Now()); st.Redelivered < 10 {
-		t.Errorf("status %+v: want at least 10 batches redelivered", st)
-	}
-	if w, b := lossy.writes.Load(), lossy.batches.Load(); w == 0 || w >= b {
-		t.Errorf("%d gathered writes of %d batches: want several batches a write", w, b)
-	}
+	checkGatheredRedelivered(t, store, &lossyGather{Store: store})
 }

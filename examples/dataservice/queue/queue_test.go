@@ -317,12 +317,11 @@ func TestGatheredWritesBounded(t *testing.T) {
 // stores whole but has its answer lost. It counts the writes and their batches.
 type lossyDuck struct {
 	*duckdb.Store
-	n, writes, batches atomic.Int64
+	gathered
 }
 
 func (l *lossyDuck) IngestBatches(ctx context.Context, bs []records.Batch) error {
-	l.writes.Add(1)
-	l.batches.Add(int64(len(bs)))
+	l.count(bs)
 	err := l.Store.IngestBatches(ctx, bs)
 	if err == nil && !slices.ContainsFunc(bs, func(b records.Batch) bool { return b.Again }) && l.n.Add(1)%3 == 2 {
 		return fmt.Errorf("answer lost: %w", records.ErrUnavailable)
@@ -336,17 +335,37 @@ func (l *lossyDuck) IngestBatches(ctx context.Context, bs []records.Batch) error
 // than batches.
 func TestDuckDBGatheredRedelivered(t *testing.T) {
 	t.Parallel()
-	srv := testenv.NATS(t)
 	store := openDuckDB(t)
+	checkGatheredRedelivered(t, store, &lossyDuck{Store: store})
+}
+
+// gathered counts a lossy store's gathered writes and the batches in them; n numbers its
+// first deliveries, for the store to choose which to lose.
+type gathered struct{ n, writes, batches atomic.Int64 }
+
+func (g *gathered) count(bs []records.Batch) {
+	g.writes.Add(1)
+	g.batches.Add(int64(len(bs)))
+}
+
+func (g *gathered) counts() *gathered { return g }
+
+// checkGatheredRedelivered publishes 18,000 records in 60 batches and consumes them into
+// lossy, a wrapper of store that loses some gathered writes' answers: every record is stored
+// once, batches are delivered again, and a write gathers several.
+func checkGatheredRedelivered(t *testing.T, store records.Reader, lossy interface {
+	records.BatchStore
+	counts() *gathered
+}) {
+	srv := testenv.NATS(t)
 	pub, sub := open(t, srv.URL, false), open(t, srv.URL, true)
 	publish(t, pub, 3, 20, 300, 1_700_000_000)
-	lossy := &lossyDuck{Store: store}
 	consume(t, sub, lossy)
 	waitStored(t, sub, store, 3*20*300)
 	if st := sub.Status(context.Background(), time.Now()); st.Redelivered < 10 {
 		t.Errorf("status %+v: want at least 10 batches redelivered", st)
 	}
-	if w, b := lossy.writes.Load(), lossy.batches.Load(); w == 0 || w >= b {
+	if w, b := lossy.counts().writes.Load(), lossy.counts().batches.Load(); w == 0 || w >= b {
 		t.Errorf("%d gathered writes of %d batches: want several batches a write", w, b)
 	}
 }
