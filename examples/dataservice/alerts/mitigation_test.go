@@ -117,6 +117,26 @@ func newMitEnvOn(t *testing.T, o alerts.Options, changes bool) *mitEnv {
 }
 
 // flood ingests a UDP flood to server port 53 at t.
+// another starts a second evaluator on m's state and records, with m's options as edit
+// changes them, as another node (or this one restarted) would run; it is closed at the end of
+// the test; it returns the service too.
+func (m *mitEnv) another(t *testing.T, edit func(*alerts.Options)) (*alerts.Service, *alerts.Evaluator) {
+	o := m.opts
+	edit(&o)
+	engine := pvql.New(m.records)
+	o.Query = func(ctx context.Context, expr string, now time.Time) ([]pvql.Result, error) {
+		return engine.Query(ctx, expr, now, time.Hour)
+	}
+	o.Live, o.Each = nil, nil
+	svc, err := alerts.New(m.st, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := svc.NewEvaluator()
+	t.Cleanup(ev.Close)
+	return svc, ev
+}
+
 func (m *mitEnv) flood(t *testing.T, at int64, server string) {
 	t.Helper()
 	raw := `{"time": ` + fmt.Sprint(at) + `, "protocol": "udp", "client": {"ip": "192.0.2.99", "port": 40000, "bytes": 0},
@@ -346,20 +366,8 @@ func TestMitigationRestart(t *testing.T) {
 	check(t, "calls when stopped", m.ann.took(), "withdraw blackhole 198.51.100.8/32 via 192.0.2.1")
 
 	// Started again, with a speaker of its own; 198.51.100.8's records are still in the window.
-	o := m.opts
 	after := &announcer{routes: map[string]bool{}}
-	o.Announcer = after
-	engine := pvql.New(m.records)
-	o.Query = func(ctx context.Context, expr string, now time.Time) ([]pvql.Result, error) {
-		return engine.Query(ctx, expr, now, time.Hour)
-	}
-	o.Live, o.Each = nil, nil
-	svc, err := alerts.New(m.st, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev := svc.NewEvaluator()
-	t.Cleanup(ev.Close)
+	_, ev := m.another(t, func(o *alerts.Options) { o.Announcer = after })
 	if err := ev.Tick(context.Background(), t0.Add(110*time.Second)); err != nil {
 		t.Fatal(err)
 	}
@@ -418,19 +426,7 @@ func TestMitigationWithoutSpeaker(t *testing.T) {
 	t0 := time.Now().Truncate(time.Hour).Add(-2 * time.Hour)
 	r := m.rule(t, state.AlertRule{Name: "flood", Owner: "admin", Query: floodRule, Notify: bgpNotify(t, alerts.Blackhole)})
 	core, logs := observer.New(zap.WarnLevel)
-	o := m.opts
-	o.Announcer, o.Logger = nil, zap.New(core)
-	engine := pvql.New(m.records)
-	o.Query = func(ctx context.Context, expr string, now time.Time) ([]pvql.Result, error) {
-		return engine.Query(ctx, expr, now, time.Hour)
-	}
-	o.Live, o.Each = nil, nil
-	svc, err := alerts.New(m.st, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev := svc.NewEvaluator()
-	t.Cleanup(ev.Close)
+	svc, ev := m.another(t, func(o *alerts.Options) { o.Announcer, o.Logger = nil, zap.New(core) })
 	m.flood(t, t0.Unix()-1, "198.51.100.7")
 	for i := range 3 {
 		if err := ev.Tick(context.Background(), t0.Add(time.Duration(i)*10*time.Second)); err != nil {
