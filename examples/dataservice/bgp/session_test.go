@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/netip"
 	"testing"
+	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/bgp"
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
@@ -121,4 +122,20 @@ func TestRouteRefresh(t *testing.T) {
 	}
 	p.until(t, "the withdrawal", func(b []byte) bool { return bytes.HasPrefix(b, append([]byte{0, 5}, nlri...)) })
 	testutil.Eventually(t, "the session", established(s, "127.0.0.15"))
+}
+
+// TestOpenTimeout: a router that connects and sends no OPEN within the hold time offered (3 s
+// here) gets a NOTIFICATION Hold Timer Expired and may connect again.
+func TestOpenTimeout(t *testing.T) {
+	t.Parallel()
+	s, port := testenv.StartSpeaker(t, bgp.Config{HoldTime: 3 * time.Second}, nil, "127.0.0.16/32")
+	p := connect(t, "127.0.0.16", port)
+	if typ, _ := p.read(); typ != 1 {
+		t.Fatalf("message %d from the speaker, want its OPEN", typ)
+	}
+	if typ, b := p.read(); typ != 3 || b[0] != 4 {
+		t.Errorf("message %d (%x), want a NOTIFICATION 4 (hold timer expired)", typ, b)
+	}
+	dialRaw(t, "127.0.0.16", port, 64806)
+	testutil.Eventually(t, "the session", established(s, "127.0.0.16"))
 }
