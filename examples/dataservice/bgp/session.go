@@ -104,7 +104,7 @@ func (ss *session) open() *ending {
 		return e
 	}
 	if typ != gobgp.BGP_MSG_OPEN {
-		return ss.unexpected(typ, body, gobgp.BGP_ERROR_SUB_RECEIVE_UNEXPECTED_MESSAGE_IN_OPENSENT_STATE)
+		return ss.unexpected(typ, gobgp.BGP_ERROR_SUB_RECEIVE_UNEXPECTED_MESSAGE_IN_OPENSENT_STATE)
 	}
 	var o gobgp.BGPOpen
 	if err := o.DecodeFromBytes(body); err != nil {
@@ -121,12 +121,16 @@ func (ss *session) open() *ending {
 		return &ending{why: err.Error()}
 	}
 	ss.state(gobgp.BGP_FSM_OPENCONFIRM)
-	typ, body, e = ss.read(ss.deadline())
+	confirm := ss.deadline()
+	if ss.hold == 0 { // no hold timer once Established; the KEEPALIVE still within the time offered
+		confirm = time.Now().Add(s.cfg.HoldTime)
+	}
+	typ, _, e = ss.read(confirm)
 	if e != nil {
 		return e
 	}
 	if typ != gobgp.BGP_MSG_KEEPALIVE {
-		return ss.unexpected(typ, body, gobgp.BGP_ERROR_SUB_RECEIVE_UNEXPECTED_MESSAGE_IN_OPENCONFIRM_STATE)
+		return ss.unexpected(typ, gobgp.BGP_ERROR_SUB_RECEIVE_UNEXPECTED_MESSAGE_IN_OPENCONFIRM_STATE)
 	}
 	return nil
 }
@@ -186,7 +190,7 @@ func (ss *session) established() *ending {
 			}
 			ss.s.refresh(ss, gobgp.NewFamily(rr.AFI, rr.SAFI))
 		default:
-			return ss.unexpected(typ, body, gobgp.BGP_ERROR_SUB_RECEIVE_UNEXPECTED_MESSAGE_IN_ESTABLISHED_STATE)
+			return ss.unexpected(typ, gobgp.BGP_ERROR_SUB_RECEIVE_UNEXPECTED_MESSAGE_IN_ESTABLISHED_STATE)
 		}
 	}
 }
@@ -212,7 +216,9 @@ func (ss *session) update(body []byte) *ending {
 		case handling == gobgp.ERROR_HANDLING_SESSION_RESET, handling == gobgp.ERROR_HANDLING_AFISAFI_DISABLE:
 			return notify(me.TypeCode, me.SubTypeCode, me.Data, me.Message)
 		}
-		ss.s.log.Warn("bgp: a malformed UPDATE; its routes are withdrawn", "router", ss.addr, "error", me.Message)
+		if handling == gobgp.ERROR_HANDLING_TREAT_AS_WITHDRAW {
+			ss.s.log.Warn("bgp: a malformed UPDATE; its routes are withdrawn", "router", ss.addr, "error", me.Message)
+		}
 	}
 	if !ss.as4 {
 		as4Path(&u)
@@ -325,7 +331,7 @@ func (ss *session) readError(err error) *ending {
 }
 
 // unexpected ends the session on a message its state does not expect (RFC 6608's subcodes).
-func (ss *session) unexpected(typ uint8, body []byte, sub uint8) *ending {
+func (ss *session) unexpected(typ, sub uint8) *ending {
 	return notify(gobgp.BGP_ERROR_FSM_ERROR, sub, nil, "an unexpected message of type "+strconv.Itoa(int(typ)))
 }
 
