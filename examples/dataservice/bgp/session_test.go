@@ -139,3 +139,24 @@ func TestOpenTimeout(t *testing.T) {
 	dialRaw(t, "127.0.0.16", port, 64806)
 	testutil.Eventually(t, "the session", established(s, "127.0.0.16"))
 }
+
+// TestTwoOctetAS: a router without 4-octet AS numbers (RFC 6793) sends its paths with AS_TRANS
+// and an AS4_PATH: the routes learned have the AS numbers of 4 octets.
+func TestTwoOctetAS(t *testing.T) {
+	t.Parallel()
+	s, port := testenv.StartSpeaker(t, bgp.Config{}, nil, "127.0.0.17/32")
+	p := connect(t, "127.0.0.17", port)
+	// Version, AS 64807, hold time 0, identifier, IPv4 unicast only.
+	p.write(1, []byte{4, 0xfd, 0x27, 0, 0, 127, 0, 0, 17, 8, 2, 6, 1, 4, 0, 1, 0, 1})
+	for _, want := range []byte{1, 4} {
+		if typ, b := p.read(); typ != want {
+			t.Fatalf("message %d from the speaker (%x), want %d", typ, b, want)
+		}
+	}
+	p.write(4, nil)
+	attrs := []byte{0x40, 1, 1, 0, 0x40, 2, 6, 2, 2, 0xfd, 0x27, 0x5b, 0xa0, 0x40, 3, 4, 127, 0, 0, 17,
+		0xc0, 17, 6, 2, 1, 0xfa, 0x56, 0xea, 0x01} // AS_PATH 64807 AS_TRANS, AS4_PATH 4200000001
+	body := append([]byte{0, 0, 0, byte(len(attrs))}, attrs...)
+	p.write(2, append(body, 16, 10, 4))
+	routeIs(t, s, "127.0.0.17", "10.4.0.1", []uint32{64807, 4200000001})
+}
