@@ -2,6 +2,7 @@ package duckdb
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"net/netip"
 	"reflect"
@@ -16,7 +17,8 @@ import (
 // bytes (records.Rollup.HistBytes): a percentile's histograms read through them equal the
 // requests' over periods that cut their buckets, as ingest wrote them, after every rollup is
 // compacted (merged in SQL), and in a file of schema version 17 (their histograms arrays of
-// entries) once step 18 has converted it; and the step leaves each column BLOB.
+// entries) once step 18 has converted it; the step leaves each column BLOB; and a corrupt
+// value fails the query that reads it.
 func TestHTTPRollupHistsAsBytes(t *testing.T) {
 	t.Parallel()
 	stepByHand(t)
@@ -110,4 +112,10 @@ func TestHTTPRollupHistsAsBytes(t *testing.T) {
 		}
 	}
 	check("migrated")
+	// A corrupt value (not a whole entry) fails the query that reads it, with no answer.
+	exec(t, s, "UPDATE records_http_6hour SET srt_hist = from_hex('00')")
+	err = s.Read(ctx, s.Compile(qs[0]), from, from+span, func(*records.Row) error { return nil })
+	if !errors.Is(err, records.ErrHistBytes) {
+		t.Errorf("a query over a corrupt histogram: %v, want ErrHistBytes", err)
+	}
 }
