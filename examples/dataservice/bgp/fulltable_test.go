@@ -18,9 +18,8 @@ import (
 // BenchmarkFullTable has a peer written in the test send a full table of 1.2M IPv4 routes
 // (/24s, a /16 every 256, 150k distinct AS paths and communities: one UPDATE of 8 routes
 // each), and reports how long the speaker took to learn it (wall and the process's CPU), the
-// live heap it then holds (GoBGP's Adj-RIB-In of the session included; at most 600 MB), the
-// largest live heap while it arrived (sampled), the process's peak RSS (VmHWM), and the CPU
-// its session's end takes (GoBGP withdrawing the table through its RIB).
+// live heap it then holds (at most 600 MB), the largest live heap while it arrived (sampled),
+// the process's peak RSS (VmHWM), and the CPU its session's end takes (the table forgotten).
 func BenchmarkFullTable(b *testing.B) {
 	const routes = 1_200_000
 	var msgs []byte

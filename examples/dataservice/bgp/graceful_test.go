@@ -1,10 +1,3 @@
-// GoBGP v4.8.0 marks a session's Adj-RIB-In paths stale (table.Path.MarkStale, when a router
-// with graceful restart goes down) while its watch goroutine may still read the flag from the
-// clones it hands over (toPathApiUtil): a race on a flag the speaker does not use, in GoBGP,
-// which the race detector reports. This test runs without it.
-
-//go:build !race
-
 package bgp_test
 
 import (

@@ -19,22 +19,12 @@ type rawPeer struct {
 }
 
 // dialRaw connects from local to the speaker at port and opens a session of AS as (IPv4 and
-// IPv6 unicast, 4-octet AS numbers); the speaker's OPEN and KEEPALIVE are read.
+// IPv6 unicast, 4-octet AS numbers, hold time 0: no KEEPALIVEs); the speaker's OPEN and
+// KEEPALIVE are read.
 func dialRaw(t testing.TB, local string, port int, as uint32) *rawPeer {
 	t.Helper()
-	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}, Timeout: 5 * time.Second}
-	conn, err := d.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	p := &rawPeer{conn: conn, t: t}
-	caps := []byte{1, 4, 0, 1, 0, 1, 1, 4, 0, 2, 0, 1, 65, 4}
-	caps = binary.BigEndian.AppendUint32(caps, as)
-	id := netip.MustParseAddr(local).As4()
-	body := []byte{4, 0x5b, 0xa0, 0, 0} // version, AS_TRANS, hold time 0: no KEEPALIVEs
-	body = append(append(body, id[:]...), byte(len(caps)+2), 2, byte(len(caps)))
-	p.write(1, append(body, caps...))
+	p := connect(t, local, port)
+	p.write(1, openBody(local, as, 0))
 	for _, want := range []byte{1, 4} {
 		if typ, b := p.read(); typ != want {
 			t.Fatalf("message %d from the speaker (%x), want %d", typ, b, want)
@@ -42,6 +32,28 @@ func dialRaw(t testing.TB, local string, port int, as uint32) *rawPeer {
 	}
 	p.write(4, nil)
 	return p
+}
+
+// connect opens a TCP connection from local to the speaker at port.
+func connect(t testing.TB, local string, port int) *rawPeer {
+	t.Helper()
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}, Timeout: 5 * time.Second}
+	conn, err := d.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return &rawPeer{conn: conn, t: t}
+}
+
+// openBody is the body of an OPEN of AS as from local (its BGP identifier), hold time hold:
+// IPv4 and IPv6 unicast, 4-octet AS numbers.
+func openBody(local string, as uint32, hold uint16) []byte {
+	caps := []byte{1, 4, 0, 1, 0, 1, 1, 4, 0, 2, 0, 1, 65, 4}
+	caps = binary.BigEndian.AppendUint32(caps, as)
+	id := netip.MustParseAddr(local).As4()
+	body := binary.BigEndian.AppendUint16([]byte{4, 0x5b, 0xa0}, hold) // version, AS_TRANS
+	return append(append(append(body, id[:]...), byte(len(caps)+2), 2, byte(len(caps))), caps...)
 }
 
 // write sends a message of type typ (1 OPEN, 2 UPDATE, 4 KEEPALIVE).
@@ -58,8 +70,7 @@ func message(typ byte, body []byte) []byte {
 	return append(append(m, typ), body...)
 }
 
-// read returns the next message but KEEPALIVEs once the session is open (type 0 at the end of
-// the connection).
+// read returns the next message (type 0 at the end of the connection).
 func (p *rawPeer) read() (byte, []byte) {
 	p.t.Helper()
 	_ = p.conn.SetReadDeadline(time.Now().Add(30 * time.Second))
@@ -111,4 +122,20 @@ func update(path []uint32, comms []uint32, prefixes []netip.Prefix) []byte {
 		body = append(append(body, byte(p.Bits())), a[:(p.Bits()+7)/8]...)
 	}
 	return body
+}
+
+// until reads the speaker's messages until an UPDATE whose body ok accepts.
+func (p *rawPeer) until(t *testing.T, what string, ok func(body []byte) bool) {
+	t.Helper()
+	for {
+		typ, b := p.read()
+		switch {
+		case typ == 0:
+			t.Fatalf("the connection ended before %s", what)
+		case typ == 3:
+			t.Fatalf("a NOTIFICATION (%x) before %s", b, what)
+		case typ == 2 && ok(b):
+			return
+		}
+	}
 }

@@ -3,18 +3,14 @@
 // with the AS path and communities of the route carrying its addresses, and alerts announce
 // blackhole routes and flowspec rules through it (DESIGN.md, "Routing and mitigation (BGP)").
 //
-// The sessions are GoBGP's (github.com/osrg/gobgp/v4, as a library): its FSM, capabilities,
-// hold timers, route refresh, graceful restart and flowspec encoding are those of a speaker
-// deployed against every router vendor, which a service should not write again. v4 rather
-// than v3: it is the maintained major, its Go API takes native types (netip, bgp.NLRI) where v3
-// took protobuf messages, and its watch callbacks hand over parsed paths.
-//
-// The learned routes are not GoBGP's: its import policy rejects them all (they never reach its
-// RIB, so they are never re-advertised, and a full table is not held twice), and the speaker
-// keeps them as they arrive (WatchUpdate, before the policy) in a table of its own (trie.go,
-// attrs.go): per router and family a path-compressed trie in one slice, whose node holds the
-// index of the route's (AS path, communities) set, each set stored once. GoBGP's Adj-RIB-In of
-// each session remains (it cannot be turned off); the figures are in BENCHMARKS.md.
+// The sessions are the speaker's own (session.go: the passive side of RFC 4271's FSM), and every
+// message is encoded and decoded by GoBGP's maintained wire library
+// (github.com/osrg/gobgp/v4/pkg/packet/bgp: OPEN and capabilities, UPDATE with MP_REACH and
+// MP_UNREACH, flowspec, communities, 4-octet AS paths, NOTIFICATION, ROUTE-REFRESH). GoBGP's
+// server was the speaker until its per-session Adj-RIB-In, which cannot be turned off, took 4/5
+// of a full table's memory: each UPDATE is now decoded straight into the speaker's own table
+// (trie.go, attrs.go), per router and family a path-compressed trie whose node holds the index
+// of the route's (AS path, communities) set, each set stored once. Figures in BENCHMARKS.md.
 package bgp
 
 import "net/netip"

@@ -1,42 +1,43 @@
 package bgp
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/netip"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	api "github.com/osrg/gobgp/v4/api"
-	"github.com/osrg/gobgp/v4/pkg/apiutil"
 	gobgp "github.com/osrg/gobgp/v4/pkg/packet/bgp"
-	"github.com/osrg/gobgp/v4/pkg/server"
 )
 
 // Speaker is the service's BGP speaker. Lookup, Announce, Withdraw and Status are safe for
 // concurrent use once New returned.
 type Speaker struct {
-	cfg Config
-	log *slog.Logger
-	srv *server.BgpServer
+	cfg       Config
+	log       *slog.Logger
+	ln        net.Listener
+	open      []byte // the speaker's OPEN
+	wg        sync.WaitGroup
+	accepting chan struct{} // closed when the accept loop returns
 
-	mu      sync.RWMutex // guards what follows: the learned routes
-	routers map[netip.Addr]*router
-	order   []*router // routers in the order they first connected, for Lookup's fallback
-	attrs   *interned
-	buf     []byte
-	refused map[netip.Addr]bool
+	mu       sync.RWMutex // guards what follows: the sessions and the learned routes
+	sessions map[netip.Addr]*session
+	routers  map[netip.Addr]*router
+	order    []*router // routers in the order they first connected, for Lookup's fallback
+	attrs    *interned
+	buf      []byte
+	refused  map[netip.Addr]bool
 
-	amu       sync.Mutex // guards announced
-	announced map[Mitigation]*apiutil.Path
+	amu       sync.Mutex // guards announced and peers
+	announced map[Mitigation]*announcement
+	peers     map[*session]bool // the Established sessions
 
 	updates, refusals atomic.Uint64
-	cancel            context.CancelFunc
 	stopped           sync.Once
 }
 
@@ -75,96 +76,104 @@ func New(cfg Config, log *slog.Logger) (*Speaker, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Speaker{cfg: cfg, log: log, routers: map[netip.Addr]*router{}, attrs: newInterned(),
-		refused: map[netip.Addr]bool{}, announced: map[Mitigation]*apiutil.Path{}}, nil
+	s := &Speaker{cfg: cfg, log: log, sessions: map[netip.Addr]*session{}, routers: map[netip.Addr]*router{},
+		attrs: newInterned(), refused: map[netip.Addr]bool{}, announced: map[Mitigation]*announcement{},
+		peers: map[*session]bool{}}
+	if s.open, err = s.openMessage(); err != nil {
+		return nil, fmt.Errorf("bgp: the OPEN message: %w", err)
+	}
+	return s, nil
 }
 
 // Start listens for routers' sessions until Stop.
 func (s *Speaker) Start(ctx context.Context) error {
-	host, p, _ := net.SplitHostPort(s.cfg.Listen) // checked by New
-	port, _ := strconv.ParseUint(p, 10, 16)
-	s.srv = server.NewBgpServer(server.LoggerOption(slog.New(&gobgpLog{s: s, next: s.log.Handler()}), nil))
-	go s.srv.Serve()
-	global := &api.Global{Asn: s.cfg.AS, RouterId: s.cfg.RouterID.String(), ListenPort: int32(port)}
-	if host != "" {
-		global.ListenAddresses = []string{host}
-	}
-	startMu.Lock()
-	err := s.srv.StartBgp(ctx, &api.StartBgpRequest{Global: global})
-	startMu.Unlock()
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", s.cfg.Listen)
 	if err != nil {
-		s.srv.Stop()
 		return fmt.Errorf("bgp: -bgp %s: %w", s.cfg.Listen, err)
 	}
-	// Received routes never enter GoBGP's RIB (so they are never re-advertised, and a full
-	// table is not kept twice): the import policy accepts the service's own routes only; the
-	// speaker's table is filled from the updates as they arrive (WatchUpdate, before the policy).
-	err = s.srv.AddPolicy(ctx, &api.AddPolicyRequest{Policy: &api.Policy{Name: "own-routes-only",
-		Statements: []*api.Statement{{Name: "own", Conditions: &api.Conditions{RouteType: api.Conditions_ROUTE_TYPE_LOCAL},
-			Actions: &api.Actions{RouteAction: api.RouteAction_ROUTE_ACTION_ACCEPT}}}}})
-	if err == nil {
-		err = s.srv.AddPolicyAssignment(ctx, &api.AddPolicyAssignmentRequest{Assignment: &api.PolicyAssignment{
-			Name: "global", Direction: api.PolicyDirection_POLICY_DIRECTION_IMPORT,
-			Policies: []*api.Policy{{Name: "own-routes-only"}}, DefaultAction: api.RouteAction_ROUTE_ACTION_REJECT}})
-	}
-	if err == nil {
-		err = s.srv.AddPeerGroup(ctx, &api.AddPeerGroupRequest{PeerGroup: s.peerGroup()})
-	}
-	for _, p := range s.cfg.Peers {
-		if err == nil {
-			err = s.srv.AddDynamicNeighbor(ctx, &api.AddDynamicNeighborRequest{DynamicNeighbor: &api.DynamicNeighbor{Prefix: p.String(), PeerGroup: "routers"}})
-		}
-	}
-	wctx, cancel := context.WithCancel(context.Background())
-	s.cancel = cancel
-	if err == nil {
-		err = s.srv.WatchEvent(wctx, server.WatchEventMessageCallbacks{
-			OnPathUpdate: s.onPaths, OnPathEor: s.onEOR, OnPeerUpdate: s.onPeer,
-		}, server.WatchUpdate(false, "", ""), server.WatchEor(false), server.WatchPeer())
-	}
-	if err != nil {
-		s.Stop()
-		return fmt.Errorf("bgp: %w", err)
-	}
+	s.ln, s.accepting = ln, make(chan struct{})
+	go s.accept()
 	s.log.Info("bgp: listening", "addr", s.cfg.Listen, "as", s.cfg.AS)
 	return nil
 }
 
-// startMu serializes StartBgp, which sets package variables of GoBGP (its route selection
-// options): two speakers in one process (tests) start one at a time.
-var startMu sync.Mutex
-
-// peerGroup is the configuration of every router's session: passive, the unicast families
-// learned and the flowspec ones announced, graceful restart as a helper (receiver) only.
-func (s *Speaker) peerGroup() *api.PeerGroup {
-	fam := func(afi api.Family_Afi, safi api.Family_Safi) *api.AfiSafi {
-		return &api.AfiSafi{Config: &api.AfiSafiConfig{Family: &api.Family{Afi: afi, Safi: safi}, Enabled: true},
-			MpGracefulRestart: &api.MpGracefulRestart{Config: &api.MpGracefulRestartConfig{Enabled: true}}}
-	}
-	hold := uint64(s.cfg.HoldTime / time.Second)
-	return &api.PeerGroup{
-		Conf:      &api.PeerGroupConf{PeerGroupName: "routers"},
-		Transport: &api.Transport{PassiveMode: true},
-		Timers:    &api.Timers{Config: &api.TimersConfig{HoldTime: hold, KeepaliveInterval: max(hold/3, 1)}},
-		GracefulRestart: &api.GracefulRestart{Enabled: true, HelperOnly: true,
-			RestartTime: uint32(s.cfg.RestartTime / time.Second)},
-		AfiSafis: []*api.AfiSafi{
-			fam(api.Family_AFI_IP, api.Family_SAFI_UNICAST), fam(api.Family_AFI_IP6, api.Family_SAFI_UNICAST),
-			fam(api.Family_AFI_IP, api.Family_SAFI_FLOW_SPEC_UNICAST), fam(api.Family_AFI_IP6, api.Family_SAFI_FLOW_SPEC_UNICAST),
-		},
+// accept takes the routers' connections: one session per router of -bgp-peers.
+func (s *Speaker) accept() {
+	defer close(s.accepting)
+	for {
+		c, err := s.ln.Accept()
+		if errors.Is(err, net.ErrClosed) {
+			return
+		}
+		if err != nil { // out of file descriptors, say: the next try may do
+			s.log.Warn("bgp: accept", "error", err)
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		ap, _ := netip.ParseAddrPort(c.RemoteAddr().String())
+		addr := ap.Addr().Unmap()
+		if !s.allowed(addr) {
+			c.Close()
+			s.refuse(addr)
+			continue
+		}
+		ss := &session{s: s, conn: c, addr: addr, in: bufio.NewReaderSize(c, readBuffer),
+			wake: make(chan struct{}, 1), done: make(chan struct{})}
+		if !s.register(ss) {
+			// A second connection while the router's session is Established: the session stays.
+			if msg, err := gobgp.NewBGPNotificationMessage(gobgp.BGP_ERROR_CEASE, gobgp.BGP_ERROR_SUB_CONNECTION_COLLISION_RESOLUTION, nil).Serialize(); err == nil {
+				_ = c.SetWriteDeadline(time.Now().Add(writeTimeout))
+				_, _ = c.Write(msg)
+			}
+			c.Close()
+			continue
+		}
+		s.wg.Add(1)
+		go ss.run()
 	}
 }
 
-// Stop closes every session and stops listening; again does nothing.
+func (s *Speaker) allowed(a netip.Addr) bool {
+	for _, p := range s.cfg.Peers {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// register makes ss its router's session, unless the router's session is Established; an
+// earlier connection not yet Established is ended (the router gave up on it).
+func (s *Speaker) register(ss *session) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.routerOf(ss.addr)
+	if old := s.sessions[ss.addr]; old != nil {
+		if r.state == gobgp.BGP_FSM_ESTABLISHED {
+			return false
+		}
+		old.stop(&ending{code: gobgp.BGP_ERROR_CEASE, sub: gobgp.BGP_ERROR_SUB_CONNECTION_COLLISION_RESOLUTION, why: "a newer connection"})
+	}
+	s.sessions[ss.addr] = ss
+	r.state = gobgp.BGP_FSM_ACTIVE
+	return true
+}
+
+// Stop closes every session (a Cease NOTIFICATION, administrative shutdown) and stops
+// listening; again does nothing.
 func (s *Speaker) Stop() { s.stopped.Do(s.stop) }
 
 func (s *Speaker) stop() {
-	if s.cancel != nil {
-		s.cancel()
+	if s.ln != nil {
+		s.ln.Close()
+		<-s.accepting
 	}
-	if s.srv != nil {
-		s.srv.Stop() // StopBgp within: called twice, it logs an error on every shutdown
+	s.mu.Lock()
+	for _, ss := range s.sessions {
+		ss.stop(&ending{code: gobgp.BGP_ERROR_CEASE, sub: gobgp.BGP_ERROR_SUB_ADMINISTRATIVE_SHUTDOWN, why: "the service stops"})
 	}
+	s.mu.Unlock()
+	s.wg.Wait()
 	s.mu.Lock()
 	for _, r := range s.routers {
 		if r.restartTimer != nil {
@@ -264,22 +273,51 @@ func (s *Speaker) routerOf(addr netip.Addr) *router {
 	return r
 }
 
-// onPaths applies the routes a router sent, before GoBGP's import policy.
-func (s *Speaker) onPaths(paths []*apiutil.Path, _ time.Time) {
+// learn applies an UPDATE of the router at addr to its table: its withdrawals, its routes
+// (withdrawn too when withdraw, an attribute error), or its End-of-RIB. It reports whether
+// the router has sent more than MaxPrefixes routes.
+func (s *Speaker) learn(addr netip.Addr, u *gobgp.BGPUpdate, withdraw bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, p := range paths {
-		if p.Family != gobgp.RF_IPv4_UC && p.Family != gobgp.RF_IPv6_UC {
-			continue
+	r := s.routerOf(addr)
+	if eor, f := u.IsEndOfRib(); eor {
+		switch f {
+		case gobgp.RF_IPv4_UC:
+			s.drop(&r.stale4)
+		case gobgp.RF_IPv6_UC:
+			s.drop(&r.stale6)
 		}
-		nlri, ok := p.Nlri.(*gobgp.IPAddrPrefix)
-		if !ok {
-			continue
-		}
-		s.updates.Add(1)
-		r := s.routerOf(p.PeerAddress.Unmap())
-		s.apply(r, nlri.Prefix, p.Withdrawal, p.Attrs)
+		return false
 	}
+	for _, w := range u.WithdrawnRoutes {
+		s.route(r, w.NLRI, true, nil)
+	}
+	for _, a := range u.PathAttributes {
+		switch a := a.(type) {
+		case *gobgp.PathAttributeMpUnreachNLRI:
+			for _, n := range a.Value {
+				s.route(r, n.NLRI, true, nil)
+			}
+		case *gobgp.PathAttributeMpReachNLRI:
+			for _, n := range a.Value {
+				s.route(r, n.NLRI, withdraw, u.PathAttributes)
+			}
+		}
+	}
+	for _, n := range u.NLRI {
+		s.route(r, n.NLRI, withdraw, u.PathAttributes)
+	}
+	return r.reset
+}
+
+// route applies one unicast route (other families are not learned). Under s.mu.
+func (s *Speaker) route(r *router, n gobgp.NLRI, withdraw bool, attrs []gobgp.PathAttributeInterface) {
+	p, ok := n.(*gobgp.IPAddrPrefix)
+	if !ok || !p.Prefix.IsValid() {
+		return
+	}
+	s.updates.Add(1)
+	s.apply(r, p.Prefix, withdraw, attrs)
 }
 
 // apply learns or forgets one route of r. Under s.mu.
@@ -301,25 +339,6 @@ func (s *Speaker) apply(r *router, prefix netip.Prefix, withdraw bool, attrs []g
 	if r.routes() > s.cfg.MaxPrefixes && !r.reset {
 		r.reset = true
 		s.log.Warn("bgp: router sent more routes than the bound; resetting its session", "router", r.addr, "max_prefixes", s.cfg.MaxPrefixes)
-		go func(addr string) {
-			_ = s.srv.ShutdownPeer(context.Background(), &api.ShutdownPeerRequest{Address: addr, Communication: "maximum number of prefixes reached"})
-		}(r.addr.String())
-	}
-}
-
-// onEOR drops the routes a restarting router did not send again.
-func (s *Speaker) onEOR(p *apiutil.Path, _ time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := s.routers[p.PeerAddress.Unmap()]
-	if r == nil {
-		return
-	}
-	switch p.Family {
-	case gobgp.RF_IPv4_UC:
-		s.drop(&r.stale4)
-	case gobgp.RF_IPv6_UC:
-		s.drop(&r.stale6)
 	}
 }
 
@@ -331,31 +350,71 @@ func (s *Speaker) drop(t **trie) {
 	}
 }
 
-// onPeer follows a router's session: when it ends, its routes go, or stay marked stale while
-// it restarts gracefully (it said so in its OPEN and did not end the session by a NOTIFICATION).
-func (s *Speaker) onPeer(ev *apiutil.WatchEventMessage_PeerEvent, _ time.Time) {
-	if ev.Type != apiutil.PEER_EVENT_STATE {
+// up makes ss's router Established: it gets the announcements, then End-of-RIB of each family.
+func (s *Speaker) up(ss *session) {
+	s.amu.Lock() // before s.mu, as down takes them
+	defer s.amu.Unlock()
+	s.mu.Lock()
+	r := s.routerOf(ss.addr)
+	mine := s.sessions[ss.addr] == ss
+	if mine {
+		r.state = gobgp.BGP_FSM_ESTABLISHED
+		r.as, r.since, r.reset = ss.as, time.Now(), false
+	}
+	s.mu.Unlock()
+	if !mine { // a newer connection ends it
 		return
 	}
-	st := ev.Peer.State
+	s.log.Info("bgp: session established", "router", ss.addr, "as", ss.as)
+	s.peers[ss] = true
+	for _, a := range s.announced {
+		if msg := ss.encode(a, false); msg != nil {
+			ss.queue(msg)
+		}
+	}
+	for f := range ss.families {
+		if msg, err := gobgp.NewEndOfRib(f).Serialize(); err == nil {
+			ss.queue(msg)
+		}
+	}
+}
+
+// refresh sends ss the announcements of family again (the router's ROUTE-REFRESH, RFC 2918).
+func (s *Speaker) refresh(ss *session, f gobgp.Family) {
+	s.amu.Lock()
+	defer s.amu.Unlock()
+	for _, a := range s.announced {
+		if a.family == f {
+			if msg := ss.encode(a, false); msg != nil {
+				ss.queue(msg)
+			}
+		}
+	}
+}
+
+// down takes ss out of the speaker: when it was Established, its router's routes go, or stay
+// marked stale while it restarts gracefully (it said so in its OPEN, and the session ended
+// without a NOTIFICATION).
+func (s *Speaker) down(ss *session, e *ending) {
+	s.amu.Lock()
+	delete(s.peers, ss)
+	s.amu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := s.routerOf(st.NeighborAddress.Unmap())
-	was := r.state
-	r.state = st.SessionState
-	if st.SessionState == gobgp.BGP_FSM_ESTABLISHED {
-		r.as, r.since, r.reset = st.PeerASN, time.Now(), false
-		r.grTime, r.gr4, r.gr6 = restartOf(st.RemoteCap)
-		s.log.Info("bgp: session established", "router", r.addr, "as", r.as)
+	if s.sessions[ss.addr] != ss {
 		return
 	}
+	delete(s.sessions, ss.addr)
+	r := s.routerOf(ss.addr)
+	was := r.state
+	r.state = gobgp.BGP_FSM_IDLE
 	if was != gobgp.BGP_FSM_ESTABLISHED {
+		s.log.Info("bgp: session not established", "router", r.addr, "reason", e.why)
 		return
 	}
 	r.since = time.Now()
-	graceful := r.grTime > 0 && !r.reset && st.DisconnectReason != api.PeerState_DISCONNECT_REASON_NOTIFICATION_RECEIVED &&
-		st.DisconnectReason != api.PeerState_DISCONNECT_REASON_NOTIFICATION_SENT && st.DisconnectReason != api.PeerState_DISCONNECT_REASON_ADMIN_DOWN
-	s.log.Info("bgp: session ended", "router", r.addr, "reason", st.DisconnectReason.String(), "stale", graceful)
+	graceful := r.grTime > 0 && !r.reset && e.graceful && e.code == 0
+	s.log.Info("bgp: session ended", "router", r.addr, "reason", e.why, "stale", graceful)
 	s.drop(&r.stale4)
 	s.drop(&r.stale6)
 	if !graceful {

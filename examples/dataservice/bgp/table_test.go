@@ -63,7 +63,7 @@ func TestTableMemory(t *testing.T) {
 		mb, len(s.attrs.index), float64(r.v4.bytes())/(1<<20), float64(r.v4.dir.bytes())/(1<<20), c2, c3)
 	runtime.KeepAlive(s)
 	if mb > 300 {
-		t.Errorf("the table takes %.0f MB, want at most 300 (GoBGP's Adj-RIB-In takes the rest of 600)", mb)
+		t.Errorf("the table takes %.0f MB, want at most 300", mb)
 	}
 }
 

@@ -1,6 +1,8 @@
 package capture
 
 import (
+	"sync"
+
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
@@ -26,11 +28,51 @@ type HTTPStrings struct {
 	methods, hosts, paths interned
 }
 
-// NewHTTPStrings returns the bounds of maxHosts hosts and maxPaths paths an hour.
-func NewHTTPStrings(maxHosts, maxPaths int) *HTTPStrings {
+// NewHTTPStrings returns the bounds of maxHosts hosts and maxPaths paths an hour; budget, when
+// not nil, also bounds the bytes of the strings it and the others sharing budget make an hour.
+func NewHTTPStrings(maxHosts, maxPaths int, budget *HTTPBudget) *HTTPStrings {
 	s := &HTTPStrings{}
 	s.init(maxHosts, maxPaths)
+	s.methods.budget, s.hosts.budget, s.paths.budget = budget, budget, budget
 	return s
+}
+
+// HTTPBudget bounds the bytes of the strings that several HTTPStrings make in one hour
+// together: the flow collector's exporters share one, so that a thousand exporters (spoofed
+// sources among them) cannot each fill their own bounds. A string costs its length and
+// HTTPStringCost. An hour's budget is renewed at the first string of a later hour; the strings
+// of earlier hours stay in the tables that hold them until those see a later hour or are
+// dropped, so the memory they take is a small multiple of the budget (the collector's
+// exporters are forgotten after an hour of silence). It is safe for concurrent use.
+type HTTPBudget struct {
+	mu        sync.Mutex
+	hour      int64
+	used, max int64
+}
+
+// HTTPStringCost is what a budget counts for a string beside its bytes: its map entry.
+const HTTPStringCost = 64
+
+// NewHTTPBudget returns a budget of max bytes an hour.
+func NewHTTPBudget(max int64) *HTTPBudget { return &HTTPBudget{max: max} }
+
+// take counts a new string of n bytes in the hour numbered hour, and false when the hour's
+// budget cannot hold it. A nil budget holds everything.
+func (b *HTTPBudget) take(hour int64, n int) bool {
+	if b == nil {
+		return true
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if hour > b.hour {
+		b.hour, b.used = hour, 0
+	}
+	cost := int64(n) + HTTPStringCost
+	if b.used+cost > b.max {
+		return false
+	}
+	b.used += cost
+	return true
 }
 
 func (s *HTTPStrings) init(maxHosts, maxPaths int) {
@@ -103,9 +145,10 @@ func (h *httpTable) putBuffer(b *[HTTPMaxHeader]byte) {
 // interned is the distinct strings of one hour's records, at most max: a string is made once
 // an hour, and the records past max read another.
 type interned struct {
-	m    map[string]string
-	max  int
-	hour int64
+	m      map[string]string
+	max    int
+	hour   int64
+	budget *HTTPBudget // nil: none but max
 }
 
 // intern returns b as a string, and false when b is new and the latest hour has max strings
@@ -118,7 +161,7 @@ func intern[T string | []byte](s *interned, hour int64, b T) (string, bool) {
 	if v, ok := s.m[string(b)]; ok {
 		return v, true
 	}
-	if len(s.m) >= s.max {
+	if len(s.m) >= s.max || !s.budget.take(s.hour, len(b)) {
 		return "", false
 	}
 	v := string(b)

@@ -12,7 +12,7 @@ import (
 // hours find no more room than the bound.
 func TestHTTPStringsHours(t *testing.T) {
 	t.Parallel()
-	s := capture.NewHTTPStrings(1, 1)
+	s := capture.NewHTTPStrings(1, 1, nil)
 	for i, tc := range []struct {
 		hour     int64
 		in, want records.HTTP

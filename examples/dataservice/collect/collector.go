@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/fnapi/fnapi/examples/dataservice/capture"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 	"go.uber.org/zap"
 )
@@ -70,6 +71,12 @@ type Limits struct {
 	// doc): past them a record's host is "" and its path "{other}", as the probe's are
 	// (capture.HTTPStrings; its methods too: 64 an hour). Default: 10,000 each.
 	MaxHTTPHosts, MaxHTTPPaths int
+	// MaxHTTPBytes bounds the bytes of the distinct HTTP methods, hosts and paths that all
+	// exporters' records of one hour make together, each counted with
+	// capture.HTTPStringCost: past it a record's new strings are left out as past the
+	// exporter's own bounds. Default: 32 MiB (the memory they take stays within a small
+	// multiple of it: capture.HTTPBudget).
+	MaxHTTPBytes int
 	// Workers is how many goroutines decode datagrams. Default: GOMAXPROCS.
 	Workers int
 }
@@ -97,6 +104,7 @@ func (l *Limits) defaults() {
 	setD(&l.TemplateTTL, time.Hour)
 	set(&l.MaxHTTPHosts, 10_000)
 	set(&l.MaxHTTPPaths, 10_000)
+	set(&l.MaxHTTPBytes, 32<<20)
 	set(&l.Workers, runtime.GOMAXPROCS(0))
 }
 
@@ -113,6 +121,7 @@ type Collector struct {
 	queued    atomic.Int64 // bytes in queues
 	batches   chan []records.Record
 	stats     totals
+	httpBytes *capture.HTTPBudget // all exporters' HTTP strings of an hour (Limits.MaxHTTPBytes)
 
 	mu      sync.Mutex
 	conns   []net.PacketConn
@@ -149,6 +158,7 @@ func New(store Ingester, log *zap.Logger, limits Limits) *Collector {
 		store: store, log: log, limits: limits, seed: maphash.MakeSeed(),
 		exporters: exporterTable{m: make(map[netip.Addr]*exporter), max: limits.MaxExporters, ttl: limits.TemplateTTL, log: log},
 		batches:   make(chan []records.Record, 2),
+		httpBytes: capture.NewHTTPBudget(int64(limits.MaxHTTPBytes)),
 	}
 	for range limits.Workers {
 		q := make(chan datagram, 4096)

@@ -153,7 +153,9 @@
 // Limits.MaxHTTPPaths (10,000) paths and 64 methods (capture.HTTPStrings, the probe's code):
 // past them a record's host is "", its path or method "{other}", counted in
 // collector_layer_values_left_out_total, so that a device cannot grow the store's dictionaries
-// and the rollups' groups without end.
+// and the rollups' groups without end. All exporters together make at most Limits.MaxHTTPBytes
+// (32 MiB) of these strings an hour, so that a thousand exporters (spoofed sources among them)
+// cannot each fill their own bounds.
 //
 // # Templates, exporters and bounds
 //

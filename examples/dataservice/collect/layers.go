@@ -154,11 +154,11 @@ func (a *appFields) app(values []netflow.DataField) (out *App, ignored int) {
 }
 
 // boundHTTP bounds the method, host and path of ex's HTTP record r as the probe bounds its
-// source's (capture.HTTPStrings): Limits.MaxHTTPHosts and MaxHTTPPaths an hour, counted in
-// ex.leftOut past them. Its records are valid: their hours are near the time they arrived.
+// source's (capture.HTTPStrings): Limits.MaxHTTPHosts and MaxHTTPPaths an hour, and all
+// exporters' together Limits.MaxHTTPBytes, counted in ex.leftOut past them. Its records are valid: their hours are near the time they arrived.
 func (c *Collector) boundHTTP(ex *exporter, r *records.Record) {
 	if ex.http == nil {
-		ex.http = capture.NewHTTPStrings(c.limits.MaxHTTPHosts, c.limits.MaxHTTPPaths)
+		ex.http = capture.NewHTTPStrings(c.limits.MaxHTTPHosts, c.limits.MaxHTTPPaths, c.httpBytes)
 	}
 	if n := ex.http.Bound(r.Time/3600, &r.HTTP); n > 0 {
 		ex.leftOut.Add(uint64(n))

@@ -272,3 +272,55 @@ func TestHTTPBounds(t *testing.T) {
 	metric(t, c, `collector_layer_values_left_out_total{exporter="192.0.2.1",protocol="netflow"} 6`)
 	metric(t, c, `collector_layer_values_left_out_total{exporter="192.0.2.2",protocol="netflow"} 0`)
 }
+
+// TestHTTPBytesShared checks Limits.MaxHTTPBytes: the exporters' HTTP strings of an hour share
+// one budget, so that an exporter within its own bounds finds no room once others used it; the
+// strings an exporter already holds stay; the next hour renews the budget.
+func TestHTTPBytesShared(t *testing.T) {
+	t.Parallel()
+	tpl := set(2, ipfixTemplate(256, append(plainFields(), nprobeHTTPFields...)...))
+	flow := func(secs uint32, name string) []byte {
+		d := cat(v9Data(client4, server4, 1024, 80, 900, 6, 3, 4), varlen("/"+name), varlen("GET"), u16(200), varlen(name+".example"), u32(35))
+		return ipfix(secs, 0, tpl, set(256, d))
+	}
+	// Three records' strings: a host of 10 bytes and a path of 3, each string also costs
+	// capture.HTTPStringCost; GET is a common method and costs nothing.
+	budget := 3 * (10 + 3 + 2*capture.HTTPStringCost)
+	s := &memStore{}
+	c := New(s, nil, Limits{Workers: 1, MaxHTTPBytes: budget})
+	exporterB := netip.MustParseAddr("192.0.2.2")
+	const hour = 1700000040
+	for _, d := range []struct {
+		ex   netip.Addr
+		secs uint32
+		name string
+	}{
+		{exporterA, hour, "a1"}, {exporterA, hour, "a2"}, {exporterA, hour, "a3"},
+		{exporterB, hour, "b1"}, // no room left this hour
+		{exporterA, hour, "a1"}, // already held by A
+		{exporterB, hour + 3600, "b1"},
+	} {
+		c.receive(d.ex, NetFlow, flow(d.secs, d.name), now)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h := layers(t, s.recs, records.LayerHTTP)
+	want := []records.HTTP{
+		{Method: "GET", Status: 200, Host: "a1.example", Path: "/a1"},
+		{Method: "GET", Status: 200, Host: "a2.example", Path: "/a2"},
+		{Method: "GET", Status: 200, Host: "a3.example", Path: "/a3"},
+		{Method: "GET", Status: 200, Path: capture.HTTPOther},
+		{Method: "GET", Status: 200, Host: "a1.example", Path: "/a1"},
+		{Method: "GET", Status: 200, Host: "b1.example", Path: "/b1"},
+	}
+	if len(h) != len(want) {
+		t.Fatalf("%d http records, want %d", len(h), len(want))
+	}
+	for i := range want {
+		if h[i].HTTP != want[i] {
+			t.Errorf("record %d: %+v, want %+v", i, h[i].HTTP, want[i])
+		}
+	}
+	metric(t, c, `collector_layer_values_left_out_total{exporter="192.0.2.2",protocol="netflow"} 2`)
+}

@@ -68,7 +68,8 @@
 // histograms merged (RollupHists, one entry per bucket), which a Query reads as the records':
 // DuckDB's as such a list, ClickHouse's as a Nested column <time>_histMap of indexes and counts
 // that its SummingMergeTree adds up when it merges, read through an ALIAS <time>_hist of
-// entries (records/clickhouse). A rollup's bucket count saturates at MaxHistCount (2^54-1):
+// entries (records/clickhouse); DuckDB's HTTP rollups keep each as bytes (Rollup.HistBytes),
+// which the reader adds up. A rollup's bucket count saturates at MaxHistCount (2^54-1):
 // DuckDB's as it keeps it, ClickHouse's as it reads it (its merges add counts up exactly, in
 // Decimal128, and so does its sumMap of the records, so both read the same).
 //

@@ -1,6 +1,8 @@
 package records
 
 import (
+	"encoding/binary"
+	"errors"
 	"math"
 	"strconv"
 
@@ -69,4 +71,50 @@ func HistEntrySQL(sum, samples, ln, u64 string) string {
 	idx := "(CASE WHEN " + avgUs + " <= " + minUs + " THEN 0 ELSE least(greatest(ceil(" + ln + "(" + avgUs + " / " + minUs + ") / " +
 		strconv.FormatFloat(math.Log(histogram.Gamma), 'g', -1, 64) + "), 1), " + strconv.Itoa(histogram.Buckets-1) + ") END)"
 	return "CAST(" + samples + " * " + strconv.Itoa(1<<HistShift) + " + " + idx + " AS " + u64 + ")"
+}
+
+// A rollup that keeps its histograms as bytes (Rollup.HistBytes) stores each as its entries,
+// 8 bytes each, big-endian, by strictly increasing index: what the array column holds, in one
+// value the driver hands over whole, where it boxes each entry of an array (BENCHMARKS.md,
+// issue 42). AppendHistBytes writes it; AddHistBytes reads it; the stores' SQL writes and
+// reads the same bytes where it merges a rollup's rows (compaction, retention, schema steps).
+const (
+	// HistEntryBytes is the size of an entry.
+	HistEntryBytes = 8
+	// MaxHistBytes is the size of the largest histogram: an entry per bucket.
+	MaxHistBytes = histogram.Buckets * HistEntryBytes
+)
+
+// ErrHistBytes is the error of a stored histogram that is not one AppendHistBytes writes.
+var ErrHistBytes = errors.New("records: a stored histogram is corrupt")
+
+// AppendHistBytes appends h's entries as bytes to dst, each count saturated at MaxHistCount.
+func AppendHistBytes(dst []byte, h histogram.Histogram) []byte {
+	for _, b := range h.Buckets() {
+		dst = binary.BigEndian.AppendUint64(dst, min(b.Count, MaxHistCount)<<HistShift|uint64(b.Index))
+	}
+	return dst
+}
+
+// AddHistBytes adds the counts of the histogram stored as bytes in b (AppendHistBytes) to
+// counts, by bucket index. A value longer than MaxHistBytes, not a whole number of entries,
+// or whose indexes do not strictly increase below histogram.Buckets is ErrHistBytes, and
+// counts is left as it was.
+func AddHistBytes(counts *[histogram.Buckets]uint64, b []byte) error {
+	if len(b) > MaxHistBytes || len(b)%HistEntryBytes != 0 {
+		return ErrHistBytes
+	}
+	next := uint64(0) // the least index the next entry may have
+	for i := 0; i < len(b); i += HistEntryBytes {
+		e := binary.BigEndian.Uint64(b[i:])
+		if e&HistIndexMask < next || e&HistIndexMask >= histogram.Buckets {
+			return ErrHistBytes
+		}
+		next = e&HistIndexMask + 1
+	}
+	for i := 0; i < len(b); i += HistEntryBytes {
+		e := binary.BigEndian.Uint64(b[i:])
+		counts[e&HistIndexMask] += e >> HistShift
+	}
+	return nil
 }

@@ -166,9 +166,21 @@ func (p *Plan) emitSet(s *planSet, vals []any, r *Row, fn func(*Row) error) erro
 				// A group's entries from DuckDB, unmerged: counted by index first, so that each
 				// bucket is one insertion.
 				var counts [histogram.Buckets]uint64
-				for _, e := range v {
-					e := ToUint64(e)
-					counts[min(e&HistIndexMask, histogram.Buckets-1)] += e >> HistShift
+				addEntries(&counts, v)
+				h.AddCounts(&counts)
+			case map[string]any:
+				// DuckDB's from a union (its HistUnion): the entries of the branches over the
+				// records and over rollups that keep arrays, and the histograms as bytes of
+				// those that keep bytes (Rollup.HistBytes).
+				var counts [histogram.Buckets]uint64
+				es, _ := v["e"].([]any)
+				addEntries(&counts, es)
+				bs, _ := v["b"].([]any)
+				for _, b := range bs {
+					b, _ := b.([]byte)
+					if err := AddHistBytes(&counts, b); err != nil {
+						return err
+					}
 				}
 				h.AddCounts(&counts)
 			}
@@ -179,6 +191,14 @@ func (p *Plan) emitSet(s *planSet, vals []any, r *Row, fn func(*Row) error) erro
 		}
 	}
 	return nil
+}
+
+// addEntries adds the counts of histogram entries es (uint64s, any order) to counts by index.
+func addEntries(counts *[histogram.Buckets]uint64, es []any) {
+	for _, e := range es {
+		e := ToUint64(e)
+		counts[min(e&HistIndexMask, histogram.Buckets-1)] += e >> HistShift
+	}
 }
 
 // maxReaders is the most SELECTs of one Read that run at once: the parts of a dashboard (its

@@ -58,7 +58,11 @@ func (p *Plan) from(b *SQLBuilder, table string, Chain []*Rollup, c branchCols, 
 			if len(p.branches) > 0 {
 				b.WriteString(unionAll)
 			}
-			b.WriteString("SELECT " + c.selectList(source == 0, b.d))
+			var r *Rollup
+			if source > 0 {
+				r = Chain[source-1]
+			}
+			b.WriteString("SELECT " + c.selectList(r, b.d))
 			one(source, t)
 			if source == 0 && c.grouped {
 				b.WriteString(" GROUP BY " + strings.Join(c.groupBy(), ", "))
@@ -145,9 +149,10 @@ func (c branchCols) grainTime() string {
 	return BucketStart(strconv.FormatInt(c.grain, 10))
 }
 
-// selectList is the select list of a branch over the records (records) or over a rollup in
-// dialect d.
-func (c branchCols) selectList(records bool, d *Dialect) string {
+// selectList is the select list of a branch over rollup r, or over the records when r is nil,
+// in dialect d.
+func (c branchCols) selectList(r *Rollup, d *Dialect) string {
+	records := r == nil
 	u64 := d.Types[KindUint64]
 	var cols []string
 	if c.grain > 0 {
@@ -177,7 +182,7 @@ func (c branchCols) selectList(records bool, d *Dialect) string {
 	for _, h := range c.hists {
 		switch {
 		case d.HistBranch != nil:
-			h = d.HistBranch(h, records)
+			h = d.HistBranch(h, r, records && c.grouped)
 		case records && c.grouped:
 			h = d.Hist(h) + " AS " + h
 		}

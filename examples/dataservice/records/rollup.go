@@ -33,6 +33,10 @@ type Rollup struct {
 	// Layer is the layer of the records the rollup sums (LayerTransport unless set): a Query
 	// of another layer never reads it.
 	Layer Layer
+	// HistBytes, with Measures, keeps the histograms as bytes (AppendHistBytes) in columns of
+	// the dialect's BytesType, where the others keep arrays of entries: a query's branch over
+	// the rollup gives them apart (Dialect.HistBranch) and the reader adds them up.
+	HistBytes bool
 }
 
 // ContextKeys are the keys of the rollups of the context (zones, autonomous systems and
@@ -175,6 +179,9 @@ func (r *Rollup) ColumnTypes(d *Dialect) []string {
 		if slices.ContainsFunc(RollupSums, func(c Column) bool { return c.Name() == n }) ||
 			r.Measures && slices.ContainsFunc(RollupMeasures, func(c Column) bool { return c.Name() == n }) {
 			t = d.SumType
+		}
+		if r.HistBytes && kinds[i] == KindHist {
+			t = d.BytesType
 		}
 		cols[i] = n + " " + t
 	}

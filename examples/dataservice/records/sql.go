@@ -33,15 +33,18 @@ type Dialect struct {
 	// (hist.go), in no order and with an index maybe several times: what a union's branch over
 	// the records gives and what the select over the branches reads.
 	Hist func(col string) string
-	// HistBranch, when not nil, is how a union's branch over the records (records true) or
-	// over a rollup gives histogram column col: one or more columns, which HistUnion merges
-	// into one array of entries in the select over the branches, in place of Hist. For a
-	// dialect without GroupingSets (no branch over the records groups). ClickHouse's branches
+	// HistBranch, when not nil, is how a union's branch over the records or over a rollup
+	// gives histogram column col: one or more columns, which HistUnion merges in the select
+	// over the branches, in place of Hist, into one value the reader adds up (Plan.emit). ClickHouse's branches
 	// give a histogram's indexes and counts apart, so that a rollup's maps are read as it keeps
 	// them rather than made into entries and taken apart again (2.5 times as fast, BENCHMARKS.md).
-	HistBranch func(col string, records bool) string
+	// Its arguments are the column, the rollup of the branch (nil over the records) and
+	// whether the branch over the records groups its rows (several key sets).
+	HistBranch func(col string, r *Rollup, grouped bool) string
 	HistUnion  func(col string) string
-	SumType    string
+	// BytesType is the type of a column of bytes: a rollup's histograms with HistBytes.
+	BytesType string
+	SumType   string
 	// Bucket wraps the time bucket expression so it reads as Int64.
 	Bucket func(expr string) string
 	// GroupingSets is true when one SELECT may group by several sets of keys (GROUP BY

@@ -10,9 +10,8 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/bgp"
 )
 
-// speakers serialises the tests of one process that run a BGP speaker: GoBGP keeps its
-// route-selection options in a package variable that each server's start writes and every
-// server's sessions read, a data race between two servers of one process (a service runs one).
+// speakers serialises the tests of one process that run a BGP speaker, and the routers they
+// start (gobgpd, bird): one test's sessions at a time on the shared machine.
 var (
 	speakers sync.Mutex
 	holderMu sync.Mutex

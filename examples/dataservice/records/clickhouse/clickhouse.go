@@ -62,9 +62,9 @@ func chHist(col string) string { return chMerged(chSumMap(col)) }
 // up by index over the branches and makes entries, saturated, as chHist does over one table.
 // Reading a rollup's histogram as entries (its ALIAS), to take them apart again in the sum,
 // made a percentile 2.5 times as slow.
-func chHistBranch(col string, ofRecords bool) string {
+func chHistBranch(col string, r *records.Rollup, _ bool) string {
 	indexes, counts := "`"+chHistMap(col)+".index`", "`"+chHistMap(col)+".count`"
-	if ofRecords {
+	if r == nil {
 		indexes, counts = chSplit(col)
 	}
 	return indexes + " AS " + col + "_index, " + counts + " AS " + col + "_count"
@@ -133,6 +133,7 @@ var chDialect = &records.Dialect{
 	HistBranch: chHistBranch,
 	HistUnion:  chHistUnion,
 	SumType:    "Decimal(38, 0)",
+	BytesType:  "String",
 	Bucket:     func(expr string) string { return "toInt64(" + expr + ")" },
 	Has:        func(col, param string) string { return "has(" + col + ", " + param + ")" },
 	ListText: func(col string, k records.Kind) string {

@@ -87,6 +87,34 @@ var steps = []step{
 	// file had. Kept in the records table, not in contexts: a list is no context Value, and
 	// ingest appends them only in batches that fill them (probeColumns).
 	func(ctx context.Context, tx *sql.Tx) error { return addColumns(ctx, tx, records.RouteColumns...) },
+	// 18: the HTTP layer's rollups keep their histograms as bytes (records.Rollup.HistBytes):
+	// each histogram column of each converted in place from its array of entries to the same
+	// entries as bytes (histBytesSQL), its default the empty value. The rows stay as they were.
+	func(ctx context.Context, tx *sql.Tx) error { return histsAsBytes(ctx, tx, httpRollups) },
+}
+
+// histsAsBytes is step 18: the histogram columns of the rollups of rs converted to bytes, but
+// those a later version converted already (its file's version lost, steps run again).
+func histsAsBytes(ctx context.Context, tx *sql.Tx, rs []records.Rollup) error {
+	for _, r := range rs {
+		for _, c := range records.RollupHists {
+			var typ string
+			err := tx.QueryRowContext(ctx, "SELECT data_type FROM information_schema.columns WHERE table_name = ? AND column_name = ?",
+				r.Table, c.Name()).Scan(&typ)
+			if err != nil {
+				return err
+			}
+			if typ == "BLOB" {
+				continue
+			}
+			alter := "ALTER TABLE " + r.Table + " ALTER COLUMN " + c.Name()
+			if err := execAll(ctx, tx, alter+" DROP DEFAULT", alter+" SET DATA TYPE BLOB USING "+histBytesSQL(c.Name()),
+				alter+" SET DEFAULT ''::BLOB"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // step16Columns are the columns step 16 adds, as that step added them: frozen.

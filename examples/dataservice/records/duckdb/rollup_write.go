@@ -300,7 +300,11 @@ func appendRollups(c *duckdb.Conn, rs []records.Rollup, marks []int64, batches [
 			}
 			if measures {
 				for _, h := range s.hists {
-					row = append(row, records.EncodeHist([]uint64{}, h))
+					if rs[i].HistBytes {
+						row = append(row, records.AppendHistBytes([]byte{}, h))
+					} else {
+						row = append(row, records.EncodeHist([]uint64{}, h))
+					}
 				}
 			}
 			if err = a.AppendRow(row...); err != nil {

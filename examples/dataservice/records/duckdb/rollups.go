@@ -60,20 +60,22 @@ var storeRollups = append(slices.Clone(duckRollups), httpRollups...)
 // every request's histogram, 25 times what records BY http.host took (BENCHMARKS.md,
 // "Layers"). A few rows a batch: the hosts and statuses of a minute.
 //
-// Even so that percentile takes 3 to 6 times the count (1M to 10M requests a day from 200
+// Even so that percentile took 3 to 6 times the count (1M to 10M requests a day from 200
 // hosts; the issue asks 1.6, BENCHMARKS.md): it reads each host's histogram from about 25 rows
-// (3 of 6 hours, 5 hours, 10 of 10 minutes, the cut minutes), some 830 entries a host at 1M
-// where the merged histogram has 130, and each entry costs DuckDB's list aggregate about 12 ns
-// and the driver, which boxes each into an any, 23 ns, where the count pays per row. Over the
-// 6-hour rows of a day (600 rows, 66,000 entries): 0.43 ms without the histograms, 2.6 ms with
-// them as lists, 0.74 ms with them as one BLOB a row. Keeping the rollups' histograms as such
-// bytes (merged in Go where SQL merges them now: compaction, retention, schema steps) is what
-// would reach it; more widths (2 and 12 hours) save a quarter of the entries at most.
+// (3 of 6 hours, 5 hours, 10 of 10 minutes, the cut minutes), some 1,600 entries a host at
+// 10M, and each entry as a list cost DuckDB's list aggregate about 12 ns and the driver, which
+// boxes each into an any, 23 ns. So they keep their histograms as bytes (HistBytes, schema
+// step 18): one value a row for the driver, 8 bytes an entry, merged by the reader; in SQL
+// (compaction, retention, schema steps) read and written through their hex digits
+// (histEntriesSQL, histBytesSQL). At 10M, 4x the count where it was 5x. The rest, measured:
+// DuckDB scans the 4,400 rows' 2.6 MB of a query in 1.5 ms, its list aggregate of them by
+// host takes 4.4 ms more, and handing them to Go 4 to 7 ms, grouped or not (bytes a third as
+// long saved a fifth): a merge that reaches 1.6x would keep them out of the result.
 var httpRollups = []records.Rollup{
-	{Table: "records_http_minute", Width: 60, Keys: httpKeys, Measures: true, Layer: records.LayerHTTP},
-	{Table: "records_http_hour", Width: 3600, Keys: httpKeys, Measures: true, Layer: records.LayerHTTP},
-	{Table: "records_http_10min", Width: 600, Keys: httpKeys, Measures: true, ForHists: true, Layer: records.LayerHTTP},
-	{Table: "records_http_6hour", Width: 6 * 3600, Keys: httpKeys, Measures: true, ForHists: true, Layer: records.LayerHTTP},
+	{Table: "records_http_minute", Width: 60, Keys: httpKeys, Measures: true, Layer: records.LayerHTTP, HistBytes: true},
+	{Table: "records_http_hour", Width: 3600, Keys: httpKeys, Measures: true, Layer: records.LayerHTTP, HistBytes: true},
+	{Table: "records_http_10min", Width: 600, Keys: httpKeys, Measures: true, ForHists: true, Layer: records.LayerHTTP, HistBytes: true},
+	{Table: "records_http_6hour", Width: 6 * 3600, Keys: httpKeys, Measures: true, ForHists: true, Layer: records.LayerHTTP, HistBytes: true},
 }
 
 // httpKeys are the keys of the HTTP layer's rollups.
@@ -161,11 +163,33 @@ func sumRows(r *records.Rollup, src, where, bucket, count string) string {
 	cols := []string{"s.*"}
 	joins := ""
 	for i, c := range records.RollupHists {
-		h := "h" + strconv.Itoa(i)
-		cols = append(cols, "COALESCE("+h+".h, []) AS "+c.Name())
-		joins += " LEFT JOIN (" + mergeHists(src, where, bucket, keys, c.Name()) + ") AS " + h + " USING (b, " + strings.Join(keys, ", ") + ")"
+		h, from := "h"+strconv.Itoa(i), src
+		merged := "COALESCE(" + h + ".h, [])"
+		if r.HistBytes {
+			merged = histBytesSQL(merged)
+			if src == r.Table {
+				from = "(SELECT * REPLACE (" + histEntriesSQL(c.Name()) + " AS " + c.Name() + ") FROM " + src + ")"
+			}
+		}
+		cols = append(cols, merged+" AS "+c.Name())
+		joins += " LEFT JOIN (" + mergeHists(from, where, bucket, keys, c.Name()) + ") AS " + h + " USING (b, " + strings.Join(keys, ", ") + ")"
 	}
 	return "SELECT " + strings.Join(cols, ", ") + " FROM (" + sums + ") AS s" + joins
+}
+
+// histBytesSQL is the SQL of the histogram as bytes (records.AppendHistBytes) of entries, an
+// array of them by strictly increasing index (as mergeHists gives them): each entry's 16 hex
+// digits, the whole decoded. Where SQL merges the rows of a rollup with HistBytes.
+func histBytesSQL(entries string) string {
+	return "from_hex(array_to_string(list_transform(" + entries + ", lambda e: printf('%016x', e)), ''))"
+}
+
+// histEntriesSQL is the SQL of the entries of the histogram as bytes in column col, an array,
+// read through its hex digits, 16 an entry: what histBytesSQL was given.
+func histEntriesSQL(col string) string {
+	hex := "hex(" + col + ")"
+	return "list_transform(range(0, octet_length(" + col + ") // " + strconv.Itoa(records.HistEntryBytes) +
+		"), lambda j: CAST('0x' || substr(" + hex + ", j * 16 + 1, 16) AS UBIGINT))"
 }
 
 // rollupAggregates are the aggregates of the rollup's columns after its keys but for the

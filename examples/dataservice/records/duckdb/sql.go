@@ -41,6 +41,9 @@ var duckDialect = &records.Dialect{
 	Widen:         func(col string) string { return col },
 	Extreme:       duckExtreme,
 	Hist:          duckHist,
+	HistBranch:    duckHistBranch,
+	HistUnion:     duckHistUnion,
+	BytesType:     "BLOB",
 	SumType:       "UBIGINT",
 	Bucket:        func(expr string) string { return expr },
 	GroupingSets:  true,
@@ -58,9 +61,31 @@ var duckDialect = &records.Dialect{
 // the driver hands each entry kept over boxed in an any; the rollups ForHists (rollups.go) keep
 // them fewer. Adding them up in SQL first (unnest, then a GROUP BY of group and index) cost as
 // much as the list, handing each group's over as text (array_to_string, a cast to VARCHAR)
-// more, and the rollups' histograms kept in other forms (a BLOB a row, a row an entry) saved
-// a tenth at most (BENCHMARKS.md, "Percentiles within 1.5x of traffic?").
+// more, and the transport's rollups' histograms kept in other forms (a BLOB a row, a row an
+// entry) saved a tenth at most (BENCHMARKS.md, "Percentiles within 1.5x of traffic?"); the
+// HTTP layer's, whose rows hold more entries, keep bytes (duckHistBranch).
 func duckHist(col string) string { return "flatten(list(" + col + "))" }
+
+// duckHistBranch gives histogram column col in a union's branch over rollup r (nil: the
+// records, whose rows it merges when grouped) as two columns: col, an array of entries, and
+// col_bytes, a histogram as bytes (records.AppendHistBytes), NULL in the branches that give the
+// other. duckHistUnion makes them one STRUCT a group, the branches' entries flattened into one
+// list (duckHist) and their bytes listed, which the reader adds up: a rollup with HistBytes
+// hands the driver one value a row, not one boxed value an entry.
+func duckHistBranch(col string, r *records.Rollup, grouped bool) string {
+	entries, bytes := col, "CAST(NULL AS BLOB)"
+	switch {
+	case r != nil && r.HistBytes:
+		entries, bytes = "CAST(NULL AS UBIGINT[])", r.Table+"."+col
+	case grouped:
+		entries = duckHist(col)
+	}
+	return entries + " AS " + col + ", " + bytes + " AS " + col + "_bytes"
+}
+
+func duckHistUnion(col string) string {
+	return "{'e': " + duckHist(col) + ", 'b': list(" + col + "_bytes) FILTER (WHERE " + col + "_bytes IS NOT NULL)}"
+}
 
 // duckExtreme is the least non-zero value of col (0 when none is), or its greatest, as a
 // UBIGINT.

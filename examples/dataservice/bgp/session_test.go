@@ -1,0 +1,162 @@
+package bgp_test
+
+import (
+	"bytes"
+	"context"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/bgp"
+	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
+	"github.com/fnapi/fnapi/internal/testutil"
+)
+
+// TestHoldTimer: a router that agreed a hold time of 3 s gets KEEPALIVEs (every second) and,
+// silent past it, a NOTIFICATION Hold Timer Expired; its routes go.
+func TestHoldTimer(t *testing.T) {
+	t.Parallel()
+	s, port := testenv.StartSpeaker(t, bgp.Config{}, nil, "127.0.0.12/32")
+	p := connect(t, "127.0.0.12", port)
+	p.write(1, openBody("127.0.0.12", 64802, 3))
+	for _, want := range []byte{1, 4} {
+		if typ, b := p.read(); typ != want {
+			t.Fatalf("message %d from the speaker (%x), want %d", typ, b, want)
+		}
+	}
+	p.write(4, nil)
+	p.write(2, update([]uint32{64802}, nil, []netip.Prefix{netip.MustParsePrefix("10.2.0.0/16")}))
+	routeIs(t, s, "127.0.0.12", "10.2.0.1", []uint32{64802})
+	keepalives := 0
+	for {
+		typ, b := p.read()
+		if typ == 0 {
+			t.Fatal("the connection ended without a NOTIFICATION")
+		}
+		if typ == 4 {
+			keepalives++
+			continue
+		}
+		if typ == 3 {
+			if b[0] != 4 {
+				t.Errorf("NOTIFICATION code %d, want 4 (hold timer expired)", b[0])
+			}
+			break
+		}
+	}
+	if keepalives == 0 {
+		t.Error("no KEEPALIVE from the speaker within the hold time")
+	}
+	routeIs(t, s, "127.0.0.12", "10.2.0.1", nil)
+}
+
+// TestBadOpen: an OPEN the speaker cannot accept gets a NOTIFICATION of the OPEN error's
+// subcode, and no session.
+func TestBadOpen(t *testing.T) {
+	t.Parallel()
+	s, port := testenv.StartSpeaker(t, bgp.Config{}, nil, "127.0.0.13/32")
+	good := openBody("127.0.0.13", 64803, 90)
+	for _, c := range []struct {
+		name string
+		body []byte
+		sub  byte
+	}{
+		{"version 3", append([]byte{3}, good[1:]...), 1},
+		{"BGP identifier 0.0.0.0", append(append(good[:5:5], 0, 0, 0, 0), good[9:]...), 3},
+		{"hold time 2 s", append(append(good[:3:3], 0, 2), good[5:]...), 6},
+	} {
+		p := connect(t, "127.0.0.13", port)
+		if typ, _ := p.read(); typ != 1 {
+			t.Fatalf("%s: message %d from the speaker, want its OPEN", c.name, typ)
+		}
+		p.write(1, c.body)
+		typ, b := p.read()
+		if typ != 3 || b[0] != 2 || b[1] != c.sub {
+			t.Errorf("%s: message %d (%x), want a NOTIFICATION 2 (OPEN error) subcode %d", c.name, typ, b, c.sub)
+		}
+		if st, _ := peer(s, "127.0.0.13"); st.State == "established" {
+			t.Errorf("%s: session established", c.name)
+		}
+	}
+}
+
+// TestCollision: a second connection from a router whose session is Established is closed
+// with a NOTIFICATION Cease (connection collision resolution); the session and its routes stay.
+func TestCollision(t *testing.T) {
+	t.Parallel()
+	s, port := testenv.StartSpeaker(t, bgp.Config{}, nil, "127.0.0.14/32")
+	p := dialRaw(t, "127.0.0.14", port, 64804)
+	p.write(2, update([]uint32{64804}, nil, []netip.Prefix{netip.MustParsePrefix("10.3.0.0/16")}))
+	routeIs(t, s, "127.0.0.14", "10.3.0.1", []uint32{64804})
+	q := connect(t, "127.0.0.14", port)
+	if typ, b := q.read(); typ != 3 || b[0] != 6 || b[1] != 7 {
+		t.Errorf("the second connection got message %d (%x), want a NOTIFICATION 6 (cease) subcode 7", typ, b)
+	}
+	if typ, _ := q.read(); typ != 0 {
+		t.Errorf("the second connection is still open: message %d", typ)
+	}
+	if st, _ := peer(s, "127.0.0.14"); st.State != "established" {
+		t.Errorf("the first session: %s, want established", st.State)
+	}
+	routeIs(t, s, "127.0.0.14", "10.3.0.1", []uint32{64804})
+}
+
+// TestRouteRefresh: a router gets the announcements made before its session when it is
+// Established, again when it sends ROUTE-REFRESH, and their withdrawal.
+func TestRouteRefresh(t *testing.T) {
+	t.Parallel()
+	s, port := testenv.StartSpeaker(t, bgp.Config{}, nil, "127.0.0.15/32")
+	m := bgp.Mitigation{Prefix: netip.MustParsePrefix("203.0.113.9/32")}
+	if err := s.Announce(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	nlri := []byte{32, 203, 0, 113, 9}
+	p := dialRaw(t, "127.0.0.15", port, 64805)
+	announced := func(b []byte) bool { return bytes.HasSuffix(b, nlri) && b[0] == 0 && b[1] == 0 }
+	p.until(t, "the announcement", announced)
+	p.until(t, "End-of-RIB", func(b []byte) bool { return len(b) == 4 })
+	p.write(5, []byte{0, 1, 0, 1}) // IPv4 unicast
+	p.until(t, "the announcement again", announced)
+	if err := s.Withdraw(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	p.until(t, "the withdrawal", func(b []byte) bool { return bytes.HasPrefix(b, append([]byte{0, 5}, nlri...)) })
+	testutil.Eventually(t, "the session", established(s, "127.0.0.15"))
+}
+
+// TestOpenTimeout: a router that connects and sends no OPEN within the hold time offered (3 s
+// here) gets a NOTIFICATION Hold Timer Expired and may connect again.
+func TestOpenTimeout(t *testing.T) {
+	t.Parallel()
+	s, port := testenv.StartSpeaker(t, bgp.Config{HoldTime: 3 * time.Second}, nil, "127.0.0.16/32")
+	p := connect(t, "127.0.0.16", port)
+	if typ, _ := p.read(); typ != 1 {
+		t.Fatalf("message %d from the speaker, want its OPEN", typ)
+	}
+	if typ, b := p.read(); typ != 3 || b[0] != 4 {
+		t.Errorf("message %d (%x), want a NOTIFICATION 4 (hold timer expired)", typ, b)
+	}
+	dialRaw(t, "127.0.0.16", port, 64806)
+	testutil.Eventually(t, "the session", established(s, "127.0.0.16"))
+}
+
+// TestTwoOctetAS: a router without 4-octet AS numbers (RFC 6793) sends its paths with AS_TRANS
+// and an AS4_PATH: the routes learned have the AS numbers of 4 octets.
+func TestTwoOctetAS(t *testing.T) {
+	t.Parallel()
+	s, port := testenv.StartSpeaker(t, bgp.Config{}, nil, "127.0.0.17/32")
+	p := connect(t, "127.0.0.17", port)
+	// Version, AS 64807, hold time 0, identifier, IPv4 unicast only.
+	p.write(1, []byte{4, 0xfd, 0x27, 0, 0, 127, 0, 0, 17, 8, 2, 6, 1, 4, 0, 1, 0, 1})
+	for _, want := range []byte{1, 4} {
+		if typ, b := p.read(); typ != want {
+			t.Fatalf("message %d from the speaker (%x), want %d", typ, b, want)
+		}
+	}
+	p.write(4, nil)
+	attrs := []byte{0x40, 1, 1, 0, 0x40, 2, 6, 2, 2, 0xfd, 0x27, 0x5b, 0xa0, 0x40, 3, 4, 127, 0, 0, 17,
+		0xc0, 17, 6, 2, 1, 0xfa, 0x56, 0xea, 0x01} // AS_PATH 64807 AS_TRANS, AS4_PATH 4200000001
+	body := append([]byte{0, 0, 0, byte(len(attrs))}, attrs...)
+	p.write(2, append(body, 16, 10, 4))
+	routeIs(t, s, "127.0.0.17", "10.4.0.1", []uint32{64807, 4200000001})
+}

@@ -1,0 +1,74 @@
+package records_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"testing"
+
+	"github.com/fnapi/fnapi/examples/dataservice/histogram"
+	"github.com/fnapi/fnapi/examples/dataservice/records"
+)
+
+// TestHistBytes checks the histograms that rollups keep as bytes: one written by
+// AppendHistBytes reads back as it was, and a value that is not one (cut, too long, an index
+// out of range or out of order) is ErrHistBytes with the counts left as they were.
+func TestHistBytes(t *testing.T) {
+	t.Parallel()
+	var h histogram.Histogram
+	h.AddIndex(0, 3)
+	h.AddIndex(300, 1)
+	h.AddIndex(histogram.Buckets-1, records.MaxHistCount)
+	b := records.AppendHistBytes(nil, h)
+	var counts [histogram.Buckets]uint64
+	if err := records.AddHistBytes(&counts, b); err != nil || counts[0] != 3 || counts[300] != 1 || counts[histogram.Buckets-1] != records.MaxHistCount {
+		t.Fatalf("read back %v, %v", counts, err)
+	}
+	entry := func(i, n uint64) []byte { return binary.BigEndian.AppendUint64(nil, n<<records.HistShift|i) }
+	full := make([]byte, 0, records.MaxHistBytes+8)
+	for i := range uint64(histogram.Buckets) {
+		full = append(full, entry(i, 1)...)
+	}
+	if err := records.AddHistBytes(&[histogram.Buckets]uint64{}, full); err != nil {
+		t.Errorf("a histogram of every bucket: %v", err)
+	}
+	for name, bad := range map[string][]byte{
+		"cut":          b[:len(b)-1],
+		"too long":     append(full, entry(0, 1)...),
+		"out of range": entry(histogram.Buckets, 1),
+		"repeated":     append(entry(5, 1), entry(5, 1)...),
+		"decreasing":   append(entry(6, 1), entry(5, 1)...),
+	} {
+		before := counts
+		if err := records.AddHistBytes(&counts, bad); !errors.Is(err, records.ErrHistBytes) || counts != before {
+			t.Errorf("%s: %v, counts changed %v", name, err, counts != before)
+		}
+	}
+}
+
+// FuzzAddHistBytes reads arbitrary bytes as a stored histogram: an error or counts, never a
+// panic; what it reads writes back as the same bytes but for entries of no count.
+func FuzzAddHistBytes(f *testing.F) {
+	var h histogram.Histogram
+	h.AddIndex(1, 2)
+	h.AddIndex(639, 1<<40)
+	f.Add(records.AppendHistBytes(nil, h))
+	f.Add([]byte{})
+	f.Add([]byte{0, 0, 0, 0, 0, 0, 0})
+	f.Add(bytes.Repeat([]byte{0xff}, 16))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var counts [histogram.Buckets]uint64
+		if err := records.AddHistBytes(&counts, b); err != nil {
+			if counts != ([histogram.Buckets]uint64{}) {
+				t.Fatalf("an error left counts: %v", err)
+			}
+			return
+		}
+		var h histogram.Histogram
+		h.AddCounts(&counts)
+		var again [histogram.Buckets]uint64
+		if err := records.AddHistBytes(&again, records.AppendHistBytes(nil, h)); err != nil || again != counts {
+			t.Fatalf("written back and read: %v, %v", again != counts, err)
+		}
+	})
+}
