@@ -227,9 +227,9 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, x *transport.Ex
 	if rerr == nil {
 		res, rerr = s.dispatch(r.Context(), x, sess, a, req)
 	}
-	wh, isWhole := res.(whole) // a tool's result (see toolResult)
+	wh, isWhole := res.(*whole) // a tool's result (see toolResult)
 	if isWhole {
-		defer bufpool.Put(wh.buf)
+		defer bufpool.Put((*bytes.Buffer)(wh))
 	}
 	if a.input != nil && asking(req.Method) && len(a.input.required()) > 0 {
 		res, rerr = s.inputRequired(a.input, x.TokenDigest(), sess.target()), nil
@@ -240,8 +240,8 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, x *transport.Ex
 			return
 		}
 	}
-	if _, ok := res.(whole); ok && rerr == nil { // not replaced by input_required
-		a.replyWhole(wh.buf.Bytes()[wh.off:])
+	if _, ok := res.(*whole); ok && rerr == nil { // not replaced by input_required
+		a.replyWhole((*bytes.Buffer)(wh).Bytes())
 		return
 	}
 	resp := jsonrpc.Response{JSONRPC: jsonrpc.Version, ID: req.ID, Error: rerr}

@@ -255,13 +255,10 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 	return toolResult(info, v, sess.stateless && !a.task, a.id)
 }
 
-// whole is the response to a tools/call written whole, its envelope with the tool's result:
-// buf's bytes from off, after the result's value. buf is of the pool: respond sends it and
-// returns it.
-type whole struct {
-	buf *bytes.Buffer
-	off int
-}
+// whole is a buffer of the pool whose unread bytes are the response to a tools/call written
+// whole, its envelope with the tool's result (the result's value before them read): respond
+// sends it and returns it. A pointer, it is an any without an allocation.
+type whole bytes.Buffer
 
 // toolResult is the tools/call result of a function's value, encoded once: the value as text
 // content, and as structured content when it is an object or wrapped; complete marks it as a
@@ -308,9 +305,10 @@ func toolResult(info *toolInfo, v any, complete bool, id json.RawMessage) (any, 
 	if id == nil {
 		return json.RawMessage(out), nil
 	}
-	off := buf.Len()
+	value := buf.Len()
 	buf.Write(append(out, '}')) // in place, unless out outgrew the buffer
-	return whole{buf, off}, nil
+	buf.Next(value)
+	return (*whole)(buf), nil
 }
 
 // toolError is the tools/call result of a function's error: isError, and the error message.
