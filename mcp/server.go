@@ -81,7 +81,7 @@ func (s *Server) ServeEndpoint(w http.ResponseWriter, r *http.Request, x *transp
 		return
 	}
 	// A version of no session is a stateless revision's, checked with its request (see post).
-	if v := hd.protocol; v != "" && !slices.Contains(protocols, v) && (r.Method == http.MethodDelete || hd.session != "") {
+	if v := hd.protocol; (r.Method == http.MethodDelete || hd.session != "") && v != "" && !slices.Contains(protocols, v) {
 		httpError(w, http.StatusBadRequest, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "unsupported MCP-Protocol-Version "+v))
 		return
 	}
