@@ -108,8 +108,8 @@ func statelessSession(w http.ResponseWriter, r *http.Request, hd headers, req *j
 	}
 	sess := session{stateless: true, method: req.Method}
 	var m, nameValue, version, level json.RawMessage
-	for _, p := range params {
-		switch p.Name {
+	for i := range params {
+		switch p := &params[i]; p.Name {
 		case "_meta":
 			m = p.Value
 		case key:
@@ -122,8 +122,8 @@ func statelessSession(w http.ResponseWriter, r *http.Request, hd headers, req *j
 			sess.inputResponses = p.Value
 		}
 	}
-	for _, p := range meta {
-		switch p.Name {
+	for i := range meta {
+		switch p := &meta[i]; p.Name {
 		case metaVersion:
 			version = p.Value
 		case metaCaps:
