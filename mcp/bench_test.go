@@ -14,6 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/fnapi/fnapi"
+	"github.com/fnapi/fnapi/internal/testutil"
 	"github.com/fnapi/fnapi/jsonrpc"
 	"github.com/fnapi/fnapi/mcp"
 	"github.com/fnapi/fnapi/registry"
@@ -32,48 +33,83 @@ func echoServer(b *testing.B) http.Handler {
 	return mux
 }
 
-// BenchmarkToolsCall compares an echo call {a: 1, b: "x"} as an MCP tools/call in a session,
-// as a stateless one (revision 2026-07-28), with the same call POSTed to fnapi's HTTP binding, both through the whole handler on one
-// goroutine: ns/op is the CPU of one call.
-func BenchmarkToolsCall(b *testing.B) {
-	h := echoServer(b)
-	post := func(path, body string, header http.Header) *httptest.ResponseRecorder {
-		req := httptest.NewRequest("POST", path, strings.NewReader(body))
-		req.Header = header.Clone()
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, req)
-		return w
-	}
+// toolsCall is one of the calls BenchmarkToolsCall and BenchmarkServedToolsCall compare: its
+// path, body and headers, and a part of the answer it must hold.
+type toolsCall struct {
+	name, path, body, want string
+	header                 http.Header
+}
+
+// toolsCalls returns the echo call {a: 1, b: "x"} as an MCP tools/call in a session (opened
+// here on h), as a stateless one (revision 2026-07-28), as a JSON-RPC call, and POSTed to
+// fnapi's HTTP binding.
+func toolsCalls(b *testing.B, h http.Handler) []toolsCall {
 	hd := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
 	stateless := hd.Clone()
 	stateless.Set("Mcp-Protocol-Version", "2026-07-28")
 	stateless.Set("Mcp-Method", "tools/call")
 	stateless.Set("Mcp-Name", "echo")
-	w := post("/api/mcp", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`, hd)
+	req := httptest.NewRequest("POST", "/api/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`))
+	req.Header = hd.Clone()
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	if w.Code != 200 {
+		b.Fatalf("initialize: %d %s", w.Code, w.Body)
+	}
 	hd.Set("Mcp-Session-Id", w.Header().Get("Mcp-Session-Id"))
 	hd.Set("Mcp-Protocol-Version", "2025-11-25")
-	run := func(b *testing.B, path, body, want string, hd http.Header) {
-		b.ReportAllocs()
-		defer cpuPerOp(b)()
-		for b.Loop() {
-			if w := post(path, body, hd); w.Code != 200 || !strings.Contains(w.Body.String(), want) {
-				b.Fatalf("%d %s", w.Code, w.Body)
-			}
-		}
+	return []toolsCall{
+		{"mcp", "/api/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":1,"b":"x"}}}`, `"structuredContent":{"a":1,"b":"x"}`, hd},
+		{"mcp-stateless", "/api/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":1,"b":"x"},` + meta + `}}`, `"structuredContent":{"a":1,"b":"x"}`, stateless},
+		{"jsonrpc", "/api/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"echo","params":{"a":1,"b":"x"}}`, `"result":{"a":1,"b":"x"}`, hd},
+		{"http", "/api/echo", `{"a":1,"b":"x"}`, `"result":{"a":1,"b":"x"}`, hd},
 	}
-	b.Run("mcp", func(b *testing.B) {
-		run(b, "/api/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":1,"b":"x"}}}`, `"structuredContent":{"a":1,"b":"x"}`, hd)
-	})
-	b.Run("mcp-stateless", func(b *testing.B) {
-		run(b, "/api/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":1,"b":"x"},`+meta+`}}`, `"structuredContent":{"a":1,"b":"x"}`, stateless)
-	})
-	b.Run("jsonrpc", func(b *testing.B) {
-		run(b, "/api/jsonrpc", `{"jsonrpc":"2.0","id":1,"method":"echo","params":{"a":1,"b":"x"}}`, `"result":{"a":1,"b":"x"}`, hd)
-	})
-	b.Run("http", func(b *testing.B) {
-		run(b, "/api/echo", `{"a":1,"b":"x"}`, `"result":{"a":1,"b":"x"}`, hd)
-	})
 }
+
+// BenchmarkToolsCall compares the toolsCalls through the whole handler on one goroutine:
+// cpu-ns/op is the CPU of one call, the test's request and recorder included.
+func BenchmarkToolsCall(b *testing.B) {
+	h := echoServer(b)
+	for _, c := range toolsCalls(b, h) {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			defer cpuPerOp(b)()
+			for b.Loop() {
+				req := httptest.NewRequest("POST", c.path, strings.NewReader(c.body))
+				req.Header = c.header.Clone()
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, req)
+				if w.Code != 200 || !strings.Contains(w.Body.String(), c.want) {
+					b.Fatalf("%d %s", w.Code, w.Body)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkServedToolsCall compares the toolsCalls as a client meets them: served over TLS
+// (net/http, HTTP/1.1, keep-alive) to a client in a child process, so that cpu-ns/op is the
+// server's CPU a call, not the client's.
+func BenchmarkServedToolsCall(b *testing.B) {
+	h := echoServer(b)
+	srv := httptest.NewTLSServer(h)
+	defer srv.Close()
+	client := testutil.StartServed(b, "TestServedClient", srv)
+	calls := toolsCalls(b, h)
+	served := func(c toolsCall) testutil.ServedCall {
+		return testutil.ServedCall{Method: "POST", Path: c.path, Body: c.body, Header: c.header, Status: 200}
+	}
+	client.Calls(b, 100, served(calls[len(calls)-1])) // the connection and its handshake
+	for _, c := range calls {
+		b.Run(c.name, func(b *testing.B) {
+			defer cpuPerOp(b)()
+			client.Calls(b, b.N, served(c)) // the child makes all b.N calls
+		})
+	}
+}
+
+// TestServedClient is the client process of BenchmarkServedToolsCall; it does nothing otherwise.
+func TestServedClient(t *testing.T) { testutil.ServedClient(t) }
 
 // BenchmarkBatch100 compares 100 echo calls as one JSON-RPC batch POSTed over TLS with the same
 // 100 calls sent at once over one WebSocket (and their 100 answers read), client and server in
