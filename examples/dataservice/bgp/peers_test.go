@@ -150,3 +150,43 @@ func TestMaxPrefixes(t *testing.T) {
 	p.write(2, update([]uint32{64801}, nil, prefixes[:1]))
 	routeIs(t, s, "127.0.0.5", "10.1.0.1", []uint32{64801})
 }
+
+// TestMaxAttrBytes: a router may send routes whose distinct AS paths and communities take
+// MaxAttrBytes (64 KB here, ~2 KB a set of 63 communities); past it its session is reset
+// (Cease, out of resources) and its routes leave the table, however few routes it sent; it
+// may connect again.
+func TestMaxAttrBytes(t *testing.T) {
+	t.Parallel()
+	s, port := testenv.StartSpeaker(t, bgp.Config{MaxAttrBytes: 64 << 10}, nil, "127.0.0.18/32")
+	p := dialRaw(t, "127.0.0.18", port, 64808)
+	comms := make([]uint32, 63)
+	for i := range comms {
+		comms[i] = 64808<<16 | uint32(i)
+	}
+	first := netip.MustParsePrefix("10.5.0.0/24")
+	p.write(2, update([]uint32{64808, 1}, comms, []netip.Prefix{first}))
+	routeIs(t, s, "127.0.0.18", "10.5.0.1", []uint32{64808, 1}, communities(comms)...)
+	for i := range 100 { // each route of a set of its own: ~200 KB in all
+		p.write(2, update([]uint32{64808, uint32(2 + i)}, comms, []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 5, byte(1 + i), 0}), 24)}))
+	}
+	typ, b := p.read()
+	for typ == 2 || typ == 4 { // End-of-RIB, KEEPALIVE
+		typ, b = p.read()
+	}
+	if typ != 3 || b[0] != 6 || b[1] != 8 {
+		t.Fatalf("message %d (%x), want a NOTIFICATION 6 (cease) subcode 8 (out of resources)", typ, b)
+	}
+	routeIs(t, s, "127.0.0.18", "10.5.0.1", nil)
+	p = dialRaw(t, "127.0.0.18", port, 64808)
+	p.write(2, update([]uint32{64808, 1}, comms, []netip.Prefix{first}))
+	routeIs(t, s, "127.0.0.18", "10.5.0.1", []uint32{64808, 1}, communities(comms)...)
+}
+
+// communities are comms as a Route shows them.
+func communities(comms []uint32) []string {
+	var out []string
+	for _, c := range comms {
+		out = append(out, fmt.Sprintf("%d:%d", c>>16, c&0xffff))
+	}
+	return out
+}

@@ -223,8 +223,11 @@ func (ss *session) update(body []byte) *ending {
 	if !ss.as4 {
 		as4Path(&u)
 	}
-	if ss.s.learn(ss.addr, &u, handling == gobgp.ERROR_HANDLING_TREAT_AS_WITHDRAW) {
-		return notify(gobgp.BGP_ERROR_CEASE, gobgp.BGP_ERROR_SUB_MAXIMUM_NUMBER_OF_PREFIXES_REACHED, nil, "maximum number of prefixes reached")
+	switch sub := ss.s.learn(ss.addr, &u, handling == gobgp.ERROR_HANDLING_TREAT_AS_WITHDRAW); sub {
+	case gobgp.BGP_ERROR_SUB_MAXIMUM_NUMBER_OF_PREFIXES_REACHED:
+		return notify(gobgp.BGP_ERROR_CEASE, sub, nil, "maximum number of prefixes reached")
+	case gobgp.BGP_ERROR_SUB_OUT_OF_RESOURCES:
+		return notify(gobgp.BGP_ERROR_CEASE, sub, nil, "AS paths and communities past the bound")
 	}
 	return nil
 }
