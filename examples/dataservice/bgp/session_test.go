@@ -3,7 +3,11 @@ package bgp_test
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
+	"net"
 	"net/netip"
+	"syscall"
 	"testing"
 	"time"
 
@@ -159,4 +163,45 @@ func TestTwoOctetAS(t *testing.T) {
 	body := append([]byte{0, 0, 0, byte(len(attrs))}, attrs...)
 	p.write(2, append(body, 16, 10, 4))
 	routeIs(t, s, "127.0.0.17", "10.4.0.1", []uint32{64807, 4200000001})
+}
+
+// TestRouterNotReading: a router that stops reading (a 4 KB receive buffer) while the speaker
+// announces loses its session once a write has stalled 10 s or 4,096 messages wait for it;
+// Announce never waits for it, and the other router's session goes on.
+func TestRouterNotReading(t *testing.T) {
+	t.Parallel()
+	s, port := testenv.StartSpeaker(t, bgp.Config{}, nil, "127.0.0.19/32", "127.0.0.20/32")
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.19")}, Control: func(_, _ string, c syscall.RawConn) error {
+		var err error
+		if cerr := c.Control(func(fd uintptr) { err = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) }); cerr != nil {
+			return cerr
+		}
+		return err
+	}}
+	conn, err := d.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	(&rawPeer{conn: conn, t: t}).open("127.0.0.19", 64809)
+	other := dialRaw(t, "127.0.0.20", port, 64810)
+	go io.Copy(io.Discard, other.conn) //nolint:errcheck // reads until the test's end
+	testutil.Eventually(t, "both sessions", func() bool {
+		return established(s, "127.0.0.19")() && established(s, "127.0.0.20")()
+	})
+	// Announce until the session ends: the router's and the speaker's socket buffers first,
+	// then the bound.
+	ended := false
+	for i := 0; i < 1<<20 && !ended; i++ {
+		m := bgp.Mitigation{Prefix: netip.PrefixFrom(netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}), 32)}
+		if err := s.Announce(context.Background(), m); err != nil {
+			t.Fatal(err)
+		}
+		ended = i%1000 == 999 && !established(s, "127.0.0.19")()
+	}
+	if !ended {
+		t.Fatal("the session of the router that does not read is still established")
+	}
+	other.write(2, update([]uint32{64810}, nil, []netip.Prefix{netip.MustParsePrefix("10.6.0.0/16")}))
+	routeIs(t, s, "127.0.0.20", "10.6.0.1", []uint32{64810})
 }
