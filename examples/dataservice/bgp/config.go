@@ -23,6 +23,9 @@ const (
 	// community): ~2M such sets, where a full table has a few hundred thousand. Past it the
 	// session is reset.
 	DefaultMaxAttrBytes = 512 << 20
+	// DefaultMaxRouters is the routers (addresses of -bgp-peers that connected) the speaker
+	// keeps a table and a status for.
+	DefaultMaxRouters = 1024
 	// DefaultRestartTime bounds how long a router that restarts gracefully (RFC 4724, the
 	// speaker a receiver only) keeps its routes, marked stale, until it is back and sends
 	// End-of-RIB; the router's own restart time when it is shorter.
@@ -48,6 +51,9 @@ type Config struct {
 	// MaxAttrBytes is each router's bound on the bytes of the distinct AS paths and
 	// communities it sends; DefaultMaxAttrBytes when 0.
 	MaxAttrBytes int
+	// MaxRouters bounds the routers the speaker knows: a connection from another address
+	// once it has as many is closed at once; DefaultMaxRouters when 0.
+	MaxRouters int
 	// RestartTime bounds a gracefully restarting router's stale routes; DefaultRestartTime
 	// when 0.
 	RestartTime time.Duration
@@ -113,6 +119,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MaxAttrBytes <= 0 {
 		c.MaxAttrBytes = DefaultMaxAttrBytes
+	}
+	if c.MaxRouters <= 0 {
+		c.MaxRouters = DefaultMaxRouters
 	}
 	if c.RestartTime <= 0 {
 		c.RestartTime = DefaultRestartTime

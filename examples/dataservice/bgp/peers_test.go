@@ -190,3 +190,25 @@ func communities(comms []uint32) []string {
 	}
 	return out
 }
+
+// TestMaxRouters: with -bgp-peers a prefix, the routers the speaker knows are bounded (4
+// here): a connection from a fifth address is closed at once, before the speaker's OPEN; a
+// router it knows may still connect.
+func TestMaxRouters(t *testing.T) {
+	t.Parallel()
+	s, port := testenv.StartSpeaker(t, bgp.Config{MaxRouters: 4}, nil, "127.0.1.0/24")
+	for i := 1; i <= 4; i++ {
+		p := connect(t, fmt.Sprintf("127.0.1.%d", i), port)
+		if typ, _ := p.read(); typ != 1 {
+			t.Fatalf("router %d: message %d from the speaker, want its OPEN", i, typ)
+		}
+	}
+	if typ, _ := connect(t, "127.0.1.5", port).read(); typ != 0 {
+		t.Errorf("a fifth router got message %d, want the connection closed", typ)
+	}
+	if _, ok := peer(s, "127.0.1.5"); ok {
+		t.Error("the fifth router is in Status")
+	}
+	dialRaw(t, "127.0.1.1", port, 64811)
+	testutil.Eventually(t, "a known router's session", established(s, "127.0.1.1"))
+}

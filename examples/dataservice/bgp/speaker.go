@@ -38,6 +38,7 @@ type Speaker struct {
 	peers     map[*session]bool // the Established sessions
 
 	updates, refusals atomic.Uint64
+	full              atomic.Bool // MaxRouters reached, logged once
 	stopped           sync.Once
 }
 
@@ -121,6 +122,10 @@ func (s *Speaker) accept() {
 			s.refuse(addr)
 			continue
 		}
+		if !s.known(addr) {
+			c.Close()
+			continue
+		}
 		ss := &session{s: s, conn: c, addr: addr, in: bufio.NewReaderSize(c, readBuffer),
 			wake: make(chan struct{}, 1), done: make(chan struct{})}
 		if !s.register(ss) {
@@ -135,6 +140,21 @@ func (s *Speaker) accept() {
 		s.wg.Add(1)
 		go ss.run()
 	}
+}
+
+// known reports whether addr is a router the speaker has a table for, or may have one more:
+// without the bound, each address of a prefix of -bgp-peers (an IPv6 /64, say) that connects
+// would add a router, kept in Status and searched by Lookup, before it sends anything.
+func (s *Speaker) known(addr netip.Addr) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.routers[addr] != nil || len(s.routers) < s.cfg.MaxRouters {
+		return true
+	}
+	if s.full.CompareAndSwap(false, true) {
+		s.log.Warn("bgp: more routers than the bound; connections from new addresses are closed", "addr", addr, "max_routers", s.cfg.MaxRouters)
+	}
+	return false
 }
 
 func (s *Speaker) allowed(a netip.Addr) bool {
