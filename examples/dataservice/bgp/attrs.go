@@ -16,12 +16,13 @@ type interned struct {
 	routes []*Route          // index → the set; [0] is unused
 	keys   []string
 	refs   []uint32
-	owners []*int // the counter each set's cost is charged to
+	owners []*int   // the counter each set's cost is charged to
+	costs  []uint32 // and that cost
 	free   []uint32
 }
 
 func newInterned() *interned {
-	return &interned{index: map[string]uint32{}, routes: []*Route{nil}, keys: []string{""}, refs: []uint32{0}, owners: []*int{nil}}
+	return &interned{index: map[string]uint32{}, routes: []*Route{nil}, keys: []string{""}, refs: []uint32{0}, owners: []*int{nil}, costs: []uint32{0}}
 }
 
 // attrKey appends the encoding of the attributes a Route keeps: the AS path's numbers (AS_SEQUENCE
@@ -132,19 +133,21 @@ func (in *interned) get(k []byte, owner *int) uint32 {
 	}
 	s := string(k)
 	r := routeOf(k)
+	c := cost(s, r)
 	var i uint32
 	if n := len(in.free); n > 0 {
 		i = in.free[n-1]
 		in.free = in.free[:n-1]
-		in.routes[i], in.keys[i], in.refs[i], in.owners[i] = r, s, 1, owner
+		in.routes[i], in.keys[i], in.refs[i], in.owners[i], in.costs[i] = r, s, 1, owner, uint32(c)
 	} else {
 		i = uint32(len(in.routes))
 		in.routes = append(in.routes, r)
 		in.keys = append(in.keys, s)
 		in.refs = append(in.refs, 1)
 		in.owners = append(in.owners, owner)
+		in.costs = append(in.costs, uint32(c))
 	}
-	*owner += cost(s, r)
+	*owner += c
 	in.index[s] = i
 	return i
 }
@@ -157,7 +160,7 @@ func (in *interned) release(i uint32) {
 	if in.refs[i]--; in.refs[i] > 0 {
 		return
 	}
-	*in.owners[i] -= cost(in.keys[i], in.routes[i])
+	*in.owners[i] -= int(in.costs[i])
 	delete(in.index, in.keys[i])
 	in.routes[i], in.keys[i], in.owners[i] = nil, "", nil
 	in.free = append(in.free, i)
