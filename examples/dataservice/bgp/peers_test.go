@@ -2,6 +2,7 @@ package bgp_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"log/slog"
 	"net"
@@ -211,4 +212,35 @@ func TestMaxRouters(t *testing.T) {
 	}
 	dialRaw(t, "127.0.1.1", port, 64811)
 	testutil.Eventually(t, "a known router's session", established(s, "127.0.1.1"))
+}
+
+// TestFamilyNotNegotiated: UPDATEs of families the router did not negotiate (IPv4 flowspec,
+// which the speaker offers, and EVPN, which it does not) are ignored: no route learned, the
+// session and the router's unicast routes stay. (An AFI/SAFI the wire library does not know
+// resets the session, as RFC 4760 §7 allows.)
+func TestFamilyNotNegotiated(t *testing.T) {
+	t.Parallel()
+	s, port := testenv.StartSpeaker(t, bgp.Config{}, nil, "127.0.0.21/32")
+	p := dialRaw(t, "127.0.0.21", port, 64812)
+	p.write(2, update([]uint32{64812}, nil, []netip.Prefix{netip.MustParsePrefix("10.7.0.0/16")}))
+	routeIs(t, s, "127.0.0.21", "10.7.0.1", []uint32{64812})
+	for _, c := range []struct {
+		name    string
+		mpReach []byte // AFI, SAFI, next hop, reserved, NLRI
+	}{
+		{"IPv4 flowspec", []byte{0, 1, 133, 0, 0, 6, 1, 32, 203, 0, 113, 9}},
+		{"EVPN", []byte{0, 25, 70, 4, 127, 0, 0, 21, 0, 3, 17, 0, 0, 0, 0, 0xfd, 0x2c, 0, 1, 0, 0, 0, 0, 32, 127, 0, 0, 21}},
+	} {
+		attrs := []byte{0x40, 1, 1, 0, 0x40, 2, 6, 2, 1, 0, 0, 0xfd, 0x2c, 0x80, 14, byte(len(c.mpReach))}
+		attrs = append(attrs, c.mpReach...)
+		p.write(2, append(binary.BigEndian.AppendUint16([]byte{0, 0}, uint16(len(attrs))), attrs...))
+		p.write(2, update([]uint32{64812, 1}, nil, []netip.Prefix{netip.MustParsePrefix("10.8.0.0/16")}))
+		routeIs(t, s, "127.0.0.21", "10.8.0.1", []uint32{64812, 1}) // read after the UPDATE before
+		if st, _ := peer(s, "127.0.0.21"); st.State != "established" || st.Routes != 2 {
+			t.Errorf("%s: session %s with %d routes, want established with 2", c.name, st.State, st.Routes)
+		}
+		p.write(2, []byte{0, 3, 16, 10, 8, 0, 0}) // withdraw 10.8.0.0/16
+		routeIs(t, s, "127.0.0.21", "10.8.0.1", nil)
+	}
+	routeIs(t, s, "127.0.0.21", "10.7.0.1", []uint32{64812})
 }
