@@ -205,3 +205,32 @@ func TestRouterNotReading(t *testing.T) {
 	other.write(2, update([]uint32{64810}, nil, []netip.Prefix{netip.MustParsePrefix("10.6.0.0/16")}))
 	routeIs(t, s, "127.0.0.20", "10.6.0.1", []uint32{64810})
 }
+
+// TestReconnectLoop: a router that connects again and again, each connection's session ending
+// at once (an OPEN of version 3) and left open, holds one connection at most: the speaker
+// drains an ended connection so that its NOTIFICATION arrives (2 s; an hour here), and a
+// newer connection of the router cuts that short, else each connection of a loop would hold a
+// session's buffers for the drain.
+func TestReconnectLoop(t *testing.T) { // not parallel: it sets the drain time
+	t.Cleanup(bgp.SetDrainTime(time.Hour)) // after the speaker's Stop
+	_, port := testenv.StartSpeaker(t, bgp.Config{}, nil, "127.0.0.22/32")
+	bad := append([]byte{3}, openBody("127.0.0.22", 64813, 90)[1:]...)
+	var prev *rawPeer
+	for i := range 3 {
+		p := connect(t, "127.0.0.22", port)
+		if typ, _ := p.read(); typ != 1 {
+			t.Fatalf("connection %d: message %d from the speaker, want its OPEN", i, typ)
+		}
+		p.write(1, bad)
+		if typ, _ := p.read(); typ != 3 {
+			t.Fatalf("connection %d: message %d from the speaker, want a NOTIFICATION", i, typ)
+		}
+		if prev != nil { // closed by the speaker: what the router writes is refused (not drained)
+			testutil.Eventually(t, fmt.Sprintf("connection %d to be closed", i-1), func() bool {
+				_, err := prev.conn.Write(make([]byte, 1024))
+				return err != nil
+			})
+		}
+		prev = p
+	}
+}

@@ -55,6 +55,8 @@ type router struct {
 	restartTimer   *time.Timer
 	grTime         time.Duration // the router's restart time (0: it does not restart gracefully)
 	gr4, gr6       bool          // the unicast families whose routes it keeps through a restart
+	// draining is the router's last connection whose session ended, while it is drained.
+	draining *session
 	// attrBytes is the cost of the attribute sets it sent first (attrs.go), until released.
 	attrBytes int
 	// reset is the Cease subcode of the session being reset for passing MaxPrefixes or
@@ -180,7 +182,36 @@ func (s *Speaker) register(ss *session) bool {
 	}
 	s.sessions[ss.addr] = ss
 	r.state = gobgp.BGP_FSM_ACTIVE
+	if r.draining != nil {
+		r.draining.cutDrain()
+		r.draining = nil
+	}
 	return true
+}
+
+// draining makes ss, which ended, its router's connection being drained (session.end), the
+// drain of an earlier one cut short; false when the router is on a newer connection already.
+func (s *Speaker) draining(ss *session) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sessions[ss.addr] != nil {
+		return false
+	}
+	r := s.routerOf(ss.addr)
+	if r.draining != nil {
+		r.draining.cutDrain()
+	}
+	r.draining = ss
+	return true
+}
+
+// drained notes the end of ss's drain.
+func (s *Speaker) drained(ss *session) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.routerOf(ss.addr); r.draining == ss {
+		r.draining = nil
+	}
 }
 
 // Stop closes every session (a Cease NOTIFICATION, administrative shutdown) and stops
