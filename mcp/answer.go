@@ -16,20 +16,23 @@ import (
 // sends (progress, a log message), a stream of Server-Sent Events that ends with the response.
 // It is safe for concurrent use.
 type answer struct {
-	w         http.ResponseWriter
-	canStream bool // the client accepts text/event-stream
+	w http.ResponseWriter
+	// r is the request: whether its client accepts text/event-stream is read at the first
+	// notification, not on every request (nil: a task's, which never streams)
+	r *http.Request
 
-	called bool    // a function was called for it: the call counted against the rate limits
-	input  *inputs // a stateless request's questions and answers (see Ask); nil in a session
-	task   bool    // the call runs as a task: INTERNAL-ERROR fails the task
+	id     json.RawMessage // the request's (see toolResult)
+	input  *inputs         // a stateless request's questions and answers (see Ask); nil in a session
+	called bool            // a function was called for it: the call counted against the rate limits
+	task   bool            // the call runs as a task: INTERNAL-ERROR fails the task
 
-	mu   sync.Mutex
 	sse  bool
 	done bool
+	mu   sync.Mutex
 }
 
 func newAnswer(w http.ResponseWriter, r *http.Request) *answer {
-	return &answer{w: w, canStream: canStream(r)}
+	return &answer{w: w, r: r}
 }
 
 func canStream(r *http.Request) bool { return strings.Contains(reqHeader(r, "Accept"), stream.SSE) }
@@ -45,7 +48,7 @@ func (a *answer) notify(method string, params any) bool {
 func (a *answer) request(id json.RawMessage, method string, params any) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.done || !a.canStream {
+	if a.done || a.r == nil || !canStream(a.r) {
 		return false
 	}
 	p, err := jsonrpc.Marshal(params)
@@ -90,6 +93,23 @@ func (a *answer) reply(resp jsonrpc.Response) {
 
 var jsonType = []string{"application/json"}
 
+// replyWhole sends a response written whole (see toolResult), as reply.
+func (a *answer) replyWhole(b []byte) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.done {
+		return
+	}
+	a.done = true
+	if a.sse {
+		a.write(b)
+		return
+	}
+	a.w.Header()["Content-Type"] = jsonType
+	a.w.WriteHeader(http.StatusOK)
+	_, _ = a.w.Write(b)
+}
+
 // status sends the response with an HTTP status other than 200, unless the answer is a
 // stream already; it reports whether it did.
 func (a *answer) status(code int, resp jsonrpc.Response) bool {
@@ -112,9 +132,13 @@ func (a *answer) event(v any) {
 	} else {
 		b, err = jsonrpc.Marshal(v)
 	}
-	if err != nil {
-		return
+	if err == nil {
+		a.write(b)
 	}
+}
+
+// write writes one message, encoded, as an event and flushes it.
+func (a *answer) write(b []byte) {
 	var sb strings.Builder
 	sb.WriteString("event: message\ndata: ")
 	sb.Write(b)

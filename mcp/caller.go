@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/fnapi/fnapi/apierr"
@@ -14,13 +15,21 @@ import (
 	"github.com/fnapi/fnapi/jsonrpc"
 	"github.com/fnapi/fnapi/registry"
 	"github.com/fnapi/fnapi/transport"
+	"github.com/fnapi/fnapi/version"
 )
 
 // Who calls: authentication, the caller a request counts against, rate limits, DNS rebinding.
 
-// callsFunction are the methods whose request calls a function (through the interceptors,
-// which count it); they count here only when they do not.
-var callsFunction = map[string]bool{"tools/call": true, "resources/read": true, "prompts/get": true}
+// callsFunction reports the methods whose request calls a function (through the
+// interceptors, which count it); they count here only when they do not. It and the other sets
+// of methods are switches: a map costs a hash of the method on each request.
+func callsFunction(method string) bool {
+	switch method {
+	case "tools/call", "resources/read", "prompts/get":
+		return true
+	}
+	return false
+}
 
 // count counts one request of the caller against the rate limits of the interceptors: their
 // RATE-LIMITED error, or nil.
@@ -90,8 +99,12 @@ func callerOf(probe *registry.Call, r *http.Request, x *transport.Exchange) stri
 // probeOf returns the first function of the exchange's version that any token admits, else
 // its first function (every one is public), or nil: found once per version.
 func (s *Server) probeOf(x *transport.Exchange) *registry.Func {
-	if f, ok := s.probes.Load(x.Version); ok {
-		return f.(*registry.Func)
+	if ps := s.probes.Load(); ps != nil {
+		for _, p := range *ps {
+			if p.v == x.Version {
+				return p.f
+			}
+		}
 	}
 	var probe *registry.Func
 	funcs := x.Funcs()
@@ -104,8 +117,23 @@ func (s *Server) probeOf(x *transport.Exchange) *registry.Func {
 	if probe == nil && len(funcs) > 0 {
 		probe = funcs[0]
 	}
-	s.probes.Store(x.Version, probe)
-	return probe
+	for { // copied on write: a server has a few versions, looked through faster than a map
+		old := s.probes.Load()
+		var ps []versionProbe
+		if old != nil {
+			ps = slices.Clone(*old)
+		}
+		ps = append(ps, versionProbe{x.Version, probe})
+		if s.probes.CompareAndSwap(old, &ps) {
+			return probe
+		}
+	}
+}
+
+// versionProbe is the probe of a version (see probeOf).
+type versionProbe struct {
+	v version.Version
+	f *registry.Func
 }
 
 // rebound reports a request that reached a loopback address with a Host other than a loopback

@@ -99,7 +99,7 @@ func FuzzStatelessSession(f *testing.F) {
 		r.Header.Set(headerMethod, method)
 		r.Header.Set(headerName, name)
 		w := httptest.NewRecorder()
-		sess := statelessSession(w, r, req, levels[1], levels[2])
+		sess := statelessSession(w, r, headersOf(r), req, levels[1], levels[2], nil)
 		if sess != nil {
 			if w.Code != 200 || w.Body.Len() > 0 || !sess.stateless || sess.protocol != StatelessProtocol {
 				t.Fatalf("a session, and an answer %d %s", w.Code, w.Body)

@@ -195,8 +195,14 @@ func (in *inputs) required() map[string]Input {
 	return in.asked
 }
 
-// askingMethods are the requests whose answer may be input_required.
-var askingMethods = map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true}
+// asking reports the requests whose answer may be input_required.
+func asking(method string) bool {
+	switch method {
+	case "tools/call", "prompts/get", "resources/read":
+		return true
+	}
+	return false
+}
 
 // inputsOf reads the inputResponses and requestState of a stateless request: the answers of
 // the earlier rounds, signed for its caller (owner returns its token digest, computed only

@@ -8,7 +8,6 @@ import (
 
 	"github.com/fnapi/fnapi/internal/jsonobject"
 	"github.com/fnapi/fnapi/jsonrpc"
-	"github.com/fnapi/fnapi/registry"
 )
 
 // Argument headers (revision 2026-07-28, SEP-2243). A tool's argument whose schema says
@@ -48,18 +47,14 @@ func paramHeadersOf(toolJSON []byte) map[string]string {
 	return m
 }
 
-// checkParamHeaders checks the argument headers of a stateless tools/call of the tool f,
-// and answers HTTP 400 and returns false when one is wrong. An unknown tool (nil) passes:
-// callTool answers it.
-func (s *Server) checkParamHeaders(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request, f *registry.Func) bool {
-	if f == nil {
+// checkParamHeaders checks the argument headers of a stateless tools/call of the tool info
+// (toolOf), and answers HTTP 400 and returns false when one is wrong. An unknown tool (nil)
+// passes: callTool answers it.
+func checkParamHeaders(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request, info *toolInfo) bool {
+	if info == nil || len(info.headers) == 0 {
 		return true
 	}
-	headers := s.toolOf(f).headers
-	if len(headers) == 0 {
-		return true
-	}
-	if msg := paramHeadersWrong(r.Header, req.Params, headers); msg != "" {
+	if msg := paramHeadersWrong(r.Header, req.Params, info.headers); msg != "" {
 		httpError(w, http.StatusBadRequest, withID(req, jsonrpc.NewError(CodeHeaderMismatch, msg)))
 		return false
 	}

@@ -5,12 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/fnapi/fnapi/internal/bufpool"
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/internal/bufpool"
 	"github.com/fnapi/fnapi/internal/jsonobject"
 	"github.com/fnapi/fnapi/jsonrpc"
 	"github.com/fnapi/fnapi/registry"
@@ -30,8 +31,8 @@ type Server struct {
 	opts     Options
 	sessions sessions
 	tasks    tasks
-	tools    sync.Map // *registry.Func -> *toolInfo: each tool's JSON, built once
-	probes   sync.Map // version.Version -> *registry.Func (nil: every function is public)
+	tools    sync.Map                       // *registry.Func -> *toolInfo: each tool's JSON, built once
+	probes   atomic.Pointer[[]versionProbe] // f nil: every function is public
 }
 
 // New returns the endpoint.
@@ -68,10 +69,11 @@ func (s *Server) ServeEndpoint(w http.ResponseWriter, r *http.Request, x *transp
 		httpError(w, http.StatusMethodNotAllowed, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "method not allowed"))
 		return
 	}
+	hd := headersOf(r)
 	probe, err := s.authenticate(r.Context(), x)
 	if err != nil {
 		// A session ends with its credential (key revoked, logged out, expired, user deleted).
-		if sess := s.sessions.get(r.Header.Get(headerSession), x.TokenDigest()); sess != nil {
+		if sess := s.sessions.get(hd.session, x.TokenDigest()); sess != nil {
 			s.sessions.end(sess)
 		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="mcp", error="invalid_token"`)
@@ -79,23 +81,31 @@ func (s *Server) ServeEndpoint(w http.ResponseWriter, r *http.Request, x *transp
 		return
 	}
 	// A version of no session is a stateless revision's, checked with its request (see post).
-	if v := reqHeader(r, headerProtocol); v != "" && !slices.Contains(protocols, v) && (r.Method == http.MethodDelete || reqHeader(r, headerSession) != "") {
+	if v := hd.protocol; (r.Method == http.MethodDelete || hd.session != "") && v != "" && !slices.Contains(protocols, v) {
 		httpError(w, http.StatusBadRequest, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "unsupported MCP-Protocol-Version "+v))
 		return
 	}
 	if r.Method == http.MethodDelete {
-		sess := s.sessionOf(w, r, x)
+		sess := s.sessionOf(w, hd.session, x)
 		if sess != nil {
 			s.sessions.end(sess)
 			w.WriteHeader(http.StatusNoContent)
 		}
 		return
 	}
-	s.post(w, r, x, probe)
+	s.post(w, r, x, probe, hd)
+}
+
+// headers are the headers of the Streamable HTTP transport a request's answer depends on,
+// read once.
+type headers struct{ session, protocol string }
+
+func headersOf(r *http.Request) headers {
+	return headers{session: reqHeader(r, headerSession), protocol: reqHeader(r, headerProtocol)}
 }
 
 // post answers a POST: one request, notification or response.
-func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Exchange, probe *registry.Call) {
+func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Exchange, probe *registry.Call, hd headers) {
 	// A stateless request's body is read into a buffer of the pool, given back once answered:
 	// nothing keeps its bytes past the answer (callTool copies the arguments, startTask what
 	// its task keeps). A session's may be kept (the answer to a request of the server), and is
@@ -107,7 +117,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 		httpError(w, e.Status(), jsonrpc.FromAPI(e))
 		return
 	}
-	body, pooled := buf.Bytes(), statelessHeaders(r)
+	body, pooled := buf.Bytes(), hd.stateless()
 	if !pooled {
 		body = bytes.Clone(body)
 	}
@@ -132,7 +142,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 	}
 	// Every request counts against the caller's rate limit once: by its function's call, or
 	// here, before any work, when it calls none.
-	calls := req != nil && !req.IsNotification() && callsFunction[req.Method]
+	calls := req != nil && !req.IsNotification() && callsFunction(req.Method)
 	if !calls {
 		if err := s.count(r.Context(), x); err != nil {
 			refuse(w, req, err)
@@ -140,7 +150,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 		}
 	}
 	if perr == nil && !batch && ierr != nil && isResponse(body) { // the answer to a request of the server (see Request)
-		if sess := s.sessionOf(w, r, x); sess != nil {
+		if sess := s.sessionOf(w, hd.session, x); sess != nil {
 			sess.answered(body)
 			w.WriteHeader(http.StatusAccepted)
 		}
@@ -157,7 +167,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 		httpError(w, http.StatusBadRequest, ierr)
 		return
 	}
-	stateless := pooled || isStateless(r, req)
+	stateless := pooled || isStateless(hd, req)
 	if stateless && req.IsNotification() { // no session whose calls it could cancel
 		w.WriteHeader(http.StatusAccepted)
 		return
@@ -168,16 +178,19 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 	}
 	var sess *session
 	if stateless {
-		if sess = statelessSession(w, r, req, levels[1], levels[2]); sess != nil && bytes.Contains(sess.caps, []byte(TasksExtension)) {
+		if sess = statelessSession(w, r, hd, req, levels[1], levels[2], x); sess != nil && bytes.Contains(sess.caps, []byte(TasksExtension)) {
 			sess.caller = callerOf(probe, r, x) // whom its tasks count against
 		}
 		if sess != nil && req.Method == "tools/call" {
-			if sess.tool = x.Lookup(sess.name); !s.checkParamHeaders(w, r, req, sess.tool) {
+			if sess.tool != nil {
+				sess.info = s.toolOf(sess.tool)
+			}
+			if !checkParamHeaders(w, r, req, sess.info) {
 				sess = nil
 			}
 		}
 	} else {
-		sess = s.sessionOf(w, r, x)
+		sess = s.sessionOf(w, hd.session, x)
 	}
 	if sess == nil {
 		if calls {
@@ -185,6 +198,12 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 		}
 		return
 	}
+	s.respond(w, r, x, probe, sess, req, stateless, calls)
+}
+
+// respond answers a request or notification of sess: the second half of post, apart so that
+// its defers cost no more than calls.
+func (s *Server) respond(w http.ResponseWriter, r *http.Request, x *transport.Exchange, probe *registry.Call, sess *session, req *jsonrpc.Request, stateless, calls bool) {
 	if req.IsNotification() {
 		s.notification(sess, req)
 		w.WriteHeader(http.StatusAccepted)
@@ -193,10 +212,11 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 	var a *answer
 	if stateless {
 		a = &sess.own.answer
-		a.w, a.canStream = w, canStream(r)
+		a.w, a.r = w, r
 	} else {
 		a = newAnswer(w, r)
 	}
+	a.id = req.ID
 	var res any
 	var rerr *jsonrpc.Error
 	if stateless {
@@ -207,10 +227,11 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 	if rerr == nil {
 		res, rerr = s.dispatch(r.Context(), x, sess, a, req)
 	}
-	if buf, ok := res.(*bytes.Buffer); ok { // a tool's result (see toolResult)
-		defer bufpool.Put(buf)
+	wh, isWhole := res.(*whole) // a tool's result (see toolResult)
+	if isWhole {
+		defer bufpool.Put((*bytes.Buffer)(wh))
 	}
-	if a.input != nil && askingMethods[req.Method] && len(a.input.required()) > 0 {
+	if a.input != nil && asking(req.Method) && len(a.input.required()) > 0 {
 		res, rerr = s.inputRequired(a.input, x.TokenDigest(), sess.target()), nil
 	}
 	if calls && !a.called { // no tool of that name, static content...
@@ -219,14 +240,16 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 			return
 		}
 	}
+	if _, ok := res.(*whole); ok && rerr == nil { // not replaced by input_required
+		a.replyWhole((*bytes.Buffer)(wh).Bytes())
+		return
+	}
 	resp := jsonrpc.Response{JSONRPC: jsonrpc.Version, ID: req.ID, Error: rerr}
 	if rerr == nil {
 		var b json.RawMessage
 		switch t := res.(type) {
 		case json.RawMessage:
 			b = t
-		case *bytes.Buffer:
-			b = t.Bytes()
 		default:
 			var err error
 			if b, err = jsonrpc.Marshal(res); err != nil {
@@ -257,8 +280,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request, x *transport.Excha
 
 // sessionOf returns the request's session, or answers why there is none: 400 without
 // Mcp-Session-Id, 404 for a session that ended or is another caller's.
-func (s *Server) sessionOf(w http.ResponseWriter, r *http.Request, x *transport.Exchange) *session {
-	id := r.Header.Get(headerSession)
+func (s *Server) sessionOf(w http.ResponseWriter, id string, x *transport.Exchange) *session {
 	if id == "" {
 		httpError(w, http.StatusBadRequest, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "missing Mcp-Session-Id: initialize first"))
 		return nil
@@ -272,7 +294,7 @@ func (s *Server) sessionOf(w http.ResponseWriter, r *http.Request, x *transport.
 
 // dispatch answers one request of a session.
 func (s *Server) dispatch(ctx context.Context, x *transport.Exchange, sess *session, a *answer, req *jsonrpc.Request) (any, *jsonrpc.Error) {
-	if sess.stateless && removed[req.Method] {
+	if sess.stateless && removed(req.Method) {
 		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: "+req.Method)
 	}
 	switch req.Method {

@@ -16,9 +16,8 @@ import (
 // session is one MCP session (Mcp-Session-Id): the protocol version agreed, the log level the
 // client set, and the requests running, for notifications/cancelled.
 type session struct {
-	id       string
-	owner    [32]byte // the digest of the tokens of its initialize (transport.Exchange.TokenDigest)
-	caller   string   // whom it counts against (see Server.authenticate)
+	*held           // nil in a stateless request's session, which is held nowhere
+	caller   string // whom it counts against (see Server.authenticate)
 	protocol string
 	// stateless: the session of one request of a stateless revision, held nowhere; its
 	// client's capabilities, requestState and inputResponses (see inputsOf), its method and
@@ -29,6 +28,7 @@ type session struct {
 	method, name                       string
 	arguments, progress                json.RawMessage
 	tool                               *registry.Func // a tools/call's function; nil when unknown
+	info                               *toolInfo      // its toolOf
 	// its answer, inputs and call state, allocated with it (see post, inputsOf, callTool)
 	own struct {
 		answer answer
@@ -37,8 +37,16 @@ type session struct {
 	}
 
 	mu    sync.Mutex
-	last  time.Time
 	level int // the least severity of the log messages sent
+}
+
+// held is what only a session the server holds has (sessions), apart: a stateless request's
+// session, one allocation on each request, is smaller without it. Its fields but id and owner
+// are guarded by the session's mu.
+type held struct {
+	id    string
+	owner [32]byte // the digest of the tokens of its initialize (transport.Exchange.TokenDigest)
+	last  time.Time
 	calls map[string]context.CancelFunc
 	// the requests of the server waiting for the client's answer, by id (see Request)
 	asked   int
@@ -70,7 +78,7 @@ var (
 // one); past max in all, once expired ones are dropped, errFull.
 func (ss *sessions) start(owner [32]byte, caller, protocol string) (*session, error) {
 	now := time.Now()
-	s := &session{id: uuid.NewString(), owner: owner, caller: caller, protocol: protocol, last: now, calls: map[string]context.CancelFunc{}}
+	s := &session{held: &held{id: uuid.NewString(), owner: owner, last: now, calls: map[string]context.CancelFunc{}}, caller: caller, protocol: protocol}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if ss.m == nil {

@@ -216,3 +216,37 @@ func TestStatelessKeptContext(t *testing.T) {
 		}
 	}
 }
+
+// TestToolResultWhole checks a tool's result written with its response's envelope, in both
+// revisions and with ids of every kind: large and full of characters to escape, it outgrows
+// the room made for it, and both its text and its structured content are still the value.
+func TestToolResultWhole(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	_, inSession := s.session(s.readerKey)
+	value := map[string]any{"s": strings.Repeat("\"\\\n\x01é", 400), "n": []any{1.0, "x", nil}}
+	args, _ := json.Marshal(value)
+	for _, id := range []string{`7`, `"id-\"q\""`, `null`, `-1.5e3`} {
+		params := `"name":"echo","arguments":` + string(args)
+		for name, a := range map[string]answer{
+			"stateless": s.send("POST", "/api/mcp", `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{`+params+`,`+meta+`}}`,
+				"MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "echo", "Authorization", "Bearer "+s.readerKey),
+			"session": inSession(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{` + params + `}}`),
+		} {
+			var resp struct {
+				ID     json.RawMessage
+				Result struct {
+					Content           []struct{ Text string }
+					StructuredContent map[string]any
+				}
+			}
+			if err := json.Unmarshal([]byte(a.body), &resp); err != nil || a.status != 200 || string(resp.ID) != id || len(resp.Result.Content) != 1 {
+				t.Fatalf("%s, id %s: %d %.200s (%v)", name, id, a.status, a.body, err)
+			}
+			var text map[string]any
+			if err := json.Unmarshal([]byte(resp.Result.Content[0].Text), &text); err != nil || fmt.Sprint(text) != fmt.Sprint(value) || fmt.Sprint(resp.Result.StructuredContent) != fmt.Sprint(value) {
+				t.Errorf("%s, id %s: text %.100q, structured %.100v, want %.100v", name, id, resp.Result.Content[0].Text, resp.Result.StructuredContent, value)
+			}
+		}
+	}
+}

@@ -6,8 +6,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+
 	"github.com/fnapi/fnapi/internal/bufpool"
-	"slices"
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/internal/calllink"
@@ -177,8 +177,9 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 	}
 	var arguments, meta, token json.RawMessage
 	var f *registry.Func
+	var info *toolInfo
 	if sess.stateless && !a.task { // read with the request (statelessSession); a task reads its own copy
-		p.Name, arguments, token, f = sess.name, sess.arguments, sess.progress, sess.tool
+		p.Name, arguments, token, f, info = sess.name, sess.arguments, sess.progress, sess.tool, sess.info
 	} else {
 		var buf [8]jsonobject.Member
 		m, ok := jsonobject.ReadMembers(params, buf[:0])
@@ -248,31 +249,39 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 	if acc != nil {
 		v = acc.Result()
 	}
-	return toolResult(s.toolOf(f), v, sess.stateless && !a.task, !a.task)
+	if info == nil {
+		info = s.toolOf(f)
+	}
+	return toolResult(info, v, sess.stateless && !a.task, a.id)
 }
+
+// whole is a buffer of the pool whose unread bytes are the response to a tools/call written
+// whole, its envelope with the tool's result (the result's value before them read): respond
+// sends it and returns it. A pointer, it is an any without an allocation.
+type whole bytes.Buffer
 
 // toolResult is the tools/call result of a function's value, encoded once: the value as text
 // content, and as structured content when it is an object or wrapped; complete marks it as a
-// stateless request's answer (see complete), which it saves copying it. pooled writes it to a
-// buffer of the pool, which post writes and returns; a task, which keeps its result, gets a
-// json.RawMessage of its own.
-func toolResult(info *toolInfo, v any, complete, pooled bool) (any, *jsonrpc.Error) {
+// stateless request's answer (see complete), which it saves copying it. With the request's
+// id it is the whole response (whole), written once: nothing copies it into an envelope. A
+// task (id nil), which keeps its result, gets a json.RawMessage of its own.
+func toolResult(info *toolInfo, v any, complete bool, id json.RawMessage) (any, *jsonrpc.Error) {
 	if cs, ok := v.([]Content); ok && info.content {
 		return map[string]any{"content": cs}, nil
 	}
 	buf := bufpool.Get()
-	defer bufpool.Put(buf)
 	if err := jsonobject.Encode(buf, v); err != nil {
+		bufpool.Put(buf)
 		return toolError(apierr.New(apierr.Internal)), nil
 	}
 	b := buf.Bytes()
-	// A task keeps its result past the call: its bytes are its own, never a pool's.
-	var res *bytes.Buffer
 	var out []byte
-	if n := 2*len(b) + 104; pooled {
-		res = bufpool.Get()
-		out = slices.Grow(res.AvailableBuffer(), n)
-	} else {
+	if n := 2*len(b) + 104; id != nil { // the response follows the value in its buffer
+		buf.Grow(n + len(id) + 32)
+		b = buf.Bytes()
+		out = append(append(append(buf.AvailableBuffer(), `{"jsonrpc":"2.0","id":`...), id...), `,"result":`...) // as jsonrpc.Response
+	} else { // a task keeps its result past the call: its bytes are its own, never a pool's
+		defer bufpool.Put(buf)
 		out = make([]byte, 0, n)
 	}
 	if complete {
@@ -293,11 +302,13 @@ func toolResult(info *toolInfo, v any, complete, pooled bool) (any, *jsonrpc.Err
 		out = append(out, b...)
 	}
 	out = append(out, '}')
-	if !pooled {
+	if id == nil {
 		return json.RawMessage(out), nil
 	}
-	res.Write(out) // in place once the buffer has grown
-	return res, nil
+	value := buf.Len()
+	buf.Write(append(out, '}')) // in place, unless out outgrew the buffer
+	buf.Next(value)
+	return (*whole)(buf), nil
 }
 
 // toolError is the tools/call result of a function's error: isError, and the error message.

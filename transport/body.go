@@ -95,13 +95,24 @@ func (h *Handler) readAll(w http.ResponseWriter, r *http.Request, limit int64) (
 	return b, bodyDone(w, rd, nil)
 }
 
-// readTo reads r's body into buf, up to limit bytes, within the body's time.
+// readTo reads r's body into buf, up to limit bytes, within the body's time. A body of known
+// length (within limit) is read in one go: the server ends it at its Content-Length, so no
+// reader bounds it; a body shorter than it says is cut.
 func (h *Handler) readTo(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer, limit int64) error {
 	if r.ContentLength > limit {
 		return tooLarge(limit)
 	}
 	rd, body := h.bodyDeadline(w, r, r.Body)
-	if _, err := buf.ReadFrom(http.MaxBytesReader(w, body, limit)); err != nil {
+	var err error
+	if n := int(r.ContentLength); n >= 0 && body != nil {
+		buf.Grow(n)
+		b := buf.AvailableBuffer()[:n]
+		_, err = io.ReadFull(body, b)
+		buf.Write(b) // in place
+	} else {
+		_, err = buf.ReadFrom(http.MaxBytesReader(w, body, limit))
+	}
+	if err != nil {
 		return bodyDone(w, rd, readError(err, limit))
 	}
 	return bodyDone(w, rd, nil)

@@ -21,6 +21,32 @@ var objectSeeds = []string{
 	`{"a":-}`, `{"a":+1}`, `{"a":tru}`, `{"a":nul}`, `{"a":True}`, `{"a":"\x"}`, `{"a":"\u12"}`,
 	"{\"a\":\"\x01\"}", `{"a":"unterminated}`, `{"a":[1,]}`, `{"a":[1 2]}`, `{"a":{"b":1,}}`,
 	`{"a":{"b"}}`, `{"a":[}`, `{"a":{]}`, `{"a":1]`, `{"a":"\"}`, `{"a":1}}`, "{\"a\":1}\x00",
+	// names and strings longer than 8 bytes, read 8 at a time, with what stops that at each place
+	`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","abcdefghijklmnop":"abcdefghijklmnopq"}`,
+	`{"abcdefgh\"ijklmnop":"abcdefghijk\\lmnop"}`, `{"abcdefghijklmnopé":"abcdefghijklmnopqé"}`,
+	"{\"abcdefghijk\x7fmn\":\"abcdefghi\x1fjk\"}", "{\"abcdefghijklm\tn\":1}", `{"abcdefghijklmnopq`,
+}
+
+// TestSpecial8 holds the 8-byte test of string bytes to the byte-by-byte one: every byte value
+// at every place among plain ones.
+func TestSpecial8(t *testing.T) {
+	t.Parallel()
+	for c := range 256 {
+		for at := range 8 {
+			w := []byte("abcdefgh")
+			w[at] = byte(c)
+			x := uint64(0)
+			for i := 7; i >= 0; i-- {
+				x = x<<8 | uint64(w[i])
+			}
+			if got, want := special8(x, false) != 0, !inString[c]; got != want {
+				t.Errorf("byte %#x at %d: special %v, want %v", c, at, got, want)
+			}
+			if got, want := special8(x, true) != 0, !plain[c]; got != want {
+				t.Errorf("byte %#x at %d among ASCII: special %v, want %v", c, at, got, want)
+			}
+		}
+	}
 }
 
 func TestReadObject(t *testing.T) {
@@ -157,4 +183,16 @@ func BenchmarkReadObject(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkReadPath reads a stateless MCP tools/call as the mcp package does: its envelope,
+// params and _meta in one pass.
+func BenchmarkReadPath(b *testing.B) {
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":1,"b":"x"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	for b.Loop() {
+		var members [20]Member
+		if _, ok := ReadPath(body, [3]Members{members[:0:6], members[6:6:14], members[14:14]}, [2]string{"params", "_meta"}); !ok {
+			b.Fatal("refused")
+		}
+	}
 }

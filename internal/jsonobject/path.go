@@ -1,5 +1,7 @@
 package jsonobject
 
+import "encoding/binary"
+
 // ReadPath reads b, a JSON object, as ReadMembers does, and in the same pass the members of
 // the objects along path: levels[0] gets b's members, levels[1] those of b's member path[0]
 // (an MCP request's params), levels[2] those of its member path[1] (their _meta); a level is
@@ -7,8 +9,60 @@ package jsonobject
 // given twice (as Get). It appends to the levels given (empty Members, whose arrays a caller
 // keeps where it likes) and returns them; false when b is not a valid JSON object.
 func ReadPath(b []byte, levels [3]Members, path [2]string) ([3]Members, bool) {
-	end, levels, ok := readObject(b, skipSpace(b, 0), 0, levels, 0, path)
-	return levels, ok && skipSpace(b, end) == len(b)
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return levels, false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return levels, skipSpace(b, i+1) == len(b)
+	}
+	// One loop, without recursion: levels stays where it is. k is the level whose object is
+	// read, at its member b[i]; name[k] and start[k] are the member of level k-1 it is.
+	var name [3]string
+	var start [3]int
+	k := 0
+	for {
+		end, n, ok := scanName(b, i)
+		if !ok {
+			return levels, false
+		}
+		v, ok := colon(b, end)
+		if !ok {
+			return levels, false
+		}
+		if k < len(path) && n == path[k] {
+			for j := k + 1; j < len(levels); j++ { // a later member of the name replaces this one
+				levels[j] = levels[j][:0]
+			}
+			if j := skipSpace(b, v+1); v < len(b) && b[v] == '{' && j < len(b) && b[j] != '}' {
+				k++
+				name[k], start[k], i = n, v, j
+				continue
+			}
+		}
+		if end, ok = scanValue(b, v, k+1); !ok {
+			return levels, false
+		}
+		levels[k] = append(levels[k], Member{n, b[v:end:end]})
+		i = skipSpace(b, end)
+		for { // after a member: the next one, or the end of its object and of those it ends
+			if i < len(b) && b[i] == ',' {
+				i = skipSpace(b, i+1)
+				break
+			}
+			if i >= len(b) || b[i] != '}' {
+				return levels, false
+			}
+			i++
+			if k == 0 {
+				return levels, skipSpace(b, i) == len(b)
+			}
+			k--
+			levels[k] = append(levels[k], Member{name[k+1], b[start[k+1]:i:i]})
+			i = skipSpace(b, i)
+		}
+	}
 }
 
 // plain marks the bytes of a name read as it is written: printable ASCII but '"' and '\\'.
@@ -24,6 +78,9 @@ var plain = func() (t [256]bool) {
 func scanName(b []byte, i int) (int, string, bool) {
 	if i < len(b) && b[i] == '"' {
 		j := i + 1
+		for j+8 <= len(b) && special8(binary.LittleEndian.Uint64(b[j:]), true) == 0 {
+			j += 8
+		}
 		for j < len(b) && plain[b[j]] {
 			j++
 		}
@@ -36,50 +93,4 @@ func scanName(b []byte, i int) (int, string, bool) {
 		return 0, "", false
 	}
 	return end, unquote(b[i:end]), true
-}
-
-// readObject reads the object at b[i], which depth containers hold, into levels[k:] as
-// ReadPath does; it returns the offset just past it.
-func readObject(b []byte, i, depth int, levels [3]Members, k int, path [2]string) (int, [3]Members, bool) {
-	if i >= len(b) || b[i] != '{' || depth >= maxJSONDepth {
-		return 0, levels, false
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return i + 1, levels, true
-	}
-	for {
-		end, name, ok := scanName(b, i)
-		if !ok {
-			return 0, levels, false
-		}
-		start, ok := colon(b, end)
-		if !ok {
-			return 0, levels, false
-		}
-		descend := k < len(path) && name == path[k]
-		if descend {
-			for j := k + 1; j < len(levels); j++ { // a later member of the name replaces this one
-				levels[j] = levels[j][:0]
-			}
-		}
-		if descend && start < len(b) && b[start] == '{' {
-			end, levels, ok = readObject(b, start, depth+1, levels, k+1, path)
-		} else {
-			end, ok = scanValue(b, start, depth+1)
-		}
-		if !ok {
-			return 0, levels, false
-		}
-		levels[k] = append(levels[k], Member{name, b[start:end:end]})
-		i = skipSpace(b, end)
-		if i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
-			continue
-		}
-		if i >= len(b) || b[i] != '}' {
-			return 0, levels, false
-		}
-		return i + 1, levels, true
-	}
 }
