@@ -9,17 +9,20 @@ import (
 
 // interned holds each distinct (AS path, communities) once: a full table's 1.2M routes share a
 // few hundred thousand of them, and a route in a trie is the 4-byte index of its set. A set is
-// released when the last route using it goes. Not safe for concurrent use.
+// released when the last route using it goes. Each set's bytes (cost) are charged to a counter
+// of the router that sent it first, until it is released. Not safe for concurrent use.
 type interned struct {
 	index  map[string]uint32 // the set's encoding (attrKey) → its index
 	routes []*Route          // index → the set; [0] is unused
 	keys   []string
 	refs   []uint32
+	owners []*int   // the counter each set's cost is charged to
+	costs  []uint32 // and that cost
 	free   []uint32
 }
 
 func newInterned() *interned {
-	return &interned{index: map[string]uint32{}, routes: []*Route{nil}, keys: []string{""}, refs: []uint32{0}}
+	return &interned{index: map[string]uint32{}, routes: []*Route{nil}, keys: []string{""}, refs: []uint32{0}, owners: []*int{nil}, costs: []uint32{0}}
 }
 
 // attrKey appends the encoding of the attributes a Route keeps: the AS path's numbers (AS_SEQUENCE
@@ -108,25 +111,43 @@ func routeOf(k []byte) *Route {
 	return r
 }
 
-// get returns the index of a set, adding it or taking one more reference.
-func (in *interned) get(k []byte) uint32 {
+// setOverhead is what a set costs beyond its key and its lists' contents: the Route and its
+// slices' headers, the map entry, the index's slices.
+const setOverhead = 160
+
+// cost is the bytes a set holds (an estimate of its heap, Go's size classes aside).
+func cost(k string, r *Route) int {
+	n := setOverhead + len(k) + 4*len(r.ASPath)
+	for _, c := range r.Communities {
+		n += 16 + len(c)
+	}
+	return n
+}
+
+// get returns the index of a set, adding it (its cost charged to *owner) or taking one more
+// reference.
+func (in *interned) get(k []byte, owner *int) uint32 {
 	if i, ok := in.index[string(k)]; ok {
 		in.refs[i]++
 		return i
 	}
 	s := string(k)
 	r := routeOf(k)
+	c := cost(s, r)
 	var i uint32
 	if n := len(in.free); n > 0 {
 		i = in.free[n-1]
 		in.free = in.free[:n-1]
-		in.routes[i], in.keys[i], in.refs[i] = r, s, 1
+		in.routes[i], in.keys[i], in.refs[i], in.owners[i], in.costs[i] = r, s, 1, owner, uint32(c)
 	} else {
 		i = uint32(len(in.routes))
 		in.routes = append(in.routes, r)
 		in.keys = append(in.keys, s)
 		in.refs = append(in.refs, 1)
+		in.owners = append(in.owners, owner)
+		in.costs = append(in.costs, uint32(c))
 	}
+	*owner += c
 	in.index[s] = i
 	return i
 }
@@ -139,7 +160,8 @@ func (in *interned) release(i uint32) {
 	if in.refs[i]--; in.refs[i] > 0 {
 		return
 	}
+	*in.owners[i] -= int(in.costs[i])
 	delete(in.index, in.keys[i])
-	in.routes[i], in.keys[i] = nil, ""
+	in.routes[i], in.keys[i], in.owners[i] = nil, "", nil
 	in.free = append(in.free, i)
 }

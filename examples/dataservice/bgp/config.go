@@ -18,6 +18,14 @@ const (
 	// DefaultMaxPrefixes is the routes (IPv4 and IPv6 together) one router may send: two full
 	// tables of about 1.2M routes each, with room to spare. Past it the session is reset.
 	DefaultMaxPrefixes = 2_500_000
+	// DefaultMaxAttrBytes is the bytes the distinct AS paths and communities one router sent
+	// first may take in the table (each set once, ~230 bytes for a path of 3 ASes and a
+	// community): ~2M such sets, where a full table has a few hundred thousand. Past it the
+	// session is reset.
+	DefaultMaxAttrBytes = 512 << 20
+	// DefaultMaxRouters is the routers (addresses of -bgp-peers that connected) the speaker
+	// keeps a table and a status for.
+	DefaultMaxRouters = 1024
 	// DefaultRestartTime bounds how long a router that restarts gracefully (RFC 4724, the
 	// speaker a receiver only) keeps its routes, marked stale, until it is back and sends
 	// End-of-RIB; the router's own restart time when it is shorter.
@@ -40,6 +48,12 @@ type Config struct {
 	HoldTime time.Duration
 	// MaxPrefixes is each router's bound on the routes it sends; DefaultMaxPrefixes when 0.
 	MaxPrefixes int
+	// MaxAttrBytes is each router's bound on the bytes of the distinct AS paths and
+	// communities it sends; DefaultMaxAttrBytes when 0.
+	MaxAttrBytes int
+	// MaxRouters bounds the routers the speaker knows: a connection from another address
+	// once it has as many is closed at once; DefaultMaxRouters when 0.
+	MaxRouters int
 	// RestartTime bounds a gracefully restarting router's stale routes; DefaultRestartTime
 	// when 0.
 	RestartTime time.Duration
@@ -102,6 +116,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MaxPrefixes <= 0 {
 		c.MaxPrefixes = DefaultMaxPrefixes
+	}
+	if c.MaxAttrBytes <= 0 {
+		c.MaxAttrBytes = DefaultMaxAttrBytes
+	}
+	if c.MaxRouters <= 0 {
+		c.MaxRouters = DefaultMaxRouters
 	}
 	if c.RestartTime <= 0 {
 		c.RestartTime = DefaultRestartTime

@@ -15,7 +15,8 @@ import (
 // FuzzUpdate feeds UPDATE messages (their body) to what the speaker does with a router's
 // routes once GoBGP parsed them: the attribute sets' encoding (attrKey, routeOf), the table's
 // insertions and withdrawals and the lookups. Nothing may panic, a route learned must answer
-// its own AS path, and withdrawing every route must leave the table and the sets empty.
+// its own AS path, and withdrawing every route must leave the table and the sets empty, and
+// nothing charged to the router.
 func FuzzUpdate(f *testing.F) {
 	seed := func(path []uint32, comms []uint32, prefixes ...string) []byte {
 		attrs := []byte{0x40, 1, 1, 0, 0x40, 2, byte(2 + 4*len(path)), 2, byte(len(path))}
@@ -70,8 +71,8 @@ func FuzzUpdate(f *testing.F) {
 		for _, p := range learned {
 			s.apply(r, p, true, nil)
 		}
-		if r.routes() != 0 || len(s.attrs.index) != 0 {
-			t.Fatalf("after withdrawing every route: %d routes, %d attribute sets", r.routes(), len(s.attrs.index))
+		if r.routes() != 0 || len(s.attrs.index) != 0 || r.attrBytes != 0 {
+			t.Fatalf("after withdrawing every route: %d routes, %d attribute sets of %d bytes", r.routes(), len(s.attrs.index), r.attrBytes)
 		}
 	})
 }
@@ -112,8 +113,8 @@ func FuzzSession(f *testing.F) {
 			t.Fatal("the stream's end did not end the session")
 		}
 		s.down(ss, e)
-		if r := s.routers[ss.addr]; r.routes() != 0 || len(s.attrs.index) != 0 {
-			t.Fatalf("after the session: %d routes, %d attribute sets", r.routes(), len(s.attrs.index))
+		if r := s.routers[ss.addr]; r.routes() != 0 || len(s.attrs.index) != 0 || r.attrBytes != 0 {
+			t.Fatalf("after the session: %d routes, %d attribute sets of %d bytes", r.routes(), len(s.attrs.index), r.attrBytes)
 		}
 	})
 }

@@ -2,6 +2,7 @@ package bgp_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"log/slog"
 	"net"
@@ -149,4 +150,97 @@ func TestMaxPrefixes(t *testing.T) {
 	p = dialRaw(t, "127.0.0.5", port, 64801)
 	p.write(2, update([]uint32{64801}, nil, prefixes[:1]))
 	routeIs(t, s, "127.0.0.5", "10.1.0.1", []uint32{64801})
+}
+
+// TestMaxAttrBytes: a router may send routes whose distinct AS paths and communities take
+// MaxAttrBytes (64 KB here, ~2 KB a set of 63 communities); past it its session is reset
+// (Cease, out of resources) and its routes leave the table, however few routes it sent; it
+// may connect again.
+func TestMaxAttrBytes(t *testing.T) {
+	t.Parallel()
+	s, port := testenv.StartSpeaker(t, bgp.Config{MaxAttrBytes: 64 << 10}, nil, "127.0.0.18/32")
+	p := dialRaw(t, "127.0.0.18", port, 64808)
+	comms := make([]uint32, 63)
+	for i := range comms {
+		comms[i] = 64808<<16 | uint32(i)
+	}
+	first := netip.MustParsePrefix("10.5.0.0/24")
+	p.write(2, update([]uint32{64808, 1}, comms, []netip.Prefix{first}))
+	routeIs(t, s, "127.0.0.18", "10.5.0.1", []uint32{64808, 1}, communities(comms)...)
+	for i := range 100 { // each route of a set of its own: ~200 KB in all
+		p.write(2, update([]uint32{64808, uint32(2 + i)}, comms, []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 5, byte(1 + i), 0}), 24)}))
+	}
+	typ, b := p.read()
+	for typ == 2 || typ == 4 { // End-of-RIB, KEEPALIVE
+		typ, b = p.read()
+	}
+	if typ != 3 || b[0] != 6 || b[1] != 8 {
+		t.Fatalf("message %d (%x), want a NOTIFICATION 6 (cease) subcode 8 (out of resources)", typ, b)
+	}
+	routeIs(t, s, "127.0.0.18", "10.5.0.1", nil)
+	p = dialRaw(t, "127.0.0.18", port, 64808)
+	p.write(2, update([]uint32{64808, 1}, comms, []netip.Prefix{first}))
+	routeIs(t, s, "127.0.0.18", "10.5.0.1", []uint32{64808, 1}, communities(comms)...)
+}
+
+// communities are comms as a Route shows them.
+func communities(comms []uint32) []string {
+	var out []string
+	for _, c := range comms {
+		out = append(out, fmt.Sprintf("%d:%d", c>>16, c&0xffff))
+	}
+	return out
+}
+
+// TestMaxRouters: with -bgp-peers a prefix, the routers the speaker knows are bounded (4
+// here): a connection from a fifth address is closed at once, before the speaker's OPEN; a
+// router it knows may still connect.
+func TestMaxRouters(t *testing.T) {
+	t.Parallel()
+	s, port := testenv.StartSpeaker(t, bgp.Config{MaxRouters: 4}, nil, "127.0.1.0/24")
+	for i := 1; i <= 4; i++ {
+		p := connect(t, fmt.Sprintf("127.0.1.%d", i), port)
+		if typ, _ := p.read(); typ != 1 {
+			t.Fatalf("router %d: message %d from the speaker, want its OPEN", i, typ)
+		}
+	}
+	if typ, _ := connect(t, "127.0.1.5", port).read(); typ != 0 {
+		t.Errorf("a fifth router got message %d, want the connection closed", typ)
+	}
+	if _, ok := peer(s, "127.0.1.5"); ok {
+		t.Error("the fifth router is in Status")
+	}
+	dialRaw(t, "127.0.1.1", port, 64811)
+	testutil.Eventually(t, "a known router's session", established(s, "127.0.1.1"))
+}
+
+// TestFamilyNotNegotiated: UPDATEs of families the router did not negotiate (IPv4 flowspec,
+// which the speaker offers, and EVPN, which it does not) are ignored: no route learned, the
+// session and the router's unicast routes stay. (An AFI/SAFI the wire library does not know
+// resets the session, as RFC 4760 §7 allows.)
+func TestFamilyNotNegotiated(t *testing.T) {
+	t.Parallel()
+	s, port := testenv.StartSpeaker(t, bgp.Config{}, nil, "127.0.0.21/32")
+	p := dialRaw(t, "127.0.0.21", port, 64812)
+	p.write(2, update([]uint32{64812}, nil, []netip.Prefix{netip.MustParsePrefix("10.7.0.0/16")}))
+	routeIs(t, s, "127.0.0.21", "10.7.0.1", []uint32{64812})
+	for _, c := range []struct {
+		name    string
+		mpReach []byte // AFI, SAFI, next hop, reserved, NLRI
+	}{
+		{"IPv4 flowspec", []byte{0, 1, 133, 0, 0, 6, 1, 32, 203, 0, 113, 9}},
+		{"EVPN", []byte{0, 25, 70, 4, 127, 0, 0, 21, 0, 3, 17, 0, 0, 0, 0, 0xfd, 0x2c, 0, 1, 0, 0, 0, 0, 32, 127, 0, 0, 21}},
+	} {
+		attrs := []byte{0x40, 1, 1, 0, 0x40, 2, 6, 2, 1, 0, 0, 0xfd, 0x2c, 0x80, 14, byte(len(c.mpReach))}
+		attrs = append(attrs, c.mpReach...)
+		p.write(2, append(binary.BigEndian.AppendUint16([]byte{0, 0}, uint16(len(attrs))), attrs...))
+		p.write(2, update([]uint32{64812, 1}, nil, []netip.Prefix{netip.MustParsePrefix("10.8.0.0/16")}))
+		routeIs(t, s, "127.0.0.21", "10.8.0.1", []uint32{64812, 1}) // read after the UPDATE before
+		if st, _ := peer(s, "127.0.0.21"); st.State != "established" || st.Routes != 2 {
+			t.Errorf("%s: session %s with %d routes, want established with 2", c.name, st.State, st.Routes)
+		}
+		p.write(2, []byte{0, 3, 16, 10, 8, 0, 0}) // withdraw 10.8.0.0/16
+		routeIs(t, s, "127.0.0.21", "10.8.0.1", nil)
+	}
+	routeIs(t, s, "127.0.0.21", "10.7.0.1", []uint32{64812})
 }

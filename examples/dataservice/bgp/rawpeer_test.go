@@ -24,14 +24,20 @@ type rawPeer struct {
 func dialRaw(t testing.TB, local string, port int, as uint32) *rawPeer {
 	t.Helper()
 	p := connect(t, local, port)
+	p.open(local, as)
+	return p
+}
+
+// open opens the session of dialRaw on p.
+func (p *rawPeer) open(local string, as uint32) {
+	p.t.Helper()
 	p.write(1, openBody(local, as, 0))
 	for _, want := range []byte{1, 4} {
 		if typ, b := p.read(); typ != want {
-			t.Fatalf("message %d from the speaker (%x), want %d", typ, b, want)
+			p.t.Fatalf("message %d from the speaker (%x), want %d", typ, b, want)
 		}
 	}
 	p.write(4, nil)
-	return p
 }
 
 // connect opens a TCP connection from local to the speaker at port.

@@ -39,6 +39,8 @@ type session struct {
 	// halt, once set, is why the session is to end (Stop, a newer connection): the reader
 	// finds it when its read is cut short.
 	halt atomic.Pointer[ending]
+	// cut, once set, ends the drain of the session's end (a newer connection of the router).
+	cut atomic.Bool
 
 	wmu  sync.Mutex // serializes writes on conn
 	qmu  sync.Mutex // guards queue
@@ -223,8 +225,11 @@ func (ss *session) update(body []byte) *ending {
 	if !ss.as4 {
 		as4Path(&u)
 	}
-	if ss.s.learn(ss.addr, &u, handling == gobgp.ERROR_HANDLING_TREAT_AS_WITHDRAW) {
-		return notify(gobgp.BGP_ERROR_CEASE, gobgp.BGP_ERROR_SUB_MAXIMUM_NUMBER_OF_PREFIXES_REACHED, nil, "maximum number of prefixes reached")
+	switch sub := ss.s.learn(ss.addr, &u, handling == gobgp.ERROR_HANDLING_TREAT_AS_WITHDRAW); sub {
+	case gobgp.BGP_ERROR_SUB_MAXIMUM_NUMBER_OF_PREFIXES_REACHED:
+		return notify(gobgp.BGP_ERROR_CEASE, sub, nil, "maximum number of prefixes reached")
+	case gobgp.BGP_ERROR_SUB_OUT_OF_RESOURCES:
+		return notify(gobgp.BGP_ERROR_CEASE, sub, nil, "AS paths and communities past the bound")
 	}
 	return nil
 }
@@ -368,13 +373,29 @@ func (ss *session) end(e *ending) {
 			_ = ss.send(msg)
 		}
 	}
+	ss.in = nil // its buffer is not needed any more
 	// Half-close and read what the router still sends (bounded), so that the NOTIFICATION is
-	// not lost to a reset of a connection with unread data.
-	if c, ok := ss.conn.(*net.TCPConn); ok && c.CloseWrite() == nil {
-		_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	// not lost to a reset of a connection with unread data; not when the router is on a newer
+	// connection already, and cut short by one, which has no use for it: else each connection
+	// of a router connecting in a loop would be held for the drain.
+	if c, ok := ss.conn.(*net.TCPConn); ok && ss.s.draining(ss) && c.CloseWrite() == nil {
+		_ = c.SetReadDeadline(time.Now().Add(drainTime))
+		if ss.cut.Load() {
+			_ = c.SetReadDeadline(time.Now())
+		}
 		_, _ = io.Copy(io.Discard, io.LimitReader(c, 1<<20))
+		ss.s.drained(ss)
 	}
 	ss.conn.Close()
+}
+
+// drainTime bounds the drain of a session's end (a variable for the tests).
+var drainTime = 2 * time.Second
+
+// cutDrain ends the drain of a session that ended, or will.
+func (ss *session) cutDrain() {
+	ss.cut.Store(true)
+	_ = ss.conn.SetReadDeadline(time.Now())
 }
 
 // state sets the router's FSM state in Status, while this session is the router's.

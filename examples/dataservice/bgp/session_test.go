@@ -3,7 +3,11 @@ package bgp_test
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
+	"net"
 	"net/netip"
+	"syscall"
 	"testing"
 	"time"
 
@@ -159,4 +163,74 @@ func TestTwoOctetAS(t *testing.T) {
 	body := append([]byte{0, 0, 0, byte(len(attrs))}, attrs...)
 	p.write(2, append(body, 16, 10, 4))
 	routeIs(t, s, "127.0.0.17", "10.4.0.1", []uint32{64807, 4200000001})
+}
+
+// TestRouterNotReading: a router that stops reading (a 4 KB receive buffer) while the speaker
+// announces loses its session once a write has stalled 10 s or 4,096 messages wait for it;
+// Announce never waits for it, and the other router's session goes on.
+func TestRouterNotReading(t *testing.T) {
+	t.Parallel()
+	s, port := testenv.StartSpeaker(t, bgp.Config{}, nil, "127.0.0.19/32", "127.0.0.20/32")
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.19")}, Control: func(_, _ string, c syscall.RawConn) error {
+		var err error
+		if cerr := c.Control(func(fd uintptr) { err = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) }); cerr != nil {
+			return cerr
+		}
+		return err
+	}}
+	conn, err := d.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	(&rawPeer{conn: conn, t: t}).open("127.0.0.19", 64809)
+	other := dialRaw(t, "127.0.0.20", port, 64810)
+	go io.Copy(io.Discard, other.conn) //nolint:errcheck // reads until the test's end
+	testutil.Eventually(t, "both sessions", func() bool {
+		return established(s, "127.0.0.19")() && established(s, "127.0.0.20")()
+	})
+	// Announce until the session ends: the router's and the speaker's socket buffers first,
+	// then the bound.
+	ended := false
+	for i := 0; i < 1<<20 && !ended; i++ {
+		m := bgp.Mitigation{Prefix: netip.PrefixFrom(netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}), 32)}
+		if err := s.Announce(context.Background(), m); err != nil {
+			t.Fatal(err)
+		}
+		ended = i%1000 == 999 && !established(s, "127.0.0.19")()
+	}
+	if !ended {
+		t.Fatal("the session of the router that does not read is still established")
+	}
+	other.write(2, update([]uint32{64810}, nil, []netip.Prefix{netip.MustParsePrefix("10.6.0.0/16")}))
+	routeIs(t, s, "127.0.0.20", "10.6.0.1", []uint32{64810})
+}
+
+// TestReconnectLoop: a router that connects again and again, each connection's session ending
+// at once (an OPEN of version 3) and left open, holds one connection at most: the speaker
+// drains an ended connection so that its NOTIFICATION arrives (2 s; an hour here), and a
+// newer connection of the router cuts that short, else each connection of a loop would hold a
+// session's buffers for the drain.
+func TestReconnectLoop(t *testing.T) { // not parallel: it sets the drain time
+	t.Cleanup(bgp.SetDrainTime(time.Hour)) // after the speaker's Stop
+	_, port := testenv.StartSpeaker(t, bgp.Config{}, nil, "127.0.0.22/32")
+	bad := append([]byte{3}, openBody("127.0.0.22", 64813, 90)[1:]...)
+	var prev *rawPeer
+	for i := range 3 {
+		p := connect(t, "127.0.0.22", port)
+		if typ, _ := p.read(); typ != 1 {
+			t.Fatalf("connection %d: message %d from the speaker, want its OPEN", i, typ)
+		}
+		p.write(1, bad)
+		if typ, _ := p.read(); typ != 3 {
+			t.Fatalf("connection %d: message %d from the speaker, want a NOTIFICATION", i, typ)
+		}
+		if prev != nil { // closed by the speaker: what the router writes is refused (not drained)
+			testutil.Eventually(t, fmt.Sprintf("connection %d to be closed", i-1), func() bool {
+				_, err := prev.conn.Write(make([]byte, 1024))
+				return err != nil
+			})
+		}
+		prev = p
+	}
 }

@@ -38,6 +38,7 @@ type Speaker struct {
 	peers     map[*session]bool // the Established sessions
 
 	updates, refusals atomic.Uint64
+	full              atomic.Bool // MaxRouters reached, logged once
 	stopped           sync.Once
 }
 
@@ -54,7 +55,13 @@ type router struct {
 	restartTimer   *time.Timer
 	grTime         time.Duration // the router's restart time (0: it does not restart gracefully)
 	gr4, gr6       bool          // the unicast families whose routes it keeps through a restart
-	reset          bool          // the session is being reset for passing MaxPrefixes
+	// draining is the router's last connection whose session ended, while it is drained.
+	draining *session
+	// attrBytes is the cost of the attribute sets it sent first (attrs.go), until released.
+	attrBytes int
+	// reset is the Cease subcode of the session being reset for passing MaxPrefixes or
+	// MaxAttrBytes (0: none).
+	reset uint8
 }
 
 func (r *router) routes() int {
@@ -117,6 +124,10 @@ func (s *Speaker) accept() {
 			s.refuse(addr)
 			continue
 		}
+		if !s.known(addr) {
+			c.Close()
+			continue
+		}
 		ss := &session{s: s, conn: c, addr: addr, in: bufio.NewReaderSize(c, readBuffer),
 			wake: make(chan struct{}, 1), done: make(chan struct{})}
 		if !s.register(ss) {
@@ -131,6 +142,21 @@ func (s *Speaker) accept() {
 		s.wg.Add(1)
 		go ss.run()
 	}
+}
+
+// known reports whether addr is a router the speaker has a table for, or may have one more:
+// without the bound, each address of a prefix of -bgp-peers (an IPv6 /64, say) that connects
+// would add a router, kept in Status and searched by Lookup, before it sends anything.
+func (s *Speaker) known(addr netip.Addr) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.routers[addr] != nil || len(s.routers) < s.cfg.MaxRouters {
+		return true
+	}
+	if s.full.CompareAndSwap(false, true) {
+		s.log.Warn("bgp: more routers than the bound; connections from new addresses are closed", "addr", addr, "max_routers", s.cfg.MaxRouters)
+	}
+	return false
 }
 
 func (s *Speaker) allowed(a netip.Addr) bool {
@@ -156,7 +182,36 @@ func (s *Speaker) register(ss *session) bool {
 	}
 	s.sessions[ss.addr] = ss
 	r.state = gobgp.BGP_FSM_ACTIVE
+	if r.draining != nil {
+		r.draining.cutDrain()
+		r.draining = nil
+	}
 	return true
+}
+
+// draining makes ss, which ended, its router's connection being drained (session.end), the
+// drain of an earlier one cut short; false when the router is on a newer connection already.
+func (s *Speaker) draining(ss *session) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sessions[ss.addr] != nil {
+		return false
+	}
+	r := s.routerOf(ss.addr)
+	if r.draining != nil {
+		r.draining.cutDrain()
+	}
+	r.draining = ss
+	return true
+}
+
+// drained notes the end of ss's drain.
+func (s *Speaker) drained(ss *session) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.routerOf(ss.addr); r.draining == ss {
+		r.draining = nil
+	}
 }
 
 // Stop closes every session (a Cease NOTIFICATION, administrative shutdown) and stops
@@ -274,9 +329,9 @@ func (s *Speaker) routerOf(addr netip.Addr) *router {
 }
 
 // learn applies an UPDATE of the router at addr to its table: its withdrawals, its routes
-// (withdrawn too when withdraw, an attribute error), or its End-of-RIB. It reports whether
-// the router has sent more than MaxPrefixes routes.
-func (s *Speaker) learn(addr netip.Addr, u *gobgp.BGPUpdate, withdraw bool) bool {
+// (withdrawn too when withdraw, an attribute error), or its End-of-RIB. It returns the Cease
+// subcode of the router's session reset when it passed MaxPrefixes or MaxAttrBytes, else 0.
+func (s *Speaker) learn(addr netip.Addr, u *gobgp.BGPUpdate, withdraw bool) uint8 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.routerOf(addr)
@@ -287,7 +342,7 @@ func (s *Speaker) learn(addr netip.Addr, u *gobgp.BGPUpdate, withdraw bool) bool
 		case gobgp.RF_IPv6_UC:
 			s.drop(&r.stale6)
 		}
-		return false
+		return 0
 	}
 	for _, w := range u.WithdrawnRoutes {
 		s.route(r, w.NLRI, true, nil)
@@ -335,10 +390,15 @@ func (s *Speaker) apply(r *router, prefix netip.Prefix, withdraw bool, attrs []g
 		return
 	}
 	s.buf = attrKey(s.buf[:0], attrs)
-	s.attrs.release(t.insert(prefix, s.attrs.get(s.buf)))
-	if r.routes() > s.cfg.MaxPrefixes && !r.reset {
-		r.reset = true
+	s.attrs.release(t.insert(prefix, s.attrs.get(s.buf, &r.attrBytes)))
+	switch {
+	case r.reset != 0:
+	case r.routes() > s.cfg.MaxPrefixes:
+		r.reset = gobgp.BGP_ERROR_SUB_MAXIMUM_NUMBER_OF_PREFIXES_REACHED
 		s.log.Warn("bgp: router sent more routes than the bound; resetting its session", "router", r.addr, "max_prefixes", s.cfg.MaxPrefixes)
+	case r.attrBytes > s.cfg.MaxAttrBytes:
+		r.reset = gobgp.BGP_ERROR_SUB_OUT_OF_RESOURCES
+		s.log.Warn("bgp: router sent more AS paths and communities than the bound; resetting its session", "router", r.addr, "max_attr_bytes", s.cfg.MaxAttrBytes)
 	}
 }
 
@@ -359,7 +419,7 @@ func (s *Speaker) up(ss *session) {
 	mine := s.sessions[ss.addr] == ss
 	if mine {
 		r.state = gobgp.BGP_FSM_ESTABLISHED
-		r.as, r.since, r.reset = ss.as, time.Now(), false
+		r.as, r.since, r.reset = ss.as, time.Now(), 0
 	}
 	s.mu.Unlock()
 	if !mine { // a newer connection ends it
@@ -413,7 +473,7 @@ func (s *Speaker) down(ss *session, e *ending) {
 		return
 	}
 	r.since = time.Now()
-	graceful := r.grTime > 0 && !r.reset && e.graceful && e.code == 0
+	graceful := r.grTime > 0 && r.reset == 0 && e.graceful && e.code == 0
 	s.log.Info("bgp: session ended", "router", r.addr, "reason", e.why, "stale", graceful)
 	s.drop(&r.stale4)
 	s.drop(&r.stale6)
