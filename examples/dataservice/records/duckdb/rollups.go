@@ -67,10 +67,13 @@ var storeRollups = append(slices.Clone(duckRollups), httpRollups...)
 // boxes each into an any, 23 ns. So they keep their histograms as bytes (HistBytes, schema
 // step 18): one value a row for the driver, 8 bytes an entry, merged by the reader; in SQL
 // (compaction, retention, schema steps) read and written through their hex digits
-// (histEntriesSQL, histBytesSQL). At 10M, 4x the count where it was 5x. The rest, measured:
-// DuckDB scans the 4,400 rows' 2.6 MB of a query in 1.5 ms, its list aggregate of them by
-// host takes 4.4 ms more, and handing them to Go 4 to 7 ms, grouped or not (bytes a third as
-// long saved a fifth): a merge that reaches 1.6x would keep them out of the result.
+// (histEntriesSQL, histBytesSQL). At 10M, 4x the count where it was 5x. The rest, measured
+// in one session at 10M (load 3.3): the count 2.1 ms, the p95's query 11.2 ms, 4.3 ms of it
+// without the rollups' bytes (the cut edges' entries included). DuckDB reads the 4,400 rows'
+// 2.6 MB in 4.9 ms, mostly decoding FSST: 1.7 ms from a column USING COMPRESSION uncompressed
+// (the benchmark's ratio 3.8-4.0x to 3.1-3.3x, the file 17 % larger). Read ungrouped through
+// DuckDB's Arrow interface (duckdb-go's build tag duckdb_arrow) and merged from its buffers,
+// the rows took 8.7 ms (5.7 uncompressed), 11 ms through database/sql: neither reaches 1.6x.
 var httpRollups = []records.Rollup{
 	{Table: "records_http_minute", Width: 60, Keys: httpKeys, Measures: true, Layer: records.LayerHTTP, HistBytes: true},
 	{Table: "records_http_hour", Width: 3600, Keys: httpKeys, Measures: true, Layer: records.LayerHTTP, HistBytes: true},
