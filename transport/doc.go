@@ -70,7 +70,9 @@
 // stream holds none between flushes), then flushed with the stream, so a live stream still
 // arrives message by message, keepalives included; a flush under the threshold goes as a
 // stored block (its bytes as they are, 10 bytes of framing), where compressing it alone would
-// cost more CPU than it saves. Compressed answers say Vary: Accept-Encoding.
+// cost more CPU than it saves: below a few hundred bytes the CPU per byte saved rises steeply,
+// and a message under about 1.4 KB goes in one TCP segment and one TLS record either way.
+// Compressed answers say Vary: Accept-Encoding.
 //
 // On the WebSocket, a client that offers permessage-deflate gets each message of at least
 // WSConfig.CompressMinBytes (1 KiB) compressed on its own: without context takeover, which

@@ -520,6 +520,14 @@ func restartOf(caps []gobgp.ParameterCapabilityInterface) (d time.Duration, v4, 
 // maxRefused addresses are kept for Status; later ones are counted only).
 func (s *Speaker) refuse(addr netip.Addr) {
 	s.refusals.Add(1)
+	// A flood of connections from one address, or from more than maxRefused, takes only the
+	// read lock, which Lookup (the collector's per-record path) shares.
+	s.mu.RLock()
+	known := s.refused[addr] || len(s.refused) >= maxRefused
+	s.mu.RUnlock()
+	if known {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.refused[addr] || len(s.refused) >= maxRefused {
