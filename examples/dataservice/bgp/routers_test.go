@@ -91,7 +91,10 @@ func TestGoBGPD(t *testing.T) {
 			t.Fatal(err)
 		}
 		testutil.Until(t, 20*time.Second, "gobgpd to receive "+c.m.Prefix.String(), func() error {
-			out := g.CLI("global", "rib", "-a", c.family)
+			out, err := g.Query("global", "rib", "-a", c.family)
+			if err != nil {
+				return err
+			}
 			for _, w := range c.want {
 				if !strings.Contains(out, w) {
 					return fmt.Errorf("no %q in gobgpd's %s RIB:\n%s", w, c.family, out)
@@ -105,10 +108,11 @@ func TestGoBGPD(t *testing.T) {
 			t.Fatal(err)
 		}
 		testutil.Until(t, 20*time.Second, "gobgpd to lose "+c.m.Prefix.String(), func() error {
-			if out := g.CLI("global", "rib", "-a", c.family); strings.Contains(out, c.m.Prefix.Addr().String()) {
-				return fmt.Errorf("%s still in gobgpd's RIB:\n%s", c.m.Prefix, out)
+			out, err := g.Query("global", "rib", "-a", c.family)
+			if err == nil && strings.Contains(out, c.m.Prefix.Addr().String()) {
+				err = fmt.Errorf("%s still in gobgpd's RIB:\n%s", c.m.Prefix, out)
 			}
-			return nil
+			return err
 		})
 	}
 	// A Mitigation's next hop (blackhole_nexthop, as alerts pass it) is its route's.
@@ -117,19 +121,21 @@ func TestGoBGPD(t *testing.T) {
 		t.Fatal(err)
 	}
 	testutil.Until(t, 20*time.Second, "gobgpd to receive the next hop", func() error {
-		if out := g.CLI("global", "rib", "-a", "ipv4"); !strings.Contains(out, "192.0.2.66") {
-			return fmt.Errorf("no 192.0.2.66 in gobgpd's RIB:\n%s", out)
+		out, err := g.Query("global", "rib", "-a", "ipv4")
+		if err == nil && !strings.Contains(out, "192.0.2.66") {
+			err = fmt.Errorf("no 192.0.2.66 in gobgpd's RIB:\n%s", out)
 		}
-		return nil
+		return err
 	})
 	if err := s.Withdraw(ctx, m); err != nil {
 		t.Fatal(err)
 	}
 	testutil.Until(t, 20*time.Second, "gobgpd to lose 203.0.113.11", func() error {
-		if out := g.CLI("global", "rib", "-a", "ipv4"); strings.Contains(out, "203.0.113.11") {
-			return fmt.Errorf("still there:\n%s", out)
+		out, err := g.Query("global", "rib", "-a", "ipv4")
+		if err == nil && strings.Contains(out, "203.0.113.11") {
+			err = fmt.Errorf("still there:\n%s", out)
 		}
-		return nil
+		return err
 	})
 	// The routes learned are never advertised back.
 	if out := g.CLI("neighbor", "127.0.0.1", "adj-in"); strings.Contains(out, "198.51.100.0/24") {

@@ -121,6 +121,10 @@ func (g *GoBGPD) CLI(args ...string) string {
 	return out
 }
 
+// Query runs the gobgp CLI with args as CLI does, for a poll: its failure (the CLI timing out
+// against a gobgpd busy on a loaded machine) is the poll's error, to be tried again.
+func (g *GoBGPD) Query(args ...string) (string, error) { return g.run(args...) }
+
 // Established reports whether gobgpd's session with the speaker is established.
 func (g *GoBGPD) Established() error {
 	out, err := g.run("neighbor")
