@@ -42,6 +42,10 @@ type session struct {
 	// cut, once set, ends the drain of the session's end (a newer connection of the router).
 	cut atomic.Bool
 
+	rmu       sync.Mutex                 // guards refreshed and pending
+	refreshed map[gobgp.Family]time.Time // when the router's last ROUTE-REFRESH of a family was answered
+	pending   map[gobgp.Family]bool      // an answer is due at the end of the family's refreshGap
+
 	wmu  sync.Mutex // serializes writes on conn
 	qmu  sync.Mutex // guards queue
 	out  [][]byte   // messages waiting for the writer
@@ -190,11 +194,50 @@ func (ss *session) established() *ending {
 			if err := rr.DecodeFromBytes(body); err != nil {
 				return messageError(err)
 			}
-			ss.s.refresh(ss, gobgp.NewFamily(rr.AFI, rr.SAFI))
+			ss.refresh(gobgp.NewFamily(rr.AFI, rr.SAFI))
 		default:
 			return ss.unexpected(typ, gobgp.BGP_ERROR_SUB_RECEIVE_UNEXPECTED_MESSAGE_IN_ESTABLISHED_STATE)
 		}
 	}
+}
+
+// refreshGap is the least time between two answers to a router's ROUTE-REFRESHes of one
+// family.
+const refreshGap = time.Second
+
+// refresh answers the router's ROUTE-REFRESH of family f (RFC 2918) with the speaker's
+// announcements of f: at once, or, within refreshGap of the last answer, once at the end of
+// the gap however many arrive meanwhile, so that a router's 23-byte messages cannot make the
+// speaker encode its announcements without end. Every refresh is answered by one that follows
+// it.
+func (ss *session) refresh(f gobgp.Family) {
+	ss.rmu.Lock()
+	defer ss.rmu.Unlock()
+	if ss.refreshed == nil {
+		ss.refreshed, ss.pending = map[gobgp.Family]time.Time{}, map[gobgp.Family]bool{}
+	}
+	if ss.pending[f] {
+		return
+	}
+	wait := time.Until(ss.refreshed[f].Add(refreshGap))
+	if wait <= 0 {
+		ss.refreshed[f] = time.Now()
+		ss.s.refresh(ss, f)
+		return
+	}
+	ss.pending[f] = true
+	time.AfterFunc(wait, func() {
+		select {
+		case <-ss.done:
+			return
+		default:
+		}
+		ss.rmu.Lock()
+		defer ss.rmu.Unlock()
+		delete(ss.pending, f)
+		ss.refreshed[f] = time.Now()
+		ss.s.refresh(ss, f)
+	})
 }
 
 // update decodes an UPDATE into the table. A message error (RFC 7606: one that leaves the

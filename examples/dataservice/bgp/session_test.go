@@ -128,6 +128,44 @@ func TestRouteRefresh(t *testing.T) {
 	testutil.Eventually(t, "the session", established(s, "127.0.0.15"))
 }
 
+// TestRouteRefreshBurst: a burst of ROUTE-REFRESHes is answered at once and once more at the
+// end of the refresh gap (a second), not once for each: a router cannot make the speaker
+// encode its announcements without end.
+func TestRouteRefreshBurst(t *testing.T) {
+	t.Parallel()
+	s, port := testenv.StartSpeaker(t, bgp.Config{}, nil, "127.0.0.23/32")
+	m := bgp.Mitigation{Prefix: netip.MustParsePrefix("203.0.113.23/32")}
+	if err := s.Announce(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	nlri := []byte{32, 203, 0, 113, 23}
+	p := dialRaw(t, "127.0.0.23", port, 64823)
+	announced := func(b []byte) bool { return bytes.HasSuffix(b, nlri) && b[0] == 0 && b[1] == 0 }
+	p.until(t, "the announcement", announced)
+	p.until(t, "End-of-RIB", func(b []byte) bool { return len(b) == 4 })
+	for range 50 {
+		p.write(5, []byte{0, 1, 0, 1}) // IPv4 unicast
+	}
+	// An UPDATE after them: once it is learned, the session has read every refresh.
+	p.write(2, update([]uint32{64823}, nil, []netip.Prefix{netip.MustParsePrefix("10.23.0.0/16")}))
+	routeIs(t, s, "127.0.0.23", "10.23.0.1", []uint32{64823})
+	p.until(t, "the answer to the first refresh", announced)
+	p.until(t, "the answer at the end of the gap", announced)
+	if err := s.Withdraw(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	answers := 2
+	p.until(t, "the withdrawal", func(b []byte) bool {
+		if announced(b) {
+			answers++
+		}
+		return bytes.HasPrefix(b, append([]byte{0, 5}, nlri...))
+	})
+	if answers > 3 {
+		t.Errorf("50 refreshes answered %d times, want 2 (at once, and at the end of the gap)", answers)
+	}
+}
+
 // TestOpenTimeout: a router that connects and sends no OPEN within the hold time offered (3 s
 // here) gets a NOTIFICATION Hold Timer Expired and may connect again.
 func TestOpenTimeout(t *testing.T) {
