@@ -69,16 +69,6 @@ func (a *answer) request(id json.RawMessage, method string, params any) bool {
 
 // reply sends the response, which ends the answer.
 func (a *answer) reply(resp jsonrpc.Response) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.done {
-		return
-	}
-	a.done = true
-	if a.sse {
-		a.event(resp)
-		return
-	}
 	buf := bufpool.Get()
 	defer bufpool.Put(buf)
 	b, err := resp.AppendJSON(buf.AvailableBuffer())
@@ -86,14 +76,13 @@ func (a *answer) reply(resp jsonrpc.Response) {
 		b, _ = withID(&jsonrpc.Request{ID: resp.ID}, jsonrpc.NewError(jsonrpc.CodeInternalError, "internal error")).AppendJSON(b[:0])
 	}
 	buf.Write(b) // keeps what b grew to for the next answer: in place once it fits
-	a.w.Header()["Content-Type"] = jsonType
-	a.w.WriteHeader(http.StatusOK)
-	_, _ = a.w.Write(buf.Bytes())
+	a.replyWhole(buf.Bytes())
 }
 
 var jsonType = []string{"application/json"}
 
-// replyWhole sends a response written whole (see toolResult), as reply.
+// replyWhole sends a response already encoded (reply, toolResult), which ends the answer: as
+// the last event of a stream, else as the JSON body.
 func (a *answer) replyWhole(b []byte) {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -113,17 +113,7 @@ type listItem struct {
 // tagged and untagged is the ETag's cost.
 func BenchmarkReadOnlyGET(b *testing.B) {
 	for _, n := range []int{1, 32} {
-		list := make([]listItem, n)
-		for i := range list {
-			list[i] = listItem{int64(i), fmt.Sprint("Dashboard number ", i), "alice", []int64{1, 2, 3, 4}, 0.5 * float64(i)}
-		}
-		reg := registry.New()
-		reg.MustRegister("tagged", func() []listItem { return list }, registry.Requires(decl.Public), registry.ReadOnly())
-		reg.MustRegister("untagged", func() []listItem { return list }, registry.Requires(decl.Public))
-		h, err := transport.New(reg, transport.Config{})
-		if err != nil {
-			b.Fatal(err)
-		}
+		h, tag := readOnlyHandler(b, n)
 		run := func(b *testing.B, path, inm string, status int) {
 			req := httptest.NewRequest("GET", path, nil)
 			if inm != "" {
@@ -139,13 +129,29 @@ func BenchmarkReadOnlyGET(b *testing.B) {
 				}
 			}
 		}
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, httptest.NewRequest("GET", "/tagged", nil))
-		tag := w.Header().Get("ETag")
 		b.Run(fmt.Sprintf("untagged/%d", n), func(b *testing.B) { run(b, "/untagged", "", 200) })
 		b.Run(fmt.Sprintf("tagged/%d", n), func(b *testing.B) { run(b, "/tagged", "", 200) })
 		b.Run(fmt.Sprintf("not-modified/%d", n), func(b *testing.B) { run(b, "/tagged", tag, 304) })
 	}
+}
+
+// readOnlyHandler serves a list of n items as "tagged", a function declared registry.ReadOnly,
+// and as "untagged", the same without; tag is the ETag of tagged's answer.
+func readOnlyHandler(b *testing.B, n int) (h http.Handler, tag string) {
+	list := make([]listItem, n)
+	for i := range list {
+		list[i] = listItem{int64(i), fmt.Sprint("Dashboard number ", i), "alice", []int64{1, 2, 3, 4}, 0.5 * float64(i)}
+	}
+	reg := registry.New()
+	reg.MustRegister("tagged", func() []listItem { return list }, registry.Requires(decl.Public), registry.ReadOnly())
+	reg.MustRegister("untagged", func() []listItem { return list }, registry.Requires(decl.Public))
+	h, err := transport.New(reg, transport.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/tagged", nil))
+	return h, w.Header().Get("ETag")
 }
 
 // BenchmarkIdempotentWrite is a POST of a function that changes things, with a JSON body:

@@ -5,10 +5,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/internal/testutil"
-	"github.com/fnapi/fnapi/registry"
-	"github.com/fnapi/fnapi/transport"
 )
 
 // BenchmarkServedGET is BenchmarkReadOnlyGET as a client meets it: the same read-only GET (1
@@ -17,19 +14,9 @@ import (
 // request and headers, the handler), not the client's. Untagged, tagged (ETag and
 // Cache-Control added) and not-modified (If-None-Match holds the tag: 304).
 func BenchmarkServedGET(b *testing.B) {
-	list := []listItem{{0, "Dashboard number 0", "alice", []int64{1, 2, 3, 4}, 0}}
-	reg := registry.New()
-	reg.MustRegister("tagged", func() []listItem { return list }, registry.Requires(decl.Public), registry.ReadOnly())
-	reg.MustRegister("untagged", func() []listItem { return list }, registry.Requires(decl.Public))
-	h, err := transport.New(reg, transport.Config{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	h, tag := readOnlyHandler(b, 1)
 	srv := httptest.NewTLSServer(h)
 	defer srv.Close()
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, httptest.NewRequest("GET", "/tagged", nil))
-	tag := w.Header().Get("ETag")
 
 	client := testutil.StartServed(b, "TestServedClient", srv)
 	get := func(path, inm string, status int) testutil.ServedCall {

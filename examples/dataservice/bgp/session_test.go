@@ -105,20 +105,30 @@ func TestCollision(t *testing.T) {
 	routeIs(t, s, "127.0.0.14", "10.3.0.1", []uint32{64804})
 }
 
+// announcedTo starts a speaker that announces prefix (a /32), opens a raw session of AS as from
+// local and reads the announcement and End-of-RIB; announced accepts an UPDATE that announces
+// prefix.
+func announcedTo(t *testing.T, local string, as uint32, prefix string) (*bgp.Speaker, *rawPeer, bgp.Mitigation, func([]byte) bool) {
+	t.Helper()
+	s, port := testenv.StartSpeaker(t, bgp.Config{}, nil, local+"/32")
+	m := bgp.Mitigation{Prefix: netip.MustParsePrefix(prefix)}
+	if err := s.Announce(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	nlri := append([]byte{32}, m.Prefix.Addr().AsSlice()...)
+	p := dialRaw(t, local, port, as)
+	announced := func(b []byte) bool { return bytes.HasSuffix(b, nlri) && b[0] == 0 && b[1] == 0 }
+	p.until(t, "the announcement", announced)
+	p.until(t, "End-of-RIB", func(b []byte) bool { return len(b) == 4 })
+	return s, p, m, announced
+}
+
 // TestRouteRefresh: a router gets the announcements made before its session when it is
 // Established, again when it sends ROUTE-REFRESH, and their withdrawal.
 func TestRouteRefresh(t *testing.T) {
 	t.Parallel()
-	s, port := testenv.StartSpeaker(t, bgp.Config{}, nil, "127.0.0.15/32")
-	m := bgp.Mitigation{Prefix: netip.MustParsePrefix("203.0.113.9/32")}
-	if err := s.Announce(context.Background(), m); err != nil {
-		t.Fatal(err)
-	}
-	nlri := []byte{32, 203, 0, 113, 9}
-	p := dialRaw(t, "127.0.0.15", port, 64805)
-	announced := func(b []byte) bool { return bytes.HasSuffix(b, nlri) && b[0] == 0 && b[1] == 0 }
-	p.until(t, "the announcement", announced)
-	p.until(t, "End-of-RIB", func(b []byte) bool { return len(b) == 4 })
+	s, p, m, announced := announcedTo(t, "127.0.0.15", 64805, "203.0.113.9/32")
+	nlri := append([]byte{32}, m.Prefix.Addr().AsSlice()...)
 	p.write(5, []byte{0, 1, 0, 1}) // IPv4 unicast
 	p.until(t, "the announcement again", announced)
 	if err := s.Withdraw(context.Background(), m); err != nil {
@@ -133,16 +143,8 @@ func TestRouteRefresh(t *testing.T) {
 // encode its announcements without end.
 func TestRouteRefreshBurst(t *testing.T) {
 	t.Parallel()
-	s, port := testenv.StartSpeaker(t, bgp.Config{}, nil, "127.0.0.23/32")
-	m := bgp.Mitigation{Prefix: netip.MustParsePrefix("203.0.113.23/32")}
-	if err := s.Announce(context.Background(), m); err != nil {
-		t.Fatal(err)
-	}
-	nlri := []byte{32, 203, 0, 113, 23}
-	p := dialRaw(t, "127.0.0.23", port, 64823)
-	announced := func(b []byte) bool { return bytes.HasSuffix(b, nlri) && b[0] == 0 && b[1] == 0 }
-	p.until(t, "the announcement", announced)
-	p.until(t, "End-of-RIB", func(b []byte) bool { return len(b) == 4 })
+	s, p, m, announced := announcedTo(t, "127.0.0.23", 64823, "203.0.113.23/32")
+	nlri := append([]byte{32}, m.Prefix.Addr().AsSlice()...)
 	for range 50 {
 		p.write(5, []byte{0, 1, 0, 1}) // IPv4 unicast
 	}
