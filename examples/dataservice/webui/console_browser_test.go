@@ -134,6 +134,9 @@ func testConsole(t *testing.T, browser context.Context, srv *httptest.Server) {
 				// focus to the same entry of the new drawing.
 				p.eval(`(window.dispatchEvent(new Event('resize')), '')`)
 				p.poll(`document.activeElement.matches('.pick') && !document.activeElement.dataset.old`)
+				// The entry pressed is the one focused now: a live answer may have reordered
+				// the entries since the label above was read.
+				label = strings.TrimSpace(strings.Split(strings.TrimPrefix(p.eval(`document.activeElement.title || document.activeElement.getAttribute('aria-label')`), "Explore "), " · ")[0])
 				p.do(chromedp.KeyEvent("\r"))
 			}
 			p.poll(`location.hash.startsWith('#/explore?') && !document.getElementById('explore-view').hidden`)
