@@ -16,7 +16,7 @@ import (
 // SchemaVersion is the version of the ClickHouse tables' shape, kept in the table
 // records_version beside them: the number of chSteps a server's tables have had. The service
 // refuses a records table of another shape, and a later version, rather than alter it.
-const SchemaVersion = 11
+const SchemaVersion = 12
 
 // chStep is one schema version of a server's tables (a shard's): what a server at the version
 // before it needs. ClickHouse has no transactions over tables: each step may be run again after
@@ -73,16 +73,23 @@ var chSteps = [SchemaVersion]chStep{
 	func(ctx context.Context, c chdriver.Conn) error {
 		return chAddColumns(ctx, c, "records", records.RouteColumns...)
 	},
-	// 11: the HTTP layer's rollups (chHTTPRollups), summed from the records' requests by
-	// chRepair at open.
-	func(ctx context.Context, c chdriver.Conn) error {
-		for i := range chHTTPRollups {
-			if err := chEnsureRollupWhere(ctx, c, &chHTTPRollups[i], chLayerCond(&chHTTPRollups[i])); err != nil {
-				return err
-			}
+	// 11: the HTTP layer's rollups per minute, hour and 6 hours (chHTTPRollups' first three),
+	// summed from the records' requests by chRepair at open.
+	func(ctx context.Context, c chdriver.Conn) error { return ensureHTTPRollups(ctx, c, chHTTPRollups[:3]) },
+	// 12: the HTTP layer's rollup per 10 minutes, summed from the records' requests by chRepair
+	// at open.
+	func(ctx context.Context, c chdriver.Conn) error { return ensureHTTPRollups(ctx, c, chHTTPRollups[3:4]) },
+}
+
+// ensureHTTPRollups makes the HTTP layer's rollups rs on c, each view summing the requests
+// alone.
+func ensureHTTPRollups(ctx context.Context, c chdriver.Conn, rs []records.Rollup) error {
+	for i := range rs {
+		if err := chEnsureRollupWhere(ctx, c, &rs[i], chLayerCond(&rs[i])); err != nil {
+			return err
 		}
-		return nil
-	},
+	}
+	return nil
 }
 
 // addLayers is step 9 on c.
