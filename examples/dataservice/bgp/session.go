@@ -79,6 +79,9 @@ const (
 	// maxQueued bounds the messages waiting for a router that does not read; past it the
 	// session ends.
 	maxQueued = 4096
+	// writeRun is the most queued messages written in one system call (64 UPDATEs of at most
+	// 4,096 bytes each).
+	writeRun = 64
 )
 
 // families are the families the speaker offers: unicast learned, flowspec and unicast
@@ -450,13 +453,20 @@ func (ss *session) state(st gobgp.FSMState) {
 	}
 }
 
-// send writes one message.
-func (ss *session) send(msg []byte) error {
+// send writes msgs, up to writeRun of them in one system call (writev), each run within
+// writeTimeout.
+func (ss *session) send(msgs ...[]byte) error {
 	ss.wmu.Lock()
 	defer ss.wmu.Unlock()
-	_ = ss.conn.SetWriteDeadline(time.Now().Add(writeTimeout))
-	_, err := ss.conn.Write(msg)
-	return err
+	for len(msgs) > 0 {
+		run := net.Buffers(msgs[:min(len(msgs), writeRun)])
+		msgs = msgs[len(run):]
+		_ = ss.conn.SetWriteDeadline(time.Now().Add(writeTimeout))
+		if _, err := run.WriteTo(ss.conn); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // queue hands messages to the writer; a router that lets maxQueued wait loses its session.
@@ -496,11 +506,9 @@ func (ss *session) write() {
 			msgs, ss.out = ss.out, nil
 			ss.qmu.Unlock()
 		}
-		for _, m := range msgs {
-			if err := ss.send(m); err != nil {
-				ss.stop(&ending{why: "write: " + err.Error(), graceful: true})
-				return
-			}
+		if err := ss.send(msgs...); err != nil {
+			ss.stop(&ending{why: "write: " + err.Error(), graceful: true})
+			return
 		}
 	}
 }
