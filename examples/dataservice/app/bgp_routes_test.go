@@ -21,7 +21,6 @@ import (
 // origin as server.asn), and records of another exporter with any router's.
 func TestBGPRoutesAtIngest(t *testing.T) {
 	t.Parallel()
-	testenv.BGPSpeaker(t)
 	const router = "127.0.0.8"
 	port := testenv.FreePort(t)
 	s, a := startWith(t, app.Config{BGP: bgp.Config{Listen: fmt.Sprintf("127.0.0.1:%d", port), AS: 64500,

@@ -21,7 +21,6 @@ import (
 // its session, established with the routes it sent, and /metrics counts them.
 func TestBGPStatus(t *testing.T) {
 	t.Parallel()
-	testenv.BGPSpeaker(t)
 	port := testenv.FreePort(t)
 	s, a := startWith(t, app.Config{BGP: bgp.Config{Listen: fmt.Sprintf("127.0.0.1:%d", port), AS: 64500,
 		Peers: []netip.Prefix{netip.MustParsePrefix("127.0.0.6/32")}}})

@@ -28,7 +28,6 @@ import (
 // mitigation_zones is refused, never announced.
 func TestMitigation(t *testing.T) {
 	t.Parallel()
-	testenv.BGPSpeaker(t)
 	const router = "127.0.0.11"
 	port := testenv.FreePort(t)
 	// The hold-down at a second (5 min by default), so that the withdrawal follows the resolve.

@@ -15,7 +15,6 @@ import (
 // the log has no error of its own beside it.
 func TestListenTaken(t *testing.T) {
 	t.Parallel()
-	testenv.BGPSpeaker(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

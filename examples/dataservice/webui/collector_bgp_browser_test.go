@@ -21,7 +21,6 @@ import (
 // for AA contrast and overflow.
 func TestBrowserCollectorBGP(t *testing.T) {
 	t.Parallel()
-	testenv.BGPSpeaker(t)
 	chrome := testenv.Chromium(t)
 	testenv.Need(t, "gobgpd", "gobgpd")
 	port := testenv.FreePort(t)

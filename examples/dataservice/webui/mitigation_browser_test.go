@@ -23,7 +23,6 @@ import (
 // route announced with its next hop as soon as the rule fires.
 func TestBrowserMitigation(t *testing.T) {
 	t.Parallel()
-	testenv.BGPSpeaker(t)
 	chrome := testenv.Chromium(t)
 	srv, _, _ := startServiceWith(t, app.Config{BGP: bgp.Config{Listen: fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t)),
 		AS: 64500, Peers: []netip.Prefix{netip.MustParsePrefix("127.0.0.5/32")}}})
