@@ -15,8 +15,8 @@ const SpeakerAS = 64500
 // StartSpeaker starts the service's BGP speaker with cfg, listening on a free port of
 // 127.0.0.1 as AS SpeakerAS and allowing the routers at peers (addresses or prefixes), logging
 // to log (nil: nowhere); it is stopped at the end of the test. It returns the speaker and its
-// port, for the routers to connect to. Tests with speakers run side by side: each router of
-// a process's tests has a loopback address of its own.
+// port, for the routers to connect to. Tests with speakers run side by side: each has a
+// speaker and port of its own, which its routers connect to.
 func StartSpeaker(t testing.TB, cfg bgp.Config, log *slog.Logger, peers ...string) (*bgp.Speaker, int) {
 	t.Helper()
 	port := FreePort(t)
