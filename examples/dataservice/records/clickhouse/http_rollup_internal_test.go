@@ -3,12 +3,9 @@ package clickhouse
 import (
 	"context"
 	"math/rand/v2"
-	"net/netip"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
@@ -29,16 +26,7 @@ func TestHTTPRollupsClickHouse(t *testing.T) {
 	const span = 14 * 3600 // two whole buckets of 6 hours at least
 	rng := rand.New(rand.NewPCG(42, 12))
 	for range 4 { // several inserts, so that rows of one bucket and keys repeat
-		recs := make([]records.Record, 1500)
-		for i := range recs {
-			r := &recs[i]
-			r.Time, r.Protocol, r.Application, r.Layer = from+rng.Int64N(span), records.TCP, "http", records.LayerHTTP
-			r.Client.IP, r.Server.IP = netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
-			r.HTTP = records.HTTP{Method: "GET", Status: []uint16{200, 404}[rng.IntN(2)], Host: "h" + strconv.Itoa(rng.IntN(5)) + ".example"}
-			for range rng.IntN(3) {
-				r.SRT.Add(time.Duration(1+rng.IntN(3_000_000)) * time.Microsecond)
-			}
-		}
+		recs := recordstest.HTTPRequests(rng, from, span, 1500)
 		if err := s.Ingest(ctx, recs); err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package recordstest
 
 import (
 	"context"
+	"math/rand/v2"
 	"net/netip"
 	"reflect"
 	"strconv"
@@ -96,4 +97,23 @@ func readHists(t *testing.T, s records.Store, q *records.Query, from, to int64) 
 		t.Fatal(err)
 	}
 	return out
+}
+
+// HTTPRequests makes n HTTP requests at random seconds of [from, from+span), from one client
+// to one server, of 5 hosts and statuses 200 and 404, each with 0 to 2 samples of srt (up to
+// 3 s) and of dtt (up to 3 ms): what a test of the HTTP rollups stores in several batches, so
+// that rows of one bucket and keys repeat.
+func HTTPRequests(rng *rand.Rand, from, span int64, n int) []records.Record {
+	recs := make([]records.Record, n)
+	for i := range recs {
+		r := &recs[i]
+		r.Time, r.Protocol, r.Application, r.Layer = from+rng.Int64N(span), records.TCP, "http", records.LayerHTTP
+		r.Client.IP, r.Server.IP = netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
+		r.HTTP = records.HTTP{Method: "GET", Status: []uint16{200, 404}[rng.IntN(2)], Host: "h" + strconv.Itoa(rng.IntN(5)) + ".example"}
+		for range rng.IntN(3) {
+			r.SRT.Add(time.Duration(1+rng.IntN(3_000_000)) * time.Microsecond)
+			r.DTT.Add(time.Duration(1+rng.IntN(3_000)) * time.Microsecond)
+		}
+	}
+	return recs
 }
