@@ -219,8 +219,10 @@ func testShare(t *testing.T, browser context.Context, srv *httptest.Server) {
 			t.Errorf("no widget saved: %+v", dash.Widgets)
 		}
 		p.screenshot(filepath.Join(shotDir(t), "sankey-widget.png"))
-		// A click on a client's node drills down to it.
-		p.do(chromedp.Click(chromedp.CSS(widget + ` .sankey-node[data-name="203.0.113.2"]`)))
+		// A click on a client's node drills down to it: dispatched in the page, where a live
+		// answer that redraws the chart cannot replace the node between finding and clicking it.
+		p.poll(`document.querySelector('` + widget + ` .sankey-node[data-name="203.0.113.2"]')`)
+		p.eval(`(document.querySelector('` + widget + ` .sankey-node[data-name="203.0.113.2"]').dispatchEvent(new MouseEvent('click', {bubbles: true})), '')`)
 		p.poll(`!document.getElementById('explore-view').hidden && document.getElementById('explore-input').value.includes('client.ip = 203.0.113.2')`)
 	})
 
