@@ -75,21 +75,10 @@ var chSteps = [SchemaVersion]chStep{
 	},
 	// 11: the HTTP layer's rollups per minute, hour and 6 hours (chHTTPRollups' first three),
 	// summed from the records' requests by chRepair at open.
-	func(ctx context.Context, c chdriver.Conn) error { return ensureHTTPRollups(ctx, c, chHTTPRollups[:3]) },
+	func(ctx context.Context, c chdriver.Conn) error { return chEnsureRollups(ctx, c, chHTTPRollups[:3]) },
 	// 12: the HTTP layer's rollup per 10 minutes, summed from the records' requests by chRepair
 	// at open.
-	func(ctx context.Context, c chdriver.Conn) error { return ensureHTTPRollups(ctx, c, chHTTPRollups[3:4]) },
-}
-
-// ensureHTTPRollups makes the HTTP layer's rollups rs on c, each view summing the requests
-// alone.
-func ensureHTTPRollups(ctx context.Context, c chdriver.Conn, rs []records.Rollup) error {
-	for i := range rs {
-		if err := chEnsureRollupWhere(ctx, c, &rs[i], chLayerCond(&rs[i])); err != nil {
-			return err
-		}
-	}
-	return nil
+	func(ctx context.Context, c chdriver.Conn) error { return chEnsureRollups(ctx, c, chHTTPRollups[3:4]) },
 }
 
 // addLayers is step 9 on c.
@@ -252,11 +241,11 @@ func addColumns(ctx context.Context, c chdriver.Conn, table string, upTo records
 	return nil
 }
 
-// chEnsureRollups makes every rollup's table and view on c, each view summing the records of
-// its rollup's layer, or makes anew one of another shape.
-func chEnsureRollups(ctx context.Context, c chdriver.Conn) error {
-	for i := range chRollups {
-		if err := chEnsureRollupWhere(ctx, c, &chRollups[i], chLayerCond(&chRollups[i])); err != nil {
+// chEnsureRollups makes the table and view of each rollup of rs on c (chRollups: every one),
+// each view summing the records of its rollup's layer, or makes anew one of another shape.
+func chEnsureRollups(ctx context.Context, c chdriver.Conn, rs []records.Rollup) error {
+	for i := range rs {
+		if err := chEnsureRollupWhere(ctx, c, &rs[i], chLayerCond(&rs[i])); err != nil {
 			return err
 		}
 	}
@@ -301,7 +290,7 @@ func migrate(ctx context.Context, c chdriver.Conn) error {
 	if err := ensureTable(ctx, c, "records", chLocalEngine); err != nil {
 		return err
 	}
-	return chEnsureRollups(ctx, c)
+	return chEnsureRollups(ctx, c, chRollups)
 }
 
 // chLocalEngine is the engine of the table that holds records: a MergeTree partitioned by day

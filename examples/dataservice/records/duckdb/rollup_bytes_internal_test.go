@@ -26,15 +26,9 @@ func TestHTTPRollupHistsAsBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const from = int64(1_699_992_000)
-	const span = 14 * 3600 // two whole buckets of 6 hours at least
-	rng := rand.New(rand.NewPCG(42, 18))
-	for range 4 { // several batches, so that rows of one bucket and keys repeat
-		recs := recordstest.HTTPRequests(rng, from, span, 1500)
-		if err := s.Ingest(ctx, recs); err != nil {
-			t.Fatal(err)
-		}
-	}
+	from, span := recordstest.HTTPFrom, recordstest.HTTPSpan
+	recordstest.IngestHTTPRequests(t, s, rand.New(rand.NewPCG(42, 18)))
+	rng := rand.New(rand.NewPCG(42, 19))
 	qs := []*records.Query{
 		{Layer: records.LayerHTTP, Groups: []records.Group{{Column: records.ColHTTPHost}}, Sums: []records.Sum{records.SumRecords}, Hists: []records.Column{records.ColSRTHist}},
 		{Layer: records.LayerHTTP, Groups: []records.Group{{Column: records.ColHTTPStatus}}, Sums: []records.Sum{records.SumSRTSamples}, Hists: []records.Column{records.ColSRTHist, records.ColDTTHist}},
@@ -42,11 +36,7 @@ func TestHTTPRollupHistsAsBytes(t *testing.T) {
 	check := func(when string) {
 		t.Helper()
 		for i := range 20 {
-			lo := from - 100 + rng.Int64N(span)
-			hi := lo + rng.Int64N(from+span+100-lo)
-			if i%4 == 0 {
-				lo, hi = from-1000+rng.Int64N(2000), from+span-1000+rng.Int64N(2000)
-			}
+			lo, hi := recordstest.HTTPPeriod(rng, i%4 == 0)
 			for _, q := range qs {
 				if raw, rolled := sumsBy(t, s, lo, hi, true, q), sumsBy(t, s, lo, hi, false, q); !reflect.DeepEqual(raw, rolled) {
 					t.Fatalf("%s: %+v over [%d, %d): with the rollups %v, from the records %v", when, q, lo, hi, rolled, raw)

@@ -99,21 +99,43 @@ func readHists(t *testing.T, s records.Store, q *records.Query, from, to int64) 
 	return out
 }
 
-// HTTPRequests makes n HTTP requests at random seconds of [from, from+span), from one client
+// HTTPFrom and HTTPSpan are the period IngestHTTPRequests fills: two whole buckets of 6 hours
+// at least, and every narrower width cut at each end.
+const (
+	HTTPFrom = int64(1_699_992_000)
+	HTTPSpan = int64(14 * 3600)
+)
+
+// IngestHTTPRequests stores into s, in four batches (so that rows of one bucket and keys
+// repeat), 6,000 HTTP requests at random seconds of HTTPSpan after HTTPFrom, from one client
 // to one server, of 5 hosts and statuses 200 and 404, each with 0 to 2 samples of srt (up to
-// 3 s) and of dtt (up to 3 ms): what a test of the HTTP rollups stores in several batches, so
-// that rows of one bucket and keys repeat.
-func HTTPRequests(rng *rand.Rand, from, span int64, n int) []records.Record {
-	recs := make([]records.Record, n)
-	for i := range recs {
-		r := &recs[i]
-		r.Time, r.Protocol, r.Application, r.Layer = from+rng.Int64N(span), records.TCP, "http", records.LayerHTTP
-		r.Client.IP, r.Server.IP = netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
-		r.HTTP = records.HTTP{Method: "GET", Status: []uint16{200, 404}[rng.IntN(2)], Host: "h" + strconv.Itoa(rng.IntN(5)) + ".example"}
-		for range rng.IntN(3) {
-			r.SRT.Add(time.Duration(1+rng.IntN(3_000_000)) * time.Microsecond)
-			r.DTT.Add(time.Duration(1+rng.IntN(3_000)) * time.Microsecond)
+// 3 s) and of dtt (up to 3 ms): what a test of the HTTP rollups reads back.
+func IngestHTTPRequests(t *testing.T, s records.Store, rng *rand.Rand) {
+	t.Helper()
+	for range 4 {
+		recs := make([]records.Record, 1500)
+		for i := range recs {
+			r := &recs[i]
+			r.Time, r.Protocol, r.Application, r.Layer = HTTPFrom+rng.Int64N(HTTPSpan), records.TCP, "http", records.LayerHTTP
+			r.Client.IP, r.Server.IP = netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2")
+			r.HTTP = records.HTTP{Method: "GET", Status: []uint16{200, 404}[rng.IntN(2)], Host: "h" + strconv.Itoa(rng.IntN(5)) + ".example"}
+			for range rng.IntN(3) {
+				r.SRT.Add(time.Duration(1+rng.IntN(3_000_000)) * time.Microsecond)
+				r.DTT.Add(time.Duration(1+rng.IntN(3_000)) * time.Microsecond)
+			}
+		}
+		if err := s.Ingest(context.Background(), recs); err != nil {
+			t.Fatal(err)
 		}
 	}
-	return recs
+}
+
+// HTTPPeriod returns a period over IngestHTTPRequests' span: at random seconds that cut the
+// rollups' buckets, or with whole, nearly the whole span (every width read).
+func HTTPPeriod(rng *rand.Rand, whole bool) (from, to int64) {
+	if whole {
+		return HTTPFrom - 1000 + rng.Int64N(2000), HTTPFrom + HTTPSpan - 1000 + rng.Int64N(2000)
+	}
+	from = HTTPFrom - 100 + rng.Int64N(HTTPSpan)
+	return from, from + rng.Int64N(HTTPFrom+HTTPSpan+100-from)
 }
