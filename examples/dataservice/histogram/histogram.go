@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"math/bits"
 )
 
 // The bucket layout. It is part of the stored format: changing it changes every stored
@@ -82,7 +83,7 @@ func (h *Histogram) AddIndex(i uint16, n uint64) {
 		}
 	}
 	if lo < len(h.b) && h.b[lo].Index == i {
-		h.b[lo].Count += n
+		h.b[lo].Count = SatAdd(h.b[lo].Count, n)
 		return
 	}
 	h.b = append(h.b, Bucket{})
@@ -136,7 +137,7 @@ func merge(a, b []Bucket) []Bucket {
 		case a[0].Index > b[0].Index:
 			out, b = append(out, b[0]), b[1:]
 		default:
-			out = append(out, Bucket{Index: a[0].Index, Count: a[0].Count + b[0].Count})
+			out = append(out, Bucket{Index: a[0].Index, Count: SatAdd(a[0].Count, b[0].Count)})
 			a, b = a[1:], b[1:]
 		}
 	}
@@ -148,13 +149,25 @@ func merge(a, b []Bucket) []Bucket {
 // modify it.
 func (h Histogram) Buckets() []Bucket { return h.b }
 
-// Count is the number of values counted.
+// Count is the number of values counted, saturated at MaxUint64.
 func (h Histogram) Count() uint64 {
 	var n uint64
 	for _, b := range h.b {
-		n += b.Count
+		n = SatAdd(n, b.Count)
 	}
 	return n
+}
+
+// SatAdd returns a+b, or math.MaxUint64 where the sum would wrap around. Counts saturate
+// rather than wrap, wherever they are added (AddIndex, Merge, Count, and the stores' readers):
+// a histogram whose counts claim more than 2^64 values (only ingest can claim them) keeps its
+// largest buckets' weight instead of losing it to a wrapped sum.
+func SatAdd(a, b uint64) uint64 {
+	s, carry := bits.Add64(a, b, 0)
+	if carry != 0 {
+		return math.MaxUint64
+	}
+	return s
 }
 
 // Reset empties h, keeping its memory.
@@ -176,11 +189,13 @@ func (h Histogram) Quantile(q float64) (float64, bool) {
 		return 0, false
 	}
 	q = min(max(q, 0), 1)
-	rank := uint64(math.Ceil(q * float64(n)))
-	rank = max(rank, 1)
+	rank := uint64(math.MaxUint64)
+	if r := math.Ceil(q * float64(n)); r < math.MaxUint64 { // float64(MaxUint64) is 2^64
+		rank = max(uint64(r), 1)
+	}
 	var seen uint64
 	for _, b := range h.b {
-		seen += b.Count
+		seen = SatAdd(seen, b.Count)
 		if seen >= rank {
 			return Value(b.Index), true
 		}

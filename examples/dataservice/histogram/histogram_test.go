@@ -161,3 +161,37 @@ func BenchmarkAdd(b *testing.B) {
 		h.Add(float64(i%1000) * 1e-4)
 	}
 }
+
+// TestSaturate checks that counts past 2^64 saturate wherever they add up, so that the largest
+// buckets keep their weight: a wrapped sum would make them the smallest.
+func TestSaturate(t *testing.T) {
+	t.Parallel()
+	var h histogram.Histogram
+	h.AddIndex(1, 1)
+	h.AddIndex(500, math.MaxUint64-1)
+	h.AddIndex(500, 5) // AddIndex
+	var o histogram.Histogram
+	for i := range uint16(20) { // more than a few buckets: Merge's merging path
+		o.AddIndex(400+i, 1)
+	}
+	o.AddIndex(500, math.MaxUint64)
+	h.Merge(o) // merge
+	if got := h.Count(); got != math.MaxUint64 {
+		t.Fatalf("Count = %d, want MaxUint64", got)
+	}
+	bs := h.Buckets()
+	if last := bs[len(bs)-1]; last.Index != 500 || last.Count != math.MaxUint64 {
+		t.Fatalf("bucket 500 holds %+v, want MaxUint64", last)
+	}
+	for _, q := range []float64{0.5, 0.95, 1} {
+		if got, _ := h.Quantile(q); got != histogram.Value(500) {
+			t.Errorf("Quantile(%v) = %v, want bucket 500's %v", q, got, histogram.Value(500))
+		}
+	}
+	if got := histogram.SatAdd(math.MaxUint64, 0); got != math.MaxUint64 {
+		t.Errorf("SatAdd(MaxUint64, 0) = %d", got)
+	}
+	if got := histogram.SatAdd(1<<63, 1<<62); got != 3<<62 {
+		t.Errorf("SatAdd(2^63, 2^62) = %d", got)
+	}
+}

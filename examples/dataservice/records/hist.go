@@ -97,7 +97,7 @@ func AppendHistBytes(dst []byte, h histogram.Histogram) []byte {
 }
 
 // AddHistBytes adds the counts of the histogram stored as bytes in b (AppendHistBytes) to
-// counts, by bucket index. A value longer than MaxHistBytes, not a whole number of entries,
+// counts, by bucket index, saturating (histogram.SatAdd). A value longer than MaxHistBytes, not a whole number of entries,
 // or whose indexes do not strictly increase below histogram.Buckets is ErrHistBytes, and
 // counts is left as it was.
 func AddHistBytes(counts *[histogram.Buckets]uint64, b []byte) error {
@@ -114,7 +114,7 @@ func AddHistBytes(counts *[histogram.Buckets]uint64, b []byte) error {
 	}
 	for i := 0; i < len(b); i += HistEntryBytes {
 		e := binary.BigEndian.Uint64(b[i:])
-		counts[e&HistIndexMask] += e >> HistShift
+		counts[e&HistIndexMask] = histogram.SatAdd(counts[e&HistIndexMask], e>>HistShift)
 	}
 	return nil
 }

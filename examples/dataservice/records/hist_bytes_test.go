@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/fnapi/fnapi/examples/dataservice/histogram"
@@ -43,6 +44,24 @@ func TestHistBytes(t *testing.T) {
 		if err := records.AddHistBytes(&counts, bad); !errors.Is(err, records.ErrHistBytes) || counts != before {
 			t.Errorf("%s: %v, counts changed %v", name, err, counts != before)
 		}
+	}
+}
+
+// TestHistBytesSaturate checks that the counts of many rollup rows, each saturated at
+// MaxHistCount, add up to MaxUint64 rather than wrap around to a small count.
+func TestHistBytesSaturate(t *testing.T) {
+	t.Parallel()
+	var h histogram.Histogram
+	h.AddIndex(7, records.MaxHistCount)
+	b := records.AppendHistBytes(nil, h)
+	var counts [histogram.Buckets]uint64
+	for range 1025 { // 1025 · (2^54-1) > 2^64
+		if err := records.AddHistBytes(&counts, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if counts[7] != math.MaxUint64 {
+		t.Fatalf("1025 saturated rows add up to %d, want MaxUint64", counts[7])
 	}
 }
 

@@ -193,11 +193,13 @@ func (p *Plan) emitSet(s *planSet, vals []any, r *Row, fn func(*Row) error) erro
 	return nil
 }
 
-// addEntries adds the counts of histogram entries es (uint64s, any order) to counts by index.
+// addEntries adds the counts of histogram entries es (uint64s, any order) to counts by index,
+// saturating (histogram.SatAdd).
 func addEntries(counts *[histogram.Buckets]uint64, es []any) {
 	for _, e := range es {
 		e := ToUint64(e)
-		counts[min(e&HistIndexMask, histogram.Buckets-1)] += e >> HistShift
+		i := min(e&HistIndexMask, histogram.Buckets-1)
+		counts[i] = histogram.SatAdd(counts[i], e>>HistShift)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fnapi/fnapi/examples/dataservice/histogram"
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
@@ -168,7 +169,7 @@ func readLayered(t *testing.T, s records.Store, qs []*records.Query, from, to in
 			sums[j] = records.MergeSum(qs[r.Query].Sums[j], sums[j], v)
 		}
 		for j, h := range r.Hists {
-			sums[len(r.Sums)+j] += h.Count()
+			sums[len(r.Sums)+j] = histogram.SatAdd(sums[len(r.Sums)+j], h.Count())
 		}
 		out[r.Query][k] = sums
 		return nil
