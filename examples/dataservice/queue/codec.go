@@ -11,8 +11,10 @@ import (
 )
 
 // codecVersion is the first byte of every encoded batch. A consumer refuses (dead-letters) a
-// version it does not know: upgrade the consumers before the publishers.
-const codecVersion = 1
+// version it does not know: upgrade the consumers before the publishers. Version 2 adds each
+// side's route (AS path, communities) and the record's layer with its keys; Decode still
+// reads version 1, whose records have neither (the publishers of that version lost them).
+const codecVersion = 2
 
 // MaxBatchRecords is the most records one message may hold; Decode refuses more.
 const MaxBatchRecords = 1 << 20
@@ -24,8 +26,9 @@ var ErrEncoding = errors.New("queue: bad batch encoding")
 // record's fields in a fixed order, integers as varints (the time as the difference from the
 // previous record's), addresses as their length and bytes, strings as their length and
 // bytes, a histogram as a 0 byte when empty, else as its length in two bytes (the high bit
-// set; at most 640 buckets take less than 2^15 bytes) and what histogram.AppendBinary writes.
-// A flow record without context takes about 60 bytes.
+// set; at most 640 buckets take less than 2^15 bytes) and what histogram.AppendBinary writes,
+// a list as its length and items, the layer as a byte and the keys of that layer alone (the
+// others are zero). A flow record without context takes about 65 bytes.
 func Encode(dst []byte, recs []records.Record) []byte {
 	dst = append(dst, codecVersion)
 	dst = binary.AppendUvarint(dst, uint64(len(recs)))
@@ -48,6 +51,47 @@ func Encode(dst []byte, recs []records.Record) []byte {
 		for _, s := range [...]string{r.ServerName, r.ExporterName, r.InIfName, r.InIfAlias, r.OutIfName, r.OutIfAlias} {
 			dst = appendString(dst, s)
 		}
+		dst = appendRoute(dst, &r.Client.Place)
+		dst = appendRoute(dst, &r.Server.Place)
+		dst = appendLayer(dst, r)
+	}
+	return dst
+}
+
+// appendRoute appends p's AS path and communities (version 2).
+func appendRoute(dst []byte, p *records.Place) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(p.ASPath)))
+	for _, as := range p.ASPath {
+		dst = binary.AppendUvarint(dst, uint64(as))
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(p.Communities)))
+	for _, c := range p.Communities {
+		dst = appendString(dst, c)
+	}
+	return dst
+}
+
+// appendLayer appends r's layer and the keys of that layer (version 2).
+func appendLayer(dst []byte, r *records.Record) []byte {
+	dst = append(dst, byte(r.Layer))
+	switch r.Layer {
+	case records.LayerHTTP:
+		h := &r.HTTP
+		dst = appendString(dst, h.Method)
+		dst = binary.AppendUvarint(dst, uint64(h.Status))
+		dst = appendString(dst, h.Host)
+		dst = appendString(dst, h.Path)
+	case records.LayerDNS:
+		d := &r.DNS
+		dst = appendString(dst, d.QName)
+		dst = binary.AppendUvarint(dst, uint64(d.QType))
+		dst = binary.AppendUvarint(dst, uint64(d.RCode))
+	case records.LayerTLS:
+		t := &r.TLS
+		dst = binary.AppendUvarint(dst, uint64(t.Version))
+		dst = binary.AppendUvarint(dst, uint64(t.Cipher))
+		dst = binary.AppendVarint(dst, t.NotAfter)
+		dst = appendString(dst, t.Issuer)
 	}
 	return dst
 }
@@ -101,11 +145,12 @@ func appendString(dst []byte, s string) []byte {
 // encoding, not the records (the store validates them).
 func Decode(b []byte) ([]records.Record, error) {
 	d := decoder{b: b}
-	if v := d.byte(); v != codecVersion {
-		if d.err == nil {
-			return nil, fmt.Errorf("%w: version %d, this service reads %d", ErrEncoding, v, codecVersion)
-		}
+	v := d.byte()
+	if d.err != nil {
 		return nil, d.err
+	}
+	if v == 0 || v > codecVersion {
+		return nil, fmt.Errorf("%w: version %d, this service reads 1 to %d", ErrEncoding, v, codecVersion)
 	}
 	n := d.uvarint()
 	// Each record takes at least 30 bytes: refuse a count the bytes cannot hold before
@@ -132,6 +177,11 @@ func Decode(b []byte) ([]records.Record, error) {
 		r.Resets = d.uvarint()
 		for _, s := range [...]*string{&r.ServerName, &r.ExporterName, &r.InIfName, &r.InIfAlias, &r.OutIfName, &r.OutIfAlias} {
 			*s = d.string()
+		}
+		if v >= 2 {
+			d.route(&r.Client.Place)
+			d.route(&r.Server.Place)
+			d.layer(r)
 		}
 		if d.err != nil {
 			return nil, fmt.Errorf("%w: record %d", d.err, i)
@@ -256,11 +306,7 @@ func (d *decoder) timing(t *records.Timing) {
 
 func (d *decoder) endpoint(e *records.Endpoint) {
 	e.IP = d.addr()
-	port := d.uvarint()
-	if port > 1<<16-1 {
-		d.fail()
-	}
-	e.Port = uint16(port)
+	e.Port = d.uint16()
 	e.Bytes = d.uvarint()
 	e.Packets = d.uvarint()
 	d.timing(&e.RTT)
@@ -270,4 +316,67 @@ func (d *decoder) endpoint(e *records.Endpoint) {
 	e.ASN = d.uint32()
 	e.ASName = d.string()
 	e.Country = d.string()
+}
+
+// route reads what appendRoute wrote: at most records.MaxASPath ASes and
+// records.MaxCommunities communities.
+func (d *decoder) route(p *records.Place) {
+	if n := d.count(records.MaxASPath); n > 0 {
+		p.ASPath = make([]uint32, n)
+		for i := range p.ASPath {
+			p.ASPath[i] = d.uint32()
+		}
+	}
+	if n := d.count(records.MaxCommunities); n > 0 {
+		p.Communities = make([]string, n)
+		for i := range p.Communities {
+			p.Communities[i] = d.string()
+		}
+	}
+}
+
+// count reads a list's length, at most max and at most the bytes left (an item takes one
+// at least).
+func (d *decoder) count(max int) int {
+	n := d.uvarint()
+	if n > uint64(max) || n > uint64(len(d.b)) {
+		d.fail()
+		return 0
+	}
+	return int(n)
+}
+
+// layer reads what appendLayer wrote.
+func (d *decoder) layer(r *records.Record) {
+	r.Layer = records.Layer(d.byte())
+	switch r.Layer {
+	case records.LayerTransport:
+	case records.LayerHTTP:
+		h := &r.HTTP
+		h.Method = d.string()
+		h.Status = d.uint16()
+		h.Host = d.string()
+		h.Path = d.string()
+	case records.LayerDNS:
+		q := &r.DNS
+		q.QName = d.string()
+		q.QType = d.uint16()
+		q.RCode = d.uint16()
+	case records.LayerTLS:
+		t := &r.TLS
+		t.Version = d.uint16()
+		t.Cipher = d.uint16()
+		t.NotAfter = d.varint()
+		t.Issuer = d.string()
+	default:
+		d.fail()
+	}
+}
+
+func (d *decoder) uint16() uint16 {
+	v := d.uvarint()
+	if v > 1<<16-1 {
+		d.fail()
+	}
+	return uint16(v)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"net/netip"
+	"os"
 	"reflect"
 	"testing"
 
@@ -13,8 +14,23 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/records/recordstest"
 )
 
-// fullRecords are records with every field set, the capture probe's and the context's too.
+// fullRecords are records with every field set: the capture probe's, the context's, the
+// routes' and the layers' too (TestFullRecordsSetEveryField).
 func fullRecords() []records.Record {
+	routes := recordstest.RouteBatch(5, 1_700_000_120)
+	var h histogram.Histogram
+	h.Add(0.001)
+	h.Add(3)
+	for _, t := range []*records.Timing{&routes[0].Client.RTT, &routes[0].CT, &routes[0].DTT} {
+		*t = records.Timing{Sum: 3_001_000, Samples: 2, Hist: h}
+	}
+	recs := append(v1Records(), routes...)
+	return append(recs, recordstest.LayerBatch(1_700_000_180)...)
+}
+
+// v1Records are the records of testdata/batch-v1.bin, which version 1 of the encoding wrote:
+// fullRecords as they were before the routes and the layers.
+func v1Records() []records.Record {
 	recs := append(recordstest.CaptureBatch(3, 1_700_000_000), recordstest.ContextBatch(3, 1_700_000_060)...)
 	recs = append(recs, recordstest.Batch(2, 1_600_000_000)...)
 	var h histogram.Histogram
@@ -46,6 +62,49 @@ func TestCodecRoundTrip(t *testing.T) {
 	}
 }
 
+// TestFullRecordsSetEveryField checks that each field of records.Record (and of the structs
+// it holds) is set in one of fullRecords at least, so that TestCodecRoundTrip fails for a field
+// that the encoding forgets.
+func TestFullRecordsSetEveryField(t *testing.T) {
+	t.Parallel()
+	set := map[string]bool{}
+	var walk func(path string, v reflect.Value)
+	walk = func(path string, v reflect.Value) {
+		if v.Kind() == reflect.Struct && v.Type().PkgPath() == reflect.TypeFor[records.Record]().PkgPath() {
+			for i := range v.NumField() {
+				walk(path+"."+v.Type().Field(i).Name, v.Field(i))
+			}
+			return
+		}
+		set[path] = set[path] || !v.IsZero()
+	}
+	for _, r := range fullRecords() {
+		walk("Record", reflect.ValueOf(r))
+	}
+	for path, ok := range set {
+		if !ok {
+			t.Errorf("no record of fullRecords sets %s", path)
+		}
+	}
+}
+
+// TestDecodeVersion1 checks that batches of the previous version, which may wait in the stream
+// when a node is upgraded, decode as they were written.
+func TestDecodeVersion1(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("testdata/batch-v1.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := queue.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := v1Records(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("decoded\n%+v\nwant\n%+v", got, want)
+	}
+}
+
 // TestDecodeRefuses checks that Decode refuses another version, a truncated encoding, trailing
 // bytes and a count the bytes cannot hold, with ErrEncoding.
 func TestDecodeRefuses(t *testing.T) {
@@ -53,7 +112,8 @@ func TestDecodeRefuses(t *testing.T) {
 	good := queue.Encode(nil, fullRecords())
 	for name, b := range map[string][]byte{
 		"empty":      nil,
-		"version 2":  append([]byte{2}, good[1:]...),
+		"version 0":  append([]byte{0}, good[1:]...),
+		"version 3":  append([]byte{3}, good[1:]...),
 		"truncated":  good[:len(good)-1],
 		"trailing":   append(bytes.Clone(good), 0),
 		"huge count": {1, 0xff, 0xff, 0xff, 0xff, 0x0f},
@@ -69,6 +129,9 @@ func TestDecodeRefuses(t *testing.T) {
 func FuzzDecode(f *testing.F) {
 	f.Add(queue.Encode(nil, fullRecords()))
 	f.Add(queue.Encode(nil, recordstest.Batch(3, 1)))
+	if b, err := os.ReadFile("testdata/batch-v1.bin"); err == nil {
+		f.Add(b)
+	}
 	f.Add([]byte{1, 0})
 	f.Add([]byte{1, 1})
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -5,7 +5,7 @@
 // consumer Durable, which every consuming node shares.
 //
 // Publishing. The records are given their context (zones, AS, names) on the publishing node,
-// then encoded (Encode: versioned, varints, about 60 bytes a flow record) in messages of at
+// then encoded (Encode: versioned, varints, about 65 bytes a flow record) in messages of at
 // most 8192 records, each with the id BATCH.PART in Nats-Msg-Id: JetStream drops a message
 // published again under its id within Duplicates. Ingest returns once JetStream acknowledged
 // every message. When NATS cannot be reached, the stream is full (it discards new messages

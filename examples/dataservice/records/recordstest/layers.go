@@ -48,7 +48,7 @@ func CheckLayers(t *testing.T, s records.Store, at int64) {
 	if got := before[3]["[]"]; got[0] != 47 {
 		t.Fatalf("the transport's records: %v, want 47", got)
 	}
-	layered := layerRecords(at)
+	layered := LayerBatch(at)
 	if err := s.Ingest(ctx, layered); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func CheckLayers(t *testing.T, s records.Store, at int64) {
 	checkLayerPercentiles(t, s, at+5*3600)
 	// Retention deletes the records of every layer (ClickHouse's whole days as DuckDB's rows).
 	day := records.CeilTo(at+4*3600, 86400) + 86400
-	later := layerRecords(day)[:1]
+	later := LayerBatch(day)[:1]
 	if err := s.Ingest(ctx, later); err != nil {
 		t.Fatal(err)
 	}
@@ -105,9 +105,9 @@ func CheckLayers(t *testing.T, s records.Store, at int64) {
 	}
 }
 
-// layerRecords returns 20 HTTP, 12 DNS and 6 TLS records over the four hours after at, with
+// LayerBatch returns 20 HTTP, 12 DNS and 6 TLS records over the four hours after at, with
 // bytes, packets and times of their own, which no transport statement may count.
-func layerRecords(at int64) []records.Record {
+func LayerBatch(at int64) []records.Record {
 	var out []records.Record
 	rec := func(i int, l records.Layer) *records.Record {
 		out = append(out, records.Record{Time: at + int64(i)*700 + 30, Protocol: records.TCP, Application: "https", Layer: l,
@@ -143,7 +143,7 @@ func layerRecords(at int64) []records.Record {
 	return out
 }
 
-// notAfter is the TLS records' expiry but for the days layerRecords adds.
+// notAfter is the TLS records' expiry but for the days LayerBatch adds.
 var notAfter = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
 
 // readLayered reads qs over [from, to) and returns each one's groups: its sums (with the
