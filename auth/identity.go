@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/fnapi/fnapi/auth/authapi"
@@ -51,4 +52,13 @@ func FromContext(ctx context.Context) *Identity {
 		return id
 	}
 	return nil
+}
+
+// IdempotencyScope names the caller for the answers the transport keeps by Idempotency-Key:
+// the user, when it was created and its role. A user deleted and created again under the same
+// name is another user, who never gets the answers of the first; a user whose role changed
+// runs a repeated call again, checked against the new role, rather than get an answer that
+// the old role allowed.
+func (id *Identity) IdempotencyScope() string {
+	return id.User + "\x00" + strconv.FormatInt(id.since, 10) + "\x00" + string(id.Role)
 }

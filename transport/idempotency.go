@@ -2,15 +2,16 @@ package transport
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
-	"github.com/fnapi/fnapi/internal/bufpool"
 	"net/http"
 	"slices"
 	"strconv"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/internal/bufpool"
 	"github.com/fnapi/fnapi/internal/calllink"
 	"github.com/fnapi/fnapi/registry"
 	"go.uber.org/zap"
@@ -26,9 +27,11 @@ import (
 // (Config.CallTimeout), and gives up when its caller goes away. A malformed key (empty, longer,
 // given twice) is INVALID-ARGUMENT, on any call.
 //
-// The caller is who the authentication interceptor says (the String of an Identity that is a
-// fmt.Stringer, as auth's: the user, whatever token a retry carries), or else the call's
-// tokens. A call without identity (a public function: auth runs them without one) is not
+// The caller is who the authentication interceptor says, whatever token a retry carries: the
+// IdempotencyScope of an Identity that has one (auth's: the user, when the user was created,
+// and its role, so that a user deleted and created again under the same name, or whose role
+// changed, starts afresh), else the String of an Identity that is a fmt.Stringer, or else the
+// call's tokens. A call without identity (a public function: auth runs them without one) is not
 // deduplicated, nor is a NoStore function's (its answer holds a secret no store may keep):
 // the key is ignored there.
 //
@@ -40,6 +43,12 @@ import (
 // An answer over Config.MaxIdempotentAnswerBytes (64 KiB) is not kept: its caller gets it, and a
 // repeat gets CONFLICT (409) saying so, never a second run. The memory a store takes is
 // bounded (IdempotencyLimits); Set-Cookie is never replayed.
+//
+// A store keeps a fingerprint of each call's arguments, to tell a repeat from a reuse of its
+// key: an HMAC-SHA256 keyed by the Idempotency-Key, so that whoever reads a store (a shared
+// table, a backup) cannot test guesses of an argument (a new password, say) against it
+// without the key, which stores keep as a digest only. Make keys random, as the IETF draft
+// advises (a UUID): a guessable key lets such a reader test guesses again.
 
 // maxIdempotencyKey is the longest Idempotency-Key, in bytes.
 const maxIdempotencyKey = 255
@@ -83,7 +92,7 @@ func (h *Handler) idempotent(next registry.Handler) registry.Handler {
 		if scope == "" {
 			return next(ctx, c)
 		}
-		a, err := h.cfg.Idempotency.Begin(ctx, scope, ic.key, fingerprint(c))
+		a, err := h.cfg.Idempotency.Begin(ctx, scope, ic.key, fingerprint(c, ic.key))
 		switch {
 		case err != nil:
 			return nil, err
@@ -97,14 +106,18 @@ func (h *Handler) idempotent(next registry.Handler) registry.Handler {
 	}
 }
 
-// callerScope names the caller of c for its keys: the String of its identity, or else a digest
-// of its tokens; empty for an anonymous call.
+// callerScope names the caller of c for its keys (see the package doc); empty for an
+// anonymous call.
 func callerScope(c *registry.Call) string {
-	if c.Identity == nil {
+	switch id := c.Identity.(type) {
+	case nil:
 		return ""
-	}
-	if s, ok := c.Identity.(fmt.Stringer); ok {
-		if name := s.String(); name != "" {
+	case interface{ IdempotencyScope() string }:
+		if s := id.IdempotencyScope(); s != "" {
+			return "scope:" + s
+		}
+	case fmt.Stringer:
+		if name := id.String(); name != "" {
 			return "user:" + name
 		}
 	}
@@ -112,10 +125,10 @@ func callerScope(c *registry.Call) string {
 	return "token:" + base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
-// fingerprint is the SHA-256 of what a repeat must repeat: the function, the version and the
-// arguments, each value as the JSON text it came as.
-func fingerprint(c *registry.Call) [32]byte {
-	d := sha256.New()
+// fingerprint is what a repeat must repeat, the function, the version and the arguments (each
+// value as the JSON text it came as), as their HMAC-SHA256 keyed by the Idempotency-Key.
+func fingerprint(c *registry.Call, key string) [32]byte {
+	d := hmac.New(sha256.New, []byte(key))
 	field := func(s string) {
 		var n [8]byte
 		d.Write(strconv.AppendInt(n[:0], int64(len(s)), 10))

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -332,5 +333,69 @@ func TestIdempotencyBounds(t *testing.T) {
 		if replayed(res) != c.kept {
 			t.Errorf("%s %s: replayed=%v, want %v", c.user, c.key, replayed(res), c.kept)
 		}
+	}
+}
+
+// TestIdempotencyBoundsSpareOthers checks that callers who fill the store drop their own
+// answers, not another caller's: alice's retry is replayed after mallory passed MaxBytes.
+func TestIdempotencyBoundsSpareOthers(t *testing.T) {
+	t.Parallel()
+	a := newIdemAPI(t, transport.IdempotencyLimits{MaxBytes: 4000})
+	a.call(t, "create", "alice:1", "rent", `{"name":"rent"}`)
+	long := `{"name":"` + strings.Repeat("m", 100) + `"}`
+	for i := range 20 {
+		a.call(t, "create", "mallory:1", strconv.Itoa(i), long)
+	}
+	runs := a.runs.Load()
+	if res, _ := a.call(t, "create", "alice:1", "rent", `{"name":"rent"}`); !replayed(res) || a.runs.Load() != runs {
+		t.Errorf("alice's retry after mallory filled the store: replayed=%v, runs %d -> %d", replayed(res), runs, a.runs.Load())
+	}
+	if res, _ := a.call(t, "create", "mallory:1", "0", long); replayed(res) {
+		t.Error("mallory's oldest answer was kept past MaxBytes")
+	}
+	if res, _ := a.call(t, "create", "mallory:1", "19", long); !replayed(res) {
+		t.Error("mallory's newest answer was dropped")
+	}
+}
+
+// fingerprints is an IdempotencyStore that records the fingerprints it is given.
+type fingerprints struct {
+	*transport.MemoryIdempotency
+	mu  sync.Mutex
+	fps map[string][32]byte // by key
+}
+
+func (f *fingerprints) Begin(ctx context.Context, scope, key string, fp [32]byte) (*transport.IdempotentAnswer, error) {
+	f.mu.Lock()
+	f.fps[key] = fp
+	f.mu.Unlock()
+	return f.MemoryIdempotency.Begin(ctx, scope, key, fp)
+}
+
+// TestIdempotencyFingerprintKeyed checks that the fingerprint a store keeps of the arguments
+// depends on the Idempotency-Key: a reader of the store cannot test guesses of an argument (a
+// new password) against it without the key.
+func TestIdempotencyFingerprintKeyed(t *testing.T) {
+	t.Parallel()
+	store := &fingerprints{MemoryIdempotency: transport.NewMemoryIdempotency(transport.IdempotencyLimits{}), fps: map[string][32]byte{}}
+	reg := registry.New()
+	reg.MustRegister("set-password", func(in struct {
+		Password string `json:"password"`
+	}) bool {
+		return true
+	})
+	h, err := transport.New(reg, transport.Config{Interceptors: []registry.Interceptor{testUsers}, Idempotency: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := apitest.Serve(t, h)
+	for _, key := range []string{"k1", "k2"} {
+		if res, body := fetch(t, srv, "POST", "/api/set-password", `{"password":"Summer2026!"}`, "Content-Type", "application/json",
+			"Svc-Authorization", "alice:1", "Idempotency-Key", key); res.StatusCode != http.StatusOK {
+			t.Fatalf("%d %s", res.StatusCode, body)
+		}
+	}
+	if fp1, fp2 := store.fps["k1"], store.fps["k2"]; fp1 == fp2 || fp1 == ([32]byte{}) {
+		t.Errorf("the same arguments under two keys have the fingerprint %x and %x: not keyed", fp1, fp2)
 	}
 }

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"container/heap"
 	"container/list"
 	"context"
 	"sync"
@@ -46,11 +47,12 @@ type IdempotencyLimits struct {
 	// MaxKeysPerCaller is the most keys kept for one caller; past it the caller's oldest
 	// answer is dropped. Default: 1000.
 	MaxKeysPerCaller int
-	// MaxKeys is the most keys kept in all; past it the oldest answer is dropped. Default:
-	// 100,000.
+	// MaxKeys is the most keys kept in all; past it an answer is dropped: the oldest of the
+	// caller whose answers take the most bytes, so that callers who fill the store drop their
+	// own answers before anyone else's. Default: 100,000.
 	MaxKeys int
-	// MaxBytes is the most bytes the kept answers (with their keys) take in all; past it the
-	// oldest answer is dropped. Default: 64 MiB.
+	// MaxBytes is the most bytes the kept answers (with their keys) take in all; past it an
+	// answer is dropped as past MaxKeys. Default: 64 MiB.
 	MaxBytes int64
 	// Now is the clock. Default: time.Now.
 	Now func() time.Time
@@ -80,9 +82,39 @@ type MemoryIdempotency struct {
 
 	mu      sync.Mutex
 	keys    map[idemKey]*idemEntry
-	callers map[string]*list.List // of *idemEntry, oldest first, per scope
-	all     list.List             // of *idemEntry, oldest first
+	callers map[string]*idemCaller // by scope
+	largest callerHeap             // the callers, the one whose entries take the most bytes first
+	all     list.List              // of *idemEntry, oldest first
 	bytes   int64
+}
+
+// idemCaller is the entries of one caller scope.
+type idemCaller struct {
+	entries list.List // of *idemEntry, oldest first
+	bytes   int64     // their sizes' sum
+	index   int       // in MemoryIdempotency.largest
+}
+
+// callerHeap is a max-heap of callers by bytes (container/heap).
+type callerHeap []*idemCaller
+
+func (h callerHeap) Len() int           { return len(h) }
+func (h callerHeap) Less(i, j int) bool { return h[i].bytes > h[j].bytes }
+func (h callerHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+func (h *callerHeap) Push(x any) {
+	c := x.(*idemCaller)
+	c.index = len(*h)
+	*h = append(*h, c)
+}
+func (h *callerHeap) Pop() any {
+	old := *h
+	c := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return c
 }
 
 type idemKey struct{ scope, key string }
@@ -103,7 +135,7 @@ const entryOverhead = 256
 
 // NewMemoryIdempotency returns an empty store bounded by l.
 func NewMemoryIdempotency(l IdempotencyLimits) *MemoryIdempotency {
-	return &MemoryIdempotency{lim: l.withDefaults(), keys: map[idemKey]*idemEntry{}, callers: map[string]*list.List{}}
+	return &MemoryIdempotency{lim: l.withDefaults(), keys: map[idemKey]*idemEntry{}, callers: map[string]*idemCaller{}}
 }
 
 // Begin implements IdempotencyStore.
@@ -151,9 +183,7 @@ func (m *MemoryIdempotency) Finish(scope, key string, a *IdempotentAnswer) {
 		return
 	}
 	e.answer = a
-	n := int64(len(a.Body) + len(a.RetryAfter))
-	e.size += n
-	m.bytes += n
+	m.grow(e, int64(len(a.Body)+len(a.RetryAfter)))
 	m.evict(scope)
 }
 
@@ -167,25 +197,41 @@ func (m *MemoryIdempotency) Len() int {
 func (m *MemoryIdempotency) add(e *idemEntry) {
 	m.keys[e.k] = e
 	e.inAll = m.all.PushBack(e)
-	l := m.callers[e.k.scope]
-	if l == nil {
-		l = list.New()
-		m.callers[e.k.scope] = l
+	c := m.callers[e.k.scope]
+	if c == nil {
+		c = &idemCaller{}
+		m.callers[e.k.scope] = c
+		heap.Push(&m.largest, c)
 	}
-	e.inCaller = l.PushBack(e)
-	m.bytes += e.size
+	e.inCaller = c.entries.PushBack(e)
+	size := e.size
+	e.size = 0
+	m.grow(e, size)
 	m.evict(e.k.scope)
+}
+
+// grow adds n bytes to e's size, and to its caller's and the store's.
+func (m *MemoryIdempotency) grow(e *idemEntry, n int64) {
+	c := m.callers[e.k.scope]
+	e.size += n
+	c.bytes += n
+	m.bytes += n
+	heap.Fix(&m.largest, c.index)
 }
 
 func (m *MemoryIdempotency) remove(e *idemEntry) {
 	delete(m.keys, e.k)
 	m.all.Remove(e.inAll)
-	l := m.callers[e.k.scope]
-	l.Remove(e.inCaller)
-	if l.Len() == 0 {
-		delete(m.callers, e.k.scope)
-	}
+	c := m.callers[e.k.scope]
+	c.entries.Remove(e.inCaller)
+	c.bytes -= e.size
 	m.bytes -= e.size
+	if c.entries.Len() == 0 {
+		heap.Remove(&m.largest, c.index)
+		delete(m.callers, e.k.scope)
+	} else {
+		heap.Fix(&m.largest, c.index)
+	}
 }
 
 // expire drops the answers older than IdempotencyTTL. The list is in the order of the claims,
@@ -203,13 +249,25 @@ func (m *MemoryIdempotency) expire(now time.Time) {
 	}
 }
 
-// evict drops the oldest answers while a limit is passed: those of the caller scope, then
-// any.
+// evict drops answers while a limit is passed: the caller scope's oldest past
+// MaxKeysPerCaller; past MaxKeys or MaxBytes, the oldest of the caller taking the most bytes,
+// or, when that caller's calls all run, the oldest of any.
 func (m *MemoryIdempotency) evict(scope string) {
-	if l := m.callers[scope]; l != nil {
-		dropOldest(l, func() bool { return l.Len() > m.lim.MaxKeysPerCaller }, m.remove)
+	if c := m.callers[scope]; c != nil {
+		dropOldest(&c.entries, func() bool { return c.entries.Len() > m.lim.MaxKeysPerCaller }, m.remove)
 	}
-	dropOldest(&m.all, func() bool { return m.all.Len() > m.lim.MaxKeys || m.bytes > m.lim.MaxBytes }, m.remove)
+	over := func() bool { return m.all.Len() > m.lim.MaxKeys || m.bytes > m.lim.MaxBytes }
+	for over() {
+		n := len(m.keys)
+		c := m.largest[0]
+		dropOldest(&c.entries, func() bool { return len(m.keys) == n }, m.remove)
+		if len(m.keys) == n {
+			dropOldest(&m.all, func() bool { return len(m.keys) == n }, m.remove)
+		}
+		if len(m.keys) == n {
+			return // every call runs: none may be dropped
+		}
+	}
 }
 
 // dropOldest removes the answered entries of l, oldest first, while over holds.
