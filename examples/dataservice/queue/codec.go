@@ -16,8 +16,10 @@ import (
 // reads version 1, whose records have neither (the publishers of that version lost them).
 const codecVersion = 2
 
-// MaxBatchRecords is the most records one message may hold; Decode refuses more.
-const MaxBatchRecords = 1 << 20
+// MaxBatchRecords is the most records one message may hold; Decode refuses more. Publishers
+// send at most 8,192 (maxPart); the bound keeps what one message may cost a consumer once
+// decoded (about 850 bytes a record) within some 56 MB, whatever NATS's max_payload.
+const MaxBatchRecords = 1 << 16
 
 // ErrEncoding is the error of Decode for bytes Encode did not write.
 var ErrEncoding = errors.New("queue: bad batch encoding")

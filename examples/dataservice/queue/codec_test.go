@@ -117,6 +117,7 @@ func TestDecodeRefuses(t *testing.T) {
 		"truncated":  good[:len(good)-1],
 		"trailing":   append(bytes.Clone(good), 0),
 		"huge count": {1, 0xff, 0xff, 0xff, 0xff, 0x0f},
+		"too many":   queue.Encode(nil, make([]records.Record, queue.MaxBatchRecords+1)),
 	} {
 		if recs, err := queue.Decode(b); !errors.Is(err, queue.ErrEncoding) {
 			t.Errorf("%s: %d records, %v; want ErrEncoding", name, len(recs), err)
