@@ -92,13 +92,19 @@
 // that declares the extension in its capabilities, a tools/call of a streaming function or of
 // one named in Options.Tasks answers at once {resultType: "task", taskId, status: "working",
 // createdAt, lastUpdatedAt, ttlMs}; the call runs on, through the same interceptors (it counts
-// once against the rate limit), with no stream: its progress goes nowhere.
+// once against the rate limit), with no stream: its progress goes nowhere, and it has the
+// deadline of a call (fnapi.WithCallTimeout), a _meta.progressToken notwithstanding.
 // tasks/get answers its status (working, completed, failed, cancelled) with the tool's result
 // inlined once completed (a function's error too, with isError), or failed with a protocol
-// error when the server failed (INTERNAL-ERROR, a panic); tasks/cancel cancels it. A task is visible to the tokens that started
-// it only (else -32602, as an unknown id), kept Options.TaskTTL (1 h) once ended; a caller
-// holds at most Options.TasksPerCaller (16), Options.MaxTasks (10,000) in all, past which the
-// call answers an error. A task lives on the node that runs it: behind a load balancer, its
+// error when the server failed (INTERNAL-ERROR, a panic) or when the result, as JSON, is over
+// Options.MaxTaskResultBytes (1 MiB: REQUEST-TOO-LARGE with its limit, the result not kept);
+// tasks/cancel cancels it. A task is visible to the tokens that started it only (else -32602,
+// as an unknown id), kept Options.TaskTTL (1 h) once ended; a caller holds at most
+// Options.TasksPerCaller (16), Options.MaxTasks (10,000) in all, past which the call answers an
+// error without running. Anonymous callers (public tools, no token) have the same tokens: their
+// tasks are kept apart by their ids alone, 122 random bits, which act as bearer capabilities
+// (as the extension's security notes have it); serve tools whose results are private to
+// tokens. A task lives on the node that runs it: behind a load balancer, its
 // polls need affinity. A client without the extension gets the result at once, and -32021 for
 // the task methods and for the functions of Options.TasksRequired. A task whose function
 // asks its client (Ask) waits with status input_required, its questions in tasks/get's
@@ -107,7 +113,9 @@
 // call does; unanswered for Options.StateTTL (1 h), the task ends cancelled. A function of
 // Options.AskBeforeTask asks before it is a task: its call runs at once until the function
 // asks; a question the request does not answer is an input_required round (no task), one it
-// answers makes the call a task there, which runs on. Not supported yet: status
+// answers makes the call a task there, which runs on. Its task's slot is taken before the
+// function runs (and given back after a round with no task): past the bound, the call is
+// refused without running. Not supported yet: status
 // notifications.
 //
 // Not supported yet: OAuth authorization, the server's own stream (GET), resuming a broken

@@ -79,6 +79,11 @@ type Options struct {
 	MaxTasks int
 	// TaskTTL is how long an ended task stays readable (its ttlMs). Default: 1 h.
 	TaskTTL time.Duration
+	// MaxTaskResultBytes bounds the result a task keeps for tasks/get (the tool's result as
+	// JSON): a larger one is not kept, and the task fails with the protocol error
+	// REQUEST-TOO-LARGE (code -32000, data {"error": "REQUEST-TOO-LARGE", "limit": n}).
+	// Default: 1 MiB.
+	MaxTaskResultBytes int64
 	// StateTTL is how long a requestState stays valid: the client's user has that long to
 	// answer. Default: 1 h.
 	StateTTL time.Duration
@@ -180,6 +185,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.TaskTTL <= 0 {
 		o.TaskTTL = time.Hour
+	}
+	if o.MaxTaskResultBytes <= 0 {
+		o.MaxTaskResultBytes = 1 << 20
 	}
 	if o.StateTTL <= 0 {
 		o.StateTTL = time.Hour

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/jsonrpc"
 	"github.com/fnapi/fnapi/transport"
 	"github.com/google/uuid"
@@ -67,6 +68,13 @@ func (ts *tasks) start(t *task) bool {
 	}
 	ts.m[t.id] = t
 	return true
+}
+
+// drop forgets the task id: a slot taken for a call that did not become a task.
+func (ts *tasks) drop(id string) {
+	ts.mu.Lock()
+	delete(ts.m, id)
+	ts.mu.Unlock()
 }
 
 // get returns the task id of owner, nil when there is none (never was, expired, another's).
@@ -229,7 +237,10 @@ func (s *Server) startTask(ctx context.Context, x *transport.Exchange, sess *ses
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	t := &task{id: uuid.NewString(), owner: x.TokenDigest(), caller: sess.caller, created: now, updated: now, status: "working", cancel: cancel}
 	first := slices.Contains(s.opts.AskBeforeTask, sess.name)
-	if !first && !s.tasks.start(t) {
+	// The task's slot is taken before the function runs, even for a call of AskBeforeTask that
+	// may end up no task (askFirst gives the slot back then): a function must never run, its
+	// effects done, for its call to answer "too many tasks", which a client retries.
+	if !s.tasks.start(t) {
 		cancel()
 		return nil, errTooManyTasks
 	}
@@ -263,7 +274,7 @@ func (s *Server) startTask(ctx context.Context, x *transport.Exchange, sess *ses
 				return
 			}
 			if len(asked) == 0 || cctx.Err() != nil || !t.wait(cctx, asked, s.opts.StateTTL) {
-				t.end(res, err)
+				t.end(s.keep(res, err))
 				return
 			}
 		}
@@ -301,31 +312,47 @@ type preTask struct {
 // error, or a task already ended with its result.
 func (s *Server) askFirst(ctx context.Context, t *task, a *answer, tasked <-chan struct{}, pre <-chan preTask) (any, *jsonrpc.Error) {
 	select {
-	case <-ctx.Done(): // the client went away: so does the call
+	case <-ctx.Done(): // the client went away: so does the call, and its slot
 		t.cancel()
+		s.tasks.drop(t.id)
 		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "the request was cancelled")
-	case <-tasked:
-		if !s.tasks.start(t) {
-			t.cancel()
-			return nil, errTooManyTasks
-		}
+	case <-tasked: // its slot was taken before it ran (see startTask)
 		return t.view(s.opts.TaskTTL, "task"), nil
 	case p := <-pre:
 		switch {
-		case len(p.asked) > 0:
+		case len(p.asked) > 0: // no task: the slot is free again
+			s.tasks.drop(t.id)
 			a.input.mu.Lock()
 			a.input.asked = p.asked
 			a.input.mu.Unlock()
 			return struct{}{}, nil
 		case p.err != nil:
+			s.tasks.drop(t.id)
 			return nil, p.err
 		}
-		if !s.tasks.start(t) {
-			return nil, errTooManyTasks
-		}
-		t.end(p.res, nil)
+		t.end(s.keep(p.res, nil))
 		return t.view(s.opts.TaskTTL, "task"), nil
 	}
+}
+
+// keep is what a task keeps of how its call ended: a result whose JSON is over
+// Options.MaxTaskResultBytes is not kept, and the task fails with REQUEST-TOO-LARGE and its
+// limit (a protocol error, as tasks/get answers a failed task).
+func (s *Server) keep(res any, err *jsonrpc.Error) (any, *jsonrpc.Error) {
+	if err != nil || res == nil {
+		return res, err
+	}
+	b, ok := res.(json.RawMessage) // a tool's result (see toolResult)
+	if !ok {
+		var mErr error
+		if b, mErr = jsonrpc.Marshal(res); mErr != nil {
+			return res, nil
+		}
+	}
+	if int64(len(b)) > s.opts.MaxTaskResultBytes {
+		return nil, jsonrpc.FromAPI(apierr.New(apierr.RequestTooLarge, "limit", s.opts.MaxTaskResultBytes))
+	}
+	return res, nil
 }
 
 // taskMethod answers tasks/get, tasks/cancel and tasks/update.

@@ -208,6 +208,11 @@ func (s *Server) callTool(ctx context.Context, x *transport.Exchange, sess *sess
 		}
 		token = mt.Get("progressToken")
 	}
+	if a.task {
+		// A task has no stream: its progress would go nowhere, and a progress sink would give
+		// its call a stream's deadline (StreamTimeout) instead of a call's, keeping every chunk.
+		token = nil
+	}
 	if token != nil {
 		var progress any // declared here: decoding into it allocates only with a token
 		if json.Unmarshal(token, &progress) != nil {
