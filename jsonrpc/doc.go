@@ -14,8 +14,12 @@
 //
 // A batch (a JSON array of requests) holds at most Options.MaxBatch requests (default 100),
 // and the body at most Options.MaxBytes bytes (default 1 MiB); its requests run one after the
-// other, in order. A notification (a request without id) runs and is not answered; a body of
-// notifications only answers 202 Accepted with no body.
+// other, in order, within one deadline for the whole batch, Options.BatchTimeout (default
+// 60 s): the call running at that deadline ends with TIMEOUT, and the requests after it are
+// answered TIMEOUT without running. When the client goes away, the batch stops: the requests
+// not yet run are not run (answered CANCELLED, for whatever can still read the answer). A
+// notification (a request without id) runs and is not answered; a body of notifications only
+// answers 202 Accepted with no body.
 //
 // Errors: a body that is not JSON is -32700; a request that is not a valid JSON-RPC 2.0
 // request (a wrong "jsonrpc", a method that is not a string, a batch over the limit) is

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/internal/calllink"
@@ -22,6 +23,12 @@ type Options struct {
 	// MaxBytes is the largest body, one request or a batch; past it the answer is HTTP 413
 	// with REQUEST-TOO-LARGE. Default: 1 MiB.
 	MaxBytes int64
+	// BatchTimeout is the deadline of a whole batch, from when its body is read: a call still
+	// running then ends with TIMEOUT (its own deadline is the sooner of the call's and the
+	// batch's), and the calls after it are answered TIMEOUT without running. A single request
+	// has its call's deadline only. Default: 60 s, the default call deadline
+	// (fnapi.WithCallTimeout).
+	BatchTimeout time.Duration
 }
 
 // Server is the JSON-RPC 2.0 endpoint: set it in transport.Config.Endpoints under "jsonrpc"
@@ -35,6 +42,9 @@ func New(opts Options) *Server {
 	}
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = 1 << 20
+	}
+	if opts.BatchTimeout <= 0 {
+		opts.BatchTimeout = 60 * time.Second
 	}
 	return &Server{opts: opts}
 }
@@ -60,13 +70,26 @@ func (s *Server) ServeEndpoint(w http.ResponseWriter, r *http.Request, x *transp
 		Write(w, Response{JSONRPC: Version, ID: null, Error: perr})
 		return
 	}
+	ctx := r.Context()
+	if batch { // one deadline for the whole batch, not one per call
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.opts.BatchTimeout)
+		defer cancel()
+	}
 	out := make([]Response, 0, len(reqs))
 	for i := range reqs {
-		if errs[i] != nil {
+		var res Response
+		switch {
+		case errs[i] != nil:
 			out = append(out, Response{JSONRPC: Version, ID: reqs[i].ID, Error: errs[i]})
 			continue
+		case ctx.Err() != nil:
+			// The client went away (CANCELLED), or the batch is past its deadline (TIMEOUT):
+			// the rest is answered, if an answer can still be written, without running.
+			res = Response{JSONRPC: Version, ID: reqs[i].ID, Error: FromAPI(ctx.Err())}
+		default:
+			res = s.call(ctx, x, &reqs[i])
 		}
-		res := s.call(r.Context(), x, &reqs[i])
 		if !reqs[i].IsNotification() {
 			out = append(out, res)
 		}
