@@ -118,15 +118,17 @@ type CaptureHTTP struct {
 
 // CaptureDNS counts the capture probe's DNS records.
 type CaptureDNS struct {
-	Records   uint64 `json:"records" jsonschema:"description=Records of DNS queries made"`
-	Timeouts  uint64 `json:"timeouts" jsonschema:"description=Of those\\, queries unanswered after 10 s (rcode timeout)"`
-	Forgotten uint64 `json:"forgotten" jsonschema:"description=Queries forgotten unanswered past 8\\,192 waiting; no record"`
+	Records      uint64 `json:"records" jsonschema:"description=Records of DNS queries made"`
+	Timeouts     uint64 `json:"timeouts" jsonschema:"description=Of those\\, queries unanswered after 10 s (rcode timeout)"`
+	Forgotten    uint64 `json:"forgotten" jsonschema:"description=Queries forgotten unanswered past 8\\,192 waiting; no record"`
+	NamesLeftOut uint64 `json:"names_left_out" jsonschema:"description=Records whose query name reads {other}: past 10\\,000 distinct names an hour per source"`
 }
 
 // CaptureTLS counts the capture probe's TLS records.
 type CaptureTLS struct {
-	Records      uint64 `json:"records" jsonschema:"description=Records of TLS handshakes made"`
-	CertsSkipped uint64 `json:"certs_skipped" jsonschema:"description=Certificates not read (a leaf past 64 KiB\\, or 64 MiB buffered for a source): their handshake's record has no tls.not_after"`
+	Records        uint64 `json:"records" jsonschema:"description=Records of TLS handshakes made"`
+	CertsSkipped   uint64 `json:"certs_skipped" jsonschema:"description=Certificates not read (a leaf past 64 KiB\\, or 64 MiB buffered for a source): their handshake's record has no tls.not_after"`
+	IssuersLeftOut uint64 `json:"issuers_left_out" jsonschema:"description=Records whose issuer reads {other}: past 10\\,000 distinct issuers an hour per source"`
 }
 
 // CollectorSocket is one UDP socket of the collector.

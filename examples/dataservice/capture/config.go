@@ -42,6 +42,17 @@ type Config struct {
 	// one hour carry: past it a record's path reads HTTPOther, counted in
 	// Stats.HTTPPathsLeftOut. Default: 10,000 an hour.
 	MaxHTTPPaths int
+	// MaxDNSNames bounds the distinct query names (dns.qname; the root's "" aside) the DNS
+	// records of one hour carry: past it a record's name reads HTTPOther, "{other}", counted in
+	// Stats.DNSNamesLeftOut. A query needs no answer to make a record (unanswered, its record
+	// says rcode timeout), so whoever sends packets chooses these names. Default: 10,000 an
+	// hour.
+	MaxDNSNames int
+	// MaxTLSIssuers bounds the distinct certificate issuers (tls.issuer) the TLS records of one
+	// hour carry: past it a record's issuer reads HTTPOther, "{other}", counted in
+	// Stats.TLSIssuersLeftOut, since whoever answers a ClientHello chooses its certificate.
+	// Default: 10,000 an hour.
+	MaxTLSIssuers int
 }
 
 func (c *Config) setDefaults() {
@@ -71,6 +82,12 @@ func (c *Config) setDefaults() {
 	if c.MaxHTTPPaths <= 0 {
 		c.MaxHTTPPaths = 10_000
 	}
+	if c.MaxDNSNames <= 0 {
+		c.MaxDNSNames = 10_000
+	}
+	if c.MaxTLSIssuers <= 0 {
+		c.MaxTLSIssuers = 10_000
+	}
 }
 
 // Stats counts what a Table saw.
@@ -99,9 +116,11 @@ type Stats struct {
 	// HTTPPathsLeftOut records whose path read HTTPOther.
 	HTTPRecords, HTTPUnanswered, HTTPOrphans, HTTPGivenUp, HTTPGaps, HTTPTooLong, HTTPPathsLeftOut uint64
 	// DNSRecords counts the records of DNS queries (records.LayerDNS), DNSTimeouts those
-	// without an answer; DNSForgotten the queries forgotten unanswered past MaxDNSQueries.
-	DNSRecords, DNSTimeouts, DNSForgotten uint64
+	// without an answer; DNSForgotten the queries forgotten unanswered past MaxDNSQueries;
+	// DNSNamesLeftOut the records whose query name read HTTPOther, past Config.MaxDNSNames.
+	DNSRecords, DNSTimeouts, DNSForgotten, DNSNamesLeftOut uint64
 	// TLSRecords counts the records of TLS handshakes (records.LayerTLS); TLSCertsSkipped the
-	// certificates not read, their leaf past MaxTLSMessage or MaxTLSBuffered.
-	TLSRecords, TLSCertsSkipped uint64
+	// certificates not read, their leaf past MaxTLSMessage or MaxTLSBuffered;
+	// TLSIssuersLeftOut the records whose issuer read HTTPOther, past Config.MaxTLSIssuers.
+	TLSRecords, TLSCertsSkipped, TLSIssuersLeftOut uint64
 }

@@ -85,11 +85,18 @@ func (t *Table) dnsExpire(now int64, all bool) {
 
 // dnsRecord emits the record of query e: answered with rcode after srt nanoseconds, or
 // unanswered (rcode records.RCodeTimeout, srt negative: no sample). Its time is the slice in
-// which the query was sent.
+// which the query was sent; its name reads HTTPOther past Config.MaxDNSNames distinct names
+// in the records of that hour (Stats.DNSNamesLeftOut): the query alone makes the record.
 func (t *Table) dnsRecord(e *dnsQuery, rcode uint16, srt int64) {
 	r := Record{Time: t.sliceOf(e.at), Protocol: e.k.proto, Layer: records.LayerDNS,
 		Client: Side{IP: e.k.client.Unmap(), Port: e.k.port}, Server: Side{IP: e.k.server.Unmap(), Port: e.serverPort},
 		DNS: records.DNS{QName: e.qname, QType: e.qtype, RCode: rcode}}
+	if e.qname != "" {
+		var ok bool
+		if r.DNS.QName, ok = t.dnsNames.Bound(r.Time/3600, e.qname); !ok {
+			t.stats.DNSNamesLeftOut++
+		}
+	}
 	if srt >= 0 {
 		r.SRT.Add(time.Duration(srt))
 	}

@@ -187,12 +187,15 @@
 //     EDNS's extended codes are not read) and SRT, from the query's packet to the answer's.
 //     A query unanswered after Config.DNSTimeout (10 s; noticed at the next DNS packet or
 //     slice end), or still waiting at Flush, is a record of RCode records.RCodeTimeout without
-//     SRT (Stats.DNSTimeouts). A query repeated with its id, ports and question before its
-//     timeout is the same query, timed from the first. A truncated answer (TC) answers its
-//     UDP query, and the retry over TCP is a second query with its own record. At most
-//     Config.MaxDNSQueries (8,192, about 2 MB) wait for their answer: a new one past it forgets
-//     the oldest, which then has no record (Stats.DNSForgotten). Answers over TCP name
-//     servers too, from what their first 512 bytes hold.
+//     SRT (Stats.DNSTimeouts). The records of one hour carry at most Config.MaxDNSNames
+//     (10,000) distinct names (the root's "" aside): past it a record's name reads HTTPOther,
+//     "{other}" (Stats.DNSNamesLeftOut), since a query needs no answer to make a record and
+//     whoever sends packets chooses its name. A query repeated with its id, ports and
+//     question before its timeout is the same query, timed from the first. A truncated
+//     answer (TC) answers its UDP query, and the retry over TCP is a second query with its
+//     own record. At most Config.MaxDNSQueries (8,192, about 2 MB) wait for their answer: a
+//     new one past it forgets the oldest, which then has no record (Stats.DNSForgotten).
+//     Answers over TCP name servers too, from what their first 512 bytes hold.
 //   - TLS in any TCP conversation whose client's first payload begins a handshake record
 //     holding a ClientHello, whatever the port (STARTTLS, and a capture that begins after the
 //     ClientHello, are not read). Each direction's TLS records are read in order, and the
@@ -205,12 +208,15 @@
 //     waits for the next ServerHello). With TLS 1.2 and older the server's Certificate
 //     message is in clear: the leaf's NotAfter (Unix seconds) and Issuer (its distinguished
 //     name in RFC 2253's form, cut at records.MaxIssuerLen), parsed with crypto/x509 once per
-//     certificate (the latest 1,024 remembered). CT runs from the ClientHello's first packet
-//     to the packet that ends the server's Finished: with TLS 1.2 and older, its first
-//     handshake record after its ChangeCipherSpec; with TLS 1.3, where the Finished is
-//     encrypted, the end of the server's first flight: its last packet before the client
-//     sends again (the client's Finished), which a server sends right after its Finished. A
-//     handshake that does not get so far (no ServerHello, an alert, a gap) has its record,
+//     certificate (the latest 1,024 remembered); the records of one hour carry at most
+//     Config.MaxTLSIssuers (10,000) distinct issuers: past it a record's issuer reads
+//     HTTPOther, "{other}" (Stats.TLSIssuersLeftOut), since whoever answers a ClientHello
+//     chooses its certificate. CT runs from the ClientHello's first packet to the packet
+//     that ends the server's Finished: with TLS 1.2 and older, its first handshake record
+//     after its ChangeCipherSpec; with TLS 1.3, where the Finished is encrypted, the end of
+//     the server's first flight: its last packet before the client sends again (the
+//     client's Finished), which a server sends right after its Finished. A handshake that
+//     does not get so far (no ServerHello, an alert, a gap) has its record,
 //     without CT, when its conversation ends; one whose ClientHello was not read has none.
 //     A message that crosses records or segments is copied, at most MaxTLSMessage (64 KiB) of
 //     it a direction (of a certificate chain, only the leaf), and at most MaxTLSBuffered

@@ -6,8 +6,9 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/records"
 )
 
-// HTTPOther is the path of a record past Config.MaxHTTPPaths, and the method of one past
-// HTTPMaxMethods: whoever sends requests chooses them.
+// HTTPOther is the path of a record past Config.MaxHTTPPaths, the method of one past
+// HTTPMaxMethods, the DNS query name of one past Config.MaxDNSNames and the TLS issuer of one
+// past Config.MaxTLSIssuers: whoever sends packets chooses them.
 const HTTPOther = "{other}"
 
 // httpCommon are the methods that need no look-up.
@@ -167,6 +168,26 @@ func intern[T string | []byte](s *interned, hour int64, b T) (string, bool) {
 	v := string(b)
 	s.m[v] = v
 	return v, true
+}
+
+// Names bounds the distinct values of one string key of one hour's records (a DNS query name,
+// a TLS issuer), as HTTPStrings bounds a request's: past its max an hour, or past its budget,
+// a new value reads HTTPOther. The probe keeps one per key and source, the flow collector one
+// per exporter. It is not safe for concurrent use.
+type Names struct{ s interned }
+
+// NewNames returns the bound of max values an hour; budget as NewHTTPStrings's.
+func NewNames(max int, budget *HTTPBudget) *Names {
+	return &Names{s: interned{m: map[string]string{}, max: max, budget: budget}}
+}
+
+// Bound returns v as the hour's records share it (its hour numbered as HTTPStrings's), or
+// HTTPOther and false past the bounds.
+func (n *Names) Bound(hour int64, v string) (string, bool) {
+	if s, ok := intern(&n.s, hour, v); ok {
+		return s, true
+	}
+	return HTTPOther, false
 }
 
 // internMethod is a record's method: as sent, past HTTPMaxMethods an hour HTTPOther.

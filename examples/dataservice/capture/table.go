@@ -32,6 +32,9 @@ type Table struct {
 	sliceEnd   int64 // ns; 0 before the first packet
 	stats      Stats
 	httpT      httpTable
+	// dnsNames and tlsIssuers are the query names and issuers of one hour's records
+	// (Config.MaxDNSNames, MaxTLSIssuers).
+	dnsNames, tlsIssuers *Names
 }
 
 // NewTable returns an empty table that passes each record to emit, from the goroutine that
@@ -44,6 +47,7 @@ func NewTable(cfg Config, emit func(Record)) *Table {
 		queries: newDNSQueries(cfg.MaxDNSQueries, int64(cfg.DNSTimeout)), hourNames: make(map[string]struct{}),
 	}
 	t.httpT.init(&cfg)
+	t.dnsNames, t.tlsIssuers = NewNames(cfg.MaxDNSNames, nil), NewNames(cfg.MaxTLSIssuers, nil)
 	return t
 }
 

@@ -96,7 +96,9 @@ func (t *Table) tlsSegment(c *conv, p *Packet, side int) bool {
 }
 
 // tlsRecord emits c's handshake record and stops decoding: its time is the slice of the
-// ClientHello; a handshake whose ClientHello was not read has none.
+// ClientHello; a handshake whose ClientHello was not read has none. Its issuer reads HTTPOther
+// past Config.MaxTLSIssuers distinct issuers in the records of that hour
+// (Stats.TLSIssuersLeftOut).
 func (t *Table) tlsRecord(c *conv) {
 	h := c.tls
 	c.tls = nil
@@ -108,6 +110,12 @@ func (t *Table) tlsRecord(c *conv) {
 		Client: Side{IP: c.rec.Client.IP, Port: c.rec.Client.Port}, Server: Side{IP: c.rec.Server.IP, Port: c.rec.Server.Port}}
 	if h.end != 0 {
 		r.CT.Add(time.Duration(h.end - h.helloAt))
+	}
+	if r.TLS.Issuer != "" {
+		var ok bool
+		if r.TLS.Issuer, ok = t.tlsIssuers.Bound(r.Time/3600, r.TLS.Issuer); !ok {
+			t.stats.TLSIssuersLeftOut++
+		}
 	}
 	if h.sni != "" && t.nameFits(t.sliceStart/1e9, h.sni) {
 		r.ServerName = h.sni

@@ -71,8 +71,11 @@ type Limits struct {
 	// doc): past them a record's host is "" and its path "{other}", as the probe's are
 	// (capture.HTTPStrings; its methods too: 64 an hour). Default: 10,000 each.
 	MaxHTTPHosts, MaxHTTPPaths int
-	// MaxHTTPBytes bounds the bytes of the distinct HTTP methods, hosts and paths that all
-	// exporters' records of one hour make together, each counted with
+	// MaxDNSNames bounds the distinct query names of the DNS records of one exporter's flows
+	// of one hour: past it a record's name reads "{other}" (capture.Names). Default: 10,000.
+	MaxDNSNames int
+	// MaxHTTPBytes bounds the bytes of the distinct HTTP methods, hosts and paths and DNS
+	// names that all exporters' records of one hour make together, each counted with
 	// capture.HTTPStringCost: past it a record's new strings are left out as past the
 	// exporter's own bounds. Default: 32 MiB (the memory they take stays within a small
 	// multiple of it: capture.HTTPBudget).
@@ -104,6 +107,7 @@ func (l *Limits) defaults() {
 	setD(&l.TemplateTTL, time.Hour)
 	set(&l.MaxHTTPHosts, 10_000)
 	set(&l.MaxHTTPPaths, 10_000)
+	set(&l.MaxDNSNames, 10_000)
 	set(&l.MaxHTTPBytes, 32<<20)
 	set(&l.Workers, runtime.GOMAXPROCS(0))
 }

@@ -150,8 +150,9 @@
 // record (none is invented). A template without these fields makes no layer record and costs
 // nothing more: its records read no more than before. As the probe bounds a source's, the HTTP
 // records of one exporter's flows of one hour carry at most Limits.MaxHTTPHosts (10,000) hosts,
-// Limits.MaxHTTPPaths (10,000) paths and 64 methods (capture.HTTPStrings, the probe's code):
-// past them a record's host is "", its path or method "{other}", counted in
+// Limits.MaxHTTPPaths (10,000) paths and 64 methods (capture.HTTPStrings, the probe's code),
+// its DNS records Limits.MaxDNSNames (10,000) query names (capture.Names):
+// past them a record's host is "", its path, method or query name "{other}", counted in
 // collector_layer_values_left_out_total, so that a device cannot grow the store's dictionaries
 // and the rollups' groups without end. All exporters together make at most Limits.MaxHTTPBytes
 // (32 MiB) of these strings an hour, so that a thousand exporters (spoofed sources among them)

@@ -33,12 +33,14 @@ type exporter struct {
 	refusedTpl   atomic.Uint64 // templates refused by the bounds
 	// ignoredFields counts vendor fields (nProbe's, Cisco AVC's) of an unusable length or value
 	ignoredFields atomic.Uint64
-	// leftOut counts HTTP methods, hosts and paths past the hourly bounds (boundHTTP)
+	// leftOut counts HTTP methods, hosts and paths and DNS names past the hourly bounds
+	// (boundHTTP, boundDNS)
 	leftOut   atomic.Uint64
 	templates atomic.Int64 // templates held
 
 	nf   netflowState
 	http *capture.HTTPStrings // of the HTTP records; nil until the first
+	dns  *capture.Names       // the query names of the DNS records; nil until the first
 }
 
 // exporterTable holds the exporters, at most max of them. When it is full, an exporter silent

@@ -165,6 +165,19 @@ func (c *Collector) boundHTTP(ex *exporter, r *records.Record) {
 	}
 }
 
+// boundDNS bounds the query name of ex's DNS record r as the probe bounds its source's
+// (capture.Names): Limits.MaxDNSNames an hour, in the budget of Limits.MaxHTTPBytes, counted
+// in ex.leftOut past them.
+func (c *Collector) boundDNS(ex *exporter, r *records.Record) {
+	if ex.dns == nil {
+		ex.dns = capture.NewNames(c.limits.MaxDNSNames, c.httpBytes)
+	}
+	var ok bool
+	if r.DNS.QName, ok = ex.dns.Bound(r.Time/3600, r.DNS.QName); !ok {
+		ex.leftOut.Add(1)
+	}
+}
+
 // urlPath returns the path of URL u: without a scheme and authority ("http://host"), its query
 // string and fragment.
 func urlPath(u []byte) []byte {

@@ -2,6 +2,7 @@ package collect
 
 import (
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -124,6 +125,27 @@ func TestNProbeDNS(t *testing.T) {
 		t.Fatalf("dns records %+v, want one of %+v", d, want)
 	}
 	sameConversation(t, d[0], layers(t, recs, records.LayerTransport)[0])
+}
+
+// TestDNSBounds checks Limits.MaxDNSNames: the DNS records of one exporter's flows of one hour
+// carry at most so many query names; the next read {other}, counted; a name already kept
+// stays.
+func TestDNSBounds(t *testing.T) {
+	t.Parallel()
+	fields := append(plainFields(), nprobeDNSFields...)
+	var data []byte
+	for i, name := range []string{"a.example", "b.example", "c.example", "d.example", "a.example", "e.example"} {
+		data = append(data, cat(v9Data(client4, server4, uint16(50000+i), 53, 80, 1, 3, 4), varlen(name), []byte{1}, []byte{0})...)
+	}
+	recs, c := collectAll(t, Limits{MaxDNSNames: 3}, NetFlow, now, ipfix(1700000040, 0, set(2, ipfixTemplate(256, fields...)), set(256, data)))
+	var got []string
+	for _, r := range layers(t, recs, records.LayerDNS) {
+		got = append(got, r.DNS.QName)
+	}
+	if want := []string{"a.example", "b.example", "c.example", capture.HTTPOther, "a.example", capture.HTTPOther}; !slices.Equal(got, want) {
+		t.Errorf("query names %q, want %q", got, want)
+	}
+	metric(t, c, `collector_layer_values_left_out_total{exporter="192.0.2.1",protocol="netflow"} 2`)
 }
 
 // TestCiscoHTTP checks Cisco AVC's HTTP host and URI statistics: a record of layer http per

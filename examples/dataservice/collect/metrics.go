@@ -27,7 +27,7 @@ var perExporter = []struct {
 		func(e *exporter) int64 { return int64(e.refusedTpl.Load()) }},
 	{"collector_fields_ignored_total", "counter", "nProbe or Cisco AVC fields ignored: of a length no unsigned integer has, or too large a value",
 		func(e *exporter) int64 { return int64(e.ignoredFields.Load()) }},
-	{"collector_layer_values_left_out_total", "counter", "HTTP methods, hosts and paths of layer records past the hourly bounds (read as {other}, or no host)",
+	{"collector_layer_values_left_out_total", "counter", "HTTP methods, hosts and paths and DNS query names of layer records past the hourly bounds (read as {other}, or no host)",
 		func(e *exporter) int64 { return int64(e.leftOut.Load()) }},
 	{"collector_templates", "gauge", "templates held",
 		func(e *exporter) int64 { return e.templates.Load() }},

@@ -69,8 +69,11 @@ func (c *Collector) decode(d datagram, b *batch, flows []Flow, recs []records.Re
 				d.ex.invalid.Add(1)
 				continue
 			}
-			if r.Layer == records.LayerHTTP {
+			switch r.Layer {
+			case records.LayerHTTP:
 				c.boundHTTP(d.ex, &r)
+			case records.LayerDNS:
+				c.boundDNS(d.ex, &r)
 			}
 			b.add(r)
 		}

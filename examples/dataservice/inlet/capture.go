@@ -73,10 +73,14 @@ var probeCounters = [...]struct {
 		func(s *capture.Stats) uint64 { return s.DNSTimeouts }, func(c *api.CaptureStatus) *uint64 { return &c.DNS.Timeouts }},
 	{"capture_dns_forgotten_total", "DNS queries forgotten unanswered, past the queries waiting (not recorded)",
 		func(s *capture.Stats) uint64 { return s.DNSForgotten }, func(c *api.CaptureStatus) *uint64 { return &c.DNS.Forgotten }},
+	{"capture_dns_names_left_out_total", "records of DNS queries whose name reads {other}: past the distinct names of an hour",
+		func(s *capture.Stats) uint64 { return s.DNSNamesLeftOut }, func(c *api.CaptureStatus) *uint64 { return &c.DNS.NamesLeftOut }},
 	{"capture_tls_records_total", "records of TLS handshakes the probe made",
 		func(s *capture.Stats) uint64 { return s.TLSRecords }, func(c *api.CaptureStatus) *uint64 { return &c.TLS.Records }},
 	{"capture_tls_certificates_skipped_total", "TLS certificates not read (a leaf past 64 KiB, or too many bytes buffered)",
 		func(s *capture.Stats) uint64 { return s.TLSCertsSkipped }, func(c *api.CaptureStatus) *uint64 { return &c.TLS.CertsSkipped }},
+	{"capture_tls_issuers_left_out_total", "records of TLS handshakes whose issuer reads {other}: past the distinct issuers of an hour",
+		func(s *capture.Stats) uint64 { return s.TLSIssuersLeftOut }, func(c *api.CaptureStatus) *uint64 { return &c.TLS.IssuersLeftOut }},
 }
 
 // captureSource is one source of the probe: an interface or the file.

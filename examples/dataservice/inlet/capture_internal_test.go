@@ -68,7 +68,7 @@ func TestCaptureTableMetrics(t *testing.T) {
 			t.Errorf("collector-status's %s = %d, want %d", p.metric, got, i+1)
 		}
 	}
-	if st.HTTP.Records != 2 || st.DNS.Records != 9 || st.TLS.CertsSkipped != 13 || st.NamesLeftOut != 1 {
+	if st.HTTP.Records != 2 || st.DNS.Records != 9 || st.TLS.CertsSkipped != 14 || st.DNS.NamesLeftOut != 12 || st.TLS.IssuersLeftOut != 15 || st.NamesLeftOut != 1 {
 		t.Errorf("collector-status's capture %+v", st)
 	}
 }

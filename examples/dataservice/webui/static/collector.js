@@ -180,8 +180,10 @@ export class Collector {
       ['Records', c.records, lost ? `${count.format(c.stored)} stored, ${count.format(lost)} lost` : `${count.format(c.stored)} stored`, lost > 0, 'records'],
       layerTile('HTTP requests', c.http, 'Requests in clear, each a record', [['unanswered', 'without a response'],
         ['orphans', 'responses to no request seen'], ['given_up', 'connections given up', true], ['paths_left_out', 'paths past the hour’s bound', true]], 'http'),
-      layerTile('DNS queries', c.dns, 'Queries, each a record', [['timeouts', 'unanswered'], ['forgotten', 'forgotten unanswered', true]], 'dns'),
-      layerTile('TLS handshakes', c.tls, 'Handshakes, each a record', [['certs_skipped', 'certificates not read', true]], 'tls'),
+      layerTile('DNS queries', c.dns, 'Queries, each a record', [['timeouts', 'unanswered'], ['forgotten', 'forgotten unanswered', true],
+        ['names_left_out', 'names past the hour’s bound', true]], 'dns'),
+      layerTile('TLS handshakes', c.tls, 'Handshakes, each a record', [['certs_skipped', 'certificates not read', true],
+        ['issuers_left_out', 'issuers past the hour’s bound', true]], 'tls'),
     ];
     $('collector-capture-totals').replaceChildren(...tiles.map(([name, v, note, bad, key]) => {
       const d = el('div', {class: `card stat${bad ? ' bad' : ''}`, 'data-capture': key});
