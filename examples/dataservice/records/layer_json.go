@@ -61,10 +61,7 @@ func parseLayer(fields map[string]json.RawMessage, r *Record) error {
 }
 
 func parseHTTP(v json.RawMessage) (HTTP, error) {
-	fields, err := object(v, "http")
-	if err == nil {
-		err = checkFields(fields, "http.", "method", "status", "host", "path")
-	}
+	fields, err := object(v, "http", "http.", "method", "status", "host", "path")
 	if err != nil {
 		return HTTP{}, err
 	}
@@ -90,10 +87,7 @@ func parseHTTP(v json.RawMessage) (HTTP, error) {
 }
 
 func parseDNS(v json.RawMessage) (DNS, error) {
-	fields, err := object(v, "dns")
-	if err == nil {
-		err = checkFields(fields, "dns.", "qname", "qtype", "rcode")
-	}
+	fields, err := object(v, "dns", "dns.", "qname", "qtype", "rcode")
 	if err != nil {
 		return DNS{}, err
 	}
@@ -112,10 +106,7 @@ func parseDNS(v json.RawMessage) (DNS, error) {
 }
 
 func parseTLS(v json.RawMessage) (TLS, error) {
-	fields, err := object(v, "tls")
-	if err == nil {
-		err = checkFields(fields, "tls.", "version", "cipher", "not_after", "issuer")
-	}
+	fields, err := object(v, "tls", "tls.", "version", "cipher", "not_after", "issuer")
 	if err != nil {
 		return TLS{}, err
 	}

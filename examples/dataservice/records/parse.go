@@ -54,13 +54,10 @@ func ParseRecord(raw json.RawMessage, now time.Time) (Record, error) {
 // parseReference is ParseRecord without its fast path: the definition of the format, on
 // encoding/json, and the source of every error.
 func parseReference(raw json.RawMessage, now time.Time) (Record, error) {
-	fields, err := object(raw, "")
-	if err != nil {
-		return Record{}, err
-	}
-	if err := checkFields(fields, "", "time", "protocol", "application", "client", "server", "exporter", "in_if", "out_if",
+	fields, err := object(raw, "", "", "time", "protocol", "application", "client", "server", "exporter", "in_if", "out_if",
 		"ct", "ct_samples", "ct_hist", "srt", "srt_samples", "srt_hist", "dtt", "dtt_samples", "dtt_hist", "resets", "server_name",
-		"layer", "http", "dns", "tls"); err != nil {
+		"layer", "http", "dns", "tls")
+	if err != nil {
 		return Record{}, err
 	}
 	var r Record
@@ -188,11 +185,8 @@ func parseApplication(v json.RawMessage) (string, error) {
 }
 
 func parseEndpoint(v json.RawMessage, side string) (Endpoint, error) {
-	fields, err := object(v, side)
+	fields, err := object(v, side, side+".", "ip", "port", "bytes", "packets", "rtt", "rtt_samples", "rtt_hist", "retrans", "zero_windows")
 	if err != nil {
-		return Endpoint{}, err
-	}
-	if err := checkFields(fields, side+".", "ip", "port", "bytes", "packets", "rtt", "rtt_samples", "rtt_hist", "retrans", "zero_windows"); err != nil {
 		return Endpoint{}, err
 	}
 	if _, ok := fields["ip"]; !ok {

@@ -57,17 +57,31 @@ func parseTiming(fields map[string]json.RawMessage, prefix, name string) (Timing
 // parseHist parses a time's optional histogram: [[index, count], ...], its non-empty buckets
 // (package histogram's indexes, 0..Buckets-1) by increasing index, whose counts add up to the
 // time's samples.
+//
+// v is a member of an object that object read, valid JSON: its pairs are read in place, one
+// at a time, and the first wrong one ends the reading, so that a list of millions costs no
+// memory.
 func parseHist(v json.RawMessage, samples uint64) (histogram.Histogram, error) {
-	var pairs []json.RawMessage
-	if t := bytes.TrimSpace(v); len(t) == 0 || t[0] != '[' || json.Unmarshal(t, &pairs) != nil {
+	if t := bytes.TrimSpace(v); len(t) == 0 || t[0] != '[' || !json.Valid(t) {
 		return histogram.Histogram{}, &RecordError{Reason: "not a list of [index, count] pairs"}
 	}
 	var h histogram.Histogram
 	var total uint64
 	last := -1
-	for _, p := range pairs {
-		var pair []json.RawMessage
-		if t := bytes.TrimSpace(p); len(t) == 0 || t[0] != '[' || json.Unmarshal(t, &pair) != nil || len(pair) != 2 {
+	for p := range elements(bytes.TrimSpace(v)) {
+		var pair [2]json.RawMessage
+		size := 0 // the pair's, counted to 3
+		if t := bytes.TrimSpace(p); len(t) > 0 && t[0] == '[' {
+			for e := range elements(t) {
+				if size < 2 {
+					pair[size] = e
+				}
+				if size++; size > 2 {
+					break
+				}
+			}
+		}
+		if size != 2 {
 			return histogram.Histogram{}, &RecordError{Reason: "not a list of [index, count] pairs"}
 		}
 		i, err := integer(pair[0])
