@@ -23,8 +23,8 @@ const (
 	// community): ~2M such sets, where a full table has a few hundred thousand. Past it the
 	// session is reset.
 	DefaultMaxAttrBytes = 512 << 20
-	// DefaultMaxRouters is the routers (addresses of -bgp-peers that connected) the speaker
-	// keeps a table and a status for.
+	// DefaultMaxRouters is the routers (addresses of -bgp-peers whose session got as far as a
+	// valid OPEN) the speaker keeps a table and a status for.
 	DefaultMaxRouters = 1024
 	// DefaultRestartTime bounds how long a router that restarts gracefully (RFC 4724, the
 	// speaker a receiver only) keeps its routes, marked stale, until it is back and sends
@@ -51,8 +51,10 @@ type Config struct {
 	// MaxAttrBytes is each router's bound on the bytes of the distinct AS paths and
 	// communities it sends; DefaultMaxAttrBytes when 0.
 	MaxAttrBytes int
-	// MaxRouters bounds the routers the speaker knows: a connection from another address
-	// once it has as many is closed at once; DefaultMaxRouters when 0.
+	// MaxRouters bounds the routers the speaker knows, the addresses whose session got as far
+	// as a valid OPEN. Once it has as many, a new router takes the place of the one idle the
+	// longest without routes (nor stale ones); when every router has a session or routes, a
+	// connection from another address is closed at once. DefaultMaxRouters when 0.
 	MaxRouters int
 	// RestartTime bounds a gracefully restarting router's stale routes; DefaultRestartTime
 	// when 0.

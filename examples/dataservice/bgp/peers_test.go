@@ -192,16 +192,20 @@ func communities(comms []uint32) []string {
 	return out
 }
 
-// TestMaxRouters: with -bgp-peers a prefix, the routers the speaker knows are bounded (4
-// here): a connection from a fifth address is closed at once, before the speaker's OPEN; a
-// router it knows may still connect.
+// TestMaxRouters: with -bgp-peers a prefix, the routers the speaker knows (those that sent a
+// valid OPEN) are bounded (4 here): while each has its session, a connection from a fifth
+// address is closed at once, before the speaker's OPEN, and is not in Status; a router it
+// knows may still connect.
 func TestMaxRouters(t *testing.T) {
 	t.Parallel()
 	s, port := testenv.StartSpeaker(t, bgp.Config{MaxRouters: 4}, nil, "127.0.1.0/24")
+	var first *rawPeer
 	for i := 1; i <= 4; i++ {
-		p := connect(t, fmt.Sprintf("127.0.1.%d", i), port)
-		if typ, _ := p.read(); typ != 1 {
-			t.Fatalf("router %d: message %d from the speaker, want its OPEN", i, typ)
+		addr := fmt.Sprintf("127.0.1.%d", i)
+		p := dialRaw(t, addr, port, uint32(64810+i))
+		testutil.Eventually(t, "the session of "+addr, established(s, addr))
+		if i == 1 {
+			first = p
 		}
 	}
 	if typ, _ := connect(t, "127.0.1.5", port).read(); typ != 0 {
@@ -210,6 +214,8 @@ func TestMaxRouters(t *testing.T) {
 	if _, ok := peer(s, "127.0.1.5"); ok {
 		t.Error("the fifth router is in Status")
 	}
+	first.conn.Close()
+	testutil.Eventually(t, "the first session to end", func() bool { p, _ := peer(s, "127.0.1.1"); return p.State == "idle" })
 	dialRaw(t, "127.0.1.1", port, 64811)
 	testutil.Eventually(t, "a known router's session", established(s, "127.0.1.1"))
 }

@@ -125,7 +125,9 @@ func (ss *session) open() *ending {
 	}
 	ss.as, ss.ibgp = as, as == s.cfg.AS
 	ss.hold = min(s.cfg.HoldTime, time.Duration(o.HoldTime)*time.Second)
-	ss.capabilities(&o)
+	if e := ss.capabilities(&o); e != nil {
+		return e
+	}
 	if err := ss.send(keepalive); err != nil {
 		return &ending{why: err.Error()}
 	}
@@ -144,9 +146,10 @@ func (ss *session) open() *ending {
 	return nil
 }
 
-// capabilities notes what the router's OPEN offers: 4-octet AS numbers, the families both
-// sides have (IPv4 unicast when it lists none, RFC 4760), graceful restart.
-func (ss *session) capabilities(o *gobgp.BGPOpen) {
+// capabilities notes what the router's OPEN, a valid one, offers: 4-octet AS numbers, the
+// families both sides have (IPv4 unicast when it lists none, RFC 4760), graceful restart. A
+// router's first valid OPEN adds it to the speaker (Status, a table), within MaxRouters.
+func (ss *session) capabilities(o *gobgp.BGPOpen) *ending {
 	var caps []gobgp.ParameterCapabilityInterface
 	for _, p := range o.OptParams {
 		if c, ok := p.(*gobgp.OptionParameterCapability); ok {
@@ -174,9 +177,16 @@ func (ss *session) capabilities(o *gobgp.BGPOpen) {
 	ss.opt = &gobgp.MarshallingOption{Use2ByteAS: !ss.as4}
 	grTime, gr4, gr6 := restartOf(caps)
 	ss.s.mu.Lock()
-	r := ss.s.routerOf(ss.addr)
+	defer ss.s.mu.Unlock()
+	if e := ss.halt.Load(); e != nil { // closed meanwhile (a newer connection, Stop, room for others)
+		return e
+	}
+	r, e := ss.s.addRouter(ss)
+	if e != nil {
+		return e
+	}
 	r.grTime, r.gr4, r.gr6 = grTime, gr4, gr6
-	ss.s.mu.Unlock()
+	return nil
 }
 
 // established reads the router's messages until the session ends.
@@ -424,15 +434,18 @@ func (ss *session) end(e *ending) {
 	// not lost to a reset of a connection with unread data; not when the router is on a newer
 	// connection already, and cut short by one, which has no use for it: else each connection
 	// of a router connecting in a loop would be held for the drain.
-	if c, ok := ss.conn.(*net.TCPConn); ok && ss.s.draining(ss) && c.CloseWrite() == nil {
-		_ = c.SetReadDeadline(time.Now().Add(drainTime))
-		if ss.cut.Load() {
-			_ = c.SetReadDeadline(time.Now())
+	if c, ok := ss.conn.(*net.TCPConn); ok && ss.s.draining(ss) {
+		if c.CloseWrite() == nil {
+			_ = c.SetReadDeadline(time.Now().Add(drainTime))
+			if ss.cut.Load() {
+				_ = c.SetReadDeadline(time.Now())
+			}
+			_, _ = io.Copy(io.Discard, io.LimitReader(c, 1<<20))
 		}
-		_, _ = io.Copy(io.Discard, io.LimitReader(c, 1<<20))
 		ss.s.drained(ss)
 	}
 	ss.conn.Close()
+	ss.s.closed(ss)
 }
 
 // drainTime bounds the drain of a session's end (a variable for the tests).
@@ -448,8 +461,8 @@ func (ss *session) cutDrain() {
 func (ss *session) state(st gobgp.FSMState) {
 	ss.s.mu.Lock()
 	defer ss.s.mu.Unlock()
-	if ss.s.sessions[ss.addr] == ss {
-		ss.s.routerOf(ss.addr).state = st
+	if r := ss.s.routers[ss.addr]; r != nil && ss.s.sessions[ss.addr] == ss {
+		r.state = st
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,11 +28,16 @@ type Speaker struct {
 
 	mu       sync.RWMutex // guards what follows: the sessions and the learned routes
 	sessions map[netip.Addr]*session
-	routers  map[netip.Addr]*router
-	order    []*router // routers in the order they first connected, for Lookup's fallback
-	attrs    *interned
-	buf      []byte
-	refused  map[netip.Addr]bool
+	// routers are the addresses whose session got as far as a valid OPEN (at most MaxRouters;
+	// a new one takes the place of the router idle the longest, without routes, when full).
+	routers map[netip.Addr]*router
+	order   []*router // routers in the order of their first valid OPEN, for Lookup's fallback
+	// opening are the connections from addresses that are not routers, before their OPEN, the
+	// oldest first, until they close (at most maxOpening).
+	opening []*session
+	attrs   *interned
+	buf     []byte
+	refused map[netip.Addr]bool
 
 	amu       sync.Mutex // guards announced and peers
 	announced map[Mitigation]*announcement
@@ -39,6 +45,7 @@ type Speaker struct {
 
 	updates, refusals atomic.Uint64
 	full              atomic.Bool // MaxRouters reached, logged once
+	crowded           atomic.Bool // maxOpening reached, logged once
 	stopped           sync.Once
 }
 
@@ -144,19 +151,79 @@ func (s *Speaker) accept() {
 	}
 }
 
-// known reports whether addr is a router the speaker has a table for, or may have one more:
-// without the bound, each address of a prefix of -bgp-peers (an IPv6 /64, say) that connects
-// would add a router, kept in Status and searched by Lookup, before it sends anything.
+// known reports whether addr is a router the speaker has a table for, or may have one more
+// (there are fewer than MaxRouters, or one is idle without routes and may make room): else
+// its connection is closed before anything is read. A router is added only by its session's
+// valid OPEN (session.open), where the bound is kept: an address of a prefix of -bgp-peers (an
+// IPv6 /64, say) that connects and sends nothing adds no router.
 func (s *Speaker) known(addr netip.Addr) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if s.routers[addr] != nil || len(s.routers) < s.cfg.MaxRouters {
+	if s.routers[addr] != nil || len(s.routers) < s.cfg.MaxRouters || s.idlest() != nil {
 		return true
 	}
+	s.warnFull(addr)
+	return false
+}
+
+// warnFull logs, once, that a new router was turned away for MaxRouters.
+func (s *Speaker) warnFull(addr netip.Addr) {
 	if s.full.CompareAndSwap(false, true) {
 		s.log.Warn("bgp: more routers than the bound; connections from new addresses are closed", "addr", addr, "max_routers", s.cfg.MaxRouters)
 	}
-	return false
+}
+
+// idlest returns the router that may make room for a new one: of those without a session,
+// routes or stale routes (kept through a graceful restart), the one idle the longest (nil:
+// none). Under s.mu.
+func (s *Speaker) idlest() *router {
+	var idle *router
+	for _, r := range s.order {
+		if s.sessions[r.addr] == nil && r.stale4 == nil && r.stale6 == nil &&
+			r.v4.routes == 0 && r.v6.routes == 0 && (idle == nil || r.since.Before(idle.since)) {
+			idle = r
+		}
+	}
+	return idle
+}
+
+// addRouter adds the router of ss, whose OPEN is valid, unless it has one already. When there
+// are MaxRouters, the idlest one without routes goes (out of Status and of Lookup's fallback);
+// when none may, the session ends (Cease, out of resources). Under s.mu.
+func (s *Speaker) addRouter(ss *session) (*router, *ending) {
+	if r := s.routers[ss.addr]; r != nil {
+		s.opened(ss)
+		return r, nil
+	}
+	if len(s.routers) >= s.cfg.MaxRouters {
+		idle := s.idlest()
+		if idle == nil {
+			s.warnFull(ss.addr)
+			return nil, notify(gobgp.BGP_ERROR_CEASE, gobgp.BGP_ERROR_SUB_OUT_OF_RESOURCES, nil, "more routers than the bound")
+		}
+		s.log.Info("bgp: an idle router without routes makes room for a new one", "router", idle.addr, "new", ss.addr)
+		delete(s.routers, idle.addr)
+		s.order = slices.DeleteFunc(s.order, func(r *router) bool { return r == idle })
+	}
+	r := &router{addr: ss.addr, v4: newTrie(), v6: newTrie(), since: time.Now(), state: gobgp.BGP_FSM_OPENSENT}
+	s.routers[ss.addr] = r
+	s.order = append(s.order, r)
+	s.opened(ss)
+	return r, nil
+}
+
+// opened takes ss out of the connections before their OPEN. Under s.mu.
+func (s *Speaker) opened(ss *session) {
+	if i := slices.Index(s.opening, ss); i >= 0 {
+		s.opening = slices.Delete(s.opening, i, i+1)
+	}
+}
+
+// closed notes that the connection of ss is closed. It takes s.mu.
+func (s *Speaker) closed(ss *session) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opened(ss)
 }
 
 func (s *Speaker) allowed(a netip.Addr) bool {
@@ -168,19 +235,39 @@ func (s *Speaker) allowed(a netip.Addr) bool {
 	return false
 }
 
-// register makes ss its router's session, unless the router's session is Established; an
-// earlier connection not yet Established is ended (the router gave up on it).
+// register makes ss its address's session, unless the router's session is Established; an
+// earlier connection not yet Established is ended (the router gave up on it). A connection
+// from an address that is not a router yet is one of the opening ones until its OPEN: past
+// maxOpening of them, the oldest is closed (a router sends its OPEN as soon as it connects).
 func (s *Speaker) register(ss *session) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := s.routerOf(ss.addr)
+	r := s.routers[ss.addr]
 	if old := s.sessions[ss.addr]; old != nil {
-		if r.state == gobgp.BGP_FSM_ESTABLISHED {
+		if r != nil && r.state == gobgp.BGP_FSM_ESTABLISHED {
 			return false
 		}
 		old.stop(&ending{code: gobgp.BGP_ERROR_CEASE, sub: gobgp.BGP_ERROR_SUB_CONNECTION_COLLISION_RESOLUTION, why: "a newer connection"})
 	}
 	s.sessions[ss.addr] = ss
+	if r == nil {
+		for _, o := range s.opening {
+			if o.addr == ss.addr { // an earlier connection of the address, ended and drained
+				o.cutDrain()
+			}
+		}
+		if len(s.opening) >= maxOpening {
+			oldest := s.opening[0]
+			s.opening = slices.Delete(s.opening, 0, 1)
+			oldest.stop(&ending{code: gobgp.BGP_ERROR_CEASE, sub: gobgp.BGP_ERROR_SUB_OUT_OF_RESOURCES, why: "more connections before their OPEN than the bound"})
+			oldest.cutDrain()
+			if s.crowded.CompareAndSwap(false, true) {
+				s.log.Warn("bgp: more connections from new addresses before their OPEN than the bound; the oldest are closed", "addr", ss.addr, "max_opening", maxOpening)
+			}
+		}
+		s.opening = append(s.opening, ss)
+		return true
+	}
 	r.state = gobgp.BGP_FSM_ACTIVE
 	if r.draining != nil {
 		r.draining.cutDrain()
@@ -189,15 +276,27 @@ func (s *Speaker) register(ss *session) bool {
 	return true
 }
 
+// maxOpening bounds the connections from addresses that are not routers yet, before their
+// OPEN (each holds a goroutine and a read buffer until its OPEN or the hold time offered).
+const maxOpening = 64
+
 // draining makes ss, which ended, its router's connection being drained (session.end), the
-// drain of an earlier one cut short; false when the router is on a newer connection already.
+// drain of an earlier one cut short; false when the address is on a newer connection already.
+// A connection without a router (no valid OPEN) is drained while it is one of the opening
+// ones.
 func (s *Speaker) draining(ss *session) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sessions[ss.addr] != nil {
 		return false
 	}
-	r := s.routerOf(ss.addr)
+	if slices.Contains(s.opening, ss) {
+		return true // it keeps its place among the opening ones until it is closed
+	}
+	r := s.routers[ss.addr]
+	if r == nil { // closed to make room for a newer one
+		return false
+	}
 	if r.draining != nil {
 		r.draining.cutDrain()
 	}
@@ -209,7 +308,7 @@ func (s *Speaker) draining(ss *session) bool {
 func (s *Speaker) drained(ss *session) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if r := s.routerOf(ss.addr); r.draining == ss {
+	if r := s.routers[ss.addr]; r != nil && r.draining == ss {
 		r.draining = nil
 	}
 }
@@ -269,7 +368,9 @@ func (r *router) lookup(a netip.Addr) uint32 {
 	return stale.lookup(a)
 }
 
-// PeerStatus is one router's session as collector-status shows it.
+// PeerStatus is one router's session as collector-status shows it: a router is an address of
+// -bgp-peers whose session got as far as a valid OPEN, listed from then on (a connection that
+// sends none is not), until it is idle without routes and a new router takes its place.
 type PeerStatus struct {
 	Address netip.Addr `json:"address"`
 	AS      uint32     `json:"as"`
@@ -317,24 +418,16 @@ func (s *Speaker) Updates() uint64 { return s.updates.Load() }
 // Refused is the number of connections refused for coming from outside -bgp-peers.
 func (s *Speaker) Refused() uint64 { return s.refusals.Load() }
 
-// routerOf returns the router of addr, added when new. Under s.mu.
-func (s *Speaker) routerOf(addr netip.Addr) *router {
-	r := s.routers[addr]
-	if r == nil {
-		r = &router{addr: addr, v4: newTrie(), v6: newTrie(), since: time.Now()}
-		s.routers[addr] = r
-		s.order = append(s.order, r)
-	}
-	return r
-}
-
 // learn applies an UPDATE of the router at addr to its table: its withdrawals, its routes
 // (withdrawn too when withdraw, an attribute error), or its End-of-RIB. It returns the Cease
 // subcode of the router's session reset when it passed MaxPrefixes or MaxAttrBytes, else 0.
 func (s *Speaker) learn(addr netip.Addr, u *gobgp.BGPUpdate, withdraw bool) uint8 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := s.routerOf(addr)
+	r := s.routers[addr]
+	if r == nil { // never so: a session reads UPDATEs once its OPEN added its router
+		return 0
+	}
 	if eor, f := u.IsEndOfRib(); eor {
 		switch f {
 		case gobgp.RF_IPv4_UC:
@@ -415,8 +508,8 @@ func (s *Speaker) up(ss *session) {
 	s.amu.Lock() // before s.mu, as down takes them
 	defer s.amu.Unlock()
 	s.mu.Lock()
-	r := s.routerOf(ss.addr)
-	mine := s.sessions[ss.addr] == ss
+	r := s.routers[ss.addr]
+	mine := s.sessions[ss.addr] == ss && r != nil
 	if mine {
 		r.state = gobgp.BGP_FSM_ESTABLISHED
 		r.as, r.since, r.reset = ss.as, time.Now(), 0
@@ -465,7 +558,11 @@ func (s *Speaker) down(ss *session, e *ending) {
 		return
 	}
 	delete(s.sessions, ss.addr)
-	r := s.routerOf(ss.addr)
+	r := s.routers[ss.addr]
+	if r == nil { // no valid OPEN: nothing to keep
+		s.log.Info("bgp: session not established", "router", ss.addr, "reason", e.why)
+		return
+	}
 	was := r.state
 	r.state = gobgp.BGP_FSM_IDLE
 	if was != gobgp.BGP_FSM_ESTABLISHED {

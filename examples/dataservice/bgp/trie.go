@@ -17,16 +17,24 @@ import (
 // a lookup follows a handful of nodes below the block instead of some 20 from the root (each
 // one a cache miss in a full table). IPv4 lookups go through dir4 instead (three loads at
 // most); IPv6 ones stay on the trie with the jump table.
+//
+// The jump table changes only with a route that changes, and then only where it must: a
+// prefix of 16 bits or more is one block's entry; a shorter one the route of the blocks it is
+// the longest prefix of at most 15 bits for, the blocks of longer such prefixes left alone. A
+// withdrawal of a route the router does not have, or an announcement of a route it has, costs
+// a walk down the trie and nothing else; a real change of ::/0 costs at most 65,536 stores.
 type trie struct {
 	nodes  [][]node // the first block grows up to blockSize, the next are made whole; node 0 is the root, the prefix of length 0
 	free   []uint32
 	routes int
 	jump   []jump // 1<<16 entries once an IPv6 route is added
 	dir    *dir4  // IPv4 lookups, once an IPv4 route is added
+	// jumpWrites counts the jump entries written, for the tests.
+	jumpWrites int
 }
 
 // jump is where a lookup of an address of one /16 block starts: the attributes found above it
-// and the node to go on from (0: none).
+// and the node to go on from: the topmost node within the block, of 16 bits or more (0: none).
 type jump struct{ attrs, resume uint32 }
 
 type node struct {
@@ -118,9 +126,12 @@ func (t *trie) alloc(hi, lo uint64, n uint8, attrs uint32) uint32 {
 // insert sets the route of a prefix and returns the attributes it replaces (0: none).
 func (t *trie) insert(p netip.Prefix, attrs uint32) uint32 {
 	old := t.add(p, attrs)
+	if old == attrs { // the route it had: nothing changed
+		return old
+	}
 	if !p.Addr().Is4() {
 		t.refill(p)
-	} else if old != attrs {
+	} else {
 		if t.dir == nil {
 			t.dir = new(dir4)
 		}
@@ -180,9 +191,12 @@ func (t *trie) add(p netip.Prefix, attrs uint32) uint32 {
 // remove deletes the route of a prefix and returns its attributes (0: there was none).
 func (t *trie) remove(p netip.Prefix) uint32 {
 	old := t.delete(p)
+	if old == 0 { // no such route: nothing changed
+		return 0
+	}
 	if !p.Addr().Is4() {
 		t.refill(p)
-	} else if old != 0 {
+	} else {
 		hi, lo := key(p.Addr())
 		attrs, bits := t.cover(hi, lo, uint8(p.Bits()))
 		t.dir.unset(v4(p.Addr()), uint8(p.Bits()), attrs, bits)
@@ -258,9 +272,12 @@ func (t *trie) prune(parent, cur uint32) {
 	t.free = append(t.free, cur)
 }
 
-// refill updates the jump table's blocks a prefix covers after it changed. The nodes a change
-// adds or removes are on the prefix's path: those of at most 15 bits carry no route unless they
-// are the prefix (whose blocks are refilled), and those of 16 bits or more lie in its block.
+// refill updates the jump table after the route of a prefix changed (an IPv6 one). The
+// nodes a change adds or removes are on the prefix's path. Those of 16 bits or more lie in the
+// prefix's block, so that the topmost node within any other block stays (and its index: a node
+// is never moved); only the prefix's block is computed again when the prefix has 16 bits or
+// more. Those of at most 15 bits carry no route unless they are the prefix, so that a shorter
+// prefix changes only the route of the blocks it is the longest prefix of at most 15 bits for.
 func (t *trie) refill(p netip.Prefix) {
 	if t.jump == nil {
 		t.jump = make([]jump, 1<<16)
@@ -269,26 +286,77 @@ func (t *trie) refill(p netip.Prefix) {
 		}
 		return
 	}
-	hi, _ := key(p.Addr())
-	first := hi >> 48
-	n := uint64(1)
-	if p.Bits() < 16 {
-		first &^= 1<<(16-p.Bits()) - 1
-		n = 1 << (16 - p.Bits())
+	hi, lo := key(p.Addr())
+	n := uint8(p.Bits())
+	hi, lo = mask(hi, lo, n)
+	if n >= 16 {
+		t.fill(hi >> 48)
+		return
 	}
-	for b := first; b < first+n; b++ {
-		t.fill(b)
+	attrs, _ := t.cover(hi, lo, n+1) // the prefix's route now, else the one of the longest prefix above it
+	first, end := hi>>48, hi>>48+1<<(16-n)
+	cur := uint32(0)
+	for t.at(cur).bits < n {
+		if cur = t.at(cur).child[bit(hi, lo, t.at(cur).bits)]; cur == 0 {
+			t.paintRange(first, end, attrs) // no node below the prefix: no longer prefix either
+			return
+		}
+	}
+	if nd := t.at(cur); common(nd.hi, nd.lo, hi, lo) < n {
+		t.paintRange(first, end, attrs) // the path leaves the prefix: nothing below it
+		return
+	}
+	t.paint(cur, first, end, attrs, t.at(cur).bits == n)
+}
+
+// paint sets attrs as the route of the blocks [first, end) (those of a prefix of at most 15
+// bits), whose topmost node within them is cur, but of the blocks of a longer prefix of at
+// most 15 bits that has a route, below cur or cur itself unless top (the changed prefix's own
+// node), which keep theirs.
+func (t *trie) paint(cur uint32, first, end uint64, attrs uint32, top bool) {
+	nd := t.at(cur)
+	if nd.bits >= 16 {
+		t.paintRange(first, end, attrs)
+		return
+	}
+	from, to := nd.hi>>48, nd.hi>>48+1<<(16-nd.bits) // the node's blocks, within [first, end)
+	t.paintRange(first, from, attrs)
+	t.paintRange(to, end, attrs)
+	if !top && nd.attrs != 0 {
+		return
+	}
+	half := (to - from) / 2
+	for c, next := range nd.child {
+		lo := from + uint64(c)*half
+		if next == 0 {
+			t.paintRange(lo, lo+half, attrs)
+		} else {
+			t.paint(next, lo, lo+half, attrs, false)
+		}
 	}
 }
 
+// paintRange sets attrs as the route of the blocks [first, end).
+func (t *trie) paintRange(first, end uint64, attrs uint32) {
+	for b := first; b < end; b++ {
+		t.jump[b].attrs = attrs
+	}
+	t.jumpWrites += int(end - first)
+}
+
 // fill computes the jump of block b: the nodes of fewer than 16 bits on its path are decided
-// by its 16 bits; the first node of 16 bits or more is where lookups go on.
+// by its 16 bits; the first node of 16 bits or more is where lookups go on, if it lies within
+// the block (else no prefix of 16 bits or more does).
 func (t *trie) fill(b uint64) {
+	t.jumpWrites++
 	hi := b << 48
 	best, cur := uint32(0), uint32(0)
 	for {
 		nd := t.at(cur)
 		if nd.bits >= 16 {
+			if nd.hi>>48 != b {
+				cur = 0
+			}
 			t.jump[b] = jump{best, cur}
 			return
 		}
