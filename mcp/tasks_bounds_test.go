@@ -64,39 +64,47 @@ func TestTaskProgressToken(t *testing.T) {
 // 1 MiB) for tasks/get; a larger one fails the task with REQUEST-TOO-LARGE and its limit.
 func TestTaskResultBound(t *testing.T) {
 	t.Parallel()
-	reg := registry.New()
-	reg.MustRegister("make", func(in struct {
-		N int `json:"n"`
-	}) string {
-		return strings.Repeat("x", in.N)
-	}, registry.Requires(decl.Public))
-	h, err := fnapi.New(reg, fnapi.WithMCP(mcp.Options{Tasks: []string{"make"}}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := serve(t, h)
-	ended := func(n int) map[string]any {
-		t.Helper()
-		a := s.stateless("alice", "tools/call", "make", fmt.Sprintf(`"name":"make","arguments":{"n":%d},%s`, n, taskMeta))
-		id, _ := a.result()["taskId"].(string)
-		if id == "" {
-			t.Fatalf("no task: %s", a.body)
-		}
-		var r map[string]any
-		testutil.Eventually(t, "the task ends", func() bool {
-			r = s.stateless("alice", "tasks/get", id, fmt.Sprintf(`"taskId":%q,%s`, id, taskMeta)).result()
-			return r["status"] != "working"
+	for _, c := range []struct {
+		max, limit int64 // the option, and the limit it makes
+		big        int   // a result's length over the limit
+	}{{0, 1 << 20, 1 << 20}, {200, 200, 200}} {
+		t.Run(fmt.Sprint(c.limit), func(t *testing.T) {
+			t.Parallel()
+			reg := registry.New()
+			reg.MustRegister("make", func(in struct {
+				N int `json:"n"`
+			}) string {
+				return strings.Repeat("x", in.N)
+			}, registry.Requires(decl.Public))
+			h, err := fnapi.New(reg, fnapi.WithMCP(mcp.Options{Tasks: []string{"make"}, MaxTaskResultBytes: c.max}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := serve(t, h)
+			ended := func(n int) map[string]any {
+				t.Helper()
+				a := s.stateless("alice", "tools/call", "make", fmt.Sprintf(`"name":"make","arguments":{"n":%d},%s`, n, taskMeta))
+				id, _ := a.result()["taskId"].(string)
+				if id == "" {
+					t.Fatalf("no task: %s", a.body)
+				}
+				var r map[string]any
+				testutil.Eventually(t, "the task ends", func() bool {
+					r = s.stateless("alice", "tasks/get", id, fmt.Sprintf(`"taskId":%q,%s`, id, taskMeta)).result()
+					return r["status"] != "working"
+				})
+				return r
+			}
+			if r := ended(10); r["status"] != "completed" {
+				t.Errorf("a small result: %v, want completed", r)
+			}
+			r := ended(c.big) // its tool result (as text and structured content) is over twice that
+			e, _ := r["error"].(map[string]any)
+			data, _ := e["data"].(map[string]any)
+			if r["status"] != "failed" || r["result"] != nil || data["error"] != "REQUEST-TOO-LARGE" || data["limit"] != float64(c.limit) {
+				t.Errorf("a task whose result is over %d bytes: status %v, error %v, want failed with REQUEST-TOO-LARGE and its limit", c.limit, r["status"], r["error"])
+			}
 		})
-		return r
-	}
-	if r := ended(10); r["status"] != "completed" {
-		t.Errorf("a small result: %v, want completed", r)
-	}
-	r := ended(1 << 20) // its tool result (as text and structured content) is over 2 MiB
-	e, _ := r["error"].(map[string]any)
-	data, _ := e["data"].(map[string]any)
-	if r["status"] != "failed" || r["result"] != nil || data["error"] != "REQUEST-TOO-LARGE" || data["limit"] != float64(1<<20) {
-		t.Errorf("a task whose result is over 1 MiB: status %v, error %v, want failed with REQUEST-TOO-LARGE, limit 1 MiB", r["status"], r["error"])
 	}
 }
 
