@@ -106,12 +106,7 @@ func TestJumpTableMatchesFill(t *testing.T) {
 		}
 		for range 50 {
 			a := addr()
-			best, bestBits := uint32(0), -1
-			for p, v := range want {
-				if p.Contains(a) && p.Bits() > bestBits {
-					best, bestBits = v, p.Bits()
-				}
-			}
+			best := longest(want, a)
 			if got := tr.lookup(a); got != best {
 				t.Fatalf("lookup %s = %d, want %d (step %d)", a, got, best, i)
 			}

@@ -51,12 +51,7 @@ func TestTrieMatchesScan(t *testing.T) {
 			}
 			for range 20 {
 				a := addr()
-				best, bestBits := uint32(0), -1
-				for p, v := range want {
-					if p.Contains(a) && p.Bits() > bestBits {
-						best, bestBits = v, p.Bits()
-					}
-				}
+				best := longest(want, a)
 				if got := tr.lookup(a); got != best {
 					t.Fatalf("lookup %s = %d, want %d (v6 %v, step %d)", a, got, best, v6, i)
 				}
@@ -74,4 +69,15 @@ func TestTrieMatchesScan(t *testing.T) {
 			}
 		}
 	}
+}
+
+// longest is the route of the longest prefix of want that holds a: what a lookup must find.
+func longest(want map[netip.Prefix]uint32, a netip.Addr) uint32 {
+	best, bestBits := uint32(0), -1
+	for p, v := range want {
+		if p.Contains(a) && p.Bits() > bestBits {
+			best, bestBits = v, p.Bits()
+		}
+	}
+	return best
 }
