@@ -59,7 +59,9 @@ func consume(t testing.TB, q *queue.Queue, store records.BatchStore) {
 }
 
 // publish publishes batches batches of size records from each of senders goroutines, each
-// batch at its own time from at, and fails t on an error.
+// batch at its own time from at, and fails t on an error. A batch may wait a minute for its
+// acknowledgement, not queue.PublishTimeout: a NATS cluster elects a stream's new leader in a
+// few seconds, but in more than ten on a loaded test machine.
 func publish(t testing.TB, q *queue.Queue, senders, batches, size int, at int64) {
 	t.Helper()
 	var wg sync.WaitGroup
@@ -67,7 +69,10 @@ func publish(t testing.TB, q *queue.Queue, senders, batches, size int, at int64)
 	for s := range senders {
 		wg.Go(func() {
 			for b := range batches {
-				if err := q.Ingest(context.Background(), recordstest.Batch(size, at+int64(s*batches+b))); err != nil {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				err := q.Ingest(ctx, recordstest.Batch(size, at+int64(s*batches+b)))
+				cancel()
+				if err != nil {
 					errs <- err
 					return
 				}
