@@ -167,7 +167,8 @@ func (a *App) newInlet(ctx context.Context) (err error) {
 
 func (a *App) newQuery(ctx context.Context) (err error) {
 	a.query, err = query.New(ctx, query.Dependencies{Records: a.records, Store: a.store,
-		DefaultPeriod: a.console.Settings().DefaultPeriod, TracerProvider: a.cfg.TracerProvider, System: a.engineOf.Name, Queue: a.queueState()}, a.cfg.Query)
+		DefaultPeriod: a.console.Settings().DefaultPeriod, TracerProvider: a.cfg.TracerProvider, System: a.engineOf.Name, Queue: a.queueState(),
+		IngestNeedsAdmin: a.mitigating}, a.cfg.Query)
 	if err != nil {
 		return fmt.Errorf("app: %w", err)
 	}
@@ -191,6 +192,12 @@ func (a *App) announcer() alerts.Announcer {
 		return nil // not a nil *bgp.Speaker in the interface
 	}
 	return a.bgp
+}
+
+// mitigating reports whether alert rules may announce routes: BGP is on and mitigation_zones
+// names zones. Ingest is then for administrators (traffic.Service.IngestNeedsAdmin).
+func (a *App) mitigating() bool {
+	return a.bgp != nil && len(a.mitigation().Zones) > 0
 }
 
 // mitigation returns the configuration keys of the routes alert rules announce.

@@ -66,6 +66,9 @@ type Dependencies struct {
 	// Queue answers the layer queue (pvql.WithQueue) on a node with -queue. Default: nil, a
 	// statement FROM queue fails (pvql.ErrNoQueue).
 	Queue func(context.Context) (pvql.QueueState, error)
+	// IngestNeedsAdmin limits ingest to administrators while it reports true
+	// (traffic.Service.IngestNeedsAdmin). Default: nil, never.
+	IngestNeedsAdmin func() bool
 }
 
 // Component is the query component: the query language's engine over the records, the
@@ -107,7 +110,8 @@ func (c *Component) Register(reg *registry.Registry) error {
 	if maxFollows <= 0 {
 		maxFollows = traffic.DefaultMaxFollows
 	}
-	svc := &traffic.Service{Engine: c.engine, Store: c.deps.Store, DefaultPeriod: c.deps.DefaultPeriod, MaxFollows: maxFollows}
+	svc := &traffic.Service{Engine: c.engine, Store: c.deps.Store, DefaultPeriod: c.deps.DefaultPeriod, MaxFollows: maxFollows,
+		IngestNeedsAdmin: c.deps.IngestNeedsAdmin}
 	if cr, ok := c.deps.Records.(records.ChangeReporter); ok {
 		// The store reports all the records' changes (DuckDB: only this process writes its
 		// file), so followed queries answer from them. Elsewhere (ClickHouse, which other

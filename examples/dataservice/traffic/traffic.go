@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/apierr"
+	"github.com/fnapi/fnapi/auth"
 	"github.com/fnapi/fnapi/auth/authapi"
 	"github.com/fnapi/fnapi/decl"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
@@ -47,6 +48,11 @@ type Service struct {
 	// MaxFollows is the most followed queries (follow: true) one caller (a user; an anonymous
 	// caller by address) may hold open at once. Default (0): DefaultMaxFollows.
 	MaxFollows int
+	// IngestNeedsAdmin, when set and true, limits ingest to administrators: while alert rules
+	// may announce routes to BGP (package app: -bgp and mitigation_zones), the records a user
+	// made up would make an administrator's rule announce a blackhole for any address of the
+	// zones. Default (nil): ingest needs the user role.
+	IngestNeedsAdmin func() bool
 
 	follows follows
 	shared  hub // the shared computations of followed queries
@@ -112,6 +118,11 @@ func lastResult(_ []api.Result, c api.Chunk) []api.Result { return c.Result }
 
 // Ingest is the ingest function.
 func (s *Service) Ingest(ctx context.Context, in api.IngestArgs) (api.IngestResult, error) {
+	if s.IngestNeedsAdmin != nil && s.IngestNeedsAdmin() {
+		if id := auth.FromContext(ctx); id != nil && id.Role != authapi.RoleAdmin {
+			return api.IngestResult{}, apierr.New(apierr.PermissionDenied, "path", "ingest", "role", string(authapi.RoleAdmin))
+		}
+	}
 	if len(in.Records) > MaxBatch {
 		return api.IngestResult{}, apierr.New(apierr.InvalidArgument, "name", "records", "reason", "more than 100000 records in one call: send smaller batches")
 	}
