@@ -26,6 +26,9 @@ func TestDemoShowroom(t *testing.T) {
 	data := t.TempDir()
 	t0 := time.Now().Unix()
 	p := startService(t, "-addr", "127.0.0.1:0", "-data", data, "-demo")
+	if !strings.Contains(p.log.String(), `"msg":"demo: synthetic traffic is stored with the real records`) {
+		t.Errorf("the start-up log does not say that -demo stores synthetic traffic:\n%s", p.log)
+	}
 	c := adminClient(t, p, data)
 	ctx := context.Background()
 	rows := func(expr string) [][2][]any {

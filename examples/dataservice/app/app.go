@@ -223,6 +223,9 @@ func (a *App) startConsole(context.Context) error {
 // several, the demo's lease holder does), then starts the inlet's collectors and background
 // work, the notifications from the other nodes, the alerts' evaluation and retention.
 func (a *App) startWork(ctx context.Context) error {
+	if a.cfg.Inlet.Demo {
+		a.log.Warn("demo: synthetic traffic is stored with the real records, and the first start makes demo zones, applications, dashboards and alert rules; start without -demo to stop the traffic (what it made stays until deleted)")
+	}
 	if a.cfg.Inlet.Demo && a.cfg.Postgres == "" {
 		if err := a.ensureDemo(ctx); err != nil {
 			return err
