@@ -81,44 +81,102 @@ type member struct {
 // scan appends the members of b, a JSON object, to members; it reports false when b is not a
 // valid JSON object.
 func scan(b []byte, members []member) ([]member, bool) {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return nil, false
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		i++
-	} else {
-		for {
-			var m member
-			end, ok := scanString(b, i)
-			if !ok {
-				return nil, false
-			}
-			m.name = b[i:end]
-			if m.start, ok = colon(b, end); !ok {
-				return nil, false
-			}
-			if m.end, ok = scanValue(b, m.start, 1); !ok {
-				return nil, false
-			}
+	i, last, ok := first(b)
+	for ok && !last {
+		var m member
+		if m, i, last, ok = next(b, i); ok {
 			members = append(members, m)
-			i = skipSpace(b, m.end)
-			if i < len(b) && b[i] == ',' {
-				i = skipSpace(b, i+1)
-				continue
-			}
-			if i >= len(b) || b[i] != '}' {
-				return nil, false
-			}
-			i++
-			break
 		}
 	}
-	if skipSpace(b, i) != len(b) {
+	if !ok || skipSpace(b, i) != len(b) {
 		return nil, false
 	}
 	return members, true
+}
+
+// Each calls each with the name (quoted, as written) and the value (as written, without the
+// white space around it) of every member of b, in order, as it scans b, and reports whether b
+// is a valid JSON object, as Read does. A false may come after some calls: act on what each
+// saw once Each returned true. It allocates nothing, so that an object of millions of members
+// a caller has no use for costs one pass over its bytes.
+func Each(b []byte, each func(name, value []byte)) bool {
+	i, last, ok := first(b)
+	for ok && !last {
+		var m member
+		if m, i, last, ok = next(b, i); ok {
+			each(m.name, b[m.start:m.end:m.end])
+		}
+	}
+	return ok && skipSpace(b, i) == len(b)
+}
+
+// Elements calls each with every element of b, a JSON array (as written, without the white
+// space around it), in order, as it scans b, until each returns false. It reports whether b,
+// as far as it was read, is valid JSON: an array read whole, or stopped by each. Like Each,
+// it allocates nothing.
+func Elements(b []byte, each func(value []byte) bool) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return false
+	}
+	if i = skipSpace(b, i+1); i < len(b) && b[i] == ']' {
+		return skipSpace(b, i+1) == len(b)
+	}
+	for {
+		j, ok := scanValue(b, i, 1)
+		if !ok {
+			return false
+		}
+		if !each(b[i:j:j]) {
+			return true
+		}
+		switch i = skipSpace(b, j); {
+		case i < len(b) && b[i] == ',':
+			i = skipSpace(b, i+1)
+		case i < len(b) && b[i] == ']':
+			return skipSpace(b, i+1) == len(b)
+		default:
+			return false
+		}
+	}
+}
+
+// first reads the opening of the object b: the offset of its first member, or, for an empty
+// object (last), the offset after its '}'.
+func first(b []byte) (i int, last, ok bool) {
+	i = skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return 0, false, false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, true, true
+	}
+	return i, false, true
+}
+
+// next reads the member of b at i and returns it, and the offset of the next member, or, after
+// the last (last), the offset after the object's '}'.
+func next(b []byte, i int) (m member, j int, last, ok bool) {
+	end, ok := scanString(b, i)
+	if !ok {
+		return m, 0, false, false
+	}
+	m.name = b[i:end]
+	if m.start, ok = colon(b, end); !ok {
+		return m, 0, false, false
+	}
+	if m.end, ok = scanValue(b, m.start, 1); !ok {
+		return m, 0, false, false
+	}
+	j = skipSpace(b, m.end)
+	switch {
+	case j < len(b) && b[j] == ',':
+		return m, skipSpace(b, j+1), false, true
+	case j < len(b) && b[j] == '}':
+		return m, j + 1, true, true
+	}
+	return m, 0, false, false
 }
 
 // unquote returns the string a valid JSON string literal holds, as encoding/json decodes it.

@@ -3,6 +3,7 @@ package jsonobject
 import (
 	"encoding/json"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -64,6 +65,7 @@ func TestReadObjectDepth(t *testing.T) {
 			close := map[string]string{"[": "]", `{"k":`: "}"}[open]
 			checkRead(t, `{"a":`+strings.Repeat(open, n)+`1`+strings.Repeat(close, n)+`}`)
 		}
+		checkElements(t, strings.Repeat("[", n)+"1"+strings.Repeat("]", n))
 	}
 }
 
@@ -98,6 +100,8 @@ func checkRead(t *testing.T, s string) {
 		t.Fatalf("ReadMembers(%q) read %d names, Read %d", s, len(uniqueNames(ms)), len(got))
 	}
 	checkPath(t, s, ok, ms)
+	checkEach(t, s, ok, ms)
+	checkElements(t, s)
 	want := map[string]json.RawMessage{"kept": json.RawMessage(`0`)}
 	err := json.Unmarshal([]byte(s), &want)
 	if err == nil && (len(s) == 0 || strings.TrimLeft(s, " \t\r\n")[0] != '{') {
@@ -194,5 +198,32 @@ func BenchmarkReadPath(b *testing.B) {
 		if _, ok := ReadPath(body, [3]Members{members[:0:6], members[6:6:14], members[14:14]}, [2]string{"params", "_meta"}); !ok {
 			b.Fatal("refused")
 		}
+	}
+}
+
+// checkEach checks Each against ReadMembers: the same answer, and on an object the same
+// members in the same order.
+func checkEach(t *testing.T, s string, ok bool, ms Members) {
+	t.Helper()
+	var each Members
+	if Each([]byte(s), func(name, value []byte) { each = append(each, Member{unquote(name), value}) }) != ok {
+		t.Fatalf("Each(%q) = %v, Read %v", s, !ok, ok)
+	}
+	if ok && !slices.EqualFunc(each, ms, func(a, b Member) bool { return a.Name == b.Name && rawEqual(a.Value, b.Value) }) {
+		t.Fatalf("Each(%q) read %q, ReadMembers %q", s, each, ms)
+	}
+}
+
+// checkElements checks Elements against encoding/json: an array accepted as json.Unmarshal
+// into a []json.RawMessage accepts it, with the same elements.
+func checkElements(t *testing.T, s string) {
+	t.Helper()
+	var got []json.RawMessage
+	ok := Elements([]byte(s), func(v []byte) bool { got = append(got, v); return true })
+	var want []json.RawMessage
+	err := json.Unmarshal([]byte(s), &want)
+	isArray := err == nil && strings.TrimLeft(s, " \t\r\n")[0] == '['
+	if ok != isArray || ok && !slices.EqualFunc(got, want, rawEqual) {
+		t.Fatalf("Elements(%q) = %v %q; encoding/json: %v %q", s, ok, got, err, want)
 	}
 }

@@ -4,36 +4,32 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"iter"
 	"net/netip"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/fnapi/fnapi/internal/jsonobject"
 )
 
 // object decodes raw as a JSON object into its members named in known; path names the object
 // in errors and prefix is the path of its members ("" or "client."). A member not in known is
 // refused, the first of them by name ("unknown field"); a repeated member counts once, its
-// last value. It reads the members in place, one at a time, after checking that raw is valid
-// JSON: neither an unknown member nor a repeated one costs memory, so that an object of
-// millions of members costs two passes over its bytes and no more. The values are raw's
-// bytes, not copies.
+// last value. It reads the members in place in one pass (jsonobject.Each), which checks raw
+// is valid JSON as it goes: neither an unknown member nor a repeated one costs memory, so that
+// an object of millions of members costs that pass and no more. The values are raw's bytes,
+// not copies.
 func object(raw json.RawMessage, path, prefix string, known ...string) (map[string]json.RawMessage, error) {
 	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
 		return nil, &RecordError{Field: path, Reason: "not an object"}
 	}
-	if !json.Valid(raw) {
-		return nil, &RecordError{Field: path, Reason: "invalid JSON object"}
-	}
 	m := make(map[string]json.RawMessage, len(known))
 	var unknown []byte // the first unknown member's name, by name (when hasUnknown)
 	hasUnknown := false
-	for key, v := range members(raw) {
+	valid := jsonobject.Each(raw, func(key, v []byte) {
 		name := key[1 : len(key)-1]
 		if bytes.IndexByte(name, '\\') >= 0 || !isASCII(name) {
 			var s string
-			if err := json.Unmarshal(key, &s); err != nil {
-				return nil, &RecordError{Field: path, Reason: "invalid JSON object"}
-			}
+			_ = json.Unmarshal(key, &s) // a valid string: escapes and invalid UTF-8 as json decodes them
 			name = []byte(s)
 		}
 		if k, ok := knownName(known, name); ok {
@@ -41,8 +37,11 @@ func object(raw json.RawMessage, path, prefix string, known ...string) (map[stri
 		} else if !hasUnknown || bytes.Compare(name, unknown) < 0 {
 			unknown, hasUnknown = name, true
 		}
-	}
-	if hasUnknown {
+	})
+	switch {
+	case !valid:
+		return nil, &RecordError{Field: path, Reason: "invalid JSON object"}
+	case hasUnknown:
 		return nil, &RecordError{Field: prefix + string(unknown), Reason: "unknown field"}
 	}
 	return m, nil
@@ -56,98 +55,6 @@ func knownName(known []string, name []byte) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// members yields the name (quoted, as in raw) and value of each member of the JSON object
-// raw, valid JSON, in order.
-func members(raw []byte) iter.Seq2[[]byte, json.RawMessage] {
-	return func(yield func([]byte, json.RawMessage) bool) {
-		i := skipSpace(raw, 0) + 1 // '{'
-		for {
-			i = skipSpace(raw, i)
-			if i >= len(raw) || raw[i] != '"' {
-				return // '}'
-			}
-			k := skipValue(raw, i)
-			key := raw[i:k]
-			v := skipSpace(raw, skipSpace(raw, k)+1) // ':'
-			end := skipValue(raw, v)
-			if !yield(key, raw[v:end]) {
-				return
-			}
-			i = skipSpace(raw, end) + 1 // ',' or '}'
-		}
-	}
-}
-
-// elements yields each element of the JSON array raw, valid JSON, in order.
-func elements(raw []byte) iter.Seq[json.RawMessage] {
-	return func(yield func(json.RawMessage) bool) {
-		i := skipSpace(raw, 0) + 1 // '['
-		for {
-			i = skipSpace(raw, i)
-			if i >= len(raw) || raw[i] == ']' {
-				return
-			}
-			end := skipValue(raw, i)
-			if !yield(raw[i:end]) {
-				return
-			}
-			i = skipSpace(raw, end) + 1 // ',' or ']'
-		}
-	}
-}
-
-// skipSpace returns the offset of the first byte of b at or after i that is not JSON's white
-// space.
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipValue returns the offset after the JSON value that begins at b[i], in valid JSON.
-func skipValue(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return i
-	}
-	for ; i < len(b); i++ { // a number, true, false or null
-		switch b[i] {
-		case ',', ']', '}', ' ', '\t', '\n', '\r':
-			return i
-		}
-	}
-	return i
-}
-
-// skipString returns the offset after the JSON string that begins at b[i], in valid JSON.
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return i
 }
 
 func isASCII(b []byte) bool {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/fnapi/fnapi/examples/dataservice/histogram"
+	"github.com/fnapi/fnapi/internal/jsonobject"
 )
 
 // parseTiming parses the optional time fields[name], an average in seconds (a number, or null
@@ -58,48 +59,66 @@ func parseTiming(fields map[string]json.RawMessage, prefix, name string) (Timing
 // (package histogram's indexes, 0..Buckets-1) by increasing index, whose counts add up to the
 // time's samples.
 //
-// v is a member of an object that object read, valid JSON: its pairs are read in place, one
-// at a time, and the first wrong one ends the reading, so that a list of millions costs no
-// memory.
+// Its pairs are read in place, in one pass (jsonobject.Elements) that also checks v is valid
+// JSON (else it is not such a list, whatever pair is wrong first); past the first wrong pair
+// they are only scanned, so that a list of millions costs no memory.
 func parseHist(v json.RawMessage, samples uint64) (histogram.Histogram, error) {
-	if t := bytes.TrimSpace(v); len(t) == 0 || t[0] != '[' || !json.Valid(t) {
-		return histogram.Histogram{}, &RecordError{Reason: "not a list of [index, count] pairs"}
+	notPairs := &RecordError{Reason: "not a list of [index, count] pairs"}
+	t := bytes.TrimSpace(v)
+	if len(t) == 0 || t[0] != '[' {
+		return histogram.Histogram{}, notPairs
 	}
 	var h histogram.Histogram
 	var total uint64
 	last := -1
-	for p := range elements(bytes.TrimSpace(v)) {
-		var pair [2]json.RawMessage
+	var bad error
+	done := false // a pair was wrong, or the counts passed the samples: scan the rest only
+	valid := jsonobject.Elements(t, func(p []byte) bool {
+		if done {
+			return true
+		}
+		var pair [2][]byte
 		size := 0 // the pair's, counted to 3
 		if t := bytes.TrimSpace(p); len(t) > 0 && t[0] == '[' {
-			for e := range elements(t) {
+			jsonobject.Elements(t, func(e []byte) bool {
 				if size < 2 {
 					pair[size] = e
 				}
-				if size++; size > 2 {
-					break
-				}
-			}
+				size++
+				return size <= 2
+			})
 		}
 		if size != 2 {
-			return histogram.Histogram{}, &RecordError{Reason: "not a list of [index, count] pairs"}
+			bad, done = notPairs, true
+			return true
 		}
 		i, err := integer(pair[0])
 		if err != nil || i < 0 || i >= histogram.Buckets {
-			return histogram.Histogram{}, &RecordError{Reason: fmt.Sprintf("a bucket index not an integer 0..%d", histogram.Buckets-1)}
+			bad, done = &RecordError{Reason: fmt.Sprintf("a bucket index not an integer 0..%d", histogram.Buckets-1)}, true
+			return true
 		}
 		if int(i) <= last {
-			return histogram.Histogram{}, &RecordError{Reason: "bucket indexes not increasing"}
+			bad, done = &RecordError{Reason: "bucket indexes not increasing"}, true
+			return true
 		}
 		n, err := count(pair[1])
 		if err != nil || n == 0 {
-			return histogram.Histogram{}, &RecordError{Reason: "a bucket count not an integer 1..2^53-1"}
+			bad, done = &RecordError{Reason: "a bucket count not an integer 1..2^53-1"}, true
+			return true
 		}
 		if total += n; total > samples {
-			break
+			done = true
+			return true
 		}
 		h.AddIndex(uint16(i), n)
 		last = int(i)
+		return true
+	})
+	switch {
+	case !valid:
+		return histogram.Histogram{}, notPairs
+	case bad != nil:
+		return histogram.Histogram{}, bad
 	}
 	if total != samples {
 		return histogram.Histogram{}, &RecordError{Reason: fmt.Sprintf("its counts add up to %d, not the %d samples", total, samples)}
