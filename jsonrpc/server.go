@@ -83,10 +83,10 @@ func (s *Server) ServeEndpoint(w http.ResponseWriter, r *http.Request, x *transp
 		case errs[i] != nil:
 			out = append(out, Response{JSONRPC: Version, ID: reqs[i].ID, Error: errs[i]})
 			continue
-		case ctx.Err() != nil:
+		case ended(ctx) != nil:
 			// The client went away (CANCELLED), or the batch is past its deadline (TIMEOUT):
 			// the rest is answered, if an answer can still be written, without running.
-			res = Response{JSONRPC: Version, ID: reqs[i].ID, Error: FromAPI(ctx.Err())}
+			res = Response{JSONRPC: Version, ID: reqs[i].ID, Error: FromAPI(ended(ctx))}
 		default:
 			res = s.call(ctx, x, &reqs[i])
 		}
@@ -230,4 +230,17 @@ func writeHTTPError(w http.ResponseWriter, err error) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(e.Status())
 	_, _ = w.Write(b)
+}
+
+// ended is ctx's error, or DeadlineExceeded once its deadline passed though its timer has not
+// fired yet: the call before may have ended on a timer of its own set to the same deadline (the
+// transport's), and the next must not start.
+func ended(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		return context.DeadlineExceeded
+	}
+	return nil
 }
