@@ -34,16 +34,16 @@ func TestMitigationGoBGPD(t *testing.T) {
 	m.mu.Unlock()
 	r := m.rule(t, state.AlertRule{Name: "flood", Owner: "admin", Query: floodRule, Interval: 10 * time.Second,
 		Notify: bgpNotify(t, alerts.Blackhole, alerts.Flowspec)})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { m.ev.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-
 	// Stamped 45 s ago, the flood leaves the rule's 60 s window 15 s from now: it resolves.
+	// Both floods are stored before the rules run, so that one evaluation sees both.
 	at := time.Now().Unix() - 45
 	m.flood(t, at, "203.0.113.9") // Transit: outside mitigation_zones
 	m.flood(t, at, "198.51.100.7")
 	stored := time.Now()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { m.ev.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
 	got := await(t, rib, []string{"[ROUTE] 198.51.100.7/32 via 192.0.2.66", "blackhole"},
 		[]string{"[ROUTE] [destination: 198.51.100.7/32][protocol: ==udp][destination-port: ==53]", "discard"})
 	t.Logf("from the flood's records stored to the route at gobgpd: blackhole %v, flowspec %v",
