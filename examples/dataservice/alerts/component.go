@@ -36,6 +36,10 @@ type Configuration struct {
 	SMTP *SMTP
 	// Backoff is the wait after a first failed notification. Default: 0, which is 5 s.
 	Backoff time.Duration
+	// MaxTransitions bounds the transitions one evaluation of a rule makes, MaxWaiting the
+	// notifications of one owner's rules waiting to be sent. Default: 0, which is
+	// DefaultMaxTransitions (100) and DefaultMaxWaiting (1,000).
+	MaxTransitions, MaxWaiting int
 	// MaxMitigations bounds the routes rules announce at once. Default: 0, which is
 	// DefaultMaxMitigations (100).
 	MaxMitigations int
@@ -144,7 +148,7 @@ func NewComponent(ctx context.Context, deps Dependencies, cfg Configuration) (*C
 		WebhookAllow: cfg.WebhookAllow, Listen: cfg.Listen, WebhookRoots: cfg.WebhookRoots, SMTP: cfg.SMTP, Backoff: cfg.Backoff,
 		Logger: deps.Logger, Announcer: deps.Announcer, Mitigation: deps.Mitigation, Zones: deps.Zones,
 		Audit: deps.State.AppendAudit, MaxMitigations: cfg.MaxMitigations, MitigationHold: cfg.MitigationHold,
-		MitigationDelay: cfg.MitigationDelay, Changes: changes,
+		MitigationDelay: cfg.MitigationDelay, Changes: changes, MaxTransitions: cfg.MaxTransitions, MaxWaiting: cfg.MaxWaiting,
 	})
 	if err != nil {
 		return nil, err

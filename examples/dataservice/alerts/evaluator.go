@@ -146,14 +146,19 @@ func (e *Evaluator) Tick(ctx context.Context, now time.Time) error {
 			if quiet && len(rows) == 0 {
 				continue
 			}
-			var left int
-			err := e.s.store.Evaluate(ctx, r.ID, func(cur []state.AlertInstance, sil map[string]bool) (state.AlertChange, error) {
-				ch := step(r, channels(r), cur, sil, rows, now)
-				left = len(ch.Instances)
+			var left, deferred int
+			err := e.s.store.Evaluate(ctx, r.ID, func(cur []state.AlertInstance, sil map[string]bool, waiting int) (state.AlertChange, error) {
+				var ch state.AlertChange
+				ch, deferred = step(r, channels(r), cur, sil, rows, now,
+					bounds{transitions: e.s.opts.MaxTransitions, room: e.s.opts.MaxWaiting - waiting})
+				left = len(ch.Instances) + deferred
 				return ch, nil
 			})
 			if err != nil && ctx.Err() == nil {
 				e.s.log.Error("alerts: storing an evaluation", zap.String("rule", r.ID), zap.Error(err))
+			}
+			if err == nil && deferred > 0 {
+				e.s.deferred(r, deferred)
 			}
 			e.mu.Lock()
 			e.quiet[r.ID] = err == nil && left == 0

@@ -36,35 +36,75 @@ type notification struct {
 // Channel prefixes of a delivery's target: a webhook's URL is its own target.
 const mailto = "mailto:"
 
+// bounds are what one evaluation of a rule may write (docs/security.md, Limits), so that a
+// rule over records anyone may ingest cannot fill the state store that also holds the users.
+type bounds struct {
+	// transitions is the most transitions the evaluation makes (Options.MaxTransitions);
+	// the others wait for the next evaluations.
+	transitions int
+	// room is how many more notifications of the rule's owner's rules may wait to be sent
+	// (Options.MaxWaiting less those waiting); a transition whose channels do not fit is
+	// recorded, and its deliveries stored done, not sent, with notSent as their error.
+	room int
+}
+
+// Bounds of one rule's evaluation (docs/security.md, "Limits"), the defaults of Options.
+const (
+	// DefaultMaxTransitions is the most transitions one evaluation of a rule makes: as many
+	// history events, and notifications each to every channel.
+	DefaultMaxTransitions = 100
+	// DefaultMaxWaiting is the most notifications of one owner's rules waiting to be sent:
+	// some 25 MB at most, with the largest labels a rule may have.
+	DefaultMaxWaiting = 1000
+)
+
+// notSent is the error of a delivery made while its owner's rules had Options.MaxWaiting
+// notifications waiting, shown on the channel.
+const notSent = "not sent: too many notifications of this owner's rules were waiting"
+
 // step computes a rule's next instances and transitions from its current instances and the
-// rows of its query at now (the groups that satisfy the condition). Pending instances that
-// stop satisfying it vanish without a transition; firing ones resolve. Firing and resolved
-// transitions notify every channel but while silenced.
+// rows of its query at now (the groups that satisfy the condition), within b. Pending
+// instances that stop satisfying it vanish without a transition; firing ones resolve. Firing
+// and resolved transitions notify every channel but while silenced. Past b.transitions, a
+// transition waits: its group stays as it was (a new one is not an alert yet, a firing one
+// stays firing) for the next evaluation to carry on, and deferred counts them.
 func step(r state.AlertRule, channels []Channel, cur []state.AlertInstance, silenced map[string]bool,
-	rows []pvql.Row, now time.Time) state.AlertChange {
+	rows []pvql.Row, now time.Time, b bounds) (ch state.AlertChange, deferred int) {
 	now = now.UTC().Truncate(time.Millisecond)
-	var ch state.AlertChange
 	seen := map[string]bool{}
 	byGroup := map[string]state.AlertInstance{}
 	for _, in := range cur {
 		byGroup[in.Group] = in
 	}
-	event := func(in state.AlertInstance, st string) {
+	// event records in's transition to st, false when b allows no more.
+	event := func(in state.AlertInstance, st string) bool {
+		if len(ch.Events) >= b.transitions {
+			deferred++
+			return false
+		}
 		e := state.AlertEvent{Rule: r.ID, Group: in.Group, State: st, Values: in.Values, At: now}
 		if st != Pending && !silenced[""] && !silenced[in.Group] {
-			body := body(r, in, st, now)
 			for _, c := range channels {
 				if c.BGP != "" {
 					continue // announced by the mitigator, from the instances
 				}
-				t := c.Webhook
+				d := state.AlertDelivery{Target: c.Webhook, Done: true, Error: notSent}
 				if c.Email != "" {
-					t = mailto + c.Email
+					d.Target = mailto + c.Email
 				}
-				e.Deliveries = append(e.Deliveries, state.AlertDelivery{Target: t, Body: body})
+				e.Deliveries = append(e.Deliveries, d)
+			}
+			// A transition notifies all its channels or, past the room, none.
+			if n := len(e.Deliveries); n > 0 && n <= b.room {
+				b.room -= n
+				sent := body(r, in, st, now)
+				for i := range e.Deliveries {
+					e.Deliveries[i].Body, e.Deliveries[i].Done, e.Deliveries[i].Error = sent, false, ""
+				}
 			}
 		}
 		ch.Events = append(ch.Events, e)
+		return true
 	}
 	for _, row := range rows {
 		g := groupJSON(row.Keys)
@@ -73,26 +113,31 @@ func step(r state.AlertRule, channels []Channel, cur []state.AlertInstance, sile
 		}
 		seen[g] = true
 		in, ok := byGroup[g]
+		was := in
 		in.Rule, in.Group, in.Values = r.ID, g, valuesJSON(row.Values)
 		switch {
-		case !ok && r.For <= 0:
-			in.State, in.Since = Firing, now
-			event(in, Firing)
 		case !ok:
 			in.State, in.Since = Pending, now
-			event(in, Pending)
+			if r.For <= 0 {
+				in.State = Firing
+			}
+			if !event(in, in.State) {
+				continue // not an alert yet
+			}
 		case in.State == Pending && now.Sub(in.Since) >= r.For:
 			in.State, in.Since = Firing, now
-			event(in, Firing)
+			if !event(in, Firing) {
+				in.State, in.Since = was.State, was.Since
+			}
 		}
 		ch.Instances = append(ch.Instances, in)
 	}
 	for _, in := range cur {
-		if !seen[in.Group] && in.State == Firing {
-			event(in, Resolved)
+		if !seen[in.Group] && in.State == Firing && !event(in, Resolved) {
+			ch.Instances = append(ch.Instances, in) // resolves at a next evaluation
 		}
 	}
-	return ch
+	return ch, deferred
 }
 
 func body(r state.AlertRule, in state.AlertInstance, st string, now time.Time) []byte {

@@ -76,6 +76,12 @@ type Options struct {
 	Zones func() *netctx.Zones
 	// Audit writes an announcement or a withdrawal to the audit trail. Default: none.
 	Audit func(ctx context.Context, e state.AuditEvent) error
+	// MaxTransitions bounds the transitions one evaluation of a rule makes; the others wait
+	// for the next evaluations. Default: DefaultMaxTransitions.
+	MaxTransitions int
+	// MaxWaiting bounds the notifications of one owner's rules waiting to be sent; a
+	// transition past it notifies no one, which its channels show. Default: DefaultMaxWaiting.
+	MaxWaiting int
 	// MaxMitigations bounds the routes announced at once. Default: DefaultMaxMitigations.
 	MaxMitigations int
 	// MitigationHold is the least time a route stays announced. Default:
@@ -131,6 +137,12 @@ func New(st *statedb.Alerts, o Options) (*Service, error) {
 	}
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
+	}
+	if o.MaxTransitions <= 0 {
+		o.MaxTransitions = DefaultMaxTransitions
+	}
+	if o.MaxWaiting <= 0 {
+		o.MaxWaiting = DefaultMaxWaiting
 	}
 	if o.MaxMitigations <= 0 {
 		o.MaxMitigations = DefaultMaxMitigations

@@ -3,11 +3,13 @@ package alerts
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/fnapi/fnapi/apierr"
 	"github.com/fnapi/fnapi/examples/dataservice/api"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"go.uber.org/zap"
 )
 
 // ownerKey is the context key of Owner.
@@ -52,6 +54,22 @@ func (s *Service) evaluated(rule state.AlertRule, at time.Time, err error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.status[rule.ID] = ev
+}
+
+// deferred records that n of rule's transitions wait for its next evaluations (bounds):
+// the rule's warning says so until an evaluation makes them all.
+func (s *Service) deferred(rule state.AlertRule, n int) {
+	s.log.Warn("alerts: a rule's transitions wait for its next evaluations",
+		zap.String("rule", rule.ID), zap.Int("waiting", n), zap.Int("limit", s.opts.MaxTransitions))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ev := s.status[rule.ID]
+	w := fmt.Sprintf("%d transitions wait for the next evaluations: a rule makes at most %d an evaluation", n, s.opts.MaxTransitions)
+	if ev.warning != "" {
+		w = ev.warning + "; " + w
+	}
+	ev.warning = w
 	s.status[rule.ID] = ev
 }
 

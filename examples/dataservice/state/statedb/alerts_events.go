@@ -66,13 +66,15 @@ func silenced(ctx context.Context, q queryer, ruleID string, at time.Time) (map[
 	return out, rows.Err()
 }
 
-// Evaluate runs next on the rule's current instances and the groups silenced now, in one
-// write transaction, and stores what it returns: the instances replace the old ones; the
-// events and their deliveries are added. Since writes are serialised (one writer on SQLite,
-// one lock on PostgreSQL), two nodes evaluating one rule at once see each other's
-// transitions and never make one twice. A rule deleted meanwhile is a *NotFoundError.
+// Evaluate runs next on the rule's current instances, the groups silenced now and the number
+// of notifications of its owner's rules waiting to be sent (not done), in one write
+// transaction, and stores what it returns: the instances replace the old ones; the events and
+// their deliveries are added (a delivery already Done with its Error and no body). Since
+// writes are serialised (one writer on SQLite, one lock on PostgreSQL), two nodes evaluating
+// one rule at once see each other's transitions and never make one twice. A rule deleted
+// meanwhile is a *NotFoundError.
 func (a *Alerts) Evaluate(ctx context.Context, ruleID string,
-	next func(current []state.AlertInstance, silenced map[string]bool) (state.AlertChange, error)) error {
+	next func(current []state.AlertInstance, silenced map[string]bool, waiting int) (state.AlertChange, error)) error {
 	err := a.s.write(ctx, func(tx *sql.Tx) error {
 		if _, err := rule(ctx, tx, ruleID); err != nil {
 			return err
@@ -86,7 +88,12 @@ func (a *Alerts) Evaluate(ctx context.Context, ruleID string,
 		if err != nil {
 			return err
 		}
-		ch, err := next(cur, sil)
+		var waiting int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM alert_deliveries WHERE done = 0 AND rule IN
+			(SELECT id FROM alert_rules WHERE owner = (SELECT owner FROM alert_rules WHERE id = ?))`, ruleID).Scan(&waiting); err != nil {
+			return err
+		}
+		ch, err := next(cur, sil, waiting)
 		if err != nil {
 			return err
 		}
@@ -107,7 +114,7 @@ func (a *Alerts) Evaluate(ctx context.Context, ruleID string,
 			}
 			for _, d := range e.Deliveries {
 				if _, err := tx.ExecContext(ctx, `INSERT INTO alert_deliveries (event, rule, target, body, attempts, error, done, due)
-					VALUES (?, ?, ?, ?, 0, '', 0, ?)`, id, ruleID, d.Target, string(d.Body), e.At.UnixMilli()); err != nil {
+					VALUES (?, ?, ?, ?, 0, ?, ?, ?)`, id, ruleID, d.Target, string(d.Body), d.Error, boolInt(d.Done), e.At.UnixMilli()); err != nil {
 					return err
 				}
 			}
@@ -248,15 +255,19 @@ func (a *Alerts) Claim(ctx context.Context, now time.Time, hold time.Duration, l
 }
 
 // Finish records an attempt of the delivery: done (acknowledged, or given up), or failed
-// with errText and due again at next.
+// with errText and due again at next. A delivery done keeps no body: it is kept, for the
+// channel's state, as long as the history, and the bodies were most of its bytes.
 func (a *Alerts) Finish(ctx context.Context, id int64, done bool, errText string, next time.Time) error {
 	err := a.s.write(ctx, func(tx *sql.Tx) error {
 		inc := 1
 		if done && errText == "" {
 			inc = 0
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE alert_deliveries SET done = ?, error = ?, attempts = attempts + ?, due = ?
-			WHERE id = ?`, boolInt(done), errText, inc, next.UnixMilli(), id)
+		query := `UPDATE alert_deliveries SET done = ?, error = ?, attempts = attempts + ?, due = ? WHERE id = ?`
+		if done {
+			query = `UPDATE alert_deliveries SET done = ?, error = ?, attempts = attempts + ?, due = ?, body = '' WHERE id = ?`
+		}
+		_, err := tx.ExecContext(ctx, query, boolInt(done), errText, inc, next.UnixMilli(), id)
 		return err
 	})
 	return wrap("finish alert delivery", err)

@@ -1,0 +1,103 @@
+package statedb_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
+	"github.com/fnapi/fnapi/examples/dataservice/state"
+	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
+)
+
+// TestAlertOutbox checks, on SQLite and PostgreSQL, what bounds an owner's outbox: an
+// evaluation is told how many notifications of its owner's rules wait (another owner's do not
+// count, nor those done), a delivery stored done is never claimed and keeps its error, and a
+// delivery done keeps no body.
+func TestAlertOutbox(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	check := func(t *testing.T, db *statedb.SQLite) {
+		a, err := statedb.OpenAlerts(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rule := func(owner string) string {
+			r, err := a.CreateRule(ctx, state.AlertRule{Name: "r", Query: "records", Interval: time.Minute,
+				Severity: "warning", Notify: json.RawMessage(`[]`), Owner: owner}, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r.ID
+		}
+		anne1, anne2, bob := rule("anne"), rule("anne"), rule("bob")
+		body := []byte(strings.Repeat("b", 1000))
+		evaluate := func(id string, ds ...state.AlertDelivery) (waiting int) {
+			t.Helper()
+			err := a.Evaluate(ctx, id, func(_ []state.AlertInstance, _ map[string]bool, w int) (state.AlertChange, error) {
+				waiting = w
+				return state.AlertChange{Events: []state.AlertEvent{{Rule: id, Group: "[]", State: "firing",
+					Values: json.RawMessage("[1]"), At: time.Now(), Deliveries: ds}}}, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return waiting
+		}
+		send := state.AlertDelivery{Target: "https://a.example/", Body: body}
+		dropped := state.AlertDelivery{Target: "https://b.example/", Done: true, Error: "not sent: full"}
+		if w := evaluate(anne1, send, send, dropped); w != 0 {
+			t.Fatalf("first evaluation: %d waiting, want 0", w)
+		}
+		evaluate(bob, send)
+		if w := evaluate(anne2); w != 2 {
+			t.Fatalf("anne's second rule: %d waiting, want anne's 2 (not bob's, not the one done)", w)
+		}
+		ds, err := a.Claim(ctx, time.Now().Add(time.Minute), time.Minute, 100)
+		if err != nil || len(ds) != 3 {
+			t.Fatalf("claimed %d (%v), want the 3 to send", len(ds), err)
+		}
+		cs, err := a.Channels(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var shown bool
+		for _, c := range cs {
+			shown = shown || (c.Rule == anne1 && c.Target == dropped.Target && c.Done && c.Error == dropped.Error)
+		}
+		if !shown {
+			t.Fatalf("channels %+v: want %s done with %q", cs, dropped.Target, dropped.Error)
+		}
+		if n, err := statedb.BodyBytes(ctx, a); err != nil || n != 3000 {
+			t.Fatalf("bodies %d bytes (%v), want 3000", n, err)
+		}
+		if err := a.Finish(ctx, ds[0].ID, true, "", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Finish(ctx, ds[1].ID, false, "502", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := statedb.BodyBytes(ctx, a); err != nil || n != 2000 {
+			t.Fatalf("bodies %d bytes (%v) after one was sent, want 2000", n, err)
+		}
+		if w := evaluate(anne2); w != 1 {
+			t.Fatalf("after one was sent: %d waiting, want 1", w)
+		}
+	}
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		db, err := statedb.OpenSQLite(ctx, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		check(t, db)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		pg := testenv.StartPostgres(t)
+		check(t, openPostgres(t, pg.Database(t)).SQLite)
+	})
+}
