@@ -48,9 +48,14 @@ func TestAlertMitigations(t *testing.T) {
 			t.Fatalf("after the deletion: %+v, %v", ms, err)
 		}
 	}
+	onBoth(t, check)
+}
+
+// onBoth runs check on a SQLite store and on a PostgreSQL one, in parallel.
+func onBoth(t *testing.T, check func(t *testing.T, db *statedb.SQLite)) {
 	t.Run("sqlite", func(t *testing.T) {
 		t.Parallel()
-		db, err := statedb.OpenSQLite(ctx, t.TempDir())
+		db, err := statedb.OpenSQLite(context.Background(), t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fnapi/fnapi/examples/dataservice/internal/testenv"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 )
@@ -86,18 +85,5 @@ func TestAlertOutbox(t *testing.T) {
 			t.Fatalf("after one was sent: %d waiting, want 1", w)
 		}
 	}
-	t.Run("sqlite", func(t *testing.T) {
-		t.Parallel()
-		db, err := statedb.OpenSQLite(ctx, t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		check(t, db)
-	})
-	t.Run("postgres", func(t *testing.T) {
-		t.Parallel()
-		pg := testenv.StartPostgres(t)
-		check(t, openPostgres(t, pg.Database(t)).SQLite)
-	})
+	onBoth(t, check)
 }
