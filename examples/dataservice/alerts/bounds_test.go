@@ -90,3 +90,49 @@ func b2i(b bool) int {
 	}
 	return 0
 }
+
+// TestHourlyTransitions checks that one owner's rules make at most MaxHourlyTransitions
+// transitions in an hour, the others waiting until the hour has passed, and that another
+// owner's rules are not held back.
+func TestHourlyTransitions(t *testing.T) {
+	t.Parallel()
+	o := alerts.Options{MaxTransitions: 10, MaxHourlyTransitions: 15}
+	e := newEnv(t, o)
+	ctx := context.Background()
+	t0 := time.Now().Truncate(time.Hour).Add(-3 * time.Hour)
+	rule := func(owner string) string {
+		return e.rule(t, state.AlertRule{Name: "busy servers", Severity: "warning", Owner: owner,
+			Query: "traffic BY server.ip HAVING traffic > 1000 SINCE @now-7200"}).ID
+	}
+	anne, bob := rule("anne"), rule("bob")
+	for i := range 25 {
+		e.traffic(t, t0.Unix()-10, fmt.Sprintf("10.0.2.%d", i+1), 5000)
+	}
+	alerting := func(at time.Duration, id string) int {
+		t.Helper()
+		e.tick(t, t0.Add(at))
+		ins, err := e.st.Instances(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ins)
+	}
+	for _, step := range []struct {
+		at        time.Duration
+		anne, bob int
+	}{{0, 10, 10}, {10 * time.Second, 15, 15}, {20 * time.Second, 15, 15}, {time.Hour - time.Second, 15, 15},
+		{time.Hour + 10*time.Second, 25, 25}} {
+		if a, b := alerting(step.at, anne), len(mustInstances(t, e, bob)); a != step.anne || b != step.bob {
+			t.Fatalf("at +%v: anne's rule %d alerts, bob's %d; want %d and %d", step.at, a, b, step.anne, step.bob)
+		}
+	}
+}
+
+func mustInstances(t *testing.T, e *env, rule string) []state.AlertInstance {
+	t.Helper()
+	ins, err := e.st.Instances(context.Background(), rule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ins
+}

@@ -36,10 +36,12 @@ type Configuration struct {
 	SMTP *SMTP
 	// Backoff is the wait after a first failed notification. Default: 0, which is 5 s.
 	Backoff time.Duration
-	// MaxTransitions bounds the transitions one evaluation of a rule makes, MaxWaiting the
+	// MaxTransitions bounds the transitions one evaluation of a rule makes,
+	// MaxHourlyTransitions those of one owner's rules in an hour, MaxWaiting the
 	// notifications of one owner's rules waiting to be sent. Default: 0, which is
-	// DefaultMaxTransitions (100) and DefaultMaxWaiting (1,000).
-	MaxTransitions, MaxWaiting int
+	// DefaultMaxTransitions (100), DefaultMaxHourlyTransitions (10,000) and
+	// DefaultMaxWaiting (1,000).
+	MaxTransitions, MaxHourlyTransitions, MaxWaiting int
 	// MaxMitigations bounds the routes rules announce at once. Default: 0, which is
 	// DefaultMaxMitigations (100).
 	MaxMitigations int
@@ -148,7 +150,8 @@ func NewComponent(ctx context.Context, deps Dependencies, cfg Configuration) (*C
 		WebhookAllow: cfg.WebhookAllow, Listen: cfg.Listen, WebhookRoots: cfg.WebhookRoots, SMTP: cfg.SMTP, Backoff: cfg.Backoff,
 		Logger: deps.Logger, Announcer: deps.Announcer, Mitigation: deps.Mitigation, Zones: deps.Zones,
 		Audit: deps.State.AppendAudit, MaxMitigations: cfg.MaxMitigations, MitigationHold: cfg.MitigationHold,
-		MitigationDelay: cfg.MitigationDelay, Changes: changes, MaxTransitions: cfg.MaxTransitions, MaxWaiting: cfg.MaxWaiting,
+		MitigationDelay: cfg.MitigationDelay, Changes: changes, MaxTransitions: cfg.MaxTransitions,
+		MaxHourlyTransitions: cfg.MaxHourlyTransitions, MaxWaiting: cfg.MaxWaiting,
 	})
 	if err != nil {
 		return nil, err

@@ -147,10 +147,9 @@ func (e *Evaluator) Tick(ctx context.Context, now time.Time) error {
 				continue
 			}
 			var left, deferred int
-			err := e.s.store.Evaluate(ctx, r.ID, func(cur []state.AlertInstance, sil map[string]bool, waiting int) (state.AlertChange, error) {
+			err := e.s.store.Evaluate(ctx, r.ID, now, func(cur []state.AlertInstance, sil map[string]bool, load state.AlertLoad) (state.AlertChange, error) {
 				var ch state.AlertChange
-				ch, deferred = step(r, channels(r), cur, sil, rows, now,
-					bounds{transitions: e.s.opts.MaxTransitions, room: e.s.opts.MaxWaiting - waiting})
+				ch, deferred = step(r, channels(r), cur, sil, rows, now, e.s.opts.bounds(load))
 				left = len(ch.Instances) + deferred
 				return ch, nil
 			})

@@ -39,8 +39,9 @@ const mailto = "mailto:"
 // bounds are what one evaluation of a rule may write (docs/security.md, Limits), so that a
 // rule over records anyone may ingest cannot fill the state store that also holds the users.
 type bounds struct {
-	// transitions is the most transitions the evaluation makes (Options.MaxTransitions);
-	// the others wait for the next evaluations.
+	// transitions is the most transitions the evaluation makes (Options.MaxTransitions, and
+	// what is left of Options.MaxHourlyTransitions); the others wait for the next
+	// evaluations.
 	transitions int
 	// room is how many more notifications of the rule's owner's rules may wait to be sent
 	// (Options.MaxWaiting less those waiting); a transition whose channels do not fit is
@@ -53,10 +54,18 @@ const (
 	// DefaultMaxTransitions is the most transitions one evaluation of a rule makes: as many
 	// history events, and notifications each to every channel.
 	DefaultMaxTransitions = 100
+	// DefaultMaxHourlyTransitions is the most transitions of one owner's rules in an hour
+	// (their events in the history, some 300 bytes each).
+	DefaultMaxHourlyTransitions = 10000
 	// DefaultMaxWaiting is the most notifications of one owner's rules waiting to be sent:
 	// some 25 MB at most, with the largest labels a rule may have.
 	DefaultMaxWaiting = 1000
 )
+
+// bounds returns the bounds of an evaluation of a rule whose owner's rules hold load.
+func (o *Options) bounds(load state.AlertLoad) bounds {
+	return bounds{transitions: min(o.MaxTransitions, o.MaxHourlyTransitions-load.LastHour), room: o.MaxWaiting - load.Waiting}
+}
 
 // notSent is the error of a delivery made while its owner's rules had Options.MaxWaiting
 // notifications waiting, shown on the channel.

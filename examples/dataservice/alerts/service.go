@@ -76,9 +76,10 @@ type Options struct {
 	Zones func() *netctx.Zones
 	// Audit writes an announcement or a withdrawal to the audit trail. Default: none.
 	Audit func(ctx context.Context, e state.AuditEvent) error
-	// MaxTransitions bounds the transitions one evaluation of a rule makes; the others wait
-	// for the next evaluations. Default: DefaultMaxTransitions.
-	MaxTransitions int
+	// MaxTransitions bounds the transitions one evaluation of a rule makes, and
+	// MaxHourlyTransitions those of one owner's rules in an hour; the others wait for the
+	// next evaluations. Default: DefaultMaxTransitions, DefaultMaxHourlyTransitions.
+	MaxTransitions, MaxHourlyTransitions int
 	// MaxWaiting bounds the notifications of one owner's rules waiting to be sent; a
 	// transition past it notifies no one, which its channels show. Default: DefaultMaxWaiting.
 	MaxWaiting int
@@ -140,6 +141,9 @@ func New(st *statedb.Alerts, o Options) (*Service, error) {
 	}
 	if o.MaxTransitions <= 0 {
 		o.MaxTransitions = DefaultMaxTransitions
+	}
+	if o.MaxHourlyTransitions <= 0 {
+		o.MaxHourlyTransitions = DefaultMaxHourlyTransitions
 	}
 	if o.MaxWaiting <= 0 {
 		o.MaxWaiting = DefaultMaxWaiting

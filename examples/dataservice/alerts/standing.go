@@ -61,11 +61,12 @@ func (s *Service) evaluated(rule state.AlertRule, at time.Time, err error) {
 // the rule's warning says so until an evaluation makes them all.
 func (s *Service) deferred(rule state.AlertRule, n int) {
 	s.log.Warn("alerts: a rule's transitions wait for its next evaluations",
-		zap.String("rule", rule.ID), zap.Int("waiting", n), zap.Int("limit", s.opts.MaxTransitions))
+		zap.String("rule", rule.ID), zap.Int("waiting", n))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ev := s.status[rule.ID]
-	w := fmt.Sprintf("%d transitions wait for the next evaluations: a rule makes at most %d an evaluation", n, s.opts.MaxTransitions)
+	w := fmt.Sprintf("%d transitions wait for the next evaluations: a rule makes at most %d an evaluation, its owner's rules %d an hour",
+		n, s.opts.MaxTransitions, s.opts.MaxHourlyTransitions)
 	if ev.warning != "" {
 		w = ev.warning + "; " + w
 	}

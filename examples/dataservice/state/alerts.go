@@ -107,6 +107,15 @@ type AlertChange struct {
 	Events []AlertEvent
 }
 
+// AlertLoad is what one owner's rules hold in the state store as an evaluation of one of them
+// begins, which bounds what the evaluation may write (docs/security.md, "Limits").
+type AlertLoad struct {
+	// Waiting counts the owner's rules' notifications neither sent nor given up.
+	Waiting int
+	// LastHour counts the owner's rules' events of the hour before.
+	LastHour int
+}
+
 // AlertQuery selects events of the history. Zero fields select every event.
 type AlertQuery struct {
 	// Rule selects one rule's events by its ID.

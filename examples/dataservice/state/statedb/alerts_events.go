@@ -66,15 +66,15 @@ func silenced(ctx context.Context, q queryer, ruleID string, at time.Time) (map[
 	return out, rows.Err()
 }
 
-// Evaluate runs next on the rule's current instances, the groups silenced now and the number
-// of notifications of its owner's rules waiting to be sent (not done), in one write
-// transaction, and stores what it returns: the instances replace the old ones; the events and
+// Evaluate runs next on the rule's current instances, the groups silenced now and what its
+// owner's rules hold (load, its events counted in the hour before at, the evaluation's
+// time), in one write transaction, and stores what it returns: the instances replace the old ones; the events and
 // their deliveries are added (a delivery already Done with its Error and no body). Since
 // writes are serialised (one writer on SQLite, one lock on PostgreSQL), two nodes evaluating
 // one rule at once see each other's transitions and never make one twice. A rule deleted
 // meanwhile is a *NotFoundError.
-func (a *Alerts) Evaluate(ctx context.Context, ruleID string,
-	next func(current []state.AlertInstance, silenced map[string]bool, waiting int) (state.AlertChange, error)) error {
+func (a *Alerts) Evaluate(ctx context.Context, ruleID string, at time.Time,
+	next func(current []state.AlertInstance, silenced map[string]bool, load state.AlertLoad) (state.AlertChange, error)) error {
 	err := a.s.write(ctx, func(tx *sql.Tx) error {
 		if _, err := rule(ctx, tx, ruleID); err != nil {
 			return err
@@ -88,12 +88,11 @@ func (a *Alerts) Evaluate(ctx context.Context, ruleID string,
 		if err != nil {
 			return err
 		}
-		var waiting int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM alert_deliveries WHERE done = 0 AND rule IN
-			(SELECT id FROM alert_rules WHERE owner = (SELECT owner FROM alert_rules WHERE id = ?))`, ruleID).Scan(&waiting); err != nil {
+		load, err := ownerLoad(ctx, tx, ruleID, at)
+		if err != nil {
 			return err
 		}
-		ch, err := next(cur, sil, waiting)
+		ch, err := next(cur, sil, load)
 		if err != nil {
 			return err
 		}
@@ -122,6 +121,17 @@ func (a *Alerts) Evaluate(ctx context.Context, ruleID string,
 		return nil
 	})
 	return wrap("evaluate alert rule", err)
+}
+
+// ownerLoad returns what the rules of ruleID's owner hold at at.
+func ownerLoad(ctx context.Context, q queryer, ruleID string, at time.Time) (load state.AlertLoad, err error) {
+	const owned = `rule IN (SELECT id FROM alert_rules WHERE owner = (SELECT owner FROM alert_rules WHERE id = ?))`
+	err = q.QueryRowContext(ctx, `SELECT count(*) FROM alert_deliveries WHERE done = 0 AND `+owned, ruleID).Scan(&load.Waiting)
+	if err == nil {
+		err = q.QueryRowContext(ctx, `SELECT count(*) FROM alert_events WHERE at_ms > ? AND `+owned,
+			at.Add(-time.Hour).UnixMilli(), ruleID).Scan(&load.LastHour)
+	}
+	return load, err
 }
 
 func boolInt(b bool) int {

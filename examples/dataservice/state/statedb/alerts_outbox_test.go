@@ -13,8 +13,8 @@ import (
 
 // TestAlertOutbox checks, on SQLite and PostgreSQL, what bounds an owner's outbox: an
 // evaluation is told how many notifications of its owner's rules wait (another owner's do not
-// count, nor those done), a delivery stored done is never claimed and keeps its error, and a
-// delivery done keeps no body.
+// count, nor those done) and how many events its owner's rules made in the hour before; a
+// delivery stored done is never claimed and keeps its error; a delivery done keeps no body.
 func TestAlertOutbox(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -33,17 +33,19 @@ func TestAlertOutbox(t *testing.T) {
 		}
 		anne1, anne2, bob := rule("anne"), rule("anne"), rule("bob")
 		body := []byte(strings.Repeat("b", 1000))
+		t0 := time.Now()
+		var load state.AlertLoad // of the last evaluation
 		evaluate := func(id string, ds ...state.AlertDelivery) (waiting int) {
 			t.Helper()
-			err := a.Evaluate(ctx, id, func(_ []state.AlertInstance, _ map[string]bool, w int) (state.AlertChange, error) {
-				waiting = w
+			err := a.Evaluate(ctx, id, t0, func(_ []state.AlertInstance, _ map[string]bool, l state.AlertLoad) (state.AlertChange, error) {
+				load = l
 				return state.AlertChange{Events: []state.AlertEvent{{Rule: id, Group: "[]", State: "firing",
-					Values: json.RawMessage("[1]"), At: time.Now(), Deliveries: ds}}}, nil
+					Values: json.RawMessage("[1]"), At: t0, Deliveries: ds}}}, nil
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
-			return waiting
+			return load.Waiting
 		}
 		send := state.AlertDelivery{Target: "https://a.example/", Body: body}
 		dropped := state.AlertDelivery{Target: "https://b.example/", Done: true, Error: "not sent: full"}
@@ -51,8 +53,15 @@ func TestAlertOutbox(t *testing.T) {
 			t.Fatalf("first evaluation: %d waiting, want 0", w)
 		}
 		evaluate(bob, send)
-		if w := evaluate(anne2); w != 2 {
-			t.Fatalf("anne's second rule: %d waiting, want anne's 2 (not bob's, not the one done)", w)
+		if w := evaluate(anne2); w != 2 || load.LastHour != 1 {
+			t.Fatalf("anne's second rule: %+v, want anne's 2 waiting (not bob's, not the one done) and 1 event", load)
+		}
+		t0 = t0.Add(time.Hour)
+		if evaluate(anne1); load.LastHour != 0 {
+			t.Fatalf("an hour later: %+v, want no event in the hour before", load)
+		}
+		if evaluate(anne2); load.LastHour != 1 {
+			t.Fatalf("then: %+v, want the event just made", load)
 		}
 		ds, err := a.Claim(ctx, time.Now().Add(time.Minute), time.Minute, 100)
 		if err != nil || len(ds) != 3 {
