@@ -123,6 +123,14 @@ func (e *Evaluator) Tick(ctx context.Context, now time.Time) error {
 		}
 	}
 	e.mu.Unlock()
+	// What each owner's rules hold bounds what the round writes (bounds), kept up to date as
+	// the round writes.
+	var loads map[string]state.AlertLoad
+	if len(order) > 0 {
+		if loads, err = e.s.store.Loads(ctx, now); err != nil {
+			return err
+		}
+	}
 	// Each query's rules are stepped as soon as it is answered, and the sender woken, so that
 	// a rule's notification waits for the queries answered before its own, not for all.
 	e.answerAll(ctx, order, now, func(q job, rows []pvql.Row, err error) {
@@ -147,12 +155,15 @@ func (e *Evaluator) Tick(ctx context.Context, now time.Time) error {
 				continue
 			}
 			var left, deferred int
-			err := e.s.store.Evaluate(ctx, r.ID, now, func(cur []state.AlertInstance, sil map[string]bool, load state.AlertLoad) (state.AlertChange, error) {
-				var ch state.AlertChange
-				ch, deferred = step(r, channels(r), cur, sil, rows, now, e.s.opts.bounds(load))
+			var ch state.AlertChange
+			err := e.s.store.Evaluate(ctx, r.ID, func(cur []state.AlertInstance, sil map[string]bool) (state.AlertChange, error) {
+				ch, deferred = step(r, channels(r), cur, sil, rows, now, e.s.opts.bounds(loads[r.Owner]))
 				left = len(ch.Instances) + deferred
 				return ch, nil
 			})
+			if err == nil {
+				loads[r.Owner] = loads[r.Owner].Add(ch)
+			}
 			if err != nil && ctx.Err() == nil {
 				e.s.log.Error("alerts: storing an evaluation", zap.String("rule", r.ID), zap.Error(err))
 			}

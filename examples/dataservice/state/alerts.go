@@ -107,13 +107,26 @@ type AlertChange struct {
 	Events []AlertEvent
 }
 
-// AlertLoad is what one owner's rules hold in the state store as an evaluation of one of them
-// begins, which bounds what the evaluation may write (docs/security.md, "Limits").
+// AlertLoad is what one owner's rules hold in the state store as an evaluation round begins,
+// which bounds what the round's evaluations of them may write (docs/security.md, "Limits").
 type AlertLoad struct {
 	// Waiting counts the owner's rules' notifications neither sent nor given up.
 	Waiting int
 	// LastHour counts the owner's rules' events of the hour before.
 	LastHour int
+}
+
+// Add returns l with what ch adds to it: its events, and its deliveries to be sent.
+func (l AlertLoad) Add(ch AlertChange) AlertLoad {
+	for _, e := range ch.Events {
+		l.LastHour++
+		for _, d := range e.Deliveries {
+			if !d.Done {
+				l.Waiting++
+			}
+		}
+	}
+	return l
 }
 
 // AlertQuery selects events of the history. Zero fields select every event.

@@ -66,15 +66,14 @@ func silenced(ctx context.Context, q queryer, ruleID string, at time.Time) (map[
 	return out, rows.Err()
 }
 
-// Evaluate runs next on the rule's current instances, the groups silenced now and what its
-// owner's rules hold (load, its events counted in the hour before at, the evaluation's
-// time), in one write transaction, and stores what it returns: the instances replace the old ones; the events and
-// their deliveries are added (a delivery already Done with its Error and no body). Since
+// Evaluate runs next on the rule's current instances and the groups silenced now, in one
+// write transaction, and stores what it returns: the instances replace the old ones; the
+// events and their deliveries are added (a delivery already Done with its Error and no body). Since
 // writes are serialised (one writer on SQLite, one lock on PostgreSQL), two nodes evaluating
 // one rule at once see each other's transitions and never make one twice. A rule deleted
 // meanwhile is a *NotFoundError.
-func (a *Alerts) Evaluate(ctx context.Context, ruleID string, at time.Time,
-	next func(current []state.AlertInstance, silenced map[string]bool, load state.AlertLoad) (state.AlertChange, error)) error {
+func (a *Alerts) Evaluate(ctx context.Context, ruleID string,
+	next func(current []state.AlertInstance, silenced map[string]bool) (state.AlertChange, error)) error {
 	err := a.s.write(ctx, func(tx *sql.Tx) error {
 		if _, err := rule(ctx, tx, ruleID); err != nil {
 			return err
@@ -88,11 +87,7 @@ func (a *Alerts) Evaluate(ctx context.Context, ruleID string, at time.Time,
 		if err != nil {
 			return err
 		}
-		load, err := ownerLoad(ctx, tx, ruleID, at)
-		if err != nil {
-			return err
-		}
-		ch, err := next(cur, sil, load)
+		ch, err := next(cur, sil)
 		if err != nil {
 			return err
 		}
@@ -123,15 +118,39 @@ func (a *Alerts) Evaluate(ctx context.Context, ruleID string, at time.Time,
 	return wrap("evaluate alert rule", err)
 }
 
-// ownerLoad returns what the rules of ruleID's owner hold at at.
-func ownerLoad(ctx context.Context, q queryer, ruleID string, at time.Time) (load state.AlertLoad, err error) {
-	const owned = `rule IN (SELECT id FROM alert_rules WHERE owner = (SELECT owner FROM alert_rules WHERE id = ?))`
-	err = q.QueryRowContext(ctx, `SELECT count(*) FROM alert_deliveries WHERE done = 0 AND `+owned, ruleID).Scan(&load.Waiting)
-	if err == nil {
-		err = q.QueryRowContext(ctx, `SELECT count(*) FROM alert_events WHERE at_ms > ? AND `+owned,
-			at.Add(-time.Hour).UnixMilli(), ruleID).Scan(&load.LastHour)
+// Loads returns what each owner's rules hold (state.AlertRule.Owner; "" for the rules
+// recorded without one): their notifications neither sent nor given up, and their events
+// after at less an hour. Two reads of every owner's at once, for an evaluation round.
+func (a *Alerts) Loads(ctx context.Context, at time.Time) (map[string]state.AlertLoad, error) {
+	out := map[string]state.AlertLoad{}
+	count := func(tx *sql.Tx, query string, arg any, add func(l *state.AlertLoad, n int)) error {
+		rows, err := tx.QueryContext(ctx, query, arg)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var owner string
+			var n int
+			if err := rows.Scan(&owner, &n); err != nil {
+				return err
+			}
+			l := out[owner]
+			add(&l, n)
+			out[owner] = l
+		}
+		return rows.Err()
 	}
-	return load, err
+	err := a.s.read(ctx, func(tx *sql.Tx) error {
+		err := count(tx, `SELECT r.owner, count(*) FROM alert_deliveries d JOIN alert_rules r ON r.id = d.rule
+			WHERE d.done = ? GROUP BY r.owner`, 0, func(l *state.AlertLoad, n int) { l.Waiting = n })
+		if err != nil {
+			return err
+		}
+		return count(tx, `SELECT r.owner, count(*) FROM alert_events e JOIN alert_rules r ON r.id = e.rule
+			WHERE e.at_ms > ? GROUP BY r.owner`, at.Add(-time.Hour).UnixMilli(), func(l *state.AlertLoad, n int) { l.LastHour = n })
+	})
+	return out, wrap("read alert loads", err)
 }
 
 func boolInt(b bool) int {

@@ -3,6 +3,7 @@ package statedb_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -11,9 +12,9 @@ import (
 	"github.com/fnapi/fnapi/examples/dataservice/state/statedb"
 )
 
-// TestAlertOutbox checks, on SQLite and PostgreSQL, what bounds an owner's outbox: an
-// evaluation is told how many notifications of its owner's rules wait (another owner's do not
-// count, nor those done) and how many events its owner's rules made in the hour before; a
+// TestAlertOutbox checks, on SQLite and PostgreSQL, what bounds an owner's outbox: Loads
+// counts each owner's notifications waiting (not those done) and the events of the hour
+// before; a
 // delivery stored done is never claimed and keeps its error; a delivery done keeps no body.
 func TestAlertOutbox(t *testing.T) {
 	t.Parallel()
@@ -34,35 +35,35 @@ func TestAlertOutbox(t *testing.T) {
 		anne1, anne2, bob := rule("anne"), rule("anne"), rule("bob")
 		body := []byte(strings.Repeat("b", 1000))
 		t0 := time.Now()
-		var load state.AlertLoad // of the last evaluation
-		evaluate := func(id string, ds ...state.AlertDelivery) (waiting int) {
+		evaluate := func(id string, ds ...state.AlertDelivery) {
 			t.Helper()
-			err := a.Evaluate(ctx, id, t0, func(_ []state.AlertInstance, _ map[string]bool, l state.AlertLoad) (state.AlertChange, error) {
-				load = l
+			err := a.Evaluate(ctx, id, func([]state.AlertInstance, map[string]bool) (state.AlertChange, error) {
 				return state.AlertChange{Events: []state.AlertEvent{{Rule: id, Group: "[]", State: "firing",
 					Values: json.RawMessage("[1]"), At: t0, Deliveries: ds}}}, nil
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
-			return load.Waiting
+		}
+		loads := func(want map[string]state.AlertLoad) {
+			t.Helper()
+			got, err := a.Loads(ctx, t0)
+			if err != nil || !maps.Equal(got, want) {
+				t.Fatalf("loads at %v: %+v (%v), want %+v", t0, got, err, want)
+			}
 		}
 		send := state.AlertDelivery{Target: "https://a.example/", Body: body}
 		dropped := state.AlertDelivery{Target: "https://b.example/", Done: true, Error: "not sent: full"}
-		if w := evaluate(anne1, send, send, dropped); w != 0 {
-			t.Fatalf("first evaluation: %d waiting, want 0", w)
-		}
+		loads(map[string]state.AlertLoad{})
+		evaluate(anne1, send, send, dropped)
 		evaluate(bob, send)
-		if w := evaluate(anne2); w != 2 || load.LastHour != 1 {
-			t.Fatalf("anne's second rule: %+v, want anne's 2 waiting (not bob's, not the one done) and 1 event", load)
-		}
+		evaluate(anne2)
+		// Anne's 2 to send (not bob's, not the one done), her 2 events.
+		loads(map[string]state.AlertLoad{"anne": {Waiting: 2, LastHour: 2}, "bob": {Waiting: 1, LastHour: 1}})
 		t0 = t0.Add(time.Hour)
-		if evaluate(anne1); load.LastHour != 0 {
-			t.Fatalf("an hour later: %+v, want no event in the hour before", load)
-		}
-		if evaluate(anne2); load.LastHour != 1 {
-			t.Fatalf("then: %+v, want the event just made", load)
-		}
+		loads(map[string]state.AlertLoad{"anne": {Waiting: 2}, "bob": {Waiting: 1}}) // the events an hour old
+		evaluate(anne2)
+		loads(map[string]state.AlertLoad{"anne": {Waiting: 2, LastHour: 1}, "bob": {Waiting: 1}})
 		ds, err := a.Claim(ctx, time.Now().Add(time.Minute), time.Minute, 100)
 		if err != nil || len(ds) != 3 {
 			t.Fatalf("claimed %d (%v), want the 3 to send", len(ds), err)
@@ -90,9 +91,7 @@ func TestAlertOutbox(t *testing.T) {
 		if n, err := statedb.BodyBytes(ctx, a); err != nil || n != 2000 {
 			t.Fatalf("bodies %d bytes (%v) after one was sent, want 2000", n, err)
 		}
-		if w := evaluate(anne2); w != 1 {
-			t.Fatalf("after one was sent: %d waiting, want 1", w)
-		}
+		loads(map[string]state.AlertLoad{"anne": {Waiting: 1, LastHour: 1}, "bob": {Waiting: 1}})
 	}
 	onBoth(t, check)
 }
