@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/fnapi/fnapi/examples/dataservice/alerts"
+	"github.com/fnapi/fnapi/examples/dataservice/pvql"
 	"github.com/fnapi/fnapi/examples/dataservice/state"
 )
 
 // TestEvaluationBounds checks what one rule over records anyone may ingest can write: at most
 // MaxTransitions transitions an evaluation, the others made by the next evaluations (none
-// lost, the rule's warning saying so meanwhile); and, once MaxWaiting notifications of its
+// lost, the rule's warning saying so meanwhile, on every node); and, once MaxWaiting notifications of its
 // owner's rules wait, transitions recorded but not sent, which the channels show. The third
 // audit's rule (10 webhooks, 200 groups) wrote 2,000 notifications in one evaluation.
 func TestEvaluationBounds(t *testing.T) {
@@ -23,6 +24,11 @@ func TestEvaluationBounds(t *testing.T) {
 	o.MaxTransitions, o.MaxWaiting = 10, 25
 	e := newEnv(t, o)
 	ctx := context.Background()
+	o.Query = func(context.Context, string, time.Time) ([]pvql.Result, error) { return nil, nil }
+	other, err := alerts.New(e.st, o) // another node over the same store, not evaluating
+	if err != nil {
+		t.Fatal(err)
+	}
 	t0 := time.Now().Truncate(time.Hour).Add(-2 * time.Hour)
 	var hooks []alerts.Channel
 	for i := range 3 {
@@ -54,9 +60,12 @@ func TestEvaluationBounds(t *testing.T) {
 		if got != w {
 			t.Fatalf("at +%v: %+v, want %+v", at, got, w)
 		}
-		rules, err := alerts.ListRules(e.svc, ctx)
-		if err != nil || len(rules) != 1 || !strings.Contains(rules[0].Warning, warning) || (warning == "") != (rules[0].Warning == "") {
-			t.Fatalf("at +%v: rules %+v (%v), want the warning %q", at, rules, err, warning)
+		for _, svc := range []*alerts.Service{e.svc, other} {
+			rules, err := alerts.ListRules(svc, ctx)
+			if err != nil || len(rules) != 1 || !strings.Contains(rules[0].Warning, warning) || (warning == "") != (rules[0].Warning == "") ||
+				rules[0].Evaluated == nil || !rules[0].Evaluated.Equal(t0.Add(at)) {
+				t.Fatalf("at +%v: rules %+v (%v), want the warning %q, evaluated then, on both nodes", at, rules, err, warning)
+			}
 		}
 	}
 	// 25 groups fire; 10 an evaluation; each notifies 3 channels, 8 of them fit in 25.

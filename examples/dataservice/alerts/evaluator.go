@@ -115,7 +115,6 @@ func (e *Evaluator) Tick(ctx context.Context, now time.Time) error {
 			delete(e.quiet, id)
 		}
 	}
-	e.s.forget(live)
 	for q, l := range e.live {
 		if !queries[q] {
 			l.Close()
@@ -184,6 +183,9 @@ func (e *Evaluator) Tick(ctx context.Context, now time.Time) error {
 	})
 	if err := e.mit.pass(ctx, now, rules); err != nil && ctx.Err() == nil {
 		e.s.log.Error("alerts: announcing routes", zap.Error(err))
+	}
+	if err := e.s.flush(ctx); err != nil && ctx.Err() == nil {
+		e.s.log.Error("alerts: recording how the rules' evaluations went", zap.Error(err))
 	}
 	return ctx.Err()
 }
@@ -270,15 +272,13 @@ func (e *Evaluator) answer(ctx context.Context, q job, now time.Time) ([]pvql.Re
 	return l.Answer(ctx, now)
 }
 
-// Close releases the standing answers the evaluator keeps, withdraws the routes it announced
-// (the next evaluator announces them again from the firing state), and forgets how the rules'
-// last evaluations went (another node evaluates them now).
+// Close releases the standing answers the evaluator keeps and withdraws the routes it
+// announced (the next evaluator announces them again from the firing state).
 func (e *Evaluator) Close() {
 	e.mit.release()
 	if e.stored != nil {
 		e.stored.Close()
 	}
-	e.s.forget(nil)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for q, l := range e.live {

@@ -119,7 +119,7 @@ type Service struct {
 	evaluations atomic.Int64 // queries run by evaluators, for tests and benchmarks
 
 	mu     sync.Mutex
-	status map[string]evaluation // by rule, as this node's evaluator last left it
+	status map[string]state.AlertStatus // by rule, those of the round, until flush writes them
 }
 
 // New returns the service of the alert rules kept in st.
@@ -159,7 +159,7 @@ func New(st *statedb.Alerts, o Options) (*Service, error) {
 	}
 	g := NewGuard(o.WebhookAllow, o.Listen...)
 	s := &Service{store: st, opts: o, log: o.Logger, guard: g, client: newWebhookClient(g, o.WebhookRoots),
-		smtp: o.SMTP, wake: make(chan struct{}, 1), status: map[string]evaluation{}}
+		smtp: o.SMTP, wake: make(chan struct{}, 1), status: map[string]state.AlertStatus{}}
 	s.sender = newSender(s)
 	return s, nil
 }
@@ -198,9 +198,13 @@ func (s *Service) listRules(ctx context.Context) ([]api.AlertRule, error) {
 	if err != nil {
 		return nil, wire.StoreError(err)
 	}
+	sts, err := s.store.Statuses(ctx)
+	if err != nil {
+		return nil, wire.StoreError(err)
+	}
 	out := make([]api.AlertRule, 0, len(rs))
 	for _, r := range rs {
-		out = append(out, s.withEvaluation(ruleOut(r, st, mayChange(ctx, r))))
+		out = append(out, withEvaluation(ruleOut(r, st, mayChange(ctx, r)), sts))
 	}
 	return out, nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/fnapi/fnapi/apierr"
@@ -28,33 +30,26 @@ func Owner(ctx context.Context) string {
 	return o
 }
 
-// evaluation is how a rule's last evaluation went.
-type evaluation struct {
-	at      time.Time
-	err     string // "" when its query answered
-	warning string // what the rule cannot do here (noSpeaker), "" when nothing
-}
-
 // evaluated records how the evaluation of rule at went: err is its query's error, nil when it
 // answered. A caller sees the error's code and attributes (an *apierr.Error, as package app's
 // query functions answer them: TOO-MANY-GROUPS with the limit of one rule's groups,
-// RATE-LIMITED...); any other error stays in the log.
+// RATE-LIMITED...); any other error stays in the log. flush writes it.
 func (s *Service) evaluated(rule state.AlertRule, at time.Time, err error) {
-	ev := evaluation{at: at}
+	st := state.AlertStatus{Rule: rule.ID, At: at}
 	if s.opts.Announcer == nil && mitigates(rule) {
-		ev.warning = noSpeaker
+		st.Warning = noSpeaker
 	}
 	var ae *apierr.Error
 	switch {
 	case err == nil:
 	case errors.As(err, &ae):
-		ev.err = ae.Error()
+		st.Error = ae.Error()
 	default:
-		ev.err = "the rule's query failed: the service's log says why"
+		st.Error = "the rule's query failed: the service's log says why"
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.status[rule.ID] = ev
+	s.status[rule.ID] = st
 }
 
 // deferred records that n of rule's transitions wait for its next evaluations (bounds):
@@ -64,34 +59,35 @@ func (s *Service) deferred(rule state.AlertRule, n int) {
 		zap.String("rule", rule.ID), zap.Int("waiting", n))
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ev := s.status[rule.ID]
+	st := s.status[rule.ID]
 	w := fmt.Sprintf("%d transitions wait for the next evaluations: a rule makes at most %d an evaluation, its owner's rules %d an hour",
 		n, s.opts.MaxTransitions, s.opts.MaxHourlyTransitions)
-	if ev.warning != "" {
-		w = ev.warning + "; " + w
+	if st.Warning != "" {
+		w = st.Warning + "; " + w
 	}
-	ev.warning = w
-	s.status[rule.ID] = ev
+	st.Warning = w
+	s.status[rule.ID] = st
 }
 
-// forget drops the evaluations of the rules not in live.
-func (s *Service) forget(live map[string]bool) {
+// flush writes the statuses of the rules evaluated since the last flush to the store, where
+// every node reads them (withEvaluation): the node evaluating the rules is not the only one
+// answering list-alert-rules.
+func (s *Service) flush(ctx context.Context) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	for id := range s.status {
-		if !live[id] {
-			delete(s.status, id)
-		}
+	sts := slices.Collect(maps.Values(s.status))
+	clear(s.status)
+	s.mu.Unlock()
+	if len(sts) == 0 {
+		return nil
 	}
+	return s.store.SetStatuses(ctx, sts)
 }
 
-// withEvaluation adds to r how its last evaluation went, as this node saw it.
-func (s *Service) withEvaluation(r api.AlertRule) api.AlertRule {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if ev, ok := s.status[r.ID]; ok {
-		at := ev.at
-		r.Evaluated, r.Error, r.Warning = &at, ev.err, ev.warning
+// withEvaluation adds to r how its last evaluation went, from sts (statedb.Alerts.Statuses).
+func withEvaluation(r api.AlertRule, sts map[string]state.AlertStatus) api.AlertRule {
+	if st, ok := sts[r.ID]; ok {
+		at := st.At
+		r.Evaluated, r.Error, r.Warning = &at, st.Error, st.Warning
 	}
 	return r
 }

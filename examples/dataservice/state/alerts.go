@@ -107,6 +107,16 @@ type AlertChange struct {
 	Events []AlertEvent
 }
 
+// AlertStatus is how a rule's last evaluation went, as the node evaluating the rules saw it.
+type AlertStatus struct {
+	// Rule is the rule's ID; At when it was evaluated.
+	Rule string
+	At   time.Time
+	// Error is why its query failed, "" when it answered; Warning what the rule cannot do
+	// or did not do, "" when nothing.
+	Error, Warning string
+}
+
 // AlertLoad is what one owner's rules hold in the state store as an evaluation round begins,
 // which bounds what the round's evaluations of them may write (docs/security.md, "Limits").
 type AlertLoad struct {

@@ -95,6 +95,13 @@ var alertMigrations = []string{
 		query TEXT NOT NULL,
 		PRIMARY KEY (rule, grp, kind)
 	);`,
+	// How each rule's last evaluation went, for every node to answer (list-alert-rules).
+	`CREATE TABLE alert_status (
+		rule    TEXT PRIMARY KEY,
+		at_ms   INTEGER NOT NULL,
+		error   TEXT NOT NULL,
+		warning TEXT NOT NULL
+	);`,
 }
 
 // alertDDL returns migration i in the dialect of the store.

@@ -150,7 +150,7 @@ func (a *Alerts) DeleteRule(ctx context.Context, id string) error {
 			return &state.NotFoundError{Kind: "alert rule", ID: id}
 		}
 		for _, q := range []string{`DELETE FROM alert_instances WHERE rule = ?`, `DELETE FROM alert_silences WHERE rule = ?`,
-			`DELETE FROM alert_deliveries WHERE rule = ? AND done = 0`} {
+			`DELETE FROM alert_deliveries WHERE rule = ? AND done = 0`, `DELETE FROM alert_status WHERE rule = ?`} {
 			if _, err := tx.ExecContext(ctx, q, id); err != nil {
 				return err
 			}
