@@ -89,8 +89,11 @@ var steps = []step{
 	func(ctx context.Context, tx *sql.Tx) error { return addColumns(ctx, tx, records.RouteColumns...) },
 	// 18: the HTTP layer's rollups keep their histograms as bytes (records.Rollup.HistBytes):
 	// each histogram column of each converted in place from its array of entries to the same
-	// entries as bytes (histBytesSQL), its default the empty value. The rows stay as they were.
+	// entries as bytes (step18BytesSQL), its default the empty value. The rows stay as they were.
 	func(ctx context.Context, tx *sql.Tx) error { return histsAsBytes(ctx, tx, httpRollups) },
+	// 19: those bytes narrowed (records.AppendHistBytes): each entry in the fewest bytes that
+	// hold the histogram's largest, after a byte of that width, where step 18 wrote 8.
+	func(ctx context.Context, tx *sql.Tx) error { return narrowHists(ctx, tx, httpRollups) },
 }
 
 // histsAsBytes is step 18: the histogram columns of the rollups of rs converted to bytes, but
@@ -108,8 +111,49 @@ func histsAsBytes(ctx context.Context, tx *sql.Tx, rs []records.Rollup) error {
 				continue
 			}
 			alter := "ALTER TABLE " + r.Table + " ALTER COLUMN " + c.Name()
-			if err := execAll(ctx, tx, alter+" DROP DEFAULT", alter+" SET DATA TYPE BLOB USING "+histBytesSQL(c.Name()),
+			if err := execAll(ctx, tx, alter+" DROP DEFAULT", alter+" SET DATA TYPE BLOB USING "+step18BytesSQL(c.Name()),
 				alter+" SET DEFAULT ''::BLOB"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// step18BytesSQL is the SQL of the histogram as bytes, as step 18 wrote them, of entries (an
+// array by strictly increasing index): each entry's 16 hex digits, the whole decoded. Frozen.
+func step18BytesSQL(entries string) string {
+	return "from_hex(array_to_string(list_transform(" + entries + ", lambda e: printf('%016x', e)), ''))"
+}
+
+// step18EntriesSQL is the SQL of the entries of a histogram as step 18 wrote its bytes, in
+// column col: an array, read through its hex digits, 16 an entry. Frozen.
+func step18EntriesSQL(col string) string {
+	return "list_transform(regexp_extract_all(hex(" + col + "), '.{16}'), lambda x: CAST('0x' || x AS UBIGINT))"
+}
+
+// narrowedComment is the comment step 19 gives each histogram column it narrowed: a file
+// whose version was lost runs the steps again, and bytes narrowed read as step 18's would be
+// corrupt.
+const narrowedComment = "records.AppendHistBytes"
+
+// narrowHists is step 19: each histogram column of the rollups of rs rewritten from the bytes
+// step 18 wrote (step18EntriesSQL) to those AppendHistBytes writes (histBytesSQL), but those
+// narrowed already.
+func narrowHists(ctx context.Context, tx *sql.Tx, rs []records.Rollup) error {
+	for _, r := range rs {
+		for _, c := range records.RollupHists {
+			var comment sql.NullString
+			err := tx.QueryRowContext(ctx, "SELECT comment FROM duckdb_columns() WHERE table_name = ? AND column_name = ?",
+				r.Table, c.Name()).Scan(&comment)
+			if err != nil {
+				return err
+			}
+			if comment.String == narrowedComment {
+				continue
+			}
+			if err := execAll(ctx, tx, "UPDATE "+r.Table+" SET "+c.Name()+" = "+histBytesSQL(step18EntriesSQL(c.Name())),
+				"COMMENT ON COLUMN "+r.Table+"."+c.Name()+" IS '"+narrowedComment+"'"); err != nil {
 				return err
 			}
 		}

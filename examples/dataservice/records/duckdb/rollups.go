@@ -65,15 +65,26 @@ var storeRollups = append(slices.Clone(duckRollups), httpRollups...)
 // (3 of 6 hours, 5 hours, 10 of 10 minutes, the cut minutes), some 1,600 entries a host at
 // 10M, and each entry as a list cost DuckDB's list aggregate about 12 ns and the driver, which
 // boxes each into an any, 23 ns. So they keep their histograms as bytes (HistBytes, schema
-// step 18): one value a row for the driver, 8 bytes an entry, merged by the reader; in SQL
-// (compaction, retention, schema steps) read and written through their hex digits
-// (histEntriesSQL, histBytesSQL). At 10M, 4x the count where it was 5x. The rest, measured
-// in one session at 10M (load 3.3): the count 2.1 ms, the p95's query 11.2 ms, 4.3 ms of it
-// without the rollups' bytes (the cut edges' entries included). DuckDB reads the 4,400 rows'
-// 2.6 MB in 4.9 ms, mostly decoding FSST: 1.7 ms from a column USING COMPRESSION uncompressed
-// (the benchmark's ratio 3.8-4.0x to 3.1-3.3x, the file 17 % larger). Read ungrouped through
-// DuckDB's Arrow interface (duckdb-go's build tag duckdb_arrow) and merged from its buffers,
-// the rows took 8.7 ms (5.7 uncompressed), 11 ms through database/sql: neither reaches 1.6x.
+// step 18): one value a row for the driver, merged by the reader; in SQL (compaction,
+// retention, schema steps) read and written through their hex digits (histEntriesSQL,
+// histBytesSQL). At 10M, 4x the count where it was 5x. The rest, measured in one session at
+// 10M (load 3.3): the count 2.1 ms, the p95's query 11.2 ms, 4.3 ms of it without the rollups'
+// bytes (the cut edges' entries included). DuckDB read the 4,400 rows' 2.6 MB in 4.9 ms,
+// mostly decoding FSST: 1.7 ms from a column USING COMPRESSION uncompressed (the benchmark's
+// ratio 3.8-4.0x to 3.1-3.3x, the file 17 % larger). Read ungrouped through DuckDB's Arrow
+// interface (duckdb-go's build tag duckdb_arrow) and merged from its buffers, the rows took
+// 8.7 ms (5.7 uncompressed), 11 ms through database/sql: neither reaches 1.6x.
+//
+// An entry took 8 bytes then; schema step 19 narrowed each to the fewest bytes that hold its
+// histogram's largest (records.AppendHistBytes), 2 or 3 here: the rollups' histograms of 10M
+// requests went from 83 MB to 22 MB, those a day's p95 reads from 2.6 MB to 0.86 MB (DuckDB
+// keeps them uncompressed, where it decoded FSST), and with the reader's merge in one pass the
+// benchmark's ratio from 3.2-3.7x to 2.5-2.8x (8 alternating runs each, load 0.1-1.8). What
+// is left, measured on the query alone at 10M: planning its 9 branches 1.1 ms (the count's 5,
+// 0.6), running it without histograms 2.7 (the count 1.9), the cut edges' entries 1 and the
+// bytes 2 to 3, then the reader's merge. Uniting the two branches of a source into one (an OR
+// of their ranges) planned in 0.9 ms but read 35 ms, the count 23: DuckDB skips no row group
+// for an OR.
 var httpRollups = []records.Rollup{
 	{Table: "records_http_minute", Width: 60, Keys: httpKeys, Measures: true, Layer: records.LayerHTTP, HistBytes: true},
 	{Table: "records_http_hour", Width: 3600, Keys: httpKeys, Measures: true, Layer: records.LayerHTTP, HistBytes: true},
@@ -181,18 +192,34 @@ func sumRows(r *records.Rollup, src, where, bucket, count string) string {
 }
 
 // histBytesSQL is the SQL of the histogram as bytes (records.AppendHistBytes) of entries, an
-// array of them by strictly increasing index (as mergeHists gives them): each entry's 16 hex
-// digits, the whole decoded. Where SQL merges the rows of a rollup with HistBytes.
+// array of them by strictly increasing index (as mergeHists gives them): the width of the
+// largest in bytes, then each entry's hex digits in twice as many, the whole decoded; no
+// bytes for no entries. Where SQL merges the rows of a rollup with HistBytes.
+//
+// No lambda here or in histEntriesSQL captures a value of its row (the width is zipped to
+// each entry): DuckDB evaluates a captured expression for each element, and bytes written
+// with the width captured, or read through substrings of the captured hex digits, took time
+// quadratic in a row's entries (1.7 s to read the 5,000 hourly rows of 10M requests, 0.16 s
+// so).
 func histBytesSQL(entries string) string {
-	return "from_hex(array_to_string(list_transform(" + entries + ", lambda e: printf('%016x', e)), ''))"
+	w := "CAST((length(printf('%x', list_max(" + entries + "))) + 1) // 2 AS INTEGER)"
+	return "CASE WHEN len(" + entries + ") = 0 THEN ''::BLOB ELSE from_hex(printf('%02x', " + w + ") || array_to_string(list_transform(list_zip(" +
+		entries + ", list_resize([]::INTEGER[], len(" + entries + "), " + w + ")), lambda e: lpad(printf('%x', e[1]), 2 * e[2], '0')), '')) END"
 }
 
 // histEntriesSQL is the SQL of the entries of the histogram as bytes in column col, an array,
-// read through its hex digits, 16 an entry: what histBytesSQL was given.
+// read through its hex digits after the width's two, twice the width an entry: what
+// histBytesSQL was given.
 func histEntriesSQL(col string) string {
-	hex := "hex(" + col + ")"
-	return "list_transform(range(0, octet_length(" + col + ") // " + strconv.Itoa(records.HistEntryBytes) +
-		"), lambda j: CAST('0x' || substr(" + hex + ", j * 16 + 1, 16) AS UBIGINT))"
+	w := "CAST('0x0' || left(hex(" + col + "), 2) AS INTEGER)"
+	return hexEntriesSQL("substr(hex("+col+"), 3)", "2 * "+w, "octet_length("+col+") = 0")
+}
+
+// hexEntriesSQL is the SQL of the entries whose hex digits are hex, digits each (an
+// expression), none when empty is true.
+func hexEntriesSQL(hex, digits, empty string) string {
+	return "CASE WHEN " + empty + " THEN []::UBIGINT[] ELSE list_transform(regexp_extract_all(" + hex + ", '.{' || (" + digits +
+		") || '}'), lambda x: CAST('0x' || x AS UBIGINT)) END"
 }
 
 // rollupAggregates are the aggregates of the rollup's columns after its keys but for the
