@@ -18,4 +18,10 @@
 // the Accumulator named at registration. Append (the default) collects the chunks into an array,
 // Last keeps the last chunk (each chunk replaces the one before), and Func builds any other
 // result.
+//
+// In non-streaming mode the chunks accumulate in the server's memory until the function
+// returns: nothing but the function itself and the call's deadline bounds them. A function
+// whose stream has no natural end (a follow, a tail) should refuse such a call, which it
+// knows by registry.CallFrom(ctx).Sink() being nil, or accumulate with Last or Func, which
+// keep one value.
 package stream
