@@ -16,9 +16,10 @@ import (
 // httpSite is what the clients of an HTTP server ask it for.
 type httpSite struct {
 	// paths are the request targets as a probe folds them (ids as {n}); slow is the path
-	// that waits for the orders database, slower and failing more during the incident.
-	paths []string
-	slow  string
+	// that waits for the orders database, slower and failing more during the incident;
+	// missing a broken link, always 404, so that errors show at the quietest hour too.
+	paths         []string
+	slow, missing string
 }
 
 // httpSites are the servers the demo's clients speak HTTP in clear to, by name.
@@ -26,7 +27,7 @@ var httpSites = map[string]httpSite{
 	"intranet.corp.example": {paths: []string{"/", "/news", "/api/orders/{n}", "/api/stock/{n}", "/static/app.js"},
 		slow: "/api/orders/{n}"},
 	"wiki.corp.example":  {paths: []string{"/wiki/Main_Page", "/wiki/Expenses", "/search", "/static/wiki.css"}},
-	"www.example.com":    {paths: []string{"/", "/index.html", "/images/logo.png", "/favicon.ico"}},
+	"www.example.com":    {paths: []string{"/", "/index.html", "/images/logo.png", "/favicon.ico"}, missing: "/favicon.ico"},
 	"news.example.net":   {paths: []string{"/", "/articles/{n}", "/feed.xml"}},
 	"cloud.example.com":  {paths: []string{"/", "/downloads/{n}", "/login"}},
 	"files.example.com":  {paths: []string{"/files/{id}", "/thumbnails/{id}"}},
@@ -97,6 +98,8 @@ func (f *flow) httpRequests(out []records.Record, base records.Record, r *record
 		slow := path == site.slow
 		h.HTTP = records.HTTP{Method: "GET", Status: 200, Host: r.ServerName, Path: path}
 		switch p := rng.Float64(); {
+		case path == site.missing:
+			h.HTTP.Status = 404
 		case slow && incident && p < 0.1, p < 0.01:
 			h.HTTP.Status = 500
 		case p < 0.05:

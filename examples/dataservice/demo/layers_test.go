@@ -93,3 +93,34 @@ func TestGeneratorLayers(t *testing.T) {
 		t.Errorf("certificate expiring first: %q in %v s, want api.partner.example within 10 days", first, expires[first])
 	}
 }
+
+// TestQuietHoursShowErrors checks that each hour of a weekend night, the demo's quietest
+// (about 120 HTTP requests), has HTTP errors (the broken link, always 404) and failing DNS
+// names (wpad), so that the Application performance dashboard's error tables, which read
+// the last hour, are never empty. At 01:30 UTC on a Monday the 5xx alone were none.
+func TestQuietHoursShowErrors(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC) // a Sunday
+	g := demo.New(start, demo.Options{Seed: 1})
+	missing := 0
+	for h := 1; h <= 6; h++ {
+		var errs, failing int
+		for _, r := range g.Until(start.Add(time.Duration(h) * time.Hour)) {
+			switch {
+			case r.Layer == records.LayerHTTP && r.HTTP.Status > 399:
+				errs++
+				if r.HTTP.Host == "www.example.com" && r.HTTP.Path == "/favicon.ico" {
+					missing++
+				}
+			case r.Layer == records.LayerDNS && r.DNS.RCode == 3:
+				failing++
+			}
+		}
+		if errs < 3 || failing == 0 {
+			t.Errorf("%02d:00-%02d:00: %d HTTP errors, %d NXDOMAIN: want errors of both", h-1, h, errs, failing)
+		}
+	}
+	if missing == 0 {
+		t.Error("no request for the broken link in 6 hours")
+	}
+}
