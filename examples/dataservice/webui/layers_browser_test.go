@@ -7,7 +7,7 @@ import (
 )
 
 // checkLayers checks the demo's application layers in the console: the Application performance
-// dashboard (at id) draws its HTTP and DNS views with rows (the slow orders path, wpad's
+// dashboard (at id) draws its HTTP and DNS views with rows (404s, wpad's
 // NXDOMAIN among them), and the drill-down from an application in Explore leads to its slowest
 // HTTP paths (http: www.example.com's) and to its failing names (dns), each a step of the
 // drill-down path.
@@ -19,7 +19,8 @@ func (p *page) checkLayers(id string) {
 	}
 	for _, w := range []struct{ title, rows, want string }{
 		{"HTTP: slowest paths (p95)", "tr.pick", "http.path"}, // which are slowest depends on the incident
-		{"HTTP: requests by status", ".bar-row.pick", "500"},
+		{"HTTP: requests by status", ".bar-row.pick", "404"},  // 5xx are rare in a quiet hour
+		{"HTTP: errors by path (4xx, 5xx)", "tr.pick", "404"},
 		{"DNS: queries by answer", "tr.pick", "NXDOMAIN"},
 		{"DNS: failing names", "tr.pick", "wpad.corp.example"},
 	} {
