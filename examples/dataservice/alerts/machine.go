@@ -69,7 +69,8 @@ func (o *Options) bounds(load state.AlertLoad) bounds {
 
 // notSent is the error of a delivery made while its owner's rules had Options.MaxWaiting
 // notifications waiting, shown on the channel.
-const notSent = "not sent: too many notifications of this owner's rules were waiting"
+const notSent = "not sent: too many notifications of this owner's rules were waiting to be sent; " +
+	"mend the channels that fail (their errors say why) or make the rules' groups fewer"
 
 // step computes a rule's next instances and transitions from its current instances and the
 // rows of its query at now (the groups that satisfy the condition), within b. Pending
@@ -85,6 +86,7 @@ func step(r state.AlertRule, channels []Channel, cur []state.AlertInstance, sile
 	for _, in := range cur {
 		byGroup[in.Group] = in
 	}
+	targets := deliveryTargets(channels)
 	// event records in's transition to st, false when b allows no more.
 	event := func(in state.AlertInstance, st string) bool {
 		if len(ch.Events) >= b.transitions {
@@ -92,24 +94,16 @@ func step(r state.AlertRule, channels []Channel, cur []state.AlertInstance, sile
 			return false
 		}
 		e := state.AlertEvent{Rule: r.ID, Group: in.Group, State: st, Values: in.Values, At: now}
-		if st != Pending && !silenced[""] && !silenced[in.Group] {
-			for _, c := range channels {
-				if c.BGP != "" {
-					continue // announced by the mitigator, from the instances
-				}
-				d := state.AlertDelivery{Target: c.Webhook, Done: true, Error: notSent}
-				if c.Email != "" {
-					d.Target = mailto + c.Email
-				}
-				e.Deliveries = append(e.Deliveries, d)
-			}
+		if st != Pending && !silenced[""] && !silenced[in.Group] && len(targets) > 0 {
 			// A transition notifies all its channels or, past the room, none.
-			if n := len(e.Deliveries); n > 0 && n <= b.room {
-				b.room -= n
-				sent := body(r, in, st, now)
-				for i := range e.Deliveries {
-					e.Deliveries[i].Body, e.Deliveries[i].Done, e.Deliveries[i].Error = sent, false, ""
-				}
+			d := state.AlertDelivery{Done: true, Error: notSent}
+			if len(targets) <= b.room {
+				b.room -= len(targets)
+				d = state.AlertDelivery{Body: body(r, in, st, now)}
+			}
+			for _, t := range targets {
+				d.Target = t
+				e.Deliveries = append(e.Deliveries, d)
 			}
 		}
 		ch.Events = append(ch.Events, e)
@@ -147,6 +141,22 @@ func step(r state.AlertRule, channels []Channel, cur []state.AlertInstance, sile
 		}
 	}
 	return ch, deferred
+}
+
+// deliveryTargets are the targets of the deliveries to channels: a webhook's URL, or mailto:
+// and an e-mail address. A bgp channel has none: the mitigator announces from the instances.
+func deliveryTargets(channels []Channel) []string {
+	var out []string
+	for _, c := range channels {
+		switch {
+		case c.BGP != "":
+		case c.Email != "":
+			out = append(out, mailto+c.Email)
+		case c.Webhook != "":
+			out = append(out, c.Webhook)
+		}
+	}
+	return out
 }
 
 func body(r state.AlertRule, in state.AlertInstance, st string, now time.Time) []byte {

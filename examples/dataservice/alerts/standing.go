@@ -56,12 +56,12 @@ func (s *Service) evaluated(rule state.AlertRule, at time.Time, err error) {
 // the rule's warning says so until an evaluation makes them all.
 func (s *Service) deferred(rule state.AlertRule, n int) {
 	s.log.Warn("alerts: a rule's transitions wait for its next evaluations",
-		zap.String("rule", rule.ID), zap.Int("waiting", n))
+		zap.String("rule", rule.ID), zap.Int("deferred", n))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.status[rule.ID]
-	w := fmt.Sprintf("%d transitions wait for the next evaluations: a rule makes at most %d an evaluation, its owner's rules %d an hour",
-		n, s.opts.MaxTransitions, s.opts.MaxHourlyTransitions)
+	w := fmt.Sprintf("%d transitions wait for the next evaluations: a rule makes at most %d an evaluation, its owner's rules %d an hour; "+
+		"a query with fewer groups (a stricter HAVING, TOP) makes fewer", n, s.opts.MaxTransitions, s.opts.MaxHourlyTransitions)
 	if st.Warning != "" {
 		w = st.Warning + "; " + w
 	}
